@@ -1,0 +1,270 @@
+#include "container.h"
+
+#include <zstd.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+
+#include "bytes.h"
+#include "xxhash64.h"
+
+namespace nav::formats {
+
+void fourccToString(uint32_t code, char out[5]) {
+    for (int i = 0; i < 4; ++i) {
+        const auto c = char((code >> (8 * i)) & 0xFF);
+        out[i] = (c >= 0x20 && c < 0x7F) ? c : '?';
+    }
+    out[4] = '\0';
+}
+
+const char* codecName(Codec codec) {
+    switch (codec) {
+        case Codec::raw: return "raw";
+        case Codec::zstd: return "zstd";
+    }
+    return "unknown";
+}
+
+const char* errorName(ErrorCode code) {
+    switch (code) {
+        case ErrorCode::ok: return "ok";
+        case ErrorCode::io_error: return "io_error";
+        case ErrorCode::truncated: return "truncated";
+        case ErrorCode::bad_magic: return "bad_magic";
+        case ErrorCode::newer_version: return "newer_version";
+        case ErrorCode::bad_version: return "bad_version";
+        case ErrorCode::bad_header: return "bad_header";
+        case ErrorCode::checksum_mismatch: return "checksum_mismatch";
+        case ErrorCode::trailing_data: return "trailing_data";
+        case ErrorCode::bad_section_table: return "bad_section_table";
+        case ErrorCode::unknown_codec: return "unknown_codec";
+        case ErrorCode::decompress_failed: return "decompress_failed";
+        case ErrorCode::wrong_kind: return "wrong_kind";
+        case ErrorCode::missing_section: return "missing_section";
+        case ErrorCode::bad_section: return "bad_section";
+        case ErrorCode::out_of_memory: return "out_of_memory";
+        case ErrorCode::invalid_argument: return "invalid_argument";
+    }
+    return "unknown_error";
+}
+
+Error makeError(ErrorCode code, uint64_t offset, uint32_t section, const char* format, ...) {
+    Error error;
+    error.code = code;
+    error.offset = offset;
+    error.section = section;
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(error.message, sizeof(error.message), format, args);
+    va_end(args);
+    return error;
+}
+
+int Container::find(uint32_t id) const {
+    for (uint32_t i = 0; i < section_count; ++i)
+        if (sections[i].id == id) return int(i);
+    return -1;
+}
+
+namespace {
+
+bool allZero(const uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (p[i] != 0) return false;
+    return true;
+}
+
+// Header checksum: XXH64 over the header with its checksum field (bytes 40..47) taken as zero,
+// followed by the section table.
+uint64_t headerChecksum(const uint8_t* data, size_t table_bytes) {
+    uint8_t header[kHeaderSize];
+    std::memcpy(header, data, kHeaderSize);
+    std::memset(header + 40, 0, 8);
+    XxHash64 hash;
+    hash.update(header, kHeaderSize);
+    hash.update(data + kHeaderSize, table_bytes);
+    return hash.digest();
+}
+
+}  // namespace
+
+Error parseContainer(const uint8_t* data, size_t size, Container& out) {
+    out = Container{};
+    if (data == nullptr && size > 0)
+        return makeError(ErrorCode::invalid_argument, 0, 0, "null buffer of %zu bytes", size);
+    if (size < kHeaderSize)
+        return makeError(ErrorCode::truncated, size, 0,
+                         "file is %zu bytes, shorter than the %zu-byte header", size, kHeaderSize);
+    if (std::memcmp(data, kMagic, sizeof(kMagic)) != 0)
+        return makeError(ErrorCode::bad_magic, 0, 0,
+                         "not a navbake artifact: magic bytes at offset 0 are wrong "
+                         "(expected 89 4E 41 56 0D 0A 1A 0A)");
+    out.version = loadLe32(data + 8);
+    if (out.version == 0)
+        return makeError(ErrorCode::bad_version, 8, 0, "container version 0 is invalid");
+    if (out.version > kContainerVersion)
+        return makeError(ErrorCode::newer_version, 8, 0,
+                         "container version %u is newer than this reader supports (%u); "
+                         "update navbake",
+                         out.version, kContainerVersion);
+    out.kind = loadLe32(data + 12);
+    out.kind_version = loadLe32(data + 16);
+    out.section_count = loadLe32(data + 20);
+    out.file_size = loadLe64(data + 24);
+    const uint64_t table_offset = loadLe64(data + 32);
+    out.header_checksum = loadLe64(data + 40);
+
+    if (out.section_count > kMaxSections)
+        return makeError(ErrorCode::bad_header, 20, 0, "section count %u exceeds the maximum %u",
+                         out.section_count, kMaxSections);
+    if (table_offset != kHeaderSize)
+        return makeError(ErrorCode::bad_header, 32, 0,
+                         "section table offset is %llu, expected %zu",
+                         static_cast<unsigned long long>(table_offset), kHeaderSize);
+    const size_t table_bytes = size_t(out.section_count) * kSectionEntrySize;
+    const size_t table_end = kHeaderSize + table_bytes;
+    if (size < table_end)
+        return makeError(ErrorCode::truncated, size, 0,
+                         "file is %zu bytes but its section table ends at %zu", size, table_end);
+    const uint64_t checksum = headerChecksum(data, table_bytes);
+    if (checksum != out.header_checksum)
+        return makeError(ErrorCode::checksum_mismatch, 40, 0,
+                         "header/section-table checksum mismatch (stored %016llx, computed "
+                         "%016llx)",
+                         static_cast<unsigned long long>(out.header_checksum),
+                         static_cast<unsigned long long>(checksum));
+    if (size < out.file_size)
+        return makeError(ErrorCode::truncated, size, 0,
+                         "file is truncated: %zu bytes present, header declares %llu", size,
+                         static_cast<unsigned long long>(out.file_size));
+    if (size > out.file_size)
+        return makeError(ErrorCode::trailing_data, out.file_size, 0,
+                         "%llu unexpected bytes after the declared end of file (%llu bytes)",
+                         static_cast<unsigned long long>(size - out.file_size),
+                         static_cast<unsigned long long>(out.file_size));
+    if (!allZero(data + 48, 16))
+        return makeError(ErrorCode::bad_header, 48, 0, "reserved header bytes 48..63 are not zero");
+
+    uint64_t previous_end = table_end;
+    for (uint32_t i = 0; i < out.section_count; ++i) {
+        const uint8_t* p = data + kHeaderSize + size_t(i) * kSectionEntrySize;
+        const uint64_t entry_offset = kHeaderSize + uint64_t(i) * kSectionEntrySize;
+        SectionEntry& e = out.sections[i];
+        e.id = loadLe32(p);
+        const uint32_t codec = loadLe32(p + 4);
+        e.offset = loadLe64(p + 8);
+        e.stored_size = loadLe64(p + 16);
+        e.raw_size = loadLe64(p + 24);
+        e.checksum = loadLe64(p + 32);
+        char name[5];
+        fourccToString(e.id, name);
+        if (codec > uint32_t(Codec::zstd))
+            return makeError(ErrorCode::unknown_codec, entry_offset + 4, e.id,
+                             "section '%s' uses unknown codec %u", name, codec);
+        e.codec = Codec(codec);
+        if (!allZero(p + 40, 8))
+            return makeError(ErrorCode::bad_section_table, entry_offset + 40, e.id,
+                             "section '%s': reserved entry bytes are not zero", name);
+        if (e.offset % kSectionAlignment != 0)
+            return makeError(ErrorCode::bad_section_table, entry_offset + 8, e.id,
+                             "section '%s' offset %llu is not %zu-byte aligned", name,
+                             static_cast<unsigned long long>(e.offset), kSectionAlignment);
+        if (e.offset < previous_end)
+            return makeError(ErrorCode::bad_section_table, entry_offset + 8, e.id,
+                             "section '%s' at offset %llu overlaps the table or the previous "
+                             "section (which ends at %llu)",
+                             name, static_cast<unsigned long long>(e.offset),
+                             static_cast<unsigned long long>(previous_end));
+        if (e.offset > out.file_size || e.stored_size > out.file_size - e.offset)
+            return makeError(ErrorCode::bad_section_table, entry_offset + 16, e.id,
+                             "section '%s' (offset %llu, %llu bytes) extends past the end of the "
+                             "file (%llu bytes)",
+                             name, static_cast<unsigned long long>(e.offset),
+                             static_cast<unsigned long long>(e.stored_size),
+                             static_cast<unsigned long long>(out.file_size));
+        if (!allZero(data + previous_end, size_t(e.offset - previous_end)))
+            return makeError(ErrorCode::bad_section_table, previous_end, e.id,
+                             "padding before section '%s' (bytes %llu..%llu) is not zero", name,
+                             static_cast<unsigned long long>(previous_end),
+                             static_cast<unsigned long long>(e.offset));
+        if (e.codec == Codec::raw && e.raw_size != e.stored_size)
+            return makeError(ErrorCode::bad_section_table, entry_offset + 24, e.id,
+                             "raw section '%s' declares %llu decoded bytes but stores %llu", name,
+                             static_cast<unsigned long long>(e.raw_size),
+                             static_cast<unsigned long long>(e.stored_size));
+        for (uint32_t j = 0; j < i; ++j)
+            if (out.sections[j].id == e.id)
+                return makeError(ErrorCode::bad_section_table, entry_offset, e.id,
+                                 "section '%s' appears twice", name);
+        previous_end = e.offset + e.stored_size;
+    }
+    if (previous_end != out.file_size)
+        return makeError(ErrorCode::bad_section_table, previous_end, 0,
+                         "%llu bytes after the last section are not part of any section",
+                         static_cast<unsigned long long>(out.file_size - previous_end));
+    return {};
+}
+
+Error checkKind(const Container& container, uint32_t kind, uint32_t max_kind_version) {
+    if (container.kind != kind) {
+        char found[5], wanted[5];
+        fourccToString(container.kind, found);
+        fourccToString(kind, wanted);
+        return makeError(ErrorCode::wrong_kind, 12, 0,
+                         "artifact is of kind '%s', expected '%s'", found, wanted);
+    }
+    if (container.kind_version == 0)
+        return makeError(ErrorCode::bad_version, 16, 0, "kind version 0 is invalid");
+    if (container.kind_version > max_kind_version) {
+        char name[5];
+        fourccToString(kind, name);
+        return makeError(ErrorCode::newer_version, 16, 0,
+                         "'%s' layout version %u is newer than this reader supports (%u); "
+                         "update navbake",
+                         name, container.kind_version, max_kind_version);
+    }
+    return {};
+}
+
+Error verifySection(const uint8_t* file, const SectionEntry& entry) {
+    const uint64_t checksum = xxhash64(file + entry.offset, size_t(entry.stored_size));
+    if (checksum != entry.checksum) {
+        char name[5];
+        fourccToString(entry.id, name);
+        return makeError(ErrorCode::checksum_mismatch, entry.offset, entry.id,
+                         "section '%s' (offset %llu, %llu bytes) is corrupt: checksum mismatch",
+                         name, static_cast<unsigned long long>(entry.offset),
+                         static_cast<unsigned long long>(entry.stored_size));
+    }
+    return {};
+}
+
+Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst, size_t dst_size) {
+    char name[5];
+    fourccToString(entry.id, name);
+    if (dst_size != entry.raw_size || (dst == nullptr && dst_size > 0))
+        return makeError(ErrorCode::invalid_argument, entry.offset, entry.id,
+                         "section '%s': destination holds %zu bytes, section decodes to %llu",
+                         name, dst_size, static_cast<unsigned long long>(entry.raw_size));
+    if (Error error = verifySection(file, entry)) return error;
+    const uint8_t* src = file + entry.offset;
+    if (entry.codec == Codec::raw) {
+        if (dst_size > 0) std::memcpy(dst, src, dst_size);
+        return {};
+    }
+    const unsigned long long frame_size = ZSTD_getFrameContentSize(src, size_t(entry.stored_size));
+    if (frame_size == ZSTD_CONTENTSIZE_ERROR || frame_size != entry.raw_size)
+        return makeError(ErrorCode::decompress_failed, entry.offset, entry.id,
+                         "section '%s': zstd frame does not declare the expected %llu bytes",
+                         name, static_cast<unsigned long long>(entry.raw_size));
+    const size_t written = ZSTD_decompress(dst, dst_size, src, size_t(entry.stored_size));
+    if (ZSTD_isError(written) || written != dst_size)
+        return makeError(ErrorCode::decompress_failed, entry.offset, entry.id,
+                         "section '%s': zstd decompression failed (%s)", name,
+                         ZSTD_isError(written) ? ZSTD_getErrorName(written) : "size mismatch");
+    return {};
+}
+
+}  // namespace nav::formats

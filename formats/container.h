@@ -1,0 +1,108 @@
+// The navbake container: one file layout for every artifact (.geo, .vox, .graph, .nav).
+//
+//   header (64 bytes) | section table (48 bytes per section) | sections, each 16-byte aligned
+//
+// Every byte is specified in formats/FORMAT.md. This header holds the reader, which is shared by
+// the bake side and the runtime loader (navrt): it never allocates, never throws, and checks every
+// size, offset and count against the buffer before using it. The writer is in container_writer.h.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace nav::formats {
+
+inline constexpr uint8_t kMagic[8] = {0x89, 'N', 'A', 'V', 0x0D, 0x0A, 0x1A, 0x0A};
+// Version of the container layout itself (header + section table). Bumped on any change.
+inline constexpr uint32_t kContainerVersion = 1;
+inline constexpr size_t kHeaderSize = 64;
+inline constexpr size_t kSectionEntrySize = 48;
+inline constexpr size_t kSectionAlignment = 16;
+inline constexpr uint32_t kMaxSections = 64;
+
+// Four-character codes, stored as the four ASCII bytes in file order (so 'GEOM' reads "GEOM"
+// in a hex dump); as a number that is the little-endian u32 of those bytes.
+constexpr uint32_t fourcc(const char (&s)[5]) {
+    return uint32_t(uint8_t(s[0])) | uint32_t(uint8_t(s[1])) << 8 | uint32_t(uint8_t(s[2])) << 16 |
+           uint32_t(uint8_t(s[3])) << 24;
+}
+// Writes the four characters of `code` into out[0..3] and a terminator into out[4];
+// non-printable bytes become '?'.
+void fourccToString(uint32_t code, char out[5]);
+
+enum class Codec : uint32_t { raw = 0, zstd = 1 };
+const char* codecName(Codec codec);
+
+enum class ErrorCode : uint32_t {
+    ok = 0,
+    io_error,              // could not open or read the file
+    truncated,             // the file is shorter than its header says (or than a header)
+    bad_magic,             // not a navbake file
+    newer_version,         // written by a newer navbake: container or kind version unknown here
+    bad_version,           // version 0, which no writer produces
+    bad_header,            // header fields out of range or reserved bytes not zero
+    checksum_mismatch,     // header/table or a section's bytes do not match their checksum
+    trailing_data,         // bytes after the end the header declares
+    bad_section_table,     // a section entry is out of bounds, misaligned, overlapping or duplicated
+    unknown_codec,         // a section uses a codec this reader does not know
+    decompress_failed,     // zstd rejected a section's stream or produced the wrong size
+    wrong_kind,            // the artifact is of another kind than the caller asked for
+    missing_section,       // a section the kind requires is absent
+    bad_section,           // a section's contents are inconsistent (counts, indices, sizes)
+    out_of_memory,         // an allocation failed or exceeded the caller's limit
+    invalid_argument,      // the caller passed an invalid argument (null buffer, ...)
+};
+const char* errorName(ErrorCode code);
+
+// An error as a value: a stable code, where it happened, and a readable sentence.
+struct Error {
+    ErrorCode code = ErrorCode::ok;
+    uint64_t offset = 0;   // byte offset in the file (or in the section, see message) it concerns
+    uint32_t section = 0;  // fourcc of the section concerned, 0 if none
+    char message[256] = {};
+
+    explicit operator bool() const { return code != ErrorCode::ok; }
+};
+// Builds an Error with a printf-style message.
+Error makeError(ErrorCode code, uint64_t offset, uint32_t section, const char* format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+struct SectionEntry {
+    uint32_t id = 0;
+    Codec codec = Codec::raw;
+    uint64_t offset = 0;       // from the start of the file, multiple of 16
+    uint64_t stored_size = 0;  // bytes in the file
+    uint64_t raw_size = 0;     // bytes after decoding
+    uint64_t checksum = 0;     // XXH64 (seed 0) of the stored bytes
+};
+
+struct Container {
+    uint32_t version = 0;
+    uint32_t kind = 0;
+    uint32_t kind_version = 0;
+    uint64_t file_size = 0;
+    uint64_t header_checksum = 0;
+    uint32_t section_count = 0;
+    SectionEntry sections[kMaxSections];
+
+    // Index of the section with this id, or -1.
+    int find(uint32_t id) const;
+};
+
+// Validates the header and the section table of `size` bytes at `data` and fills `out`.
+// Section payloads are not touched (see verifySection / decodeSection).
+Error parseContainer(const uint8_t* data, size_t size, Container& out);
+
+// Checks that the artifact is of `kind`, with a kind version this reader supports.
+Error checkKind(const Container& container, uint32_t kind, uint32_t max_kind_version);
+
+// Verifies a section's checksum. `file` is the whole file already checked by parseContainer.
+Error verifySection(const uint8_t* file, const SectionEntry& entry);
+
+// Verifies and decodes a section into `dst`, which must hold exactly entry.raw_size bytes.
+Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst, size_t dst_size);
+
+}  // namespace nav::formats

@@ -1,0 +1,214 @@
+#include "layouts.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "bytes.h"
+
+namespace nav::formats {
+namespace {
+
+void storeF32(uint8_t* p, float v) { storeLe32(p, std::bit_cast<uint32_t>(v)); }
+float loadF32(const uint8_t* p) { return std::bit_cast<float>(loadLe32(p)); }
+
+}  // namespace
+
+void encodeGeometryHeader(const GeometryHeader& h, uint8_t out[kGeometryHeaderSize]) {
+    storeLe32(out + 0, h.vertex_count);
+    storeLe32(out + 4, h.triangle_count);
+    storeLe32(out + 8, h.object_count);
+    storeLe32(out + 12, h.source_mesh_count);
+    for (int i = 0; i < 3; ++i) storeF32(out + 16 + 4 * i, h.bounds_min[i]);
+    for (int i = 0; i < 3; ++i) storeF32(out + 28 + 4 * i, h.bounds_max[i]);
+    storeLe32(out + 40, h.dropped_degenerate);
+    storeLe32(out + 44, h.dropped_ignored);
+}
+
+Error decodeGeometryHeader(const uint8_t* data, size_t size, GeometryHeader& h) {
+    if (size != kGeometryHeaderSize)
+        return makeError(ErrorCode::bad_section, 0, kSecGeometryHeader,
+                         "section 'GHDR' is %zu bytes, expected %zu", size, kGeometryHeaderSize);
+    h.vertex_count = loadLe32(data + 0);
+    h.triangle_count = loadLe32(data + 4);
+    h.object_count = loadLe32(data + 8);
+    h.source_mesh_count = loadLe32(data + 12);
+    for (int i = 0; i < 3; ++i) h.bounds_min[i] = loadF32(data + 16 + 4 * i);
+    for (int i = 0; i < 3; ++i) h.bounds_max[i] = loadF32(data + 28 + 4 * i);
+    h.dropped_degenerate = loadLe32(data + 40);
+    h.dropped_ignored = loadLe32(data + 44);
+    for (int i = 0; i < 3; ++i) {
+        if (!std::isfinite(h.bounds_min[i]) || !std::isfinite(h.bounds_max[i]))
+            return makeError(ErrorCode::bad_section, 16, kSecGeometryHeader,
+                             "section 'GHDR': bounds are not finite");
+    }
+    return {};
+}
+
+void encodeVoxelHeader(const VoxelHeader& h, uint8_t out[kVoxelHeaderSize]) {
+    std::memset(out, 0, kVoxelHeaderSize);
+    storeLe32(out + 0, h.size_x);
+    storeLe32(out + 4, h.size_z);
+    storeLe32(out + 8, h.size_y);
+    storeLe32(out + 12, uint32_t(h.source));
+    for (int i = 0; i < 3; ++i) storeF32(out + 16 + 4 * i, h.origin[i]);
+    storeF32(out + 28, h.cell_size);
+    storeF32(out + 32, h.cell_height);
+    storeF32(out + 36, h.agent_height);
+    storeF32(out + 40, h.agent_radius);
+    storeF32(out + 44, h.agent_climb);
+    storeF32(out + 48, h.max_slope_deg);
+    storeLe32(out + 52, h.span_count);
+    storeLe32(out + 56, h.walkable_count);
+}
+
+Error decodeVoxelHeader(const uint8_t* data, size_t size, VoxelHeader& h) {
+    constexpr uint32_t id = kSecVoxelHeader;
+    if (size != kVoxelHeaderSize)
+        return makeError(ErrorCode::bad_section, 0, id, "section 'VHDR' is %zu bytes, expected %zu",
+                         size, kVoxelHeaderSize);
+    h.size_x = loadLe32(data + 0);
+    h.size_z = loadLe32(data + 4);
+    h.size_y = loadLe32(data + 8);
+    const uint32_t source = loadLe32(data + 12);
+    for (int i = 0; i < 3; ++i) h.origin[i] = loadF32(data + 16 + 4 * i);
+    h.cell_size = loadF32(data + 28);
+    h.cell_height = loadF32(data + 32);
+    h.agent_height = loadF32(data + 36);
+    h.agent_radius = loadF32(data + 40);
+    h.agent_climb = loadF32(data + 44);
+    h.max_slope_deg = loadF32(data + 48);
+    h.span_count = loadLe32(data + 52);
+    h.walkable_count = loadLe32(data + 56);
+    if (source < 1 || source > 3)
+        return makeError(ErrorCode::bad_section, 12, id, "section 'VHDR': unknown source %u", source);
+    h.source = VoxelSource(source);
+    if (h.size_x == 0 || h.size_z == 0 || uint64_t(h.size_x) * h.size_z > kMaxGridColumns)
+        return makeError(ErrorCode::bad_section, 0, id,
+                         "section 'VHDR': grid of %u x %u columns is empty or too large", h.size_x,
+                         h.size_z);
+    if (h.size_y == 0 || h.size_y > kMaxGridHeight)
+        return makeError(ErrorCode::bad_section, 8, id,
+                         "section 'VHDR': grid height %u is outside 1..%u", h.size_y, kMaxGridHeight);
+    for (int i = 0; i < 3; ++i)
+        if (!std::isfinite(h.origin[i]))
+            return makeError(ErrorCode::bad_section, 16, id, "section 'VHDR': origin not finite");
+    if (!(h.cell_size > 0) || !std::isfinite(h.cell_size) || !(h.cell_height > 0) ||
+        !std::isfinite(h.cell_height))
+        return makeError(ErrorCode::bad_section, 28, id,
+                         "section 'VHDR': cell size and height must be positive and finite");
+    const float agent[4] = {h.agent_height, h.agent_radius, h.agent_climb, h.max_slope_deg};
+    for (int i = 0; i < 4; ++i)
+        if (!(agent[i] >= 0) || !std::isfinite(agent[i]))
+            return makeError(ErrorCode::bad_section, 36 + 4 * i, id,
+                             "section 'VHDR': agent parameter %d is negative or not finite", i);
+    if (h.walkable_count > h.span_count)
+        return makeError(ErrorCode::bad_section, 56, id,
+                         "section 'VHDR': %u walkable spans but only %u spans", h.walkable_count,
+                         h.span_count);
+    if (loadLe32(data + 60) != 0)
+        return makeError(ErrorCode::bad_section, 60, id, "section 'VHDR': reserved bytes not zero");
+    return {};
+}
+
+Error decodeAreaTable(const uint8_t* data, size_t size, AreaTable& out) {
+    out.count = 0;
+    ByteReader reader(data, size);
+    const uint32_t count = reader.u32();
+    if (!reader.ok())
+        return makeError(ErrorCode::bad_section, 0, kSecAreas, "section 'AREA' is %zu bytes, "
+                         "too short for its count", size);
+    if (count == 0 || count > kMaxAreas)
+        return makeError(ErrorCode::bad_section, 0, kSecAreas,
+                         "section 'AREA': %u areas, expected 1..%u", count, kMaxAreas);
+    for (uint32_t i = 0; i < count; ++i) {
+        const size_t at = reader.position();
+        AreaRecord& area = out.areas[i];
+        area.flags = reader.u8();
+        const uint8_t reserved8 = reader.u8();
+        const uint16_t reserved16 = reader.u16();
+        area.cost = reader.f32();
+        const std::string_view name = reader.str(kMaxAreaNameLength);
+        if (!reader.ok())
+            return makeError(ErrorCode::bad_section, reader.position(), kSecAreas,
+                             "section 'AREA': entry %u is truncated or its name is longer than "
+                             "%u bytes", i, kMaxAreaNameLength);
+        if ((area.flags & ~kAreaFlagWalkable) != 0 || reserved8 != 0 || reserved16 != 0)
+            return makeError(ErrorCode::bad_section, at, kSecAreas,
+                             "section 'AREA': entry %u has unknown flags or reserved bytes set", i);
+        if (!std::isfinite(area.cost) || !(area.cost > 0))
+            return makeError(ErrorCode::bad_section, at + 4, kSecAreas,
+                             "section 'AREA': entry %u cost is not a positive finite number", i);
+        std::memcpy(area.name, name.data(), name.size());
+        area.name[name.size()] = '\0';
+    }
+    if (reader.remaining() != 0)
+        return makeError(ErrorCode::bad_section, reader.position(), kSecAreas,
+                         "section 'AREA': %zu unexpected bytes after the last entry",
+                         reader.remaining());
+    if (out.areas[0].flags & kAreaFlagWalkable)
+        return makeError(ErrorCode::bad_section, 4, kSecAreas,
+                         "section 'AREA': area 0 must be the non-walkable obstacle area");
+    out.count = count;
+    return {};
+}
+
+Error validateVoxelSections(const VoxelHeader& h, const uint8_t* columns, size_t columns_size,
+                            const uint8_t* spans, size_t spans_size, uint32_t area_count) {
+    const uint64_t column_count = uint64_t(h.size_x) * h.size_z;
+    if (columns_size != (column_count + 1) * 4)
+        return makeError(ErrorCode::bad_section, 0, kSecColumns,
+                         "section 'COLS' is %zu bytes, expected %llu for %llu columns",
+                         columns_size, static_cast<unsigned long long>((column_count + 1) * 4),
+                         static_cast<unsigned long long>(column_count));
+    if (spans_size != uint64_t(h.span_count) * kSpanRecordSize)
+        return makeError(ErrorCode::bad_section, 0, kSecSpans,
+                         "section 'SPAN' is %zu bytes, expected %llu for %u spans", spans_size,
+                         static_cast<unsigned long long>(uint64_t(h.span_count) * kSpanRecordSize),
+                         h.span_count);
+    if (loadLe32(columns) != 0)
+        return makeError(ErrorCode::bad_section, 0, kSecColumns,
+                         "section 'COLS': first column does not start at span 0");
+    uint32_t walkable = 0;
+    for (uint64_t c = 0; c < column_count; ++c) {
+        const uint32_t begin = loadLe32(columns + 4 * c);
+        const uint32_t end = loadLe32(columns + 4 * (c + 1));
+        if (end < begin || end > h.span_count)
+            return makeError(ErrorCode::bad_section, 4 * (c + 1), kSecColumns,
+                             "section 'COLS': column %llu span range %u..%u is invalid (%u spans)",
+                             static_cast<unsigned long long>(c), begin, end, h.span_count);
+        uint32_t previous_top = 0;
+        for (uint32_t s = begin; s < end; ++s) {
+            const uint8_t* p = spans + size_t(s) * kSpanRecordSize;
+            const SpanRecord span = decodeSpan(p);
+            const uint64_t offset = uint64_t(s) * kSpanRecordSize;
+            if (span.y_min >= span.y_max || span.y_max > h.size_y)
+                return makeError(ErrorCode::bad_section, offset, kSecSpans,
+                                 "section 'SPAN': span %u has y range %u..%u outside 0..%u", s,
+                                 span.y_min, span.y_max, h.size_y);
+            if (s > begin && span.y_min <= previous_top)
+                return makeError(ErrorCode::bad_section, offset, kSecSpans,
+                                 "section 'SPAN': span %u overlaps or touches the span below it", s);
+            if (span.area >= area_count)
+                return makeError(ErrorCode::bad_section, offset + 4, kSecSpans,
+                                 "section 'SPAN': span %u has area %u, but only %u areas exist", s,
+                                 span.area, area_count);
+            if ((span.flags & ~kSpanFlagWalkable) != 0 || p[6] != 0 || p[7] != 0)
+                return makeError(ErrorCode::bad_section, offset + 5, kSecSpans,
+                                 "section 'SPAN': span %u has unknown flags or reserved bytes set",
+                                 s);
+            if (span.flags & kSpanFlagWalkable) ++walkable;
+            previous_top = span.y_max;
+        }
+    }
+    if (loadLe32(columns + 4 * column_count) != h.span_count)
+        return makeError(ErrorCode::bad_section, 4 * column_count, kSecColumns,
+                         "section 'COLS': last offset is not the span count %u", h.span_count);
+    if (walkable != h.walkable_count)
+        return makeError(ErrorCode::bad_section, 0, kSecSpans,
+                         "section 'SPAN': %u walkable spans but header says %u", walkable,
+                         h.walkable_count);
+    return {};
+}
+
+}  // namespace nav::formats

@@ -1,0 +1,129 @@
+// Artifact kinds, section ids and the fixed-size records inside sections.
+// Shared by the bake side (which writes them) and navrt (which reads them); FORMAT.md specifies
+// every field. All multi-byte fields are little-endian.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "container.h"
+
+namespace nav::formats {
+
+// Artifact kinds (container header bytes 12..15).
+inline constexpr uint32_t kKindGeometry = fourcc("GEOM");  // .geo: imported triangle soup
+inline constexpr uint32_t kKindVoxels = fourcc("VOXL");    // .vox: span heightfield + walkability
+inline constexpr uint32_t kKindGraph = fourcc("GRPH");     // .graph (later stages)
+inline constexpr uint32_t kKindNav = fourcc("NAVA");       // .nav runtime asset (later stages)
+
+// Newest layout version of each kind that this code writes and reads.
+inline constexpr uint32_t kGeometryVersion = 1;
+inline constexpr uint32_t kVoxelsVersion = 1;
+
+// Sections shared by several kinds.
+inline constexpr uint32_t kSecAreas = fourcc("AREA");  // area-type table
+
+// GEOM sections.
+inline constexpr uint32_t kSecGeometryHeader = fourcc("GHDR");
+inline constexpr uint32_t kSecVertices = fourcc("VERT");       // f32 x, y, z per vertex
+inline constexpr uint32_t kSecTriangles = fourcc("TRIS");      // u32 a, b, c per triangle
+inline constexpr uint32_t kSecTriangleAreas = fourcc("TARE");  // u8 area id per triangle
+inline constexpr uint32_t kSecTriangleObjects = fourcc("TOBJ");  // u32 object index per triangle
+inline constexpr uint32_t kSecObjectNames = fourcc("OBJN");      // object + material names
+
+// VOXL sections.
+inline constexpr uint32_t kSecVoxelHeader = fourcc("VHDR");
+inline constexpr uint32_t kSecColumns = fourcc("COLS");  // u32 first-span index per column, +1
+inline constexpr uint32_t kSecSpans = fourcc("SPAN");    // 8-byte span records
+
+// ---- Area table ------------------------------------------------------------------------------
+inline constexpr uint32_t kMaxAreas = 64;
+inline constexpr uint32_t kMaxAreaNameLength = 64;
+inline constexpr uint8_t kAreaObstacle = 0;  // area 0: solid, never walkable
+inline constexpr uint8_t kAreaGround = 1;    // area 1: ordinary walkable ground, cost 1
+inline constexpr uint8_t kAreaFlagWalkable = 1;
+
+struct AreaRecord {
+    uint8_t flags = 0;  // kAreaFlagWalkable
+    float cost = 1.0f;  // traversal cost multiplier, finite and > 0
+    char name[kMaxAreaNameLength + 1] = {};
+};
+struct AreaTable {
+    uint32_t count = 0;
+    AreaRecord areas[kMaxAreas];
+};
+// AREA layout: u32 count, then per area: u8 flags, u8 0, u16 0, f32 cost, u32 name length, name.
+// Area 0 must be the non-walkable obstacle area.
+Error decodeAreaTable(const uint8_t* data, size_t size, AreaTable& out);
+
+// ---- GHDR: 48 bytes ----------------------------------------------------------------------------
+struct GeometryHeader {
+    uint32_t vertex_count = 0;
+    uint32_t triangle_count = 0;
+    uint32_t object_count = 0;
+    uint32_t source_mesh_count = 0;  // meshes read from the source file (before filtering)
+    float bounds_min[3] = {0, 0, 0};
+    float bounds_max[3] = {0, 0, 0};
+    uint32_t dropped_degenerate = 0;  // triangles dropped as degenerate at import
+    uint32_t dropped_ignored = 0;     // triangles dropped by an `ignore` tag rule
+};
+inline constexpr size_t kGeometryHeaderSize = 48;
+void encodeGeometryHeader(const GeometryHeader& header, uint8_t out[kGeometryHeaderSize]);
+Error decodeGeometryHeader(const uint8_t* data, size_t size, GeometryHeader& out);
+
+// ---- VHDR: 64 bytes ----------------------------------------------------------------------------
+enum class VoxelSource : uint32_t { mesh = 1, grid_map = 2, voxel_map = 3 };
+
+struct VoxelHeader {
+    uint32_t size_x = 0;  // columns along X [Units: cells]
+    uint32_t size_z = 0;  // columns along Z [Units: cells]
+    uint32_t size_y = 0;  // grid height [Units: cell heights]; span y values are <= this
+    VoxelSource source = VoxelSource::mesh;
+    float origin[3] = {0, 0, 0};  // world position of the grid's minimum corner [Units: m]
+    float cell_size = 0;          // [Units: m] XZ size of a cell
+    float cell_height = 0;        // [Units: m] Y size of a cell
+    float agent_height = 0;       // [Units: m] parameters the walkability was computed for
+    float agent_radius = 0;       // [Units: m]
+    float agent_climb = 0;        // [Units: m]
+    float max_slope_deg = 0;      // [Units: degrees]
+    uint32_t span_count = 0;
+    uint32_t walkable_count = 0;  // spans whose top is walkable
+};
+inline constexpr size_t kVoxelHeaderSize = 64;
+inline constexpr uint32_t kMaxGridColumns = 1u << 28;
+inline constexpr uint32_t kMaxGridHeight = 0xFFFF;
+void encodeVoxelHeader(const VoxelHeader& header, uint8_t out[kVoxelHeaderSize]);
+Error decodeVoxelHeader(const uint8_t* data, size_t size, VoxelHeader& out);
+
+// ---- SPAN: 8 bytes each ------------------------------------------------------------------------
+// Solid from y_min (inclusive) to y_max (exclusive) in cell heights; the top face at y_max may be
+// walkable. Spans of a column are sorted by y and separated by at least one free cell.
+inline constexpr size_t kSpanRecordSize = 8;
+inline constexpr uint8_t kSpanFlagWalkable = 1;
+struct SpanRecord {
+    uint16_t y_min;
+    uint16_t y_max;
+    uint8_t area;   // area id of the top surface
+    uint8_t flags;  // kSpanFlagWalkable
+};
+inline SpanRecord decodeSpan(const uint8_t* p) {
+    return {uint16_t(p[0] | p[1] << 8), uint16_t(p[2] | p[3] << 8), p[4], p[5]};
+}
+inline void encodeSpan(const SpanRecord& s, uint8_t* p) {
+    p[0] = uint8_t(s.y_min);
+    p[1] = uint8_t(s.y_min >> 8);
+    p[2] = uint8_t(s.y_max);
+    p[3] = uint8_t(s.y_max >> 8);
+    p[4] = s.area;
+    p[5] = s.flags;
+    p[6] = 0;
+    p[7] = 0;
+}
+
+// Checks decoded COLS and SPAN sections against the header and an area table of `area_count`
+// entries: offsets monotone and ending at span_count, spans sorted/separated/in range, reserved
+// bytes zero, walkable count matching. Offsets in errors are within the named section.
+Error validateVoxelSections(const VoxelHeader& header, const uint8_t* columns, size_t columns_size,
+                            const uint8_t* spans, size_t spans_size, uint32_t area_count);
+
+}  // namespace nav::formats

@@ -1,0 +1,73 @@
+// The bake context: the one channel through which stages log, report progress and learn that
+// they should stop. The base class does nothing, so tests pass a plain Context; the CLI passes one
+// that forwards to spdlog and draws progress.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace nav {
+
+enum class LogLevel { debug, info, warn, error };
+
+class Context {
+public:
+    virtual ~Context() = default;
+
+    virtual void log(LogLevel level, std::string_view message) {
+        (void)level;
+        (void)message;
+    }
+    // Long stages call this with done <= total; a UI may throttle it.
+    virtual void progress(std::string_view stage, uint64_t done, uint64_t total) {
+        (void)stage;
+        (void)done;
+        (void)total;
+    }
+
+    // Long loops check this between chunks and return ErrorKind::cancelled.
+    bool cancelled() const { return cancel_.load(std::memory_order_relaxed); }
+    void requestCancel() { cancel_.store(true, std::memory_order_relaxed); }
+
+    template <class... Args>
+    void debug(fmt::format_string<Args...> format, Args&&... args) {
+        log(LogLevel::debug, fmt::format(format, std::forward<Args>(args)...));
+    }
+    template <class... Args>
+    void info(fmt::format_string<Args...> format, Args&&... args) {
+        log(LogLevel::info, fmt::format(format, std::forward<Args>(args)...));
+    }
+    template <class... Args>
+    void warn(fmt::format_string<Args...> format, Args&&... args) {
+        log(LogLevel::warn, fmt::format(format, std::forward<Args>(args)...));
+    }
+
+private:
+    std::atomic<bool> cancel_{false};
+};
+
+// Logs "<what>: <ms> ms" at debug level when the scope ends.
+class ScopedTimer {
+public:
+    ScopedTimer(Context& context, std::string what)
+        : context_(context), what_(std::move(what)), start_(std::chrono::steady_clock::now()) {}
+    ~ScopedTimer() {
+        const auto elapsed = std::chrono::steady_clock::now() - start_;
+        context_.debug("{}: {:.1f} ms", what_,
+                       std::chrono::duration<double, std::milli>(elapsed).count());
+    }
+    ScopedTimer(const ScopedTimer&) = delete;
+    ScopedTimer& operator=(const ScopedTimer&) = delete;
+
+private:
+    Context& context_;
+    std::string what_;
+    std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace nav

@@ -1,0 +1,131 @@
+#include "file_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace nav {
+
+Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return makeError(ErrorKind::io, "{}: is a directory, expected a file", path.string());
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return makeError(ErrorKind::io, "{}: cannot open: {}", path.string(), std::strerror(errno));
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    if (size < 0) return makeError(ErrorKind::io, "{}: cannot determine file size", path.string());
+    in.seekg(0, std::ios::beg);
+    std::vector<uint8_t> bytes(static_cast<size_t>(size));
+    if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+        return makeError(ErrorKind::io, "{}: read failed", path.string());
+    return bytes;
+}
+
+Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+    static std::atomic<unsigned> counter{0};
+    const std::filesystem::path folder =
+        path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+    const std::filesystem::path temp =
+        folder / fmt::format(".{}.tmp-{}-{}", path.filename().string(), ::getpid(), counter++);
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return makeError(ErrorKind::io, "{}: cannot create temporary file in '{}': {}",
+                         path.string(), folder.string(), std::strerror(errno));
+    size_t written = 0;
+    while (written < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const int saved = errno;
+            ::close(fd);
+            ::unlink(temp.c_str());
+            return makeError(ErrorKind::io, "{}: write failed: {}", path.string(),
+                             std::strerror(saved));
+        }
+        written += size_t(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        const int saved = errno;
+        ::unlink(temp.c_str());
+        return makeError(ErrorKind::io, "{}: flushing to disk failed: {}", path.string(),
+                         std::strerror(saved));
+    }
+    if (::rename(temp.c_str(), path.c_str()) != 0) {
+        const int saved = errno;
+        ::unlink(temp.c_str());
+        return makeError(ErrorKind::io, "{}: cannot move the finished file into place: {}",
+                         path.string(), std::strerror(saved));
+    }
+    return {};
+}
+
+Error containerError(const std::filesystem::path& path, const formats::Error& error) {
+    std::string where = fmt::format("{}: byte {}", path.string(), error.offset);
+    if (error.section != 0) {
+        char name[5];
+        formats::fourccToString(error.section, name);
+        where += fmt::format(" (section '{}')", name);
+    }
+    return makeError(ErrorKind::bad_input, "{}: {} [{}]", where, error.message,
+                     formats::errorName(error.code));
+}
+
+Result<std::vector<uint8_t>> LoadedContainer::section(uint32_t id) const {
+    const int index = container.find(id);
+    if (index < 0) {
+        char name[5];
+        formats::fourccToString(id, name);
+        return makeError(ErrorKind::bad_input, "{}: required section '{}' is missing",
+                         path.string(), name);
+    }
+    const formats::SectionEntry& entry = container.sections[index];
+    std::vector<uint8_t> out;
+    try {
+        out.resize(size_t(entry.raw_size));
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorKind::bad_input, "{}: section decodes to {} bytes, too large",
+                         path.string(), entry.raw_size);
+    }
+    if (formats::Error error = formats::decodeSection(bytes.data(), entry, out.data(), out.size()))
+        return containerError(path, error);
+    return out;
+}
+
+Result<LoadedContainer> parseContainerBytes(std::vector<uint8_t> bytes,
+                                            const std::filesystem::path& name, uint32_t kind,
+                                            uint32_t max_kind_version) {
+    LoadedContainer loaded;
+    loaded.path = name;
+    loaded.bytes = std::move(bytes);
+    if (formats::Error error =
+            formats::parseContainer(loaded.bytes.data(), loaded.bytes.size(), loaded.container))
+        return containerError(name, error);
+    if (kind != 0) {
+        if (formats::Error error = formats::checkKind(loaded.container, kind, max_kind_version))
+            return containerError(name, error);
+    }
+    return loaded;
+}
+
+Result<LoadedContainer> loadContainer(const std::filesystem::path& path, uint32_t kind,
+                                      uint32_t max_kind_version) {
+    auto bytes = readFile(path);
+    if (!bytes) return bytes.error();
+    return parseContainerBytes(std::move(bytes).value(), path, kind, max_kind_version);
+}
+
+Status saveContainer(const std::filesystem::path& path, const formats::ContainerWriter& writer) {
+    std::vector<uint8_t> bytes;
+    std::string error;
+    if (!writer.finish(bytes, error))
+        return makeError(ErrorKind::internal, "{}: {}", path.string(), error);
+    return writeFileAtomic(path, bytes);
+}
+
+}  // namespace nav

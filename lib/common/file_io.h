@@ -1,0 +1,47 @@
+// Whole-file reads and atomic writes, plus loading/saving navbake containers with errors that
+// name the file.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <vector>
+
+#include "../../formats/container.h"
+#include "../../formats/container_writer.h"
+#include "result.h"
+
+namespace nav {
+
+Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path);
+
+// Writes to a temporary file in the destination's folder, flushes it to disk, then renames it
+// over `path`. On any failure the temporary is removed and `path` is left as it was.
+Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+
+// A container read from disk, header and table validated. Sections are decoded on demand.
+struct LoadedContainer {
+    std::filesystem::path path;
+    std::vector<uint8_t> bytes;
+    formats::Container container;
+
+    bool has(uint32_t id) const { return container.find(id) >= 0; }
+    // Verifies the checksum and decodes one section; a missing section is an error.
+    Result<std::vector<uint8_t>> section(uint32_t id) const;
+};
+
+// Turns a container-level error into a message naming the file, section and byte offset.
+Error containerError(const std::filesystem::path& path, const formats::Error& error);
+
+// Reads and validates a container. With kind != 0 also checks kind and kind version.
+Result<LoadedContainer> loadContainer(const std::filesystem::path& path, uint32_t kind = 0,
+                                      uint32_t max_kind_version = 0);
+// Parses a container already in memory (`name` is used in messages).
+Result<LoadedContainer> parseContainerBytes(std::vector<uint8_t> bytes,
+                                            const std::filesystem::path& name, uint32_t kind = 0,
+                                            uint32_t max_kind_version = 0);
+
+// Finishes the writer and writes the file atomically.
+Status saveContainer(const std::filesystem::path& path, const formats::ContainerWriter& writer);
+
+}  // namespace nav

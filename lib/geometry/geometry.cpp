@@ -1,0 +1,192 @@
+#include "geometry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "../../formats/bytes.h"
+#include "../../formats/layouts.h"
+
+namespace nav::geo {
+
+std::vector<AreaType> defaultAreaTable() {
+    return {AreaType{"obstacle", 1.0f, false}, AreaType{"ground", 1.0f, true}};
+}
+
+std::vector<uint8_t> encodeAreaTable(const std::vector<AreaType>& areas) {
+    formats::ByteWriter out;
+    out.u32(uint32_t(areas.size()));
+    for (const AreaType& area : areas) {
+        out.u8(area.walkable ? formats::kAreaFlagWalkable : 0);
+        out.u8(0);
+        out.u16(0);
+        out.f32(area.cost);
+        out.str(area.name);
+    }
+    return out.take();
+}
+
+Result<std::vector<AreaType>> decodeAreaTable(const std::vector<uint8_t>& bytes,
+                                              const std::filesystem::path& file) {
+    auto table = std::make_unique<formats::AreaTable>();
+    if (formats::Error error = formats::decodeAreaTable(bytes.data(), bytes.size(), *table))
+        return containerError(file, error);
+    std::vector<AreaType> areas;
+    for (uint32_t i = 0; i < table->count; ++i) {
+        const formats::AreaRecord& r = table->areas[i];
+        areas.push_back({r.name, r.cost, (r.flags & formats::kAreaFlagWalkable) != 0});
+    }
+    return areas;
+}
+
+Bounds Geometry::bounds() const {
+    Bounds b;
+    if (vertices.empty()) return b;
+    for (int axis = 0; axis < 3; ++axis) b.min[axis] = b.max[axis] = vertices[axis];
+    for (size_t i = 0; i < vertices.size(); i += 3) {
+        for (int axis = 0; axis < 3; ++axis) {
+            b.min[axis] = std::min(b.min[axis], vertices[i + axis]);
+            b.max[axis] = std::max(b.max[axis], vertices[i + axis]);
+        }
+    }
+    return b;
+}
+
+namespace {
+
+template <class T>
+std::vector<uint8_t> podBytes(const std::vector<T>& values) {
+    // Hosts are little-endian (checked at build time in formats/), so the in-memory
+    // representation of u8/u32/f32 arrays is already the file's.
+    std::vector<uint8_t> bytes(values.size() * sizeof(T));
+    if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+}
+
+template <class T>
+bool bytesToPod(const std::vector<uint8_t>& bytes, size_t count, std::vector<T>& out) {
+    if (bytes.size() != count * sizeof(T)) return false;
+    out.resize(count);
+    if (count > 0) std::memcpy(out.data(), bytes.data(), bytes.size());
+    return true;
+}
+
+}  // namespace
+
+Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
+    formats::GeometryHeader header;
+    header.vertex_count = uint32_t(g.vertexCount());
+    header.triangle_count = uint32_t(g.triangleCount());
+    header.object_count = uint32_t(g.objects.size());
+    header.source_mesh_count = g.source_mesh_count;
+    const Bounds b = g.bounds();
+    for (int i = 0; i < 3; ++i) {
+        header.bounds_min[i] = b.min[i];
+        header.bounds_max[i] = b.max[i];
+    }
+    header.dropped_degenerate = g.dropped_degenerate;
+    header.dropped_ignored = g.dropped_ignored;
+    std::vector<uint8_t> header_bytes(formats::kGeometryHeaderSize);
+    formats::encodeGeometryHeader(header, header_bytes.data());
+
+    formats::ByteWriter names;
+    for (const SceneObject& object : g.objects) {
+        names.str(object.name);
+        names.str(object.material);
+    }
+
+    formats::ContainerWriter writer(formats::kKindGeometry, formats::kGeometryVersion);
+    writer.add(formats::kSecGeometryHeader, std::move(header_bytes), formats::Codec::raw);
+    writer.add(formats::kSecAreas, encodeAreaTable(g.areas), formats::Codec::raw);
+    writer.add(formats::kSecVertices, podBytes(g.vertices));
+    writer.add(formats::kSecTriangles, podBytes(g.triangles));
+    writer.add(formats::kSecTriangleAreas, podBytes(g.triangle_areas));
+    writer.add(formats::kSecTriangleObjects, podBytes(g.triangle_objects));
+    writer.add(formats::kSecObjectNames, names.take());
+    return saveContainer(path, writer);
+}
+
+Result<Geometry> decodeGeometry(const LoadedContainer& c) {
+    const std::string file = c.path.string();
+    auto header_bytes = c.section(formats::kSecGeometryHeader);
+    if (!header_bytes) return header_bytes.error();
+    formats::GeometryHeader header;
+    if (formats::Error e = formats::decodeGeometryHeader(header_bytes->data(), header_bytes->size(),
+                                                         header))
+        return containerError(c.path, e);
+
+    Geometry g;
+    g.source_mesh_count = header.source_mesh_count;
+    g.dropped_degenerate = header.dropped_degenerate;
+    g.dropped_ignored = header.dropped_ignored;
+
+    auto areas = c.section(formats::kSecAreas);
+    if (!areas) return areas.error();
+    auto area_table = decodeAreaTable(*areas, c.path);
+    if (!area_table) return area_table.error();
+    g.areas = std::move(area_table).value();
+
+    auto sizeError = [&](const char* section, size_t got, size_t expected) {
+        return inputError("{}: section '{}' holds {} bytes, expected {} from the GHDR counts", file,
+                          section, got, expected);
+    };
+    auto vertices = c.section(formats::kSecVertices);
+    if (!vertices) return vertices.error();
+    if (!bytesToPod(*vertices, size_t(header.vertex_count) * 3, g.vertices))
+        return sizeError("VERT", vertices->size(), size_t(header.vertex_count) * 12);
+    auto triangles = c.section(formats::kSecTriangles);
+    if (!triangles) return triangles.error();
+    if (!bytesToPod(*triangles, size_t(header.triangle_count) * 3, g.triangles))
+        return sizeError("TRIS", triangles->size(), size_t(header.triangle_count) * 12);
+    auto tri_areas = c.section(formats::kSecTriangleAreas);
+    if (!tri_areas) return tri_areas.error();
+    if (!bytesToPod(*tri_areas, header.triangle_count, g.triangle_areas))
+        return sizeError("TARE", tri_areas->size(), header.triangle_count);
+    auto tri_objects = c.section(formats::kSecTriangleObjects);
+    if (!tri_objects) return tri_objects.error();
+    if (!bytesToPod(*tri_objects, header.triangle_count, g.triangle_objects))
+        return sizeError("TOBJ", tri_objects->size(), size_t(header.triangle_count) * 4);
+
+    auto names = c.section(formats::kSecObjectNames);
+    if (!names) return names.error();
+    formats::ByteReader reader(names->data(), names->size());
+    for (uint32_t i = 0; i < header.object_count; ++i) {
+        SceneObject object;
+        object.name = std::string(reader.str(4096));
+        object.material = std::string(reader.str(4096));
+        if (!reader.ok())
+            return inputError("{}: section 'OBJN' is truncated at byte {} (object {} of {})", file,
+                              reader.position(), i, header.object_count);
+        g.objects.push_back(std::move(object));
+    }
+    if (reader.remaining() != 0)
+        return inputError("{}: section 'OBJN' has {} unexpected bytes after the last object", file,
+                          reader.remaining());
+
+    for (size_t i = 0; i < g.vertices.size(); ++i)
+        if (!std::isfinite(g.vertices[i]))
+            return inputError("{}: section 'VERT': vertex {} has a non-finite coordinate", file,
+                              i / 3);
+    for (size_t i = 0; i < g.triangles.size(); ++i)
+        if (g.triangles[i] >= header.vertex_count)
+            return inputError("{}: section 'TRIS': triangle {} uses vertex {}, only {} exist", file,
+                              i / 3, g.triangles[i], header.vertex_count);
+    for (size_t t = 0; t < g.triangle_areas.size(); ++t) {
+        if (g.triangle_areas[t] >= g.areas.size())
+            return inputError("{}: section 'TARE': triangle {} has area {}, only {} areas exist",
+                              file, t, g.triangle_areas[t], g.areas.size());
+        if (g.triangle_objects[t] >= header.object_count)
+            return inputError("{}: section 'TOBJ': triangle {} has object {}, only {} exist", file,
+                              t, g.triangle_objects[t], header.object_count);
+    }
+    return g;
+}
+
+Result<Geometry> loadGeometry(const std::filesystem::path& path) {
+    auto container =
+        loadContainer(path, formats::kKindGeometry, formats::kGeometryVersion);
+    if (!container) return container.error();
+    return decodeGeometry(*container);
+}
+
+}  // namespace nav::geo

@@ -1,0 +1,70 @@
+// The imported level geometry (.geo artifact): a flat triangle soup in world space (Y up, metres),
+// each triangle tagged with an area type and the object it came from.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "../common/file_io.h"
+#include "../common/result.h"
+
+namespace nav::geo {
+
+// An area type: what walking on a surface costs. Area id = index in the area table.
+// Id 0 is always the obstacle area (solid, never walkable); id 1 is plain ground (cost 1).
+struct AreaType {
+    std::string name;
+    float cost = 1.0f;  // traversal cost multiplier, > 0
+    bool walkable = true;
+
+    bool operator==(const AreaType&) const = default;
+};
+inline constexpr uint8_t kObstacleArea = 0;
+inline constexpr uint8_t kGroundArea = 1;
+std::vector<AreaType> defaultAreaTable();
+
+// Area table (de)serialisation, shared by every artifact that carries area ids.
+std::vector<uint8_t> encodeAreaTable(const std::vector<AreaType>& areas);
+Result<std::vector<AreaType>> decodeAreaTable(const std::vector<uint8_t>& bytes,
+                                              const std::filesystem::path& file);
+
+struct SceneObject {
+    std::string name;      // node/object name in the source file
+    std::string material;  // material name ("" if none)
+    bool operator==(const SceneObject&) const = default;
+};
+
+struct Bounds {
+    std::array<float, 3> min{0, 0, 0};
+    std::array<float, 3> max{0, 0, 0};
+    bool operator==(const Bounds&) const = default;
+};
+
+struct Geometry {
+    std::vector<float> vertices;             // x, y, z per vertex [Units: m]
+    std::vector<uint32_t> triangles;         // a, b, c vertex indices per triangle
+    std::vector<uint8_t> triangle_areas;     // area id per triangle
+    std::vector<uint32_t> triangle_objects;  // object index per triangle
+    std::vector<SceneObject> objects;
+    std::vector<AreaType> areas = defaultAreaTable();
+    uint32_t source_mesh_count = 0;
+    uint32_t dropped_degenerate = 0;
+    uint32_t dropped_ignored = 0;
+
+    size_t vertexCount() const { return vertices.size() / 3; }
+    size_t triangleCount() const { return triangles.size() / 3; }
+    Bounds bounds() const;  // of the vertices; all zero when empty
+
+    bool operator==(const Geometry&) const = default;
+};
+
+// Writes the .geo artifact atomically.
+Status saveGeometry(const std::filesystem::path& path, const Geometry& geometry);
+// Reads and fully validates a .geo artifact (indices in range, finite vertices, known areas).
+Result<Geometry> loadGeometry(const std::filesystem::path& path);
+Result<Geometry> decodeGeometry(const LoadedContainer& container);
+
+}  // namespace nav::geo

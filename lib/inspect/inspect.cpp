@@ -1,0 +1,202 @@
+#include "inspect.h"
+
+#include <fmt/format.h>
+
+#include "../../formats/layouts.h"
+#include "../common/file_io.h"
+#include "../geometry/geometry.h"
+#include "../voxel/voxel_grid.h"
+
+namespace nav::inspect {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string fourccName(uint32_t code) {
+    char name[5];
+    formats::fourccToString(code, name);
+    return name;
+}
+
+const char* kindDescription(uint32_t kind) {
+    if (kind == formats::kKindGeometry) return "geometry";
+    if (kind == formats::kKindVoxels) return "voxel grid";
+    if (kind == formats::kKindGraph) return "graph";
+    if (kind == formats::kKindNav) return "runtime navigation asset";
+    return "unknown";
+}
+
+Json boundsJson(const float min[3], const float max[3]) {
+    return Json{{"min", {min[0], min[1], min[2]}}, {"max", {max[0], max[1], max[2]}}};
+}
+
+Json geometryStats(const geo::Geometry& g) {
+    Json stats;
+    stats["vertices"] = g.vertexCount();
+    stats["triangles"] = g.triangleCount();
+    stats["objects"] = g.objects.size();
+    stats["source_meshes"] = g.source_mesh_count;
+    stats["dropped_degenerate"] = g.dropped_degenerate;
+    stats["dropped_ignored"] = g.dropped_ignored;
+    const geo::Bounds b = g.bounds();
+    stats["bounds"] = boundsJson(b.min.data(), b.max.data());
+    std::vector<size_t> per_area(g.areas.size(), 0);
+    for (uint8_t a : g.triangle_areas) ++per_area[a];
+    Json areas = Json::array();
+    for (size_t i = 0; i < g.areas.size(); ++i)
+        areas.push_back({{"id", i},
+                         {"name", g.areas[i].name},
+                         {"cost", g.areas[i].cost},
+                         {"walkable", g.areas[i].walkable},
+                         {"triangles", per_area[i]}});
+    stats["areas"] = areas;
+    return stats;
+}
+
+const char* sourceName(formats::VoxelSource source) {
+    switch (source) {
+        case formats::VoxelSource::mesh: return "mesh";
+        case formats::VoxelSource::grid_map: return "grid_map";
+        case formats::VoxelSource::voxel_map: return "voxel_map";
+    }
+    return "unknown";
+}
+
+Json voxelStats(const vox::VoxelGrid& grid) {
+    const vox::VoxelStats s = vox::computeStats(grid);
+    Json stats;
+    stats["source"] = sourceName(grid.source);
+    stats["size"] = {{"x", grid.size_x}, {"z", grid.size_z}, {"y", grid.size_y}};
+    stats["cells"] = s.columns;
+    stats["cell_size"] = grid.cell_size;
+    stats["cell_height"] = grid.cell_height;
+    const float max[3] = {grid.origin[0] + float(grid.size_x) * grid.cell_size,
+                          grid.origin[1] + float(grid.size_y) * grid.cell_height,
+                          grid.origin[2] + float(grid.size_z) * grid.cell_size};
+    stats["bounds"] = boundsJson(grid.origin, max);
+    stats["agent"] = {{"height", grid.agent.height},
+                      {"radius", grid.agent.radius},
+                      {"climb", grid.agent.climb},
+                      {"max_slope_deg", grid.agent.max_slope_deg}};
+    stats["spans"] = s.spans;
+    stats["walkable_spans"] = s.walkable_spans;
+    stats["walkable_columns"] = s.walkable_columns;
+    stats["multi_layer_columns"] = s.multi_layer_columns;
+    stats["max_walkable_layers"] = s.max_walkable_layers;
+    Json areas = Json::array();
+    for (size_t i = 0; i < grid.areas.size(); ++i)
+        areas.push_back({{"id", i},
+                         {"name", grid.areas[i].name},
+                         {"cost", grid.areas[i].cost},
+                         {"walkable_spans", s.walkable_per_area[i]}});
+    stats["areas"] = areas;
+    return stats;
+}
+
+}  // namespace
+
+Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
+    auto loaded = loadContainer(path);
+    if (!loaded) return loaded.error();
+    const formats::Container& c = loaded->container;
+    Inspection inspection;
+    Json& r = inspection.report;
+    r["file"] = path.string();
+    r["kind"] = fourccName(c.kind);
+    r["kind_description"] = kindDescription(c.kind);
+    r["container_version"] = c.version;
+    r["kind_version"] = c.kind_version;
+    r["file_size"] = c.file_size;
+    Json sections = Json::array();
+    Json errors = Json::array();
+    for (uint32_t i = 0; i < c.section_count; ++i) {
+        const formats::SectionEntry& e = c.sections[i];
+        const formats::Error check = formats::verifySection(loaded->bytes.data(), e);
+        if (check) {
+            inspection.all_checksums_ok = false;
+            errors.push_back(containerError(path, check).message);
+        }
+        sections.push_back({{"id", fourccName(e.id)},
+                            {"codec", formats::codecName(e.codec)},
+                            {"offset", e.offset},
+                            {"stored_size", e.stored_size},
+                            {"raw_size", e.raw_size},
+                            {"checksum", fmt::format("{:016x}", e.checksum)},
+                            {"checksum_ok", !check}});
+    }
+    r["sections"] = sections;
+
+    if (inspection.all_checksums_ok) {
+        if (c.kind == formats::kKindGeometry) {
+            if (c.kind_version > formats::kGeometryVersion) {
+                errors.push_back("geometry layout version is newer than this navbake");
+            } else if (auto g = geo::decodeGeometry(*loaded)) {
+                r["stats"] = geometryStats(*g);
+            } else {
+                errors.push_back(g.error().message);
+            }
+        } else if (c.kind == formats::kKindVoxels) {
+            if (c.kind_version > formats::kVoxelsVersion) {
+                errors.push_back("voxel layout version is newer than this navbake");
+            } else if (auto v = vox::decodeVoxels(*loaded)) {
+                r["stats"] = voxelStats(*v);
+            } else {
+                errors.push_back(v.error().message);
+            }
+        }
+    }
+    r["errors"] = errors;
+    if (!errors.empty()) inspection.all_checksums_ok = false;
+    return inspection;
+}
+
+namespace {
+
+void renderValue(std::string& out, const Json& value, int indent, const std::string& key) {
+    const std::string pad(size_t(indent) * 2, ' ');
+    if (value.is_object()) {
+        out += fmt::format("{}{}:\n", pad, key);
+        for (auto it = value.begin(); it != value.end(); ++it)
+            renderValue(out, it.value(), indent + 1, it.key());
+    } else if (value.is_array() && !value.empty() && value.front().is_object()) {
+        out += fmt::format("{}{}:\n", pad, key);
+        for (const Json& item : value) {
+            std::string line;
+            for (auto it = item.begin(); it != item.end(); ++it)
+                line += fmt::format("{}{}={}", line.empty() ? "" : "  ", it.key(),
+                                    it.value().is_string() ? it.value().get<std::string>()
+                                                           : it.value().dump());
+            out += fmt::format("{}  - {}\n", pad, line);
+        }
+    } else {
+        out += fmt::format("{}{}: {}\n", pad, key,
+                           value.is_string() ? value.get<std::string>() : value.dump());
+    }
+}
+
+}  // namespace
+
+std::string renderText(const Json& report) {
+    std::string out;
+    out += fmt::format("{}: {} ('{}'), container v{}, layout v{}, {} bytes\n",
+                       report.value("file", ""), report.value("kind_description", ""),
+                       report.value("kind", ""), report.value("container_version", 0),
+                       report.value("kind_version", 0), report.value("file_size", 0));
+    out += "sections:\n";
+    for (const Json& s : report["sections"]) {
+        const uint64_t raw = s["raw_size"].get<uint64_t>();
+        const uint64_t stored = s["stored_size"].get<uint64_t>();
+        out += fmt::format("  {}  {:<4}  {:>10} -> {:>10} bytes  ({:5.1f}%)  checksum {}\n",
+                           s["id"].get<std::string>(), s["codec"].get<std::string>(), stored, raw,
+                           raw == 0 ? 100.0 : 100.0 * double(stored) / double(raw),
+                           s["checksum_ok"].get<bool>() ? "OK" : "MISMATCH");
+    }
+    if (report.contains("stats")) {
+        for (auto it = report["stats"].begin(); it != report["stats"].end(); ++it)
+            renderValue(out, it.value(), 0, it.key());
+    }
+    for (const Json& e : report["errors"]) out += fmt::format("error: {}\n", e.get<std::string>());
+    return out;
+}
+
+}  // namespace nav::inspect

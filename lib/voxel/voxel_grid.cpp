@@ -1,0 +1,159 @@
+#include "voxel_grid.h"
+
+#include <algorithm>
+
+#include "../../formats/bytes.h"
+
+namespace nav::vox {
+
+size_t VoxelGrid::walkableCount() const {
+    return size_t(std::count_if(spans.begin(), spans.end(), [](const Span& s) { return s.walkable; }));
+}
+
+bool VoxelGrid::operator==(const VoxelGrid& o) const {
+    return size_x == o.size_x && size_z == o.size_z && size_y == o.size_y && source == o.source &&
+           std::equal(origin, origin + 3, o.origin) && cell_size == o.cell_size &&
+           cell_height == o.cell_height && agent.height == o.agent.height &&
+           agent.radius == o.agent.radius && agent.climb == o.agent.climb &&
+           agent.max_slope_deg == o.agent.max_slope_deg && column_offsets == o.column_offsets &&
+           spans == o.spans && areas == o.areas;
+}
+
+VoxelStats computeStats(const VoxelGrid& grid) {
+    VoxelStats stats;
+    stats.columns = grid.columnCount();
+    stats.spans = grid.spans.size();
+    stats.walkable_per_area.assign(grid.areas.size(), 0);
+    for (uint32_t z = 0; z < grid.size_z; ++z) {
+        for (uint32_t x = 0; x < grid.size_x; ++x) {
+            size_t layers = 0;
+            for (const Span& span : grid.column(x, z)) {
+                if (!span.walkable) continue;
+                ++layers;
+                ++stats.walkable_spans;
+                if (span.area < stats.walkable_per_area.size()) ++stats.walkable_per_area[span.area];
+            }
+            if (layers > 0) ++stats.walkable_columns;
+            if (layers > 1) ++stats.multi_layer_columns;
+            stats.max_walkable_layers = std::max(stats.max_walkable_layers, layers);
+        }
+    }
+    return stats;
+}
+
+VoxelGrid gridFromMap(const importer::GridMap& map) {
+    VoxelGrid grid;
+    grid.size_x = map.width;
+    grid.size_z = map.height;
+    grid.size_y = 4;
+    grid.source = formats::VoxelSource::grid_map;
+    grid.origin[0] = 0.0f;
+    grid.origin[1] = -1.0f;  // floor spans are [0, 1), so their top is at Y = 0
+    grid.origin[2] = 0.0f;
+    grid.cell_size = 1.0f;
+    grid.cell_height = 1.0f;
+    grid.agent = AgentParams{1.0f, 0.0f, 0.0f, 45.0f};
+    grid.column_offsets.reserve(grid.columnCount() + 1);
+    grid.spans.reserve(grid.columnCount());
+    for (uint32_t y = 0; y < map.height; ++y) {
+        for (uint32_t x = 0; x < map.width; ++x) {
+            grid.column_offsets.push_back(uint32_t(grid.spans.size()));
+            if (map.isPassable(x, y))
+                grid.spans.push_back({0, 1, geo::kGroundArea, true});
+            else
+                grid.spans.push_back({0, 4, geo::kObstacleArea, false});
+        }
+    }
+    grid.column_offsets.push_back(uint32_t(grid.spans.size()));
+    return grid;
+}
+
+Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
+    if (grid.column_offsets.size() != grid.columnCount() + 1 ||
+        grid.column_offsets.back() != grid.spans.size())
+        return makeError(ErrorKind::internal, "{}: voxel grid column offsets are inconsistent",
+                         path.string());
+    formats::VoxelHeader header;
+    header.size_x = grid.size_x;
+    header.size_z = grid.size_z;
+    header.size_y = grid.size_y;
+    header.source = grid.source;
+    std::copy(grid.origin, grid.origin + 3, header.origin);
+    header.cell_size = grid.cell_size;
+    header.cell_height = grid.cell_height;
+    header.agent_height = grid.agent.height;
+    header.agent_radius = grid.agent.radius;
+    header.agent_climb = grid.agent.climb;
+    header.max_slope_deg = grid.agent.max_slope_deg;
+    header.span_count = uint32_t(grid.spans.size());
+    header.walkable_count = uint32_t(grid.walkableCount());
+    std::vector<uint8_t> header_bytes(formats::kVoxelHeaderSize);
+    formats::encodeVoxelHeader(header, header_bytes.data());
+
+    formats::ByteWriter columns;
+    for (uint32_t offset : grid.column_offsets) columns.u32(offset);
+    std::vector<uint8_t> spans(grid.spans.size() * formats::kSpanRecordSize);
+    for (size_t i = 0; i < grid.spans.size(); ++i) {
+        const Span& s = grid.spans[i];
+        formats::encodeSpan({s.y_min, s.y_max, s.area,
+                             uint8_t(s.walkable ? formats::kSpanFlagWalkable : 0)},
+                            spans.data() + i * formats::kSpanRecordSize);
+    }
+    formats::ContainerWriter writer(formats::kKindVoxels, formats::kVoxelsVersion);
+    writer.add(formats::kSecVoxelHeader, std::move(header_bytes), formats::Codec::raw);
+    writer.add(formats::kSecAreas, geo::encodeAreaTable(grid.areas), formats::Codec::raw);
+    writer.add(formats::kSecColumns, columns.take());
+    writer.add(formats::kSecSpans, std::move(spans));
+    return saveContainer(path, writer);
+}
+
+Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
+    auto header_bytes = c.section(formats::kSecVoxelHeader);
+    if (!header_bytes) return header_bytes.error();
+    formats::VoxelHeader header;
+    if (formats::Error e =
+            formats::decodeVoxelHeader(header_bytes->data(), header_bytes->size(), header))
+        return containerError(c.path, e);
+    auto area_bytes = c.section(formats::kSecAreas);
+    if (!area_bytes) return area_bytes.error();
+    auto areas = geo::decodeAreaTable(*area_bytes, c.path);
+    if (!areas) return areas.error();
+    auto columns = c.section(formats::kSecColumns);
+    if (!columns) return columns.error();
+    auto spans = c.section(formats::kSecSpans);
+    if (!spans) return spans.error();
+    if (formats::Error e = formats::validateVoxelSections(header, columns->data(), columns->size(),
+                                                          spans->data(), spans->size(),
+                                                          uint32_t(areas->size())))
+        return containerError(c.path, e);
+
+    VoxelGrid grid;
+    grid.size_x = header.size_x;
+    grid.size_z = header.size_z;
+    grid.size_y = header.size_y;
+    grid.source = header.source;
+    std::copy(header.origin, header.origin + 3, grid.origin);
+    grid.cell_size = header.cell_size;
+    grid.cell_height = header.cell_height;
+    grid.agent = {header.agent_height, header.agent_radius, header.agent_climb,
+                  header.max_slope_deg};
+    grid.areas = std::move(areas).value();
+    grid.column_offsets.resize(grid.columnCount() + 1);
+    for (size_t i = 0; i < grid.column_offsets.size(); ++i)
+        grid.column_offsets[i] = formats::loadLe32(columns->data() + 4 * i);
+    grid.spans.resize(header.span_count);
+    for (size_t i = 0; i < grid.spans.size(); ++i) {
+        const formats::SpanRecord r =
+            formats::decodeSpan(spans->data() + i * formats::kSpanRecordSize);
+        grid.spans[i] = {r.y_min, r.y_max, r.area, (r.flags & formats::kSpanFlagWalkable) != 0};
+    }
+    return grid;
+}
+
+Result<VoxelGrid> loadVoxels(const std::filesystem::path& path) {
+    auto container = loadContainer(path, formats::kKindVoxels, formats::kVoxelsVersion);
+    if (!container) return container.error();
+    return decodeVoxels(*container);
+}
+
+}  // namespace nav::vox

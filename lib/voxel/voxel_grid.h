@@ -1,0 +1,81 @@
+// The voxel grid (.vox artifact): a 3D occupancy grid stored as per-column solid spans (a
+// heightfield, as in Recast's rcHeightfield), each span's top face marked walkable or not and
+// tagged with an area type. Grid maps import straight into it; voxelization fills it from meshes.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <vector>
+
+#include "../../formats/layouts.h"
+#include "../common/file_io.h"
+#include "../common/result.h"
+#include "../geometry/geometry.h"
+#include "../import/import.h"
+
+namespace nav::vox {
+
+// Agent the walkable surface is computed for. Defaults match Recast's demo.
+struct AgentParams {
+    float height = 2.0f;         // [Units: m] clearance needed above a floor
+    float radius = 0.6f;         // [Units: m] kept away from walls and ledges
+    float climb = 0.9f;          // [Units: m] largest step up or down
+    float max_slope_deg = 45.0f; // [Units: degrees] steepest walkable slope
+};
+
+// Solid cells [y_min, y_max) of one column [Units: cell heights]; the top face may be walkable.
+struct Span {
+    uint16_t y_min = 0;
+    uint16_t y_max = 0;
+    uint8_t area = 0;
+    bool walkable = false;
+    bool operator==(const Span&) const = default;
+};
+
+struct VoxelGrid {
+    uint32_t size_x = 0;  // [Units: cells]
+    uint32_t size_z = 0;  // [Units: cells]
+    uint32_t size_y = 0;  // [Units: cell heights]
+    formats::VoxelSource source = formats::VoxelSource::mesh;
+    float origin[3] = {0, 0, 0};  // minimum corner [Units: m]
+    float cell_size = 0.3f;       // [Units: m]
+    float cell_height = 0.2f;     // [Units: m]
+    AgentParams agent;
+    std::vector<uint32_t> column_offsets;  // size_x * size_z + 1; column index z * size_x + x
+    std::vector<Span> spans;
+    std::vector<geo::AreaType> areas = geo::defaultAreaTable();
+
+    size_t columnCount() const { return size_t(size_x) * size_z; }
+    std::span<const Span> column(uint32_t x, uint32_t z) const {
+        const size_t c = size_t(z) * size_x + x;
+        return {spans.data() + column_offsets[c], spans.data() + column_offsets[c + 1]};
+    }
+    // World Y of a span's top face.
+    float topY(const Span& span) const { return origin[1] + span.y_max * cell_height; }
+    size_t walkableCount() const;
+
+    bool operator==(const VoxelGrid& other) const;
+};
+
+struct VoxelStats {
+    size_t columns = 0;
+    size_t spans = 0;
+    size_t walkable_spans = 0;
+    size_t walkable_columns = 0;     // columns with at least one walkable span
+    size_t multi_layer_columns = 0;  // columns with two or more walkable spans
+    size_t max_walkable_layers = 0;
+    std::vector<size_t> walkable_per_area;  // indexed by area id
+};
+VoxelStats computeStats(const VoxelGrid& grid);
+
+// A MovingAI grid as a voxel grid: cell size 1, cell (x, y) is the column [x, x+1] x [y, y+1]
+// on the X-Z plane; passable cells are a walkable floor whose top is at Y = 0, blocked cells a
+// 3 m wall. Point agent (radius 0).
+VoxelGrid gridFromMap(const importer::GridMap& map);
+
+Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid);
+Result<VoxelGrid> loadVoxels(const std::filesystem::path& path);
+Result<VoxelGrid> decodeVoxels(const LoadedContainer& container);
+
+}  // namespace nav::vox

@@ -1,0 +1,876 @@
+// levelgen — deterministic sample-level generator for navbake.
+//
+// Usage: levelgen OUTDIR
+//
+// Writes, byte-identical on every run (no clock, no system RNG, fixed float
+// formatting, terrain noise built only from integer hashing, + - * / and sqrt,
+// all of which are exactly reproducible under IEEE-754):
+//
+//   OUTDIR/indoor_two_floors.glb   binary glTF 2.0, Y up, metres
+//   OUTDIR/terrain.obj             Wavefront OBJ height-field terrain
+//   OUTDIR/terrain.mtl             materials referenced by terrain.obj
+//
+// indoor_two_floors.glb — a 30 m x 20 m building (X in [0,30], Z in [0,20]):
+//   * ground slab (top Y=0), outer walls 4.5 m high, and four rooms separated
+//     by 3.0 m interior walls, each with a 1.2 m x 2.4 m doorway built from
+//     boxes around the opening  -> basic voxelization, wall erosion, portals;
+//   * an upper floor (top Y=3.0, 0.2 m thick) over the back of room_a and
+//     part of room_b, so many XZ columns hold walkable floor both at Y=0 and
+//     Y=3.0 with 2.8 m clearance below  -> multi-floor spans, overhangs;
+//   * a 1.0 m railing on the balcony's open edges, open where the ramp lands;
+//   * a 2 m wide, ~25 degree ramp from Y=0 up to the balcony edge, flush with
+//     the slab top  -> slope handling and floor-to-floor connectivity;
+//   * four 0.2 m steps (0.35 m run) up to a 1.0 m platform; the platform is
+//     taller than an agent's 0.9 m max climb, so only the stairs reach it
+//     -> step/climb handling;
+//   * a 1 cm water slab (material "water") -> area tagging;
+//   * three 1 m crates (one rotated 45 degrees, one under the balcony)
+//     -> obstacle carving;
+//   * a node hierarchy with translations, 90 degree Y rotations (the walls
+//     running along Z) and two-level nesting (room -> part), so importers
+//     must compose node transforms; meshes are in node-local coordinates.
+//
+// terrain.obj — 60 m x 60 m height grid (61x61 vertices, 1 m spacing,
+//   X,Z in [-30,30]) with rolling value-noise hills, a steep mound and a cliff
+//   (slopes > 45 degrees -> unwalkable-slope filtering), a pond depression with
+//   a flat water patch (area tagging) and a few rock obstacles.
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace levelgen {
+namespace {
+
+// ----------------------------------------------------------------------------
+// Basic math
+// ----------------------------------------------------------------------------
+
+struct Vec3 {
+  double x = 0.0;
+  double y = 0.0;
+  double z = 0.0;
+};
+
+constexpr Vec3 operator+(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+constexpr Vec3 operator-(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+constexpr double dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+constexpr Vec3 cross(Vec3 a, Vec3 b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+
+// glTF quaternion order: x, y, z, w.
+struct Quat {
+  double x = 0.0;
+  double y = 0.0;
+  double z = 0.0;
+  double w = 1.0;
+};
+
+// Rotations about +Y (right-handed): +90 degrees maps local +X to world -Z
+// and local +Z to world +X. Constants are spelled out to stay reproducible.
+constexpr Quat kRotateY90{0.0, 0.7071067811865476, 0.0, 0.7071067811865476};
+constexpr Quat kRotateY45{0.0, 0.3826834323650898, 0.0, 0.9238795325112867};
+
+constexpr double smoothStep(double edge0, double edge1, double x) {
+  double t = (x - edge0) / (edge1 - edge0);
+  t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+  return t * t * (3.0 - 2.0 * t);
+}
+
+// ----------------------------------------------------------------------------
+// Mesh building
+// ----------------------------------------------------------------------------
+
+struct Mesh {
+  std::string name;
+  std::string material;
+  std::vector<Vec3> positions;
+  std::vector<std::uint32_t> indices;
+
+  std::uint32_t addVertex(Vec3 p) {
+    positions.push_back(p);
+    return static_cast<std::uint32_t>(positions.size() - 1);
+  }
+
+  // Emits triangle (a, b, c), reversed if necessary so that it is CCW when
+  // seen from the side `outward` points to (right-hand normal along outward).
+  void addTriangle(std::uint32_t a, std::uint32_t b, std::uint32_t c, Vec3 outward) {
+    const Vec3 normal = cross(positions[b] - positions[a], positions[c] - positions[a]);
+    if (dot(normal, outward) >= 0.0) {
+      indices.insert(indices.end(), {a, b, c});
+    } else {
+      indices.insert(indices.end(), {a, c, b});
+    }
+  }
+
+  // a, b, c, d must be a planar convex quad in cyclic order (either way).
+  void addQuad(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d, Vec3 outward) {
+    addTriangle(a, b, c, outward);
+    addTriangle(a, c, d, outward);
+  }
+};
+
+Mesh makeMesh(std::string name, std::string material) {
+  Mesh mesh;
+  mesh.name = std::move(name);
+  mesh.material = std::move(material);
+  return mesh;
+}
+
+// Axis-aligned box: 8 vertices, 12 outward-facing triangles.
+void appendBox(Mesh& mesh, Vec3 lo, Vec3 hi) {
+  std::array<std::uint32_t, 8> v{};
+  for (int i = 0; i < 8; ++i) {
+    v[i] = mesh.addVertex({(i & 1) ? hi.x : lo.x, (i & 2) ? hi.y : lo.y, (i & 4) ? hi.z : lo.z});
+  }
+  mesh.addQuad(v[0], v[2], v[6], v[4], {-1.0, 0.0, 0.0});
+  mesh.addQuad(v[1], v[3], v[7], v[5], {1.0, 0.0, 0.0});
+  mesh.addQuad(v[0], v[1], v[5], v[4], {0.0, -1.0, 0.0});
+  mesh.addQuad(v[2], v[3], v[7], v[6], {0.0, 1.0, 0.0});
+  mesh.addQuad(v[0], v[1], v[3], v[2], {0.0, 0.0, -1.0});
+  mesh.addQuad(v[4], v[5], v[7], v[6], {0.0, 0.0, 1.0});
+}
+
+// Wedge (ramp): base rectangle [x0,x1] x [z0,z1] at y0; the sloped top rises
+// from y0 at z0 to y1 at z1, where a vertical back face closes it.
+// 6 vertices, 8 outward-facing triangles.
+void appendWedgeRisingZ(Mesh& mesh, double x0, double x1, double z0, double z1, double y0,
+                        double y1) {
+  const std::uint32_t front_left = mesh.addVertex({x0, y0, z0});
+  const std::uint32_t front_right = mesh.addVertex({x1, y0, z0});
+  const std::uint32_t back_left = mesh.addVertex({x0, y0, z1});
+  const std::uint32_t back_right = mesh.addVertex({x1, y0, z1});
+  const std::uint32_t top_left = mesh.addVertex({x0, y1, z1});
+  const std::uint32_t top_right = mesh.addVertex({x1, y1, z1});
+  mesh.addQuad(front_left, front_right, back_right, back_left, {0.0, -1.0, 0.0});
+  mesh.addQuad(back_left, back_right, top_right, top_left, {0.0, 0.0, 1.0});
+  mesh.addQuad(front_left, front_right, top_right, top_left, {0.0, z1 - z0, -(y1 - y0)});
+  mesh.addTriangle(front_left, back_left, top_left, {-1.0, 0.0, 0.0});
+  mesh.addTriangle(front_right, back_right, top_right, {1.0, 0.0, 0.0});
+}
+
+// Octahedron with per-axis radii, optionally rotated about Y by the angle
+// whose cosine/sine are given (exact rational pairs keep output reproducible).
+void appendOctahedron(Mesh& mesh, Vec3 center, Vec3 radii, double cos_a, double sin_a) {
+  auto rotated = [&](double lx, double ly, double lz) {
+    return Vec3{center.x + cos_a * lx + sin_a * lz, center.y + ly, center.z - sin_a * lx + cos_a * lz};
+  };
+  const std::uint32_t px = mesh.addVertex(rotated(radii.x, 0.0, 0.0));
+  const std::uint32_t nx = mesh.addVertex(rotated(-radii.x, 0.0, 0.0));
+  const std::uint32_t py = mesh.addVertex(rotated(0.0, radii.y, 0.0));
+  const std::uint32_t ny = mesh.addVertex(rotated(0.0, -radii.y, 0.0));
+  const std::uint32_t pz = mesh.addVertex(rotated(0.0, 0.0, radii.z));
+  const std::uint32_t nz = mesh.addVertex(rotated(0.0, 0.0, -radii.z));
+  for (std::uint32_t sx : {px, nx}) {
+    for (std::uint32_t sy : {py, ny}) {
+      for (std::uint32_t sz : {pz, nz}) {
+        const Vec3 face_center = mesh.positions[sx] + mesh.positions[sy] + mesh.positions[sz];
+        const Vec3 outward = face_center - Vec3{3.0 * center.x, 3.0 * center.y, 3.0 * center.z};
+        mesh.addTriangle(sx, sy, sz, outward);
+      }
+    }
+  }
+}
+
+// Wall along local +X from x=0 to `length`, centred on z=0, standing on y=0,
+// with a doorway whose centre is at x=`door_center`. Three boxes: left and
+// right of the opening, and a lintel above it.
+void appendWallWithDoorway(Mesh& mesh, double length, double height, double thickness,
+                           double door_center, double door_width, double door_height) {
+  const double half_t = 0.5 * thickness;
+  const double door_lo = door_center - 0.5 * door_width;
+  const double door_hi = door_center + 0.5 * door_width;
+  appendBox(mesh, {0.0, 0.0, -half_t}, {door_lo, height, half_t});
+  appendBox(mesh, {door_hi, 0.0, -half_t}, {length, height, half_t});
+  appendBox(mesh, {door_lo, door_height, -half_t}, {door_hi, height, half_t});
+}
+
+// ----------------------------------------------------------------------------
+// Scene graph
+// ----------------------------------------------------------------------------
+
+struct Placement {
+  std::optional<Vec3> translation;
+  std::optional<Quat> rotation;
+};
+
+Placement at(Vec3 translation) { return Placement{translation, std::nullopt}; }
+Placement atRotated(Vec3 translation, Quat rotation) { return Placement{translation, rotation}; }
+
+struct Node {
+  std::string name;
+  int mesh_index = -1;
+  Placement placement;
+  std::vector<int> children;
+};
+
+class Scene {
+ public:
+  int addGroup(int parent, std::string name, Placement placement = {}) {
+    Node node;
+    node.name = std::move(name);
+    node.placement = placement;
+    return attach(parent, std::move(node));
+  }
+
+  // One mesh per object: the node takes the mesh's name.
+  int addMeshNode(int parent, Mesh mesh, Placement placement = {}) {
+    Node node;
+    node.name = mesh.name;
+    node.mesh_index = static_cast<int>(meshes_.size());
+    node.placement = placement;
+    meshes_.push_back(std::move(mesh));
+    return attach(parent, std::move(node));
+  }
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Mesh>& meshes() const { return meshes_; }
+
+ private:
+  int attach(int parent, Node node) {
+    const int index = static_cast<int>(nodes_.size());
+    nodes_.push_back(std::move(node));
+    if (parent >= 0) {
+      nodes_[static_cast<std::size_t>(parent)].children.push_back(index);
+    }
+    return index;
+  }
+
+  std::vector<Node> nodes_;
+  std::vector<Mesh> meshes_;
+};
+
+// ----------------------------------------------------------------------------
+// Indoor level layout (world coordinates, metres)
+// ----------------------------------------------------------------------------
+
+constexpr double kFootprintX = 30.0;
+constexpr double kFootprintZ = 20.0;
+constexpr double kSlabThickness = 0.2;
+constexpr double kWallThickness = 0.2;
+constexpr double kOuterWallHeight = 4.5;
+constexpr double kStoreyWallHeight = 3.0;
+constexpr double kDoorWidth = 1.2;
+constexpr double kDoorHeight = 2.4;
+
+// Interior walls: two along Z (x = 10, x = 20), one along X (z = 10, east part).
+constexpr double kWallAbX = 10.0;     // between room_a and room_b
+constexpr double kWallBcX = 20.0;     // between room_b and rooms c/d
+constexpr double kWallCdZ = 10.0;     // between room_c (south) and room_d (north)
+constexpr double kDoorAbZ = 4.0;      // doorway centres
+constexpr double kDoorBcZ = 5.0;
+constexpr double kDoorCdX = 25.0;
+
+// Upper floor (balcony) and railing.
+constexpr double kUpperFloorTop = 3.0;
+constexpr double kUpperMinX = 0.2;
+constexpr double kUpperMaxX = 16.0;
+constexpr double kUpperMinZ = 8.0;
+constexpr double kUpperMaxZ = 19.8;
+constexpr double kRailingHeight = 1.0;
+constexpr double kRailingThickness = 0.1;
+
+// Ramp: rises along +Z and lands on the balcony's south edge (z = kUpperMinZ).
+constexpr double kRampCenterX = 5.0;
+constexpr double kRampWidth = 2.0;
+constexpr double kRampRun = 6.4;  // atan(3.0 / 6.4) = 25.1 degrees
+
+// Stairs (room_d): steps rise along +X towards a platform against the east wall.
+constexpr double kStepRise = 0.2;
+constexpr double kStepRun = 0.35;
+constexpr int kStepCount = 4;
+constexpr double kPlatformHeight = 1.0;
+constexpr double kStairsStartX = 24.6;
+constexpr double kStairsMinZ = 15.0;
+constexpr double kStairsWidth = 2.0;
+constexpr double kPlatformMinZ = 14.0;
+constexpr double kPlatformDepthZ = 4.0;
+
+// Water pool (room_c) and crates.
+constexpr double kWaterTop = 0.01;
+constexpr Vec3 kPoolCenter{25.5, 0.0, 4.25};
+constexpr double kPoolSizeX = 5.0;
+constexpr double kPoolSizeZ = 4.5;
+constexpr double kCrateSize = 1.0;
+
+// Room origins: each room node sits at its interior south-west corner.
+constexpr Vec3 kRoomAOrigin{kWallThickness, 0.0, kWallThickness};
+constexpr Vec3 kRoomBOrigin{kWallAbX + 0.5 * kWallThickness, 0.0, kWallThickness};
+constexpr Vec3 kRoomCOrigin{kWallBcX + 0.5 * kWallThickness, 0.0, kWallThickness};
+constexpr Vec3 kRoomDOrigin{kWallBcX + 0.5 * kWallThickness, 0.0, kWallCdZ + 0.5 * kWallThickness};
+
+Mesh makeCrate(std::string name) {
+  Mesh mesh = makeMesh(std::move(name), "obstacle_crate");
+  const double half = 0.5 * kCrateSize;
+  appendBox(mesh, {-half, 0.0, -half}, {half, kCrateSize, half});
+  return mesh;
+}
+
+Scene buildIndoorLevel() {
+  Scene scene;
+  const int level = scene.addGroup(-1, "level");
+  const double half_x = 0.5 * kFootprintX;
+  const double half_z = 0.5 * kFootprintZ;
+  const double half_wall = 0.5 * kWallThickness;
+
+  // Ground slab, top at Y=0, defined around its centre.
+  {
+    Mesh mesh = makeMesh("floor_ground", "floor");
+    appendBox(mesh, {-half_x, -kSlabThickness, -half_z}, {half_x, 0.0, half_z});
+    scene.addMeshNode(level, std::move(mesh), at({half_x, 0.0, half_z}));
+  }
+
+  // Outer walls inside the footprint, each defined around its own centre line.
+  {
+    const int outer = scene.addGroup(level, "outer_walls");
+    const double inner_half_z = half_z - kWallThickness;
+    Mesh south = makeMesh("wall_outer_south", "wall");
+    appendBox(south, {-half_x, 0.0, -half_wall}, {half_x, kOuterWallHeight, half_wall});
+    scene.addMeshNode(outer, std::move(south), at({half_x, 0.0, half_wall}));
+    Mesh north = makeMesh("wall_outer_north", "wall");
+    appendBox(north, {-half_x, 0.0, -half_wall}, {half_x, kOuterWallHeight, half_wall});
+    scene.addMeshNode(outer, std::move(north), at({half_x, 0.0, kFootprintZ - half_wall}));
+    Mesh west = makeMesh("wall_outer_west", "wall");
+    appendBox(west, {-half_wall, 0.0, -inner_half_z}, {half_wall, kOuterWallHeight, inner_half_z});
+    scene.addMeshNode(outer, std::move(west), at({half_wall, 0.0, half_z}));
+    Mesh east = makeMesh("wall_outer_east", "wall");
+    appendBox(east, {-half_wall, 0.0, -inner_half_z}, {half_wall, kOuterWallHeight, inner_half_z});
+    scene.addMeshNode(outer, std::move(east), at({kFootprintX - half_wall, 0.0, half_z}));
+  }
+
+  // Interior walls along Z: built along local +X and rotated +90 degrees about
+  // Y (local +X -> world -Z), so the node sits at the wall's north end.
+  const double z_wall_length = kFootprintZ - 2.0 * kWallThickness;
+  const double north_inner_z = kFootprintZ - kWallThickness;
+
+  // room_a: west room (x 0.2..9.9), back part under the balcony.
+  {
+    const int room_a = scene.addGroup(level, "room_a", at(kRoomAOrigin));
+    Mesh wall = makeMesh("wall_room_a_east", "wall");
+    appendWallWithDoorway(wall, z_wall_length, kStoreyWallHeight, kWallThickness,
+                          north_inner_z - kDoorAbZ, kDoorWidth, kDoorHeight);
+    scene.addMeshNode(room_a, std::move(wall),
+                      atRotated(Vec3{kWallAbX, 0.0, north_inner_z} - kRoomAOrigin, kRotateY90));
+    scene.addMeshNode(room_a, makeCrate("crate_3"),
+                      atRotated(Vec3{2.5, 0.0, 15.0} - kRoomAOrigin, kRotateY45));
+  }
+
+  // room_b: middle room (x 10.1..19.9); its west part is under the balcony.
+  {
+    const int room_b = scene.addGroup(level, "room_b", at(kRoomBOrigin));
+    Mesh wall = makeMesh("wall_room_b_east", "wall");
+    appendWallWithDoorway(wall, z_wall_length, kStoreyWallHeight, kWallThickness,
+                          north_inner_z - kDoorBcZ, kDoorWidth, kDoorHeight);
+    scene.addMeshNode(room_b, std::move(wall),
+                      atRotated(Vec3{kWallBcX, 0.0, north_inner_z} - kRoomBOrigin, kRotateY90));
+    scene.addMeshNode(room_b, makeCrate("crate_1"), at(Vec3{14.0, 0.0, 3.0} - kRoomBOrigin));
+    scene.addMeshNode(room_b, makeCrate("crate_2"), at(Vec3{13.0, 0.0, 14.0} - kRoomBOrigin));
+  }
+
+  // room_c: south-east room with the water pool; its north wall has a doorway
+  // into room_d.
+  {
+    const int room_c = scene.addGroup(level, "room_c", at(kRoomCOrigin));
+    const double wall_start_x = kWallBcX + half_wall;
+    const double wall_length = kFootprintX - kWallThickness - wall_start_x;
+    Mesh wall = makeMesh("wall_room_c_north", "wall");
+    appendWallWithDoorway(wall, wall_length, kStoreyWallHeight, kWallThickness,
+                          kDoorCdX - wall_start_x, kDoorWidth, kDoorHeight);
+    scene.addMeshNode(room_c, std::move(wall), at(Vec3{wall_start_x, 0.0, kWallCdZ} - kRoomCOrigin));
+
+    Mesh pool = makeMesh("water_pool", "water");
+    appendBox(pool, {-0.5 * kPoolSizeX, 0.0, -0.5 * kPoolSizeZ},
+              {0.5 * kPoolSizeX, kWaterTop, 0.5 * kPoolSizeZ});
+    scene.addMeshNode(room_c, std::move(pool), at(kPoolCenter - kRoomCOrigin));
+  }
+
+  // room_d: north-east room with stairs up to a 1.0 m platform.
+  {
+    const int room_d = scene.addGroup(level, "room_d", at(kRoomDOrigin));
+    Mesh stairs = makeMesh("stairs", "floor");
+    for (int i = 0; i < kStepCount; ++i) {
+      appendBox(stairs, {kStepRun * i, 0.0, 0.0},
+                {kStepRun * (i + 1), kStepRise * (i + 1), kStairsWidth});
+    }
+    scene.addMeshNode(room_d, std::move(stairs),
+                      at(Vec3{kStairsStartX, 0.0, kStairsMinZ} - kRoomDOrigin));
+
+    const double platform_min_x = kStairsStartX + kStepRun * kStepCount;
+    const double platform_size_x = kFootprintX - kWallThickness - platform_min_x;
+    Mesh platform = makeMesh("stairs_platform", "floor");
+    appendBox(platform, {0.0, 0.0, 0.0}, {platform_size_x, kPlatformHeight, kPlatformDepthZ});
+    scene.addMeshNode(room_d, std::move(platform),
+                      at(Vec3{platform_min_x, 0.0, kPlatformMinZ} - kRoomDOrigin));
+  }
+
+  // Upper floor: node at (0, 3.0, balcony south edge); slab top is local y=0.
+  {
+    const Vec3 origin{0.0, kUpperFloorTop, kUpperMinZ};
+    const int upper = scene.addGroup(level, "upper_floor", at(origin));
+    const double depth = kUpperMaxZ - kUpperMinZ;
+    Mesh slab = makeMesh("floor_upper", "floor");
+    appendBox(slab, {kUpperMinX, -kSlabThickness, 0.0}, {kUpperMaxX, 0.0, depth});
+    scene.addMeshNode(upper, std::move(slab));
+
+    // Railing on the open south and east edges, with a gap where the ramp lands.
+    const double ramp_min_x = kRampCenterX - 0.5 * kRampWidth;
+    const double ramp_max_x = kRampCenterX + 0.5 * kRampWidth;
+    Mesh rail_sw = makeMesh("railing_upper_south_west", "wall");
+    appendBox(rail_sw, {kUpperMinX, 0.0, 0.0}, {ramp_min_x, kRailingHeight, kRailingThickness});
+    scene.addMeshNode(upper, std::move(rail_sw));
+    Mesh rail_se = makeMesh("railing_upper_south_east", "wall");
+    appendBox(rail_se, {ramp_max_x, 0.0, 0.0}, {kUpperMaxX, kRailingHeight, kRailingThickness});
+    scene.addMeshNode(upper, std::move(rail_se));
+    Mesh rail_e = makeMesh("railing_upper_east", "wall");
+    appendBox(rail_e, {kUpperMaxX - kRailingThickness, 0.0, kRailingThickness},
+              {kUpperMaxX, kRailingHeight, depth});
+    scene.addMeshNode(upper, std::move(rail_e));
+  }
+
+  // Ramp: node at the top edge's centre (world (5, 0, 8)); wedge extends back
+  // along -Z so its top edge is exactly at the slab's south edge and top.
+  {
+    Mesh ramp = makeMesh("ramp", "ramp");
+    appendWedgeRisingZ(ramp, -0.5 * kRampWidth, 0.5 * kRampWidth, -kRampRun, 0.0, 0.0,
+                       kUpperFloorTop);
+    scene.addMeshNode(level, std::move(ramp), at({kRampCenterX, 0.0, kUpperMinZ}));
+  }
+
+  return scene;
+}
+
+// ----------------------------------------------------------------------------
+// GLB writer
+// ----------------------------------------------------------------------------
+
+const std::array<const char*, 5> kGltfMaterialNames = {"floor", "wall", "ramp", "water",
+                                                       "obstacle_crate"};
+const std::array<std::array<double, 4>, 5> kGltfMaterialColors = {{
+    {0.60, 0.58, 0.55, 1.0},
+    {0.80, 0.78, 0.72, 1.0},
+    {0.55, 0.45, 0.35, 1.0},
+    {0.20, 0.40, 0.80, 1.0},
+    {0.65, 0.45, 0.20, 1.0},
+}};
+
+constexpr std::uint32_t kGlbMagic = 0x46546C67;      // "glTF"
+constexpr std::uint32_t kGlbVersion = 2;
+constexpr std::uint32_t kGlbChunkJson = 0x4E4F534A;  // "JSON"
+constexpr std::uint32_t kGlbChunkBin = 0x004E4942;   // "BIN\0"
+constexpr int kGlArrayBuffer = 34962;
+constexpr int kGlElementArrayBuffer = 34963;
+constexpr int kGlFloat = 5126;
+constexpr int kGlUnsignedInt = 5125;
+constexpr int kGlTriangles = 4;
+
+void appendU32(std::vector<std::uint8_t>& out, std::uint32_t value) {
+  for (int shift = 0; shift < 32; shift += 8) {
+    out.push_back(static_cast<std::uint8_t>((value >> shift) & 0xFFu));
+  }
+}
+
+void appendF32(std::vector<std::uint8_t>& out, float value) {
+  appendU32(out, std::bit_cast<std::uint32_t>(value));
+}
+
+double roundTo4(double value) { return std::round(value * 10000.0) / 10000.0; }
+
+int materialIndex(const std::string& name) {
+  for (std::size_t i = 0; i < kGltfMaterialNames.size(); ++i) {
+    if (name == kGltfMaterialNames[i]) {
+      return static_cast<int>(i);
+    }
+  }
+  throw std::runtime_error("unknown material: " + name);
+}
+
+std::vector<std::uint8_t> encodeGlb(const Scene& scene) {
+  using Json = nlohmann::ordered_json;
+  std::vector<std::uint8_t> bin;
+  Json buffer_views = Json::array();
+  Json accessors = Json::array();
+  Json meshes = Json::array();
+
+  for (const Mesh& mesh : scene.meshes()) {
+    // POSITION (float32 VEC3) with exact float min/max.
+    const std::size_t position_offset = bin.size();
+    std::array<float, 3> lo{};
+    std::array<float, 3> hi{};
+    for (std::size_t i = 0; i < mesh.positions.size(); ++i) {
+      const Vec3& p = mesh.positions[i];
+      const std::array<float, 3> f{static_cast<float>(p.x), static_cast<float>(p.y),
+                                   static_cast<float>(p.z)};
+      for (int axis = 0; axis < 3; ++axis) {
+        if (i == 0 || f[axis] < lo[axis]) lo[axis] = f[axis];
+        if (i == 0 || f[axis] > hi[axis]) hi[axis] = f[axis];
+        appendF32(bin, f[axis]);
+      }
+    }
+    const int position_view = static_cast<int>(buffer_views.size());
+    buffer_views.push_back(Json{{"buffer", 0},
+                                {"byteOffset", position_offset},
+                                {"byteLength", bin.size() - position_offset},
+                                {"target", kGlArrayBuffer}});
+    const int position_accessor = static_cast<int>(accessors.size());
+    accessors.push_back(Json{{"bufferView", position_view},
+                             {"componentType", kGlFloat},
+                             {"count", mesh.positions.size()},
+                             {"type", "VEC3"},
+                             {"min", {double{lo[0]}, double{lo[1]}, double{lo[2]}}},
+                             {"max", {double{hi[0]}, double{hi[1]}, double{hi[2]}}}});
+
+    // Indices (uint32 SCALAR).
+    const std::size_t index_offset = bin.size();
+    for (std::uint32_t index : mesh.indices) {
+      appendU32(bin, index);
+    }
+    const int index_view = static_cast<int>(buffer_views.size());
+    buffer_views.push_back(Json{{"buffer", 0},
+                                {"byteOffset", index_offset},
+                                {"byteLength", bin.size() - index_offset},
+                                {"target", kGlElementArrayBuffer}});
+    const int index_accessor = static_cast<int>(accessors.size());
+    accessors.push_back(Json{{"bufferView", index_view},
+                             {"componentType", kGlUnsignedInt},
+                             {"count", mesh.indices.size()},
+                             {"type", "SCALAR"}});
+
+    Json primitive{{"attributes", Json{{"POSITION", position_accessor}}},
+                   {"indices", index_accessor},
+                   {"material", materialIndex(mesh.material)},
+                   {"mode", kGlTriangles}};
+    meshes.push_back(Json{{"name", mesh.name}, {"primitives", Json::array({primitive})}});
+  }
+
+  Json nodes = Json::array();
+  for (const Node& node : scene.nodes()) {
+    Json entry{{"name", node.name}};
+    if (!node.children.empty()) entry["children"] = node.children;
+    if (node.mesh_index >= 0) entry["mesh"] = node.mesh_index;
+    if (node.placement.rotation) {
+      const Quat& q = *node.placement.rotation;
+      entry["rotation"] = {q.x, q.y, q.z, q.w};
+    }
+    if (node.placement.translation) {
+      // Rounded to 0.1 mm so the JSON shows clean decimals (layout is on a 5 cm grid).
+      const Vec3& t = *node.placement.translation;
+      entry["translation"] = {roundTo4(t.x), roundTo4(t.y), roundTo4(t.z)};
+    }
+    nodes.push_back(std::move(entry));
+  }
+
+  Json materials = Json::array();
+  for (std::size_t i = 0; i < kGltfMaterialNames.size(); ++i) {
+    const auto& c = kGltfMaterialColors[i];
+    materials.push_back(Json{{"name", kGltfMaterialNames[i]},
+                             {"pbrMetallicRoughness",
+                              Json{{"baseColorFactor", {c[0], c[1], c[2], c[3]}},
+                                   {"metallicFactor", 0.0},
+                                   {"roughnessFactor", 0.9}}}});
+  }
+
+  Json gltf{{"asset", Json{{"version", "2.0"}, {"generator", "navbake levelgen"}}},
+            {"scene", 0},
+            {"scenes", Json::array({Json{{"name", "indoor_two_floors"}, {"nodes", Json::array({0})}}})},
+            {"nodes", std::move(nodes)},
+            {"meshes", std::move(meshes)},
+            {"materials", std::move(materials)},
+            {"accessors", std::move(accessors)},
+            {"bufferViews", std::move(buffer_views)},
+            {"buffers", Json::array({Json{{"byteLength", bin.size()}}})}};
+
+  std::string json_text = gltf.dump();
+  while (json_text.size() % 4 != 0) json_text.push_back(' ');
+  while (bin.size() % 4 != 0) bin.push_back(0);
+
+  std::vector<std::uint8_t> glb;
+  const std::size_t total = 12 + 8 + json_text.size() + 8 + bin.size();
+  glb.reserve(total);
+  appendU32(glb, kGlbMagic);
+  appendU32(glb, kGlbVersion);
+  appendU32(glb, static_cast<std::uint32_t>(total));
+  appendU32(glb, static_cast<std::uint32_t>(json_text.size()));
+  appendU32(glb, kGlbChunkJson);
+  glb.insert(glb.end(), json_text.begin(), json_text.end());
+  appendU32(glb, static_cast<std::uint32_t>(bin.size()));
+  appendU32(glb, kGlbChunkBin);
+  glb.insert(glb.end(), bin.begin(), bin.end());
+  return glb;
+}
+
+// ----------------------------------------------------------------------------
+// Terrain
+// ----------------------------------------------------------------------------
+
+constexpr int kTerrainCells = 60;           // 61 x 61 vertices
+constexpr double kTerrainSpacing = 1.0;
+constexpr double kTerrainMin = -30.0;       // X and Z span [-30, 30]
+
+// Steep mound (flat-topped, ~3 m high, rising over 2 m).
+constexpr double kMoundX = 14.0;
+constexpr double kMoundZ = -12.0;
+constexpr double kMoundHeight = 2.8;
+constexpr double kMoundTopRadius = 1.2;
+constexpr double kMoundFootRadius = 3.2;
+
+// Plateau in the north-east (top ~3.6 m) with a west-facing cliff along
+// x ~ 18 and a gentle slope down to the south.
+constexpr double kCliffX = 18.0;
+constexpr double kPlateauTop = 3.6;
+
+// Pond: terrain flattened to kPondBottom inside kPondInnerRadius, blending
+// back to the natural terrain at kPondOuterRadius; water slightly above.
+constexpr double kPondX = -12.0;
+constexpr double kPondZ = 10.0;
+constexpr double kPondInnerRadius = 4.5;
+constexpr double kPondOuterRadius = 9.0;
+constexpr double kPondBottom = -1.0;
+constexpr double kPondWaterY = -0.85;
+
+// Integer mixing hash (own construction: multiply / xor-shift rounds).
+std::uint32_t mixBits(std::uint32_t value) {
+  value ^= value >> 15;
+  value *= 0x2C1B3C6Du;
+  value ^= value >> 12;
+  value *= 0x297A2D39u;
+  value ^= value >> 15;
+  return value;
+}
+
+// Deterministic lattice value in [-1, 1].
+double latticeValue(int ix, int iz, std::uint32_t seed) {
+  std::uint32_t h = mixBits(seed ^ 0x9E3779B9u);
+  h = mixBits(h ^ static_cast<std::uint32_t>(ix));
+  h = mixBits(h + 0x632BE5ABu * static_cast<std::uint32_t>(iz));
+  return static_cast<double>(h >> 8) * (2.0 / 16777216.0) - 1.0;
+}
+
+double quinticFade(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
+
+// Smooth value noise on a square lattice with spacing `cell`.
+double valueNoise(double x, double z, double cell, std::uint32_t seed) {
+  const double fx = x / cell;
+  const double fz = z / cell;
+  const double gx = std::floor(fx);
+  const double gz = std::floor(fz);
+  const int ix = static_cast<int>(gx);
+  const int iz = static_cast<int>(gz);
+  const double tx = quinticFade(fx - gx);
+  const double tz = quinticFade(fz - gz);
+  const double v00 = latticeValue(ix, iz, seed);
+  const double v10 = latticeValue(ix + 1, iz, seed);
+  const double v01 = latticeValue(ix, iz + 1, seed);
+  const double v11 = latticeValue(ix + 1, iz + 1, seed);
+  const double a = v00 + (v10 - v00) * tx;
+  const double b = v01 + (v11 - v01) * tx;
+  return a + (b - a) * tz;
+}
+
+double distance2d(double x0, double z0, double x1, double z1) {
+  const double dx = x0 - x1;
+  const double dz = z0 - z1;
+  return std::sqrt(dx * dx + dz * dz);
+}
+
+double terrainHeight(double x, double z) {
+  // Rolling hills: three octaves of value noise.
+  double h = 1.0 + 1.6 * valueNoise(x, z, 16.0, 11u) + 0.6 * valueNoise(x, z, 8.0, 23u) +
+             0.2 * valueNoise(x, z, 4.0, 37u);
+  // Steep, flat-topped mound.
+  h += kMoundHeight * smoothStep(kMoundFootRadius, kMoundTopRadius, distance2d(x, z, kMoundX, kMoundZ));
+  // Plateau: cliff on its west side, gentle ramp down to the south.
+  const double plateau = smoothStep(kCliffX - 0.6, kCliffX + 0.6, x) * smoothStep(2.0, 10.0, z);
+  const double plateau_height = kPlateauTop + 0.3 * valueNoise(x, z, 6.0, 41u);
+  h += (plateau_height - h) * plateau;
+  // Pond depression.
+  const double w = smoothStep(kPondOuterRadius, kPondInnerRadius, distance2d(x, z, kPondX, kPondZ));
+  return h * (1.0 - w) + kPondBottom * w;
+}
+
+struct RockSpec {
+  const char* name;
+  double x;
+  double z;
+  Vec3 radii;
+  double cos_a;
+  double sin_a;
+};
+
+constexpr std::array<RockSpec, 4> kRocks = {{
+    {"rock_1", -6.0, -8.0, {1.2, 1.4, 0.9}, 1.0, 0.0},
+    {"rock_2", 4.0, 14.0, {1.5, 1.2, 1.0}, 0.8, 0.6},
+    {"rock_3", -20.0, -18.0, {0.9, 1.6, 0.9}, 0.6, 0.8},
+    {"rock_4", 8.0, 2.0, {1.0, 1.0, 1.4}, 1.0, 0.0},
+}};
+constexpr double kRockCenterLift = 0.2;  // centre above the ground at its XZ
+
+std::vector<Mesh> buildTerrain() {
+  std::vector<Mesh> meshes;
+  const int verts_per_row = kTerrainCells + 1;
+  auto gridX = [](int i) { return kTerrainMin + kTerrainSpacing * i; };
+
+  std::vector<double> heights(static_cast<std::size_t>(verts_per_row * verts_per_row));
+  for (int j = 0; j < verts_per_row; ++j) {
+    for (int i = 0; i < verts_per_row; ++i) {
+      heights[static_cast<std::size_t>(j * verts_per_row + i)] = terrainHeight(gridX(i), gridX(j));
+    }
+  }
+  auto heightAtGrid = [&](int i, int j) {
+    return heights[static_cast<std::size_t>(j * verts_per_row + i)];
+  };
+
+  // Ground: alternating diagonals, every triangle facing up (+Y).
+  Mesh ground = makeMesh("terrain_ground", "grass");
+  for (int j = 0; j < verts_per_row; ++j) {
+    for (int i = 0; i < verts_per_row; ++i) {
+      ground.addVertex({gridX(i), heightAtGrid(i, j), gridX(j)});
+    }
+  }
+  const Vec3 up{0.0, 1.0, 0.0};
+  for (int j = 0; j < kTerrainCells; ++j) {
+    for (int i = 0; i < kTerrainCells; ++i) {
+      const auto v00 = static_cast<std::uint32_t>(j * verts_per_row + i);
+      const std::uint32_t v10 = v00 + 1;
+      const auto v01 = static_cast<std::uint32_t>(v00 + verts_per_row);
+      const std::uint32_t v11 = v01 + 1;
+      if ((i + j) % 2 == 0) {
+        ground.addTriangle(v00, v10, v11, up);
+        ground.addTriangle(v00, v11, v01, up);
+      } else {
+        ground.addTriangle(v00, v10, v01, up);
+        ground.addTriangle(v10, v11, v01, up);
+      }
+    }
+  }
+  meshes.push_back(std::move(ground));
+
+  // Rocks: stretched octahedra poking out of the ground.
+  for (const RockSpec& rock : kRocks) {
+    Mesh mesh = makeMesh(rock.name, "obstacle_rock");
+    const Vec3 center{rock.x, terrainHeight(rock.x, rock.z) + kRockCenterLift, rock.z};
+    appendOctahedron(mesh, center, rock.radii, rock.cos_a, rock.sin_a);
+    meshes.push_back(std::move(mesh));
+  }
+
+  // Pond: flat patch made of the grid cells near the pond centre whose
+  // corners all lie below the water surface.
+  Mesh pond = makeMesh("pond", "water");
+  std::vector<std::int64_t> pond_vertex(heights.size(), -1);
+  auto pondVertex = [&](int i, int j) {
+    const auto key = static_cast<std::size_t>(j * verts_per_row + i);
+    if (pond_vertex[key] < 0) {
+      pond_vertex[key] = pond.addVertex({gridX(i), kPondWaterY, gridX(j)});
+    }
+    return static_cast<std::uint32_t>(pond_vertex[key]);
+  };
+  for (int j = 0; j < kTerrainCells; ++j) {
+    for (int i = 0; i < kTerrainCells; ++i) {
+      const double cx = gridX(i) + 0.5 * kTerrainSpacing;
+      const double cz = gridX(j) + 0.5 * kTerrainSpacing;
+      if (distance2d(cx, cz, kPondX, kPondZ) > kPondOuterRadius) continue;
+      const double limit = kPondWaterY - 0.02;
+      if (heightAtGrid(i, j) >= limit || heightAtGrid(i + 1, j) >= limit ||
+          heightAtGrid(i, j + 1) >= limit || heightAtGrid(i + 1, j + 1) >= limit) {
+        continue;
+      }
+      pond.addQuad(pondVertex(i, j), pondVertex(i + 1, j), pondVertex(i + 1, j + 1),
+                   pondVertex(i, j + 1), up);
+    }
+  }
+  meshes.push_back(std::move(pond));
+  return meshes;
+}
+
+// Fixed-format number: "%.4f", with negative zero normalised.
+std::string formatNumber(double value) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.4f", value);
+  std::string result(text);
+  if (result == "-0.0000") result = "0.0000";
+  return result;
+}
+
+std::string encodeObj(const std::vector<Mesh>& meshes, const std::string& mtl_name) {
+  std::string out;
+  out += "# navbake levelgen: outdoor terrain (Y up, metres)\n";
+  out += "mtllib " + mtl_name + "\n";
+  std::size_t vertex_base = 1;
+  for (const Mesh& mesh : meshes) {
+    out += "o " + mesh.name + "\n";
+    out += "usemtl " + mesh.material + "\n";
+    for (const Vec3& p : mesh.positions) {
+      out += "v " + formatNumber(p.x) + " " + formatNumber(p.y) + " " + formatNumber(p.z) + "\n";
+    }
+    for (std::size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
+      out += "f " + std::to_string(vertex_base + mesh.indices[t]) + " " +
+             std::to_string(vertex_base + mesh.indices[t + 1]) + " " +
+             std::to_string(vertex_base + mesh.indices[t + 2]) + "\n";
+    }
+    vertex_base += mesh.positions.size();
+  }
+  return out;
+}
+
+std::string encodeMtl() {
+  return "# navbake levelgen: terrain materials\n"
+         "newmtl grass\n"
+         "Kd 0.3500 0.5500 0.2500\n"
+         "\n"
+         "newmtl obstacle_rock\n"
+         "Kd 0.4500 0.4300 0.4000\n"
+         "\n"
+         "newmtl water\n"
+         "Kd 0.2000 0.4000 0.8000\n";
+}
+
+void writeFile(const std::filesystem::path& path, const void* data, std::size_t size) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  if (!file) throw std::runtime_error("cannot open for writing: " + path.string());
+  file.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  if (!file) throw std::runtime_error("write failed: " + path.string());
+  std::cout << "wrote " << path.string() << " (" << size << " bytes)\n";
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: levelgen OUTDIR\n";
+    return 2;
+  }
+  try {
+    const std::filesystem::path out_dir(argv[1]);
+    std::filesystem::create_directories(out_dir);
+
+    const std::vector<std::uint8_t> glb = encodeGlb(buildIndoorLevel());
+    writeFile(out_dir / "indoor_two_floors.glb", glb.data(), glb.size());
+
+    const std::string mtl_name = "terrain.mtl";
+    const std::string obj = encodeObj(buildTerrain(), mtl_name);
+    writeFile(out_dir / "terrain.obj", obj.data(), obj.size());
+    const std::string mtl = encodeMtl();
+    writeFile(out_dir / mtl_name, mtl.data(), mtl.size());
+  } catch (const std::exception& error) {
+    std::cerr << "levelgen: " << error.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace levelgen
+
+int main(int argc, char** argv) { return levelgen::run(argc, argv); }

@@ -1,0 +1,56 @@
+// Shared pieces of the navbake command line: global options, the logging/progress context and the
+// registration function of each subcommand. Subcommands only parse arguments, call lib/ and report.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "../../lib/common/context.h"
+#include "../../lib/common/result.h"
+
+namespace nav::cli {
+
+// Exit codes (README, "Exit codes").
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // bad input or a failed stage
+inline constexpr int kExitUsage = 2;    // command-line usage error
+
+enum class LogFormat { text, json };
+
+struct GlobalOptions {
+    bool verbose = false;
+    bool quiet = false;
+    LogFormat log_format = LogFormat::text;
+};
+
+// Context that logs through spdlog (stderr) and shows progress: a redrawn line on a terminal,
+// periodic log lines otherwise.
+class CliContext : public Context {
+public:
+    explicit CliContext(const GlobalOptions& options);
+    ~CliContext() override;
+    void log(LogLevel level, std::string_view message) override;
+    void progress(std::string_view stage, uint64_t done, uint64_t total) override;
+
+private:
+    void clearProgressLine();
+    GlobalOptions options_;
+    bool tty_ = false;
+    bool progress_shown_ = false;
+    std::chrono::steady_clock::time_point last_progress_{};
+};
+
+// Exit code for a failed Result/Status, after logging its message.
+int reportFailure(Context& context, const Error& error);
+
+// A subcommand's body: runs after parsing, returns the exit code.
+using CommandBody = std::function<int(Context&)>;
+
+void registerImport(CLI::App& app, CommandBody& body);
+void registerInspect(CLI::App& app, CommandBody& body);
+
+}  // namespace nav::cli

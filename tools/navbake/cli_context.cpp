@@ -1,0 +1,102 @@
+#include <nlohmann/json.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "cli.h"
+
+namespace nav::cli {
+
+CliContext::CliContext(const GlobalOptions& options) : options_(options) {
+    tty_ = ::isatty(STDERR_FILENO) != 0 && options.log_format == LogFormat::text;
+    auto logger = spdlog::stderr_logger_st("navbake");
+    logger->set_pattern(options.log_format == LogFormat::json ? "%v" : "%^%l%$: %v");
+    logger->set_level(options.quiet     ? spdlog::level::warn
+                      : options.verbose ? spdlog::level::debug
+                                        : spdlog::level::info);
+    spdlog::set_default_logger(logger);
+}
+
+CliContext::~CliContext() { clearProgressLine(); }
+
+void CliContext::clearProgressLine() {
+    if (progress_shown_) {
+        std::fputs("\r\033[K", stderr);
+        progress_shown_ = false;
+    }
+}
+
+namespace {
+spdlog::level::level_enum toSpdlog(LogLevel level) {
+    switch (level) {
+        case LogLevel::debug: return spdlog::level::debug;
+        case LogLevel::info: return spdlog::level::info;
+        case LogLevel::warn: return spdlog::level::warn;
+        case LogLevel::error: return spdlog::level::err;
+    }
+    return spdlog::level::info;
+}
+const char* levelName(LogLevel level) {
+    switch (level) {
+        case LogLevel::debug: return "debug";
+        case LogLevel::info: return "info";
+        case LogLevel::warn: return "warning";
+        case LogLevel::error: return "error";
+    }
+    return "info";
+}
+}  // namespace
+
+void CliContext::log(LogLevel level, std::string_view message) {
+    const auto spd_level = toSpdlog(level);
+    if (!spdlog::default_logger()->should_log(spd_level)) return;
+    clearProgressLine();
+    if (options_.log_format == LogFormat::json) {
+        const auto now = std::chrono::duration<double>(
+            std::chrono::system_clock::now().time_since_epoch()).count();
+        nlohmann::ordered_json line = {
+            {"time", now}, {"level", levelName(level)}, {"message", std::string(message)}};
+        spdlog::log(spd_level, "{}", line.dump());
+    } else {
+        spdlog::log(spd_level, "{}", message);
+    }
+}
+
+void CliContext::progress(std::string_view stage, uint64_t done, uint64_t total) {
+    if (options_.quiet) return;
+    const auto now = std::chrono::steady_clock::now();
+    const bool finished = done >= total;
+    if (tty_) {
+        if (!finished && now - last_progress_ < std::chrono::milliseconds(100)) return;
+        last_progress_ = now;
+        const double fraction = total == 0 ? 1.0 : double(done) / double(total);
+        const int width = 30;
+        const int filled = int(fraction * width);
+        std::fprintf(stderr, "\r\033[K%.*s [%s%s] %3d%% (%llu/%llu)", int(stage.size()),
+                     stage.data(), std::string(size_t(filled), '#').c_str(),
+                     std::string(size_t(width - filled), '.').c_str(), int(fraction * 100),
+                     static_cast<unsigned long long>(done), static_cast<unsigned long long>(total));
+        progress_shown_ = !finished;
+        if (finished) std::fputs("\r\033[K", stderr);
+        std::fflush(stderr);
+        return;
+    }
+    // Not a terminal: a log line at most every 2 seconds.
+    if (last_progress_ == std::chrono::steady_clock::time_point{}) last_progress_ = now;
+    if (finished || now - last_progress_ < std::chrono::seconds(2)) return;
+    last_progress_ = now;
+    log(LogLevel::info, fmt::format("{}: {}/{} ({:.0f}%)", stage, done, total,
+                                    total == 0 ? 100.0 : 100.0 * double(done) / double(total)));
+}
+
+int reportFailure(Context& context, const Error& error) {
+    context.log(LogLevel::error, error.message);
+    switch (error.kind) {
+        case ErrorKind::usage: return kExitUsage;
+        default: return kExitFailure;
+    }
+}
+
+}  // namespace nav::cli

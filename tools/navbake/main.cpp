@@ -1,0 +1,68 @@
+// navbake: the command-line front end. Parses arguments, sets up logging, runs one subcommand and
+// turns its result into an exit code (0 success, 1 bad input or failed stage, 2 usage error).
+#include <csignal>
+
+#include "../../formats/container.h"
+#include "cli.h"
+#include "version.h"
+
+namespace {
+
+nav::Context* g_context = nullptr;
+
+extern "C" void onInterrupt(int) {
+    if (g_context != nullptr) g_context->requestCancel();
+    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace nav::cli;
+    CLI::App app{
+        "navbake: bakes level geometry into navigation data (voxel grids, graphs, navigation "
+        "meshes, lookup tables) packed into compact, checksummed runtime assets.",
+        "navbake"};
+    app.set_version_flag("--version", std::string("navbake ") + NAVBAKE_VERSION +
+                                          " (container format " +
+                                          std::to_string(nav::formats::kContainerVersion) + ")");
+    app.require_subcommand(1);
+    app.fallthrough();
+
+    GlobalOptions options;
+    std::string log_format = "text";
+    app.add_flag("-v,--verbose", options.verbose, "Log debug details and stage timings");
+    app.add_flag("-q,--quiet", options.quiet, "Only log warnings and errors; no summaries")
+        ->excludes(app.get_option("--verbose"));
+    app.add_option("--log-format", log_format, "Log line format on stderr")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+
+    CommandBody body;
+    registerImport(app, body);
+    registerInspect(app, body);
+    app.footer(
+        "Exit codes: 0 success, 1 bad input or failed stage, 2 usage error.\n"
+        "Run 'navbake SUBCOMMAND --help' for the options of each stage.");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? kExitOk : kExitUsage;
+    }
+    options.log_format = log_format == "json" ? LogFormat::json : LogFormat::text;
+
+    CliContext context(options);
+    g_context = &context;
+    std::signal(SIGINT, onInterrupt);
+    int code = kExitFailure;
+    try {
+        code = body ? body(context) : kExitUsage;
+    } catch (const std::exception& e) {
+        context.log(nav::LogLevel::error, std::string("internal error: ") + e.what());
+        code = kExitFailure;
+    }
+    g_context = nullptr;
+    return code;
+}
