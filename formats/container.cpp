@@ -23,6 +23,7 @@ const char* codecName(Codec codec) {
     switch (codec) {
         case Codec::raw: return "raw";
         case Codec::zstd: return "zstd";
+        case Codec::zstd_delta32: return "zstd+delta32";
     }
     return "unknown";
 }
@@ -160,7 +161,7 @@ Error parseContainer(const uint8_t* data, size_t size, Container& out) {
         e.checksum = loadLe64(p + 32);
         char name[5];
         fourccToString(e.id, name);
-        if (codec > uint32_t(Codec::zstd))
+        if (codec > uint32_t(Codec::zstd_delta32))
             return makeError(ErrorCode::unknown_codec, entry_offset + 4, e.id,
                              "section '%s' uses unknown codec %u", name, codec);
         e.codec = Codec(codec);
@@ -194,6 +195,10 @@ Error parseContainer(const uint8_t* data, size_t size, Container& out) {
                              "raw section '%s' declares %llu decoded bytes but stores %llu", name,
                              static_cast<unsigned long long>(e.raw_size),
                              static_cast<unsigned long long>(e.stored_size));
+        if (e.codec == Codec::zstd_delta32 && e.raw_size % 4 != 0)
+            return makeError(ErrorCode::bad_section_table, entry_offset + 24, e.id,
+                             "delta-coded section '%s' decodes to %llu bytes, not a multiple of 4",
+                             name, static_cast<unsigned long long>(e.raw_size));
         for (uint32_t j = 0; j < i; ++j)
             if (out.sections[j].id == e.id)
                 return makeError(ErrorCode::bad_section_table, entry_offset, e.id,
@@ -264,6 +269,13 @@ Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst
         return makeError(ErrorCode::decompress_failed, entry.offset, entry.id,
                          "section '%s': zstd decompression failed (%s)", name,
                          ZSTD_isError(written) ? ZSTD_getErrorName(written) : "size mismatch");
+    if (entry.codec == Codec::zstd_delta32) {
+        uint32_t running = 0;
+        for (size_t i = 0; i + 4 <= dst_size; i += 4) {
+            running += loadLe32(dst + i);
+            storeLe32(dst + i, running);
+        }
+    }
     return {};
 }
 

@@ -30,7 +30,10 @@ constexpr uint32_t fourcc(const char (&s)[5]) {
 // non-printable bytes become '?'.
 void fourccToString(uint32_t code, char out[5]);
 
-enum class Codec : uint32_t { raw = 0, zstd = 1 };
+// raw: stored as is. zstd: one zstd frame. zstd_delta32: the section is an array of u32 (size a
+// multiple of 4); the stored frame holds the wrapping differences of consecutive values (the first
+// against 0), which makes monotone arrays such as CSR offsets compress far better.
+enum class Codec : uint32_t { raw = 0, zstd = 1, zstd_delta32 = 2 };
 const char* codecName(Codec codec);
 
 enum class ErrorCode : uint32_t {

@@ -42,17 +42,35 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
             }
         }
         Encoded e{s.id, Codec::raw, {}, &s.bytes};
-        if (s.codec == Codec::zstd && s.bytes.size() > 64) {
+        if (s.codec == Codec::zstd_delta32 && s.bytes.size() % 4 != 0) {
+            char name[5];
+            fourccToString(s.id, name);
+            error = std::string("section '") + name + "' is delta-coded but not an array of u32";
+            return false;
+        }
+        if (s.codec != Codec::raw && s.bytes.size() > 64) {
+            const std::vector<uint8_t>* input = &s.bytes;
+            std::vector<uint8_t> deltas;
+            if (s.codec == Codec::zstd_delta32) {
+                deltas.resize(s.bytes.size());
+                uint32_t previous = 0;
+                for (size_t k = 0; k < s.bytes.size(); k += 4) {
+                    const uint32_t value = loadLe32(s.bytes.data() + k);
+                    storeLe32(deltas.data() + k, value - previous);
+                    previous = value;
+                }
+                input = &deltas;
+            }
             std::vector<uint8_t> buffer(ZSTD_compressBound(s.bytes.size()));
             const size_t n =
-                ZSTD_compress(buffer.data(), buffer.size(), s.bytes.data(), s.bytes.size(), level_);
+                ZSTD_compress(buffer.data(), buffer.size(), input->data(), input->size(), level_);
             if (ZSTD_isError(n)) {
                 error = std::string("zstd compression failed: ") + ZSTD_getErrorName(n);
                 return false;
             }
             if (n < s.bytes.size()) {
                 buffer.resize(n);
-                e.codec = Codec::zstd;
+                e.codec = s.codec;
                 e.compressed = std::move(buffer);
             }
         }
@@ -66,7 +84,7 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
         cursor = alignUp(cursor, kSectionAlignment);
         offsets[i] = cursor;
         const auto& e = encoded[i];
-        cursor += e.codec == Codec::zstd ? e.compressed.size() : e.raw->size();
+        cursor += e.codec != Codec::raw ? e.compressed.size() : e.raw->size();
     }
     const size_t file_size = cursor;
 
@@ -81,7 +99,7 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
     storeLe64(h + 32, kHeaderSize);
     for (size_t i = 0; i < encoded.size(); ++i) {
         const auto& e = encoded[i];
-        const std::vector<uint8_t>& stored = e.codec == Codec::zstd ? e.compressed : *e.raw;
+        const std::vector<uint8_t>& stored = e.codec != Codec::raw ? e.compressed : *e.raw;
         uint8_t* p = h + kHeaderSize + i * kSectionEntrySize;
         storeLe32(p, e.id);
         storeLe32(p + 4, uint32_t(e.codec));

@@ -17,13 +17,14 @@ Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return makeError(ErrorKind::io, "{}: cannot open: {}", path.string(), std::strerror(errno));
-    in.seekg(0, std::ios::end);
-    const std::streamoff size = in.tellg();
-    if (size < 0) return makeError(ErrorKind::io, "{}: cannot determine file size", path.string());
-    in.seekg(0, std::ios::beg);
-    std::vector<uint8_t> bytes(static_cast<size_t>(size));
-    if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-        return makeError(ErrorKind::io, "{}: read failed", path.string());
+    // Read in chunks rather than by the size from seeking, so pipes and /dev/fd work too.
+    std::vector<uint8_t> bytes;
+    const size_t hint = std::filesystem::is_regular_file(path, ec) ? size_t(std::filesystem::file_size(path, ec)) : 0;
+    bytes.reserve(ec ? 0 : hint);
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof(chunk)) || in.gcount() > 0)
+        bytes.insert(bytes.end(), chunk, chunk + in.gcount());
+    if (in.bad()) return makeError(ErrorKind::io, "{}: read failed", path.string());
     return bytes;
 }
 

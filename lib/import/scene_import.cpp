@@ -9,6 +9,9 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "../../formats/bytes.h"
+#include "../../formats/container.h"
+#include "../common/file_io.h"
 #include "import.h"
 
 namespace nav::importer {
@@ -205,6 +208,15 @@ Result<geo::Geometry> importScene(const std::filesystem::path& path, const Impor
         return makeError(ErrorKind::io, "{}: no such file", file);
     if (std::filesystem::is_directory(path, ec))
         return makeError(ErrorKind::io, "{}: is a directory, expected a file", file);
+
+    if (auto head = readFile(path); head && head->size() >= formats::kHeaderSize &&
+                                     std::memcmp(head->data(), formats::kMagic, 8) == 0) {
+        char kind[5];
+        formats::fourccToString(formats::loadLe32(head->data() + 12), kind);
+        return inputError("{}: this is a navbake '{}' artifact, not level geometry; import reads "
+                          "source files (OBJ, glTF, FBX, ... or a MovingAI .map)",
+                          file, kind);
+    }
 
     Assimp::Importer importer;
     importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);

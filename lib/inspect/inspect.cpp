@@ -68,6 +68,13 @@ Json voxelStats(const vox::VoxelGrid& grid) {
     stats["source"] = sourceName(grid.source);
     stats["size"] = {{"x", grid.size_x}, {"z", grid.size_z}, {"y", grid.size_y}};
     stats["cells"] = s.columns;
+    if (grid.source == formats::VoxelSource::grid_map) {
+        // The MovingAI view of the same numbers: width = columns along X, height = rows along Z.
+        stats["grid"] = {{"width", grid.size_x},
+                         {"height", grid.size_z},
+                         {"passable", s.walkable_spans},
+                         {"blocked", s.columns - s.walkable_columns}};
+    }
     stats["cell_size"] = grid.cell_size;
     stats["cell_height"] = grid.cell_height;
     const float max[3] = {grid.origin[0] + float(grid.size_x) * grid.cell_size,
@@ -152,6 +159,18 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
 
 namespace {
 
+std::string scalarText(const Json& value) {
+    if (value.is_string()) return value.get<std::string>();
+    if (value.is_number_float()) return fmt::format("{:.6g}", value.get<double>());
+    if (value.is_array()) {
+        std::string text = "[";
+        for (size_t i = 0; i < value.size(); ++i)
+            text += (i ? ", " : "") + scalarText(value[i]);
+        return text + "]";
+    }
+    return value.dump();
+}
+
 void renderValue(std::string& out, const Json& value, int indent, const std::string& key) {
     const std::string pad(size_t(indent) * 2, ' ');
     if (value.is_object()) {
@@ -164,13 +183,11 @@ void renderValue(std::string& out, const Json& value, int indent, const std::str
             std::string line;
             for (auto it = item.begin(); it != item.end(); ++it)
                 line += fmt::format("{}{}={}", line.empty() ? "" : "  ", it.key(),
-                                    it.value().is_string() ? it.value().get<std::string>()
-                                                           : it.value().dump());
+                                    scalarText(it.value()));
             out += fmt::format("{}  - {}\n", pad, line);
         }
     } else {
-        out += fmt::format("{}{}: {}\n", pad, key,
-                           value.is_string() ? value.get<std::string>() : value.dump());
+        out += fmt::format("{}{}: {}\n", pad, key, scalarText(value));
     }
 }
 
@@ -186,7 +203,7 @@ std::string renderText(const Json& report) {
     for (const Json& s : report["sections"]) {
         const uint64_t raw = s["raw_size"].get<uint64_t>();
         const uint64_t stored = s["stored_size"].get<uint64_t>();
-        out += fmt::format("  {}  {:<4}  {:>10} -> {:>10} bytes  ({:5.1f}%)  checksum {}\n",
+        out += fmt::format("  {}  {:<12}  {:>10} -> {:>10} bytes  ({:5.1f}%)  checksum {}\n",
                            s["id"].get<std::string>(), s["codec"].get<std::string>(), stored, raw,
                            raw == 0 ? 100.0 : 100.0 * double(stored) / double(raw),
                            s["checksum_ok"].get<bool>() ? "OK" : "MISMATCH");

@@ -102,7 +102,7 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
     formats::ContainerWriter writer(formats::kKindVoxels, formats::kVoxelsVersion);
     writer.add(formats::kSecVoxelHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, geo::encodeAreaTable(grid.areas), formats::Codec::raw);
-    writer.add(formats::kSecColumns, columns.take());
+    writer.add(formats::kSecColumns, columns.take(), formats::Codec::zstd_delta32);
     writer.add(formats::kSecSpans, std::move(spans));
     return saveContainer(path, writer);
 }

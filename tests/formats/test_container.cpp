@@ -21,12 +21,21 @@ std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
     return v;
 }
 
+// A monotone u32 array, as CSR offsets are.
+std::vector<uint8_t> offsets() {
+    ByteWriter w;
+    uint32_t value = 0;
+    for (uint32_t i = 0; i < 3000; ++i) w.u32(value += 1 + (i * 7919) % 5);
+    return w.take();
+}
+
 std::vector<uint8_t> sampleContainer() {
     ContainerWriter writer(kTestKind, 3);
     writer.add(fourcc("AAAA"), pattern(5000, 3));                   // compressible -> zstd
     writer.add(fourcc("BBBB"), {1, 2, 3}, Codec::raw);              // tiny, raw
     writer.add(fourcc("CCCC"), {});                                 // empty
     writer.add(fourcc("DDDD"), pattern(777, 11), Codec::raw);
+    writer.add(fourcc("EEEE"), offsets(), Codec::zstd_delta32);
     std::vector<uint8_t> out;
     std::string error;
     REQUIRE(writer.finish(out, error));
@@ -52,13 +61,16 @@ TEST_CASE("container round trip: sections decode to what was written") {
     REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
     CHECK(c.kind == kTestKind);
     CHECK(c.kind_version == 3);
-    REQUIRE(c.section_count == 4);
+    REQUIRE(c.section_count == 5);
+    CHECK(c.sections[4].codec == Codec::zstd_delta32);
+    CHECK(c.sections[4].stored_size < 12000 / 20);
     CHECK(c.sections[0].codec == Codec::zstd);
     CHECK(c.sections[0].stored_size < 5000);
     CHECK(c.sections[1].codec == Codec::raw);
     CHECK(c.sections[2].raw_size == 0);
-    const std::vector<uint8_t> expected[4] = {pattern(5000, 3), {1, 2, 3}, {}, pattern(777, 11)};
-    for (uint32_t i = 0; i < 4; ++i) {
+    const std::vector<uint8_t> expected[5] = {pattern(5000, 3), {1, 2, 3}, {}, pattern(777, 11),
+                                              offsets()};
+    for (uint32_t i = 0; i < 5; ++i) {
         CHECK(c.sections[i].offset % kSectionAlignment == 0);
         std::vector<uint8_t> out(c.sections[i].raw_size);
         CHECK_FALSE(decodeSection(bytes.data(), c.sections[i], out.data(), out.size()));
@@ -70,6 +82,15 @@ TEST_CASE("container round trip: sections decode to what was written") {
 
 TEST_CASE("container writing is deterministic") {
     CHECK(sampleContainer() == sampleContainer());
+}
+
+TEST_CASE("container writer rejects a delta-coded section that is not u32s") {
+    ContainerWriter writer(kTestKind, 1);
+    writer.add(fourcc("AAAA"), {1, 2, 3}, Codec::zstd_delta32);
+    std::vector<uint8_t> out;
+    std::string error;
+    CHECK_FALSE(writer.finish(out, error));
+    CHECK(error.find("not an array of u32") != std::string::npos);
 }
 
 TEST_CASE("container writer rejects duplicate section ids") {

@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     registerInspect(app, body);
     app.footer(
         "Exit codes: 0 success, 1 bad input or failed stage, 2 usage error.\n"
-        "Run 'navbake SUBCOMMAND --help' for the options of each stage.");
+        "Run 'navbake SUBCOMMAND --help' for the options of each stage.\n");
 
     try {
         app.parse(argc, argv);

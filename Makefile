@@ -1,0 +1,68 @@
+# navbake: the two commands a newcomer types are `make run` and `make test`.
+# Each installs missing Debian packages (make setup), builds (Release), then bakes or tests.
+
+BUILD_DIR  ?= build
+ASAN_DIR   ?= build-asan
+OUT_DIR    ?= out
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+NAVBAKE    := $(BUILD_DIR)/navbake
+SHARED     := $(abspath ..)/shared/data
+
+PACKAGES := g++ cmake make libcli11-dev libassimp-dev nlohmann-json3-dev libzstd-dev \
+            libspdlog-dev doctest-dev
+
+.PHONY: all setup configure build test run asan bench levels clean help
+
+all: build
+
+help:
+	@echo "make run    install missing packages, build, bake the sample levels, print a summary"
+	@echo "make test   install missing packages, build, run every test (unit + CLI end-to-end)"
+	@echo "make asan   build with AddressSanitizer + UBSan in $(ASAN_DIR)/ and run the tests"
+	@echo "make bench  build and run the benchmarks (tests/bench/), printing figures"
+	@echo "make levels regenerate sample_levels/ with tools/levelgen"
+	@echo "make setup  only install missing Debian packages (apt-get, via sudo when not root)"
+
+setup:
+	@missing=""; \
+	for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make setup: installing$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
+	else \
+	  echo "make setup: all packages present"; \
+	fi
+
+$(BUILD_DIR)/CMakeCache.txt:
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+configure: setup $(BUILD_DIR)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+run: build
+	@bash tools/run_sample.sh $(NAVBAKE) $(OUT_DIR) "$(SHARED)"
+
+asan: setup
+	cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNAVBAKE_SANITIZE=ON $(CMAKE_ARGS)
+	cmake --build $(ASAN_DIR) -j $(JOBS)
+	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@bash tests/bench/run_benchmarks.sh $(BUILD_DIR) "$(SHARED)"
+
+levels: build
+	$(BUILD_DIR)/levelgen sample_levels
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(OUT_DIR)

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# End-to-end tests of the navbake command line. One case per CTest entry:
+#   cli_tests.sh CASE NAVBAKE LEVELGEN SOURCE_DIR SHARED_DATA
+# Exit 0 = pass, 77 = skipped (reference data absent), anything else = fail.
+set -uo pipefail
+case_name=$1
+navbake=$2
+levelgen=$3
+src=$4
+shared=$5
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+levels="$src/sample_levels"
+
+fail() { echo "FAIL [$case_name]: $*" >&2; exit 1; }
+skip() { echo "SKIP [$case_name]: $*"; exit 77; }
+need_shared() { [ -d "$shared/movingai" ] && [ -d "$shared/meshes" ] || skip "reference data not found at $shared"; }
+
+# expect CODE PATTERN CMD...: runs CMD, checks its exit code and that stderr+stdout match PATTERN.
+expect() {
+  local code=$1 pattern=$2
+  shift 2
+  local output status
+  output=$("$@" 2>&1)
+  status=$?
+  [ "$status" -eq "$code" ] || fail "'$*' exited $status, expected $code. Output:
+$output"
+  if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" <<<"$output"; then
+    fail "'$*' output does not match /$pattern/. Output:
+$output"
+  fi
+}
+
+# json_field FILE KEY: first numeric value of "KEY": in a pretty-printed JSON file.
+json_field() { grep -Eo "\"$2\": -?[0-9.e+-]+" "$1" | head -1 | awk '{print $2}'; }
+
+case "$case_name" in
+help_and_version)
+  expect 0 "import" "$navbake" --help
+  expect 0 "inspect" "$navbake" --help
+  expect 0 "^navbake [0-9]+\.[0-9]+\.[0-9]+ \(container format 1\)" "$navbake" --version
+  expect 0 "--tags" "$navbake" import --help
+  expect 0 "--json" "$navbake" inspect --help
+  ;;
+usage_errors)
+  expect 2 "" "$navbake"
+  expect 2 "required" "$navbake" import
+  expect 2 "output is required|--output" "$navbake" import "$levels/terrain.obj"
+  expect 2 "" "$navbake" import "$levels/terrain.obj" -o "$work/t.geo" --up x
+  expect 2 "" "$navbake" import "$levels/terrain.obj" -o "$work/t.geo" --scale -1
+  expect 2 "" "$navbake" frobnicate
+  expect 2 "" "$navbake" --log-format xml inspect x
+  ;;
+import_sample_levels)
+  expect 0 "332 triangles" "$navbake" import "$levels/indoor_two_floors.glb" -o "$work/indoor.geo"
+  expect 0 "7366 triangles" "$navbake" import "$levels/terrain.obj" -o "$work/terrain.geo"
+  "$navbake" inspect "$work/indoor.geo" --json >"$work/indoor.json" || fail "inspect failed"
+  [ "$(json_field "$work/indoor.json" triangles)" = 332 ] || fail "indoor triangle count"
+  grep -q '"kind": "GEOM"' "$work/indoor.json" || fail "kind missing"
+  grep -q '"checksum_ok": false' "$work/indoor.json" && fail "checksum reported bad"
+  expect 0 "checksum OK" "$navbake" inspect "$work/terrain.geo"
+  # Quiet mode prints no info lines; JSON logs are one object per line.
+  out=$("$navbake" -q import "$levels/terrain.obj" -o "$work/q.geo" 2>&1) || fail "quiet import failed"
+  [ -z "$out" ] || fail "quiet mode printed: $out"
+  "$navbake" --log-format json import "$levels/terrain.obj" -o "$work/j.geo" 2>"$work/log.json" ||
+    fail "json-log import failed"
+  grep -q '^{"time":[0-9.]*,"level":"info","message":".*triangles' "$work/log.json" ||
+    fail "json log lines malformed: $(cat "$work/log.json")"
+  ;;
+import_determinism)
+  "$navbake" -q import "$levels/indoor_two_floors.glb" -o "$work/a.geo" || fail "import a"
+  "$navbake" -q import "$levels/indoor_two_floors.glb" -o "$work/b.geo" || fail "import b"
+  cmp "$work/a.geo" "$work/b.geo" || fail "two imports differ"
+  ;;
+import_shared_meshes)
+  need_shared
+  for mesh in "$shared"/meshes/*.obj; do
+    name=$(basename "$mesh" .obj)
+    expect 0 "triangles" "$navbake" import "$mesh" -o "$work/$name.geo"
+    "$navbake" inspect "$work/$name.geo" --json >"$work/$name.json" || fail "inspect $name"
+    tris=$(json_field "$work/$name.json" triangles)
+    [ "${tris:-0}" -gt 100 ] || fail "$name: only ${tris:-0} triangles"
+  done
+  ;;
+import_movingai_den520d)
+  need_shared
+  map="$shared/movingai/den520d.map"
+  expected=$(tail -n +5 "$map" | tr -cd '.GS' | wc -c)
+  expect 0 "256 x 257" "$navbake" import "$map" -o "$work/den.vox"
+  "$navbake" inspect "$work/den.vox" --json >"$work/den.json" || fail "inspect"
+  [ "$(json_field "$work/den.json" width)" = 256 ] || fail "width"
+  [ "$(json_field "$work/den.json" height)" = 257 ] || fail "height"
+  [ "$(json_field "$work/den.json" cells)" = 65792 ] || fail "cells"
+  [ "$(json_field "$work/den.json" passable)" = "$expected" ] || fail "passable != $expected"
+  [ "$(json_field "$work/den.json" walkable_spans)" = "$expected" ] || fail "walkable spans"
+  ;;
+bad_inputs)
+  expect 1 "no such file" "$navbake" import "$work/missing.obj" -o "$work/x.geo"
+  printf 'not a mesh at all\n' >"$work/garbage.xyz123"
+  expect 1 "cannot import" "$navbake" import "$work/garbage.xyz123" -o "$work/x.geo"
+  printf '# empty\n' >"$work/empty.obj"
+  expect 1 "empty.obj" "$navbake" import "$work/empty.obj" -o "$work/x.geo"
+  printf 'type octile\nheight 2\nwidth 3\nmap\n...\n..\n' >"$work/ragged.map"
+  expect 1 "ragged.map: line 6: map row 1 has 2 characters, expected 3" \
+    "$navbake" import "$work/ragged.map" -o "$work/x.vox"
+  printf 'type octile\nheigth 2\nwidth 3\nmap\n' >"$work/header.map"
+  expect 1 "header.map: line 2: unexpected header line 'heigth 2'" \
+    "$navbake" import "$work/header.map" -o "$work/x.vox"
+  printf 'o bad\nv 0 0 0\nv 1 nan 0\nv 0 0 1\nf 1 2 3\n' >"$work/nan.obj"
+  printf 'ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 inf 0\n0 0 1\n3 0 1 2\n' >"$work/inf.ply"
+  expect 1 "mesh '.*non-finite" "$navbake" import "$work/inf.ply" -o "$work/x.geo"
+  expect 1 "" "$navbake" inspect "$work/missing.vox"
+  [ ! -e "$work/x.geo" ] && [ ! -e "$work/x.vox" ] || fail "a failed run left an output"
+  ;;
+corrupted_artifacts)
+  "$navbake" -q import "$levels/indoor_two_floors.glb" -o "$work/good.geo" || fail "import"
+  size=$(stat -c %s "$work/good.geo")
+  head -c 100 "$work/good.geo" >"$work/trunc.geo"
+  expect 1 "truncated" "$navbake" inspect "$work/trunc.geo"
+  printf 'hello world, this is no artifact, just some words to fill sixty-four bytes....\n' >"$work/text.geo"
+  expect 1 "bad_magic" "$navbake" inspect "$work/text.geo"
+  cp "$work/good.geo" "$work/flip.geo"
+  printf '\x77' | dd of="$work/flip.geo" bs=1 seek=$((size - 20)) conv=notrunc status=none
+  expect 1 "checksum mismatch" "$navbake" inspect "$work/flip.geo"
+  cp "$work/good.geo" "$work/newer.geo"
+  printf '\x09' | dd of="$work/newer.geo" bs=1 seek=8 conv=notrunc status=none
+  expect 1 "newer than this reader supports" "$navbake" inspect "$work/newer.geo"
+  cp "$work/good.geo" "$work/trail.geo"
+  printf 'x' >>"$work/trail.geo"
+  expect 1 "trailing_data" "$navbake" inspect "$work/trail.geo"
+  ;;
+wrong_kind)
+  need_shared
+  "$navbake" -q import "$shared/movingai/den312d.map" -o "$work/den.vox" || fail "import map"
+  expect 1 "navbake 'VOXL' artifact, not level geometry" "$navbake" import "$work/den.vox" -o "$work/x.geo"
+  ;;
+tags_file)
+  cat >"$work/tags.json" <<'JSON'
+{ "areas": [{"name": "lava", "cost": 20}],
+  "rules": [{"match": "floor_upper", "on": "object", "tag": "lava"},
+            {"match": "ramp", "on": "object", "tag": "ignore"}] }
+JSON
+  "$navbake" import "$levels/indoor_two_floors.glb" -o "$work/t.geo" --tags "$work/tags.json" \
+    2>"$work/log" || fail "import with tags: $(cat "$work/log")"
+  grep -q "lava" "$work/log" || fail "no lava triangles reported: $(cat "$work/log")"
+  grep -Eq "[1-9][0-9]* ignored by tag rules" "$work/log" || fail "ramp not ignored: $(cat "$work/log")"
+  printf '{"rules": [{"match": "x", "tag": "lava"}]}' >"$work/bad.json"
+  expect 1 "bad.json: '/rules/0/tag': unknown tag 'lava'" \
+    "$navbake" import "$levels/indoor_two_floors.glb" -o "$work/t2.geo" --tags "$work/bad.json"
+  ;;
+atomic_output)
+  "$navbake" -q import "$levels/indoor_two_floors.glb" -o "$work/out.geo" || fail "import"
+  cp "$work/out.geo" "$work/before.geo"
+  printf '# empty\n' >"$work/empty.obj"
+  expect 1 "" "$navbake" import "$work/empty.obj" -o "$work/out.geo"
+  cmp "$work/out.geo" "$work/before.geo" || fail "failed run changed the previous output"
+  expect 1 "cannot create temporary file" "$navbake" import "$levels/terrain.obj" -o "$work/nodir/x.geo"
+  leftovers=$(find "$work" -name '*.tmp-*' | wc -l)
+  [ "$leftovers" -eq 0 ] || fail "temporary files left behind"
+  ;;
+levelgen_reproducible)
+  "$levelgen" "$work/levels" >/dev/null || fail "levelgen failed"
+  for f in indoor_two_floors.glb terrain.obj terrain.mtl; do
+    cmp "$work/levels/$f" "$levels/$f" || fail "sample_levels/$f differs from what levelgen writes (run 'make levels')"
+  done
+  ;;
+*)
+  fail "unknown case"
+  ;;
+esac
+echo "PASS [$case_name]"
