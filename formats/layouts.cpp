@@ -9,6 +9,12 @@
 namespace nav::formats {
 namespace {
 
+bool allZeroBytes(const uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        if (p[i] != 0) return false;
+    return true;
+}
+
 void storeF32(uint8_t* p, float v) { storeLe32(p, std::bit_cast<uint32_t>(v)); }
 float loadF32(const uint8_t* p) { return std::bit_cast<float>(loadLe32(p)); }
 
@@ -208,6 +214,82 @@ Error validateVoxelSections(const VoxelHeader& h, const uint8_t* columns, size_t
         return makeError(ErrorCode::bad_section, 0, kSecSpans,
                          "section 'SPAN': %u walkable spans but header says %u", walkable,
                          h.walkable_count);
+    return {};
+}
+
+void encodeGraphHeader(const GraphHeader& h, uint8_t out[kGraphHeaderSize]) {
+    std::memset(out, 0, kGraphHeaderSize);
+    storeLe32(out + 0, uint32_t(h.type));
+    storeLe32(out + 4, h.node_count);
+    storeLe32(out + 8, h.edge_count);
+    storeLe32(out + 12, h.component_count);
+    storeLe32(out + 16, h.largest_component);
+    storeLe32(out + 20, uint32_t(h.heuristic));
+    storeF32(out + 24, h.min_cost_multiplier);
+    storeLe32(out + 28, h.size_x);
+    storeLe32(out + 32, h.size_z);
+    storeLe32(out + 36, h.size_y);
+    for (int i = 0; i < 3; ++i) storeF32(out + 40 + 4 * i, h.origin[i]);
+    storeF32(out + 52, h.cell_size);
+    storeF32(out + 56, h.cell_height);
+    storeF32(out + 60, h.agent_height);
+    storeF32(out + 64, h.agent_radius);
+    storeF32(out + 68, h.agent_climb);
+    storeF32(out + 72, h.max_slope_deg);
+    storeLe32(out + 76, h.flags);
+}
+
+Error decodeGraphHeader(const uint8_t* data, size_t size, GraphHeader& h) {
+    constexpr uint32_t id = kSecGraphHeader;
+    if (size != kGraphHeaderSize)
+        return makeError(ErrorCode::bad_section, 0, id, "section 'GRHD' is %zu bytes, expected %zu",
+                         size, kGraphHeaderSize);
+    const uint32_t type = loadLe32(data + 0);
+    if (type < 1 || type > 4)
+        return makeError(ErrorCode::bad_section, 0, id, "section 'GRHD': unknown graph type %u", type);
+    h.type = GraphType(type);
+    h.node_count = loadLe32(data + 4);
+    h.edge_count = loadLe32(data + 8);
+    h.component_count = loadLe32(data + 12);
+    h.largest_component = loadLe32(data + 16);
+    const uint32_t heuristic = loadLe32(data + 20);
+    if (heuristic < 1 || heuristic > 2)
+        return makeError(ErrorCode::bad_section, 20, id, "section 'GRHD': unknown heuristic %u",
+                         heuristic);
+    h.heuristic = HeuristicKind(heuristic);
+    h.min_cost_multiplier = loadF32(data + 24);
+    h.size_x = loadLe32(data + 28);
+    h.size_z = loadLe32(data + 32);
+    h.size_y = loadLe32(data + 36);
+    for (int i = 0; i < 3; ++i) h.origin[i] = loadF32(data + 40 + 4 * i);
+    h.cell_size = loadF32(data + 52);
+    h.cell_height = loadF32(data + 56);
+    h.agent_height = loadF32(data + 60);
+    h.agent_radius = loadF32(data + 64);
+    h.agent_climb = loadF32(data + 68);
+    h.max_slope_deg = loadF32(data + 72);
+    h.flags = loadLe32(data + 76);
+    if ((h.flags & ~kGraphFlagImplicitVolume) != 0 || !allZeroBytes(data + 80, 16))
+        return makeError(ErrorCode::bad_section, 76, id,
+                         "section 'GRHD': unknown flags or reserved bytes set");
+    if (!(h.min_cost_multiplier > 0) || !std::isfinite(h.min_cost_multiplier))
+        return makeError(ErrorCode::bad_section, 24, id,
+                         "section 'GRHD': minimum cost multiplier must be positive");
+    if (h.size_x == 0 || h.size_z == 0 || uint64_t(h.size_x) * h.size_z > kMaxGridColumns ||
+        h.size_y == 0 || h.size_y > kMaxGridHeight)
+        return makeError(ErrorCode::bad_section, 28, id,
+                         "section 'GRHD': grid %u x %u x %u is empty or too large", h.size_x,
+                         h.size_z, h.size_y);
+    if (!(h.cell_size > 0) || !std::isfinite(h.cell_size) || !(h.cell_height > 0) ||
+        !std::isfinite(h.cell_height))
+        return makeError(ErrorCode::bad_section, 52, id,
+                         "section 'GRHD': cell size and height must be positive and finite");
+    for (int i = 0; i < 3; ++i)
+        if (!std::isfinite(h.origin[i]))
+            return makeError(ErrorCode::bad_section, 40, id, "section 'GRHD': origin not finite");
+    if (h.component_count > h.node_count || h.largest_component > h.node_count)
+        return makeError(ErrorCode::bad_section, 12, id,
+                         "section 'GRHD': component counts exceed the node count");
     return {};
 }
 

@@ -19,9 +19,12 @@ inline constexpr uint32_t kKindNav = fourcc("NAVA");       // .nav runtime asset
 // Newest layout version of each kind that this code writes and reads.
 inline constexpr uint32_t kGeometryVersion = 1;
 inline constexpr uint32_t kVoxelsVersion = 1;
+inline constexpr uint32_t kGraphVersion = 1;
+inline constexpr uint32_t kNavVersion = 1;
 
 // Sections shared by several kinds.
 inline constexpr uint32_t kSecAreas = fourcc("AREA");  // area-type table
+inline constexpr uint32_t kSecSourceName = fourcc("NAME");  // optional: source file base name
 
 // GEOM sections.
 inline constexpr uint32_t kSecGeometryHeader = fourcc("GHDR");
@@ -35,6 +38,17 @@ inline constexpr uint32_t kSecObjectNames = fourcc("OBJN");      // object + mat
 inline constexpr uint32_t kSecVoxelHeader = fourcc("VHDR");
 inline constexpr uint32_t kSecColumns = fourcc("COLS");  // u32 first-span index per column, +1
 inline constexpr uint32_t kSecSpans = fourcc("SPAN");    // 8-byte span records
+
+// GRPH / NAVA sections (a .nav holds the graph sections of the .graph it was packed from).
+inline constexpr uint32_t kSecGraphHeader = fourcc("GRHD");
+inline constexpr uint32_t kSecNodePositions = fourcc("NPOS");  // f32 x, y, z per node
+inline constexpr uint32_t kSecNodeCells = fourcc("NCEL");      // 8-byte node-cell records
+inline constexpr uint32_t kSecColumnNodes = fourcc("CNOD");    // u32 first node per column, +1
+inline constexpr uint32_t kSecEdgeOffsets = fourcc("EOFF");    // u32 first edge per node, +1
+inline constexpr uint32_t kSecEdgeTargets = fourcc("EDST");    // u32 target node per edge
+inline constexpr uint32_t kSecEdgeCosts = fourcc("ECST");      // f32 cost per edge
+inline constexpr uint32_t kSecComponents = fourcc("NCMP");     // u32 component id per node
+inline constexpr uint32_t kSecFreeVoxels = fourcc("VFRE");     // volume: u64 words, 1 bit/voxel
 
 // ---- Area table ------------------------------------------------------------------------------
 inline constexpr uint32_t kMaxAreas = 64;
@@ -125,5 +139,49 @@ inline void encodeSpan(const SpanRecord& s, uint8_t* p) {
 // bytes zero, walkable count matching. Offsets in errors are within the named section.
 Error validateVoxelSections(const VoxelHeader& header, const uint8_t* columns, size_t columns_size,
                             const uint8_t* spans, size_t spans_size, uint32_t area_count);
+
+// ---- GRHD: 96 bytes ----------------------------------------------------------------------------
+enum class GraphType : uint32_t { tile = 1, volume = 2, pov = 3, navmesh = 4 };
+enum class HeuristicKind : uint32_t { octile = 1, euclidean = 2 };
+inline constexpr uint32_t kGraphFlagImplicitVolume = 1;  // volume: edges implicit in VFRE
+
+struct GraphHeader {
+    GraphType type = GraphType::tile;
+    uint32_t node_count = 0;
+    uint32_t edge_count = 0;        // directed edges (0 for implicit volume graphs)
+    uint32_t component_count = 0;
+    uint32_t largest_component = 0; // nodes in the largest component
+    HeuristicKind heuristic = HeuristicKind::octile;
+    float min_cost_multiplier = 1;  // smallest area cost; scales the heuristic (admissible)
+    uint32_t size_x = 0, size_z = 0, size_y = 0;  // grid the nodes quantize to [Units: cells]
+    float origin[3] = {0, 0, 0};                  // [Units: m]
+    float cell_size = 0, cell_height = 0;         // [Units: m]
+    float agent_height = 0, agent_radius = 0, agent_climb = 0, max_slope_deg = 0;
+    uint32_t flags = 0;
+};
+inline constexpr size_t kGraphHeaderSize = 96;
+void encodeGraphHeader(const GraphHeader& header, uint8_t out[kGraphHeaderSize]);
+Error decodeGraphHeader(const uint8_t* data, size_t size, GraphHeader& out);
+
+// ---- NCEL: 8 bytes per node ---------------------------------------------------------------------
+// The grid cell a node stands on: column index (z * size_x + x), the span top y (tile) or the
+// voxel y (volume) in cell heights, and the node's area id.
+inline constexpr size_t kNodeCellSize = 8;
+struct NodeCell {
+    uint32_t column;
+    uint16_t y;
+    uint8_t area;
+};
+inline NodeCell decodeNodeCell(const uint8_t* p) {
+    return {uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24,
+            uint16_t(p[4] | p[5] << 8), p[6]};
+}
+inline void encodeNodeCell(const NodeCell& c, uint8_t* p) {
+    for (int i = 0; i < 4; ++i) p[i] = uint8_t(c.column >> (8 * i));
+    p[4] = uint8_t(c.y);
+    p[5] = uint8_t(c.y >> 8);
+    p[6] = c.area;
+    p[7] = 0;
+}
 
 }  // namespace nav::formats

@@ -16,7 +16,7 @@ bool VoxelGrid::operator==(const VoxelGrid& o) const {
            cell_height == o.cell_height && agent.height == o.agent.height &&
            agent.radius == o.agent.radius && agent.climb == o.agent.climb &&
            agent.max_slope_deg == o.agent.max_slope_deg && column_offsets == o.column_offsets &&
-           spans == o.spans && areas == o.areas;
+           spans == o.spans && areas == o.areas && source_name == o.source_name;
 }
 
 VoxelStats computeStats(const VoxelGrid& grid) {
@@ -68,6 +68,37 @@ VoxelGrid gridFromMap(const importer::GridMap& map) {
     return grid;
 }
 
+VoxelGrid gridFromVoxelMap(const importer::VoxelMap3D& map) {
+    VoxelGrid grid;
+    grid.size_x = map.width;
+    grid.size_z = map.depth;
+    grid.size_y = map.height;
+    grid.source = formats::VoxelSource::voxel_map;
+    grid.cell_size = 1.0f;
+    grid.cell_height = 1.0f;
+    grid.agent = AgentParams{1.0f, 0.0f, 0.0f, 45.0f};
+    grid.column_offsets.reserve(grid.columnCount() + 1);
+    const size_t layer = size_t(map.width) * map.depth;  // voxels per Y layer
+    for (uint32_t z = 0; z < map.depth; ++z) {
+        for (uint32_t x = 0; x < map.width; ++x) {
+            grid.column_offsets.push_back(uint32_t(grid.spans.size()));
+            const uint8_t* cell = map.blocked.data() + size_t(z) * map.width + x;
+            uint32_t y = 0;
+            while (y < map.height) {
+                if (!cell[y * layer]) {
+                    ++y;
+                    continue;
+                }
+                const uint32_t y_min = y;
+                while (y < map.height && cell[y * layer]) ++y;
+                grid.spans.push_back({uint16_t(y_min), uint16_t(y), geo::kObstacleArea, false});
+            }
+        }
+    }
+    grid.column_offsets.push_back(uint32_t(grid.spans.size()));
+    return grid;
+}
+
 Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
     if (grid.column_offsets.size() != grid.columnCount() + 1 ||
         grid.column_offsets.back() != grid.spans.size())
@@ -104,6 +135,10 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
     writer.add(formats::kSecAreas, geo::encodeAreaTable(grid.areas), formats::Codec::raw);
     writer.add(formats::kSecColumns, columns.take(), formats::Codec::zstd_delta32);
     writer.add(formats::kSecSpans, std::move(spans));
+    if (!grid.source_name.empty())
+        writer.add(formats::kSecSourceName,
+                   std::vector<uint8_t>(grid.source_name.begin(), grid.source_name.end()),
+                   formats::Codec::raw);
     return saveContainer(path, writer);
 }
 
@@ -138,6 +173,11 @@ Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
     grid.agent = {header.agent_height, header.agent_radius, header.agent_climb,
                   header.max_slope_deg};
     grid.areas = std::move(areas).value();
+    if (c.has(formats::kSecSourceName)) {
+        auto name = c.section(formats::kSecSourceName);
+        if (!name) return name.error();
+        grid.source_name.assign(name->begin(), name->end());
+    }
     grid.column_offsets.resize(grid.columnCount() + 1);
     for (size_t i = 0; i < grid.column_offsets.size(); ++i)
         grid.column_offsets[i] = formats::loadLe32(columns->data() + 4 * i);

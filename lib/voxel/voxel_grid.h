@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "../../formats/layouts.h"
@@ -45,6 +46,7 @@ struct VoxelGrid {
     std::vector<uint32_t> column_offsets;  // size_x * size_z + 1; column index z * size_x + x
     std::vector<Span> spans;
     std::vector<geo::AreaType> areas = geo::defaultAreaTable();
+    std::string source_name;  // base name of the source file (e.g. "den520d.map"), may be empty
 
     size_t columnCount() const { return size_t(size_x) * size_z; }
     std::span<const Span> column(uint32_t x, uint32_t z) const {
@@ -73,6 +75,11 @@ VoxelStats computeStats(const VoxelGrid& grid);
 // on the X-Z plane; passable cells are a walkable floor whose top is at Y = 0, blocked cells a
 // 3 m wall. Point agent (radius 0).
 VoxelGrid gridFromMap(const importer::GridMap& map);
+
+// A MovingAI 3D voxel map as a voxel grid: cell size and height 1, origin (0, 0, 0), size_x =
+// width, size_y = height, size_z = depth; each column's spans are its maximal runs of blocked
+// voxels (area 0, not walkable). Point agent occupying one voxel (height 1, radius 0, climb 0).
+VoxelGrid gridFromVoxelMap(const importer::VoxelMap3D& map);
 
 Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid);
 Result<VoxelGrid> loadVoxels(const std::filesystem::path& path);

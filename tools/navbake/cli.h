@@ -51,6 +51,11 @@ int reportFailure(Context& context, const Error& error);
 using CommandBody = std::function<int(Context&)>;
 
 void registerImport(CLI::App& app, CommandBody& body);
+void registerVoxelize(CLI::App& app, CommandBody& body);
 void registerInspect(CLI::App& app, CommandBody& body);
+void registerGraph(CLI::App& app, CommandBody& body);
+void registerPack(CLI::App& app, CommandBody& body);
+void registerQuery(CLI::App& app, CommandBody& body);
+void registerScen(CLI::App& app, CommandBody& body);
 
 }  // namespace nav::cli

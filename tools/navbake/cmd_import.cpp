@@ -34,7 +34,8 @@ int importGridMap(const ImportOptions& options, Context& context, CLI::App& sub)
                      options.output);
     auto map = importer::loadMovingAiMap(options.input);
     if (!map) return reportFailure(context, map.error());
-    const vox::VoxelGrid grid = vox::gridFromMap(*map);
+    vox::VoxelGrid grid = vox::gridFromMap(*map);
+    grid.source_name = std::filesystem::path(options.input).filename().string();
     if (Status s = vox::saveVoxels(options.output, grid); !s) return reportFailure(context, s.error());
     context.info("{}: {} x {} grid (width x height), {} passable cells -> {}", options.input,
                  map->width, map->height, map->passableCount(), options.output);

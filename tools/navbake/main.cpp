@@ -40,6 +40,11 @@ int main(int argc, char** argv) {
 
     CommandBody body;
     registerImport(app, body);
+    registerVoxelize(app, body);
+    registerGraph(app, body);
+    registerPack(app, body);
+    registerQuery(app, body);
+    registerScen(app, body);
     registerInspect(app, body);
     app.footer(
         "Exit codes: 0 success, 1 bad input or failed stage, 2 usage error.\n"

@@ -1,0 +1,71 @@
+// Stage 3: graphs. A Graph is what the runtime searches: nodes with world positions and the grid
+// cell each stands on, and either explicit CSR adjacency (tile, POV, navmesh graphs) or implicit
+// 26-neighbour adjacency over a free-voxel bitmap (volume graphs).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "../../formats/layouts.h"
+#include "../common/context.h"
+#include "../common/file_io.h"
+#include "../common/result.h"
+#include "../geometry/geometry.h"
+#include "../voxel/voxel_grid.h"
+
+namespace nav::graph {
+
+using formats::GraphType;
+inline constexpr uint32_t kNoNode = 0xFFFFFFFFu;
+
+struct Graph {
+    formats::GraphHeader header;                // counts are filled in by finalize()/save
+    std::vector<float> positions;               // x, y, z per node [Units: m]
+    std::vector<formats::NodeCell> cells;       // per node
+    std::vector<uint32_t> column_nodes;         // tile: first node of each column, +1 (CSR)
+    std::vector<uint32_t> edge_offsets;         // first edge of each node, +1 (CSR)
+    std::vector<uint32_t> edge_targets;
+    std::vector<float> edge_costs;
+    std::vector<uint32_t> components;           // component id per node, numbered by first node
+    // Implicit volume graphs (header.flags & kGraphFlagImplicitVolume): node id = voxel index
+    // (y * size_z + z) * size_x + x; a set bit marks a voxel the agent can occupy. positions,
+    // cells and edges are then empty, and components holds kNoNode for blocked voxels.
+    std::vector<uint64_t> free_voxels;
+    std::vector<geo::AreaType> areas;
+    std::string source_name;  // base name of the level's source file, may be empty
+
+    size_t nodeCount() const {
+        if (header.flags & formats::kGraphFlagImplicitVolume)
+            return size_t(header.size_x) * header.size_z * header.size_y;
+        return cells.size();
+    }
+    size_t edgeCount() const { return edge_targets.size(); }
+};
+
+// Tile graph (2.5D, multi-floor): a node per walkable span; edges to the 8 neighbour columns
+// when the step is <= climb and the shared clearance >= agent height; a diagonal only when both
+// cardinal moves are possible (no corner cutting). Cost = 3D distance between the cell centres
+// on their floors x the mean area cost multiplier of the two cells (exactly 1 and sqrt(2) on a
+// MovingAI grid).
+Result<Graph> buildTileGraph(const vox::VoxelGrid& grid, Context& context);
+
+// Volume graph (flying agents, implicit): a voxel is solid inside a span of its column; it is
+// free for the agent when no voxel of the box of r = ceil(agent_radius / cell_size) cells
+// around it (Chebyshev ball; ceil(agent_radius / cell_height) along Y) is solid or outside the
+// grid (radius 0: free = not solid). Movement (MovingAI 3D rule): from voxel v to v + (dx, dy,
+// dz), each in {-1, 0, 1}, when every voxel of the box {x, x+dx} x {y, y+dy} x {z, z+dz} is
+// free; cost = distance between the voxel centres. Fills free_voxels, components (kNoNode for
+// non-free voxels, ids by lowest voxel index) and the header counts; no positions/cells/edges.
+Result<Graph> buildVolumeGraph(const vox::VoxelGrid& grid, float agent_radius, Context& context);
+
+// Labels connected components (undirected view) and fills the header's counts.
+void finalizeGraph(Graph& graph);
+
+Status saveGraph(const std::filesystem::path& path, const Graph& graph,
+                 uint32_t kind = formats::kKindGraph);
+Result<Graph> loadGraph(const std::filesystem::path& path);
+// Decodes a GRPH or NAVA container (the graph sections are the same).
+Result<Graph> decodeGraph(const LoadedContainer& container);
+
+}  // namespace nav::graph

@@ -1,0 +1,168 @@
+#include <cmath>
+#include <cstring>
+
+#include "../../formats/bytes.h"
+#include "graph.h"
+
+namespace nav::graph {
+namespace {
+
+template <class T>
+std::vector<uint8_t> podBytes(const std::vector<T>& values) {
+    std::vector<uint8_t> bytes(values.size() * sizeof(T));
+    if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+}
+
+}  // namespace
+
+Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kind) {
+    formats::GraphHeader header = g.header;
+    header.node_count = uint32_t(g.nodeCount());
+    header.edge_count = uint32_t(g.edgeCount());
+    if (header.flags & formats::kGraphFlagImplicitVolume)
+        header.node_count = header.size_x * header.size_z * header.size_y;
+    std::vector<uint8_t> header_bytes(formats::kGraphHeaderSize);
+    formats::encodeGraphHeader(header, header_bytes.data());
+    std::vector<uint8_t> cells(g.cells.size() * formats::kNodeCellSize);
+    for (size_t i = 0; i < g.cells.size(); ++i)
+        formats::encodeNodeCell(g.cells[i], cells.data() + i * formats::kNodeCellSize);
+
+    formats::ContainerWriter writer(kind, kind == formats::kKindNav ? formats::kNavVersion
+                                                                     : formats::kGraphVersion);
+    if (kind == formats::kKindNav) writer.setCompressionLevel(19);
+    writer.add(formats::kSecGraphHeader, std::move(header_bytes), formats::Codec::raw);
+    writer.add(formats::kSecAreas, geo::encodeAreaTable(g.areas), formats::Codec::raw);
+    const bool implicit_volume = (header.flags & formats::kGraphFlagImplicitVolume) != 0;
+    if (!implicit_volume) {
+        writer.add(formats::kSecNodePositions, podBytes(g.positions));
+        writer.add(formats::kSecNodeCells, std::move(cells));
+    }
+    if (!g.column_nodes.empty())
+        writer.add(formats::kSecColumnNodes, podBytes(g.column_nodes), formats::Codec::zstd_delta32);
+    if (!implicit_volume) {
+        writer.add(formats::kSecEdgeOffsets, podBytes(g.edge_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecEdgeTargets, podBytes(g.edge_targets));
+        writer.add(formats::kSecEdgeCosts, podBytes(g.edge_costs));
+    } else {
+        writer.add(formats::kSecFreeVoxels, podBytes(g.free_voxels));
+    }
+    writer.add(formats::kSecComponents, podBytes(g.components));
+    if (!g.source_name.empty())
+        writer.add(formats::kSecSourceName,
+                   std::vector<uint8_t>(g.source_name.begin(), g.source_name.end()),
+                   formats::Codec::raw);
+    return saveContainer(path, writer);
+}
+
+Result<Graph> decodeGraph(const LoadedContainer& c) {
+    const std::string file = c.path.string();
+    Graph g;
+    auto header_bytes = c.section(formats::kSecGraphHeader);
+    if (!header_bytes) return header_bytes.error();
+    if (formats::Error e = formats::decodeGraphHeader(header_bytes->data(), header_bytes->size(),
+                                                      g.header))
+        return containerError(c.path, e);
+    const formats::GraphHeader& h = g.header;
+    auto area_bytes = c.section(formats::kSecAreas);
+    if (!area_bytes) return area_bytes.error();
+    auto areas = geo::decodeAreaTable(*area_bytes, c.path);
+    if (!areas) return areas.error();
+    g.areas = std::move(areas).value();
+    if (c.has(formats::kSecSourceName)) {
+        auto name = c.section(formats::kSecSourceName);
+        if (!name) return name.error();
+        g.source_name.assign(name->begin(), name->end());
+    }
+
+    auto readArray = [&](uint32_t id, size_t count, auto& out) -> Status {
+        using T = typename std::decay_t<decltype(out)>::value_type;
+        auto bytes = c.section(id);
+        if (!bytes) return bytes.error();
+        if (bytes->size() != count * sizeof(T)) {
+            char name[5];
+            formats::fourccToString(id, name);
+            return inputError("{}: section '{}' holds {} bytes, expected {} from GRHD", file, name,
+                              bytes->size(), count * sizeof(T));
+        }
+        out.resize(count);
+        if (count > 0) std::memcpy(out.data(), bytes->data(), bytes->size());
+        return {};
+    };
+    const size_t n = h.node_count;
+    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
+    const bool implicit_volume = (h.flags & formats::kGraphFlagImplicitVolume) != 0;
+    if (implicit_volume) {
+        // Node id = voxel index (y * size_z + z) * size_x + x; positions are implied.
+        if (n != columns * h.size_y)
+            return inputError("{}: implicit volume graph has {} nodes, expected {} voxels", file, n,
+                              columns * h.size_y);
+        if (Status s = readArray(formats::kSecFreeVoxels, size_t((n + 63) / 64), g.free_voxels); !s)
+            return s.error();
+        if (Status s = readArray(formats::kSecComponents, n, g.components); !s) return s.error();
+        for (uint32_t comp : g.components)
+            if (comp != kNoNode && comp >= h.component_count)
+                return inputError("{}: section 'NCMP': component id {} out of range", file, comp);
+        return g;
+    }
+    if (Status s = readArray(formats::kSecNodePositions, n * 3, g.positions); !s) return s.error();
+    std::vector<uint8_t> cell_bytes;
+    if (Status s = readArray(formats::kSecNodeCells, n * formats::kNodeCellSize, cell_bytes); !s)
+        return s.error();
+    g.cells.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        g.cells[i] = formats::decodeNodeCell(cell_bytes.data() + i * formats::kNodeCellSize);
+        if (g.cells[i].column >= columns || g.cells[i].y > h.size_y ||
+            g.cells[i].area >= g.areas.size() || cell_bytes[i * formats::kNodeCellSize + 7] != 0)
+            return inputError("{}: section 'NCEL': node {} has an invalid cell", file, i);
+    }
+    for (float v : g.positions)
+        if (!std::isfinite(v)) return inputError("{}: section 'NPOS': non-finite position", file);
+    if (c.has(formats::kSecColumnNodes)) {
+        if (Status s = readArray(formats::kSecColumnNodes, columns + 1, g.column_nodes); !s)
+            return s.error();
+        if (g.column_nodes.front() != 0 || g.column_nodes.back() != n)
+            return inputError("{}: section 'CNOD' does not cover the {} nodes", file, n);
+        for (size_t i = 0; i + 1 < g.column_nodes.size(); ++i) {
+            if (g.column_nodes[i] > g.column_nodes[i + 1])
+                return inputError("{}: section 'CNOD' decreases at column {}", file, i);
+            for (uint32_t v = g.column_nodes[i]; v < g.column_nodes[i + 1]; ++v)
+                if (g.cells[v].column != i)
+                    return inputError("{}: section 'CNOD': node {} is listed under column {} but "
+                                      "stands on column {}", file, v, i, g.cells[v].column);
+        }
+    }
+    {
+        if (Status s = readArray(formats::kSecEdgeOffsets, n + 1, g.edge_offsets); !s) return s.error();
+        if (g.edge_offsets.front() != 0 || g.edge_offsets.back() != h.edge_count)
+            return inputError("{}: section 'EOFF' does not cover the {} edges", file, h.edge_count);
+        for (size_t i = 0; i < n; ++i)
+            if (g.edge_offsets[i] > g.edge_offsets[i + 1])
+                return inputError("{}: section 'EOFF' decreases at node {}", file, i);
+        if (Status s = readArray(formats::kSecEdgeTargets, h.edge_count, g.edge_targets); !s)
+            return s.error();
+        if (Status s = readArray(formats::kSecEdgeCosts, h.edge_count, g.edge_costs); !s)
+            return s.error();
+        for (size_t e = 0; e < g.edge_targets.size(); ++e) {
+            if (g.edge_targets[e] >= n)
+                return inputError("{}: section 'EDST': edge {} targets node {}, only {} exist",
+                                  file, e, g.edge_targets[e], n);
+            if (!(g.edge_costs[e] > 0) || !std::isfinite(g.edge_costs[e]))
+                return inputError("{}: section 'ECST': edge {} has cost {}", file, e,
+                                  g.edge_costs[e]);
+        }
+    }
+    if (Status s = readArray(formats::kSecComponents, n, g.components); !s) return s.error();
+    for (uint32_t comp : g.components)
+        if (comp >= h.component_count)
+            return inputError("{}: section 'NCMP': component id {} out of range", file, comp);
+    return g;
+}
+
+Result<Graph> loadGraph(const std::filesystem::path& path) {
+    auto container = loadContainer(path, formats::kKindGraph, formats::kGraphVersion);
+    if (!container) return container.error();
+    return decodeGraph(*container);
+}
+
+}  // namespace nav::graph

@@ -1,0 +1,68 @@
+// Running navrt queries from the bake side: single queries, batches of point pairs and MovingAI
+// scenario files, with timing and conformance figures. Used by `navbake query` / `navbake scen`,
+// the conformance tests and the benchmarks.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "../../lib/runtime/navrt_query.h"
+#include "../common/context.h"
+#include "../common/result.h"
+
+namespace nav::query {
+
+struct Tolerance {
+    float horizontal = 0.0f;  // [m] how far off the graph's cells a point may be
+    float vertical = 1.0f;    // [m] how far above/below a floor a point may be
+};
+
+enum class Outcome { found, no_path, start_off_graph, goal_off_graph, out_of_nodes };
+const char* outcomeName(Outcome outcome);
+
+struct QueryRecord {
+    Outcome outcome = Outcome::no_path;
+    uint32_t start_node = navrt::kNoNode;
+    uint32_t goal_node = navrt::kNoNode;
+    double cost = 0;             // A* path cost (area multipliers included)
+    double smoothed_length = 0;  // length of the string-pulled path [m]
+    uint32_t path_nodes = 0;
+    uint32_t expansions = 0;
+    double micros = 0;  // locate + A* time
+};
+
+QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
+                     navrt::Vec3 to, const Tolerance& tolerance, bool smooth = true);
+
+struct PointPair {
+    navrt::Vec3 from, to;
+    uint32_t line = 0;
+};
+// One "sx sy sz gx gy gz" per line; blank lines and lines starting with '#' are skipped.
+Result<std::vector<PointPair>> loadPairs(const std::filesystem::path& path);
+
+struct ScenarioFailure {
+    uint32_t line = 0;
+    std::string what;
+};
+
+struct ScenarioReport {
+    size_t total = 0;
+    size_t solved = 0;   // a path was found
+    size_t optimal = 0;  // |cost - listed optimum| <= 1e-3
+    double max_abs_error = 0;
+    double mean_micros = 0;
+    double mean_expansions = 0;
+    double mean_smoothed_ratio = 0;  // smoothed length / cost over solved scenarios
+    std::vector<ScenarioFailure> failures;  // the first few unsolved or non-optimal entries
+};
+
+// Runs a MovingAI scenario file (.scen, 2D: cell (x, y) = world (x + 0.5, 0, y + 0.5)) against
+// the graph. Errors (with the line number): malformed lines, a scenario naming another map or a
+// map of other dimensions than the graph's.
+Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
+                                       const std::filesystem::path& path, Context& context);
+
+}  // namespace nav::query

@@ -1,0 +1,584 @@
+#include "navrt_query.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace navrt {
+
+using nav::formats::makeError;
+namespace fmt = nav::formats;
+
+namespace {
+
+constexpr uint32_t kClosed = 0xFFFFFFFEu;
+constexpr uint32_t kNotInHeap = 0xFFFFFFFDu;
+// Heuristics are shrunk by this factor so float rounding of stored edge costs can never make
+// them overestimate.
+constexpr double kHeuristicSafety = 1.0 - 1e-6;
+
+Error need(const Asset& asset, uint32_t id, SectionView& view) {
+    view = asset.find(id);
+    if (view.id == 0) {
+        char name[5];
+        fmt::fourccToString(id, name);
+        return makeError(ErrorCode::missing_section, 0, id, "required section '%s' is missing", name);
+    }
+    return {};
+}
+
+Error sizeError(uint32_t id, size_t got, uint64_t expected) {
+    char name[5];
+    fmt::fourccToString(id, name);
+    return makeError(ErrorCode::bad_section, 0, id, "section '%s' is %zu bytes, expected %llu", name,
+                     got, static_cast<unsigned long long>(expected));
+}
+
+// The 26 neighbour directions of a voxel, in a fixed order.
+struct Direction {
+    int dx, dy, dz;
+};
+constexpr Direction kDirections[26] = {
+    {1, 0, 0},   {-1, 0, 0},  {0, 1, 0},   {0, -1, 0},  {0, 0, 1},   {0, 0, -1},  {1, 1, 0},
+    {1, -1, 0},  {-1, 1, 0},  {-1, -1, 0}, {1, 0, 1},   {1, 0, -1},  {-1, 0, 1},  {-1, 0, -1},
+    {0, 1, 1},   {0, 1, -1},  {0, -1, 1},  {0, -1, -1}, {1, 1, 1},   {1, 1, -1},  {1, -1, 1},
+    {1, -1, -1}, {-1, 1, 1},  {-1, 1, -1}, {-1, -1, 1}, {-1, -1, -1}};
+
+struct Voxel {
+    int x, y, z;
+};
+inline Voxel voxelOf(const fmt::GraphHeader& h, uint32_t node) {
+    const uint32_t x = node % h.size_x;
+    const uint32_t rest = node / h.size_x;
+    return {int(x), int(rest / h.size_z), int(rest % h.size_z)};
+}
+inline bool inGrid(const fmt::GraphHeader& h, int x, int y, int z) {
+    return x >= 0 && y >= 0 && z >= 0 && uint32_t(x) < h.size_x && uint32_t(y) < h.size_y &&
+           uint32_t(z) < h.size_z;
+}
+inline uint32_t voxelIndex(const fmt::GraphHeader& h, int x, int y, int z) {
+    return (uint32_t(y) * h.size_z + uint32_t(z)) * h.size_x + uint32_t(x);
+}
+inline bool voxelFree(const GraphView& g, int x, int y, int z) {
+    if (!inGrid(g.header, x, y, z)) return false;
+    const uint32_t i = voxelIndex(g.header, x, y, z);
+    return (g.free_voxels[i >> 6] >> (i & 63)) & 1;
+}
+// The MovingAI 3D rule: a move is allowed when every voxel of the box it spans is free.
+inline bool boxFree(const GraphView& g, const Voxel& a, int dx, int dy, int dz) {
+    for (int i = 0; i <= (dx != 0); ++i)
+        for (int j = 0; j <= (dy != 0); ++j)
+            for (int k = 0; k <= (dz != 0); ++k)
+                if (!voxelFree(g, a.x + i * dx, a.y + j * dy, a.z + k * dz)) return false;
+    return true;
+}
+
+}  // namespace
+
+Vec3 GraphView::position(uint32_t node) const {
+    if (implicitVolume()) {
+        const Voxel v = voxelOf(header, node);
+        return {header.origin[0] + (float(v.x) + 0.5f) * header.cell_size,
+                header.origin[1] + (float(v.y) + 0.5f) * header.cell_height,
+                header.origin[2] + (float(v.z) + 0.5f) * header.cell_size};
+    }
+    return {positions[3 * size_t(node)], positions[3 * size_t(node) + 1],
+            positions[3 * size_t(node) + 2]};
+}
+
+bool GraphView::isFree(uint32_t node) const {
+    if (node >= header.node_count) return false;
+    if (!implicitVolume()) return true;
+    return (free_voxels[node >> 6] >> (node & 63)) & 1;
+}
+
+Error viewGraph(const Asset& asset, GraphView& out) {
+    out = GraphView{};
+    if (asset.kind() != fmt::kKindNav && asset.kind() != fmt::kKindGraph) {
+        char found[5];
+        fmt::fourccToString(asset.kind(), found);
+        return makeError(ErrorCode::wrong_kind, 12, 0,
+                         "artifact is of kind '%s', expected a graph ('NAVA' or 'GRPH')", found);
+    }
+    const uint32_t max_version =
+        asset.kind() == fmt::kKindNav ? fmt::kNavVersion : fmt::kGraphVersion;
+    if (asset.kindVersion() == 0 || asset.kindVersion() > max_version)
+        return makeError(ErrorCode::newer_version, 16, 0, "graph layout version %u is not supported",
+                         asset.kindVersion());
+    SectionView header, areas;
+    if (Error e = need(asset, fmt::kSecGraphHeader, header)) return e;
+    if (Error e = need(asset, fmt::kSecAreas, areas)) return e;
+    fmt::GraphHeader& h = out.header;
+    if (Error e = fmt::decodeGraphHeader(header.data, header.size, h)) return e;
+    auto* table = new (std::nothrow) fmt::AreaTable();
+    if (table == nullptr) return makeError(ErrorCode::out_of_memory, 0, 0, "out of memory");
+    const Error area_error = fmt::decodeAreaTable(areas.data, areas.size, *table);
+    const uint32_t area_count = table->count;
+    delete table;
+    if (area_error) return area_error;
+
+    const SectionView name = asset.find(fmt::kSecSourceName);
+    if (name.id != 0) {
+        out.source_name = reinterpret_cast<const char*>(name.data);
+        out.source_name_length = name.size;
+    }
+    const uint64_t n = h.node_count;
+    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
+    SectionView components;
+    if (Error e = need(asset, fmt::kSecComponents, components)) return e;
+    if (components.size != n * 4) return sizeError(fmt::kSecComponents, components.size, n * 4);
+    out.components = reinterpret_cast<const uint32_t*>(components.data);
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint32_t c = out.components[i];
+        if (c >= h.component_count && !(c == kNoNode && out.implicitVolume()))
+            return makeError(ErrorCode::bad_section, i * 4, fmt::kSecComponents,
+                             "node %llu has component %u, only %u exist",
+                             static_cast<unsigned long long>(i), c, h.component_count);
+    }
+
+    if (out.implicitVolume()) {
+        if (n != columns * h.size_y)
+            return makeError(ErrorCode::bad_section, 4, fmt::kSecGraphHeader,
+                             "volume graph declares %llu nodes for %llu voxels",
+                             static_cast<unsigned long long>(n),
+                             static_cast<unsigned long long>(columns * h.size_y));
+        SectionView free_voxels;
+        if (Error e = need(asset, fmt::kSecFreeVoxels, free_voxels)) return e;
+        const uint64_t words = (n + 63) / 64;
+        if (free_voxels.size != words * 8)
+            return sizeError(fmt::kSecFreeVoxels, free_voxels.size, words * 8);
+        out.free_voxels = reinterpret_cast<const uint64_t*>(free_voxels.data);
+        for (uint64_t i = 0; i < n; ++i)
+            if (out.isFree(uint32_t(i)) != (out.components[i] != kNoNode))
+                return makeError(ErrorCode::bad_section, i * 4, fmt::kSecComponents,
+                                 "voxel %llu: free bit and component disagree",
+                                 static_cast<unsigned long long>(i));
+        return {};
+    }
+
+    SectionView positions, cells, offsets, targets, costs;
+    if (Error e = need(asset, fmt::kSecNodePositions, positions)) return e;
+    if (Error e = need(asset, fmt::kSecNodeCells, cells)) return e;
+    if (Error e = need(asset, fmt::kSecEdgeOffsets, offsets)) return e;
+    if (Error e = need(asset, fmt::kSecEdgeTargets, targets)) return e;
+    if (Error e = need(asset, fmt::kSecEdgeCosts, costs)) return e;
+    if (positions.size != n * 12) return sizeError(fmt::kSecNodePositions, positions.size, n * 12);
+    if (cells.size != n * fmt::kNodeCellSize)
+        return sizeError(fmt::kSecNodeCells, cells.size, n * fmt::kNodeCellSize);
+    if (offsets.size != (n + 1) * 4) return sizeError(fmt::kSecEdgeOffsets, offsets.size, (n + 1) * 4);
+    if (targets.size != uint64_t(h.edge_count) * 4)
+        return sizeError(fmt::kSecEdgeTargets, targets.size, uint64_t(h.edge_count) * 4);
+    if (costs.size != uint64_t(h.edge_count) * 4)
+        return sizeError(fmt::kSecEdgeCosts, costs.size, uint64_t(h.edge_count) * 4);
+    out.positions = reinterpret_cast<const float*>(positions.data);
+    out.cells = cells.data;
+    out.edge_offsets = reinterpret_cast<const uint32_t*>(offsets.data);
+    out.edge_targets = reinterpret_cast<const uint32_t*>(targets.data);
+    out.edge_costs = reinterpret_cast<const float*>(costs.data);
+    for (uint64_t i = 0; i < n * 3; ++i)
+        if (!std::isfinite(out.positions[i]))
+            return makeError(ErrorCode::bad_section, i * 4, fmt::kSecNodePositions,
+                             "node %llu has a non-finite position",
+                             static_cast<unsigned long long>(i / 3));
+    for (uint64_t i = 0; i < n; ++i) {
+        const fmt::NodeCell c = fmt::decodeNodeCell(out.cells + i * fmt::kNodeCellSize);
+        if (c.column >= columns || c.y > h.size_y || c.area >= area_count ||
+            out.cells[i * fmt::kNodeCellSize + 7] != 0)
+            return makeError(ErrorCode::bad_section, i * fmt::kNodeCellSize, fmt::kSecNodeCells,
+                             "node %llu has an invalid cell", static_cast<unsigned long long>(i));
+    }
+    if (out.edge_offsets[0] != 0 || out.edge_offsets[n] != h.edge_count)
+        return makeError(ErrorCode::bad_section, 0, fmt::kSecEdgeOffsets,
+                         "edge offsets do not cover the %u edges", h.edge_count);
+    for (uint64_t i = 0; i < n; ++i)
+        if (out.edge_offsets[i] > out.edge_offsets[i + 1])
+            return makeError(ErrorCode::bad_section, i * 4, fmt::kSecEdgeOffsets,
+                             "edge offsets decrease at node %llu", static_cast<unsigned long long>(i));
+    for (uint64_t e = 0; e < h.edge_count; ++e) {
+        if (out.edge_targets[e] >= n)
+            return makeError(ErrorCode::bad_section, e * 4, fmt::kSecEdgeTargets,
+                             "edge %llu targets node %u, only %llu exist",
+                             static_cast<unsigned long long>(e), out.edge_targets[e],
+                             static_cast<unsigned long long>(n));
+        if (!(out.edge_costs[e] > 0) || !std::isfinite(out.edge_costs[e]))
+            return makeError(ErrorCode::bad_section, e * 4, fmt::kSecEdgeCosts,
+                             "edge %llu has a cost that is not positive and finite",
+                             static_cast<unsigned long long>(e));
+    }
+    SectionView column_nodes = asset.find(fmt::kSecColumnNodes);
+    if (column_nodes.id != 0) {
+        if (column_nodes.size != (columns + 1) * 4)
+            return sizeError(fmt::kSecColumnNodes, column_nodes.size, (columns + 1) * 4);
+        out.column_nodes = reinterpret_cast<const uint32_t*>(column_nodes.data);
+        if (out.column_nodes[0] != 0 || out.column_nodes[columns] != n)
+            return makeError(ErrorCode::bad_section, 0, fmt::kSecColumnNodes,
+                             "column index does not cover the nodes");
+        for (uint64_t c = 0; c < columns; ++c) {
+            if (out.column_nodes[c] > out.column_nodes[c + 1])
+                return makeError(ErrorCode::bad_section, c * 4, fmt::kSecColumnNodes,
+                                 "column index decreases at column %llu",
+                                 static_cast<unsigned long long>(c));
+            for (uint32_t v = out.column_nodes[c]; v < out.column_nodes[c + 1]; ++v)
+                if (fmt::decodeNodeCell(out.cells + size_t(v) * fmt::kNodeCellSize).column != c)
+                    return makeError(ErrorCode::bad_section, c * 4, fmt::kSecColumnNodes,
+                                     "node %u is listed under the wrong column", v);
+        }
+    }
+    return {};
+}
+
+const char* pathStatusName(PathStatus status) {
+    switch (status) {
+        case PathStatus::found: return "found";
+        case PathStatus::no_path: return "no_path";
+        case PathStatus::invalid_start: return "invalid_start";
+        case PathStatus::invalid_goal: return "invalid_goal";
+        case PathStatus::out_of_nodes: return "out_of_nodes";
+        case PathStatus::not_initialized: return "not_initialized";
+    }
+    return "unknown";
+}
+
+uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float vertical_tolerance) {
+    const fmt::GraphHeader& h = g.header;
+    const double fx = (double(p.x) - h.origin[0]) / h.cell_size;
+    const double fz = (double(p.z) - h.origin[2]) / h.cell_size;
+    if (!std::isfinite(fx) || !std::isfinite(fz) || !std::isfinite(p.y)) return kNoNode;
+    const int radius = horizontal_tolerance > 0 ? int(std::ceil(horizontal_tolerance / h.cell_size)) : 0;
+    const int cx = int(std::floor(fx)), cz = int(std::floor(fz));
+    uint32_t best = kNoNode;
+    double best_score = 0;
+    auto consider = [&](uint32_t node, double horizontal, double vertical) {
+        if (horizontal > horizontal_tolerance || vertical > vertical_tolerance) return;
+        const double score = horizontal * horizontal + vertical * vertical;
+        if (best == kNoNode || score < best_score) {
+            best = node;
+            best_score = score;
+        }
+    };
+    // Horizontal distance from the point to the square of column (x, z); 0 inside it.
+    auto columnDistance = [&](int x, int z) {
+        const double ex = std::max({0.0, double(x) - fx, fx - double(x + 1)});
+        const double ez = std::max({0.0, double(z) - fz, fz - double(z + 1)});
+        return std::sqrt(ex * ex + ez * ez) * h.cell_size;
+    };
+    if (g.implicitVolume()) {
+        const double fy = (double(p.y) - h.origin[1]) / h.cell_height;
+        const int cy = int(std::floor(fy));
+        const int vertical_radius =
+            vertical_tolerance > 0 ? int(std::ceil(vertical_tolerance / h.cell_height)) : 0;
+        for (int y = cy - vertical_radius; y <= cy + vertical_radius; ++y) {
+            const double ey = std::max({0.0, double(y) - fy, fy - double(y + 1)}) * h.cell_height;
+            for (int z = cz - radius; z <= cz + radius; ++z)
+                for (int x = cx - radius; x <= cx + radius; ++x)
+                    if (voxelFree(g, x, y, z))
+                        consider(voxelIndex(h, x, y, z), columnDistance(x, z), ey);
+        }
+        return best;
+    }
+    if (g.column_nodes == nullptr) return kNoNode;
+    for (int z = cz - radius; z <= cz + radius; ++z) {
+        for (int x = cx - radius; x <= cx + radius; ++x) {
+            if (x < 0 || z < 0 || uint32_t(x) >= h.size_x || uint32_t(z) >= h.size_z) continue;
+            const size_t column = size_t(z) * h.size_x + size_t(x);
+            const double horizontal = columnDistance(x, z);
+            for (uint32_t n = g.column_nodes[column]; n < g.column_nodes[column + 1]; ++n)
+                consider(n, horizontal, std::fabs(double(g.positions[3 * size_t(n) + 1]) - p.y));
+        }
+    }
+    return best;
+}
+
+PathQuery::~PathQuery() { release(); }
+
+void PathQuery::release() {
+    if (allocator_.release != nullptr) {
+        for (void* p : {static_cast<void*>(records_), static_cast<void*>(heap_),
+                        static_cast<void*>(path_), static_cast<void*>(scratch_)})
+            if (p != nullptr) allocator_.release(p, allocator_.user);
+    }
+    records_ = nullptr;
+    heap_ = path_ = scratch_ = nullptr;
+    graph_ = nullptr;
+}
+
+Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const Allocator& allocator) {
+    release();
+    if (allocator.allocate != nullptr && allocator.release != nullptr) {
+        allocator_ = allocator;
+    } else {
+        allocator_.allocate = [](size_t size, void*) { return std::aligned_alloc(16, (size + 15) / 16 * 16); };
+        allocator_.release = [](void* p, void*) { std::free(p); };
+        allocator_.user = nullptr;
+    }
+    const size_t n = graph.nodeCount();
+    records_ = static_cast<Record*>(allocator_.allocate(sizeof(Record) * (n + 1), allocator_.user));
+    heap_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 1), allocator_.user));
+    path_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 1), allocator_.user));
+    scratch_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 1), allocator_.user));
+    if (!records_ || !heap_ || !path_ || !scratch_) {
+        release();
+        return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate search memory for %zu nodes", n);
+    }
+    std::memset(static_cast<void*>(records_), 0, sizeof(Record) * (n + 1));
+    graph_ = &graph;
+    stamp_ = 0;
+    max_expansions_ = max_expansions;
+    path_length_ = 0;
+    return {};
+}
+
+double PathQuery::heuristic(uint32_t node, uint32_t goal) const {
+    const fmt::GraphHeader& h = graph_->header;
+    const double scale = double(h.min_cost_multiplier) * kHeuristicSafety;
+    if (h.heuristic == fmt::HeuristicKind::octile && graph_->cells != nullptr) {
+        const uint32_t a = fmt::decodeNodeCell(graph_->cells + size_t(node) * fmt::kNodeCellSize).column;
+        const uint32_t b = fmt::decodeNodeCell(graph_->cells + size_t(goal) * fmt::kNodeCellSize).column;
+        const double dx = std::fabs(double(a % h.size_x) - double(b % h.size_x));
+        const double dz = std::fabs(double(a / h.size_x) - double(b / h.size_x));
+        const double low = dx < dz ? dx : dz, high = dx < dz ? dz : dx;
+        return (high + (1.4142135623730951 - 1.0) * low) * h.cell_size * scale;
+    }
+    const Vec3 p = graph_->position(node), q = graph_->position(goal);
+    const double dx = double(p.x) - q.x, dy = double(p.y) - q.y, dz = double(p.z) - q.z;
+    return std::sqrt(dx * dx + dy * dy + dz * dz) * scale;
+}
+
+bool PathQuery::before(uint32_t a, uint32_t b) const {
+    const Record& ra = records_[a];
+    const Record& rb = records_[b];
+    if (ra.f != rb.f) return ra.f < rb.f;
+    if (ra.g != rb.g) return ra.g > rb.g;
+    return a < b;
+}
+
+void PathQuery::heapDecrease(uint32_t node) {
+    uint32_t i = records_[node].heap_index;
+    while (i > 0) {
+        const uint32_t parent = (i - 1) / 2;
+        if (!before(node, heap_[parent])) break;
+        heap_[i] = heap_[parent];
+        records_[heap_[i]].heap_index = i;
+        i = parent;
+    }
+    heap_[i] = node;
+    records_[node].heap_index = i;
+}
+
+void PathQuery::heapPush(uint32_t node) {
+    records_[node].heap_index = heap_size_++;
+    heapDecrease(node);
+}
+
+uint32_t PathQuery::heapPop() {
+    const uint32_t top = heap_[0];
+    const uint32_t last = heap_[--heap_size_];
+    uint32_t i = 0;
+    if (heap_size_ > 0) {
+        for (;;) {
+            uint32_t child = 2 * i + 1;
+            if (child >= heap_size_) break;
+            if (child + 1 < heap_size_ && before(heap_[child + 1], heap_[child])) ++child;
+            if (!before(heap_[child], last)) break;
+            heap_[i] = heap_[child];
+            records_[heap_[i]].heap_index = i;
+            i = child;
+        }
+        heap_[i] = last;
+        records_[last].heap_index = i;
+    }
+    records_[top].heap_index = kClosed;
+    return top;
+}
+
+template <class Expand>
+PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
+    if (++stamp_ == 0) {  // generation counter wrapped: forget every record
+        std::memset(static_cast<void*>(records_), 0, sizeof(Record) * (graph_->nodeCount() + 1));
+        stamp_ = 1;
+    }
+    heap_size_ = 0;
+    Record& first = records_[start];
+    first = Record{0.0, heuristic(start, goal), kNoNode, stamp_, kNotInHeap, 0};
+    heapPush(start);
+    while (heap_size_ > 0) {
+        const uint32_t u = heapPop();
+        ++expansions_;
+        if (u == goal) {
+            uint32_t count = 0;
+            for (uint32_t v = goal; v != kNoNode; v = records_[v].parent) path_[count++] = v;
+            for (uint32_t i = 0; i < count / 2; ++i) {
+                const uint32_t t = path_[i];
+                path_[i] = path_[count - 1 - i];
+                path_[count - 1 - i] = t;
+            }
+            path_length_ = count;
+            cost_ = records_[goal].g;
+            return PathStatus::found;
+        }
+        if (max_expansions_ != 0 && expansions_ >= max_expansions_) return PathStatus::out_of_nodes;
+        const double g_u = records_[u].g;
+        expand(u, [&](uint32_t v, double cost) {
+            const double g = g_u + cost;
+            Record& r = records_[v];
+            if (r.stamp != stamp_) {
+                r = Record{g, g + heuristic(v, goal), u, stamp_, kNotInHeap, 0};
+                heapPush(v);
+            } else if (r.heap_index != kClosed && g < r.g) {
+                r.f += g - r.g;
+                r.g = g;
+                r.parent = u;
+                heapDecrease(v);
+            }
+        });
+    }
+    return PathStatus::no_path;
+}
+
+PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
+    path_length_ = 0;
+    expansions_ = 0;
+    cost_ = 0;
+    if (graph_ == nullptr) return PathStatus::not_initialized;
+    const GraphView& g = *graph_;
+    if (!g.isFree(start)) return PathStatus::invalid_start;
+    if (!g.isFree(goal)) return PathStatus::invalid_goal;
+    if (g.components[start] != g.components[goal]) return PathStatus::no_path;
+    if (g.implicitVolume()) {
+        const fmt::GraphHeader& h = g.header;
+        double step_cost[26];
+        for (int d = 0; d < 26; ++d) {
+            const double dx = kDirections[d].dx * double(h.cell_size);
+            const double dy = kDirections[d].dy * double(h.cell_height);
+            const double dz = kDirections[d].dz * double(h.cell_size);
+            step_cost[d] = std::sqrt(dx * dx + dy * dy + dz * dz);
+        }
+        return search(start, goal, [&](uint32_t u, auto&& relax) {
+            const Voxel v = voxelOf(h, u);
+            for (int d = 0; d < 26; ++d) {
+                const Direction& dir = kDirections[d];
+                if (!boxFree(g, v, dir.dx, dir.dy, dir.dz)) continue;
+                relax(voxelIndex(h, v.x + dir.dx, v.y + dir.dy, v.z + dir.dz), step_cost[d]);
+            }
+        });
+    }
+    return search(start, goal, [&](uint32_t u, auto&& relax) {
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
+            relax(g.edge_targets[e], double(g.edge_costs[e]));
+    });
+}
+
+bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {
+    const GraphView& g = *graph_;
+    const fmt::GraphHeader& h = g.header;
+    if (a == b) return true;
+    if (g.implicitVolume()) {
+        // Voxel walk along the segment between the centres (Amanatides & Woo 1987); where the
+        // segment crosses an edge or corner, every voxel of the box it passes is checked.
+        const Voxel va = voxelOf(h, a), vb = voxelOf(h, b);
+        int cur[3] = {va.x, va.y, va.z};
+        const int end[3] = {vb.x, vb.y, vb.z};
+        int step[3];
+        double t_max[3], t_delta[3];
+        for (int i = 0; i < 3; ++i) {
+            const int d = end[i] - cur[i];
+            step[i] = d > 0 ? 1 : (d < 0 ? -1 : 0);
+            t_delta[i] = d != 0 ? 1.0 / std::fabs(double(d)) : 2.0;
+            t_max[i] = d != 0 ? 0.5 * t_delta[i] : 2.0;
+        }
+        while (cur[0] != end[0] || cur[1] != end[1] || cur[2] != end[2]) {
+            const double t = std::fmin(t_max[0], std::fmin(t_max[1], t_max[2]));
+            int move[3] = {0, 0, 0};
+            for (int i = 0; i < 3; ++i)
+                if (step[i] != 0 && t_max[i] - t < 1e-9) {
+                    move[i] = step[i];
+                    t_max[i] += t_delta[i];
+                }
+            if (!boxFree(g, Voxel{cur[0], cur[1], cur[2]}, move[0], move[1], move[2])) return false;
+            for (int i = 0; i < 3; ++i) cur[i] += move[i];
+        }
+        return true;
+    }
+    // Tile graph: walk the columns the segment between the cell centres passes (a supercover
+    // line), moving along graph edges only, so steps, floors and corner rules are respected.
+    const fmt::NodeCell ca = fmt::decodeNodeCell(g.cells + size_t(a) * fmt::kNodeCellSize);
+    const fmt::NodeCell cb = fmt::decodeNodeCell(g.cells + size_t(b) * fmt::kNodeCellSize);
+    int x = int(ca.column % h.size_x), z = int(ca.column / h.size_x);
+    const int bx = int(cb.column % h.size_x), bz = int(cb.column / h.size_x);
+    const int nx = std::abs(bx - x), nz = std::abs(bz - z);
+    const int sx = bx > x ? 1 : -1, sz = bz > z ? 1 : -1;
+    long long error = (long long)nx - nz;  // scaled by 2 below (centre-to-centre line)
+    uint32_t current = a;
+    int ix = 0, iz = 0;
+    while (ix < nx || iz < nz) {
+        int mx = 0, mz = 0;
+        if (error > 0) {
+            mx = sx;
+            error -= 2LL * nz;
+            ++ix;
+        } else if (error < 0) {
+            mz = sz;
+            error += 2LL * nx;
+            ++iz;
+        } else {  // exactly through a corner: a diagonal move
+            mx = sx;
+            mz = sz;
+            error += 2LL * nx - 2LL * nz;
+            ++ix;
+            ++iz;
+        }
+        const uint32_t next_column = uint32_t((z + mz) * int(h.size_x) + (x + mx));
+        uint32_t next = kNoNode;
+        for (uint32_t e = g.edge_offsets[current]; e < g.edge_offsets[current + 1]; ++e) {
+            const uint32_t t = g.edge_targets[e];
+            if (fmt::decodeNodeCell(g.cells + size_t(t) * fmt::kNodeCellSize).column == next_column) {
+                next = t;
+                break;
+            }
+        }
+        if (next == kNoNode) return false;
+        current = next;
+        x += mx;
+        z += mz;
+    }
+    return current == b;
+}
+
+uint32_t PathQuery::smoothedIndices(uint32_t* out) const {
+    if (path_length_ == 0) return 0;
+    uint32_t count = 0;
+    uint32_t anchor = 0;
+    out[count++] = path_[0];
+    uint32_t i = 1;
+    while (i < path_length_) {
+        if (i + 1 < path_length_ && lineOfSight(path_[anchor], path_[i + 1])) {
+            ++i;
+            continue;
+        }
+        anchor = i;
+        out[count++] = path_[i];
+        ++i;
+    }
+    return count;
+}
+
+uint32_t PathQuery::smooth(Vec3* points, uint32_t capacity) const {
+    const uint32_t count = smoothedIndices(scratch_);
+    for (uint32_t i = 0; i < count && i < capacity; ++i) points[i] = graph_->position(scratch_[i]);
+    return count;
+}
+
+double PathQuery::smoothedLength() const {
+    const uint32_t count = smoothedIndices(scratch_);
+    double length = 0;
+    for (uint32_t i = 1; i < count; ++i) {
+        const Vec3 p = graph_->position(scratch_[i - 1]), q = graph_->position(scratch_[i]);
+        const double dx = double(p.x) - q.x, dy = double(p.y) - q.y, dz = double(p.z) - q.z;
+        length += std::sqrt(dx * dx + dy * dy + dz * dz);
+    }
+    return length;
+}
+
+}  // namespace navrt

@@ -1,0 +1,124 @@
+// navrt queries over a packed graph (.nav): locate a position on the graph, A* between nodes,
+// and string-pulled smoothing. A PathQuery owns all search memory, sized once by init(), so a
+// query allocates nothing; use one PathQuery per thread.
+//
+// A* (Hart, Nilsson, Raphael 1968) with node-array records and an indexed binary heap; f ties
+// prefer the larger g (deeper node), then the lower node id, so results are deterministic.
+// Heuristics: octile distance on tile graphs, Euclidean elsewhere, both scaled by the graph's
+// smallest area cost multiplier, hence admissible and A* optimal.
+#pragma once
+
+#include <cstdint>
+
+#include "navrt.h"
+
+namespace navrt {
+
+inline constexpr uint32_t kNoNode = 0xFFFFFFFFu;
+
+struct Vec3 {
+    float x = 0, y = 0, z = 0;
+};
+
+// Validated, read-only view of the graph sections of a .nav (or .graph) asset.
+struct GraphView {
+    nav::formats::GraphHeader header;
+    const float* positions = nullptr;       // 3 per node (null for implicit volume graphs)
+    const uint8_t* cells = nullptr;         // kNodeCellSize per node (null for volume graphs)
+    const uint32_t* column_nodes = nullptr; // columns + 1, or null
+    const uint32_t* edge_offsets = nullptr; // nodes + 1 (explicit graphs)
+    const uint32_t* edge_targets = nullptr;
+    const float* edge_costs = nullptr;
+    const uint32_t* components = nullptr;   // per node; kNoNode for blocked volume voxels
+    const uint64_t* free_voxels = nullptr;  // implicit volume graphs
+    const char* source_name = nullptr;      // base name of the level's source file (not
+    size_t source_name_length = 0;          // terminated); null when the asset has none
+
+    bool implicitVolume() const {
+        return (header.flags & nav::formats::kGraphFlagImplicitVolume) != 0;
+    }
+    uint32_t nodeCount() const { return header.node_count; }
+    Vec3 position(uint32_t node) const;
+    bool isFree(uint32_t node) const;  // volume: voxel free; explicit graphs: always true
+};
+// Checks every count, offset and index of the graph sections before handing out the view.
+Error viewGraph(const Asset& asset, GraphView& out);
+
+enum class PathStatus : uint8_t {
+    found,
+    no_path,             // start and goal are not connected
+    invalid_start,       // start is not a node of the graph
+    invalid_goal,
+    out_of_nodes,        // the expansion budget given to init() ran out
+    not_initialized,
+};
+const char* pathStatusName(PathStatus status);
+
+// The node under `position`: the nearest node whose cell is within `horizontal_tolerance` (m)
+// of the point and whose floor is within `vertical_tolerance` (m) of its height. kNoNode when
+// the position is not on the navigation data. Tile graphs: a lookup in the column grid; volume
+// graphs: the voxel containing the point (it must be free).
+uint32_t locate(const GraphView& graph, Vec3 position, float horizontal_tolerance = 0.0f,
+                float vertical_tolerance = 1.0f);
+
+class PathQuery {
+public:
+    PathQuery() = default;
+    ~PathQuery();
+    PathQuery(const PathQuery&) = delete;
+    PathQuery& operator=(const PathQuery&) = delete;
+
+    // Allocates the search arrays for `graph` (which must outlive the query). max_expansions = 0
+    // means no budget. Allocation goes through `allocator` (default malloc).
+    Error init(const GraphView& graph, uint32_t max_expansions = 0, const Allocator& allocator = {});
+
+    PathStatus findPath(uint32_t start, uint32_t goal);
+
+    // Results of the last findPath (valid until the next one).
+    const uint32_t* path() const { return path_; }
+    uint32_t pathLength() const { return path_length_; }
+    double cost() const { return cost_; }
+    uint32_t expansions() const { return expansions_; }
+
+    // String-pulls the last path by line of sight over the graph (no corner cutting, respects
+    // steps and floors) and writes up to `capacity` world points; returns how many there are.
+    uint32_t smooth(Vec3* points, uint32_t capacity) const;
+    // Length of the smoothed path (sum of its segment lengths).
+    double smoothedLength() const;
+    // Whether an agent can walk straight from node a to node b (tile and volume graphs).
+    bool lineOfSight(uint32_t a, uint32_t b) const;
+
+private:
+    struct Record {
+        double g;
+        double f;
+        uint32_t parent;
+        uint32_t stamp;     // search generation the record belongs to
+        uint32_t heap_index;  // position in the heap, or kClosed
+        uint32_t reserved;
+    };
+    template <class Expand>
+    PathStatus search(uint32_t start, uint32_t goal, Expand&& expand);
+    double heuristic(uint32_t node, uint32_t goal) const;
+    void heapPush(uint32_t node);
+    void heapDecrease(uint32_t node);
+    uint32_t heapPop();
+    bool before(uint32_t a, uint32_t b) const;
+    void release();
+    uint32_t smoothedIndices(uint32_t* out) const;
+
+    const GraphView* graph_ = nullptr;
+    Allocator allocator_{};
+    Record* records_ = nullptr;
+    uint32_t* heap_ = nullptr;
+    uint32_t* path_ = nullptr;
+    mutable uint32_t* scratch_ = nullptr;
+    uint32_t heap_size_ = 0;
+    uint32_t stamp_ = 0;
+    uint32_t max_expansions_ = 0;
+    uint32_t path_length_ = 0;
+    uint32_t expansions_ = 0;
+    double cost_ = 0;
+};
+
+}  // namespace navrt

@@ -1,0 +1,83 @@
+#include <chrono>
+
+#include "../../lib/graph/graph.h"
+#include "../../lib/voxel/voxel_grid.h"
+#include "cli.h"
+
+namespace nav::cli {
+
+void registerGraph(CLI::App& app, CommandBody& body) {
+    struct Options {
+        std::string kind;
+        std::string input;
+        std::string output;
+        double agent_radius = 0.0;
+    };
+    auto options = std::make_shared<Options>();
+    CLI::App* sub = app.add_subcommand(
+        "graph",
+        "Build a search graph from a voxel grid: 'tile' (2.5D walkable cells, 8-connected, "
+        "multi-floor) or 'volume' (free 3D space for flying agents, 26-connected)");
+    sub->add_option("KIND", options->kind, "Graph kind: tile or volume")
+        ->required()
+        ->check(CLI::IsMember({"tile", "volume"}));
+    sub->add_option("INPUT", options->input, "Voxel grid (.vox)")->required();
+    sub->add_option("-o,--output", options->output, "Output graph (.graph)")->required();
+    sub->add_option("--agent-radius", options->agent_radius,
+                    "volume: keep the agent this far from solid voxels [m] (0 = a point agent)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    sub->callback([&body, options, sub] {
+        body = [options, sub](Context& context) {
+            auto grid = vox::loadVoxels(options->input);
+            if (!grid) return reportFailure(context, grid.error());
+            const auto start = std::chrono::steady_clock::now();
+            Result<graph::Graph> graph = graph::Graph{};
+            if (options->kind == "tile") {
+                if (sub->count("--agent-radius"))
+                    context.warn("--agent-radius applies to volume graphs; tile graphs use the "
+                                 "radius the walkable surface was eroded with");
+                graph = graph::buildTileGraph(*grid, context);
+            } else {
+                graph = graph::buildVolumeGraph(*grid, float(options->agent_radius), context);
+            }
+            if (!graph) return reportFailure(context, graph.error());
+            if (Status s = graph::saveGraph(options->output, *graph); !s)
+                return reportFailure(context, s.error());
+            const double ms = std::chrono::duration<double, std::milli>(
+                                  std::chrono::steady_clock::now() - start).count();
+            const formats::GraphHeader& h = graph->header;
+            context.info("{} graph: {} nodes, {} edges, {} components (largest {} nodes), {:.1f} ms -> {}",
+                         options->kind, h.node_count, h.edge_count, h.component_count,
+                         h.largest_component, ms, options->output);
+            return kExitOk;
+        };
+    });
+}
+
+void registerPack(CLI::App& app, CommandBody& body) {
+    struct Options {
+        std::string input;
+        std::string output;
+    };
+    auto options = std::make_shared<Options>();
+    CLI::App* sub = app.add_subcommand(
+        "pack", "Pack a graph into the runtime asset (.nav) that navrt loads and queries");
+    sub->add_option("INPUT", options->input, "Graph (.graph)")->required();
+    sub->add_option("-o,--output", options->output, "Runtime asset (.nav)")->required();
+    sub->callback([&body, options] {
+        body = [options](Context& context) {
+            auto graph = graph::loadGraph(options->input);
+            if (!graph) return reportFailure(context, graph.error());
+            if (Status s = graph::saveGraph(options->output, *graph, formats::kKindNav); !s)
+                return reportFailure(context, s.error());
+            std::error_code ec;
+            context.info("packed {} nodes, {} edges: {} bytes -> {}", graph->header.node_count,
+                         graph->edgeCount(), std::filesystem::file_size(options->output, ec),
+                         options->output);
+            return kExitOk;
+        };
+    });
+}
+
+}  // namespace nav::cli

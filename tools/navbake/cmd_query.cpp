@@ -1,0 +1,201 @@
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <sstream>
+
+#include "../../lib/query/query.h"
+#include "../../lib/runtime/navrt.h"
+#include "cli.h"
+
+namespace nav::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+bool parsePoint(const std::string& text, navrt::Vec3& out) {
+    float v[3];
+    char extra;
+    if (std::sscanf(text.c_str(), "%f,%f,%f%c", &v[0], &v[1], &v[2], &extra) != 3) return false;
+    out = {v[0], v[1], v[2]};
+    return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
+}
+
+// Loads a .nav (or .graph) into an asset and a validated graph view, reporting errors by file.
+struct LoadedNav {
+    navrt::Asset asset;
+    navrt::GraphView graph;
+};
+Result<std::unique_ptr<LoadedNav>> loadNav(const std::string& path) {
+    auto loaded = std::make_unique<LoadedNav>();
+    if (navrt::Error e = navrt::load(path.c_str(), loaded->asset))
+        return inputError("{}: {} [{}]", path, e.message, navrt::errorName(e.code));
+    if (navrt::Error e = navrt::viewGraph(loaded->asset, loaded->graph))
+        return inputError("{}: {} [{}]", path, e.message, navrt::errorName(e.code));
+    return loaded;
+}
+
+Json recordJson(const query::QueryRecord& r) {
+    Json j = {{"status", query::outcomeName(r.outcome)}};
+    if (r.outcome == query::Outcome::found) {
+        j["cost"] = r.cost;
+        j["smoothed_length"] = r.smoothed_length;
+        j["path_nodes"] = r.path_nodes;
+    }
+    j["expansions"] = r.expansions;
+    j["micros"] = r.micros;
+    return j;
+}
+
+}  // namespace
+
+void registerQuery(CLI::App& app, CommandBody& body) {
+    struct Options {
+        std::string input;
+        std::string from, to, pairs;
+        bool json = false;
+        double horizontal = 0.0, vertical = 1.0;
+    };
+    auto options = std::make_shared<Options>();
+    CLI::App* sub = app.add_subcommand(
+        "query", "Find paths on a runtime asset (.nav) between points, or a batch of point pairs");
+    sub->add_option("LEVEL", options->input, "Runtime asset (.nav)")->required();
+    auto* from = sub->add_option("--from", options->from, "Start point X,Y,Z [m]");
+    auto* to = sub->add_option("--to", options->to, "Goal point X,Y,Z [m]");
+    auto* pairs = sub->add_option("--pairs", options->pairs,
+                                  "File of point pairs, one 'sx sy sz gx gy gz' per line");
+    from->needs(to);
+    to->needs(from);
+    pairs->excludes(from)->excludes(to);
+    sub->add_option("--horizontal-tolerance", options->horizontal,
+                    "How far beside the navigation data a point may be [m]")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    sub->add_option("--vertical-tolerance", options->vertical,
+                    "How far above or below a floor a point may be [m]")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    sub->add_flag("--json", options->json, "Print results as JSON on stdout");
+    sub->callback([&body, options] {
+        body = [options](Context& context) {
+            if (options->pairs.empty() && options->from.empty())
+                return reportFailure(context, makeError(ErrorKind::usage,
+                                                        "give --from and --to, or --pairs FILE"));
+            std::vector<query::PointPair> pairs;
+            if (!options->pairs.empty()) {
+                auto loaded = query::loadPairs(options->pairs);
+                if (!loaded) return reportFailure(context, loaded.error());
+                pairs = std::move(loaded).value();
+            } else {
+                query::PointPair pair;
+                if (!parsePoint(options->from, pair.from))
+                    return reportFailure(context, makeError(ErrorKind::usage,
+                                                            "--from '{}' is not X,Y,Z", options->from));
+                if (!parsePoint(options->to, pair.to))
+                    return reportFailure(context, makeError(ErrorKind::usage,
+                                                            "--to '{}' is not X,Y,Z", options->to));
+                pairs.push_back(pair);
+            }
+            auto nav = loadNav(options->input);
+            if (!nav) return reportFailure(context, nav.error());
+            navrt::PathQuery search;
+            if (navrt::Error e = search.init((*nav)->graph))
+                return reportFailure(context, makeError(ErrorKind::internal, "{}", e.message));
+            const query::Tolerance tolerance{float(options->horizontal), float(options->vertical)};
+            Json results = Json::array();
+            size_t found = 0;
+            double micros = 0, expansions = 0;
+            std::string text;
+            for (size_t i = 0; i < pairs.size(); ++i) {
+                const query::QueryRecord r =
+                    query::runQuery((*nav)->graph, search, pairs[i].from, pairs[i].to, tolerance);
+                found += r.outcome == query::Outcome::found;
+                micros += r.micros;
+                expansions += r.expansions;
+                if (options->json) {
+                    Json j = recordJson(r);
+                    if (pairs.size() == 1 && r.outcome == query::Outcome::found) {
+                        std::vector<navrt::Vec3> points(search.pathLength());
+                        const uint32_t count = search.smooth(points.data(), uint32_t(points.size()));
+                        Json path = Json::array();
+                        for (uint32_t k = 0; k < count; ++k)
+                            path.push_back({points[k].x, points[k].y, points[k].z});
+                        j["smoothed_path"] = path;
+                    }
+                    results.push_back(j);
+                } else if (r.outcome == query::Outcome::found) {
+                    text += fmt::format("pair {}: found  cost {:.4f}  smoothed {:.4f} m  nodes {}  "
+                                        "expansions {}  {:.1f} us\n",
+                                        i + 1, r.cost, r.smoothed_length, r.path_nodes,
+                                        r.expansions, r.micros);
+                } else {
+                    text += fmt::format("pair {}: {}  expansions {}  {:.1f} us\n", i + 1,
+                                        query::outcomeName(r.outcome), r.expansions, r.micros);
+                }
+            }
+            const double n = double(pairs.size());
+            if (options->json) {
+                Json report = {{"results", results},
+                               {"total", pairs.size()},
+                               {"found", found},
+                               {"mean_micros", n > 0 ? micros / n : 0.0},
+                               {"mean_expansions", n > 0 ? expansions / n : 0.0}};
+                text = report.dump(2) + "\n";
+            } else {
+                text += fmt::format("total {}  found {}  mean {:.1f} us  mean expansions {:.1f}\n",
+                                    pairs.size(), found, n > 0 ? micros / n : 0.0,
+                                    n > 0 ? expansions / n : 0.0);
+            }
+            std::fwrite(text.data(), 1, text.size(), stdout);
+            return kExitOk;
+        };
+    });
+}
+
+void registerScen(CLI::App& app, CommandBody& body) {
+    struct Options {
+        std::string input, scenarios;
+        bool json = false;
+    };
+    auto options = std::make_shared<Options>();
+    CLI::App* sub = app.add_subcommand(
+        "scen", "Run a MovingAI scenario file (.scen or .3dscen) on a runtime asset and report "
+                "solved / optimal counts, error and timing");
+    sub->add_option("LEVEL", options->input, "Runtime asset (.nav)")->required();
+    sub->add_option("SCENARIOS", options->scenarios, "Scenario file (.scen, .3dscen)")->required();
+    sub->add_flag("--json", options->json, "Print the report as JSON on stdout");
+    sub->callback([&body, options] {
+        body = [options](Context& context) {
+            auto nav = loadNav(options->input);
+            if (!nav) return reportFailure(context, nav.error());
+            auto report = query::runScenarioFile((*nav)->graph, options->scenarios, context);
+            if (!report) return reportFailure(context, report.error());
+            const query::ScenarioReport& r = *report;
+            std::string text;
+            if (options->json) {
+                Json failures = Json::array();
+                for (const auto& f : r.failures) failures.push_back({{"line", f.line}, {"what", f.what}});
+                Json j = {{"scenarios", options->scenarios},
+                          {"total", r.total},
+                          {"solved", r.solved},
+                          {"optimal", r.optimal},
+                          {"max_abs_error", r.max_abs_error},
+                          {"mean_micros", r.mean_micros},
+                          {"mean_expansions", r.mean_expansions},
+                          {"mean_smoothed_ratio", r.mean_smoothed_ratio},
+                          {"failures", failures}};
+                text = j.dump(2) + "\n";
+            } else {
+                text = fmt::format(
+                    "{}: {} scenarios, {} solved, {} optimal, max abs error {:.3g}, mean {:.1f} us, "
+                    "mean expansions {:.1f}, smoothed/optimal length {:.4f}\n",
+                    options->scenarios, r.total, r.solved, r.optimal, r.max_abs_error,
+                    r.mean_micros, r.mean_expansions, r.mean_smoothed_ratio);
+                for (const auto& f : r.failures) text += fmt::format("  line {}: {}\n", f.line, f.what);
+            }
+            std::fwrite(text.data(), 1, text.size(), stdout);
+            return r.solved == r.total && r.optimal == r.total ? kExitOk : kExitFailure;
+        };
+    });
+}
+
+}  // namespace nav::cli
