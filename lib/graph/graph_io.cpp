@@ -42,7 +42,13 @@ Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kin
         writer.add(formats::kSecColumnNodes, podBytes(g.column_nodes), formats::Codec::zstd_delta32);
     if (!implicit_volume) {
         writer.add(formats::kSecEdgeOffsets, podBytes(g.edge_offsets), formats::Codec::zstd_delta32);
-        writer.add(formats::kSecEdgeTargets, podBytes(g.edge_targets));
+        // Targets are stored relative to their source node (wrapping u32 difference): neighbours
+        // of grid cells sit at a few fixed offsets, which compress far better than node ids.
+        std::vector<uint32_t> relative(g.edge_targets.size());
+        for (size_t v = 0; v + 1 < g.edge_offsets.size(); ++v)
+            for (uint32_t e = g.edge_offsets[v]; e < g.edge_offsets[v + 1]; ++e)
+                relative[e] = g.edge_targets[e] - uint32_t(v);
+        writer.add(formats::kSecEdgeTargets, podBytes(relative));
         writer.add(formats::kSecEdgeCosts, podBytes(g.edge_costs));
     } else {
         writer.add(formats::kSecFreeVoxels, podBytes(g.free_voxels));
@@ -143,6 +149,9 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
             return s.error();
         if (Status s = readArray(formats::kSecEdgeCosts, h.edge_count, g.edge_costs); !s)
             return s.error();
+        for (size_t v = 0; v < n; ++v)
+            for (uint32_t e = g.edge_offsets[v]; e < g.edge_offsets[v + 1]; ++e)
+                g.edge_targets[e] += uint32_t(v);  // stored relative to the source node
         for (size_t e = 0; e < g.edge_targets.size(); ++e) {
             if (g.edge_targets[e] >= n)
                 return inputError("{}: section 'EDST': edge {} targets node {}, only {} exist",

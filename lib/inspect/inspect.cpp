@@ -5,6 +5,7 @@
 #include "../../formats/layouts.h"
 #include "../common/file_io.h"
 #include "../geometry/geometry.h"
+#include "../graph/graph.h"
 #include "../voxel/voxel_grid.h"
 
 namespace nav::inspect {
@@ -100,6 +101,54 @@ Json voxelStats(const vox::VoxelGrid& grid) {
     return stats;
 }
 
+const char* graphTypeName(formats::GraphType type) {
+    switch (type) {
+        case formats::GraphType::tile: return "tile";
+        case formats::GraphType::volume: return "volume";
+        case formats::GraphType::pov: return "pov";
+        case formats::GraphType::navmesh: return "navmesh";
+    }
+    return "unknown";
+}
+
+Json graphStats(const graph::Graph& g) {
+    const formats::GraphHeader& h = g.header;
+    Json stats;
+    stats["graph_type"] = graphTypeName(h.type);
+    if (!g.source_name.empty()) stats["source"] = g.source_name;
+    const bool implicit = (h.flags & formats::kGraphFlagImplicitVolume) != 0;
+    size_t nodes = g.nodeCount();
+    if (implicit) {
+        nodes = 0;
+        for (uint64_t word : g.free_voxels) nodes += size_t(__builtin_popcountll(word));
+        stats["storage"] = "implicit 26-connected voxel grid (1 bit per voxel)";
+        stats["voxels"] = g.nodeCount();
+    } else {
+        stats["storage"] = "CSR adjacency";
+    }
+    stats["nodes"] = nodes;
+    stats["edges"] = implicit ? Json("implicit") : Json(g.edgeCount());
+    stats["components"] = h.component_count;
+    stats["largest_component"] = h.largest_component;
+    stats["heuristic"] = h.heuristic == formats::HeuristicKind::octile ? "octile" : "euclidean";
+    stats["min_cost_multiplier"] = h.min_cost_multiplier;
+    stats["grid"] = {{"x", h.size_x}, {"z", h.size_z}, {"y", h.size_y},
+                     {"cell_size", h.cell_size}, {"cell_height", h.cell_height}};
+    stats["agent"] = {{"height", h.agent_height},
+                      {"radius", h.agent_radius},
+                      {"climb", h.agent_climb},
+                      {"max_slope_deg", h.max_slope_deg}};
+    if (!implicit && !g.edge_costs.empty()) {
+        float lo = g.edge_costs[0], hi = g.edge_costs[0];
+        for (float c : g.edge_costs) {
+            lo = std::min(lo, c);
+            hi = std::max(hi, c);
+        }
+        stats["edge_cost_range"] = {lo, hi};
+    }
+    return stats;
+}
+
 }  // namespace
 
 Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
@@ -139,6 +188,16 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                 errors.push_back("geometry layout version is newer than this navbake");
             } else if (auto g = geo::decodeGeometry(*loaded)) {
                 r["stats"] = geometryStats(*g);
+            } else {
+                errors.push_back(g.error().message);
+            }
+        } else if (c.kind == formats::kKindGraph || c.kind == formats::kKindNav) {
+            const uint32_t max_version =
+                c.kind == formats::kKindNav ? formats::kNavVersion : formats::kGraphVersion;
+            if (c.kind_version > max_version) {
+                errors.push_back("graph layout version is newer than this navbake");
+            } else if (auto g = graph::decodeGraph(*loaded)) {
+                r["stats"] = graphStats(*g);
             } else {
                 errors.push_back(g.error().message);
             }

@@ -196,12 +196,14 @@ Error viewGraph(const Asset& asset, GraphView& out) {
         if (out.edge_offsets[i] > out.edge_offsets[i + 1])
             return makeError(ErrorCode::bad_section, i * 4, fmt::kSecEdgeOffsets,
                              "edge offsets decrease at node %llu", static_cast<unsigned long long>(i));
+    for (uint64_t v = 0; v < n; ++v)
+        for (uint32_t e = out.edge_offsets[v]; e < out.edge_offsets[v + 1]; ++e)
+            if (out.edgeTarget(uint32_t(v), e) >= n)
+                return makeError(ErrorCode::bad_section, uint64_t(e) * 4, fmt::kSecEdgeTargets,
+                                 "edge %u of node %llu targets node %u, only %llu exist", e,
+                                 static_cast<unsigned long long>(v), out.edgeTarget(uint32_t(v), e),
+                                 static_cast<unsigned long long>(n));
     for (uint64_t e = 0; e < h.edge_count; ++e) {
-        if (out.edge_targets[e] >= n)
-            return makeError(ErrorCode::bad_section, e * 4, fmt::kSecEdgeTargets,
-                             "edge %llu targets node %u, only %llu exist",
-                             static_cast<unsigned long long>(e), out.edge_targets[e],
-                             static_cast<unsigned long long>(n));
         if (!(out.edge_costs[e] > 0) || !std::isfinite(out.edge_costs[e]))
             return makeError(ErrorCode::bad_section, e * 4, fmt::kSecEdgeCosts,
                              "edge %llu has a cost that is not positive and finite",
@@ -466,7 +468,7 @@ PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
     }
     return search(start, goal, [&](uint32_t u, auto&& relax) {
         for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-            relax(g.edge_targets[e], double(g.edge_costs[e]));
+            relax(g.edgeTarget(u, e), double(g.edge_costs[e]));
     });
 }
 
@@ -532,7 +534,7 @@ bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {
         const uint32_t next_column = uint32_t((z + mz) * int(h.size_x) + (x + mx));
         uint32_t next = kNoNode;
         for (uint32_t e = g.edge_offsets[current]; e < g.edge_offsets[current + 1]; ++e) {
-            const uint32_t t = g.edge_targets[e];
+            const uint32_t t = g.edgeTarget(current, e);
             if (fmt::decodeNodeCell(g.cells + size_t(t) * fmt::kNodeCellSize).column == next_column) {
                 next = t;
                 break;

@@ -27,7 +27,7 @@ struct GraphView {
     const uint8_t* cells = nullptr;         // kNodeCellSize per node (null for volume graphs)
     const uint32_t* column_nodes = nullptr; // columns + 1, or null
     const uint32_t* edge_offsets = nullptr; // nodes + 1 (explicit graphs)
-    const uint32_t* edge_targets = nullptr;
+    const uint32_t* edge_targets = nullptr; // relative: target = source + value (mod 2^32)
     const float* edge_costs = nullptr;
     const uint32_t* components = nullptr;   // per node; kNoNode for blocked volume voxels
     const uint64_t* free_voxels = nullptr;  // implicit volume graphs
@@ -38,6 +38,7 @@ struct GraphView {
         return (header.flags & nav::formats::kGraphFlagImplicitVolume) != 0;
     }
     uint32_t nodeCount() const { return header.node_count; }
+    uint32_t edgeTarget(uint32_t source, uint32_t edge) const { return source + edge_targets[edge]; }
     Vec3 position(uint32_t node) const;
     bool isFree(uint32_t node) const;  // volume: voxel free; explicit graphs: always true
 };

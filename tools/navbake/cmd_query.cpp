@@ -61,11 +61,11 @@ void registerQuery(CLI::App& app, CommandBody& body) {
     sub->add_option("LEVEL", options->input, "Runtime asset (.nav)")->required();
     auto* from = sub->add_option("--from", options->from, "Start point X,Y,Z [m]");
     auto* to = sub->add_option("--to", options->to, "Goal point X,Y,Z [m]");
-    auto* pairs = sub->add_option("--pairs", options->pairs,
+    auto* pairs_option = sub->add_option("--pairs", options->pairs,
                                   "File of point pairs, one 'sx sy sz gx gy gz' per line");
     from->needs(to);
     to->needs(from);
-    pairs->excludes(from)->excludes(to);
+    pairs_option->excludes(from)->excludes(to);
     sub->add_option("--horizontal-tolerance", options->horizontal,
                     "How far beside the navigation data a point may be [m]")
         ->check(CLI::NonNegativeNumber)
