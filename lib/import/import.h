@@ -1,5 +1,6 @@
 // Stage 1: import. Reads level geometry in any format Assimp reads into a flat, tagged triangle
-// soup (geo::Geometry), and MovingAI grid maps into a plain GridMap.
+// soup (geo::Geometry), MovingAI grid maps into a plain GridMap and MovingAI 3D voxel maps into a
+// VoxelMap3D.
 #pragma once
 
 #include <cstdint>
@@ -79,5 +80,45 @@ struct GridMap {
 
 Result<GridMap> parseMovingAiMap(std::string_view text, const std::string& source_name);
 Result<GridMap> loadMovingAiMap(const std::filesystem::path& path);
+
+// ---- MovingAI 3D voxel maps and scenarios -------------------------------------------------------
+// https://movingai.com/benchmarks/voxels.html (the Warframe set). A `.3dmap` is a header line
+// `voxel W H D`, then one `x y z` line per blocked voxel (repeats allowed); file axes x, y, z are
+// our X, Y (up), Z, one voxel per 1 m cell. Blank lines and '\r' line ends are accepted.
+inline constexpr uint64_t kMaxVoxelMapVoxels = uint64_t(1) << 30;  // W * H * D cap
+
+struct VoxelMap3D {
+    uint32_t width = 0;   // along X
+    uint32_t height = 0;  // along Y (up)
+    uint32_t depth = 0;   // along Z
+    std::vector<uint8_t> blocked;  // 1 = blocked; index (y * depth + z) * width + x
+
+    bool isBlocked(uint32_t x, uint32_t y, uint32_t z) const {
+        return blocked[(size_t(y) * depth + z) * width + x] != 0;
+    }
+    size_t blockedCount() const;
+};
+
+// Errors name the line: bad header, sizes of 0 or too large (height <= 65535, W x D <= 2^28,
+// W x H x D <= 2^30), non-numeric or out-of-range coordinates, wrong field counts.
+Result<VoxelMap3D> parseVoxelMap3D(std::string_view text, const std::string& source_name);
+Result<VoxelMap3D> loadVoxelMap3D(const std::filesystem::path& path);
+
+// A `.3dscen`: `version 1`, a line naming the map file, then one line per problem:
+// `sx sy sz gx gy gz optimal_length ratio` (ratio = optimal length / straight-line distance).
+struct Scenario3D {
+    uint32_t start[3] = {0, 0, 0};  // voxel x, y, z
+    uint32_t goal[3] = {0, 0, 0};
+    double optimal_length = 0;
+    double ratio = 0;
+    uint32_t line = 0;  // 1-based line in the file, for messages
+};
+struct ScenarioFile3D {
+    std::string map_name;
+    std::vector<Scenario3D> entries;
+};
+
+Result<ScenarioFile3D> parseScenario3D(std::string_view text, const std::string& source_name);
+Result<ScenarioFile3D> loadScenario3D(const std::filesystem::path& path);
 
 }  // namespace nav::importer

@@ -94,6 +94,21 @@ import_movingai_den520d)
   [ "$(json_field "$work/den.json" passable)" = "$expected" ] || fail "passable != $expected"
   [ "$(json_field "$work/den.json" walkable_spans)" = "$expected" ] || fail "walkable spans"
   ;;
+import_3dmap)
+  expect 0 "41 x 25 x 41 voxels \(width x height x depth\), [0-9]+ blocked" \
+    "$navbake" import "$levels/maze3d.3dmap" -o "$work/maze.vox"
+  "$navbake" inspect "$work/maze.vox" --json >"$work/maze.json" || fail "inspect"
+  grep -q '"source": "voxel_map"' "$work/maze.json" || fail "source is not voxel_map"
+  [ "$(json_field "$work/maze.json" x)" = 41 ] || fail "size x"
+  [ "$(json_field "$work/maze.json" y)" = 25 ] || fail "size y"
+  [ "$(json_field "$work/maze.json" z)" = 41 ] || fail "size z"
+  printf 'voxel 4 4 4\r\n0 0 0\r\n1 2\r\n' >"$work/bad.3DMAP"
+  expect 1 "bad.3DMAP: line 3: expected a voxel 'x y z'" "$navbake" import "$work/bad.3DMAP" -o "$work/x.vox"
+  printf 'voxel 4 4 4\n0 0 0\n1 4 1\n' >"$work/range.3dmap"
+  expect 1 "range.3dmap: line 3: voxel y coordinate 4 is out of range 0..3" \
+    "$navbake" import "$work/range.3dmap" -o "$work/x.vox"
+  [ ! -e "$work/x.vox" ] || fail "a failed import left an output"
+  ;;
 bad_inputs)
   expect 1 "no such file" "$navbake" import "$work/missing.obj" -o "$work/x.geo"
   printf 'not a mesh at all\n' >"$work/garbage.xyz123"
@@ -160,9 +175,52 @@ atomic_output)
   ;;
 levelgen_reproducible)
   "$levelgen" "$work/levels" >/dev/null || fail "levelgen failed"
-  for f in indoor_two_floors.glb terrain.obj terrain.mtl; do
+  for f in indoor_two_floors.glb terrain.obj terrain.mtl maze3d.3dmap maze3d.3dscen; do
     cmp "$work/levels/$f" "$levels/$f" || fail "sample_levels/$f differs from what levelgen writes (run 'make levels')"
   done
+  ;;
+scen_movingai)
+  need_shared
+  for m in den312d room-64-64-8; do
+    "$navbake" -q import "$shared/movingai/$m.map" -o "$work/$m.vox" || fail "import $m"
+    expect 0 "tile graph: [0-9]+ nodes" "$navbake" graph tile "$work/$m.vox" -o "$work/$m.graph"
+    expect 0 "packed" "$navbake" pack "$work/$m.graph" -o "$work/$m.nav"
+    expect 0 "1000 scenarios, 1000 solved, 1000 optimal" \
+      "$navbake" scen "$work/$m.nav" "$shared/movingai/$m.map.scen"
+    "$navbake" scen "$work/$m.nav" "$shared/movingai/$m.map.scen" --json >"$work/$m.json" || fail "scen json"
+    [ "$(json_field "$work/$m.json" optimal)" = 1000 ] || fail "json optimal count"
+  done
+  "$navbake" inspect "$work/den312d.nav" --json >"$work/nav.json" || fail "inspect nav"
+  grep -q '"graph_type": "tile"' "$work/nav.json" || fail "inspect graph type"
+  grep -q '"components": 1' "$work/nav.json" || fail "inspect components"
+  # The wrong scenario file for this asset, and a malformed one.
+  expect 1 "line 2: scenario is for map 'room-64-64-8.map', but the asset was built from 'den312d.map'" \
+    "$navbake" scen "$work/den312d.nav" "$shared/movingai/room-64-64-8.map.scen"
+  printf 'version 1\n0\tden312d.map\t65\t81\t1\t1\n' >"$work/bad.scen"
+  expect 1 "bad.scen: line 2: expected 9 fields" "$navbake" scen "$work/den312d.nav" "$work/bad.scen"
+  # Packing twice gives identical bytes; a .vox is not a graph.
+  "$navbake" -q pack "$work/den312d.graph" -o "$work/again.nav" || fail "pack again"
+  cmp "$work/den312d.nav" "$work/again.nav" || fail "pack not deterministic"
+  expect 1 "kind 'VOXL', expected 'GRPH'" "$navbake" pack "$work/den312d.vox" -o "$work/x.nav"
+  expect 1 "kind 'GRPH', expected 'VOXL'" "$navbake" graph tile "$work/den312d.graph" -o "$work/x.graph"
+  ;;
+query_cli)
+  printf 'type octile\nheight 3\nwidth 5\nmap\n.....\n.@@@.\n.....\n' >"$work/q.map"
+  "$navbake" -q import "$work/q.map" -o "$work/q.vox" && "$navbake" -q graph tile "$work/q.vox" -o "$work/q.graph" &&
+    "$navbake" -q pack "$work/q.graph" -o "$work/q.nav" || fail "bake"
+  expect 0 "pair 1: found  cost 4.0000" "$navbake" query "$work/q.nav" --from 0.5,0,0.5 --to 4.5,0,0.5
+  expect 0 "pair 1: start_off_graph" "$navbake" query "$work/q.nav" --from 2.5,0,1.5 --to 4.5,0,0.5
+  expect 0 "pair 1: goal_off_graph" "$navbake" query "$work/q.nav" --from 0.5,0,0.5 --to 40,0,0.5
+  "$navbake" query "$work/q.nav" --from 0.5,0,1.5 --to 4.5,0,1.5 --json >"$work/q.json" || fail "json query"
+  grep -q '"status": "found"' "$work/q.json" || fail "json status"
+  grep -q '"smoothed_path"' "$work/q.json" || fail "json path"
+  printf '# pairs\n0.5 0 0.5 4.5 0 2.5\n\n4.5,0,2.5,0.5,0,0.5\n' >"$work/pairs.txt"
+  expect 0 "total 2  found 2" "$navbake" query "$work/q.nav" --pairs "$work/pairs.txt"
+  printf '0.5 0 0.5 4.5 0\n' >"$work/badpairs.txt"
+  expect 1 "badpairs.txt: line 1: expected six numbers" "$navbake" query "$work/q.nav" --pairs "$work/badpairs.txt"
+  expect 2 "" "$navbake" query "$work/q.nav" --from 1,2 --to 1,2,3
+  expect 2 "" "$navbake" query "$work/q.nav"
+  expect 1 "" "$navbake" query "$work/q.vox" --from 0.5,0,0.5 --to 4.5,0,0.5
   ;;
 *)
   fail "unknown case"

@@ -9,6 +9,8 @@
 //   OUTDIR/indoor_two_floors.glb   binary glTF 2.0, Y up, metres
 //   OUTDIR/terrain.obj             Wavefront OBJ height-field terrain
 //   OUTDIR/terrain.mtl             materials referenced by terrain.obj
+//   OUTDIR/maze3d.3dmap            MovingAI 3D voxel map: a hollow 3-storey maze
+//   OUTDIR/maze3d.3dscen           MovingAI 3D scenarios on it, with optimal lengths
 //
 // indoor_two_floors.glb — a 30 m x 20 m building (X in [0,30], Z in [0,20]):
 //   * ground slab (top Y=0), outer walls 4.5 m high, and four rooms separated
@@ -34,6 +36,8 @@
 //   X,Z in [-30,30]) with rolling value-noise hills, a steep mound and a cliff
 //   (slopes > 45 degrees -> unwalkable-slope filtering), a pond depression with
 //   a flat water patch (area tagging) and a few rock obstacles.
+//
+// maze3d.3dmap / maze3d.3dscen — see "3D voxel maze" below.
 
 #include <array>
 #include <bit>
@@ -41,10 +45,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
+#include <queue>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -837,6 +844,317 @@ std::string encodeMtl() {
          "Kd 0.2000 0.4000 0.8000\n";
 }
 
+// ----------------------------------------------------------------------------
+// 3D voxel maze (MovingAI .3dmap / .3dscen)
+// ----------------------------------------------------------------------------
+//
+// maze3d.3dmap — a hollow 41 x 25 x 41 voxel maze for flying agents: three
+//   storeys, each a different 10 x 10-cell 2D maze (3-voxel corridors, 1-voxel
+//   walls, 7 voxels of headroom) carved by a depth-first walk with a fixed-seed
+//   PRNG plus a few extra openings that make loops; two 3 x 3 shafts through
+//   each floor slab link the storeys, so most routes climb and descend. One
+//   cell of the bottom storey is a sealed chamber (its own component). A
+//   1-voxel shell encloses everything.
+// maze3d.3dscen — scenarios between random free voxels of the same component,
+//   optimal lengths from Dijkstra under the MovingAI 3D movement rule: a move to
+//   any of the 26 neighbours when every voxel of the box the two voxels span is
+//   free; cost 1, sqrt(2) or sqrt(3).
+
+constexpr int kMazeCells = 10;                                   // cells per side
+constexpr int kMazeCorridor = 3;                                 // cell interior [voxels]
+constexpr int kMazePitch = kMazeCorridor + 1;                    // cell + one wall
+constexpr int kMazeSide = kMazeCells * kMazePitch + 1;           // 41 voxels (X and Z)
+constexpr int kMazeStoreys = 3;
+constexpr int kMazeHeadroom = 7;                                 // air voxels per storey
+constexpr int kMazeHeight = kMazeStoreys * (kMazeHeadroom + 1) + 1;  // 25 voxels
+constexpr int kMazeShaftsPerSlab = 2;
+constexpr int kMazeExtraOpenings = 6;                            // loops per storey
+constexpr int kMazeSealedCellX = 6;                              // bottom storey
+constexpr int kMazeSealedCellZ = 3;
+constexpr int kMazeScenarios = 100;
+constexpr std::uint64_t kMazeSeed = 0x6D617A6533640001ull;
+
+// Own PRNG: 64-bit LCG (Knuth's MMIX constants) with an xor-shift/multiply
+// output mix; only its exact integer arithmetic matters for reproducibility.
+class MazeRandom {
+ public:
+  explicit MazeRandom(std::uint64_t seed) : state_(seed) {}
+  std::uint32_t next() {
+    state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
+    std::uint64_t x = state_;
+    x ^= x >> 29;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 32;
+    return static_cast<std::uint32_t>(x);
+  }
+  // Uniform enough in [0, n) for n far below 2^32.
+  std::uint32_t below(std::uint32_t n) { return next() % n; }
+
+ private:
+  std::uint64_t state_;
+};
+
+struct VoxelVolume {
+  int size_x = 0;
+  int size_y = 0;
+  int size_z = 0;
+  std::vector<std::uint8_t> blocked;  // index (y * size_z + z) * size_x + x
+
+  std::size_t index(int x, int y, int z) const {
+    return (static_cast<std::size_t>(y) * size_z + z) * size_x + x;
+  }
+  bool inside(int x, int y, int z) const {
+    return x >= 0 && y >= 0 && z >= 0 && x < size_x && y < size_y && z < size_z;
+  }
+  bool isFree(int x, int y, int z) const { return inside(x, y, z) && blocked[index(x, y, z)] == 0; }
+  void fill(int x0, int x1, int y0, int y1, int z0, int z1, std::uint8_t value) {
+    for (int y = y0; y < y1; ++y)
+      for (int z = z0; z < z1; ++z)
+        for (int x = x0; x < x1; ++x) blocked[index(x, y, z)] = value;
+  }
+};
+
+// One storey's 2D maze: which walls between neighbouring cells are open.
+struct Maze2D {
+  std::vector<std::uint8_t> open_east;   // cell (i, j) <-> (i + 1, j)
+  std::vector<std::uint8_t> open_south;  // cell (i, j) <-> (i, j + 1)
+};
+
+Maze2D carveMaze(MazeRandom& random, bool seal_cell) {
+  const int n = kMazeCells;
+  Maze2D maze;
+  maze.open_east.assign(static_cast<std::size_t>(n * n), 0);
+  maze.open_south.assign(static_cast<std::size_t>(n * n), 0);
+  std::vector<std::uint8_t> visited(static_cast<std::size_t>(n * n), 0);
+  const int sealed = kMazeSealedCellZ * n + kMazeSealedCellX;
+  if (seal_cell) visited[static_cast<std::size_t>(sealed)] = 1;
+  // Iterative depth-first carving from cell (0, 0).
+  std::vector<int> stack{0};
+  visited[0] = 1;
+  while (!stack.empty()) {
+    const int cell = stack.back();
+    const int i = cell % n;
+    const int j = cell / n;
+    int candidates[4];
+    int count = 0;
+    if (i + 1 < n && !visited[static_cast<std::size_t>(cell + 1)]) candidates[count++] = cell + 1;
+    if (i > 0 && !visited[static_cast<std::size_t>(cell - 1)]) candidates[count++] = cell - 1;
+    if (j + 1 < n && !visited[static_cast<std::size_t>(cell + n)]) candidates[count++] = cell + n;
+    if (j > 0 && !visited[static_cast<std::size_t>(cell - n)]) candidates[count++] = cell - n;
+    if (count == 0) {
+      stack.pop_back();
+      continue;
+    }
+    const int next = candidates[random.below(static_cast<std::uint32_t>(count))];
+    if (next == cell + 1) maze.open_east[static_cast<std::size_t>(cell)] = 1;
+    if (next == cell - 1) maze.open_east[static_cast<std::size_t>(next)] = 1;
+    if (next == cell + n) maze.open_south[static_cast<std::size_t>(cell)] = 1;
+    if (next == cell - n) maze.open_south[static_cast<std::size_t>(next)] = 1;
+    visited[static_cast<std::size_t>(next)] = 1;
+    stack.push_back(next);
+  }
+  // A few extra openings make loops (never into the sealed cell).
+  for (int k = 0; k < kMazeExtraOpenings;) {
+    const int cell = static_cast<int>(random.below(static_cast<std::uint32_t>(n * n)));
+    const bool east = (random.next() & 1u) != 0;
+    const int i = cell % n;
+    const int j = cell / n;
+    if (east ? i + 1 >= n : j + 1 >= n) continue;
+    const int other = east ? cell + 1 : cell + n;
+    if (seal_cell && (cell == sealed || other == sealed)) continue;
+    std::uint8_t& wall = (east ? maze.open_east : maze.open_south)[static_cast<std::size_t>(cell)];
+    if (wall) continue;
+    wall = 1;
+    ++k;
+  }
+  return maze;
+}
+
+VoxelVolume buildMaze3d() {
+  VoxelVolume volume;
+  volume.size_x = kMazeSide;
+  volume.size_y = kMazeHeight;
+  volume.size_z = kMazeSide;
+  volume.blocked.assign(
+      static_cast<std::size_t>(volume.size_x) * volume.size_y * volume.size_z, 1);
+  MazeRandom random(kMazeSeed);
+  const int n = kMazeCells;
+  auto cellMin = [](int c) { return 1 + c * kMazePitch; };  // first interior voxel of a cell
+  for (int storey = 0; storey < kMazeStoreys; ++storey) {
+    const Maze2D maze = carveMaze(random, storey == 0);
+    const int y0 = 1 + storey * (kMazeHeadroom + 1);
+    const int y1 = y0 + kMazeHeadroom;
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) {
+        const int x = cellMin(i);
+        const int z = cellMin(j);
+        volume.fill(x, x + kMazeCorridor, y0, y1, z, z + kMazeCorridor, 0);
+        const auto cell = static_cast<std::size_t>(j * n + i);
+        if (maze.open_east[cell])  // the wall column x + 3, along the cell's Z extent
+          volume.fill(x + kMazeCorridor, x + kMazePitch, y0, y1, z, z + kMazeCorridor, 0);
+        if (maze.open_south[cell])
+          volume.fill(x, x + kMazeCorridor, y0, y1, z + kMazeCorridor, z + kMazePitch, 0);
+      }
+    }
+  }
+  // Shafts: a cell's interior cut through the slab above a storey.
+  for (int slab = 0; slab + 1 < kMazeStoreys; ++slab) {
+    const int y = (slab + 1) * (kMazeHeadroom + 1);
+    for (int k = 0; k < kMazeShaftsPerSlab;) {
+      const int i = static_cast<int>(random.below(static_cast<std::uint32_t>(n)));
+      const int j = static_cast<int>(random.below(static_cast<std::uint32_t>(n)));
+      if (slab == 0 && i == kMazeSealedCellX && j == kMazeSealedCellZ) continue;
+      const int x = cellMin(i);
+      const int z = cellMin(j);
+      if (volume.isFree(x, y, z)) continue;  // already a shaft
+      volume.fill(x, x + kMazeCorridor, y, y + 1, z, z + kMazeCorridor, 0);
+      ++k;
+    }
+  }
+  return volume;
+}
+
+// The 26 moves with the neighbourhood offsets each needs free (the box the
+// two voxels span, without the start) and its cost.
+struct MazeMove {
+  int dx, dy, dz;
+  double cost;
+};
+
+std::vector<MazeMove> mazeMoves() {
+  std::vector<MazeMove> moves;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int axes = (dx != 0) + (dy != 0) + (dz != 0);
+        if (axes == 0) continue;
+        moves.push_back({dx, dy, dz, std::sqrt(static_cast<double>(axes))});
+      }
+  return moves;
+}
+
+bool moveAllowed(const VoxelVolume& v, int x, int y, int z, const MazeMove& m) {
+  for (int by = 0; by <= 1; ++by)
+    for (int bz = 0; bz <= 1; ++bz)
+      for (int bx = 0; bx <= 1; ++bx)
+        if (!v.isFree(x + bx * m.dx, y + by * m.dy, z + bz * m.dz)) return false;
+  return true;
+}
+
+// Shortest path length from `start` to `goal` (voxel indices), or -1.
+double mazeShortestPath(const VoxelVolume& v, const std::vector<MazeMove>& moves,
+                        std::size_t start, std::size_t goal) {
+  const double kUnreached = std::numeric_limits<double>::infinity();
+  std::vector<double> distance(v.blocked.size(), kUnreached);
+  using Entry = std::pair<double, std::size_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
+  distance[start] = 0.0;
+  open.push({0.0, start});
+  const auto sx = static_cast<std::size_t>(v.size_x);
+  const auto sz = static_cast<std::size_t>(v.size_z);
+  while (!open.empty()) {
+    const auto [d, cell] = open.top();
+    open.pop();
+    if (d > distance[cell]) continue;
+    if (cell == goal) return d;
+    const int x = static_cast<int>(cell % sx);
+    const int z = static_cast<int>((cell / sx) % sz);
+    const int y = static_cast<int>(cell / (sx * sz));
+    for (const MazeMove& m : moves) {
+      if (!moveAllowed(v, x, y, z, m)) continue;
+      const std::size_t next = v.index(x + m.dx, y + m.dy, z + m.dz);
+      const double nd = d + m.cost;
+      if (nd < distance[next]) {
+        distance[next] = nd;
+        open.push({nd, next});
+      }
+    }
+  }
+  return -1.0;
+}
+
+// Component label per voxel (-1 for blocked) under the movement rule.
+std::vector<int> mazeComponents(const VoxelVolume& v, const std::vector<MazeMove>& moves) {
+  std::vector<int> label(v.blocked.size(), -1);
+  int next_label = 0;
+  std::vector<std::size_t> queue;
+  const auto sx = static_cast<std::size_t>(v.size_x);
+  const auto sz = static_cast<std::size_t>(v.size_z);
+  for (std::size_t seed = 0; seed < v.blocked.size(); ++seed) {
+    if (v.blocked[seed] || label[seed] >= 0) continue;
+    label[seed] = next_label;
+    queue.assign(1, seed);
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+      const std::size_t cell = queue[head];
+      const int x = static_cast<int>(cell % sx);
+      const int z = static_cast<int>((cell / sx) % sz);
+      const int y = static_cast<int>(cell / (sx * sz));
+      for (const MazeMove& m : moves) {
+        if (!moveAllowed(v, x, y, z, m)) continue;
+        const std::size_t next = v.index(x + m.dx, y + m.dy, z + m.dz);
+        if (label[next] >= 0) continue;
+        label[next] = next_label;
+        queue.push_back(next);
+      }
+    }
+    ++next_label;
+  }
+  return label;
+}
+
+std::string encodeVoxelMap(const VoxelVolume& v) {
+  std::string out = "voxel " + std::to_string(v.size_x) + " " + std::to_string(v.size_y) + " " +
+                    std::to_string(v.size_z) + "\n";
+  for (int y = 0; y < v.size_y; ++y)
+    for (int z = 0; z < v.size_z; ++z)
+      for (int x = 0; x < v.size_x; ++x)
+        if (v.blocked[v.index(x, y, z)])
+          out += std::to_string(x) + " " + std::to_string(y) + " " + std::to_string(z) + "\n";
+  return out;
+}
+
+std::string formatFixed8(double value) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.8f", value);
+  return text;
+}
+
+std::string encodeMazeScenarios(const VoxelVolume& v, const std::string& map_name) {
+  const std::vector<MazeMove> moves = mazeMoves();
+  const std::vector<int> label = mazeComponents(v, moves);
+  std::vector<std::size_t> free_cells;
+  for (std::size_t i = 0; i < v.blocked.size(); ++i)
+    if (!v.blocked[i]) free_cells.push_back(i);
+  if (free_cells.size() < 2) throw std::runtime_error("maze3d: fewer than two free voxels");
+  const auto sx = static_cast<std::size_t>(v.size_x);
+  const auto sz = static_cast<std::size_t>(v.size_z);
+  auto coords = [&](std::size_t cell) {
+    return std::array<int, 3>{static_cast<int>(cell % sx), static_cast<int>(cell / (sx * sz)),
+                              static_cast<int>((cell / sx) % sz)};
+  };
+  MazeRandom random(kMazeSeed ^ 0x5C3E0000ull);
+  std::string out = "version 1\n" + map_name + "\n";
+  for (int k = 0; k < kMazeScenarios;) {
+    const auto count = static_cast<std::uint32_t>(free_cells.size());
+    const std::size_t start = free_cells[random.below(count)];
+    const std::size_t goal = free_cells[random.below(count)];
+    if (start == goal || label[start] != label[goal]) continue;
+    const double length = mazeShortestPath(v, moves, start, goal);
+    if (length < 0.0) throw std::runtime_error("maze3d: same component but no path");
+    const auto s = coords(start);
+    const auto g = coords(goal);
+    const double dx = g[0] - s[0];
+    const double dy = g[1] - s[1];
+    const double dz = g[2] - s[2];
+    const double straight = std::sqrt(dx * dx + dy * dy + dz * dz);
+    out += std::to_string(s[0]) + " " + std::to_string(s[1]) + " " + std::to_string(s[2]) + " " +
+           std::to_string(g[0]) + " " + std::to_string(g[1]) + " " + std::to_string(g[2]) + " " +
+           formatFixed8(length) + " " + formatFixed8(length / straight) + "\n";
+    ++k;
+  }
+  return out;
+}
+
 void writeFile(const std::filesystem::path& path, const void* data, std::size_t size) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   if (!file) throw std::runtime_error("cannot open for writing: " + path.string());
@@ -864,6 +1182,13 @@ int run(int argc, char** argv) {
     writeFile(out_dir / "terrain.obj", obj.data(), obj.size());
     const std::string mtl = encodeMtl();
     writeFile(out_dir / mtl_name, mtl.data(), mtl.size());
+
+    const VoxelVolume maze = buildMaze3d();
+    const std::string map_name = "maze3d.3dmap";
+    const std::string map_text = encodeVoxelMap(maze);
+    writeFile(out_dir / map_name, map_text.data(), map_text.size());
+    const std::string scen_text = encodeMazeScenarios(maze, map_name);
+    writeFile(out_dir / "maze3d.3dscen", scen_text.data(), scen_text.size());
   } catch (const std::exception& error) {
     std::cerr << "levelgen: " << error.what() << "\n";
     return 1;

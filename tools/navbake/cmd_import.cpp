@@ -42,6 +42,23 @@ int importGridMap(const ImportOptions& options, Context& context, CLI::App& sub)
     return kExitOk;
 }
 
+int importVoxelMap(const ImportOptions& options, Context& context, CLI::App& sub) {
+    if (sub.count("--up") || sub.count("--scale") || sub.count("--tags"))
+        context.warn("--up, --scale and --tags do not apply to MovingAI 3D maps and are ignored");
+    if (lowerExtension(options.output) != ".vox")
+        context.warn("{}: a MovingAI voxel map imports to a voxel grid; '.vox' is the usual "
+                     "extension",
+                     options.output);
+    auto map = importer::loadVoxelMap3D(options.input);
+    if (!map) return reportFailure(context, map.error());
+    const vox::VoxelGrid grid = vox::gridFromVoxelMap(*map);
+    if (Status s = vox::saveVoxels(options.output, grid); !s) return reportFailure(context, s.error());
+    context.info("{}: {} x {} x {} voxels (width x height x depth), {} blocked -> {}",
+                 options.input, map->width, map->height, map->depth, map->blockedCount(),
+                 options.output);
+    return kExitOk;
+}
+
 int importMesh(const ImportOptions& options, Context& context) {
     importer::ImportParams params;
     params.up = options.up == "z" ? importer::UpAxis::z : importer::UpAxis::y;
@@ -86,9 +103,11 @@ void registerImport(CLI::App& app, CommandBody& body) {
     CLI::App* sub = app.add_subcommand(
         "import",
         "Import level geometry (OBJ, glTF/GLB, FBX, DAE, PLY, ... anything Assimp reads) into a "
-        ".geo artifact, or a MovingAI .map grid straight into a .vox voxel grid");
-    sub->add_option("INPUT", options->input, "Level file, or a MovingAI .map")->required();
-    sub->add_option("-o,--output", options->output, "Output artifact (.geo, or .vox for a .map)")
+        ".geo artifact, or a MovingAI .map grid or .3dmap voxel map straight into a .vox voxel "
+        "grid");
+    sub->add_option("INPUT", options->input, "Level file, or a MovingAI .map / .3dmap")->required();
+    sub->add_option("-o,--output", options->output,
+                    "Output artifact (.geo, or .vox for a .map / .3dmap)")
         ->required();
     sub->add_option("--up", options->up, "Up axis of the source file (Z-up files are rotated to Y-up)")
         ->check(CLI::IsMember({"y", "z"}))
@@ -103,6 +122,8 @@ void registerImport(CLI::App& app, CommandBody& body) {
         body = [options, sub](Context& context) {
             if (lowerExtension(options->input) == ".map")
                 return importGridMap(*options, context, *sub);
+            if (lowerExtension(options->input) == ".3dmap")
+                return importVoxelMap(*options, context, *sub);
             return importMesh(*options, context);
         };
     });
