@@ -101,6 +101,7 @@ Result<Graph> buildVolumeGraph(const vox::VoxelGrid& grid, float agent_radius, C
     h.node_count = uint32_t(total);
     h.edge_count = 0;
     g.areas = grid.areas;
+    g.source_name = grid.source_name;
 
     // 1. Non-solid voxels: everything outside the column spans (spans are clipped to the grid).
     std::vector<uint8_t> free(total, 1);

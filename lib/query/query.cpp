@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "../common/file_io.h"
+#include "../import/import.h"
 #include "../import/scenario.h"
 
 namespace nav::query {
@@ -95,56 +96,111 @@ Result<std::vector<PointPair>> loadPairs(const std::filesystem::path& path) {
     return pairs;
 }
 
-Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
-                                       const std::filesystem::path& path, Context& context) {
+namespace {
+
+// A scenario reduced to what the runner needs: two world points and the listed optimum.
+struct Problem {
+    navrt::Vec3 from, to;
+    double optimal;
+    uint32_t line;
+};
+
+// 2D .scen: cell (x, y) is the column [x, x+1] x [y, y+1] at the grid map's floor (Y = 0).
+Result<std::vector<Problem>> problems2d(const navrt::GraphView& graph, const std::string& built_from,
+                                        const std::filesystem::path& path) {
     auto scenarios = importer::loadScenarios(path);
     if (!scenarios) return scenarios.error();
-    const std::string built_from =
-        graph.source_name ? std::string(graph.source_name, graph.source_name_length) : std::string();
+    const formats::GraphHeader& h = graph.header;
+    const float floor_y = h.origin[1] + h.cell_height;
+    std::vector<Problem> problems;
     for (const importer::Scenario& s : *scenarios) {
         const std::string map_name = std::filesystem::path(s.map).filename().string();
         if (!built_from.empty() && map_name != built_from)
             return inputError("{}: line {}: scenario is for map '{}', but the asset was built from "
                               "'{}'",
                               path.string(), s.line, s.map, built_from);
-        if (s.map_width != graph.header.size_x || s.map_height != graph.header.size_z)
+        if (s.map_width != h.size_x || s.map_height != h.size_z)
             return inputError("{}: line {}: scenario map is {} x {}, the asset's grid is {} x {}",
-                              path.string(), s.line, s.map_width, s.map_height,
-                              graph.header.size_x, graph.header.size_z);
+                              path.string(), s.line, s.map_width, s.map_height, h.size_x, h.size_z);
+        auto centre = [&](uint32_t x, uint32_t y) {
+            return navrt::Vec3{h.origin[0] + (float(x) + 0.5f) * h.cell_size, floor_y,
+                               h.origin[2] + (float(y) + 0.5f) * h.cell_size};
+        };
+        problems.push_back({centre(s.start_x, s.start_y), centre(s.goal_x, s.goal_y),
+                            s.optimal_length, s.line});
     }
+    return problems;
+}
+
+// .3dscen: voxel (x, y, z) is the cell [x, x+1] x [y, y+1] x [z, z+1]; points are voxel centres.
+Result<std::vector<Problem>> problems3d(const navrt::GraphView& graph, const std::string& built_from,
+                                        const std::filesystem::path& path) {
+    auto file = importer::loadScenario3D(path);
+    if (!file) return file.error();
+    const std::string map_name = std::filesystem::path(file->map_name).filename().string();
+    if (!built_from.empty() && map_name != built_from)
+        return inputError("{}: line 2: scenarios are for map '{}', but the asset was built from '{}'",
+                          path.string(), file->map_name, built_from);
+    if (!graph.implicitVolume())
+        return inputError("{}: 3D scenarios need a volume graph; this asset holds another kind",
+                          path.string());
+    const formats::GraphHeader& h = graph.header;
+    std::vector<Problem> problems;
+    for (const importer::Scenario3D& s : file->entries) {
+        for (const uint32_t* p : {s.start, s.goal})
+            if (p[0] >= h.size_x || p[1] >= h.size_y || p[2] >= h.size_z)
+                return inputError("{}: line {}: voxel ({}, {}, {}) lies outside the {} x {} x {} grid",
+                                  path.string(), s.line, p[0], p[1], p[2], h.size_x, h.size_y,
+                                  h.size_z);
+        auto centre = [&](const uint32_t* v) {
+            return navrt::Vec3{h.origin[0] + (float(v[0]) + 0.5f) * h.cell_size,
+                               h.origin[1] + (float(v[1]) + 0.5f) * h.cell_height,
+                               h.origin[2] + (float(v[2]) + 0.5f) * h.cell_size};
+        };
+        problems.push_back({centre(s.start), centre(s.goal), s.optimal_length, s.line});
+    }
+    return problems;
+}
+
+}  // namespace
+
+Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
+                                       const std::filesystem::path& path, Context& context) {
+    const std::string built_from =
+        graph.source_name ? std::string(graph.source_name, graph.source_name_length) : std::string();
+    const bool three_d = path.extension() == ".3dscen";
+    auto problems = three_d ? problems3d(graph, built_from, path) : problems2d(graph, built_from, path);
+    if (!problems) return problems.error();
 
     navrt::PathQuery query;
     if (navrt::Error e = query.init(graph))
         return makeError(ErrorKind::internal, "cannot set up the search: {}", e.message);
     ScenarioReport report;
     double total_micros = 0, total_expansions = 0, total_ratio = 0;
-    const float y = graph.header.origin[1] + graph.header.cell_height;  // floor of a grid map
-    const Tolerance tolerance{0.0f, 0.5f};
-    for (size_t i = 0; i < scenarios->size(); ++i) {
+    // Points are cell centres: no horizontal slack; vertically within half a cell (2D: the floor).
+    const Tolerance tolerance{0.0f, three_d ? 0.0f : 0.5f};
+    for (size_t i = 0; i < problems->size(); ++i) {
         if ((i & 255) == 0) {
             if (context.cancelled()) return makeError(ErrorKind::cancelled, "scenarios cancelled");
-            context.progress("scen", i, scenarios->size());
+            context.progress("scen", i, problems->size());
         }
-        const importer::Scenario& s = (*scenarios)[i];
-        const navrt::Vec3 from{float(s.start_x) + 0.5f, y, float(s.start_y) + 0.5f};
-        const navrt::Vec3 to{float(s.goal_x) + 0.5f, y, float(s.goal_y) + 0.5f};
-        const QueryRecord r = runQuery(graph, query, from, to, tolerance);
+        const Problem& s = (*problems)[i];
+        const QueryRecord r = runQuery(graph, query, s.from, s.to, tolerance);
         ++report.total;
         total_micros += r.micros;
         total_expansions += r.expansions;
         if (r.outcome != Outcome::found) {
-            if (report.failures.size() < 10)
-                report.failures.push_back({s.line, outcomeName(r.outcome)});
+            if (report.failures.size() < 10) report.failures.push_back({s.line, outcomeName(r.outcome)});
             continue;
         }
         ++report.solved;
-        const double error = std::fabs(r.cost - s.optimal_length);
+        const double error = std::fabs(r.cost - s.optimal);
         report.max_abs_error = std::max(report.max_abs_error, error);
         if (error <= 1e-3) {
             ++report.optimal;
         } else if (report.failures.size() < 10) {
             report.failures.push_back(
-                {s.line, fmt::format("cost {:.8f}, listed optimum {:.8f}", r.cost, s.optimal_length)});
+                {s.line, fmt::format("cost {:.8f}, listed optimum {:.8f}", r.cost, s.optimal)});
         }
         if (r.cost > 0) total_ratio += r.smoothed_length / r.cost;
     }

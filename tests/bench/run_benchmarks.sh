@@ -7,6 +7,6 @@ shared=$2
 for bench in "$build"/tests/bench/bench_*; do
   [ -x "$bench" ] || continue
   echo "== $(basename "$bench")"
-  "$bench" "$shared"
+  "$bench" "$shared" sample_levels
   echo
 done

@@ -222,6 +222,23 @@ query_cli)
   expect 2 "" "$navbake" query "$work/q.nav"
   expect 1 "" "$navbake" query "$work/q.vox" --from 0.5,0,0.5 --to 4.5,0,0.5
   ;;
+volume_3d)
+  "$navbake" -q import "$levels/maze3d.3dmap" -o "$work/maze.vox" || fail "import"
+  expect 0 "volume graph: 41 x 25 x 41 voxels, 25530 free" "$navbake" graph volume "$work/maze.vox" -o "$work/maze.graph"
+  "$navbake" -q pack "$work/maze.graph" -o "$work/maze.nav" || fail "pack"
+  expect 0 "100 scenarios, 100 solved, 100 optimal" "$navbake" scen "$work/maze.nav" "$levels/maze3d.3dscen"
+  "$navbake" inspect "$work/maze.nav" --json >"$work/maze.json" || fail "inspect"
+  grep -q '"graph_type": "volume"' "$work/maze.json" || fail "graph type"
+  [ "$(json_field "$work/maze.json" components)" = 2 ] || fail "components"
+  # A thicker agent has less room.
+  "$navbake" graph volume "$work/maze.vox" -o "$work/fat.graph" --agent-radius 1 2>"$work/fat.log" || fail "radius"
+  grep -Eq "free for the agent" "$work/fat.log" || fail "radius log"
+  # 3D scenarios of another map, and on a tile asset.
+  printf 'version 1\nother.3dmap\n1 1 1 2 2 2 1.7 1\n' >"$work/other.3dscen"
+  expect 1 "line 2: scenarios are for map 'other.3dmap'" "$navbake" scen "$work/maze.nav" "$work/other.3dscen"
+  printf 'version 1\nmaze3d.3dmap\n1 1 1 2 2\n' >"$work/bad.3dscen"
+  expect 1 "bad.3dscen: line 3" "$navbake" scen "$work/maze.nav" "$work/bad.3dscen"
+  ;;
 *)
   fail "unknown case"
   ;;

@@ -1,3 +1,4 @@
+#include <bit>
 #include <chrono>
 
 #include "../../lib/graph/graph.h"
@@ -47,9 +48,19 @@ void registerGraph(CLI::App& app, CommandBody& body) {
             const double ms = std::chrono::duration<double, std::milli>(
                                   std::chrono::steady_clock::now() - start).count();
             const formats::GraphHeader& h = graph->header;
-            context.info("{} graph: {} nodes, {} edges, {} components (largest {} nodes), {:.1f} ms -> {}",
-                         options->kind, h.node_count, h.edge_count, h.component_count,
-                         h.largest_component, ms, options->output);
+            if (h.flags & formats::kGraphFlagImplicitVolume) {
+                size_t free_voxels = 0;
+                for (uint64_t word : graph->free_voxels) free_voxels += size_t(std::popcount(word));
+                context.info("volume graph: {} x {} x {} voxels, {} free for the agent (implicit "
+                             "26-connected edges), {} components (largest {}), {:.1f} ms -> {}",
+                             h.size_x, h.size_y, h.size_z, free_voxels, h.component_count,
+                             h.largest_component, ms, options->output);
+            } else {
+                context.info("{} graph: {} nodes, {} edges, {} components (largest {} nodes), "
+                             "{:.1f} ms -> {}",
+                             options->kind, h.node_count, h.edge_count, h.component_count,
+                             h.largest_component, ms, options->output);
+            }
             return kExitOk;
         };
     });

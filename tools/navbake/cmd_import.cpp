@@ -51,7 +51,8 @@ int importVoxelMap(const ImportOptions& options, Context& context, CLI::App& sub
                      options.output);
     auto map = importer::loadVoxelMap3D(options.input);
     if (!map) return reportFailure(context, map.error());
-    const vox::VoxelGrid grid = vox::gridFromVoxelMap(*map);
+    vox::VoxelGrid grid = vox::gridFromVoxelMap(*map);
+    grid.source_name = std::filesystem::path(options.input).filename().string();
     if (Status s = vox::saveVoxels(options.output, grid); !s) return reportFailure(context, s.error());
     context.info("{}: {} x {} x {} voxels (width x height x depth), {} blocked -> {}",
                  options.input, map->width, map->height, map->depth, map->blockedCount(),

@@ -1,0 +1,101 @@
+// Benchmarks of stage 2-3: voxelize time per mesh (shared meshes and sample levels, 1 and all
+// threads), tile graph size, and A* mean microseconds and expansions per query on every shared
+// MovingAI map (its scenario file). Prints figures (medians where repeated); asserts nothing.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "formats/layouts.h"
+#include "lib/common/context.h"
+#include "lib/graph/graph.h"
+#include "lib/import/import.h"
+#include "lib/query/query.h"
+#include "lib/voxel/voxel_grid.h"
+#include "lib/voxel/voxelize.h"
+
+namespace {
+
+double medianMs(int runs, const std::function<void()>& body) {
+    std::vector<double> times;
+    for (int i = 0; i < runs; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        body();
+        times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+std::vector<std::filesystem::path> listFiles(const std::filesystem::path& folder, const char* ext) {
+    std::vector<std::filesystem::path> files;
+    if (std::filesystem::is_directory(folder))
+        for (const auto& entry : std::filesystem::directory_iterator(folder))
+            if (entry.path().extension() == ext) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::filesystem::path shared = argc > 1 ? argv[1] : "../shared/data";
+    const std::filesystem::path samples = argc > 2 ? argv[2] : "sample_levels";
+    nav::Context context;
+
+    std::printf("voxelize (cell 0.3 / 0.2, agent 2.0 / 0.6 / 0.9 / 45 deg), median of 5:\n");
+    std::printf("  %-24s %9s %10s %10s %10s %10s\n", "mesh", "triangles", "1 thread", "all", "spans",
+                "walkable");
+    std::vector<std::filesystem::path> meshes = listFiles(shared / "meshes", ".obj");
+    for (const char* name : {"indoor_two_floors.glb", "terrain.obj"})
+        if (std::filesystem::exists(samples / name)) meshes.push_back(samples / name);
+    for (const auto& mesh : meshes) {
+        auto geometry = nav::importer::importScene(mesh, {}, context);
+        if (!geometry) {
+            std::printf("  %s: %s\n", mesh.filename().c_str(), geometry.error().message.c_str());
+            continue;
+        }
+        nav::vox::VoxelizeParams params;
+        size_t spans = 0, walkable = 0;
+        params.threads = 1;
+        const double one = medianMs(5, [&] { (void)nav::vox::voxelize(*geometry, params, context); });
+        params.threads = 0;
+        const double all = medianMs(5, [&] {
+            auto grid = nav::vox::voxelize(*geometry, params, context);
+            if (grid) {
+                spans = grid->spans.size();
+                walkable = grid->walkableCount();
+            }
+        });
+        std::printf("  %-24s %9zu %8.2fms %8.2fms %10zu %10zu\n", mesh.filename().c_str(),
+                    geometry->triangleCount(), one, all, spans, walkable);
+    }
+
+    std::printf("\nA* on tile graphs, MovingAI scenarios (octile heuristic, binary heap):\n");
+    std::printf("  %-28s %8s %9s %10s %10s %9s %9s\n", "map", "nodes", "edges", "scenarios",
+                "optimal", "mean us", "mean exp");
+    for (const auto& map_path : listFiles(shared / "movingai", ".map")) {
+        auto map = nav::importer::loadMovingAiMap(map_path);
+        if (!map) continue;
+        nav::vox::VoxelGrid grid = nav::vox::gridFromMap(*map);
+        grid.source_name = map_path.filename().string();
+        auto graph = nav::graph::buildTileGraph(grid, context);
+        if (!graph) continue;
+        const auto nav_path = std::filesystem::temp_directory_path() / "navbake_bench.nav";
+        if (!nav::graph::saveGraph(nav_path, *graph, nav::formats::kKindNav).ok()) continue;
+        navrt::Asset asset;
+        navrt::GraphView view;
+        if (navrt::load(nav_path.c_str(), asset) || navrt::viewGraph(asset, view)) continue;
+        auto report = nav::query::runScenarioFile(view, map_path.string() + ".scen", context);
+        std::filesystem::remove(nav_path);
+        if (!report) continue;
+        std::printf("  %-28s %8zu %9zu %10zu %10zu %9.1f %9.1f\n", map_path.filename().c_str(),
+                    graph->nodeCount(), graph->edgeCount(), report->total, report->optimal,
+                    report->mean_micros, report->mean_expansions);
+    }
+    std::printf("\n(hardware threads: %u)\n", std::thread::hardware_concurrency());
+    return 0;
+}
