@@ -71,27 +71,22 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
     sub->add_option("INPUT", options->input, "Geometry artifact from 'navbake import' (.geo)")
         ->required();
     sub->add_option("-o,--output", options->output, "Output voxel grid (.vox)")->required();
-    sub->add_option("--cell-size", p.cell_size, "Column width on X and Z [m]")
-        ->check(CLI::PositiveNumber)
+    sub->add_option("--cell-size", p.cell_size, "Column width on X and Z [m], > 0")
         ->capture_default_str();
-    sub->add_option("--cell-height", p.cell_height, "Cell height on Y [m]")
-        ->check(CLI::PositiveNumber)
+    sub->add_option("--cell-height", p.cell_height, "Cell height on Y [m], > 0")
         ->capture_default_str();
-    sub->add_option("--agent-height", p.agent.height, "Clearance the agent needs [m]")
-        ->check(CLI::PositiveNumber)
+    sub->add_option("--agent-height", p.agent.height, "Clearance the agent needs [m], > 0")
         ->capture_default_str();
     sub->add_option("--agent-radius", p.agent.radius, "Distance kept from walls and ledges [m]")
-        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     sub->add_option("--agent-climb", p.agent.climb, "Largest step up or down [m]")
-        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
-    sub->add_option("--max-slope", p.agent.max_slope_deg, "Steepest walkable slope [degrees]")
-        ->check(CLI::Range(0.0, 90.0))
+    sub->add_option("--max-slope", p.agent.max_slope_deg,
+                    "Steepest walkable slope [degrees], 0..90")
         ->capture_default_str();
     sub->add_option("--threads", p.threads, "Worker threads (0 = all cores)")
-        ->check(CLI::Range(0, vox::kMaxThreads))
         ->capture_default_str();
+    // Ranges are checked by vox::checkParams, which names every bad value at once (exit code 2).
     sub->callback([&body, options] {
         body = [options](Context& context) { return runVoxelize(*options, context); };
     });

@@ -1,0 +1,792 @@
+// Stage 2: voxelization and walkable-surface extraction.
+//
+// Methods (re-implemented here from their published descriptions, no code taken):
+//   * Span heightfield and conservative triangle rasterization by polygon clipping: Recast
+//     (M. Mononen, recastnavigation, RecastRasterization.cpp: rcRasterizeTriangles / rcAddSpan).
+//     Clipping a convex polygon against a half-plane: Sutherland & Hodgman, "Reentrant polygon
+//     clipping", CACM 17(1), 1974.
+//   * Walkability filters: Recast's rcFilterLowHangingWalkableObstacles, rcFilterLedgeSpans and
+//     rcFilterWalkableLowHeightSpans (RecastFilter.cpp).
+//   * Erosion by the agent radius: Recast's rcErodeWalkableArea (RecastArea.cpp), a two-pass
+//     chamfer distance transform with weights 2 (edge) / 3 (diagonal) (G. Borgefors, "Distance
+//     transformations in digital images", CVGIP 34, 1986).
+//
+// Design
+// ------
+// Frame. Origin = geometry bounds min, except Y, which is one cell lower, so that a floor lying
+// exactly on the bounds' bottom still gets a full cell under its top face. size_x/size_z = the
+// bounds' extent in cells rounded up (at least 1); size_y = the bounds' top in cells + 1 (a
+// downward face on the top boundary takes the cell above it) + the agent height in cells, so that
+// the topmost surface has room for its clearance. Vertices are converted
+// to cell units once in double precision, and any coordinate within kSnap (1e-4 cell) of a whole
+// number is snapped onto it: level geometry authored on cell borders (in floats) then lands on
+// them exactly, which makes the border rule below apply as intended.
+//
+// Rasterization (conservative, exact clipping). Each triangle is clipped (Sutherland-Hodgman, in
+// cell units) to the strip of each row it covers, and that piece to each column it covers; the
+// clipped polygon's Y range [y_lo, y_hi] gives the span [floor(y_lo), ceil(y_hi)).
+// Border rule: which columns a triangle touches, with F its XZ footprint:
+//   * F has an area (any non-vertical triangle): the columns whose square meets F in a region of
+//     positive area. Touching a border or a corner only does not count, so a floor that ends on a
+//     cell border does not spill into the next column, and no gap is narrowed.
+//   * F is a segment (a vertical face): the columns in which F has positive length. A face
+//     crossing a grid corner is not dilated into the two side columns (4-neighbour moves cannot
+//     slip through a diagonal chain of blocked columns, so walls stay closed).
+//   * A face lying exactly on a border (a vertical face on a column border line, or a flat face
+//     on a cell boundary in Y, i.e. a span with no height) goes to the cell *behind* it, the side
+//     its normal points away from: the inside of a closed, outward-facing mesh. So a box aligned
+//     to the grid fills exactly its own cells (floor tops and slab bottoms land exactly on the
+//     surfaces), and a single-sided wall on a border still blocks. Faces without a normal
+//     (degenerate) go to the + side in X/Z and to the cell below in Y.
+//   * The grid's outer borders are closed: anything at the max edge falls in the last column.
+// This is computed per row/column from the clipped piece's own extent: cells floor(min) ..
+// ceil(max) - 1, or, when the extent is zero, the cell containing it (behind it if on a border).
+// Extents within kNoise (1e-9 cell) of a border count as on it: clipping an edge that passes
+// exactly through a grid corner must not invent a sliver in the next column.
+//
+// Surface classes. A triangle is an obstacle when its area id is 0 or its area type is not
+// walkable; otherwise walkable when its normal (v1 - v0) x (v2 - v0) points up within the max
+// slope (normal.y >= cos(slope) * |normal|; counter-clockwise from above, as Recast; faces that
+// point down are never walkable); otherwise steep. Each raw span carries a priority key:
+// obstacle > walkable > steep, then the larger area id.
+//
+// Merge rule. The raw spans of one column that overlap or touch are merged into one span (the
+// union). Its top face takes the key of the highest-priority raw span whose top lies within
+// `climb` cells of the merged top (Recast merges flags within walkableClimb and keeps the larger
+// area id; here an obstacle surface near the top always wins, so an obstacle-tagged object is
+// never walkable). This is a function of the set of raw spans, so it does not depend on triangle
+// order at all.
+//
+// Filters (per column, reading only the neighbours' span heights, so order-independent):
+//   1. low-hanging obstacles: a non-walkable, non-obstacle span whose top is at most `climb`
+//      above the top of the (originally) walkable span just below it becomes walkable (curbs);
+//   2. ledges: a walkable span with a neighbour (4-neighbourhood; outside the grid counts as a
+//      drop) whose floor, reachable through a gap >= agent height, is more than `climb` lower,
+//      or whose reachable neighbour floors within `climb` spread over more than `climb`, is not
+//      walkable;
+//   3. low height: clearance (next span's bottom - top; unlimited above the topmost span) below
+//      the agent height -> not walkable.
+// A "gap" between two spans in neighbouring columns is min(ceilings) - max(floors).
+//
+// Erosion. Walkable spans are connected to a walkable span in each of the 4 neighbour columns
+// when |step| <= climb and the shared gap >= agent height (the closest step wins, then the lower
+// span). Spans with fewer than 4 connections are the boundary (distance 0); a chamfer transform
+// (2 per edge step, 3 per diagonal step taken through a connected edge neighbour, two raster
+// passes) gives every walkable span its distance to the boundary, and spans with distance
+// < 2 * radius_cells lose the walkable flag, radius_cells = ceil(radius / cell_size). So with
+// radius 2 cells the boundary span and the one next to it are cleared. Radius 0 = no erosion.
+//
+// Parallelism. Rows are cut into fixed bands of kBandRows rows. Each band rasterizes, in
+// triangle index order, the triangles whose row range overlaps it, and merges its own columns;
+// the filters and connectivity then run per band as well, writing only their own columns. The
+// distance transform is sequential. Every result is a function of the input alone, so the output
+// is byte-identical for any thread count. Only the calling thread logs and reports progress.
+#include "voxelize.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <new>
+#include <numbers>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace nav::vox {
+namespace {
+
+constexpr double kSnap = 1e-4;        // [Units: cells] snapping tolerance for cell coordinates
+constexpr double kNoise = 1e-9;       // [Units: cells] rounding noise of clipped coordinates
+constexpr uint32_t kBandRows = 16;    // rows per work item
+constexpr int kUnbounded = 1 << 24;   // a ceiling above any grid [Units: cell heights]
+constexpr int kMaxAreas = 64;         // area ids fit in 6 bits of the priority key
+constexpr uint16_t kFar = 0xffff;     // distance of spans not yet reached
+
+double snapToGrid(double v) {
+    const double r = std::round(v);
+    return std::abs(v - r) <= kSnap ? r : v;
+}
+
+// ---- Parallel loop ----------------------------------------------------------------------------
+
+// Runs tasks 0..count-1 on up to `threads` threads (the caller's included), handing out indices
+// from a shared counter. Only the calling thread reports progress. Results must not depend on
+// which thread ran a task.
+class ParallelRunner {
+public:
+    ParallelRunner(int threads, Context& context, uint64_t progress_total)
+        : threads_(threads), context_(context), progress_total_(progress_total) {}
+
+    Status run(size_t count, const std::function<void(size_t)>& task) {
+        std::atomic<size_t> next{0};
+        std::atomic<uint64_t> completed{0};
+        std::atomic<bool> failed{false};
+        std::mutex error_mutex;
+        std::exception_ptr error;
+
+        auto take = [&]() -> bool {  // runs one task; false when there is nothing left to do
+            if (failed.load(std::memory_order_relaxed) || context_.cancelled()) return false;
+            const size_t index = next.fetch_add(1, std::memory_order_relaxed);
+            if (index >= count) return false;
+            try {
+                task(index);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(error_mutex);
+                if (!error) error = std::current_exception();
+                failed.store(true);
+                return false;
+            }
+            completed.fetch_add(1, std::memory_order_relaxed);
+            return true;
+        };
+
+        std::vector<std::thread> workers;
+        const size_t wanted = std::min<size_t>(size_t(std::max(threads_, 1)), count);
+        for (size_t i = 1; i < wanted; ++i) {
+            try {
+                workers.emplace_back([&] { while (take()) {} });
+            } catch (const std::system_error&) {
+                break;  // fewer threads than asked; the result is the same
+            }
+        }
+        while (take())
+            context_.progress("voxelize", progress_done_ + completed.load(), progress_total_);
+        for (std::thread& worker : workers) worker.join();
+        progress_done_ += count;
+
+        if (error) {
+            try {
+                std::rethrow_exception(error);
+            } catch (const std::bad_alloc&) {
+                return makeError(ErrorKind::internal, "voxelize: out of memory");
+            } catch (const std::exception& e) {
+                return makeError(ErrorKind::internal, "voxelize: {}", e.what());
+            } catch (...) {
+                return makeError(ErrorKind::internal, "voxelize: unknown failure in a worker");
+            }
+        }
+        if (context_.cancelled()) return makeError(ErrorKind::cancelled, "voxelize: cancelled");
+        context_.progress("voxelize", progress_done_, progress_total_);
+        return {};
+    }
+
+    void finish() { context_.progress("voxelize", progress_total_, progress_total_); }
+
+private:
+    int threads_;
+    Context& context_;
+    uint64_t progress_total_;
+    uint64_t progress_done_ = 0;
+};
+
+// ---- Rasterization ----------------------------------------------------------------------------
+
+struct Vec3d {
+    double x, y, z;  // [Units: cells]
+};
+
+enum SurfaceClass : uint8_t { kSteep = 0, kWalkableSurface = 1, kObstacleSurface = 2 };
+
+uint8_t surfaceKey(SurfaceClass surface_class, uint8_t area) {
+    return uint8_t((surface_class << 6) | area);
+}
+
+// One triangle's contribution to one column, before merging.
+struct RawSpan {
+    uint32_t column;  // within the band
+    uint16_t y_min;
+    uint16_t y_max;
+    uint8_t key;
+};
+
+struct Frame {
+    uint32_t size_x = 0;
+    uint32_t size_z = 0;
+    int top_cells = 0;  // highest possible span top
+    AgentCells agent;
+};
+
+// Which side a face lying exactly on a cell border goes to (see the file comment).
+constexpr uint8_t kLowerX = 1;  // normal +x: the solid is on the -x side
+constexpr uint8_t kUpperY = 2;  // normal -y: the solid is above
+constexpr uint8_t kLowerZ = 4;  // normal +z: the solid is on the -z side
+
+struct Prepared {
+    std::vector<Vec3d> vertices;           // cell units, snapped
+    std::vector<uint8_t> keys;             // per triangle
+    std::vector<uint8_t> sides;            // per triangle: kLowerX | kUpperY | kLowerZ
+    std::vector<uint32_t> row_range;       // per triangle: first row, last row
+    std::vector<uint32_t> band_start;      // CSR: band b's triangles are
+    std::vector<uint32_t> band_triangles;  // band_triangles[band_start[b] .. band_start[b+1])
+};
+
+// A triangle clipped by four half-planes has at most 7 corners; the margin (and the guard in
+// clipPolygon) covers nearly collinear pieces whose rounding could add a crossing or two.
+constexpr int kMaxPolygon = 16;
+
+// Keeps the part of the convex polygon where (p.axis - bound) * side >= 0 (axis 0 = x, 2 = z).
+// New corners lie exactly on the bound. Returns the corner count (0 when nothing is left).
+int clipPolygon(const Vec3d* in, int n, Vec3d* out, int axis, double bound, double side) {
+    auto distance = [&](const Vec3d& p) { return ((axis == 0 ? p.x : p.z) - bound) * side; };
+    int m = 0;
+    for (int i = 0, j = n - 1; i < n && m + 2 <= kMaxPolygon; j = i++) {
+        const Vec3d& a = in[j];
+        const Vec3d& b = in[i];
+        const double da = distance(a);
+        const double db = distance(b);
+        if ((da > 0 && db < 0) || (da < 0 && db > 0)) {
+            const double t = da / (da - db);
+            Vec3d p{a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t};
+            (axis == 0 ? p.x : p.z) = bound;
+            out[m++] = p;
+        }
+        if (db >= 0) out[m++] = b;
+    }
+    return m;
+}
+
+// First and last cell an extent [lo, hi] covers by the border rule (see the file comment).
+void cellRange(double lo, double hi, uint32_t size, bool prefer_lower, uint32_t& first,
+               uint32_t& last) {
+    double f = std::floor(lo + kNoise);
+    double l = std::ceil(hi - kNoise) - 1.0;
+    if (l < f) {  // no extent, exactly on a border
+        if (prefer_lower) f -= 1.0;
+        l = f;
+    }
+    const double max_index = double(size) - 1.0;
+    first = uint32_t(std::clamp(f, 0.0, max_index));
+    last = uint32_t(std::clamp(l, 0.0, max_index));
+}
+
+void rasterizeTriangle(const Frame& frame, const Prepared& prep, uint32_t triangle,
+                       const geo::Geometry& geometry, uint32_t band_row0, uint32_t band_row1,
+                       std::vector<RawSpan>& raw) {
+    Vec3d tri[3];
+    for (int k = 0; k < 3; ++k) tri[k] = prep.vertices[geometry.triangles[3 * triangle + k]];
+    const uint8_t key = prep.keys[triangle];
+    const uint8_t sides = prep.sides[triangle];
+    const uint32_t row0 = std::max(prep.row_range[2 * triangle], band_row0);
+    const uint32_t row1 = std::min(prep.row_range[2 * triangle + 1], band_row1 - 1);
+    Vec3d tmp[kMaxPolygon], row_piece[kMaxPolygon], tmp2[kMaxPolygon], cell[kMaxPolygon];
+    for (uint32_t row = row0; row <= row1; ++row) {
+        int n = clipPolygon(tri, 3, tmp, 2, double(row), 1.0);
+        n = clipPolygon(tmp, n, row_piece, 2, double(row) + 1.0, -1.0);
+        if (n == 0) continue;
+        double x_lo = row_piece[0].x, x_hi = row_piece[0].x;
+        for (int i = 1; i < n; ++i) {
+            x_lo = std::min(x_lo, row_piece[i].x);
+            x_hi = std::max(x_hi, row_piece[i].x);
+        }
+        uint32_t col0, col1;
+        cellRange(x_lo, x_hi, frame.size_x, (sides & kLowerX) != 0, col0, col1);
+        for (uint32_t col = col0; col <= col1; ++col) {
+            int m = clipPolygon(row_piece, n, tmp2, 0, double(col), 1.0);
+            m = clipPolygon(tmp2, m, cell, 0, double(col) + 1.0, -1.0);
+            if (m == 0) continue;
+            double y_lo = cell[0].y, y_hi = cell[0].y;
+            for (int i = 1; i < m; ++i) {
+                y_lo = std::min(y_lo, cell[i].y);
+                y_hi = std::max(y_hi, cell[i].y);
+            }
+            int lo = int(std::floor(y_lo + kNoise));
+            int hi = int(std::ceil(y_hi - kNoise));
+            if (hi <= lo) {  // a flat face on a cell boundary: the cell behind it
+                if (sides & kUpperY)
+                    hi = lo + 1;
+                else
+                    lo = hi - 1;
+            }
+            lo = std::clamp(lo, 0, frame.top_cells - 1);
+            hi = std::clamp(hi, lo + 1, frame.top_cells);
+            const uint32_t column = (row - band_row0) * frame.size_x + col;
+            raw.push_back({column, uint16_t(lo), uint16_t(hi), key});
+        }
+    }
+}
+
+struct BandOutput {
+    std::vector<Span> spans;
+    std::vector<uint32_t> counts;  // spans per column of the band
+};
+
+// Merges the raw spans of each column of a band (the merge rule in the file comment).
+void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, BandOutput& out) {
+    std::vector<uint32_t> start(size_t(column_count) + 1, 0);
+    for (const RawSpan& r : raw) ++start[r.column + 1];
+    for (uint32_t c = 0; c < column_count; ++c) start[c + 1] += start[c];
+    std::vector<RawSpan> sorted(raw.size());
+    {
+        std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
+        for (const RawSpan& r : raw) sorted[cursor[r.column]++] = r;
+    }
+    out.counts.assign(column_count, 0);
+    out.spans.clear();
+    for (uint32_t c = 0; c < column_count; ++c) {
+        const auto begin = sorted.begin() + start[c];
+        const auto end = sorted.begin() + start[c + 1];
+        std::sort(begin, end, [](const RawSpan& a, const RawSpan& b) { return a.y_min < b.y_min; });
+        const size_t before = out.spans.size();
+        for (auto i = begin; i != end;) {
+            int hi = i->y_max;
+            auto j = i + 1;
+            for (; j != end && j->y_min <= hi; ++j) hi = std::max<int>(hi, j->y_max);
+            uint8_t key = 0;
+            for (auto k = i; k != j; ++k)
+                if (k->y_max + climb >= hi) key = std::max(key, k->key);
+            out.spans.push_back(Span{i->y_min, uint16_t(hi), uint8_t(key & 63),
+                                     (key >> 6) == kWalkableSurface});
+            i = j;
+        }
+        out.counts[c] = uint32_t(out.spans.size() - before);
+    }
+}
+
+// ---- Filters and erosion ----------------------------------------------------------------------
+
+constexpr int kDx[4] = {-1, 0, 1, 0};  // direction 0: -x, 1: +z, 2: +x, 3: -z
+constexpr int kDz[4] = {0, 1, 0, -1};
+
+struct GridView {
+    const VoxelGrid& grid;
+    int ceilingOf(size_t span, size_t column_end) const {
+        return span + 1 < column_end ? int(grid.spans[span + 1].y_min) : kUnbounded;
+    }
+    bool neighbour(uint32_t x, uint32_t z, int dir, size_t& begin, size_t& end) const {
+        const int64_t nx = int64_t(x) + kDx[dir];
+        const int64_t nz = int64_t(z) + kDz[dir];
+        if (nx < 0 || nz < 0 || nx >= int64_t(grid.size_x) || nz >= int64_t(grid.size_z))
+            return false;
+        const size_t c = size_t(nz) * grid.size_x + size_t(nx);
+        begin = grid.column_offsets[c];
+        end = grid.column_offsets[c + 1];
+        return true;
+    }
+};
+
+// Filters 1-3 for one column; writes the new flags of its spans into `walkable`.
+void filterColumn(const GridView& view, const std::vector<uint8_t>& blocked_area, uint32_t x,
+                  uint32_t z, const AgentCells& agent, std::vector<uint8_t>& walkable) {
+    const VoxelGrid& g = view.grid;
+    const size_t c = size_t(z) * g.size_x + x;
+    const size_t begin = g.column_offsets[c];
+    const size_t end = g.column_offsets[c + 1];
+    // 1. Low-hanging obstacles, judged on the flags as rasterized.
+    bool below_walkable = false;
+    int below_top = 0;
+    for (size_t i = begin; i < end; ++i) {
+        const Span& s = g.spans[i];
+        bool w = s.walkable;
+        if (!w && below_walkable && !blocked_area[s.area] &&
+            int(s.y_max) - below_top <= agent.climb)
+            w = true;
+        below_walkable = s.walkable;
+        below_top = s.y_max;
+        walkable[i] = w;
+    }
+    // 2. Ledges and 3. low height.
+    for (size_t i = begin; i < end; ++i) {
+        if (!walkable[i]) continue;
+        const int floor = g.spans[i].y_max;
+        const int ceiling = view.ceilingOf(i, end);
+        if (ceiling - floor < agent.height) {
+            walkable[i] = 0;
+            continue;
+        }
+        bool ledge = false;
+        int reach_min = floor, reach_max = floor;
+        for (int dir = 0; dir < 4 && !ledge; ++dir) {
+            size_t nb, ne;
+            if (!view.neighbour(x, z, dir, nb, ne)) {
+                ledge = true;  // the grid's edge is a drop into the void
+                break;
+            }
+            // The open space under the neighbour's lowest span is a bottomless drop.
+            const int under = nb < ne ? int(g.spans[nb].y_min) : kUnbounded;
+            if (std::min(ceiling, under) - floor >= agent.height) {
+                ledge = true;
+                break;
+            }
+            for (size_t k = nb; k < ne; ++k) {
+                const int n_floor = g.spans[k].y_max;
+                const int n_ceiling = view.ceilingOf(k, ne);
+                if (std::min(ceiling, n_ceiling) - std::max(floor, n_floor) < agent.height)
+                    continue;
+                const int step = n_floor - floor;
+                if (step < -agent.climb) {
+                    ledge = true;
+                    break;
+                }
+                if (std::abs(step) <= agent.climb) {
+                    reach_min = std::min(reach_min, n_floor);
+                    reach_max = std::max(reach_max, n_floor);
+                }
+            }
+        }
+        if (ledge || reach_max - reach_min > agent.climb) walkable[i] = 0;
+    }
+}
+
+// Walkable connections of the walkable spans of one column (-1 = none), 4 per span.
+void connectColumn(const GridView& view, uint32_t x, uint32_t z, const AgentCells& agent,
+                   const std::vector<uint8_t>& walkable, std::vector<int32_t>& links) {
+    const VoxelGrid& g = view.grid;
+    const size_t c = size_t(z) * g.size_x + x;
+    const size_t end = g.column_offsets[c + 1];
+    for (size_t i = g.column_offsets[c]; i < end; ++i) {
+        if (!walkable[i]) continue;
+        const int floor = g.spans[i].y_max;
+        const int ceiling = view.ceilingOf(i, end);
+        for (int dir = 0; dir < 4; ++dir) {
+            size_t nb, ne;
+            int32_t best = -1;
+            int best_step = kUnbounded;
+            if (view.neighbour(x, z, dir, nb, ne)) {
+                for (size_t k = nb; k < ne; ++k) {
+                    if (!walkable[k]) continue;
+                    const int n_floor = g.spans[k].y_max;
+                    const int n_ceiling = view.ceilingOf(k, ne);
+                    if (std::min(ceiling, n_ceiling) - std::max(floor, n_floor) < agent.height)
+                        continue;
+                    const int step = std::abs(n_floor - floor);
+                    if (step <= agent.climb && step < best_step) {
+                        best = int32_t(k);
+                        best_step = step;
+                    }
+                }
+            }
+            links[4 * i + size_t(dir)] = best;
+        }
+    }
+}
+
+// Chamfer 2/3 distance to the boundary, then clears spans closer than the radius.
+void erode(const VoxelGrid& g, const std::vector<int32_t>& links, int radius_cells,
+           std::vector<uint8_t>& walkable) {
+    std::vector<uint16_t> dist(g.spans.size(), kFar);
+    for (size_t i = 0; i < g.spans.size(); ++i) {
+        if (!walkable[i]) continue;
+        for (int dir = 0; dir < 4; ++dir)
+            if (links[4 * i + size_t(dir)] < 0) dist[i] = 0;
+    }
+    auto relax = [&](size_t i, int dir, int diagonal_dir) {
+        const int32_t n = links[4 * i + size_t(dir)];
+        if (n < 0) return;
+        dist[i] = uint16_t(std::min<uint32_t>(dist[i], uint32_t(dist[size_t(n)]) + 2));
+        const int32_t d = links[4 * size_t(n) + size_t(diagonal_dir)];
+        if (d < 0) return;
+        dist[i] = uint16_t(std::min<uint32_t>(dist[i], uint32_t(dist[size_t(d)]) + 3));
+    };
+    for (uint32_t z = 0; z < g.size_z; ++z) {
+        for (uint32_t x = 0; x < g.size_x; ++x) {
+            const size_t c = size_t(z) * g.size_x + x;
+            for (size_t i = g.column_offsets[c]; i < g.column_offsets[c + 1]; ++i) {
+                if (!walkable[i]) continue;
+                relax(i, 0, 3);  // (-1, 0), then (-1, -1)
+                relax(i, 3, 2);  // (0, -1), then (+1, -1)
+            }
+        }
+    }
+    for (uint32_t z = g.size_z; z-- > 0;) {
+        for (uint32_t x = g.size_x; x-- > 0;) {
+            const size_t c = size_t(z) * g.size_x + x;
+            for (size_t i = g.column_offsets[c + 1]; i-- > g.column_offsets[c];) {
+                if (!walkable[i]) continue;
+                relax(i, 2, 1);  // (+1, 0), then (+1, +1)
+                relax(i, 1, 0);  // (0, +1), then (-1, +1)
+            }
+        }
+    }
+    const uint32_t threshold = uint32_t(std::min(2 * radius_cells, int(kFar)));
+    for (size_t i = 0; i < g.spans.size(); ++i)
+        if (walkable[i] && dist[i] < threshold) walkable[i] = 0;
+}
+
+Status checkGeometry(const geo::Geometry& g) {
+    if (g.vertices.size() % 3 != 0 || g.triangles.size() % 3 != 0 ||
+        g.triangle_areas.size() != g.triangleCount())
+        return inputError("geometry: inconsistent array sizes ({} vertex floats, {} indices, {} "
+                          "triangle areas)",
+                          g.vertices.size(), g.triangles.size(), g.triangle_areas.size());
+    if (g.triangleCount() == 0) return inputError("geometry has no triangles; nothing to voxelize");
+    if (g.areas.empty() || g.areas.size() > size_t(kMaxAreas))
+        return inputError("geometry: {} area types (1 to {} supported)", g.areas.size(), kMaxAreas);
+    for (size_t i = 0; i < g.vertices.size(); ++i)
+        if (!std::isfinite(g.vertices[i]))
+            return inputError("geometry: vertex {} has a non-finite coordinate", i / 3);
+    const size_t vertex_count = g.vertexCount();
+    for (size_t t = 0; t < g.triangleCount(); ++t) {
+        for (int k = 0; k < 3; ++k)
+            if (g.triangles[3 * t + size_t(k)] >= vertex_count)
+                return inputError("geometry: triangle {} uses vertex {} of {}", t,
+                                  g.triangles[3 * t + size_t(k)], vertex_count);
+        if (g.triangle_areas[t] >= g.areas.size())
+            return inputError("geometry: triangle {} has area id {} of {}", t,
+                              g.triangle_areas[t], g.areas.size());
+    }
+    return {};
+}
+
+}  // namespace
+
+AgentCells agentCells(const AgentParams& agent, float cell_size, float cell_height) {
+    auto cells = [](double value, double cell, bool round_up, int limit) {
+        if (!(cell > 0) || !std::isfinite(value)) return 0;
+        const double v = snapToGrid(value / cell);
+        const double r = round_up ? std::ceil(v) : std::floor(v);
+        return int(std::clamp(r, 0.0, double(limit)));
+    };
+    AgentCells a;
+    a.height = std::max(1, cells(agent.height, cell_height, true, int(kMaxCellsY)));
+    a.climb = cells(agent.climb, cell_height, false, int(kMaxCellsY));
+    a.radius = cells(agent.radius, cell_size, true, 30000);
+    return a;
+}
+
+Status checkParams(const VoxelizeParams& p) {
+    std::vector<std::string> problems;
+    auto positive = [&](const char* name, float v) {
+        if (!(std::isfinite(v) && v > 0))
+            problems.push_back(fmt::format("{} = {} (must be > 0)", name, v));
+    };
+    auto non_negative = [&](const char* name, float v) {
+        if (!(std::isfinite(v) && v >= 0))
+            problems.push_back(fmt::format("{} = {} (must be >= 0)", name, v));
+    };
+    positive("cell size", p.cell_size);
+    positive("cell height", p.cell_height);
+    positive("agent height", p.agent.height);
+    non_negative("agent radius", p.agent.radius);
+    non_negative("agent climb", p.agent.climb);
+    if (!(std::isfinite(p.agent.max_slope_deg) && p.agent.max_slope_deg >= 0 &&
+          p.agent.max_slope_deg <= 90))
+        problems.push_back(
+            fmt::format("max slope = {} degrees (must be in 0..90)", p.agent.max_slope_deg));
+    if (p.threads < 0 || p.threads > kMaxThreads)
+        problems.push_back(fmt::format("threads = {} (must be 0 for all cores, or 1..{})",
+                                       p.threads, kMaxThreads));
+    if (problems.empty()) {
+        // Agent sizes that do not fit the grid's integer heights.
+        if (double(p.agent.height) / p.cell_height > kMaxCellsY)
+            problems.push_back(fmt::format("agent height {} m is more than {} cells of {} m",
+                                           p.agent.height, kMaxCellsY, p.cell_height));
+        if (double(p.agent.climb) / p.cell_height > kMaxCellsY)
+            problems.push_back(fmt::format("agent climb {} m is more than {} cells of {} m",
+                                           p.agent.climb, kMaxCellsY, p.cell_height));
+        if (double(p.agent.radius) / p.cell_size > 30000)
+            problems.push_back(fmt::format("agent radius {} m is more than 30000 cells of {} m",
+                                           p.agent.radius, p.cell_size));
+    }
+    if (problems.empty()) return {};
+    std::string message = "invalid voxelization parameters: ";
+    for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
+    return Error{ErrorKind::usage, message};
+}
+
+Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& params,
+                           Context& context) {
+    if (Status s = checkParams(params); !s) return s.error();
+    if (Status s = checkGeometry(geometry); !s) return s.error();
+    ScopedTimer total_timer(context, "voxelize");
+
+    const double cs = params.cell_size;
+    const double ch = params.cell_height;
+    const geo::Bounds bounds = geometry.bounds();
+    VoxelGrid grid;
+    grid.source = formats::VoxelSource::mesh;
+    grid.origin[0] = bounds.min[0];
+    grid.origin[1] = bounds.min[1] - params.cell_height;
+    grid.origin[2] = bounds.min[2];
+    grid.cell_size = params.cell_size;
+    grid.cell_height = params.cell_height;
+    grid.agent = params.agent;
+    grid.areas = geometry.areas;
+
+    auto toCellX = [&](float v) { return snapToGrid((double(v) - grid.origin[0]) / cs); };
+    auto toCellY = [&](float v) { return snapToGrid((double(v) - grid.origin[1]) / ch); };
+    auto toCellZ = [&](float v) { return snapToGrid((double(v) - grid.origin[2]) / cs); };
+
+    Frame frame;
+    frame.agent = agentCells(params.agent, params.cell_size, params.cell_height);
+    const double size_x = std::max(1.0, std::ceil(toCellX(bounds.max[0])));
+    const double size_z = std::max(1.0, std::ceil(toCellZ(bounds.max[2])));
+    const double top_cells = std::max(1.0, std::ceil(toCellY(bounds.max[1])));
+    if (size_x * size_z > double(kMaxColumns))
+        return makeError(ErrorKind::usage,
+                         "voxelize: the level is {:.1f} x {:.1f} m; at cell size {} m that is {} x "
+                         "{} = {} columns, more than the limit of {}; use a larger cell size",
+                         bounds.max[0] - bounds.min[0], bounds.max[2] - bounds.min[2],
+                         params.cell_size, size_x, size_z, size_x * size_z, kMaxColumns);
+    if (top_cells + 1 + frame.agent.height > double(kMaxCellsY))
+        return makeError(ErrorKind::usage,
+                         "voxelize: the level is {:.1f} m tall; at cell height {} m it needs {} "
+                         "cells (plus {} for the agent's clearance), more than the limit of {}; "
+                         "use a larger cell height",
+                         bounds.max[1] - bounds.min[1], params.cell_height, top_cells,
+                         frame.agent.height, kMaxCellsY);
+    grid.size_x = uint32_t(size_x);
+    grid.size_z = uint32_t(size_z);
+    frame.size_x = grid.size_x;
+    frame.size_z = grid.size_z;
+    frame.top_cells = int(top_cells) + 1;  // room for a downward face on the top boundary
+    grid.size_y = uint32_t(frame.top_cells + frame.agent.height);
+
+    const int threads = params.threads > 0
+                            ? params.threads
+                            : int(std::max(1u, std::thread::hardware_concurrency()));
+    const uint32_t band_count = (grid.size_z + kBandRows - 1) / kBandRows;
+    const bool erode_radius = frame.agent.radius > 0;
+    ParallelRunner runner(threads, context, uint64_t(band_count) * (erode_radius ? 3 : 2) + 1);
+    context.debug("voxelize: {} x {} x {} cells, agent {} / {} / {} cells (height / climb / "
+                  "radius), {} threads",
+                  grid.size_x, grid.size_z, grid.size_y, frame.agent.height, frame.agent.climb,
+                  frame.agent.radius, threads);
+
+    // ---- Prepare: cell coordinates, surface keys, row ranges, band lists. ----
+    Prepared prep;
+    const size_t triangle_count = geometry.triangleCount();
+    {
+        ScopedTimer timer(context, "voxelize: prepare");
+        prep.vertices.resize(geometry.vertexCount());
+        for (size_t v = 0; v < prep.vertices.size(); ++v)
+            prep.vertices[v] = {toCellX(geometry.vertices[3 * v]),
+                                toCellY(geometry.vertices[3 * v + 1]),
+                                toCellZ(geometry.vertices[3 * v + 2])};
+        std::vector<uint8_t> blocked(geometry.areas.size());
+        for (size_t a = 0; a < blocked.size(); ++a)
+            blocked[a] = a == geo::kObstacleArea || !geometry.areas[a].walkable;
+        const double cos_slope =
+            std::cos(double(params.agent.max_slope_deg) * std::numbers::pi / 180.0);
+        prep.keys.resize(triangle_count);
+        prep.sides.resize(triangle_count);
+        prep.row_range.resize(2 * triangle_count);
+        std::vector<uint32_t> band_count_of(size_t(band_count) + 1, 0);
+        size_t facing_up = 0, facing_down = 0;
+        for (size_t t = 0; t < triangle_count; ++t) {
+            if ((t & 0xffff) == 0 && context.cancelled())
+                return makeError(ErrorKind::cancelled, "voxelize: cancelled");
+            const float* p[3];
+            double z_lo = 0, z_hi = 0;
+            for (int k = 0; k < 3; ++k) {
+                const uint32_t v = geometry.triangles[3 * t + size_t(k)];
+                p[k] = &geometry.vertices[3 * size_t(v)];
+                const double z = prep.vertices[v].z;
+                z_lo = k == 0 ? z : std::min(z_lo, z);
+                z_hi = k == 0 ? z : std::max(z_hi, z);
+            }
+            const double e0[3] = {double(p[1][0]) - p[0][0], double(p[1][1]) - p[0][1],
+                                  double(p[1][2]) - p[0][2]};
+            const double e1[3] = {double(p[2][0]) - p[0][0], double(p[2][1]) - p[0][1],
+                                  double(p[2][2]) - p[0][2]};
+            const double n[3] = {e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
+                                 e0[0] * e1[1] - e0[1] * e1[0]};
+            const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            const uint8_t area = geometry.triangle_areas[t];
+            const bool up = length > 0 && n[1] >= cos_slope * length;
+            facing_up += up;
+            facing_down += length > 0 && -n[1] >= cos_slope * length;
+            const SurfaceClass surface = blocked[area] ? kObstacleSurface
+                                         : up          ? kWalkableSurface
+                                                       : kSteep;
+            prep.keys[t] = surfaceKey(surface, area);
+            prep.sides[t] = uint8_t((n[0] > 0 ? kLowerX : 0) | (n[1] < 0 ? kUpperY : 0) |
+                                    (n[2] > 0 ? kLowerZ : 0));
+            uint32_t row0, row1;
+            cellRange(z_lo, z_hi, grid.size_z, (prep.sides[t] & kLowerZ) != 0, row0, row1);
+            prep.row_range[2 * t] = row0;
+            prep.row_range[2 * t + 1] = row1;
+            for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b) ++band_count_of[b + 1];
+        }
+        if (facing_up == 0 && facing_down > 0)
+            context.warn("voxelize: no triangle faces up within the max slope but {} face down; "
+                         "is the mesh wound clockwise (normals flipped)?",
+                         facing_down);
+        prep.band_start = band_count_of;
+        for (uint32_t b = 0; b < band_count; ++b) prep.band_start[b + 1] += prep.band_start[b];
+        prep.band_triangles.resize(prep.band_start[band_count]);
+        std::vector<uint32_t> cursor(prep.band_start.begin(), prep.band_start.end() - 1);
+        for (size_t t = 0; t < triangle_count; ++t)
+            for (uint32_t b = prep.row_range[2 * t] / kBandRows;
+                 b <= prep.row_range[2 * t + 1] / kBandRows; ++b)
+                prep.band_triangles[cursor[b]++] = uint32_t(t);
+    }
+
+    // ---- Rasterize and merge, per band. ----
+    std::vector<BandOutput> bands(band_count);
+    {
+        ScopedTimer timer(context, "voxelize: rasterize");
+        Status s = runner.run(band_count, [&](size_t b) {
+            const uint32_t row0 = uint32_t(b) * kBandRows;
+            const uint32_t row1 = std::min(grid.size_z, row0 + kBandRows);
+            std::vector<RawSpan> raw;
+            for (uint32_t i = prep.band_start[b]; i < prep.band_start[b + 1]; ++i)
+                rasterizeTriangle(frame, prep, prep.band_triangles[i], geometry, row0, row1, raw);
+            mergeBand(raw, (row1 - row0) * grid.size_x, frame.agent.climb, bands[b]);
+        });
+        if (!s) return s.error();
+    }
+    prep = Prepared{};
+
+    // ---- Assemble the grid. ----
+    {
+        size_t span_count = 0;
+        for (const BandOutput& band : bands) span_count += band.spans.size();
+        if (span_count > UINT32_MAX)
+            return makeError(ErrorKind::usage,
+                             "voxelize: {} spans exceed the format's limit; use larger cells",
+                             span_count);
+        grid.spans.reserve(span_count);
+        grid.column_offsets.reserve(grid.columnCount() + 1);
+        for (BandOutput& band : bands) {
+            for (uint32_t count : band.counts) {
+                grid.column_offsets.push_back(uint32_t(grid.spans.size()));
+                grid.spans.resize(grid.spans.size() + count);  // columns follow in band order
+            }
+            std::copy(band.spans.begin(), band.spans.end(),
+                      grid.spans.end() - ptrdiff_t(band.spans.size()));
+            band = BandOutput{};
+        }
+        grid.column_offsets.push_back(uint32_t(grid.spans.size()));
+    }
+
+    // ---- Filters, connectivity and erosion. ----
+    const GridView view{grid};
+    std::vector<uint8_t> walkable(grid.spans.size(), 0);
+    std::vector<uint8_t> blocked_area(256, 1);
+    for (size_t a = 0; a < grid.areas.size(); ++a)
+        blocked_area[a] = a == geo::kObstacleArea || !grid.areas[a].walkable;
+    auto forBandColumns = [&](size_t b, auto&& fn) {
+        const uint32_t row0 = uint32_t(b) * kBandRows;
+        const uint32_t row1 = std::min(grid.size_z, row0 + kBandRows);
+        for (uint32_t z = row0; z < row1; ++z)
+            for (uint32_t x = 0; x < grid.size_x; ++x) fn(x, z);
+    };
+    {
+        ScopedTimer timer(context, "voxelize: filters");
+        Status s = runner.run(band_count, [&](size_t b) {
+            forBandColumns(b, [&](uint32_t x, uint32_t z) {
+                filterColumn(view, blocked_area, x, z, frame.agent, walkable);
+            });
+        });
+        if (!s) return s.error();
+    }
+    if (erode_radius) {
+        ScopedTimer timer(context, "voxelize: erosion");
+        std::vector<int32_t> links(4 * grid.spans.size(), -1);
+        Status s = runner.run(band_count, [&](size_t b) {
+            forBandColumns(b, [&](uint32_t x, uint32_t z) {
+                connectColumn(view, x, z, frame.agent, walkable, links);
+            });
+        });
+        if (!s) return s.error();
+        erode(grid, links, frame.agent.radius, walkable);
+    }
+    for (size_t i = 0; i < grid.spans.size(); ++i) grid.spans[i].walkable = walkable[i] != 0;
+    runner.finish();
+    return grid;
+}
+
+}  // namespace nav::vox
