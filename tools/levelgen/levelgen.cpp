@@ -14,7 +14,7 @@
 //
 // indoor_two_floors.glb — a 30 m x 20 m building (X in [0,30], Z in [0,20]):
 //   * ground slab (top Y=0), outer walls 4.5 m high, and four rooms separated
-//     by 3.0 m interior walls, each with a 1.2 m x 2.4 m doorway built from
+//     by 3.0 m interior walls, each with a 2.0 m x 2.4 m doorway built from
 //     boxes around the opening  -> basic voxelization, wall erosion, portals;
 //   * an upper floor (top Y=3.0, 0.2 m thick) over the back of room_a and
 //     part of room_b, so many XZ columns hold walkable floor both at Y=0 and
@@ -271,7 +271,7 @@ constexpr double kSlabThickness = 0.2;
 constexpr double kWallThickness = 0.2;
 constexpr double kOuterWallHeight = 4.5;
 constexpr double kStoreyWallHeight = 3.0;
-constexpr double kDoorWidth = 1.2;
+constexpr double kDoorWidth = 2.0;  // wide enough for a 0.6 m radius agent after erosion
 constexpr double kDoorHeight = 2.4;
 
 // Interior walls: two along Z (x = 10, x = 20), one along X (z = 10, east part).
