@@ -239,6 +239,40 @@ volume_3d)
   printf 'version 1\nmaze3d.3dmap\n1 1 1 2 2\n' >"$work/bad.3dscen"
   expect 1 "bad.3dscen: line 3" "$navbake" scen "$work/maze.nav" "$work/bad.3dscen"
   ;;
+mesh_pipeline)
+  "$navbake" -q import "$levels/indoor_two_floors.glb" -o "$work/indoor.geo" || fail "import"
+  expect 0 "walkable" "$navbake" voxelize "$work/indoor.geo" -o "$work/indoor.vox"
+  "$navbake" -q voxelize "$work/indoor.geo" -o "$work/indoor1.vox" --threads 1 || fail "voxelize 1 thread"
+  "$navbake" -q voxelize "$work/indoor.geo" -o "$work/indoor2.vox" --threads 2 || fail "voxelize 2 threads"
+  cmp "$work/indoor1.vox" "$work/indoor2.vox" || fail "voxelize output depends on the thread count"
+  cmp "$work/indoor.vox" "$work/indoor2.vox" || fail "voxelize output not deterministic"
+  "$navbake" inspect "$work/indoor.vox" --json >"$work/vox.json" || fail "inspect vox"
+  layers=$(json_field "$work/vox.json" multi_layer_columns)
+  [ "${layers:-0}" -gt 100 ] || fail "expected columns walkable on both floors, got ${layers:-0}"
+  "$navbake" -q graph tile "$work/indoor.vox" -o "$work/indoor.graph" || fail "graph"
+  "$navbake" -q pack "$work/indoor.graph" -o "$work/indoor.nav" || fail "pack"
+  # Lower floor (room A) to the mezzanine at Y = 3, which overhangs room A: up the ramp.
+  "$navbake" query "$work/indoor.nav" --from 2,0,2 --to 8,3,15 --json >"$work/q.json" || fail "query"
+  grep -q '"status": "found"' "$work/q.json" || fail "no path from the ground floor to the upper floor: $(cat "$work/q.json")"
+  # The same column holds the ground floor under the mezzanine: (8, 0, 15) is on the lower floor.
+  expect 0 "pair 1: found" "$navbake" query "$work/indoor.nav" --from 8,0,15 --to 8,3,15
+  # Too thick a wall of parameters is a usage error; a .vox is not geometry.
+  expect 2 "cell size|cell-size" "$navbake" voxelize "$work/indoor.geo" -o "$work/x.vox" --cell-size 0
+  expect 1 "kind 'VOXL', expected 'GEOM'" "$navbake" voxelize "$work/indoor.vox" -o "$work/x.vox"
+  [ ! -e "$work/x.vox" ] || fail "failed voxelize left an output"
+  ;;
+shared_meshes_pipeline)
+  need_shared
+  for mesh in "$shared"/meshes/*.obj; do
+    name=$(basename "$mesh" .obj)
+    "$navbake" -q import "$mesh" -o "$work/$name.geo" || fail "import $name"
+    "$navbake" -q voxelize "$work/$name.geo" -o "$work/$name.vox" || fail "voxelize $name"
+    "$navbake" -q graph tile "$work/$name.vox" -o "$work/$name.graph" || fail "graph $name"
+    "$navbake" inspect "$work/$name.graph" --json >"$work/$name.json" || fail "inspect $name"
+    nodes=$(json_field "$work/$name.json" nodes)
+    [ "${nodes:-0}" -gt 5000 ] || fail "$name: only ${nodes:-0} walkable nodes"
+  done
+  ;;
 *)
   fail "unknown case"
   ;;
