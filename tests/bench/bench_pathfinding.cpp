@@ -96,6 +96,26 @@ int main(int argc, char** argv) {
                     graph->nodeCount(), graph->edgeCount(), report->total, report->optimal,
                     report->mean_micros, report->mean_expansions);
     }
+    if (std::filesystem::exists(samples / "maze3d.3dmap")) {
+        auto map = nav::importer::loadVoxelMap3D(samples / "maze3d.3dmap");
+        if (map) {
+            nav::vox::VoxelGrid grid = nav::vox::gridFromVoxelMap(*map);
+            grid.source_name = "maze3d.3dmap";
+            auto graph = nav::graph::buildVolumeGraph(grid, 0.0f, context);
+            const auto nav_path = std::filesystem::temp_directory_path() / "navbake_bench3d.nav";
+            navrt::Asset asset;
+            navrt::GraphView view;
+            if (graph && nav::graph::saveGraph(nav_path, *graph, nav::formats::kKindNav).ok() &&
+                !navrt::load(nav_path.c_str(), asset) && !navrt::viewGraph(asset, view)) {
+                auto report = nav::query::runScenarioFile(view, samples / "maze3d.3dscen", context);
+                if (report)
+                    std::printf("  %-28s %8s %9s %10zu %10zu %9.1f %9.1f  (volume graph)\n",
+                                "maze3d.3dmap", "-", "implicit", report->total, report->optimal,
+                                report->mean_micros, report->mean_expansions);
+            }
+            std::filesystem::remove(nav_path);
+        }
+    }
     std::printf("\n(hardware threads: %u)\n", std::thread::hardware_concurrency());
     return 0;
 }
