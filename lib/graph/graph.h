@@ -43,6 +43,9 @@ struct Graph {
     size_t edgeCount() const { return edge_targets.size(); }
 };
 
+// A graph header describing `grid` (dimensions, origin, cell sizes, agent); counts left zero.
+formats::GraphHeader headerForGrid(const vox::VoxelGrid& grid, GraphType type);
+
 // Tile graph (2.5D, multi-floor): a node per walkable span; edges to the 8 neighbour columns
 // when the step is <= climb and the shared clearance >= agent height; a diagonal only when both
 // cardinal moves are possible (no corner cutting). Cost = 3D distance between the cell centres

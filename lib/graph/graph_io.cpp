@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -15,6 +16,22 @@ std::vector<uint8_t> podBytes(const std::vector<T>& values) {
 }
 
 }  // namespace
+
+formats::GraphHeader headerForGrid(const vox::VoxelGrid& grid, GraphType type) {
+    formats::GraphHeader h;
+    h.type = type;
+    h.size_x = grid.size_x;
+    h.size_z = grid.size_z;
+    h.size_y = grid.size_y;
+    std::copy(grid.origin, grid.origin + 3, h.origin);
+    h.cell_size = grid.cell_size;
+    h.cell_height = grid.cell_height;
+    h.agent_height = grid.agent.height;
+    h.agent_radius = grid.agent.radius;
+    h.agent_climb = grid.agent.climb;
+    h.max_slope_deg = grid.agent.max_slope_deg;
+    return h;
+}
 
 Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kind) {
     formats::GraphHeader header = g.header;
@@ -105,10 +122,18 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
                               columns * h.size_y);
         if (Status s = readArray(formats::kSecFreeVoxels, size_t((n + 63) / 64), g.free_voxels); !s)
             return s.error();
+        if (n % 64 != 0 && (g.free_voxels.back() >> (n % 64)) != 0)
+            return inputError("{}: section 'VFRE': padding bits after the last voxel are not zero",
+                              file);
         if (Status s = readArray(formats::kSecComponents, n, g.components); !s) return s.error();
-        for (uint32_t comp : g.components)
-            if (comp != kNoNode && comp >= h.component_count)
-                return inputError("{}: section 'NCMP': component id {} out of range", file, comp);
+        for (size_t v = 0; v < n; ++v) {
+            const uint32_t comp = g.components[v];
+            const bool free_voxel = (g.free_voxels[v / 64] >> (v % 64)) & 1;
+            if (free_voxel != (comp != kNoNode) || (comp != kNoNode && comp >= h.component_count))
+                return inputError("{}: section 'NCMP': voxel {} has component {} (free: {}), "
+                                  "inconsistent with VFRE or out of range",
+                                  file, v, comp, free_voxel);
+        }
         return g;
     }
     if (Status s = readArray(formats::kSecNodePositions, n * 3, g.positions); !s) return s.error();

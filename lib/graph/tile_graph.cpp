@@ -23,19 +23,9 @@ struct Floor {
 Result<Graph> buildTileGraph(const vox::VoxelGrid& grid, Context& context) {
     ScopedTimer timer(context, "graph tile");
     Graph g;
+    g.header = headerForGrid(grid, GraphType::tile);
     formats::GraphHeader& h = g.header;
-    h.type = GraphType::tile;
     h.heuristic = formats::HeuristicKind::octile;
-    h.size_x = grid.size_x;
-    h.size_z = grid.size_z;
-    h.size_y = grid.size_y;
-    std::copy(grid.origin, grid.origin + 3, h.origin);
-    h.cell_size = grid.cell_size;
-    h.cell_height = grid.cell_height;
-    h.agent_height = grid.agent.height;
-    h.agent_radius = grid.agent.radius;
-    h.agent_climb = grid.agent.climb;
-    h.max_slope_deg = grid.agent.max_slope_deg;
     g.areas = grid.areas;
     g.source_name = grid.source_name;
     float min_cost = std::numeric_limits<float>::infinity();

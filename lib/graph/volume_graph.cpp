@@ -83,21 +83,12 @@ Result<Graph> buildVolumeGraph(const vox::VoxelGrid& grid, float agent_radius, C
     const size_t layer = sx * sz;  // voxels per Y layer
 
     Graph g;
+    g.header = headerForGrid(grid, GraphType::volume);
     formats::GraphHeader& h = g.header;
-    h.type = GraphType::volume;
     h.flags = formats::kGraphFlagImplicitVolume;
     h.heuristic = formats::HeuristicKind::euclidean;
     h.min_cost_multiplier = 1.0f;
-    h.size_x = grid.size_x;
-    h.size_z = grid.size_z;
-    h.size_y = grid.size_y;
-    std::copy(grid.origin, grid.origin + 3, h.origin);
-    h.cell_size = grid.cell_size;
-    h.cell_height = grid.cell_height;
-    h.agent_height = grid.agent.height;
     h.agent_radius = agent_radius;
-    h.agent_climb = grid.agent.climb;
-    h.max_slope_deg = grid.agent.max_slope_deg;
     h.node_count = uint32_t(total);
     h.edge_count = 0;
     g.areas = grid.areas;

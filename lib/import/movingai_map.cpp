@@ -1,6 +1,7 @@
 #include <charconv>
 
 #include "../common/file_io.h"
+#include "../common/text.h"
 #include "import.h"
 
 namespace nav::importer {
@@ -13,18 +14,10 @@ size_t GridMap::passableCount() const {
 
 namespace {
 
-// Splits into lines, dropping a trailing '\r' from each (files written on Windows).
 std::vector<std::string_view> splitLines(std::string_view text) {
     std::vector<std::string_view> lines;
-    size_t start = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string_view::npos) end = text.size();
-        std::string_view line = text.substr(start, end - start);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        lines.push_back(line);
-        start = end + 1;
-    }
+    LineReader reader(text);
+    for (std::string_view line; reader.next(line);) lines.push_back(line);
     return lines;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../common/file_io.h"
+#include "../common/text.h"
 
 namespace nav::importer {
 namespace {
@@ -30,16 +31,10 @@ bool parseNumber(std::string_view text, T& out) {
 
 Result<std::vector<Scenario>> parseScenarios(std::string_view text, const std::string& source) {
     std::vector<Scenario> scenarios;
-    size_t start = 0;
-    uint32_t line_number = 0;
     bool have_version = false;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string_view::npos) end = text.size();
-        std::string_view line = text.substr(start, end - start);
-        start = end + 1;
-        ++line_number;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    LineReader reader(text);
+    for (std::string_view line; reader.next(line);) {
+        const uint32_t line_number = uint32_t(reader.number());
         if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
         const std::vector<std::string_view> fields = splitFields(line);
         if (!have_version) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "../common/file_io.h"
+#include "../common/text.h"
 #include "../import/import.h"
 #include "../import/scenario.h"
 
@@ -63,15 +64,9 @@ Result<std::vector<PointPair>> loadPairs(const std::filesystem::path& path) {
     if (!bytes) return bytes.error();
     const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
     std::vector<PointPair> pairs;
-    size_t start = 0;
-    uint32_t line_number = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        if (end == std::string_view::npos) end = text.size();
-        std::string_view line = text.substr(start, end - start);
-        start = end + 1;
-        ++line_number;
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    LineReader reader(text);
+    for (std::string_view line; reader.next(line);) {
+        const uint32_t line_number = uint32_t(reader.number());
         const size_t first = line.find_first_not_of(" \t");
         if (first == std::string_view::npos || line[first] == '#') continue;
         float values[6];

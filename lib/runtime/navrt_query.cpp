@@ -150,6 +150,9 @@ Error viewGraph(const Asset& asset, GraphView& out) {
         if (free_voxels.size != words * 8)
             return sizeError(fmt::kSecFreeVoxels, free_voxels.size, words * 8);
         out.free_voxels = reinterpret_cast<const uint64_t*>(free_voxels.data);
+        if (n % 64 != 0 && (out.free_voxels[words - 1] >> (n % 64)) != 0)
+            return makeError(ErrorCode::bad_section, (words - 1) * 8, fmt::kSecFreeVoxels,
+                             "padding bits after the last voxel are not zero");
         for (uint64_t i = 0; i < n; ++i)
             if (out.isFree(uint32_t(i)) != (out.components[i] != kNoNode))
                 return makeError(ErrorCode::bad_section, i * 4, fmt::kSecComponents,
