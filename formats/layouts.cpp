@@ -293,4 +293,36 @@ Error decodeGraphHeader(const uint8_t* data, size_t size, GraphHeader& h) {
     return {};
 }
 
+void encodeMeshIndexHeader(const MeshIndexHeader& h, uint8_t out[kMeshIndexHeaderSize]) {
+    storeLe32(out + 0, h.cells_x);
+    storeLe32(out + 4, h.cells_z);
+    storeF32(out + 8, h.min_x);
+    storeF32(out + 12, h.min_z);
+    storeF32(out + 16, h.cell);
+    storeLe32(out + 20, h.region_count);
+    storeLe32(out + 24, h.tiles_x);
+    storeLe32(out + 28, h.tiles_z);
+}
+
+Error decodeMeshIndexHeader(const uint8_t* data, size_t size, MeshIndexHeader& h) {
+    constexpr uint32_t id = kSecMeshIndexHeader;
+    if (size != kMeshIndexHeaderSize)
+        return makeError(ErrorCode::bad_section, 0, id, "section 'MGHD' is %zu bytes, expected %zu",
+                         size, kMeshIndexHeaderSize);
+    h.cells_x = loadLe32(data + 0);
+    h.cells_z = loadLe32(data + 4);
+    h.min_x = loadF32(data + 8);
+    h.min_z = loadF32(data + 12);
+    h.cell = loadF32(data + 16);
+    h.region_count = loadLe32(data + 20);
+    h.tiles_x = loadLe32(data + 24);
+    h.tiles_z = loadLe32(data + 28);
+    if (h.cells_x == 0 || h.cells_z == 0 || uint64_t(h.cells_x) * h.cells_z > kMaxGridColumns)
+        return makeError(ErrorCode::bad_section, 0, id, "section 'MGHD': index of %u x %u cells",
+                         h.cells_x, h.cells_z);
+    if (!std::isfinite(h.min_x) || !std::isfinite(h.min_z) || !(h.cell > 0) || !std::isfinite(h.cell))
+        return makeError(ErrorCode::bad_section, 8, id, "section 'MGHD': bad origin or cell size");
+    return {};
+}
+
 }  // namespace nav::formats

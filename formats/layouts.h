@@ -49,6 +49,18 @@ inline constexpr uint32_t kSecEdgeTargets = fourcc("EDST");    // u32 target nod
 inline constexpr uint32_t kSecEdgeCosts = fourcc("ECST");      // f32 cost per edge
 inline constexpr uint32_t kSecComponents = fourcc("NCMP");     // u32 component id per node
 inline constexpr uint32_t kSecFreeVoxels = fourcc("VFRE");     // volume: u64 words, 1 bit/voxel
+// Navmesh graphs (node = polygon).
+inline constexpr uint32_t kSecMeshVertices = fourcc("MVRT");    // f32 x, y, z per vertex
+inline constexpr uint32_t kSecPolyOffsets = fourcc("MPOF");     // u32 first corner per polygon, +1
+inline constexpr uint32_t kSecPolyVertices = fourcc("MPVI");    // u32 vertex per polygon corner
+inline constexpr uint32_t kSecPolyNeighbours = fourcc("MPNB");  // u32 polygon across each edge
+inline constexpr uint32_t kSecPolyAreas = fourcc("MPAR");       // u8 area per polygon
+inline constexpr uint32_t kSecPolyInfo = fourcc("MPIN");        // u32 region, u32 tile per polygon
+inline constexpr uint32_t kSecDetailOffsets = fourcc("MDOF");   // u32 first detail tri per poly, +1
+inline constexpr uint32_t kSecDetailTriangles = fourcc("MDTR"); // 9 x f32 per detail triangle
+inline constexpr uint32_t kSecMeshIndexHeader = fourcc("MGHD"); // spatial index header (32 bytes)
+inline constexpr uint32_t kSecMeshIndexOffsets = fourcc("MGOF"); // u32 per index cell, +1
+inline constexpr uint32_t kSecMeshIndexPolys = fourcc("MGPL");   // u32 polygon ids per cell
 
 // ---- Area table ------------------------------------------------------------------------------
 inline constexpr uint32_t kMaxAreas = 64;
@@ -162,6 +174,20 @@ struct GraphHeader {
 inline constexpr size_t kGraphHeaderSize = 96;
 void encodeGraphHeader(const GraphHeader& header, uint8_t out[kGraphHeaderSize]);
 Error decodeGraphHeader(const uint8_t* data, size_t size, GraphHeader& out);
+
+// ---- MGHD: 32 bytes ---------------------------------------------------------------------------
+// A uniform grid over XZ; cell (i, j) covers [min_x + i*cell, +cell] x [min_z + j*cell, +cell] and
+// lists every polygon whose XZ bounding box overlaps it (MGOF/MGPL, CSR by j * cells_x + i).
+struct MeshIndexHeader {
+    uint32_t cells_x = 0, cells_z = 0;
+    float min_x = 0, min_z = 0;
+    float cell = 1;                // [Units: m]
+    uint32_t region_count = 0;     // navmesh facts shown by inspect
+    uint32_t tiles_x = 1, tiles_z = 1;
+};
+inline constexpr size_t kMeshIndexHeaderSize = 32;
+void encodeMeshIndexHeader(const MeshIndexHeader& header, uint8_t out[kMeshIndexHeaderSize]);
+Error decodeMeshIndexHeader(const uint8_t* data, size_t size, MeshIndexHeader& out);
 
 // ---- NCEL: 8 bytes per node ---------------------------------------------------------------------
 // The grid cell a node stands on: column index (z * size_x + x), the span top y (tile) or the

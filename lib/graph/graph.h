@@ -12,6 +12,7 @@
 #include "../common/file_io.h"
 #include "../common/result.h"
 #include "../geometry/geometry.h"
+#include "../navmesh/navmesh.h"
 #include "../voxel/voxel_grid.h"
 
 namespace nav::graph {
@@ -34,11 +35,16 @@ struct Graph {
     std::vector<uint64_t> free_voxels;
     std::vector<geo::AreaType> areas;
     std::string source_name;  // base name of the level's source file, may be empty
+    // Navmesh graphs: node p = polygon p of `mesh`, plus the XZ grid index locate() uses.
+    navmesh::NavMesh mesh;
+    formats::MeshIndexHeader mesh_index;
+    std::vector<uint32_t> index_offsets;
+    std::vector<uint32_t> index_polys;
 
     size_t nodeCount() const {
         if (header.flags & formats::kGraphFlagImplicitVolume)
             return size_t(header.size_x) * header.size_z * header.size_y;
-        return cells.size();
+        return positions.size() / 3;
     }
     size_t edgeCount() const { return edge_targets.size(); }
 };
@@ -61,6 +67,16 @@ Result<Graph> buildTileGraph(const vox::VoxelGrid& grid, Context& context);
 // free; cost = distance between the voxel centres. Fills free_voxels, components (kNoNode for
 // non-free voxels, ids by lowest voxel index) and the header counts; no positions/cells/edges.
 Result<Graph> buildVolumeGraph(const vox::VoxelGrid& grid, float agent_radius, Context& context);
+
+// Navmesh graph: bakes the navigation mesh of `grid`; a node per polygon (at its centroid), an
+// edge per shared portal with cost = |centroid(a) - portal midpoint| x cost(a) + |portal midpoint
+// - centroid(b)| x cost(b). Also builds the spatial index. An empty walkable surface gives an
+// empty graph and a warning.
+Result<Graph> buildNavmeshGraph(const vox::VoxelGrid& grid, const navmesh::NavmeshParams& params,
+                                Context& context);
+
+// The graph of an already built navmesh (grid supplies dimensions, agent and area table).
+Graph navmeshGraph(navmesh::NavMesh mesh, const vox::VoxelGrid& grid);
 
 // Labels connected components (undirected view) and fills the header's counts.
 void finalizeGraph(Graph& graph);

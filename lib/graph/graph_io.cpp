@@ -17,6 +17,91 @@ std::vector<uint8_t> podBytes(const std::vector<T>& values) {
 
 }  // namespace
 
+namespace {
+
+// Reads and checks the navmesh sections of a navmesh graph with `polys` polygons.
+Status decodeMeshSections(const LoadedContainer& c, size_t polys, Graph& g) {
+    const std::string file = c.path.string();
+    navmesh::NavMesh& m = g.mesh;
+    auto read = [&](uint32_t id, auto& out, size_t element_count_or_zero) -> Status {
+        using T = typename std::decay_t<decltype(out)>::value_type;
+        auto bytes = c.section(id);
+        if (!bytes) return bytes.error();
+        char name[5];
+        formats::fourccToString(id, name);
+        if (bytes->size() % sizeof(T) != 0 ||
+            (element_count_or_zero != 0 && bytes->size() != element_count_or_zero * sizeof(T)))
+            return inputError("{}: section '{}' has an unexpected size ({} bytes)", file, name,
+                              bytes->size());
+        out.resize(bytes->size() / sizeof(T));
+        if (!out.empty()) std::memcpy(out.data(), bytes->data(), bytes->size());
+        return {};
+    };
+    if (Status s = read(formats::kSecMeshVertices, m.vertices, 0); !s) return s;
+    if (Status s = read(formats::kSecPolyOffsets, m.poly_offsets, polys + 1); !s) return s;
+    if (Status s = read(formats::kSecPolyVertices, m.poly_vertices, 0); !s) return s;
+    if (Status s = read(formats::kSecPolyNeighbours, m.poly_neighbours, 0); !s) return s;
+    if (Status s = read(formats::kSecPolyAreas, m.poly_areas, polys); !s) return s;
+    std::vector<uint32_t> info;
+    if (Status s = read(formats::kSecPolyInfo, info, 2 * polys); !s) return s;
+    if (Status s = read(formats::kSecDetailOffsets, m.detail_offsets, polys + 1); !s) return s;
+    if (Status s = read(formats::kSecDetailTriangles, m.detail_triangles, 0); !s) return s;
+    auto header = c.section(formats::kSecMeshIndexHeader);
+    if (!header) return header.error();
+    if (formats::Error e = formats::decodeMeshIndexHeader(header->data(), header->size(), g.mesh_index))
+        return containerError(c.path, e);
+    const size_t cells = size_t(g.mesh_index.cells_x) * g.mesh_index.cells_z;
+    if (Status s = read(formats::kSecMeshIndexOffsets, g.index_offsets, cells + 1); !s) return s;
+    if (Status s = read(formats::kSecMeshIndexPolys, g.index_polys, 0); !s) return s;
+    m.poly_regions.resize(polys);
+    m.poly_tiles.resize(polys);
+    for (size_t p = 0; p < polys; ++p) {
+        m.poly_regions[p] = info[2 * p];
+        m.poly_tiles[p] = info[2 * p + 1];
+    }
+    m.areas = g.areas;
+    m.region_count = g.mesh_index.region_count;
+    m.tiles_x = g.mesh_index.tiles_x;
+    m.tiles_z = g.mesh_index.tiles_z;
+    // Consistency: offsets monotone and covering, indices in range.
+    const size_t vertices = m.vertices.size() / 3;
+    if (m.vertices.size() % 3 != 0 || m.poly_offsets.front() != 0 ||
+        m.poly_offsets.back() != m.poly_vertices.size() ||
+        m.poly_neighbours.size() != m.poly_vertices.size())
+        return inputError("{}: navmesh polygon sections are inconsistent", file);
+    for (size_t p = 0; p < polys; ++p) {
+        const uint32_t count = m.poly_offsets[p + 1] - m.poly_offsets[p];
+        if (m.poly_offsets[p] > m.poly_offsets[p + 1] || count < 3)
+            return inputError("{}: section 'MPOF': polygon {} has {} corners", file, p, count);
+        if (m.poly_areas[p] >= g.areas.size())
+            return inputError("{}: section 'MPAR': polygon {} has an unknown area", file, p);
+        m.max_verts_per_poly = std::max(m.max_verts_per_poly, int(count));
+    }
+    for (size_t k = 0; k < m.poly_vertices.size(); ++k) {
+        if (m.poly_vertices[k] >= vertices)
+            return inputError("{}: section 'MPVI': corner {} uses vertex {}, only {} exist", file, k,
+                              m.poly_vertices[k], vertices);
+        if (m.poly_neighbours[k] != navmesh::kNoNeighbour && m.poly_neighbours[k] >= polys)
+            return inputError("{}: section 'MPNB': corner {} names polygon {}, only {} exist", file,
+                              k, m.poly_neighbours[k], polys);
+    }
+    if (m.detail_offsets.front() != 0 || m.detail_offsets.back() * 9 != m.detail_triangles.size())
+        return inputError("{}: detail mesh sections are inconsistent", file);
+    for (size_t p = 0; p < polys; ++p)
+        if (m.detail_offsets[p] > m.detail_offsets[p + 1])
+            return inputError("{}: section 'MDOF' decreases at polygon {}", file, p);
+    if (g.index_offsets.front() != 0 || g.index_offsets.back() != g.index_polys.size())
+        return inputError("{}: spatial index sections are inconsistent", file);
+    for (size_t cidx = 0; cidx < cells; ++cidx)
+        if (g.index_offsets[cidx] > g.index_offsets[cidx + 1])
+            return inputError("{}: section 'MGOF' decreases at cell {}", file, cidx);
+    for (uint32_t p : g.index_polys)
+        if (p >= polys) return inputError("{}: section 'MGPL' names polygon {}", file, p);
+    return {};
+}
+
+}  // namespace
+
 formats::GraphHeader headerForGrid(const vox::VoxelGrid& grid, GraphType type) {
     formats::GraphHeader h;
     h.type = type;
@@ -53,7 +138,7 @@ Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kin
     const bool implicit_volume = (header.flags & formats::kGraphFlagImplicitVolume) != 0;
     if (!implicit_volume) {
         writer.add(formats::kSecNodePositions, podBytes(g.positions));
-        writer.add(formats::kSecNodeCells, std::move(cells));
+        if (!g.cells.empty()) writer.add(formats::kSecNodeCells, std::move(cells));
     }
     if (!g.column_nodes.empty())
         writer.add(formats::kSecColumnNodes, podBytes(g.column_nodes), formats::Codec::zstd_delta32);
@@ -71,6 +156,28 @@ Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kin
         writer.add(formats::kSecFreeVoxels, podBytes(g.free_voxels));
     }
     writer.add(formats::kSecComponents, podBytes(g.components));
+    if (header.type == GraphType::navmesh) {
+        const navmesh::NavMesh& m = g.mesh;
+        std::vector<uint8_t> info;
+        formats::ByteWriter info_writer;
+        for (size_t p = 0; p < m.polyCount(); ++p) {
+            info_writer.u32(m.poly_regions[p]);
+            info_writer.u32(m.poly_tiles[p]);
+        }
+        std::vector<uint8_t> index_header(formats::kMeshIndexHeaderSize);
+        formats::encodeMeshIndexHeader(g.mesh_index, index_header.data());
+        writer.add(formats::kSecMeshVertices, podBytes(m.vertices));
+        writer.add(formats::kSecPolyOffsets, podBytes(m.poly_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecPolyVertices, podBytes(m.poly_vertices));
+        writer.add(formats::kSecPolyNeighbours, podBytes(m.poly_neighbours));
+        writer.add(formats::kSecPolyAreas, podBytes(m.poly_areas));
+        writer.add(formats::kSecPolyInfo, info_writer.take());
+        writer.add(formats::kSecDetailOffsets, podBytes(m.detail_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecDetailTriangles, podBytes(m.detail_triangles));
+        writer.add(formats::kSecMeshIndexHeader, std::move(index_header), formats::Codec::raw);
+        writer.add(formats::kSecMeshIndexOffsets, podBytes(g.index_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecMeshIndexPolys, podBytes(g.index_polys));
+    }
     if (!g.source_name.empty())
         writer.add(formats::kSecSourceName,
                    std::vector<uint8_t>(g.source_name.begin(), g.source_name.end()),
@@ -138,10 +245,12 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
     }
     if (Status s = readArray(formats::kSecNodePositions, n * 3, g.positions); !s) return s.error();
     std::vector<uint8_t> cell_bytes;
-    if (Status s = readArray(formats::kSecNodeCells, n * formats::kNodeCellSize, cell_bytes); !s)
-        return s.error();
-    g.cells.resize(n);
-    for (size_t i = 0; i < n; ++i) {
+    if (h.type == GraphType::tile || c.has(formats::kSecNodeCells)) {
+        if (Status s = readArray(formats::kSecNodeCells, n * formats::kNodeCellSize, cell_bytes); !s)
+            return s.error();
+        g.cells.resize(n);
+    }
+    for (size_t i = 0; i < g.cells.size(); ++i) {
         g.cells[i] = formats::decodeNodeCell(cell_bytes.data() + i * formats::kNodeCellSize);
         if (g.cells[i].column >= columns || g.cells[i].y > h.size_y ||
             g.cells[i].area >= g.areas.size() || cell_bytes[i * formats::kNodeCellSize + 7] != 0)
@@ -187,6 +296,9 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
         }
     }
     if (Status s = readArray(formats::kSecComponents, n, g.components); !s) return s.error();
+    if (h.type == GraphType::navmesh) {
+        if (Status s = decodeMeshSections(c, n, g); !s) return s.error();
+    }
     for (uint32_t comp : g.components)
         if (comp >= h.component_count)
             return inputError("{}: section 'NCMP': component id {} out of range", file, comp);

@@ -138,6 +138,19 @@ Json graphStats(const graph::Graph& g) {
                       {"radius", h.agent_radius},
                       {"climb", h.agent_climb},
                       {"max_slope_deg", h.max_slope_deg}};
+    if (h.type == formats::GraphType::navmesh) {
+        const navmesh::NavMesh& m = g.mesh;
+        size_t max_corners = 0;
+        for (size_t p = 0; p < m.polyCount(); ++p)
+            max_corners = std::max<size_t>(max_corners, m.poly_offsets[p + 1] - m.poly_offsets[p]);
+        stats["navmesh"] = {{"polygons", m.polyCount()},
+                            {"vertices", m.vertexCount()},
+                            {"regions", m.region_count},
+                            {"tiles", {{"x", m.tiles_x}, {"z", m.tiles_z}}},
+                            {"max_corners", max_corners},
+                            {"detail_triangles", m.detail_triangles.size() / 9},
+                            {"index_cells", {{"x", g.mesh_index.cells_x}, {"z", g.mesh_index.cells_z}}}};
+    }
     if (!implicit && !g.edge_costs.empty()) {
         float lo = g.edge_costs[0], hi = g.edge_costs[0];
         for (float c : g.edge_costs) {

@@ -55,7 +55,11 @@ struct ScenarioReport {
     double max_abs_error = 0;
     double mean_micros = 0;
     double mean_expansions = 0;
-    double mean_smoothed_ratio = 0;  // smoothed length / cost over solved scenarios
+    // Grid graphs (exact = true): smoothed length / cost. Navmesh graphs (exact = false): straight
+    // path length / listed grid optimum, and `optimal` counts paths not longer than the optimum.
+    double mean_smoothed_ratio = 0;
+    double max_length_ratio = 0;
+    bool exact = true;
     std::vector<ScenarioFailure> failures;  // the first few unsolved or non-optimal entries
 };
 

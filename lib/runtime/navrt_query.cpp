@@ -77,6 +77,8 @@ inline bool boxFree(const GraphView& g, const Voxel& a, int dx, int dy, int dz) 
 
 }  // namespace
 
+Error viewNavmeshSections(const Asset& asset, uint32_t area_count, GraphView& out);
+
 Vec3 GraphView::position(uint32_t node) const {
     if (implicitVolume()) {
         const Voxel v = voxelOf(header, node);
@@ -116,6 +118,7 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     if (table == nullptr) return makeError(ErrorCode::out_of_memory, 0, 0, "out of memory");
     const Error area_error = fmt::decodeAreaTable(areas.data, areas.size, *table);
     const uint32_t area_count = table->count;
+    for (uint32_t a = 0; a < area_count; ++a) out.area_costs[a] = table->areas[a].cost;
     delete table;
     if (area_error) return area_error;
 
@@ -163,12 +166,15 @@ Error viewGraph(const Asset& asset, GraphView& out) {
 
     SectionView positions, cells, offsets, targets, costs;
     if (Error e = need(asset, fmt::kSecNodePositions, positions)) return e;
-    if (Error e = need(asset, fmt::kSecNodeCells, cells)) return e;
+    const bool has_cells = h.type == fmt::GraphType::tile || asset.find(fmt::kSecNodeCells).id != 0;
+    if (has_cells) {
+        if (Error e = need(asset, fmt::kSecNodeCells, cells)) return e;
+    }
     if (Error e = need(asset, fmt::kSecEdgeOffsets, offsets)) return e;
     if (Error e = need(asset, fmt::kSecEdgeTargets, targets)) return e;
     if (Error e = need(asset, fmt::kSecEdgeCosts, costs)) return e;
     if (positions.size != n * 12) return sizeError(fmt::kSecNodePositions, positions.size, n * 12);
-    if (cells.size != n * fmt::kNodeCellSize)
+    if (has_cells && cells.size != n * fmt::kNodeCellSize)
         return sizeError(fmt::kSecNodeCells, cells.size, n * fmt::kNodeCellSize);
     if (offsets.size != (n + 1) * 4) return sizeError(fmt::kSecEdgeOffsets, offsets.size, (n + 1) * 4);
     if (targets.size != uint64_t(h.edge_count) * 4)
@@ -176,7 +182,7 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     if (costs.size != uint64_t(h.edge_count) * 4)
         return sizeError(fmt::kSecEdgeCosts, costs.size, uint64_t(h.edge_count) * 4);
     out.positions = reinterpret_cast<const float*>(positions.data);
-    out.cells = cells.data;
+    out.cells = has_cells ? cells.data : nullptr;
     out.edge_offsets = reinterpret_cast<const uint32_t*>(offsets.data);
     out.edge_targets = reinterpret_cast<const uint32_t*>(targets.data);
     out.edge_costs = reinterpret_cast<const float*>(costs.data);
@@ -185,7 +191,7 @@ Error viewGraph(const Asset& asset, GraphView& out) {
             return makeError(ErrorCode::bad_section, i * 4, fmt::kSecNodePositions,
                              "node %llu has a non-finite position",
                              static_cast<unsigned long long>(i / 3));
-    for (uint64_t i = 0; i < n; ++i) {
+    for (uint64_t i = 0; has_cells && i < n; ++i) {
         const fmt::NodeCell c = fmt::decodeNodeCell(out.cells + i * fmt::kNodeCellSize);
         if (c.column >= columns || c.y > h.size_y || c.area >= area_count ||
             out.cells[i * fmt::kNodeCellSize + 7] != 0)
@@ -212,8 +218,11 @@ Error viewGraph(const Asset& asset, GraphView& out) {
                              "edge %llu has a cost that is not positive and finite",
                              static_cast<unsigned long long>(e));
     }
+    if (out.isNavmesh()) {
+        if (Error e = viewNavmeshSections(asset, area_count, out)) return e;
+    }
     SectionView column_nodes = asset.find(fmt::kSecColumnNodes);
-    if (column_nodes.id != 0) {
+    if (column_nodes.id != 0 && has_cells) {
         if (column_nodes.size != (columns + 1) * 4)
             return sizeError(fmt::kSecColumnNodes, column_nodes.size, (columns + 1) * 4);
         out.column_nodes = reinterpret_cast<const uint32_t*>(column_nodes.data);
@@ -283,6 +292,7 @@ uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float ve
         }
         return best;
     }
+    if (g.isNavmesh()) return locateOnMesh(g, p, horizontal_tolerance, vertical_tolerance).poly;
     if (g.column_nodes == nullptr) return kNoNode;
     for (int z = cz - radius; z <= cz + radius; ++z) {
         for (int x = cx - radius; x <= cx + radius; ++x) {
@@ -301,11 +311,14 @@ PathQuery::~PathQuery() { release(); }
 void PathQuery::release() {
     if (allocator_.release != nullptr) {
         for (void* p : {static_cast<void*>(records_), static_cast<void*>(heap_),
-                        static_cast<void*>(path_), static_cast<void*>(scratch_)})
+                        static_cast<void*>(path_), static_cast<void*>(scratch_),
+                        static_cast<void*>(entry_points_), static_cast<void*>(funnel_points_)})
             if (p != nullptr) allocator_.release(p, allocator_.user);
     }
     records_ = nullptr;
     heap_ = path_ = scratch_ = nullptr;
+    entry_points_ = nullptr;
+    funnel_points_ = nullptr;
     graph_ = nullptr;
 }
 
@@ -323,7 +336,12 @@ Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const All
     heap_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 1), allocator_.user));
     path_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 1), allocator_.user));
     scratch_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 1), allocator_.user));
-    if (!records_ || !heap_ || !path_ || !scratch_) {
+    if (graph.isNavmesh()) {
+        entry_points_ = static_cast<float*>(allocator_.allocate(12 * (n + 1), allocator_.user));
+        funnel_points_ = static_cast<Vec3*>(allocator_.allocate(sizeof(Vec3) * (n + 2), allocator_.user));
+    }
+    if (!records_ || !heap_ || !path_ || !scratch_ ||
+        (graph.isNavmesh() && (!entry_points_ || !funnel_points_))) {
         release();
         return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate search memory for %zu nodes", n);
     }
@@ -443,6 +461,7 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
 }
 
 PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
+    have_points_ = false;
     path_length_ = 0;
     expansions_ = 0;
     cost_ = 0;
@@ -479,6 +498,10 @@ bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {
     const GraphView& g = *graph_;
     const fmt::GraphHeader& h = g.header;
     if (a == b) return true;
+    if (g.isNavmesh()) {
+        const RaycastHit hit = raycast(g, a, g.position(a), g.position(b));
+        return !hit.hit && hit.last_poly == b;
+    }
     if (g.implicitVolume()) {
         // Voxel walk along the segment between the centres (Amanatides & Woo 1987); where the
         // segment crosses an edge or corner, every voxel of the box it passes is checked.
@@ -570,12 +593,23 @@ uint32_t PathQuery::smoothedIndices(uint32_t* out) const {
 }
 
 uint32_t PathQuery::smooth(Vec3* points, uint32_t capacity) const {
+    if (graph_ != nullptr && graph_->isNavmesh()) return funnel(points, capacity);
     const uint32_t count = smoothedIndices(scratch_);
     for (uint32_t i = 0; i < count && i < capacity; ++i) points[i] = graph_->position(scratch_[i]);
     return count;
 }
 
 double PathQuery::smoothedLength() const {
+    if (graph_ != nullptr && graph_->isNavmesh()) {
+        const uint32_t count = funnel(funnel_points_, path_length_ + 2);
+        double length = 0;
+        for (uint32_t i = 1; i < count; ++i) {
+            const Vec3 p = funnel_points_[i - 1], q = funnel_points_[i];
+            const double dx = double(p.x) - q.x, dy = double(p.y) - q.y, dz = double(p.z) - q.z;
+            length += std::sqrt(dx * dx + dy * dy + dz * dz);
+        }
+        return length;
+    }
     const uint32_t count = smoothedIndices(scratch_);
     double length = 0;
     for (uint32_t i = 1; i < count; ++i) {

@@ -33,6 +33,21 @@ struct GraphView {
     const uint64_t* free_voxels = nullptr;  // implicit volume graphs
     const char* source_name = nullptr;      // base name of the level's source file (not
     size_t source_name_length = 0;          // terminated); null when the asset has none
+    // Navmesh graphs: node p = polygon p.
+    const float* mesh_vertices = nullptr;   // 3 per vertex
+    uint32_t mesh_vertex_count = 0;
+    const uint32_t* poly_offsets = nullptr; // polygon p's corners: [poly_offsets[p], [p+1])
+    const uint32_t* poly_vertices = nullptr;
+    const uint32_t* poly_neighbours = nullptr;  // per corner: polygon across edge (i, i+1)
+    const uint8_t* poly_areas = nullptr;
+    const uint32_t* detail_offsets = nullptr;   // polygon p's floor triangles
+    const float* detail_triangles = nullptr;    // 9 floats each
+    nav::formats::MeshIndexHeader mesh_index;
+    const uint32_t* index_offsets = nullptr;
+    const uint32_t* index_polys = nullptr;
+    float area_costs[nav::formats::kMaxAreas] = {};
+
+    bool isNavmesh() const { return header.type == nav::formats::GraphType::navmesh; }
 
     bool implicitVolume() const {
         return (header.flags & nav::formats::kGraphFlagImplicitVolume) != 0;
@@ -62,6 +77,30 @@ const char* pathStatusName(PathStatus status);
 uint32_t locate(const GraphView& graph, Vec3 position, float horizontal_tolerance = 0.0f,
                 float vertical_tolerance = 1.0f);
 
+// A point on a navmesh: the polygon under it and the point projected onto the polygon's floor.
+struct MeshPoint {
+    uint32_t poly = kNoNode;
+    Vec3 position;
+};
+// The polygon under `position` (navmesh graphs): candidates come from the grid index; a polygon
+// qualifies when the point is inside it in XZ (or within `horizontal_tolerance` of it) and its
+// floor there is within `vertical_tolerance`; the nearest wins. poly = kNoNode when none does.
+MeshPoint locateOnMesh(const GraphView& graph, Vec3 position, float horizontal_tolerance = 0.0f,
+                       float vertical_tolerance = 1.0f);
+// Floor height of polygon `poly` at (x, z) from its detail triangles; false when (x, z) is
+// outside the polygon.
+bool polyHeight(const GraphView& graph, uint32_t poly, float x, float z, float& y);
+
+struct RaycastHit {
+    bool hit = false;           // a wall (polygon edge without neighbour) stops the ray
+    float t = 1.0f;             // fraction of the segment travelled (1 when nothing was hit)
+    Vec3 normal;                // wall normal in XZ when hit
+    uint32_t last_poly = kNoNode;  // polygon where the ray ended
+    uint32_t visited = 0;       // polygons crossed
+};
+// Walks the mesh from `from` (on polygon `start`) towards `to` along the straight XZ segment.
+RaycastHit raycast(const GraphView& graph, uint32_t start, Vec3 from, Vec3 to);
+
 class PathQuery {
 public:
     PathQuery() = default;
@@ -74,6 +113,11 @@ public:
     Error init(const GraphView& graph, uint32_t max_expansions = 0, const Allocator& allocator = {});
 
     PathStatus findPath(uint32_t start, uint32_t goal);
+    // Path between two points on their nodes. Navmesh graphs: A* over polygons with Detour-style
+    // costs (distance between successive portal midpoints, from `from` to `to`, times area cost),
+    // and smooth() returns the funnel-pulled straight path between the two points. Other graphs:
+    // findPath(start, goal).
+    PathStatus findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32_t goal);
 
     // Results of the last findPath (valid until the next one).
     const uint32_t* path() const { return path_; }
@@ -107,6 +151,8 @@ private:
     bool before(uint32_t a, uint32_t b) const;
     void release();
     uint32_t smoothedIndices(uint32_t* out) const;
+    uint32_t funnel(Vec3* out, uint32_t capacity) const;
+    PathStatus searchMesh(uint32_t start, uint32_t goal);
 
     const GraphView* graph_ = nullptr;
     Allocator allocator_{};
@@ -114,6 +160,10 @@ private:
     uint32_t* heap_ = nullptr;
     uint32_t* path_ = nullptr;
     mutable uint32_t* scratch_ = nullptr;
+    float* entry_points_ = nullptr;  // navmesh: where the search entered each polygon
+    mutable Vec3* funnel_points_ = nullptr;
+    Vec3 from_{}, to_{};
+    bool have_points_ = false;
     uint32_t heap_size_ = 0;
     uint32_t stamp_ = 0;
     uint32_t max_expansions_ = 0;

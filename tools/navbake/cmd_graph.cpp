@@ -13,23 +13,64 @@ void registerGraph(CLI::App& app, CommandBody& body) {
         std::string input;
         std::string output;
         double agent_radius = 0.0;
+        navmesh::NavmeshParams navmesh;
+        std::string partition = "watershed";
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
         "graph",
         "Build a search graph from a voxel grid: 'tile' (2.5D walkable cells, 8-connected, "
-        "multi-floor) or 'volume' (free 3D space for flying agents, 26-connected)");
-    sub->add_option("KIND", options->kind, "Graph kind: tile or volume")
+        "multi-floor), 'volume' (free 3D space for flying agents, 26-connected) or 'navmesh' "
+        "(convex polygons with portals, detail heights; Recast-style options)");
+    sub->add_option("KIND", options->kind, "Graph kind: tile, volume or navmesh")
         ->required()
-        ->check(CLI::IsMember({"tile", "volume"}));
+        ->check(CLI::IsMember({"tile", "volume", "navmesh"}));
     sub->add_option("INPUT", options->input, "Voxel grid (.vox)")->required();
     sub->add_option("-o,--output", options->output, "Output graph (.graph)")->required();
     sub->add_option("--agent-radius", options->agent_radius,
                     "volume: keep the agent this far from solid voxels [m] (0 = a point agent)")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
+    navmesh::NavmeshParams& nm = options->navmesh;
+    const char* group = "Navmesh (names and defaults as in Recast)";
+    sub->add_option("--partition", options->partition,
+                    "navmesh: region partitioning, watershed (best regions) or monotone (fastest)")
+        ->check(CLI::IsMember({"watershed", "monotone"}))
+        ->capture_default_str()
+        ->group(group);
+    sub->add_option("--region-min-size", nm.region_min_size,
+                    "navmesh: drop regions smaller than this squared [cells]")
+        ->capture_default_str()->group(group);
+    sub->add_option("--region-merge-size", nm.region_merge_size,
+                    "navmesh: merge regions smaller than this squared into neighbours [cells]")
+        ->capture_default_str()->group(group);
+    sub->add_option("--edge-max-len", nm.edge_max_len, "navmesh: longest contour edge [m]")
+        ->capture_default_str()->group(group);
+    sub->add_option("--edge-max-error", nm.edge_max_error,
+                    "navmesh: contour simplification tolerance [cells]")
+        ->capture_default_str()->group(group);
+    sub->add_option("--max-verts-per-poly", nm.max_verts_per_poly, "navmesh: polygon corners, 3..6")
+        ->capture_default_str()->group(group);
+    sub->add_option("--detail-sample-dist", nm.detail_sample_dist,
+                    "navmesh: detail height sampling distance [cells] (0 = polygon corners only)")
+        ->capture_default_str()->group(group);
+    sub->add_option("--detail-max-error", nm.detail_max_error,
+                    "navmesh: detail height tolerance [cell heights]")
+        ->capture_default_str()->group(group);
+    sub->add_option("--tile-size", nm.tile_size,
+                    "navmesh: tile size [cells]; 0 = one tile. Tiles bake in parallel")
+        ->capture_default_str()->group(group);
+    sub->add_option("--threads", nm.threads, "navmesh: worker threads (0 = all cores)")
+        ->capture_default_str()->group(group);
     sub->callback([&body, options, sub] {
         body = [options, sub](Context& context) {
+            options->navmesh.partition = options->partition == "monotone"
+                                             ? navmesh::Partition::monotone
+                                             : navmesh::Partition::watershed;
+            if (options->kind == "navmesh") {
+                if (Status s = navmesh::checkParams(options->navmesh); !s)
+                    return reportFailure(context, s.error());
+            }
             auto grid = vox::loadVoxels(options->input);
             if (!grid) return reportFailure(context, grid.error());
             const auto start = std::chrono::steady_clock::now();
@@ -39,6 +80,8 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                     context.warn("--agent-radius applies to volume graphs; tile graphs use the "
                                  "radius the walkable surface was eroded with");
                 graph = graph::buildTileGraph(*grid, context);
+            } else if (options->kind == "navmesh") {
+                graph = graph::buildNavmeshGraph(*grid, options->navmesh, context);
             } else {
                 graph = graph::buildVolumeGraph(*grid, float(options->agent_radius), context);
             }
@@ -48,7 +91,14 @@ void registerGraph(CLI::App& app, CommandBody& body) {
             const double ms = std::chrono::duration<double, std::milli>(
                                   std::chrono::steady_clock::now() - start).count();
             const formats::GraphHeader& h = graph->header;
-            if (h.flags & formats::kGraphFlagImplicitVolume) {
+            if (h.type == formats::GraphType::navmesh) {
+                const navmesh::NavMesh& m = graph->mesh;
+                context.info("navmesh: {} polygons, {} vertices, {} regions, {} x {} tiles, {} "
+                             "portal edges, {} components (largest {}), {:.1f} ms -> {}",
+                             m.polyCount(), m.vertexCount(), m.region_count, m.tiles_x, m.tiles_z,
+                             h.edge_count, h.component_count, h.largest_component, ms,
+                             options->output);
+            } else if (h.flags & formats::kGraphFlagImplicitVolume) {
                 size_t free_voxels = 0;
                 for (uint64_t word : graph->free_voxels) free_voxels += size_t(std::popcount(word));
                 context.info("volume graph: {} x {} x {} voxels, {} free for the agent (implicit "

@@ -1,0 +1,73 @@
+// Stage 3: navigation mesh. From the walkable surface of a voxel grid: region partitioning
+// (watershed on a distance field, or monotone), contour tracing and simplification, convex
+// polygons merged from a triangulation, polygon adjacency with shared-edge portals, and a detail
+// height mesh per polygon so points project onto the real floor. Optionally tiled, tiles baked in
+// parallel and stitched so polygons connect across tile borders.
+//
+// Methods after Recast (M. Mononen): rcBuildDistanceField / rcBuildRegions (watershed),
+// rcBuildRegionsMonotone, rcBuildContours (Douglas-Peucker style simplification with max error and
+// max edge length), rcBuildPolyMesh (ear-clipping triangulation, greedy convex merging),
+// rcBuildPolyMeshDetail. Our own implementation.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "../common/context.h"
+#include "../common/result.h"
+#include "../geometry/geometry.h"
+#include "../voxel/voxel_grid.h"
+
+namespace nav::navmesh {
+
+enum class Partition { watershed, monotone };
+
+// Parameters mirror Recast's names and its demo's defaults.
+struct NavmeshParams {
+    Partition partition = Partition::watershed;
+    float region_min_size = 8;     // [Units: cells] regions smaller than size^2 cells are dropped
+    float region_merge_size = 20;  // [Units: cells] regions smaller than size^2 merge into neighbours
+    float edge_max_len = 12;       // [Units: m] longest contour edge (0 = unlimited)
+    float edge_max_error = 1.3f;   // [Units: cells] contour simplification tolerance
+    int max_verts_per_poly = 6;    // 3..6
+    float detail_sample_dist = 6;  // [Units: cells] detail mesh sample spacing (0 = no samples)
+    float detail_max_error = 1;    // [Units: cell heights] detail mesh tolerance
+    int tile_size = 0;             // [Units: cells] 0 = one tile for the whole level
+    int threads = 0;               // 0 = all cores; output identical for any value
+};
+// Reports every bad field at once (ErrorKind::usage).
+Status checkParams(const NavmeshParams& params);
+
+inline constexpr uint32_t kNoNeighbour = 0xFFFFFFFFu;
+
+// A convex polygon mesh in world coordinates. Vertices are shared between polygons (also across
+// tile borders after stitching); polygons wind counter-clockwise seen from above (+Y).
+struct NavMesh {
+    std::vector<float> vertices;             // x, y, z per vertex [Units: m]
+    std::vector<uint32_t> poly_offsets;      // polygon p uses poly_vertices[poly_offsets[p] ..
+    std::vector<uint32_t> poly_vertices;     //   poly_offsets[p+1]), 3..max_verts_per_poly of them
+    std::vector<uint32_t> poly_neighbours;   // parallel to poly_vertices: the polygon across edge
+                                             //   (v[i], v[i+1 mod n]), or kNoNeighbour
+    std::vector<uint8_t> poly_areas;         // area id per polygon
+    std::vector<uint32_t> poly_regions;      // region id per polygon (unique across tiles)
+    std::vector<uint32_t> poly_tiles;        // tile index per polygon
+    // Detail height mesh: polygon p's floor is the triangles detail_offsets[p] .. [p+1) of
+    // detail_triangles, each 9 floats (3 world-space corners). Their XZ projection covers the
+    // polygon; Y follows the real floor within detail_max_error.
+    std::vector<uint32_t> detail_offsets;
+    std::vector<float> detail_triangles;
+    std::vector<geo::AreaType> areas;        // area table (from the voxel grid)
+    uint32_t region_count = 0;
+    uint32_t tiles_x = 1, tiles_z = 1;
+    int max_verts_per_poly = 6;
+
+    size_t polyCount() const { return poly_areas.size(); }
+    size_t vertexCount() const { return vertices.size() / 3; }
+};
+
+// Builds the navigation mesh from the walkable spans of `grid` (the grid must come from
+// voxelization or a grid map: spans with walkable flags). Deterministic for any thread count.
+Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& params,
+                             Context& context);
+
+}  // namespace nav::navmesh

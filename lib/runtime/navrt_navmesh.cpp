@@ -1,0 +1,451 @@
+// navrt on navigation meshes: section validation, point location through the grid index,
+// detail heights, raycasts (Cyrus-Beck clipping against each convex polygon in turn), A* over
+// polygons with Detour-style portal-midpoint costs, and the funnel algorithm (M. Mononen's
+// "simple stupid funnel"; Lee & Preparata 1984 for the underlying shortest path in a polygon
+// channel) for the straight path.
+#include <cmath>
+#include <cstring>
+
+#include "navrt_query.h"
+
+namespace navrt {
+
+using nav::formats::makeError;
+namespace fmt = nav::formats;
+
+namespace {
+
+constexpr uint32_t kClosed = 0xFFFFFFFEu;
+constexpr uint32_t kNotInHeap = 0xFFFFFFFDu;
+constexpr double kHeuristicSafety = 1.0 - 1e-6;
+
+Vec3 vertex(const GraphView& g, uint32_t index) {
+    const float* v = g.mesh_vertices + 3 * size_t(index);
+    return {v[0], v[1], v[2]};
+}
+
+double distance(Vec3 a, Vec3 b) {
+    const double dx = double(a.x) - b.x, dy = double(a.y) - b.y, dz = double(a.z) - b.z;
+    return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+// 2D cross product in XZ of (b - a) and (c - a).
+double cross(Vec3 a, Vec3 b, Vec3 c) {
+    return (double(b.x) - a.x) * (double(c.z) - a.z) - (double(b.z) - a.z) * (double(c.x) - a.x);
+}
+
+// +1 or -1: the sign of cross() for points inside polygon p.
+double orientation(const GraphView& g, uint32_t p) {
+    double area = 0;
+    const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
+    const Vec3 o = vertex(g, g.poly_vertices[first]);
+    for (uint32_t k = 1; k + 1 < n; ++k)
+        area += cross(o, vertex(g, g.poly_vertices[first + k]), vertex(g, g.poly_vertices[first + k + 1]));
+    return area >= 0 ? 1.0 : -1.0;
+}
+
+// Distance in XZ from (x, z) to polygon p (0 inside) and the closest point.
+double polyDistance(const GraphView& g, uint32_t p, Vec3 point, Vec3& closest) {
+    const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
+    const double s = orientation(g, p);
+    bool inside = true;
+    double best = 1e300;
+    closest = point;
+    for (uint32_t k = 0; k < n; ++k) {
+        const Vec3 a = vertex(g, g.poly_vertices[first + k]);
+        const Vec3 b = vertex(g, g.poly_vertices[first + (k + 1) % n]);
+        if (s * cross(a, b, point) < 0) inside = false;
+        const double ex = double(b.x) - a.x, ez = double(b.z) - a.z;
+        const double len2 = ex * ex + ez * ez;
+        double t = len2 > 0 ? ((double(point.x) - a.x) * ex + (double(point.z) - a.z) * ez) / len2 : 0;
+        t = t < 0 ? 0 : (t > 1 ? 1 : t);
+        const double cx = a.x + t * ex, cz = a.z + t * ez;
+        const double d = (cx - point.x) * (cx - point.x) + (cz - point.z) * (cz - point.z);
+        if (d < best) {
+            best = d;
+            closest = {float(cx), point.y, float(cz)};
+        }
+    }
+    if (inside) {
+        closest = point;
+        return 0;
+    }
+    return std::sqrt(best);
+}
+
+}  // namespace
+
+Error viewNavmeshSections(const Asset& asset, uint32_t area_count, GraphView& out) {
+    const uint64_t polys = out.header.node_count;
+    SectionView s[11];
+    const uint32_t ids[11] = {fmt::kSecMeshVertices, fmt::kSecPolyOffsets, fmt::kSecPolyVertices,
+                              fmt::kSecPolyNeighbours, fmt::kSecPolyAreas, fmt::kSecDetailOffsets,
+                              fmt::kSecDetailTriangles, fmt::kSecMeshIndexHeader,
+                              fmt::kSecMeshIndexOffsets, fmt::kSecMeshIndexPolys, fmt::kSecPolyInfo};
+    for (int i = 0; i < 11; ++i) {
+        s[i] = asset.find(ids[i]);
+        if (s[i].id == 0) {
+            char name[5];
+            fmt::fourccToString(ids[i], name);
+            return makeError(ErrorCode::missing_section, 0, ids[i], "required section '%s' is missing", name);
+        }
+    }
+    auto bad = [](uint32_t id, const char* what) {
+        char name[5];
+        fmt::fourccToString(id, name);
+        return makeError(ErrorCode::bad_section, 0, id, "section '%s': %s", name, what);
+    };
+    if (s[0].size % 12 != 0) return bad(ids[0], "size is not a multiple of 12");
+    out.mesh_vertices = reinterpret_cast<const float*>(s[0].data);
+    out.mesh_vertex_count = uint32_t(s[0].size / 12);
+    for (uint64_t i = 0; i < uint64_t(out.mesh_vertex_count) * 3; ++i)
+        if (!std::isfinite(out.mesh_vertices[i])) return bad(ids[0], "non-finite vertex");
+    if (s[1].size != (polys + 1) * 4) return bad(ids[1], "size does not match the polygon count");
+    out.poly_offsets = reinterpret_cast<const uint32_t*>(s[1].data);
+    const uint64_t corners = s[2].size / 4;
+    if (s[2].size % 4 != 0 || s[3].size != s[2].size) return bad(ids[2], "corner arrays disagree");
+    out.poly_vertices = reinterpret_cast<const uint32_t*>(s[2].data);
+    out.poly_neighbours = reinterpret_cast<const uint32_t*>(s[3].data);
+    if (out.poly_offsets[0] != 0 || out.poly_offsets[polys] != corners)
+        return bad(ids[1], "offsets do not cover the corners");
+    for (uint64_t p = 0; p < polys; ++p)
+        if (out.poly_offsets[p + 1] < out.poly_offsets[p] + 3)
+            return bad(ids[1], "a polygon has fewer than 3 corners");
+    for (uint64_t k = 0; k < corners; ++k) {
+        if (out.poly_vertices[k] >= out.mesh_vertex_count) return bad(ids[2], "vertex index out of range");
+        if (out.poly_neighbours[k] != kNoNode && out.poly_neighbours[k] >= polys)
+            return bad(ids[3], "neighbour index out of range");
+    }
+    if (s[4].size != polys) return bad(ids[4], "size does not match the polygon count");
+    out.poly_areas = s[4].data;
+    for (uint64_t p = 0; p < polys; ++p)
+        if (out.poly_areas[p] >= area_count) return bad(ids[4], "unknown area id");
+    if (s[5].size != (polys + 1) * 4) return bad(ids[5], "size does not match the polygon count");
+    out.detail_offsets = reinterpret_cast<const uint32_t*>(s[5].data);
+    if (s[6].size % 36 != 0 || out.detail_offsets[0] != 0 || out.detail_offsets[polys] != s[6].size / 36)
+        return bad(ids[6], "detail triangles do not match their offsets");
+    for (uint64_t p = 0; p < polys; ++p)
+        if (out.detail_offsets[p + 1] < out.detail_offsets[p]) return bad(ids[5], "offsets decrease");
+    out.detail_triangles = reinterpret_cast<const float*>(s[6].data);
+    for (uint64_t i = 0; i < s[6].size / 4; ++i)
+        if (!std::isfinite(out.detail_triangles[i])) return bad(ids[6], "non-finite coordinate");
+    if (Error e = fmt::decodeMeshIndexHeader(s[7].data, s[7].size, out.mesh_index)) return e;
+    const uint64_t cells = uint64_t(out.mesh_index.cells_x) * out.mesh_index.cells_z;
+    if (s[8].size != (cells + 1) * 4) return bad(ids[8], "size does not match the index cells");
+    out.index_offsets = reinterpret_cast<const uint32_t*>(s[8].data);
+    if (s[9].size % 4 != 0 || out.index_offsets[0] != 0 || out.index_offsets[cells] != s[9].size / 4)
+        return bad(ids[9], "index lists do not match their offsets");
+    for (uint64_t c = 0; c < cells; ++c)
+        if (out.index_offsets[c + 1] < out.index_offsets[c]) return bad(ids[8], "offsets decrease");
+    out.index_polys = reinterpret_cast<const uint32_t*>(s[9].data);
+    for (uint64_t i = 0; i < s[9].size / 4; ++i)
+        if (out.index_polys[i] >= polys) return bad(ids[9], "polygon index out of range");
+    if (s[10].size != polys * 8) return bad(ids[10], "size does not match the polygon count");
+    return {};
+}
+
+bool polyHeight(const GraphView& g, uint32_t poly, float x, float z, float& y) {
+    double best_score = -1e300, best_y = 0;
+    for (uint32_t t = g.detail_offsets[poly]; t < g.detail_offsets[poly + 1]; ++t) {
+        const float* v = g.detail_triangles + 9 * size_t(t);
+        const double ax = v[0], az = v[2], bx = v[3], bz = v[5], cx = v[6], cz = v[8];
+        const double det = (bz - cz) * (ax - cx) + (cx - bx) * (az - cz);
+        if (std::fabs(det) < 1e-12) continue;
+        const double l1 = ((bz - cz) * (x - cx) + (cx - bx) * (z - cz)) / det;
+        const double l2 = ((cz - az) * (x - cx) + (ax - cx) * (z - cz)) / det;
+        const double l3 = 1 - l1 - l2;
+        const double score = std::fmin(l1, std::fmin(l2, l3));  // >= 0 inside
+        if (score > best_score) {
+            best_score = score;
+            best_y = l1 * v[1] + l2 * v[4] + l3 * v[7];
+        }
+    }
+    if (best_score == -1e300) {  // no detail triangles: average of the corners
+        double sum = 0;
+        const uint32_t first = g.poly_offsets[poly], n = g.poly_offsets[poly + 1] - first;
+        for (uint32_t k = 0; k < n; ++k) sum += vertex(g, g.poly_vertices[first + k]).y;
+        best_y = sum / n;
+    }
+    y = float(best_y);
+    Vec3 closest;
+    return polyDistance(g, poly, {x, y, z}, closest) <= 1e-4;
+}
+
+MeshPoint locateOnMesh(const GraphView& g, Vec3 p, float horizontal_tolerance, float vertical_tolerance) {
+    MeshPoint result;
+    if (!g.isNavmesh() || !std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
+        return result;
+    const fmt::MeshIndexHeader& ix = g.mesh_index;
+    const double reach = horizontal_tolerance > 0 ? horizontal_tolerance : 0.0;
+    const double i0 = std::floor((p.x - reach - ix.min_x) / ix.cell), i1 = std::floor((p.x + reach - ix.min_x) / ix.cell);
+    const double j0 = std::floor((p.z - reach - ix.min_z) / ix.cell), j1 = std::floor((p.z + reach - ix.min_z) / ix.cell);
+    if (i1 < 0 || j1 < 0 || i0 >= ix.cells_x || j0 >= ix.cells_z) return result;
+    double best = 1e300;
+    for (uint32_t j = uint32_t(std::fmax(j0, 0)); j <= uint32_t(std::fmin(j1, ix.cells_z - 1.0)); ++j) {
+        for (uint32_t i = uint32_t(std::fmax(i0, 0)); i <= uint32_t(std::fmin(i1, ix.cells_x - 1.0)); ++i) {
+            const size_t cell = size_t(j) * ix.cells_x + i;
+            for (uint32_t k = g.index_offsets[cell]; k < g.index_offsets[cell + 1]; ++k) {
+                const uint32_t poly = g.index_polys[k];
+                Vec3 closest;
+                const double d = polyDistance(g, poly, p, closest);
+                if (d > reach + 1e-6) continue;
+                float y = 0;
+                polyHeight(g, poly, closest.x, closest.z, y);
+                const double dy = std::fabs(double(y) - p.y);
+                if (dy > vertical_tolerance) continue;
+                const double score = d * d + dy * dy;
+                if (score < best || (score == best && poly < result.poly)) {
+                    best = score;
+                    result.poly = poly;
+                    result.position = {closest.x, y, closest.z};
+                }
+            }
+        }
+    }
+    return result;
+}
+
+RaycastHit raycast(const GraphView& g, uint32_t start, Vec3 from, Vec3 to) {
+    RaycastHit result;
+    if (!g.isNavmesh() || start >= g.header.node_count) return result;
+    const Vec3 dir{to.x - from.x, 0, to.z - from.z};
+    uint32_t current = start;
+    double t_entered = 0;
+    for (uint32_t guard = 0; guard <= g.header.node_count; ++guard) {
+        ++result.visited;
+        result.last_poly = current;
+        const uint32_t first = g.poly_offsets[current], n = g.poly_offsets[current + 1] - first;
+        const double s = orientation(g, current);
+        double t_exit = 1e300;
+        uint32_t exit_edge = kNoNode;
+        for (uint32_t k = 0; k < n; ++k) {
+            const Vec3 a = vertex(g, g.poly_vertices[first + k]);
+            const Vec3 b = vertex(g, g.poly_vertices[first + (k + 1) % n]);
+            const double ex = double(b.x) - a.x, ez = double(b.z) - a.z;
+            const double f0 = s * (ex * (double(from.z) - a.z) - ez * (double(from.x) - a.x));
+            const double denom = s * (ex * dir.z - ez * dir.x);
+            if (denom >= 0) continue;  // moving inwards or parallel to this edge
+            const double t = -f0 / denom;
+            if (t < t_entered - 1e-7) continue;
+            if (t < t_exit) {
+                t_exit = t;
+                exit_edge = k;
+            }
+        }
+        if (exit_edge == kNoNode || t_exit >= 1.0) {
+            result.t = 1.0f;
+            return result;
+        }
+        const uint32_t next = g.poly_neighbours[first + exit_edge];
+        if (next == kNoNode) {
+            const Vec3 a = vertex(g, g.poly_vertices[first + exit_edge]);
+            const Vec3 b = vertex(g, g.poly_vertices[first + (exit_edge + 1) % n]);
+            double nx = -s * (double(b.z) - a.z), nz = s * (double(b.x) - a.x);  // outward
+            const double len = std::sqrt(nx * nx + nz * nz);
+            if (len > 0) {
+                nx /= len;
+                nz /= len;
+            }
+            // Orient the normal against the ray.
+            if (nx * dir.x + nz * dir.z > 0) {
+                nx = -nx;
+                nz = -nz;
+            }
+            result.hit = true;
+            result.t = float(t_exit < 0 ? 0 : t_exit);
+            result.normal = {float(nx), 0.0f, float(nz)};
+            return result;
+        }
+        current = next;
+        t_entered = t_exit;
+    }
+    return result;
+}
+
+namespace {
+
+// The portal (shared edge) from polygon a into its neighbour b, or false.
+bool portalBetween(const GraphView& g, uint32_t a, uint32_t b, Vec3& p, Vec3& q) {
+    const uint32_t first = g.poly_offsets[a], n = g.poly_offsets[a + 1] - first;
+    for (uint32_t k = 0; k < n; ++k) {
+        if (g.poly_neighbours[first + k] != b) continue;
+        p = vertex(g, g.poly_vertices[first + k]);
+        q = vertex(g, g.poly_vertices[first + (k + 1) % n]);
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+PathStatus PathQuery::findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32_t goal) {
+    if (graph_ == nullptr || !graph_->isNavmesh()) {
+        const PathStatus status = findPath(start, goal);
+        from_ = from;
+        to_ = to;
+        return status;
+    }
+    path_length_ = 0;
+    expansions_ = 0;
+    cost_ = 0;
+    have_points_ = true;
+    from_ = from;
+    to_ = to;
+    const GraphView& g = *graph_;
+    if (start >= g.nodeCount()) return PathStatus::invalid_start;
+    if (goal >= g.nodeCount()) return PathStatus::invalid_goal;
+    if (g.components[start] != g.components[goal]) return PathStatus::no_path;
+    return searchMesh(start, goal);
+}
+
+PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
+    const GraphView& g = *graph_;
+    if (++stamp_ == 0) {
+        std::memset(static_cast<void*>(records_), 0, sizeof(Record) * (g.nodeCount() + 1));
+        stamp_ = 1;
+    }
+    const double h_scale = double(g.header.min_cost_multiplier) * kHeuristicSafety;
+    auto setPoint = [&](uint32_t v, Vec3 p) {
+        entry_points_[3 * size_t(v)] = p.x;
+        entry_points_[3 * size_t(v) + 1] = p.y;
+        entry_points_[3 * size_t(v) + 2] = p.z;
+    };
+    auto point = [&](uint32_t v) {
+        return Vec3{entry_points_[3 * size_t(v)], entry_points_[3 * size_t(v) + 1],
+                    entry_points_[3 * size_t(v) + 2]};
+    };
+    heap_size_ = 0;
+    const double start_g = start == goal ? distance(from_, to_) * g.area_costs[g.poly_areas[start]] : 0.0;
+    records_[start] = Record{start_g, start_g + (start == goal ? 0 : distance(from_, to_) * h_scale),
+                             kNoNode, stamp_, kNotInHeap, 0};
+    setPoint(start, from_);
+    heapPush(start);
+    while (heap_size_ > 0) {
+        const uint32_t u = heapPop();
+        ++expansions_;
+        if (u == goal) {
+            uint32_t count = 0;
+            for (uint32_t v = goal; v != kNoNode; v = records_[v].parent) path_[count++] = v;
+            for (uint32_t i = 0; i < count / 2; ++i) {
+                const uint32_t t = path_[i];
+                path_[i] = path_[count - 1 - i];
+                path_[count - 1 - i] = t;
+            }
+            path_length_ = count;
+            cost_ = records_[goal].g;
+            return PathStatus::found;
+        }
+        if (max_expansions_ != 0 && expansions_ >= max_expansions_) return PathStatus::out_of_nodes;
+        const Vec3 at = point(u);
+        const double cost_u = g.area_costs[g.poly_areas[u]];
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+            const uint32_t v = g.edgeTarget(u, e);
+            Vec3 a, b;
+            if (!portalBetween(g, u, v, a, b)) continue;
+            const Vec3 mid{0.5f * (a.x + b.x), 0.5f * (a.y + b.y), 0.5f * (a.z + b.z)};
+            double step = distance(at, mid) * cost_u;
+            double h = distance(mid, to_) * h_scale;
+            if (v == goal) {
+                step += distance(mid, to_) * g.area_costs[g.poly_areas[v]];
+                h = 0;
+            }
+            const double new_g = records_[u].g + step;
+            Record& r = records_[v];
+            if (r.stamp != stamp_) {
+                r = Record{new_g, new_g + h, u, stamp_, kNotInHeap, 0};
+                setPoint(v, mid);
+                heapPush(v);
+            } else if (r.heap_index != kClosed && new_g < r.g) {
+                r.g = new_g;
+                r.f = new_g + h;
+                r.parent = u;
+                setPoint(v, mid);
+                heapDecrease(v);
+            }
+        }
+    }
+    return PathStatus::no_path;
+}
+
+uint32_t PathQuery::funnel(Vec3* out, uint32_t capacity) const {
+    if (graph_ == nullptr || path_length_ == 0) return 0;
+    const GraphView& g = *graph_;
+    const Vec3 start = have_points_ ? from_ : g.position(path_[0]);
+    const Vec3 end = have_points_ ? to_ : g.position(path_[path_length_ - 1]);
+    const uint32_t portal_count = path_length_ + 1;  // start, the shared edges, end
+    // Portal i: (left, right). The shared edge's ends are ordered by the side they lie on as seen
+    // from the polygon before it.
+    auto portal = [&](uint32_t i, Vec3& left, Vec3& right) {
+        if (i == 0) {
+            left = right = start;
+        } else if (i >= path_length_) {
+            left = right = end;
+        } else {
+            Vec3 a, b;
+            if (!portalBetween(g, path_[i - 1], path_[i], a, b)) {
+                left = right = g.position(path_[i]);
+                return;
+            }
+            const Vec3 c = g.position(path_[i - 1]);
+            if (cross(c, a, b) < 0) {
+                right = a;
+                left = b;
+            } else {
+                right = b;
+                left = a;
+            }
+        }
+    };
+    uint32_t count = 0;
+    auto emit = [&](Vec3 p) {
+        if (count > 0 && count - 1 < capacity) {
+            const Vec3 last = out[count - 1];
+            if (last.x == p.x && last.y == p.y && last.z == p.z) return;
+        }
+        if (count < capacity) out[count] = p;
+        ++count;
+    };
+    auto same = [](Vec3 a, Vec3 b) { return a.x == b.x && a.z == b.z; };
+    emit(start);
+    Vec3 apex = start, left, right;
+    portal(0, left, right);
+    uint32_t apex_index = 0, left_index = 0, right_index = 0;
+    for (uint32_t i = 1; i < portal_count; ++i) {
+        Vec3 l, r;
+        portal(i, l, r);
+        // Tighten the right side.
+        if (cross(apex, right, r) <= 0) {
+            if (same(apex, right) || cross(apex, left, r) > 0) {
+                right = r;
+                right_index = i;
+            } else {
+                apex = left;
+                apex_index = left_index;
+                emit(apex);
+                left = right = apex;
+                left_index = right_index = apex_index;
+                i = apex_index;
+                continue;
+            }
+        }
+        // Tighten the left side.
+        if (cross(apex, left, l) >= 0) {
+            if (same(apex, left) || cross(apex, right, l) < 0) {
+                left = l;
+                left_index = i;
+            } else {
+                apex = right;
+                apex_index = right_index;
+                emit(apex);
+                left = right = apex;
+                left_index = right_index = apex_index;
+                i = apex_index;
+                continue;
+            }
+        }
+    }
+    emit(end);
+    return count;
+}
+
+}  // namespace navrt
