@@ -181,7 +181,10 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
     ScenarioReport report;
     double total_micros = 0, total_expansions = 0, total_ratio = 0;
     // Points are cell centres: no horizontal slack; vertically within half a cell (2D: the floor).
-    const Tolerance tolerance{0.0f, three_d ? 0.0f : 0.5f};
+    // Navmesh polygons follow simplified contours, so a cell centre next to a wall may lie a
+    // fraction of a cell outside them: allow half a cell sideways there.
+    const Tolerance tolerance{graph.isNavmesh() ? 0.5f * graph.header.cell_size : 0.0f,
+                              three_d ? 0.0f : 0.5f};
     for (size_t i = 0; i < problems->size(); ++i) {
         if ((i & 255) == 0) {
             if (context.cancelled()) return makeError(ErrorKind::cancelled, "scenarios cancelled");

@@ -273,6 +273,36 @@ shared_meshes_pipeline)
     [ "${nodes:-0}" -gt 5000 ] || fail "$name: only ${nodes:-0} walkable nodes"
   done
   ;;
+navmesh_pipeline)
+  "$navbake" -q import "$levels/indoor_two_floors.glb" -o "$work/indoor.geo" || fail "import"
+  "$navbake" -q voxelize "$work/indoor.geo" -o "$work/indoor.vox" || fail "voxelize"
+  expect 0 "navmesh: [0-9]+ polygons" "$navbake" graph navmesh "$work/indoor.vox" -o "$work/indoor.graph"
+  "$navbake" inspect "$work/indoor.graph" --json >"$work/nm.json" || fail "inspect"
+  for key in polygons vertices regions detail_triangles; do
+    v=$(json_field "$work/nm.json" "$key")
+    [ "${v:-0}" -gt 0 ] || fail "inspect: $key = ${v:-missing}"
+  done
+  grep -q '"tiles"' "$work/nm.json" || fail "inspect: tiles missing"
+  "$navbake" -q pack "$work/indoor.graph" -o "$work/indoor.nav" || fail "pack"
+  expect 0 "pair 1: found" "$navbake" query "$work/indoor.nav" --from 2,0,2 --to 8,3,15
+  expect 0 "pair 1: start_off_graph" "$navbake" query "$work/indoor.nav" --from 200,0,2 --to 8,3,15
+  # Tiled bake: identical bytes at any thread count, and paths cross tile borders.
+  "$navbake" -q graph navmesh "$work/indoor.vox" -o "$work/t1.graph" --tile-size 32 --threads 1 || fail "tiled 1"
+  "$navbake" -q graph navmesh "$work/indoor.vox" -o "$work/t2.graph" --tile-size 32 --threads 2 || fail "tiled 2"
+  cmp "$work/t1.graph" "$work/t2.graph" || fail "tiled navmesh depends on the thread count"
+  "$navbake" -q pack "$work/t2.graph" -o "$work/t.nav" || fail "pack tiled"
+  expect 0 "pair 1: found" "$navbake" query "$work/t.nav" --from 2,0,2 --to 27,1,16
+  expect 0 "" "$navbake" graph navmesh "$work/indoor.vox" -o "$work/m.graph" --partition monotone
+  expect 2 "" "$navbake" graph navmesh "$work/indoor.vox" -o "$work/x.graph" --max-verts-per-poly 9
+  [ ! -e "$work/x.graph" ] || fail "a refused bake left an output"
+  ;;
+navmesh_movingai)
+  need_shared
+  "$navbake" -q import "$shared/movingai/den312d.map" -o "$work/d.vox" || fail "import"
+  "$navbake" -q graph navmesh "$work/d.vox" -o "$work/d.graph" || fail "navmesh"
+  "$navbake" -q pack "$work/d.graph" -o "$work/d.nav" || fail "pack"
+  expect 0 "1000 scenarios, 1000 solved" "$navbake" scen "$work/d.nav" "$shared/movingai/den312d.map.scen"
+  ;;
 *)
   fail "unknown case"
   ;;
