@@ -11,8 +11,10 @@ SHARED     := $(abspath ..)/shared/data
 
 PACKAGES := g++ cmake make libcli11-dev libassimp-dev nlohmann-json3-dev libzstd-dev \
             libspdlog-dev doctest-dev
+# Only for the peer benchmark bench_recast (Recast/Detour); the product never links it.
+BENCH_PACKAGES := librecast-dev
 
-.PHONY: all setup configure build test run asan bench levels clean help
+.PHONY: all setup configure build test run asan bench bench-setup levels clean help
 
 all: build
 
@@ -20,7 +22,8 @@ help:
 	@echo "make run    install missing packages, build, bake the sample levels, print a summary"
 	@echo "make test   install missing packages, build, run every test (unit + CLI end-to-end)"
 	@echo "make asan   build with AddressSanitizer + UBSan in $(ASAN_DIR)/ and run the tests"
-	@echo "make bench  build and run the benchmarks (tests/bench/), printing figures"
+	@echo "make bench  build and run the benchmarks (tests/bench/), printing figures;"
+	@echo "            installs librecast-dev for the Recast/Detour peer benchmark"
 	@echo "make levels regenerate sample_levels/ with tools/levelgen"
 	@echo "make setup  only install missing Debian packages (apt-get, via sudo when not root)"
 
@@ -58,7 +61,26 @@ asan: setup
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
-bench: build
+# bench_recast needs librecast-dev: install it when missing (a failure only skips that bench),
+# then reconfigure so CMake finds it and adds the optional target.
+bench-setup: setup
+	@missing=""; \
+	for p in $(BENCH_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make bench-setup: installing$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+	  { $$SUDO apt-get update -q && \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; } || \
+	  echo "make bench-setup: could not install$$missing; bench_recast will be skipped"; \
+	else \
+	  echo "make bench-setup: all packages present"; \
+	fi
+
+bench: bench-setup
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake --build $(BUILD_DIR) -j $(JOBS)
 	@bash tests/bench/run_benchmarks.sh $(BUILD_DIR) "$(SHARED)"
 
 levels: build

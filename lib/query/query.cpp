@@ -181,9 +181,9 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
     ScenarioReport report;
     double total_micros = 0, total_expansions = 0, total_ratio = 0;
     // Points are cell centres: no horizontal slack; vertically within half a cell (2D: the floor).
-    // Navmesh polygons follow simplified contours, so a cell centre next to a wall may lie a
-    // fraction of a cell outside them: allow half a cell sideways there.
-    const Tolerance tolerance{graph.isNavmesh() ? 0.5f * graph.header.cell_size : 0.0f,
+    // Navmesh polygons follow contours simplified within edge_max_error (1.3 cells by default),
+    // so a cell centre in a concave corner may lie outside them: allow 1.5 cells sideways there.
+    const Tolerance tolerance{graph.isNavmesh() ? 1.5f * graph.header.cell_size : 0.0f,
                               three_d ? 0.0f : 0.5f};
     for (size_t i = 0; i < problems->size(); ++i) {
         if ((i & 255) == 0) {

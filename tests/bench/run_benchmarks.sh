@@ -6,7 +6,11 @@ build=$1
 shared=$2
 for bench in "$build"/tests/bench/bench_*; do
   [ -x "$bench" ] || continue
-  echo "== $(basename "$bench")"
-  "$bench" "$shared" sample_levels
+  name=$(basename "$bench")
+  echo "== $name"
+  args=("$shared" sample_levels)
+  # bench_recast (optional, needs librecast-dev) also writes all its figures as JSON.
+  if [ "$name" = bench_recast ]; then args+=("$build/bench_recast.json"); fi
+  "$bench" "${args[@]}"
   echo
 done

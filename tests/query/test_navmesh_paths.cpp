@@ -91,7 +91,7 @@ TEST_CASE("navmesh paths are bounded by the straight line and the tile-graph pat
             ++compared;
         }
         CHECK(compared >= 100);
-        MESSAGE(level, ": ", compared, " pairs, worst navmesh/tile length ratio (paths > 5 m) ", worst);
+        MESSAGE(std::string(level), ": ", compared, " pairs, worst navmesh/tile length ratio (paths > 5 m) ", worst);
     }
 }
 

@@ -1,0 +1,394 @@
+// The navmesh build driver: parameters, tiling, parallel tile bakes and stitching.
+//
+// Tiling. With tile_size > 0 the grid is cut into tile_size x tile_size column tiles. Each tile
+// reads a border of agent radius + 3 columns around it (as Recast's tiled builds do), so its
+// distance field and links near the tile edge see the neighbours' floors; the border spans are
+// marked kBorderRegion | side and never join a region. With tile_size 0 there is one tile with no
+// border.
+//
+// Two passes, each parallel over tiles on `threads` workers (tasks taken in index order from a
+// shared counter, results stored per tile, so the output is the same for any thread count):
+//   1. compact field, distance field, regions, raw contours, and the tile's seam points: where its
+//      contours change (region, area, connectivity) along each tile side;
+//   2. contours simplified keeping both their own and the neighbour's seam points on each shared
+//      side, so the two tiles put vertices at exactly the same places along their border; then
+//      polygons and the detail mesh.
+// Stitching, in tile index order: vertices on a tile side shared with another tile are welded
+// with the vertices already emitted at the same corner (heights within the weld tolerance, 2
+// cell heights as Recast's rcBuildPolyMesh uses); then polygon edges flagged as tile-border
+// portals are sorted by their welded vertex pair and each links to the reversed edge from the
+// other tile. Region ids are offset per tile, in tile order, so they are unique.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <new>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+
+#include "navmesh_internal.h"
+
+namespace nav::navmesh {
+namespace {
+
+using namespace internal;
+
+constexpr int kWeldTolerance = 2;       // [Units: cell heights]
+constexpr int kMinTileSize = 8;         // [Units: cells]
+constexpr int kMaxTileSize = 1 << 16;   // [Units: cells]
+
+// Runs tasks 0..count-1 on up to `threads` threads (the caller's included). Only the calling
+// thread reports progress.
+Status runTasks(size_t count, int threads, Context& context, uint64_t& progress_done,
+                uint64_t progress_total, const std::function<void(size_t)>& task) {
+    std::atomic<size_t> next{0};
+    std::atomic<uint64_t> completed{0};
+    std::atomic<bool> failed{false};
+    std::mutex error_mutex;
+    std::exception_ptr error;
+    auto take = [&]() -> bool {
+        if (failed.load(std::memory_order_relaxed) || context.cancelled()) return false;
+        const size_t index = next.fetch_add(1, std::memory_order_relaxed);
+        if (index >= count) return false;
+        try {
+            task(index);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(error_mutex);
+            if (!error) error = std::current_exception();
+            failed.store(true);
+            return false;
+        }
+        completed.fetch_add(1, std::memory_order_relaxed);
+        return true;
+    };
+    std::vector<std::thread> workers;
+    const size_t wanted = std::min<size_t>(size_t(std::max(threads, 1)), count);
+    for (size_t i = 1; i < wanted; ++i) {
+        try {
+            workers.emplace_back([&] { while (take()) {} });
+        } catch (const std::system_error&) {
+            break;  // fewer threads; same result
+        }
+    }
+    while (take()) context.progress("navmesh", progress_done + completed.load(), progress_total);
+    for (std::thread& worker : workers) worker.join();
+    progress_done += count;
+    if (error) {
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::bad_alloc&) {
+            return makeError(ErrorKind::internal, "navmesh: out of memory");
+        } catch (const std::exception& e) {
+            return makeError(ErrorKind::internal, "navmesh: {}", e.what());
+        } catch (...) {
+            return makeError(ErrorKind::internal, "navmesh: unknown failure in a worker");
+        }
+    }
+    if (context.cancelled()) return makeError(ErrorKind::cancelled, "navmesh: cancelled");
+    context.progress("navmesh", progress_done, progress_total);
+    return {};
+}
+
+Status checkGrid(const vox::VoxelGrid& g) {
+    if (!(std::isfinite(g.cell_size) && g.cell_size > 0 && std::isfinite(g.cell_height) &&
+          g.cell_height > 0))
+        return inputError("navmesh: the voxel grid has cell size {} and cell height {} (both must "
+                          "be > 0)",
+                          g.cell_size, g.cell_height);
+    if (g.column_offsets.size() != g.columnCount() + 1 || g.column_offsets.back() != g.spans.size())
+        return inputError("navmesh: the voxel grid's column index does not match its {} x {} "
+                          "columns and {} spans",
+                          g.size_x, g.size_z, g.spans.size());
+    for (size_t c = 0; c + 1 < g.column_offsets.size(); ++c)
+        if (g.column_offsets[c] > g.column_offsets[c + 1])
+            return inputError("navmesh: the voxel grid's column offsets decrease at column {}", c);
+    if (g.size_x >= (1u << 30) || g.size_z >= (1u << 30))
+        return inputError("navmesh: a {} x {} grid is too large", g.size_x, g.size_z);
+    return {};
+}
+
+struct TileWork {
+    TileBox box;
+    CompactField field;
+    std::vector<Contour> raw;
+    SeamPoints seam;
+    TileMesh mesh;
+    uint32_t region_count = 0;
+    int failed_contours = 0;
+};
+
+}  // namespace
+
+Status checkParams(const NavmeshParams& p) {
+    std::vector<std::string> problems;
+    auto nonNegative = [&](const char* name, float v) {
+        if (!(std::isfinite(v) && v >= 0))
+            problems.push_back(fmt::format("{} = {} (must be >= 0)", name, v));
+    };
+    if (p.partition != Partition::watershed && p.partition != Partition::monotone)
+        problems.push_back(fmt::format("partition = {} (must be watershed or monotone)",
+                                       int(p.partition)));
+    nonNegative("region min size", p.region_min_size);
+    nonNegative("region merge size", p.region_merge_size);
+    nonNegative("edge max len", p.edge_max_len);
+    nonNegative("edge max error", p.edge_max_error);
+    if (p.max_verts_per_poly < 3 || p.max_verts_per_poly > 6)
+        problems.push_back(
+            fmt::format("max verts per poly = {} (must be 3..6)", p.max_verts_per_poly));
+    if (!(std::isfinite(p.detail_sample_dist) &&
+          (p.detail_sample_dist == 0 || p.detail_sample_dist >= 1)))
+        problems.push_back(fmt::format("detail sample dist = {} (must be 0 or >= 1 cell)",
+                                       p.detail_sample_dist));
+    nonNegative("detail max error", p.detail_max_error);
+    if (p.tile_size != 0 && (p.tile_size < kMinTileSize || p.tile_size > kMaxTileSize))
+        problems.push_back(fmt::format("tile size = {} (must be 0 for one tile, or {}..{} cells)",
+                                       p.tile_size, kMinTileSize, kMaxTileSize));
+    if (p.threads < 0 || p.threads > vox::kMaxThreads)
+        problems.push_back(fmt::format("threads = {} (must be 0 for all cores, or 1..{})",
+                                       p.threads, vox::kMaxThreads));
+    if (problems.empty()) {
+        if (double(p.region_min_size) * p.region_min_size > 1e9)
+            problems.push_back(fmt::format("region min size = {} (too large)", p.region_min_size));
+        if (double(p.region_merge_size) * p.region_merge_size > 1e9)
+            problems.push_back(
+                fmt::format("region merge size = {} (too large)", p.region_merge_size));
+    }
+    if (problems.empty()) return {};
+    std::string message = "invalid navmesh parameters: ";
+    for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
+    return Error{ErrorKind::usage, message};
+}
+
+Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& params,
+                             Context& context) {
+    if (Status s = checkParams(params); !s) return s.error();
+    if (Status s = checkGrid(grid); !s) return s.error();
+    ScopedTimer total_timer(context, "navmesh");
+
+    const vox::AgentCells agent = vox::agentCells(grid.agent, grid.cell_size, grid.cell_height);
+    const int threads = params.threads > 0
+                            ? params.threads
+                            : int(std::max(1u, std::thread::hardware_concurrency()));
+    RegionSettings region_settings;
+    region_settings.partition = params.partition;
+    region_settings.min_area = int(std::lround(double(params.region_min_size) * params.region_min_size));
+    region_settings.merge_area =
+        int(std::lround(double(params.region_merge_size) * params.region_merge_size));
+    ContourSettings contour_settings;
+    contour_settings.max_error = params.edge_max_error;
+    contour_settings.max_edge_len =
+        params.edge_max_len > 0
+            ? int(std::min(1e6, std::floor(double(params.edge_max_len) / grid.cell_size)))
+            : 0;
+    contour_settings.weld_tolerance = kWeldTolerance;
+    DetailSettings detail_settings;
+    detail_settings.sample_dist = params.detail_sample_dist;
+    detail_settings.max_error = params.detail_max_error;
+
+    NavMesh out;
+    out.areas = grid.areas;
+    out.max_verts_per_poly = params.max_verts_per_poly;
+    out.poly_offsets.push_back(0);
+    out.detail_offsets.push_back(0);
+
+    // Tile layout.
+    const int size_x = int(grid.size_x), size_z = int(grid.size_z);
+    const int tile = params.tile_size > 0 ? params.tile_size : std::max(1, std::max(size_x, size_z));
+    const int tiles_x = std::max(1, (size_x + tile - 1) / tile);
+    const int tiles_z = std::max(1, (size_z + tile - 1) / tile);
+    const int border = params.tile_size > 0 ? agent.radius + 3 : 0;
+    out.tiles_x = uint32_t(tiles_x);
+    out.tiles_z = uint32_t(tiles_z);
+    const size_t tile_count = size_t(tiles_x) * size_t(tiles_z);
+    std::vector<TileWork> work(tile_count);
+    for (int tz = 0; tz < tiles_z; ++tz)
+        for (int tx = 0; tx < tiles_x; ++tx) {
+            TileBox& b = work[size_t(tz) * size_t(tiles_x) + size_t(tx)].box;
+            b.x0 = tx * tile;
+            b.z0 = tz * tile;
+            b.x1 = std::min(size_x, b.x0 + tile);
+            b.z1 = std::min(size_z, b.z0 + tile);
+            b.border = border;
+        }
+    context.debug("navmesh: {} x {} tiles of {} cells (border {}), {} threads, agent {} / {} / {} "
+                  "cells (height / climb / radius)",
+                  tiles_x, tiles_z, tile, border, threads, agent.height, agent.climb, agent.radius);
+    if (grid.spans.empty() || size_x == 0 || size_z == 0) return out;
+
+    // Stage timings are logged for one-tile builds (run on the calling thread).
+    auto stage = [&](const char* name, auto&& fn) {
+        if (tile_count == 1) {
+            ScopedTimer stage_timer(context, fmt::format("navmesh: {}", name));
+            fn();
+        } else {
+            fn();
+        }
+    };
+    uint64_t progress_done = 0;
+    const uint64_t progress_total = 2 * uint64_t(tile_count);
+
+    // Pass 1.
+    {
+        ScopedTimer timer(context, "navmesh: regions");
+        Status s = runTasks(tile_count, threads, context, progress_done, progress_total,
+                            [&](size_t t) {
+                                TileWork& w = work[t];
+                                stage("compact", [&] {
+                                    buildCompactField(grid, agent, w.box, w.field);
+                                });
+                                if (params.partition == Partition::watershed)
+                                    stage("distance field", [&] { buildDistanceField(w.field); });
+                                stage("partition", [&] { buildRegions(w.field, region_settings); });
+                                stage("trace", [&] { traceContours(w.field, w.raw, w.seam); });
+                            });
+        if (!s) return s.error();
+    }
+    // Pass 2.
+    {
+        ScopedTimer timer(context, "navmesh: polygons");
+        Status s = runTasks(
+            tile_count, threads, context, progress_done, progress_total, [&](size_t t) {
+                TileWork& w = work[t];
+                const int tx = int(t % size_t(tiles_x)), tz = int(t / size_t(tiles_x));
+                SeamPoints neighbour_points;
+                const int nx[4] = {tx - 1, tx, tx + 1, tx};
+                const int nz[4] = {tz, tz + 1, tz, tz - 1};
+                for (int side = 0; side < 4; ++side) {
+                    if (nx[side] < 0 || nz[side] < 0 || nx[side] >= tiles_x || nz[side] >= tiles_z)
+                        continue;
+                    const TileWork& other =
+                        work[size_t(nz[side]) * size_t(tiles_x) + size_t(nx[side])];
+                    neighbour_points[size_t(side)] = other.seam[size_t((side + 2) & 3)];
+                }
+                std::vector<Contour> contours;
+                stage("contours", [&] {
+                    buildContours(w.field, w.raw, neighbour_points, contour_settings, contours);
+                });
+                w.raw = {};
+                stage("polygons", [&] {
+                    w.failed_contours = buildPolyMesh(w.field, contours, params.max_verts_per_poly,
+                                                      kWeldTolerance, w.mesh);
+                });
+                stage("detail", [&] { buildDetailMesh(grid, w.field, detail_settings, w.mesh); });
+                w.region_count = w.field.region_count;
+                w.field = CompactField{};
+            });
+        if (!s) return s.error();
+    }
+
+    // Stitch.
+    ScopedTimer timer(context, "navmesh: stitch");
+    struct Portal {
+        uint32_t lo, hi, slot;
+        bool forward;
+    };
+    std::vector<Portal> portals;
+    std::unordered_map<uint64_t, std::vector<uint32_t>> seam_vertices;  // lookups only
+    std::vector<int32_t> out_cells;  // x, y, z of each output vertex [cells]
+    std::vector<uint32_t> remap;
+    int failed = 0;
+    for (size_t t = 0; t < tile_count; ++t) {
+        TileWork& w = work[t];
+        const TileMesh& m = w.mesh;
+        const TileBox& b = w.box;
+        failed += w.failed_contours;
+        const uint32_t poly_base = uint32_t(out.poly_areas.size());
+        const uint32_t region_base = out.region_count;
+        remap.assign(m.vertices.size() / 3, UINT32_MAX);
+        for (uint32_t v : m.poly_vertices) remap[v] = 0;  // used
+        for (size_t v = 0; v < remap.size(); ++v) {
+            if (remap[v] == UINT32_MAX) continue;
+            const int32_t x = m.vertices[3 * v], y = m.vertices[3 * v + 1], z = m.vertices[3 * v + 2];
+            const bool on_seam = (x == b.x0 && b.x0 > 0) || (x == b.x1 && b.x1 < size_x) ||
+                                 (z == b.z0 && b.z0 > 0) || (z == b.z1 && b.z1 < size_z);
+            uint32_t id = UINT32_MAX;
+            std::vector<uint32_t>* bucket = nullptr;
+            if (on_seam) {
+                bucket = &seam_vertices[(uint64_t(uint32_t(x)) << 32) | uint32_t(z)];
+                for (uint32_t candidate : *bucket)
+                    if (std::abs(out_cells[3 * size_t(candidate) + 1] - y) <= kWeldTolerance) {
+                        id = candidate;
+                        break;
+                    }
+            }
+            if (id == UINT32_MAX) {
+                id = uint32_t(out_cells.size() / 3);
+                out_cells.insert(out_cells.end(), {x, y, z});
+                if (bucket) bucket->push_back(id);
+            }
+            remap[v] = id;
+        }
+        for (size_t p = 0; p < m.polyCount(); ++p) {
+            const uint32_t pb = m.poly_offsets[p], pe = m.poly_offsets[p + 1];
+            for (uint32_t k = pb; k < pe; ++k) {
+                const uint32_t slot = uint32_t(out.poly_vertices.size());
+                const uint32_t v0 = remap[m.poly_vertices[k]];
+                const uint32_t v1 = remap[m.poly_vertices[k + 1 < pe ? k + 1 : pb]];
+                out.poly_vertices.push_back(v0);
+                const uint32_t n = m.poly_neighbours[k];
+                out.poly_neighbours.push_back(n == kNoNeighbour ? kNoNeighbour : poly_base + n);
+                if (n == kNoNeighbour && m.edge_sides[k] != kNoSide)
+                    portals.push_back({std::min(v0, v1), std::max(v0, v1), slot, v0 < v1});
+            }
+            out.poly_offsets.push_back(uint32_t(out.poly_vertices.size()));
+            out.poly_areas.push_back(m.poly_areas[p]);
+            out.poly_regions.push_back(region_base + m.poly_regions[p] - 1);
+            out.poly_tiles.push_back(uint32_t(t));
+        }
+        const uint32_t detail_base = uint32_t(out.detail_triangles.size() / 9);
+        for (size_t p = 1; p < m.detail_offsets.size(); ++p)
+            out.detail_offsets.push_back(detail_base + m.detail_offsets[p]);
+        out.detail_triangles.insert(out.detail_triangles.end(), m.detail_triangles.begin(),
+                                    m.detail_triangles.end());
+        out.region_count = region_base + w.region_count;
+        w.mesh = TileMesh{};
+    }
+
+    // Portals across tile borders.
+    std::vector<uint32_t> owner(out.poly_vertices.size());
+    for (uint32_t p = 0; p + 1 < out.poly_offsets.size(); ++p)
+        for (uint32_t k = out.poly_offsets[p]; k < out.poly_offsets[p + 1]; ++k) owner[k] = p;
+    std::sort(portals.begin(), portals.end(), [](const Portal& a, const Portal& b) {
+        if (a.lo != b.lo) return a.lo < b.lo;
+        if (a.hi != b.hi) return a.hi < b.hi;
+        if (a.forward != b.forward) return a.forward;
+        return a.slot < b.slot;
+    });
+    size_t linked = 0;
+    for (size_t g = 0; g < portals.size();) {
+        size_t e = g;
+        while (e < portals.size() && portals[e].lo == portals[g].lo && portals[e].hi == portals[g].hi)
+            ++e;
+        size_t fwd = g, bwd = g;
+        while (bwd < e && portals[bwd].forward) ++bwd;
+        const size_t fwd_end = bwd;
+        for (; fwd < fwd_end && bwd < e; ++fwd, ++bwd) {
+            const uint32_t pa = owner[portals[fwd].slot], pb = owner[portals[bwd].slot];
+            if (out.poly_tiles[pa] == out.poly_tiles[pb]) continue;
+            out.poly_neighbours[portals[fwd].slot] = pb;
+            out.poly_neighbours[portals[bwd].slot] = pa;
+            ++linked;
+        }
+        g = e;
+    }
+
+    // World coordinates.
+    out.vertices.resize(out_cells.size());
+    for (size_t v = 0; v < out_cells.size(); v += 3) {
+        out.vertices[v] = float(double(grid.origin[0]) + double(out_cells[v]) * grid.cell_size);
+        out.vertices[v + 1] =
+            float(double(grid.origin[1]) + double(out_cells[v + 1]) * grid.cell_height);
+        out.vertices[v + 2] = float(double(grid.origin[2]) + double(out_cells[v + 2]) * grid.cell_size);
+    }
+    if (failed > 0)
+        context.warn("navmesh: {} contours could not be fully triangulated", failed);
+    context.debug("navmesh: {} polygons, {} vertices, {} regions, {} tile-border links",
+                  out.polyCount(), out.vertexCount(), out.region_count, linked);
+    context.progress("navmesh", progress_total, progress_total);
+    return out;
+}
+
+}  // namespace nav::navmesh
