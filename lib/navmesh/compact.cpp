@@ -11,6 +11,8 @@
 // defaults, the rule is symmetric already and nothing is dropped.
 //
 // Spans of area 0 (obstacle) are never part of the field even when flagged walkable.
+// Work is split into fixed bands of rows (each writes only its own columns), so the field is the
+// same for any thread count.
 #include <algorithm>
 #include <cstdlib>
 
@@ -22,7 +24,7 @@ constexpr int kUnbounded = 1 << 24;
 }
 
 void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent,
-                       const TileBox& box, CompactField& f) {
+                       const TileBox& box, int threads, CompactField& f) {
     const int gx0 = std::max(0, box.x0 - box.border);
     const int gz0 = std::max(0, box.z0 - box.border);
     const int gx1 = std::min(int(grid.size_x), box.x1 + box.border);
@@ -42,80 +44,95 @@ void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent,
     f.agent = agent;
 
     const size_t cell_count = size_t(f.width) * size_t(f.depth);
-    f.cells.assign(cell_count + 1, 0);
-    f.y.clear();
-    f.area.clear();
-    std::vector<int32_t> ceiling;
-    for (int z = 0; z < f.depth; ++z) {
-        for (int x = 0; x < f.width; ++x) {
-            const size_t column = size_t(gz0 + z) * grid.size_x + size_t(gx0 + x);
-            const uint32_t begin = grid.column_offsets[column];
-            const uint32_t end = grid.column_offsets[column + 1];
-            f.cells[size_t(z) * f.width + x] = uint32_t(f.y.size());
-            uint32_t layers = 0;
-            for (uint32_t s = begin; s < end && layers < kMaxLayers; ++s) {
-                const vox::Span& span = grid.spans[s];
-                if (!span.walkable || span.area == geo::kObstacleArea) continue;
-                f.y.push_back(span.y_max);
-                f.area.push_back(span.area);
-                ceiling.push_back(s + 1 < end ? int(grid.spans[s + 1].y_min) : kUnbounded);
-                ++layers;
-            }
+    const size_t bands = size_t((f.depth + kBandRows - 1) / kBandRows);
+    auto forBand = [&](size_t band, auto&& fn) {
+        const int z0 = int(band) * kBandRows, z1 = std::min(f.depth, z0 + kBandRows);
+        for (int z = z0; z < z1; ++z) {
+            const size_t row = size_t(gz0 + z) * grid.size_x + size_t(gx0);
+            for (int x = 0; x < f.width; ++x) fn(x, z, size_t(z) * size_t(f.width) + size_t(x),
+                                                 row + size_t(x));
         }
-    }
-    f.cells[cell_count] = uint32_t(f.y.size());
+    };
+    auto included = [&](const vox::Span& s) {
+        return s.walkable && s.area != geo::kObstacleArea;
+    };
 
-    // Links, then keep the mutual ones.
-    const size_t span_count = f.y.size();
-    f.links.assign(span_count, 0xFFFFFFFFu);
-    for (int z = 0; z < f.depth; ++z) {
-        for (int x = 0; x < f.width; ++x) {
-            const int cell = z * f.width + x;
-            for (uint32_t i = f.cells[size_t(cell)]; i < f.cells[size_t(cell) + 1]; ++i) {
-                const int floor = f.y[i];
-                const int top = ceiling[i];
-                uint32_t packed = 0;
-                for (int dir = 0; dir < 4; ++dir) {
-                    const int nx = x + kDx[dir];
-                    const int nz = z + kDz[dir];
-                    uint32_t best = kNoLink;
-                    if (nx >= 0 && nz >= 0 && nx < f.width && nz < f.depth) {
-                        const size_t ncell = size_t(nz) * f.width + size_t(nx);
-                        const uint32_t nb = f.cells[ncell];
-                        const uint32_t ne = f.cells[ncell + 1];
-                        int best_step = kUnbounded;
-                        for (uint32_t k = nb; k < ne; ++k) {
-                            const int n_floor = f.y[k];
-                            if (std::min(top, ceiling[k]) - std::max(floor, n_floor) < agent.height)
-                                continue;
-                            const int step = std::abs(n_floor - floor);
-                            if (step <= agent.climb && step < best_step) {
-                                best = k - nb;
-                                best_step = step;
-                            }
-                        }
-                    }
-                    packed |= best << (8 * dir);
-                }
-                f.links[i] = packed;
+    // 1. Count the walkable spans of each column; 2. place them.
+    f.cells.assign(cell_count + 1, 0);
+    parallelFor(bands, threads, [&](size_t band, int) {
+        forBand(band, [&](int, int, size_t cell, size_t column) {
+            uint32_t count = 0;
+            for (uint32_t s = grid.column_offsets[column]; s < grid.column_offsets[column + 1]; ++s)
+                count += included(grid.spans[s]);
+            f.cells[cell + 1] = count;
+        });
+    });
+    for (size_t c = 0; c < cell_count; ++c) f.cells[c + 1] += f.cells[c];
+    const size_t span_count = f.cells[cell_count];
+    f.y.resize(span_count);
+    f.area.resize(span_count);
+    std::vector<int32_t> ceiling(span_count);
+    parallelFor(bands, threads, [&](size_t band, int) {
+        forBand(band, [&](int, int, size_t cell, size_t column) {
+            uint32_t at = f.cells[cell];
+            const uint32_t stop = f.cells[cell + 1];
+            const uint32_t end = grid.column_offsets[column + 1];
+            for (uint32_t s = grid.column_offsets[column]; s < end && at < stop; ++s) {
+                const vox::Span& span = grid.spans[s];
+                if (!included(span)) continue;
+                f.y[at] = span.y_max;
+                f.area[at] = span.area;
+                ceiling[at] = s + 1 < end ? int(grid.spans[s + 1].y_min) : kUnbounded;
+                ++at;
             }
+        });
+    });
+
+    // 3. Links, per pair of neighbouring columns (each column with the one at +x and at +z):
+    // the best candidate of each span on either side (the rule in the file comment), kept when
+    // the two choose each other. A pair is handled by the band of its lower column; the bytes it
+    // writes (direction +x / +z of one column, -x / -z of the other) belong to that pair alone.
+    f.links.assign(4 * span_count, kNoSpan);
+    auto bestIn = [&](uint32_t i, uint32_t nb, uint32_t ne) -> uint32_t {
+        const int floor = f.y[i];
+        const int top = ceiling[i];
+        uint32_t best = kNoSpan;
+        int best_step = kUnbounded;
+        for (uint32_t k = nb; k < ne; ++k) {
+            const int n_floor = f.y[k];
+            const int step = std::abs(n_floor - floor);
+            if (step > agent.climb || step >= best_step) continue;
+            if (std::min(top, ceiling[k]) - std::max(floor, n_floor) < agent.height) continue;
+            best = k;
+            best_step = step;
         }
-    }
-    for (int z = 0; z < f.depth; ++z) {
-        for (int x = 0; x < f.width; ++x) {
-            const int cell = z * f.width + x;
-            for (uint32_t i = f.cells[size_t(cell)]; i < f.cells[size_t(cell) + 1]; ++i) {
-                for (int dir = 0; dir < 4; ++dir) {
-                    const uint32_t layer = f.link(i, dir);
-                    if (layer == kNoLink) continue;
-                    const uint32_t n = f.cells[size_t(cell + f.dirOffset(dir))] + layer;
-                    const int back = (dir + 2) & 3;
-                    if (f.link(n, back) != i - f.cells[size_t(cell)])
-                        f.links[i] |= uint32_t(kNoLink) << (8 * dir);
-                }
+        return best;
+    };
+    auto linkPair = [&](size_t a, size_t b, int dir) {
+        const uint32_t ab = f.cells[a], ae = f.cells[a + 1];
+        const uint32_t bb = f.cells[b], be = f.cells[b + 1];
+        if (ab == ae || bb == be) return;
+        const int back = (dir + 2) & 3;
+        if (ae - ab == 1 && be - bb == 1) {  // the common case: one floor each
+            if (bestIn(ab, bb, be) == bb) {
+                f.links[4 * size_t(ab) + size_t(dir)] = bb;
+                f.links[4 * size_t(bb) + size_t(back)] = ab;
             }
+            return;
         }
-    }
+        for (uint32_t i = ab; i < ae; ++i) {
+            const uint32_t k = bestIn(i, bb, be);
+            if (k == kNoSpan || bestIn(k, ab, ae) != i) continue;
+            f.links[4 * size_t(i) + size_t(dir)] = k;
+            f.links[4 * size_t(k) + size_t(back)] = i;
+        }
+    };
+    parallelFor(bands, threads, [&](size_t band, int) {
+        forBand(band, [&](int x, int z, size_t cell, size_t) {
+            if (x + 1 < f.width) linkPair(cell, cell + 1, 2);
+            if (z + 1 < f.depth) linkPair(cell, cell + size_t(f.width), 1);
+        });
+    });
 }
 
 }  // namespace nav::navmesh::internal

@@ -38,17 +38,14 @@ bool isRegion(uint32_t r) { return r != 0 && (r & kBorderRegion) == 0; }
 uint32_t regionPart(uint32_t tag) { return tag & kTagRegionMask; }
 
 // Highest span top around the start corner of edge `dir` of span i (see the file comment).
-int cornerHeight(const CompactField& f, int cell, uint32_t i, int dir) {
+int cornerHeight(const CompactField& f, uint32_t i, int dir) {
     const int dm = (dir + 3) & 3;
     int top = f.y[i];
     auto chain = [&](int first, int second, int third) {
-        int c = cell;
         uint32_t s = i;
         for (int d : {first, second, third}) {
-            const uint32_t layer = f.link(s, d);
-            if (layer == kNoLink) return;
-            c += f.dirOffset(d);
-            s = f.cells[size_t(c)] + layer;
+            s = f.next(s, d);
+            if (s == kNoSpan) return;
             top = std::max<int>(top, f.y[s]);
         }
     };
@@ -57,9 +54,9 @@ int cornerHeight(const CompactField& f, int cell, uint32_t i, int dir) {
     return top;
 }
 
-uint32_t edgeTag(const CompactField& f, int cell, uint32_t i, int dir) {
-    if (f.link(i, dir) == kNoLink) return 0;
-    const uint32_t n = f.neighbour(cell, i, dir);
+uint32_t edgeTag(const CompactField& f, uint32_t i, int dir) {
+    const uint32_t n = f.next(i, dir);
+    if (n == kNoSpan) return 0;
     const uint32_t r = f.regions[n];
     if (r & kBorderRegion) return r;  // a tile-border portal: never refined
     if (r == 0) return 0;
@@ -88,8 +85,8 @@ void traceContours(const CompactField& f, std::vector<Contour>& raw, SeamPoints&
             if (!isRegion(r)) continue;
             uint8_t mask = 0;
             for (int dir = 0; dir < 4; ++dir) {
-                const uint32_t across =
-                    f.link(i, dir) == kNoLink ? 0 : f.regions[f.neighbour(cell, i, dir)];
+                const uint32_t a = f.next(i, dir);
+                const uint32_t across = a == kNoSpan ? 0 : f.regions[a];
                 if (across != r) mask = uint8_t(mask | (1 << dir));
             }
             flags[i] = mask;
@@ -107,20 +104,18 @@ void traceContours(const CompactField& f, std::vector<Contour>& raw, SeamPoints&
             while (!(flags[start] & (1 << dir))) ++dir;
             const int start_dir = dir;
             uint32_t i = start;
-            int c = cell, x = cx, z = cz;
+            int x = cx, z = cz;
             size_t guard = 4 * n + 16;
             while (guard-- > 0) {
                 if (flags[i] & (1 << dir)) {
-                    contour.vertices.push_back({f.x0 + x + kCornerX[dir], cornerHeight(f, c, i, dir),
-                                                f.z0 + z + kCornerZ[dir], edgeTag(f, c, i, dir)});
+                    contour.vertices.push_back({f.x0 + x + kCornerX[dir], cornerHeight(f, i, dir),
+                                                f.z0 + z + kCornerZ[dir], edgeTag(f, i, dir)});
                     flags[i] = uint8_t(flags[i] & ~(1 << dir));
                     dir = (dir + 1) & 3;
                 } else {
-                    const uint32_t next = f.neighbour(c, i, dir);
-                    c += f.dirOffset(dir);
+                    i = f.next(i, dir);
                     x += kDx[dir];
                     z += kDz[dir];
-                    i = next;
                     dir = (dir + 3) & 3;
                 }
                 if (i == start && dir == start_dir) break;
@@ -164,14 +159,39 @@ double distanceToSegmentSq(const ContourVertex& p, const ContourVertex& a, const
     return ex * ex + ez * ez;
 }
 
+// The raw vertex strictly between kept vertices a and b (cyclic) farthest from segment (a, b),
+// or -1 when there is none. Searched from the lexicographically smaller end, so both regions
+// along a shared edge pick the same vertex.
+int64_t farthestBetween(const std::vector<ContourVertex>& raw, uint32_t a, uint32_t b,
+                        double& best_d) {
+    const size_t n = raw.size();
+    size_t steps = (b + n - a) % n;
+    if (steps == 0) steps = n;  // a single kept vertex: the whole loop
+    int64_t best = -1;
+    best_d = 0;
+    const bool forward = !lexLess(raw[b], raw[a]);
+    const ContourVertex& s0 = forward ? raw[a] : raw[b];
+    const ContourVertex& s1 = forward ? raw[b] : raw[a];
+    for (size_t k = 1; k < steps; ++k) {
+        const size_t idx = forward ? (a + k) % n : (b + n - k) % n;
+        const double d = distanceToSegmentSq(raw[idx], s0, s1);
+        if (d > best_d || best < 0) {
+            best_d = d;
+            best = int64_t(idx);
+        }
+    }
+    return best;
+}
+
 class Simplifier {
 public:
     Simplifier(const SeamPoints& seam, const ContourSettings& settings)
         : seam_(seam), settings_(settings) {}
 
-    void run(const std::vector<ContourVertex>& raw, std::vector<ContourVertex>& out) {
+    // The raw vertices kept, in contour order.
+    void run(const std::vector<ContourVertex>& raw, std::vector<uint32_t>& keep) {
         const size_t n = raw.size();
-        keep_.clear();
+        keep.clear();
         bool connected = false;
         for (const ContourVertex& v : raw) connected = connected || regionPart(v.tag) != 0;
         if (connected) {
@@ -180,47 +200,31 @@ public:
                 const uint32_t cur = raw[k].tag;
                 if (mandatory(prev, cur) || onNeighbourSeam(raw[k], prev) ||
                     onNeighbourSeam(raw[k], cur))
-                    keep_.push_back(uint32_t(k));
+                    keep.push_back(uint32_t(k));
             }
         }
-        if (keep_.size() < 2) {
-            keep_.clear();
+        if (keep.size() < 2) {
+            keep.clear();
             size_t lo = 0, hi = 0;
             for (size_t k = 1; k < n; ++k) {
                 if (lexLess(raw[k], raw[lo])) lo = k;
                 if (lexLess(raw[hi], raw[k])) hi = k;
             }
-            keep_.push_back(uint32_t(std::min(lo, hi)));
-            if (hi != lo) keep_.push_back(uint32_t(std::max(lo, hi)));
+            keep.push_back(uint32_t(std::min(lo, hi)));
+            if (hi != lo) keep.push_back(uint32_t(std::max(lo, hi)));
         }
 
         // 2. Refine wall and area-border edges by distance.
         const double max_error_sq = double(settings_.max_error) * settings_.max_error;
-        for (size_t i = 0; i < keep_.size();) {
-            const uint32_t a = keep_[i];
-            const uint32_t b = keep_[(i + 1) % keep_.size()];
+        for (size_t i = 0; i < keep.size();) {
+            const uint32_t a = keep[i];
+            const uint32_t b = keep[(i + 1) % keep.size()];
             const uint32_t tag = raw[a].tag;
             const bool refine = regionPart(tag) == 0 || (tag & kTagAreaBorder);
-            size_t steps = (b + n - a) % n;
-            if (steps == 0) steps = n;  // a single kept vertex: the whole loop
-            int64_t best = -1;
             double best_d = 0;
-            if (refine && steps > 1) {
-                // Canonical direction: from the lexicographically smaller end.
-                const bool forward = !lexLess(raw[b], raw[a]);
-                const ContourVertex& s0 = forward ? raw[a] : raw[b];
-                const ContourVertex& s1 = forward ? raw[b] : raw[a];
-                for (size_t k = 1; k < steps; ++k) {
-                    const size_t idx = forward ? (a + k) % n : (b + n - k) % n;
-                    const double d = distanceToSegmentSq(raw[idx], s0, s1);
-                    if (d > best_d) {
-                        best_d = d;
-                        best = int64_t(idx);
-                    }
-                }
-            }
+            const int64_t best = refine ? farthestBetween(raw, a, b, best_d) : -1;
             if (best >= 0 && best_d > max_error_sq) {
-                keep_.insert(keep_.begin() + ptrdiff_t(i) + 1, uint32_t(best));
+                keep.insert(keep.begin() + ptrdiff_t(i) + 1, uint32_t(best));
             } else {
                 ++i;
             }
@@ -229,9 +233,9 @@ public:
         // 3. Split long wall and area-border edges.
         if (settings_.max_edge_len > 0) {
             const int64_t max_len_sq = int64_t(settings_.max_edge_len) * settings_.max_edge_len;
-            for (size_t i = 0; i < keep_.size();) {
-                const uint32_t a = keep_[i];
-                const uint32_t b = keep_[(i + 1) % keep_.size()];
+            for (size_t i = 0; i < keep.size();) {
+                const uint32_t a = keep[i];
+                const uint32_t b = keep[(i + 1) % keep.size()];
                 const uint32_t tag = raw[a].tag;
                 const bool split = regionPart(tag) == 0 || (tag & kTagAreaBorder);
                 const int64_t dx = raw[b].x - raw[a].x, dz = raw[b].z - raw[a].z;
@@ -239,15 +243,12 @@ public:
                 if (steps == 0) steps = n;
                 if (split && dx * dx + dz * dz > max_len_sq && steps > 1) {
                     const size_t half = lexLess(raw[a], raw[b]) ? steps / 2 : (steps + 1) / 2;
-                    keep_.insert(keep_.begin() + ptrdiff_t(i) + 1, uint32_t((a + half) % n));
+                    keep.insert(keep.begin() + ptrdiff_t(i) + 1, uint32_t((a + half) % n));
                 } else {
                     ++i;
                 }
             }
         }
-
-        out.clear();
-        for (uint32_t k : keep_) out.push_back(raw[k]);
     }
 
 private:
@@ -262,7 +263,6 @@ private:
 
     const SeamPoints& seam_;
     const ContourSettings& settings_;
-    std::vector<uint32_t> keep_;
 };
 
 // Drops vertices at the same XZ point as the next one (the later keeps its outgoing tag).
@@ -412,12 +412,137 @@ bool pointInPolygon(const std::vector<ContourVertex>& poly, int64_t px, int64_t 
 
 }  // namespace
 
-void buildContours(const CompactField& f, const std::vector<Contour>& raw,
-                   const SeamPoints& neighbour_points, const ContourSettings& settings,
-                   std::vector<Contour>& contours) {
-    (void)f;
+namespace {
+
+// Simplified contours whose edges cross or overlap (a contour pinched against itself, or two
+// contours of one floor squeezed against a thin wall: both can be simplified past each other by up
+// to max_error) would give overlapping polygons. Such edges are found through a grid of buckets
+// and refined (their farthest raw vertex kept) until none conflict. Only wall edges are refined:
+// region and area borders are shared with the contour on the other side, and tile-border edges
+// with the neighbouring tile, which must keep the same vertices (raw contours, and therefore
+// fully refined walls, never cross, and nothing crosses a tile border edge).
+void untangle(const std::vector<const Contour*>& raws, std::vector<std::vector<uint32_t>>& keeps,
+              int floor_gap) {
+    struct Segment {
+        uint32_t piece, index;  // edge keeps[piece][index] -> next
+        int32_t x0, z0, x1, z1, y_lo, y_hi;
+        bool wall;
+    };
+    constexpr int kBucket = 16;  // [Units: cells]
+    // Two edges conflict when they cross, overlap along a line, or one ends inside the other
+    // (touching at shared end points is fine: contours pinch at single corners).
+    auto conflict = [](const Segment& a, const Segment& b) {
+        const int64_t o1 = cross2(a.x0, a.z0, a.x1, a.z1, b.x0, b.z0);
+        const int64_t o2 = cross2(a.x0, a.z0, a.x1, a.z1, b.x1, b.z1);
+        const int64_t o3 = cross2(b.x0, b.z0, b.x1, b.z1, a.x0, a.z0);
+        const int64_t o4 = cross2(b.x0, b.z0, b.x1, b.z1, a.x1, a.z1);
+        if (o1 != 0 && o2 != 0 && o3 != 0 && o4 != 0)
+            return (o1 > 0) != (o2 > 0) && (o3 > 0) != (o4 > 0);
+        const bool same = a.x0 == b.x0 && a.z0 == b.z0 && a.x1 == b.x1 && a.z1 == b.z1;
+        const bool reversed = a.x0 == b.x1 && a.z0 == b.z1 && a.x1 == b.x0 && a.z1 == b.z0;
+        if (same || reversed) return true;  // a wall squeezed to nothing between two polygons
+        // Point (px, pz), on the line of segment (x0, z0)-(x1, z1), strictly inside it.
+        auto inside = [](int64_t x0, int64_t z0, int64_t x1, int64_t z1, int64_t px, int64_t pz) {
+            const int64_t t = (px - x0) * (x1 - x0) + (pz - z0) * (z1 - z0);
+            const int64_t len = (x1 - x0) * (x1 - x0) + (z1 - z0) * (z1 - z0);
+            return t > 0 && t < len;
+        };
+        if (o1 == 0 && inside(a.x0, a.z0, a.x1, a.z1, b.x0, b.z0)) return true;
+        if (o2 == 0 && inside(a.x0, a.z0, a.x1, a.z1, b.x1, b.z1)) return true;
+        if (o3 == 0 && inside(b.x0, b.z0, b.x1, b.z1, a.x0, a.z0)) return true;
+        if (o4 == 0 && inside(b.x0, b.z0, b.x1, b.z1, a.x1, a.z1)) return true;
+        return false;
+    };
+    std::vector<Segment> segments;
+    std::vector<uint32_t> bucket_start, bucket_items;
+    std::vector<std::vector<uint8_t>> marked(keeps.size());
+    for (int round = 0; round < 64; ++round) {
+        segments.clear();
+        int32_t min_x = INT32_MAX, min_z = INT32_MAX, max_x = INT32_MIN, max_z = INT32_MIN;
+        for (uint32_t p = 0; p < keeps.size(); ++p) {
+            const std::vector<ContourVertex>& v = raws[p]->vertices;
+            const std::vector<uint32_t>& keep = keeps[p];
+            for (uint32_t i = 0; i < keep.size(); ++i) {
+                const ContourVertex& a = v[keep[i]];
+                const ContourVertex& b = v[keep[(i + 1) % keep.size()]];
+                segments.push_back({p, i, a.x, a.z, b.x, b.z, std::min(a.y, b.y),
+                                    std::max(a.y, b.y), regionPart(a.tag) == 0});
+                min_x = std::min({min_x, a.x, b.x});
+                max_x = std::max({max_x, a.x, b.x});
+                min_z = std::min({min_z, a.z, b.z});
+                max_z = std::max({max_z, a.z, b.z});
+            }
+        }
+        if (segments.size() < 2) return;
+        // Buckets (CSR) of the segments' bounding boxes.
+        const int bx = (max_x - min_x) / kBucket + 1, bz = (max_z - min_z) / kBucket + 1;
+        bucket_start.assign(size_t(bx) * size_t(bz) + 1, 0);
+        auto forBuckets = [&](const Segment& sg, auto&& fn) {
+            const int x0 = (std::min(sg.x0, sg.x1) - min_x) / kBucket;
+            const int x1 = (std::max(sg.x0, sg.x1) - min_x) / kBucket;
+            const int z0 = (std::min(sg.z0, sg.z1) - min_z) / kBucket;
+            const int z1 = (std::max(sg.z0, sg.z1) - min_z) / kBucket;
+            for (int z = z0; z <= z1; ++z)
+                for (int x = x0; x <= x1; ++x) fn(size_t(z) * size_t(bx) + size_t(x));
+        };
+        for (const Segment& sg : segments) forBuckets(sg, [&](size_t b) { ++bucket_start[b + 1]; });
+        for (size_t b = 0; b + 1 < bucket_start.size(); ++b) bucket_start[b + 1] += bucket_start[b];
+        bucket_items.resize(bucket_start.back());
+        {
+            std::vector<uint32_t> cursor(bucket_start.begin(), bucket_start.end() - 1);
+            for (uint32_t k = 0; k < segments.size(); ++k)
+                forBuckets(segments[k], [&](size_t b) { bucket_items[cursor[b]++] = k; });
+        }
+        for (size_t p = 0; p < keeps.size(); ++p) marked[p].assign(keeps[p].size(), 0);
+        bool any = false;
+        for (size_t b = 0; b + 1 < bucket_start.size(); ++b) {
+            for (uint32_t i = bucket_start[b]; i < bucket_start[b + 1]; ++i) {
+                const Segment& s1 = segments[bucket_items[i]];
+                for (uint32_t j = i + 1; j < bucket_start[b + 1]; ++j) {
+                    const Segment& s2 = segments[bucket_items[j]];
+                    if (!s1.wall && !s2.wall) continue;
+                    if (s1.y_hi + floor_gap < s2.y_lo || s2.y_hi + floor_gap < s1.y_lo) continue;
+                    if (!conflict(s1, s2)) continue;
+                    if (s1.wall) marked[s1.piece][s1.index] = 1;
+                    if (s2.wall) marked[s2.piece][s2.index] = 1;
+                    any = true;
+                }
+            }
+        }
+        if (!any) return;
+        bool refined = false;
+        for (size_t p = 0; p < keeps.size(); ++p) {
+            std::vector<uint32_t>& keep = keeps[p];
+            for (size_t i = keep.size(); i-- > 0;) {
+                if (!marked[p][i]) continue;
+                double d = 0;
+                const int64_t best =
+                    farthestBetween(raws[p]->vertices, keep[i], keep[(i + 1) % keep.size()], d);
+                if (best < 0 || d <= 0) continue;
+                keep.insert(keep.begin() + ptrdiff_t(i) + 1, uint32_t(best));
+                refined = true;
+            }
+        }
+        if (!refined) return;
+    }
+}
+
+}  // namespace
+
+void buildContours(const std::vector<Contour>& raw, const SeamPoints& neighbour_points,
+                   const ContourSettings& settings, std::vector<Contour>& contours) {
     contours.clear();
     Simplifier simplifier(neighbour_points, settings);
+    std::vector<const Contour*> raws;
+    std::vector<std::vector<uint32_t>> keeps;
+    for (const Contour& r : raw) {
+        if (r.vertices.size() < 3) continue;
+        raws.push_back(&r);
+        keeps.emplace_back();
+        simplifier.run(r.vertices, keeps.back());
+    }
+    untangle(raws, keeps, settings.floor_gap);
+
     struct Piece {
         std::vector<ContourVertex> vertices;
         uint32_t region;
@@ -425,16 +550,16 @@ void buildContours(const CompactField& f, const std::vector<Contour>& raw,
         int64_t area2;
     };
     std::vector<Piece> pieces;
-    pieces.reserve(raw.size());
+    pieces.reserve(raws.size());
     std::vector<ContourVertex> simplified;
-    for (const Contour& r : raw) {
-        if (r.vertices.size() < 3) continue;
-        simplifier.run(r.vertices, simplified);
+    for (size_t k = 0; k < raws.size(); ++k) {
+        simplified.clear();
+        for (uint32_t i : keeps[k]) simplified.push_back(raws[k]->vertices[i]);
         removeDegenerate(simplified);
         if (simplified.size() < 3) continue;
         const int64_t a2 = signedArea2(simplified);
         if (a2 == 0) continue;
-        pieces.push_back({simplified, r.region, r.area, a2});
+        pieces.push_back({simplified, raws[k]->region, raws[k]->area, a2});
     }
     // Group by region (stable: raw contours come in span order).
     std::vector<size_t> order(pieces.size());

@@ -13,13 +13,19 @@
 //      triangulation is Delaunay (Lawson's flip algorithm; boundary edges never flip).
 //   3. Interior samples on a global lattice of spacing sample_dist (cell centres at least
 //      min(sample_dist / 2, 1) cell inside the polygon), plus the cell centre nearest the
-//      polygon's centroid, get their heights the same way; the sample whose
-//      height deviates most from the current triangles is inserted (Delaunay insertion with
-//      flips), repeatedly, while that deviation exceeds max_error.
+//      polygon's centroid, get their heights by walking each sample row across the polygon a
+//      cell at a time from the traced floor where the row enters it. The sample whose height
+//      deviates most from the current triangles is inserted (Delaunay insertion with flips),
+//      repeatedly, while that deviation exceeds max_error (at most kMaxPoints points).
+// Lawson's flips: C. L. Lawson, "Software for C1 surface interpolation", Mathematical Software
+// III, 1977; incremental insertion as in Guibas & Stolfi, ACM TOG 4(2), 1985.
+// Polygons are handed to the workers in runs of one region (fixed work items, outputs joined in
+// polygon order), so the result does not depend on the thread count.
 // With sample_dist 0 the polygon's own vertices are fanned. Triangles are counter-clockwise
 // seen from +Y and written in world coordinates.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "navmesh_internal.h"
 
@@ -29,7 +35,8 @@ namespace {
 constexpr int kMaxEdgeSegments = 32;
 constexpr size_t kMaxPoints = 256;
 constexpr double kFlipEpsilon = 1e-9;
-constexpr double kInteriorMargin = 1.0;  // [Units: cells] interior samples keep off the edges
+constexpr double kInteriorMargin = 1.0;
+constexpr size_t kChunkPolys = 64;  // most polygons per work item  // [Units: cells] interior samples keep off the edges
 
 struct DPoint {
     double x, z, y;  // [Units: cells, cell heights]
@@ -48,50 +55,69 @@ double cross(const DPoint& a, const DPoint& b, const DPoint& c) {
 // in one column are at least the agent height apart, so where a region reaches two floors (a
 // ramp winding onto a mezzanine) the expected height tells them apart, and a polygon that cuts
 // past its floor's edge does not pick up the floor below.
+// Spans of each region, in span order (shared by the workers).
+struct RegionSpans {
+    struct SpanAt {
+        uint32_t span;
+        int steps;  // links walked from the region (for FloorHeights' walk)
+    };
+    std::vector<uint32_t> start;  // region r: spans[start[r] .. start[r+1])
+    std::vector<SpanAt> spans;
+
+    explicit RegionSpans(const CompactField& f) {
+        const uint32_t regions = f.region_count;
+        start.assign(size_t(regions) + 2, 0);
+        for (uint32_t r : f.regions)
+            if (r != 0 && !(r & kBorderRegion)) ++start[r + 1];
+        for (uint32_t r = 0; r <= regions; ++r) start[r + 1] += start[r];
+        spans.resize(start[size_t(regions) + 1]);
+        std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
+        for (uint32_t i = 0; i < uint32_t(f.spanCount()); ++i) {
+            const uint32_t r = f.regions[i];
+            if (r != 0 && !(r & kBorderRegion)) spans[cursor[r]++] = {i, 0};
+        }
+    }
+};
+
 class FloorHeights {
 public:
-    explicit FloorHeights(const CompactField& f)
-        : f_(f), window_(std::max(2, f.agent.height - 1)), mark_(f.spanCount(), 0) {
-        const uint32_t regions = f.region_count;
-        start_.assign(size_t(regions) + 2, 0);
-        for (uint32_t r : f.regions)
-            if (r != 0 && !(r & kBorderRegion)) ++start_[r + 1];
-        for (uint32_t r = 0; r <= regions; ++r) start_[r + 1] += start_[r];
-        spans_.resize(start_[size_t(regions) + 1]);
-        std::vector<uint32_t> cursor(start_.begin(), start_.end() - 1);
-        for (int cell = 0; cell < f.width * f.depth; ++cell)
-            for (uint32_t i = f.cells[size_t(cell)]; i < f.cells[size_t(cell) + 1]; ++i) {
-                const uint32_t r = f.regions[i];
-                if (r != 0 && !(r & kBorderRegion)) spans_[cursor[r]++] = {i, cell, 0};
-            }
-    }
+    using SpanAt = RegionSpans::SpanAt;
+
+    FloorHeights(const CompactField& f, const RegionSpans& index)
+        : f_(f), index_(index), window_(std::max(2, f.agent.height - 1)), mark_(f.spanCount(), 0) {}
 
     void select(uint32_t region) {
-        if (region == region_ || region == 0 || region + 1 >= start_.size()) return;
+        if (region == region_ || region == 0 || region + 1 >= index_.start.size()) return;
         region_ = region;
-        queue_.assign(spans_.begin() + start_[region], spans_.begin() + start_[region + 1]);
+        queue_.assign(index_.spans.begin() + index_.start[region],
+                      index_.spans.begin() + index_.start[region + 1]);
         for (const SpanAt& s : queue_) mark_[s.span] = region;
         for (size_t head = 0; head < queue_.size(); ++head) {
             const SpanAt s = queue_[head];
             if (s.steps >= kReach) continue;
             for (int dir = 0; dir < 4; ++dir) {
-                const uint32_t layer = f_.link(s.span, dir);
-                if (layer == kNoLink) continue;
-                const int cell = s.cell + f_.dirOffset(dir);
-                const uint32_t n = f_.cells[size_t(cell)] + layer;
-                if (mark_[n] == region) continue;
+                const uint32_t n = f_.next(s.span, dir);
+                if (n == kNoSpan || mark_[n] == region) continue;
                 mark_[n] = region;
-                queue_.push_back({n, cell, s.steps + 1});
+                queue_.push_back({n, s.steps + 1});
             }
         }
     }
 
-    int window() const { return window_; }
+    double window() const { return window_; }
 
-    bool atPoint(double x, double z, double expected, double window, double& y) const {
+    // A span and the grid column it is in.
+    struct Floor {
+        uint32_t span = kNoSpan;
+        int cx = 0, cz = 0;
+    };
+
+    // The candidate span nearest to `expected` (within `window`) in the columns the point touches
+    // (up to four on cell borders), else in rings 1..3 around it; span kNoSpan when none.
+    Floor find(double x, double z, double expected, double window) const {
         const int x0 = int(std::floor(x - 1e-6)), x1 = int(std::floor(x + 1e-6));
         const int z0 = int(std::floor(z - 1e-6)), z1 = int(std::floor(z + 1e-6));
-        bool found = false;
+        Floor best;
         double best_d = 0;
         auto consider = [&](int cx, int cz) {
             const int wx = cx - f_.x0, wz = cz - f_.z0;
@@ -101,35 +127,53 @@ public:
                 if (mark_[i] != region_) continue;
                 const double d = std::abs(double(f_.y[i]) - expected);
                 if (d > window) continue;
-                if (!found || d < best_d) {
-                    found = true;
+                if (best.span == kNoSpan || d < best_d) {
+                    best = {i, cx, cz};
                     best_d = d;
-                    y = f_.y[i];
                 }
             }
         };
         for (int cz = z0; cz <= z1; ++cz)
             for (int cx = x0; cx <= x1; ++cx) consider(cx, cz);
-        for (int ring = 1; ring <= 3 && !found; ++ring)
+        for (int ring = 1; ring <= 3 && best.span == kNoSpan; ++ring)
             for (int dz = -ring; dz <= ring; ++dz)
                 for (int dx = -ring; dx <= ring; ++dx)
                     if (std::max(std::abs(dx), std::abs(dz)) == ring) consider(x1 + dx, z1 + dz);
-        return found;
+        return best;
     }
+
+    // The floor under (x, z) reached from `from` (a step of at most one column each way): along
+    // the span links when they lead there, so a continuous floor is followed whatever its slope
+    // or region; otherwise (a wall, a gap) searched near `from`'s height.
+    Floor walk(const Floor& from, double x, double z, double window) const {
+        const int cx = int(std::floor(x)), cz = int(std::floor(z));
+        if (from.span == kNoSpan) return Floor{};
+        const int dx = cx - from.cx, dz = cz - from.cz;
+        if (dx == 0 && dz == 0) return from;
+        if (std::abs(dx) <= 1 && std::abs(dz) <= 1) {
+            auto go = [&](uint32_t s, int dir) { return s == kNoSpan ? kNoSpan : f_.next(s, dir); };
+            const int dir_x = dx < 0 ? 0 : 2, dir_z = dz > 0 ? 1 : 3;
+            uint32_t reached;
+            if (dx != 0 && dz != 0) {
+                reached = go(go(from.span, dir_x), dir_z);
+                if (reached == kNoSpan) reached = go(go(from.span, dir_z), dir_x);
+            } else {
+                reached = go(from.span, dx != 0 ? dir_x : dir_z);
+            }
+            if (reached != kNoSpan) return {reached, cx, cz};
+        }
+        return find(x, z, f_.y[from.span], window);
+    }
+
+    double height(const Floor& floor) const { return f_.y[floor.span]; }
 
 private:
     static constexpr int kReach = 3;  // [Units: span links]
-    struct SpanAt {
-        uint32_t span;
-        int cell;
-        int steps;  // links walked from the region
-    };
 
     const CompactField& f_;
+    const RegionSpans& index_;
     int window_;  // [Units: cell heights]
     std::vector<uint32_t> mark_;  // region whose candidate the span is
-    std::vector<uint32_t> start_;
-    std::vector<SpanAt> spans_;
     uint32_t region_ = 0;
     std::vector<SpanAt> queue_;
 };
@@ -233,11 +277,6 @@ private:
             const int k = edgeIndex(tris[size_t(u)], b, a);
             if (k >= 0) tris[size_t(u)].n[k] = t;
         }
-    }
-
-    int neighbourAcross(int t, int a, int b) const {
-        const int k = edgeIndex(tris[size_t(t)], a, b);
-        return k < 0 ? -1 : tris[size_t(t)].n[k];
     }
 
     void splitTriangle(int t, int p) {
@@ -372,34 +411,23 @@ double pointSegmentDistanceSq(double px, double pz, const DPoint& a, const DPoin
     return ex * ex + ez * ez;
 }
 
-}  // namespace
+// The detail mesh of one polygon at a time, with its own scratch (one per worker thread).
+class PolygonDetail {
+public:
+    PolygonDetail(const vox::VoxelGrid& grid, const CompactField& f, const RegionSpans& index,
+                  const DetailSettings& settings)
+        : heights(f, index),
+          cs(grid.cell_size),
+          ch(grid.cell_height),
+          ox(grid.origin[0]),
+          oy(grid.origin[1]),
+          oz(grid.origin[2]),
+          sd(settings.sample_dist),
+          max_error(settings.max_error),
+          step_window(2.0 * f.agent.climb + 2.0) {}
 
-void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& f,
-                     const DetailSettings& settings, TileMesh& mesh) {
-    FloorHeights heights(f);
-    const double cs = grid.cell_size, ch = grid.cell_height;
-    const double ox = grid.origin[0], oy = grid.origin[1], oz = grid.origin[2];
-    const double sd = settings.sample_dist;
-    const double max_error = settings.max_error;
-    const double step_window = 2.0 * f.agent.climb + 2.0;  // [Units: cell heights]
-    DetailTriangulation dt;
-    std::vector<DPoint> poly, edge, interior;
-    std::vector<int> kept;
-    std::vector<uint8_t> used, valid;
-    std::vector<DPoint> trace;    // the floor traced along the polygon's edges
-    std::vector<double> targets;  // sample x positions on one row
-    struct Candidate {
-        DPoint p;
-        int tri;       // containing triangle
-        double error;  // vertical distance to the current triangles
-        bool used;
-    };
-    std::vector<Candidate> candidates;
-    std::vector<uint8_t> touched_mark;
-    mesh.detail_offsets.assign(1, 0);
-    mesh.detail_triangles.clear();
-
-    for (size_t p = 0; p + 1 < mesh.poly_offsets.size(); ++p) {
+    // Appends polygon p's triangles (9 floats each, world coordinates) to `out`.
+    void build(const TileMesh& mesh, size_t p, std::vector<float>& out) {
         const uint32_t begin = mesh.poly_offsets[p], end = mesh.poly_offsets[p + 1];
         const int n = int(end - begin);
         poly.clear();
@@ -412,6 +440,11 @@ void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& f,
         dt.fan(n);
         if (sd > 0) {
             heights.select(mesh.poly_regions[p]);
+            double centre_x = 0, centre_z = 0;
+            for (const DPoint& v : poly) {
+                centre_x += v.x / n;
+                centre_z += v.z / n;
+            }
             // 1. Edge samples, from a trace of the floor along each edge.
             trace.clear();
             for (int e = 0; e < n; ++e) {
@@ -422,13 +455,17 @@ void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& f,
                 const DPoint& b = swap ? va : vb;
                 const double len = std::sqrt((b.x - a.x) * (b.x - a.x) + (b.z - a.z) * (b.z - a.z));
                 const int segments = std::min(kMaxEdgeSegments, 1 + int(std::floor(len / sd)));
-                // Follow the floor along the edge in steps of at most a cell, each step's
-                // height expected near the last one (a connected floor rises at most `climb`
-                // per cell), so a ridge or a dip between the two ends is traced, not missed.
+                // Follow the floor along the edge in steps of at most a cell (see walk), each
+                // point nudged a hair into the polygon so that it reads the polygon's side.
                 edge.clear();
                 valid.clear();
                 const int steps_per_segment = std::max(1, int(std::ceil(len / segments)));
                 const int total_steps = steps_per_segment * segments;
+                const double inward = 1e-3 / std::max(1e-9, std::hypot(centre_x - 0.5 * (a.x + b.x),
+                                                                       centre_z - 0.5 * (a.z + b.z)));
+                const double nx = (centre_x - 0.5 * (a.x + b.x)) * inward;
+                const double nz = (centre_z - 0.5 * (a.z + b.z)) * inward;
+                FloorHeights::Floor floor = heights.find(a.x + nx, a.z + nz, a.y, step_window);
                 double current = a.y;
                 bool traced = true;
                 edge.push_back(a);
@@ -437,10 +474,13 @@ void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& f,
                 for (int step = 1; step < total_steps; ++step) {
                     const double t = double(step) / total_steps;
                     const double x = a.x + (b.x - a.x) * t, z = a.z + (b.z - a.z) * t;
-                    double y = current;
-                    if (heights.atPoint(x, z, current, step_window, y)) {
-                        current = y;
-                        trace.push_back({x, z, y});
+                    const FloorHeights::Floor next = floor.span != kNoSpan
+                                                         ? heights.walk(floor, x + nx, z + nz, step_window)
+                                                         : heights.find(x + nx, z + nz, current, step_window);
+                    if (next.span != kNoSpan) {
+                        floor = next;
+                        current = heights.height(floor);
+                        trace.push_back({x, z, current});
                     } else {
                         traced = false;
                     }
@@ -493,12 +533,9 @@ void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& f,
             // boundary (the traced floor nearest to where the row enters) across, again a cell
             // at a time.
             double min_z = poly[0].z, max_z = poly[0].z;
-            double centre_x = 0, centre_z = 0;
             for (const DPoint& v : poly) {
                 min_z = std::min(min_z, v.z);
                 max_z = std::max(max_z, v.z);
-                centre_x += v.x / n;
-                centre_z += v.z / n;
             }
             const double margin = std::min(0.5 * sd, kInteriorMargin);
             auto insideWithMargin = [&](double cx, double cz) {
@@ -543,14 +580,20 @@ void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& f,
                         current = q.y;
                     }
                 }
-                double x = xl;
+                double x = xl + 1e-3;
+                FloorHeights::Floor floor = heights.find(x, zc, current, step_window);
                 for (double target : targets) {
                     bool found = false;
                     while (x < target) {
                         x = std::min(target, x + 1.0);
-                        double y = current;
-                        found = heights.atPoint(x, zc, current, step_window, y);
-                        if (found) current = y;
+                        const FloorHeights::Floor next =
+                            floor.span != kNoSpan ? heights.walk(floor, x, zc, step_window)
+                                                  : heights.find(x, zc, current, step_window);
+                        found = next.span != kNoSpan;
+                        if (found) {
+                            floor = next;
+                            current = heights.height(floor);
+                        }
                     }
                     if (found) interior.push_back({target, zc, current});
                 }
@@ -612,12 +655,74 @@ void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& f,
         for (const auto& tri : dt.tris) {
             for (int k = 0; k < 3; ++k) {
                 const DPoint& v = dt.points[size_t(tri.v[k])];
-                mesh.detail_triangles.push_back(float(ox + v.x * cs));
-                mesh.detail_triangles.push_back(float(oy + v.y * ch));
-                mesh.detail_triangles.push_back(float(oz + v.z * cs));
+                out.push_back(float(ox + v.x * cs));
+                out.push_back(float(oy + v.y * ch));
+                out.push_back(float(oz + v.z * cs));
             }
         }
-        mesh.detail_offsets.push_back(uint32_t(mesh.detail_triangles.size() / 9));
+    }
+
+private:
+    FloorHeights heights;
+    const double cs, ch, ox, oy, oz;
+    const double sd;
+    const double max_error;
+    const double step_window;  // [Units: cell heights]
+    DetailTriangulation dt;
+    std::vector<DPoint> poly, edge, interior;
+    std::vector<int> kept;
+    std::vector<uint8_t> valid;
+    std::vector<DPoint> trace;    // the floor traced along the polygon's edges
+    std::vector<double> targets;  // sample x positions on one row
+    struct Candidate {
+        DPoint p;
+        int tri;       // containing triangle
+        double error;  // vertical distance to the current triangles
+        bool used;
+    };
+    std::vector<Candidate> candidates;
+    std::vector<uint8_t> touched_mark;
+};
+
+}  // namespace
+
+void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& f,
+                     const DetailSettings& settings, int threads, TileMesh& mesh) {
+    const RegionSpans index(f);
+    const size_t polys = mesh.polyCount();
+    // Work items: runs of polygons of one region (polygons come grouped by region), at most
+    // kChunkPolys each, so a worker walks a region's floor once per item.
+    std::vector<size_t> chunk_start;
+    for (size_t p = 0; p < polys; ++p)
+        if (p == 0 || mesh.poly_regions[p] != mesh.poly_regions[p - 1] ||
+            p - chunk_start.back() >= kChunkPolys)
+            chunk_start.push_back(p);
+    const size_t chunks = chunk_start.size();
+    chunk_start.push_back(polys);
+    struct ChunkOut {
+        std::vector<float> triangles;
+        std::vector<uint32_t> counts;  // triangles per polygon
+    };
+    std::vector<ChunkOut> outs(chunks);
+    std::vector<std::unique_ptr<PolygonDetail>> workers(
+        std::min<size_t>(size_t(std::max(threads, 1)), std::max<size_t>(chunks, 1)));
+    parallelFor(chunks, int(workers.size()), [&](size_t c, int worker) {
+        auto& w = workers[size_t(worker)];
+        if (!w) w = std::make_unique<PolygonDetail>(grid, f, index, settings);
+        ChunkOut& out = outs[c];
+        for (size_t p = chunk_start[c]; p < chunk_start[c + 1]; ++p) {
+            const size_t before = out.triangles.size();
+            w->build(mesh, p, out.triangles);
+            out.counts.push_back(uint32_t((out.triangles.size() - before) / 9));
+        }
+    });
+    mesh.detail_offsets.assign(1, 0);
+    mesh.detail_triangles.clear();
+    for (const ChunkOut& out : outs) {
+        for (uint32_t count : out.counts)
+            mesh.detail_offsets.push_back(mesh.detail_offsets.back() + count);
+        mesh.detail_triangles.insert(mesh.detail_triangles.end(), out.triangles.begin(),
+                                     out.triangles.end());
     }
 }
 

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "../voxel/voxelize.h"
@@ -18,11 +19,19 @@ namespace nav::navmesh::internal {
 constexpr int kDx[4] = {-1, 0, 1, 0};  // direction 0: -x, 1: +z, 2: +x, 3: -z (as voxelize)
 constexpr int kDz[4] = {0, 1, 0, -1};
 
-constexpr uint8_t kNoLink = 0xFF;         // per-direction link byte: no walkable neighbour
-constexpr uint32_t kMaxLayers = 0xFE;     // spans above this many in one column are ignored
+constexpr uint32_t kNoSpan = 0xFFFFFFFFu;  // no linked span in that direction
 constexpr uint32_t kBorderRegion = 0x80000000u;  // region of a span in a tile's border zone,
                                                   //   | side (0..3, the direction it lies in)
 constexpr uint32_t kRegionMask = 0x7FFFFFFFu;
+
+// Runs task(index, worker) for index 0..count-1 on up to `threads` threads, the caller's included
+// (worker 0). Indices are handed out in order from a shared counter, so which worker runs an index
+// varies: a task's output must depend on its index alone (per-worker scratch is fine). The first
+// exception thrown by a task is rethrown here once every worker has stopped.
+void parallelFor(size_t count, int threads, const std::function<void(size_t, int)>& task);
+
+// Rows per work item of the stages that split a field into row bands.
+constexpr int kBandRows = 16;
 
 // A tile: the inner box [x0, x1) x [z0, z1) of grid columns it owns, and the width of the border
 // zone around it that is read (for distances and connectivity) but belongs to the neighbours.
@@ -32,7 +41,8 @@ struct TileBox {
 };
 
 // The walkable spans of a window of columns, with their 4-neighbour links (after Recast's
-// rcCompactHeightfield). Span i of column (x, z) (window coordinates) is cells[z * width + x] + k.
+// rcCompactHeightfield). The spans of column (x, z) (window coordinates) are
+// cells[z * width + x] .. cells[z * width + x + 1].
 struct CompactField {
     int x0 = 0, z0 = 0;          // grid column of window column (0, 0)
     int width = 0, depth = 0;    // window size [Units: cells]
@@ -42,7 +52,7 @@ struct CompactField {
     std::vector<uint32_t> cells;  // width * depth + 1
     std::vector<uint16_t> y;      // span top [Units: cell heights]
     std::vector<uint8_t> area;
-    std::vector<uint32_t> links;  // byte d: layer of the neighbour in direction d, or kNoLink
+    std::vector<uint32_t> links;  // 4 per span: the span linked in direction d, or kNoSpan
     std::vector<uint16_t> dist;   // distance to the walkable boundary (chamfer 2/3, blurred)
     std::vector<uint32_t> regions;  // 0 = none, 1.. = region, kBorderRegion | side
     uint16_t max_dist = 0;
@@ -50,12 +60,8 @@ struct CompactField {
 
     size_t spanCount() const { return y.size(); }
     int dirOffset(int dir) const { return kDx[dir] + kDz[dir] * width; }
-    uint32_t link(size_t span, int dir) const { return (links[span] >> (8 * dir)) & 0xFF; }
-    // Index of the neighbour span of `span` (in column `cell`) in direction `dir`; the link must
-    // exist.
-    uint32_t neighbour(int cell, size_t span, int dir) const {
-        return cells[size_t(cell + dirOffset(dir))] + link(span, dir);
-    }
+    // The span linked to `span` in direction `dir`, or kNoSpan.
+    uint32_t next(size_t span, int dir) const { return links[4 * span + size_t(dir)]; }
 };
 
 // Partitioning settings in cells.
@@ -66,8 +72,8 @@ struct RegionSettings {
 };
 
 void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent,
-                       const TileBox& box, CompactField& field);
-void buildDistanceField(CompactField& field);
+                       const TileBox& box, int threads, CompactField& field);
+void buildDistanceField(CompactField& field, int threads);
 void buildRegions(CompactField& field, const RegionSettings& settings);
 
 // ---- Contours ----------------------------------------------------------------------------------
@@ -103,16 +109,20 @@ struct ContourSettings {
     float max_error = 1.3f;  // [Units: cells]
     int max_edge_len = 0;    // [Units: cells] 0 = unlimited
     int weld_tolerance = 2;  // [Units: cell heights]
+    int floor_gap = 5;       // [Units: cell heights] edges this far apart in height are on
+                             //   different floors and may cross in plan
 };
 // Simplifies the raw contours (keeping the neighbours' seam points, per side), merges holes
 // into their outlines and returns one simple polygon per outline.
-void buildContours(const CompactField& field, const std::vector<Contour>& raw,
-                   const SeamPoints& neighbour_points, const ContourSettings& settings,
-                   std::vector<Contour>& contours);
+void buildContours(const std::vector<Contour>& raw, const SeamPoints& neighbour_points,
+                   const ContourSettings& settings, std::vector<Contour>& contours);
 
 // ---- Polygons -----------------------------------------------------------------------------------
 
-constexpr uint8_t kNoSide = 0xFF;
+// What a polygon edge lies on: 0..3 = the tile side (a portal to the neighbouring tile), or:
+constexpr uint8_t kInnerEdge = 0xFF;  // between two polygons of the tile (a diagonal, a region
+                                      //   border, a hole bridge)
+constexpr uint8_t kWallEdge = 0xFE;   // a wall: never linked, even to an edge on the same line
 
 // A tile's polygon mesh in grid coordinates; vertices welded within the tile.
 struct TileMesh {
@@ -120,7 +130,7 @@ struct TileMesh {
     std::vector<uint32_t> poly_offsets{0};
     std::vector<uint32_t> poly_vertices;
     std::vector<uint32_t> poly_neighbours;  // within the tile, kNoNeighbour otherwise
-    std::vector<uint8_t> edge_sides;        // per edge: tile side it lies on (a seam portal), or kNoSide
+    std::vector<uint8_t> edge_kinds;        // per edge: tile side, kInnerEdge or kWallEdge
     std::vector<uint8_t> poly_areas;
     std::vector<uint32_t> poly_regions;     // tile-local region ids (1..)
     std::vector<uint32_t> detail_offsets{0};
@@ -140,7 +150,7 @@ struct DetailSettings {
     float max_error = 1;    // [Units: cell heights]
 };
 void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& field,
-                     const DetailSettings& settings, TileMesh& mesh);
+                     const DetailSettings& settings, int threads, TileMesh& mesh);
 
 // ---- Integer geometry on the XZ plane ------------------------------------------------------------
 

@@ -14,8 +14,10 @@
 //    with the longest shared edge merges first (ties: lower polygon ids), via a priority queue
 //    with lazy invalidation, until no pair qualifies.
 // 4. Adjacency: polygon edges are sorted by their vertex pair; an edge and its reverse link.
-// Each polygon edge also remembers whether it lies on a tile-border portal (the tile side), which
-// is what tiles.cpp stitches across.
+// Each polygon edge remembers what it lies on: a wall (never linked: where a wall thinner than the
+// simplification error separates two polygons, their edges can coincide, and linking them would
+// let paths through the wall), a tile-border portal (the tile side, which tiles.cpp stitches
+// across) or the inside of the tile.
 #include <algorithm>
 #include <queue>
 
@@ -145,7 +147,7 @@ private:
 
 struct MergePoly {
     uint32_t v[kMaxVerts];
-    uint8_t side[kMaxVerts];  // of edge (v[k], v[k+1])
+    uint8_t kind[kMaxVerts];  // of edge (v[k], v[k+1])
     int n = 0;
     uint32_t version = 0;
     bool alive = true;
@@ -266,14 +268,14 @@ private:
         MergePoly out;
         for (int k = 1; k < a.n; ++k) {
             out.v[out.n] = a.v[(ea + k) % a.n];
-            out.side[out.n++] = a.side[(ea + k) % a.n];
+            out.kind[out.n++] = a.kind[(ea + k) % a.n];
         }
         for (int k = 1; k < b.n; ++k) {
             out.v[out.n] = b.v[(eb + k) % b.n];
-            out.side[out.n++] = b.side[(eb + k) % b.n];
+            out.kind[out.n++] = b.kind[(eb + k) % b.n];
         }
         std::copy(out.v, out.v + out.n, a.v);
-        std::copy(out.side, out.side + out.n, a.side);
+        std::copy(out.kind, out.kind + out.n, a.kind);
         a.n = out.n;
     }
 
@@ -328,10 +330,13 @@ int buildPolyMesh(const CompactField& f, const std::vector<Contour>& contours, i
             for (int k = 0; k < 3; ++k) {
                 const uint32_t a = tris[t + size_t(k)], b = tris[t + size_t((k + 1) % 3)];
                 p.v[k] = ids[a];
-                p.side[k] = kNoSide;
-                if (b == (a + 1) % n) {
+                p.kind[k] = kInnerEdge;
+                if (b == (a + 1) % n) {  // a contour edge
                     const uint32_t tag = contour.vertices[a].tag;
-                    if (tag & kBorderRegion) p.side[k] = uint8_t(tag & 3);
+                    if (tag & kBorderRegion)
+                        p.kind[k] = uint8_t(tag & 3);
+                    else if ((tag & (kTagRegionMask | kTagBridge)) == 0)
+                        p.kind[k] = kWallEdge;
                 }
             }
             degenerate = p.v[0] == p.v[1] || p.v[1] == p.v[2] || p.v[0] == p.v[2];
@@ -342,7 +347,7 @@ int buildPolyMesh(const CompactField& f, const std::vector<Contour>& contours, i
             if (!p.alive) continue;
             for (int k = 0; k < p.n; ++k) {
                 mesh.poly_vertices.push_back(p.v[k]);
-                mesh.edge_sides.push_back(p.side[k]);
+                mesh.edge_kinds.push_back(p.kind[k]);
             }
             mesh.poly_offsets.push_back(uint32_t(mesh.poly_vertices.size()));
             mesh.poly_areas.push_back(contour.area);
@@ -365,6 +370,7 @@ int buildPolyMesh(const CompactField& f, const std::vector<Contour>& contours, i
             owner[k] = p;
             const uint32_t v0 = mesh.poly_vertices[k];
             const uint32_t v1 = mesh.poly_vertices[k + 1 < e ? k + 1 : b];
+            if (mesh.edge_kinds[k] == kWallEdge) continue;
             edges.push_back({std::min(v0, v1), std::max(v0, v1), k, v0 < v1});
         }
     }

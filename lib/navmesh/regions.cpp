@@ -18,8 +18,8 @@
 //     smaller than min_area cells are removed unless they touch the tile border; regions smaller
 //     than merge_area (or not touching a wall) merge into their smallest neighbour when that
 //     keeps the region outline simple (they share one boundary stretch) and the two never share a
-//     column (a region must not overlap itself in plan). Regions are renumbered 1..n in order of
-//     their first span.
+//     column (a region must not overlap itself in plan). Regions are renumbered 1..n in the order
+//     they were created.
 // Area changes always separate regions (floods and growth only follow spans of one area), and
 // spans of the tile's border zone get kBorderRegion | side so that no region enters them.
 // Every loop runs in span order, so the result depends on the field alone.
@@ -37,104 +37,92 @@ bool isRegion(uint32_t r) { return r != 0 && (r & kBorderRegion) == 0; }
 
 // ---- Distance field ------------------------------------------------------------------------------
 
-void chamferPass(CompactField& f, std::vector<uint16_t>& d, bool forward) {
-    // Forward: relax from (-x) then (-x,-z), and (-z) then (+x,-z); backward mirrors it.
-    const int first_dir = forward ? 0 : 2;
-    const int second_dir = forward ? 3 : 1;
-    auto relax = [&](int cell, uint32_t i, int dir, int diagonal_dir) {
-        if (f.link(i, dir) == kNoLink) return;
-        const int ncell = cell + f.dirOffset(dir);
-        const uint32_t n = f.cells[size_t(ncell)] + f.link(i, dir);
+void chamferPass(const CompactField& f, std::vector<uint16_t>& d, bool forward) {
+    // Spans are stored in raster order, so span order is the raster scan. Forward: relax from
+    // (-x) then (-x, -z), and from (-z) then (+x, -z); backward mirrors it.
+    auto relax = [&](uint32_t i, int dir, int diagonal_dir) {
+        const uint32_t n = f.next(i, dir);
+        if (n == kNoSpan) return;
         uint32_t best = std::min<uint32_t>(d[i], uint32_t(d[n]) + 2);
-        if (f.link(n, diagonal_dir) != kNoLink) {
-            const uint32_t m = f.cells[size_t(ncell + f.dirOffset(diagonal_dir))] +
-                               f.link(n, diagonal_dir);
-            best = std::min<uint32_t>(best, uint32_t(d[m]) + 3);
-        }
+        const uint32_t m = f.next(n, diagonal_dir);
+        if (m != kNoSpan) best = std::min<uint32_t>(best, uint32_t(d[m]) + 3);
         d[i] = uint16_t(best);
     };
+    const uint32_t n = uint32_t(f.spanCount());
     if (forward) {
-        for (int z = 0; z < f.depth; ++z)
-            for (int x = 0; x < f.width; ++x) {
-                const int cell = z * f.width + x;
-                for (uint32_t i = f.cells[size_t(cell)]; i < f.cells[size_t(cell) + 1]; ++i) {
-                    relax(cell, i, first_dir, 3);
-                    relax(cell, i, second_dir, 2);
-                }
-            }
+        for (uint32_t i = 0; i < n; ++i) {
+            relax(i, 0, 3);
+            relax(i, 3, 2);
+        }
     } else {
-        for (int z = f.depth - 1; z >= 0; --z)
-            for (int x = f.width - 1; x >= 0; --x) {
-                const int cell = z * f.width + x;
-                for (uint32_t i = f.cells[size_t(cell)]; i < f.cells[size_t(cell) + 1]; ++i) {
-                    relax(cell, i, first_dir, 1);
-                    relax(cell, i, second_dir, 0);
-                }
-            }
+        for (uint32_t i = n; i-- > 0;) {
+            relax(i, 2, 1);
+            relax(i, 1, 0);
+        }
     }
 }
 
 }  // namespace
 
-void buildDistanceField(CompactField& f) {
+void buildDistanceField(CompactField& f, int threads) {
     const size_t n = f.spanCount();
-    std::vector<uint16_t> d(n, kFar);
-    for (int cell = 0; cell < f.width * f.depth; ++cell) {
-        for (uint32_t i = f.cells[size_t(cell)]; i < f.cells[size_t(cell) + 1]; ++i) {
-            int same = 0;
-            for (int dir = 0; dir < 4; ++dir) {
-                if (f.link(i, dir) == kNoLink) break;
-                if (f.area[f.neighbour(cell, i, dir)] != f.area[i]) break;
-                ++same;
+    const size_t bands = size_t((f.depth + kBandRows - 1) / kBandRows);
+    auto bandSpans = [&](size_t band, uint32_t& begin, uint32_t& end) {
+        const int z0 = int(band) * kBandRows, z1 = std::min(f.depth, z0 + kBandRows);
+        begin = f.cells[size_t(z0) * size_t(f.width)];
+        end = f.cells[size_t(z1) * size_t(f.width)];
+    };
+    std::vector<uint16_t> d(n);
+    parallelFor(bands, threads, [&](size_t band, int) {
+        uint32_t begin, end;
+        bandSpans(band, begin, end);
+        for (uint32_t i = begin; i < end; ++i) {
+            bool inner = true;
+            for (int dir = 0; dir < 4 && inner; ++dir) {
+                const uint32_t a = f.next(i, dir);
+                inner = a != kNoSpan && f.area[a] == f.area[i];
             }
-            if (same != 4) d[i] = 0;
+            d[i] = inner ? kFar : 0;
         }
-    }
+    });
     chamferPass(f, d, true);
     chamferPass(f, d, false);
 
     // 3x3 box blur; a missing neighbour counts as the centre value.
     f.dist.resize(n);
-    uint16_t max_dist = 0;
-    for (int cell = 0; cell < f.width * f.depth; ++cell) {
-        for (uint32_t i = f.cells[size_t(cell)]; i < f.cells[size_t(cell) + 1]; ++i) {
+    std::vector<uint16_t> band_max(bands, 0);
+    parallelFor(bands, threads, [&](size_t band, int) {
+        uint32_t begin, end;
+        bandSpans(band, begin, end);
+        uint16_t max_dist = 0;
+        for (uint32_t i = begin; i < end; ++i) {
             const uint32_t centre = d[i];
-            if (centre <= 2) {
-                f.dist[i] = uint16_t(centre);
-                max_dist = std::max<uint16_t>(max_dist, uint16_t(centre));
-                continue;
-            }
-            uint32_t sum = centre;
-            for (int dir = 0; dir < 4; ++dir) {
-                if (f.link(i, dir) == kNoLink) {
-                    sum += 2 * centre;
-                    continue;
+            uint16_t v = uint16_t(centre);
+            if (centre > 2) {
+                uint32_t sum = centre;
+                for (int dir = 0; dir < 4; ++dir) {
+                    const uint32_t a = f.next(i, dir);
+                    if (a == kNoSpan) {
+                        sum += 2 * centre;
+                        continue;
+                    }
+                    sum += d[a];
+                    const uint32_t b = f.next(a, (dir + 1) & 3);
+                    sum += b != kNoSpan ? d[b] : centre;
                 }
-                const int ncell = cell + f.dirOffset(dir);
-                const uint32_t a = f.cells[size_t(ncell)] + f.link(i, dir);
-                sum += d[a];
-                const int dir2 = (dir + 1) & 3;
-                if (f.link(a, dir2) != kNoLink)
-                    sum += d[f.cells[size_t(ncell + f.dirOffset(dir2))] + f.link(a, dir2)];
-                else
-                    sum += centre;
+                v = uint16_t(std::min<uint32_t>((sum + 5) / 9, kFar - 1));
             }
-            const uint16_t v = uint16_t(std::min<uint32_t>((sum + 5) / 9, kFar - 1));
             f.dist[i] = v;
             max_dist = std::max(max_dist, v);
         }
-    }
-    f.max_dist = max_dist;
+        band_max[band] = max_dist;
+    });
+    f.max_dist = bands ? *std::max_element(band_max.begin(), band_max.end()) : 0;
 }
 
 namespace {
 
 // ---- Watershed -----------------------------------------------------------------------------------
-
-struct SpanRef {
-    uint32_t span;
-    int32_t cell;
-};
 
 class Watershed {
 public:
@@ -142,41 +130,38 @@ public:
 
     uint32_t run() {
         // Bucket the spans (not in the border zone) by level = dist / 2, in span order.
+        const uint32_t n = uint32_t(f_.spanCount());
         const uint32_t levels = uint32_t(f_.max_dist) / 2 + 1;
         std::vector<uint32_t> start(size_t(levels) + 1, 0);
-        for (int cell = 0; cell < f_.width * f_.depth; ++cell)
-            for (uint32_t i = f_.cells[size_t(cell)]; i < f_.cells[size_t(cell) + 1]; ++i)
-                if (reg_[i] == 0) ++start[f_.dist[i] / 2 + 1];
+        for (uint32_t i = 0; i < n; ++i)
+            if (reg_[i] == 0) ++start[f_.dist[i] / 2 + 1];
         for (uint32_t l = 0; l < levels; ++l) start[l + 1] += start[l];
-        std::vector<SpanRef> sorted(start[levels]);
+        std::vector<uint32_t> sorted(start[levels]);
         {
             std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
-            for (int cell = 0; cell < f_.width * f_.depth; ++cell)
-                for (uint32_t i = f_.cells[size_t(cell)]; i < f_.cells[size_t(cell) + 1]; ++i)
-                    if (reg_[i] == 0) sorted[cursor[f_.dist[i] / 2]++] = {i, cell};
+            for (uint32_t i = 0; i < n; ++i)
+                if (reg_[i] == 0) sorted[cursor[f_.dist[i] / 2]++] = i;
         }
 
         uint32_t next_region = 1;
         int level = (int(f_.max_dist) + 1) & ~1;
         if (level == 0) level = 2;  // every span on the boundary: still flood at level 0
         uint32_t added_from = levels;  // buckets >= added_from are in `pending`
-        std::vector<SpanRef> pending;
+        std::vector<uint32_t> pending;
         while (level > 0) {
             level = std::max(level - 2, 0);
             const uint32_t bucket = uint32_t(level / 2);
             while (added_from > bucket) {
                 --added_from;
                 for (uint32_t k = start[added_from]; k < start[added_from + 1]; ++k)
-                    if (reg_[sorted[k].span] == 0) pending.push_back(sorted[k]);
+                    if (reg_[sorted[k]] == 0) pending.push_back(sorted[k]);
             }
             grow(pending, level, 8);
-            for (const SpanRef& s : pending) {
-                if (reg_[s.span] != 0 || f_.dist[s.span] < level) continue;
-                if (flood(s, level, next_region)) ++next_region;
+            for (uint32_t i : pending) {
+                if (reg_[i] != 0 || f_.dist[i] < level) continue;
+                if (flood(i, level, next_region)) ++next_region;
             }
-            pending.erase(std::remove_if(pending.begin(), pending.end(),
-                                         [&](const SpanRef& s) { return reg_[s.span] != 0; }),
-                          pending.end());
+            dropAssigned(pending);
         }
         // Everything left (level 0 spans are all in `pending` by now).
         grow(pending, 0, 0);
@@ -184,102 +169,97 @@ public:
     }
 
 private:
+    void dropAssigned(std::vector<uint32_t>& list) const {
+        list.erase(std::remove_if(list.begin(), list.end(), [&](uint32_t i) { return reg_[i] != 0; }),
+                   list.end());
+    }
+
     // Grows existing regions into the unassigned spans of `list` whose distance is >= level;
     // max_rounds 0 = until nothing changes. Changes of a round apply together.
-    void grow(std::vector<SpanRef>& list, int level, int max_rounds) {
-        list.erase(std::remove_if(list.begin(), list.end(),
-                                  [&](const SpanRef& s) { return reg_[s.span] != 0; }),
-                   list.end());
-        struct Change {
-            uint32_t span, region;
-            uint16_t cost;
-        };
-        std::vector<Change> changes;
+    void grow(std::vector<uint32_t>& list, int level, int max_rounds) {
+        dropAssigned(list);
         for (int round = 0; max_rounds == 0 || round < max_rounds; ++round) {
-            changes.clear();
-            for (const SpanRef& s : list) {
-                const uint32_t i = s.span;
-                if (reg_[i] != 0 || f_.dist[i] < level) continue;
+            changes_.clear();
+            for (uint32_t i : list) {
+                if (f_.dist[i] < level) continue;
                 uint32_t best_region = 0;
                 uint32_t best_cost = std::numeric_limits<uint32_t>::max();
                 for (int dir = 0; dir < 4; ++dir) {
-                    if (f_.link(i, dir) == kNoLink) continue;
-                    const uint32_t a = f_.neighbour(s.cell, i, dir);
-                    if (f_.area[a] != f_.area[i] || !isRegion(reg_[a])) continue;
+                    const uint32_t a = f_.next(i, dir);
+                    if (a == kNoSpan || f_.area[a] != f_.area[i] || !isRegion(reg_[a])) continue;
                     if (uint32_t(cost_[a]) + 2 < best_cost) {
                         best_cost = uint32_t(cost_[a]) + 2;
                         best_region = reg_[a];
                     }
                 }
                 if (best_region != 0)
-                    changes.push_back({i, best_region, uint16_t(std::min<uint32_t>(best_cost, kFar))});
+                    changes_.push_back(
+                        {i, best_region, uint16_t(std::min<uint32_t>(best_cost, kFar))});
             }
-            if (changes.empty()) break;
-            for (const Change& c : changes) {
+            if (changes_.empty()) break;
+            for (const Change& c : changes_) {
                 reg_[c.span] = c.region;
                 cost_[c.span] = c.cost;
             }
-            list.erase(std::remove_if(list.begin(), list.end(),
-                                      [&](const SpanRef& s) { return reg_[s.span] != 0; }),
-                       list.end());
+            dropAssigned(list);
         }
     }
 
-    // The region of a linked neighbour (or diagonal neighbour) of `s` that is neither unassigned,
-    // the border, nor `region`; 0 when there is none.
-    uint32_t otherRegionNear(const SpanRef& s, uint32_t region) const {
-        const uint32_t i = s.span;
+    // The region of a linked neighbour (or diagonal neighbour) of span i that is neither
+    // unassigned, the border, nor `region`; 0 when there is none.
+    uint32_t otherRegionNear(uint32_t i, uint32_t region) const {
         for (int dir = 0; dir < 4; ++dir) {
-            if (f_.link(i, dir) == kNoLink) continue;
-            const int acell = s.cell + f_.dirOffset(dir);
-            const uint32_t a = f_.cells[size_t(acell)] + f_.link(i, dir);
-            if (f_.area[a] != f_.area[i]) continue;
+            const uint32_t a = f_.next(i, dir);
+            if (a == kNoSpan || f_.area[a] != f_.area[i]) continue;
             const uint32_t ra = reg_[a];
             if (ra & kBorderRegion) continue;
             if (ra != 0 && ra != region) return ra;
-            const int dir2 = (dir + 1) & 3;
-            if (f_.link(a, dir2) == kNoLink) continue;
-            const uint32_t b = f_.cells[size_t(acell + f_.dirOffset(dir2))] + f_.link(a, dir2);
-            if (f_.area[b] != f_.area[i]) continue;
+            const uint32_t b = f_.next(a, (dir + 1) & 3);
+            if (b == kNoSpan || f_.area[b] != f_.area[i]) continue;
             const uint32_t rb = reg_[b];
             if (rb != 0 && rb != region && !(rb & kBorderRegion)) return rb;
         }
         return 0;
     }
 
-    bool flood(const SpanRef& seed, int level, uint32_t region) {
+    bool flood(uint32_t seed, int level, uint32_t region) {
         const int low = std::max(level - 2, 0);
-        const uint8_t area = f_.area[seed.span];
+        const uint8_t area = f_.area[seed];
         stack_.clear();
         stack_.push_back(seed);
-        reg_[seed.span] = region;
-        cost_[seed.span] = 0;
+        reg_[seed] = region;
+        cost_[seed] = 0;
         size_t count = 0;
         while (!stack_.empty()) {
-            const SpanRef s = stack_.back();
+            const uint32_t i = stack_.back();
             stack_.pop_back();
-            if (otherRegionNear(s, region) != 0) {
-                reg_[s.span] = 0;  // a basin boundary: leave it to growth
+            if (otherRegionNear(i, region) != 0) {
+                reg_[i] = 0;  // a basin boundary: leave it to growth
                 continue;
             }
             ++count;
             for (int dir = 0; dir < 4; ++dir) {
-                if (f_.link(s.span, dir) == kNoLink) continue;
-                const int acell = s.cell + f_.dirOffset(dir);
-                const uint32_t a = f_.cells[size_t(acell)] + f_.link(s.span, dir);
-                if (f_.area[a] != area || reg_[a] != 0 || f_.dist[a] < low) continue;
+                const uint32_t a = f_.next(i, dir);
+                if (a == kNoSpan || f_.area[a] != area || reg_[a] != 0 || f_.dist[a] < low)
+                    continue;
                 reg_[a] = region;
                 cost_[a] = 0;
-                stack_.push_back({a, acell});
+                stack_.push_back(a);
             }
         }
         return count > 0;
     }
 
+    struct Change {
+        uint32_t span, region;
+        uint16_t cost;
+    };
+
     CompactField& f_;
     std::vector<uint32_t>& reg_;
     std::vector<uint16_t> cost_;
-    std::vector<SpanRef> stack_;
+    std::vector<uint32_t> stack_;
+    std::vector<Change> changes_;
 };
 
 // ---- Monotone ------------------------------------------------------------------------------------
@@ -304,17 +284,15 @@ uint32_t partitionMonotone(CompactField& f) {
             for (uint32_t i = f.cells[size_t(cell)]; i < f.cells[size_t(cell) + 1]; ++i) {
                 if (reg[i] != 0) continue;  // border zone
                 uint32_t sweep = 0;
-                if (f.link(i, 0) != kNoLink) {
-                    const uint32_t a = f.neighbour(cell, i, 0);
-                    if (reg[a] == 0 && f.area[a] == f.area[i]) sweep = sweep_of[a];
-                }
+                const uint32_t a = f.next(i, 0);
+                if (a != kNoSpan && reg[a] == 0 && f.area[a] == f.area[i]) sweep = sweep_of[a];
                 if (sweep == 0) {
                     sweep = uint32_t(sweeps.size());
                     sweeps.push_back(Sweep{});
                 }
                 sweep_of[i] = sweep;
-                if (f.link(i, 3) != kNoLink) {
-                    const uint32_t b = f.neighbour(cell, i, 3);
+                const uint32_t b = f.next(i, 3);
+                if (b != kNoSpan) {
                     if (reg[b] == 0 && f.area[b] == f.area[i] && sweep_of[b] != 0) {
                         const uint32_t r = sweep_of[b];  // the final region of the row before
                         Sweep& s = sweeps[sweep];
@@ -380,28 +358,26 @@ void removeAdjacentRepeats(std::vector<uint32_t>& list) {
     list.swap(out);
 }
 
-// Walks the outline of the region of span `start` (column `cell`) from edge `dir`, listing what
-// lies across each boundary edge.
-void walkRegionOutline(const CompactField& f, int cell, uint32_t start, int dir,
-                       std::vector<uint32_t>& out) {
+// Walks the outline of the region of span `start` from edge `dir`, listing what lies across each
+// boundary edge.
+void walkRegionOutline(const CompactField& f, uint32_t start, int dir, std::vector<uint32_t>& out) {
     const uint32_t region = f.regions[start];
-    auto across = [&](int c, uint32_t i, int d) -> uint32_t {
-        if (f.link(i, d) == kNoLink) return 0;
-        const uint32_t r = f.regions[f.neighbour(c, i, d)];
+    auto across = [&](uint32_t i, int d) -> uint32_t {
+        const uint32_t n = f.next(i, d);
+        if (n == kNoSpan) return 0;
+        const uint32_t r = f.regions[n];
         return (r & kBorderRegion) ? kBorderRegion : r;
     };
     const int start_dir = dir;
     uint32_t i = start;
     size_t guard = 4 * f.spanCount() + 16;
     while (guard-- > 0) {
-        const uint32_t r = across(cell, i, dir);
+        const uint32_t r = across(i, dir);
         if (r != region) {
             if (out.empty() || out.back() != r) out.push_back(r);
             dir = (dir + 1) & 3;
         } else {
-            const int ncell = cell + f.dirOffset(dir);
-            i = f.cells[size_t(ncell)] + f.link(i, dir);
-            cell = ncell;
+            i = f.next(i, dir);
             dir = (dir + 3) & 3;
         }
         if (i == start && dir == start_dir) break;
@@ -409,18 +385,40 @@ void walkRegionOutline(const CompactField& f, int cell, uint32_t start, int dir,
     removeAdjacentRepeats(out);
 }
 
-bool canMerge(const std::vector<RegionInfo>& regions, const RegionInfo& a, const RegionInfo& b) {
+// Current id of region r after merges (0 when removed); wall (0) and border pass through.
+uint32_t resolve(std::vector<RegionInfo>& regions, uint32_t r) {
+    if (r == 0 || r == kBorderRegion) return r;
+    uint32_t root = r;
+    while (regions[root].id != root && regions[root].id != 0) root = regions[root].id;
+    if (regions[root].id == 0) root = 0;
+    while (r != root && regions[r].id != 0 && regions[r].id != r) {  // path compression
+        const uint32_t up = regions[r].id;
+        regions[r].id = root;
+        r = up;
+    }
+    return root;
+}
+
+// Brings a region's neighbour list up to date with the merges so far.
+void normalize(std::vector<RegionInfo>& regions, RegionInfo& info) {
+    for (uint32_t& n : info.neighbours) n = resolve(regions, n);
+    std::erase(info.neighbours, info.id);
+    removeAdjacentRepeats(info.neighbours);
+}
+
+bool canMerge(std::vector<RegionInfo>& regions, const RegionInfo& a, const RegionInfo& b) {
     if (a.area != b.area) return false;
     int shared = 0;
     for (uint32_t n : a.neighbours)
         if (n == b.id) ++shared;
     if (shared != 1) return false;  // several contact stretches would leave a hole
     for (uint32_t fl : a.floors)
-        if (regions[fl].id == b.id) return false;
+        if (resolve(regions, fl) == b.id) return false;
     return true;
 }
 
-// Merges b into a: a's outline continues into b's at their shared stretch.
+// Merges b into a: a's outline continues into b's at their shared stretch. Both lists must be
+// normalized.
 bool mergeInto(RegionInfo& a, RegionInfo& b) {
     const auto ia = std::find(a.neighbours.begin(), a.neighbours.end(), b.id);
     const auto ib = std::find(b.neighbours.begin(), b.neighbours.end(), a.id);
@@ -439,6 +437,7 @@ bool mergeInto(RegionInfo& a, RegionInfo& b) {
     a.touches_tile_border = a.touches_tile_border || b.touches_tile_border;
     b.span_count = 0;
     b.neighbours.clear();
+    b.id = a.id;
     return true;
 }
 
@@ -467,10 +466,10 @@ void mergeAndFilter(CompactField& f, uint32_t count, const RegionSettings& setti
             if (!info.neighbours.empty() || info.visited) continue;
             // First span of the region in span order: its outline starts at a boundary edge.
             for (int dir = 0; dir < 4; ++dir) {
-                uint32_t across = 0;
-                if (f.link(i, dir) != kNoLink) across = reg[f.neighbour(cell, i, dir)];
+                const uint32_t n = f.next(i, dir);
+                const uint32_t across = n == kNoSpan ? 0 : reg[n];
                 if (across != r) {
-                    walkRegionOutline(f, cell, i, dir, info.neighbours);
+                    walkRegionOutline(f, i, dir, info.neighbours);
                     break;
                 }
             }
@@ -514,54 +513,42 @@ void mergeAndFilter(CompactField& f, uint32_t count, const RegionSettings& setti
             }
     }
 
-    // Merge small regions into their smallest mergeable neighbour until nothing changes.
+    // Merge small regions into their smallest mergeable neighbour until nothing changes. Ids
+    // of merged regions forward to their target (resolve), and neighbour lists are brought up to
+    // date when read, so a merge costs only the two lists involved.
     for (bool changed = true; changed;) {
         changed = false;
         for (uint32_t r = 1; r <= count; ++r) {
             RegionInfo& info = regions[r];
-            if (info.id == 0 || info.overlap || info.span_count == 0) continue;
+            if (info.id != r || info.overlap || info.span_count == 0) continue;
+            normalize(regions, info);
             const bool touches_wall =
                 std::find(info.neighbours.begin(), info.neighbours.end(), 0u) != info.neighbours.end();
             if (info.span_count > uint32_t(settings.merge_area) && touches_wall) continue;
-            uint32_t target = info.id;
+            uint32_t target = 0;
             uint32_t smallest = std::numeric_limits<uint32_t>::max();
             for (uint32_t n : info.neighbours) {
                 if (n == 0 || n == kBorderRegion) continue;
-                const RegionInfo& other = regions[n];
-                if (other.id == 0 || other.overlap || other.span_count == 0) continue;
-                if (other.span_count < smallest && canMerge(regions, info, other) &&
-                    canMerge(regions, other, info)) {
+                RegionInfo& other = regions[n];
+                if (other.overlap || other.span_count == 0 || other.span_count >= smallest) continue;
+                normalize(regions, other);
+                if (canMerge(regions, info, other) && canMerge(regions, other, info)) {
                     smallest = other.span_count;
-                    target = other.id;
+                    target = n;
                 }
             }
-            if (target == info.id) continue;
-            const uint32_t old_id = info.id;
-            if (!mergeInto(regions[target], info)) continue;
-            // Everything that pointed at the old id now points at the target.
-            for (uint32_t k = 1; k <= count; ++k) {
-                RegionInfo& other = regions[k];
-                if (other.id == old_id) other.id = target;
-                for (uint32_t& n : other.neighbours)
-                    if (n == old_id) n = target;
-                removeAdjacentRepeats(other.neighbours);
-                for (uint32_t& fl : other.floors)
-                    if (fl == old_id) fl = target;
-            }
-            changed = true;
+            if (target == 0) continue;
+            if (mergeInto(regions[target], info)) changed = true;
         }
     }
 
-    // Renumber 1..n in order of the surviving ids.
+    // Renumber 1..n in the order the surviving regions were created.
     std::vector<uint32_t> remap(size_t(count) + 1, 0);
     uint32_t next = 0;
-    for (uint32_t r = 1; r <= count; ++r) {
-        const uint32_t id = regions[r].id;
-        if (id == 0) continue;
-        if (remap[id] == 0) remap[id] = ++next;
-    }
+    for (uint32_t r = 1; r <= count; ++r)
+        if (regions[r].id == r && regions[r].span_count > 0) remap[r] = ++next;
     for (uint32_t& r : reg)
-        if (isRegion(r)) r = regions[r].id == 0 ? 0 : remap[regions[r].id];
+        if (isRegion(r)) r = remap[resolve(regions, r)];
     f.region_count = next;
 }
 

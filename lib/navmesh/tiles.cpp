@@ -39,6 +39,12 @@ using namespace internal;
 constexpr int kWeldTolerance = 2;       // [Units: cell heights]
 constexpr int kMinTileSize = 8;         // [Units: cells]
 constexpr int kMaxTileSize = 1 << 16;   // [Units: cells]
+// Below this many spans a one-tile build runs its stages on the calling thread alone: starting
+// workers for each stage costs more than it saves (measured on the shared demo meshes).
+constexpr size_t kParallelMinSpans = 64 * 1024;
+
+// Thrown between the stages of a one-tile build when the context asks to stop.
+struct CancelledBuild {};
 
 // Runs tasks 0..count-1 on up to `threads` threads (the caller's included). Only the calling
 // thread reports progress.
@@ -79,6 +85,8 @@ Status runTasks(size_t count, int threads, Context& context, uint64_t& progress_
     if (error) {
         try {
             std::rethrow_exception(error);
+        } catch (const CancelledBuild&) {
+            return makeError(ErrorKind::cancelled, "navmesh: cancelled");
         } catch (const std::bad_alloc&) {
             return makeError(ErrorKind::internal, "navmesh: out of memory");
         } catch (const std::exception& e) {
@@ -91,6 +99,47 @@ Status runTasks(size_t count, int threads, Context& context, uint64_t& progress_
     context.progress("navmesh", progress_done, progress_total);
     return {};
 }
+
+}  // namespace
+
+void internal::parallelFor(size_t count, int threads,
+                           const std::function<void(size_t, int)>& task) {
+    const size_t wanted = std::min<size_t>(size_t(std::max(threads, 1)), count);
+    if (wanted <= 1) {
+        for (size_t i = 0; i < count; ++i) task(i, 0);
+        return;
+    }
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::mutex error_mutex;
+    std::exception_ptr error;
+    auto work = [&](int worker) {
+        while (!failed.load(std::memory_order_relaxed)) {
+            const size_t index = next.fetch_add(1, std::memory_order_relaxed);
+            if (index >= count) return;
+            try {
+                task(index, worker);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(error_mutex);
+                if (!error) error = std::current_exception();
+                failed.store(true);
+            }
+        }
+    };
+    std::vector<std::thread> workers;
+    for (size_t i = 1; i < wanted; ++i) {
+        try {
+            workers.emplace_back(work, int(i));
+        } catch (const std::system_error&) {
+            break;  // fewer threads; same result
+        }
+    }
+    work(0);
+    for (std::thread& worker : workers) worker.join();
+    if (error) std::rethrow_exception(error);
+}
+
+namespace {
 
 Status checkGrid(const vox::VoxelGrid& g) {
     if (!(std::isfinite(g.cell_size) && g.cell_size > 0 && std::isfinite(g.cell_height) &&
@@ -179,11 +228,14 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
         int(std::lround(double(params.region_merge_size) * params.region_merge_size));
     ContourSettings contour_settings;
     contour_settings.max_error = params.edge_max_error;
+    // Metres to whole cells, rounded down; a ratio within 1e-4 of a whole number counts as it
+    // (12 m / 0.3 m is 40 cells, as agentCells rounds).
+    double edge_cells = double(params.edge_max_len) / grid.cell_size;
+    if (std::abs(edge_cells - std::round(edge_cells)) < 1e-4) edge_cells = std::round(edge_cells);
     contour_settings.max_edge_len =
-        params.edge_max_len > 0
-            ? int(std::min(1e6, std::floor(double(params.edge_max_len) / grid.cell_size)))
-            : 0;
+        params.edge_max_len > 0 ? int(std::clamp(std::floor(edge_cells), 1.0, 1e6)) : 0;
     contour_settings.weld_tolerance = kWeldTolerance;
+    contour_settings.floor_gap = std::max(1, agent.height / 2);
     DetailSettings detail_settings;
     detail_settings.sample_dist = params.detail_sample_dist;
     detail_settings.max_error = params.detail_max_error;
@@ -218,15 +270,21 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
                   tiles_x, tiles_z, tile, border, threads, agent.height, agent.climb, agent.radius);
     if (grid.spans.empty() || size_x == 0 || size_z == 0) return out;
 
-    // Stage timings are logged for one-tile builds (run on the calling thread).
+    // One-tile builds (run on the calling thread) log stage timings and check for
+    // cancellation between stages; tiled builds check between tiles.
     auto stage = [&](const char* name, auto&& fn) {
         if (tile_count == 1) {
+            if (context.cancelled()) throw CancelledBuild{};
             ScopedTimer stage_timer(context, fmt::format("navmesh: {}", name));
             fn();
         } else {
             fn();
         }
     };
+    // One tile: the stages split their own work over the threads, when there is enough of it to
+    // pay for starting them; several tiles: one tile per thread.
+    const int inner_threads =
+        tile_count == 1 && grid.spans.size() >= kParallelMinSpans ? threads : 1;
     uint64_t progress_done = 0;
     const uint64_t progress_total = 2 * uint64_t(tile_count);
 
@@ -237,10 +295,12 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
                             [&](size_t t) {
                                 TileWork& w = work[t];
                                 stage("compact", [&] {
-                                    buildCompactField(grid, agent, w.box, w.field);
+                                    buildCompactField(grid, agent, w.box, inner_threads,
+                                                      w.field);
                                 });
                                 if (params.partition == Partition::watershed)
-                                    stage("distance field", [&] { buildDistanceField(w.field); });
+                                    stage("distance field",
+                                          [&] { buildDistanceField(w.field, inner_threads); });
                                 stage("partition", [&] { buildRegions(w.field, region_settings); });
                                 stage("trace", [&] { traceContours(w.field, w.raw, w.seam); });
                             });
@@ -265,14 +325,16 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
                 }
                 std::vector<Contour> contours;
                 stage("contours", [&] {
-                    buildContours(w.field, w.raw, neighbour_points, contour_settings, contours);
+                    buildContours(w.raw, neighbour_points, contour_settings, contours);
                 });
                 w.raw = {};
                 stage("polygons", [&] {
                     w.failed_contours = buildPolyMesh(w.field, contours, params.max_verts_per_poly,
                                                       kWeldTolerance, w.mesh);
                 });
-                stage("detail", [&] { buildDetailMesh(grid, w.field, detail_settings, w.mesh); });
+                stage("detail", [&] {
+                    buildDetailMesh(grid, w.field, detail_settings, inner_threads, w.mesh);
+                });
                 w.region_count = w.field.region_count;
                 w.field = CompactField{};
             });
@@ -330,7 +392,7 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
                 out.poly_vertices.push_back(v0);
                 const uint32_t n = m.poly_neighbours[k];
                 out.poly_neighbours.push_back(n == kNoNeighbour ? kNoNeighbour : poly_base + n);
-                if (n == kNoNeighbour && m.edge_sides[k] != kNoSide)
+                if (n == kNoNeighbour && m.edge_kinds[k] < 4)
                     portals.push_back({std::min(v0, v1), std::max(v0, v1), slot, v0 < v1});
             }
             out.poly_offsets.push_back(uint32_t(out.poly_vertices.size()));
@@ -385,8 +447,10 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
     }
     if (failed > 0)
         context.warn("navmesh: {} contours could not be fully triangulated", failed);
-    context.debug("navmesh: {} polygons, {} vertices, {} regions, {} tile-border links",
-                  out.polyCount(), out.vertexCount(), out.region_count, linked);
+    context.debug("navmesh: {} polygons, {} vertices, {} regions, {} tile-border links ({} "
+                  "tile-border edges without a partner)",
+                  out.polyCount(), out.vertexCount(), out.region_count, linked,
+                  portals.size() - 2 * linked);
     context.progress("navmesh", progress_total, progress_total);
     return out;
 }
