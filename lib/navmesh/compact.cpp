@@ -23,8 +23,8 @@ namespace {
 constexpr int kUnbounded = 1 << 24;
 }
 
-void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent,
-                       const TileBox& box, int threads, CompactField& f) {
+void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent, const TileBox& box,
+                       int threads, CompactField& f) {
     const int gx0 = std::max(0, box.x0 - box.border);
     const int gz0 = std::max(0, box.z0 - box.border);
     const int gx1 = std::min(int(grid.size_x), box.x1 + box.border);
@@ -49,13 +49,11 @@ void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent,
         const int z0 = int(band) * kBandRows, z1 = std::min(f.depth, z0 + kBandRows);
         for (int z = z0; z < z1; ++z) {
             const size_t row = size_t(gz0 + z) * grid.size_x + size_t(gx0);
-            for (int x = 0; x < f.width; ++x) fn(x, z, size_t(z) * size_t(f.width) + size_t(x),
-                                                 row + size_t(x));
+            for (int x = 0; x < f.width; ++x)
+                fn(x, z, size_t(z) * size_t(f.width) + size_t(x), row + size_t(x));
         }
     };
-    auto included = [&](const vox::Span& s) {
-        return s.walkable && s.area != geo::kObstacleArea;
-    };
+    auto included = [&](const vox::Span& s) { return s.walkable && s.area != geo::kObstacleArea; };
 
     // 1. Count the walkable spans of each column; 2. place them.
     f.cells.assign(cell_count + 1, 0);

@@ -64,8 +64,7 @@ uint32_t edgeTag(const CompactField& f, uint32_t i, int dir) {
 }
 
 bool mandatory(uint32_t prev, uint32_t cur) {
-    return regionPart(prev) != regionPart(cur) ||
-           (prev & kTagAreaBorder) != (cur & kTagAreaBorder);
+    return regionPart(prev) != regionPart(cur) || (prev & kTagAreaBorder) != (cur & kTagAreaBorder);
 }
 
 // Start corner of edge `dir` of a cell, as an offset from the cell's minimum corner.
@@ -298,8 +297,8 @@ bool segmentsTouch(const ContourVertex& a, const ContourVertex& b, const Contour
     const int o3 = sign(crossV(c, d, a)), o4 = sign(crossV(c, d, b));
     if (o1 * o2 < 0 && o3 * o4 < 0) return true;
     auto within = [](const ContourVertex& p, const ContourVertex& q, const ContourVertex& r) {
-        return std::min(p.x, q.x) <= r.x && r.x <= std::max(p.x, q.x) && std::min(p.z, q.z) <= r.z &&
-               r.z <= std::max(p.z, q.z);
+        return std::min(p.x, q.x) <= r.x && r.x <= std::max(p.x, q.x) &&
+               std::min(p.z, q.z) <= r.z && r.z <= std::max(p.z, q.z);
     };
     if (o1 == 0 && within(a, b, c)) return true;
     if (o2 == 0 && within(a, b, d)) return true;
@@ -341,7 +340,8 @@ size_t leftmost(const std::vector<ContourVertex>& v) {
 }
 
 // Splices the holes into the outline. Returns the number of holes that found no bridge.
-int mergeHoles(std::vector<ContourVertex>& outline, std::vector<std::vector<ContourVertex>>& holes) {
+int mergeHoles(std::vector<ContourVertex>& outline,
+               std::vector<std::vector<ContourVertex>>& holes) {
     std::vector<size_t> order(holes.size());
     for (size_t k = 0; k < order.size(); ++k) order[k] = k;
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -372,9 +372,10 @@ int mergeHoles(std::vector<ContourVertex>& outline, std::vector<std::vector<Cont
                 if ((dx == 0 && dz == 0) || inCone(outline, o, p))
                     candidates.push_back({dx * dx + dz * dz, o});
             }
-            std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-                return a.dist != b.dist ? a.dist < b.dist : a.index < b.index;
-            });
+            std::sort(candidates.begin(), candidates.end(),
+                      [](const Candidate& a, const Candidate& b) {
+                          return a.dist != b.dist ? a.dist < b.dist : a.index < b.index;
+                      });
             for (const Candidate& c : candidates) {
                 if (c.dist != 0 && !segmentClear(outline[c.index], p, blockers)) continue;
                 std::vector<ContourVertex> spliced;
@@ -384,8 +385,7 @@ int mergeHoles(std::vector<ContourVertex>& outline, std::vector<std::vector<Cont
                 spliced.back().tag = kTagBridge;  // outline vertex -> hole
                 for (size_t k = 0; k <= nh; ++k) spliced.push_back(hole[(hv + k) % nh]);
                 spliced.back().tag = kTagBridge;  // hole vertex -> back to the outline
-                spliced.insert(spliced.end(), outline.begin() + ptrdiff_t(c.index),
-                               outline.end());
+                spliced.insert(spliced.end(), outline.begin() + ptrdiff_t(c.index), outline.end());
                 outline.swap(spliced);
                 merged = true;
                 break;

@@ -36,7 +36,8 @@ constexpr int kMaxEdgeSegments = 32;
 constexpr size_t kMaxPoints = 256;
 constexpr double kFlipEpsilon = 1e-9;
 constexpr double kInteriorMargin = 1.0;
-constexpr size_t kChunkPolys = 64;  // most polygons per work item  // [Units: cells] interior samples keep off the edges
+constexpr size_t kChunkPolys =
+    64;  // most polygons per work item  // [Units: cells] interior samples keep off the edges
 
 struct DPoint {
     double x, z, y;  // [Units: cells, cell heights]
@@ -172,7 +173,7 @@ private:
 
     const CompactField& f_;
     const RegionSpans& index_;
-    int window_;  // [Units: cell heights]
+    int window_;                  // [Units: cell heights]
     std::vector<uint32_t> mark_;  // region whose candidate the span is
     uint32_t region_ = 0;
     std::vector<SpanAt> queue_;
@@ -461,8 +462,9 @@ public:
                 valid.clear();
                 const int steps_per_segment = std::max(1, int(std::ceil(len / segments)));
                 const int total_steps = steps_per_segment * segments;
-                const double inward = 1e-3 / std::max(1e-9, std::hypot(centre_x - 0.5 * (a.x + b.x),
-                                                                       centre_z - 0.5 * (a.z + b.z)));
+                const double inward =
+                    1e-3 / std::max(1e-9, std::hypot(centre_x - 0.5 * (a.x + b.x),
+                                                     centre_z - 0.5 * (a.z + b.z)));
                 const double nx = (centre_x - 0.5 * (a.x + b.x)) * inward;
                 const double nz = (centre_z - 0.5 * (a.z + b.z)) * inward;
                 FloorHeights::Floor floor = heights.find(a.x + nx, a.z + nz, a.y, step_window);
@@ -474,9 +476,9 @@ public:
                 for (int step = 1; step < total_steps; ++step) {
                     const double t = double(step) / total_steps;
                     const double x = a.x + (b.x - a.x) * t, z = a.z + (b.z - a.z) * t;
-                    const FloorHeights::Floor next = floor.span != kNoSpan
-                                                         ? heights.walk(floor, x + nx, z + nz, step_window)
-                                                         : heights.find(x + nx, z + nz, current, step_window);
+                    const FloorHeights::Floor next =
+                        floor.span != kNoSpan ? heights.walk(floor, x + nx, z + nz, step_window)
+                                              : heights.find(x + nx, z + nz, current, step_window);
                     if (next.span != kNoSpan) {
                         floor = next;
                         current = heights.height(floor);
@@ -598,7 +600,8 @@ public:
                     if (found) interior.push_back({target, zc, current});
                 }
             };
-            const double centre_cx = std::floor(centre_x) + 0.5, centre_cz = std::floor(centre_z) + 0.5;
+            const double centre_cx = std::floor(centre_x) + 0.5,
+                         centre_cz = std::floor(centre_z) + 0.5;
             bool centre_done = false;
             for (int64_t iz = int64_t(std::ceil(min_z / sd)); double(iz) * sd <= max_z; ++iz) {
                 const double zc = std::floor(double(iz) * sd) + 0.5;

@@ -19,9 +19,9 @@ namespace nav::navmesh::internal {
 constexpr int kDx[4] = {-1, 0, 1, 0};  // direction 0: -x, 1: +z, 2: +x, 3: -z (as voxelize)
 constexpr int kDz[4] = {0, 1, 0, -1};
 
-constexpr uint32_t kNoSpan = 0xFFFFFFFFu;  // no linked span in that direction
+constexpr uint32_t kNoSpan = 0xFFFFFFFFu;        // no linked span in that direction
 constexpr uint32_t kBorderRegion = 0x80000000u;  // region of a span in a tile's border zone,
-                                                  //   | side (0..3, the direction it lies in)
+                                                 //   | side (0..3, the direction it lies in)
 constexpr uint32_t kRegionMask = 0x7FFFFFFFu;
 
 // Runs task(index, worker) for index 0..count-1 on up to `threads` threads, the caller's included
@@ -44,19 +44,19 @@ struct TileBox {
 // rcCompactHeightfield). The spans of column (x, z) (window coordinates) are
 // cells[z * width + x] .. cells[z * width + x + 1].
 struct CompactField {
-    int x0 = 0, z0 = 0;          // grid column of window column (0, 0)
-    int width = 0, depth = 0;    // window size [Units: cells]
+    int x0 = 0, z0 = 0;        // grid column of window column (0, 0)
+    int width = 0, depth = 0;  // window size [Units: cells]
     int inner_x0 = 0, inner_z0 = 0, inner_x1 = 0, inner_z1 = 0;  // tile box, window coordinates
     bool seam[4] = {false, false, false, false};  // side d of the tile box borders another tile
     vox::AgentCells agent;
     std::vector<uint32_t> cells;  // width * depth + 1
     std::vector<uint16_t> y;      // span top [Units: cell heights]
     std::vector<uint8_t> area;
-    std::vector<uint32_t> links;  // 4 per span: the span linked in direction d, or kNoSpan
-    std::vector<uint16_t> dist;   // distance to the walkable boundary (chamfer 2/3, blurred)
+    std::vector<uint32_t> links;    // 4 per span: the span linked in direction d, or kNoSpan
+    std::vector<uint16_t> dist;     // distance to the walkable boundary (chamfer 2/3, blurred)
     std::vector<uint32_t> regions;  // 0 = none, 1.. = region, kBorderRegion | side
     uint16_t max_dist = 0;
-    uint32_t region_count = 0;    // regions are 1..region_count
+    uint32_t region_count = 0;  // regions are 1..region_count
 
     size_t spanCount() const { return y.size(); }
     int dirOffset(int dir) const { return kDx[dir] + kDz[dir] * width; }
@@ -67,12 +67,12 @@ struct CompactField {
 // Partitioning settings in cells.
 struct RegionSettings {
     Partition partition = Partition::watershed;
-    int min_area = 64;    // [Units: cells] region_min_size^2
-    int merge_area = 400; // [Units: cells] region_merge_size^2
+    int min_area = 64;     // [Units: cells] region_min_size^2
+    int merge_area = 400;  // [Units: cells] region_merge_size^2
 };
 
-void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent,
-                       const TileBox& box, int threads, CompactField& field);
+void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent, const TileBox& box,
+                       int threads, CompactField& field);
 void buildDistanceField(CompactField& field, int threads);
 void buildRegions(CompactField& field, const RegionSettings& settings);
 
@@ -126,15 +126,15 @@ constexpr uint8_t kWallEdge = 0xFE;   // a wall: never linked, even to an edge o
 
 // A tile's polygon mesh in grid coordinates; vertices welded within the tile.
 struct TileMesh {
-    std::vector<int32_t> vertices;         // x, y, z per vertex (grid corners)
+    std::vector<int32_t> vertices;  // x, y, z per vertex (grid corners)
     std::vector<uint32_t> poly_offsets{0};
     std::vector<uint32_t> poly_vertices;
     std::vector<uint32_t> poly_neighbours;  // within the tile, kNoNeighbour otherwise
     std::vector<uint8_t> edge_kinds;        // per edge: tile side, kInnerEdge or kWallEdge
     std::vector<uint8_t> poly_areas;
-    std::vector<uint32_t> poly_regions;     // tile-local region ids (1..)
+    std::vector<uint32_t> poly_regions;  // tile-local region ids (1..)
     std::vector<uint32_t> detail_offsets{0};
-    std::vector<float> detail_triangles;    // world coordinates, 9 floats per triangle
+    std::vector<float> detail_triangles;  // world coordinates, 9 floats per triangle
 
     size_t polyCount() const { return poly_areas.size(); }
 };
@@ -152,7 +152,7 @@ struct DetailSettings {
 void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& field,
                      const DetailSettings& settings, int threads, TileMesh& mesh);
 
-// ---- Integer geometry on the XZ plane ------------------------------------------------------------
+// ---- Integer geometry on the XZ plane ----------------------------------------------------------
 
 // Twice the signed area of triangle (a, b, c) in XZ; positive when a -> b -> c turns
 // counter-clockwise seen from +Y.

@@ -31,7 +31,9 @@ constexpr int kMaxVerts = 6;
 struct P2 {
     int64_t x, z;
 };
-inline int64_t cross(const P2& a, const P2& b, const P2& c) { return cross2(a.x, a.z, b.x, b.z, c.x, c.z); }
+inline int64_t cross(const P2& a, const P2& b, const P2& c) {
+    return cross2(a.x, a.z, b.x, b.z, c.x, c.z);
+}
 inline bool same(const P2& a, const P2& b) { return a.x == b.x && a.z == b.z; }
 
 bool between(const P2& a, const P2& b, const P2& c) {  // c on segment ab, given collinear
@@ -40,7 +42,8 @@ bool between(const P2& a, const P2& b, const P2& c) {  // c on segment ab, given
 }
 
 bool properCross(const P2& a, const P2& b, const P2& c, const P2& d) {
-    const int64_t o1 = cross(a, b, c), o2 = cross(a, b, d), o3 = cross(c, d, a), o4 = cross(c, d, b);
+    const int64_t o1 = cross(a, b, c), o2 = cross(a, b, d), o3 = cross(c, d, a),
+                  o4 = cross(c, d, b);
     if (o1 == 0 || o2 == 0 || o3 == 0 || o4 == 0) return false;
     return ((o1 > 0) != (o2 > 0)) && ((o3 > 0) != (o4 > 0));
 }
@@ -199,14 +202,14 @@ public:
                 MergePoly& other = polys[n];
                 std::replace(other.neighbours.begin(), other.neighbours.end(), c.b, c.a);
                 std::sort(other.neighbours.begin(), other.neighbours.end());
-                other.neighbours.erase(std::unique(other.neighbours.begin(), other.neighbours.end()),
-                                       other.neighbours.end());
+                other.neighbours.erase(
+                    std::unique(other.neighbours.begin(), other.neighbours.end()),
+                    other.neighbours.end());
             }
             a.neighbours.erase(std::remove(a.neighbours.begin(), a.neighbours.end(), c.b),
                                a.neighbours.end());
             b.neighbours.clear();
-            for (uint32_t n : a.neighbours)
-                consider(std::min(c.a, n), std::max(c.a, n));
+            for (uint32_t n : a.neighbours) consider(std::min(c.a, n), std::max(c.a, n));
         }
     }
 

@@ -35,7 +35,7 @@ constexpr uint16_t kFar = 0xFFFF;
 
 bool isRegion(uint32_t r) { return r != 0 && (r & kBorderRegion) == 0; }
 
-// ---- Distance field ------------------------------------------------------------------------------
+// ---- Distance field ----------------------------------------------------------------------------
 
 void chamferPass(const CompactField& f, std::vector<uint16_t>& d, bool forward) {
     // Spans are stored in raster order, so span order is the raster scan. Forward: relax from
@@ -122,7 +122,7 @@ void buildDistanceField(CompactField& f, int threads) {
 
 namespace {
 
-// ---- Watershed -----------------------------------------------------------------------------------
+// ---- Watershed ---------------------------------------------------------------------------------
 
 class Watershed {
 public:
@@ -145,7 +145,7 @@ public:
 
         uint32_t next_region = 1;
         int level = (int(f_.max_dist) + 1) & ~1;
-        if (level == 0) level = 2;  // every span on the boundary: still flood at level 0
+        if (level == 0) level = 2;     // every span on the boundary: still flood at level 0
         uint32_t added_from = levels;  // buckets >= added_from are in `pending`
         std::vector<uint32_t> pending;
         while (level > 0) {
@@ -170,8 +170,9 @@ public:
 
 private:
     void dropAssigned(std::vector<uint32_t>& list) const {
-        list.erase(std::remove_if(list.begin(), list.end(), [&](uint32_t i) { return reg_[i] != 0; }),
-                   list.end());
+        list.erase(
+            std::remove_if(list.begin(), list.end(), [&](uint32_t i) { return reg_[i] != 0; }),
+            list.end());
     }
 
     // Grows existing regions into the unassigned spans of `list` whose distance is >= level;
@@ -262,7 +263,7 @@ private:
     std::vector<Change> changes_;
 };
 
-// ---- Monotone ------------------------------------------------------------------------------------
+// ---- Monotone ----------------------------------------------------------------------------------
 
 uint32_t partitionMonotone(CompactField& f) {
     std::vector<uint32_t>& reg = f.regions;
@@ -330,7 +331,7 @@ uint32_t partitionMonotone(CompactField& f) {
     return next_region - 1;
 }
 
-// ---- Filtering and merging -----------------------------------------------------------------------
+// ---- Filtering and merging ---------------------------------------------------------------------
 
 struct RegionInfo {
     uint32_t span_count = 0;
@@ -522,15 +523,16 @@ void mergeAndFilter(CompactField& f, uint32_t count, const RegionSettings& setti
             RegionInfo& info = regions[r];
             if (info.id != r || info.overlap || info.span_count == 0) continue;
             normalize(regions, info);
-            const bool touches_wall =
-                std::find(info.neighbours.begin(), info.neighbours.end(), 0u) != info.neighbours.end();
+            const bool touches_wall = std::find(info.neighbours.begin(), info.neighbours.end(),
+                                                0u) != info.neighbours.end();
             if (info.span_count > uint32_t(settings.merge_area) && touches_wall) continue;
             uint32_t target = 0;
             uint32_t smallest = std::numeric_limits<uint32_t>::max();
             for (uint32_t n : info.neighbours) {
                 if (n == 0 || n == kBorderRegion) continue;
                 RegionInfo& other = regions[n];
-                if (other.overlap || other.span_count == 0 || other.span_count >= smallest) continue;
+                if (other.overlap || other.span_count == 0 || other.span_count >= smallest)
+                    continue;
                 normalize(regions, other);
                 if (canMerge(regions, info, other) && canMerge(regions, other, info)) {
                     smallest = other.span_count;
@@ -556,10 +558,14 @@ void paintBorder(CompactField& f) {
     for (int z = 0; z < f.depth; ++z) {
         for (int x = 0; x < f.width; ++x) {
             int side = -1;
-            if (x < f.inner_x0) side = 0;
-            else if (z >= f.inner_z1) side = 1;
-            else if (x >= f.inner_x1) side = 2;
-            else if (z < f.inner_z0) side = 3;
+            if (x < f.inner_x0)
+                side = 0;
+            else if (z >= f.inner_z1)
+                side = 1;
+            else if (x >= f.inner_x1)
+                side = 2;
+            else if (z < f.inner_z0)
+                side = 3;
             const int cell = z * f.width + x;
             for (uint32_t i = f.cells[size_t(cell)]; i < f.cells[size_t(cell) + 1]; ++i)
                 f.regions[i] = side < 0 ? 0 : (kBorderRegion | uint32_t(side));

@@ -36,9 +36,9 @@ namespace {
 
 using namespace internal;
 
-constexpr int kWeldTolerance = 2;       // [Units: cell heights]
-constexpr int kMinTileSize = 8;         // [Units: cells]
-constexpr int kMaxTileSize = 1 << 16;   // [Units: cells]
+constexpr int kWeldTolerance = 2;      // [Units: cell heights]
+constexpr int kMinTileSize = 8;        // [Units: cells]
+constexpr int kMaxTileSize = 1 << 16;  // [Units: cells]
 // Below this many spans a one-tile build runs its stages on the calling thread alone: starting
 // workers for each stage costs more than it saves (measured on the shared demo meshes).
 constexpr size_t kParallelMinSpans = 64 * 1024;
@@ -74,7 +74,9 @@ Status runTasks(size_t count, int threads, Context& context, uint64_t& progress_
     const size_t wanted = std::min<size_t>(size_t(std::max(threads, 1)), count);
     for (size_t i = 1; i < wanted; ++i) {
         try {
-            workers.emplace_back([&] { while (take()) {} });
+            workers.emplace_back([&] {
+                while (take()) continue;
+            });
         } catch (const std::system_error&) {
             break;  // fewer threads; same result
         }
@@ -144,13 +146,15 @@ namespace {
 Status checkGrid(const vox::VoxelGrid& g) {
     if (!(std::isfinite(g.cell_size) && g.cell_size > 0 && std::isfinite(g.cell_height) &&
           g.cell_height > 0))
-        return inputError("navmesh: the voxel grid has cell size {} and cell height {} (both must "
-                          "be > 0)",
-                          g.cell_size, g.cell_height);
+        return inputError(
+            "navmesh: the voxel grid has cell size {} and cell height {} (both must "
+            "be > 0)",
+            g.cell_size, g.cell_height);
     if (g.column_offsets.size() != g.columnCount() + 1 || g.column_offsets.back() != g.spans.size())
-        return inputError("navmesh: the voxel grid's column index does not match its {} x {} "
-                          "columns and {} spans",
-                          g.size_x, g.size_z, g.spans.size());
+        return inputError(
+            "navmesh: the voxel grid's column index does not match its {} x {} "
+            "columns and {} spans",
+            g.size_x, g.size_z, g.spans.size());
     for (size_t c = 0; c + 1 < g.column_offsets.size(); ++c)
         if (g.column_offsets[c] > g.column_offsets[c + 1])
             return inputError("navmesh: the voxel grid's column offsets decrease at column {}", c);
@@ -178,8 +182,8 @@ Status checkParams(const NavmeshParams& p) {
             problems.push_back(fmt::format("{} = {} (must be >= 0)", name, v));
     };
     if (p.partition != Partition::watershed && p.partition != Partition::monotone)
-        problems.push_back(fmt::format("partition = {} (must be watershed or monotone)",
-                                       int(p.partition)));
+        problems.push_back(
+            fmt::format("partition = {} (must be watershed or monotone)", int(p.partition)));
     nonNegative("region min size", p.region_min_size);
     nonNegative("region merge size", p.region_merge_size);
     nonNegative("edge max len", p.edge_max_len);
@@ -189,8 +193,8 @@ Status checkParams(const NavmeshParams& p) {
             fmt::format("max verts per poly = {} (must be 3..6)", p.max_verts_per_poly));
     if (!(std::isfinite(p.detail_sample_dist) &&
           (p.detail_sample_dist == 0 || p.detail_sample_dist >= 1)))
-        problems.push_back(fmt::format("detail sample dist = {} (must be 0 or >= 1 cell)",
-                                       p.detail_sample_dist));
+        problems.push_back(
+            fmt::format("detail sample dist = {} (must be 0 or >= 1 cell)", p.detail_sample_dist));
     nonNegative("detail max error", p.detail_max_error);
     if (p.tile_size != 0 && (p.tile_size < kMinTileSize || p.tile_size > kMaxTileSize))
         problems.push_back(fmt::format("tile size = {} (must be 0 for one tile, or {}..{} cells)",
@@ -218,12 +222,12 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
     ScopedTimer total_timer(context, "navmesh");
 
     const vox::AgentCells agent = vox::agentCells(grid.agent, grid.cell_size, grid.cell_height);
-    const int threads = params.threads > 0
-                            ? params.threads
-                            : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = params.threads > 0 ? params.threads
+                                           : int(std::max(1u, std::thread::hardware_concurrency()));
     RegionSettings region_settings;
     region_settings.partition = params.partition;
-    region_settings.min_area = int(std::lround(double(params.region_min_size) * params.region_min_size));
+    region_settings.min_area =
+        int(std::lround(double(params.region_min_size) * params.region_min_size));
     region_settings.merge_area =
         int(std::lround(double(params.region_merge_size) * params.region_merge_size));
     ContourSettings contour_settings;
@@ -248,7 +252,8 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
 
     // Tile layout.
     const int size_x = int(grid.size_x), size_z = int(grid.size_z);
-    const int tile = params.tile_size > 0 ? params.tile_size : std::max(1, std::max(size_x, size_z));
+    const int tile =
+        params.tile_size > 0 ? params.tile_size : std::max(1, std::max(size_x, size_z));
     const int tiles_x = std::max(1, (size_x + tile - 1) / tile);
     const int tiles_z = std::max(1, (size_z + tile - 1) / tile);
     const int border = params.tile_size > 0 ? agent.radius + 3 : 0;
@@ -265,9 +270,10 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
             b.z1 = std::min(size_z, b.z0 + tile);
             b.border = border;
         }
-    context.debug("navmesh: {} x {} tiles of {} cells (border {}), {} threads, agent {} / {} / {} "
-                  "cells (height / climb / radius)",
-                  tiles_x, tiles_z, tile, border, threads, agent.height, agent.climb, agent.radius);
+    context.debug(
+        "navmesh: {} x {} tiles of {} cells (border {}), {} threads, agent {} / {} / {} "
+        "cells (height / climb / radius)",
+        tiles_x, tiles_z, tile, border, threads, agent.height, agent.climb, agent.radius);
     if (grid.spans.empty() || size_x == 0 || size_z == 0) return out;
 
     // One-tile builds (run on the calling thread) log stage timings and check for
@@ -291,26 +297,23 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
     // Pass 1.
     {
         ScopedTimer timer(context, "navmesh: regions");
-        Status s = runTasks(tile_count, threads, context, progress_done, progress_total,
-                            [&](size_t t) {
-                                TileWork& w = work[t];
-                                stage("compact", [&] {
-                                    buildCompactField(grid, agent, w.box, inner_threads,
-                                                      w.field);
-                                });
-                                if (params.partition == Partition::watershed)
-                                    stage("distance field",
-                                          [&] { buildDistanceField(w.field, inner_threads); });
-                                stage("partition", [&] { buildRegions(w.field, region_settings); });
-                                stage("trace", [&] { traceContours(w.field, w.raw, w.seam); });
-                            });
+        Status s =
+            runTasks(tile_count, threads, context, progress_done, progress_total, [&](size_t t) {
+                TileWork& w = work[t];
+                stage("compact",
+                      [&] { buildCompactField(grid, agent, w.box, inner_threads, w.field); });
+                if (params.partition == Partition::watershed)
+                    stage("distance field", [&] { buildDistanceField(w.field, inner_threads); });
+                stage("partition", [&] { buildRegions(w.field, region_settings); });
+                stage("trace", [&] { traceContours(w.field, w.raw, w.seam); });
+            });
         if (!s) return s.error();
     }
     // Pass 2.
     {
         ScopedTimer timer(context, "navmesh: polygons");
-        Status s = runTasks(
-            tile_count, threads, context, progress_done, progress_total, [&](size_t t) {
+        Status s =
+            runTasks(tile_count, threads, context, progress_done, progress_total, [&](size_t t) {
                 TileWork& w = work[t];
                 const int tx = int(t % size_t(tiles_x)), tz = int(t / size_t(tiles_x));
                 SeamPoints neighbour_points;
@@ -324,9 +327,8 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
                     neighbour_points[size_t(side)] = other.seam[size_t((side + 2) & 3)];
                 }
                 std::vector<Contour> contours;
-                stage("contours", [&] {
-                    buildContours(w.raw, neighbour_points, contour_settings, contours);
-                });
+                stage("contours",
+                      [&] { buildContours(w.raw, neighbour_points, contour_settings, contours); });
                 w.raw = {};
                 stage("polygons", [&] {
                     w.failed_contours = buildPolyMesh(w.field, contours, params.max_verts_per_poly,
@@ -363,7 +365,8 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
         for (uint32_t v : m.poly_vertices) remap[v] = 0;  // used
         for (size_t v = 0; v < remap.size(); ++v) {
             if (remap[v] == UINT32_MAX) continue;
-            const int32_t x = m.vertices[3 * v], y = m.vertices[3 * v + 1], z = m.vertices[3 * v + 2];
+            const int32_t x = m.vertices[3 * v], y = m.vertices[3 * v + 1],
+                          z = m.vertices[3 * v + 2];
             const bool on_seam = (x == b.x0 && b.x0 > 0) || (x == b.x1 && b.x1 < size_x) ||
                                  (z == b.z0 && b.z0 > 0) || (z == b.z1 && b.z1 < size_z);
             uint32_t id = UINT32_MAX;
@@ -422,7 +425,8 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
     size_t linked = 0;
     for (size_t g = 0; g < portals.size();) {
         size_t e = g;
-        while (e < portals.size() && portals[e].lo == portals[g].lo && portals[e].hi == portals[g].hi)
+        while (e < portals.size() && portals[e].lo == portals[g].lo &&
+               portals[e].hi == portals[g].hi)
             ++e;
         size_t fwd = g, bwd = g;
         while (bwd < e && portals[bwd].forward) ++bwd;
@@ -443,14 +447,14 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
         out.vertices[v] = float(double(grid.origin[0]) + double(out_cells[v]) * grid.cell_size);
         out.vertices[v + 1] =
             float(double(grid.origin[1]) + double(out_cells[v + 1]) * grid.cell_height);
-        out.vertices[v + 2] = float(double(grid.origin[2]) + double(out_cells[v + 2]) * grid.cell_size);
+        out.vertices[v + 2] =
+            float(double(grid.origin[2]) + double(out_cells[v + 2]) * grid.cell_size);
     }
-    if (failed > 0)
-        context.warn("navmesh: {} contours could not be fully triangulated", failed);
-    context.debug("navmesh: {} polygons, {} vertices, {} regions, {} tile-border links ({} "
-                  "tile-border edges without a partner)",
-                  out.polyCount(), out.vertexCount(), out.region_count, linked,
-                  portals.size() - 2 * linked);
+    if (failed > 0) context.warn("navmesh: {} contours could not be fully triangulated", failed);
+    context.debug(
+        "navmesh: {} polygons, {} vertices, {} regions, {} tile-border links ({} "
+        "tile-border edges without a partner)",
+        out.polyCount(), out.vertexCount(), out.region_count, linked, portals.size() - 2 * linked);
     context.progress("navmesh", progress_total, progress_total);
     return out;
 }

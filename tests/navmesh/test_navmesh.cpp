@@ -1,10 +1,12 @@
 // Navigation mesh (stage 3): every mesh built here is checked against the voxel grid it came
 // from, independently of the builder: polygons strictly convex and counter-clockwise seen from
-// +Y with 3..max_verts_per_poly vertices on cell corners, vertices and centroids over walkable
-// spans, detail triangles covering each polygon, symmetric adjacency, no two polygons over the
-// same point of one floor. Then hand-built grids with known shapes, the sample levels, the shared
-// Recast demo meshes, tiled builds against solo builds, determinism across thread counts, the
-// monotone partition, parameters and cancellation.
+// +Y with 3..max_verts_per_poly vertices on cell corners; vertices, centroids, detail vertices and
+// a lattice of sample points over walkable spans; detail triangles covering each polygon;
+// symmetric adjacency, and complete (polygons sharing an edge are linked unless a wall runs
+// there); no two polygons over the same point of one floor. Then hand-built grids with known
+// shapes, the sample levels, the shared Recast demo meshes, tiled builds against solo builds,
+// determinism across thread counts, the monotone partition, random grids and mazes, parameters,
+// progress and cancellation.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -34,7 +36,8 @@ using navmesh::NavmeshParams;
 
 namespace {
 
-// ---- Hand-built grids -----------------------------------------------------------------------------
+// ---- Hand-built grids
+// -----------------------------------------------------------------------------
 
 // A voxel grid built column by column (cell 0.3 m x 0.2 m, default agent: height 10 cells,
 // climb 4, radius 2). Spans are added bottom-up per column.
@@ -100,7 +103,8 @@ vox::VoxelGrid voxelizeLevel(const std::filesystem::path& path) {
     return std::move(grid).value();
 }
 
-// ---- Independent checks ---------------------------------------------------------------------------
+// ---- Independent checks
+// ---------------------------------------------------------------------------
 
 struct P2 {
     double x, z;
@@ -231,7 +235,8 @@ void checkNavMesh(const NavMesh& m, const vox::VoxelGrid& g, const NavmeshParams
                         std::to_string(c.z) + ", y " + std::to_string(m.vertices[3 * v + 1]) +
                         ") is not over a walkable span");
     }
-    if (!m.poly_vertices.empty() && *std::max_element(m.poly_vertices.begin(), m.poly_vertices.end()) >= m.vertexCount())
+    if (!m.poly_vertices.empty() &&
+        *std::max_element(m.poly_vertices.begin(), m.poly_vertices.end()) >= m.vertexCount())
         return;
 
     for (size_t p = 0; p < polys; ++p) {
@@ -245,7 +250,8 @@ void checkNavMesh(const NavMesh& m, const vox::VoxelGrid& g, const NavmeshParams
         const std::vector<P2> poly = polygonXZ(m, g, p);
         double area2 = 0;
         for (int k = 0; k < n; ++k) {
-            const double c = cross(poly[size_t(k)], poly[size_t((k + 1) % n)], poly[size_t((k + 2) % n)]);
+            const double c =
+                cross(poly[size_t(k)], poly[size_t((k + 1) % n)], poly[size_t((k + 2) % n)]);
             if (c <= 1e-9) shape.add(name + " is not strictly convex counter-clockwise");
             area2 += cross({0, 0}, poly[size_t(k)], poly[size_t((k + 1) % n)]);
         }
@@ -280,6 +286,17 @@ void checkNavMesh(const NavMesh& m, const vox::VoxelGrid& g, const NavmeshParams
             centroid.z += q.z / n;
         }
         double y = 0;
+        // Half-way between the centroid and each corner, the detail mesh is on the floor too.
+        for (const P2& corner : poly) {
+            const P2 q{0.5 * (centroid.x + corner.x), 0.5 * (centroid.z + corner.z)};
+            double qy = 0;
+            if (!detailHeight(m, g, p, q, qy))
+                detail.add(name + ": no detail triangle under an inner point");
+            else if (!walkableNear(g, q.x, q.z, qy, tolerance, 2))
+                heights.add(name + ": an inner point (cell " + std::to_string(q.x) + ", " +
+                            std::to_string(q.z) + ", y " + std::to_string(qy) +
+                            ") is not over a walkable span");
+        }
         if (!detailHeight(m, g, p, centroid, y))
             detail.add(name + ": no detail triangle under the centroid");
         else if (!walkableNear(g, centroid.x, centroid.z, y, tolerance, 2))
@@ -299,10 +316,12 @@ void checkNavMesh(const NavMesh& m, const vox::VoxelGrid& g, const NavmeshParams
             bool back = false;
             for (uint32_t j = m.poly_offsets[q]; j < m.poly_offsets[q + 1]; ++j) {
                 const uint32_t wa = m.poly_vertices[j];
-                const uint32_t wb = m.poly_vertices[j + 1 < m.poly_offsets[q + 1] ? j + 1 : m.poly_offsets[q]];
+                const uint32_t wb =
+                    m.poly_vertices[j + 1 < m.poly_offsets[q + 1] ? j + 1 : m.poly_offsets[q]];
                 if (wa == vb && wb == va && m.poly_neighbours[j] == p) back = true;
             }
-            if (!back) adjacency.add(name + ": neighbour " + std::to_string(q) + " does not link back");
+            if (!back)
+                adjacency.add(name + ": neighbour " + std::to_string(q) + " does not link back");
         }
     }
     EXPECT_NO_FAILURES(shape);
@@ -327,7 +346,9 @@ std::vector<std::pair<size_t, double>> polygonsAt(const NavMesh& m, const vox::V
     return out;
 }
 
-// No two polygons over one point of a floor: sampled on a lattice of cell-unit points.
+// No two polygons over one point of a floor, and the detail mesh on the floor there (within the
+// detail error plus a step, at the default detail error): sampled on a lattice of cell-unit
+// points.
 void checkNoOverlap(const NavMesh& m, const vox::VoxelGrid& g, int step) {
     // Bounding boxes first, so that the lattice test stays cheap.
     struct Box {
@@ -347,7 +368,10 @@ void checkNoOverlap(const NavMesh& m, const vox::VoxelGrid& g, int step) {
         boxes[p] = b;
     }
     const double min_gap = g.agent.height * 0.5;
-    Failures overlap;
+    const vox::AgentCells agent = vox::agentCells(g.agent, g.cell_size, g.cell_height);
+    const double tolerance =
+        (NavmeshParams{}.detail_max_error + agent.climb) * g.cell_height + 1e-3;
+    Failures overlap, floor;
     size_t samples = 0;
     std::vector<std::pair<size_t, double>> hits;
     for (uint32_t z = 0; z < g.size_z; z += uint32_t(step)) {
@@ -359,7 +383,11 @@ void checkNoOverlap(const NavMesh& m, const vox::VoxelGrid& g, int step) {
                 if (q.x <= b.x0 || q.x >= b.x1 || q.z <= b.z0 || q.z >= b.z1) continue;
                 if (!insideConvex(polys[p], q, 1e-6)) continue;
                 double y = 0;
-                if (detailHeight(m, g, p, q, y)) hits.push_back({p, y});
+                if (!detailHeight(m, g, p, q, y)) continue;
+                hits.push_back({p, y});
+                if (!walkableNear(g, q.x, q.z, y, tolerance, 2))
+                    floor.add("polygon " + std::to_string(p) + " is off the floor at cell " +
+                              std::to_string(x) + ", " + std::to_string(z));
             }
             samples += !hits.empty();
             for (size_t i = 0; i < hits.size(); ++i)
@@ -372,6 +400,7 @@ void checkNoOverlap(const NavMesh& m, const vox::VoxelGrid& g, int step) {
     }
     if (m.polyCount() > 0) CHECK(samples > 0);
     EXPECT_NO_FAILURES(overlap);
+    EXPECT_NO_FAILURES(floor);
 }
 
 // Connected components of the polygon graph.
@@ -402,7 +431,8 @@ std::vector<uint32_t> components(const NavMesh& m, uint32_t& count) {
 double polygonArea(const NavMesh& m, const vox::VoxelGrid& g, size_t p) {
     const std::vector<P2> poly = polygonXZ(m, g, p);
     double a2 = 0;
-    for (size_t k = 0; k < poly.size(); ++k) a2 += cross({0, 0}, poly[k], poly[(k + 1) % poly.size()]);
+    for (size_t k = 0; k < poly.size(); ++k)
+        a2 += cross({0, 0}, poly[k], poly[(k + 1) % poly.size()]);
     return a2 / 2;  // [Units: cells^2]
 }
 
@@ -443,7 +473,8 @@ void checkAdjacencyComplete(const NavMesh& m, const vox::VoxelGrid& g) {
         const double mx = 0.5 * (a.x + b.x), mz = 0.5 * (a.z + b.z);
         const double y = 0.5 * (m.vertices[3 * size_t(edge.first) + 1] +
                                 m.vertices[3 * size_t(edge.second) + 1]);
-        if (walkableAt(mx + 0.5 * nx, mz + 0.5 * nz, y) && walkableAt(mx - 0.5 * nx, mz - 0.5 * nz, y))
+        if (walkableAt(mx + 0.5 * nx, mz + 0.5 * nz, y) &&
+            walkableAt(mx - 0.5 * nx, mz - 0.5 * nz, y))
             missing.add("edge " + std::to_string(edge.first) + "-" + std::to_string(edge.second) +
                         " has a reversed twin over walkable floor but no neighbour");
     }
@@ -525,7 +556,8 @@ void erodeForTest(vox::VoxelGrid& g, int rounds) {
                     const int dx[4] = {-1, 0, 1, 0}, dz[4] = {0, 1, 0, -1};
                     for (int d = 0; d < 4; ++d) {
                         const int nx = int(x) + dx[d], nz = int(z) + dz[d];
-                        if (nx < 0 || nz < 0 || nx >= int(g.size_x) || nz >= int(g.size_z)) continue;
+                        if (nx < 0 || nz < 0 || nx >= int(g.size_x) || nz >= int(g.size_z))
+                            continue;
                         const size_t n = size_t(nz) * g.size_x + size_t(nx);
                         for (size_t k = g.column_offsets[n]; k < g.column_offsets[n + 1]; ++k) {
                             const int floor = g.spans[s].y_max, n_floor = g.spans[k].y_max;
@@ -670,7 +702,8 @@ TEST_CASE("navmesh of two floors, one over the other") {
     b.floor(0, 0, 40, 40, 10);   // ground floor, top 2 m above the origin
     b.floor(10, 10, 30, 30, 30);  // upper floor, 4 m higher (slab [28, 30), 18 cells clearance)
     const vox::VoxelGrid grid = b.build();
-    for (navmesh::Partition partition : {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
+    for (navmesh::Partition partition :
+         {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
         NavmeshParams params;
         params.partition = partition;
         const NavMesh m = buildOk(grid, params);
@@ -763,7 +796,8 @@ TEST_CASE("navmesh of the sample indoor level: both floors, water, monotone") {
     const vox::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb");
     const uint8_t water = areaId(grid, "water");
     REQUIRE(water != 0xFF);
-    for (navmesh::Partition partition : {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
+    for (navmesh::Partition partition :
+         {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
         NavmeshParams params;
         params.partition = partition;
         const NavMesh m = buildOk(grid, params);
@@ -782,7 +816,8 @@ TEST_CASE("navmesh of the sample indoor level: both floors, water, monotone") {
         bool both = false;
         for (double x = 0.5; x < 15.8 && !both; x += 0.5) {
             for (double z = 8.25; z < 19.8 && !both; z += 0.5) {
-                const P2 q{(x - grid.origin[0]) / grid.cell_size, (z - grid.origin[2]) / grid.cell_size};
+                const P2 q{(x - grid.origin[0]) / grid.cell_size,
+                           (z - grid.origin[2]) / grid.cell_size};
                 bool low = false, high = false;
                 for (const auto& [p, y] : polygonsAt(m, grid, q)) {
                     low = low || std::abs(y - 0.0) < 0.5;
@@ -797,7 +832,8 @@ TEST_CASE("navmesh of the sample indoor level: both floors, water, monotone") {
         const std::vector<uint32_t> comp = components(m, count);
         std::vector<double> area_of(count, 0);
         for (size_t p = 0; p < m.polyCount(); ++p) area_of[comp[p]] += polygonArea(m, grid, p);
-        const uint32_t largest = uint32_t(std::max_element(area_of.begin(), area_of.end()) - area_of.begin());
+        const uint32_t largest =
+            uint32_t(std::max_element(area_of.begin(), area_of.end()) - area_of.begin());
         bool ground = false, upper = false;
         for (size_t p = 0; p < m.polyCount(); ++p) {
             if (comp[p] != largest) continue;
@@ -812,7 +848,8 @@ TEST_CASE("navmesh of the sample indoor level: both floors, water, monotone") {
 
 TEST_CASE("navmesh of the sample terrain") {
     const vox::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "terrain.obj");
-    for (navmesh::Partition partition : {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
+    for (navmesh::Partition partition :
+         {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
         NavmeshParams params;
         params.partition = partition;
         const NavMesh m = buildOk(grid, params);
@@ -834,7 +871,8 @@ TEST_CASE("navmesh of the sample terrain") {
     }
 }
 
-TEST_CASE("navmesh tiled builds: stitched across tiles, same connectivity as solo, any thread count") {
+TEST_CASE(
+    "navmesh tiled builds: stitched across tiles, same connectivity as solo, any thread count") {
     struct Level {
         std::string name;
         vox::VoxelGrid grid;
@@ -957,7 +995,9 @@ TEST_CASE("navmesh of random grids: rolling floors, holes, upper floors, two are
     const int seeds = env ? std::atoi(env) : 16;
     for (int seed = 0; seed < seeds; ++seed) {
         std::mt19937 rng{static_cast<uint32_t>(seed)};
-        auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+        auto uniform = [&](int lo, int hi) {
+            return std::uniform_int_distribution<int>(lo, hi)(rng);
+        };
         const int sx = uniform(12, 80), sz = uniform(12, 80);
         GridBuilder b{static_cast<uint32_t>(sx), static_cast<uint32_t>(sz)};
         if (seed % 2 == 1) {
