@@ -1,27 +1,46 @@
 #!/usr/bin/env bash
-# `make run`: bakes the sample levels end to end with the stages that exist and prints a summary.
+# `make run`: bakes the sample levels end to end with every stage that exists and prints a summary.
 # Usage: tools/run_sample.sh NAVBAKE OUT_DIR [SHARED_DATA]
 set -euo pipefail
 navbake=$1
 out=$2
 shared=${3:-}
 mkdir -p "$out"
+step() { printf '\n== %s\n' "$*"; }
 
-echo "== navbake: $("$navbake" --version)"
-echo
-echo "== Indoor level (glTF, two floors, ramp, stairs): import"
-"$navbake" import sample_levels/indoor_two_floors.glb -o "$out/indoor_two_floors.geo"
-"$navbake" inspect "$out/indoor_two_floors.geo"
-echo
-echo "== Outdoor terrain (OBJ): import"
+echo "$("$navbake" --version)"
+
+step "Indoor level (glTF: four rooms, a mezzanine over two of them, ramp, stairs, water, crates)"
+"$navbake" import sample_levels/indoor_two_floors.glb -o "$out/indoor.geo"
+"$navbake" voxelize "$out/indoor.geo" -o "$out/indoor.vox"
+"$navbake" graph tile "$out/indoor.vox" -o "$out/indoor.tile.graph"
+"$navbake" graph navmesh "$out/indoor.vox" -o "$out/indoor.navmesh.graph"
+"$navbake" -q pack "$out/indoor.tile.graph" -o "$out/indoor.tile.nav"
+"$navbake" -q pack "$out/indoor.navmesh.graph" -o "$out/indoor.navmesh.nav"
+echo "Ground floor (2, 0, 2) -> mezzanine (8, 3, 15), up the ramp:"
+echo "  tile graph: $("$navbake" query "$out/indoor.tile.nav" --from 2,0,2 --to 8,3,15 | head -1)"
+echo "  navmesh:    $("$navbake" query "$out/indoor.navmesh.nav" --from 2,0,2 --to 8,3,15 | head -1)"
+
+step "Outdoor terrain (OBJ: hills, a cliff, a pond, rocks)"
 "$navbake" import sample_levels/terrain.obj -o "$out/terrain.geo"
-"$navbake" inspect "$out/terrain.geo" | sed -n '1,/^stats\|^vertices/p' | head -12
+"$navbake" voxelize "$out/terrain.geo" -o "$out/terrain.vox"
+"$navbake" graph navmesh "$out/terrain.vox" -o "$out/terrain.graph" --tile-size 64
+"$navbake" -q pack "$out/terrain.graph" -o "$out/terrain.nav"
+echo "  navmesh: $("$navbake" query "$out/terrain.nav" --from -20,0,-20 --to 20,0,20 --vertical-tolerance 5 | head -1)"
+
+step "3D maze (MovingAI .3dmap) for flying agents: volume graph, 100 generated scenarios"
+"$navbake" import sample_levels/maze3d.3dmap -o "$out/maze3d.vox"
+"$navbake" graph volume "$out/maze3d.vox" -o "$out/maze3d.graph"
+"$navbake" -q pack "$out/maze3d.graph" -o "$out/maze3d.nav"
+"$navbake" scen "$out/maze3d.nav" sample_levels/maze3d.3dscen
+
 if [ -n "$shared" ] && [ -f "$shared/movingai/den520d.map" ]; then
-  echo
-  echo "== MovingAI grid (den520d): import to a voxel grid"
+  step "MovingAI den520d (Dragon Age: Origins): tile graph, 1000 benchmark scenarios"
   "$navbake" import "$shared/movingai/den520d.map" -o "$out/den520d.vox"
-  "$navbake" inspect "$out/den520d.vox"
+  "$navbake" graph tile "$out/den520d.vox" -o "$out/den520d.graph"
+  "$navbake" -q pack "$out/den520d.graph" -o "$out/den520d.nav"
+  "$navbake" scen "$out/den520d.nav" "$shared/movingai/den520d.map.scen"
 fi
-echo
-echo "Artifacts written to $out/:"
+
+step "Artifacts in $out/"
 ls -l "$out"
