@@ -29,6 +29,15 @@ inline uint64_t loadLe64(const uint8_t* p) {
     return uint64_t(loadLe32(p)) | uint64_t(loadLe32(p + 4)) << 32;
 }
 
+// The bytes of an array of u8/u16/u32/u64/f32 values. Hosts are little-endian (navrt checks this at
+// build time), so the in-memory representation is already the file's.
+template <class T>
+std::vector<uint8_t> arrayBytes(const std::vector<T>& values) {
+    std::vector<uint8_t> bytes(values.size() * sizeof(T));
+    if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+    return bytes;
+}
+
 // Appends little-endian fields to a growing byte vector (bake side only).
 class ByteWriter {
 public:

@@ -54,14 +54,7 @@ Bounds Geometry::bounds() const {
 
 namespace {
 
-template <class T>
-std::vector<uint8_t> podBytes(const std::vector<T>& values) {
-    // Hosts are little-endian (checked at build time in formats/), so the in-memory
-    // representation of u8/u32/f32 arrays is already the file's.
-    std::vector<uint8_t> bytes(values.size() * sizeof(T));
-    if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-    return bytes;
-}
+using formats::arrayBytes;
 
 template <class T>
 bool bytesToPod(const std::vector<uint8_t>& bytes, size_t count, std::vector<T>& out) {
@@ -98,10 +91,10 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
     formats::ContainerWriter writer(formats::kKindGeometry, formats::kGeometryVersion);
     writer.add(formats::kSecGeometryHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, encodeAreaTable(g.areas), formats::Codec::raw);
-    writer.add(formats::kSecVertices, podBytes(g.vertices));
-    writer.add(formats::kSecTriangles, podBytes(g.triangles));
-    writer.add(formats::kSecTriangleAreas, podBytes(g.triangle_areas));
-    writer.add(formats::kSecTriangleObjects, podBytes(g.triangle_objects));
+    writer.add(formats::kSecVertices, arrayBytes(g.vertices));
+    writer.add(formats::kSecTriangles, arrayBytes(g.triangles));
+    writer.add(formats::kSecTriangleAreas, arrayBytes(g.triangle_areas));
+    writer.add(formats::kSecTriangleObjects, arrayBytes(g.triangle_objects));
     writer.add(formats::kSecObjectNames, names.take());
     return saveContainer(path, writer);
 }

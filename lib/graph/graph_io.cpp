@@ -8,12 +8,7 @@
 namespace nav::graph {
 namespace {
 
-template <class T>
-std::vector<uint8_t> podBytes(const std::vector<T>& values) {
-    std::vector<uint8_t> bytes(values.size() * sizeof(T));
-    if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-    return bytes;
-}
+using formats::arrayBytes;
 
 }  // namespace
 
@@ -137,25 +132,25 @@ Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kin
     writer.add(formats::kSecAreas, geo::encodeAreaTable(g.areas), formats::Codec::raw);
     const bool implicit_volume = (header.flags & formats::kGraphFlagImplicitVolume) != 0;
     if (!implicit_volume) {
-        writer.add(formats::kSecNodePositions, podBytes(g.positions));
+        writer.add(formats::kSecNodePositions, arrayBytes(g.positions));
         if (!g.cells.empty()) writer.add(formats::kSecNodeCells, std::move(cells));
     }
     if (!g.column_nodes.empty())
-        writer.add(formats::kSecColumnNodes, podBytes(g.column_nodes), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecColumnNodes, arrayBytes(g.column_nodes), formats::Codec::zstd_delta32);
     if (!implicit_volume) {
-        writer.add(formats::kSecEdgeOffsets, podBytes(g.edge_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecEdgeOffsets, arrayBytes(g.edge_offsets), formats::Codec::zstd_delta32);
         // Targets are stored relative to their source node (wrapping u32 difference): neighbours
         // of grid cells sit at a few fixed offsets, which compress far better than node ids.
         std::vector<uint32_t> relative(g.edge_targets.size());
         for (size_t v = 0; v + 1 < g.edge_offsets.size(); ++v)
             for (uint32_t e = g.edge_offsets[v]; e < g.edge_offsets[v + 1]; ++e)
                 relative[e] = g.edge_targets[e] - uint32_t(v);
-        writer.add(formats::kSecEdgeTargets, podBytes(relative));
-        writer.add(formats::kSecEdgeCosts, podBytes(g.edge_costs));
+        writer.add(formats::kSecEdgeTargets, arrayBytes(relative));
+        writer.add(formats::kSecEdgeCosts, arrayBytes(g.edge_costs));
     } else {
-        writer.add(formats::kSecFreeVoxels, podBytes(g.free_voxels));
+        writer.add(formats::kSecFreeVoxels, arrayBytes(g.free_voxels));
     }
-    writer.add(formats::kSecComponents, podBytes(g.components));
+    writer.add(formats::kSecComponents, arrayBytes(g.components));
     if (header.type == GraphType::navmesh) {
         const navmesh::NavMesh& m = g.mesh;
         std::vector<uint8_t> info;
@@ -166,17 +161,17 @@ Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kin
         }
         std::vector<uint8_t> index_header(formats::kMeshIndexHeaderSize);
         formats::encodeMeshIndexHeader(g.mesh_index, index_header.data());
-        writer.add(formats::kSecMeshVertices, podBytes(m.vertices));
-        writer.add(formats::kSecPolyOffsets, podBytes(m.poly_offsets), formats::Codec::zstd_delta32);
-        writer.add(formats::kSecPolyVertices, podBytes(m.poly_vertices));
-        writer.add(formats::kSecPolyNeighbours, podBytes(m.poly_neighbours));
-        writer.add(formats::kSecPolyAreas, podBytes(m.poly_areas));
+        writer.add(formats::kSecMeshVertices, arrayBytes(m.vertices));
+        writer.add(formats::kSecPolyOffsets, arrayBytes(m.poly_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecPolyVertices, arrayBytes(m.poly_vertices));
+        writer.add(formats::kSecPolyNeighbours, arrayBytes(m.poly_neighbours));
+        writer.add(formats::kSecPolyAreas, arrayBytes(m.poly_areas));
         writer.add(formats::kSecPolyInfo, info_writer.take());
-        writer.add(formats::kSecDetailOffsets, podBytes(m.detail_offsets), formats::Codec::zstd_delta32);
-        writer.add(formats::kSecDetailTriangles, podBytes(m.detail_triangles));
+        writer.add(formats::kSecDetailOffsets, arrayBytes(m.detail_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecDetailTriangles, arrayBytes(m.detail_triangles));
         writer.add(formats::kSecMeshIndexHeader, std::move(index_header), formats::Codec::raw);
-        writer.add(formats::kSecMeshIndexOffsets, podBytes(g.index_offsets), formats::Codec::zstd_delta32);
-        writer.add(formats::kSecMeshIndexPolys, podBytes(g.index_polys));
+        writer.add(formats::kSecMeshIndexOffsets, arrayBytes(g.index_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecMeshIndexPolys, arrayBytes(g.index_polys));
     }
     if (!g.source_name.empty())
         writer.add(formats::kSecSourceName,

@@ -29,6 +29,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "../common/parallel.h"
 #include "navmesh_internal.h"
 
 namespace nav::navmesh {
@@ -44,62 +45,11 @@ constexpr int kMaxTileSize = 1 << 16;  // [Units: cells]
 constexpr size_t kParallelMinSpans = 64 * 1024;
 
 // Thrown between the stages of a one-tile build when the context asks to stop.
-struct CancelledBuild {};
+using CancelledBuild = StageCancelled;
 
-// Runs tasks 0..count-1 on up to `threads` threads (the caller's included). Only the calling
-// thread reports progress.
 Status runTasks(size_t count, int threads, Context& context, uint64_t& progress_done,
                 uint64_t progress_total, const std::function<void(size_t)>& task) {
-    std::atomic<size_t> next{0};
-    std::atomic<uint64_t> completed{0};
-    std::atomic<bool> failed{false};
-    std::mutex error_mutex;
-    std::exception_ptr error;
-    auto take = [&]() -> bool {
-        if (failed.load(std::memory_order_relaxed) || context.cancelled()) return false;
-        const size_t index = next.fetch_add(1, std::memory_order_relaxed);
-        if (index >= count) return false;
-        try {
-            task(index);
-        } catch (...) {
-            std::lock_guard<std::mutex> lock(error_mutex);
-            if (!error) error = std::current_exception();
-            failed.store(true);
-            return false;
-        }
-        completed.fetch_add(1, std::memory_order_relaxed);
-        return true;
-    };
-    std::vector<std::thread> workers;
-    const size_t wanted = std::min<size_t>(size_t(std::max(threads, 1)), count);
-    for (size_t i = 1; i < wanted; ++i) {
-        try {
-            workers.emplace_back([&] {
-                while (take()) continue;
-            });
-        } catch (const std::system_error&) {
-            break;  // fewer threads; same result
-        }
-    }
-    while (take()) context.progress("navmesh", progress_done + completed.load(), progress_total);
-    for (std::thread& worker : workers) worker.join();
-    progress_done += count;
-    if (error) {
-        try {
-            std::rethrow_exception(error);
-        } catch (const CancelledBuild&) {
-            return makeError(ErrorKind::cancelled, "navmesh: cancelled");
-        } catch (const std::bad_alloc&) {
-            return makeError(ErrorKind::internal, "navmesh: out of memory");
-        } catch (const std::exception& e) {
-            return makeError(ErrorKind::internal, "navmesh: {}", e.what());
-        } catch (...) {
-            return makeError(ErrorKind::internal, "navmesh: unknown failure in a worker");
-        }
-    }
-    if (context.cancelled()) return makeError(ErrorKind::cancelled, "navmesh: cancelled");
-    context.progress("navmesh", progress_done, progress_total);
-    return {};
+    return runParallel("navmesh", count, threads, context, progress_done, progress_total, task);
 }
 
 }  // namespace

@@ -356,18 +356,7 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
     while (heap_size_ > 0) {
         const uint32_t u = heapPop();
         ++expansions_;
-        if (u == goal) {
-            uint32_t count = 0;
-            for (uint32_t v = goal; v != kNoNode; v = records_[v].parent) path_[count++] = v;
-            for (uint32_t i = 0; i < count / 2; ++i) {
-                const uint32_t t = path_[i];
-                path_[i] = path_[count - 1 - i];
-                path_[count - 1 - i] = t;
-            }
-            path_length_ = count;
-            cost_ = records_[goal].g;
-            return PathStatus::found;
-        }
+        if (u == goal) return finishPath(goal);
         if (max_expansions_ != 0 && expansions_ >= max_expansions_) return PathStatus::out_of_nodes;
         const Vec3 at = point(u);
         const double cost_u = g.area_costs[g.poly_areas[u]];

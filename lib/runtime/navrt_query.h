@@ -145,6 +145,8 @@ private:
     template <class Expand>
     PathStatus search(uint32_t start, uint32_t goal, Expand&& expand);
     double heuristic(uint32_t node, uint32_t goal) const;
+    // Fills path_ by following parents back from the goal, sets the cost; returns found.
+    PathStatus finishPath(uint32_t goal);
     void heapPush(uint32_t node);
     void heapDecrease(uint32_t node);
     uint32_t heapPop();

@@ -95,6 +95,8 @@
 #include <thread>
 #include <vector>
 
+#include "../common/parallel.h"
+
 namespace nav::vox {
 namespace {
 
@@ -121,56 +123,8 @@ public:
         : threads_(threads), context_(context), progress_total_(progress_total) {}
 
     Status run(size_t count, const std::function<void(size_t)>& task) {
-        std::atomic<size_t> next{0};
-        std::atomic<uint64_t> completed{0};
-        std::atomic<bool> failed{false};
-        std::mutex error_mutex;
-        std::exception_ptr error;
-
-        auto take = [&]() -> bool {  // runs one task; false when there is nothing left to do
-            if (failed.load(std::memory_order_relaxed) || context_.cancelled()) return false;
-            const size_t index = next.fetch_add(1, std::memory_order_relaxed);
-            if (index >= count) return false;
-            try {
-                task(index);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(error_mutex);
-                if (!error) error = std::current_exception();
-                failed.store(true);
-                return false;
-            }
-            completed.fetch_add(1, std::memory_order_relaxed);
-            return true;
-        };
-
-        std::vector<std::thread> workers;
-        const size_t wanted = std::min<size_t>(size_t(std::max(threads_, 1)), count);
-        for (size_t i = 1; i < wanted; ++i) {
-            try {
-                workers.emplace_back([&] { while (take()) {} });
-            } catch (const std::system_error&) {
-                break;  // fewer threads than asked; the result is the same
-            }
-        }
-        while (take())
-            context_.progress("voxelize", progress_done_ + completed.load(), progress_total_);
-        for (std::thread& worker : workers) worker.join();
-        progress_done_ += count;
-
-        if (error) {
-            try {
-                std::rethrow_exception(error);
-            } catch (const std::bad_alloc&) {
-                return makeError(ErrorKind::internal, "voxelize: out of memory");
-            } catch (const std::exception& e) {
-                return makeError(ErrorKind::internal, "voxelize: {}", e.what());
-            } catch (...) {
-                return makeError(ErrorKind::internal, "voxelize: unknown failure in a worker");
-            }
-        }
-        if (context_.cancelled()) return makeError(ErrorKind::cancelled, "voxelize: cancelled");
-        context_.progress("voxelize", progress_done_, progress_total_);
-        return {};
+        return runParallel("voxelize", count, threads_, context_, progress_done_, progress_total_,
+                           task);
     }
 
     void finish() { context_.progress("voxelize", progress_total_, progress_total_); }

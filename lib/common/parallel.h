@@ -1,0 +1,27 @@
+// The one worker loop of the bake stages: fixed task indices handed out from a shared counter, so
+// a stage whose tasks write disjoint outputs gives the same result at any thread count.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+#include "context.h"
+#include "result.h"
+
+namespace nav {
+
+// Thrown by a task to stop the stage as cancelled (e.g. after checking Context::cancelled()).
+struct StageCancelled {};
+
+// Runs tasks 0..count-1 on up to `threads` threads (the caller's included; fewer when threads
+// cannot be started, with the same result). Only the calling thread reports progress, as `stage`,
+// advancing `progress_done` by one per task towards `progress_total`. Stops handing out tasks when
+// the context is cancelled or a task throws: StageCancelled gives ErrorKind::cancelled,
+// std::bad_alloc "out of memory", other exceptions their message (ErrorKind::internal).
+Status runParallel(std::string_view stage, size_t count, int threads, Context& context,
+                   uint64_t& progress_done, uint64_t progress_total,
+                   const std::function<void(size_t)>& task);
+
+}  // namespace nav
