@@ -325,4 +325,38 @@ Error decodeMeshIndexHeader(const uint8_t* data, size_t size, MeshIndexHeader& h
     return {};
 }
 
+void encodePovStats(const PovStats& s, uint8_t out[kPovStatsSize]) {
+    storeLe32(out + 0, s.corner_count);
+    storeLe32(out + 4, s.layer_cell_count);
+    storeLe32(out + 8, s.layer_component_count);
+    storeLe32(out + 12, s.any_direction_corners);
+    storeLe64(out + 16, s.visibility_edges);
+    storeLe64(out + 24, s.taut_edges);
+}
+
+Error decodePovStats(const uint8_t* data, size_t size, PovStats& s) {
+    constexpr uint32_t id = kSecPovStats;
+    if (size != kPovStatsSize)
+        return makeError(ErrorCode::bad_section, 0, id, "section 'PSTA' is %zu bytes, expected %zu",
+                         size, kPovStatsSize);
+    s.corner_count = loadLe32(data + 0);
+    s.layer_cell_count = loadLe32(data + 4);
+    s.layer_component_count = loadLe32(data + 8);
+    s.any_direction_corners = loadLe32(data + 12);
+    s.visibility_edges = loadLe64(data + 16);
+    s.taut_edges = loadLe64(data + 24);
+    if (s.any_direction_corners > s.corner_count)
+        return makeError(ErrorCode::bad_section, 12, id,
+                         "section 'PSTA': %u any-direction corners but %u corners",
+                         s.any_direction_corners, s.corner_count);
+    if (s.layer_component_count > s.layer_cell_count)
+        return makeError(ErrorCode::bad_section, 8, id,
+                         "section 'PSTA': %u layer components but %u layer cells",
+                         s.layer_component_count, s.layer_cell_count);
+    if (s.taut_edges > s.visibility_edges)
+        return makeError(ErrorCode::bad_section, 24, id,
+                         "section 'PSTA': more taut edges than visibility edges");
+    return {};
+}
+
 }  // namespace nav::formats

@@ -61,6 +61,13 @@ inline constexpr uint32_t kSecDetailTriangles = fourcc("MDTR"); // 9 x f32 per d
 inline constexpr uint32_t kSecMeshIndexHeader = fourcc("MGHD"); // spatial index header (32 bytes)
 inline constexpr uint32_t kSecMeshIndexOffsets = fourcc("MGOF"); // u32 per index cell, +1
 inline constexpr uint32_t kSecMeshIndexPolys = fourcc("MGPL");   // u32 polygon ids per cell
+// Points-of-visibility graphs (node = convex obstacle corner) and their layer grid.
+inline constexpr uint32_t kSecPovCorners = fourcc("PCRN");       // 8-byte corner records
+inline constexpr uint32_t kSecLayerCells = fourcc("LCEL");       // 8-byte NodeCell per layer cell
+inline constexpr uint32_t kSecLayerColumns = fourcc("LCOL");     // u32 first cell per column, +1
+inline constexpr uint32_t kSecLayerNeighbours = fourcc("LNB4");  // 4 planes of u32 cell ids
+inline constexpr uint32_t kSecLayerComponents = fourcc("LCMP");  // u32 component per layer cell
+inline constexpr uint32_t kSecPovStats = fourcc("PSTA");         // 32-byte bake statistics
 
 // ---- Area table ------------------------------------------------------------------------------
 inline constexpr uint32_t kMaxAreas = 64;
@@ -209,5 +216,55 @@ inline void encodeNodeCell(const NodeCell& c, uint8_t* p) {
     p[6] = c.area;
     p[7] = 0;
 }
+
+// ---- PCRN: 8 bytes per POV corner ------------------------------------------------------------
+// A convex obstacle corner: the grid vertex of layer cell `cell` on the side (bx, bz) (each -1 or
+// +1), i.e. vertex (x + (bx > 0), z + (bz > 0)) of the cell's column (x, z); the quadrant beyond
+// the vertex in direction (bx, bz) is the obstacle. kPovCornerAnyDirection marks corners whose
+// obstacle is not a quadrant (a ledge ending at the vertex, or floors spiralling around it): the
+// taut-edge rule does not apply to them and every direction is kept.
+inline constexpr size_t kPovCornerSize = 8;
+inline constexpr uint8_t kPovCornerAnyDirection = 1;
+struct PovCorner {
+    uint32_t cell = 0;
+    int8_t bx = 1, bz = 1;
+    uint8_t flags = 0;
+};
+inline PovCorner decodePovCorner(const uint8_t* p) {
+    return {uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24,
+            int8_t(p[4]), int8_t(p[5]), p[6]};
+}
+inline void encodePovCorner(const PovCorner& c, uint8_t* p) {
+    for (int i = 0; i < 4; ++i) p[i] = uint8_t(c.cell >> (8 * i));
+    p[4] = uint8_t(c.bx);
+    p[5] = uint8_t(c.bz);
+    p[6] = c.flags;
+    p[7] = 0;
+}
+// Record checks that need no other section: directions are +-1, flags known, reserved zero.
+inline bool povCornerRecordValid(const uint8_t* p) {
+    const int8_t bx = int8_t(p[4]), bz = int8_t(p[5]);
+    return (bx == 1 || bx == -1) && (bz == 1 || bz == -1) &&
+           (p[6] & ~kPovCornerAnyDirection) == 0 && p[7] == 0;
+}
+
+// ---- LNB4 plane order ---------------------------------------------------------------------------
+// Plane k holds, for every layer cell, its neighbour across the cell side in direction k.
+inline constexpr int kLayerDirections = 4;
+inline constexpr int kLayerDx[4] = {1, -1, 0, 0};  // +X, -X, +Z, -Z
+inline constexpr int kLayerDz[4] = {0, 0, 1, -1};
+
+// ---- PSTA: 32 bytes ---------------------------------------------------------------------------
+struct PovStats {
+    uint32_t corner_count = 0;           // = node_count
+    uint32_t layer_cell_count = 0;       // entries in LCEL
+    uint32_t layer_component_count = 0;  // LCMP ids are below this
+    uint32_t any_direction_corners = 0;  // corners with kPovCornerAnyDirection
+    uint64_t visibility_edges = 0;       // directed edges of the full visibility graph
+    uint64_t taut_edges = 0;             // directed edges kept (= edge_count)
+};
+inline constexpr size_t kPovStatsSize = 32;
+void encodePovStats(const PovStats& stats, uint8_t out[kPovStatsSize]);
+Error decodePovStats(const uint8_t* data, size_t size, PovStats& out);
 
 }  // namespace nav::formats

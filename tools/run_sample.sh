@@ -16,10 +16,13 @@ step "Indoor level (glTF: four rooms, a mezzanine over two of them, ramp, stairs
 "$navbake" graph tile "$out/indoor.vox" -o "$out/indoor.tile.graph"
 "$navbake" graph navmesh "$out/indoor.vox" -o "$out/indoor.navmesh.graph"
 "$navbake" -q pack "$out/indoor.tile.graph" -o "$out/indoor.tile.nav"
+"$navbake" graph pov "$out/indoor.vox" -o "$out/indoor.pov.graph"
 "$navbake" -q pack "$out/indoor.navmesh.graph" -o "$out/indoor.navmesh.nav"
+"$navbake" -q pack "$out/indoor.pov.graph" -o "$out/indoor.pov.nav"
 echo "Ground floor (2, 0, 2) -> mezzanine (8, 3, 15), up the ramp:"
 echo "  tile graph: $("$navbake" query "$out/indoor.tile.nav" --from 2,0,2 --to 8,3,15 | head -1)"
 echo "  navmesh:    $("$navbake" query "$out/indoor.navmesh.nav" --from 2,0,2 --to 8,3,15 | head -1)"
+echo "  POV:        $("$navbake" query "$out/indoor.pov.nav" --from 2,0,2 --to 8,3,15 | head -1)"
 
 step "Outdoor terrain (OBJ: hills, a cliff, a pond, rocks)"
 "$navbake" import sample_levels/terrain.obj -o "$out/terrain.geo"
@@ -40,6 +43,10 @@ if [ -n "$shared" ] && [ -f "$shared/movingai/den520d.map" ]; then
   "$navbake" graph tile "$out/den520d.vox" -o "$out/den520d.graph"
   "$navbake" -q pack "$out/den520d.graph" -o "$out/den520d.nav"
   "$navbake" scen "$out/den520d.nav" "$shared/movingai/den520d.map.scen"
+  step "MovingAI den520d: points-of-visibility graph, exact any-angle paths on the same scenarios"
+  "$navbake" graph pov "$out/den520d.vox" -o "$out/den520d.pov.graph"
+  "$navbake" -q pack "$out/den520d.pov.graph" -o "$out/den520d.pov.nav"
+  "$navbake" scen "$out/den520d.pov.nav" "$shared/movingai/den520d.map.scen"
 fi
 
 step "Artifacts in $out/"

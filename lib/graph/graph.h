@@ -40,6 +40,14 @@ struct Graph {
     formats::MeshIndexHeader mesh_index;
     std::vector<uint32_t> index_offsets;
     std::vector<uint32_t> index_polys;
+    // POV graphs: node v = corner v (PCRN), and the layer grid (the walkable cells of the tile
+    // graph with their 4 cardinal connections) that locate() and line of sight use.
+    std::vector<formats::PovCorner> corners;
+    std::vector<formats::NodeCell> layer_cells;
+    std::vector<uint32_t> layer_columns;     // first layer cell of each column, +1 (CSR)
+    std::vector<uint32_t> layer_neighbours;  // 4 planes (+X, -X, +Z, -Z) of layer_cells.size()
+    std::vector<uint32_t> layer_components;  // tile-graph component per layer cell
+    formats::PovStats pov_stats;
 
     size_t nodeCount() const {
         if (header.flags & formats::kGraphFlagImplicitVolume)
@@ -74,6 +82,20 @@ Result<Graph> buildVolumeGraph(const vox::VoxelGrid& grid, float agent_radius, C
 // empty graph and a warning.
 Result<Graph> buildNavmeshGraph(const vox::VoxelGrid& grid, const navmesh::NavmeshParams& params,
                                 Context& context);
+
+struct PovParams {
+    // false keeps every visible corner pair (all corners marked kPovCornerAnyDirection): the full
+    // visibility graph, for comparisons; true keeps only taut edges (Oh & Leong 2017).
+    bool prune = true;
+    unsigned threads = 0;  // 0 = all hardware threads; the output does not depend on it
+};
+
+// Points-of-visibility graph (Lozano-Perez & Wesley 1979) over the walkable surface of `grid`:
+// nodes are the convex obstacle corners of every layer (grid vertices where three quadrant cells
+// are walkable and connected and the diagonal one is not), edges join corners that see each
+// other (navrt::povCornersVisible) and, with params.prune, are taut at both ends; cost = 3D
+// distance between the corners. Also stores the layer grid and bake statistics (PSTA).
+Result<Graph> buildPovGraph(const vox::VoxelGrid& grid, const PovParams& params, Context& context);
 
 // The graph of an already built navmesh (grid supplies dimensions, agent and area table).
 Graph navmeshGraph(navmesh::NavMesh mesh, const vox::VoxelGrid& grid);

@@ -95,6 +95,100 @@ Status decodeMeshSections(const LoadedContainer& c, size_t polys, Graph& g) {
     return {};
 }
 
+// Reads and checks the POV sections: corners, the layer grid and the statistics.
+Status decodePovSections(const LoadedContainer& c, Graph& g) {
+    const std::string file = c.path.string();
+    const formats::GraphHeader& h = g.header;
+    const size_t n = h.node_count;
+    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
+    auto bytesOf = [&](uint32_t id) { return c.section(id); };
+    if (h.flags != 0) return inputError("{}: section 'GRHD': POV graphs take no flags", file);
+    auto stats = bytesOf(formats::kSecPovStats);
+    if (!stats) return stats.error();
+    if (formats::Error e = formats::decodePovStats(stats->data(), stats->size(), g.pov_stats))
+        return containerError(c.path, e);
+    const formats::PovStats& st = g.pov_stats;
+    if (st.corner_count != n || st.taut_edges != h.edge_count)
+        return inputError("{}: section 'PSTA': {} corners and {} taut edges, but GRHD has {} nodes "
+                          "and {} edges", file, st.corner_count, st.taut_edges, n, h.edge_count);
+    const size_t cells = st.layer_cell_count;
+    auto sized = [&](uint32_t id, size_t expected) -> Result<std::vector<uint8_t>> {
+        auto bytes = bytesOf(id);
+        if (!bytes) return bytes.error();
+        if (bytes->size() != expected) {
+            char name[5];
+            formats::fourccToString(id, name);
+            return inputError("{}: section '{}' holds {} bytes, expected {}", file, name,
+                              bytes->size(), expected);
+        }
+        return std::move(bytes).value();
+    };
+    auto u32s = [](const std::vector<uint8_t>& bytes) {
+        std::vector<uint32_t> out(bytes.size() / 4);
+        if (!out.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+        return out;
+    };
+    auto cell_bytes = sized(formats::kSecLayerCells, cells * formats::kNodeCellSize);
+    if (!cell_bytes) return cell_bytes.error();
+    g.layer_cells.resize(cells);
+    for (size_t i = 0; i < cells; ++i) {
+        const uint8_t* p = cell_bytes->data() + i * formats::kNodeCellSize;
+        g.layer_cells[i] = formats::decodeNodeCell(p);
+        if (g.layer_cells[i].column >= columns || g.layer_cells[i].y > h.size_y ||
+            g.layer_cells[i].area >= g.areas.size() || p[7] != 0)
+            return inputError("{}: section 'LCEL': layer cell {} is invalid", file, i);
+    }
+    auto column_bytes = sized(formats::kSecLayerColumns, (columns + 1) * 4);
+    if (!column_bytes) return column_bytes.error();
+    g.layer_columns = u32s(*column_bytes);
+    if (g.layer_columns.front() != 0 || g.layer_columns.back() != cells)
+        return inputError("{}: section 'LCOL' does not cover the {} layer cells", file, cells);
+    for (size_t i = 0; i < columns; ++i) {
+        if (g.layer_columns[i] > g.layer_columns[i + 1])
+            return inputError("{}: section 'LCOL' decreases at column {}", file, i);
+        for (uint32_t v = g.layer_columns[i]; v < g.layer_columns[i + 1]; ++v)
+            if (g.layer_cells[v].column != i)
+                return inputError("{}: section 'LCOL': layer cell {} is listed under column {} but "
+                                  "stands on column {}", file, v, i, g.layer_cells[v].column);
+    }
+    auto neighbour_bytes = sized(formats::kSecLayerNeighbours, cells * 16);
+    if (!neighbour_bytes) return neighbour_bytes.error();
+    g.layer_neighbours = u32s(*neighbour_bytes);
+    for (int k = 0; k < formats::kLayerDirections; ++k) {
+        for (size_t i = 0; i < cells; ++i) {
+            const uint32_t t = g.layer_neighbours[size_t(k) * cells + i];
+            if (t == kNoNode) continue;
+            const int64_t x = g.layer_cells[i].column % h.size_x, z = g.layer_cells[i].column / h.size_x;
+            if (t >= cells || int64_t(g.layer_cells[t].column % h.size_x) != x + formats::kLayerDx[k] ||
+                int64_t(g.layer_cells[t].column / h.size_x) != z + formats::kLayerDz[k])
+                return inputError("{}: section 'LNB4': plane {} links layer cell {} to {}, which is "
+                                  "not its neighbour", file, k, i, t);
+        }
+    }
+    auto component_bytes = sized(formats::kSecLayerComponents, cells * 4);
+    if (!component_bytes) return component_bytes.error();
+    g.layer_components = u32s(*component_bytes);
+    for (size_t i = 0; i < cells; ++i)
+        if (g.layer_components[i] >= st.layer_component_count)
+            return inputError("{}: section 'LCMP': layer cell {} has component {}, only {} exist",
+                              file, i, g.layer_components[i], st.layer_component_count);
+    auto corner_bytes = sized(formats::kSecPovCorners, n * formats::kPovCornerSize);
+    if (!corner_bytes) return corner_bytes.error();
+    g.corners.resize(n);
+    uint32_t any_direction = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const uint8_t* p = corner_bytes->data() + i * formats::kPovCornerSize;
+        g.corners[i] = formats::decodePovCorner(p);
+        if (!formats::povCornerRecordValid(p) || g.corners[i].cell >= cells)
+            return inputError("{}: section 'PCRN': corner {} is invalid", file, i);
+        any_direction += (g.corners[i].flags & formats::kPovCornerAnyDirection) != 0;
+    }
+    if (any_direction != st.any_direction_corners)
+        return inputError("{}: section 'PSTA': {} any-direction corners, PCRN has {}", file,
+                          st.any_direction_corners, any_direction);
+    return {};
+}
+
 }  // namespace
 
 formats::GraphHeader headerForGrid(const vox::VoxelGrid& grid, GraphType type) {
@@ -172,6 +266,24 @@ Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kin
         writer.add(formats::kSecMeshIndexHeader, std::move(index_header), formats::Codec::raw);
         writer.add(formats::kSecMeshIndexOffsets, arrayBytes(g.index_offsets), formats::Codec::zstd_delta32);
         writer.add(formats::kSecMeshIndexPolys, arrayBytes(g.index_polys));
+    }
+    if (header.type == GraphType::pov) {
+        std::vector<uint8_t> corners(g.corners.size() * formats::kPovCornerSize);
+        for (size_t i = 0; i < g.corners.size(); ++i)
+            formats::encodePovCorner(g.corners[i], corners.data() + i * formats::kPovCornerSize);
+        std::vector<uint8_t> layer_cells(g.layer_cells.size() * formats::kNodeCellSize);
+        for (size_t i = 0; i < g.layer_cells.size(); ++i)
+            formats::encodeNodeCell(g.layer_cells[i], layer_cells.data() + i * formats::kNodeCellSize);
+        std::vector<uint8_t> stats(formats::kPovStatsSize);
+        formats::encodePovStats(g.pov_stats, stats.data());
+        writer.add(formats::kSecPovCorners, std::move(corners));
+        writer.add(formats::kSecLayerCells, std::move(layer_cells));
+        writer.add(formats::kSecLayerColumns, arrayBytes(g.layer_columns), formats::Codec::zstd_delta32);
+        // Four planes (+X, -X, +Z, -Z) of absolute cell ids: along a plane the ids mostly step by
+        // one, so delta coding leaves long runs of equal values.
+        writer.add(formats::kSecLayerNeighbours, arrayBytes(g.layer_neighbours), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecLayerComponents, arrayBytes(g.layer_components));
+        writer.add(formats::kSecPovStats, std::move(stats), formats::Codec::raw);
     }
     if (!g.source_name.empty())
         writer.add(formats::kSecSourceName,
@@ -293,6 +405,9 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
     if (Status s = readArray(formats::kSecComponents, n, g.components); !s) return s.error();
     if (h.type == GraphType::navmesh) {
         if (Status s = decodeMeshSections(c, n, g); !s) return s.error();
+    }
+    if (h.type == GraphType::pov) {
+        if (Status s = decodePovSections(c, g); !s) return s.error();
     }
     for (uint32_t comp : g.components)
         if (comp >= h.component_count)

@@ -151,6 +151,22 @@ Json graphStats(const graph::Graph& g) {
                             {"detail_triangles", m.detail_triangles.size() / 9},
                             {"index_cells", {{"x", g.mesh_index.cells_x}, {"z", g.mesh_index.cells_z}}}};
     }
+    if (h.type == formats::GraphType::pov) {
+        const formats::PovStats& st = g.pov_stats;
+        size_t multi_layer_columns = 0;
+        for (size_t c = 0; c + 1 < g.layer_columns.size(); ++c)
+            multi_layer_columns += g.layer_columns[c + 1] - g.layer_columns[c] >= 2;
+        stats["pov"] = {{"corners", st.corner_count},
+                        {"any_direction_corners", st.any_direction_corners},
+                        {"visibility_edges_before_pruning", st.visibility_edges},
+                        {"taut_edges_after_pruning", st.taut_edges},
+                        {"kept_percent", st.visibility_edges == 0
+                                             ? 100.0
+                                             : 100.0 * double(st.taut_edges) / double(st.visibility_edges)},
+                        {"layer_cells", st.layer_cell_count},
+                        {"multi_layer_columns", multi_layer_columns},
+                        {"layer_components", st.layer_component_count}};
+    }
     if (!implicit && !g.edge_costs.empty()) {
         float lo = g.edge_costs[0], hi = g.edge_costs[0];
         for (float c : g.edge_costs) {

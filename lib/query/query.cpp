@@ -31,6 +31,8 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
         start = navrt::locateOnMesh(graph, from, tolerance.horizontal, tolerance.vertical);
         goal = navrt::locateOnMesh(graph, to, tolerance.horizontal, tolerance.vertical);
     } else {
+        // Tile and volume graphs: the node under the point. POV graphs: the layer cell under it
+        // (findPathBetween places the point on that cell and connects it to the corners).
         start.poly = navrt::locate(graph, from, tolerance.horizontal, tolerance.vertical);
         goal.poly = navrt::locate(graph, to, tolerance.horizontal, tolerance.vertical);
     }
@@ -179,7 +181,7 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
     if (navrt::Error e = query.init(graph))
         return makeError(ErrorKind::internal, "cannot set up the search: {}", e.message);
     ScenarioReport report;
-    double total_micros = 0, total_expansions = 0, total_ratio = 0;
+    double total_micros = 0, total_expansions = 0, total_ratio = 0, total_length = 0;
     // Points are cell centres: no horizontal slack; vertically within half a cell (2D: the floor).
     // Navmesh polygons follow contours simplified within edge_max_error (1.3 cells by default),
     // so a cell centre in a concave corner may lie outside them: allow 1.5 cells sideways there.
@@ -200,12 +202,24 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
             continue;
         }
         ++report.solved;
-        if (graph.isNavmesh()) {
-            // Navmesh paths are any-angle: compare the straight path with the grid optimum.
+        if (graph.isNavmesh() || graph.isPov()) {
+            // Navmesh and POV paths are any-angle: compare their length with the grid optimum.
+            // POV paths are the exact Euclidean shortest paths, so never longer than it (the
+            // octile path is itself an any-angle path); navmesh paths are approximations.
             const double ratio = s.optimal > 0 ? r.smoothed_length / s.optimal : 1.0;
             report.max_length_ratio = std::max(report.max_length_ratio, ratio);
+            report.min_length_ratio = report.solved == 1 ? ratio : std::min(report.min_length_ratio, ratio);
             total_ratio += ratio;
-            if (r.smoothed_length <= s.optimal + 1e-3) ++report.optimal;
+            total_length += r.smoothed_length;
+            const bool within = graph.isPov() ? r.smoothed_length <= s.optimal * (1 + 1e-6)
+                                              : r.smoothed_length <= s.optimal + 1e-3;
+            if (within) {
+                ++report.optimal;
+            } else if (graph.isPov() && report.failures.size() < 10) {
+                report.failures.push_back({s.line, fmt::format("any-angle length {:.8f} exceeds the "
+                                                               "listed optimum {:.8f}",
+                                                               r.smoothed_length, s.optimal)});
+            }
             continue;
         }
         const double error = std::fabs(r.cost - s.optimal);
@@ -223,8 +237,12 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
         report.mean_micros = total_micros / double(report.total);
         report.mean_expansions = total_expansions / double(report.total);
     }
-    if (report.solved > 0) report.mean_smoothed_ratio = total_ratio / double(report.solved);
-    report.exact = !graph.isNavmesh();
+    if (report.solved > 0) {
+        report.mean_smoothed_ratio = total_ratio / double(report.solved);
+        report.mean_length = total_length / double(report.solved);
+    }
+    report.exact = !graph.isNavmesh() && !graph.isPov();
+    report.any_angle = graph.isPov();
     return report;
 }
 

@@ -56,10 +56,15 @@ struct ScenarioReport {
     double mean_micros = 0;
     double mean_expansions = 0;
     // Grid graphs (exact = true): smoothed length / cost. Navmesh graphs (exact = false): straight
-    // path length / listed grid optimum, and `optimal` counts paths not longer than the optimum.
+    // path length / listed grid optimum, and `optimal` counts paths not longer than the optimum
+    // (+1e-3). POV graphs (exact = false, any_angle = true): exact any-angle length / listed
+    // octile optimum, and `optimal` counts paths not longer than optimum * (1 + 1e-6).
     double mean_smoothed_ratio = 0;
     double max_length_ratio = 0;
+    double min_length_ratio = 0;  // navmesh and POV: the largest saving over the grid optimum
+    double mean_length = 0;       // navmesh and POV: mean path length of the solved scenarios
     bool exact = true;
+    bool any_angle = false;       // POV graphs: optimal any-angle paths
     std::vector<ScenarioFailure> failures;  // the first few unsolved or non-optimal entries
 };
 

@@ -312,6 +312,20 @@ Vec3 portalCrossing(Vec3 from, Vec3 goal, Vec3 a, Vec3 b) {
 }  // namespace
 
 PathStatus PathQuery::findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32_t goal) {
+    if (graph_ != nullptr && graph_->isPov()) {
+        path_length_ = 0;
+        expansions_ = 0;
+        cost_ = 0;
+        have_points_ = true;
+        from_ = from;
+        to_ = to;
+        if (start >= graph_->layer_cell_count) return PathStatus::invalid_start;
+        if (goal >= graph_->layer_cell_count) return PathStatus::invalid_goal;
+        PovPoint ps, pg;
+        const Vec3 placed_from = povPlacePoint(*graph_, start, from, &ps);
+        const Vec3 placed_to = povPlacePoint(*graph_, goal, to, &pg);
+        return searchPov(placed_from, ps, start, placed_to, pg, goal);
+    }
     if (graph_ == nullptr || !graph_->isNavmesh()) {
         const PathStatus status = findPath(start, goal);
         from_ = from;
@@ -334,7 +348,7 @@ PathStatus PathQuery::findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32
 PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
     const GraphView& g = *graph_;
     if (++stamp_ == 0) {
-        std::memset(static_cast<void*>(records_), 0, sizeof(Record) * (g.nodeCount() + 1));
+        std::memset(static_cast<void*>(records_), 0, sizeof(Record) * record_count_);
         stamp_ = 1;
     }
     const double h_scale = double(g.header.min_cost_multiplier) * kHeuristicSafety;

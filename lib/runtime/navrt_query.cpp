@@ -78,6 +78,7 @@ inline bool boxFree(const GraphView& g, const Voxel& a, int dx, int dy, int dz) 
 }  // namespace
 
 Error viewNavmeshSections(const Asset& asset, uint32_t area_count, GraphView& out);
+Error viewPovSections(const Asset& asset, uint32_t area_count, GraphView& out);
 
 Vec3 GraphView::position(uint32_t node) const {
     if (implicitVolume()) {
@@ -221,6 +222,9 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     if (out.isNavmesh()) {
         if (Error e = viewNavmeshSections(asset, area_count, out)) return e;
     }
+    if (out.isPov()) {
+        if (Error e = viewPovSections(asset, area_count, out)) return e;
+    }
     SectionView column_nodes = asset.find(fmt::kSecColumnNodes);
     if (column_nodes.id != 0 && has_cells) {
         if (column_nodes.size != (columns + 1) * 4)
@@ -293,14 +297,21 @@ uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float ve
         return best;
     }
     if (g.isNavmesh()) return locateOnMesh(g, p, horizontal_tolerance, vertical_tolerance).poly;
-    if (g.column_nodes == nullptr) return kNoNode;
+    // Tile graphs: nodes by column; POV graphs: layer cells by column (floor from the cell).
+    const uint32_t* columns = g.isPov() ? g.layer_columns : g.column_nodes;
+    if (columns == nullptr) return kNoNode;
+    auto floorY = [&](uint32_t n) {
+        if (!g.isPov()) return double(g.positions[3 * size_t(n) + 1]);
+        const fmt::NodeCell c = fmt::decodeNodeCell(g.layer_cells + size_t(n) * fmt::kNodeCellSize);
+        return double(h.origin[1] + float(c.y) * h.cell_height);
+    };
     for (int z = cz - radius; z <= cz + radius; ++z) {
         for (int x = cx - radius; x <= cx + radius; ++x) {
             if (x < 0 || z < 0 || uint32_t(x) >= h.size_x || uint32_t(z) >= h.size_z) continue;
             const size_t column = size_t(z) * h.size_x + size_t(x);
             const double horizontal = columnDistance(x, z);
-            for (uint32_t n = g.column_nodes[column]; n < g.column_nodes[column + 1]; ++n)
-                consider(n, horizontal, std::fabs(double(g.positions[3 * size_t(n) + 1]) - p.y));
+            for (uint32_t n = columns[column]; n < columns[column + 1]; ++n)
+                consider(n, horizontal, std::fabs(floorY(n) - p.y));
         }
     }
     return best;
@@ -332,10 +343,13 @@ Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const All
         allocator_.user = nullptr;
     }
     const size_t n = graph.nodeCount();
-    records_ = static_cast<Record*>(allocator_.allocate(sizeof(Record) * (n + 1), allocator_.user));
-    heap_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 1), allocator_.user));
-    path_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 1), allocator_.user));
-    scratch_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 1), allocator_.user));
+    if (n + 2 >= kNotInHeap)
+        return makeError(ErrorCode::out_of_memory, 0, 0, "graph of %zu nodes is too large to search", n);
+    // One record per node, plus POV graphs' virtual start (n) and goal (n + 1).
+    records_ = static_cast<Record*>(allocator_.allocate(sizeof(Record) * (n + 2), allocator_.user));
+    heap_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 2), allocator_.user));
+    path_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 2), allocator_.user));
+    scratch_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 2), allocator_.user));
     if (graph.isNavmesh()) {
         entry_points_ = static_cast<float*>(allocator_.allocate(12 * (n + 1), allocator_.user));
         funnel_points_ = static_cast<Vec3*>(allocator_.allocate(sizeof(Vec3) * (n + 2), allocator_.user));
@@ -345,7 +359,8 @@ Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const All
         release();
         return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate search memory for %zu nodes", n);
     }
-    std::memset(static_cast<void*>(records_), 0, sizeof(Record) * (n + 1));
+    std::memset(static_cast<void*>(records_), 0, sizeof(Record) * (n + 2));
+    record_count_ = uint32_t(n + 2);
     graph_ = &graph;
     stamp_ = 0;
     max_expansions_ = max_expansions;
@@ -432,7 +447,7 @@ PathStatus PathQuery::finishPath(uint32_t goal) {
 template <class Expand>
 PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
     if (++stamp_ == 0) {  // generation counter wrapped: forget every record
-        std::memset(static_cast<void*>(records_), 0, sizeof(Record) * (graph_->nodeCount() + 1));
+        std::memset(static_cast<void*>(records_), 0, sizeof(Record) * record_count_);
         stamp_ = 1;
     }
     heap_size_ = 0;
@@ -471,6 +486,11 @@ PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
     const GraphView& g = *graph_;
     if (!g.isFree(start)) return PathStatus::invalid_start;
     if (!g.isFree(goal)) return PathStatus::invalid_goal;
+    if (g.isPov()) {  // corner to corner: a point query between the two exact vertices
+        have_points_ = true;
+        return searchPov(g.position(start), povCornerPoint(g, start), povCornerCell(g, start),
+                         g.position(goal), povCornerPoint(g, goal), povCornerCell(g, goal));
+    }
     if (g.components[start] != g.components[goal]) return PathStatus::no_path;
     if (g.implicitVolume()) {
         const fmt::GraphHeader& h = g.header;
@@ -500,6 +520,7 @@ bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {
     const GraphView& g = *graph_;
     const fmt::GraphHeader& h = g.header;
     if (a == b) return true;
+    if (g.isPov()) return a < g.nodeCount() && b < g.nodeCount() && povCornersVisible(g, a, b);
     if (g.isNavmesh()) {
         const RaycastHit hit = raycast(g, a, g.position(a), g.position(b));
         return !hit.hit && hit.last_poly == b;
@@ -596,12 +617,14 @@ uint32_t PathQuery::smoothedIndices(uint32_t* out) const {
 
 uint32_t PathQuery::smooth(Vec3* points, uint32_t capacity) const {
     if (graph_ != nullptr && graph_->isNavmesh()) return funnel(points, capacity);
+    if (graph_ != nullptr && graph_->isPov()) return povPolyline(points, capacity);  // already taut
     const uint32_t count = smoothedIndices(scratch_);
     for (uint32_t i = 0; i < count && i < capacity; ++i) points[i] = graph_->position(scratch_[i]);
     return count;
 }
 
 double PathQuery::smoothedLength() const {
+    if (graph_ != nullptr && graph_->isPov()) return path_length_ > 0 ? cost_ : 0.0;
     if (graph_ != nullptr && graph_->isNavmesh()) {
         const uint32_t count = funnel(funnel_points_, path_length_ + 2);
         double length = 0;

@@ -1,5 +1,5 @@
 // navrt queries over a packed graph (.nav): locate a position on the graph, A* between nodes,
-// and string-pulled smoothing. A PathQuery owns all search memory, sized once by init(), so a
+// and string-pulled smoothing; on points-of-visibility graphs, optimal any-angle paths. A PathQuery owns all search memory, sized once by init(), so a
 // query allocates nothing; use one PathQuery per thread.
 //
 // A* (Hart, Nilsson, Raphael 1968) with node-array records and an indexed binary heap; f ties
@@ -46,8 +46,18 @@ struct GraphView {
     const uint32_t* index_offsets = nullptr;
     const uint32_t* index_polys = nullptr;
     float area_costs[nav::formats::kMaxAreas] = {};
+    // POV graphs: node v = corner v; the layer grid is what locate() returns cells of and what
+    // line of sight walks (navrt_pov.cpp).
+    const uint8_t* pov_corners = nullptr;        // kPovCornerSize per node (PCRN)
+    uint32_t layer_cell_count = 0;
+    const uint8_t* layer_cells = nullptr;        // kNodeCellSize per layer cell (LCEL)
+    const uint32_t* layer_columns = nullptr;     // columns + 1: cells of column c (LCOL)
+    const uint32_t* layer_neighbours = nullptr;  // plane k (+X, -X, +Z, -Z) at k * layer_cell_count
+    const uint32_t* layer_components = nullptr;  // per layer cell (LCMP)
+    nav::formats::PovStats pov_stats;
 
     bool isNavmesh() const { return header.type == nav::formats::GraphType::navmesh; }
+    bool isPov() const { return header.type == nav::formats::GraphType::pov; }
 
     bool implicitVolume() const {
         return (header.flags & nav::formats::kGraphFlagImplicitVolume) != 0;
@@ -73,7 +83,8 @@ const char* pathStatusName(PathStatus status);
 // The node under `position`: the nearest node whose cell is within `horizontal_tolerance` (m)
 // of the point and whose floor is within `vertical_tolerance` (m) of its height. kNoNode when
 // the position is not on the navigation data. Tile graphs: a lookup in the column grid; volume
-// graphs: the voxel containing the point (it must be free).
+// graphs: the voxel containing the point (it must be free). POV graphs: the *layer cell* under
+// the point (not a corner id), the argument findPathBetween takes.
 uint32_t locate(const GraphView& graph, Vec3 position, float horizontal_tolerance = 0.0f,
                 float vertical_tolerance = 1.0f);
 
@@ -101,6 +112,40 @@ struct RaycastHit {
 // Walks the mesh from `from` (on polygon `start`) towards `to` along the straight XZ segment.
 RaycastHit raycast(const GraphView& graph, uint32_t start, Vec3 from, Vec3 to);
 
+// ---- Points-of-visibility graphs (navrt_pov.cpp) ------------------------------------------------
+// Geometry: every layer cell is the closed square [x, x+1] x [z, z+1] (cells) of its column at its
+// floor height; two cells touch across a side when LNB4 links them. Visibility tests run on exact
+// integer coordinates in units of 1 / povSubdivision() cell: grid vertices and cell centres are
+// exact, other points are rounded to the nearest unit.
+struct PovPoint {
+    int64_t x = 0, z = 0;  // [Units: cell / povSubdivision]
+};
+// A power of two in 2..65536, the largest for which (max(size_x, size_z) + 1) * it <= 2^30, so
+// every orientation product of the walk fits in int64.
+int64_t povSubdivision(const nav::formats::GraphHeader& header);
+uint32_t povCornerCell(const GraphView& graph, uint32_t corner);
+PovPoint povCornerPoint(const GraphView& graph, uint32_t corner);  // the exact grid vertex
+// Whether a path bending at `corner` may leave it in direction (dx, dz) (any units): with the
+// blocked quadrant (bx, bz), p = dx * bx and q = dz * bz must satisfy (p > 0) != (q > 0), i.e.
+// the direction lies in one of the two quadrants beside the obstacle, including the two rays
+// along its faces. Corners flagged kPovCornerAnyDirection admit every non-zero direction.
+bool povCornerAdmits(const GraphView& graph, uint32_t corner, int64_t dx, int64_t dz);
+// Line of sight from point `from` in layer cell `from_cell` to `to` in `to_cell` (both must lie
+// in their cell's square, else false): the cells the segment passes are walked exactly, moving
+// only across linked sides; a segment through a grid vertex passes diagonally when one of the two
+// side routes around the vertex is linked (touching an obstacle corner is allowed, squeezing
+// between two diagonal obstacles is not); a segment along a grid line needs a linked cell on at
+// least one side of every piece of it; the walk must end in `to_cell`.
+bool povSegmentVisible(const GraphView& graph, uint32_t from_cell, PovPoint from,
+                       uint32_t to_cell, PovPoint to);
+bool povCornersVisible(const GraphView& graph, uint32_t a, uint32_t b);
+// `point` moved into the square of layer cell `cell` (nearest point) and onto its floor; `fixed`
+// receives its exact coordinates for the visibility tests.
+Vec3 povPlacePoint(const GraphView& graph, uint32_t cell, Vec3 point, PovPoint* fixed = nullptr);
+// Line of sight between two world points on their layer cells (each is placed first).
+bool povLineOfSight(const GraphView& graph, uint32_t from_cell, Vec3 from, uint32_t to_cell,
+                    Vec3 to);
+
 class PathQuery {
 public:
     PathQuery() = default;
@@ -112,11 +157,18 @@ public:
     // means no budget. Allocation goes through `allocator` (default malloc).
     Error init(const GraphView& graph, uint32_t max_expansions = 0, const Allocator& allocator = {});
 
+    // POV graphs: the any-angle path between the two corners (findPathBetween at their vertices).
     PathStatus findPath(uint32_t start, uint32_t goal);
     // Path between two points on their nodes. Navmesh graphs: A* over polygons with Detour-style
     // costs (distance between successive portal midpoints, from `from` to `to`, times area cost),
-    // and smooth() returns the funnel-pulled straight path between the two points. Other graphs:
-    // findPath(start, goal).
+    // and smooth() returns the funnel-pulled straight path between the two points. POV graphs:
+    // `start` and `goal` are layer cells (from locate()); the points are placed on them; the
+    // shortest any-angle path: different layer components -> no_path; goal visible -> the
+    // straight segment; else A* (Euclidean heuristic) over the corners plus the start (linked to
+    // the corners it sees that admit the direction back to it) and the goal (reached from each
+    // expanded corner that sees it and admits the direction). path() is then the virtual start
+    // id nodeCount(), the corners, and the virtual goal id nodeCount() + 1; cost() the length.
+    // Other graphs: findPath(start, goal).
     PathStatus findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32_t goal);
 
     // Results of the last findPath (valid until the next one).
@@ -130,7 +182,8 @@ public:
     uint32_t smooth(Vec3* points, uint32_t capacity) const;
     // Length of the smoothed path (sum of its segment lengths).
     double smoothedLength() const;
-    // Whether an agent can walk straight from node a to node b (tile and volume graphs).
+    // Whether an agent can walk straight from node a to node b (tile, volume and navmesh graphs;
+    // POV graphs: between corners; use povLineOfSight for points).
     bool lineOfSight(uint32_t a, uint32_t b) const;
 
 private:
@@ -155,6 +208,9 @@ private:
     uint32_t smoothedIndices(uint32_t* out) const;
     uint32_t funnel(Vec3* out, uint32_t capacity) const;
     PathStatus searchMesh(uint32_t start, uint32_t goal);
+    PathStatus searchPov(Vec3 from, PovPoint from_fixed, uint32_t start_cell, Vec3 to,
+                         PovPoint to_fixed, uint32_t goal_cell);
+    uint32_t povPolyline(Vec3* out, uint32_t capacity) const;
 
     const GraphView* graph_ = nullptr;
     Allocator allocator_{};
@@ -167,6 +223,7 @@ private:
     Vec3 from_{}, to_{};
     bool have_points_ = false;
     uint32_t heap_size_ = 0;
+    uint32_t record_count_ = 0;  // node records allocated (nodes + 2: POV virtual start and goal)
     uint32_t stamp_ = 0;
     uint32_t max_expansions_ = 0;
     uint32_t path_length_ = 0;

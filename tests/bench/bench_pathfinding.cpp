@@ -1,11 +1,15 @@
 // Benchmarks of stage 2-3: voxelize time per mesh (shared meshes and sample levels, 1 and all
 // threads), tile graph size, and A* mean microseconds and expansions per query on every shared
-// MovingAI map (its scenario file). Prints figures (medians where repeated); asserts nothing.
+// MovingAI map (its scenario file); points-of-visibility graphs: bake time, corners, edges before
+// and after pruning, and mean query time (maps: their scenario files, with the any-angle length
+// against the octile optimum; meshes: 1000 seeded random point pairs). Prints figures (medians
+// where repeated); asserts nothing.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -28,6 +32,16 @@ double medianMs(int runs, const std::function<void()>& body) {
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
+}
+
+// Packs `graph` into a temporary .nav and loads it; false when anything fails.
+bool packAndLoad(const nav::graph::Graph& graph, const char* name, navrt::Asset& asset,
+                 navrt::GraphView& view) {
+    const auto nav_path = std::filesystem::temp_directory_path() / name;
+    const bool ok = nav::graph::saveGraph(nav_path, graph, nav::formats::kKindNav).ok() &&
+                    !navrt::load(nav_path.c_str(), asset) && !navrt::viewGraph(asset, view);
+    std::filesystem::remove(nav_path);
+    return ok;
 }
 
 std::vector<std::filesystem::path> listFiles(const std::filesystem::path& folder, const char* ext) {
@@ -115,6 +129,71 @@ int main(int argc, char** argv) {
             }
             std::filesystem::remove(nav_path);
         }
+    }
+    std::printf("\nPOV graphs (corners + taut visibility edges; bake = tile cells + corners + all pairs, "
+                "all threads, median of 3),\nMovingAI scenarios (exact any-angle length vs the octile "
+                "optimum):\n");
+    std::printf("  %-28s %9s %8s %11s %10s %9s %9s %9s %9s %11s\n", "map", "bake ms", "corners",
+                "edges full", "taut", "solved", "<= octile", "mean us", "mean exp", "pov/octile");
+    for (const auto& map_path : listFiles(shared / "movingai", ".map")) {
+        auto map = nav::importer::loadMovingAiMap(map_path);
+        if (!map) continue;
+        nav::vox::VoxelGrid grid = nav::vox::gridFromMap(*map);
+        grid.source_name = map_path.filename().string();
+        nav::Result<nav::graph::Graph> graph = nav::graph::Graph{};
+        const double bake = medianMs(3, [&] { graph = nav::graph::buildPovGraph(grid, {}, context); });
+        navrt::Asset asset;
+        navrt::GraphView view;
+        if (!graph || !packAndLoad(*graph, "navbake_bench_pov.nav", asset, view)) continue;
+        auto report = nav::query::runScenarioFile(view, map_path.string() + ".scen", context);
+        if (!report) continue;
+        const nav::formats::PovStats& st = graph->pov_stats;
+        std::printf("  %-28s %9.1f %8u %11llu %10llu %9zu %9zu %9.1f %9.1f %11.4f\n",
+                    map_path.filename().c_str(), bake, st.corner_count,
+                    static_cast<unsigned long long>(st.visibility_edges),
+                    static_cast<unsigned long long>(st.taut_edges), report->solved, report->optimal,
+                    report->mean_micros, report->mean_expansions, report->mean_smoothed_ratio);
+    }
+    std::printf("\nPOV graphs on meshes (voxelize defaults), 1000 seeded random pairs of walkable "
+                "cell centres:\n");
+    std::printf("  %-24s %9s %8s %11s %10s %11s %9s %9s %9s\n", "mesh", "bake ms", "corners",
+                "edges full", "taut", "layer cells", "found", "mean us", "mean exp");
+    for (const auto& mesh : meshes) {
+        auto geometry = nav::importer::importScene(mesh, {}, context);
+        if (!geometry) continue;
+        auto grid = nav::vox::voxelize(*geometry, nav::vox::VoxelizeParams{}, context);
+        if (!grid) continue;
+        nav::Result<nav::graph::Graph> graph = nav::graph::Graph{};
+        const double bake = medianMs(3, [&] { graph = nav::graph::buildPovGraph(*grid, {}, context); });
+        navrt::Asset asset;
+        navrt::GraphView view;
+        if (!graph || !packAndLoad(*graph, "navbake_bench_pov_mesh.nav", asset, view)) continue;
+        navrt::PathQuery query;
+        if (query.init(view)) continue;
+        std::mt19937 rng(12345);
+        const std::vector<nav::formats::NodeCell>& cells = graph->layer_cells;
+        if (cells.empty()) continue;
+        std::uniform_int_distribution<size_t> pick(0, cells.size() - 1);
+        auto centre = [&](const nav::formats::NodeCell& c) {
+            return navrt::Vec3{grid->origin[0] + (float(c.column % grid->size_x) + 0.5f) * grid->cell_size,
+                               grid->origin[1] + float(c.y) * grid->cell_height,
+                               grid->origin[2] + (float(c.column / grid->size_x) + 0.5f) * grid->cell_size};
+        };
+        size_t found = 0;
+        double micros = 0, expansions = 0;
+        const int pairs = 1000;
+        for (int i = 0; i < pairs; ++i) {
+            const navrt::Vec3 a = centre(cells[pick(rng)]), b = centre(cells[pick(rng)]);
+            const nav::query::QueryRecord r = nav::query::runQuery(view, query, a, b, {0.0f, 0.1f});
+            found += r.outcome == nav::query::Outcome::found;
+            micros += r.micros;
+            expansions += r.expansions;
+        }
+        const nav::formats::PovStats& st = graph->pov_stats;
+        std::printf("  %-24s %9.1f %8u %11llu %10llu %11u %9zu %9.1f %9.1f\n", mesh.filename().c_str(),
+                    bake, st.corner_count, static_cast<unsigned long long>(st.visibility_edges),
+                    static_cast<unsigned long long>(st.taut_edges), st.layer_cell_count, found,
+                    micros / pairs, expansions / pairs);
     }
     std::printf("\n(hardware threads: %u)\n", std::thread::hardware_concurrency());
     return 0;

@@ -303,6 +303,43 @@ navmesh_movingai)
   "$navbake" -q pack "$work/d.graph" -o "$work/d.nav" || fail "pack"
   expect 0 "1000 scenarios, 1000 solved" "$navbake" scen "$work/d.nav" "$shared/movingai/den312d.map.scen"
   ;;
+pov_pipeline)
+  need_shared
+  "$navbake" -q import "$shared/movingai/den312d.map" -o "$work/d.vox" || fail "import"
+  expect 0 "pov graph: 187 corners .* visibility edges before pruning, [0-9]+ taut edges after" \
+    "$navbake" graph pov "$work/d.vox" -o "$work/d.graph"
+  expect 0 "packed" "$navbake" pack "$work/d.graph" -o "$work/d.nav"
+  # Exact any-angle paths: every scenario solved and none longer than the listed octile optimum.
+  expect 0 "1000 scenarios, 1000 solved, 1000 no longer than the octile optimum" \
+    "$navbake" scen "$work/d.nav" "$shared/movingai/den312d.map.scen"
+  "$navbake" scen "$work/d.nav" "$shared/movingai/den312d.map.scen" --json >"$work/s.json" || fail "scen json"
+  grep -q '"any_angle": true' "$work/s.json" || fail "scen json: any_angle"
+  ratio=$(json_field "$work/s.json" max_length_ratio)
+  awk -v r="$ratio" 'BEGIN { exit !(r <= 1.000001) }' || fail "max length ratio $ratio > 1"
+  "$navbake" inspect "$work/d.nav" --json >"$work/i.json" || fail "inspect"
+  grep -q '"graph_type": "pov"' "$work/i.json" || fail "inspect graph type"
+  [ "$(json_field "$work/i.json" corners)" = 187 ] || fail "inspect corners"
+  grep -q '"visibility_edges_before_pruning"' "$work/i.json" || fail "inspect: edges before pruning"
+  # Same bytes at any thread count.
+  "$navbake" -q graph pov "$work/d.vox" -o "$work/d1.graph" --threads 1 || fail "1 thread"
+  cmp "$work/d.graph" "$work/d1.graph" || fail "pov graph depends on the thread count"
+  # A blocked start is off the graph; a straight query is one segment.
+  expect 0 "pair 1: start_off_graph" "$navbake" query "$work/d.nav" --from 0.5,0,0.5 --to 30.5,0,30.5
+  ;;
+pov_indoor)
+  "$navbake" -q import "$levels/indoor_two_floors.glb" -o "$work/indoor.geo" || fail "import"
+  "$navbake" -q voxelize "$work/indoor.geo" -o "$work/indoor.vox" || fail "voxelize"
+  expect 0 "pov graph: [1-9][0-9]* corners" "$navbake" graph pov "$work/indoor.vox" -o "$work/indoor.graph"
+  "$navbake" -q pack "$work/indoor.graph" -o "$work/indoor.nav" || fail "pack"
+  # Ground floor (room A) to the mezzanine at Y = 3, up the ramp.
+  "$navbake" query "$work/indoor.nav" --from 2,0,2 --to 8,3,15 --json >"$work/q.json" || fail "query"
+  grep -q '"status": "found"' "$work/q.json" || fail "no path to the upper floor: $(cat "$work/q.json")"
+  grep -q '"smoothed_path"' "$work/q.json" || fail "json path"
+  # The column under the mezzanine: lower floor to upper floor.
+  expect 0 "pair 1: found" "$navbake" query "$work/indoor.nav" --from 8,0,15 --to 8,3,15
+  expect 0 "pair 1: found  cost 0.0000" "$navbake" query "$work/indoor.nav" --from 2,0,2 --to 2,0,2
+  expect 0 "pair 1: start_off_graph" "$navbake" query "$work/indoor.nav" --from 200,0,2 --to 8,3,15
+  ;;
 *)
   fail "unknown case"
   ;;

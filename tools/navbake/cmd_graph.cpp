@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <bit>
 #include <chrono>
 
@@ -20,11 +21,12 @@ void registerGraph(CLI::App& app, CommandBody& body) {
     CLI::App* sub = app.add_subcommand(
         "graph",
         "Build a search graph from a voxel grid: 'tile' (2.5D walkable cells, 8-connected, "
-        "multi-floor), 'volume' (free 3D space for flying agents, 26-connected) or 'navmesh' "
-        "(convex polygons with portals, detail heights; Recast-style options)");
-    sub->add_option("KIND", options->kind, "Graph kind: tile, volume or navmesh")
+        "multi-floor), 'volume' (free 3D space for flying agents, 26-connected), 'navmesh' "
+        "(convex polygons with portals, detail heights; Recast-style options) or 'pov' "
+        "(points of visibility: obstacle corners and taut sight lines, optimal any-angle paths)");
+    sub->add_option("KIND", options->kind, "Graph kind: tile, volume, navmesh or pov")
         ->required()
-        ->check(CLI::IsMember({"tile", "volume", "navmesh"}));
+        ->check(CLI::IsMember({"tile", "volume", "navmesh", "pov"}));
     sub->add_option("INPUT", options->input, "Voxel grid (.vox)")->required();
     sub->add_option("-o,--output", options->output, "Output graph (.graph)")->required();
     sub->add_option("--agent-radius", options->agent_radius,
@@ -60,7 +62,8 @@ void registerGraph(CLI::App& app, CommandBody& body) {
     sub->add_option("--tile-size", nm.tile_size,
                     "navmesh: tile size [cells]; 0 = one tile. Tiles bake in parallel")
         ->capture_default_str()->group(group);
-    sub->add_option("--threads", nm.threads, "navmesh: worker threads (0 = all cores)")
+    sub->add_option("--threads", nm.threads,
+                    "navmesh, pov: worker threads (0 = all cores); the output does not depend on it")
         ->capture_default_str()->group(group);
     sub->callback([&body, options, sub] {
         body = [options, sub](Context& context) {
@@ -82,6 +85,10 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                 graph = graph::buildTileGraph(*grid, context);
             } else if (options->kind == "navmesh") {
                 graph = graph::buildNavmeshGraph(*grid, options->navmesh, context);
+            } else if (options->kind == "pov") {
+                graph::PovParams pov;
+                pov.threads = unsigned(std::max(0, options->navmesh.threads));
+                graph = graph::buildPovGraph(*grid, pov, context);
             } else {
                 graph = graph::buildVolumeGraph(*grid, float(options->agent_radius), context);
             }
@@ -97,6 +104,17 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                              "portal edges, {} components (largest {}), {:.1f} ms -> {}",
                              m.polyCount(), m.vertexCount(), m.region_count, m.tiles_x, m.tiles_z,
                              h.edge_count, h.component_count, h.largest_component, ms,
+                             options->output);
+            } else if (h.type == formats::GraphType::pov) {
+                const formats::PovStats& st = graph->pov_stats;
+                context.info("pov graph: {} corners ({} any-direction), {} visibility edges before "
+                             "pruning, {} taut edges after ({:.1f}%), {} layer cells, {} components "
+                             "(largest {} corners), {:.1f} ms -> {}",
+                             st.corner_count, st.any_direction_corners, st.visibility_edges,
+                             st.taut_edges,
+                             st.visibility_edges ? 100.0 * double(st.taut_edges) / double(st.visibility_edges)
+                                                 : 100.0,
+                             st.layer_cell_count, h.component_count, h.largest_component, ms,
                              options->output);
             } else if (h.flags & formats::kGraphFlagImplicitVolume) {
                 size_t free_voxels = 0;

@@ -1,0 +1,187 @@
+// Points-of-visibility graph: the visibility graph of Lozano-Perez & Wesley 1979 over the convex
+// obstacle corners of the walkable surface, pruned to taut edges (Oh & Leong 2017, "Edge N-Level
+// Sparse Visibility Graphs": an edge can only be on a shortest path when the path bends around
+// the obstacle at both of its ends).
+//
+// The surface is the tile graph's cells (one per walkable span, so every floor is its own layer)
+// and their cardinal links, which already encode climb and clearance. Visibility is decided by
+// navrt's own walk (navrt::povSegmentVisible) on the very arrays that are saved, so the bake and
+// the runtime can never disagree about a sight line.
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "../common/parallel.h"
+#include "../runtime/navrt_query.h"
+#include "graph.h"
+
+namespace nav::graph {
+namespace {
+
+// LNB4 plane of a step of sign s along X (+X = 0, -X = 1) and along Z (+Z = 2, -Z = 3).
+inline int planeX(int s) { return s > 0 ? 0 : 1; }
+inline int planeZ(int s) { return s > 0 ? 2 : 3; }
+
+// Sources per task of the pair scan; results are stored per source, so the order in which threads
+// take tasks does not change the output.
+constexpr uint32_t kChunk = 16;
+
+}  // namespace
+
+Result<Graph> buildPovGraph(const vox::VoxelGrid& grid, const PovParams& params, Context& context) {
+    ScopedTimer timer(context, "graph pov");
+    auto tile = buildTileGraph(grid, context);
+    if (!tile) return tile.error();
+    Graph g;
+    g.header = headerForGrid(grid, GraphType::pov);
+    g.header.heuristic = formats::HeuristicKind::euclidean;
+    g.header.min_cost_multiplier = 1.0f;  // costs are plain distances
+    g.areas = grid.areas;
+    g.source_name = grid.source_name;
+
+    // ---- Layer grid: the tile graph's cells and their cardinal links. ----
+    const size_t cells = tile->cells.size();
+    g.layer_cells = tile->cells;
+    g.layer_columns = tile->column_nodes;
+    g.layer_components = tile->components;
+    g.layer_neighbours.assign(4 * cells, kNoNode);
+    for (size_t n = 0; n < cells; ++n) {
+        const int64_t x = tile->cells[n].column % grid.size_x, z = tile->cells[n].column / grid.size_x;
+        for (uint32_t e = tile->edge_offsets[n]; e < tile->edge_offsets[n + 1]; ++e) {
+            const uint32_t t = tile->edge_targets[e];
+            const int64_t tx = tile->cells[t].column % grid.size_x, tz = tile->cells[t].column / grid.size_x;
+            for (int k = 0; k < formats::kLayerDirections; ++k)
+                if (tx == x + formats::kLayerDx[k] && tz == z + formats::kLayerDz[k] &&
+                    g.layer_neighbours[k * cells + n] == kNoNode)
+                    g.layer_neighbours[k * cells + n] = t;
+        }
+    }
+    auto link = [&](uint32_t cell, int plane) {
+        return cell == kNoNode ? kNoNode : g.layer_neighbours[size_t(plane) * cells + cell];
+    };
+
+    // ---- Corners: vertex of cell c towards (bx, bz) where c links to its neighbours cx (along X)
+    // and cz (along Z) but the diagonal quadrant is not reached from both of them as one cell. ----
+    uint32_t any_direction = 0;
+    for (size_t n = 0; n < cells; ++n) {
+        for (int bz : {-1, 1}) {
+            for (int bx : {-1, 1}) {
+                const uint32_t cx = link(uint32_t(n), planeX(bx)), cz = link(uint32_t(n), planeZ(bz));
+                if (cx == kNoNode || cz == kNoNode) continue;  // a wall side: no convex corner
+                const uint32_t via_x = link(cx, planeZ(bz)), via_z = link(cz, planeX(bx));
+                if (via_x != kNoNode && via_x == via_z) continue;  // all four connected: open
+                formats::PovCorner corner{uint32_t(n), int8_t(bx), int8_t(bz), 0};
+                // Diagonal reached from one side only (a ledge ending at the vertex) or as two
+                // different floors: the obstacle is not a quadrant, keep every direction.
+                if (via_x != kNoNode || via_z != kNoNode || !params.prune)
+                    corner.flags = formats::kPovCornerAnyDirection;
+                any_direction += corner.flags != 0;
+                g.corners.push_back(corner);
+                const int64_t x = tile->cells[n].column % grid.size_x + (bx > 0);
+                const int64_t z = tile->cells[n].column / grid.size_x + (bz > 0);
+                g.positions.insert(g.positions.end(),
+                                   {grid.origin[0] + float(x) * grid.cell_size,
+                                    tile->positions[3 * n + 1],
+                                    grid.origin[2] + float(z) * grid.cell_size});
+            }
+        }
+    }
+    const size_t corner_count = g.corners.size();
+    if (corner_count + 2 >= kNoNode - 2) return inputError("too many corners for one graph");
+
+    // ---- The arrays navrt walks, exactly as they will be saved. ----
+    std::vector<uint8_t> cell_bytes(cells * formats::kNodeCellSize);
+    for (size_t i = 0; i < cells; ++i)
+        formats::encodeNodeCell(g.layer_cells[i], cell_bytes.data() + i * formats::kNodeCellSize);
+    std::vector<uint8_t> corner_bytes(corner_count * formats::kPovCornerSize);
+    for (size_t i = 0; i < corner_count; ++i)
+        formats::encodePovCorner(g.corners[i], corner_bytes.data() + i * formats::kPovCornerSize);
+    navrt::GraphView view;
+    view.header = g.header;
+    view.header.node_count = uint32_t(corner_count);
+    view.layer_cell_count = uint32_t(cells);
+    view.layer_cells = cell_bytes.data();
+    view.layer_neighbours = g.layer_neighbours.data();
+    view.layer_columns = g.layer_columns.data();
+    view.layer_components = g.layer_components.data();
+    view.pov_corners = corner_bytes.data();
+
+    // ---- Visibility between corners of one layer component: each pair once (u < v). ----
+    std::vector<uint32_t> component_of(corner_count);
+    uint32_t component_count = tile->header.component_count;
+    std::vector<std::vector<uint32_t>> members(component_count);
+    std::vector<uint32_t> rank(corner_count);  // position of the corner in its component's list
+    for (uint32_t u = 0; u < corner_count; ++u) {
+        component_of[u] = g.layer_components[g.corners[u].cell];
+        rank[u] = uint32_t(members[component_of[u]].size());
+        members[component_of[u]].push_back(u);
+    }
+    std::vector<navrt::PovPoint> points(corner_count);
+    for (uint32_t u = 0; u < corner_count; ++u) points[u] = navrt::povCornerPoint(view, u);
+    std::vector<std::vector<uint32_t>> kept(corner_count);  // taut visible v > u, ascending
+    std::vector<uint64_t> visible(corner_count, 0);         // visible v > u
+    const size_t chunks = (corner_count + kChunk - 1) / kChunk;
+    uint64_t progress = 0;
+    const int threads = params.threads != 0 ? int(params.threads)
+                                            : int(std::max(1u, std::thread::hardware_concurrency()));
+    Status scanned = runParallel("graph pov", chunks, threads, context, progress, chunks, [&](size_t chunk) {
+        if (context.cancelled()) throw StageCancelled{};
+        const uint32_t end = uint32_t(std::min<size_t>(corner_count, (chunk + 1) * kChunk));
+        for (uint32_t u = uint32_t(chunk * kChunk); u < end; ++u) {
+            const std::vector<uint32_t>& list = members[component_of[u]];
+            const navrt::PovPoint pu = points[u];
+            for (size_t i = rank[u] + 1; i < list.size(); ++i) {
+                const uint32_t v = list[i];
+                const navrt::PovPoint pv = points[v];
+                if (!navrt::povSegmentVisible(view, g.corners[u].cell, pu, g.corners[v].cell, pv))
+                    continue;
+                ++visible[u];
+                if (navrt::povCornerAdmits(view, u, pv.x - pu.x, pv.z - pu.z) &&
+                    navrt::povCornerAdmits(view, v, pu.x - pv.x, pu.z - pv.z))
+                    kept[u].push_back(v);
+            }
+        }
+    });
+    if (!scanned) return scanned.error();
+
+    // ---- Symmetric CSR, targets ascending per node. ----
+    std::vector<uint32_t> degree(corner_count + 1, 0);
+    uint64_t visible_pairs = 0;
+    for (uint32_t u = 0; u < corner_count; ++u) {
+        visible_pairs += visible[u];
+        degree[u + 1] += uint32_t(kept[u].size());
+        for (uint32_t v : kept[u]) ++degree[v + 1];
+    }
+    for (size_t u = 0; u < corner_count; ++u) degree[u + 1] += degree[u];
+    if (degree[corner_count] >= kNoNode) return inputError("too many visibility edges for one graph");
+    g.edge_offsets = degree;
+    g.edge_targets.assign(degree[corner_count], 0);
+    g.edge_costs.assign(degree[corner_count], 0.0f);
+    std::vector<uint32_t> cursor(degree.begin(), degree.end() - 1);
+    auto cost = [&](uint32_t a, uint32_t b) {
+        const float* p = &g.positions[3 * size_t(a)];
+        const float* q = &g.positions[3 * size_t(b)];
+        const double dx = double(p[0]) - q[0], dy = double(p[1]) - q[1], dz = double(p[2]) - q[2];
+        return std::max(float(std::sqrt(dx * dx + dy * dy + dz * dz)), 1e-6f);
+    };
+    for (uint32_t u = 0; u < corner_count; ++u) {
+        for (uint32_t v : kept[u]) {
+            const float c = cost(u, v);
+            g.edge_targets[cursor[u]] = v;
+            g.edge_costs[cursor[u]++] = c;
+            g.edge_targets[cursor[v]] = u;
+            g.edge_costs[cursor[v]++] = c;
+        }
+    }
+    finalizeGraph(g);
+    formats::PovStats& stats = g.pov_stats;
+    stats.corner_count = uint32_t(corner_count);
+    stats.layer_cell_count = uint32_t(cells);
+    stats.layer_component_count = component_count;
+    stats.any_direction_corners = any_direction;
+    stats.visibility_edges = 2 * visible_pairs;
+    stats.taut_edges = g.edgeCount();
+    return g;
+}
+
+}  // namespace nav::graph
