@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "bytes.h"
+#include "xxhash64.h"
 
 namespace nav::formats {
 namespace {
@@ -357,6 +358,72 @@ Error decodePovStats(const uint8_t* data, size_t size, PovStats& s) {
         return makeError(ErrorCode::bad_section, 24, id,
                          "section 'PSTA': more taut edges than visibility edges");
     return {};
+}
+
+void encodeClusterHeader(const ClusterHeader& h, uint8_t out[kClusterHeaderSize]) {
+    std::memset(out, 0, kClusterHeaderSize);
+    storeLe32(out + 0, uint32_t(h.method));
+    storeLe32(out + 4, h.cluster_count);
+    storeLe32(out + 8, h.node_count);
+    storeLe32(out + 12, h.edge_count);
+    storeLe32(out + 16, h.cluster_size);
+    storeLe32(out + 20, h.requested_clusters);
+    storeLe32(out + 24, std::bit_cast<uint32_t>(h.scale));
+    storeLe32(out + 28, h.min_cluster_nodes);
+    storeLe32(out + 32, h.max_cluster_nodes);
+    storeLe32(out + 36, h.unreachable_pairs);
+    storeLe64(out + 40, h.graph_fingerprint);
+    storeLe32(out + 48, h.flags);
+}
+
+Error decodeClusterHeader(const uint8_t* data, size_t size, ClusterHeader& h) {
+    constexpr uint32_t id = kSecClusterHeader;
+    if (size != kClusterHeaderSize)
+        return makeError(ErrorCode::bad_section, 0, id, "section 'CLHD' is %zu bytes, expected %zu",
+                         size, kClusterHeaderSize);
+    const uint32_t method = loadLe32(data + 0);
+    if (method != uint32_t(ClusterMethod::grid) && method != uint32_t(ClusterMethod::regions))
+        return makeError(ErrorCode::bad_section, 0, id, "section 'CLHD': unknown method %u", method);
+    h.method = ClusterMethod(method);
+    h.cluster_count = loadLe32(data + 4);
+    h.node_count = loadLe32(data + 8);
+    h.edge_count = loadLe32(data + 12);
+    h.cluster_size = loadLe32(data + 16);
+    h.requested_clusters = loadLe32(data + 20);
+    h.scale = std::bit_cast<float>(loadLe32(data + 24));
+    h.min_cluster_nodes = loadLe32(data + 28);
+    h.max_cluster_nodes = loadLe32(data + 32);
+    h.unreachable_pairs = loadLe32(data + 36);
+    h.graph_fingerprint = loadLe64(data + 40);
+    h.flags = loadLe32(data + 48);
+    if ((h.flags & ~kClusterFlagSymmetric) != 0)
+        return makeError(ErrorCode::bad_section, 48, id, "section 'CLHD': unknown flags %08x", h.flags);
+    for (size_t i = 52; i < kClusterHeaderSize; ++i)
+        if (data[i] != 0)
+            return makeError(ErrorCode::bad_section, i, id, "section 'CLHD': reserved byte %zu is "
+                             "not zero", i);
+    if (h.cluster_count > kMaxClusters || h.cluster_count > h.node_count ||
+        (h.node_count > 0 && h.cluster_count == 0))
+        return makeError(ErrorCode::bad_section, 4, id,
+                         "section 'CLHD': %u clusters for %u nodes (at most %u)", h.cluster_count,
+                         h.node_count, kMaxClusters);
+    if (!(h.scale > 0) || !std::isfinite(h.scale))
+        return makeError(ErrorCode::bad_section, 24, id, "section 'CLHD': scale is not positive");
+    if (h.min_cluster_nodes > h.max_cluster_nodes || h.max_cluster_nodes > h.node_count)
+        return makeError(ErrorCode::bad_section, 28, id, "section 'CLHD': cluster sizes %u..%u "
+                         "are inconsistent", h.min_cluster_nodes, h.max_cluster_nodes);
+    return {};
+}
+
+uint64_t graphFingerprint(const uint8_t* header, size_t header_size, const uint8_t* offsets,
+                          size_t offsets_size, const uint8_t* targets, size_t targets_size,
+                          const uint8_t* costs, size_t costs_size) {
+    static const uint8_t kEmpty[1] = {0};
+    auto bytes = [](const uint8_t* p) { return p != nullptr ? p : kEmpty; };
+    uint64_t h = xxhash64(bytes(header), header_size, 0);
+    h = xxhash64(bytes(offsets), offsets_size, h);
+    h = xxhash64(bytes(targets), targets_size, h);
+    return xxhash64(bytes(costs), costs_size, h);
 }
 
 }  // namespace nav::formats

@@ -15,12 +15,14 @@ inline constexpr uint32_t kKindGeometry = fourcc("GEOM");  // .geo: imported tri
 inline constexpr uint32_t kKindVoxels = fourcc("VOXL");    // .vox: span heightfield + walkability
 inline constexpr uint32_t kKindGraph = fourcc("GRPH");     // .graph (later stages)
 inline constexpr uint32_t kKindNav = fourcc("NAVA");       // .nav runtime asset (later stages)
+inline constexpr uint32_t kKindClusters = fourcc("CLUS");  // .clu: clusters + heuristic table
 
 // Newest layout version of each kind that this code writes and reads.
 inline constexpr uint32_t kGeometryVersion = 1;
 inline constexpr uint32_t kVoxelsVersion = 1;
 inline constexpr uint32_t kGraphVersion = 1;
 inline constexpr uint32_t kNavVersion = 1;
+inline constexpr uint32_t kClustersVersion = 1;
 
 // Sections shared by several kinds.
 inline constexpr uint32_t kSecAreas = fourcc("AREA");  // area-type table
@@ -68,6 +70,11 @@ inline constexpr uint32_t kSecLayerColumns = fourcc("LCOL");     // u32 first ce
 inline constexpr uint32_t kSecLayerNeighbours = fourcc("LNB4");  // 4 planes of u32 cell ids
 inline constexpr uint32_t kSecLayerComponents = fourcc("LCMP");  // u32 component per layer cell
 inline constexpr uint32_t kSecPovStats = fourcc("PSTA");         // 32-byte bake statistics
+
+// CLUS sections (a .nav packed with --clusters holds the same three after the graph's).
+inline constexpr uint32_t kSecClusterHeader = fourcc("CLHD");  // 64-byte cluster header
+inline constexpr uint32_t kSecNodeClusters = fourcc("CLND");   // u32 cluster per node
+inline constexpr uint32_t kSecClusterTable = fourcc("CLTB");   // u16 per ordered cluster pair
 
 // ---- Area table ------------------------------------------------------------------------------
 inline constexpr uint32_t kMaxAreas = 64;
@@ -266,5 +273,37 @@ struct PovStats {
 inline constexpr size_t kPovStatsSize = 32;
 void encodePovStats(const PovStats& stats, uint8_t out[kPovStatsSize]);
 Error decodePovStats(const uint8_t* data, size_t size, PovStats& out);
+
+// ---- CLHD: 64 bytes ---------------------------------------------------------------------------
+// Cluster heuristic table (Millington, "AI for Games", 4.3.8): CLTB[a * cluster_count + b] is
+// the minimum path cost from any node of cluster a to any node of cluster b, quantized down in
+// units of `scale`; kClusterUnreachable when no path exists.
+enum class ClusterMethod : uint32_t { grid = 1, regions = 2 };
+inline constexpr uint16_t kClusterUnreachable = 0xFFFF;
+inline constexpr uint32_t kMaxClusters = 4096;  // table of at most 32 MiB
+// Every edge u -> v has a reverse edge v -> u of the same cost (lets navrt use BPMX).
+inline constexpr uint32_t kClusterFlagSymmetric = 1;
+struct ClusterHeader {
+    ClusterMethod method = ClusterMethod::grid;
+    uint32_t cluster_count = 0;
+    uint32_t node_count = 0;          // of the graph the clusters were built for
+    uint32_t edge_count = 0;          // of that graph
+    uint32_t cluster_size = 0;        // parameter: block edge [cells] (grid) or target size
+    uint32_t requested_clusters = 0;  // parameter: target count, 0 = from cluster_size
+    float scale = 1;                  // cost per table unit, finite and > 0
+    uint32_t min_cluster_nodes = 0, max_cluster_nodes = 0;
+    uint32_t unreachable_pairs = 0;   // ordered pairs (a, b) with no path
+    uint64_t graph_fingerprint = 0;   // graphFingerprint() of that graph
+    uint32_t flags = 0;               // kClusterFlagSymmetric
+};
+inline constexpr size_t kClusterHeaderSize = 64;
+void encodeClusterHeader(const ClusterHeader& header, uint8_t out[kClusterHeaderSize]);
+Error decodeClusterHeader(const uint8_t* data, size_t size, ClusterHeader& out);
+
+// XXH64 chained over the decoded GRHD, EOFF, EDST and ECST bytes (each hash seeds the next; an
+// absent section counts as empty): identifies the graph a .clu belongs to.
+uint64_t graphFingerprint(const uint8_t* header, size_t header_size, const uint8_t* offsets,
+                          size_t offsets_size, const uint8_t* targets, size_t targets_size,
+                          const uint8_t* costs, size_t costs_size);
 
 }  // namespace nav::formats

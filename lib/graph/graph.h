@@ -105,6 +105,10 @@ void finalizeGraph(Graph& graph);
 
 Status saveGraph(const std::filesystem::path& path, const Graph& graph,
                  uint32_t kind = formats::kKindGraph);
+// The container saveGraph writes, for callers that add sections (pack --clusters).
+formats::ContainerWriter graphWriter(const Graph& graph, uint32_t kind = formats::kKindGraph);
+// formats::graphFingerprint of the GRHD, EOFF, EDST and ECST bytes saveGraph writes for `graph`.
+uint64_t graphFingerprint(const Graph& graph);
 Result<Graph> loadGraph(const std::filesystem::path& path);
 // Decodes a GRPH or NAVA container (the graph sections are the same).
 Result<Graph> decodeGraph(const LoadedContainer& container);

@@ -207,12 +207,45 @@ formats::GraphHeader headerForGrid(const vox::VoxelGrid& grid, GraphType type) {
     return h;
 }
 
-Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kind) {
+namespace {
+
+// The GRHD bytes saveGraph writes for `g` (counts filled in).
+formats::GraphHeader savedHeader(const Graph& g) {
     formats::GraphHeader header = g.header;
     header.node_count = uint32_t(g.nodeCount());
     header.edge_count = uint32_t(g.edgeCount());
     if (header.flags & formats::kGraphFlagImplicitVolume)
         header.node_count = header.size_x * header.size_z * header.size_y;
+    return header;
+}
+
+std::vector<uint32_t> relativeTargets(const Graph& g) {
+    std::vector<uint32_t> relative(g.edge_targets.size());
+    for (size_t v = 0; v + 1 < g.edge_offsets.size(); ++v)
+        for (uint32_t e = g.edge_offsets[v]; e < g.edge_offsets[v + 1]; ++e)
+            relative[e] = g.edge_targets[e] - uint32_t(v);
+    return relative;
+}
+
+}  // namespace
+
+uint64_t graphFingerprint(const Graph& g) {
+    uint8_t header[formats::kGraphHeaderSize];
+    formats::encodeGraphHeader(savedHeader(g), header);
+    const bool implicit_volume = (g.header.flags & formats::kGraphFlagImplicitVolume) != 0;
+    const std::vector<uint8_t> offsets = implicit_volume ? std::vector<uint8_t>() : arrayBytes(g.edge_offsets);
+    const std::vector<uint8_t> targets = arrayBytes(relativeTargets(g));
+    const std::vector<uint8_t> costs = arrayBytes(g.edge_costs);
+    return formats::graphFingerprint(header, sizeof header, offsets.data(), offsets.size(),
+                                     targets.data(), targets.size(), costs.data(), costs.size());
+}
+
+Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kind) {
+    return saveContainer(path, graphWriter(g, kind));
+}
+
+formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
+    const formats::GraphHeader header = savedHeader(g);
     std::vector<uint8_t> header_bytes(formats::kGraphHeaderSize);
     formats::encodeGraphHeader(header, header_bytes.data());
     std::vector<uint8_t> cells(g.cells.size() * formats::kNodeCellSize);
@@ -235,11 +268,7 @@ Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kin
         writer.add(formats::kSecEdgeOffsets, arrayBytes(g.edge_offsets), formats::Codec::zstd_delta32);
         // Targets are stored relative to their source node (wrapping u32 difference): neighbours
         // of grid cells sit at a few fixed offsets, which compress far better than node ids.
-        std::vector<uint32_t> relative(g.edge_targets.size());
-        for (size_t v = 0; v + 1 < g.edge_offsets.size(); ++v)
-            for (uint32_t e = g.edge_offsets[v]; e < g.edge_offsets[v + 1]; ++e)
-                relative[e] = g.edge_targets[e] - uint32_t(v);
-        writer.add(formats::kSecEdgeTargets, arrayBytes(relative));
+        writer.add(formats::kSecEdgeTargets, arrayBytes(relativeTargets(g)));
         writer.add(formats::kSecEdgeCosts, arrayBytes(g.edge_costs));
     } else {
         writer.add(formats::kSecFreeVoxels, arrayBytes(g.free_voxels));
@@ -289,7 +318,7 @@ Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kin
         writer.add(formats::kSecSourceName,
                    std::vector<uint8_t>(g.source_name.begin(), g.source_name.end()),
                    formats::Codec::raw);
-    return saveContainer(path, writer);
+    return writer;
 }
 
 Result<Graph> decodeGraph(const LoadedContainer& c) {

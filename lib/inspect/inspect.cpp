@@ -5,6 +5,7 @@
 #include "../../formats/layouts.h"
 #include "../common/file_io.h"
 #include "../geometry/geometry.h"
+#include "../cluster/cluster.h"
 #include "../graph/graph.h"
 #include "../voxel/voxel_grid.h"
 
@@ -24,6 +25,7 @@ const char* kindDescription(uint32_t kind) {
     if (kind == formats::kKindVoxels) return "voxel grid";
     if (kind == formats::kKindGraph) return "graph";
     if (kind == formats::kKindNav) return "runtime navigation asset";
+    if (kind == formats::kKindClusters) return "clusters and cluster heuristic table";
     return "unknown";
 }
 
@@ -178,6 +180,25 @@ Json graphStats(const graph::Graph& g) {
     return stats;
 }
 
+Json clusterStats(const cluster::Clusters& c, const LoadedContainer& loaded) {
+    const formats::ClusterHeader& h = c.header;
+    const int index = loaded.container.find(formats::kSecClusterTable);
+    return {{"method", h.method == formats::ClusterMethod::grid ? "grid" : "regions"},
+            {"clusters", h.cluster_count},
+            {"nodes", h.node_count},
+            {"cluster_size", h.cluster_size},
+            {"requested_clusters", h.requested_clusters},
+            {"nodes_per_cluster", {{"min", h.min_cluster_nodes},
+                                   {"mean", h.cluster_count ? double(h.node_count) / h.cluster_count : 0.0},
+                                   {"max", h.max_cluster_nodes}}},
+            {"scale", h.scale},
+            {"max_cost", c.max_cost},
+            {"unreachable_pairs", h.unreachable_pairs},
+            {"table_bytes_raw", c.table.size() * 2},
+            {"table_bytes_stored", index >= 0 ? loaded.container.sections[index].stored_size : 0},
+            {"graph_fingerprint", fmt::format("{:016x}", h.graph_fingerprint)}};
+}
+
 }  // namespace
 
 Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
@@ -227,8 +248,21 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                 errors.push_back("graph layout version is newer than this navbake");
             } else if (auto g = graph::decodeGraph(*loaded)) {
                 r["stats"] = graphStats(*g);
+                if (loaded->has(formats::kSecClusterHeader)) {
+                    auto clusters = cluster::decodeClusters(*loaded);
+                    if (!clusters) errors.push_back(clusters.error().message);
+                    else r["stats"]["clusters"] = clusterStats(*clusters, *loaded);
+                }
             } else {
                 errors.push_back(g.error().message);
+            }
+        } else if (c.kind == formats::kKindClusters) {
+            if (c.kind_version > formats::kClustersVersion) {
+                errors.push_back("cluster layout version is newer than this navbake");
+            } else if (auto clusters = cluster::decodeClusters(*loaded)) {
+                r["stats"] = clusterStats(*clusters, *loaded);
+            } else {
+                errors.push_back(clusters.error().message);
             }
         } else if (c.kind == formats::kKindVoxels) {
             if (c.kind_version > formats::kVoxelsVersion) {

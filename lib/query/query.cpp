@@ -22,8 +22,26 @@ const char* outcomeName(Outcome outcome) {
     return "unknown";
 }
 
+const char* methodName(Method method) { return method == Method::cluster ? "cluster" : "astar"; }
+
+Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset) {
+    if (method != Method::cluster) return {};
+    if (!graph.hasClusters())
+        return inputError("{}: --method cluster needs cluster sections, and this asset has none "
+                          "(build them with 'navbake cluster GRAPH -o FILE.clu', then 'navbake "
+                          "pack GRAPH --clusters FILE.clu')",
+                          asset);
+    if (graph.header.type != formats::GraphType::tile)
+        return inputError("{}: --method cluster applies to tile graphs; navmesh and POV point "
+                          "queries use their own costs",
+                          asset);
+    return {};
+}
+
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
-                     navrt::Vec3 to, const Tolerance& tolerance, bool smooth) {
+                     navrt::Vec3 to, const Tolerance& tolerance, bool smooth, Method method) {
+    (void)query.setHeuristic(method == Method::cluster ? navrt::Heuristic::cluster
+                                                       : navrt::Heuristic::standard);
     QueryRecord record;
     const auto start_time = std::chrono::steady_clock::now();
     navrt::MeshPoint start{navrt::kNoNode, from}, goal{navrt::kNoNode, to};
@@ -170,9 +188,12 @@ Result<std::vector<Problem>> problems3d(const navrt::GraphView& graph, const std
 }  // namespace
 
 Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
-                                       const std::filesystem::path& path, Context& context) {
+                                       const std::filesystem::path& path, Context& context,
+                                       Method method) {
     const std::string built_from =
         graph.source_name ? std::string(graph.source_name, graph.source_name_length) : std::string();
+    if (Status s = checkMethod(graph, method, built_from.empty() ? "asset" : built_from); !s)
+        return s.error();
     const bool three_d = path.extension() == ".3dscen";
     auto problems = three_d ? problems3d(graph, built_from, path) : problems2d(graph, built_from, path);
     if (!problems) return problems.error();
@@ -193,7 +214,7 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
             context.progress("scen", i, problems->size());
         }
         const Problem& s = (*problems)[i];
-        const QueryRecord r = runQuery(graph, query, s.from, s.to, tolerance);
+        const QueryRecord r = runQuery(graph, query, s.from, s.to, tolerance, true, method);
         ++report.total;
         total_micros += r.micros;
         total_expansions += r.expansions;

@@ -33,8 +33,18 @@ struct QueryRecord {
     double micros = 0;  // locate + A* time
 };
 
+// Search method: astar = A* with the standard heuristic (octile / Euclidean); cluster = A* with
+// the cluster heuristic table packed into the asset (navrt::Heuristic::cluster).
+enum class Method { astar, cluster };
+const char* methodName(Method method);
+// Whether `graph` supports `method`: cluster needs cluster sections (pack --clusters) and a
+// tile graph (navmesh and POV point queries use their own costs). The error names `asset`.
+Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset);
+
+// Runs one query with `method` (checkMethod first: an unsupported method falls back to astar).
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
-                     navrt::Vec3 to, const Tolerance& tolerance, bool smooth = true);
+                     navrt::Vec3 to, const Tolerance& tolerance, bool smooth = true,
+                     Method method = Method::astar);
 
 struct PointPair {
     navrt::Vec3 from, to;
@@ -71,7 +81,9 @@ struct ScenarioReport {
 // Runs a MovingAI scenario file (.scen, 2D: cell (x, y) = world (x + 0.5, 0, y + 0.5)) against
 // the graph. Errors (with the line number): malformed lines, a scenario naming another map or a
 // map of other dimensions than the graph's.
+// With Method::cluster the asset must pass checkMethod (else an error naming the file).
 Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
-                                       const std::filesystem::path& path, Context& context);
+                                       const std::filesystem::path& path, Context& context,
+                                       Method method = Method::astar);
 
 }  // namespace nav::query

@@ -312,6 +312,7 @@ Vec3 portalCrossing(Vec3 from, Vec3 goal, Vec3 a, Vec3 b) {
 }  // namespace
 
 PathStatus PathQuery::findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32_t goal) {
+    use_clusters_ = bpmx_ = false;  // navmesh and POV searches keep the standard heuristic
     if (graph_ != nullptr && graph_->isPov()) {
         path_length_ = 0;
         expansions_ = 0;

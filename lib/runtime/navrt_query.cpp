@@ -97,6 +97,52 @@ bool GraphView::isFree(uint32_t node) const {
     return (free_voxels[node >> 6] >> (node & 63)) & 1;
 }
 
+namespace {
+
+// CLHD/CLND/CLTB: sizes, ids, diagonal, and that they were built for this graph.
+Error viewClusterSections(const Asset& asset, GraphView& out) {
+    SectionView header, nodes, table, graph_header;
+    if (Error e = need(asset, fmt::kSecClusterHeader, header)) return e;
+    if (Error e = need(asset, fmt::kSecNodeClusters, nodes)) return e;
+    if (Error e = need(asset, fmt::kSecClusterTable, table)) return e;
+    if (Error e = need(asset, fmt::kSecGraphHeader, graph_header)) return e;
+    fmt::ClusterHeader& h = out.cluster_header;
+    if (Error e = fmt::decodeClusterHeader(header.data, header.size, h)) return e;
+    const SectionView offsets = asset.find(fmt::kSecEdgeOffsets);
+    const SectionView targets = asset.find(fmt::kSecEdgeTargets);
+    const SectionView costs = asset.find(fmt::kSecEdgeCosts);
+    const uint64_t fingerprint =
+        fmt::graphFingerprint(graph_header.data, graph_header.size, offsets.data, offsets.size,
+                              targets.data, targets.size, costs.data, costs.size);
+    if (h.node_count != out.header.node_count || fingerprint != h.graph_fingerprint)
+        return makeError(ErrorCode::bad_section, 40, fmt::kSecClusterHeader,
+                         "cluster sections were built for another graph (%u nodes, fingerprint "
+                         "%016llx; this graph: %u nodes, %016llx)",
+                         h.node_count, static_cast<unsigned long long>(h.graph_fingerprint),
+                         out.header.node_count, static_cast<unsigned long long>(fingerprint));
+    const uint64_t n = h.node_count, k = h.cluster_count;
+    if (nodes.size != n * 4) return sizeError(fmt::kSecNodeClusters, nodes.size, n * 4);
+    if (table.size != k * k * 2) return sizeError(fmt::kSecClusterTable, table.size, k * k * 2);
+    const uint32_t* node_clusters = reinterpret_cast<const uint32_t*>(nodes.data);
+    const uint16_t* entries = reinterpret_cast<const uint16_t*>(table.data);
+    for (uint64_t v = 0; v < n; ++v)
+        if (node_clusters[v] >= k)
+            return makeError(ErrorCode::bad_section, v * 4, fmt::kSecNodeClusters,
+                             "node %llu is in cluster %u, only %llu exist",
+                             static_cast<unsigned long long>(v), node_clusters[v],
+                             static_cast<unsigned long long>(k));
+    for (uint64_t a = 0; a < k; ++a)
+        if (entries[a * k + a] != 0)
+            return makeError(ErrorCode::bad_section, (a * k + a) * 2, fmt::kSecClusterTable,
+                             "cluster %llu to itself is not 0", static_cast<unsigned long long>(a));
+    out.cluster_count = h.cluster_count;
+    out.node_clusters = node_clusters;
+    out.cluster_table = entries;
+    return {};
+}
+
+}  // namespace
+
 Error viewGraph(const Asset& asset, GraphView& out) {
     out = GraphView{};
     if (asset.kind() != fmt::kKindNav && asset.kind() != fmt::kKindGraph) {
@@ -224,6 +270,9 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     }
     if (out.isPov()) {
         if (Error e = viewPovSections(asset, area_count, out)) return e;
+    }
+    if (asset.find(fmt::kSecClusterHeader).id != 0) {
+        if (Error e = viewClusterSections(asset, out)) return e;
     }
     SectionView column_nodes = asset.find(fmt::kSecColumnNodes);
     if (column_nodes.id != 0 && has_cells) {
@@ -368,7 +417,27 @@ Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const All
     return {};
 }
 
+Error PathQuery::setHeuristic(Heuristic heuristic) {
+    if (heuristic == Heuristic::cluster && (graph_ == nullptr || !graph_->hasClusters()))
+        return makeError(ErrorCode::invalid_argument, 0, 0,
+                         "the cluster heuristic needs an asset with cluster sections (navbake "
+                         "pack --clusters FILE.clu)");
+    heuristic_ = heuristic;
+    return {};
+}
+
 double PathQuery::heuristic(uint32_t node, uint32_t goal) const {
+    if (use_clusters_) {
+        const uint16_t q = goal_column_[size_t(graph_->node_clusters[node]) * graph_->cluster_count];
+        if (q == fmt::kClusterUnreachable) return HUGE_VAL;
+        const double bound = double(q) * cluster_scale_;
+        const double standard = standardHeuristic(node, goal);
+        return bound > standard ? bound : standard;
+    }
+    return standardHeuristic(node, goal);
+}
+
+double PathQuery::standardHeuristic(uint32_t node, uint32_t goal) const {
     const fmt::GraphHeader& h = graph_->header;
     const double scale = double(h.min_cost_multiplier) * kHeuristicSafety;
     if (h.heuristic == fmt::HeuristicKind::octile && graph_->cells != nullptr) {
@@ -408,6 +477,21 @@ void PathQuery::heapDecrease(uint32_t node) {
 void PathQuery::heapPush(uint32_t node) {
     records_[node].heap_index = heap_size_++;
     heapDecrease(node);
+}
+
+void PathQuery::heapIncrease(uint32_t node) {
+    uint32_t i = records_[node].heap_index;
+    for (;;) {
+        uint32_t child = 2 * i + 1;
+        if (child >= heap_size_) break;
+        if (child + 1 < heap_size_ && before(heap_[child + 1], heap_[child])) ++child;
+        if (!before(heap_[child], node)) break;
+        heap_[i] = heap_[child];
+        records_[heap_[i]].heap_index = i;
+        i = child;
+    }
+    heap_[i] = node;
+    records_[node].heap_index = i;
 }
 
 uint32_t PathQuery::heapPop() {
@@ -460,17 +544,45 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
         if (u == goal) return finishPath(goal);
         if (max_expansions_ != 0 && expansions_ >= max_expansions_) return PathStatus::out_of_nodes;
         const double g_u = records_[u].g;
+        double h_u = 0;
+        if (bpmx_) {
+            // BPMX (Felner et al. 2005): on a symmetric graph h(v) - cost(u, v) also bounds u
+            // (taken from neighbours already generated, whose h is stored), and h(u) - cost(u, v)
+            // bounds v; propagating the larger values cuts re-expansions under the inconsistent
+            // cluster heuristic.
+            h_u = records_[u].f - g_u;
+            expand(u, [&](uint32_t v, double cost) {
+                const Record& r = records_[v];
+                if (r.stamp == stamp_ && r.f - r.g - cost > h_u) h_u = r.f - r.g - cost;
+            });
+            records_[u].f = g_u + h_u;
+        }
         expand(u, [&](uint32_t v, double cost) {
             const double g = g_u + cost;
             Record& r = records_[v];
             if (r.stamp != stamp_) {
-                r = Record{g, g + heuristic(v, goal), u, stamp_, kNotInHeap, 0};
+                double h = heuristic(v, goal);
+                if (h == HUGE_VAL) return;  // cluster table: the goal is unreachable from v
+                if (bpmx_ && h_u - cost > h) h = h_u - cost;
+                r = Record{g, g + h, u, stamp_, kNotInHeap, 0};
                 heapPush(v);
-            } else if (r.heap_index != kClosed && g < r.g) {
-                r.f += g - r.g;
-                r.g = g;
-                r.parent = u;
-                heapDecrease(v);
+            } else if (bpmx_ && h_u - cost > r.f - r.g && r.heap_index != kClosed && g >= r.g) {
+                r.f = r.g + (h_u - cost);  // BPMX: raise an open node's bound
+                heapIncrease(v);
+            } else if (g < r.g) {
+                if (r.heap_index != kClosed) {
+                    r.f += g - r.g;
+                    r.g = g;
+                    r.parent = u;
+                    heapDecrease(v);
+                } else if (use_clusters_) {
+                    // Inconsistent (cluster) heuristic: reopen a closed node on a cheaper path.
+                    r.f += g - r.g;
+                    r.g = g;
+                    r.parent = u;
+                    r.heap_index = kNotInHeap;
+                    heapPush(v);
+                }
             }
         });
     }
@@ -478,6 +590,7 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
 }
 
 PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
+    use_clusters_ = bpmx_ = false;
     have_points_ = false;
     path_length_ = 0;
     expansions_ = 0;
@@ -492,6 +605,14 @@ PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
                          g.position(goal), povCornerPoint(g, goal), povCornerCell(g, goal));
     }
     if (g.components[start] != g.components[goal]) return PathStatus::no_path;
+    use_clusters_ = heuristic_ == Heuristic::cluster && g.hasClusters();
+    bpmx_ = use_clusters_ && (g.cluster_header.flags & fmt::kClusterFlagSymmetric) != 0;
+    if (use_clusters_) {
+        goal_column_ = g.cluster_table + g.node_clusters[goal];
+        cluster_scale_ = double(g.cluster_header.scale) * kHeuristicSafety;
+        if (goal_column_[size_t(g.node_clusters[start]) * g.cluster_count] == fmt::kClusterUnreachable)
+            return PathStatus::no_path;  // the table proves it: no expansion needed
+    }
     if (g.implicitVolume()) {
         const fmt::GraphHeader& h = g.header;
         double step_cost[26];

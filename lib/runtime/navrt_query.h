@@ -55,7 +55,14 @@ struct GraphView {
     const uint32_t* layer_neighbours = nullptr;  // plane k (+X, -X, +Z, -Z) at k * layer_cell_count
     const uint32_t* layer_components = nullptr;  // per layer cell (LCMP)
     nav::formats::PovStats pov_stats;
+    // Cluster heuristic table (CLHD/CLND/CLTB, from `navbake pack --clusters`); null when absent.
+    // Validated against the graph: node count and the GRHD/EOFF/EDST/ECST fingerprint.
+    nav::formats::ClusterHeader cluster_header;
+    uint32_t cluster_count = 0;
+    const uint32_t* node_clusters = nullptr;  // per node, < cluster_count
+    const uint16_t* cluster_table = nullptr;  // [a * cluster_count + b]
 
+    bool hasClusters() const { return node_clusters != nullptr; }
     bool isNavmesh() const { return header.type == nav::formats::GraphType::navmesh; }
     bool isPov() const { return header.type == nav::formats::GraphType::pov; }
 
@@ -79,6 +86,14 @@ enum class PathStatus : uint8_t {
     not_initialized,
 };
 const char* pathStatusName(PathStatus status);
+
+// A* heuristic of a PathQuery. standard: octile / Euclidean (above). cluster: max(cluster table
+// entry, standard) (Millington, "AI for Games", 4.3.8): admissible but not consistent, so the
+// search then reopens closed nodes reached by a cheaper path and stays optimal; a goal whose
+// cluster the start's cannot reach gives no_path with 0 expansions. Applies to searches over
+// graph edges (findPath on tile and navmesh graphs, findPathBetween on tile graphs); navmesh
+// point queries and POV searches use their own costs and keep the standard heuristic.
+enum class Heuristic : uint8_t { standard, cluster };
 
 // The node under `position`: the nearest node whose cell is within `horizontal_tolerance` (m)
 // of the point and whose floor is within `vertical_tolerance` (m) of its height. kNoNode when
@@ -159,6 +174,10 @@ public:
 
     // POV graphs: the any-angle path between the two corners (findPathBetween at their vertices).
     PathStatus findPath(uint32_t start, uint32_t goal);
+    // Selects the heuristic for later queries; cluster needs a graph with cluster sections
+    // (invalid_argument otherwise, and the mode is left unchanged).
+    Error setHeuristic(Heuristic heuristic);
+    Heuristic heuristicMode() const { return heuristic_; }
     // Path between two points on their nodes. Navmesh graphs: A* over polygons with Detour-style
     // costs (distance between successive portal midpoints, from `from` to `to`, times area cost),
     // and smooth() returns the funnel-pulled straight path between the two points. POV graphs:
@@ -198,10 +217,12 @@ private:
     template <class Expand>
     PathStatus search(uint32_t start, uint32_t goal, Expand&& expand);
     double heuristic(uint32_t node, uint32_t goal) const;
+    double standardHeuristic(uint32_t node, uint32_t goal) const;
     // Fills path_ by following parents back from the goal, sets the cost; returns found.
     PathStatus finishPath(uint32_t goal);
     void heapPush(uint32_t node);
     void heapDecrease(uint32_t node);
+    void heapIncrease(uint32_t node);
     uint32_t heapPop();
     bool before(uint32_t a, uint32_t b) const;
     void release();
@@ -225,6 +246,11 @@ private:
     uint32_t heap_size_ = 0;
     uint32_t record_count_ = 0;  // node records allocated (nodes + 2: POV virtual start and goal)
     uint32_t stamp_ = 0;
+    Heuristic heuristic_ = Heuristic::standard;
+    bool use_clusters_ = false;       // this search uses the cluster table
+    bool bpmx_ = false;               // ... on a symmetric graph: BPMX propagation
+    const uint16_t* goal_column_ = nullptr;  // cluster_table + goal cluster (stride cluster_count)
+    double cluster_scale_ = 0;        // table unit x safety factor
     uint32_t max_expansions_ = 0;
     uint32_t path_length_ = 0;
     uint32_t expansions_ = 0;

@@ -340,6 +340,45 @@ pov_indoor)
   expect 0 "pair 1: found  cost 0.0000" "$navbake" query "$work/indoor.nav" --from 2,0,2 --to 2,0,2
   expect 0 "pair 1: start_off_graph" "$navbake" query "$work/indoor.nav" --from 200,0,2 --to 8,3,15
   ;;
+cluster_pipeline)
+  need_shared
+  for m in den312d room-64-64-8; do
+    "$navbake" -q import "$shared/movingai/$m.map" -o "$work/$m.vox" || fail "import $m"
+    "$navbake" -q graph tile "$work/$m.vox" -o "$work/$m.graph" || fail "graph $m"
+  done
+  expect 0 "[0-9]+ clusters \(grid\), nodes per cluster min [0-9]+ mean [0-9.]+ max [0-9]+; table" \
+    "$navbake" cluster "$work/den312d.graph" -o "$work/den312d.clu" --cluster-size 16
+  # Same bytes at any thread count.
+  "$navbake" -q cluster "$work/den312d.graph" -o "$work/one.clu" --cluster-size 16 --threads 1 || fail "1 thread"
+  cmp "$work/den312d.clu" "$work/one.clu" || fail "clusters depend on the thread count"
+  "$navbake" inspect "$work/den312d.clu" --json >"$work/clu.json" || fail "inspect clu"
+  grep -q '"kind": "CLUS"' "$work/clu.json" || fail "inspect kind"
+  grep -q '"method": "grid"' "$work/clu.json" || fail "inspect method"
+  expect 0 "packed [0-9]+ nodes, [0-9]+ edges, [0-9]+ clusters" \
+    "$navbake" pack "$work/den312d.graph" --clusters "$work/den312d.clu" -o "$work/den312d.nav"
+  expect 0 "1000 scenarios, 1000 solved, 1000 optimal" \
+    "$navbake" scen "$work/den312d.nav" "$shared/movingai/den312d.map.scen" --method cluster
+  "$navbake" scen "$work/den312d.nav" "$shared/movingai/den312d.map.scen" --method cluster --json >"$work/c.json" || fail "scen json"
+  "$navbake" scen "$work/den312d.nav" "$shared/movingai/den312d.map.scen" --json >"$work/a.json" || fail "scen json"
+  awk -v c="$(json_field "$work/c.json" mean_expansions)" -v a="$(json_field "$work/a.json" mean_expansions)" \
+    'BEGIN { exit !(c <= a) }' || fail "cluster expansions exceed octile expansions"
+  "$navbake" inspect "$work/den312d.nav" --json >"$work/nav.json" || fail "inspect nav"
+  grep -q '"clusters": {' "$work/nav.json" || fail "inspect nav clusters"
+  read -r from to < <(awk 'NR == 2 { printf "%s.5,0,%s.5 %s.5,0,%s.5\n", $5, $6, $7, $8 }' "$shared/movingai/den312d.map.scen")
+  expect 0 "pair 1: found  cost" "$navbake" query "$work/den312d.nav" --from "$from" --to "$to" --method cluster
+  # Regions method, and the errors: a .clu of another graph, too many clusters, no cluster sections.
+  expect 0 "clusters \(regions\)" "$navbake" cluster "$work/den312d.graph" -o "$work/r.clu" --method regions --clusters 40
+  expect 1 "den312d.clu was built for another graph .* than .*room-64-64-8.graph" \
+    "$navbake" pack "$work/room-64-64-8.graph" --clusters "$work/den312d.clu" -o "$work/x.nav"
+  [ -e "$work/x.nav" ] && fail "pack wrote an output after the mismatch"
+  expect 2 "--clusters 99999999 exceeds the graph's [0-9]+ nodes" \
+    "$navbake" cluster "$work/den312d.graph" -o "$work/x.clu" --clusters 99999999
+  "$navbake" -q pack "$work/room-64-64-8.graph" -o "$work/room.nav" || fail "pack room"
+  expect 1 "room.nav: --method cluster needs cluster sections" \
+    "$navbake" scen "$work/room.nav" "$shared/movingai/room-64-64-8.map.scen" --method cluster
+  expect 1 "kind 'GRPH', expected 'CLUS'" \
+    "$navbake" pack "$work/room-64-64-8.graph" --clusters "$work/room-64-64-8.graph" -o "$work/x.nav"
+  ;;
 *)
   fail "unknown case"
   ;;

@@ -54,6 +54,7 @@ void registerImport(CLI::App& app, CommandBody& body);
 void registerVoxelize(CLI::App& app, CommandBody& body);
 void registerInspect(CLI::App& app, CommandBody& body);
 void registerGraph(CLI::App& app, CommandBody& body);
+void registerCluster(CLI::App& app, CommandBody& body);
 void registerPack(CLI::App& app, CommandBody& body);
 void registerQuery(CLI::App& app, CommandBody& body);
 void registerScen(CLI::App& app, CommandBody& body);

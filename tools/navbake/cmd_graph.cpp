@@ -2,6 +2,7 @@
 #include <bit>
 #include <chrono>
 
+#include "../../lib/cluster/cluster.h"
 #include "../../lib/graph/graph.h"
 #include "../../lib/voxel/voxel_grid.h"
 #include "cli.h"
@@ -138,21 +139,39 @@ void registerPack(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input;
         std::string output;
+        std::string clusters;
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
         "pack", "Pack a graph into the runtime asset (.nav) that navrt loads and queries");
     sub->add_option("INPUT", options->input, "Graph (.graph)")->required();
     sub->add_option("-o,--output", options->output, "Runtime asset (.nav)")->required();
+    sub->add_option("--clusters", options->clusters,
+                    "Add the node clusters and cluster heuristic table of this .clu (made by "
+                    "'navbake cluster' from the same graph)");
     sub->callback([&body, options] {
         body = [options](Context& context) {
             auto graph = graph::loadGraph(options->input);
             if (!graph) return reportFailure(context, graph.error());
-            if (Status s = graph::saveGraph(options->output, *graph, formats::kKindNav); !s)
+            formats::ContainerWriter writer = graph::graphWriter(*graph, formats::kKindNav);
+            uint32_t cluster_count = 0;
+            if (!options->clusters.empty()) {
+                auto clusters = cluster::loadClusters(options->clusters);
+                if (!clusters) return reportFailure(context, clusters.error());
+                if (Status s = cluster::checkMatches(*clusters, options->clusters, *graph,
+                                                     options->input); !s)
+                    return reportFailure(context, s.error());
+                cluster::addClusterSections(writer, *clusters);
+                cluster_count = clusters->count();
+            }
+            if (Status s = saveContainer(options->output, writer); !s)
                 return reportFailure(context, s.error());
             std::error_code ec;
-            context.info("packed {} nodes, {} edges: {} bytes -> {}", graph->header.node_count,
-                         graph->edgeCount(), std::filesystem::file_size(options->output, ec),
+            const std::string with = cluster_count > 0
+                                         ? fmt::format(", {} clusters", cluster_count)
+                                         : std::string();
+            context.info("packed {} nodes, {} edges{}: {} bytes -> {}", graph->header.node_count,
+                         graph->edgeCount(), with, std::filesystem::file_size(options->output, ec),
                          options->output);
             return kExitOk;
         };

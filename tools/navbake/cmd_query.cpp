@@ -54,6 +54,7 @@ void registerQuery(CLI::App& app, CommandBody& body) {
         std::string from, to, pairs;
         bool json = false;
         double horizontal = 0.0, vertical = 1.0;
+        std::string method = "astar";
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
@@ -75,6 +76,10 @@ void registerQuery(CLI::App& app, CommandBody& body) {
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     sub->add_flag("--json", options->json, "Print results as JSON on stdout");
+    sub->add_option("--method", options->method,
+                    "astar: standard heuristic; cluster: cluster heuristic table (pack --clusters)")
+        ->check(CLI::IsMember({"astar", "cluster"}))
+        ->capture_default_str();
     sub->callback([&body, options] {
         body = [options](Context& context) {
             if (options->pairs.empty() && options->from.empty())
@@ -97,6 +102,10 @@ void registerQuery(CLI::App& app, CommandBody& body) {
             }
             auto nav = loadNav(options->input);
             if (!nav) return reportFailure(context, nav.error());
+            const query::Method method =
+                options->method == "cluster" ? query::Method::cluster : query::Method::astar;
+            if (Status s = query::checkMethod((*nav)->graph, method, options->input); !s)
+                return reportFailure(context, s.error());
             navrt::PathQuery search;
             if (navrt::Error e = search.init((*nav)->graph))
                 return reportFailure(context, makeError(ErrorKind::internal, "{}", e.message));
@@ -107,7 +116,8 @@ void registerQuery(CLI::App& app, CommandBody& body) {
             std::string text;
             for (size_t i = 0; i < pairs.size(); ++i) {
                 const query::QueryRecord r =
-                    query::runQuery((*nav)->graph, search, pairs[i].from, pairs[i].to, tolerance);
+                    query::runQuery((*nav)->graph, search, pairs[i].from, pairs[i].to, tolerance,
+                                    true, method);
                 found += r.outcome == query::Outcome::found;
                 micros += r.micros;
                 expansions += r.expansions;
@@ -155,6 +165,7 @@ void registerScen(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input, scenarios;
         bool json = false;
+        std::string method = "astar";
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
@@ -164,11 +175,20 @@ void registerScen(CLI::App& app, CommandBody& body) {
     sub->add_option("LEVEL", options->input, "Runtime asset (.nav)")->required();
     sub->add_option("SCENARIOS", options->scenarios, "Scenario file (.scen, .3dscen)")->required();
     sub->add_flag("--json", options->json, "Print the report as JSON on stdout");
+    sub->add_option("--method", options->method,
+                    "astar: standard heuristic; cluster: cluster heuristic table (pack --clusters)")
+        ->check(CLI::IsMember({"astar", "cluster"}))
+        ->capture_default_str();
     sub->callback([&body, options] {
         body = [options](Context& context) {
             auto nav = loadNav(options->input);
             if (!nav) return reportFailure(context, nav.error());
-            auto report = query::runScenarioFile((*nav)->graph, options->scenarios, context);
+            const query::Method method =
+                options->method == "cluster" ? query::Method::cluster : query::Method::astar;
+            if (Status s = query::checkMethod((*nav)->graph, method, options->input); !s)
+                return reportFailure(context, s.error());
+            auto report =
+                query::runScenarioFile((*nav)->graph, options->scenarios, context, method);
             if (!report) return reportFailure(context, report.error());
             const query::ScenarioReport& r = *report;
             std::string text;

@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
     registerImport(app, body);
     registerVoxelize(app, body);
     registerGraph(app, body);
+    registerCluster(app, body);
     registerPack(app, body);
     registerQuery(app, body);
     registerScen(app, body);

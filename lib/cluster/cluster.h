@@ -1,0 +1,62 @@
+// Clusters and the cluster heuristic table (Millington, "AI for Games", 4.3.8): the nodes of an
+// explicit graph are partitioned into connected clusters, and for every ordered pair of clusters
+// (A, B) the table holds the exact minimum path cost from any node of A to any node of B,
+// quantized down. max(table[cluster(n)][cluster(goal)], geometric heuristic) never overestimates,
+// so A* with it stays optimal; an unreachable entry lets a query fail without expanding a node.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "../../formats/layouts.h"
+#include "../common/context.h"
+#include "../common/file_io.h"
+#include "../common/result.h"
+#include "../graph/graph.h"
+
+namespace nav::cluster {
+
+struct ClusterParams {
+    enum Method { grid, regions } method = grid;
+    uint32_t cluster_size = 16;  // grid: block edge in cells; regions: ~cluster_size^2 nodes each
+    uint32_t clusters = 0;       // target count, overrides cluster_size when > 0
+    int threads = 0;             // 0 = all hardware threads; the output does not depend on it
+};
+
+struct Clusters {
+    formats::ClusterHeader header;        // counts, scale, fingerprint of the graph
+    std::vector<uint32_t> node_clusters;  // cluster id per node, clusters numbered by lowest node
+    std::vector<uint16_t> table;          // [a * cluster_count + b], kClusterUnreachable = none
+    std::vector<uint32_t> cluster_nodes;  // nodes per cluster (statistics, not stored)
+    double max_cost = 0;                  // largest finite table entry before quantization
+
+    uint32_t count() const { return header.cluster_count; }
+    // Lower bound on the cost from cluster a to cluster b (+inf when unreachable).
+    double bound(uint32_t a, uint32_t b) const;
+};
+
+// Partitions `graph` (tile, navmesh or POV; volume graphs are refused) and computes the table.
+// grid: blocks of cluster_size x cluster_size columns (navmesh graphs: polygon regions), each
+// split into its connected pieces. regions: farthest-point seeds, multi-source Dijkstra growth
+// (ties by seed index), then split into connected pieces. Usage errors: cluster_size 0, clusters
+// above the node count, more than kMaxClusters clusters.
+Result<Clusters> buildClusters(const graph::Graph& graph, const ClusterParams& params,
+                               Context& context);
+
+// Exact cluster-to-cluster minimum costs (+inf = unreachable), row-major, before quantization;
+// for tests.
+std::vector<double> exactTable(const graph::Graph& graph, const std::vector<uint32_t>& node_clusters,
+                               uint32_t cluster_count, int threads, Context& context);
+
+// Appends the CLHD, CLND and CLTB sections (the .clu layout, also what pack adds to a .nav).
+void addClusterSections(formats::ContainerWriter& writer, const Clusters& clusters);
+Status saveClusters(const std::filesystem::path& path, const Clusters& clusters);
+Result<Clusters> loadClusters(const std::filesystem::path& path);
+Result<Clusters> decodeClusters(const LoadedContainer& container);
+
+// Error naming both files unless `clusters` was built for `graph` (node count and fingerprint).
+Status checkMatches(const Clusters& clusters, const std::filesystem::path& clusters_path,
+                    const graph::Graph& graph, const std::filesystem::path& graph_path);
+
+}  // namespace nav::cluster
