@@ -415,6 +415,255 @@ Error decodeClusterHeader(const uint8_t* data, size_t size, ClusterHeader& h) {
     return {};
 }
 
+void encodeHierarchyHeader(const HierarchyHeader& h, uint8_t out[kHierarchyHeaderSize]) {
+    std::memset(out, 0, kHierarchyHeaderSize);
+    storeLe32(out + 0, h.level_count);
+    storeLe32(out + 4, h.node_count);
+    storeLe32(out + 8, h.cluster_count);
+    storeLe32(out + 12, h.group_count);
+    storeLe32(out + 16, h.abstract_edge_count);
+    storeLe32(out + 20, h.entrance_count);
+    storeLe32(out + 24, h.entrance_edge_count);
+    storeLe32(out + 28, uint32_t(h.default_cost));
+    storeLe32(out + 32, uint32_t(h.entrance_mode));
+    storeLe32(out + 36, h.group_fanout);
+    storeLe64(out + 40, h.graph_fingerprint);
+    storeLe64(out + 48, h.clusters_fingerprint);
+}
+
+Error decodeHierarchyHeader(const uint8_t* data, size_t size, HierarchyHeader& h) {
+    constexpr uint32_t id = kSecHierHeader;
+    if (size != kHierarchyHeaderSize)
+        return makeError(ErrorCode::bad_section, 0, id, "section 'HRHD' is %zu bytes, expected %zu",
+                         size, kHierarchyHeaderSize);
+    h.level_count = loadLe32(data + 0);
+    h.node_count = loadLe32(data + 4);
+    h.cluster_count = loadLe32(data + 8);
+    h.group_count = loadLe32(data + 12);
+    h.abstract_edge_count = loadLe32(data + 16);
+    h.entrance_count = loadLe32(data + 20);
+    h.entrance_edge_count = loadLe32(data + 24);
+    const uint32_t cost = loadLe32(data + 28), mode = loadLe32(data + 32);
+    h.group_fanout = loadLe32(data + 36);
+    h.graph_fingerprint = loadLe64(data + 40);
+    h.clusters_fingerprint = loadLe64(data + 48);
+    if (cost >= kHierCostCount)
+        return makeError(ErrorCode::bad_section, 28, id, "section 'HRHD': unknown cost method %u", cost);
+    if (mode != uint32_t(EntranceMode::sparse) && mode != uint32_t(EntranceMode::all))
+        return makeError(ErrorCode::bad_section, 32, id, "section 'HRHD': unknown entrance mode %u",
+                         mode);
+    h.default_cost = HierCost(cost);
+    h.entrance_mode = EntranceMode(mode);
+    for (size_t i = 56; i < kHierarchyHeaderSize; ++i)
+        if (data[i] != 0)
+            return makeError(ErrorCode::bad_section, i, id, "section 'HRHD': reserved byte %zu is "
+                             "not zero", i);
+    if (h.level_count == 0 || h.level_count > kMaxHierLevels)
+        return makeError(ErrorCode::bad_section, 0, id, "section 'HRHD': %u levels (1 to %u)",
+                         h.level_count, kMaxHierLevels);
+    if (h.cluster_count == 0 || h.cluster_count > kMaxClusters || h.cluster_count > h.node_count ||
+        h.group_count < h.cluster_count)
+        return makeError(ErrorCode::bad_section, 8, id,
+                         "section 'HRHD': %u clusters, %u groups for %u nodes", h.cluster_count,
+                         h.group_count, h.node_count);
+    if (h.entrance_count > h.node_count)
+        return makeError(ErrorCode::bad_section, 20, id,
+                         "section 'HRHD': %u entrances for %u nodes", h.entrance_count, h.node_count);
+    return {};
+}
+
+const char* hierCostName(HierCost cost) {
+    switch (cost) {
+        case HierCost::min: return "min";
+        case HierCost::maximin: return "maximin";
+        case HierCost::avgmin: return "avgmin";
+    }
+    return "unknown";
+}
+
+const uint32_t kHierSectionIds[kHierSectionCount] = {
+    kSecHierGroupCounts,   kSecHierParents,         kSecHierRepresentatives,
+    kSecHierEdgeOffsets,   kSecHierEdgeTargets,     kSecHierEdgeCosts,
+    kSecHierMemberOffsets, kSecHierMembers,         kSecHierEntranceOffsets,
+    kSecHierEntrances,     kSecHierEntranceEdgeOffsets, kSecHierEntranceEdgeTargets,
+    kSecHierEntranceEdgeCosts};
+
+namespace {
+
+void hierName(HierSection s, char out[5]) {
+    const uint32_t id = kHierSectionIds[s];
+    for (int i = 0; i < 4; ++i) out[i] = char((id >> (8 * i)) & 0xFF);
+    out[4] = 0;
+}
+
+Error hierSizeError(HierSection s, size_t size, uint64_t expected) {
+    char name[5];
+    hierName(s, name);
+    return makeError(ErrorCode::bad_section, 0, kHierSectionIds[s],
+                     "section '%s' is %zu bytes, expected %llu", name, size,
+                     static_cast<unsigned long long>(expected));
+}
+
+// CSR offsets: offsets[0] = 0, non-decreasing, offsets[count] = total.
+Error checkOffsets(const HierarchyArrays& a, HierSection s, uint64_t count, uint64_t total) {
+    const uint32_t* offsets = a.u32(s);
+    char name[5];
+    hierName(s, name);
+    if (offsets[0] != 0)
+        return makeError(ErrorCode::bad_section, 0, kHierSectionIds[s], "section '%s' does not "
+                         "start at 0", name);
+    for (uint64_t i = 0; i < count; ++i)
+        if (offsets[i + 1] < offsets[i])
+            return makeError(ErrorCode::bad_section, 4 * (i + 1), kHierSectionIds[s],
+                             "section '%s': offset %llu decreases", name,
+                             static_cast<unsigned long long>(i + 1));
+    if (offsets[count] != total)
+        return makeError(ErrorCode::bad_section, 4 * count, kHierSectionIds[s],
+                         "section '%s' ends at %u, expected %llu", name, offsets[count],
+                         static_cast<unsigned long long>(total));
+    return {};
+}
+
+Error checkCosts(const HierarchyArrays& a, HierSection s, uint64_t count) {
+    const float* costs = a.f32(s);
+    char name[5];
+    hierName(s, name);
+    for (uint64_t i = 0; i < count; ++i)
+        if (!(costs[i] >= 0) || !std::isfinite(costs[i]))
+            return makeError(ErrorCode::bad_section, 4 * i, kHierSectionIds[s],
+                             "section '%s': cost %llu is negative or not finite", name,
+                             static_cast<unsigned long long>(i));
+    return {};
+}
+
+// Nodes of cluster c listed in [offsets[c], offsets[c + 1]): ascending, in range, in cluster c.
+Error checkNodeLists(const HierarchyArrays& a, HierSection offsets_section, HierSection nodes_section,
+                     const uint32_t* node_clusters) {
+    const HierarchyHeader& h = a.header;
+    const uint32_t* offsets = a.u32(offsets_section);
+    const uint32_t* nodes = a.u32(nodes_section);
+    char name[5];
+    hierName(nodes_section, name);
+    for (uint32_t c = 0; c < h.cluster_count; ++c)
+        for (uint32_t i = offsets[c]; i < offsets[c + 1]; ++i) {
+            const uint32_t v = nodes[i];
+            if (v >= h.node_count || node_clusters[v] != c || (i > offsets[c] && v <= nodes[i - 1]))
+                return makeError(ErrorCode::bad_section, 4ull * i, kHierSectionIds[nodes_section],
+                                 "section '%s': entry %u (node %u) is not an ascending node of "
+                                 "cluster %u", name, i, v, c);
+        }
+    return {};
+}
+
+}  // namespace
+
+Error checkHierarchy(HierarchyArrays& a, const uint32_t* node_clusters) {
+    const HierarchyHeader& h = a.header;
+    const uint64_t levels = h.level_count, groups = h.group_count, k = h.cluster_count;
+    const uint64_t edges = h.abstract_edge_count, entrances = h.entrance_count;
+    const uint64_t entrance_edges = h.entrance_edge_count, n = h.node_count;
+    for (uint32_t s = 0; s < kHierSectionCount; ++s)
+        if (a.data[s] == nullptr && a.size[s] > 0)
+            return hierSizeError(HierSection(s), 0, a.size[s]);
+    // Group counts: level 1 = clusters, every level non-empty and no larger than the one below.
+    if (a.size[kHierGroupCounts] != 4 * levels)
+        return hierSizeError(kHierGroupCounts, a.size[kHierGroupCounts], 4 * levels);
+    const uint32_t* counts = a.u32(kHierGroupCounts);
+    uint64_t total = 0;
+    a.level_start[0] = 0;
+    for (uint64_t l = 0; l < levels; ++l) {
+        if (counts[l] == 0 || (l == 0 && counts[l] != k) || (l > 0 && counts[l] > counts[l - 1]))
+            return makeError(ErrorCode::bad_section, 4 * l, kSecHierGroupCounts,
+                             "section 'HGCT': level %llu has %u groups", 
+                             static_cast<unsigned long long>(l + 1), counts[l]);
+        a.level_start[l + 1] = uint32_t(total);
+        total += counts[l];
+    }
+    a.level_start[levels + 1] = uint32_t(total);
+    if (total != groups)
+        return makeError(ErrorCode::bad_section, 0, kSecHierGroupCounts,
+                         "section 'HGCT' counts %llu groups, the header %u",
+                         static_cast<unsigned long long>(total), h.group_count);
+    const uint64_t with_parent = groups - counts[levels - 1];
+    if (a.size[kHierParents] != 4 * with_parent)
+        return hierSizeError(kHierParents, a.size[kHierParents], 4 * with_parent);
+    const uint32_t* parents = a.u32(kHierParents);
+    for (uint64_t l = 1; l < levels; ++l)
+        for (uint32_t g = a.level_start[l]; g < a.level_start[l + 1]; ++g)
+            if (parents[g] < a.level_start[l + 1] || parents[g] >= a.level_start[l + 2])
+                return makeError(ErrorCode::bad_section, 4ull * g, kSecHierParents,
+                                 "section 'HPAR': group %u of level %llu has parent %u outside "
+                                 "level %llu", g, static_cast<unsigned long long>(l), parents[g],
+                                 static_cast<unsigned long long>(l + 1));
+    // Representatives: a node of the group itself (so every group holds a node).
+    if (a.size[kHierRepresentatives] != 4 * groups)
+        return hierSizeError(kHierRepresentatives, a.size[kHierRepresentatives], 4 * groups);
+    const uint32_t* reps = a.u32(kHierRepresentatives);
+    for (uint64_t l = 1; l <= levels; ++l)
+        for (uint32_t g = a.level_start[l]; g < a.level_start[l + 1]; ++g) {
+            bool inside = reps[g] < n;
+            if (inside) {
+                uint32_t group = node_clusters[reps[g]];
+                for (uint64_t up = 1; up < l; ++up) group = parents[group];
+                inside = group == g;
+            }
+            if (!inside)
+                return makeError(ErrorCode::bad_section, 4ull * g, kSecHierRepresentatives,
+                                 "section 'HREP': representative %u of group %u is not one of its "
+                                 "nodes", reps[g], g);
+        }
+    // Abstract edges: CSR over all groups, targets in the same level, 3 costs each.
+    if (a.size[kHierEdgeOffsets] != 4 * (groups + 1))
+        return hierSizeError(kHierEdgeOffsets, a.size[kHierEdgeOffsets], 4 * (groups + 1));
+    if (a.size[kHierEdgeTargets] != 4 * edges)
+        return hierSizeError(kHierEdgeTargets, a.size[kHierEdgeTargets], 4 * edges);
+    if (a.size[kHierEdgeCosts] != 12 * edges)
+        return hierSizeError(kHierEdgeCosts, a.size[kHierEdgeCosts], 12 * edges);
+    if (Error e = checkOffsets(a, kHierEdgeOffsets, groups, edges)) return e;
+    const uint32_t* edge_offsets = a.u32(kHierEdgeOffsets);
+    const uint32_t* targets = a.u32(kHierEdgeTargets);
+    for (uint64_t l = 1; l <= levels; ++l)
+        for (uint32_t g = a.level_start[l]; g < a.level_start[l + 1]; ++g)
+            for (uint32_t e = edge_offsets[g]; e < edge_offsets[g + 1]; ++e)
+                if (targets[e] < a.level_start[l] || targets[e] >= a.level_start[l + 1] ||
+                    targets[e] == g)
+                    return makeError(ErrorCode::bad_section, 4ull * e, kSecHierEdgeTargets,
+                                     "section 'HADT': edge %u of group %u leads to group %u, not "
+                                     "another group of its level", e, g, targets[e]);
+    if (Error e = checkCosts(a, kHierEdgeCosts, 3 * edges)) return e;
+    // Cluster members: every node once, ascending within its cluster.
+    if (a.size[kHierMemberOffsets] != 4 * (k + 1))
+        return hierSizeError(kHierMemberOffsets, a.size[kHierMemberOffsets], 4 * (k + 1));
+    if (a.size[kHierMembers] != 4 * n) return hierSizeError(kHierMembers, a.size[kHierMembers], 4 * n);
+    if (Error e = checkOffsets(a, kHierMemberOffsets, k, n)) return e;
+    if (Error e = checkNodeLists(a, kHierMemberOffsets, kHierMembers, node_clusters)) return e;
+    // Entrances: nodes of their cluster, ascending; entrance edges between entrances.
+    if (a.size[kHierEntranceOffsets] != 4 * (k + 1))
+        return hierSizeError(kHierEntranceOffsets, a.size[kHierEntranceOffsets], 4 * (k + 1));
+    if (a.size[kHierEntrances] != 4 * entrances)
+        return hierSizeError(kHierEntrances, a.size[kHierEntrances], 4 * entrances);
+    if (Error e = checkOffsets(a, kHierEntranceOffsets, k, entrances)) return e;
+    if (Error e = checkNodeLists(a, kHierEntranceOffsets, kHierEntrances, node_clusters)) return e;
+    if (a.size[kHierEntranceEdgeOffsets] != 4 * (entrances + 1))
+        return hierSizeError(kHierEntranceEdgeOffsets, a.size[kHierEntranceEdgeOffsets],
+                             4 * (entrances + 1));
+    if (a.size[kHierEntranceEdgeTargets] != 4 * entrance_edges)
+        return hierSizeError(kHierEntranceEdgeTargets, a.size[kHierEntranceEdgeTargets],
+                             4 * entrance_edges);
+    if (a.size[kHierEntranceEdgeCosts] != 4 * entrance_edges)
+        return hierSizeError(kHierEntranceEdgeCosts, a.size[kHierEntranceEdgeCosts],
+                             4 * entrance_edges);
+    if (Error e = checkOffsets(a, kHierEntranceEdgeOffsets, entrances, entrance_edges)) return e;
+    const uint32_t* entrance_targets = a.u32(kHierEntranceEdgeTargets);
+    for (uint64_t e = 0; e < entrance_edges; ++e)
+        if (entrance_targets[e] >= entrances)
+            return makeError(ErrorCode::bad_section, 4 * e, kSecHierEntranceEdgeTargets,
+                             "section 'HXDT': edge %llu leads to entrance %u of %llu",
+                             static_cast<unsigned long long>(e), entrance_targets[e],
+                             static_cast<unsigned long long>(entrances));
+    return checkCosts(a, kHierEntranceEdgeCosts, entrance_edges);
+}
+
 uint64_t graphFingerprint(const uint8_t* header, size_t header_size, const uint8_t* offsets,
                           size_t offsets_size, const uint8_t* targets, size_t targets_size,
                           const uint8_t* costs, size_t costs_size) {

@@ -16,6 +16,7 @@ inline constexpr uint32_t kKindVoxels = fourcc("VOXL");    // .vox: span heightf
 inline constexpr uint32_t kKindGraph = fourcc("GRPH");     // .graph (later stages)
 inline constexpr uint32_t kKindNav = fourcc("NAVA");       // .nav runtime asset (later stages)
 inline constexpr uint32_t kKindClusters = fourcc("CLUS");  // .clu: clusters + heuristic table
+inline constexpr uint32_t kKindHierarchy = fourcc("HIER"); // .hier: multi-level graph + entrances
 
 // Newest layout version of each kind that this code writes and reads.
 inline constexpr uint32_t kGeometryVersion = 1;
@@ -23,6 +24,7 @@ inline constexpr uint32_t kVoxelsVersion = 1;
 inline constexpr uint32_t kGraphVersion = 1;
 inline constexpr uint32_t kNavVersion = 1;
 inline constexpr uint32_t kClustersVersion = 1;
+inline constexpr uint32_t kHierarchyVersion = 1;
 
 // Sections shared by several kinds.
 inline constexpr uint32_t kSecAreas = fourcc("AREA");  // area-type table
@@ -75,6 +77,22 @@ inline constexpr uint32_t kSecPovStats = fourcc("PSTA");         // 32-byte bake
 inline constexpr uint32_t kSecClusterHeader = fourcc("CLHD");  // 64-byte cluster header
 inline constexpr uint32_t kSecNodeClusters = fourcc("CLND");   // u32 cluster per node
 inline constexpr uint32_t kSecClusterTable = fourcc("CLTB");   // u16 per ordered cluster pair
+
+// HIER sections (a .nav packed with --hierarchy holds the same after the cluster sections).
+inline constexpr uint32_t kSecHierHeader = fourcc("HRHD");         // 64-byte hierarchy header
+inline constexpr uint32_t kSecHierGroupCounts = fourcc("HGCT");    // u32 groups per level 1..L
+inline constexpr uint32_t kSecHierParents = fourcc("HPAR");        // u32 parent per group, levels < L
+inline constexpr uint32_t kSecHierRepresentatives = fourcc("HREP");  // u32 node per group
+inline constexpr uint32_t kSecHierEdgeOffsets = fourcc("HAOF");    // u32 per group + 1 (CSR)
+inline constexpr uint32_t kSecHierEdgeTargets = fourcc("HADT");    // u32 group per abstract edge
+inline constexpr uint32_t kSecHierEdgeCosts = fourcc("HACS");      // 3 f32 per abstract edge
+inline constexpr uint32_t kSecHierMemberOffsets = fourcc("HMOF");  // u32 per cluster + 1
+inline constexpr uint32_t kSecHierMembers = fourcc("HMEM");        // u32 nodes by cluster
+inline constexpr uint32_t kSecHierEntranceOffsets = fourcc("HEOF");  // u32 per cluster + 1
+inline constexpr uint32_t kSecHierEntrances = fourcc("HENT");      // u32 entrance nodes
+inline constexpr uint32_t kSecHierEntranceEdgeOffsets = fourcc("HXOF");  // u32 per entrance + 1
+inline constexpr uint32_t kSecHierEntranceEdgeTargets = fourcc("HXDT");  // u32 entrance index
+inline constexpr uint32_t kSecHierEntranceEdgeCosts = fourcc("HXCS");    // f32 per entrance edge
 
 // ---- Area table ------------------------------------------------------------------------------
 inline constexpr uint32_t kMaxAreas = 64;
@@ -305,5 +323,58 @@ Error decodeClusterHeader(const uint8_t* data, size_t size, ClusterHeader& out);
 uint64_t graphFingerprint(const uint8_t* header, size_t header_size, const uint8_t* offsets,
                           size_t offsets_size, const uint8_t* targets, size_t targets_size,
                           const uint8_t* costs, size_t costs_size);
+
+// ---- HRHD: 64 bytes ---------------------------------------------------------------------------
+// Multi-level graph (Millington, "AI for Games", 4.6): level 0 is the graph, level 1 its clusters
+// (the CLND of the .clu it was built with), level l + 1 groups the groups of level l. Groups are
+// numbered globally: level 1 first (group id = cluster id), then level 2, ... Abstract edges join
+// groups of the same level; each carries the three costs of 4.6.1. The entrance graph is the
+// exact (HPA*) variant over level-1 clusters.
+enum class HierCost : uint32_t { min = 0, maximin = 1, avgmin = 2 };
+inline constexpr uint32_t kHierCostCount = 3;
+enum class EntranceMode : uint32_t { sparse = 1, all = 2 };
+inline constexpr uint32_t kMaxHierLevels = 16;
+struct HierarchyHeader {
+    uint32_t level_count = 0;          // L >= 1 (level 1 = clusters)
+    uint32_t node_count = 0;           // of the graph
+    uint32_t cluster_count = 0;        // groups of level 1
+    uint32_t group_count = 0;          // groups of all levels
+    uint32_t abstract_edge_count = 0;  // HADT entries
+    uint32_t entrance_count = 0;       // HENT entries
+    uint32_t entrance_edge_count = 0;  // HXDT entries
+    HierCost default_cost = HierCost::min;
+    EntranceMode entrance_mode = EntranceMode::sparse;
+    uint32_t group_fanout = 0;         // parameter: level-l groups per level-(l + 1) group (target)
+    uint64_t graph_fingerprint = 0;    // graphFingerprint() of the graph
+    uint64_t clusters_fingerprint = 0; // XXH64(CLND bytes, seed 0) of the clusters used
+};
+inline constexpr size_t kHierarchyHeaderSize = 64;
+void encodeHierarchyHeader(const HierarchyHeader& header, uint8_t out[kHierarchyHeaderSize]);
+Error decodeHierarchyHeader(const uint8_t* data, size_t size, HierarchyHeader& out);
+const char* hierCostName(HierCost cost);
+
+// The thirteen array sections of a hierarchy, in this order (HierarchyArrays::data index).
+enum HierSection : uint32_t {
+    kHierGroupCounts, kHierParents, kHierRepresentatives, kHierEdgeOffsets, kHierEdgeTargets,
+    kHierEdgeCosts, kHierMemberOffsets, kHierMembers, kHierEntranceOffsets, kHierEntrances,
+    kHierEntranceEdgeOffsets, kHierEntranceEdgeTargets, kHierEntranceEdgeCosts, kHierSectionCount
+};
+extern const uint32_t kHierSectionIds[kHierSectionCount];
+
+// Decoded hierarchy arrays (little-endian, 4-byte aligned), checked by checkHierarchy().
+struct HierarchyArrays {
+    HierarchyHeader header;
+    const uint8_t* data[kHierSectionCount] = {};
+    size_t size[kHierSectionCount] = {};
+    // Global id of the first group of level l (1-based; level_start[level_count + 1] = groups).
+    uint32_t level_start[kMaxHierLevels + 2] = {};
+
+    const uint32_t* u32(HierSection s) const { return reinterpret_cast<const uint32_t*>(data[s]); }
+    const float* f32(HierSection s) const { return reinterpret_cast<const float*>(data[s]); }
+};
+// Checks every size, offset, index and cost against the header and `node_clusters` (the CLND of
+// the same asset: node_count entries, each < cluster_count) and fills level_start. The error
+// names the section and the byte offset of the first bad value.
+Error checkHierarchy(HierarchyArrays& arrays, const uint32_t* node_clusters);
 
 }  // namespace nav::formats

@@ -22,9 +22,38 @@ const char* outcomeName(Outcome outcome) {
     return "unknown";
 }
 
-const char* methodName(Method method) { return method == Method::cluster ? "cluster" : "astar"; }
+const char* methodName(Method method) {
+    switch (method) {
+        case Method::astar: return "astar";
+        case Method::cluster: return "cluster";
+        case Method::hier: return "hier";
+    }
+    return "unknown";
+}
+
+bool parseMethod(std::string_view name, Method& out) {
+    for (Method m : {Method::astar, Method::cluster, Method::hier})
+        if (name == methodName(m)) {
+            out = m;
+            return true;
+        }
+    return false;
+}
 
 Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset) {
+    if (method == Method::hier) {
+        if (!graph.hasHierarchy())
+            return inputError("{}: --method hier needs hierarchy sections, and this asset has none "
+                              "(build them with 'navbake hierarchy GRAPH --clusters FILE.clu -o "
+                              "FILE.hier', then 'navbake pack GRAPH --clusters FILE.clu "
+                              "--hierarchy FILE.hier')",
+                              asset);
+        if (graph.header.type != formats::GraphType::tile)
+            return inputError("{}: --method hier applies to tile graphs; navmesh and POV point "
+                              "queries use their own costs",
+                              asset);
+        return {};
+    }
     if (method != Method::cluster) return {};
     if (!graph.hasClusters())
         return inputError("{}: --method cluster needs cluster sections, and this asset has none "
@@ -39,7 +68,11 @@ Status checkMethod(const navrt::GraphView& graph, Method method, const std::stri
 }
 
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
-                     navrt::Vec3 to, const Tolerance& tolerance, bool smooth, Method method) {
+                     navrt::Vec3 to, const Tolerance& tolerance, bool smooth,
+                     const SearchMethod& search, navrt::HierarchicalQuery* hierarchical) {
+    const Method method = search.method == Method::hier && hierarchical == nullptr
+                              ? Method::astar
+                              : search.method;
     (void)query.setHeuristic(method == Method::cluster ? navrt::Heuristic::cluster
                                                        : navrt::Heuristic::standard);
     QueryRecord record;
@@ -61,14 +94,26 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
         record.outcome = Outcome::start_off_graph;
     } else if (record.goal_node == navrt::kNoNode) {
         record.outcome = Outcome::goal_off_graph;
+    } else if (method == Method::hier) {
+        status = hierarchical->findPath(start.poly, goal.poly, search.hier);
     } else {
         status = query.findPathBetween(start.position, start.poly, goal.position, goal.poly);
+    }
+    if (record.start_node != navrt::kNoNode && record.goal_node != navrt::kNoNode)
         record.outcome = status == navrt::PathStatus::found          ? Outcome::found
                          : status == navrt::PathStatus::out_of_nodes ? Outcome::out_of_nodes
                                                                      : Outcome::no_path;
-    }
     record.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
                                                               start_time).count();
+    if (method == Method::hier) {
+        record.expansions = hierarchical->expansions();
+        if (record.outcome == Outcome::found) {
+            record.cost = hierarchical->cost();
+            record.path_nodes = hierarchical->pathLength();
+            record.smoothed_length = record.cost;
+        }
+        return record;
+    }
     record.expansions = query.expansions();
     if (record.outcome == Outcome::found) {
         record.cost = query.cost();
@@ -189,10 +234,10 @@ Result<std::vector<Problem>> problems3d(const navrt::GraphView& graph, const std
 
 Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
                                        const std::filesystem::path& path, Context& context,
-                                       Method method) {
+                                       const SearchMethod& method) {
     const std::string built_from =
         graph.source_name ? std::string(graph.source_name, graph.source_name_length) : std::string();
-    if (Status s = checkMethod(graph, method, built_from.empty() ? "asset" : built_from); !s)
+    if (Status s = checkMethod(graph, method.method, built_from.empty() ? "asset" : built_from); !s)
         return s.error();
     const bool three_d = path.extension() == ".3dscen";
     auto problems = three_d ? problems3d(graph, built_from, path) : problems2d(graph, built_from, path);
@@ -201,6 +246,11 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
     navrt::PathQuery query;
     if (navrt::Error e = query.init(graph))
         return makeError(ErrorKind::internal, "cannot set up the search: {}", e.message);
+    navrt::HierarchicalQuery hierarchical;
+    if (method.method == Method::hier)
+        if (navrt::Error e = hierarchical.init(graph))
+            return makeError(ErrorKind::internal, "cannot set up the search: {}", e.message);
+    double total_suboptimality = 0;
     ScenarioReport report;
     double total_micros = 0, total_expansions = 0, total_ratio = 0, total_length = 0;
     // Points are cell centres: no horizontal slack; vertically within half a cell (2D: the floor).
@@ -214,7 +264,8 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
             context.progress("scen", i, problems->size());
         }
         const Problem& s = (*problems)[i];
-        const QueryRecord r = runQuery(graph, query, s.from, s.to, tolerance, true, method);
+        const QueryRecord r = runQuery(graph, query, s.from, s.to, tolerance,
+                                       method.method != Method::hier, method, &hierarchical);
         ++report.total;
         total_micros += r.micros;
         total_expansions += r.expansions;
@@ -245,9 +296,12 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
         }
         const double error = std::fabs(r.cost - s.optimal);
         report.max_abs_error = std::max(report.max_abs_error, error);
+        const double excess = s.optimal > 0 ? 100.0 * (r.cost - s.optimal) / s.optimal : 0.0;
+        total_suboptimality += excess;
+        report.max_suboptimality = std::max(report.max_suboptimality, excess);
         if (error <= 1e-3) {
             ++report.optimal;
-        } else if (report.failures.size() < 10) {
+        } else if (report.failures.size() < 10 && method.method != Method::hier) {
             report.failures.push_back(
                 {s.line, fmt::format("cost {:.8f}, listed optimum {:.8f}", r.cost, s.optimal)});
         }
@@ -260,6 +314,7 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
     }
     if (report.solved > 0) {
         report.mean_smoothed_ratio = total_ratio / double(report.solved);
+        report.mean_suboptimality = total_suboptimality / double(report.solved);
         report.mean_length = total_length / double(report.solved);
     }
     report.exact = !graph.isNavmesh() && !graph.isPov();

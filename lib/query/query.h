@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../../lib/runtime/navrt_hier.h"
 #include "../../lib/runtime/navrt_query.h"
 #include "../common/context.h"
 #include "../common/result.h"
@@ -34,17 +35,31 @@ struct QueryRecord {
 };
 
 // Search method: astar = A* with the standard heuristic (octile / Euclidean); cluster = A* with
-// the cluster heuristic table packed into the asset (navrt::Heuristic::cluster).
-enum class Method { astar, cluster };
+// the cluster heuristic table packed into the asset (navrt::Heuristic::cluster); hier =
+// navrt::HierarchicalQuery over the packed hierarchy (groups or HPA* entrances; not optimal in
+// general).
+enum class Method { astar, cluster, hier };
 const char* methodName(Method method);
-// Whether `graph` supports `method`: cluster needs cluster sections (pack --clusters) and a
-// tile graph (navmesh and POV point queries use their own costs). The error names `asset`.
+// Parses "astar", "cluster" or "hier"; false otherwise.
+bool parseMethod(std::string_view name, Method& out);
+struct SearchMethod {
+    Method method = Method::astar;
+    navrt::HierOptions hier;  // Method::hier
+    SearchMethod(Method m = Method::astar, navrt::HierOptions options = {})  // NOLINT: implicit
+        : method(m), hier(options) {}
+};
+// Whether `graph` supports `method`: cluster needs cluster sections (pack --clusters), hier
+// hierarchy sections (pack --hierarchy), both a tile graph (navmesh and POV point queries use
+// their own costs). The error names `asset`.
 Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset);
 
 // Runs one query with `method` (checkMethod first: an unsupported method falls back to astar).
+// Method::hier needs `hierarchical` (initialised on `graph`); the record's smoothed length is
+// then the path cost (no smoothing).
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
                      navrt::Vec3 to, const Tolerance& tolerance, bool smooth = true,
-                     Method method = Method::astar);
+                     const SearchMethod& method = {},
+                     navrt::HierarchicalQuery* hierarchical = nullptr);
 
 struct PointPair {
     navrt::Vec3 from, to;
@@ -63,6 +78,9 @@ struct ScenarioReport {
     size_t solved = 0;   // a path was found
     size_t optimal = 0;  // |cost - listed optimum| <= 1e-3
     double max_abs_error = 0;
+    // Grid graphs: (cost - listed optimum) / optimum over the solved scenarios [%].
+    double mean_suboptimality = 0;
+    double max_suboptimality = 0;
     double mean_micros = 0;
     double mean_expansions = 0;
     // Grid graphs (exact = true): smoothed length / cost. Navmesh graphs (exact = false): straight
@@ -84,6 +102,6 @@ struct ScenarioReport {
 // With Method::cluster the asset must pass checkMethod (else an error naming the file).
 Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
                                        const std::filesystem::path& path, Context& context,
-                                       Method method = Method::astar);
+                                       const SearchMethod& method = {});
 
 }  // namespace nav::query

@@ -1,5 +1,7 @@
 #include "navrt_query.h"
 
+#include "../../formats/xxhash64.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -73,6 +75,34 @@ inline bool boxFree(const GraphView& g, const Voxel& a, int dx, int dy, int dz) 
             for (int k = 0; k <= (dz != 0); ++k)
                 if (!voxelFree(g, a.x + i * dx, a.y + j * dy, a.z + k * dz)) return false;
     return true;
+}
+
+// HRHD and the 13 hierarchy arrays: built for this graph and these clusters, every index valid.
+Error viewHierarchySections(const Asset& asset, GraphView& out) {
+    if (!out.hasClusters())
+        return makeError(ErrorCode::bad_section, 0, fmt::kSecHierHeader,
+                         "hierarchy sections without cluster sections");
+    SectionView header, nodes;
+    if (Error e = need(asset, fmt::kSecHierHeader, header)) return e;
+    if (Error e = need(asset, fmt::kSecNodeClusters, nodes)) return e;
+    fmt::HierarchyArrays& a = out.hierarchy;
+    if (Error e = fmt::decodeHierarchyHeader(header.data, header.size, a.header)) return e;
+    const fmt::HierarchyHeader& h = a.header;
+    if (h.node_count != out.header.node_count || h.cluster_count != out.cluster_count ||
+        h.graph_fingerprint != out.cluster_header.graph_fingerprint ||
+        h.clusters_fingerprint != nav::formats::xxhash64(nodes.data, nodes.size, 0))
+        return makeError(ErrorCode::bad_section, 40, fmt::kSecHierHeader,
+                         "hierarchy sections were built for another graph or other clusters");
+    static const uint32_t kEmpty = 0;
+    for (uint32_t s = 0; s < fmt::kHierSectionCount; ++s) {
+        SectionView view;
+        if (Error e = need(asset, fmt::kHierSectionIds[s], view)) return e;
+        a.data[s] = view.size > 0 ? view.data : reinterpret_cast<const uint8_t*>(&kEmpty);
+        a.size[s] = view.size;
+    }
+    if (Error e = fmt::checkHierarchy(a, out.node_clusters)) return e;
+    out.has_hierarchy = true;
+    return {};
 }
 
 }  // namespace
@@ -274,6 +304,9 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     if (asset.find(fmt::kSecClusterHeader).id != 0) {
         if (Error e = viewClusterSections(asset, out)) return e;
     }
+    if (asset.find(fmt::kSecHierHeader).id != 0) {
+        if (Error e = viewHierarchySections(asset, out)) return e;
+    }
     SectionView column_nodes = asset.find(fmt::kSecColumnNodes);
     if (column_nodes.id != 0 && has_cells) {
         if (column_nodes.size != (columns + 1) * 4)
@@ -439,6 +472,7 @@ double PathQuery::heuristic(uint32_t node, uint32_t goal) const {
 
 double PathQuery::standardHeuristic(uint32_t node, uint32_t goal) const {
     const fmt::GraphHeader& h = graph_->header;
+    if (goal == kNoNode) return 0.0;  // findPathWithin settling every node
     const double scale = double(h.min_cost_multiplier) * kHeuristicSafety;
     if (h.heuristic == fmt::HeuristicKind::octile && graph_->cells != nullptr) {
         const uint32_t a = fmt::decodeNodeCell(graph_->cells + size_t(node) * fmt::kNodeCellSize).column;
@@ -542,6 +576,7 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
         const uint32_t u = heapPop();
         ++expansions_;
         if (u == goal) return finishPath(goal);
+        if (stop_cluster_ != kNoNode && graph_->node_clusters[u] == stop_cluster_) return finishPath(u);
         if (max_expansions_ != 0 && expansions_ >= max_expansions_) return PathStatus::out_of_nodes;
         const double g_u = records_[u].g;
         double h_u = 0;
@@ -587,6 +622,38 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
         });
     }
     return PathStatus::no_path;
+}
+
+PathStatus PathQuery::findPathWithin(uint32_t start, uint32_t goal, const uint32_t* cluster_marks,
+                                     uint32_t mark, uint32_t stop_cluster) {
+    use_clusters_ = bpmx_ = false;
+    have_points_ = false;
+    path_length_ = 0;
+    expansions_ = 0;
+    cost_ = 0;
+    if (graph_ == nullptr) return PathStatus::not_initialized;
+    const GraphView& g = *graph_;
+    if (g.implicitVolume() || g.isPov() || ((cluster_marks || stop_cluster != kNoNode) && !g.hasClusters()))
+        return PathStatus::not_initialized;
+    if (start >= g.nodeCount()) return PathStatus::invalid_start;
+    if (goal != kNoNode && goal >= g.nodeCount()) return PathStatus::invalid_goal;
+    stop_cluster_ = stop_cluster;
+    const uint32_t* clusters = g.node_clusters;
+    const PathStatus status = search(start, goal, [&](uint32_t u, auto&& relax) {
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+            const uint32_t v = g.edgeTarget(u, e);
+            if (cluster_marks == nullptr || cluster_marks[clusters[v]] == mark)
+                relax(v, double(g.edge_costs[e]));
+        }
+    });
+    stop_cluster_ = kNoNode;
+    return status;
+}
+
+double PathQuery::settledCost(uint32_t node) const {
+    if (graph_ == nullptr || node >= record_count_) return HUGE_VAL;
+    const Record& r = records_[node];
+    return r.stamp == stamp_ && r.heap_index == kClosed ? r.g : HUGE_VAL;
 }
 
 PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {

@@ -62,7 +62,13 @@ struct GraphView {
     const uint32_t* node_clusters = nullptr;  // per node, < cluster_count
     const uint16_t* cluster_table = nullptr;  // [a * cluster_count + b]
 
+    // Hierarchy (HRHD and its 13 arrays, from `navbake pack --hierarchy`; needs the cluster
+    // sections): checked by nav::formats::checkHierarchy against this graph and its clusters.
+    nav::formats::HierarchyArrays hierarchy;
+    bool has_hierarchy = false;
+
     bool hasClusters() const { return node_clusters != nullptr; }
+    bool hasHierarchy() const { return has_hierarchy; }
     bool isNavmesh() const { return header.type == nav::formats::GraphType::navmesh; }
     bool isPov() const { return header.type == nav::formats::GraphType::pov; }
 
@@ -178,6 +184,18 @@ public:
     // (invalid_argument otherwise, and the mode is left unchanged).
     Error setHeuristic(Heuristic heuristic);
     Heuristic heuristicMode() const { return heuristic_; }
+    // A* over graph edges (tile and navmesh graphs) confined to the nodes whose cluster c has
+    // cluster_marks[c] == mark (cluster_marks null: no limit). When stop_cluster is not kNoNode
+    // the search ends at the first node it expands in that cluster (goal then only steers the
+    // heuristic); goal = kNoNode with no stop cluster settles every reachable node (Dijkstra),
+    // for settledCost(). Needs cluster sections when marks or a stop cluster are given.
+    PathStatus findPathWithin(uint32_t start, uint32_t goal, const uint32_t* cluster_marks,
+                              uint32_t mark, uint32_t stop_cluster = kNoNode);
+    // Cost of the cheapest path to `node` found by the last search when it was settled, else
+    // +infinity.
+    double settledCost(uint32_t node) const;
+    // The standard heuristic (octile / Euclidean, admissible) from node to goal.
+    double lowerBound(uint32_t node, uint32_t goal) const { return standardHeuristic(node, goal); }
     // Path between two points on their nodes. Navmesh graphs: A* over polygons with Detour-style
     // costs (distance between successive portal midpoints, from `from` to `to`, times area cost),
     // and smooth() returns the funnel-pulled straight path between the two points. POV graphs:
@@ -249,6 +267,7 @@ private:
     Heuristic heuristic_ = Heuristic::standard;
     bool use_clusters_ = false;       // this search uses the cluster table
     bool bpmx_ = false;               // ... on a symmetric graph: BPMX propagation
+    uint32_t stop_cluster_ = kNoNode;  // findPathWithin: stop on entering this cluster
     const uint16_t* goal_column_ = nullptr;  // cluster_table + goal cluster (stride cluster_count)
     double cluster_scale_ = 0;        // table unit x safety factor
     uint32_t max_expansions_ = 0;

@@ -55,6 +55,7 @@ void registerVoxelize(CLI::App& app, CommandBody& body);
 void registerInspect(CLI::App& app, CommandBody& body);
 void registerGraph(CLI::App& app, CommandBody& body);
 void registerCluster(CLI::App& app, CommandBody& body);
+void registerHierarchy(CLI::App& app, CommandBody& body);
 void registerPack(CLI::App& app, CommandBody& body);
 void registerQuery(CLI::App& app, CommandBody& body);
 void registerScen(CLI::App& app, CommandBody& body);

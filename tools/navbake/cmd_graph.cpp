@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "../../lib/cluster/cluster.h"
+#include "../../lib/cluster/hierarchy.h"
 #include "../../lib/graph/graph.h"
 #include "../../lib/voxel/voxel_grid.h"
 #include "cli.h"
@@ -140,6 +141,7 @@ void registerPack(CLI::App& app, CommandBody& body) {
         std::string input;
         std::string output;
         std::string clusters;
+        std::string hierarchy;
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
@@ -149,12 +151,16 @@ void registerPack(CLI::App& app, CommandBody& body) {
     sub->add_option("--clusters", options->clusters,
                     "Add the node clusters and cluster heuristic table of this .clu (made by "
                     "'navbake cluster' from the same graph)");
+    sub->add_option("--hierarchy", options->hierarchy,
+                    "Add the hierarchy of this .hier (made by 'navbake hierarchy' from the same "
+                    "graph and --clusters file)")
+        ->needs("--clusters");
     sub->callback([&body, options] {
         body = [options](Context& context) {
             auto graph = graph::loadGraph(options->input);
             if (!graph) return reportFailure(context, graph.error());
             formats::ContainerWriter writer = graph::graphWriter(*graph, formats::kKindNav);
-            uint32_t cluster_count = 0;
+            uint32_t cluster_count = 0, levels = 0;
             if (!options->clusters.empty()) {
                 auto clusters = cluster::loadClusters(options->clusters);
                 if (!clusters) return reportFailure(context, clusters.error());
@@ -163,13 +169,20 @@ void registerPack(CLI::App& app, CommandBody& body) {
                     return reportFailure(context, s.error());
                 cluster::addClusterSections(writer, *clusters);
                 cluster_count = clusters->count();
+                if (!options->hierarchy.empty()) {
+                    auto hierarchy =
+                        cluster::loadHierarchy(options->hierarchy, *clusters, options->clusters);
+                    if (!hierarchy) return reportFailure(context, hierarchy.error());
+                    cluster::addHierarchySections(writer, *hierarchy);
+                    levels = hierarchy->levelCount();
+                }
             }
             if (Status s = saveContainer(options->output, writer); !s)
                 return reportFailure(context, s.error());
             std::error_code ec;
-            const std::string with = cluster_count > 0
-                                         ? fmt::format(", {} clusters", cluster_count)
-                                         : std::string();
+            std::string with = cluster_count > 0 ? fmt::format(", {} clusters", cluster_count)
+                                                 : std::string();
+            if (levels > 0) with += fmt::format(", {} hierarchy levels", levels);
             context.info("packed {} nodes, {} edges{}: {} bytes -> {}", graph->header.node_count,
                          graph->edgeCount(), with, std::filesystem::file_size(options->output, ec),
                          options->output);

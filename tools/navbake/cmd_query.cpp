@@ -46,6 +46,52 @@ Json recordJson(const query::QueryRecord& r) {
     return j;
 }
 
+// --method and the hierarchical search options, shared by query and scen.
+struct MethodOptions {
+    std::string method = "astar";
+    std::string hier_mode = "groups";
+    std::string hier_cost = "asset";
+    bool no_exclusions = false;
+    bool first_leg = false;
+
+    void add(CLI::App* sub, bool with_first_leg) {
+        sub->add_option("--method", method,
+                        "astar: standard heuristic; cluster: cluster heuristic table (pack "
+                        "--clusters); hier: hierarchical search (pack --hierarchy)")
+            ->check(CLI::IsMember({"astar", "cluster", "hier"}))
+            ->capture_default_str();
+        sub->add_option("--hier-mode", hier_mode,
+                        "hier: groups = plan over groups, refine level by level (Millington "
+                        "4.6.2); entrances = HPA* over the cluster entrances")
+            ->check(CLI::IsMember({"groups", "entrances"}))
+            ->capture_default_str();
+        sub->add_option("--hier-cost", hier_cost,
+                        "hier groups: connection cost between groups (asset = the one chosen at "
+                        "'navbake hierarchy')")
+            ->check(CLI::IsMember({"asset", "min", "maximin", "avgmin"}))
+            ->capture_default_str();
+        sub->add_flag("--no-exclusions", no_exclusions,
+                      "hier groups: do not confine refinements to the groups of the plan step "
+                      "(Millington 4.6.3)");
+        if (with_first_leg)
+            sub->add_flag("--first-leg", first_leg,
+                          "hier: return only the first refined leg (what a moving character needs "
+                          "next)");
+    }
+    query::SearchMethod resolve() const {
+        query::SearchMethod m;
+        query::parseMethod(method, m.method);
+        m.hier.mode = hier_mode == "entrances" ? navrt::HierMode::entrances : navrt::HierMode::groups;
+        m.hier.cost = hier_cost == "min"       ? uint8_t(formats::HierCost::min)
+                      : hier_cost == "maximin" ? uint8_t(formats::HierCost::maximin)
+                      : hier_cost == "avgmin"  ? uint8_t(formats::HierCost::avgmin)
+                                               : navrt::kAssetDefaultCost;
+        m.hier.exclusions = !no_exclusions;
+        m.hier.first_leg = first_leg;
+        return m;
+    }
+};
+
 }  // namespace
 
 void registerQuery(CLI::App& app, CommandBody& body) {
@@ -54,7 +100,7 @@ void registerQuery(CLI::App& app, CommandBody& body) {
         std::string from, to, pairs;
         bool json = false;
         double horizontal = 0.0, vertical = 1.0;
-        std::string method = "astar";
+        MethodOptions method;
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
@@ -76,10 +122,7 @@ void registerQuery(CLI::App& app, CommandBody& body) {
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     sub->add_flag("--json", options->json, "Print results as JSON on stdout");
-    sub->add_option("--method", options->method,
-                    "astar: standard heuristic; cluster: cluster heuristic table (pack --clusters)")
-        ->check(CLI::IsMember({"astar", "cluster"}))
-        ->capture_default_str();
+    options->method.add(sub, true);
     sub->callback([&body, options] {
         body = [options](Context& context) {
             if (options->pairs.empty() && options->from.empty())
@@ -102,13 +145,17 @@ void registerQuery(CLI::App& app, CommandBody& body) {
             }
             auto nav = loadNav(options->input);
             if (!nav) return reportFailure(context, nav.error());
-            const query::Method method =
-                options->method == "cluster" ? query::Method::cluster : query::Method::astar;
-            if (Status s = query::checkMethod((*nav)->graph, method, options->input); !s)
+            const query::SearchMethod method = options->method.resolve();
+            if (Status s = query::checkMethod((*nav)->graph, method.method, options->input); !s)
                 return reportFailure(context, s.error());
             navrt::PathQuery search;
             if (navrt::Error e = search.init((*nav)->graph))
                 return reportFailure(context, makeError(ErrorKind::internal, "{}", e.message));
+            navrt::HierarchicalQuery hierarchical;
+            const bool hier = method.method == query::Method::hier;
+            if (hier)
+                if (navrt::Error e = hierarchical.init((*nav)->graph))
+                    return reportFailure(context, makeError(ErrorKind::internal, "{}", e.message));
             const query::Tolerance tolerance{float(options->horizontal), float(options->vertical)};
             Json results = Json::array();
             size_t found = 0;
@@ -117,13 +164,26 @@ void registerQuery(CLI::App& app, CommandBody& body) {
             for (size_t i = 0; i < pairs.size(); ++i) {
                 const query::QueryRecord r =
                     query::runQuery((*nav)->graph, search, pairs[i].from, pairs[i].to, tolerance,
-                                    true, method);
+                                    !hier, method, &hierarchical);
                 found += r.outcome == query::Outcome::found;
                 micros += r.micros;
                 expansions += r.expansions;
                 if (options->json) {
                     Json j = recordJson(r);
-                    if (pairs.size() == 1 && r.outcome == query::Outcome::found) {
+                    if (hier && r.outcome == query::Outcome::found) {
+                        j["plan_level"] = hierarchical.planLevel();
+                        j["legs"] = hierarchical.legs();
+                        j["complete"] = hierarchical.complete();
+                        j["abstract_expansions"] = hierarchical.abstractExpansions();
+                    }
+                    if (pairs.size() == 1 && r.outcome == query::Outcome::found && hier) {
+                        Json path = Json::array();
+                        for (uint32_t k = 0; k < hierarchical.pathLength(); ++k) {
+                            const navrt::Vec3 p = (*nav)->graph.position(hierarchical.path()[k]);
+                            path.push_back({p.x, p.y, p.z});
+                        }
+                        j["path"] = path;
+                    } else if (pairs.size() == 1 && r.outcome == query::Outcome::found) {
                         std::vector<navrt::Vec3> points(search.pathLength());
                         const uint32_t count = search.smooth(points.data(), uint32_t(points.size()));
                         Json path = Json::array();
@@ -132,6 +192,13 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                         j["smoothed_path"] = path;
                     }
                     results.push_back(j);
+                } else if (r.outcome == query::Outcome::found && hier) {
+                    text += fmt::format("pair {}: found  cost {:.4f}  nodes {}  {}plan level {}  "
+                                        "legs {}  expansions {} (abstract {})  {:.1f} us\n",
+                                        i + 1, r.cost, r.path_nodes,
+                                        hierarchical.complete() ? "" : "first leg only  ",
+                                        hierarchical.planLevel(), hierarchical.legs(),
+                                        r.expansions, hierarchical.abstractExpansions(), r.micros);
                 } else if (r.outcome == query::Outcome::found) {
                     text += fmt::format("pair {}: found  cost {:.4f}  smoothed {:.4f} m  nodes {}  "
                                         "expansions {}  {:.1f} us\n",
@@ -165,7 +232,7 @@ void registerScen(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input, scenarios;
         bool json = false;
-        std::string method = "astar";
+        MethodOptions method;
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
@@ -175,18 +242,15 @@ void registerScen(CLI::App& app, CommandBody& body) {
     sub->add_option("LEVEL", options->input, "Runtime asset (.nav)")->required();
     sub->add_option("SCENARIOS", options->scenarios, "Scenario file (.scen, .3dscen)")->required();
     sub->add_flag("--json", options->json, "Print the report as JSON on stdout");
-    sub->add_option("--method", options->method,
-                    "astar: standard heuristic; cluster: cluster heuristic table (pack --clusters)")
-        ->check(CLI::IsMember({"astar", "cluster"}))
-        ->capture_default_str();
+    options->method.add(sub, false);
     sub->callback([&body, options] {
         body = [options](Context& context) {
             auto nav = loadNav(options->input);
             if (!nav) return reportFailure(context, nav.error());
-            const query::Method method =
-                options->method == "cluster" ? query::Method::cluster : query::Method::astar;
-            if (Status s = query::checkMethod((*nav)->graph, method, options->input); !s)
+            const query::SearchMethod method = options->method.resolve();
+            if (Status s = query::checkMethod((*nav)->graph, method.method, options->input); !s)
                 return reportFailure(context, s.error());
+            const bool hier = method.method == query::Method::hier;
             auto report =
                 query::runScenarioFile((*nav)->graph, options->scenarios, context, method);
             if (!report) return reportFailure(context, report.error());
@@ -200,6 +264,8 @@ void registerScen(CLI::App& app, CommandBody& body) {
                           {"solved", r.solved},
                           {"optimal", r.optimal},
                           {"max_abs_error", r.max_abs_error},
+                          {"mean_suboptimality_percent", r.mean_suboptimality},
+                          {"max_suboptimality_percent", r.max_suboptimality},
                           {"mean_micros", r.mean_micros},
                           {"mean_expansions", r.mean_expansions},
                           {"mean_smoothed_ratio", r.mean_smoothed_ratio},
@@ -213,7 +279,13 @@ void registerScen(CLI::App& app, CommandBody& body) {
                 }
                 text = j.dump(2) + "\n";
             } else {
-                if (r.exact)
+                if (r.exact && hier)
+                    text = fmt::format(
+                        "{}: {} scenarios, {} solved, {} optimal, suboptimality mean {:.2f}% max "
+                        "{:.2f}%, mean {:.1f} us, mean expansions {:.1f}\n",
+                        options->scenarios, r.total, r.solved, r.optimal, r.mean_suboptimality,
+                        r.max_suboptimality, r.mean_micros, r.mean_expansions);
+                else if (r.exact)
                     text = fmt::format(
                         "{}: {} scenarios, {} solved, {} optimal, max abs error {:.3g}, mean {:.1f} "
                         "us, mean expansions {:.1f}, smoothed/optimal length {:.4f}\n",
@@ -240,7 +312,7 @@ void registerScen(CLI::App& app, CommandBody& body) {
             std::fwrite(text.data(), 1, text.size(), stdout);
             if (r.any_angle)  // exact any-angle: every path solved and none longer than octile
                 return r.solved == r.total && r.optimal == r.total ? kExitOk : kExitFailure;
-            if (!r.exact) return r.solved == r.total ? kExitOk : kExitFailure;
+            if (!r.exact || hier) return r.solved == r.total ? kExitOk : kExitFailure;
             return r.solved == r.total && r.optimal == r.total ? kExitOk : kExitFailure;
         };
     });

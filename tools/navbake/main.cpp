@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
     registerVoxelize(app, body);
     registerGraph(app, body);
     registerCluster(app, body);
+    registerHierarchy(app, body);
     registerPack(app, body);
     registerQuery(app, body);
     registerScen(app, body);

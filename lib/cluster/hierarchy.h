@@ -1,0 +1,72 @@
+// Hierarchical graphs (Millington, "AI for Games", 4.6): level 0 is the graph, level 1 its
+// clusters (a .clu), level l + 1 groups neighbouring groups of level l, until few remain. Groups
+// that any lower-level edge joins are connected by an abstract edge carrying the three costs of
+// 4.6.1 (minimum, maximin and average minimum distance), measured by real pathfinding inside the
+// group; each group has a representative node (the node closest to its centroid). Alongside, the
+// exact variant (HPA*, Botea et al. 2004): entrance nodes on the cluster borders joined by the
+// exact intra-cluster distances, so a path planned over entrances refines into a valid path whose
+// cost is the planned one. navrt's HierarchicalQuery searches both.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "../../formats/layouts.h"
+#include "../common/context.h"
+#include "../common/file_io.h"
+#include "../common/result.h"
+#include "../graph/graph.h"
+#include "cluster.h"
+
+namespace nav::cluster {
+
+struct HierarchyParams {
+    uint32_t levels = 0;  // abstract levels, clusters included; 0 = until fewer than kTopGroups
+    uint32_t fanout = 4;  // target level-l groups per group of level l + 1 (>= 2)
+    formats::HierCost cost = formats::HierCost::min;  // default cost method of the asset
+    // sparse: per border stretch between two clusters one transition (two for stretches of more
+    // than 5 nodes), as HPA*; all: every border node (exact shortest paths, larger tables).
+    formats::EntranceMode entrances = formats::EntranceMode::sparse;
+    int threads = 0;      // 0 = all hardware threads; the output does not depend on it
+};
+inline constexpr uint32_t kTopGroups = 16;
+
+struct Hierarchy {
+    formats::HierarchyHeader header;
+    std::vector<uint32_t> group_counts;     // per level 1..L
+    std::vector<uint32_t> parents;          // per group of levels 1..L-1: global parent id
+    std::vector<uint32_t> representatives;  // per group: a node of it
+    std::vector<uint32_t> edge_offsets;     // per group + 1 (CSR over global group ids)
+    std::vector<uint32_t> edge_targets;     // global group id, same level
+    std::vector<float> edge_costs;          // 3 per edge: min, maximin, avgmin
+    std::vector<uint32_t> member_offsets;   // per cluster + 1
+    std::vector<uint32_t> members;          // nodes, ascending within each cluster
+    std::vector<uint32_t> entrance_offsets;  // per cluster + 1
+    std::vector<uint32_t> entrances;         // entrance nodes, ascending within each cluster
+    std::vector<uint32_t> entrance_edge_offsets;  // per entrance + 1
+    std::vector<uint32_t> entrance_edge_targets;  // entrance index
+    std::vector<float> entrance_edge_costs;       // exact cost of the path it stands for
+
+    uint32_t levelCount() const { return header.level_count; }
+    // Global id of the first group of `level` (1-based); levelStart(L + 1) = group count.
+    uint32_t levelStart(uint32_t level) const;
+};
+
+// Builds the hierarchy over `graph` from its clusters (which must match it; see checkMatches).
+// Usage errors: fanout < 2, levels above kMaxHierLevels.
+Result<Hierarchy> buildHierarchy(const graph::Graph& graph, const Clusters& clusters,
+                                 const HierarchyParams& params, Context& context);
+
+// XXH64 of the CLND bytes: identifies the clusters a hierarchy was built on.
+uint64_t clustersFingerprint(const Clusters& clusters);
+
+// Appends HRHD and the 13 array sections (the .hier layout, also what pack adds to a .nav).
+void addHierarchySections(formats::ContainerWriter& writer, const Hierarchy& hierarchy);
+Status saveHierarchy(const std::filesystem::path& path, const Hierarchy& hierarchy);
+// Loads and checks a .hier against the clusters it must belong to (node count, fingerprints:
+// errors name both files).
+Result<Hierarchy> loadHierarchy(const std::filesystem::path& path, const Clusters& clusters,
+                                const std::filesystem::path& clusters_path);
+
+}  // namespace nav::cluster
