@@ -1,5 +1,6 @@
 #include "inspect.h"
 
+#include <cstring>
 #include <fmt/format.h>
 
 #include "../../formats/layouts.h"
@@ -26,6 +27,7 @@ const char* kindDescription(uint32_t kind) {
     if (kind == formats::kKindGraph) return "graph";
     if (kind == formats::kKindNav) return "runtime navigation asset";
     if (kind == formats::kKindClusters) return "clusters and cluster heuristic table";
+    if (kind == formats::kKindHierarchy) return "hierarchical graph and HPA* entrance graph";
     return "unknown";
 }
 
@@ -199,6 +201,41 @@ Json clusterStats(const cluster::Clusters& c, const LoadedContainer& loaded) {
             {"graph_fingerprint", fmt::format("{:016x}", h.graph_fingerprint)}};
 }
 
+// HRHD and HGCT of a .hier or a .nav packed with --hierarchy (the arrays are checked against
+// their clusters by pack and navrt).
+void hierarchyStats(const LoadedContainer& loaded, Json& out, Json& errors) {
+    auto header = loaded.section(formats::kSecHierHeader);
+    if (!header) {
+        errors.push_back(header.error().message);
+        return;
+    }
+    formats::HierarchyHeader h;
+    if (formats::Error e = formats::decodeHierarchyHeader(header->data(), header->size(), h)) {
+        errors.push_back(containerError(loaded.path, e).message);
+        return;
+    }
+    Json groups = Json::array();
+    if (auto counts = loaded.section(formats::kSecHierGroupCounts)) {
+        for (size_t i = 0; i + 4 <= counts->size(); i += 4) {
+            uint32_t value;
+            std::memcpy(&value, counts->data() + i, 4);
+            groups.push_back(value);
+        }
+    }
+    out = {{"levels", h.level_count},
+           {"groups_per_level", groups},
+           {"nodes", h.node_count},
+           {"clusters", h.cluster_count},
+           {"abstract_edges", h.abstract_edge_count},
+           {"default_cost", formats::hierCostName(h.default_cost)},
+           {"fanout", h.group_fanout},
+           {"entrance_mode", h.entrance_mode == formats::EntranceMode::all ? "all" : "sparse"},
+           {"entrances", h.entrance_count},
+           {"entrance_edges", h.entrance_edge_count},
+           {"graph_fingerprint", fmt::format("{:016x}", h.graph_fingerprint)},
+           {"clusters_fingerprint", fmt::format("{:016x}", h.clusters_fingerprint)}};
+}
+
 }  // namespace
 
 Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
@@ -253,6 +290,8 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                     if (!clusters) errors.push_back(clusters.error().message);
                     else r["stats"]["clusters"] = clusterStats(*clusters, *loaded);
                 }
+                if (loaded->has(formats::kSecHierHeader))
+                    hierarchyStats(*loaded, r["stats"]["hierarchy"], errors);
             } else {
                 errors.push_back(g.error().message);
             }
@@ -264,6 +303,11 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
             } else {
                 errors.push_back(clusters.error().message);
             }
+        } else if (c.kind == formats::kKindHierarchy) {
+            if (c.kind_version > formats::kHierarchyVersion)
+                errors.push_back("hierarchy layout version is newer than this navbake");
+            else
+                hierarchyStats(*loaded, r["stats"], errors);
         } else if (c.kind == formats::kKindVoxels) {
             if (c.kind_version > formats::kVoxelsVersion) {
                 errors.push_back("voxel layout version is newer than this navbake");

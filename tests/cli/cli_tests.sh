@@ -379,6 +379,51 @@ cluster_pipeline)
   expect 1 "kind 'GRPH', expected 'CLUS'" \
     "$navbake" pack "$work/room-64-64-8.graph" --clusters "$work/room-64-64-8.graph" -o "$work/x.nav"
   ;;
+hierarchy_pipeline)
+  need_shared
+  for m in den312d room-64-64-8; do
+    "$navbake" -q import "$shared/movingai/$m.map" -o "$work/$m.vox" || fail "import $m"
+    "$navbake" -q graph tile "$work/$m.vox" -o "$work/$m.graph" || fail "graph $m"
+    "$navbake" -q cluster "$work/$m.graph" -o "$work/$m.clu" --cluster-size 16 || fail "cluster $m"
+  done
+  expect 0 "[0-9]+ levels \(groups [0-9]+ > [0-9]+.*\), [0-9]+ abstract edges, [0-9]+ entrances \(sparse\)" \
+    "$navbake" hierarchy "$work/den312d.graph" --clusters "$work/den312d.clu" -o "$work/den312d.hier"
+  # Same bytes at any thread count.
+  "$navbake" -q hierarchy "$work/den312d.graph" --clusters "$work/den312d.clu" -o "$work/one.hier" --threads 1 || fail "1 thread"
+  cmp "$work/den312d.hier" "$work/one.hier" || fail "hierarchy depends on the thread count"
+  "$navbake" -q hierarchy "$work/den312d.graph" --clusters "$work/den312d.clu" -o "$work/all.hier" --entrances all --cost maximin || fail "all entrances"
+  "$navbake" inspect "$work/all.hier" --json >"$work/hier.json" || fail "inspect hier"
+  grep -q '"kind": "HIER"' "$work/hier.json" || fail "inspect kind"
+  grep -q '"default_cost": "maximin"' "$work/hier.json" || fail "inspect cost"
+  expect 0 "packed [0-9]+ nodes, [0-9]+ edges, [0-9]+ clusters, [0-9]+ hierarchy levels" \
+    "$navbake" pack "$work/den312d.graph" --clusters "$work/den312d.clu" --hierarchy "$work/den312d.hier" -o "$work/den312d.nav"
+  "$navbake" -q pack "$work/den312d.graph" --clusters "$work/den312d.clu" --hierarchy "$work/all.hier" -o "$work/all.nav" || fail "pack all"
+  expect 0 "1000 scenarios, 1000 solved, [0-9]+ optimal, suboptimality mean [0-9.]+% max" \
+    "$navbake" scen "$work/den312d.nav" "$shared/movingai/den312d.map.scen" --method hier
+  expect 0 "1000 scenarios, 1000 solved, 1000 optimal" \
+    "$navbake" scen "$work/all.nav" "$shared/movingai/den312d.map.scen" --method hier --hier-mode entrances
+  read -r from to < <(awk 'NR == 1000 { printf "%s.5,0,%s.5 %s.5,0,%s.5\n", $5, $6, $7, $8 }' "$shared/movingai/den312d.map.scen")
+  expect 0 "pair 1: found  cost [0-9.]+  nodes [0-9]+  first leg only  plan level [1-9]" \
+    "$navbake" query "$work/den312d.nav" --from "$from" --to "$to" --method hier --first-leg
+  expect 0 "pair 1: found  cost [0-9.]+  nodes [0-9]+  plan level" \
+    "$navbake" query "$work/den312d.nav" --from "$from" --to "$to" --method hier --hier-cost avgmin --no-exclusions
+  "$navbake" query "$work/den312d.nav" --from "$from" --to "$to" --method hier --json >"$work/q.json" || fail "query json"
+  grep -q '"path": \[' "$work/q.json" || fail "query json path"
+  # Errors: a hierarchy of other clusters, --hierarchy without --clusters, no hierarchy sections.
+  "$navbake" -q cluster "$work/den312d.graph" -o "$work/other.clu" --cluster-size 8 || fail "cluster 8"
+  expect 1 "den312d.hier was built on other clusters .* than .*other.clu" \
+    "$navbake" pack "$work/den312d.graph" --clusters "$work/other.clu" --hierarchy "$work/den312d.hier" -o "$work/x.nav"
+  [ -e "$work/x.nav" ] && fail "pack wrote an output after the mismatch"
+  expect 2 "--hierarchy requires --clusters" \
+    "$navbake" pack "$work/den312d.graph" --hierarchy "$work/den312d.hier" -o "$work/x.nav"
+  expect 1 "den312d.clu was built for another graph .* than .*room-64-64-8.graph" \
+    "$navbake" hierarchy "$work/room-64-64-8.graph" --clusters "$work/den312d.clu" -o "$work/x.hier"
+  "$navbake" -q pack "$work/den312d.graph" --clusters "$work/den312d.clu" -o "$work/plain.nav" || fail "pack plain"
+  expect 1 "plain.nav: --method hier needs hierarchy sections" \
+    "$navbake" scen "$work/plain.nav" "$shared/movingai/den312d.map.scen" --method hier
+  expect 2 "fanout" \
+    "$navbake" hierarchy "$work/den312d.graph" --clusters "$work/den312d.clu" -o "$work/x.hier" --fanout 1
+  ;;
 *)
   fail "unknown case"
   ;;
