@@ -43,6 +43,13 @@ if [ -n "$shared" ] && [ -f "$shared/movingai/den520d.map" ]; then
   "$navbake" graph tile "$out/den520d.vox" -o "$out/den520d.graph"
   "$navbake" -q pack "$out/den520d.graph" -o "$out/den520d.nav"
   "$navbake" scen "$out/den520d.nav" "$shared/movingai/den520d.map.scen"
+  step "MovingAI den520d: clusters, cluster heuristic, hierarchy and hierarchical search"
+  "$navbake" cluster "$out/den520d.graph" -o "$out/den520d.clu" --cluster-size 16
+  "$navbake" hierarchy "$out/den520d.graph" --clusters "$out/den520d.clu" -o "$out/den520d.hier"
+  "$navbake" -q pack "$out/den520d.graph" --clusters "$out/den520d.clu" --hierarchy "$out/den520d.hier" -o "$out/den520d.hier.nav"
+  "$navbake" scen "$out/den520d.hier.nav" "$shared/movingai/den520d.map.scen" --method cluster
+  "$navbake" scen "$out/den520d.hier.nav" "$shared/movingai/den520d.map.scen" --method hier
+  "$navbake" scen "$out/den520d.hier.nav" "$shared/movingai/den520d.map.scen" --method hier --hier-mode entrances
   step "MovingAI den520d: points-of-visibility graph, exact any-angle paths on the same scenarios"
   "$navbake" graph pov "$out/den520d.vox" -o "$out/den520d.pov.graph"
   "$navbake" -q pack "$out/den520d.pov.graph" -o "$out/den520d.pov.nav"
