@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <queue>
+#include <span>
 #include <thread>
 #include <tuple>
 
@@ -104,75 +106,6 @@ void dijkstra(const graph::Graph& g, const uint32_t* sources, size_t source_coun
     }
 }
 
-// Farthest-point seeds, then multi-source Dijkstra growth (ties by seed index); nodes no seed
-// reaches keep kNone (the split turns them into their own pieces).
-std::vector<uint32_t> regionLabels(const graph::Graph& g, uint32_t seed_count, Context& context) {
-    const size_t n = g.nodeCount();
-    std::vector<double> dist(n, kInf);
-    std::vector<uint32_t> seeds;
-    // First seed: the node farthest from node 0 (lowest id on ties).
-    {
-        const uint32_t zero = 0;
-        dijkstra(g, &zero, 1, dist);
-        uint32_t best = 0;
-        for (uint32_t v = 0; v < n; ++v)
-            if (std::isfinite(dist[v]) && dist[v] > dist[best]) best = v;
-        seeds.push_back(best);
-        dijkstra(g, &best, 1, dist);
-    }
-    using Item = std::pair<double, uint32_t>;
-    while (seeds.size() < seed_count) {
-        if ((seeds.size() & 63) == 0) context.progress("cluster seeds", seeds.size(), seed_count);
-        uint32_t best = 0;
-        for (uint32_t v = 1; v < n; ++v)
-            if (dist[v] > dist[best]) best = v;  // +inf (not yet reached) first
-        if (dist[best] == 0) break;              // every node is a seed
-        seeds.push_back(best);
-        // Incremental: only nodes now closer to the new seed are visited.
-        std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-        dist[best] = 0;
-        heap.push({0.0, best});
-        while (!heap.empty()) {
-            const auto [d, u] = heap.top();
-            heap.pop();
-            if (d > dist[u]) continue;
-            for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-                const uint32_t w = g.edge_targets[e];
-                const double nd = d + double(g.edge_costs[e]);
-                if (nd < dist[w]) {
-                    dist[w] = nd;
-                    heap.push({nd, w});
-                }
-            }
-        }
-    }
-    // Growth: key (distance, seed index), lexicographic.
-    std::vector<uint32_t> owner(n, kNone);
-    std::fill(dist.begin(), dist.end(), kInf);
-    using Grow = std::tuple<double, uint32_t, uint32_t>;  // distance, seed index, node
-    std::priority_queue<Grow, std::vector<Grow>, std::greater<Grow>> heap;
-    for (uint32_t i = 0; i < seeds.size(); ++i) {
-        dist[seeds[i]] = 0;
-        owner[seeds[i]] = i;
-        heap.push({0.0, i, seeds[i]});
-    }
-    while (!heap.empty()) {
-        const auto [d, s, u] = heap.top();
-        heap.pop();
-        if (d != dist[u] || s != owner[u]) continue;
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-            const uint32_t w = g.edge_targets[e];
-            const double nd = d + double(g.edge_costs[e]);
-            if (nd < dist[w] || (nd == dist[w] && s < owner[w])) {
-                dist[w] = nd;
-                owner[w] = s;
-                heap.push({nd, s, w});
-            }
-        }
-    }
-    return owner;
-}
-
 // Row `a` of the exact table: minimum cost from cluster a to every cluster.
 void exactRow(const graph::Graph& g, const std::vector<uint32_t>& node_clusters,
               const std::vector<uint32_t>& member_offsets, const std::vector<uint32_t>& members,
@@ -191,6 +124,482 @@ void clusterMembers(const std::vector<uint32_t>& node_clusters, uint32_t count,
     members.resize(node_clusters.size());
     std::vector<uint32_t> next(offsets.begin(), offsets.end() - 1);
     for (uint32_t v = 0; v < node_clusters.size(); ++v) members[next[node_clusters[v]]++] = v;
+}
+
+// ---- Regions: room-like clusters split at chokepoints. ----
+// The partition follows Recast's region building (rcBuildDistanceField + rcBuildRegions in
+// recastnavigation's Recast/Source/RecastRegion.cpp): a clearance field (distance to the nearest
+// boundary) is flooded from its maxima, so regions grow out of room centres and meet where the
+// clearance is low (doorways, corridor mouths); regions that are too small are merged into a
+// neighbour. The flood is the priority-flood watershed (Meyer, "Topographic distance and watershed
+// lines", 1994; Barnes, Lehman & Mulla, "Priority-Flood", 2014).
+
+// The adjacency the region pass floods: the graph's own edges (tile, navmesh), or for a POV graph
+// its layer grid (walkable cells, 4 cardinal links, cost 1 per step): the corners all stand on
+// obstacles, so they say nothing about open space. Spans point into the graph or into own_*.
+struct Field {
+    std::span<const uint32_t> offsets, targets;
+    std::span<const float> costs;
+    std::span<const float> positions;  // x, y, z per node (any one unit per field)
+    std::vector<uint32_t> own_offsets, own_targets;
+    std::vector<float> own_costs, own_positions;
+
+    Field() = default;
+    Field(const Field&) = delete;
+    Field& operator=(const Field&) = delete;
+    size_t size() const { return offsets.empty() ? 0 : offsets.size() - 1; }
+};
+
+void graphField(const graph::Graph& g, Field& f) {
+    f.offsets = g.edge_offsets;
+    f.targets = g.edge_targets;
+    f.costs = g.edge_costs;
+    f.positions = g.positions;
+}
+
+void layerField(const graph::Graph& g, Field& f) {
+    const size_t cells = g.layer_cells.size();
+    f.own_offsets.assign(cells + 1, 0);
+    f.own_targets.clear();
+    for (size_t c = 0; c < cells; ++c) {
+        for (int k = 0; k < formats::kLayerDirections; ++k) {
+            const uint32_t t = g.layer_neighbours[size_t(k) * cells + c];
+            if (t != graph::kNoNode) f.own_targets.push_back(t);
+        }
+        f.own_offsets[c + 1] = uint32_t(f.own_targets.size());
+    }
+    f.own_costs.assign(f.own_targets.size(), 1.0f);
+    f.own_positions.resize(3 * cells);  // [Units: cells]
+    for (size_t c = 0; c < cells; ++c) {
+        f.own_positions[3 * c] = float(g.layer_cells[c].column % g.header.size_x);
+        f.own_positions[3 * c + 1] = float(g.layer_cells[c].y);
+        f.own_positions[3 * c + 2] = float(g.layer_cells[c].column / g.header.size_x);
+    }
+    f.offsets = f.own_offsets;
+    f.targets = f.own_targets;
+    f.costs = f.own_costs;
+    f.positions = f.own_positions;
+}
+
+using Item = std::pair<double, uint32_t>;  // distance, node
+using MinHeap = std::priority_queue<Item, std::vector<Item>, std::greater<Item>>;
+
+// Dijkstra over `f` from what `heap` holds (their dist already set), entering only nodes with
+// keep(v); touched(v, d) is called whenever dist[v] drops to d.
+template <class Keep, class Touched>
+void relaxField(const Field& f, MinHeap& heap, std::vector<double>& dist, Keep keep,
+                Touched touched) {
+    while (!heap.empty()) {
+        const auto [d, u] = heap.top();
+        heap.pop();
+        if (d > dist[u]) continue;
+        for (uint32_t e = f.offsets[u]; e < f.offsets[u + 1]; ++e) {
+            const uint32_t w = f.targets[e];
+            if (!keep(w)) continue;
+            const double nd = d + double(f.costs[e]);
+            if (nd < dist[w]) {
+                dist[w] = nd;
+                heap.push({nd, w});
+                touched(w, nd);
+            }
+        }
+    }
+}
+
+// Clearance of every field node: its distance (edge costs) from the nearest boundary node, a node
+// with fewer out-edges than the largest out-degree in the field (8 on a tile graph: a wall, a
+// ledge or the map edge is next to it; 4 on the layer grid). Nodes no boundary node reaches, and
+// every node of a field without a boundary (all degrees equal), get 0.
+std::vector<double> clearanceField(const Field& f) {
+    const size_t n = f.size();
+    uint32_t max_degree = 0;
+    for (size_t v = 0; v < n; ++v)
+        max_degree = std::max(max_degree, f.offsets[v + 1] - f.offsets[v]);
+    std::vector<double> dist(n, kInf);
+    MinHeap heap;
+    for (uint32_t v = 0; v < n; ++v) {
+        if (f.offsets[v + 1] - f.offsets[v] < max_degree) {
+            dist[v] = 0;
+            heap.push({0.0, v});
+        }
+    }
+    relaxField(f, heap, dist, [](uint32_t) { return true; }, [](uint32_t, double) {});
+    for (double& d : dist)
+        if (!std::isfinite(d)) d = 0;
+    return dist;
+}
+
+// Watershed of `height` (priority flood): nodes are taken from the highest down; a popped node
+// hands its region to every unlabelled neighbour, so a node joins the region of its highest
+// labelled neighbour (first queued on ties: plateaus are shared out breadth-first). When the
+// highest unlabelled node (lowest id on ties) is above everything queued, it is a local maximum
+// and starts a new region. Regions therefore meet along the valleys of the field. Returns the
+// region count; labels are numbered in seeding order.
+uint32_t watershed(const Field& f, const std::vector<double>& height,
+                   std::vector<uint32_t>& label) {
+    const size_t n = f.size();
+    std::vector<uint32_t> order(n);
+    for (uint32_t v = 0; v < n; ++v) order[v] = v;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return height[a] > height[b] || (height[a] == height[b] && a < b);
+    });
+    struct Flood {
+        double height;
+        uint64_t sequence;
+        uint32_t node;
+        bool operator<(const Flood& o) const {  // the queue's top: highest, then first queued
+            return height < o.height || (height == o.height && sequence > o.sequence);
+        }
+    };
+    std::priority_queue<Flood> queue;
+    uint64_t sequence = 0;
+    label.assign(n, kNone);
+    uint32_t count = 0;
+    size_t next = 0;  // every node before order[next] is labelled
+    for (;;) {
+        while (next < n && label[order[next]] != kNone) ++next;
+        if (next < n && (queue.empty() || height[order[next]] > queue.top().height)) {
+            const uint32_t seed = order[next];
+            label[seed] = count++;
+            queue.push({height[seed], sequence++, seed});
+            continue;
+        }
+        if (queue.empty()) break;
+        const uint32_t u = queue.top().node;
+        queue.pop();
+        for (uint32_t e = f.offsets[u]; e < f.offsets[u + 1]; ++e) {
+            const uint32_t w = f.targets[e];
+            if (label[w] != kNone) continue;
+            label[w] = label[u];
+            queue.push({height[w], sequence++, w});
+        }
+    }
+    return count;
+}
+
+// Root of r in a union-find forest (path halving).
+uint32_t findRoot(std::vector<uint32_t>& parent, uint32_t r) {
+    while (parent[r] != r) r = parent[r] = parent[parent[r]];
+    return r;
+}
+
+// Relabels every node with its region's root, numbered 0, 1, ... by lowest node; returns the count.
+uint32_t applyMerges(std::vector<uint32_t>& parent, std::vector<uint32_t>& label) {
+    std::vector<uint32_t> renumber(parent.size(), kNone);
+    uint32_t merged = 0;
+    for (uint32_t& l : label) {
+        const uint32_t r = findRoot(parent, l);
+        if (renumber[r] == kNone) renumber[r] = merged++;
+        l = renumber[r];
+    }
+    return merged;
+}
+
+// Merges the watershed regions that no chokepoint separates (persistence simplification:
+// Edelsbrunner, Letscher & Zomorodian, "Topological persistence and simplification", 2002; as in
+// ToMATo, Chazal et al. 2013). Each region has a peak (its seed's height); two neighbours meet at a
+// saddle, the highest min(height(u), height(w)) over the edges between them. Saddles are taken from
+// the highest down; the region with the lower peak (the later seed on ties) joins the other when
+// the saddle is above `ratio` x its peak or less than `drop` below it: a bump on a ridge or a
+// slight narrowing, not a doorway. Returns the new count (labels renumbered by lowest node).
+uint32_t mergeShallow(const Field& f, const std::vector<double>& height,
+                      std::vector<uint32_t>& label, uint32_t count, double ratio, double drop) {
+    const size_t n = f.size();
+    std::vector<double> peak(count, -kInf);
+    for (size_t v = 0; v < n; ++v) peak[label[v]] = std::max(peak[label[v]], height[v]);
+    struct Saddle {
+        double height;
+        uint32_t a, b;  // a < b
+    };
+    std::vector<Saddle> saddles;
+    for (uint32_t u = 0; u < n; ++u) {
+        for (uint32_t e = f.offsets[u]; e < f.offsets[u + 1]; ++e) {
+            const uint32_t w = f.targets[e];
+            if (label[u] == label[w]) continue;
+            saddles.push_back({std::min(height[u], height[w]), std::min(label[u], label[w]),
+                               std::max(label[u], label[w])});
+        }
+    }
+    std::sort(saddles.begin(), saddles.end(), [](const Saddle& x, const Saddle& y) {
+        return x.height > y.height ||
+               (x.height == y.height && std::tie(x.a, x.b) < std::tie(y.a, y.b));
+    });
+    std::vector<uint32_t> parent(count);
+    for (uint32_t r = 0; r < count; ++r) parent[r] = r;
+    for (const Saddle& s : saddles) {
+        uint32_t a = findRoot(parent, s.a), b = findRoot(parent, s.b);
+        if (a == b) continue;
+        if (peak[a] > peak[b] || (peak[a] == peak[b] && a < b)) std::swap(a, b);  // a: the lower
+        if (s.height > ratio * peak[a] || peak[a] - s.height < drop) parent[a] = b;
+    }
+    return applyMerges(parent, label);
+}
+
+// Merges regions until none weighs less than `min_weight` and at most `target_count` remain
+// (regions without a neighbour excepted): the lightest region (lowest id on ties) joins the
+// neighbour it shares the most edges with (then the lighter, then the lower id), so regions meeting
+// through a wide opening go together before those meeting at a doorway. `weight` is per field node
+// (empty: 1 each). Labels come back numbered 0 .. count-1 by their lowest node; returns the count.
+uint32_t mergeRegions(const Field& f, const std::vector<double>& weight,
+                      std::vector<uint32_t>& label, uint32_t count, double min_weight,
+                      uint32_t target_count) {
+    const size_t n = f.size();
+    std::vector<double> total(count, 0.0);
+    for (size_t v = 0; v < n; ++v) total[label[v]] += weight.empty() ? 1.0 : weight[v];
+    std::vector<std::map<uint32_t, uint64_t>> border(count);  // region -> neighbour -> edges
+    for (uint32_t u = 0; u < n; ++u) {
+        for (uint32_t e = f.offsets[u]; e < f.offsets[u + 1]; ++e) {
+            const uint32_t a = label[u], b = label[f.targets[e]];
+            if (a == b) continue;
+            ++border[a][b];
+            ++border[b][a];
+        }
+    }
+    std::vector<uint32_t> parent(count);
+    for (uint32_t r = 0; r < count; ++r) parent[r] = r;
+    MinHeap lightest;  // (weight, region), stale entries skipped
+    for (uint32_t r = 0; r < count; ++r) lightest.push({total[r], r});
+    uint32_t alive = count;
+    while (!lightest.empty()) {
+        const auto [w, r] = lightest.top();
+        lightest.pop();
+        if (parent[r] != r || w != total[r]) continue;
+        if (w >= min_weight && alive <= target_count) break;
+        if (border[r].empty()) continue;  // nothing to merge with
+        uint32_t s = kNone;
+        uint64_t best = 0;
+        for (const auto& [t, edges] : border[r]) {  // ascending t: lowest id wins ties
+            if (s == kNone || edges > best || (edges == best && total[t] < total[s])) {
+                s = t;
+                best = edges;
+            }
+        }
+        parent[r] = s;
+        total[s] += total[r];
+        --alive;
+        border[s].erase(r);
+        for (const auto& [t, edges] : border[r]) {
+            if (t == s) continue;
+            border[s][t] += edges;
+            border[t].erase(r);
+            border[t][s] += edges;
+        }
+        border[r].clear();
+        lightest.push({total[s], s});
+    }
+    return applyMerges(parent, label);
+}
+
+// Splits every region into round(nodes / target_nodes) pieces when that is 2 or more (fewer when
+// the total would pass `limit`). Seeds: farthest-point sampling inside the region
+// (the first is the node farthest from the region's lowest node; then the node farthest from
+// every seed, +inf first, lowest id on ties); pieces: one multi-source Dijkstra restricted to the
+// region (a node joins the seed with the smaller (distance, seed index)). Farthest points sit on
+// the region's rim and give sliver-shaped pieces, so a few Lloyd steps (Lloyd 1982, k-means on the
+// graph) then move every seed to its piece's node nearest the piece's centroid and regrow.
+// Returns the new region count.
+uint32_t splitRegions(const Field& f, std::vector<uint32_t>& label, uint32_t count,
+                      double target_nodes, uint32_t limit, Context& context) {
+    constexpr int kLloydSteps = 4;
+    std::vector<uint32_t> offsets, members;
+    clusterMembers(label, count, offsets, members);
+    std::vector<double> dist(f.size(), kInf);
+    std::vector<uint32_t> owner(f.size(), kNone);
+    struct Far {
+        double distance;
+        uint32_t node;
+        bool operator<(const Far& o) const {  // the queue's top: farthest, then lowest id
+            return distance < o.distance || (distance == o.distance && node > o.node);
+        }
+    };
+    const uint32_t original = count;
+    for (uint32_t r = 0; r < original; ++r) {
+        const uint32_t* region = members.data() + offsets[r];
+        const uint32_t size = offsets[r + 1] - offsets[r];
+        const uint32_t pieces = uint32_t(std::max(0.0, std::min<double>(
+            {std::round(double(size) / target_nodes), double(size), double(limit) - count + 1})));
+        if (pieces < 2) continue;
+        context.progress("cluster regions", r, original);
+        auto inside = [&](uint32_t v) { return label[v] == r; };
+        auto reset = [&] {
+            for (uint32_t i = 0; i < size; ++i) {
+                dist[region[i]] = kInf;
+                owner[region[i]] = kNone;
+            }
+        };
+        MinHeap heap;
+        dist[region[0]] = 0;
+        heap.push({0.0, region[0]});
+        relaxField(f, heap, dist, inside, [](uint32_t, double) {});
+        uint32_t first = region[0];
+        for (uint32_t i = 0; i < size; ++i)
+            if (std::isfinite(dist[region[i]]) && dist[region[i]] > dist[first]) first = region[i];
+        reset();
+        std::vector<uint32_t> seeds{first};
+        dist[first] = 0;
+        heap.push({0.0, first});
+        relaxField(f, heap, dist, inside, [](uint32_t, double) {});
+        std::priority_queue<Far> farthest;  // stale entries (distance above dist) skipped
+        for (uint32_t i = 0; i < size; ++i) farthest.push({dist[region[i]], region[i]});
+        while (seeds.size() < pieces) {
+            while (!farthest.empty() && farthest.top().distance != dist[farthest.top().node])
+                farthest.pop();
+            if (farthest.empty() || farthest.top().distance == 0) break;  // every node a seed
+            const uint32_t seed = farthest.top().node;
+            seeds.push_back(seed);
+            dist[seed] = 0;
+            heap.push({0.0, seed});
+            relaxField(f, heap, dist, inside,
+                       [&](uint32_t v, double d) { farthest.push({d, v}); });
+        }
+        auto grow = [&] {
+            reset();
+            using Grow = std::tuple<double, uint32_t, uint32_t>;  // distance, seed index, node
+            std::priority_queue<Grow, std::vector<Grow>, std::greater<Grow>> queue;
+            for (uint32_t i = 0; i < seeds.size(); ++i) {
+                dist[seeds[i]] = 0;
+                owner[seeds[i]] = i;
+                queue.push({0.0, i, seeds[i]});
+            }
+            while (!queue.empty()) {
+                const auto [d, s, u] = queue.top();
+                queue.pop();
+                if (d != dist[u] || s != owner[u]) continue;
+                for (uint32_t e = f.offsets[u]; e < f.offsets[u + 1]; ++e) {
+                    const uint32_t w = f.targets[e];
+                    if (!inside(w)) continue;
+                    const double nd = d + double(f.costs[e]);
+                    if (nd < dist[w] || (nd == dist[w] && s < owner[w])) {
+                        dist[w] = nd;
+                        owner[w] = s;
+                        queue.push({nd, s, w});
+                    }
+                }
+            }
+        };
+        grow();
+        std::vector<double> centroid(3 * seeds.size());
+        std::vector<uint32_t> nodes(seeds.size());
+        std::vector<double> nearest(seeds.size());
+        for (int step = 0; step < kLloydSteps; ++step) {
+            std::fill(centroid.begin(), centroid.end(), 0.0);
+            std::fill(nodes.begin(), nodes.end(), 0);
+            for (uint32_t i = 0; i < size; ++i) {
+                const uint32_t v = region[i], s = owner[v];
+                if (s == kNone) continue;
+                for (int k = 0; k < 3; ++k) centroid[3 * s + k] += f.positions[3 * v + k];
+                ++nodes[s];
+            }
+            for (size_t s = 0; s < seeds.size(); ++s)
+                for (int k = 0; k < 3; ++k) centroid[3 * s + k] /= std::max(1u, nodes[s]);
+            std::fill(nearest.begin(), nearest.end(), kInf);
+            std::vector<uint32_t> moved = seeds;
+            for (uint32_t i = 0; i < size; ++i) {  // ascending ids: lowest id wins ties
+                const uint32_t v = region[i], s = owner[v];
+                if (s == kNone) continue;
+                double d2 = 0;
+                for (int k = 0; k < 3; ++k) {
+                    const double d = f.positions[3 * v + k] - centroid[3 * s + k];
+                    d2 += d * d;
+                }
+                if (d2 < nearest[s]) {
+                    nearest[s] = d2;
+                    moved[s] = v;
+                }
+            }
+            if (moved == seeds) break;
+            seeds = moved;
+            grow();
+        }
+        // Seed 0 keeps the label r (so do nodes no seed reaches: the final split separates them).
+        for (uint32_t i = 0; i < size; ++i) {
+            const uint32_t v = region[i];
+            if (owner[v] != kNone && owner[v] > 0) label[v] = count + owner[v] - 1;
+        }
+        reset();
+        count += uint32_t(seeds.size()) - 1;
+    }
+    return count;
+}
+
+// XZ area of navmesh polygon p in cells.
+double polygonCells(const graph::Graph& g, uint32_t p) {
+    const navmesh::NavMesh& m = g.mesh;
+    const uint32_t begin = m.poly_offsets[p], end = m.poly_offsets[p + 1];
+    double twice = 0;
+    for (uint32_t i = begin; i < end; ++i) {
+        const uint32_t a = m.poly_vertices[i], b = m.poly_vertices[i + 1 < end ? i + 1 : begin];
+        twice += double(m.vertices[3 * a]) * m.vertices[3 * b + 2] -
+                 double(m.vertices[3 * b]) * m.vertices[3 * a + 2];
+    }
+    const double cell = double(g.header.cell_size);
+    return std::abs(twice) / 2 / (cell * cell);
+}
+
+// Watershed regions separated by less than this are merged (mergeShallow): the saddle between them
+// above kShallowRatio x the lower peak, or less than kShallowDrop cells below it.
+constexpr double kShallowRatio = 0.65;
+constexpr double kShallowDrop = 1.5;
+
+// Region label per node (connected or not; the caller splits into connected pieces). The target
+// is `clusters` regions, else one per cluster_size^2 cells of walkable surface (tile graphs: one
+// cell per node; POV: the layer grid's cells; navmesh: the polygons' XZ area).
+//  - navmesh: the mesh's regions (each split into its connected pieces), merged while lighter
+//    than a quarter of the target area or more than the target count.
+//  - tile, POV: watershed of the clearance field, shallow regions merged (mergeShallow), the same
+//    merging by size, then regions of 1.5 target sizes or more split (splitRegions). POV corners
+//    take their layer cell's region.
+std::vector<uint32_t> regionLabels(const graph::Graph& g, const ClusterParams& params,
+                                   Context& context) {
+    ScopedTimer timer(context, "cluster regions");
+    const size_t n = g.nodeCount();
+    const double per = double(params.cluster_size) * params.cluster_size;
+    auto targetCount = [&](double surface) {
+        if (params.clusters > 0) return params.clusters;
+        return uint32_t(std::clamp(std::round(surface / per), 1.0, double(n)));
+    };
+    Field f;
+    std::vector<uint32_t> label;
+    if (g.header.type == graph::GraphType::navmesh) {
+        graphField(g, f);
+        std::vector<double> area(n);
+        double surface = 0;
+        for (uint32_t p = 0; p < n; ++p) surface += area[p] = polygonCells(g, p);
+        const uint32_t count = splitConnected(g, g.mesh.poly_regions, label);
+        const uint32_t target = targetCount(surface);
+        mergeRegions(f, area, label, count, surface / target / 4, target);
+        return label;
+    }
+    const bool pov = g.header.type == graph::GraphType::pov;
+    if (pov) layerField(g, f);
+    else graphField(g, f);
+    const size_t cells = f.size();
+    context.progress("cluster regions", 0, 1);
+    const std::vector<double> clearance = clearanceField(f);
+    uint32_t count = watershed(f, clearance, label);
+    double step = kInf;  // the shortest edge: one cell
+    for (float c : f.costs)
+        if (c > 0) step = std::min(step, double(c));
+    if (!std::isfinite(step)) step = 1;
+    count = mergeShallow(f, clearance, label, count, kShallowRatio, kShallowDrop * step);
+    const uint32_t target = targetCount(double(cells));
+    const double target_nodes = double(cells) / target;
+    count = mergeRegions(f, {}, label, count, target_nodes / 4, target);
+    // Splitting stops at the cluster limit when the target is within it; a target beyond it is
+    // left to fail with the usual error.
+    const uint32_t limit =
+        target <= formats::kMaxClusters ? formats::kMaxClusters : uint32_t(cells);
+    splitRegions(f, label, count, target_nodes, limit, context);
+    if (!pov) return label;
+    // Corners take their cell's region. Sight lines do not join every corner of a region, so the
+    // connected pieces are merged again (lightest first) down to the target count.
+    std::vector<uint32_t> corner_label(n), pieces;
+    for (uint32_t v = 0; v < n; ++v) corner_label[v] = label[g.corners[v].cell];
+    Field corners;
+    graphField(g, corners);
+    const uint32_t piece_count = splitConnected(g, corner_label, pieces);
+    mergeRegions(corners, {}, pieces, piece_count, 0, target);
+    return pieces;
 }
 
 // Whether every edge u -> v has a reverse edge v -> u of exactly the same cost.
@@ -272,12 +681,8 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
             count = gridPartition(g, xz, size, out.node_clusters);
         }
     } else {
-        const double per = double(params.cluster_size) * params.cluster_size;
-        const uint32_t seeds = params.clusters > 0
-                                   ? params.clusters
-                                   : uint32_t(std::clamp(std::round(double(n) / per), 1.0, double(n)));
         out.header.cluster_size = params.cluster_size;
-        count = splitConnected(g, regionLabels(g, seeds, context), out.node_clusters);
+        count = splitConnected(g, regionLabels(g, params, context), out.node_clusters);
     }
     if (count > formats::kMaxClusters)
         return makeError(ErrorKind::usage,

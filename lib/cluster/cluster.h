@@ -38,8 +38,9 @@ struct Clusters {
 
 // Partitions `graph` (tile, navmesh or POV; volume graphs are refused) and computes the table.
 // grid: blocks of cluster_size x cluster_size columns (navmesh graphs: polygon regions), each
-// split into its connected pieces. regions: farthest-point seeds, multi-source Dijkstra growth
-// (ties by seed index), then split into connected pieces. Usage errors: cluster_size 0, clusters
+// split into its connected pieces. regions: rooms cut at chokepoints (watershed of the clearance
+// field, shallow borders merged, then merged and split towards the target size; navmesh graphs:
+// their regions, merged), split into connected pieces. Usage errors: cluster_size 0, clusters
 // above the node count, more than kMaxClusters clusters.
 Result<Clusters> buildClusters(const graph::Graph& graph, const ClusterParams& params,
                                Context& context);

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <set>
+#include <utility>
 
 #include "lib/cluster/cluster.h"
 #include "lib/graph/graph.h"
@@ -94,6 +96,64 @@ void checkConnected(const graph::Graph& g, const cluster::Clusters& c) {
     CHECK(reached == c.cluster_nodes);
 }
 
+// A map of rooms in a grid: column i of rooms is widths[i] cells wide, row j heights[j] cells
+// tall, walls one cell thick between them (none around the map), and every two neighbouring rooms
+// meet at a one-cell doorway away from the middle of their wall. `room` holds the room of each
+// cell (x + z * width): -1 for walls and doorways.
+struct RoomsMap {
+    std::string text;
+    uint32_t width = 0, height = 0;
+    std::vector<int> room;
+    int room_count = 0;
+};
+RoomsMap roomsMap(const std::vector<uint32_t>& widths, const std::vector<uint32_t>& heights) {
+    RoomsMap m;
+    std::vector<uint32_t> x0, z0;
+    for (uint32_t w : widths) x0.push_back(std::exchange(m.width, m.width + w + 1));
+    for (uint32_t h : heights) z0.push_back(std::exchange(m.height, m.height + h + 1));
+    m.width -= 1;
+    m.height -= 1;
+    std::vector<std::string> rows(m.height, std::string(m.width, '@'));
+    m.room.assign(size_t(m.width) * m.height, -1);
+    for (size_t j = 0; j < heights.size(); ++j) {
+        for (size_t i = 0; i < widths.size(); ++i) {
+            const int id = int(j * widths.size() + i);
+            for (uint32_t z = z0[j]; z < z0[j] + heights[j]; ++z) {
+                for (uint32_t x = x0[i]; x < x0[i] + widths[i]; ++x) {
+                    rows[z][x] = '.';
+                    m.room[size_t(z) * m.width + x] = id;
+                }
+            }
+            if (i + 1 < widths.size()) rows[z0[j] + heights[j] / 4][x0[i] + widths[i]] = '.';
+            if (j + 1 < heights.size()) rows[z0[j] + heights[j]][x0[i] + 3 * widths[i] / 4] = '.';
+        }
+    }
+    m.room_count = int(widths.size() * heights.size());
+    m.text = "type octile\nheight " + std::to_string(m.height) + "\nwidth " +
+             std::to_string(m.width) + "\nmap\n";
+    for (const std::string& row : rows) m.text += row + "\n";
+    return m;
+}
+
+// For every room, the cluster holding most of its cells and that share (0..1).
+std::vector<std::pair<uint32_t, double>> roomMajorities(const graph::Graph& g, const RoomsMap& m,
+                                                        const cluster::Clusters& c) {
+    std::vector<std::vector<uint32_t>> votes(m.room_count, std::vector<uint32_t>(c.count(), 0));
+    std::vector<uint32_t> cells(m.room_count, 0);
+    for (uint32_t v = 0; v < g.nodeCount(); ++v) {
+        const int room = m.room[g.cells[v].column];
+        if (room < 0) continue;
+        ++votes[room][c.node_clusters[v]];
+        ++cells[room];
+    }
+    std::vector<std::pair<uint32_t, double>> out;
+    for (int r = 0; r < m.room_count; ++r) {
+        const auto best = std::max_element(votes[r].begin(), votes[r].end());
+        out.push_back({uint32_t(best - votes[r].begin()), double(*best) / double(cells[r])});
+    }
+    return out;
+}
+
 const char* kSmallMap =
     "type octile\nheight 12\nwidth 16\nmap\n"
     "................\n"
@@ -167,7 +227,8 @@ TEST_CASE("clusters are deterministic at any thread count and match the requeste
     params.clusters = 7;
     auto regions = cluster::buildClusters(g, params, context);
     REQUIRE(regions.ok());
-    CHECK(regions->count() >= 7);  // 7 seeds; pieces a seed's region splits into are extra
+    CHECK(regions->count() >= 4);  // a target: merging and splitting land near it
+    CHECK(regions->count() <= 14);
     checkConnected(g, *regions);
     params.method = cluster::ClusterParams::grid;
     params.clusters = 10;
@@ -175,6 +236,136 @@ TEST_CASE("clusters are deterministic at any thread count and match the requeste
     REQUIRE(grid.ok());
     CHECK(grid->count() <= 10);
     checkConnected(g, *grid);
+}
+
+TEST_CASE("regions: two rooms joined by a one-cell doorway are cut at the doorway") {
+    // 20 x 10 and 8 x 10 cells: seeds grown by distance alone would cut the big room instead.
+    const RoomsMap m = roomsMap({20, 8}, {10});
+    const graph::Graph g = tileGraph(m.text, "two_rooms.map");
+    REQUIRE(g.nodeCount() == 281);
+    Context context;
+    cluster::ClusterParams params;
+    params.method = cluster::ClusterParams::regions;
+    params.clusters = 2;
+    auto c = cluster::buildClusters(g, params, context);
+    REQUIRE(c.ok());
+    CHECK(c->count() == 2);
+    checkConnected(g, *c);
+    const auto majority = roomMajorities(g, m, *c);
+    CHECK(majority[0].second > 0.95);
+    CHECK(majority[1].second > 0.95);
+    CHECK(majority[0].first != majority[1].first);
+
+    // Smaller clusters split the rooms, but no cluster reaches through the doorway.
+    params.clusters = 0;
+    params.cluster_size = 6;
+    auto small = cluster::buildClusters(g, params, context);
+    REQUIRE(small.ok());
+    CHECK(small->count() >= 6);
+    CHECK(small->count() <= 12);
+    checkConnected(g, *small);
+    std::vector<std::set<int>> rooms(small->count());
+    for (uint32_t v = 0; v < g.nodeCount(); ++v) {
+        const int room = m.room[g.cells[v].column];
+        if (room >= 0) rooms[small->node_clusters[v]].insert(room);
+    }
+    for (const std::set<int>& r : rooms) CHECK(r.size() == 1);
+}
+
+TEST_CASE("regions: a cluster per room of a grid of rooms; deterministic, connected, admissible") {
+    // 12 rooms from 7 x 8 to 11 x 11 cells, each wall with a one-cell doorway.
+    const RoomsMap m = roomsMap({10, 7, 11, 9}, {9, 11, 8});
+    const graph::Graph g = tileGraph(m.text, "rooms.map");
+    Context context;
+    cluster::ClusterParams params;
+    params.method = cluster::ClusterParams::regions;
+    params.clusters = 12;
+    params.threads = 1;
+    auto one = cluster::buildClusters(g, params, context);
+    params.threads = 4;
+    auto four = cluster::buildClusters(g, params, context);
+    auto again = cluster::buildClusters(g, params, context);
+    REQUIRE(one.ok());
+    REQUIRE(four.ok());
+    REQUIRE(again.ok());
+    CHECK(one->node_clusters == four->node_clusters);
+    CHECK(one->table == four->table);
+    CHECK(again->node_clusters == four->node_clusters);
+    CHECK(one->count() == 12);
+    checkConnected(g, *one);
+    std::set<uint32_t> majority_clusters;
+    for (const auto& [cluster_id, share] : roomMajorities(g, m, *one)) {
+        CHECK(share > 0.95);
+        majority_clusters.insert(cluster_id);
+    }
+    CHECK(majority_clusters.size() == 12);
+    // Table entries bound the true costs from a few sources.
+    for (uint32_t a = 0; a < g.nodeCount(); a += 97) {
+        const std::vector<double> dist = dijkstraFrom(g, a);
+        for (uint32_t b = 0; b < g.nodeCount(); ++b)
+            CHECK(one->bound(one->node_clusters[a], one->node_clusters[b]) <= dist[b] + 1e-9);
+    }
+}
+
+TEST_CASE("regions: the count follows --clusters and --cluster-size; navmesh and POV graphs") {
+    const RoomsMap rooms = roomsMap({9, 14, 6, 11, 8}, {10, 7, 12, 9});
+    const std::string open = "type octile\nheight 40\nwidth 40\nmap\n" + [] {
+        std::string rows;
+        for (int z = 0; z < 40; ++z) rows += std::string(40, '.') + "\n";
+        return rows;
+    }();
+    Context context;
+    for (const std::string& text : {rooms.text, open, std::string(kSmallMap)}) {
+        const graph::Graph g = tileGraph(text);
+        cluster::ClusterParams params;
+        params.method = cluster::ClusterParams::regions;
+        for (uint32_t k : {1u, 3u, 8u, 20u, 40u}) {
+            INFO("target ", k, " clusters, ", g.nodeCount(), " nodes");
+            params.clusters = k;
+            auto c = cluster::buildClusters(g, params, context);
+            REQUIRE(c.ok());
+            CHECK(2 * c->count() >= k);
+            CHECK(c->count() <= 2 * k);
+            checkConnected(g, *c);
+        }
+        params.clusters = 0;
+        params.cluster_size = 8;  // about 64 nodes per cluster
+        auto c = cluster::buildClusters(g, params, context);
+        REQUIRE(c.ok());
+        INFO(g.nodeCount(), " nodes, ", c->count(), " clusters");
+        CHECK(double(g.nodeCount()) / c->count() >= 32);
+        CHECK(double(g.nodeCount()) / c->count() <= 128);
+    }
+
+    // Navmesh: the mesh's regions, merged down to a smaller target; POV: regions of its layer grid.
+    auto map = importer::parseMovingAiMap(rooms.text, "rooms.map");
+    REQUIRE(map.ok());
+    vox::VoxelGrid grid = vox::gridFromMap(*map);
+    auto navmesh = graph::buildNavmeshGraph(grid, {}, context);
+    auto pov = graph::buildPovGraph(grid, {}, context);
+    REQUIRE(navmesh.ok());
+    REQUIRE(pov.ok());
+    cluster::ClusterParams params;
+    params.method = cluster::ClusterParams::regions;
+    auto mesh_regions = cluster::buildClusters(*navmesh, params, context);
+    REQUIRE(mesh_regions.ok());
+    CHECK(mesh_regions->count() <= navmesh->mesh.region_count);
+    checkConnected(*navmesh, *mesh_regions);
+    for (uint32_t v = 0; v + 1 < navmesh->nodeCount(); ++v)  // regions are never cut
+        for (uint32_t w = v + 1; w < navmesh->nodeCount(); ++w)
+            if (navmesh->mesh.poly_regions[v] == navmesh->mesh.poly_regions[w] &&
+                mesh_regions->node_clusters[v] != mesh_regions->node_clusters[w])
+                CHECK(navmesh->components[v] != navmesh->components[w]);
+    params.clusters = 4;
+    auto mesh_four = cluster::buildClusters(*navmesh, params, context);
+    auto pov_four = cluster::buildClusters(*pov, params, context);
+    REQUIRE(mesh_four.ok());
+    REQUIRE(pov_four.ok());
+    CHECK(mesh_four->count() >= 2);  // regions below a quarter of the target area merge too
+    CHECK(mesh_four->count() <= 4);
+    CHECK(pov_four->count() == 4);
+    checkConnected(*navmesh, *mesh_four);
+    checkConnected(*pov, *pov_four);
 }
 
 TEST_CASE("bad inputs: too many clusters, mismatched graph, unreachable clusters fail fast") {
@@ -259,6 +450,59 @@ TEST_CASE("bad inputs: too many clusters, mismatched graph, unreachable clusters
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.error().message.find("plain.nav: --method cluster needs cluster sections") !=
           std::string::npos);
+}
+
+TEST_CASE("MovingAI: regions keep every scenario optimal and beat grid blocks of the same count") {
+    const auto data = test::sharedData();
+    if (data.empty()) {
+        MESSAGE("skipped: ../shared/data is absent");
+        return;
+    }
+    test::TempDir dir;
+    double grid_sum = 0, regions_sum = 0;  // expansions over every scenario of every map
+    int maps = 0;
+    for (const char* name : {"den520d", "ht_chantry", "lak303d", "maze-128-128-2", "room-64-64-8",
+                             "warehouse-20-40-10-2-1"}) {
+        const std::filesystem::path map_path = data / "movingai" / (std::string(name) + ".map");
+        if (!std::filesystem::exists(map_path)) continue;
+        INFO(name);
+        ++maps;
+        auto map = importer::loadMovingAiMap(map_path);
+        REQUIRE(map.ok());
+        vox::VoxelGrid grid = vox::gridFromMap(*map);
+        grid.source_name = map_path.filename().string();
+        Context context;
+        auto g = graph::buildTileGraph(grid, context);
+        REQUIRE(g.ok());
+        cluster::ClusterParams params;
+        params.cluster_size = 16;
+        auto blocks = cluster::buildClusters(*g, params, context);
+        REQUIRE(blocks.ok());
+        params.method = cluster::ClusterParams::regions;
+        params.clusters = blocks->count();
+        auto regions = cluster::buildClusters(*g, params, context);
+        REQUIRE(regions.ok());
+        checkConnected(*g, *regions);
+        CHECK(2 * regions->count() >= blocks->count());
+        CHECK(regions->count() <= 2 * blocks->count());
+        const std::string scen = map_path.string() + ".scen";
+        double means[2] = {0, 0};
+        for (int i = 0; i < 2; ++i) {
+            Packed p;
+            pack(*g, i == 0 ? &*blocks : &*regions, dir / (std::string(name) + ".nav"), p);
+            REQUIRE_FALSE(p.error);
+            auto run = query::runScenarioFile(p.view, scen, context, query::Method::cluster);
+            REQUIRE(run.ok());
+            CHECK(run->total > 0);
+            CHECK(run->optimal == run->total);
+            CHECK(run->max_abs_error <= 1e-3);
+            means[i] = run->mean_expansions;
+            (i == 0 ? grid_sum : regions_sum) += run->mean_expansions * double(run->total);
+        }
+        MESSAGE(std::string(name), ": grid ", blocks->count(), " clusters, mean expansions ",
+                means[0], "; regions ", regions->count(), " clusters, ", means[1]);
+    }
+    if (maps > 0) CHECK(regions_sum <= grid_sum);
 }
 
 TEST_CASE("MovingAI: the cluster heuristic keeps every scenario optimal and expands fewer nodes overall") {

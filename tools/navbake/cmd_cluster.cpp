@@ -25,11 +25,13 @@ void registerCluster(CLI::App& app, CommandBody& body) {
     sub->add_option("-o,--output", options->output, "Output clusters (.clu)")->required();
     sub->add_option("--method", options->method,
                     "grid: blocks of N x N columns (navmesh: its regions) split into connected "
-                    "pieces; regions: farthest-point seeds grown by Dijkstra")
+                    "pieces; regions: rooms cut at doorways and chokepoints (watershed of the "
+                    "clearance field; navmesh: its regions), merged or split towards the target")
         ->check(CLI::IsMember({"grid", "regions"}))
         ->capture_default_str();
     auto* size = sub->add_option("--cluster-size", options->cluster_size,
-                                 "grid: block edge [cells]; regions: about N x N nodes per cluster")
+                                 "grid: block edge [cells]; regions: about N x N cells of walkable "
+                                 "surface per cluster")
                      ->check(CLI::PositiveNumber)
                      ->capture_default_str();
     sub->add_option("--clusters", options->clusters, "Target cluster count (instead of --cluster-size)")
