@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 
 #include "bytes.h"
 #include "xxhash64.h"
@@ -479,6 +480,122 @@ const char* hierCostName(HierCost cost) {
         case HierCost::avgmin: return "avgmin";
     }
     return "unknown";
+}
+
+void encodeNextHopHeader(const NextHopHeader& h, uint8_t out[kNextHopHeaderSize]) {
+    std::memset(out, 0, kNextHopHeaderSize);
+    storeLe32(out + 0, h.node_count);
+    storeLe32(out + 4, h.edge_count);
+    storeLe32(out + 8, h.block_rows);
+    storeLe32(out + 12, h.block_count);
+    storeLe32(out + 16, h.first_block);
+    storeLe32(out + 20, h.stored_blocks);
+    storeLe32(out + 24, h.shard_index);
+    storeLe32(out + 28, h.shard_count);
+    storeLe32(out + 32, h.symbol_bytes);
+    storeLe32(out + 36, h.cost_shift);
+    storeLe64(out + 40, h.graph_fingerprint);
+    storeLe64(out + 48, h.run_count);
+    storeLe32(out + 56, h.flags);
+}
+
+Error decodeNextHopHeader(const uint8_t* data, size_t size, NextHopHeader& h) {
+    constexpr uint32_t id = kSecNextHopHeader;
+    if (size != kNextHopHeaderSize)
+        return makeError(ErrorCode::bad_section, 0, id, "section 'NHHD' is %zu bytes, expected %zu",
+                         size, kNextHopHeaderSize);
+    h.node_count = loadLe32(data + 0);
+    h.edge_count = loadLe32(data + 4);
+    h.block_rows = loadLe32(data + 8);
+    h.block_count = loadLe32(data + 12);
+    h.first_block = loadLe32(data + 16);
+    h.stored_blocks = loadLe32(data + 20);
+    h.shard_index = loadLe32(data + 24);
+    h.shard_count = loadLe32(data + 28);
+    h.symbol_bytes = loadLe32(data + 32);
+    h.cost_shift = loadLe32(data + 36);
+    h.graph_fingerprint = loadLe64(data + 40);
+    h.run_count = loadLe64(data + 48);
+    h.flags = loadLe32(data + 56);
+    for (size_t i = 60; i < kNextHopHeaderSize; ++i)
+        if (data[i] != 0)
+            return makeError(ErrorCode::bad_section, i, id, "section 'NHHD': reserved byte %zu is "
+                             "not zero", i);
+    if ((h.flags & ~kNextHopFlagPartial) != 0)
+        return makeError(ErrorCode::bad_section, 56, id, "section 'NHHD': unknown flags %08x", h.flags);
+    if (h.block_rows == 0 || h.block_rows > 4096 || (h.block_rows & (h.block_rows - 1)) != 0)
+        return makeError(ErrorCode::bad_section, 8, id, "section 'NHHD': %u rows per block (a power "
+                         "of two up to 4096)", h.block_rows);
+    if (h.block_count != (uint64_t(h.node_count) + h.block_rows - 1) / h.block_rows)
+        return makeError(ErrorCode::bad_section, 12, id, "section 'NHHD': %u blocks for %u nodes",
+                         h.block_count, h.node_count);
+    const bool partial = (h.flags & kNextHopFlagPartial) != 0;
+    if (uint64_t(h.first_block) + h.stored_blocks > h.block_count ||
+        (!partial && (h.first_block != 0 || h.stored_blocks != h.block_count ||
+                      h.shard_index != 0 || h.shard_count != 0)) ||
+        (partial && (h.shard_count == 0 || h.shard_index >= h.shard_count)))
+        return makeError(ErrorCode::bad_section, 16, id, "section 'NHHD': blocks %u + %u of %u, shard "
+                         "%u/%u are inconsistent", h.first_block, h.stored_blocks, h.block_count,
+                         h.shard_index, h.shard_count);
+    if (h.symbol_bytes != 1 && h.symbol_bytes != 2)
+        return makeError(ErrorCode::bad_section, 32, id, "section 'NHHD': %u bytes per symbol",
+                         h.symbol_bytes);
+    if (h.cost_shift != kNextHopCostShift)
+        return makeError(ErrorCode::bad_section, 36, id, "section 'NHHD': cost shift %u, expected %u",
+                         h.cost_shift, kNextHopCostShift);
+    return {};
+}
+
+const uint32_t kHierHopSectionIds[kHopSectionCount] = {
+    fourcc("HNCL"), fourcc("HNLI"), fourcc("HNMO"), fourcc("HNME"), fourcc("HNEO"),
+    fourcc("HNEN"), fourcc("HNIO"), fourcc("HNIT"), fourcc("HNDO"), fourcc("HNDN"),
+    fourcc("HNDE"), fourcc("HNXD"), fourcc("HNXN")};
+
+void encodeHierNextHopHeader(const HierNextHopHeader& h, uint8_t out[kHierNextHopHeaderSize]) {
+    std::memset(out, 0, kHierNextHopHeaderSize);
+    storeLe32(out + 0, h.node_count);
+    storeLe32(out + 4, h.edge_count);
+    storeLe32(out + 8, h.cluster_count);
+    storeLe32(out + 12, h.entrance_count);
+    storeLe32(out + 16, h.symbol_bytes);
+    storeLe64(out + 24, h.graph_fingerprint);
+    storeLe64(out + 32, h.clusters_fingerprint);
+    storeLe64(out + 40, h.intra_symbols);
+    storeLe64(out + 48, h.distance_entries);
+}
+
+Error decodeHierNextHopHeader(const uint8_t* data, size_t size, HierNextHopHeader& h) {
+    constexpr uint32_t id = kSecHierHopHeader;
+    if (size != kHierNextHopHeaderSize)
+        return makeError(ErrorCode::bad_section, 0, id, "section 'HNHD' is %zu bytes, expected %zu",
+                         size, kHierNextHopHeaderSize);
+    h.node_count = loadLe32(data + 0);
+    h.edge_count = loadLe32(data + 4);
+    h.cluster_count = loadLe32(data + 8);
+    h.entrance_count = loadLe32(data + 12);
+    h.symbol_bytes = loadLe32(data + 16);
+    h.graph_fingerprint = loadLe64(data + 24);
+    h.clusters_fingerprint = loadLe64(data + 32);
+    h.intra_symbols = loadLe64(data + 40);
+    h.distance_entries = loadLe64(data + 48);
+    for (size_t i : {20u, 21u, 22u, 23u})
+        if (data[i] != 0)
+            return makeError(ErrorCode::bad_section, i, id, "section 'HNHD': reserved byte %zu is "
+                             "not zero", i);
+    for (size_t i = 56; i < kHierNextHopHeaderSize; ++i)
+        if (data[i] != 0)
+            return makeError(ErrorCode::bad_section, i, id, "section 'HNHD': reserved byte %zu is "
+                             "not zero", i);
+    if (h.symbol_bytes != 1 && h.symbol_bytes != 2)
+        return makeError(ErrorCode::bad_section, 16, id, "section 'HNHD': %u bytes per symbol",
+                         h.symbol_bytes);
+    if (h.cluster_count == 0 || h.cluster_count > h.node_count || h.entrance_count > h.node_count)
+        return makeError(ErrorCode::bad_section, 8, id, "section 'HNHD': %u clusters, %u entrances "
+                         "for %u nodes", h.cluster_count, h.entrance_count, h.node_count);
+    if (uint64_t(h.entrance_count) * h.entrance_count > (uint64_t(1) << 32))
+        return makeError(ErrorCode::bad_section, 12, id, "section 'HNHD': %u entrances are too many",
+                         h.entrance_count);
+    return {};
 }
 
 const uint32_t kHierSectionIds[kHierSectionCount] = {

@@ -17,6 +17,8 @@ inline constexpr uint32_t kKindGraph = fourcc("GRPH");     // .graph (later stag
 inline constexpr uint32_t kKindNav = fourcc("NAVA");       // .nav runtime asset (later stages)
 inline constexpr uint32_t kKindClusters = fourcc("CLUS");  // .clu: clusters + heuristic table
 inline constexpr uint32_t kKindHierarchy = fourcc("HIER"); // .hier: multi-level graph + entrances
+inline constexpr uint32_t kKindNextHop = fourcc("NHOP");   // .nh: all-pairs next-hop table
+inline constexpr uint32_t kKindHierNextHop = fourcc("NHHI"); // .nhh: hierarchical next-hop table
 
 // Newest layout version of each kind that this code writes and reads.
 inline constexpr uint32_t kGeometryVersion = 1;
@@ -25,6 +27,8 @@ inline constexpr uint32_t kGraphVersion = 1;
 inline constexpr uint32_t kNavVersion = 1;
 inline constexpr uint32_t kClustersVersion = 1;
 inline constexpr uint32_t kHierarchyVersion = 1;
+inline constexpr uint32_t kNextHopVersion = 1;
+inline constexpr uint32_t kHierNextHopVersion = 1;
 
 // Sections shared by several kinds.
 inline constexpr uint32_t kSecAreas = fourcc("AREA");  // area-type table
@@ -93,6 +97,21 @@ inline constexpr uint32_t kSecHierEntrances = fourcc("HENT");      // u32 entran
 inline constexpr uint32_t kSecHierEntranceEdgeOffsets = fourcc("HXOF");  // u32 per entrance + 1
 inline constexpr uint32_t kSecHierEntranceEdgeTargets = fourcc("HXDT");  // u32 entrance index
 inline constexpr uint32_t kSecHierEntranceEdgeCosts = fourcc("HXCS");    // f32 per entrance edge
+
+// NHOP sections (a .nav packed with --nexthop holds the same after the graph's).
+inline constexpr uint32_t kSecNextHopHeader = fourcc("NHHD");   // 64-byte next-hop header
+inline constexpr uint32_t kSecNextHopRanks = fourcc("NHRK");    // u32 rank per node
+inline constexpr uint32_t kSecNextHopOffsets = fourcc("NHBO");  // u64 per stored block + 1
+inline constexpr uint32_t kSecNextHopBlocks = fourcc("NHBL");   // zstd frames, one per block
+
+// NHHI sections (a .nav packed with --nexthop FILE.nhh holds the same after the graph's).
+inline constexpr uint32_t kSecHierHopHeader = fourcc("HNHD");  // 64-byte header
+enum HierHopSection : uint32_t {
+    kHopClusters, kHopLocal, kHopMemberOffsets, kHopMembers, kHopEntranceOffsets, kHopEntrances,
+    kHopIntraOffsets, kHopIntra, kHopDistanceOffsets, kHopNodeToEntrance, kHopEntranceToNode,
+    kHopEntranceDistances, kHopEntranceNext, kHopSectionCount
+};
+extern const uint32_t kHierHopSectionIds[kHopSectionCount];
 
 // ---- Area table ------------------------------------------------------------------------------
 inline constexpr uint32_t kMaxAreas = 64;
@@ -352,6 +371,52 @@ inline constexpr size_t kHierarchyHeaderSize = 64;
 void encodeHierarchyHeader(const HierarchyHeader& header, uint8_t out[kHierarchyHeaderSize]);
 Error decodeHierarchyHeader(const uint8_t* data, size_t size, HierarchyHeader& out);
 const char* hierCostName(HierCost cost);
+
+// ---- NHHD: 64 bytes ---------------------------------------------------------------------------
+// All-pairs first moves ("where to go next"), one row per source node in rank order, run-length
+// encoded over the targets in rank order, block_rows rows per independently zstd-compressed block.
+// A symbol is the index of the source's outgoing edge to take (0 .. degree - 1) or
+// kNextHopUnreachable; see FORMAT.md §9.
+inline constexpr uint32_t kNextHopFlagPartial = 1;  // a shard: blocks [first_block, +stored)
+inline constexpr uint32_t kNextHopCostShift = 24;   // integer cost = round(cost * 2^24)
+struct NextHopHeader {
+    uint32_t node_count = 0;
+    uint32_t edge_count = 0;
+    uint32_t block_rows = 0;     // rows per block (power of two, 1 .. 4096)
+    uint32_t block_count = 0;    // ceil(node_count / block_rows)
+    uint32_t first_block = 0;    // partial files: first block held; else 0
+    uint32_t stored_blocks = 0;  // blocks held (= block_count unless partial)
+    uint32_t shard_index = 0;    // partial files: K of --shard K/N; else 0
+    uint32_t shard_count = 0;    // partial files: N; else 0
+    uint32_t symbol_bytes = 1;   // 1 or 2
+    uint32_t cost_shift = kNextHopCostShift;
+    uint64_t graph_fingerprint = 0;
+    uint64_t run_count = 0;      // runs in the blocks held
+    uint32_t flags = 0;          // kNextHopFlagPartial
+};
+inline constexpr size_t kNextHopHeaderSize = 64;
+void encodeNextHopHeader(const NextHopHeader& header, uint8_t out[kNextHopHeaderSize]);
+Error decodeNextHopHeader(const uint8_t* data, size_t size, NextHopHeader& out);
+inline uint32_t nextHopUnreachable(uint32_t symbol_bytes) { return symbol_bytes == 1 ? 0xFFu : 0xFFFFu; }
+
+// ---- HNHD: 64 bytes ---------------------------------------------------------------------------
+// Hierarchical next-hop table (FORMAT.md §10): per cluster the intra-cluster first moves between
+// its nodes and the intra-cluster distances between its nodes and its entrances; between
+// clusters, all-pairs distances and next entrances over the entrance graph.
+struct HierNextHopHeader {
+    uint32_t node_count = 0;
+    uint32_t edge_count = 0;
+    uint32_t cluster_count = 0;
+    uint32_t entrance_count = 0;
+    uint32_t symbol_bytes = 1;       // 1 or 2: intra-cluster first-move symbols
+    uint64_t graph_fingerprint = 0;
+    uint64_t clusters_fingerprint = 0;
+    uint64_t intra_symbols = 0;      // sum of squared cluster sizes
+    uint64_t distance_entries = 0;   // sum over clusters of nodes x entrances
+};
+inline constexpr size_t kHierNextHopHeaderSize = 64;
+void encodeHierNextHopHeader(const HierNextHopHeader& header, uint8_t out[kHierNextHopHeaderSize]);
+Error decodeHierNextHopHeader(const uint8_t* data, size_t size, HierNextHopHeader& out);
 
 // The thirteen array sections of a hierarchy, in this order (HierarchyArrays::data index).
 enum HierSection : uint32_t {

@@ -27,12 +27,13 @@ const char* methodName(Method method) {
         case Method::astar: return "astar";
         case Method::cluster: return "cluster";
         case Method::hier: return "hier";
+        case Method::nexthop: return "nexthop";
     }
     return "unknown";
 }
 
 bool parseMethod(std::string_view name, Method& out) {
-    for (Method m : {Method::astar, Method::cluster, Method::hier})
+    for (Method m : {Method::astar, Method::cluster, Method::hier, Method::nexthop})
         if (name == methodName(m)) {
             out = m;
             return true;
@@ -41,6 +42,18 @@ bool parseMethod(std::string_view name, Method& out) {
 }
 
 Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset) {
+    if (method == Method::nexthop) {
+        if (!graph.hasNextHop())
+            return inputError("{}: --method nexthop needs next-hop sections, and this asset has none "
+                              "(build them with 'navbake nexthop GRAPH -o FILE.nh', then 'navbake "
+                              "pack GRAPH --nexthop FILE.nh')",
+                              asset);
+        if (graph.header.type != formats::GraphType::tile)
+            return inputError("{}: --method nexthop applies to tile graphs; navmesh and POV point "
+                              "queries use their own costs",
+                              asset);
+        return {};
+    }
     if (method == Method::hier) {
         if (!graph.hasHierarchy())
             return inputError("{}: --method hier needs hierarchy sections, and this asset has none "
@@ -69,10 +82,12 @@ Status checkMethod(const navrt::GraphView& graph, Method method, const std::stri
 
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
                      navrt::Vec3 to, const Tolerance& tolerance, bool smooth,
-                     const SearchMethod& search, navrt::HierarchicalQuery* hierarchical) {
-    const Method method = search.method == Method::hier && hierarchical == nullptr
-                              ? Method::astar
-                              : search.method;
+                     const SearchMethod& search, navrt::HierarchicalQuery* hierarchical,
+                     navrt::NextHopQuery* next_hop) {
+    Method method = search.method;
+    if ((method == Method::hier && hierarchical == nullptr) ||
+        (method == Method::nexthop && next_hop == nullptr))
+        method = Method::astar;
     (void)query.setHeuristic(method == Method::cluster ? navrt::Heuristic::cluster
                                                        : navrt::Heuristic::standard);
     QueryRecord record;
@@ -96,6 +111,8 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
         record.outcome = Outcome::goal_off_graph;
     } else if (method == Method::hier) {
         status = hierarchical->findPath(start.poly, goal.poly, search.hier);
+    } else if (method == Method::nexthop) {
+        status = next_hop->pathByNextHop(start.poly, goal.poly);
     } else {
         status = query.findPathBetween(start.position, start.poly, goal.position, goal.poly);
     }
@@ -105,6 +122,15 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
                                                                      : Outcome::no_path;
     record.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
                                                               start_time).count();
+    if (method == Method::nexthop) {
+        record.expansions = next_hop->pathLength() > 0 ? next_hop->pathLength() - 1 : 0;
+        if (record.outcome == Outcome::found) {
+            record.cost = next_hop->cost();
+            record.path_nodes = next_hop->pathLength();
+            record.smoothed_length = record.cost;
+        }
+        return record;
+    }
     if (method == Method::hier) {
         record.expansions = hierarchical->expansions();
         if (record.outcome == Outcome::found) {
@@ -250,6 +276,10 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
     if (method.method == Method::hier)
         if (navrt::Error e = hierarchical.init(graph))
             return makeError(ErrorKind::internal, "cannot set up the search: {}", e.message);
+    navrt::NextHopQuery next_hop;
+    if (method.method == Method::nexthop)
+        if (navrt::Error e = next_hop.init(graph))
+            return makeError(ErrorKind::internal, "cannot set up the lookups: {}", e.message);
     double total_suboptimality = 0;
     ScenarioReport report;
     double total_micros = 0, total_expansions = 0, total_ratio = 0, total_length = 0;
@@ -264,8 +294,9 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
             context.progress("scen", i, problems->size());
         }
         const Problem& s = (*problems)[i];
-        const QueryRecord r = runQuery(graph, query, s.from, s.to, tolerance,
-                                       method.method != Method::hier, method, &hierarchical);
+        const bool table = method.method == Method::hier || method.method == Method::nexthop;
+        const QueryRecord r = runQuery(graph, query, s.from, s.to, tolerance, !table, method,
+                                       &hierarchical, &next_hop);
         ++report.total;
         total_micros += r.micros;
         total_expansions += r.expansions;
@@ -301,7 +332,8 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
         report.max_suboptimality = std::max(report.max_suboptimality, excess);
         if (error <= 1e-3) {
             ++report.optimal;
-        } else if (report.failures.size() < 10 && method.method != Method::hier) {
+        } else if (report.failures.size() < 10 && method.method != Method::hier &&
+                   !(method.method == Method::nexthop && graph.next_hop_ranks == nullptr)) {
             report.failures.push_back(
                 {s.line, fmt::format("cost {:.8f}, listed optimum {:.8f}", r.cost, s.optimal)});
         }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../../lib/runtime/navrt_hier.h"
+#include "../../lib/runtime/navrt_nexthop.h"
 #include "../../lib/runtime/navrt_query.h"
 #include "../common/context.h"
 #include "../common/result.h"
@@ -37,10 +38,10 @@ struct QueryRecord {
 // Search method: astar = A* with the standard heuristic (octile / Euclidean); cluster = A* with
 // the cluster heuristic table packed into the asset (navrt::Heuristic::cluster); hier =
 // navrt::HierarchicalQuery over the packed hierarchy (groups or HPA* entrances; not optimal in
-// general).
-enum class Method { astar, cluster, hier };
+// general); nexthop = chained lookups in the packed next-hop table (optimal).
+enum class Method { astar, cluster, hier, nexthop };
 const char* methodName(Method method);
-// Parses "astar", "cluster" or "hier"; false otherwise.
+// Parses "astar", "cluster", "hier" or "nexthop"; false otherwise.
 bool parseMethod(std::string_view name, Method& out);
 struct SearchMethod {
     Method method = Method::astar;
@@ -49,17 +50,19 @@ struct SearchMethod {
         : method(m), hier(options) {}
 };
 // Whether `graph` supports `method`: cluster needs cluster sections (pack --clusters), hier
-// hierarchy sections (pack --hierarchy), both a tile graph (navmesh and POV point queries use
-// their own costs). The error names `asset`.
+// hierarchy sections (pack --hierarchy), nexthop next-hop sections (pack --nexthop), all a tile
+// graph (navmesh and POV point queries use their own costs). The error names `asset`.
 Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset);
 
 // Runs one query with `method` (checkMethod first: an unsupported method falls back to astar).
-// Method::hier needs `hierarchical` (initialised on `graph`); the record's smoothed length is
-// then the path cost (no smoothing).
+// Method::hier needs `hierarchical`, Method::nexthop `next_hop` (initialised on `graph`); the
+// record's smoothed length is then the path cost (no smoothing) and expansions count the table
+// lookups (nexthop).
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
                      navrt::Vec3 to, const Tolerance& tolerance, bool smooth = true,
                      const SearchMethod& method = {},
-                     navrt::HierarchicalQuery* hierarchical = nullptr);
+                     navrt::HierarchicalQuery* hierarchical = nullptr,
+                     navrt::NextHopQuery* next_hop = nullptr);
 
 struct PointPair {
     navrt::Vec3 from, to;

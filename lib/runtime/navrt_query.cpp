@@ -77,6 +77,132 @@ inline bool boxFree(const GraphView& g, const Voxel& a, int dx, int dy, int dz) 
     return true;
 }
 
+// NHHD/NHRK/NHBO/NHBL: a complete table built for this graph, offsets covering the blocks.
+Error viewNextHopSections(const Asset& asset, GraphView& out) {
+    SectionView header, ranks, offsets, blocks, graph_header;
+    if (Error e = need(asset, fmt::kSecNextHopHeader, header)) return e;
+    if (Error e = need(asset, fmt::kSecNextHopRanks, ranks)) return e;
+    if (Error e = need(asset, fmt::kSecNextHopOffsets, offsets)) return e;
+    if (Error e = need(asset, fmt::kSecNextHopBlocks, blocks)) return e;
+    if (Error e = need(asset, fmt::kSecGraphHeader, graph_header)) return e;
+    fmt::NextHopHeader& h = out.next_hop_header;
+    if (Error e = fmt::decodeNextHopHeader(header.data, header.size, h)) return e;
+    if (h.flags & fmt::kNextHopFlagPartial)
+        return makeError(ErrorCode::bad_section, 56, fmt::kSecNextHopHeader,
+                         "the next-hop table is a shard (merge the shards first)");
+    const SectionView edge_offsets = asset.find(fmt::kSecEdgeOffsets);
+    const SectionView targets = asset.find(fmt::kSecEdgeTargets);
+    const SectionView costs = asset.find(fmt::kSecEdgeCosts);
+    const uint64_t fingerprint =
+        fmt::graphFingerprint(graph_header.data, graph_header.size, edge_offsets.data,
+                              edge_offsets.size, targets.data, targets.size, costs.data, costs.size);
+    if (h.node_count != out.header.node_count || h.graph_fingerprint != fingerprint)
+        return makeError(ErrorCode::bad_section, 40, fmt::kSecNextHopHeader,
+                         "next-hop sections were built for another graph (%u nodes, fingerprint "
+                         "%016llx; this graph: %u nodes, %016llx)",
+                         h.node_count, static_cast<unsigned long long>(h.graph_fingerprint),
+                         out.header.node_count, static_cast<unsigned long long>(fingerprint));
+    const uint64_t n = h.node_count, b = h.block_count;
+    if (ranks.size != n * 4) return sizeError(fmt::kSecNextHopRanks, ranks.size, n * 4);
+    if (offsets.size != (b + 1) * 8) return sizeError(fmt::kSecNextHopOffsets, offsets.size, (b + 1) * 8);
+    const uint32_t* rank = reinterpret_cast<const uint32_t*>(ranks.data);
+    for (uint64_t v = 0; v < n; ++v)
+        if (rank[v] >= n)
+            return makeError(ErrorCode::bad_section, v * 4, fmt::kSecNextHopRanks,
+                             "node %llu has rank %u of %llu", static_cast<unsigned long long>(v),
+                             rank[v], static_cast<unsigned long long>(n));
+    const uint64_t* offset = reinterpret_cast<const uint64_t*>(offsets.data);
+    if (offset[0] != 0 || offset[b] != blocks.size)
+        return makeError(ErrorCode::bad_section, 0, fmt::kSecNextHopOffsets,
+                         "block offsets do not cover the %zu bytes of 'NHBL'", blocks.size);
+    for (uint64_t i = 0; i < b; ++i)
+        if (offset[i + 1] <= offset[i])
+            return makeError(ErrorCode::bad_section, (i + 1) * 8, fmt::kSecNextHopOffsets,
+                             "block %llu is empty or out of order", static_cast<unsigned long long>(i));
+    out.next_hop_ranks = rank;
+    out.next_hop_offsets = offset;
+    out.next_hop_blocks = blocks.data;
+    out.next_hop_blocks_size = blocks.size;
+    return {};
+}
+
+// HNHD and its 13 arrays: built for this graph; sizes, offsets and every index checked.
+Error viewHierHopSections(const Asset& asset, GraphView& out) {
+    SectionView header, graph_header;
+    if (Error e = need(asset, fmt::kSecHierHopHeader, header)) return e;
+    if (Error e = need(asset, fmt::kSecGraphHeader, graph_header)) return e;
+    fmt::HierNextHopHeader& h = out.hier_hop_header;
+    if (Error e = fmt::decodeHierNextHopHeader(header.data, header.size, h)) return e;
+    const SectionView edge_offsets = asset.find(fmt::kSecEdgeOffsets);
+    const SectionView targets = asset.find(fmt::kSecEdgeTargets);
+    const SectionView costs = asset.find(fmt::kSecEdgeCosts);
+    const uint64_t fingerprint =
+        fmt::graphFingerprint(graph_header.data, graph_header.size, edge_offsets.data,
+                              edge_offsets.size, targets.data, targets.size, costs.data, costs.size);
+    if (h.node_count != out.header.node_count || h.graph_fingerprint != fingerprint || out.implicitVolume())
+        return makeError(ErrorCode::bad_section, 24, fmt::kSecHierHopHeader,
+                         "hierarchical next-hop sections were built for another graph");
+    static const uint32_t kEmpty[2] = {0, 0};
+    for (uint32_t s = 0; s < fmt::kHopSectionCount; ++s) {
+        SectionView view;
+        if (Error e = need(asset, fmt::kHierHopSectionIds[s], view)) return e;
+        out.hier_hop[s] = view.size > 0 ? view.data : reinterpret_cast<const uint8_t*>(kEmpty);
+        out.hier_hop_size[s] = view.size;
+    }
+    const uint64_t n = h.node_count, k = h.cluster_count, ents = h.entrance_count;
+    auto u32 = [&](uint32_t s) { return reinterpret_cast<const uint32_t*>(out.hier_hop[s]); };
+    auto u64 = [&](uint32_t s) { return reinterpret_cast<const uint64_t*>(out.hier_hop[s]); };
+    const uint64_t expect[] = {4 * n, 4 * n, 4 * (k + 1), 4 * n, 4 * (k + 1), 4 * ents, 8 * (k + 1)};
+    for (uint32_t s = 0; s <= fmt::kHopIntraOffsets; ++s)
+        if (out.hier_hop_size[s] != expect[s])
+            return sizeError(fmt::kHierHopSectionIds[s], out.hier_hop_size[s], expect[s]);
+    if (out.hier_hop_size[fmt::kHopDistanceOffsets] != 8 * (k + 1))
+        return sizeError(fmt::kHierHopSectionIds[fmt::kHopDistanceOffsets],
+                         out.hier_hop_size[fmt::kHopDistanceOffsets], 8 * (k + 1));
+    const uint32_t* clusters = u32(fmt::kHopClusters);
+    const uint32_t* local = u32(fmt::kHopLocal);
+    const uint32_t* mo = u32(fmt::kHopMemberOffsets);
+    const uint32_t* members = u32(fmt::kHopMembers);
+    const uint32_t* eo = u32(fmt::kHopEntranceOffsets);
+    const uint32_t* entrances = u32(fmt::kHopEntrances);
+    const uint64_t* io = u64(fmt::kHopIntraOffsets);
+    const uint64_t* dofs = u64(fmt::kHopDistanceOffsets);
+    auto bad = [&](uint32_t s, uint64_t offset, const char* what) {
+        return makeError(ErrorCode::bad_section, offset, fmt::kHierHopSectionIds[s], "%s", what);
+    };
+    for (uint64_t v = 0; v < n; ++v)
+        if (clusters[v] >= k) return bad(fmt::kHopClusters, 4 * v, "a node's cluster is out of range");
+    if (mo[0] != 0 || mo[k] != n || eo[0] != 0 || eo[k] != ents || io[0] != 0 || dofs[0] != 0)
+        return bad(fmt::kHopMemberOffsets, 0, "cluster offsets do not cover the nodes and entrances");
+    for (uint64_t c = 0; c < k; ++c) {
+        if (mo[c + 1] < mo[c] || eo[c + 1] < eo[c])
+            return bad(fmt::kHopMemberOffsets, 4 * c, "cluster offsets decrease");
+        const uint64_t size = mo[c + 1] - mo[c], count = eo[c + 1] - eo[c];
+        if (io[c + 1] - io[c] != size * size * h.symbol_bytes || io[c + 1] < io[c])
+            return bad(fmt::kHopIntraOffsets, 8 * c, "an intra-cluster table has the wrong size");
+        if (dofs[c + 1] - dofs[c] != size * count || dofs[c + 1] < dofs[c])
+            return bad(fmt::kHopDistanceOffsets, 8 * c, "a distance table has the wrong size");
+        for (uint64_t i = mo[c]; i < mo[c + 1]; ++i)
+            if (members[i] >= n || clusters[members[i]] != c || local[members[i]] != i - mo[c])
+                return bad(fmt::kHopMembers, 4 * i, "members disagree with the clusters");
+        for (uint64_t i = eo[c]; i < eo[c + 1]; ++i)
+            if (entrances[i] >= n || clusters[entrances[i]] != c)
+                return bad(fmt::kHopEntrances, 4 * i, "an entrance is not a node of its cluster");
+    }
+    const uint64_t expect_rest[] = {io[k], 8 * (k + 1), 4 * dofs[k], 4 * dofs[k], 4 * ents * ents,
+                                    4 * ents * ents};
+    for (uint32_t s = fmt::kHopIntra; s < fmt::kHopSectionCount; ++s)
+        if (s != fmt::kHopDistanceOffsets &&
+            out.hier_hop_size[s] != expect_rest[s - fmt::kHopIntra])
+            return sizeError(fmt::kHierHopSectionIds[s], out.hier_hop_size[s], expect_rest[s - fmt::kHopIntra]);
+    const uint32_t* next = u32(fmt::kHopEntranceNext);
+    for (uint64_t i = 0; i < ents * ents; ++i)
+        if (next[i] >= ents && next[i] != kNoNode)
+            return bad(fmt::kHopEntranceNext, 4 * i, "a next entrance is out of range");
+    out.has_hier_hop = true;
+    return {};
+}
+
 // HRHD and the 13 hierarchy arrays: built for this graph and these clusters, every index valid.
 Error viewHierarchySections(const Asset& asset, GraphView& out) {
     if (!out.hasClusters())
@@ -306,6 +432,12 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     }
     if (asset.find(fmt::kSecHierHeader).id != 0) {
         if (Error e = viewHierarchySections(asset, out)) return e;
+    }
+    if (asset.find(fmt::kSecNextHopHeader).id != 0) {
+        if (Error e = viewNextHopSections(asset, out)) return e;
+    }
+    if (asset.find(fmt::kSecHierHopHeader).id != 0) {
+        if (Error e = viewHierHopSections(asset, out)) return e;
     }
     SectionView column_nodes = asset.find(fmt::kSecColumnNodes);
     if (column_nodes.id != 0 && has_cells) {

@@ -67,7 +67,23 @@ struct GraphView {
     nav::formats::HierarchyArrays hierarchy;
     bool has_hierarchy = false;
 
+    // Next-hop table (NHHD/NHRK/NHBO/NHBL, from `navbake pack --nexthop`): validated against the
+    // graph; blocks are checked when a NextHopQuery decompresses them.
+    nav::formats::NextHopHeader next_hop_header;
+    const uint32_t* next_hop_ranks = nullptr;    // per node
+    const uint64_t* next_hop_offsets = nullptr;  // per block + 1
+    const uint8_t* next_hop_blocks = nullptr;
+    size_t next_hop_blocks_size = 0;
+
+    // Hierarchical next-hop table (HNHD + 13 arrays, from `navbake pack --nexthop FILE.nhh`),
+    // validated against the graph; data[s] / size[s] indexed by nav::formats::HierHopSection.
+    nav::formats::HierNextHopHeader hier_hop_header;
+    const uint8_t* hier_hop[nav::formats::kHopSectionCount] = {};
+    size_t hier_hop_size[nav::formats::kHopSectionCount] = {};
+    bool has_hier_hop = false;
+
     bool hasClusters() const { return node_clusters != nullptr; }
+    bool hasNextHop() const { return next_hop_ranks != nullptr || has_hier_hop; }
     bool hasHierarchy() const { return has_hierarchy; }
     bool isNavmesh() const { return header.type == nav::formats::GraphType::navmesh; }
     bool isPov() const { return header.type == nav::formats::GraphType::pov; }

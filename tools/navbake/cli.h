@@ -56,6 +56,7 @@ void registerInspect(CLI::App& app, CommandBody& body);
 void registerGraph(CLI::App& app, CommandBody& body);
 void registerCluster(CLI::App& app, CommandBody& body);
 void registerHierarchy(CLI::App& app, CommandBody& body);
+void registerNextHop(CLI::App& app, CommandBody& body);
 void registerPack(CLI::App& app, CommandBody& body);
 void registerQuery(CLI::App& app, CommandBody& body);
 void registerScen(CLI::App& app, CommandBody& body);

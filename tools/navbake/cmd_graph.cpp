@@ -4,6 +4,7 @@
 
 #include "../../lib/cluster/cluster.h"
 #include "../../lib/cluster/hierarchy.h"
+#include "../../lib/nexthop/nexthop.h"
 #include "../../lib/graph/graph.h"
 #include "../../lib/voxel/voxel_grid.h"
 #include "cli.h"
@@ -142,6 +143,7 @@ void registerPack(CLI::App& app, CommandBody& body) {
         std::string output;
         std::string clusters;
         std::string hierarchy;
+        std::string next_hop;
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
@@ -155,6 +157,9 @@ void registerPack(CLI::App& app, CommandBody& body) {
                     "Add the hierarchy of this .hier (made by 'navbake hierarchy' from the same "
                     "graph and --clusters file)")
         ->needs("--clusters");
+    sub->add_option("--nexthop", options->next_hop,
+                    "Add the next-hop table of this .nh or hierarchical .nhh (made by 'navbake "
+                    "nexthop' from the same graph; shards must be merged first)");
     sub->callback([&body, options] {
         body = [options](Context& context) {
             auto graph = graph::loadGraph(options->input);
@@ -177,12 +182,45 @@ void registerPack(CLI::App& app, CommandBody& body) {
                     levels = hierarchy->levelCount();
                 }
             }
+            bool with_next_hop = false;
+            if (!options->next_hop.empty()) {
+                auto probe = loadContainer(options->next_hop);
+                if (!probe) return reportFailure(context, probe.error());
+                if (probe->container.kind == formats::kKindHierNextHop) {
+                    auto table = nexthop::loadHierTable(options->next_hop);
+                    if (!table) return reportFailure(context, table.error());
+                    if (table->header.node_count != graph->nodeCount() ||
+                        table->header.graph_fingerprint != graph::graphFingerprint(*graph))
+                        return reportFailure(context,
+                                             inputError("{} was built for another graph than {}; "
+                                                        "rebuild it with 'navbake nexthop {} "
+                                                        "--clusters FILE.clu'",
+                                                        options->next_hop, options->input,
+                                                        options->input));
+                    nexthop::addHierTableSections(writer, *table);
+                } else {
+                    auto table = nexthop::loadTable(options->next_hop);
+                    if (!table) return reportFailure(context, table.error());
+                    if (Status s = nexthop::checkMatches(*table, options->next_hop, *graph,
+                                                         options->input); !s)
+                        return reportFailure(context, s.error());
+                    if (table->header.flags & formats::kNextHopFlagPartial)
+                        return reportFailure(
+                            context, inputError("{} is shard {}/{} of a table; join the shards "
+                                                "with 'navbake nexthop merge' first",
+                                                options->next_hop, table->header.shard_index,
+                                                table->header.shard_count));
+                    nexthop::addNextHopSections(writer, *table);
+                }
+                with_next_hop = true;
+            }
             if (Status s = saveContainer(options->output, writer); !s)
                 return reportFailure(context, s.error());
             std::error_code ec;
             std::string with = cluster_count > 0 ? fmt::format(", {} clusters", cluster_count)
                                                  : std::string();
             if (levels > 0) with += fmt::format(", {} hierarchy levels", levels);
+            if (with_next_hop) with += ", next-hop table";
             context.info("packed {} nodes, {} edges{}: {} bytes -> {}", graph->header.node_count,
                          graph->edgeCount(), with, std::filesystem::file_size(options->output, ec),
                          options->output);

@@ -57,8 +57,9 @@ struct MethodOptions {
     void add(CLI::App* sub, bool with_first_leg) {
         sub->add_option("--method", method,
                         "astar: standard heuristic; cluster: cluster heuristic table (pack "
-                        "--clusters); hier: hierarchical search (pack --hierarchy)")
-            ->check(CLI::IsMember({"astar", "cluster", "hier"}))
+                        "--clusters); hier: hierarchical search (pack --hierarchy); nexthop: chain "
+                        "next-hop table lookups (pack --nexthop)")
+            ->check(CLI::IsMember({"astar", "cluster", "hier", "nexthop"}))
             ->capture_default_str();
         sub->add_option("--hier-mode", hier_mode,
                         "hier: groups = plan over groups, refine level by level (Millington "
@@ -156,6 +157,11 @@ void registerQuery(CLI::App& app, CommandBody& body) {
             if (hier)
                 if (navrt::Error e = hierarchical.init((*nav)->graph))
                     return reportFailure(context, makeError(ErrorKind::internal, "{}", e.message));
+            navrt::NextHopQuery next_hop;
+            const bool table = method.method == query::Method::nexthop;
+            if (table)
+                if (navrt::Error e = next_hop.init((*nav)->graph))
+                    return reportFailure(context, makeError(ErrorKind::internal, "{}", e.message));
             const query::Tolerance tolerance{float(options->horizontal), float(options->vertical)};
             Json results = Json::array();
             size_t found = 0;
@@ -164,7 +170,7 @@ void registerQuery(CLI::App& app, CommandBody& body) {
             for (size_t i = 0; i < pairs.size(); ++i) {
                 const query::QueryRecord r =
                     query::runQuery((*nav)->graph, search, pairs[i].from, pairs[i].to, tolerance,
-                                    !hier, method, &hierarchical);
+                                    !hier && !table, method, &hierarchical, &next_hop);
                 found += r.outcome == query::Outcome::found;
                 micros += r.micros;
                 expansions += r.expansions;
@@ -176,10 +182,12 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                         j["complete"] = hierarchical.complete();
                         j["abstract_expansions"] = hierarchical.abstractExpansions();
                     }
-                    if (pairs.size() == 1 && r.outcome == query::Outcome::found && hier) {
+                    if (pairs.size() == 1 && r.outcome == query::Outcome::found && (hier || table)) {
                         Json path = Json::array();
-                        for (uint32_t k = 0; k < hierarchical.pathLength(); ++k) {
-                            const navrt::Vec3 p = (*nav)->graph.position(hierarchical.path()[k]);
+                        const uint32_t* nodes = hier ? hierarchical.path() : next_hop.path();
+                        const uint32_t count = hier ? hierarchical.pathLength() : next_hop.pathLength();
+                        for (uint32_t k = 0; k < count; ++k) {
+                            const navrt::Vec3 p = (*nav)->graph.position(nodes[k]);
                             path.push_back({p.x, p.y, p.z});
                         }
                         j["path"] = path;
@@ -192,6 +200,11 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                         j["smoothed_path"] = path;
                     }
                     results.push_back(j);
+                } else if (r.outcome == query::Outcome::found && table) {
+                    text += fmt::format("pair {}: found  cost {:.4f}  nodes {}  lookups {}  block "
+                                        "decompressions {}  {:.1f} us\n",
+                                        i + 1, r.cost, r.path_nodes, r.expansions,
+                                        next_hop.blockDecompressions(), r.micros);
                 } else if (r.outcome == query::Outcome::found && hier) {
                     text += fmt::format("pair {}: found  cost {:.4f}  nodes {}  {}plan level {}  "
                                         "legs {}  expansions {} (abstract {})  {:.1f} us\n",
@@ -250,7 +263,10 @@ void registerScen(CLI::App& app, CommandBody& body) {
             const query::SearchMethod method = options->method.resolve();
             if (Status s = query::checkMethod((*nav)->graph, method.method, options->input); !s)
                 return reportFailure(context, s.error());
-            const bool hier = method.method == query::Method::hier;
+            // Hierarchical searches and hierarchical next-hop tables are near-optimal by design.
+            const bool hier = method.method == query::Method::hier ||
+                              (method.method == query::Method::nexthop &&
+                               (*nav)->graph.next_hop_ranks == nullptr);
             auto report =
                 query::runScenarioFile((*nav)->graph, options->scenarios, context, method);
             if (!report) return reportFailure(context, report.error());

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
     registerGraph(app, body);
     registerCluster(app, body);
     registerHierarchy(app, body);
+    registerNextHop(app, body);
     registerPack(app, body);
     registerQuery(app, body);
     registerScen(app, body);

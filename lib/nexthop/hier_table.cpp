@@ -1,0 +1,261 @@
+// The hierarchical next-hop table (see nexthop.h).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <queue>
+#include <thread>
+
+#include "../../formats/bytes.h"
+#include "../cluster/hierarchy.h"
+#include "../common/parallel.h"
+#include "nexthop.h"
+
+namespace nav::nexthop {
+namespace {
+
+using formats::arrayBytes;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+constexpr uint32_t kMaxEntrances = 30000;  // the entrance table holds entrances^2 entries
+
+int workers(int threads) {
+    return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// Dijkstra over an adjacency given by expand(u, relax(v, cost, edge_label)); first[v] = the
+// smallest label of a first step on a shortest path (ties by exact equality), dist[v] its cost.
+template <class Expand>
+void labelledDijkstra(uint32_t source, std::vector<double>& dist, std::vector<uint32_t>& first,
+                      const std::vector<uint32_t>& nodes, Expand&& expand) {
+    for (uint32_t v : nodes) {
+        dist[v] = kInf;
+        first[v] = kNone;
+    }
+    using Item = std::pair<double, uint32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+    dist[source] = 0;
+    heap.push({0.0, source});
+    while (!heap.empty()) {
+        const auto [d, u] = heap.top();
+        heap.pop();
+        if (d > dist[u]) continue;
+        expand(u, [&](uint32_t v, double cost, uint32_t label) {
+            const double nd = d + cost;
+            const uint32_t move = u == source ? label : first[u];
+            if (nd < dist[v]) {
+                dist[v] = nd;
+                first[v] = move;
+                heap.push({nd, v});
+            } else if (nd == dist[v] && move < first[v]) {
+                first[v] = move;
+            }
+        });
+    }
+}
+
+}  // namespace
+
+uint64_t HierTable::bytes() const {
+    uint64_t total = intra.size() + 8 * (intra_offsets.size() + distance_offsets.size()) +
+                     4 * (node_to_entrance.size() + entrance_to_node.size() + entrance_distances.size());
+    for (const auto& a : arrays) total += 4 * a.size();
+    return total;
+}
+
+Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters& clusters,
+                                 const BuildParams& params, Context& context, BuildStats* stats) {
+    const auto start = std::chrono::steady_clock::now();
+    if (g.header.flags & formats::kGraphFlagImplicitVolume)
+        return inputError("next-hop tables need an explicit graph; volume graphs are not supported");
+    cluster::HierarchyParams hp;
+    hp.levels = 1;
+    hp.threads = params.threads;
+    auto hierarchy = cluster::buildHierarchy(g, clusters, hp, context);
+    if (!hierarchy) return hierarchy.error();
+    const cluster::Hierarchy& h = *hierarchy;
+    const uint32_t n = uint32_t(g.nodeCount()), k = clusters.count();
+    const uint32_t entrances = uint32_t(h.entrances.size());
+    if (entrances > kMaxEntrances)
+        return inputError("{} entrances would need an entrance table of {} entries; use larger "
+                          "clusters ('navbake cluster --cluster-size')",
+                          entrances, uint64_t(entrances) * entrances);
+    uint32_t max_degree = 0;
+    for (uint32_t v = 0; v < n; ++v) max_degree = std::max(max_degree, g.edge_offsets[v + 1] - g.edge_offsets[v]);
+
+    HierTable t;
+    formats::HierNextHopHeader& hh = t.header;
+    hh.node_count = n;
+    hh.edge_count = uint32_t(g.edgeCount());
+    hh.cluster_count = k;
+    hh.entrance_count = entrances;
+    hh.symbol_bytes = max_degree < 255 ? 1 : 2;
+    hh.graph_fingerprint = graph::graphFingerprint(g);
+    hh.clusters_fingerprint = cluster::clustersFingerprint(clusters);
+    const uint32_t none_symbol = hh.symbol_bytes == 1 ? 0xFFu : 0xFFFFu;
+
+    auto& node_cluster = t.arrays[formats::kHopClusters];
+    auto& local = t.arrays[formats::kHopLocal];
+    node_cluster = clusters.node_clusters;
+    local.assign(n, 0);
+    t.arrays[formats::kHopMemberOffsets] = h.member_offsets;
+    t.arrays[formats::kHopMembers] = h.members;
+    t.arrays[formats::kHopEntranceOffsets] = h.entrance_offsets;
+    t.arrays[formats::kHopEntrances] = h.entrances;
+    const auto& mo = h.member_offsets;
+    const auto& eo = h.entrance_offsets;
+    for (uint32_t c = 0; c < k; ++c)
+        for (uint32_t i = mo[c]; i < mo[c + 1]; ++i) local[h.members[i]] = i - mo[c];
+    t.intra_offsets.assign(size_t(k) + 1, 0);
+    t.distance_offsets.assign(size_t(k) + 1, 0);
+    for (uint32_t c = 0; c < k; ++c) {
+        const uint64_t size = mo[c + 1] - mo[c], ents = eo[c + 1] - eo[c];
+        t.intra_offsets[c + 1] = t.intra_offsets[c] + size * size * hh.symbol_bytes;
+        t.distance_offsets[c + 1] = t.distance_offsets[c] + size * ents;
+    }
+    hh.intra_symbols = t.intra_offsets[k] / hh.symbol_bytes;
+    hh.distance_entries = t.distance_offsets[k];
+    t.intra.assign(t.intra_offsets[k], 0);
+    t.node_to_entrance.assign(t.distance_offsets[k], 0.0f);
+    t.entrance_to_node.assign(t.distance_offsets[k], 0.0f);
+
+    // Per cluster: one Dijkstra inside it from every member.
+    uint64_t progress = 0;
+    Status s = runParallel("next-hop clusters", k, workers(params.threads), context, progress, k,
+                           [&](size_t task) {
+        if (context.cancelled()) throw StageCancelled{};
+        const uint32_t c = uint32_t(task);
+        thread_local std::vector<double> dist;
+        thread_local std::vector<uint32_t> first;
+        if (dist.size() < n) {
+            dist.assign(n, kInf);
+            first.assign(n, kNone);
+        }
+        const std::vector<uint32_t> nodes(h.members.begin() + mo[c], h.members.begin() + mo[c + 1]);
+        const uint32_t size = uint32_t(nodes.size()), ents = eo[c + 1] - eo[c];
+        for (uint32_t i = 0; i < size; ++i) {
+            const uint32_t src = nodes[i];
+            labelledDijkstra(src, dist, first, nodes, [&](uint32_t u, auto&& relax) {
+                for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
+                    if (node_cluster[g.edge_targets[e]] == c)
+                        relax(g.edge_targets[e], double(g.edge_costs[e]), e - g.edge_offsets[u]);
+            });
+            uint8_t* row = t.intra.data() + t.intra_offsets[c] + uint64_t(i) * size * hh.symbol_bytes;
+            for (uint32_t j = 0; j < size; ++j) {
+                const uint32_t symbol = first[nodes[j]] == kNone ? none_symbol : first[nodes[j]];
+                if (hh.symbol_bytes == 1) row[j] = uint8_t(symbol);
+                else formats::storeLe16(row + 2 * j, uint16_t(symbol));
+            }
+            float* to_entrance = t.node_to_entrance.data() + t.distance_offsets[c] + uint64_t(i) * ents;
+            for (uint32_t a = 0; a < ents; ++a) to_entrance[a] = float(dist[h.entrances[eo[c] + a]]);
+            // An entrance's row: its distances to every member.
+            const auto it = std::lower_bound(h.entrances.begin() + eo[c], h.entrances.begin() + eo[c + 1], src);
+            if (it != h.entrances.begin() + eo[c + 1] && *it == src) {
+                const uint32_t a = uint32_t(it - (h.entrances.begin() + eo[c]));
+                float* from_entrance = t.entrance_to_node.data() + t.distance_offsets[c] + uint64_t(a) * size;
+                for (uint32_t j = 0; j < size; ++j) from_entrance[j] = float(dist[nodes[j]]);
+            }
+        }
+    });
+    if (!s) return s.error();
+
+    // Entrance graph: all-pairs distances and next entrance.
+    t.entrance_distances.assign(uint64_t(entrances) * entrances, 0.0f);
+    auto& next = t.arrays[formats::kHopEntranceNext];
+    next.assign(uint64_t(entrances) * entrances, kNone);
+    std::vector<uint32_t> all(entrances);
+    for (uint32_t i = 0; i < entrances; ++i) all[i] = i;
+    s = runParallel("next-hop entrances", entrances, workers(params.threads), context, progress,
+                    entrances, [&](size_t task) {
+        if (context.cancelled()) throw StageCancelled{};
+        thread_local std::vector<double> dist;
+        thread_local std::vector<uint32_t> first;
+        dist.assign(entrances, kInf);
+        first.assign(entrances, kNone);
+        const uint32_t src = uint32_t(task);
+        labelledDijkstra(src, dist, first, all, [&](uint32_t u, auto&& relax) {
+            for (uint32_t e = h.entrance_edge_offsets[u]; e < h.entrance_edge_offsets[u + 1]; ++e)
+                relax(h.entrance_edge_targets[e], double(h.entrance_edge_costs[e]),
+                      h.entrance_edge_targets[e]);
+        });
+        for (uint32_t j = 0; j < entrances; ++j) {
+            t.entrance_distances[uint64_t(src) * entrances + j] = float(dist[j]);
+            next[uint64_t(src) * entrances + j] = j == src ? kNone : first[j];
+        }
+    });
+    if (!s) return s.error();
+    if (stats) {
+        stats->rows = n;
+        stats->raw_rle_bytes = t.bytes();
+        stats->milliseconds =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    return t;
+}
+
+void addHierTableSections(formats::ContainerWriter& writer, const HierTable& t) {
+    std::vector<uint8_t> header(formats::kHierNextHopHeaderSize);
+    formats::encodeHierNextHopHeader(t.header, header.data());
+    writer.add(formats::kSecHierHopHeader, std::move(header), formats::Codec::raw);
+    for (uint32_t s = 0; s < formats::kHopSectionCount; ++s) {
+        std::vector<uint8_t> bytes;
+        formats::Codec codec = formats::Codec::zstd;
+        switch (s) {
+            case formats::kHopIntraOffsets: bytes = arrayBytes(t.intra_offsets); break;
+            case formats::kHopDistanceOffsets: bytes = arrayBytes(t.distance_offsets); break;
+            case formats::kHopIntra: bytes = t.intra; break;
+            case formats::kHopNodeToEntrance: bytes = arrayBytes(t.node_to_entrance); break;
+            case formats::kHopEntranceToNode: bytes = arrayBytes(t.entrance_to_node); break;
+            case formats::kHopEntranceDistances: bytes = arrayBytes(t.entrance_distances); break;
+            default:
+                bytes = arrayBytes(t.arrays[s]);
+                if (s == formats::kHopMemberOffsets || s == formats::kHopEntranceOffsets)
+                    codec = formats::Codec::zstd_delta32;
+        }
+        writer.add(formats::kHierHopSectionIds[s], std::move(bytes), codec);
+    }
+}
+
+Status saveHierTable(const std::filesystem::path& path, const HierTable& t) {
+    formats::ContainerWriter writer(formats::kKindHierNextHop, formats::kHierNextHopVersion);
+    writer.setCompressionLevel(19);
+    addHierTableSections(writer, t);
+    return saveContainer(path, writer);
+}
+
+Result<HierTable> loadHierTable(const std::filesystem::path& path) {
+    auto container = loadContainer(path, formats::kKindHierNextHop, formats::kHierNextHopVersion);
+    if (!container) return container.error();
+    HierTable t;
+    auto header = container->section(formats::kSecHierHopHeader);
+    if (!header) return header.error();
+    if (formats::Error e = formats::decodeHierNextHopHeader(header->data(), header->size(), t.header))
+        return containerError(path, e);
+    for (uint32_t s = 0; s < formats::kHopSectionCount; ++s) {
+        auto section = container->section(formats::kHierHopSectionIds[s]);
+        if (!section) return section.error();
+        auto copy = [&](auto& out) {
+            using T = typename std::decay_t<decltype(out)>::value_type;
+            out.resize(section->size() / sizeof(T));
+            if (!out.empty()) std::memcpy(out.data(), section->data(), out.size() * sizeof(T));
+        };
+        switch (s) {
+            case formats::kHopIntraOffsets: copy(t.intra_offsets); break;
+            case formats::kHopDistanceOffsets: copy(t.distance_offsets); break;
+            case formats::kHopIntra: t.intra = std::move(*section); break;
+            case formats::kHopNodeToEntrance: copy(t.node_to_entrance); break;
+            case formats::kHopEntranceToNode: copy(t.entrance_to_node); break;
+            case formats::kHopEntranceDistances: copy(t.entrance_distances); break;
+            default: copy(t.arrays[s]);
+        }
+    }
+    const formats::HierNextHopHeader& h = t.header;
+    if (t.arrays[formats::kHopClusters].size() != h.node_count ||
+        t.intra_offsets.size() != size_t(h.cluster_count) + 1 ||
+        t.entrance_distances.size() != uint64_t(h.entrance_count) * h.entrance_count)
+        return inputError("{}: the hierarchical next-hop sections disagree with their header", path.string());
+    return t;
+}
+
+}  // namespace nav::nexthop

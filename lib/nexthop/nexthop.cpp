@@ -1,0 +1,873 @@
+#include "nexthop.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <queue>
+#include <thread>
+
+#include "../../formats/bytes.h"
+#include "../common/parallel.h"
+
+namespace nav::nexthop {
+namespace {
+
+using formats::arrayBytes;
+constexpr uint64_t kInfinity = std::numeric_limits<uint64_t>::max();
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+constexpr int kZstdLevel = 6;
+
+int threadCount(int threads) {
+    return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// The graph with integer costs, forward and backward.
+struct IntGraph {
+    uint32_t n = 0;
+    std::vector<uint32_t> offsets, targets;
+    std::vector<uint64_t> costs;
+    std::vector<uint32_t> rev_offsets, rev_targets;
+    std::vector<uint64_t> rev_costs;
+    const uint32_t* components = nullptr;
+    uint32_t max_degree = 0;
+};
+
+Result<IntGraph> integerGraph(const graph::Graph& g) {
+    if (g.header.flags & formats::kGraphFlagImplicitVolume)
+        return inputError("next-hop tables need an explicit graph; volume graphs (implicit "
+                          "26-connected voxels) are not supported");
+    IntGraph ig;
+    ig.n = uint32_t(g.nodeCount());
+    ig.offsets = g.edge_offsets;
+    ig.targets = g.edge_targets;
+    ig.costs.resize(g.edge_costs.size());
+    const double scale = std::ldexp(1.0, int(formats::kNextHopCostShift));
+    uint64_t max_cost = 0;
+    for (size_t e = 0; e < g.edge_costs.size(); ++e) {
+        const double c = double(g.edge_costs[e]) * scale;
+        if (!(c >= 0) || c > 1e15)
+            return inputError("edge {} costs {}, too large for the table's integer costs", e,
+                              g.edge_costs[e]);
+        ig.costs[e] = std::max<uint64_t>(1, uint64_t(std::llround(c)));
+        max_cost = std::max(max_cost, ig.costs[e]);
+    }
+    if (ig.n > 0 && max_cost > (uint64_t(1) << 62) / ig.n)
+        return inputError("edge costs up to {} over {} nodes could overflow the table's integer "
+                          "path costs", double(max_cost) / scale, ig.n);
+    ig.rev_offsets.assign(size_t(ig.n) + 1, 0);
+    for (uint32_t v : ig.targets) ++ig.rev_offsets[v + 1];
+    for (uint32_t v = 0; v < ig.n; ++v) ig.rev_offsets[v + 1] += ig.rev_offsets[v];
+    ig.rev_targets.resize(ig.targets.size());
+    ig.rev_costs.resize(ig.targets.size());
+    std::vector<uint32_t> next(ig.rev_offsets.begin(), ig.rev_offsets.end() - 1);
+    for (uint32_t u = 0; u < ig.n; ++u) {
+        ig.max_degree = std::max(ig.max_degree, ig.offsets[u + 1] - ig.offsets[u]);
+        for (uint32_t e = ig.offsets[u]; e < ig.offsets[u + 1]; ++e) {
+            const uint32_t slot = next[ig.targets[e]]++;
+            ig.rev_targets[slot] = u;
+            ig.rev_costs[slot] = ig.costs[e];
+        }
+    }
+    ig.components = g.components.data();
+    return ig;
+}
+
+uint32_t symbolBytes(const IntGraph& g) { return g.max_degree < 255 ? 1 : 2; }
+
+using HeapItem = std::pair<uint64_t, uint32_t>;
+using MinHeap = std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<HeapItem>>;
+
+// Per-thread search memory.
+struct Workspace {
+    std::vector<uint64_t> dist;
+    std::vector<uint32_t> first;
+    std::vector<HeapItem> heap_storage;
+    std::vector<uint32_t> symbols;  // by rank
+    std::vector<uint8_t> block;     // encoded rows of the block being built
+    void ensure(uint32_t n) {
+        if (dist.size() != n) {
+            dist.assign(n, kInfinity);
+            first.assign(n, kNone);
+            symbols.assign(n, 0);
+        }
+    }
+};
+
+// Integer Dijkstra from s; first[v] = the lowest-index edge of s starting a shortest path to v
+// (the minimum over v's tight predecessors, all settled before v since costs are >= 1).
+void firstMoves(const IntGraph& g, uint32_t s, Workspace& w) {
+    std::fill(w.dist.begin(), w.dist.end(), kInfinity);
+    std::fill(w.first.begin(), w.first.end(), kNone);
+    std::vector<HeapItem>& heap = w.heap_storage;
+    const std::greater<HeapItem> later;
+    heap.clear();
+    w.dist[s] = 0;
+    heap.push_back({0, s});
+    while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        const auto [d, u] = heap.back();
+        heap.pop_back();
+        if (d > w.dist[u]) continue;
+        const uint32_t base = g.offsets[u];
+        for (uint32_t e = base; e < g.offsets[u + 1]; ++e) {
+            const uint32_t v = g.targets[e];
+            const uint64_t nd = d + g.costs[e];
+            const uint32_t move = u == s ? e - base : w.first[u];
+            if (nd < w.dist[v]) {
+                w.dist[v] = nd;
+                w.first[v] = move;
+                heap.push_back({nd, v});
+                std::push_heap(heap.begin(), heap.end(), later);
+            } else if (nd == w.dist[v] && move < w.first[v]) {
+                w.first[v] = move;
+            }
+        }
+    }
+}
+
+// Backward integer Dijkstra: dist[x] = d(x, target) for every x.
+void distancesTo(const IntGraph& g, uint32_t target, std::vector<uint64_t>& dist) {
+    dist.assign(g.n, kInfinity);
+    MinHeap heap;
+    dist[target] = 0;
+    heap.push({0, target});
+    while (!heap.empty()) {
+        const auto [d, u] = heap.top();
+        heap.pop();
+        if (d > dist[u]) continue;
+        for (uint32_t e = g.rev_offsets[u]; e < g.rev_offsets[u + 1]; ++e) {
+            const uint32_t x = g.rev_targets[e];
+            const uint64_t nd = d + g.rev_costs[e];
+            if (nd < dist[x]) {
+                dist[x] = nd;
+                heap.push({nd, x});
+            }
+        }
+    }
+}
+
+// Fills the don't-care entries of a row (by rank) canonically: each takes the previous answer
+// in rank order; leading ones the first answer (0 when the row has none).
+void fillDontCares(std::vector<uint32_t>& symbols) {
+    uint32_t last = kDontCare;
+    for (uint32_t v : symbols)
+        if (v != kDontCare) {
+            last = v;
+            break;
+        }
+    if (last == kDontCare) last = 0;
+    for (uint32_t& v : symbols) {
+        if (v == kDontCare) v = last;
+        else last = v;
+    }
+}
+
+// The row of s by rank: first moves, the unreachable symbol inside s's component, don't-cares.
+void rowSymbols(const IntGraph& g, uint32_t s, const std::vector<uint32_t>& ranks,
+                uint32_t unreachable, Workspace& w) {
+    firstMoves(g, s, w);
+    for (uint32_t t = 0; t < g.n; ++t) {
+        uint32_t symbol;
+        if (t == s || g.components[t] != g.components[s]) symbol = kDontCare;
+        else if (w.dist[t] == kInfinity) symbol = unreachable;
+        else symbol = w.first[t];
+        w.symbols[ranks[t]] = symbol;
+    }
+    fillDontCares(w.symbols);
+}
+
+// Appends one encoded row: u32 run count, u32 run starts, symbols, padding to 4 bytes.
+uint64_t appendRow(const std::vector<uint32_t>& symbols, uint32_t symbol_bytes,
+                   std::vector<uint8_t>& out) {
+    std::vector<uint32_t> starts;
+    for (uint32_t r = 0; r < symbols.size(); ++r)
+        if (r == 0 || symbols[r] != symbols[r - 1]) starts.push_back(r);
+    const size_t at = out.size();
+    const size_t bytes = 4 + 4 * starts.size() + symbol_bytes * starts.size();
+    out.resize(at + ((bytes + 3) & ~size_t(3)), 0);
+    uint8_t* p = out.data() + at;
+    formats::storeLe32(p, uint32_t(starts.size()));
+    for (size_t i = 0; i < starts.size(); ++i) formats::storeLe32(p + 4 + 4 * i, starts[i]);
+    uint8_t* sym = p + 4 + 4 * starts.size();
+    for (size_t i = 0; i < starts.size(); ++i) {
+        const uint32_t v = symbols[starts[i]];
+        if (symbol_bytes == 1) sym[i] = uint8_t(v);
+        else formats::storeLe16(sym + 2 * i, uint16_t(v));
+    }
+    return starts.size();
+}
+
+// Encodes and compresses one block from its rows' symbols (row_symbols(rank, workspace) fills
+// workspace.symbols for the row of that rank). Returns the run count.
+template <class RowFn>
+uint64_t buildBlock(uint32_t block, uint32_t block_rows, uint32_t n, uint32_t symbol_bytes,
+                    Workspace& w, RowFn&& row_symbols, std::vector<uint8_t>& compressed,
+                    uint64_t* raw_bytes) {
+    const uint32_t first = block * block_rows;
+    const uint32_t rows = std::min(block_rows, n - first);
+    w.block.assign(4 * (size_t(rows) + 1), 0);
+    uint64_t runs = 0;
+    for (uint32_t i = 0; i < rows; ++i) {
+        formats::storeLe32(w.block.data() + 4 * i, uint32_t(w.block.size()));
+        row_symbols(first + i, w);
+        runs += appendRow(w.symbols, symbol_bytes, w.block);
+    }
+    formats::storeLe32(w.block.data() + 4 * rows, uint32_t(w.block.size()));
+    if (raw_bytes) *raw_bytes = w.block.size();
+    compressed.resize(ZSTD_compressBound(w.block.size()));
+    const size_t size = ZSTD_compress(compressed.data(), compressed.size(), w.block.data(),
+                                      w.block.size(), kZstdLevel);
+    if (ZSTD_isError(size)) throw std::runtime_error("zstd failed on a next-hop block");
+    compressed.resize(size);
+    return runs;
+}
+
+// One decompressed block of a table.
+struct BlockView {
+    std::vector<uint8_t> data;
+    uint32_t rows = 0;
+};
+
+Status decompressBlock(const Table& t, uint32_t stored_index, BlockView& out) {
+    const uint8_t* src = t.blocks.data() + t.offsets[stored_index];
+    const size_t size = size_t(t.offsets[stored_index + 1] - t.offsets[stored_index]);
+    const unsigned long long raw = ZSTD_getFrameContentSize(src, size);
+    if (raw == ZSTD_CONTENTSIZE_ERROR || raw == ZSTD_CONTENTSIZE_UNKNOWN || raw > (1ull << 31))
+        return inputError("next-hop block {} is not a valid zstd frame", stored_index);
+    out.data.resize(size_t(raw));
+    const size_t written = ZSTD_decompress(out.data.data(), out.data.size(), src, size);
+    if (ZSTD_isError(written) || written != raw)
+        return inputError("next-hop block {} does not decompress", stored_index);
+    const uint32_t block = t.header.first_block + stored_index;
+    out.rows = std::min(t.header.block_rows, t.header.node_count - block * t.header.block_rows);
+    return {};
+}
+
+// Row `row` (0-based inside the block) expanded into symbols by target rank.
+Status expandRow(const Table& t, const BlockView& b, uint32_t row, std::vector<uint32_t>& out) {
+    const uint32_t n = t.header.node_count, sb = t.header.symbol_bytes;
+    const size_t table_bytes = 4 * (size_t(b.rows) + 1);
+    if (b.data.size() < table_bytes) return inputError("next-hop block too short");
+    const uint32_t begin = formats::loadLe32(b.data.data() + 4 * row);
+    const uint32_t end = formats::loadLe32(b.data.data() + 4 * (row + 1));
+    if (begin < table_bytes || end < begin + 4 || end > b.data.size())
+        return inputError("next-hop row {} has invalid offsets", row);
+    const uint8_t* p = b.data.data() + begin;
+    const uint32_t runs = formats::loadLe32(p);
+    if (runs == 0 || 4 + uint64_t(runs) * (4 + sb) > end - begin)
+        return inputError("next-hop row {} holds {} runs in {} bytes", row, runs, end - begin);
+    out.assign(n, 0);
+    for (uint32_t i = 0; i < runs; ++i) {
+        const uint32_t start = formats::loadLe32(p + 4 + 4 * i);
+        const uint32_t stop = i + 1 < runs ? formats::loadLe32(p + 8 + 4 * i) : n;
+        const uint8_t* sym = p + 4 + 4 * size_t(runs) + sb * size_t(i);
+        const uint32_t value = sb == 1 ? *sym : formats::loadLe16(sym);
+        if ((i == 0 && start != 0) || stop <= start || stop > n)
+            return inputError("next-hop row {}: run {} is not ascending", row, i);
+        std::fill(out.begin() + start, out.begin() + stop, value);
+    }
+    return {};
+}
+
+// Hilbert index of (x, y) in a 2^order square (order <= 16).
+uint64_t hilbertIndex(uint32_t x, uint32_t y, uint32_t order) {
+    uint64_t d = 0;
+    for (uint32_t s = 1u << (order - 1); s > 0; s >>= 1) {
+        const uint32_t rx = (x & s) ? 1 : 0, ry = (y & s) ? 1 : 0;
+        d += uint64_t(s) * s * ((3 * rx) ^ ry);
+        if (ry == 0) {  // rotate the quadrant
+            if (rx == 1) {
+                x = s - 1 - (x & (s - 1)) + (x & ~(s - 1));
+                y = s - 1 - (y & (s - 1)) + (y & ~(s - 1));
+                x &= (s << 1) - 1;
+                y &= (s << 1) - 1;
+            }
+            std::swap(x, y);
+        }
+    }
+    return d;
+}
+
+// Identity of a node across two versions of a level: its cell (tile graphs), else its position.
+struct NodeKey {
+    uint64_t a = 0, b = 0;
+    bool operator<(const NodeKey& o) const { return a != o.a ? a < o.a : b < o.b; }
+};
+NodeKey nodeKey(const graph::Graph& g, uint32_t v) {
+    if (!g.cells.empty())
+        return {g.cells[v].column, (uint64_t(std::bit_cast<uint32_t>(float(g.cells[v].y))) << 32) |
+                                       uint64_t(std::bit_cast<uint32_t>(g.positions[3 * size_t(v) + 1]))};
+    const uint32_t x = std::bit_cast<uint32_t>(g.positions[3 * size_t(v)]);
+    const uint32_t y = std::bit_cast<uint32_t>(g.positions[3 * size_t(v) + 1]);
+    const uint32_t z = std::bit_cast<uint32_t>(g.positions[3 * size_t(v) + 2]);
+    return {(uint64_t(x) << 32) | y, z};
+}
+
+Table emptyTable(const IntGraph& g, const graph::Graph& graph, uint32_t block_rows) {
+    Table t;
+    formats::NextHopHeader& h = t.header;
+    h.node_count = g.n;
+    h.edge_count = uint32_t(g.targets.size());
+    h.block_rows = block_rows;
+    h.block_count = (g.n + block_rows - 1) / block_rows;
+    h.stored_blocks = h.block_count;
+    h.symbol_bytes = symbolBytes(g);
+    h.graph_fingerprint = graph::graphFingerprint(graph);
+    t.ranks = hilbertRanks(graph);
+    return t;
+}
+
+// Joins per-block frames into the table's blob and offsets.
+void collectBlocks(Table& t, std::vector<std::vector<uint8_t>>& frames) {
+    t.offsets.assign(1, 0);
+    t.blocks.clear();
+    for (auto& f : frames) {
+        t.blocks.insert(t.blocks.end(), f.begin(), f.end());
+        t.offsets.push_back(t.blocks.size());
+        std::vector<uint8_t>().swap(f);
+    }
+}
+
+}  // namespace
+
+std::vector<uint32_t> hilbertRanks(const graph::Graph& g) {
+    const formats::GraphHeader& h = g.header;
+    const uint32_t n = uint32_t(g.nodeCount());
+    uint32_t order = 1;
+    while (order < 16 && (1u << order) < std::max(h.size_x, h.size_z)) ++order;
+    const uint32_t limit = (1u << order) - 1;
+    struct Item {
+        uint64_t hilbert;
+        float y;
+        uint32_t node;
+    };
+    std::vector<Item> items(n);
+    for (uint32_t v = 0; v < n; ++v) {
+        uint32_t x, z;
+        if (!g.cells.empty()) {
+            x = g.cells[v].column % std::max(1u, h.size_x);
+            z = g.cells[v].column / std::max(1u, h.size_x);
+        } else {
+            const double cx = (double(g.positions[3 * size_t(v)]) - h.origin[0]) / h.cell_size;
+            const double cz = (double(g.positions[3 * size_t(v) + 2]) - h.origin[2]) / h.cell_size;
+            x = uint32_t(std::clamp(cx, 0.0, double(limit)));
+            z = uint32_t(std::clamp(cz, 0.0, double(limit)));
+        }
+        items[v] = {hilbertIndex(std::min(x, limit), std::min(z, limit), order),
+                    g.positions[3 * size_t(v) + 1], v};
+    }
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+        if (a.hilbert != b.hilbert) return a.hilbert < b.hilbert;
+        if (a.y != b.y) return a.y < b.y;
+        return a.node < b.node;
+    });
+    std::vector<uint32_t> ranks(n);
+    for (uint32_t r = 0; r < n; ++r) ranks[items[r].node] = r;
+    return ranks;
+}
+
+Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, Context& context,
+                         BuildStats* stats) {
+    const auto start = std::chrono::steady_clock::now();
+    auto ig = integerGraph(graph);
+    if (!ig) return ig.error();
+    const IntGraph& g = *ig;
+    if (params.block_rows == 0 || params.block_rows > 4096 ||
+        (params.block_rows & (params.block_rows - 1)) != 0)
+        return makeError(ErrorKind::usage, "rows per block must be a power of two up to 4096");
+    if (params.shard_count > 0 && params.shard_index >= params.shard_count)
+        return makeError(ErrorKind::usage, "--shard {}/{}: K must be below N", params.shard_index,
+                         params.shard_count);
+    Table t = emptyTable(g, graph, params.block_rows);
+    formats::NextHopHeader& h = t.header;
+    const uint32_t n = g.n;
+    const uint32_t unreachable = formats::nextHopUnreachable(h.symbol_bytes);
+    std::vector<uint32_t> order(n);  // node of each rank
+    for (uint32_t v = 0; v < n; ++v) order[t.ranks[v]] = v;
+
+    // Size estimate from a sample of rows spread over the rank order, before any real work.
+    uint64_t estimate = 0;
+    if (n > 0) {
+        Workspace w;
+        w.ensure(n);
+        const uint32_t samples = std::min<uint32_t>(n, 16);
+        std::vector<uint8_t> encoded;
+        for (uint32_t i = 0; i < samples; ++i) {
+            const uint32_t rank = uint32_t(uint64_t(i) * n / samples);
+            rowSymbols(g, order[rank], t.ranks, unreachable, w);
+            appendRow(w.symbols, h.symbol_bytes, encoded);
+        }
+        const uint64_t per_row = (encoded.size() + samples - 1) / samples;
+        // Encoded rows (zstd shrinks them further) + per-thread search memory + ranks.
+        estimate = per_row * n + uint64_t(threadCount(params.threads)) * n * 24 + 8ull * n;
+    }
+    if (stats) stats->estimated_bytes = estimate;
+    if (params.max_memory > 0 && estimate > params.max_memory)
+        return inputError("the next-hop table of {} nodes needs an estimated {:.1f} MiB (the raw "
+                          "n^2 table would be {:.1f} MiB), above --max-memory {:.1f} MiB; raise "
+                          "the budget or build the hierarchical table instead ('navbake nexthop "
+                          "GRAPH --clusters FILE.clu')",
+                          n, double(estimate) / 1048576.0,
+                          double(n) * n * h.symbol_bytes / 1048576.0,
+                          double(params.max_memory) / 1048576.0);
+
+    uint32_t first_block = 0, end_block = h.block_count;
+    if (params.shard_count > 0) {
+        first_block = uint32_t(uint64_t(h.block_count) * params.shard_index / params.shard_count);
+        end_block = uint32_t(uint64_t(h.block_count) * (params.shard_index + 1) / params.shard_count);
+        h.flags = formats::kNextHopFlagPartial;
+        h.first_block = first_block;
+        h.stored_blocks = end_block - first_block;
+        h.shard_index = params.shard_index;
+        h.shard_count = params.shard_count;
+    }
+    const uint32_t blocks = end_block - first_block;
+    std::vector<std::vector<uint8_t>> frames(blocks);
+    std::vector<uint64_t> runs(blocks, 0), raw(blocks, 0);
+    uint64_t progress = 0;
+    Status s = runParallel("next-hop rows", blocks, threadCount(params.threads), context, progress,
+                           blocks, [&](size_t task) {
+        if (context.cancelled()) throw StageCancelled{};
+        thread_local Workspace w;
+        w.ensure(n);
+        runs[task] = buildBlock(
+            first_block + uint32_t(task), h.block_rows, n, h.symbol_bytes, w,
+            [&](uint32_t rank, Workspace& ws) { rowSymbols(g, order[rank], t.ranks, unreachable, ws); },
+            frames[task], &raw[task]);
+    });
+    if (!s) return s.error();
+    collectBlocks(t, frames);
+    for (uint64_t r : runs) h.run_count += r;
+    if (stats) {
+        stats->rows = 0;
+        for (uint32_t b = first_block; b < end_block; ++b)
+            stats->rows += std::min(h.block_rows, n - b * h.block_rows);
+        stats->raw_rle_bytes = 0;
+        for (uint64_t r : raw) stats->raw_rle_bytes += r;
+        stats->milliseconds =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    return t;
+}
+
+Result<Table> mergeShards(const std::vector<Table>& parts,
+                          const std::vector<std::filesystem::path>& paths) {
+    if (parts.empty()) return makeError(ErrorKind::usage, "nexthop merge needs at least one part");
+    const formats::NextHopHeader& first = parts[0].header;
+    const uint32_t count = first.shard_count;
+    std::vector<int> slot(std::max<uint32_t>(count, 1), -1);
+    for (size_t i = 0; i < parts.size(); ++i) {
+        const formats::NextHopHeader& h = parts[i].header;
+        const std::string name = paths[i].string();
+        if (!(h.flags & formats::kNextHopFlagPartial))
+            return inputError("{} is a complete table, not a shard (made with --shard K/N)", name);
+        if (h.shard_count != count || h.node_count != first.node_count ||
+            h.graph_fingerprint != first.graph_fingerprint || h.block_rows != first.block_rows ||
+            h.symbol_bytes != first.symbol_bytes || parts[i].ranks != parts[0].ranks)
+            return inputError("{} is shard {}/{} of another table than {} (shard {}/{}): graph or "
+                              "layout differ", name, h.shard_index, h.shard_count,
+                              paths[0].string(), first.shard_index, first.shard_count);
+        if (slot[h.shard_index] >= 0)
+            return inputError("{} and {} are both shard {}/{}", paths[slot[h.shard_index]].string(),
+                              name, h.shard_index, count);
+        slot[h.shard_index] = int(i);
+    }
+    for (uint32_t k = 0; k < count; ++k)
+        if (slot[k] < 0) return inputError("shard {}/{} is missing", k, count);
+    Table t;
+    t.header = first;
+    t.header.flags = 0;
+    t.header.first_block = t.header.shard_index = t.header.shard_count = 0;
+    t.header.stored_blocks = t.header.block_count;
+    t.header.run_count = 0;
+    t.ranks = parts[0].ranks;
+    t.offsets.assign(1, 0);
+    uint32_t expected_block = 0;
+    for (uint32_t k = 0; k < count; ++k) {
+        const Table& p = parts[size_t(slot[k])];
+        if (p.header.first_block != expected_block)
+            return inputError("{} starts at block {}, expected {}", paths[size_t(slot[k])].string(),
+                              p.header.first_block, expected_block);
+        expected_block += p.header.stored_blocks;
+        t.header.run_count += p.header.run_count;
+        for (size_t b = 0; b < p.header.stored_blocks; ++b) {
+            t.blocks.insert(t.blocks.end(), p.blocks.begin() + std::ptrdiff_t(p.offsets[b]),
+                            p.blocks.begin() + std::ptrdiff_t(p.offsets[b + 1]));
+            t.offsets.push_back(t.blocks.size());
+        }
+    }
+    if (expected_block != t.header.block_count)
+        return inputError("the shards hold {} of {} blocks", expected_block, t.header.block_count);
+    return t;
+}
+
+Result<std::vector<uint32_t>> decodeRow(const Table& t, uint32_t source) {
+    const formats::NextHopHeader& h = t.header;
+    if (h.flags & formats::kNextHopFlagPartial)
+        return inputError("decodeRow needs a complete table, not a shard");
+    if (source >= h.node_count) return inputError("node {} out of range", source);
+    const uint32_t rank = t.ranks[source];
+    BlockView b;
+    if (Status s = decompressBlock(t, rank / h.block_rows, b); !s) return s.error();
+    std::vector<uint32_t> by_rank;
+    if (Status s = expandRow(t, b, rank % h.block_rows, by_rank); !s) return s.error();
+    std::vector<uint32_t> out(h.node_count);
+    for (uint32_t v = 0; v < h.node_count; ++v) out[v] = by_rank[t.ranks[v]];
+    return out;
+}
+
+Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
+                          const graph::Graph& new_graph, const BuildParams& params,
+                          Context& context, UpdateStats* stats) {
+    const auto start = std::chrono::steady_clock::now();
+    if (old_table.header.flags & formats::kNextHopFlagPartial)
+        return inputError("update needs a complete table, not a shard (merge the shards first)");
+    auto old_ig = integerGraph(old_graph);
+    if (!old_ig) return old_ig.error();
+    auto new_ig = integerGraph(new_graph);
+    if (!new_ig) return new_ig.error();
+    const IntGraph& og = *old_ig;
+    const IntGraph& ng = *new_ig;
+    if (old_table.header.node_count != og.n)
+        return inputError("the old table holds {} nodes, the old graph {}", old_table.header.node_count,
+                          og.n);
+    Table t = emptyTable(ng, new_graph, old_table.header.block_rows);
+    formats::NextHopHeader& h = t.header;
+    const uint32_t n = ng.n;
+    const uint32_t unreachable = formats::nextHopUnreachable(h.symbol_bytes);
+    const uint32_t old_unreachable = formats::nextHopUnreachable(old_table.header.symbol_bytes);
+
+    // Match nodes across the versions.
+    std::map<NodeKey, uint32_t> old_index;
+    for (uint32_t v = 0; v < og.n; ++v) old_index.emplace(nodeKey(old_graph, v), v);
+    std::vector<uint32_t> to_old(n, kNone), to_new(og.n, kNone);
+    for (uint32_t v = 0; v < n; ++v) {
+        auto it = old_index.find(nodeKey(new_graph, v));
+        if (it != old_index.end() && to_new[it->second] == kNone) {
+            to_old[v] = it->second;
+            to_new[it->second] = v;
+        }
+    }
+    UpdateStats st;
+    for (uint32_t v = 0; v < n; ++v) st.nodes_added += to_old[v] == kNone;
+    for (uint32_t v = 0; v < og.n; ++v) st.nodes_removed += to_new[v] == kNone;
+
+    // Cheapest edge cost per (u, v) pair, old ids, in both versions.
+    auto cheapest = [](const IntGraph& g, uint32_t u, uint32_t v, const std::vector<uint32_t>* map) {
+        uint64_t best = kInfinity;
+        for (uint32_t e = g.offsets[u]; e < g.offsets[u + 1]; ++e) {
+            const uint32_t w = map ? (*map)[g.targets[e]] : g.targets[e];
+            if (w == v) best = std::min(best, g.costs[e]);
+        }
+        return best;
+    };
+    // The edit: kept nodes at either end of an edge that is gone, dearer, new or cheaper (old
+    // ids), and the new nodes.
+    std::vector<uint8_t> touched_old(og.n, 0);
+    for (uint32_t u = 0; u < og.n; ++u)
+        for (uint32_t e = og.offsets[u]; e < og.offsets[u + 1]; ++e) {
+            const uint32_t v = og.targets[e];
+            if (cheapest(og, u, v, nullptr) != og.costs[e]) continue;
+            const uint64_t now = to_new[u] == kNone || to_new[v] == kNone
+                                     ? kInfinity
+                                     : cheapest(ng, to_new[u], v, &to_old);
+            if (now > og.costs[e]) {
+                touched_old[u] = touched_old[v] = 1;
+                st.edges_changed += to_new[u] != kNone && to_new[v] != kNone;
+            }
+        }
+    for (uint32_t u = 0; u < n; ++u)
+        for (uint32_t e = ng.offsets[u]; e < ng.offsets[u + 1]; ++e) {
+            const uint32_t ou = to_old[u], ov = to_old[ng.targets[e]];
+            const uint64_t before = ou == kNone || ov == kNone ? kInfinity : cheapest(og, ou, ov, nullptr);
+            if (ng.costs[e] < before) {
+                if (ou != kNone) touched_old[ou] = 1;
+                if (ov != kNone) touched_old[ov] = 1;
+                st.edges_changed += ou != kNone && ov != kNone;
+            }
+        }
+    // Near = the edit's nodes and every node within kNearHops edges of them (new ids). Targets
+    // near the edit get their columns recomputed. For a target t outside, a changed d(x, t)
+    // means the last changed edge on a shortest path (old or new) to t is followed by a common
+    // path that leaves Near at some outer boundary node b, and then d(x, b) changed too: so a
+    // row needs recomputing for far targets only when the distances from the source, or from
+    // one of its successors, to some boundary node b differ between the versions.
+    constexpr int kNearHops = 8;
+    std::vector<uint8_t> near(n, 0);
+    std::vector<uint32_t> frontier, next_frontier;
+    for (uint32_t v = 0; v < n; ++v)
+        if (to_old[v] == kNone || touched_old[to_old[v]]) {
+            near[v] = 1;
+            frontier.push_back(v);
+        }
+    for (int hop = 0; hop < kNearHops; ++hop) {
+        next_frontier.clear();
+        for (uint32_t u : frontier) {
+            auto visit = [&](uint32_t w) {
+                if (!near[w]) {
+                    near[w] = 1;
+                    next_frontier.push_back(w);
+                }
+            };
+            for (uint32_t e = ng.offsets[u]; e < ng.offsets[u + 1]; ++e) visit(ng.targets[e]);
+            for (uint32_t e = ng.rev_offsets[u]; e < ng.rev_offsets[u + 1]; ++e) visit(ng.rev_targets[e]);
+        }
+        frontier.swap(next_frontier);
+    }
+    std::vector<uint32_t> near_nodes, boundary;
+    for (uint32_t v = 0; v < n; ++v) {
+        if (near[v]) {
+            near_nodes.push_back(v);
+            continue;
+        }
+        for (uint32_t e = ng.rev_offsets[v]; e < ng.rev_offsets[v + 1]; ++e)
+            if (near[ng.rev_targets[e]]) {
+                boundary.push_back(v);
+                break;
+            }
+    }
+    std::vector<std::atomic<uint8_t>> affected(og.n);
+    for (auto& a : affected) a.store(0, std::memory_order_relaxed);
+    uint64_t progress = 0;
+    const bool edited = !near_nodes.empty() || og.n != n;
+    Status s = runParallel("next-hop changes", boundary.size(), threadCount(params.threads), context,
+                           progress, boundary.size(), [&](size_t i) {
+        if (context.cancelled()) throw StageCancelled{};
+        thread_local std::vector<uint64_t> before, after;
+        distancesTo(og, to_old[boundary[i]], before);
+        distancesTo(ng, boundary[i], after);
+        for (uint32_t x = 0; x < og.n; ++x)
+            if (to_new[x] != kNone && before[x] != after[to_new[x]])
+                affected[x].store(1, std::memory_order_relaxed);
+    });
+    if (!s) return s.error();
+    // Rows to recompute (new ids): new nodes, changed own edges, affected self or successor.
+    std::vector<uint8_t> recompute(n, 0);
+    for (uint32_t v = 0; v < n; ++v) {
+        const uint32_t o = to_old[v];
+        if (o == kNone) {
+            recompute[v] = 1;
+            continue;
+        }
+        bool same = og.offsets[o + 1] - og.offsets[o] == ng.offsets[v + 1] - ng.offsets[v];
+        for (uint32_t k = 0; same && k < ng.offsets[v + 1] - ng.offsets[v]; ++k) {
+            const uint32_t eo = og.offsets[o] + k, en = ng.offsets[v] + k;
+            same = to_old[ng.targets[en]] == og.targets[eo] && ng.costs[en] == og.costs[eo];
+        }
+        bool hit = !same || affected[o].load(std::memory_order_relaxed);
+        for (uint32_t e = ng.offsets[v]; e < ng.offsets[v + 1] && !hit; ++e) {
+            const uint32_t w = to_old[ng.targets[e]];
+            hit = w == kNone || affected[w].load(std::memory_order_relaxed);
+        }
+        recompute[v] = hit;
+    }
+    // Too large an edit: rebuilding every row is cheaper than the columns.
+    if (edited && near_nodes.size() > n / 4) std::fill(recompute.begin(), recompute.end(), 1);
+    {
+        uint64_t count = 0;
+        for (uint8_t r : recompute) count += r;
+        context.debug("next-hop update: {} nodes near the edit, {} boundary nodes, {} rows to "
+                      "recompute", near_nodes.size(), boundary.size(), count);
+    }
+    // Columns of the targets near the edit: first moves from one backward search each.
+    if (near_nodes.size() > n / 4) near_nodes.clear();
+    std::vector<std::vector<uint32_t>> columns(near_nodes.size());
+    s = runParallel("next-hop columns", near_nodes.size(), threadCount(params.threads), context,
+                    progress, near_nodes.size(), [&](size_t i) {
+        if (context.cancelled()) throw StageCancelled{};
+        thread_local std::vector<uint64_t> dz;
+        const uint32_t z = near_nodes[i];
+        distancesTo(ng, z, dz);
+        std::vector<uint32_t>& column = columns[i];
+        column.assign(n, kDontCare);
+        for (uint32_t x = 0; x < n; ++x) {
+            if (recompute[x] || x == z || ng.components[x] != ng.components[z]) continue;
+            if (dz[x] == kInfinity) {
+                column[x] = unreachable;
+                continue;
+            }
+            for (uint32_t e = ng.offsets[x]; e < ng.offsets[x + 1]; ++e)
+                if (dz[ng.targets[e]] != kInfinity && ng.costs[e] + dz[ng.targets[e]] == dz[x]) {
+                    column[x] = e - ng.offsets[x];
+                    break;
+                }
+        }
+    });
+    if (!s) return s.error();
+    std::vector<uint32_t> column_of(n, kNone);
+    for (uint32_t i = 0; i < near_nodes.size(); ++i) column_of[near_nodes[i]] = i;
+
+    // The new table, block by block: recomputed rows, or old rows re-encoded in the new order.
+    std::vector<uint32_t> order(n);
+    for (uint32_t v = 0; v < n; ++v) order[t.ranks[v]] = v;
+    std::vector<uint32_t> old_order(og.n);
+    for (uint32_t v = 0; v < og.n; ++v) old_order[old_table.ranks[v]] = v;
+    std::vector<std::vector<uint8_t>> frames(h.block_count);
+    std::vector<uint64_t> runs(h.block_count, 0);
+    std::atomic<uint64_t> recomputed{0}, failed{0};
+    s = runParallel("next-hop rows", h.block_count, threadCount(params.threads), context, progress,
+                    h.block_count, [&](size_t task) {
+        if (context.cancelled()) throw StageCancelled{};
+        thread_local Workspace w;
+        w.ensure(n);
+        BlockView cached;
+        uint32_t cached_block = kNone;
+        std::vector<uint32_t> old_row;
+        runs[task] = buildBlock(uint32_t(task), h.block_rows, n, h.symbol_bytes, w,
+                                [&](uint32_t rank, Workspace& ws) {
+            const uint32_t v = order[rank];
+            if (recompute[v]) {
+                recomputed.fetch_add(1, std::memory_order_relaxed);
+                rowSymbols(ng, v, t.ranks, unreachable, ws);
+                return;
+            }
+            const uint32_t o = to_old[v];
+            const uint32_t old_rank = old_table.ranks[o];
+            const uint32_t block = old_rank / old_table.header.block_rows;
+            if (block != cached_block) {
+                if (!decompressBlock(old_table, block, cached)) {
+                    failed.fetch_add(1);
+                    cached_block = kNone;
+                    std::fill(ws.symbols.begin(), ws.symbols.end(), 0);
+                    return;
+                }
+                cached_block = block;
+            }
+            if (!expandRow(old_table, cached, old_rank % old_table.header.block_rows, old_row)) {
+                failed.fetch_add(1);
+                std::fill(ws.symbols.begin(), ws.symbols.end(), 0);
+                return;
+            }
+            for (uint32_t target = 0; target < n; ++target) {
+                uint32_t symbol;
+                if (target == v || ng.components[target] != ng.components[v]) {
+                    symbol = kDontCare;
+                } else if (column_of[target] != kNone) {
+                    symbol = columns[column_of[target]][v];
+                } else if (og.components[o] != og.components[to_old[target]]) {
+                    // Joined components, distances unchanged (else the row would be recomputed):
+                    // still no path, now inside one component.
+                    symbol = unreachable;
+                } else {
+                    symbol = old_row[old_table.ranks[to_old[target]]];
+                    if (symbol == old_unreachable) symbol = unreachable;
+                }
+                ws.symbols[t.ranks[target]] = symbol;
+            }
+            fillDontCares(ws.symbols);
+        }, frames[task], nullptr);
+    });
+    if (!s) return s.error();
+    if (failed.load() > 0)
+        return inputError("the old table's blocks do not decode ({} rows); rebuild it", failed.load());
+    collectBlocks(t, frames);
+    for (uint64_t r : runs) h.run_count += r;
+    st.rows_total = n;
+    st.rows_recomputed = recomputed.load();
+    st.rows_reused = n - st.rows_recomputed;
+    st.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (stats) *stats = st;
+    return t;
+}
+
+void addNextHopSections(formats::ContainerWriter& writer, const Table& t) {
+    std::vector<uint8_t> header(formats::kNextHopHeaderSize);
+    formats::encodeNextHopHeader(t.header, header.data());
+    writer.add(formats::kSecNextHopHeader, std::move(header), formats::Codec::raw);
+    writer.add(formats::kSecNextHopRanks, arrayBytes(t.ranks));
+    writer.add(formats::kSecNextHopOffsets, arrayBytes(t.offsets));
+    writer.add(formats::kSecNextHopBlocks, t.blocks, formats::Codec::raw);
+}
+
+Status saveTable(const std::filesystem::path& path, const Table& t) {
+    formats::ContainerWriter writer(formats::kKindNextHop, formats::kNextHopVersion);
+    writer.setCompressionLevel(19);
+    addNextHopSections(writer, t);
+    return saveContainer(path, writer);
+}
+
+Result<Table> loadTable(const std::filesystem::path& path) {
+    auto container = loadContainer(path, formats::kKindNextHop, formats::kNextHopVersion);
+    if (!container) return container.error();
+    const std::string file = path.string();
+    Table t;
+    auto header = container->section(formats::kSecNextHopHeader);
+    if (!header) return header.error();
+    if (formats::Error e = formats::decodeNextHopHeader(header->data(), header->size(), t.header))
+        return containerError(path, e);
+    const formats::NextHopHeader& h = t.header;
+    auto ranks = container->section(formats::kSecNextHopRanks);
+    if (!ranks) return ranks.error();
+    if (ranks->size() != size_t(h.node_count) * 4)
+        return inputError("{}: section 'NHRK' holds {} bytes, expected {}", file, ranks->size(),
+                          size_t(h.node_count) * 4);
+    t.ranks.resize(h.node_count);
+    if (!t.ranks.empty()) std::memcpy(t.ranks.data(), ranks->data(), ranks->size());
+    std::vector<uint8_t> seen(h.node_count, 0);
+    for (uint32_t v = 0; v < h.node_count; ++v) {
+        if (t.ranks[v] >= h.node_count || seen[t.ranks[v]])
+            return inputError("{}: section 'NHRK': rank {} of node {} is out of range or repeated",
+                              file, t.ranks[v], v);
+        seen[t.ranks[v]] = 1;
+    }
+    auto offsets = container->section(formats::kSecNextHopOffsets);
+    if (!offsets) return offsets.error();
+    if (offsets->size() != (size_t(h.stored_blocks) + 1) * 8)
+        return inputError("{}: section 'NHBO' holds {} bytes, expected {}", file, offsets->size(),
+                          (size_t(h.stored_blocks) + 1) * 8);
+    t.offsets.resize(size_t(h.stored_blocks) + 1);
+    std::memcpy(t.offsets.data(), offsets->data(), offsets->size());
+    auto blocks = container->section(formats::kSecNextHopBlocks);
+    if (!blocks) return blocks.error();
+    t.blocks = std::move(*blocks);
+    if (t.offsets[0] != 0 || t.offsets.back() != t.blocks.size())
+        return inputError("{}: section 'NHBO' does not cover the {} bytes of 'NHBL'", file,
+                          t.blocks.size());
+    for (size_t b = 0; b < h.stored_blocks; ++b)
+        if (t.offsets[b + 1] <= t.offsets[b])
+            return inputError("{}: section 'NHBO': block {} is empty or out of order", file, b);
+    return t;
+}
+
+Status checkMatches(const Table& t, const std::filesystem::path& table_path,
+                    const graph::Graph& g, const std::filesystem::path& graph_path) {
+    const uint64_t fingerprint = graph::graphFingerprint(g);
+    if (t.header.node_count != g.nodeCount() || t.header.graph_fingerprint != fingerprint)
+        return inputError("{} was built for another graph ({} nodes, fingerprint {:016x}) than {} "
+                          "({} nodes, fingerprint {:016x}); rebuild it with 'navbake nexthop {}'",
+                          table_path.string(), t.header.node_count, t.header.graph_fingerprint,
+                          graph_path.string(), g.nodeCount(), fingerprint, graph_path.string());
+    return {};
+}
+
+bool parseSize(const std::string& text, uint64_t& bytes) {
+    if (text.empty()) return false;
+    size_t i = 0;
+    uint64_t value = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+        if (value > (uint64_t(1) << 50)) return false;
+        value = value * 10 + uint64_t(text[i] - '0');
+        ++i;
+    }
+    if (i == 0) return false;
+    std::string unit = text.substr(i);
+    for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
+    int shift = 0;
+    if (unit.empty() || unit == "B") shift = 0;
+    else if (unit == "K" || unit == "KB" || unit == "KIB") shift = 10;
+    else if (unit == "M" || unit == "MB" || unit == "MIB") shift = 20;
+    else if (unit == "G" || unit == "GB" || unit == "GIB") shift = 30;
+    else if (unit == "T" || unit == "TB" || unit == "TIB") shift = 40;
+    else return false;
+    bytes = value << shift;
+    return true;
+}
+
+}  // namespace nav::nexthop

@@ -1,0 +1,126 @@
+// Next-hop lookup tables ("precalculated pathfinding", compressed path databases): for every
+// ordered pair of nodes (s, t) the outgoing edge of s that starts a shortest path to t.
+//
+// Exactness and determinism: costs are converted to integers (round(cost * 2^24)), so equal path
+// costs compare equal, and the first move is defined canonically as the lowest-index edge e =
+// (s -> w) with c(e) + d(w, t) = d(s, t). One Dijkstra per source computes it (a node's first move
+// is the minimum over its tight predecessors), independently of thread count or visiting order;
+// the same definition lets `update` compute a new target's column from one backward search.
+//
+// Storage: nodes are ranked along a Hilbert curve over their cells (so nearby nodes get nearby
+// ranks); row s lists the first moves towards the targets in rank order, run-length encoded
+// (targets that need no answer — s itself, other components — extend the current run); rows are
+// stored in rank order, block_rows to a block, each block one zstd frame, so a lookup
+// decompresses one block, never the table.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "../../formats/layouts.h"
+#include "../common/context.h"
+#include "../common/file_io.h"
+#include "../common/result.h"
+#include "../cluster/cluster.h"
+#include "../graph/graph.h"
+
+namespace nav::nexthop {
+
+struct BuildParams {
+    int threads = 0;            // 0 = all hardware threads; the output does not depend on it
+    uint64_t max_memory = 0;    // bytes; 0 = no limit. Checked against an estimate before building
+    uint32_t shard_index = 0;   // --shard K/N: rows of shard K only (a partial file)
+    uint32_t shard_count = 0;   // 0 = the whole table
+    uint32_t block_rows = 32;   // rows per compressed block (power of two)
+};
+
+struct Table {
+    formats::NextHopHeader header;
+    std::vector<uint32_t> ranks;    // per node: its position in the Hilbert order
+    std::vector<uint64_t> offsets;  // per stored block + 1: byte offsets into `blocks`
+    std::vector<uint8_t> blocks;    // one zstd frame per stored block
+};
+
+struct BuildStats {
+    uint64_t rows = 0;              // rows computed
+    uint64_t estimated_bytes = 0;   // the --max-memory estimate
+    uint64_t raw_rle_bytes = 0;     // encoded rows before zstd
+    double milliseconds = 0;
+};
+
+// Full table (or one shard of it). Errors: implicit volume graphs (no explicit edges), costs too
+// large for the integer conversion, an estimate above max_memory (the message gives both figures
+// and suggests the hierarchical table), a shard index out of range.
+Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, Context& context,
+                         BuildStats* stats = nullptr);
+
+// Joins the shards of one table (all K of N, any order) into the file a single build writes.
+Result<Table> mergeShards(const std::vector<Table>& parts,
+                          const std::vector<std::filesystem::path>& paths);
+
+struct UpdateStats {
+    uint64_t rows_total = 0;       // rows of the new table
+    uint64_t rows_recomputed = 0;  // rows that ran a Dijkstra (changed + new nodes)
+    uint64_t rows_reused = 0;      // rows re-encoded from the old table
+    uint64_t nodes_added = 0, nodes_removed = 0;
+    uint64_t edges_changed = 0;    // removed, added or re-costed edges between kept nodes
+    double milliseconds = 0;
+};
+
+// The table of `new_graph` from the table of `old_graph`: byte-identical to buildTable(new_graph),
+// recomputing only the rows that can differ. Nodes are matched by their cell (tile graphs) or
+// position. A row is reused when neither the source's own edges nor the distances from it or from
+// any of its neighbours change; those are found exactly with integer costs: a removed or dearer
+// edge (u, v) changes distances from x only if d(x, u) + c = d(x, v), a new or cheaper edge only
+// if d(x, u) + c' < d(x, v) (paths through new nodes count as edges between their old neighbours),
+// each test from two backward searches in the old graph. A new node's column comes from one
+// backward search in the new graph.
+Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
+                          const graph::Graph& new_graph, const BuildParams& params,
+                          Context& context, UpdateStats* stats = nullptr);
+
+// Node ranks along the Hilbert curve of their cells (ties: floor height, then id).
+std::vector<uint32_t> hilbertRanks(const graph::Graph& graph);
+
+// Decodes row `source` into one symbol per target node (node id order); kDontCare where the table
+// stores no answer (the source itself, targets in other components). Requires a full table.
+inline constexpr uint32_t kDontCare = 0xFFFFFFFFu;
+Result<std::vector<uint32_t>> decodeRow(const Table& table, uint32_t source);
+
+void addNextHopSections(formats::ContainerWriter& writer, const Table& table);
+Status saveTable(const std::filesystem::path& path, const Table& table);
+Result<Table> loadTable(const std::filesystem::path& path);
+// Error naming both files unless `table` was built for `graph`.
+Status checkMatches(const Table& table, const std::filesystem::path& table_path,
+                    const graph::Graph& graph, const std::filesystem::path& graph_path);
+
+// ---- Hierarchical table (levels too large for n^2) ---------------------------------------------
+// With clusters: per cluster, the first moves of the shortest paths inside the cluster between
+// its nodes and the distances inside it between its nodes and its entrances (HPA*-style sparse
+// border transitions, as `navbake hierarchy`); between clusters, all-pairs distances and next
+// entrances over the entrance graph. navrt picks, per lookup, the entrance pair (a of the
+// source's cluster, b of the target's) minimising d(s, a) + D(a, b) + d(b, t), or the direct
+// path inside a shared cluster, and moves towards it; that sum drops by each move's cost, so
+// chained lookups always arrive. Memory: sum of squared cluster sizes + entrances squared.
+struct HierTable {
+    formats::HierNextHopHeader header;
+    std::vector<uint32_t> arrays[formats::kHopSectionCount];  // u32 views of the u32 sections
+    std::vector<uint64_t> intra_offsets, distance_offsets;    // per cluster + 1
+    std::vector<uint8_t> intra;                               // HNIT
+    std::vector<float> node_to_entrance, entrance_to_node, entrance_distances;
+
+    uint64_t bytes() const;  // in-memory size of every array
+};
+Result<HierTable> buildHierTable(const graph::Graph& graph, const cluster::Clusters& clusters,
+                                 const BuildParams& params, Context& context,
+                                 BuildStats* stats = nullptr);
+void addHierTableSections(formats::ContainerWriter& writer, const HierTable& table);
+Status saveHierTable(const std::filesystem::path& path, const HierTable& table);
+Result<HierTable> loadHierTable(const std::filesystem::path& path);
+
+// Parses "123", "64K", "512M", "2G" (binary units); false on anything else.
+bool parseSize(const std::string& text, uint64_t& bytes);
+
+}  // namespace nav::nexthop
