@@ -28,6 +28,8 @@ const char* kindDescription(uint32_t kind) {
     if (kind == formats::kKindNav) return "runtime navigation asset";
     if (kind == formats::kKindClusters) return "clusters and cluster heuristic table";
     if (kind == formats::kKindHierarchy) return "hierarchical graph and HPA* entrance graph";
+    if (kind == formats::kKindNextHop) return "all-pairs next-hop table";
+    if (kind == formats::kKindHierNextHop) return "hierarchical next-hop table";
     return "unknown";
 }
 
@@ -236,6 +238,58 @@ void hierarchyStats(const LoadedContainer& loaded, Json& out, Json& errors) {
            {"clusters_fingerprint", fmt::format("{:016x}", h.clusters_fingerprint)}};
 }
 
+// NHHD or HNHD of a next-hop table (.nh, .nhh, or a .nav packed with --nexthop).
+void nextHopStats(const LoadedContainer& loaded, Json& out, Json& errors) {
+    if (loaded.has(formats::kSecNextHopHeader)) {
+        auto header = loaded.section(formats::kSecNextHopHeader);
+        formats::NextHopHeader h;
+        if (!header) {
+            errors.push_back(header.error().message);
+            return;
+        }
+        if (formats::Error e = formats::decodeNextHopHeader(header->data(), header->size(), h)) {
+            errors.push_back(containerError(loaded.path, e).message);
+            return;
+        }
+        const int index = loaded.container.find(formats::kSecNextHopBlocks);
+        const uint64_t stored = index >= 0 ? loaded.container.sections[index].stored_size : 0;
+        const double n = double(h.node_count);
+        out = {{"table", "flat"},
+               {"nodes", h.node_count},
+               {"rows_per_block", h.block_rows},
+               {"blocks", h.block_count},
+               {"stored_blocks", h.stored_blocks},
+               {"partial", (h.flags & formats::kNextHopFlagPartial) != 0},
+               {"shard", fmt::format("{}/{}", h.shard_index, h.shard_count)},
+               {"symbol_bytes", h.symbol_bytes},
+               {"runs", h.run_count},
+               {"runs_per_row", n > 0 ? double(h.run_count) / n : 0.0},
+               {"block_bytes", stored},
+               {"bytes_per_node", n > 0 ? double(stored) / n : 0.0},
+               {"raw_table_bytes", n * n * h.symbol_bytes},
+               {"graph_fingerprint", fmt::format("{:016x}", h.graph_fingerprint)}};
+        return;
+    }
+    auto header = loaded.section(formats::kSecHierHopHeader);
+    formats::HierNextHopHeader h;
+    if (!header) {
+        errors.push_back(header.error().message);
+        return;
+    }
+    if (formats::Error e = formats::decodeHierNextHopHeader(header->data(), header->size(), h)) {
+        errors.push_back(containerError(loaded.path, e).message);
+        return;
+    }
+    out = {{"table", "hierarchical"},
+           {"nodes", h.node_count},
+           {"clusters", h.cluster_count},
+           {"entrances", h.entrance_count},
+           {"intra_cluster_entries", h.intra_symbols},
+           {"distance_entries", h.distance_entries},
+           {"entrance_table_entries", uint64_t(h.entrance_count) * h.entrance_count},
+           {"graph_fingerprint", fmt::format("{:016x}", h.graph_fingerprint)}};
+}
+
 }  // namespace
 
 Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
@@ -292,6 +346,8 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                 }
                 if (loaded->has(formats::kSecHierHeader))
                     hierarchyStats(*loaded, r["stats"]["hierarchy"], errors);
+                if (loaded->has(formats::kSecNextHopHeader) || loaded->has(formats::kSecHierHopHeader))
+                    nextHopStats(*loaded, r["stats"]["next_hop"], errors);
             } else {
                 errors.push_back(g.error().message);
             }
@@ -303,6 +359,13 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
             } else {
                 errors.push_back(clusters.error().message);
             }
+        } else if (c.kind == formats::kKindNextHop || c.kind == formats::kKindHierNextHop) {
+            const uint32_t newest = c.kind == formats::kKindNextHop ? formats::kNextHopVersion
+                                                                     : formats::kHierNextHopVersion;
+            if (c.kind_version > newest)
+                errors.push_back("next-hop layout version is newer than this navbake");
+            else
+                nextHopStats(*loaded, r["stats"], errors);
         } else if (c.kind == formats::kKindHierarchy) {
             if (c.kind_version > formats::kHierarchyVersion)
                 errors.push_back("hierarchy layout version is newer than this navbake");

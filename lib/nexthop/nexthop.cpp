@@ -23,6 +23,17 @@ constexpr uint64_t kInfinity = std::numeric_limits<uint64_t>::max();
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 constexpr int kZstdLevel = 6;
 
+std::string humanBytes(uint64_t bytes) {
+    const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    double value = double(bytes);
+    int unit = 0;
+    while (value >= 1024 && unit < 4) {
+        value /= 1024;
+        ++unit;
+    }
+    return unit == 0 ? fmt::format("{} bytes", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
+}
+
 int threadCount(int threads) {
     return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
 }
@@ -409,13 +420,11 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
     }
     if (stats) stats->estimated_bytes = estimate;
     if (params.max_memory > 0 && estimate > params.max_memory)
-        return inputError("the next-hop table of {} nodes needs an estimated {:.1f} MiB (the raw "
-                          "n^2 table would be {:.1f} MiB), above --max-memory {:.1f} MiB; raise "
-                          "the budget or build the hierarchical table instead ('navbake nexthop "
-                          "GRAPH --clusters FILE.clu')",
-                          n, double(estimate) / 1048576.0,
-                          double(n) * n * h.symbol_bytes / 1048576.0,
-                          double(params.max_memory) / 1048576.0);
+        return inputError("the next-hop table of {} nodes needs an estimated {} (the raw n^2 table "
+                          "would be {}), above --max-memory {}; raise the budget or build the "
+                          "hierarchical table instead ('navbake nexthop GRAPH --clusters FILE.clu')",
+                          n, humanBytes(estimate), humanBytes(uint64_t(n) * n * h.symbol_bytes),
+                          humanBytes(params.max_memory));
 
     uint32_t first_block = 0, end_block = h.block_count;
     if (params.shard_count > 0) {

@@ -424,6 +424,56 @@ hierarchy_pipeline)
   expect 2 "fanout" \
     "$navbake" hierarchy "$work/den312d.graph" --clusters "$work/den312d.clu" -o "$work/x.hier" --fanout 1
   ;;
+nexthop_pipeline)
+  need_shared
+  "$navbake" -q import "$shared/movingai/den312d.map" -o "$work/d.vox" || fail "import"
+  "$navbake" -q graph tile "$work/d.vox" -o "$work/d.graph" || fail "graph"
+  expect 0 "2445 rows in [0-9.]+ ms; 2445 nodes, [0-9]+ runs .* bytes per node; raw n\^2 table .*x smaller" \
+    "$navbake" nexthop "$work/d.graph" -o "$work/d.nh"
+  "$navbake" -q nexthop "$work/d.graph" -o "$work/one.nh" --threads 1 || fail "1 thread"
+  cmp "$work/d.nh" "$work/one.nh" || fail "table depends on the thread count"
+  # Shards on separate "machines", merged in any order: the single build's bytes.
+  for k in 0 1 2; do "$navbake" -q nexthop "$work/d.graph" -o "$work/part$k.nh" --shard $k/3 || fail "shard $k"; done
+  expect 0 "merged 3 shards" "$navbake" nexthop merge "$work/part2.nh" "$work/part0.nh" "$work/part1.nh" -o "$work/merged.nh"
+  cmp "$work/d.nh" "$work/merged.nh" || fail "merged shards differ from the single build"
+  expect 1 "shard 2/3 is missing" "$navbake" nexthop merge "$work/part0.nh" "$work/part1.nh" -o "$work/x.nh"
+  expect 2 "--shard '3/3' is not K/N" "$navbake" nexthop "$work/d.graph" -o "$work/x.nh" --shard 3/3
+  # Packed and queried: every scenario optimal.
+  expect 0 "packed 2445 nodes, [0-9]+ edges, next-hop table" "$navbake" pack "$work/d.graph" --nexthop "$work/d.nh" -o "$work/d.nav"
+  expect 0 "1000 scenarios, 1000 solved, 1000 optimal" "$navbake" scen "$work/d.nav" "$shared/movingai/den312d.map.scen" --method nexthop
+  read -r from to < <(awk 'NR == 900 { printf "%s.5,0,%s.5 %s.5,0,%s.5\n", $5, $6, $7, $8 }' "$shared/movingai/den312d.map.scen")
+  expect 0 "pair 1: found  cost [0-9.]+  nodes [0-9]+  lookups [0-9]+" \
+    "$navbake" query "$work/d.nav" --from "$from" --to "$to" --method nexthop
+  "$navbake" inspect "$work/d.nh" --json >"$work/nh.json" || fail "inspect"
+  grep -q '"kind": "NHOP"' "$work/nh.json" || fail "inspect kind"
+  # A level change: two cells blocked, one opened; update == full rebuild.
+  awk 'NR == 40 { sub(/\.\.\./, ".@@") } NR == 60 { sub(/@\./, "..") } { print }' "$shared/movingai/den312d.map" >"$work/e.map"
+  cmp -s "$work/e.map" "$shared/movingai/den312d.map" && fail "the edit changed nothing"
+  "$navbake" -q import "$work/e.map" -o "$work/e.vox" || fail "import edited"
+  "$navbake" -q graph tile "$work/e.vox" -o "$work/e.graph" || fail "graph edited"
+  expect 0 "updated: [0-9]+ of [0-9]+ rows recomputed" "$navbake" nexthop update "$work/d.nh" "$work/d.graph" "$work/e.graph" -o "$work/u.nh"
+  "$navbake" -q nexthop "$work/e.graph" -o "$work/e.nh" || fail "rebuild"
+  cmp "$work/u.nh" "$work/e.nh" || fail "update differs from the full rebuild"
+  # Errors: a table of another graph, a budget too small, a shard packed, a corrupted table.
+  expect 1 "d.nh was built for another graph .* than .*e.graph" \
+    "$navbake" nexthop update "$work/d.nh" "$work/e.graph" "$work/e.graph" -o "$work/x.nh"
+  [ -e "$work/x.nh" ] && fail "update wrote an output after the mismatch"
+  expect 1 "needs an estimated [0-9.]+ KiB .*above --max-memory 64.0 KiB; .*--clusters" \
+    "$navbake" nexthop "$work/d.graph" -o "$work/x.nh" --max-memory 64K
+  expect 2 "--max-memory 'lots' is not a size" "$navbake" nexthop "$work/d.graph" -o "$work/x.nh" --max-memory lots
+  expect 1 "part0.nh is shard 0/3 of a table; join the shards" \
+    "$navbake" pack "$work/d.graph" --nexthop "$work/part0.nh" -o "$work/x.nav"
+  cp "$work/d.nh" "$work/bad.nh"
+  printf '\x13\x37' | dd of="$work/bad.nh" bs=1 seek=$(( $(stat -c %s "$work/bad.nh") - 100 )) conv=notrunc 2>/dev/null
+  expect 1 "checksum" "$navbake" pack "$work/d.graph" --nexthop "$work/bad.nh" -o "$work/x.nav"
+  # The hierarchical table over clusters: far smaller, every scenario solved.
+  "$navbake" -q cluster "$work/d.graph" -o "$work/d.clu" || fail "cluster"
+  expect 0 "hierarchical table: 2445 nodes, [0-9]+ clusters, [0-9]+ entrances" \
+    "$navbake" nexthop "$work/d.graph" --clusters "$work/d.clu" -o "$work/d.nhh"
+  "$navbake" -q pack "$work/d.graph" --nexthop "$work/d.nhh" -o "$work/h.nav" || fail "pack nhh"
+  expect 0 "1000 scenarios, 1000 solved, [0-9]+ optimal, suboptimality mean" \
+    "$navbake" scen "$work/h.nav" "$shared/movingai/den312d.map.scen" --method nexthop
+  ;;
 *)
   fail "unknown case"
   ;;
