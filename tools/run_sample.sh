@@ -23,6 +23,9 @@ echo "Ground floor (2, 0, 2) -> mezzanine (8, 3, 15), up the ramp:"
 echo "  tile graph: $("$navbake" query "$out/indoor.tile.nav" --from 2,0,2 --to 8,3,15 | head -1)"
 echo "  navmesh:    $("$navbake" query "$out/indoor.navmesh.nav" --from 2,0,2 --to 8,3,15 | head -1)"
 echo "  POV:        $("$navbake" query "$out/indoor.pov.nav" --from 2,0,2 --to 8,3,15 | head -1)"
+"$navbake" nexthop "$out/indoor.tile.graph" -o "$out/indoor.nh"
+"$navbake" -q pack "$out/indoor.tile.graph" --nexthop "$out/indoor.nh" -o "$out/indoor.nh.nav"
+echo "  next hops:  $("$navbake" query "$out/indoor.nh.nav" --from 2,0,2 --to 8,3,15 --method nexthop | head -1)"
 
 step "Outdoor terrain (OBJ: hills, a cliff, a pond, rocks)"
 "$navbake" import sample_levels/terrain.obj -o "$out/terrain.geo"
@@ -50,6 +53,10 @@ if [ -n "$shared" ] && [ -f "$shared/movingai/den520d.map" ]; then
   "$navbake" scen "$out/den520d.hier.nav" "$shared/movingai/den520d.map.scen" --method cluster
   "$navbake" scen "$out/den520d.hier.nav" "$shared/movingai/den520d.map.scen" --method hier
   "$navbake" scen "$out/den520d.hier.nav" "$shared/movingai/den520d.map.scen" --method hier --hier-mode entrances
+  step "MovingAI den520d: hierarchical next-hop table (the flat one: navbake nexthop, ~40 s here)"
+  "$navbake" nexthop "$out/den520d.graph" --clusters "$out/den520d.clu" -o "$out/den520d.nhh"
+  "$navbake" -q pack "$out/den520d.graph" --nexthop "$out/den520d.nhh" -o "$out/den520d.nhh.nav"
+  "$navbake" scen "$out/den520d.nhh.nav" "$shared/movingai/den520d.map.scen" --method nexthop
   step "MovingAI den520d: points-of-visibility graph, exact any-angle paths on the same scenarios"
   "$navbake" graph pov "$out/den520d.vox" -o "$out/den520d.pov.graph"
   "$navbake" -q pack "$out/den520d.pov.graph" -o "$out/den520d.pov.nav"
