@@ -57,8 +57,10 @@ void registerGraph(CLI::App& app, CommandBody& body);
 void registerCluster(CLI::App& app, CommandBody& body);
 void registerHierarchy(CLI::App& app, CommandBody& body);
 void registerNextHop(CLI::App& app, CommandBody& body);
+void registerBuild(CLI::App& app, CommandBody& body);
 void registerPack(CLI::App& app, CommandBody& body);
 void registerQuery(CLI::App& app, CommandBody& body);
 void registerScen(CLI::App& app, CommandBody& body);
+void registerView(CLI::App& app, CommandBody& body);
 
 }  // namespace nav::cli

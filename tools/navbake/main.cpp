@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
         ->capture_default_str();
 
     CommandBody body;
+    registerBuild(app, body);
     registerImport(app, body);
     registerVoxelize(app, body);
     registerGraph(app, body);
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
     registerQuery(app, body);
     registerScen(app, body);
     registerInspect(app, body);
+    registerView(app, body);
     app.footer(
         "Exit codes: 0 success, 1 bad input or failed stage, 2 usage error.\n"
         "Run 'navbake SUBCOMMAND --help' for the options of each stage.\n");

@@ -1,0 +1,60 @@
+// `navbake build LEVEL.json`: the one command the asset pipeline and CI call.
+#include <cstdio>
+
+#include "../../lib/build/build.h"
+#include "cli.h"
+
+namespace nav::cli {
+
+void registerBuild(CLI::App& app, CommandBody& body) {
+    struct Options {
+        std::string config;
+        int jobs = 0;
+        bool force = false, check = false;
+    };
+    auto options = std::make_shared<Options>();
+    CLI::App* sub = app.add_subcommand(
+        "build",
+        "Bake a level from its JSON config (inputs, agents, graphs, clusters, hierarchy, next-hop "
+        "tables): only the stages whose inputs or parameters changed run; writes the .nav assets "
+        "and LEVEL.report.json into the output folder");
+    sub->add_option("CONFIG", options->config, "Level config (.json; schema: formats/level.schema.json)")
+        ->required();
+    sub->add_option("-j,--jobs", options->jobs, "Stages run at once (0 = all cores); outputs do not depend on it")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    sub->add_flag("--force", options->force, "Rebuild every stage, ignoring the cache");
+    sub->add_flag("--check", options->check,
+                  "CI: exit 1 naming what is stale when the outputs do not match what the current "
+                  "inputs and config would produce; writes nothing");
+    sub->callback([&body, options] {
+        body = [options](Context& context) {
+            auto config = build::loadLevelConfig(options->config);
+            if (!config) return reportFailure(context, config.error());
+            build::BuildOptions build_options;
+            build_options.jobs = options->jobs;
+            build_options.force = options->force;
+            build_options.check = options->check;
+            auto report = build::runBuild(*config, build_options, context);
+            if (!report) return reportFailure(context, report.error());
+            if (options->check) {
+                context.info("{}: outputs in {} are up to date", options->config,
+                             config->output.string());
+                return kExitOk;
+            }
+            size_t built = 0, skipped = 0, warnings = 0;
+            for (const build::StageReport& st : report->stages) {
+                (st.skipped ? skipped : built) += 1;
+                warnings += st.warnings.size();
+            }
+            context.info("{} stages: {} built, {} up to date; {} warnings; {:.0f} ms", report->stages.size(),
+                         built, skipped, warnings, report->milliseconds);
+            for (const std::string& o : report->outputs)
+                context.info("  {}", (config->output / o).string());
+            context.info("report: {}", (config->output / (config->file.stem().string() + ".report.json")).string());
+            return kExitOk;
+        };
+    });
+}
+
+}  // namespace nav::cli
