@@ -160,7 +160,7 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
             if (Status s = cr.unsignedInt("cluster_size", out.cluster.cluster_size, 1, 4096); !s) return s;
             if (Status s = cr.unsignedInt("clusters", out.cluster.clusters, 1, formats::kMaxClusters); !s)
                 return s;
-            if (Status s = cr.finish({}); !s) return s;
+            if (Status s = cr.finish({"method", "cluster_size", "clusters"}); !s) return s;
         }
     }
     if (r.has("hierarchy")) {
@@ -182,7 +182,7 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
                                                            : formats::HierCost::min;
             out.hierarchy_params.entrances = entrances == "all" ? formats::EntranceMode::all
                                                                 : formats::EntranceMode::sparse;
-            if (Status s = hr.finish({}); !s) return s;
+            if (Status s = hr.finish({"levels", "fanout", "cost", "entrances"}); !s) return s;
         }
     }
     if (r.has("nexthop")) {
@@ -199,10 +199,13 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
             if (!budget.empty() && !nexthop::parseSize(budget, out.next_hop_max_memory))
                 return nr.fail(nr.at("max_memory"), fmt::format("'{}' is not a size like 512M or 2G", budget));
             out.next_hop = hierarchical ? AgentConfig::NextHop::hierarchical : AgentConfig::NextHop::flat;
-            if (Status s = nr.finish({}); !s) return s;
+            if (Status s = nr.finish({"hierarchical", "max_memory"}); !s) return s;
         }
     }
-    if (Status s = r.finish({}); !s) return s;
+    if (Status s = r.finish({"name", "height", "radius", "climb", "max_slope", "graphs", "clusters",
+                             "hierarchy", "nexthop"});
+        !s)
+        return s;
     const bool explicit_graph = std::any_of(out.graphs.begin(), out.graphs.end(),
                                             [](const std::string& g) { return g != "volume"; });
     if ((out.clusters || out.hierarchy || out.next_hop != AgentConfig::NextHop::none) && !explicit_graph)
@@ -282,14 +285,14 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
             if (!fs::is_regular_file(c.tags, ec))
                 return ir.fail("$.import.tags", fmt::format("file '{}' not found", tags)).error();
         }
-        if (Status s = ir.finish({}); !s) return s.error();
+        if (Status s = ir.finish({"up", "scale", "tags"}); !s) return s.error();
     }
     if (r.has("voxel")) {
         Reader vr(r.get("voxel"), "$.voxel", path);
         if (Status s = vr.expectObject(); !s) return s.error();
         if (Status s = vr.number("cell_size", c.cell_size, true); !s) return s.error();
         if (Status s = vr.number("cell_height", c.cell_height, true); !s) return s.error();
-        if (Status s = vr.finish({}); !s) return s.error();
+        if (Status s = vr.finish({"cell_size", "cell_height"}); !s) return s.error();
     }
     if (r.has("navmesh")) {
         Reader nr(r.get("navmesh"), "$.navmesh", path);
@@ -302,7 +305,10 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         if (Status s = nr.number("region_merge_size", c.navmesh.region_merge_size); !s) return s.error();
         c.navmesh.tile_size = int(tile);
         c.navmesh.max_verts_per_poly = int(verts);
-        if (Status s = nr.finish({}); !s) return s.error();
+        if (Status s = nr.finish({"tile_size", "max_verts_per_poly", "edge_max_error",
+                                  "region_min_size", "region_merge_size"});
+            !s)
+            return s.error();
     }
     if (r.has("agents")) {
         const Json& agents = r.get("agents");
@@ -321,7 +327,10 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
     } else {
         c.agents.push_back(AgentConfig{});
     }
-    if (Status s = r.finish({"$schema"}); !s) return s.error();
+    if (Status s = r.finish({"$schema", "input", "output", "debug_views", "import", "voxel",
+                             "navmesh", "agents"});
+        !s)
+        return s.error();
     // Impossible agents: what voxelize would refuse, reported at the agent's path.
     for (size_t i = 0; i < c.agents.size() && !c.grid_map; ++i) {
         vox::VoxelizeParams p;

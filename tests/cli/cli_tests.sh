@@ -474,6 +474,88 @@ nexthop_pipeline)
   expect 0 "1000 scenarios, 1000 solved, [0-9]+ optimal, suboptimality mean" \
     "$navbake" scen "$work/h.nav" "$shared/movingai/den312d.map.scen" --method nexthop
   ;;
+build_pipeline)
+  cp "$levels/indoor_two_floors.glb" "$work/level.glb"
+  cat >"$work/level.json" <<'JSON'
+{
+  "input": "level.glb",
+  "output": "out",
+  "agents": [
+    {"name": "human", "graphs": ["tile", "navmesh"], "clusters": true, "hierarchy": true},
+    {"name": "ogre", "height": 2.8, "radius": 1.2, "climb": 0.6, "graphs": ["navmesh"]},
+    {"name": "drone", "height": 0.6, "radius": 0.4, "graphs": ["volume"]}
+  ]
+}
+JSON
+  expect 0 "16 stages: 16 built, 0 up to date" "$navbake" build "$work/level.json" --jobs 2
+  [ -s "$work/out/level.report.json" ] || fail "no report"
+  for f in human.tile.nav human.navmesh.nav ogre.navmesh.nav drone.volume.nav; do
+    "$navbake" -q inspect "$work/out/$f" >/dev/null || fail "$f does not inspect"
+  done
+  grep -q '"walkable_spans"' "$work/out/level.report.json" || fail "report counts"
+  grep -q '"peak_rss_bytes"' "$work/out/level.report.json" || fail "report memory"
+  grep -q '"sections"' "$work/out/level.report.json" || fail "report section sizes"
+  grep -q 'walkable islands' "$work/out/level.report.json" || fail "report island warning"
+  # Second run: every stage skipped; --check passes.
+  expect 0 "16 stages: 0 built, 16 up to date" "$navbake" build "$work/level.json"
+  expect 0 "up to date" "$navbake" build "$work/level.json" --check
+  # Same outputs with one job (a second config writing elsewhere).
+  sed 's/"output": "out"/"output": "out1"/' "$work/level.json" >"$work/one.json"
+  "$navbake" -q build "$work/one.json" --jobs 1 || fail "jobs 1"
+  for f in human.tile.nav human.navmesh.nav ogre.navmesh.nav drone.volume.nav; do
+    cmp "$work/out/$f" "$work/out1/$f" || fail "$f differs between --jobs 1 and --jobs 2"
+  done
+  # Change one agent: --check names its stages; the build re-runs only them.
+  cp -r "$work/out" "$work/before"
+  sed -i 's/"radius": 1.2/"radius": 1.0/' "$work/level.json"
+  expect 1 "voxelize ogre \\(inputs or parameters changed\\)" "$navbake" build "$work/level.json" --check
+  "$navbake" build "$work/level.json" --check >"$work/check.log" 2>&1
+  grep -q "pack navmesh ogre (inputs or parameters changed)" "$work/check.log" || fail "--check does not name the pack stage"
+  grep -q "human" "$work/check.log" && fail "--check names stages the change does not affect"
+  cmp "$work/out/ogre.navmesh.nav" "$work/before/ogre.navmesh.nav" || fail "--check rewrote an output"
+  expect 0 "16 stages: 3 built, 13 up to date" "$navbake" build "$work/level.json"
+  cmp -s "$work/out/ogre.navmesh.nav" "$work/before/ogre.navmesh.nav" && fail "the ogre asset did not change"
+  cmp "$work/out/human.tile.nav" "$work/before/human.tile.nav" || fail "an unrelated asset changed"
+  # A changed input re-runs everything downstream of it; --force rebuilds all.
+  printf '\n' >>"$work/level.glb" 2>/dev/null
+  expect 1 "import level.glb \\(inputs or parameters changed\\)" "$navbake" build "$work/level.json" --check
+  "$navbake" -q build "$work/level.json" || fail "rebuild after input change"
+  expect 0 "16 stages: 16 built, 0 up to date" "$navbake" build "$work/level.json" --force
+  # Ctrl-C in the middle of a stage (the next-hop table takes seconds): exit non-zero, previous
+  # outputs and report intact, no temporary files left.
+  cat >"$work/slow.json" <<'JSON'
+{"input": "level.glb", "output": "slow", "agents": [{"name": "human", "graphs": ["tile"], "nexthop": true}]}
+JSON
+  "$navbake" -q build "$work/slow.json" || fail "slow build"
+  cp -r "$work/slow" "$work/kept"
+  "$navbake" build "$work/slow.json" --force --jobs 1 >"$work/int.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 200); do grep -q "built: graph tile human" "$work/int.log" && break; sleep 0.05; done
+  sleep 0.3
+  kill -INT "$pid" 2>/dev/null
+  wait "$pid"
+  status=$?
+  [ "$status" -ne 0 ] || fail "an interrupted build exited 0: $(cat "$work/int.log")"
+  grep -q "cancelled" "$work/int.log" || fail "the interrupted build does not say it was cancelled"
+  for f in human.tile.nav slow.report.json; do
+    cmp "$work/slow/$f" "$work/kept/$f" || fail "$f changed after the interrupted build"
+  done
+  find "$work/slow" -name '*.tmp-*' | grep -q . && fail "a temporary file was left behind"
+  "$navbake" -q inspect "$work/slow/human.tile.nav" >/dev/null || fail "asset invalid after interruption"
+  # Config errors: one message with the JSON path each.
+  echo '{"input": "level.glb", "voxel": {"cell_size": "big"}}' >"$work/bad.json"
+  expect 1 'bad.json: \$.voxel.cell_size: expected a number, got string' "$navbake" build "$work/bad.json"
+  echo '{"input": "level.glb", "agents": [{"name": "a", "radiuss": 1}]}' >"$work/bad.json"
+  expect 1 '\$.agents\[0\].radiuss: unknown key \(allowed here: name, height, radius' "$navbake" build "$work/bad.json"
+  echo '{"input": "nothere.glb"}' >"$work/bad.json"
+  expect 1 "\\$.input: file 'nothere.glb' not found" "$navbake" build "$work/bad.json"
+  echo '{"input": "level.glb", "agents": [{"height": 0.1}]}' >"$work/bad.json"
+  expect 1 '\$.agents\[0\].height: 0.1 m is below one cell height' "$navbake" build "$work/bad.json"
+  echo '{"input": "level.glb", "agents": [{"max_slope": 95}]}' >"$work/bad.json"
+  expect 1 '\$.agents\[0\].max_slope: must be in' "$navbake" build "$work/bad.json"
+  echo '{"input": "level.glb", "agents": [{"graphs": ["tile"], "hierarchy": true}]}' >"$work/bad.json"
+  expect 1 '\$.agents\[0\].hierarchy: needs clusters' "$navbake" build "$work/bad.json"
+  ;;
 *)
   fail "unknown case"
   ;;
