@@ -10,7 +10,13 @@ step() { printf '\n== %s\n' "$*"; }
 
 echo "$("$navbake" --version)"
 
-step "Indoor level (glTF: four rooms, a mezzanine over two of them, ramp, stairs, water, crates)"
+step "navbake build: the indoor level from its config (3 agents: human, ogre, drone), report summary"
+"$navbake" build sample_levels/indoor_two_floors.json
+echo "  (second run: every stage is up to date)"
+"$navbake" build sample_levels/indoor_two_floors.json 2>&1 | grep "stages:"
+"$navbake" build sample_levels/indoor_two_floors.json --check
+
+step "Indoor level, stage by stage (glTF: four rooms, a mezzanine over two of them, ramp, stairs, water, crates)"
 "$navbake" import sample_levels/indoor_two_floors.glb -o "$out/indoor.geo"
 "$navbake" voxelize "$out/indoor.geo" -o "$out/indoor.vox"
 "$navbake" graph tile "$out/indoor.vox" -o "$out/indoor.tile.graph"

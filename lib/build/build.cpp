@@ -648,7 +648,10 @@ std::vector<Stage> planStages(const LevelConfig& c) {
                         nexthop::addNextHopSections(writer, *t);
                     }
                 }
-                return saveContainer(self.artifact, writer);
+                if (Status s = saveContainer(self.artifact, writer); !s) return s;
+                std::error_code ec;
+                self.report.counts["bytes"] = fs::file_size(self.artifact, ec);
+                return {};
             };
             add(std::move(ps), "nav");
         }

@@ -49,8 +49,17 @@ void registerBuild(CLI::App& app, CommandBody& body) {
             }
             context.info("{} stages: {} built, {} up to date; {} warnings; {:.0f} ms", report->stages.size(),
                          built, skipped, warnings, report->milliseconds);
+            for (const build::StageReport& st : report->stages) {
+                std::string counts;
+                for (auto it = st.counts.begin(); it != st.counts.end(); ++it)
+                    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", it.value().dump(), it.key());
+                context.info("  {:<28} {:>10}  {:>8.0f} ms  {}", st.name,
+                             st.skipped ? "up to date" : "built", st.milliseconds, counts);
+            }
+            for (const build::StageReport& st : report->stages)
+                for (const std::string& w : st.warnings) context.info("  warning: {}", w);
             for (const std::string& o : report->outputs)
-                context.info("  {}", (config->output / o).string());
+                context.info("  output: {}", (config->output / o).string());
             context.info("report: {}", (config->output / (config->file.stem().string() + ".report.json")).string());
             return kExitOk;
         };
