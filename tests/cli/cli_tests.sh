@@ -556,6 +556,34 @@ JSON
   echo '{"input": "level.glb", "agents": [{"graphs": ["tile"], "hierarchy": true}]}' >"$work/bad.json"
   expect 1 '\$.agents\[0\].hierarchy: needs clusters' "$navbake" build "$work/bad.json"
   ;;
+view_cli)
+  "$navbake" -q import "$levels/indoor_two_floors.glb" -o "$work/indoor.geo" || fail "import"
+  "$navbake" -q voxelize "$work/indoor.geo" -o "$work/indoor.vox" || fail "voxelize"
+  "$navbake" -q graph navmesh "$work/indoor.vox" -o "$work/nm.graph" || fail "navmesh"
+  "$navbake" -q pack "$work/nm.graph" -o "$work/nm.nav" || fail "pack"
+  expect 0 "--layer" "$navbake" view --help
+  expect 0 "[0-9]+ polygons, [0-9]+ nodes, [0-9]+ edges, 1 paths \(1 found, [0-9]+ nodes expanded\); 800 x [0-9]+ px" \
+    "$navbake" view "$work/nm.nav" -o "$work/nm.png" --path 2,0,2:8,3,15 --size 800
+  [ "$(head -c 8 "$work/nm.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "not a PNG"
+  expect 0 "\[navmesh, paths\]" "$navbake" view "$work/nm.nav" -o "$work/nm.svg" --layer navmesh --path 2,0,2:8,3,15
+  tail -c 7 "$work/nm.svg" | grep -q "</svg>" || fail "SVG not closed"
+  [ "$(grep -c "<polyline " "$work/nm.svg")" = 1 ] || fail "SVG path polyline"
+  expect 0 "meshes, [0-9]+ vertices" "$navbake" view "$work/nm.nav" -o "$work/nm.glb" --layer navmesh,graph,paths --path 2,0,2:8,3,15
+  [ "$(head -c 4 "$work/nm.glb")" = glTF ] || fail "not a GLB"
+  expect 0 "332 triangles" "$navbake" view "$work/indoor.geo" -o "$work/geo.svg"
+  expect 0 "[0-9]+ cells" "$navbake" view "$work/indoor.vox" -o "$work/vox.png" --floor -1:1
+  # Errors: usage (2) for bad options, 1 for bad input; no output left behind.
+  expect 2 "unknown view format '.jpg'" "$navbake" view "$work/nm.nav" -o "$work/x.jpg"
+  expect 2 "--layer 'floors' is not a layer" "$navbake" view "$work/nm.nav" -o "$work/x.png" --layer floors
+  expect 2 "has no walkable layer \(its layers: graph, navmesh, paths\)" \
+    "$navbake" view "$work/nm.nav" -o "$work/x.png" --layer walkable
+  expect 2 "paths need a graph or runtime asset" "$navbake" view "$work/indoor.vox" -o "$work/x.png" --path 2,0,2:8,3,15
+  expect 2 "--path '2,0,2' is not X,Y,Z:X,Y,Z" "$navbake" view "$work/nm.nav" -o "$work/x.png" --path 2,0,2
+  expect 1 "path 1: the start point \(200, 0, 2\) is not on the navigation data" \
+    "$navbake" view "$work/nm.nav" -o "$work/x.png" --path 200,0,2:8,3,15
+  expect 1 "cannot open" "$navbake" view "$work/missing.nav" -o "$work/x.png"
+  [ ! -e "$work/x.png" ] || fail "a failed view left an output"
+  ;;
 *)
   fail "unknown case"
   ;;

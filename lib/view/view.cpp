@@ -1,0 +1,716 @@
+// Builds the scene of a debug view from an artifact (see view.h for the layers) and hands it to
+// the SVG, PNG or GLB writer. The A* fill is read back from the PathQuery after each search:
+// settledCost() is finite exactly for the nodes the last search closed, i.e. expanded.
+#include "view.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "../../formats/layouts.h"
+#include "../../lib/runtime/navrt_query.h"
+#include "../common/file_io.h"
+#include "../geometry/geometry.h"
+#include "../voxel/voxel_grid.h"
+#include "scene.h"
+
+namespace nav::view {
+
+const char* layerName(Layer layer) {
+    switch (layer) {
+        case Layer::geometry: return "geometry";
+        case Layer::walkable: return "walkable";
+        case Layer::graph: return "graph";
+        case Layer::navmesh: return "navmesh";
+        case Layer::clusters: return "clusters";
+        case Layer::paths: return "paths";
+    }
+    return "unknown";
+}
+
+bool parseLayer(std::string_view name, Layer& out) {
+    for (uint32_t i = 0; i < kLayerCount; ++i)
+        if (name == layerName(Layer(i))) {
+            out = Layer(i);
+            return true;
+        }
+    return false;
+}
+
+std::string layerNames(uint32_t layers) {
+    std::string names;
+    for (uint32_t i = 0; i < kLayerCount; ++i) {
+        if (!(layers & layerBit(Layer(i)))) continue;
+        if (!names.empty()) names += ", ";
+        names += layerName(Layer(i));
+    }
+    return names.empty() ? "none" : names;
+}
+
+const char* groupName(Group group) {
+    switch (group) {
+        case Group::geometry: return "geometry";
+        case Group::surface: return "surface";
+        case Group::fill: return "fill";
+        case Group::edges: return "graph_edges";
+        case Group::nodes: return "graph_nodes";
+        case Group::paths: return "paths";
+        case Group::markers: return "markers";
+    }
+    return "unknown";
+}
+
+Result<ViewFormat> formatFromPath(const std::filesystem::path& out) {
+    std::string ext = out.extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".svg") return ViewFormat::svg;
+    if (ext == ".png") return ViewFormat::png;
+    if (ext == ".glb") return ViewFormat::glb;
+    return makeError(ErrorKind::usage,
+                     "{}: unknown view format '{}' (the extension picks it: .svg, .png or .glb)",
+                     out.string(), ext.empty() ? "no extension" : ext);
+}
+
+namespace {
+
+bool parsePoint(std::string_view text, navrt::Vec3& out) {
+    const std::string s(text);
+    float v[3];
+    char extra;
+    if (std::sscanf(s.c_str(), "%f,%f,%f%c", &v[0], &v[1], &v[2], &extra) != 3) return false;
+    if (!std::isfinite(v[0]) || !std::isfinite(v[1]) || !std::isfinite(v[2])) return false;
+    out = {v[0], v[1], v[2]};
+    return true;
+}
+
+}  // namespace
+
+bool parsePathSpec(std::string_view text, PathRequest& out) {
+    const size_t colon = text.find(':');
+    if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos)
+        return false;
+    return parsePoint(text.substr(0, colon), out.from) && parsePoint(text.substr(colon + 1), out.to);
+}
+
+Status checkOptions(const ViewOptions& options) {
+    std::string problems;
+    auto problem = [&](std::string text) {
+        if (!problems.empty()) problems += "; ";
+        problems += text;
+    };
+    if (options.size < 16 || options.size > 16384)
+        problem(fmt::format("size {} px is outside 16..16384", options.size));
+    if (options.floor_filter &&
+        (!std::isfinite(options.floor_min) || !std::isfinite(options.floor_max) ||
+         options.floor_min > options.floor_max))
+        problem(fmt::format("floor range {}:{} is not a finite YMIN:YMAX with YMIN <= YMAX",
+                            options.floor_min, options.floor_max));
+    if (!(options.tolerance.horizontal >= 0) || !std::isfinite(options.tolerance.horizontal))
+        problem(fmt::format("horizontal tolerance {} m is not >= 0", options.tolerance.horizontal));
+    if (!(options.tolerance.vertical >= 0) || !std::isfinite(options.tolerance.vertical))
+        problem(fmt::format("vertical tolerance {} m is not >= 0", options.tolerance.vertical));
+    if (problems.empty()) return {};
+    return makeError(ErrorKind::usage, "view options: {}", problems);
+}
+
+Colour pathColour(size_t path_index) {
+    static constexpr Colour kPaths[] = {{220, 20, 60, 255}, {0, 90, 230, 255},
+                                        {150, 0, 200, 255}, {235, 110, 0, 255}};
+    return kPaths[path_index % 4];
+}
+
+Colour clusterColour(uint32_t cluster) {
+    // Golden-ratio hue steps keep neighbouring ids apart; saturation and value cycle with
+    // periods 3 and 2 so that ids with close hues still differ.
+    const double hue = std::fmod(0.07 + double(cluster) * 0.6180339887498949, 1.0) * 6.0;
+    const double saturation = 0.45 + 0.15 * double(cluster % 3);
+    const double value = cluster % 2 ? 0.80 : 0.93;
+    const int sector = int(hue);
+    const double f = hue - sector;
+    const double p = value * (1 - saturation), q = value * (1 - saturation * f),
+                 t = value * (1 - saturation * (1 - f));
+    double r = value, g = t, b = p;
+    switch (sector) {
+        case 1: r = q, g = value, b = p; break;
+        case 2: r = p, g = value, b = t; break;
+        case 3: r = p, g = q, b = value; break;
+        case 4: r = t, g = p, b = value; break;
+        case 5: r = value, g = p, b = q; break;
+        default: break;
+    }
+    return {uint8_t(std::lround(r * 255)), uint8_t(std::lround(g * 255)),
+            uint8_t(std::lround(b * 255)), 255};
+}
+
+Projection fitProjection(float min_x, float min_z, float max_x, float max_z, uint32_t size) {
+    Projection p;
+    p.min_x = min_x;
+    p.min_z = min_z;
+    const float extent = std::max(max_x - min_x, max_z - min_z);
+    p.margin = std::min(p.margin, std::floor(float(size) / 32.0f));  // small views: no margin
+    const float usable = std::max(1.0f, float(size) - 2 * p.margin);
+    p.scale = extent > 0 ? usable / extent : 1.0f;
+    p.width = uint32_t(std::max(1L, std::lround((max_x - min_x) * p.scale + 2 * p.margin)));
+    p.height = uint32_t(std::max(1L, std::lround((max_z - min_z) * p.scale + 2 * p.margin)));
+    return p;
+}
+
+namespace {
+
+// Palette (sRGB).
+constexpr Colour kGround{205, 205, 205, 255};
+constexpr Colour kObstacle{150, 150, 150, 255};
+constexpr Colour kWater{140, 185, 230, 255};
+constexpr Colour kMud{185, 150, 110, 255};
+constexpr Colour kOtherArea{215, 200, 160, 255};
+constexpr Colour kGeometryStroke{160, 160, 160, 255};
+constexpr Colour kWalkable{140, 205, 140, 255};
+constexpr Colour kNavmesh{125, 200, 150, 255};
+constexpr Colour kNavmeshStroke{40, 110, 60, 255};
+constexpr Colour kFill{255, 160, 0, 140};
+constexpr Colour kFillOverClusters{30, 30, 30, 110};  // orange would read as one more cluster
+constexpr Colour kFillCorner{255, 140, 0, 230};
+constexpr Colour kEdge{50, 70, 150, 120};
+constexpr Colour kNode{30, 50, 140, 255};
+constexpr Colour kTileEdge{50, 70, 150, 60};  // tile graphs are dense: lighter
+constexpr Colour kTileNode{30, 50, 140, 150};
+constexpr Colour kStart{0, 150, 0, 255};
+constexpr Colour kGoal{25, 25, 25, 255};
+constexpr Colour kMarkerStroke{255, 255, 255, 255};
+
+constexpr float kPathWidth = 3.0f;   // [Units: px]
+constexpr float kMarkerRadius = 5.5f;
+
+// The artifact a view is drawn from. Heap-allocated and never moved: the graph view points
+// into the asset.
+struct Artifact {
+    uint32_t kind = 0;
+    std::string kind_name;
+    uint32_t available = 0;  // layer bits
+    geo::Geometry geometry;
+    vox::VoxelGrid grid;
+    navrt::Asset asset;
+    navrt::GraphView graph;
+    float min[3] = {0, 0, 0}, max[3] = {0, 0, 0};
+};
+
+std::string graphKindName(const navrt::GraphView& g) {
+    if (g.isNavmesh()) return "navmesh graph";
+    if (g.isPov()) return "POV graph";
+    if (g.implicitVolume()) return "volume graph";
+    return "tile graph";
+}
+
+void growBounds(float min[3], float max[3], float x, float y, float z, bool& first) {
+    const float v[3] = {x, y, z};
+    for (int i = 0; i < 3; ++i) {
+        min[i] = first ? v[i] : std::min(min[i], v[i]);
+        max[i] = first ? v[i] : std::max(max[i], v[i]);
+    }
+    first = false;
+}
+
+Result<std::unique_ptr<Artifact>> loadArtifact(const std::filesystem::path& path) {
+    auto container = loadContainer(path);
+    if (!container) return container.error();
+    auto a = std::make_unique<Artifact>();
+    a->kind = container->container.kind;
+    if (a->kind == formats::kKindGeometry) {
+        auto geometry = geo::decodeGeometry(*container);
+        if (!geometry) return geometry.error();
+        a->geometry = std::move(geometry).value();
+        a->kind_name = "geometry artifact";
+        a->available = layerBit(Layer::geometry);
+        const geo::Bounds b = a->geometry.bounds();
+        for (int i = 0; i < 3; ++i) a->min[i] = b.min[size_t(i)], a->max[i] = b.max[size_t(i)];
+        return a;
+    }
+    if (a->kind == formats::kKindVoxels) {
+        auto grid = vox::decodeVoxels(*container);
+        if (!grid) return grid.error();
+        a->grid = std::move(grid).value();
+        a->kind_name = "voxel grid";
+        a->available = layerBit(Layer::walkable);
+        const vox::VoxelGrid& g = a->grid;
+        for (int i = 0; i < 3; ++i) a->min[i] = g.origin[i];
+        a->max[0] = g.origin[0] + float(g.size_x) * g.cell_size;
+        a->max[1] = g.origin[1] + float(g.size_y) * g.cell_height;
+        a->max[2] = g.origin[2] + float(g.size_z) * g.cell_size;
+        return a;
+    }
+    if (a->kind != formats::kKindGraph && a->kind != formats::kKindNav) {
+        char name[5];
+        formats::fourccToString(a->kind, name);
+        return inputError("{}: a {} artifact cannot be viewed; view the .geo, .vox, .graph or .nav "
+                          "it was made from",
+                          path.string(), name);
+    }
+    const std::vector<uint8_t>& bytes = container->bytes;
+    if (navrt::Error e = navrt::loadFromMemory(bytes.data(), bytes.size(), a->asset))
+        return inputError("{}: {} [{}]", path.string(), e.message, navrt::errorName(e.code));
+    if (navrt::Error e = navrt::viewGraph(a->asset, a->graph))
+        return inputError("{}: {} [{}]", path.string(), e.message, navrt::errorName(e.code));
+    const navrt::GraphView& g = a->graph;
+    a->kind_name = graphKindName(g);
+    if (a->kind == formats::kKindNav) a->kind_name = "runtime asset (" + a->kind_name + ")";
+    uint32_t layers = layerBit(Layer::graph) | layerBit(Layer::paths);
+    if (g.isNavmesh())
+        layers |= layerBit(Layer::navmesh);
+    else
+        layers |= layerBit(Layer::walkable);
+    if (g.implicitVolume()) layers &= ~layerBit(Layer::graph);  // implicit 26-neighbour edges
+    if (g.hasClusters() && (g.isNavmesh() || g.header.type == formats::GraphType::tile))
+        layers |= layerBit(Layer::clusters);
+    a->available = layers;
+    const formats::GraphHeader& h = g.header;
+    if (h.size_x > 0 && h.size_z > 0) {
+        for (int i = 0; i < 3; ++i) a->min[i] = h.origin[i];
+        a->max[0] = h.origin[0] + float(h.size_x) * h.cell_size;
+        a->max[1] = h.origin[1] + float(h.size_y) * h.cell_height;
+        a->max[2] = h.origin[2] + float(h.size_z) * h.cell_size;
+    } else {
+        bool first = true;
+        for (uint32_t v = 0; v < g.mesh_vertex_count; ++v)
+            growBounds(a->min, a->max, g.mesh_vertices[3 * v], g.mesh_vertices[3 * v + 1],
+                       g.mesh_vertices[3 * v + 2], first);
+        if (g.positions != nullptr)
+            for (uint32_t n = 0; n < g.nodeCount(); ++n)
+                growBounds(a->min, a->max, g.positions[3 * size_t(n)],
+                           g.positions[3 * size_t(n) + 1], g.positions[3 * size_t(n) + 2], first);
+    }
+    return a;
+}
+
+// Adds shapes to a scene, dropping those outside the floor range.
+class Builder {
+public:
+    Builder(Scene& scene, const ViewOptions& options) : scene_(scene), options_(options) {}
+
+    bool keep(float y) const {
+        return !options_.floor_filter || (y >= options_.floor_min && y <= options_.floor_max);
+    }
+
+    void polygon(Group group, const Point3* corners, uint32_t count, Colour fill, Colour stroke,
+                 float stroke_px, float sort_y) {
+        Shape s;
+        s.kind = ShapeKind::polygon;
+        s.group = group;
+        s.fill = fill;
+        s.stroke = stroke;
+        s.stroke_px = stroke_px;
+        s.first = uint32_t(scene_.points.size());
+        s.count = count;
+        s.sort_y = sort_y;
+        for (uint32_t i = 0; i < count; ++i) scene_.add(corners[i]);
+        scene_.shapes.push_back(s);
+    }
+    // The axis-aligned square [x0, x1] x [z0, z1] at height y.
+    void quad(Group group, float x0, float z0, float x1, float z1, float y, Colour fill) {
+        const Point3 corners[4] = {{x0, y, z0}, {x1, y, z0}, {x1, y, z1}, {x0, y, z1}};
+        polygon(group, corners, 4, fill, {}, 0, y);
+    }
+    void line(Group group, Point3 a, Point3 b, Colour colour, float width_px) {
+        Shape s;
+        s.kind = ShapeKind::line;
+        s.group = group;
+        s.stroke = colour;
+        s.stroke_px = width_px;
+        s.first = scene_.add(a);
+        scene_.add(b);
+        s.count = 2;
+        s.sort_y = std::max(a.y, b.y);
+        scene_.shapes.push_back(s);
+    }
+    void disc(Group group, Point3 centre, float radius_px, Colour fill, Colour stroke = {},
+              float stroke_px = 0) {
+        Shape s;
+        s.kind = ShapeKind::disc;
+        s.group = group;
+        s.fill = fill;
+        s.stroke = stroke;
+        s.stroke_px = stroke_px;
+        s.radius_px = radius_px;
+        s.first = scene_.add(centre);
+        s.count = 1;
+        s.sort_y = centre.y;
+        scene_.shapes.push_back(s);
+    }
+    void polyline(Group group, const std::vector<Point3>& points, Colour colour, float width_px) {
+        Shape s;
+        s.kind = ShapeKind::polyline;
+        s.group = group;
+        s.stroke = colour;
+        s.stroke_px = width_px;
+        s.first = uint32_t(scene_.points.size());
+        s.count = uint32_t(points.size());
+        for (const Point3& p : points) scene_.add(p);
+        scene_.shapes.push_back(s);
+    }
+
+private:
+    Scene& scene_;
+    const ViewOptions& options_;
+};
+
+Point3 toPoint(navrt::Vec3 v) { return {v.x, v.y, v.z}; }
+
+Colour areaColour(const geo::Geometry& g, uint8_t area) {
+    if (area == geo::kObstacleArea || area >= g.areas.size() || !g.areas[area].walkable)
+        return kObstacle;
+    const std::string& name = g.areas[area].name;
+    if (name == "water") return kWater;
+    if (name == "mud") return kMud;
+    return area == geo::kGroundArea ? kGround : kOtherArea;
+}
+
+void drawGeometry(Builder& b, const geo::Geometry& g, ViewStats& stats) {
+    for (size_t t = 0; t < g.triangleCount(); ++t) {
+        Point3 corners[3];
+        float y = 0;
+        for (int k = 0; k < 3; ++k) {
+            const uint32_t v = g.triangles[3 * t + size_t(k)];
+            corners[k] = {g.vertices[3 * size_t(v)], g.vertices[3 * size_t(v) + 1],
+                          g.vertices[3 * size_t(v) + 2]};
+            y += corners[k].y / 3;
+        }
+        if (!b.keep(y)) continue;
+        b.polygon(Group::geometry, corners, 3, areaColour(g, g.triangle_areas[t]), kGeometryStroke,
+                  0.4f, y);
+        ++stats.triangles;
+    }
+}
+
+void drawVoxelSurface(Builder& b, const vox::VoxelGrid& g, ViewStats& stats) {
+    for (uint32_t z = 0; z < g.size_z; ++z)
+        for (uint32_t x = 0; x < g.size_x; ++x)
+            for (const vox::Span& span : g.column(x, z)) {
+                if (!span.walkable) continue;
+                const float y = g.topY(span);
+                if (!b.keep(y)) continue;
+                const float x0 = g.origin[0] + float(x) * g.cell_size;
+                const float z0 = g.origin[2] + float(z) * g.cell_size;
+                b.quad(Group::surface, x0, z0, x0 + g.cell_size, z0 + g.cell_size, y, kWalkable);
+                ++stats.cells;
+            }
+}
+
+// Footprint square and height of a grid cell record (tile node or POV layer cell).
+struct CellRect {
+    float x0, z0, x1, z1, y;
+};
+CellRect cellRect(const formats::GraphHeader& h, const uint8_t* record) {
+    const formats::NodeCell c = formats::decodeNodeCell(record);
+    const float x0 = h.origin[0] + float(c.column % h.size_x) * h.cell_size;
+    const float z0 = h.origin[2] + float(c.column / h.size_x) * h.cell_size;
+    return {x0, z0, x0 + h.cell_size, z0 + h.cell_size, h.origin[1] + float(c.y) * h.cell_height};
+}
+// Volume graphs: the voxel of `node` (x, y, z) as in navrt's node numbering.
+CellRect voxelRect(const formats::GraphHeader& h, uint32_t node) {
+    const uint32_t x = node % h.size_x, rest = node / h.size_x;
+    const uint32_t y = rest / h.size_z, z = rest % h.size_z;
+    const float x0 = h.origin[0] + float(x) * h.cell_size;
+    const float z0 = h.origin[2] + float(z) * h.cell_size;
+    return {x0, z0, x0 + h.cell_size, z0 + h.cell_size, h.origin[1] + float(y) * h.cell_height};
+}
+
+void polygonCorners(const navrt::GraphView& g, uint32_t poly, std::vector<Point3>& out, float& y) {
+    out.clear();
+    y = 0;
+    for (uint32_t i = g.poly_offsets[poly]; i < g.poly_offsets[poly + 1]; ++i) {
+        const uint32_t v = g.poly_vertices[i];
+        out.push_back({g.mesh_vertices[3 * size_t(v)], g.mesh_vertices[3 * size_t(v) + 1],
+                       g.mesh_vertices[3 * size_t(v) + 2]});
+        y += out.back().y;
+    }
+    if (!out.empty()) y /= float(out.size());
+}
+
+// Walkable cells, navmesh polygons, POV layer cells or the volume footprint, in cluster colours
+// when `clusters` is set.
+void drawGraphSurface(Builder& b, const navrt::GraphView& g, bool clusters, ViewStats& stats) {
+    const formats::GraphHeader& h = g.header;
+    auto colourOf = [&](uint32_t node, Colour plain) {
+        if (!clusters) return plain;
+        ++stats.clustered;
+        return clusterColour(g.node_clusters[node]);
+    };
+    if (g.isNavmesh()) {
+        std::vector<Point3> corners;
+        for (uint32_t p = 0; p < g.nodeCount(); ++p) {
+            float y;
+            polygonCorners(g, p, corners, y);
+            if (corners.size() < 3 || !b.keep(y)) continue;
+            b.polygon(Group::surface, corners.data(), uint32_t(corners.size()),
+                      colourOf(p, kNavmesh), kNavmeshStroke, 0.8f, y);
+            ++stats.polygons;
+        }
+    } else if (g.isPov()) {
+        for (uint32_t c = 0; c < g.layer_cell_count; ++c) {
+            const CellRect r = cellRect(h, g.layer_cells + size_t(c) * formats::kNodeCellSize);
+            if (!b.keep(r.y)) continue;
+            b.quad(Group::surface, r.x0, r.z0, r.x1, r.z1, r.y, kWalkable);
+            ++stats.cells;
+        }
+    } else if (g.implicitVolume()) {
+        // Lowest free voxel of each column.
+        std::vector<uint32_t> lowest(size_t(h.size_x) * h.size_z, navrt::kNoNode);
+        const size_t words = (size_t(g.nodeCount()) + 63) / 64;
+        for (size_t w = 0; w < words; ++w)
+            for (uint64_t bits = g.free_voxels[w]; bits != 0; bits &= bits - 1) {
+                const uint32_t node = uint32_t(w * 64 + size_t(std::countr_zero(bits)));
+                if (node >= g.nodeCount()) break;
+                const CellRect r = voxelRect(h, node);
+                if (!b.keep(r.y)) continue;
+                const size_t column = size_t(node % h.size_x) +
+                                      size_t((node / h.size_x) % h.size_z) * h.size_x;
+                if (lowest[column] == navrt::kNoNode || node < lowest[column]) lowest[column] = node;
+            }
+        for (uint32_t node : lowest) {
+            if (node == navrt::kNoNode) continue;
+            const CellRect r = voxelRect(h, node);
+            b.quad(Group::surface, r.x0, r.z0, r.x1, r.z1, r.y, kWalkable);
+            ++stats.cells;
+        }
+    } else {
+        for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+            const CellRect r = cellRect(h, g.cells + size_t(n) * formats::kNodeCellSize);
+            if (!b.keep(r.y)) continue;
+            b.quad(Group::surface, r.x0, r.z0, r.x1, r.z1, r.y, colourOf(n, kWalkable));
+            ++stats.cells;
+        }
+    }
+}
+
+bool hasEdge(const navrt::GraphView& g, uint32_t from, uint32_t to) {
+    for (uint32_t e = g.edge_offsets[from]; e < g.edge_offsets[from + 1]; ++e)
+        if (g.edgeTarget(from, e) == to) return true;
+    return false;
+}
+
+void drawGraph(Builder& b, const navrt::GraphView& g, const ViewOptions& options, float scale,
+               ViewStats& stats) {
+    const bool tile = g.header.type == formats::GraphType::tile;
+    const float cell_px = g.header.cell_size * scale;
+    const float radius = tile ? std::clamp(0.18f * cell_px, 0.5f, 2.5f) : 2.0f;
+    const float width = tile ? std::clamp(0.08f * cell_px, 0.4f, 0.8f) : 0.8f;
+    const uint32_t n = g.nodeCount();
+    // Each undirected edge once: u -> v with u < v, or a one-way edge.
+    auto drawn = [&](uint32_t u, uint32_t v) { return u < v || !hasEdge(g, v, u); };
+    size_t undirected = 0;
+    for (uint32_t u = 0; u < n; ++u)
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
+            undirected += drawn(u, g.edgeTarget(u, e));
+    if (undirected > options.max_edges) {
+        stats.skipped_edges = undirected;
+    } else {
+        for (uint32_t u = 0; u < n; ++u) {
+            const navrt::Vec3 a = g.position(u);
+            for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+                const uint32_t v = g.edgeTarget(u, e);
+                if (!drawn(u, v)) continue;
+                const navrt::Vec3 c = g.position(v);
+                if (!b.keep(a.y) || !b.keep(c.y)) continue;
+                b.line(Group::edges, toPoint(a), toPoint(c), tile ? kTileEdge : kEdge, width);
+                ++stats.edges;
+            }
+        }
+    }
+    if (n > options.max_nodes) {
+        stats.skipped_nodes = n;
+        return;
+    }
+    for (uint32_t u = 0; u < n; ++u) {
+        const navrt::Vec3 p = g.position(u);
+        if (!b.keep(p.y)) continue;
+        b.disc(Group::nodes, toPoint(p), radius, tile ? kTileNode : kNode);
+        ++stats.nodes;
+    }
+}
+
+// The nodes the last search of `search` expanded: cells, polygons or (POV) corner dots.
+void drawFill(Builder& b, const navrt::GraphView& g, const navrt::PathQuery& search,
+              Colour fill, ViewStats& stats) {
+    if (search.expansions() == 0) return;  // no search ran (e.g. different components)
+    std::vector<Point3> corners;
+    for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+        if (!std::isfinite(search.settledCost(n))) continue;
+        if (g.isNavmesh()) {
+            float y;
+            polygonCorners(g, n, corners, y);
+            if (corners.size() < 3 || !b.keep(y)) continue;
+            b.polygon(Group::fill, corners.data(), uint32_t(corners.size()), fill, {}, 0, y);
+        } else if (g.isPov()) {
+            const navrt::Vec3 p = g.position(n);
+            if (!b.keep(p.y)) continue;
+            b.disc(Group::fill, toPoint(p), 4.5f, kFillCorner);  // around the 2 px node dot
+        } else {
+            const CellRect r = g.implicitVolume()
+                                   ? voxelRect(g.header, n)
+                                   : cellRect(g.header, g.cells + size_t(n) * formats::kNodeCellSize);
+            if (!b.keep(r.y)) continue;
+            b.quad(Group::fill, r.x0, r.z0, r.x1, r.z1, r.y, fill);
+        }
+        ++stats.expanded;
+    }
+}
+
+std::string pointText(navrt::Vec3 p) { return fmt::format("({}, {}, {})", p.x, p.y, p.z); }
+
+Status drawPaths(Builder& b, const navrt::GraphView& g, const std::filesystem::path& artifact,
+                 const ViewOptions& options, bool over_clusters, Context& context,
+                 ViewStats& stats) {
+    navrt::PathQuery search;
+    if (navrt::Error e = search.init(g))
+        return makeError(ErrorKind::internal, "{}: {}", artifact.string(), e.message);
+    std::vector<navrt::Vec3> smoothed;
+    for (size_t i = 0; i < options.paths.size(); ++i) {
+        const PathRequest& request = options.paths[i];
+        const query::QueryRecord record =
+            query::runQuery(g, search, request.from, request.to, options.tolerance, false);
+        if (record.outcome == query::Outcome::start_off_graph ||
+            record.outcome == query::Outcome::goal_off_graph) {
+            const bool start = record.outcome == query::Outcome::start_off_graph;
+            return inputError("path {}: the {} point {} is not on the navigation data of {} (within "
+                              "{} m horizontally and {} m vertically)",
+                              i + 1, start ? "start" : "goal",
+                              pointText(start ? request.from : request.to), artifact.string(),
+                              options.tolerance.horizontal, options.tolerance.vertical);
+        }
+        ++stats.paths;
+        drawFill(b, g, search, over_clusters ? kFillOverClusters : kFill, stats);
+        Point3 from = toPoint(request.from), to = toPoint(request.to);
+        if (record.outcome == query::Outcome::found) {
+            ++stats.paths_found;
+            smoothed.resize(size_t(search.pathLength()) + 2);
+            uint32_t count = search.smooth(smoothed.data(), uint32_t(smoothed.size()));
+            if (count > smoothed.size()) {
+                smoothed.resize(count);
+                count = search.smooth(smoothed.data(), count);
+            }
+            std::vector<Point3> points;
+            for (uint32_t k = 0; k < count; ++k) points.push_back(toPoint(smoothed[k]));
+            if (points.size() >= 2) {
+                b.polyline(Group::paths, points, pathColour(i), kPathWidth);
+                stats.path_points += points.size();
+            }
+            if (!points.empty()) from = points.front(), to = points.back();
+        } else {
+            context.warn("path {}: {} -> {}: {} after {} expansions; drawing the fill only", i + 1,
+                         pointText(request.from), pointText(request.to),
+                         query::outcomeName(record.outcome), record.expansions);
+        }
+        b.disc(Group::markers, from, kMarkerRadius, kStart, kMarkerStroke, 1.5f);
+        b.disc(Group::markers, to, kMarkerRadius, kGoal, kMarkerStroke, 1.5f);
+    }
+    return {};
+}
+
+Colour shade(Colour c, float factor) {
+    auto channel = [&](uint8_t v) { return uint8_t(std::lround(std::clamp(float(v) * factor, 0.0f, 255.0f))); };
+    return {channel(c.r), channel(c.g), channel(c.b), c.a};
+}
+
+// Darkens lower surfaces (70% at the lowest, 100% at the highest) so floors read apart, then
+// orders the shapes: by group, surfaces and the graph from low to high.
+void finishScene(Scene& scene) {
+    float lo = HUGE_VALF, hi = -HUGE_VALF;
+    for (const Shape& s : scene.shapes)
+        if (s.group == Group::geometry || s.group == Group::surface) {
+            lo = std::min(lo, s.sort_y);
+            hi = std::max(hi, s.sort_y);
+        }
+    if (hi > lo)
+        for (Shape& s : scene.shapes)
+            if (s.group == Group::geometry || s.group == Group::surface) {
+                const float factor = 0.7f + 0.3f * (s.sort_y - lo) / (hi - lo);
+                s.fill = shade(s.fill, factor);
+                s.stroke = shade(s.stroke, factor);
+            }
+    std::stable_sort(scene.shapes.begin(), scene.shapes.end(), [](const Shape& a, const Shape& b) {
+        if (a.group != b.group) return a.group < b.group;
+        const bool by_height = a.group != Group::paths && a.group != Group::markers;
+        return by_height && a.sort_y < b.sort_y;
+    });
+}
+
+}  // namespace
+
+Status writeView(const std::filesystem::path& artifact, const std::filesystem::path& out,
+                 const ViewOptions& options, Context& context, ViewStats* stats_out) {
+    if (Status s = checkOptions(options); !s) return s;
+    auto format = formatFromPath(out);
+    if (!format) return format.error();
+    auto loaded = loadArtifact(artifact);
+    if (!loaded) return loaded.error();
+    const Artifact& a = **loaded;
+
+    uint32_t layers = options.layers;
+    if (layers == 0) {
+        layers = a.available & ~layerBit(Layer::paths);
+        if (!options.paths.empty()) layers |= layerBit(Layer::paths);
+    }
+    if (!options.paths.empty() && !(a.available & layerBit(Layer::paths)))
+        return makeError(ErrorKind::usage,
+                         "{}: paths need a graph or runtime asset (.graph, .nav), and this is a {}",
+                         artifact.string(), a.kind_name);
+    if (!options.paths.empty()) layers |= layerBit(Layer::paths);
+    if (uint32_t missing = layers & ~a.available; missing != 0)
+        return makeError(ErrorKind::usage, "{}: a {} has no {} layer (its layers: {})",
+                         artifact.string(), a.kind_name, layerNames(missing),
+                         layerNames(a.available));
+    if ((layers & layerBit(Layer::paths)) && options.paths.empty())
+        return makeError(ErrorKind::usage, "layer 'paths' needs at least one path (--path)");
+
+    ViewStats stats;
+    stats.kind = a.kind_name;
+    stats.layers = layers;
+    Scene scene;
+    scene.title = artifact.filename().string();
+    scene.projection = fitProjection(a.min[0], a.min[2], a.max[0], a.max[2], options.size);
+    Builder builder(scene, options);
+    if (layers & layerBit(Layer::geometry)) drawGeometry(builder, a.geometry, stats);
+    if (a.kind == formats::kKindVoxels) {
+        drawVoxelSurface(builder, a.grid, stats);
+    } else if (a.kind == formats::kKindGraph || a.kind == formats::kKindNav) {
+        const bool clusters = (layers & layerBit(Layer::clusters)) != 0;
+        if (layers & (layerBit(Layer::walkable) | layerBit(Layer::navmesh) | layerBit(Layer::clusters)))
+            drawGraphSurface(builder, a.graph, clusters, stats);
+        if (clusters) stats.clusters = a.graph.cluster_count;
+        if (layers & layerBit(Layer::graph))
+            drawGraph(builder, a.graph, options, scene.projection.scale, stats);
+        if (layers & layerBit(Layer::paths))
+            if (Status s = drawPaths(builder, a.graph, artifact, options, clusters, context, stats); !s)
+                return s;
+    }
+    finishScene(scene);
+    for (const Shape& s : scene.shapes) {
+        stats.polygon_shapes += s.kind == ShapeKind::polygon;
+        stats.line_shapes += s.kind == ShapeKind::line;
+        stats.disc_shapes += s.kind == ShapeKind::disc;
+        stats.polyline_shapes += s.kind == ShapeKind::polyline;
+    }
+
+    std::vector<uint8_t> bytes;
+    if (*format == ViewFormat::glb) {
+        bytes = renderGlb(scene, &stats.glb_meshes, &stats.glb_vertices);
+    } else {
+        stats.width = scene.projection.width;
+        stats.height = scene.projection.height;
+        if (*format == ViewFormat::svg) {
+            bytes = renderSvg(scene);
+        } else {
+            auto png = renderPng(scene);
+            if (!png) return png.error();
+            bytes = std::move(png).value();
+        }
+    }
+    if (Status s = writeFileAtomic(out, bytes); !s) return s;
+    stats.bytes = bytes.size();
+    if (stats_out) *stats_out = std::move(stats);
+    return {};
+}
+
+}  // namespace nav::view
