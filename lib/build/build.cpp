@@ -18,6 +18,7 @@
 #include "../geometry/geometry.h"
 #include "../graph/graph.h"
 #include "../nexthop/nexthop.h"
+#include "../view/view.h"
 #include "../voxel/voxel_grid.h"
 
 namespace nav::build {
@@ -626,16 +627,16 @@ std::vector<Stage> planStages(const LevelConfig& c) {
                 auto g = graph::loadGraph(stages[self.deps[0]].artifact);
                 if (!g) return g.error();
                 formats::ContainerWriter writer = graph::graphWriter(*g, formats::kKindNav);
-                std::optional<cluster::Clusters> clusters;
+                std::optional<cluster::Clusters> packed_clusters;
                 for (size_t i = 1; i < self.deps.size(); ++i) {
                     const Stage& d = stages[self.deps[i]];
                     if (d.kind == "cluster") {
                         auto cl = cluster::loadClusters(d.artifact);
                         if (!cl) return cl.error();
                         cluster::addClusterSections(writer, *cl);
-                        clusters = std::move(*cl);
+                        packed_clusters = std::move(*cl);
                     } else if (d.kind == "hierarchy") {
-                        auto h = cluster::loadHierarchy(d.artifact, *clusters, stages[self.deps[1]].artifact);
+                        auto h = cluster::loadHierarchy(d.artifact, *packed_clusters, stages[self.deps[1]].artifact);
                         if (!h) return h.error();
                         cluster::addHierarchySections(writer, *h);
                     } else if (d.kind == "nexthop" && d.artifact.extension() == ".nhh") {
@@ -728,6 +729,7 @@ OJson BuildReport::toJson(const LevelConfig& c) const {
             {"peak_rss_bytes", peakRss()},
             {"stages", stages_json},
             {"outputs", outputs_json},
+            {"views", views},
             {"warnings", warnings}};
 }
 
@@ -873,6 +875,29 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
         if (!current || *current != *bytes) {
             if (Status s = writeFileAtomic(c.output / name, *bytes); !s) return s.error();
             context.info("wrote {}", (c.output / name).string());
+        }
+    }
+    // Debug views: a top-down PNG and a 3D GLB per asset (and the imported geometry), redrawn
+    // when missing or older than their asset.
+    if (c.debug_views) {
+        fs::create_directories(c.output / "views", ec);
+        std::vector<std::pair<fs::path, std::string>> sources;
+        if (!c.grid_map) sources.push_back({stages[0].artifact, "level.geometry"});
+        for (const std::string& o : report.outputs) sources.push_back({c.output / o, fs::path(o).stem().string()});
+        for (const auto& [artifact, stem] : sources) {
+            for (const char* ext : {".png", ".glb"}) {
+                const fs::path out = c.output / "views" / (stem + ext);
+                std::error_code time_ec;
+                if (fs::exists(out) && fs::last_write_time(out, time_ec) >= fs::last_write_time(artifact, time_ec) &&
+                    !options.force) {
+                    report.views.push_back(fs::relative(out, c.output).string());
+                    continue;
+                }
+                view::ViewOptions vo;
+                vo.size = 1024;
+                if (Status s = view::writeView(artifact, out, vo, context); !s) return s.error();
+                report.views.push_back(fs::relative(out, c.output).string());
+            }
         }
     }
     report.milliseconds =

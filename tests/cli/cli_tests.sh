@@ -542,6 +542,16 @@ JSON
   done
   find "$work/slow" -name '*.tmp-*' | grep -q . && fail "a temporary file was left behind"
   "$navbake" -q inspect "$work/slow/human.tile.nav" >/dev/null || fail "asset invalid after interruption"
+  # Debug views next to the report: valid PNG and GLB files, listed in the report.
+  cat >"$work/views.json" <<'JSON'
+{"input": "level.glb", "output": "views", "debug_views": true, "agents": [{"name": "human", "graphs": ["navmesh"], "clusters": true}]}
+JSON
+  "$navbake" -q build "$work/views.json" || fail "build with debug views"
+  for f in level.geometry human.navmesh; do
+    [ "$(head -c 8 "$work/views/views/$f.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$f.png is not a PNG"
+    [ "$(head -c 4 "$work/views/views/$f.glb")" = glTF ] || fail "$f.glb is not a GLB"
+    grep -q "\"views/$f.png\"" "$work/views/views.report.json" || fail "the report does not list $f.png"
+  done
   # Config errors: one message with the JSON path each.
   echo '{"input": "level.glb", "voxel": {"cell_size": "big"}}' >"$work/bad.json"
   expect 1 'bad.json: \$.voxel.cell_size: expected a number, got string' "$navbake" build "$work/bad.json"
