@@ -260,7 +260,9 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
     const bool implicit_volume = (header.flags & formats::kGraphFlagImplicitVolume) != 0;
     if (!implicit_volume) {
         writer.add(formats::kSecNodePositions, arrayBytes(g.positions));
-        if (!g.cells.empty()) writer.add(formats::kSecNodeCells, std::move(cells));
+        // Tile graphs always carry NCEL (readers require it), even with no nodes.
+        if (!g.cells.empty() || header.type == GraphType::tile)
+            writer.add(formats::kSecNodeCells, std::move(cells));
     }
     if (!g.column_nodes.empty())
         writer.add(formats::kSecColumnNodes, arrayBytes(g.column_nodes), formats::Codec::zstd_delta32);

@@ -552,6 +552,10 @@ JSON
     [ "$(head -c 4 "$work/views/views/$f.glb")" = glTF ] || fail "$f.glb is not a GLB"
     grep -q "\"views/$f.png\"" "$work/views/views.report.json" || fail "the report does not list $f.png"
   done
+  # An agent that fits nowhere: the build succeeds and the report says so.
+  echo '{"input": "level.glb", "output": "giant", "agents": [{"name": "giant", "radius": 20}]}' >"$work/giant.json"
+  expect 0 "agent 'giant' fits nowhere: no walkable surface" "$navbake" build "$work/giant.json"
+  grep -q "fits nowhere" "$work/giant/giant.report.json" || fail "the report lacks the fits-nowhere warning"
   # Config errors: one message with the JSON path each.
   echo '{"input": "level.glb", "voxel": {"cell_size": "big"}}' >"$work/bad.json"
   expect 1 'bad.json: \$.voxel.cell_size: expected a number, got string' "$navbake" build "$work/bad.json"
