@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <atomic>
@@ -39,6 +41,14 @@ void writeText(const std::filesystem::path& path, const std::string& text) {
 std::vector<uint8_t> readBytes(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::filesystem::path> movingAiMaps(const std::filesystem::path& data) {
+    std::vector<std::filesystem::path> maps;
+    for (const auto& entry : std::filesystem::directory_iterator(data / "movingai"))
+        if (entry.path().extension() == ".map") maps.push_back(entry.path());
+    std::sort(maps.begin(), maps.end());
+    return maps;
 }
 
 }  // namespace nav::test

@@ -25,6 +25,8 @@ private:
 // ../shared/data beside the repository, or empty when absent (tests then skip with a message).
 std::filesystem::path sharedData();
 std::filesystem::path sampleLevels();
+// The MovingAI grid maps (*.map) under `data`/movingai, sorted by name.
+std::vector<std::filesystem::path> movingAiMaps(const std::filesystem::path& data);
 
 void writeText(const std::filesystem::path& path, const std::string& text);
 std::vector<uint8_t> readBytes(const std::filesystem::path& path);

@@ -16,57 +16,20 @@
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxel_grid.h"
+#include "graph_test_support.h"
 #include "test_support.h"
 
 using namespace nav;
 
 namespace {
 
-graph::Graph tileGraph(const std::string& text, const std::string& name = "t.map") {
-    auto map = importer::parseMovingAiMap(text, name);
-    REQUIRE(map.ok());
-    vox::VoxelGrid grid = vox::gridFromMap(*map);
-    grid.source_name = name;
-    Context context;
-    auto g = graph::buildTileGraph(grid, context);
-    REQUIRE(g.ok());
-    return std::move(g).value();
-}
-
-// A .nav holding `g` and the cluster sections of `c`, loaded and viewed.
-struct Packed {
-    navrt::Asset asset;
-    navrt::GraphView view;
-    navrt::Error error;
-};
+using Packed = test::PackedAsset;
+// A .nav holding `g` and the cluster sections of `c` (none when null), loaded and viewed.
 void pack(const graph::Graph& g, const cluster::Clusters* c, const std::filesystem::path& path,
           Packed& out) {
-    formats::ContainerWriter writer = graph::graphWriter(g, formats::kKindNav);
-    if (c != nullptr) cluster::addClusterSections(writer, *c);
-    REQUIRE(saveContainer(path, writer).ok());
-    REQUIRE_FALSE(navrt::load(path.c_str(), out.asset));
-    out.error = navrt::viewGraph(out.asset, out.view);
-}
-
-std::vector<double> dijkstraFrom(const graph::Graph& g, uint32_t source) {
-    std::vector<double> dist(g.nodeCount(), std::numeric_limits<double>::infinity());
-    using Item = std::pair<double, uint32_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-    dist[source] = 0;
-    heap.push({0, source});
-    while (!heap.empty()) {
-        auto [d, u] = heap.top();
-        heap.pop();
-        if (d > dist[u]) continue;
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-            const double nd = d + g.edge_costs[e];
-            if (nd < dist[g.edge_targets[e]]) {
-                dist[g.edge_targets[e]] = nd;
-                heap.push({nd, g.edge_targets[e]});
-            }
-        }
-    }
-    return dist;
+    test::packAsset(g, path, out, [&](formats::ContainerWriter& writer) {
+        if (c != nullptr) cluster::addClusterSections(writer, *c);
+    });
 }
 
 // Every cluster is connected through edges between its own nodes.
@@ -173,7 +136,7 @@ const char* kSmallMap =
 
 TEST_SUITE("cluster") {
 TEST_CASE("table entries never exceed brute-force Dijkstra and are exact before quantization") {
-    const graph::Graph g = tileGraph(kSmallMap);
+    const graph::Graph g = test::tileGraphOfText(kSmallMap);
     Context context;
     for (auto method : {cluster::ClusterParams::grid, cluster::ClusterParams::regions}) {
         cluster::ClusterParams params;
@@ -187,7 +150,7 @@ TEST_CASE("table entries never exceed brute-force Dijkstra and are exact before 
         const uint32_t k = c->count();
         std::vector<double> brute(size_t(k) * k, std::numeric_limits<double>::infinity());
         for (uint32_t a = 0; a < g.nodeCount(); ++a) {
-            const std::vector<double> dist = dijkstraFrom(g, a);
+            const std::vector<double> dist = test::shortestFrom(g, a);
             for (uint32_t b = 0; b < g.nodeCount(); ++b) {
                 double& cell = brute[size_t(c->node_clusters[a]) * k + c->node_clusters[b]];
                 cell = std::min(cell, dist[b]);
@@ -211,7 +174,7 @@ TEST_CASE("table entries never exceed brute-force Dijkstra and are exact before 
 }
 
 TEST_CASE("clusters are deterministic at any thread count and match the requested count") {
-    const graph::Graph g = tileGraph(kSmallMap);
+    const graph::Graph g = test::tileGraphOfText(kSmallMap);
     Context context;
     cluster::ClusterParams params;
     params.threads = 1;
@@ -241,7 +204,7 @@ TEST_CASE("clusters are deterministic at any thread count and match the requeste
 TEST_CASE("regions: two rooms joined by a one-cell doorway are cut at the doorway") {
     // 20 x 10 and 8 x 10 cells: seeds grown by distance alone would cut the big room instead.
     const RoomsMap m = roomsMap({20, 8}, {10});
-    const graph::Graph g = tileGraph(m.text, "two_rooms.map");
+    const graph::Graph g = test::tileGraphOfText(m.text, "two_rooms.map");
     REQUIRE(g.nodeCount() == 281);
     Context context;
     cluster::ClusterParams params;
@@ -275,7 +238,7 @@ TEST_CASE("regions: two rooms joined by a one-cell doorway are cut at the doorwa
 TEST_CASE("regions: a cluster per room of a grid of rooms; deterministic, connected, admissible") {
     // 12 rooms from 7 x 8 to 11 x 11 cells, each wall with a one-cell doorway.
     const RoomsMap m = roomsMap({10, 7, 11, 9}, {9, 11, 8});
-    const graph::Graph g = tileGraph(m.text, "rooms.map");
+    const graph::Graph g = test::tileGraphOfText(m.text, "rooms.map");
     Context context;
     cluster::ClusterParams params;
     params.method = cluster::ClusterParams::regions;
@@ -301,7 +264,7 @@ TEST_CASE("regions: a cluster per room of a grid of rooms; deterministic, connec
     CHECK(majority_clusters.size() == 12);
     // Table entries bound the true costs from a few sources.
     for (uint32_t a = 0; a < g.nodeCount(); a += 97) {
-        const std::vector<double> dist = dijkstraFrom(g, a);
+        const std::vector<double> dist = test::shortestFrom(g, a);
         for (uint32_t b = 0; b < g.nodeCount(); ++b)
             CHECK(one->bound(one->node_clusters[a], one->node_clusters[b]) <= dist[b] + 1e-9);
     }
@@ -316,7 +279,7 @@ TEST_CASE("regions: the count follows --clusters and --cluster-size; navmesh and
     }();
     Context context;
     for (const std::string& text : {rooms.text, open, std::string(kSmallMap)}) {
-        const graph::Graph g = tileGraph(text);
+        const graph::Graph g = test::tileGraphOfText(text);
         cluster::ClusterParams params;
         params.method = cluster::ClusterParams::regions;
         for (uint32_t k : {1u, 3u, 8u, 20u, 40u}) {
@@ -369,7 +332,7 @@ TEST_CASE("regions: the count follows --clusters and --cluster-size; navmesh and
 }
 
 TEST_CASE("bad inputs: too many clusters, mismatched graph, unreachable clusters fail fast") {
-    const graph::Graph g = tileGraph(kSmallMap);
+    const graph::Graph g = test::tileGraphOfText(kSmallMap);
     Context context;
     cluster::ClusterParams params;
     params.clusters = uint32_t(g.nodeCount()) + 1;
@@ -379,7 +342,7 @@ TEST_CASE("bad inputs: too many clusters, mismatched graph, unreachable clusters
     CHECK(too_many.error().message.find("exceeds the graph's") != std::string::npos);
 
     // A .clu of another graph: pack refuses it naming both files; navrt rejects the sections.
-    const graph::Graph other = tileGraph("type octile\nheight 2\nwidth 3\nmap\n...\n...\n", "o.map");
+    const graph::Graph other = test::tileGraphOfText("type octile\nheight 2\nwidth 3\nmap\n...\n...\n", "o.map");
     params.clusters = 0;
     auto c = cluster::buildClusters(g, params, context);
     REQUIRE(c.ok());
@@ -400,7 +363,7 @@ TEST_CASE("bad inputs: too many clusters, mismatched graph, unreachable clusters
     CHECK(std::string(wrong.error.message).find("built for another graph") != std::string::npos);
 
     // Two components: the table says unreachable; a query between them expands nothing.
-    const graph::Graph split = tileGraph("type octile\nheight 3\nwidth 7\nmap\n...@...\n...@...\n...@...\n");
+    const graph::Graph split = test::tileGraphOfText("type octile\nheight 3\nwidth 7\nmap\n...@...\n...@...\n...@...\n");
     params.cluster_size = 2;
     auto cs = cluster::buildClusters(split, params, context);
     REQUIRE(cs.ok());
@@ -416,7 +379,7 @@ TEST_CASE("bad inputs: too many clusters, mismatched graph, unreachable clusters
 
     // A one-way edge: same component, but the table proves 1 -> 0 impossible (0 expansions),
     // where the standard heuristic has to expand the start.
-    graph::Graph oneway = tileGraph("type octile\nheight 1\nwidth 2\nmap\n..\n");
+    graph::Graph oneway = test::tileGraphOfText("type octile\nheight 1\nwidth 2\nmap\n..\n");
     REQUIRE(oneway.nodeCount() == 2);
     oneway.edge_offsets = {0, 1, 1};
     oneway.edge_targets = {1};
@@ -467,29 +430,24 @@ TEST_CASE("MovingAI: regions keep every scenario optimal and beat grid blocks of
         if (!std::filesystem::exists(map_path)) continue;
         INFO(name);
         ++maps;
-        auto map = importer::loadMovingAiMap(map_path);
-        REQUIRE(map.ok());
-        vox::VoxelGrid grid = vox::gridFromMap(*map);
-        grid.source_name = map_path.filename().string();
         Context context;
-        auto g = graph::buildTileGraph(grid, context);
-        REQUIRE(g.ok());
+        const graph::Graph g = test::tileGraphOfFile(map_path);
         cluster::ClusterParams params;
         params.cluster_size = 16;
-        auto blocks = cluster::buildClusters(*g, params, context);
+        auto blocks = cluster::buildClusters(g, params, context);
         REQUIRE(blocks.ok());
         params.method = cluster::ClusterParams::regions;
         params.clusters = blocks->count();
-        auto regions = cluster::buildClusters(*g, params, context);
+        auto regions = cluster::buildClusters(g, params, context);
         REQUIRE(regions.ok());
-        checkConnected(*g, *regions);
+        checkConnected(g, *regions);
         CHECK(2 * regions->count() >= blocks->count());
         CHECK(regions->count() <= 2 * blocks->count());
         const std::string scen = map_path.string() + ".scen";
         double means[2] = {0, 0};
         for (int i = 0; i < 2; ++i) {
             Packed p;
-            pack(*g, i == 0 ? &*blocks : &*regions, dir / (std::string(name) + ".nav"), p);
+            pack(g, i == 0 ? &*blocks : &*regions, dir / (std::string(name) + ".nav"), p);
             REQUIRE_FALSE(p.error);
             auto run = query::runScenarioFile(p.view, scen, context, query::Method::cluster);
             REQUIRE(run.ok());
@@ -511,29 +469,21 @@ TEST_CASE("MovingAI: the cluster heuristic keeps every scenario optimal and expa
         MESSAGE("skipped: ../shared/data is absent");
         return;
     }
-    std::vector<std::filesystem::path> maps;
-    for (const auto& entry : std::filesystem::directory_iterator(data / "movingai"))
-        if (entry.path().extension() == ".map") maps.push_back(entry.path());
-    std::sort(maps.begin(), maps.end());
+    const std::vector<std::filesystem::path> maps = test::movingAiMaps(data);
     REQUIRE(maps.size() >= 10);
     test::TempDir dir;
     double octile_sum = 0, cluster_sum = 0;  // expansions over every scenario of every map
     for (const auto& map_path : maps) {
         INFO(map_path.filename().string());
-        auto map = importer::loadMovingAiMap(map_path);
-        REQUIRE(map.ok());
-        vox::VoxelGrid grid = vox::gridFromMap(*map);
-        grid.source_name = map_path.filename().string();
         Context context;
-        auto g = graph::buildTileGraph(grid, context);
-        REQUIRE(g.ok());
+        const graph::Graph g = test::tileGraphOfFile(map_path);
         cluster::ClusterParams params;
         params.cluster_size = 16;
-        auto c = cluster::buildClusters(*g, params, context);
+        auto c = cluster::buildClusters(g, params, context);
         REQUIRE(c.ok());
-        checkConnected(*g, *c);
+        checkConnected(g, *c);
         Packed p;
-        pack(*g, &*c, dir / (map_path.stem().string() + ".nav"), p);
+        pack(g, &*c, dir / (map_path.stem().string() + ".nav"), p);
         REQUIRE_FALSE(p.error);
         const std::string scen = map_path.string() + ".scen";
         auto octile = query::runScenarioFile(p.view, scen, context, query::Method::astar);

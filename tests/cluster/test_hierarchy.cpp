@@ -17,20 +17,12 @@
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_hier.h"
 #include "lib/voxel/voxel_grid.h"
+#include "graph_test_support.h"
 #include "test_support.h"
 
 using namespace nav;
 
 namespace {
-
-graph::Graph graphOfMap(const importer::GridMap& map, const std::string& name) {
-    vox::VoxelGrid grid = vox::gridFromMap(map);
-    grid.source_name = name;
-    Context context;
-    auto g = graph::buildTileGraph(grid, context);
-    REQUIRE(g.ok());
-    return std::move(g).value();
-}
 
 // A 96 x 96 map of rooms: walls every 12 cells with doorways of varying width, plus pillars.
 graph::Graph roomsGraph() {
@@ -47,7 +39,7 @@ graph::Graph roomsGraph() {
     }
     auto map = importer::parseMovingAiMap(text, "rooms.map");
     REQUIRE(map.ok());
-    return graphOfMap(*map, "rooms.map");
+    return test::tileGraphOf(*map, "rooms.map");
 }
 
 struct Built {
@@ -70,40 +62,14 @@ Built build(const graph::Graph& g, uint32_t cluster_size, formats::EntranceMode 
     return {std::move(c).value(), std::move(h).value()};
 }
 
-struct Packed {
-    navrt::Asset asset;
-    navrt::GraphView view;
-    navrt::Error error;
-};
+using Packed = test::PackedAsset;
+// A .nav of `g` with the cluster sections of `c` and the hierarchy `h` (none when null).
 void pack(const graph::Graph& g, const cluster::Clusters& c, const cluster::Hierarchy* h,
           const std::filesystem::path& path, Packed& out) {
-    formats::ContainerWriter writer = graph::graphWriter(g, formats::kKindNav);
-    cluster::addClusterSections(writer, c);
-    if (h != nullptr) cluster::addHierarchySections(writer, *h);
-    REQUIRE(saveContainer(path, writer).ok());
-    REQUIRE_FALSE(navrt::load(path.c_str(), out.asset));
-    out.error = navrt::viewGraph(out.asset, out.view);
-}
-
-std::vector<double> shortestFrom(const graph::Graph& g, uint32_t source) {
-    std::vector<double> dist(g.nodeCount(), std::numeric_limits<double>::infinity());
-    using Item = std::pair<double, uint32_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-    dist[source] = 0;
-    heap.push({0, source});
-    while (!heap.empty()) {
-        auto [d, u] = heap.top();
-        heap.pop();
-        if (d > dist[u]) continue;
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-            const double nd = d + g.edge_costs[e];
-            if (nd < dist[g.edge_targets[e]]) {
-                dist[g.edge_targets[e]] = nd;
-                heap.push({nd, g.edge_targets[e]});
-            }
-        }
-    }
-    return dist;
+    test::packAsset(g, path, out, [&](formats::ContainerWriter& writer) {
+        cluster::addClusterSections(writer, c);
+        if (h != nullptr) cluster::addHierarchySections(writer, *h);
+    });
 }
 
 // The path is a walk along graph edges from `start` whose edge costs add up to cost().
@@ -223,7 +189,7 @@ TEST_CASE("every planner returns valid paths; the exact entrance variant returns
     double worst_groups = 0;
     for (int trial = 0; trial < 60; ++trial) {
         const uint32_t start = pick(random), goal = pick(random);
-        const std::vector<double> dist = shortestFrom(g, start);
+        const std::vector<double> dist = test::shortestFrom(g, start);
         INFO("start ", start, " goal ", goal);
         if (!std::isfinite(dist[goal])) {
             CHECK(qs.findPath(start, goal) == navrt::PathStatus::no_path);
@@ -361,7 +327,7 @@ TEST_CASE("MovingAI: hierarchical search solves every scenario, exactly with all
         INFO(std::string(name));
         auto map = importer::loadMovingAiMap(map_path);
         REQUIRE(map.ok());
-        const graph::Graph g = graphOfMap(*map, map_path.filename().string());
+        const graph::Graph g = test::tileGraphOf(*map, map_path.filename().string());
         Built b = build(g, 16, formats::EntranceMode::all);
         Packed p;
         pack(g, b.clusters, &b.hierarchy, dir / (std::string(name) + ".nav"), p);

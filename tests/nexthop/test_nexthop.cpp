@@ -17,22 +17,12 @@
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_nexthop.h"
 #include "lib/voxel/voxel_grid.h"
+#include "graph_test_support.h"
 #include "test_support.h"
 
 using namespace nav;
 
 namespace {
-
-graph::Graph graphOfText(const std::string& text, const std::string& name) {
-    auto map = importer::parseMovingAiMap(text, name);
-    REQUIRE(map.ok());
-    vox::VoxelGrid grid = vox::gridFromMap(*map);
-    grid.source_name = name;
-    Context context;
-    auto g = graph::buildTileGraph(grid, context);
-    REQUIRE(g.ok());
-    return std::move(g).value();
-}
 
 // A map of rooms (walls every 8 cells with doorways) and scattered pillars.
 std::string roomsMap(int width, int height, unsigned seed) {
@@ -50,44 +40,9 @@ std::string roomsMap(int width, int height, unsigned seed) {
     return text;
 }
 
-std::vector<double> shortestFrom(const graph::Graph& g, uint32_t source) {
-    std::vector<double> dist(g.nodeCount(), std::numeric_limits<double>::infinity());
-    using Item = std::pair<double, uint32_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-    dist[source] = 0;
-    heap.push({0, source});
-    while (!heap.empty()) {
-        auto [d, u] = heap.top();
-        heap.pop();
-        if (d > dist[u]) continue;
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-            const double nd = d + g.edge_costs[e];
-            if (nd < dist[g.edge_targets[e]]) {
-                dist[g.edge_targets[e]] = nd;
-                heap.push({nd, g.edge_targets[e]});
-            }
-        }
-    }
-    return dist;
-}
-
 std::vector<uint8_t> tableBytes(const nexthop::Table& t, const std::filesystem::path& path) {
     REQUIRE(nexthop::saveTable(path, t).ok());
     return test::readBytes(path);
-}
-
-struct Packed {
-    navrt::Asset asset;
-    navrt::GraphView view;
-    navrt::Error error;
-};
-template <class AddSections>
-void pack(const graph::Graph& g, const std::filesystem::path& path, Packed& out, AddSections&& add) {
-    formats::ContainerWriter writer = graph::graphWriter(g, formats::kKindNav);
-    add(writer);
-    REQUIRE(saveContainer(path, writer).ok());
-    REQUIRE_FALSE(navrt::load(path.c_str(), out.asset));
-    out.error = navrt::viewGraph(out.asset, out.view);
 }
 
 // Every shared map of at most `max_nodes` nodes (and more than `min_nodes`): the table's chained
@@ -100,24 +55,16 @@ void conformance(size_t min_nodes, size_t max_nodes) {
     }
     test::TempDir dir;
     int maps = 0;
-    std::vector<std::filesystem::path> paths;
-    for (const auto& entry : std::filesystem::directory_iterator(data / "movingai"))
-        if (entry.path().extension() == ".map") paths.push_back(entry.path());
-    std::sort(paths.begin(), paths.end());
+    const std::vector<std::filesystem::path> paths = test::movingAiMaps(data);
     for (const auto& map_path : paths) {
-        auto map = importer::loadMovingAiMap(map_path);
-        REQUIRE(map.ok());
-        vox::VoxelGrid grid = vox::gridFromMap(*map);
-        grid.source_name = map_path.filename().string();
         Context context;
-        auto g = graph::buildTileGraph(grid, context);
-        REQUIRE(g.ok());
-        if (g->nodeCount() <= min_nodes || g->nodeCount() > max_nodes) continue;
+        const graph::Graph g = test::tileGraphOfFile(map_path);
+        if (g.nodeCount() <= min_nodes || g.nodeCount() > max_nodes) continue;
         INFO(map_path.filename().string());
-        auto table = nexthop::buildTable(*g, {}, context);
+        auto table = nexthop::buildTable(g, {}, context);
         REQUIRE(table.ok());
-        Packed p;
-        pack(*g, dir / "t.nav", p, [&](auto& w) { nexthop::addNextHopSections(w, *table); });
+        test::PackedAsset p;
+        test::packAsset(g, dir / "t.nav", p, [&](auto& w) { nexthop::addNextHopSections(w, *table); });
         REQUIRE_FALSE(p.error);
         auto report = query::runScenarioFile(p.view, map_path.string() + ".scen", context,
                                              query::SearchMethod(query::Method::nexthop));
@@ -127,7 +74,7 @@ void conformance(size_t min_nodes, size_t max_nodes) {
         CHECK(report->optimal == report->total);
         CHECK(report->max_abs_error <= 1e-3);
         ++maps;
-        MESSAGE(map_path.filename().string(), ": ", g->nodeCount(), " nodes, ",
+        MESSAGE(map_path.filename().string(), ": ", g.nodeCount(), " nodes, ",
                 table->header.run_count, " runs, ", table->blocks.size(), " block bytes, ",
                 report->total, " scenarios optimal");
     }
@@ -138,7 +85,7 @@ void conformance(size_t min_nodes, size_t max_nodes) {
 
 TEST_SUITE("nexthop") {
 TEST_CASE("each next hop starts a shortest path; same bytes at any thread count and from shards") {
-    const graph::Graph g = graphOfText(roomsMap(40, 32, 1), "rooms.map");
+    const graph::Graph g = test::tileGraphOfText(roomsMap(40, 32, 1), "rooms.map");
     Context context;
     nexthop::BuildParams one;
     one.threads = 1;
@@ -147,10 +94,10 @@ TEST_CASE("each next hop starts a shortest path; same bytes at any thread count 
     REQUIRE(table.ok());
     const uint32_t n = uint32_t(g.nodeCount());
     for (uint32_t s = 0; s < n; s += 7) {
-        const std::vector<double> dist = shortestFrom(g, s);
+        const std::vector<double> dist = test::shortestFrom(g, s);
         std::vector<std::vector<double>> from_neighbour;
         for (uint32_t e = g.edge_offsets[s]; e < g.edge_offsets[s + 1]; ++e)
-            from_neighbour.push_back(shortestFrom(g, g.edge_targets[e]));
+            from_neighbour.push_back(test::shortestFrom(g, g.edge_targets[e]));
         auto row = nexthop::decodeRow(*table, s);
         REQUIRE(row.ok());
         for (uint32_t t = 0; t < n; ++t) {
@@ -198,7 +145,7 @@ TEST_CASE("each next hop starts a shortest path; same bytes at any thread count 
     auto twice = nexthop::mergeShards({parts[0], parts[0], parts[1]}, {names[0], names[0], names[1]});
     REQUIRE_FALSE(twice.ok());
     CHECK(twice.error().message.find("are both shard") != std::string::npos);
-    const graph::Graph other = graphOfText(roomsMap(40, 32, 2), "other.map");
+    const graph::Graph other = test::tileGraphOfText(roomsMap(40, 32, 2), "other.map");
     nexthop::BuildParams shard0 = one;
     shard0.shard_count = 3;
     auto foreign = nexthop::buildTable(other, shard0, context);
@@ -214,7 +161,7 @@ TEST_CASE("incremental update equals a full rebuild byte for byte after random e
     uint64_t recomputed = 0, total = 0;
     for (unsigned map_seed : {3u, 4u, 5u}) {
         const std::string text = roomsMap(48, 40, map_seed);
-        graph::Graph current = graphOfText(text, "edit.map");
+        graph::Graph current = test::tileGraphOfText(text, "edit.map");
         Context context;
         auto table = nexthop::buildTable(current, {}, context);
         REQUIRE(table.ok());
@@ -233,7 +180,7 @@ TEST_CASE("incremental update equals a full rebuild byte for byte after random e
                         edited[grid_start + size_t(y + dy) * (width + 1) + size_t(x + dx)] =
                             edit % 2 == 0 ? '@' : '.';
                 lines = edited;
-                next = graphOfText(lines, "edit.map");
+                next = test::tileGraphOfText(lines, "edit.map");
             } else {
                 // Remove (edit 4) or add (edit 5) edges directly in the graph.
                 next = current;
@@ -280,8 +227,8 @@ TEST_CASE("incremental update equals a full rebuild byte for byte after random e
 }
 
 TEST_CASE("bad inputs: another graph, corrupted blocks, a budget too small, shards") {
-    const graph::Graph g = graphOfText(roomsMap(24, 24, 6), "a.map");
-    const graph::Graph other = graphOfText(roomsMap(24, 24, 7), "b.map");
+    const graph::Graph g = test::tileGraphOfText(roomsMap(24, 24, 6), "a.map");
+    const graph::Graph other = test::tileGraphOfText(roomsMap(24, 24, 7), "b.map");
     Context context;
     test::TempDir dir;
     auto table = nexthop::buildTable(g, {}, context);
@@ -290,8 +237,8 @@ TEST_CASE("bad inputs: another graph, corrupted blocks, a budget too small, shar
     REQUIRE_FALSE(mismatch.ok());
     CHECK(mismatch.error().message.find("a.nh was built for another graph") != std::string::npos);
     CHECK(mismatch.error().message.find("b.graph") != std::string::npos);
-    Packed wrong;
-    pack(other, dir / "wrong.nav", wrong, [&](auto& w) { nexthop::addNextHopSections(w, *table); });
+    test::PackedAsset wrong;
+    test::packAsset(other, dir / "wrong.nav", wrong, [&](auto& w) { nexthop::addNextHopSections(w, *table); });
     CHECK(wrong.error.code == navrt::ErrorCode::bad_section);
     CHECK(std::string(wrong.error.message).find("built for another graph") != std::string::npos);
 
@@ -305,8 +252,8 @@ TEST_CASE("bad inputs: another graph, corrupted blocks, a budget too small, shar
     // A block that is not a zstd frame: navrt refuses it at init, naming the section.
     nexthop::Table broken = *table;
     std::fill(broken.blocks.begin(), broken.blocks.begin() + 8, uint8_t(0x55));
-    Packed bad;
-    pack(g, dir / "bad.nav", bad, [&](auto& w) { nexthop::addNextHopSections(w, broken); });
+    test::PackedAsset bad;
+    test::packAsset(g, dir / "bad.nav", bad, [&](auto& w) { nexthop::addNextHopSections(w, broken); });
     REQUIRE_FALSE(bad.error);
     navrt::NextHopQuery query;
     const navrt::Error init = query.init(bad.view);
@@ -317,22 +264,22 @@ TEST_CASE("bad inputs: another graph, corrupted blocks, a budget too small, shar
     shard.shard_count = 2;
     auto part = nexthop::buildTable(g, shard, context);
     REQUIRE(part.ok());
-    Packed partial;
-    pack(g, dir / "part.nav", partial, [&](auto& w) { nexthop::addNextHopSections(w, *part); });
+    test::PackedAsset partial;
+    test::packAsset(g, dir / "part.nav", partial, [&](auto& w) { nexthop::addNextHopSections(w, *part); });
     CHECK(partial.error.code == navrt::ErrorCode::bad_section);
     auto update = nexthop::updateTable(*part, g, g, {}, context);
     REQUIRE_FALSE(update.ok());
     CHECK(update.error().message.find("not a shard") != std::string::npos);
     // Lookups on a sound table; no path across components; the method check without sections.
-    Packed good;
-    pack(g, dir / "good.nav", good, [&](auto& w) { nexthop::addNextHopSections(w, *table); });
+    test::PackedAsset good;
+    test::packAsset(g, dir / "good.nav", good, [&](auto& w) { nexthop::addNextHopSections(w, *table); });
     REQUIRE_FALSE(good.error);
     navrt::NextHopQuery ok;
     REQUIRE_FALSE(ok.init(good.view));
     CHECK(ok.nextHop(0, 0) == 0);
     CHECK(ok.nextHop(0, uint32_t(g.nodeCount())) == navrt::kNoNode);
-    Packed plain;
-    pack(g, dir / "plain.nav", plain, [](auto&) {});
+    test::PackedAsset plain;
+    test::packAsset(g, dir / "plain.nav", plain, [](auto&) {});
     Status method = query::checkMethod(plain.view, query::Method::nexthop, "plain.nav");
     REQUIRE_FALSE(method.ok());
     CHECK(method.error().message.find("plain.nav: --method nexthop needs next-hop sections") !=
@@ -342,7 +289,7 @@ TEST_CASE("bad inputs: another graph, corrupted blocks, a budget too small, shar
 }
 
 TEST_CASE("hierarchical table: chained lookups always arrive along graph edges, exact inside a cluster") {
-    const graph::Graph g = graphOfText(roomsMap(64, 48, 8), "h.map");
+    const graph::Graph g = test::tileGraphOfText(roomsMap(64, 48, 8), "h.map");
     Context context;
     cluster::ClusterParams cp;
     cp.cluster_size = 8;
@@ -356,8 +303,8 @@ TEST_CASE("hierarchical table: chained lookups always arrive along graph edges, 
     REQUIRE(nexthop::saveHierTable(dir / "h.nhh", *table).ok());
     auto loaded = nexthop::loadHierTable(dir / "h.nhh");
     REQUIRE(loaded.ok());
-    Packed p;
-    pack(g, dir / "h.nav", p, [&](auto& w) { nexthop::addHierTableSections(w, *loaded); });
+    test::PackedAsset p;
+    test::packAsset(g, dir / "h.nav", p, [&](auto& w) { nexthop::addHierTableSections(w, *loaded); });
     REQUIRE_FALSE(p.error);
     navrt::NextHopQuery query;
     REQUIRE_FALSE(query.init(p.view));
@@ -367,7 +314,7 @@ TEST_CASE("hierarchical table: chained lookups always arrive along graph edges, 
     int paths = 0;
     for (int i = 0; i < 300; ++i) {
         const uint32_t s = uint32_t(random() % g.nodeCount()), t = uint32_t(random() % g.nodeCount());
-        const std::vector<double> dist = shortestFrom(g, s);
+        const std::vector<double> dist = test::shortestFrom(g, s);
         if (!std::isfinite(dist[t])) {
             CHECK(query.pathByNextHop(s, t) == navrt::PathStatus::no_path);
             continue;

@@ -73,10 +73,7 @@ TEST_CASE("POV on every shared MovingAI map: never longer than octile, equal to 
         MESSAGE("skipped: ../shared/data is absent");
         return;
     }
-    std::vector<std::filesystem::path> maps;
-    for (const auto& entry : std::filesystem::directory_iterator(data / "movingai"))
-        if (entry.path().extension() == ".map") maps.push_back(entry.path());
-    std::sort(maps.begin(), maps.end());
+    const std::vector<std::filesystem::path> maps = test::movingAiMaps(data);
     REQUIRE(maps.size() >= 10);
     // Maps small enough for the brute-force oracle (its cost grows with corners squared), and how
     // many of their scenarios it checks.

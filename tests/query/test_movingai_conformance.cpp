@@ -8,6 +8,7 @@
 #include "lib/import/import.h"
 #include "lib/query/query.h"
 #include "lib/voxel/voxel_grid.h"
+#include "graph_test_support.h"
 #include "test_support.h"
 
 using namespace nav;
@@ -19,23 +20,15 @@ TEST_CASE("MovingAI conformance: every shared map, every scenario optimal") {
         MESSAGE("skipped: ../shared/data is absent");
         return;
     }
-    std::vector<std::filesystem::path> maps;
-    for (const auto& entry : std::filesystem::directory_iterator(data / "movingai"))
-        if (entry.path().extension() == ".map") maps.push_back(entry.path());
-    std::sort(maps.begin(), maps.end());
+    const std::vector<std::filesystem::path> maps = test::movingAiMaps(data);
     REQUIRE(maps.size() >= 10);
     test::TempDir dir;
     for (const auto& map_path : maps) {
         INFO(map_path.filename().string());
-        auto map = importer::loadMovingAiMap(map_path);
-        REQUIRE(map.ok());
-        vox::VoxelGrid grid = vox::gridFromMap(*map);
-        grid.source_name = map_path.filename().string();
         Context context;
-        auto g = graph::buildTileGraph(grid, context);
-        REQUIRE(g.ok());
+        const graph::Graph g = test::tileGraphOfFile(map_path);
         const auto nav_path = dir / (map_path.stem().string() + ".nav");
-        REQUIRE(graph::saveGraph(nav_path, *g, formats::kKindNav).ok());
+        REQUIRE(graph::saveGraph(nav_path, g, formats::kKindNav).ok());
         navrt::Asset asset;
         REQUIRE_FALSE(navrt::load(nav_path.c_str(), asset));
         navrt::GraphView view;

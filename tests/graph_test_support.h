@@ -1,0 +1,86 @@
+// Graph helpers shared by the unit tests of the stages built on graphs (clusters, hierarchy,
+// next-hop tables): tile graphs from MovingAI map text, a brute-force Dijkstra oracle, and runtime
+// assets packed from a graph plus extra sections, loaded and viewed through navrt.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <limits>
+#include <queue>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/common/context.h"
+#include "lib/common/file_io.h"
+#include "lib/graph/graph.h"
+#include "lib/import/import.h"
+#include "lib/runtime/navrt_query.h"
+#include "lib/voxel/voxel_grid.h"
+
+namespace nav::test {
+
+// The tile graph of a MovingAI map (source name `name`, so scenario files match).
+inline graph::Graph tileGraphOf(const importer::GridMap& map, const std::string& name) {
+    vox::VoxelGrid grid = vox::gridFromMap(map);
+    grid.source_name = name;
+    Context context;
+    auto g = graph::buildTileGraph(grid, context);
+    REQUIRE(g.ok());
+    return std::move(g).value();
+}
+
+inline graph::Graph tileGraphOfText(const std::string& text, const std::string& name = "t.map") {
+    auto map = importer::parseMovingAiMap(text, name);
+    REQUIRE(map.ok());
+    return tileGraphOf(*map, name);
+}
+
+// The tile graph of a MovingAI .map file (source name: its file name).
+inline graph::Graph tileGraphOfFile(const std::filesystem::path& path) {
+    auto map = importer::loadMovingAiMap(path);
+    REQUIRE(map.ok());
+    return tileGraphOf(*map, path.filename().string());
+}
+
+// Shortest path costs from `source` to every node (+infinity when unreachable).
+inline std::vector<double> shortestFrom(const graph::Graph& g, uint32_t source) {
+    std::vector<double> dist(g.nodeCount(), std::numeric_limits<double>::infinity());
+    using Item = std::pair<double, uint32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+    dist[source] = 0;
+    heap.push({0, source});
+    while (!heap.empty()) {
+        auto [d, u] = heap.top();
+        heap.pop();
+        if (d > dist[u]) continue;
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+            const double nd = d + g.edge_costs[e];
+            if (nd < dist[g.edge_targets[e]]) {
+                dist[g.edge_targets[e]] = nd;
+                heap.push({nd, g.edge_targets[e]});
+            }
+        }
+    }
+    return dist;
+}
+
+// A .nav of `g` with the sections add(writer) appends, saved at `path`, loaded and viewed;
+// `error` is what viewGraph said.
+struct PackedAsset {
+    navrt::Asset asset;
+    navrt::GraphView view;
+    navrt::Error error;
+};
+template <class AddSections>
+void packAsset(const graph::Graph& g, const std::filesystem::path& path, PackedAsset& out,
+               AddSections&& add) {
+    formats::ContainerWriter writer = graph::graphWriter(g, formats::kKindNav);
+    add(writer);
+    REQUIRE(saveContainer(path, writer).ok());
+    REQUIRE_FALSE(navrt::load(path.c_str(), out.asset));
+    out.error = navrt::viewGraph(out.asset, out.view);
+}
+
+}  // namespace nav::test
