@@ -23,14 +23,14 @@ void* defaultAllocate(size_t size, void*) {
 }
 void defaultRelease(void* pointer, void*) { std::free(pointer); }
 
-Allocator resolve(const Allocator& a) {
-    if (a.allocate != nullptr && a.release != nullptr) return a;
-    return Allocator{defaultAllocate, defaultRelease, nullptr};
-}
-
 constexpr size_t alignUp(size_t v) { return (v + 15) / 16 * 16; }
 
 }  // namespace
+
+Allocator resolveAllocator(const Allocator& a) {
+    if (a.allocate != nullptr && a.release != nullptr) return a;
+    return Allocator{defaultAllocate, defaultRelease, nullptr};
+}
 
 Asset::~Asset() { reset(); }
 
@@ -75,7 +75,7 @@ Error loadFromMemory(const void* data, size_t size, Asset& out, const LoadOption
         return makeError(ErrorCode::invalid_argument, 0, 0, "null buffer passed to loadFromMemory");
     const auto* bytes = static_cast<const uint8_t*>(data);
     // Container is ~3 KB; keep it off small thread stacks.
-    const Allocator allocator = resolve(options.allocator);
+    const Allocator allocator = resolveAllocator(options.allocator);
     auto* container = static_cast<Container*>(allocator.allocate(sizeof(Container), allocator.user));
     if (container == nullptr)
         return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate the section table");
@@ -145,7 +145,7 @@ Error load(const char* path, Asset& out, const LoadOptions& options) {
         return makeError(ErrorCode::out_of_memory, 0, 0,
                          "'%s' is %ld bytes, more than the memory limit", path, size);
     }
-    const Allocator allocator = resolve(options.allocator);
+    const Allocator allocator = resolveAllocator(options.allocator);
     auto* bytes = static_cast<uint8_t*>(allocator.allocate(size_t(size) + 1, allocator.user));
     if (bytes == nullptr) {
         std::fclose(file);

@@ -26,6 +26,8 @@ struct Allocator {
     void (*release)(void* pointer, void* user) = nullptr;
     void* user = nullptr;
 };
+// `allocator` when both hooks are set, else the default (malloc-based, 16-byte aligned).
+Allocator resolveAllocator(const Allocator& allocator);
 
 struct LoadOptions {
     Allocator allocator;                        // default: malloc-based, 16-byte aligned

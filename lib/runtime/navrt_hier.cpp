@@ -1,5 +1,7 @@
 #include "navrt_hier.h"
 
+#include "navrt_heap.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -10,10 +12,8 @@ namespace navrt {
 using nav::formats::makeError;
 namespace fmt = nav::formats;
 
-namespace {
-constexpr uint32_t kNotInHeap = 0xFFFFFFFFu;
-constexpr uint32_t kClosed = 0xFFFFFFFEu;
-}  // namespace
+using heap::kClosed;
+using heap::kNotInHeap;
 
 HierarchicalQuery::~HierarchicalQuery() { release(); }
 
@@ -39,13 +39,7 @@ Error HierarchicalQuery::init(const GraphView& graph, const Allocator& allocator
         return makeError(ErrorCode::invalid_argument, 0, 0,
                          "hierarchical search needs an asset with hierarchy sections (navbake "
                          "pack --clusters FILE.clu --hierarchy FILE.hier)");
-    if (allocator.allocate != nullptr && allocator.release != nullptr) {
-        allocator_ = allocator;
-    } else {
-        allocator_.allocate = [](size_t size, void*) { return std::aligned_alloc(16, (size + 15) / 16 * 16); };
-        allocator_.release = [](void* p, void*) { std::free(p); };
-        allocator_.user = nullptr;
-    }
+    allocator_ = resolveAllocator(allocator);
     if (Error e = low_.init(graph, 0, allocator_)) return e;
     const fmt::HierarchyHeader& h = graph.hierarchy.header;
     const size_t groups = h.group_count, entrances = h.entrance_count;
@@ -82,52 +76,9 @@ uint32_t HierarchicalQuery::groupOf(uint32_t node, uint32_t level) const {
     return group;
 }
 
-bool HierarchicalQuery::before(uint32_t a, uint32_t b) const {
-    const Record& ra = records_[a];
-    const Record& rb = records_[b];
-    if (ra.f != rb.f) return ra.f < rb.f;
-    if (ra.g != rb.g) return ra.g > rb.g;
-    return a < b;
-}
-
-void HierarchicalQuery::heapDecrease(uint32_t id) {
-    uint32_t i = records_[id].heap_index;
-    while (i > 0) {
-        const uint32_t parent = (i - 1) / 2;
-        if (!before(id, heap_[parent])) break;
-        heap_[i] = heap_[parent];
-        records_[heap_[i]].heap_index = i;
-        i = parent;
-    }
-    heap_[i] = id;
-    records_[id].heap_index = i;
-}
-
-void HierarchicalQuery::heapPush(uint32_t id) {
-    records_[id].heap_index = heap_size_++;
-    heapDecrease(id);
-}
-
-uint32_t HierarchicalQuery::heapPop() {
-    const uint32_t top = heap_[0];
-    const uint32_t last = heap_[--heap_size_];
-    uint32_t i = 0;
-    if (heap_size_ > 0) {
-        for (;;) {
-            uint32_t child = 2 * i + 1;
-            if (child >= heap_size_) break;
-            if (child + 1 < heap_size_ && before(heap_[child + 1], heap_[child])) ++child;
-            if (!before(heap_[child], last)) break;
-            heap_[i] = heap_[child];
-            records_[heap_[i]].heap_index = i;
-            i = child;
-        }
-        heap_[i] = last;
-        records_[last].heap_index = i;
-    }
-    records_[top].heap_index = kClosed;
-    return top;
-}
+void HierarchicalQuery::heapDecrease(uint32_t id) { heap::siftUp(records_, heap_, id); }
+void HierarchicalQuery::heapPush(uint32_t id) { heap::push(records_, heap_, heap_size_, id); }
+uint32_t HierarchicalQuery::heapPop() { return heap::pop(records_, heap_, heap_size_); }
 
 // A* over abstract ids (groups or entrances) with a consistent bound: expand(u, relax(v, cost)).
 template <class Expand, class Bound>

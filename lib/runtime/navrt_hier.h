@@ -74,7 +74,6 @@ private:
     template <class Expand, class Bound>
     bool abstractSearch(uint32_t source, uint32_t target, Expand&& expand, Bound&& bound);
     uint32_t abstractChain(uint32_t target, uint32_t* out);  // parents back from target
-    bool before(uint32_t a, uint32_t b) const;
     void heapPush(uint32_t id);
     void heapDecrease(uint32_t id);
     uint32_t heapPop();

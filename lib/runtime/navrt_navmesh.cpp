@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "navrt_query.h"
+#include "navrt_heap.h"
 
 namespace navrt {
 
@@ -17,8 +18,8 @@ namespace fmt = nav::formats;
 
 namespace {
 
-constexpr uint32_t kClosed = 0xFFFFFFFEu;
-constexpr uint32_t kNotInHeap = 0xFFFFFFFDu;
+using heap::kClosed;
+using heap::kNotInHeap;
 constexpr double kHeuristicSafety = 1.0 - 1e-6;
 
 Vec3 vertex(const GraphView& g, uint32_t index) {
@@ -314,10 +315,7 @@ Vec3 portalCrossing(Vec3 from, Vec3 goal, Vec3 a, Vec3 b) {
 PathStatus PathQuery::findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32_t goal) {
     use_clusters_ = bpmx_ = false;  // navmesh and POV searches keep the standard heuristic
     if (graph_ != nullptr && graph_->isPov()) {
-        path_length_ = 0;
-        expansions_ = 0;
-        cost_ = 0;
-        have_points_ = true;
+        beginSearch(true);
         from_ = from;
         to_ = to;
         if (start >= graph_->layer_cell_count) return PathStatus::invalid_start;
@@ -333,10 +331,7 @@ PathStatus PathQuery::findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32
         to_ = to;
         return status;
     }
-    path_length_ = 0;
-    expansions_ = 0;
-    cost_ = 0;
-    have_points_ = true;
+    beginSearch(true);
     from_ = from;
     to_ = to;
     const GraphView& g = *graph_;

@@ -39,52 +39,47 @@ Error NextHopQuery::init(const GraphView& graph, uint64_t cache_bytes, const All
                          "next-hop lookups need an asset with next-hop sections (navbake pack "
                          "--nexthop FILE.nh)");
     hierarchical_ = graph.next_hop_ranks == nullptr;
-    if (allocator.allocate != nullptr && allocator.release != nullptr) {
-        allocator_ = allocator;
-    } else {
-        allocator_.allocate = [](size_t size, void*) { return std::aligned_alloc(16, (size + 15) / 16 * 16); };
-        allocator_.release = [](void* p, void*) { std::free(p); };
-        allocator_.user = nullptr;
-    }
-    // The largest decompressed block sizes every cache slot.
+    allocator_ = resolveAllocator(allocator);
+    // One pass over the frames: the largest decompressed block sizes every cache slot, and each
+    // block's place in the whole-table arena is kept in case the whole table fits.
     const fmt::NextHopHeader& h = graph.next_hop_header;
     size_t largest = 0;
     uint64_t total = 0;
+    if (!hierarchical_) {
+        block_at_ = static_cast<uint64_t*>(allocator_.allocate(8 * size_t(h.block_count) + 8, allocator_.user));
+        if (block_at_ == nullptr)
+            return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate the next-hop cache");
+    }
     for (uint32_t b = 0; !hierarchical_ && b < h.block_count; ++b) {
         const uint8_t* src = graph.next_hop_blocks + graph.next_hop_offsets[b];
         const size_t size = size_t(graph.next_hop_offsets[b + 1] - graph.next_hop_offsets[b]);
         const unsigned long long raw = ZSTD_getFrameContentSize(src, size);
-        if (raw == ZSTD_CONTENTSIZE_ERROR || raw == ZSTD_CONTENTSIZE_UNKNOWN || raw > (1ull << 30))
+        if (raw == ZSTD_CONTENTSIZE_ERROR || raw == ZSTD_CONTENTSIZE_UNKNOWN || raw > (1ull << 30)) {
+            release();
             return makeError(ErrorCode::bad_section, graph.next_hop_offsets[b], fmt::kSecNextHopBlocks,
                              "block %u is not a zstd frame of a known size", b);
+        }
         if (raw > largest) largest = size_t(raw);
+        block_at_[b] = total;
         total += (raw + 15) / 16 * 16;
     }
     slot_bytes_ = (largest + 15) / 16 * 16;
     const bool whole = !hierarchical_ && total <= cache_bytes;
+    if (!whole && block_at_ != nullptr) {
+        allocator_.release(block_at_, allocator_.user);
+        block_at_ = nullptr;
+    }
     const uint64_t fit = slot_bytes_ > 0 ? cache_bytes / slot_bytes_ : 1;
     slots_ = whole || hierarchical_ ? (h.block_count > 0 ? h.block_count : 1)
                                     : uint32_t(fit < 1 ? 1 : fit > h.block_count ? h.block_count : fit);
     const size_t n = graph.nodeCount();
     const uint64_t arena = hierarchical_ ? 16 : whole ? total + 16 : uint64_t(slots_) * slot_bytes_ + 16;
     cache_ = static_cast<uint8_t*>(allocator_.allocate(size_t(arena), allocator_.user));
-    if (whole) {
-        block_at_ = static_cast<uint64_t*>(allocator_.allocate(8 * size_t(slots_), allocator_.user));
-        if (block_at_ != nullptr) {
-            uint64_t at = 0;
-            for (uint32_t b = 0; b < h.block_count; ++b) {
-                block_at_[b] = at;
-                const uint8_t* src = graph.next_hop_blocks + graph.next_hop_offsets[b];
-                const size_t size = size_t(graph.next_hop_offsets[b + 1] - graph.next_hop_offsets[b]);
-                at += (ZSTD_getFrameContentSize(src, size) + 15) / 16 * 16;
-            }
-        }
-    }
     slot_block_ = static_cast<uint32_t*>(allocator_.allocate(4 * size_t(slots_), allocator_.user));
     slot_size_ = static_cast<uint32_t*>(allocator_.allocate(4 * size_t(slots_), allocator_.user));
     path_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 1), allocator_.user));
     zstd_ = ZSTD_createDCtx();
-    if (!cache_ || !slot_block_ || !slot_size_ || !path_ || !zstd_ || (whole && !block_at_)) {
+    if (!cache_ || !slot_block_ || !slot_size_ || !path_ || !zstd_) {
         release();
         return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate the next-hop cache");
     }

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "navrt_query.h"
+#include "navrt_heap.h"
 
 namespace navrt {
 
@@ -25,8 +26,8 @@ namespace fmt = nav::formats;
 
 namespace {
 
-constexpr uint32_t kClosed = 0xFFFFFFFEu;
-constexpr uint32_t kNotInHeap = 0xFFFFFFFDu;
+using heap::kClosed;
+using heap::kNotInHeap;
 constexpr double kHeuristicSafety = 1.0 - 1e-6;
 // Cells a grid-line walk may keep on the two sides of the line (more only with floors winding
 // around the line many times; the extra ones are dropped, which can only refuse a sight line).

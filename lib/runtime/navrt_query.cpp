@@ -1,5 +1,7 @@
 #include "navrt_query.h"
 
+#include "navrt_heap.h"
+
 #include "../../formats/xxhash64.h"
 
 #include <algorithm>
@@ -15,8 +17,8 @@ namespace fmt = nav::formats;
 
 namespace {
 
-constexpr uint32_t kClosed = 0xFFFFFFFEu;
-constexpr uint32_t kNotInHeap = 0xFFFFFFFDu;
+using heap::kClosed;
+using heap::kNotInHeap;
 // Heuristics are shrunk by this factor so float rounding of stored edge costs can never make
 // them overestimate.
 constexpr double kHeuristicSafety = 1.0 - 1e-6;
@@ -549,13 +551,7 @@ void PathQuery::release() {
 
 Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const Allocator& allocator) {
     release();
-    if (allocator.allocate != nullptr && allocator.release != nullptr) {
-        allocator_ = allocator;
-    } else {
-        allocator_.allocate = [](size_t size, void*) { return std::aligned_alloc(16, (size + 15) / 16 * 16); };
-        allocator_.release = [](void* p, void*) { std::free(p); };
-        allocator_.user = nullptr;
-    }
+    allocator_ = resolveAllocator(allocator);
     const size_t n = graph.nodeCount();
     if (n + 2 >= kNotInHeap)
         return makeError(ErrorCode::out_of_memory, 0, 0, "graph of %zu nodes is too large to search", n);
@@ -619,67 +615,11 @@ double PathQuery::standardHeuristic(uint32_t node, uint32_t goal) const {
     return std::sqrt(dx * dx + dy * dy + dz * dz) * scale;
 }
 
-bool PathQuery::before(uint32_t a, uint32_t b) const {
-    const Record& ra = records_[a];
-    const Record& rb = records_[b];
-    if (ra.f != rb.f) return ra.f < rb.f;
-    if (ra.g != rb.g) return ra.g > rb.g;
-    return a < b;
-}
-
-void PathQuery::heapDecrease(uint32_t node) {
-    uint32_t i = records_[node].heap_index;
-    while (i > 0) {
-        const uint32_t parent = (i - 1) / 2;
-        if (!before(node, heap_[parent])) break;
-        heap_[i] = heap_[parent];
-        records_[heap_[i]].heap_index = i;
-        i = parent;
-    }
-    heap_[i] = node;
-    records_[node].heap_index = i;
-}
-
-void PathQuery::heapPush(uint32_t node) {
-    records_[node].heap_index = heap_size_++;
-    heapDecrease(node);
-}
-
-void PathQuery::heapIncrease(uint32_t node) {
-    uint32_t i = records_[node].heap_index;
-    for (;;) {
-        uint32_t child = 2 * i + 1;
-        if (child >= heap_size_) break;
-        if (child + 1 < heap_size_ && before(heap_[child + 1], heap_[child])) ++child;
-        if (!before(heap_[child], node)) break;
-        heap_[i] = heap_[child];
-        records_[heap_[i]].heap_index = i;
-        i = child;
-    }
-    heap_[i] = node;
-    records_[node].heap_index = i;
-}
-
-uint32_t PathQuery::heapPop() {
-    const uint32_t top = heap_[0];
-    const uint32_t last = heap_[--heap_size_];
-    uint32_t i = 0;
-    if (heap_size_ > 0) {
-        for (;;) {
-            uint32_t child = 2 * i + 1;
-            if (child >= heap_size_) break;
-            if (child + 1 < heap_size_ && before(heap_[child + 1], heap_[child])) ++child;
-            if (!before(heap_[child], last)) break;
-            heap_[i] = heap_[child];
-            records_[heap_[i]].heap_index = i;
-            i = child;
-        }
-        heap_[i] = last;
-        records_[last].heap_index = i;
-    }
-    records_[top].heap_index = kClosed;
-    return top;
-}
+bool PathQuery::before(uint32_t a, uint32_t b) const { return heap::before(records_, a, b); }
+void PathQuery::heapDecrease(uint32_t node) { heap::siftUp(records_, heap_, node); }
+void PathQuery::heapPush(uint32_t node) { heap::push(records_, heap_, heap_size_, node); }
+void PathQuery::heapIncrease(uint32_t node) { heap::siftDown(records_, heap_, heap_size_, node); }
+uint32_t PathQuery::heapPop() { return heap::pop(records_, heap_, heap_size_); }
 
 PathStatus PathQuery::finishPath(uint32_t goal) {
     uint32_t count = 0;
@@ -756,13 +696,17 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
     return PathStatus::no_path;
 }
 
-PathStatus PathQuery::findPathWithin(uint32_t start, uint32_t goal, const uint32_t* cluster_marks,
-                                     uint32_t mark, uint32_t stop_cluster) {
+void PathQuery::beginSearch(bool have_points) {
     use_clusters_ = bpmx_ = false;
-    have_points_ = false;
+    have_points_ = have_points;
     path_length_ = 0;
     expansions_ = 0;
     cost_ = 0;
+}
+
+PathStatus PathQuery::findPathWithin(uint32_t start, uint32_t goal, const uint32_t* cluster_marks,
+                                     uint32_t mark, uint32_t stop_cluster) {
+    beginSearch(false);
     if (graph_ == nullptr) return PathStatus::not_initialized;
     const GraphView& g = *graph_;
     if (g.implicitVolume() || g.isPov() || ((cluster_marks || stop_cluster != kNoNode) && !g.hasClusters()))
@@ -789,11 +733,7 @@ double PathQuery::settledCost(uint32_t node) const {
 }
 
 PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
-    use_clusters_ = bpmx_ = false;
-    have_points_ = false;
-    path_length_ = 0;
-    expansions_ = 0;
-    cost_ = 0;
+    beginSearch(false);
     if (graph_ == nullptr) return PathStatus::not_initialized;
     const GraphView& g = *graph_;
     if (!g.isFree(start)) return PathStatus::invalid_start;

@@ -248,6 +248,8 @@ private:
         uint32_t heap_index;  // position in the heap, or kClosed
         uint32_t reserved;
     };
+    // Clears the last result and the per-search heuristic state before a new search.
+    void beginSearch(bool have_points);
     template <class Expand>
     PathStatus search(uint32_t start, uint32_t goal, Expand&& expand);
     double heuristic(uint32_t node, uint32_t goal) const;
