@@ -41,6 +41,11 @@ bool parseMethod(std::string_view name, Method& out) {
     return false;
 }
 
+bool returnsShortestPaths(const navrt::GraphView& graph, Method method) {
+    if (method == Method::hier) return false;
+    return method != Method::nexthop || graph.next_hop_ranks != nullptr;
+}
+
 Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset) {
     if (method == Method::nexthop) {
         if (!graph.hasNextHop())
@@ -332,8 +337,7 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
         report.max_suboptimality = std::max(report.max_suboptimality, excess);
         if (error <= 1e-3) {
             ++report.optimal;
-        } else if (report.failures.size() < 10 && method.method != Method::hier &&
-                   !(method.method == Method::nexthop && graph.next_hop_ranks == nullptr)) {
+        } else if (report.failures.size() < 10 && returnsShortestPaths(graph, method.method)) {
             report.failures.push_back(
                 {s.line, fmt::format("cost {:.8f}, listed optimum {:.8f}", r.cost, s.optimal)});
         }

@@ -54,6 +54,10 @@ struct SearchMethod {
 // graph (navmesh and POV point queries use their own costs). The error names `asset`.
 Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset);
 
+// Whether `method` returns shortest paths on `graph`: false for hierarchical searches and for
+// next-hop lookups in a hierarchical table (near-optimal by design), true otherwise.
+bool returnsShortestPaths(const navrt::GraphView& graph, Method method);
+
 // Runs one query with `method` (checkMethod first: an unsupported method falls back to astar).
 // Method::hier needs `hierarchical`, Method::nexthop `next_hop` (initialised on `graph`); the
 // record's smoothed length is then the path cost (no smoothing) and expansions count the table

@@ -263,10 +263,7 @@ void registerScen(CLI::App& app, CommandBody& body) {
             const query::SearchMethod method = options->method.resolve();
             if (Status s = query::checkMethod((*nav)->graph, method.method, options->input); !s)
                 return reportFailure(context, s.error());
-            // Hierarchical searches and hierarchical next-hop tables are near-optimal by design.
-            const bool hier = method.method == query::Method::hier ||
-                              (method.method == query::Method::nexthop &&
-                               (*nav)->graph.next_hop_ranks == nullptr);
+            const bool hier = !query::returnsShortestPaths((*nav)->graph, method.method);
             auto report =
                 query::runScenarioFile((*nav)->graph, options->scenarios, context, method);
             if (!report) return reportFailure(context, report.error());
