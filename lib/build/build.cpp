@@ -705,24 +705,7 @@ OJson BuildReport::toJson(const LevelConfig& c) const {
         for (const std::string& w : st.warnings) warnings.push_back(w);
     }
     OJson outputs_json = OJson::array();
-    for (const std::string& o : outputs) {
-        OJson entry = {{"file", o}};
-        auto loaded = loadContainer(c.output / o);
-        if (loaded) {
-            uint64_t h = formats::xxhash64(loaded->bytes.data(), loaded->bytes.size(), 0);
-            entry["bytes"] = loaded->bytes.size();
-            entry["xxh64"] = hex(h);
-            OJson sections = OJson::object();
-            for (uint32_t i = 0; i < loaded->container.section_count; ++i) {
-                const formats::SectionEntry& e = loaded->container.sections[i];
-                char id[5];
-                formats::fourccToString(e.id, id);
-                sections[id] = e.stored_size;
-            }
-            entry["sections"] = sections;
-        }
-        outputs_json.push_back(entry);
-    }
+    for (const OJson& entry : output_entries) outputs_json.push_back(entry);
     return {{"config", c.file.filename().string()},
             {"navbake_format", formatVersions()},
             {"milliseconds", milliseconds},
@@ -876,6 +859,21 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
             if (Status s = writeFileAtomic(c.output / name, *bytes); !s) return s.error();
             context.info("wrote {}", (c.output / name).string());
         }
+        // The report's entry, from the bytes just published.
+        OJson entry = {{"file", name},
+                       {"bytes", bytes->size()},
+                       {"xxh64", hex(formats::xxhash64(bytes->data(), bytes->size(), 0))}};
+        auto parsed = parseContainerBytes(std::move(*bytes), c.output / name);
+        if (!parsed) return parsed.error();
+        OJson sections = OJson::object();
+        for (uint32_t k = 0; k < parsed->container.section_count; ++k) {
+            const formats::SectionEntry& e = parsed->container.sections[k];
+            char id[5];
+            formats::fourccToString(e.id, id);
+            sections[id] = e.stored_size;
+        }
+        entry["sections"] = sections;
+        report.output_entries.push_back(std::move(entry));
     }
     // Debug views: a top-down PNG and a 3D GLB per asset (and the imported geometry), redrawn
     // when missing or older than their asset.

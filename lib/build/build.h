@@ -79,6 +79,7 @@ struct StageReport {
 struct BuildReport {
     std::vector<StageReport> stages;
     std::vector<std::string> outputs;  // final assets, relative to the output folder
+    std::vector<nlohmann::ordered_json> output_entries;  // per output: file, bytes, xxh64, sections
     std::vector<std::string> views;    // debug views (debug_views), relative to the output folder
     std::vector<std::string> stale;    // check: stages or outputs that do not match
     double milliseconds = 0;
