@@ -15,6 +15,7 @@
 #include "../../formats/layouts.h"
 #include "../../formats/xxhash64.h"
 #include "../common/file_io.h"
+#include "../common/parallel.h"
 #include "../geometry/geometry.h"
 #include "../graph/graph.h"
 #include "../nexthop/nexthop.h"
@@ -838,7 +839,7 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
             wake.notify_all();
         }
     };
-    const int jobs = options.jobs > 0 ? options.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int jobs = resolveThreads(options.jobs);
     std::vector<std::thread> workers;
     for (int j = 1; j < jobs; ++j) workers.emplace_back(work);
     work();

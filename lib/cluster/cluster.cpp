@@ -20,10 +20,6 @@ using formats::arrayBytes;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 
-int threadCount(int threads) {
-    return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 // Splits a labelling into connected pieces: nodes joined by an edge whose ends carry the same
 // label share a piece. Pieces are numbered by their lowest node, so the result is canonical.
 uint32_t splitConnected(const graph::Graph& g, const std::vector<uint32_t>& label,
@@ -629,7 +625,7 @@ std::vector<double> exactTable(const graph::Graph& g, const std::vector<uint32_t
     clusterMembers(node_clusters, cluster_count, offsets, members);
     std::vector<double> table(size_t(cluster_count) * cluster_count, kInf);
     uint64_t progress = 0;
-    Status s = runParallel("cluster table", cluster_count, threadCount(threads), context, progress,
+    Status s = runParallel("cluster table", cluster_count, resolveThreads(threads), context, progress,
                            cluster_count, [&](size_t a) {
         if (context.cancelled()) throw StageCancelled{};
         std::vector<double> dist(g.nodeCount());

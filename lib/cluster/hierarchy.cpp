@@ -18,10 +18,6 @@ using formats::arrayBytes;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 
-int threadCount(int threads) {
-    return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 // Compressed adjacency (forward or reverse) over the graph's nodes.
 struct Adjacency {
     std::vector<uint32_t> offsets, targets;
@@ -442,7 +438,7 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters
     if (clusters.node_clusters.size() != n || n == 0)
         return inputError("the clusters hold {} nodes, the graph {}", clusters.node_clusters.size(), n);
     ScopedTimer timer(context, "hierarchy");
-    const int threads = threadCount(params.threads);
+    const int threads = resolveThreads(params.threads);
     const Adjacency forward = forwardEdges(g);
     const Adjacency reverse = reverseEdges(g);
 

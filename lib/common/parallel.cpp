@@ -11,6 +11,10 @@
 
 namespace nav {
 
+int resolveThreads(int requested) {
+    return requested > 0 ? requested : int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 Status runParallel(std::string_view stage, size_t count, int threads, Context& context,
                    uint64_t& progress_done, uint64_t progress_total,
                    const std::function<void(size_t)>& task) {

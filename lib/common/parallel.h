@@ -12,6 +12,10 @@
 
 namespace nav {
 
+// The one place that turns a requested worker count into a real one: requested > 0 is used as
+// given; 0 (or less) means every hardware thread, at least 1. Outputs never depend on the result.
+int resolveThreads(int requested);
+
 // Thrown by a task to stop the stage as cancelled (e.g. after checking Context::cancelled()).
 struct StageCancelled {};
 

@@ -122,8 +122,7 @@ Result<Graph> buildPovGraph(const vox::VoxelGrid& grid, const PovParams& params,
     std::vector<uint64_t> visible(corner_count, 0);         // visible v > u
     const size_t chunks = (corner_count + kChunk - 1) / kChunk;
     uint64_t progress = 0;
-    const int threads = params.threads != 0 ? int(params.threads)
-                                            : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = resolveThreads(int(params.threads));
     Status scanned = runParallel("graph pov", chunks, threads, context, progress, chunks, [&](size_t chunk) {
         if (context.cancelled()) throw StageCancelled{};
         const uint32_t end = uint32_t(std::min<size_t>(corner_count, (chunk + 1) * kChunk));

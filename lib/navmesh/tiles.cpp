@@ -172,8 +172,7 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
     ScopedTimer total_timer(context, "navmesh");
 
     const vox::AgentCells agent = vox::agentCells(grid.agent, grid.cell_size, grid.cell_height);
-    const int threads = params.threads > 0 ? params.threads
-                                           : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = resolveThreads(params.threads);
     RegionSettings region_settings;
     region_settings.partition = params.partition;
     region_settings.min_area =

@@ -20,10 +20,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 constexpr uint32_t kMaxEntrances = 30000;  // the entrance table holds entrances^2 entries
 
-int workers(int threads) {
-    return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 // Dijkstra over an adjacency given by expand(u, relax(v, cost, edge_label)); first[v] = the
 // smallest label of a first step on a shortest path (ties by exact equality), dist[v] its cost.
 template <class Expand>
@@ -122,7 +118,7 @@ Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters&
 
     // Per cluster: one Dijkstra inside it from every member.
     uint64_t progress = 0;
-    Status s = runParallel("next-hop clusters", k, workers(params.threads), context, progress, k,
+    Status s = runParallel("next-hop clusters", k, resolveThreads(params.threads), context, progress, k,
                            [&](size_t task) {
         if (context.cancelled()) throw StageCancelled{};
         const uint32_t c = uint32_t(task);
@@ -166,7 +162,7 @@ Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters&
     next.assign(uint64_t(entrances) * entrances, kNone);
     std::vector<uint32_t> all(entrances);
     for (uint32_t i = 0; i < entrances; ++i) all[i] = i;
-    s = runParallel("next-hop entrances", entrances, workers(params.threads), context, progress,
+    s = runParallel("next-hop entrances", entrances, resolveThreads(params.threads), context, progress,
                     entrances, [&](size_t task) {
         if (context.cancelled()) throw StageCancelled{};
         thread_local std::vector<double> dist;

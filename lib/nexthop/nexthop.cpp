@@ -34,10 +34,6 @@ std::string humanBytes(uint64_t bytes) {
     return unit == 0 ? fmt::format("{} bytes", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
-int threadCount(int threads) {
-    return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 // The graph with integer costs, forward and backward.
 struct IntGraph {
     uint32_t n = 0;
@@ -416,7 +412,7 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
         }
         const uint64_t per_row = (encoded.size() + samples - 1) / samples;
         // Encoded rows (zstd shrinks them further) + per-thread search memory + ranks.
-        estimate = per_row * n + uint64_t(threadCount(params.threads)) * n * 24 + 8ull * n;
+        estimate = per_row * n + uint64_t(resolveThreads(params.threads)) * n * 24 + 8ull * n;
     }
     if (stats) stats->estimated_bytes = estimate;
     if (params.max_memory > 0 && estimate > params.max_memory)
@@ -440,7 +436,7 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
     std::vector<std::vector<uint8_t>> frames(blocks);
     std::vector<uint64_t> runs(blocks, 0), raw(blocks, 0);
     uint64_t progress = 0;
-    Status s = runParallel("next-hop rows", blocks, threadCount(params.threads), context, progress,
+    Status s = runParallel("next-hop rows", blocks, resolveThreads(params.threads), context, progress,
                            blocks, [&](size_t task) {
         if (context.cancelled()) throw StageCancelled{};
         thread_local Workspace w;
@@ -645,7 +641,7 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     for (auto& a : affected) a.store(0, std::memory_order_relaxed);
     uint64_t progress = 0;
     const bool edited = !near_nodes.empty() || og.n != n;
-    Status s = runParallel("next-hop changes", boundary.size(), threadCount(params.threads), context,
+    Status s = runParallel("next-hop changes", boundary.size(), resolveThreads(params.threads), context,
                            progress, boundary.size(), [&](size_t i) {
         if (context.cancelled()) throw StageCancelled{};
         thread_local std::vector<uint64_t> before, after;
@@ -687,7 +683,7 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     // Columns of the targets near the edit: first moves from one backward search each.
     if (near_nodes.size() > n / 4) near_nodes.clear();
     std::vector<std::vector<uint32_t>> columns(near_nodes.size());
-    s = runParallel("next-hop columns", near_nodes.size(), threadCount(params.threads), context,
+    s = runParallel("next-hop columns", near_nodes.size(), resolveThreads(params.threads), context,
                     progress, near_nodes.size(), [&](size_t i) {
         if (context.cancelled()) throw StageCancelled{};
         thread_local std::vector<uint64_t> dz;
@@ -720,7 +716,7 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     std::vector<std::vector<uint8_t>> frames(h.block_count);
     std::vector<uint64_t> runs(h.block_count, 0);
     std::atomic<uint64_t> recomputed{0}, failed{0};
-    s = runParallel("next-hop rows", h.block_count, threadCount(params.threads), context, progress,
+    s = runParallel("next-hop rows", h.block_count, resolveThreads(params.threads), context, progress,
                     h.block_count, [&](size_t task) {
         if (context.cancelled()) throw StageCancelled{};
         thread_local Workspace w;

@@ -588,9 +588,7 @@ Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& 
     frame.top_cells = int(top_cells) + 1;  // room for a downward face on the top boundary
     grid.size_y = uint32_t(frame.top_cells + frame.agent.height);
 
-    const int threads = params.threads > 0
-                            ? params.threads
-                            : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = resolveThreads(params.threads);
     const uint32_t band_count = (grid.size_z + kBandRows - 1) / kBandRows;
     const bool erode_radius = frame.agent.radius > 0;
     ParallelRunner runner(threads, context, uint64_t(band_count) * (erode_radius ? 3 : 2) + 1);
