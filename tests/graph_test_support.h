@@ -23,7 +23,7 @@ namespace nav::test {
 
 // The tile graph of a MovingAI map (source name `name`, so scenario files match).
 inline graph::Graph tileGraphOf(const importer::GridMap& map, const std::string& name) {
-    vox::VoxelGrid grid = vox::gridFromMap(map);
+    vox::VoxelGrid grid = importer::gridFromMap(map);
     grid.source_name = name;
     Context context;
     auto g = graph::buildTileGraph(grid, context);

@@ -644,8 +644,7 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
                           "26-connected voxels) are not supported");
     const size_t n = g.nodeCount();
     if (n == 0) return inputError("the graph has no nodes to cluster");
-    if (params.clusters == 0 && params.cluster_size == 0)
-        return makeError(ErrorKind::usage, "--cluster-size must be at least 1");
+    if (Status s = paramError("cluster parameters", checkClusterParams(params)); !s) return s.error();
     if (params.clusters > n)
         return makeError(ErrorKind::usage, "--clusters {} exceeds the graph's {} nodes",
                          params.clusters, n);

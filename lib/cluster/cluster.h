@@ -13,16 +13,22 @@
 #include "../common/context.h"
 #include "../common/file_io.h"
 #include "../common/result.h"
+#include "../common/stage.h"
 #include "../graph/graph.h"
 
 namespace nav::cluster {
 
 struct ClusterParams {
     enum Method { grid, regions } method = grid;
-    uint32_t cluster_size = 16;  // grid: block edge in cells; regions: ~cluster_size^2 nodes each
-    uint32_t clusters = 0;       // target count, overrides cluster_size when > 0
+    uint32_t cluster_size = 16;  // [Units: cells] grid: block edge; regions: ~cluster_size^2 nodes each; 1..4096
+    uint32_t clusters = 0;       // target count (0..kMaxClusters), overrides cluster_size when > 0
     int threads = 0;             // 0 = all hardware threads; the output does not depend on it
 };
+inline constexpr Choice<ClusterParams::Method> kClusterMethods[] = {
+    {"grid", ClusterParams::grid}, {"regions", ClusterParams::regions}};
+inline constexpr uint32_t kMaxClusterSize = 4096;
+// Every bad field (cluster_size, clusters, threads).
+ParamIssues checkClusterParams(const ClusterParams& params);
 
 struct Clusters {
     formats::ClusterHeader header;        // counts, scale, fingerprint of the graph
@@ -59,5 +65,19 @@ Result<Clusters> decodeClusters(const LoadedContainer& container);
 // Error naming both files unless `clusters` was built for `graph` (node count and fingerprint).
 Status checkMatches(const Clusters& clusters, const std::filesystem::path& clusters_path,
                     const graph::Graph& graph, const std::filesystem::path& graph_path);
+
+// The cluster stage (lib/common/stage.h): .graph -> .clu.
+struct ClusterStage {
+    static constexpr std::string_view kName = "cluster";
+    using Params = ClusterParams;
+    struct Inputs {
+        std::filesystem::path graph;
+    };
+    static ParamIssues check(const Params& params) { return checkClusterParams(params); }
+    static void describe(const Params& params, StageKey& key);
+    // Counts: clusters.
+    static Result<StageResult> run(const Inputs& inputs, const Params& params,
+                                   const std::filesystem::path& output, Context& context);
+};
 
 }  // namespace nav::cluster

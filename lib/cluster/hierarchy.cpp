@@ -429,11 +429,7 @@ uint64_t clustersFingerprint(const Clusters& clusters) {
 
 Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters,
                                  const HierarchyParams& params, Context& context) {
-    if (params.fanout < 2)
-        return makeError(ErrorKind::usage, "--fanout must be at least 2 (got {})", params.fanout);
-    if (params.levels > formats::kMaxHierLevels)
-        return makeError(ErrorKind::usage, "--levels {} exceeds the limit of {}", params.levels,
-                         formats::kMaxHierLevels);
+    if (Status s = paramError("hierarchy parameters", checkHierarchyParams(params)); !s) return s.error();
     const size_t n = g.nodeCount();
     if (clusters.node_clusters.size() != n || n == 0)
         return inputError("the clusters hold {} nodes, the graph {}", clusters.node_clusters.size(), n);

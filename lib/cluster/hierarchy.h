@@ -31,6 +31,14 @@ struct HierarchyParams {
     int threads = 0;      // 0 = all hardware threads; the output does not depend on it
 };
 inline constexpr uint32_t kTopGroups = 16;
+inline constexpr uint32_t kMaxFanout = 64;
+inline constexpr Choice<formats::HierCost> kHierCosts[] = {{"min", formats::HierCost::min},
+                                                           {"maximin", formats::HierCost::maximin},
+                                                           {"avgmin", formats::HierCost::avgmin}};
+inline constexpr Choice<formats::EntranceMode> kEntranceModes[] = {
+    {"sparse", formats::EntranceMode::sparse}, {"all", formats::EntranceMode::all}};
+// Every bad field (levels 0..kMaxHierLevels, fanout 2..kMaxFanout, threads).
+ParamIssues checkHierarchyParams(const HierarchyParams& params);
 
 struct Hierarchy {
     formats::HierarchyHeader header;
@@ -68,5 +76,20 @@ Status saveHierarchy(const std::filesystem::path& path, const Hierarchy& hierarc
 // errors name both files).
 Result<Hierarchy> loadHierarchy(const std::filesystem::path& path, const Clusters& clusters,
                                 const std::filesystem::path& clusters_path);
+
+// The hierarchy stage (lib/common/stage.h): .graph + its .clu -> .hier.
+struct HierarchyStage {
+    static constexpr std::string_view kName = "hierarchy";
+    using Params = HierarchyParams;
+    struct Inputs {
+        std::filesystem::path graph;
+        std::filesystem::path clusters;  // must have been built from `graph`
+    };
+    static ParamIssues check(const Params& params) { return checkHierarchyParams(params); }
+    static void describe(const Params& params, StageKey& key);
+    // Counts: levels, entrances.
+    static Result<StageResult> run(const Inputs& inputs, const Params& params,
+                                   const std::filesystem::path& output, Context& context);
+};
 
 }  // namespace nav::cluster

@@ -11,6 +11,7 @@
 #include "../common/context.h"
 #include "../common/file_io.h"
 #include "../common/result.h"
+#include "../common/stage.h"
 #include "../geometry/geometry.h"
 #include "../navmesh/navmesh.h"
 #include "../voxel/voxel_grid.h"
@@ -112,5 +113,33 @@ uint64_t graphFingerprint(const Graph& graph);
 Result<Graph> loadGraph(const std::filesystem::path& path);
 // Decodes a GRPH or NAVA container (the graph sections are the same).
 Result<Graph> decodeGraph(const LoadedContainer& container);
+
+// ---- The graph stage -----------------------------------------------------------------------
+// One definition shared by `navbake graph KIND` and `navbake build` (lib/common/stage.h).
+enum class GraphKind { tile, navmesh, pov, volume };
+inline constexpr Choice<GraphKind> kGraphKinds[] = {{"tile", GraphKind::tile},
+                                                    {"navmesh", GraphKind::navmesh},
+                                                    {"pov", GraphKind::pov},
+                                                    {"volume", GraphKind::volume}};
+
+struct GraphStage {
+    static constexpr std::string_view kName = "graph";
+    struct Params {
+        GraphKind kind = GraphKind::tile;
+        float agent_radius = 0;          // [Units: m] volume: distance kept from solid voxels (0 = a point)
+        navmesh::NavmeshParams navmesh;  // navmesh: Recast's parameters (its threads are `threads`)
+        bool prune = true;               // pov: keep only taut edges (false: the full visibility graph)
+        int threads = 0;                 // navmesh, pov: 0 = all cores; the output does not depend on it
+    };
+    struct Inputs {
+        std::filesystem::path voxels;  // .vox
+    };
+    static ParamIssues check(const Params& params);
+    static void describe(const Params& params, StageKey& key);
+    // Counts: nodes, edges, polygons (navmesh), components. Warns about walkable islands that the
+    // largest component cannot reach (explicit graphs).
+    static Result<StageResult> run(const Inputs& inputs, const Params& params,
+                                   const std::filesystem::path& output, Context& context);
+};
 
 }  // namespace nav::graph

@@ -11,7 +11,9 @@
 
 #include "../common/context.h"
 #include "../common/result.h"
+#include "../common/stage.h"
 #include "../geometry/geometry.h"
+#include "../voxel/voxel_grid.h"
 
 namespace nav::importer {
 
@@ -53,6 +55,7 @@ bool globMatch(std::string_view pattern, std::string_view text);
 
 // ---- Scene import -----------------------------------------------------------------------------
 enum class UpAxis { y, z };
+inline constexpr Choice<UpAxis> kUpAxes[] = {{"y", UpAxis::y}, {"z", UpAxis::z}};
 
 struct ImportParams {
     UpAxis up = UpAxis::y;  // source file's up axis; Z-up files are rotated to Y-up
@@ -81,6 +84,11 @@ struct GridMap {
 Result<GridMap> parseMovingAiMap(std::string_view text, const std::string& source_name);
 Result<GridMap> loadMovingAiMap(const std::filesystem::path& path);
 
+// A MovingAI grid as a voxel grid: cell size 1, cell (x, y) is the column [x, x+1] x [y, y+1]
+// on the X-Z plane; passable cells are a walkable floor whose top is at Y = 0, blocked cells a
+// 3 m wall. Point agent (radius 0).
+vox::VoxelGrid gridFromMap(const GridMap& map);
+
 // ---- MovingAI 3D voxel maps and scenarios -------------------------------------------------------
 // https://movingai.com/benchmarks/voxels.html (the Warframe set). A `.3dmap` is a header line
 // `voxel W H D`, then one `x y z` line per blocked voxel (repeats allowed); file axes x, y, z are
@@ -104,6 +112,11 @@ struct VoxelMap3D {
 Result<VoxelMap3D> parseVoxelMap3D(std::string_view text, const std::string& source_name);
 Result<VoxelMap3D> loadVoxelMap3D(const std::filesystem::path& path);
 
+// A MovingAI 3D voxel map as a voxel grid: cell size and height 1, origin (0, 0, 0), size_x =
+// width, size_y = height, size_z = depth; each column's spans are its maximal runs of blocked
+// voxels (area 0, not walkable). Point agent occupying one voxel (height 1, radius 0, climb 0).
+vox::VoxelGrid gridFromVoxelMap(const VoxelMap3D& map);
+
 // A `.3dscen`: `version 1`, a line naming the map file, then one line per problem:
 // `sx sy sz gx gy gz optimal_length ratio` (ratio = optimal length / straight-line distance).
 struct Scenario3D {
@@ -120,5 +133,31 @@ struct ScenarioFile3D {
 
 Result<ScenarioFile3D> parseScenario3D(std::string_view text, const std::string& source_name);
 Result<ScenarioFile3D> loadScenario3D(const std::filesystem::path& path);
+
+// ---- The import stage ----------------------------------------------------------------------
+// One definition shared by `navbake import` and `navbake build` (lib/common/stage.h). Inputs are
+// one or more scene files, merged into one .geo (every input gets the same tag rules), or exactly
+// one MovingAI .map / .3dmap, which becomes a .vox directly.
+struct ImportStage {
+    static constexpr std::string_view kName = "import";
+    struct Params {
+        UpAxis up = UpAxis::y;                // up axis of the scene files (Z-up is rotated to Y-up)
+        float scale = 1.0f;                   // multiplies every coordinate, > 0
+        std::filesystem::path tags;           // tag rules (JSON) tried before the built-in ones; empty = none
+    };
+    struct Inputs {
+        std::vector<std::filesystem::path> sources;
+    };
+    enum class Output { geometry, voxels };  // .geo, or .vox for MovingAI maps
+
+    static ParamIssues check(const Params& params);
+    static void describe(const Params& params, StageKey& key);
+    // What the inputs import to. Errors: no input; a .map or .3dmap together with other inputs
+    // (index of the offending input in `bad_input` when given).
+    static Result<Output> output(const Inputs& inputs, size_t* bad_input = nullptr);
+    // Counts: triangles, vertices, objects (scenes); cells, passable (grids); voxels, blocked.
+    static Result<StageResult> run(const Inputs& inputs, const Params& params,
+                                   const std::filesystem::path& output, Context& context);
+};
 
 }  // namespace nav::importer

@@ -173,4 +173,35 @@ Result<ScenarioFile3D> loadScenario3D(const std::filesystem::path& path) {
     return parseScenario3D(text, path.string());
 }
 
+vox::VoxelGrid gridFromVoxelMap(const VoxelMap3D& map) {
+    vox::VoxelGrid grid;
+    grid.size_x = map.width;
+    grid.size_z = map.depth;
+    grid.size_y = map.height;
+    grid.source = formats::VoxelSource::voxel_map;
+    grid.cell_size = 1.0f;
+    grid.cell_height = 1.0f;
+    grid.agent = vox::AgentParams{1.0f, 0.0f, 0.0f, 45.0f};
+    grid.column_offsets.reserve(grid.columnCount() + 1);
+    const size_t layer = size_t(map.width) * map.depth;  // voxels per Y layer
+    for (uint32_t z = 0; z < map.depth; ++z) {
+        for (uint32_t x = 0; x < map.width; ++x) {
+            grid.column_offsets.push_back(uint32_t(grid.spans.size()));
+            const uint8_t* cell = map.blocked.data() + size_t(z) * map.width + x;
+            uint32_t y = 0;
+            while (y < map.height) {
+                if (!cell[y * layer]) {
+                    ++y;
+                    continue;
+                }
+                const uint32_t y_min = y;
+                while (y < map.height && cell[y * layer]) ++y;
+                grid.spans.push_back({uint16_t(y_min), uint16_t(y), geo::kObstacleArea, false});
+            }
+        }
+    }
+    grid.column_offsets.push_back(uint32_t(grid.spans.size()));
+    return grid;
+}
+
 }  // namespace nav::importer

@@ -108,4 +108,31 @@ Result<GridMap> loadMovingAiMap(const std::filesystem::path& path) {
     return parseMovingAiMap(text, path.string());
 }
 
+vox::VoxelGrid gridFromMap(const GridMap& map) {
+    vox::VoxelGrid grid;
+    grid.size_x = map.width;
+    grid.size_z = map.height;
+    grid.size_y = 4;
+    grid.source = formats::VoxelSource::grid_map;
+    grid.origin[0] = 0.0f;
+    grid.origin[1] = -1.0f;  // floor spans are [0, 1), so their top is at Y = 0
+    grid.origin[2] = 0.0f;
+    grid.cell_size = 1.0f;
+    grid.cell_height = 1.0f;
+    grid.agent = vox::AgentParams{1.0f, 0.0f, 0.0f, 45.0f};
+    grid.column_offsets.reserve(grid.columnCount() + 1);
+    grid.spans.reserve(grid.columnCount());
+    for (uint32_t y = 0; y < map.height; ++y) {
+        for (uint32_t x = 0; x < map.width; ++x) {
+            grid.column_offsets.push_back(uint32_t(grid.spans.size()));
+            if (map.isPassable(x, y))
+                grid.spans.push_back({0, 1, geo::kGroundArea, true});
+            else
+                grid.spans.push_back({0, 4, geo::kObstacleArea, false});
+        }
+    }
+    grid.column_offsets.push_back(uint32_t(grid.spans.size()));
+    return grid;
+}
+
 }  // namespace nav::importer

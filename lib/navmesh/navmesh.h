@@ -15,12 +15,15 @@
 
 #include "../common/context.h"
 #include "../common/result.h"
+#include "../common/stage.h"
 #include "../geometry/geometry.h"
 #include "../voxel/voxel_grid.h"
 
 namespace nav::navmesh {
 
 enum class Partition { watershed, monotone };
+inline constexpr Choice<Partition> kPartitions[] = {{"watershed", Partition::watershed},
+                                                    {"monotone", Partition::monotone}};
 
 // Parameters mirror Recast's names and its demo's defaults.
 struct NavmeshParams {
@@ -35,7 +38,9 @@ struct NavmeshParams {
     int tile_size = 0;             // [Units: cells] 0 = one tile for the whole level
     int threads = 0;               // 0 = all cores; output identical for any value
 };
-// Reports every bad field at once (ErrorKind::usage).
+// Every bad field, named as the members are (region_min_size, tile_size, ...).
+ParamIssues checkNavmeshParams(const NavmeshParams& params);
+// The same as one ErrorKind::usage error naming every bad field.
 Status checkParams(const NavmeshParams& params);
 
 inline constexpr uint32_t kNoNeighbour = 0xFFFFFFFFu;

@@ -125,44 +125,34 @@ struct TileWork {
 
 }  // namespace
 
-Status checkParams(const NavmeshParams& p) {
-    std::vector<std::string> problems;
-    auto nonNegative = [&](const char* name, float v) {
-        if (!(std::isfinite(v) && v >= 0))
-            problems.push_back(fmt::format("{} = {} (must be >= 0)", name, v));
-    };
-    if (p.partition != Partition::watershed && p.partition != Partition::monotone)
-        problems.push_back(
-            fmt::format("partition = {} (must be watershed or monotone)", int(p.partition)));
-    nonNegative("region min size", p.region_min_size);
-    nonNegative("region merge size", p.region_merge_size);
-    nonNegative("edge max len", p.edge_max_len);
-    nonNegative("edge max error", p.edge_max_error);
-    if (p.max_verts_per_poly < 3 || p.max_verts_per_poly > 6)
-        problems.push_back(
-            fmt::format("max verts per poly = {} (must be 3..6)", p.max_verts_per_poly));
-    if (!(std::isfinite(p.detail_sample_dist) &&
-          (p.detail_sample_dist == 0 || p.detail_sample_dist >= 1)))
-        problems.push_back(
-            fmt::format("detail sample dist = {} (must be 0 or >= 1 cell)", p.detail_sample_dist));
-    nonNegative("detail max error", p.detail_max_error);
-    if (p.tile_size != 0 && (p.tile_size < kMinTileSize || p.tile_size > kMaxTileSize))
-        problems.push_back(fmt::format("tile size = {} (must be 0 for one tile, or {}..{} cells)",
-                                       p.tile_size, kMinTileSize, kMaxTileSize));
-    if (p.threads < 0 || p.threads > vox::kMaxThreads)
-        problems.push_back(fmt::format("threads = {} (must be 0 for all cores, or 1..{})",
-                                       p.threads, vox::kMaxThreads));
-    if (problems.empty()) {
-        if (double(p.region_min_size) * p.region_min_size > 1e9)
-            problems.push_back(fmt::format("region min size = {} (too large)", p.region_min_size));
-        if (double(p.region_merge_size) * p.region_merge_size > 1e9)
-            problems.push_back(
-                fmt::format("region merge size = {} (too large)", p.region_merge_size));
+ParamIssues checkNavmeshParams(const NavmeshParams& p) {
+    ParamCheck check;
+    check.require(p.partition == Partition::watershed || p.partition == Partition::monotone,
+                  "partition", std::to_string(int(p.partition)), "watershed or monotone");
+    check.nonNegative("region_min_size", p.region_min_size);
+    check.nonNegative("region_merge_size", p.region_merge_size);
+    check.nonNegative("edge_max_len", p.edge_max_len);
+    check.nonNegative("edge_max_error", p.edge_max_error);
+    check.range("max_verts_per_poly", p.max_verts_per_poly, 3, 6);
+    check.require(std::isfinite(p.detail_sample_dist) &&
+                      (p.detail_sample_dist == 0 || p.detail_sample_dist >= 1),
+                  "detail_sample_dist", fmt::format("{}", p.detail_sample_dist), "0 or >= 1 cell");
+    check.nonNegative("detail_max_error", p.detail_max_error);
+    check.require(p.tile_size == 0 || (p.tile_size >= kMinTileSize && p.tile_size <= kMaxTileSize),
+                  "tile_size", std::to_string(p.tile_size),
+                  fmt::format("0 for one tile, or {}..{} cells", kMinTileSize, kMaxTileSize));
+    check.threads("threads", p.threads);
+    if (check.issues.empty()) {
+        check.require(double(p.region_min_size) * p.region_min_size <= 1e9, "region_min_size",
+                      fmt::format("{}", p.region_min_size), "at most 31622 (its square is an area)");
+        check.require(double(p.region_merge_size) * p.region_merge_size <= 1e9, "region_merge_size",
+                      fmt::format("{}", p.region_merge_size), "at most 31622 (its square is an area)");
     }
-    if (problems.empty()) return {};
-    std::string message = "invalid navmesh parameters: ";
-    for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    return Error{ErrorKind::usage, message};
+    return check.issues;
+}
+
+Status checkParams(const NavmeshParams& params) {
+    return paramError("navmesh parameters", checkNavmeshParams(params));
 }
 
 Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& params,

@@ -23,6 +23,7 @@
 #include "../common/context.h"
 #include "../common/file_io.h"
 #include "../common/result.h"
+#include "../common/stage.h"
 #include "../cluster/cluster.h"
 #include "../graph/graph.h"
 
@@ -30,11 +31,15 @@ namespace nav::nexthop {
 
 struct BuildParams {
     int threads = 0;            // 0 = all hardware threads; the output does not depend on it
-    uint64_t max_memory = 0;    // bytes; 0 = no limit. Checked against an estimate before building
+    uint64_t max_memory = 0;    // [Units: bytes] 0 = no limit. Flat tables: checked against an
+                                //   estimate before building; hierarchical: the table's size
     uint32_t shard_index = 0;   // --shard K/N: rows of shard K only (a partial file)
     uint32_t shard_count = 0;   // 0 = the whole table
-    uint32_t block_rows = 32;   // rows per compressed block (power of two)
+    uint32_t block_rows = 32;   // rows per compressed block (power of two, 1..kMaxBlockRows)
 };
+inline constexpr uint32_t kMaxBlockRows = 4096;
+// Every bad field (threads, block_rows, shard).
+ParamIssues checkBuildParams(const BuildParams& params);
 
 struct Table {
     formats::NextHopHeader header;
@@ -122,5 +127,33 @@ Result<HierTable> loadHierTable(const std::filesystem::path& path);
 
 // Parses "123", "64K", "512M", "2G" (binary units); false on anything else.
 bool parseSize(const std::string& text, uint64_t& bytes);
+
+// ---- The nexthop stage -----------------------------------------------------------------------
+// One definition shared by `navbake nexthop` and `navbake build` (lib/common/stage.h): the flat
+// table (.nh), or with clusters the hierarchical one (.nhh).
+struct NextHopStage {
+    static constexpr std::string_view kName = "nexthop";
+    using Params = BuildParams;
+    struct Inputs {
+        std::filesystem::path graph;
+        std::filesystem::path clusters;  // empty: the flat table; else the hierarchical one over them
+    };
+    static ParamIssues check(const Params& params) { return checkBuildParams(params); }
+    static void describe(const Params& params, StageKey& key);
+    // Counts: runs and table_bytes (flat), table_bytes (hierarchical: its size in memory).
+    // Errors: clusters of another graph, shards of a hierarchical table, a table above max_memory.
+    static Result<StageResult> run(const Inputs& inputs, const Params& params,
+                                   const std::filesystem::path& output, Context& context);
+};
+
+// Loads the shards (any order), joins them and writes the table a single build writes.
+Result<StageResult> mergeShardFiles(const std::vector<std::filesystem::path>& parts,
+                                    const std::filesystem::path& output);
+// Loads the old table and graphs, checks that the table belongs to the old graph, writes the
+// updated table (byte-identical to a rebuild of the new graph).
+Result<StageResult> updateTableFiles(const std::filesystem::path& old_table,
+                                     const std::filesystem::path& old_graph,
+                                     const std::filesystem::path& new_graph, const BuildParams& params,
+                                     const std::filesystem::path& output, Context& context);
 
 }  // namespace nav::nexthop

@@ -668,7 +668,7 @@ Status writeView(const std::filesystem::path& artifact, const std::filesystem::p
     stats.kind = a.kind_name;
     stats.layers = layers;
     Scene scene;
-    scene.title = artifact.filename().string();
+    scene.title = options.title.empty() ? artifact.filename().string() : options.title;
     scene.projection = fitProjection(a.min[0], a.min[2], a.max[0], a.max[2], options.size);
     Builder builder(scene, options);
     if (layers & layerBit(Layer::geometry)) drawGeometry(builder, a.geometry, stats);

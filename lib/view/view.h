@@ -71,6 +71,7 @@ struct ViewOptions {
     query::Tolerance tolerance;        // how far off the graph a path point may be
     uint32_t max_edges = 100000;       // graph layer: skip edges above this many (undirected)
     uint32_t max_nodes = 100000;       // graph layer: skip node dots above this many
+    std::string title;                 // name of the drawing (GLB root node); empty = the file name
 };
 // Reports every bad field at once (size, floor range, tolerances); usage errors.
 Status checkOptions(const ViewOptions& options);

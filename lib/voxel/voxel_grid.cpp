@@ -41,64 +41,6 @@ VoxelStats computeStats(const VoxelGrid& grid) {
     return stats;
 }
 
-VoxelGrid gridFromMap(const importer::GridMap& map) {
-    VoxelGrid grid;
-    grid.size_x = map.width;
-    grid.size_z = map.height;
-    grid.size_y = 4;
-    grid.source = formats::VoxelSource::grid_map;
-    grid.origin[0] = 0.0f;
-    grid.origin[1] = -1.0f;  // floor spans are [0, 1), so their top is at Y = 0
-    grid.origin[2] = 0.0f;
-    grid.cell_size = 1.0f;
-    grid.cell_height = 1.0f;
-    grid.agent = AgentParams{1.0f, 0.0f, 0.0f, 45.0f};
-    grid.column_offsets.reserve(grid.columnCount() + 1);
-    grid.spans.reserve(grid.columnCount());
-    for (uint32_t y = 0; y < map.height; ++y) {
-        for (uint32_t x = 0; x < map.width; ++x) {
-            grid.column_offsets.push_back(uint32_t(grid.spans.size()));
-            if (map.isPassable(x, y))
-                grid.spans.push_back({0, 1, geo::kGroundArea, true});
-            else
-                grid.spans.push_back({0, 4, geo::kObstacleArea, false});
-        }
-    }
-    grid.column_offsets.push_back(uint32_t(grid.spans.size()));
-    return grid;
-}
-
-VoxelGrid gridFromVoxelMap(const importer::VoxelMap3D& map) {
-    VoxelGrid grid;
-    grid.size_x = map.width;
-    grid.size_z = map.depth;
-    grid.size_y = map.height;
-    grid.source = formats::VoxelSource::voxel_map;
-    grid.cell_size = 1.0f;
-    grid.cell_height = 1.0f;
-    grid.agent = AgentParams{1.0f, 0.0f, 0.0f, 45.0f};
-    grid.column_offsets.reserve(grid.columnCount() + 1);
-    const size_t layer = size_t(map.width) * map.depth;  // voxels per Y layer
-    for (uint32_t z = 0; z < map.depth; ++z) {
-        for (uint32_t x = 0; x < map.width; ++x) {
-            grid.column_offsets.push_back(uint32_t(grid.spans.size()));
-            const uint8_t* cell = map.blocked.data() + size_t(z) * map.width + x;
-            uint32_t y = 0;
-            while (y < map.height) {
-                if (!cell[y * layer]) {
-                    ++y;
-                    continue;
-                }
-                const uint32_t y_min = y;
-                while (y < map.height && cell[y * layer]) ++y;
-                grid.spans.push_back({uint16_t(y_min), uint16_t(y), geo::kObstacleArea, false});
-            }
-        }
-    }
-    grid.column_offsets.push_back(uint32_t(grid.spans.size()));
-    return grid;
-}
-
 Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
     if (grid.column_offsets.size() != grid.columnCount() + 1 ||
         grid.column_offsets.back() != grid.spans.size())

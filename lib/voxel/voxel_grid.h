@@ -13,7 +13,6 @@
 #include "../common/file_io.h"
 #include "../common/result.h"
 #include "../geometry/geometry.h"
-#include "../import/import.h"
 
 namespace nav::vox {
 
@@ -71,15 +70,7 @@ struct VoxelStats {
 };
 VoxelStats computeStats(const VoxelGrid& grid);
 
-// A MovingAI grid as a voxel grid: cell size 1, cell (x, y) is the column [x, x+1] x [y, y+1]
-// on the X-Z plane; passable cells are a walkable floor whose top is at Y = 0, blocked cells a
-// 3 m wall. Point agent (radius 0).
-VoxelGrid gridFromMap(const importer::GridMap& map);
 
-// A MovingAI 3D voxel map as a voxel grid: cell size and height 1, origin (0, 0, 0), size_x =
-// width, size_y = height, size_z = depth; each column's spans are its maximal runs of blocked
-// voxels (area 0, not walkable). Point agent occupying one voxel (height 1, radius 0, climb 0).
-VoxelGrid gridFromVoxelMap(const importer::VoxelMap3D& map);
 
 Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid);
 Result<VoxelGrid> loadVoxels(const std::filesystem::path& path);

@@ -500,44 +500,35 @@ AgentCells agentCells(const AgentParams& agent, float cell_size, float cell_heig
     return a;
 }
 
-Status checkParams(const VoxelizeParams& p) {
-    std::vector<std::string> problems;
-    auto positive = [&](const char* name, float v) {
-        if (!(std::isfinite(v) && v > 0))
-            problems.push_back(fmt::format("{} = {} (must be > 0)", name, v));
-    };
-    auto non_negative = [&](const char* name, float v) {
-        if (!(std::isfinite(v) && v >= 0))
-            problems.push_back(fmt::format("{} = {} (must be >= 0)", name, v));
-    };
-    positive("cell size", p.cell_size);
-    positive("cell height", p.cell_height);
-    positive("agent height", p.agent.height);
-    non_negative("agent radius", p.agent.radius);
-    non_negative("agent climb", p.agent.climb);
-    if (!(std::isfinite(p.agent.max_slope_deg) && p.agent.max_slope_deg >= 0 &&
-          p.agent.max_slope_deg <= 90))
-        problems.push_back(
-            fmt::format("max slope = {} degrees (must be in 0..90)", p.agent.max_slope_deg));
-    if (p.threads < 0 || p.threads > kMaxThreads)
-        problems.push_back(fmt::format("threads = {} (must be 0 for all cores, or 1..{})",
-                                       p.threads, kMaxThreads));
-    if (problems.empty()) {
-        // Agent sizes that do not fit the grid's integer heights.
-        if (double(p.agent.height) / p.cell_height > kMaxCellsY)
-            problems.push_back(fmt::format("agent height {} m is more than {} cells of {} m",
-                                           p.agent.height, kMaxCellsY, p.cell_height));
-        if (double(p.agent.climb) / p.cell_height > kMaxCellsY)
-            problems.push_back(fmt::format("agent climb {} m is more than {} cells of {} m",
-                                           p.agent.climb, kMaxCellsY, p.cell_height));
-        if (double(p.agent.radius) / p.cell_size > 30000)
-            problems.push_back(fmt::format("agent radius {} m is more than 30000 cells of {} m",
-                                           p.agent.radius, p.cell_size));
+ParamIssues checkVoxelizeParams(const VoxelizeParams& p) {
+    ParamCheck check;
+    check.positive("cell_size", p.cell_size);
+    check.positive("cell_height", p.cell_height);
+    check.positive("agent_height", p.agent.height);
+    check.nonNegative("agent_radius", p.agent.radius);
+    check.nonNegative("agent_climb", p.agent.climb);
+    check.range("max_slope", p.agent.max_slope_deg, 0.0f, 90.0f, "degrees");
+    check.threads("threads", p.threads);
+    if (check.issues.empty()) {
+        // Agent sizes that the grid's integer heights cannot represent.
+        check.require(p.agent.height >= p.cell_height, "agent_height", fmt::format("{}", p.agent.height),
+                      fmt::format("at least one cell height ({} m): no agent that small can be "
+                                  "represented", p.cell_height));
+        check.require(double(p.agent.height) / p.cell_height <= kMaxCellsY, "agent_height",
+                      fmt::format("{}", p.agent.height),
+                      fmt::format("at most {} cells of {} m", kMaxCellsY, p.cell_height));
+        check.require(double(p.agent.climb) / p.cell_height <= kMaxCellsY, "agent_climb",
+                      fmt::format("{}", p.agent.climb),
+                      fmt::format("at most {} cells of {} m", kMaxCellsY, p.cell_height));
+        check.require(double(p.agent.radius) / p.cell_size <= 30000, "agent_radius",
+                      fmt::format("{}", p.agent.radius),
+                      fmt::format("at most 30000 cells of {} m", p.cell_size));
     }
-    if (problems.empty()) return {};
-    std::string message = "invalid voxelization parameters: ";
-    for (size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
-    return Error{ErrorKind::usage, message};
+    return check.issues;
+}
+
+Status checkParams(const VoxelizeParams& params) {
+    return paramError("voxelization parameters", checkVoxelizeParams(params));
 }
 
 Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& params,

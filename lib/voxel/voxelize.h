@@ -5,9 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
 
 #include "../common/context.h"
 #include "../common/result.h"
+#include "../common/stage.h"
 #include "../geometry/geometry.h"
 #include "voxel_grid.h"
 
@@ -22,7 +26,6 @@ struct VoxelizeParams {
 
 inline constexpr uint64_t kMaxColumns = uint64_t(1) << 28;  // size_x * size_z limit (FORMAT.md)
 inline constexpr uint32_t kMaxCellsY = 65535;                // size_y limit (u16 span heights)
-inline constexpr int kMaxThreads = 1024;
 
 // The agent's dimensions in cells, as voxelize uses them (Recast's rounding): height rounded up,
 // climb rounded down (both in cell heights), radius rounded up (in cell sizes). Ratios within
@@ -34,12 +37,31 @@ struct AgentCells {
 };
 AgentCells agentCells(const AgentParams& agent, float cell_size, float cell_height);
 
-// Checks every field and reports all bad ones in one ErrorKind::usage error.
+// Every bad field, named cell_size, cell_height, agent_height, agent_radius, agent_climb,
+// max_slope, threads; also agents the grid cannot represent (lower than one cell height, or more
+// cells than the span heights hold).
+ParamIssues checkVoxelizeParams(const VoxelizeParams& params);
+// The same as one ErrorKind::usage error naming every bad field.
 Status checkParams(const VoxelizeParams& params);
 
 // Voxelizes the geometry. Errors: bad parameters or a grid too large for them (usage), empty or
 // inconsistent geometry (bad_input), context.cancelled() (cancelled), out of memory (internal).
 Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& params,
                            Context& context);
+
+// The voxelize stage (lib/common/stage.h): .geo -> .vox.
+struct VoxelizeStage {
+    static constexpr std::string_view kName = "voxelize";
+    using Params = VoxelizeParams;
+    struct Inputs {
+        std::filesystem::path geometry;  // .geo
+        std::string source_name;         // base name of the level file, stored in the grid (may be empty)
+    };
+    static ParamIssues check(const Params& params) { return checkVoxelizeParams(params); }
+    static void describe(const Params& params, StageKey& key);
+    // Counts: columns, spans, walkable_spans, walkable_columns. Warns when the agent fits nowhere.
+    static Result<StageResult> run(const Inputs& inputs, const Params& params,
+                                   const std::filesystem::path& output, Context& context);
+};
 
 }  // namespace nav::vox

@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
             std::printf("| %s | %s |\n", map_path.filename().c_str(), map.error().message.c_str());
             continue;
         }
-        nav::vox::VoxelGrid grid = nav::vox::gridFromMap(*map);
+        nav::vox::VoxelGrid grid = nav::importer::gridFromMap(*map);
         grid.source_name = map_path.filename().string();
         auto g = nav::graph::buildTileGraph(grid, context);
         if (!g) {
@@ -291,7 +291,7 @@ int main(int argc, char** argv) {
             fail(map.error().message);
             continue;
         }
-        nav::vox::VoxelGrid grid = nav::vox::gridFromMap(*map);
+        nav::vox::VoxelGrid grid = nav::importer::gridFromMap(*map);
         grid.source_name = name;
         auto g = nav::graph::buildTileGraph(grid, context);
         if (!g) {

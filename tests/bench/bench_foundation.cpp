@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
     if (std::filesystem::exists(shared / "movingai" / "den520d.map")) {
         auto map = nav::importer::loadMovingAiMap(shared / "movingai" / "den520d.map");
         if (!map) return 1;
-        const auto grid = nav::vox::gridFromMap(*map);
+        const auto grid = nav::importer::gridFromMap(*map);
         const auto path = std::filesystem::temp_directory_path() / "navbake_bench_den520d.vox";
         const double save_ms = medianMs(5, [&] { (void)nav::vox::saveVoxels(path, grid); });
         navrt::Asset asset;

@@ -86,7 +86,7 @@ bool pack(const nav::graph::Graph& g, AddSections add, const std::filesystem::pa
 std::optional<nav::graph::Graph> buildGraph(const nav::importer::GridMap& map,
                                             const std::string& name, nav::Context& context,
                                             std::string& why) {
-    nav::vox::VoxelGrid grid = nav::vox::gridFromMap(map);
+    nav::vox::VoxelGrid grid = nav::importer::gridFromMap(map);
     grid.source_name = name;
     auto g = nav::graph::buildTileGraph(grid, context);
     if (!g) {

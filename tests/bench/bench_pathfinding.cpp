@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     for (const auto& map_path : listFiles(shared / "movingai", ".map")) {
         auto map = nav::importer::loadMovingAiMap(map_path);
         if (!map) continue;
-        nav::vox::VoxelGrid grid = nav::vox::gridFromMap(*map);
+        nav::vox::VoxelGrid grid = nav::importer::gridFromMap(*map);
         grid.source_name = map_path.filename().string();
         auto graph = nav::graph::buildTileGraph(grid, context);
         if (!graph) continue;
@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
     if (std::filesystem::exists(samples / "maze3d.3dmap")) {
         auto map = nav::importer::loadVoxelMap3D(samples / "maze3d.3dmap");
         if (map) {
-            nav::vox::VoxelGrid grid = nav::vox::gridFromVoxelMap(*map);
+            nav::vox::VoxelGrid grid = nav::importer::gridFromVoxelMap(*map);
             grid.source_name = "maze3d.3dmap";
             auto graph = nav::graph::buildVolumeGraph(grid, 0.0f, context);
             const auto nav_path = std::filesystem::temp_directory_path() / "navbake_bench3d.nav";
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
     for (const auto& map_path : listFiles(shared / "movingai", ".map")) {
         auto map = nav::importer::loadMovingAiMap(map_path);
         if (!map) continue;
-        nav::vox::VoxelGrid grid = nav::vox::gridFromMap(*map);
+        nav::vox::VoxelGrid grid = nav::importer::gridFromMap(*map);
         grid.source_name = map_path.filename().string();
         nav::Result<nav::graph::Graph> graph = nav::graph::Graph{};
         const double bake = medianMs(3, [&] { graph = nav::graph::buildPovGraph(grid, {}, context); });

@@ -371,7 +371,9 @@ cluster_pipeline)
   expect 1 "den312d.clu was built for another graph .* than .*room-64-64-8.graph" \
     "$navbake" pack "$work/room-64-64-8.graph" --clusters "$work/den312d.clu" -o "$work/x.nav"
   [ -e "$work/x.nav" ] && fail "pack wrote an output after the mismatch"
-  expect 2 "--clusters 99999999 exceeds the graph's [0-9]+ nodes" \
+  expect 2 "--clusters 3000 exceeds the graph's [0-9]+ nodes" \
+    "$navbake" cluster "$work/den312d.graph" -o "$work/x.clu" --clusters 3000
+  expect 2 "invalid cluster parameters: --clusters = 99999999 \(must be in 0..4096\)" \
     "$navbake" cluster "$work/den312d.graph" -o "$work/x.clu" --clusters 99999999
   "$navbake" -q pack "$work/room-64-64-8.graph" -o "$work/room.nav" || fail "pack room"
   expect 1 "room.nav: --method cluster needs cluster sections" \
@@ -557,7 +559,7 @@ JSON
   done
   # An agent that fits nowhere: the build succeeds and the report says so.
   echo '{"input": "level.glb", "output": "giant", "agents": [{"name": "giant", "radius": 20}]}' >"$work/giant.json"
-  expect 0 "agent 'giant' fits nowhere: no walkable surface" "$navbake" build "$work/giant.json"
+  expect 0 "voxelize giant: the agent fits nowhere: no walkable surface" "$navbake" build "$work/giant.json"
   grep -q "fits nowhere" "$work/giant/giant.report.json" || fail "the report lacks the fits-nowhere warning"
   # Config errors: one message with the JSON path each.
   echo '{"input": "level.glb", "voxel": {"cell_size": "big"}}' >"$work/bad.json"
@@ -567,9 +569,9 @@ JSON
   echo '{"input": "nothere.glb"}' >"$work/bad.json"
   expect 1 "\\$.input: file 'nothere.glb' not found" "$navbake" build "$work/bad.json"
   echo '{"input": "level.glb", "agents": [{"height": 0.1}]}' >"$work/bad.json"
-  expect 1 '\$.agents\[0\].height: 0.1 m is below one cell height' "$navbake" build "$work/bad.json"
+  expect 1 'bad.json: invalid voxelize parameters: \$.agents\[0\].height = 0.1 \(must be at least one cell height' "$navbake" build "$work/bad.json"
   echo '{"input": "level.glb", "agents": [{"max_slope": 95}]}' >"$work/bad.json"
-  expect 1 '\$.agents\[0\].max_slope: must be in' "$navbake" build "$work/bad.json"
+  expect 1 '\$.agents\[0\].max_slope = 95 \(must be in 0..90 degrees\)' "$navbake" build "$work/bad.json"
   echo '{"input": "level.glb", "agents": [{"graphs": ["tile"], "hierarchy": true}]}' >"$work/bad.json"
   expect 1 '\$.agents\[0\].hierarchy: needs clusters' "$navbake" build "$work/bad.json"
   ;;

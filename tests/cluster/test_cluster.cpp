@@ -303,7 +303,7 @@ TEST_CASE("regions: the count follows --clusters and --cluster-size; navmesh and
     // Navmesh: the mesh's regions, merged down to a smaller target; POV: regions of its layer grid.
     auto map = importer::parseMovingAiMap(rooms.text, "rooms.map");
     REQUIRE(map.ok());
-    vox::VoxelGrid grid = vox::gridFromMap(*map);
+    vox::VoxelGrid grid = importer::gridFromMap(*map);
     auto navmesh = graph::buildNavmeshGraph(grid, {}, context);
     auto pov = graph::buildPovGraph(grid, {}, context);
     REQUIRE(navmesh.ok());

@@ -5,8 +5,8 @@
 # Usage: bake_samples.sh NAVBAKE XXH64SUM SOURCE_DIR SHARED_DATA OUT_DIR
 # Writes the list to stdout; stage logs go to OUT_DIR/bake.log. Exit 1 when a command fails.
 set -euo pipefail
-navbake=$1
-xxh=$2
+navbake=$(realpath "$1")
+xxh=$(realpath "$2")
 src=$3
 shared=$4
 out=$5

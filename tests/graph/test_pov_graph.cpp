@@ -61,7 +61,7 @@ std::unique_ptr<Level> load(graph::Graph g) {
 }
 
 std::unique_ptr<Level> loadMap(const std::string& rows, uint32_t width, uint32_t height) {
-    return load(povGraph(vox::gridFromMap(gridMap(rows, width, height))));
+    return load(povGraph(importer::gridFromMap(gridMap(rows, width, height))));
 }
 
 // Corners as (x, z, bx, bz) in cell units.
@@ -139,7 +139,7 @@ vox::Span floorSpan(uint16_t top) { return {0, top, 1, true}; }
 
 TEST_SUITE("graph") {
 TEST_CASE("pov corners: a single block has four, each facing it") {
-    const vox::VoxelGrid grid = vox::gridFromMap(gridMap("...\n.@.\n...\n", 3, 3));
+    const vox::VoxelGrid grid = importer::gridFromMap(gridMap("...\n.@.\n...\n", 3, 3));
     const graph::Graph g = povGraph(grid);
     CHECK(cornerSet(g, grid) == std::set<std::tuple<int, int, int, int>>{
                                     {1, 1, 1, 1}, {2, 1, -1, 1}, {1, 2, 1, -1}, {2, 2, -1, -1}});
@@ -168,7 +168,7 @@ TEST_CASE("pov corners: an L-shaped obstacle has only its convex corners") {
     // .@@..
     // .@...
     // .....
-    const vox::VoxelGrid grid = vox::gridFromMap(gridMap(".....\n.@@..\n.@...\n.....\n", 5, 4));
+    const vox::VoxelGrid grid = importer::gridFromMap(gridMap(".....\n.@@..\n.@...\n.....\n", 5, 4));
     const graph::Graph g = povGraph(grid);
     // (2, 2) is the concave inner corner: three blocked cells around it, no corner.
     CHECK(cornerSet(g, grid) == std::set<std::tuple<int, int, int, int>>{
@@ -288,7 +288,7 @@ TEST_CASE("pov pruning keeps optimal lengths on random grids") {
         map.height = h;
         map.passable.resize(size_t(w) * h);
         for (auto& p : map.passable) p = unit(rng) >= density;
-        const vox::VoxelGrid grid = vox::gridFromMap(map);
+        const vox::VoxelGrid grid = importer::gridFromMap(map);
         auto pruned = load(povGraph(grid, true));
         auto full = load(povGraph(grid, false));
         CHECK(full->graph.pov_stats.taut_edges == full->graph.pov_stats.visibility_edges);
@@ -321,7 +321,7 @@ TEST_CASE("pov pruning keeps optimal lengths on random grids") {
 TEST_CASE("pov graph save/load round trip, deterministic bytes at any thread count") {
     test::TempDir dir;
     const vox::VoxelGrid grid =
-        vox::gridFromMap(gridMap("........\n.@@..@..\n.@...@..\n....@@..\n........\n", 8, 5));
+        importer::gridFromMap(gridMap("........\n.@@..@..\n.@...@..\n....@@..\n........\n", 8, 5));
     const graph::Graph one = povGraph(grid, true, 1);
     const graph::Graph two = povGraph(grid, true, 2);
     REQUIRE(graph::saveGraph(dir / "a.graph", one).ok());
@@ -356,7 +356,7 @@ TEST_CASE("pov graph save/load round trip, deterministic bytes at any thread cou
 
 TEST_CASE("pov assets with broken sections are refused by navrt and the loader") {
     test::TempDir dir;
-    const vox::VoxelGrid grid = vox::gridFromMap(gridMap("....\n.@..\n....\n", 4, 3));
+    const vox::VoxelGrid grid = importer::gridFromMap(gridMap("....\n.@..\n....\n", 4, 3));
     const graph::Graph good = povGraph(grid);
     auto refused = [&](graph::Graph g, const char* what) {
         INFO(what);
@@ -393,7 +393,7 @@ TEST_CASE("pov assets with broken sections are refused by navrt and the loader")
 TEST_CASE("pov assets with random damage: refused, or safe to query") {
     test::TempDir dir;
     const vox::VoxelGrid grid =
-        vox::gridFromMap(gridMap("......\n.@@.@.\n.@....\n...@@.\n......\n", 6, 5));
+        importer::gridFromMap(gridMap("......\n.@@.@.\n.@....\n...@@.\n......\n", 6, 5));
     const graph::Graph good = povGraph(grid);
     std::mt19937 rng(99);
     size_t refused = 0, accepted = 0;
@@ -477,7 +477,7 @@ TEST_CASE("pov queries: open level, start inside an obstacle, coincident start a
 }
 
 TEST_CASE("pov bake stops when cancelled") {
-    const vox::VoxelGrid grid = vox::gridFromMap(gridMap("....\n.@..\n....\n", 4, 3));
+    const vox::VoxelGrid grid = importer::gridFromMap(gridMap("....\n.@..\n....\n", 4, 3));
     Context context;
     context.requestCancel();
     auto g = graph::buildPovGraph(grid, {}, context);

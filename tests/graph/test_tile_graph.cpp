@@ -17,7 +17,7 @@ graph::Graph gridGraph(const char* rows, uint32_t width, uint32_t height) {
     auto map = importer::parseMovingAiMap(text, "t.map");
     REQUIRE(map.ok());
     Context context;
-    auto g = graph::buildTileGraph(vox::gridFromMap(*map), context);
+    auto g = graph::buildTileGraph(importer::gridFromMap(*map), context);
     REQUIRE(g.ok());
     return std::move(g).value();
 }
@@ -128,7 +128,7 @@ TEST_CASE("graph save/load round trip and deterministic bytes") {
     // A .vox is not a graph.
     auto map = importer::parseMovingAiMap("type octile\nheight 1\nwidth 1\nmap\n.\n", "m");
     REQUIRE(map.ok());
-    REQUIRE(vox::saveVoxels(dir / "m.vox", vox::gridFromMap(*map)).ok());
+    REQUIRE(vox::saveVoxels(dir / "m.vox", importer::gridFromMap(*map)).ok());
     auto wrong = graph::loadGraph(dir / "m.vox");
     REQUIRE_FALSE(wrong.ok());
     CHECK(wrong.error().message.find("kind 'VOXL', expected 'GRPH'") != std::string::npos);

@@ -32,7 +32,7 @@ importer::VoxelMap3D makeMap(uint32_t w, uint32_t h, uint32_t d,
 
 graph::Graph build(const importer::VoxelMap3D& map, float radius = 0.0f) {
     Context context;
-    auto g = graph::buildVolumeGraph(vox::gridFromVoxelMap(map), radius, context);
+    auto g = graph::buildVolumeGraph(importer::gridFromVoxelMap(map), radius, context);
     REQUIRE(g.ok());
     return std::move(g).value();
 }
@@ -176,7 +176,7 @@ TEST_CASE("volume graph: header, free bits and two sealed chambers") {
     CHECK(g.cells.empty());
     CHECK(g.edge_targets.empty());
     CHECK(g.edge_offsets.empty());
-    CHECK(g.areas == vox::gridFromVoxelMap(map).areas);
+    CHECK(g.areas == importer::gridFromVoxelMap(map).areas);
 
     REQUIRE(g.free_voxels.size() == 1);
     CHECK((g.free_voxels[0] >> 45) == 0);  // padding bits are zero
@@ -283,7 +283,7 @@ TEST_CASE("volume graph: agent radius erodes the free space") {
     CHECK(t1.components[voxelIndex(tube, 6, 2, 2)] == 1);
 
     Context context;
-    auto negative = graph::buildVolumeGraph(vox::gridFromVoxelMap(map), -1.0f, context);
+    auto negative = graph::buildVolumeGraph(importer::gridFromVoxelMap(map), -1.0f, context);
     REQUIRE_FALSE(negative.ok());
     CHECK(negative.error().kind == ErrorKind::usage);
 }
@@ -304,7 +304,7 @@ TEST_CASE("volume graph matches a brute-force reference on random maps") {
 TEST_CASE("volume graph: cancellation is reported") {
     Context context;
     context.requestCancel();
-    auto g = graph::buildVolumeGraph(vox::gridFromVoxelMap(randomMap(8, 8, 8, 10, 3)), 0.0f,
+    auto g = graph::buildVolumeGraph(importer::gridFromVoxelMap(randomMap(8, 8, 8, 10, 3)), 0.0f,
                                      context);
     REQUIRE_FALSE(g.ok());
     CHECK(g.error().kind == ErrorKind::cancelled);

@@ -86,7 +86,7 @@ TEST_CASE("POV on every shared MovingAI map: never longer than octile, equal to 
         INFO(name);
         auto map = importer::loadMovingAiMap(map_path);
         REQUIRE(map.ok());
-        vox::VoxelGrid grid = vox::gridFromMap(*map);
+        vox::VoxelGrid grid = importer::gridFromMap(*map);
         grid.source_name = name;
         Context context;
         auto pov = graph::buildPovGraph(grid, {}, context);

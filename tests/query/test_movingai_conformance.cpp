@@ -47,7 +47,7 @@ TEST_CASE("MovingAI conformance: every shared map, every scenario optimal") {
 TEST_CASE("scenario files naming another map or malformed are refused with the line") {
     auto map = importer::parseMovingAiMap("type octile\nheight 2\nwidth 3\nmap\n...\n...\n", "tiny.map");
     REQUIRE(map.ok());
-    vox::VoxelGrid grid = vox::gridFromMap(*map);
+    vox::VoxelGrid grid = importer::gridFromMap(*map);
     grid.source_name = "tiny.map";
     Context context;
     auto g = graph::buildTileGraph(grid, context);
@@ -83,7 +83,7 @@ TEST_CASE("scenario files naming another map or malformed are refused with the l
     // A start in a wall is a clear status, not a crash.
     auto walled = importer::parseMovingAiMap("type octile\nheight 1\nwidth 3\nmap\n.@.\n", "w.map");
     REQUIRE(walled.ok());
-    vox::VoxelGrid wgrid = vox::gridFromMap(*walled);
+    vox::VoxelGrid wgrid = importer::gridFromMap(*walled);
     auto wg = graph::buildTileGraph(wgrid, context);
     REQUIRE(wg.ok());
     REQUIRE(graph::saveGraph(dir / "w.nav", *wg, formats::kKindNav).ok());

@@ -28,7 +28,7 @@ std::vector<uint8_t> smallVoxelArtifact(const test::TempDir& dir) {
     auto map = importer::parseMovingAiMap(kSmallMap, "small.map");
     REQUIRE(map.ok());
     const auto path = dir / "small.vox";
-    REQUIRE(vox::saveVoxels(path, vox::gridFromMap(*map)).ok());
+    REQUIRE(vox::saveVoxels(path, importer::gridFromMap(*map)).ok());
     return test::readBytes(path);
 }
 

@@ -25,7 +25,7 @@ struct PackedLevel {
 std::unique_ptr<PackedLevel> pack(const importer::GridMap& map) {
     auto level = std::make_unique<PackedLevel>();
     Context context;
-    auto g = graph::buildTileGraph(vox::gridFromMap(map), context);
+    auto g = graph::buildTileGraph(importer::gridFromMap(map), context);
     REQUIRE(g.ok());
     level->graph = std::move(g).value();
     const auto path = level->dir / "level.nav";

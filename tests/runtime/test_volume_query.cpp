@@ -64,7 +64,7 @@ TEST_CASE("volume A* through the hollow 3D maze equals an independent Dijkstra")
     auto map = importer::loadVoxelMap3D(test::sampleLevels() / "maze3d.3dmap");
     REQUIRE(map.ok());
     Context context;
-    auto g = graph::buildVolumeGraph(vox::gridFromVoxelMap(*map), 0.0f, context);
+    auto g = graph::buildVolumeGraph(importer::gridFromVoxelMap(*map), 0.0f, context);
     REQUIRE(g.ok());
     test::TempDir dir;
     REQUIRE(graph::saveGraph(dir / "maze.nav", *g, formats::kKindNav).ok());
@@ -119,7 +119,7 @@ TEST_CASE("volume locate: free voxel, blocked voxel, outside") {
     auto map = importer::parseVoxelMap3D("voxel 3 2 3\n1 0 1\n", "t.3dmap");
     REQUIRE(map.ok());
     Context context;
-    auto g = graph::buildVolumeGraph(vox::gridFromVoxelMap(*map), 0.0f, context);
+    auto g = graph::buildVolumeGraph(importer::gridFromVoxelMap(*map), 0.0f, context);
     REQUIRE(g.ok());
     test::TempDir dir;
     REQUIRE(graph::saveGraph(dir / "t.nav", *g, formats::kKindNav).ok());

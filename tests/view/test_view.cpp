@@ -71,7 +71,7 @@ struct TinyMap {
                                               "tiny.map");
         REQUIRE(map.ok());
         Context context;
-        auto g = graph::buildTileGraph(vox::gridFromMap(*map), context);
+        auto g = graph::buildTileGraph(importer::gridFromMap(*map), context);
         REQUIRE(g.ok());
         nodes = g->nodeCount();
         cluster::ClusterParams params;

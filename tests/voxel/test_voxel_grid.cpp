@@ -10,7 +10,7 @@ TEST_SUITE("voxel") {
 TEST_CASE("a grid map becomes one walkable layer at Y = 0 with walls elsewhere") {
     auto map = importer::parseMovingAiMap("type octile\nheight 2\nwidth 3\nmap\n.@.\nS.T\n", "m");
     REQUIRE(map.ok());
-    const vox::VoxelGrid grid = vox::gridFromMap(*map);
+    const vox::VoxelGrid grid = importer::gridFromMap(*map);
     CHECK(grid.size_x == 3);
     CHECK(grid.size_z == 2);
     CHECK(grid.cell_size == 1.0f);

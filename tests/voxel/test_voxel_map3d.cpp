@@ -14,7 +14,7 @@ TEST_CASE("a 3D voxel map becomes columns of blocked runs") {
         "voxel 3 5 2\n1 0 0\n1 1 0\n1 3 0\n2 0 1\n2 1 1\n2 2 1\n2 3 1\n2 4 1\n0 4 1\n1 1 0\n",
         "m.3dmap");
     REQUIRE(map.ok());
-    const vox::VoxelGrid grid = vox::gridFromVoxelMap(*map);
+    const vox::VoxelGrid grid = importer::gridFromVoxelMap(*map);
     CHECK(grid.source == formats::VoxelSource::voxel_map);
     CHECK(grid.size_x == 3);
     CHECK(grid.size_y == 5);

@@ -11,6 +11,7 @@
 
 #include "../../lib/common/context.h"
 #include "../../lib/common/result.h"
+#include "../../lib/common/stage.h"
 
 namespace nav::cli {
 
@@ -46,6 +47,38 @@ private:
 
 // Exit code for a failed Result/Status, after logging its message.
 int reportFailure(Context& context, const Error& error);
+
+// Prints what a stage made: its summary lines (info) and warnings.
+void printStageResult(Context& context, const StageResult& result);
+
+// The body of every stage command: checks the Params (usage error naming each bad option, exit 2),
+// runs the stage's one definition, prints its result.
+template <class S>
+int runStage(Context& context, const typename S::Inputs& inputs, const typename S::Params& params,
+             const std::filesystem::path& output) {
+    if (Status s = checkStage<S>(params, optionFieldName); !s) return reportFailure(context, s.error());
+    auto result = S::run(inputs, params, output, context);
+    if (!result) return reportFailure(context, result.error());
+    printStageResult(context, *result);
+    return kExitOk;
+}
+
+// An option taking one of `choices` (a stage's named enum): the same words and the same error
+// text ("'x' is not one of: a, b") as in a level config.
+template <class E>
+CLI::Option* addChoice(CLI::App* app, const std::string& name, E& target,
+                       std::span<const Choice<E>> choices, const std::string& help) {
+    CLI::Option* option = app->add_option_function<std::string>(
+        name, [&target, choices](const std::string& text) { parseChoice(choices, text, target); }, help);
+    option->check(CLI::Validator(
+        [choices](std::string& text) {
+            E value{};
+            return parseChoice(choices, text, value) ? std::string() : notAChoice(choices, text);
+        },
+        "{" + choiceNames(choices) + "}"));
+    option->default_str(std::string(choiceName(choices, target)));
+    return option;
+}
 
 // A subcommand's body: runs after parsing, returns the exit code.
 using CommandBody = std::function<int(Context&)>;

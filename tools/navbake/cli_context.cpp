@@ -100,3 +100,12 @@ int reportFailure(Context& context, const Error& error) {
 }
 
 }  // namespace nav::cli
+
+namespace nav::cli {
+
+void printStageResult(Context& context, const StageResult& result) {
+    for (const std::string& line : result.summary) context.info("{}", line);
+    for (const std::string& warning : result.warnings) context.warn("{}", warning);
+}
+
+}  // namespace nav::cli

@@ -1,7 +1,7 @@
 // `navbake build LEVEL.json`: the one command the asset pipeline and CI call.
 #include <cstdio>
 
-#include "../../lib/build/build.h"
+#include "../../lib/pipeline/pipeline.h"
 #include "cli.h"
 
 namespace nav::cli {
@@ -29,13 +29,13 @@ void registerBuild(CLI::App& app, CommandBody& body) {
                   "inputs and config would produce; writes nothing");
     sub->callback([&body, options] {
         body = [options](Context& context) {
-            auto config = build::loadLevelConfig(options->config);
+            auto config = pipeline::loadLevelConfig(options->config);
             if (!config) return reportFailure(context, config.error());
-            build::BuildOptions build_options;
+            pipeline::BuildOptions build_options;
             build_options.jobs = options->jobs;
             build_options.force = options->force;
             build_options.check = options->check;
-            auto report = build::runBuild(*config, build_options, context);
+            auto report = pipeline::runBuild(*config, build_options, context);
             if (!report) return reportFailure(context, report.error());
             if (options->check) {
                 context.info("{}: outputs in {} are up to date", options->config,
@@ -43,20 +43,20 @@ void registerBuild(CLI::App& app, CommandBody& body) {
                 return kExitOk;
             }
             size_t built = 0, skipped = 0, warnings = 0;
-            for (const build::StageReport& st : report->stages) {
+            for (const pipeline::StageReport& st : report->stages) {
                 (st.skipped ? skipped : built) += 1;
                 warnings += st.warnings.size();
             }
             context.info("{} stages: {} built, {} up to date; {} warnings; {:.0f} ms", report->stages.size(),
                          built, skipped, warnings, report->milliseconds);
-            for (const build::StageReport& st : report->stages) {
+            for (const pipeline::StageReport& st : report->stages) {
                 std::string counts;
                 for (auto it = st.counts.begin(); it != st.counts.end(); ++it)
                     counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", it.value().dump(), it.key());
                 context.info("  {:<28} {:>10}  {:>8.0f} ms  {}", st.name,
                              st.skipped ? "up to date" : "built", st.milliseconds, counts);
             }
-            for (const build::StageReport& st : report->stages)
+            for (const pipeline::StageReport& st : report->stages)
                 for (const std::string& w : st.warnings) context.info("  warning: {}", w);
             for (const std::string& o : report->outputs)
                 context.info("  output: {}", (config->output / o).string());

@@ -1,0 +1,107 @@
+#include "json_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace nav {
+
+using Json = nlohmann::json;
+
+Result<Json> parseJson(std::string_view text, const std::filesystem::path& file) {
+    try {
+        return Json::parse(text.begin(), text.end());
+    } catch (const Json::parse_error& e) {
+        return inputError("{}: not valid JSON at byte {}: {}", file.string(), e.byte, e.what());
+    }
+}
+
+JsonReader::JsonReader(const Json& value, std::string path, std::filesystem::path file)
+    : value_(value), path_(std::move(path)), file_(std::move(file)) {}
+
+Status JsonReader::expectObject() const {
+    if (!value_.is_object()) return typeError(path_, "an object", value_);
+    return {};
+}
+
+const Json& JsonReader::get(std::string_view key) {
+    seen_.insert(std::string(key));
+    return value_.at(std::string(key));
+}
+
+Status JsonReader::number(std::string_view key, double& out) {
+    if (!has(key)) return {};
+    const Json& v = get(key);
+    if (!v.is_number()) return typeError(at(key), "a number", v);
+    out = v.get<double>();
+    if (!std::isfinite(out)) return typeError(at(key), "a finite number", v);
+    return {};
+}
+
+Status JsonReader::number(std::string_view key, float& out) {
+    double value = out;
+    if (Status s = number(key, value); !s) return s;
+    if (!has(key)) return {};
+    if (std::abs(value) > double(std::numeric_limits<float>::max()))
+        return typeError(at(key), "a number within single precision", value_.at(std::string(key)));
+    out = value_.at(std::string(key)).get<float>();
+    return {};
+}
+
+Status JsonReader::integer(std::string_view key, uint32_t& out) {
+    if (!has(key)) return {};
+    const Json& v = get(key);
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > int64_t(UINT32_MAX))
+        return typeError(at(key), "a whole number >= 0", v);
+    out = uint32_t(v.get<int64_t>());
+    return {};
+}
+
+Status JsonReader::integer(std::string_view key, int& out) {
+    if (!has(key)) return {};
+    const Json& v = get(key);
+    if (!v.is_number_integer() || v.get<int64_t>() < std::numeric_limits<int>::min() ||
+        v.get<int64_t>() > std::numeric_limits<int>::max())
+        return typeError(at(key), "a whole number", v);
+    out = int(v.get<int64_t>());
+    return {};
+}
+
+Status JsonReader::boolean(std::string_view key, bool& out) {
+    if (!has(key)) return {};
+    const Json& v = get(key);
+    if (!v.is_boolean()) return typeError(at(key), "true or false", v);
+    out = v.get<bool>();
+    return {};
+}
+
+Status JsonReader::string(std::string_view key, std::string& out) {
+    if (!has(key)) return {};
+    const Json& v = get(key);
+    if (!v.is_string()) return typeError(at(key), "a string", v);
+    out = v.get<std::string>();
+    return {};
+}
+
+Status JsonReader::finish(std::initializer_list<std::string_view> allowed) const {
+    for (auto it = value_.begin(); it != value_.end(); ++it)
+        if (!seen_.count(it.key()) &&
+            std::none_of(allowed.begin(), allowed.end(), [&](std::string_view a) { return it.key() == a; })) {
+            std::string list;
+            for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+            return fail(at(it.key()), fmt::format("unknown key (allowed here: {})", list));
+        }
+    return {};
+}
+
+Status JsonReader::fail(const std::string& path, const std::string& what) const {
+    return inputError("{}: {}: {}", file_.string(), path, what);
+}
+
+Status JsonReader::typeError(const std::string& path, std::string_view expected, const Json& got) const {
+    return fail(path, fmt::format("expected {}, got {} {}", expected, got.type_name(), got.dump().substr(0, 40)));
+}
+
+}  // namespace nav

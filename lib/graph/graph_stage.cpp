@@ -1,0 +1,133 @@
+// The graph stage: one definition shared by `navbake graph KIND` and `navbake build`.
+#include <fmt/format.h>
+
+#include <bit>
+#include <chrono>
+#include <map>
+
+#include "../voxel/voxel_grid.h"
+#include "graph.h"
+
+namespace nav::graph {
+namespace {
+
+// Walkable islands: a warning when more than one component holds nodes.
+void islandWarning(const Graph& g, StageResult& result) {
+    std::map<uint32_t, uint64_t> sizes;
+    for (uint32_t c : g.components)
+        if (c != kNoNode) ++sizes[c];
+    result.count("components", sizes.size());
+    if (sizes.size() <= 1) return;
+    uint64_t largest = 0, total = 0;
+    for (const auto& [c, n] : sizes) {
+        largest = std::max(largest, n);
+        total += n;
+    }
+    result.warnings.push_back(fmt::format("{} walkable islands ({} nodes) are unreachable from the "
+                                          "largest component ({} nodes)",
+                                          sizes.size() - 1, total - largest, largest));
+}
+
+std::string summary(const Graph& graph, GraphKind kind, double ms, const std::filesystem::path& output) {
+    const formats::GraphHeader& h = graph.header;
+    if (h.type == formats::GraphType::navmesh) {
+        const navmesh::NavMesh& m = graph.mesh;
+        return fmt::format("navmesh: {} polygons, {} vertices, {} regions, {} x {} tiles, {} portal "
+                           "edges, {} components (largest {}), {:.1f} ms -> {}",
+                           m.polyCount(), m.vertexCount(), m.region_count, m.tiles_x, m.tiles_z,
+                           h.edge_count, h.component_count, h.largest_component, ms, output.string());
+    }
+    if (h.type == formats::GraphType::pov) {
+        const formats::PovStats& st = graph.pov_stats;
+        return fmt::format("pov graph: {} corners ({} any-direction), {} visibility edges before "
+                           "pruning, {} taut edges after ({:.1f}%), {} layer cells, {} components "
+                           "(largest {} corners), {:.1f} ms -> {}",
+                           st.corner_count, st.any_direction_corners, st.visibility_edges, st.taut_edges,
+                           st.visibility_edges ? 100.0 * double(st.taut_edges) / double(st.visibility_edges)
+                                               : 100.0,
+                           st.layer_cell_count, h.component_count, h.largest_component, ms, output.string());
+    }
+    if (h.flags & formats::kGraphFlagImplicitVolume) {
+        size_t free_voxels = 0;
+        for (uint64_t word : graph.free_voxels) free_voxels += size_t(std::popcount(word));
+        return fmt::format("volume graph: {} x {} x {} voxels, {} free for the agent (implicit "
+                           "26-connected edges), {} components (largest {}), {:.1f} ms -> {}",
+                           h.size_x, h.size_y, h.size_z, free_voxels, h.component_count,
+                           h.largest_component, ms, output.string());
+    }
+    return fmt::format("{} graph: {} nodes, {} edges, {} components (largest {} nodes), {:.1f} ms -> {}",
+                       choiceName<GraphKind>(kGraphKinds, kind), h.node_count, h.edge_count,
+                       h.component_count, h.largest_component, ms, output.string());
+}
+
+}  // namespace
+
+ParamIssues GraphStage::check(const Params& params) {
+    ParamCheck check;
+    check.nonNegative("agent_radius", params.agent_radius);
+    check.threads("threads", params.threads);
+    if (params.kind == GraphKind::navmesh) {
+        navmesh::NavmeshParams navmesh = params.navmesh;
+        navmesh.threads = params.threads;
+        for (ParamIssue& issue : navmesh::checkNavmeshParams(navmesh))
+            if (issue.field != "threads") check.issues.push_back(std::move(issue));
+    }
+    return check.issues;
+}
+
+void GraphStage::describe(const Params& params, StageKey& key) {
+    key.add("kind", choiceName<GraphKind>(kGraphKinds, params.kind));
+    if (params.kind == GraphKind::volume) key.add("agent_radius", params.agent_radius);
+    if (params.kind == GraphKind::pov) key.add("prune", params.prune);
+    if (params.kind == GraphKind::navmesh) {
+        const navmesh::NavmeshParams& n = params.navmesh;
+        key.add("partition", choiceName<navmesh::Partition>(navmesh::kPartitions, n.partition))
+            .add("region_min_size", n.region_min_size)
+            .add("region_merge_size", n.region_merge_size)
+            .add("edge_max_len", n.edge_max_len)
+            .add("edge_max_error", n.edge_max_error)
+            .add("max_verts_per_poly", n.max_verts_per_poly)
+            .add("detail_sample_dist", n.detail_sample_dist)
+            .add("detail_max_error", n.detail_max_error)
+            .add("tile_size", n.tile_size);
+    }
+}
+
+Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
+                                    const std::filesystem::path& output, Context& context) {
+    if (Status s = checkStage<GraphStage>(params); !s) return s.error();
+    auto grid = vox::loadVoxels(inputs.voxels);
+    if (!grid) return grid.error();
+    const auto start = std::chrono::steady_clock::now();
+    Result<Graph> graph = Graph{};
+    switch (params.kind) {
+        case GraphKind::tile: graph = buildTileGraph(*grid, context); break;
+        case GraphKind::navmesh: {
+            navmesh::NavmeshParams navmesh = params.navmesh;
+            navmesh.threads = params.threads;
+            graph = buildNavmeshGraph(*grid, navmesh, context);
+            break;
+        }
+        case GraphKind::pov: {
+            PovParams pov;
+            pov.prune = params.prune;
+            pov.threads = unsigned(params.threads);
+            graph = buildPovGraph(*grid, pov, context);
+            break;
+        }
+        case GraphKind::volume: graph = buildVolumeGraph(*grid, params.agent_radius, context); break;
+    }
+    if (!graph) return graph.error();
+    if (Status s = saveGraph(output, *graph); !s) return s.error();
+    StageResult result;
+    result.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.count("nodes", graph->nodeCount());
+    result.count("edges", graph->edgeCount());
+    if (graph->header.type == GraphType::navmesh) result.count("polygons", graph->nodeCount());
+    if (params.kind != GraphKind::volume) islandWarning(*graph, result);
+    result.summary.push_back(summary(*graph, params.kind, result.milliseconds, output));
+    return result;
+}
+
+}  // namespace nav::graph

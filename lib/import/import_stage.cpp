@@ -1,0 +1,166 @@
+// The import stage: one definition shared by `navbake import` and `navbake build`.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+
+#include "../geometry/geometry.h"
+#include "../voxel/voxel_grid.h"
+#include "import.h"
+
+namespace nav::importer {
+namespace {
+
+std::string lowerExtension(const std::filesystem::path& path) {
+    std::string ext = path.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return ext;
+}
+
+bool isGridFile(const std::filesystem::path& path) {
+    const std::string ext = lowerExtension(path);
+    return ext == ".map" || ext == ".3dmap";
+}
+
+// Appends `part` to `merged`: vertices, triangles (re-indexed), areas and objects.
+Status appendGeometry(geo::Geometry& merged, geo::Geometry&& part, const std::filesystem::path& part_path,
+                      const std::filesystem::path& first_path) {
+    if (part.areas != merged.areas)
+        return inputError("{} uses another area table than {}; give every input the same tag rules",
+                          part_path.string(), first_path.string());
+    const uint32_t base = uint32_t(merged.vertexCount());
+    const uint32_t objects = uint32_t(merged.objects.size());
+    merged.vertices.insert(merged.vertices.end(), part.vertices.begin(), part.vertices.end());
+    for (uint32_t v : part.triangles) merged.triangles.push_back(v + base);
+    merged.triangle_areas.insert(merged.triangle_areas.end(), part.triangle_areas.begin(),
+                                 part.triangle_areas.end());
+    for (uint32_t o : part.triangle_objects) merged.triangle_objects.push_back(o + objects);
+    merged.objects.insert(merged.objects.end(), part.objects.begin(), part.objects.end());
+    merged.source_mesh_count += part.source_mesh_count;
+    merged.dropped_degenerate += part.dropped_degenerate;
+    merged.dropped_ignored += part.dropped_ignored;
+    return {};
+}
+
+std::string warnIfDefaultsChanged(const ImportStage::Params& params, std::string_view what) {
+    if (params.up == UpAxis::y && params.scale == 1.0f && params.tags.empty()) return {};
+    return fmt::format("up, scale and tags do not apply to {} and are ignored", what);
+}
+
+}  // namespace
+
+ParamIssues ImportStage::check(const Params& params) {
+    ParamCheck check;
+    check.positive("scale", params.scale);
+    return check.issues;
+}
+
+void ImportStage::describe(const Params& params, StageKey& key) {
+    // The tag file's bytes are part of the key as a source file.
+    key.add("up", choiceName<UpAxis>(kUpAxes, params.up)).add("scale", params.scale);
+}
+
+Result<ImportStage::Output> ImportStage::output(const Inputs& inputs, size_t* bad_input) {
+    if (inputs.sources.empty()) return makeError(ErrorKind::usage, "import needs at least one input file");
+    for (size_t i = 0; i < inputs.sources.size(); ++i)
+        if (isGridFile(inputs.sources[i]) && inputs.sources.size() > 1) {
+            if (bad_input != nullptr) *bad_input = i;
+            return inputError("{}: a MovingAI {} must be the only input", inputs.sources[i].string(),
+                              lowerExtension(inputs.sources[i]));
+        }
+    return isGridFile(inputs.sources[0]) ? Output::voxels : Output::geometry;
+}
+
+Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
+                                     const std::filesystem::path& output_path, Context& context) {
+    if (Status s = checkStage<ImportStage>(params); !s) return s.error();
+    auto kind = output(inputs);
+    if (!kind) return kind.error();
+    const auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    };
+    StageResult result;
+    const std::filesystem::path& first = inputs.sources[0];
+    if (lowerExtension(first) == ".map") {
+        if (std::string w = warnIfDefaultsChanged(params, "MovingAI maps"); !w.empty())
+            result.warnings.push_back(w);
+        auto map = loadMovingAiMap(first);
+        if (!map) return map.error();
+        vox::VoxelGrid grid = gridFromMap(*map);
+        grid.source_name = first.filename().string();
+        if (Status s = vox::saveVoxels(output_path, grid); !s) return s.error();
+        result.milliseconds = elapsed();
+        result.count("cells", size_t(map->width) * map->height);
+        result.count("passable", map->passableCount());
+        result.summary.push_back(fmt::format("{}: {} x {} grid (width x height), {} passable cells -> {}",
+                                             first.string(), map->width, map->height,
+                                             map->passableCount(), output_path.string()));
+        return result;
+    }
+    if (lowerExtension(first) == ".3dmap") {
+        if (std::string w = warnIfDefaultsChanged(params, "MovingAI 3D maps"); !w.empty())
+            result.warnings.push_back(w);
+        auto map = loadVoxelMap3D(first);
+        if (!map) return map.error();
+        vox::VoxelGrid grid = gridFromVoxelMap(*map);
+        grid.source_name = first.filename().string();
+        if (Status s = vox::saveVoxels(output_path, grid); !s) return s.error();
+        result.milliseconds = elapsed();
+        result.count("voxels", size_t(map->width) * map->height * map->depth);
+        result.count("blocked", map->blockedCount());
+        result.summary.push_back(fmt::format(
+            "{}: {} x {} x {} voxels (width x height x depth), {} blocked -> {}", first.string(),
+            map->width, map->height, map->depth, map->blockedCount(), output_path.string()));
+        return result;
+    }
+
+    ImportParams scene_params;
+    scene_params.up = params.up;
+    scene_params.scale = params.scale;
+    if (!params.tags.empty()) {
+        auto tags = loadTagConfig(params.tags);
+        if (!tags) return tags.error();
+        scene_params.tags = std::move(*tags);
+    }
+    geo::Geometry merged;
+    std::string names;
+    for (size_t i = 0; i < inputs.sources.size(); ++i) {
+        auto part = [&] {
+            ScopedTimer timer(context, "import " + inputs.sources[i].string());
+            return importScene(inputs.sources[i], scene_params, context);
+        }();
+        if (!part) return part.error();
+        names += (i ? " + " : "") + inputs.sources[i].string();
+        if (i == 0) {
+            merged = std::move(*part);
+        } else if (Status s = appendGeometry(merged, std::move(*part), inputs.sources[i], first); !s) {
+            return s.error();
+        }
+    }
+    if (Status s = geo::saveGeometry(output_path, merged); !s) return s.error();
+    result.milliseconds = elapsed();
+    result.count("triangles", merged.triangleCount());
+    result.count("vertices", merged.vertexCount());
+    result.count("objects", merged.objects.size());
+    const geo::Bounds b = merged.bounds();
+    std::vector<size_t> per_area(merged.areas.size(), 0);
+    for (uint8_t a : merged.triangle_areas) ++per_area[a];
+    std::string areas;
+    for (size_t i = 0; i < merged.areas.size(); ++i)
+        if (per_area[i] > 0)
+            areas += fmt::format("{}{} {}", areas.empty() ? "" : ", ", per_area[i], merged.areas[i].name);
+    result.summary.push_back(fmt::format("{}: {} meshes, {} objects, {} triangles ({}), {} vertices",
+                                         names, merged.source_mesh_count, merged.objects.size(),
+                                         merged.triangleCount(), areas, merged.vertexCount()));
+    result.summary.push_back(fmt::format("dropped: {} degenerate, {} ignored by tag rules",
+                                         merged.dropped_degenerate, merged.dropped_ignored));
+    result.summary.push_back(fmt::format(
+        "bounds: ({:.3f}, {:.3f}, {:.3f}) .. ({:.3f}, {:.3f}, {:.3f}) m -> {}", b.min[0], b.min[1],
+        b.min[2], b.max[0], b.max[1], b.max[2], output_path.string()));
+    return result;
+}
+
+}  // namespace nav::importer

@@ -1,0 +1,153 @@
+// The nexthop stage (flat or hierarchical table) and the shard merge and incremental update that
+// build farms and editors run on its files: one definition each, shared by `navbake nexthop` and
+// `navbake build`.
+#include <fmt/format.h>
+
+#include <bit>
+#include <chrono>
+
+#include "nexthop.h"
+
+namespace nav::nexthop {
+namespace {
+
+std::string mebibytes(uint64_t bytes) { return fmt::format("{:.2f} MiB", double(bytes) / 1048576.0); }
+
+// One line on what a table holds: size per node, ratio to the raw n^2 table of edge indices.
+std::string tableSummary(const Table& t, const std::filesystem::path& path) {
+    std::error_code ec;
+    const uint64_t file = std::filesystem::file_size(path, ec);
+    const double n = double(t.header.node_count);
+    const double raw = n * n * t.header.symbol_bytes;
+    return fmt::format("{} nodes, {} runs ({:.1f} per row), {} bytes = {:.1f} bytes per node; raw "
+                       "n^2 table {}: {:.1f}x smaller",
+                       t.header.node_count, t.header.run_count,
+                       n > 0 ? double(t.header.run_count) / n : 0.0, file, n > 0 ? double(file) / n : 0.0,
+                       mebibytes(uint64_t(raw)), file > 0 ? raw / double(file) : 0.0);
+}
+
+}  // namespace
+
+ParamIssues checkBuildParams(const BuildParams& params) {
+    ParamCheck check;
+    check.threads("threads", params.threads);
+    check.require(params.block_rows >= 1 && params.block_rows <= kMaxBlockRows &&
+                      std::has_single_bit(params.block_rows),
+                  "block_rows", std::to_string(params.block_rows),
+                  fmt::format("a power of two up to {}", kMaxBlockRows));
+    check.require(params.shard_count == 0 || params.shard_index < params.shard_count, "shard",
+                  fmt::format("{}/{}", params.shard_index, params.shard_count), "K/N with 0 <= K < N");
+    return check.issues;
+}
+
+void NextHopStage::describe(const Params& params, StageKey& key) {
+    key.add("max_memory", params.max_memory)
+        .add("shard_index", params.shard_index)
+        .add("shard_count", params.shard_count)
+        .add("block_rows", params.block_rows);
+}
+
+Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params,
+                                      const std::filesystem::path& output, Context& context) {
+    if (Status s = checkStage<NextHopStage>(params); !s)
+        return s.error();
+    auto graph = graph::loadGraph(inputs.graph);
+    if (!graph) return graph.error();
+    BuildStats stats;
+    StageResult result;
+    if (!inputs.clusters.empty()) {
+        if (params.shard_count > 0)
+            return makeError(ErrorKind::usage, "--shard applies to flat tables, not with --clusters");
+        auto clusters = cluster::loadClusters(inputs.clusters);
+        if (!clusters) return clusters.error();
+        if (Status s = cluster::checkMatches(*clusters, inputs.clusters, *graph, inputs.graph); !s)
+            return s.error();
+        auto table = buildHierTable(*graph, *clusters, params, context, &stats);
+        if (!table) return table.error();
+        if (params.max_memory > 0 && table->bytes() > params.max_memory)
+            return inputError("the hierarchical table needs {} in memory, above the memory limit {}",
+                              mebibytes(table->bytes()), mebibytes(params.max_memory));
+        if (Status s = saveHierTable(output, *table); !s) return s.error();
+        result.milliseconds = stats.milliseconds;
+        result.count("table_bytes", table->bytes());
+        std::error_code ec;
+        const double n = double(table->header.node_count);
+        result.summary.push_back(fmt::format(
+            "hierarchical table: {} nodes, {} clusters, {} entrances; {} in memory ({:.1f} bytes per "
+            "node; the raw n^2 table would be {}), {} bytes on disk; {:.1f} ms -> {}",
+            table->header.node_count, table->header.cluster_count, table->header.entrance_count,
+            mebibytes(table->bytes()), n > 0 ? double(table->bytes()) / n : 0.0,
+            mebibytes(uint64_t(n * n * table->header.symbol_bytes)),
+            std::filesystem::file_size(output, ec), stats.milliseconds, output.string()));
+        return result;
+    }
+    auto table = buildTable(*graph, params, context, &stats);
+    if (!table) return table.error();
+    if (Status s = saveTable(output, *table); !s) return s.error();
+    result.milliseconds = stats.milliseconds;
+    result.count("runs", table->header.run_count);
+    result.count("table_bytes", table->blocks.size());
+    const std::string part =
+        params.shard_count > 0
+            ? fmt::format("shard {}/{} (blocks {}..{} of {}): ", params.shard_index, params.shard_count,
+                          table->header.first_block,
+                          table->header.first_block + table->header.stored_blocks,
+                          table->header.block_count)
+            : std::string();
+    result.summary.push_back(fmt::format("{}{} rows in {:.1f} ms; {}; encoded rows {} before zstd -> {}",
+                                         part, stats.rows, stats.milliseconds,
+                                         tableSummary(*table, output), mebibytes(stats.raw_rle_bytes),
+                                         output.string()));
+    return result;
+}
+
+Result<StageResult> mergeShardFiles(const std::vector<std::filesystem::path>& parts,
+                                    const std::filesystem::path& output) {
+    std::vector<Table> tables;
+    for (const std::filesystem::path& p : parts) {
+        auto t = loadTable(p);
+        if (!t) return t.error();
+        tables.push_back(std::move(*t));
+    }
+    auto merged = mergeShards(tables, parts);
+    if (!merged) return merged.error();
+    if (Status s = saveTable(output, *merged); !s) return s.error();
+    StageResult result;
+    result.count("runs", merged->header.run_count);
+    result.summary.push_back(fmt::format("merged {} shards: {} -> {}", parts.size(),
+                                         tableSummary(*merged, output), output.string()));
+    return result;
+}
+
+Result<StageResult> updateTableFiles(const std::filesystem::path& old_table_path,
+                                     const std::filesystem::path& old_graph_path,
+                                     const std::filesystem::path& new_graph_path,
+                                     const BuildParams& params, const std::filesystem::path& output,
+                                     Context& context) {
+    auto old_table = loadTable(old_table_path);
+    if (!old_table) return old_table.error();
+    auto old_graph = graph::loadGraph(old_graph_path);
+    if (!old_graph) return old_graph.error();
+    auto new_graph = graph::loadGraph(new_graph_path);
+    if (!new_graph) return new_graph.error();
+    if (Status s = checkMatches(*old_table, old_table_path, *old_graph, old_graph_path); !s)
+        return s.error();
+    UpdateStats stats;
+    auto table = updateTable(*old_table, *old_graph, *new_graph, params, context, &stats);
+    if (!table) return table.error();
+    if (Status s = saveTable(output, *table); !s) return s.error();
+    StageResult result;
+    result.milliseconds = stats.milliseconds;
+    result.count("rows_recomputed", stats.rows_recomputed);
+    result.count("rows_total", stats.rows_total);
+    result.summary.push_back(fmt::format(
+        "updated: {} of {} rows recomputed ({:.2f}%), {} reused; {} nodes added, {} removed, {} "
+        "edges changed; {:.1f} ms -> {}",
+        stats.rows_recomputed, stats.rows_total,
+        stats.rows_total ? 100.0 * double(stats.rows_recomputed) / double(stats.rows_total) : 0.0,
+        stats.rows_reused, stats.nodes_added, stats.nodes_removed, stats.edges_changed,
+        stats.milliseconds, output.string()));
+    return result;
+}
+
+}  // namespace nav::nexthop

@@ -1,0 +1,76 @@
+#include "pack.h"
+
+#include <fmt/format.h>
+
+#include "../cluster/cluster.h"
+#include "../cluster/hierarchy.h"
+#include "../graph/graph.h"
+#include "../nexthop/nexthop.h"
+
+namespace nav::pack {
+
+Result<StageResult> PackStage::run(const Inputs& inputs, const Params&,
+                                   const std::filesystem::path& output, Context&) {
+    if (!inputs.hierarchy.empty() && inputs.clusters.empty())
+        return makeError(ErrorKind::usage, "a hierarchy is packed with its clusters: give the .clu "
+                                           "it was built on too");
+    auto graph = graph::loadGraph(inputs.graph);
+    if (!graph) return graph.error();
+    formats::ContainerWriter writer = graph::graphWriter(*graph, formats::kKindNav);
+    StageResult result;
+    result.count("nodes", graph->nodeCount());
+    result.count("edges", graph->edgeCount());
+    std::string with;
+    if (!inputs.clusters.empty()) {
+        auto clusters = cluster::loadClusters(inputs.clusters);
+        if (!clusters) return clusters.error();
+        if (Status s = cluster::checkMatches(*clusters, inputs.clusters, *graph, inputs.graph); !s)
+            return s.error();
+        cluster::addClusterSections(writer, *clusters);
+        result.count("clusters", clusters->count());
+        with += fmt::format(", {} clusters", clusters->count());
+        if (!inputs.hierarchy.empty()) {
+            auto hierarchy = cluster::loadHierarchy(inputs.hierarchy, *clusters, inputs.clusters);
+            if (!hierarchy) return hierarchy.error();
+            cluster::addHierarchySections(writer, *hierarchy);
+            result.count("levels", hierarchy->levelCount());
+            with += fmt::format(", {} hierarchy levels", hierarchy->levelCount());
+        }
+    }
+    if (!inputs.next_hop.empty()) {
+        auto probe = loadContainer(inputs.next_hop);
+        if (!probe) return probe.error();
+        if (probe->container.kind == formats::kKindHierNextHop) {
+            auto table = nexthop::loadHierTable(inputs.next_hop);
+            if (!table) return table.error();
+            if (table->header.node_count != graph->nodeCount() ||
+                table->header.graph_fingerprint != graph::graphFingerprint(*graph))
+                return inputError("{} was built for another graph than {}; rebuild it with "
+                                  "'navbake nexthop {} --clusters FILE.clu'",
+                                  inputs.next_hop.string(), inputs.graph.string(), inputs.graph.string());
+            nexthop::addHierTableSections(writer, *table);
+        } else {
+            auto table = nexthop::loadTable(inputs.next_hop);
+            if (!table) return table.error();
+            if (Status s = nexthop::checkMatches(*table, inputs.next_hop, *graph, inputs.graph); !s)
+                return s.error();
+            if (table->header.flags & formats::kNextHopFlagPartial)
+                return inputError("{} is shard {}/{} of a table; join the shards with 'navbake "
+                                  "nexthop merge' first",
+                                  inputs.next_hop.string(), table->header.shard_index,
+                                  table->header.shard_count);
+            nexthop::addNextHopSections(writer, *table);
+        }
+        with += ", next-hop table";
+    }
+    if (Status s = saveContainer(output, writer); !s) return s.error();
+    std::error_code ec;
+    const uint64_t bytes = std::filesystem::file_size(output, ec);
+    result.count("bytes", bytes);
+    result.summary.push_back(fmt::format("packed {} nodes, {} edges{}: {} bytes -> {}",
+                                         graph->header.node_count, graph->edgeCount(), with, bytes,
+                                         output.string()));
+    return result;
+}
+
+}  // namespace nav::pack

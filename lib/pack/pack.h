@@ -1,0 +1,34 @@
+// Stage 5: pack. Writes the runtime asset (.nav) that navrt loads: the graph's sections and,
+// optionally, the cluster heuristic table (.clu), the hierarchy (.hier) and a next-hop table
+// (.nh flat or .nhh hierarchical). Every optional part is checked to belong to the graph (node
+// count and fingerprint) and the hierarchy to those very clusters; a next-hop shard is refused.
+// One definition shared by `navbake pack` and `navbake build` (lib/common/stage.h).
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+#include "../common/context.h"
+#include "../common/result.h"
+#include "../common/stage.h"
+
+namespace nav::pack {
+
+struct PackStage {
+    static constexpr std::string_view kName = "pack";
+    struct Params {};  // the asset layout has no options (zstd level 19, FORMAT.md)
+    struct Inputs {
+        std::filesystem::path graph;      // .graph
+        std::filesystem::path clusters;   // .clu of that graph, or empty
+        std::filesystem::path hierarchy;  // .hier of those clusters (needs clusters), or empty
+        std::filesystem::path next_hop;   // .nh or .nhh of that graph, or empty
+    };
+    static ParamIssues check(const Params&) { return {}; }
+    static void describe(const Params&, StageKey&) {}
+    // Counts: nodes, edges, clusters, levels, bytes. Errors name both files when a part belongs
+    // to another graph or other clusters.
+    static Result<StageResult> run(const Inputs& inputs, const Params& params,
+                                   const std::filesystem::path& output, Context& context);
+};
+
+}  // namespace nav::pack

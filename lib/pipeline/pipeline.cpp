@@ -1,0 +1,744 @@
+#include "pipeline.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "../../formats/layouts.h"
+#include "../../formats/xxhash64.h"
+#include "../common/file_io.h"
+#include "../common/json_reader.h"
+#include "../common/parallel.h"
+#include "../pack/pack.h"
+#include "../view/view.h"
+
+namespace nav::pipeline {
+namespace {
+
+using Json = nlohmann::json;
+using OJson = nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+// ---- Config parsing ----------------------------------------------------------------------------
+// Types are checked here; values by each stage's check(), with its fields named by JSON path.
+
+// A stage's check() as one config error, each field named by `name`.
+template <class S>
+Status stageIssues(const fs::path& file, const typename S::Params& params, const FieldNamer& name) {
+    if (Status s = checkStage<S>(params, name); !s)
+        return inputError("{}: {}", file.string(), s.error().message);
+    return {};
+}
+
+Status parseAgent(const Json& value, const std::string& path, const fs::path& file, size_t index,
+                  AgentConfig& out) {
+    JsonReader r(value, path, file);
+    if (Status s = r.expectObject(); !s) return s;
+    out.name = index == 0 ? "default" : "agent" + std::to_string(index);
+    if (Status s = r.string("name", out.name); !s) return s;
+    if (out.name.empty() || out.name.size() > 64 ||
+        !std::all_of(out.name.begin(), out.name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+        }))
+        return r.fail(r.at("name"), fmt::format("'{}' must be 1-64 letters, digits, '_' or '-' (it "
+                                                "names output files)", out.name));
+    vox::AgentParams& agent = out.voxelize.agent;
+    if (Status s = r.number("height", agent.height); !s) return s;
+    if (Status s = r.number("radius", agent.radius); !s) return s;
+    if (Status s = r.number("climb", agent.climb); !s) return s;
+    if (Status s = r.number("max_slope", agent.max_slope_deg); !s) return s;
+    out.graph.agent_radius = agent.radius;
+    if (r.has("graphs")) {
+        const Json& graphs = r.get("graphs");
+        if (!graphs.is_array() || graphs.empty())
+            return r.typeError(r.at("graphs"), "a non-empty array of graph kinds", graphs);
+        out.graphs.clear();
+        for (size_t i = 0; i < graphs.size(); ++i) {
+            const std::string at = JsonReader::at(r.at("graphs"), i);
+            if (!graphs[i].is_string()) return r.typeError(at, "a string", graphs[i]);
+            const std::string word = graphs[i].get<std::string>();
+            graph::GraphKind kind{};
+            if (!parseChoice<graph::GraphKind>(graph::kGraphKinds, word, kind))
+                return r.fail(at, notAChoice<graph::GraphKind>(graph::kGraphKinds, word));
+            if (std::find(out.graphs.begin(), out.graphs.end(), kind) != out.graphs.end())
+                return r.fail(at, fmt::format("'{}' is listed twice", word));
+            out.graphs.push_back(kind);
+        }
+    }
+    // clusters / hierarchy / nexthop: true, or an object of the stage's parameters.
+    auto section = [&](std::string_view key, bool& enabled, auto&& read,
+                       std::initializer_list<std::string_view> keys) -> Status {
+        if (!r.has(key)) return {};
+        const Json& v = r.get(key);
+        if (v.is_boolean()) {
+            enabled = v.get<bool>();
+            return {};
+        }
+        JsonReader sr(v, r.at(key), file);
+        if (Status s = sr.expectObject(); !s) return s;
+        enabled = true;
+        if (Status s = read(sr); !s) return s;
+        return sr.finish(keys);
+    };
+    if (Status s = section("clusters", out.clusters, [&](JsonReader& cr) -> Status {
+            if (Status s = cr.choice<cluster::ClusterParams::Method>("method", cluster::kClusterMethods,
+                                                                     out.cluster.method); !s)
+                return s;
+            if (Status s = cr.integer("cluster_size", out.cluster.cluster_size); !s) return s;
+            if (Status s = cr.integer("clusters", out.cluster.clusters); !s) return s;
+            return cr.integer("threads", out.cluster.threads);
+        }, {"method", "cluster_size", "clusters", "threads"}); !s)
+        return s;
+    if (Status s = section("hierarchy", out.hierarchy, [&](JsonReader& hr) -> Status {
+            cluster::HierarchyParams& h = out.hierarchy_params;
+            if (Status s = hr.integer("levels", h.levels); !s) return s;
+            if (Status s = hr.integer("fanout", h.fanout); !s) return s;
+            if (Status s = hr.choice<formats::HierCost>("cost", cluster::kHierCosts, h.cost); !s) return s;
+            if (Status s = hr.choice<formats::EntranceMode>("entrances", cluster::kEntranceModes, h.entrances); !s)
+                return s;
+            return hr.integer("threads", h.threads);
+        }, {"levels", "fanout", "cost", "entrances", "threads"}); !s)
+        return s;
+    bool next_hop = false, hierarchical = false;
+    if (Status s = section("nexthop", next_hop, [&](JsonReader& nr) -> Status {
+            nexthop::BuildParams& n = out.next_hop_params;
+            std::string budget;
+            if (Status s = nr.boolean("hierarchical", hierarchical); !s) return s;
+            if (Status s = nr.string("max_memory", budget); !s) return s;
+            if (!budget.empty() && !nexthop::parseSize(budget, n.max_memory))
+                return nr.fail(nr.at("max_memory"), fmt::format("'{}' is not a size like 512M or 2G", budget));
+            if (Status s = nr.integer("block_rows", n.block_rows); !s) return s;
+            return nr.integer("threads", n.threads);
+        }, {"hierarchical", "max_memory", "block_rows", "threads"}); !s)
+        return s;
+    out.next_hop = !next_hop ? AgentConfig::NextHop::none
+                   : hierarchical ? AgentConfig::NextHop::hierarchical
+                                  : AgentConfig::NextHop::flat;
+    if (Status s = r.finish({"name", "height", "radius", "climb", "max_slope", "graphs", "clusters",
+                             "hierarchy", "nexthop"});
+        !s)
+        return s;
+    const bool explicit_graph = std::any_of(out.graphs.begin(), out.graphs.end(),
+                                            [](graph::GraphKind g) { return g != graph::GraphKind::volume; });
+    if ((out.clusters || out.hierarchy || out.next_hop != AgentConfig::NextHop::none) && !explicit_graph)
+        return r.fail(path, "clusters, hierarchy and nexthop need a tile, navmesh or pov graph");
+    if (out.hierarchy && !out.clusters)
+        return r.fail(r.at("hierarchy"), "needs clusters (\"clusters\": true)");
+    if (out.next_hop == AgentConfig::NextHop::hierarchical && !out.clusters)
+        return r.fail(r.at("nexthop"), "a hierarchical table needs clusters (\"clusters\": true)");
+    return {};
+}
+
+// Every stage's check() over the parsed config, fields named by their JSON path.
+Status checkStages(const LevelConfig& c) {
+    const std::string file = c.file.string();
+    auto under = [](std::string prefix) {
+        return [prefix](std::string_view field) { return prefix + "." + std::string(field); };
+    };
+    if (Status s = stageIssues<importer::ImportStage>(c.file, c.import,
+                               under("$.import"));
+        !s)
+        return s;
+    for (size_t i = 0; i < c.agents.size(); ++i) {
+        const AgentConfig& a = c.agents[i];
+        const std::string agent = fmt::format("$.agents[{}]", i);
+        if (!c.grid_map) {
+            auto name = [&](std::string_view field) -> std::string {
+                if (field == "cell_size" || field == "cell_height" || field == "threads")
+                    return "$.voxel." + std::string(field);
+                if (field.starts_with("agent_")) return agent + "." + std::string(field.substr(6));
+                return agent + "." + std::string(field);
+            };
+            if (Status s = stageIssues<vox::VoxelizeStage>(c.file, a.voxelize, name);
+                !s)
+                return s;
+        }
+        for (graph::GraphKind kind : a.graphs) {
+            graph::GraphStage::Params params = a.graph;
+            params.kind = kind;
+            auto name = [&](std::string_view field) -> std::string {
+                if (field == "agent_radius") return agent + ".radius";
+                return "$.navmesh." + std::string(field);
+            };
+            if (Status s = stageIssues<graph::GraphStage>(c.file, params, name); !s)
+                return s;
+        }
+        if (a.clusters)
+            if (Status s = stageIssues<cluster::ClusterStage>(c.file, a.cluster,
+                                       under(agent + ".clusters"));
+                !s)
+                return s;
+        if (a.hierarchy)
+            if (Status s = stageIssues<cluster::HierarchyStage>(c.file, a.hierarchy_params,
+                                       under(agent + ".hierarchy"));
+                !s)
+                return s;
+        if (a.next_hop != AgentConfig::NextHop::none)
+            if (Status s = stageIssues<nexthop::NextHopStage>(c.file, a.next_hop_params,
+                                       under(agent + ".nexthop"));
+                !s)
+                return s;
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& path) {
+    auto parsed = parseJson(text, path);
+    if (!parsed) return parsed.error();
+    const Json& root = *parsed;
+    LevelConfig c;
+    c.file = fs::absolute(path);
+    const fs::path base = c.file.parent_path();
+    JsonReader r(root, "$", path);
+    if (Status s = r.expectObject(); !s) return s.error();
+    if (r.has("$schema")) (void)r.get("$schema");
+    if (!r.has("input")) return r.fail("$.input", "missing (the level file(s) to bake)").error();
+    const Json& input = r.get("input");
+    std::vector<std::pair<std::string, std::string>> names;  // path in config, JSON path
+    if (input.is_string()) {
+        names.push_back({input.get<std::string>(), "$.input"});
+    } else if (input.is_array() && !input.empty()) {
+        for (size_t i = 0; i < input.size(); ++i) {
+            if (!input[i].is_string())
+                return r.typeError(JsonReader::at("$.input", i), "a file name", input[i]).error();
+            names.push_back({input[i].get<std::string>(), JsonReader::at("$.input", i)});
+        }
+    } else {
+        return r.typeError("$.input", "a file name or a non-empty array of them", input).error();
+    }
+    for (const auto& [name, at] : names) {
+        const fs::path p = fs::absolute(base / name).lexically_normal();
+        std::error_code ec;
+        if (!fs::is_regular_file(p, ec))
+            return r.fail(at, fmt::format("file '{}' not found (looked for {})", name, p.string())).error();
+        c.inputs.push_back(p);
+    }
+    size_t bad_input = 0;
+    auto output_kind = importer::ImportStage::output({c.inputs}, &bad_input);
+    if (!output_kind) return r.fail(names[bad_input].second, output_kind.error().message).error();
+    c.grid_map = *output_kind == importer::ImportStage::Output::voxels;
+    std::string output;
+    if (Status s = r.string("output", output); !s) return s.error();
+    c.output = output.empty() ? base / (c.file.stem().string() + ".navbake")
+                              : fs::absolute(base / output).lexically_normal();
+    if (Status s = r.boolean("debug_views", c.debug_views); !s) return s.error();
+    if (r.has("import")) {
+        JsonReader ir(r.get("import"), "$.import", path);
+        if (Status s = ir.expectObject(); !s) return s.error();
+        std::string tags;
+        if (Status s = ir.choice<importer::UpAxis>("up", importer::kUpAxes, c.import.up); !s) return s.error();
+        if (Status s = ir.number("scale", c.import.scale); !s) return s.error();
+        if (Status s = ir.string("tags", tags); !s) return s.error();
+        if (!tags.empty()) {
+            c.import.tags = fs::absolute(base / tags).lexically_normal();
+            std::error_code ec;
+            if (!fs::is_regular_file(c.import.tags, ec))
+                return ir.fail("$.import.tags", fmt::format("file '{}' not found", tags)).error();
+        }
+        if (Status s = ir.finish({"up", "scale", "tags"}); !s) return s.error();
+    }
+    vox::VoxelizeParams voxel;
+    if (r.has("voxel")) {
+        JsonReader vr(r.get("voxel"), "$.voxel", path);
+        if (Status s = vr.expectObject(); !s) return s.error();
+        if (Status s = vr.number("cell_size", voxel.cell_size); !s) return s.error();
+        if (Status s = vr.number("cell_height", voxel.cell_height); !s) return s.error();
+        if (Status s = vr.integer("threads", voxel.threads); !s) return s.error();
+        if (Status s = vr.finish({"cell_size", "cell_height", "threads"}); !s) return s.error();
+    }
+    graph::GraphStage::Params graph;
+    if (r.has("navmesh")) {
+        JsonReader nr(r.get("navmesh"), "$.navmesh", path);
+        navmesh::NavmeshParams& n = graph.navmesh;
+        if (Status s = nr.expectObject(); !s) return s.error();
+        if (Status s = nr.choice<navmesh::Partition>("partition", navmesh::kPartitions, n.partition); !s)
+            return s.error();
+        if (Status s = nr.integer("tile_size", n.tile_size); !s) return s.error();
+        if (Status s = nr.integer("max_verts_per_poly", n.max_verts_per_poly); !s) return s.error();
+        if (Status s = nr.number("region_min_size", n.region_min_size); !s) return s.error();
+        if (Status s = nr.number("region_merge_size", n.region_merge_size); !s) return s.error();
+        if (Status s = nr.number("edge_max_len", n.edge_max_len); !s) return s.error();
+        if (Status s = nr.number("edge_max_error", n.edge_max_error); !s) return s.error();
+        if (Status s = nr.number("detail_sample_dist", n.detail_sample_dist); !s) return s.error();
+        if (Status s = nr.number("detail_max_error", n.detail_max_error); !s) return s.error();
+        if (Status s = nr.integer("threads", graph.threads); !s) return s.error();
+        if (Status s = nr.finish({"partition", "tile_size", "max_verts_per_poly", "region_min_size",
+                                  "region_merge_size", "edge_max_len", "edge_max_error",
+                                  "detail_sample_dist", "detail_max_error", "threads"});
+            !s)
+            return s.error();
+    }
+    if (r.has("agents")) {
+        const Json& agents = r.get("agents");
+        if (!agents.is_array() || agents.empty())
+            return r.typeError("$.agents", "a non-empty array of agent profiles", agents).error();
+        for (size_t i = 0; i < agents.size(); ++i) {
+            AgentConfig a;
+            a.voxelize = voxel;
+            a.graph = graph;
+            if (Status s = parseAgent(agents[i], JsonReader::at("$.agents", i), path, i, a); !s)
+                return s.error();
+            for (const AgentConfig& other : c.agents)
+                if (other.name == a.name)
+                    return r.fail(JsonReader::at("$.agents", i) + ".name",
+                                  fmt::format("'{}' is used by two agents", a.name)).error();
+            c.agents.push_back(a);
+        }
+    } else {
+        AgentConfig a;
+        a.voxelize = voxel;
+        a.graph = graph;
+        a.graph.agent_radius = a.voxelize.agent.radius;
+        c.agents.push_back(a);
+    }
+    if (Status s = r.finish({"$schema", "input", "output", "debug_views", "import", "voxel",
+                             "navmesh", "agents"});
+        !s)
+        return s.error();
+    if (Status s = checkStages(c); !s) return s.error();
+    return c;
+}
+
+// ---- The stage graph ---------------------------------------------------------------------------
+namespace {
+
+std::string hex(uint64_t v) { return fmt::format("{:016x}", v); }
+
+uint64_t peakRss() {
+    struct rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    return uint64_t(usage.ru_maxrss) * 1024;  // Linux: kilobytes
+}
+
+std::string formatVersions() {
+    return fmt::format("container {} geo {} vox {} graph {} nav {} clus {} hier {} nhop {} nhhi {}",
+                       formats::kContainerVersion, formats::kGeometryVersion,
+                       formats::kVoxelsVersion, formats::kGraphVersion, formats::kNavVersion,
+                       formats::kClustersVersion, formats::kHierarchyVersion,
+                       formats::kNextHopVersion, formats::kHierNextHopVersion);
+}
+
+// One node of the stage graph: a stage definition with its Params and the nodes it reads.
+struct Node {
+    std::string name, kind, agent, graph;
+    std::vector<size_t> deps;
+    std::string key_text;            // the stage's kind and StageKey
+    std::vector<fs::path> sources;   // hashed by their bytes
+    uint64_t key = 0;
+    fs::path artifact;               // OUTPUT/.cache/<kind>-<agent>-<graph>-<key>.<ext>
+    std::function<Result<StageResult>(const Node& self, const std::vector<Node>& nodes, Context&)> run;
+    StageReport report;
+};
+
+// Adds stage S with `params`; `inputs` builds its Inputs from the artifacts of the nodes it reads.
+template <class S>
+size_t addStage(std::vector<Node>& nodes, const fs::path& cache, Node node, const typename S::Params& params,
+                std::function<typename S::Inputs(const Node&, const std::vector<Node>&)> inputs,
+                std::string_view ext) {
+    node.kind = std::string(S::kName);
+    StageKey key;
+    S::describe(params, key);
+    node.key_text = node.kind + "\n" + key.text();
+    node.artifact = cache / std::string(ext);  // completed with the key once known
+    node.run = [params, inputs](const Node& self, const std::vector<Node>& all, Context& context) {
+        return S::run(inputs(self, all), params, self.artifact, context);
+    };
+    node.report.name = node.name;
+    node.report.kind = node.kind;
+    node.report.agent = node.agent;
+    nodes.push_back(std::move(node));
+    return nodes.size() - 1;
+}
+
+const fs::path& depArtifact(const Node& self, const std::vector<Node>& all, size_t i) {
+    return all[self.deps[i]].artifact;
+}
+
+// The stages of the config, in dependency order.
+std::vector<Node> planStages(const LevelConfig& c) {
+    std::vector<Node> nodes;
+    const fs::path cache = c.output / ".cache";
+    Node import_node;
+    import_node.name = "import";
+    for (const fs::path& input : c.inputs) import_node.name += " " + input.filename().string();
+    import_node.sources = c.inputs;
+    if (!c.import.tags.empty()) import_node.sources.push_back(c.import.tags);
+    const std::vector<fs::path> inputs = c.inputs;
+    const size_t imported = addStage<importer::ImportStage>(
+        nodes, cache, import_node, c.import,
+        [inputs](const Node&, const std::vector<Node>&) { return importer::ImportStage::Inputs{inputs}; },
+        c.grid_map ? "vox" : "geo");
+    const std::string source_name = c.inputs[0].filename().string();
+    for (const AgentConfig& agent : c.agents) {
+        size_t voxels = imported;
+        if (!c.grid_map) {
+            Node n;
+            n.agent = agent.name;
+            n.name = "voxelize " + agent.name;
+            n.deps = {imported};
+            voxels = addStage<vox::VoxelizeStage>(
+                nodes, cache, n, agent.voxelize,
+                [source_name](const Node& self, const std::vector<Node>& all) {
+                    return vox::VoxelizeStage::Inputs{depArtifact(self, all, 0), source_name};
+                },
+                "vox");
+        }
+        for (graph::GraphKind kind : agent.graphs) {
+            const std::string kind_name(choiceName<graph::GraphKind>(graph::kGraphKinds, kind));
+            auto node = [&](std::string_view stage, std::vector<size_t> deps) {
+                Node n;
+                n.agent = agent.name;
+                n.graph = kind_name;
+                n.name = fmt::format("{} {} {}", stage, kind_name, agent.name);
+                n.deps = std::move(deps);
+                return n;
+            };
+            graph::GraphStage::Params graph_params = agent.graph;
+            graph_params.kind = kind;
+            const size_t graph_node = addStage<graph::GraphStage>(
+                nodes, cache, node("graph", {voxels}), graph_params,
+                [](const Node& self, const std::vector<Node>& all) {
+                    return graph::GraphStage::Inputs{depArtifact(self, all, 0)};
+                },
+                "graph");
+            std::vector<size_t> pack_deps = {graph_node};
+            const bool explicit_graph = kind != graph::GraphKind::volume;
+            size_t clusters = SIZE_MAX, hierarchy = SIZE_MAX, next_hop = SIZE_MAX;
+            if (agent.clusters && explicit_graph) {
+                clusters = addStage<cluster::ClusterStage>(
+                    nodes, cache, node("cluster", {graph_node}), agent.cluster,
+                    [](const Node& self, const std::vector<Node>& all) {
+                        return cluster::ClusterStage::Inputs{depArtifact(self, all, 0)};
+                    },
+                    "clu");
+                pack_deps.push_back(clusters);
+            }
+            if (agent.hierarchy && clusters != SIZE_MAX) {
+                hierarchy = addStage<cluster::HierarchyStage>(
+                    nodes, cache, node("hierarchy", {graph_node, clusters}), agent.hierarchy_params,
+                    [](const Node& self, const std::vector<Node>& all) {
+                        return cluster::HierarchyStage::Inputs{depArtifact(self, all, 0),
+                                                               depArtifact(self, all, 1)};
+                    },
+                    "hier");
+                pack_deps.push_back(hierarchy);
+            }
+            if (agent.next_hop != AgentConfig::NextHop::none && explicit_graph) {
+                const bool hierarchical = agent.next_hop == AgentConfig::NextHop::hierarchical;
+                std::vector<size_t> deps = {graph_node};
+                if (hierarchical) deps.push_back(clusters);
+                next_hop = addStage<nexthop::NextHopStage>(
+                    nodes, cache, node("nexthop", deps), agent.next_hop_params,
+                    [](const Node& self, const std::vector<Node>& all) {
+                        return nexthop::NextHopStage::Inputs{
+                            depArtifact(self, all, 0),
+                            self.deps.size() > 1 ? depArtifact(self, all, 1) : fs::path()};
+                    },
+                    hierarchical ? "nhh" : "nh");
+                pack_deps.push_back(next_hop);
+            }
+            // Pack reads the graph and what was baked on it; positions of each in pack_deps.
+            auto position = [&](size_t node_index) -> size_t {
+                auto it = std::find(pack_deps.begin(), pack_deps.end(), node_index);
+                return it == pack_deps.end() ? SIZE_MAX : size_t(it - pack_deps.begin());
+            };
+            const size_t at_clusters = position(clusters), at_hierarchy = position(hierarchy),
+                         at_next_hop = position(next_hop);
+            addStage<pack::PackStage>(
+                nodes, cache, node("pack", pack_deps), pack::PackStage::Params{},
+                [at_clusters, at_hierarchy, at_next_hop](const Node& self, const std::vector<Node>& all) {
+                    auto at = [&](size_t i) { return i == SIZE_MAX ? fs::path() : depArtifact(self, all, i); };
+                    return pack::PackStage::Inputs{depArtifact(self, all, 0), at(at_clusters),
+                                                   at(at_hierarchy), at(at_next_hop)};
+                },
+                "nav");
+        }
+    }
+    return nodes;
+}
+
+std::string outputName(const Node& st) { return st.agent + "." + st.graph + ".nav"; }
+
+fs::path reportPath(const LevelConfig& c) { return c.output / (c.file.stem().string() + ".report.json"); }
+
+Status fileHash(const fs::path& path, uint64_t& out) {
+    auto bytes = readFile(path);
+    if (!bytes) return bytes.error();
+    out = formats::xxhash64(bytes->data(), bytes->size(), 0);
+    return {};
+}
+
+// Keys in dependency order; sources hashed by bytes. Errors: unreadable sources.
+Status computeKeys(std::vector<Node>& nodes) {
+    const std::string versions = formatVersions();
+    for (Node& st : nodes) {
+        std::string text = st.key_text + versions + "\n";
+        for (const fs::path& source : st.sources) {
+            uint64_t h = 0;
+            if (Status s = fileHash(source, h); !s) return s;
+            text += source.filename().string() + " " + hex(h) + "\n";
+        }
+        for (size_t d : st.deps) text += hex(nodes[d].key) + "\n";
+        st.key = formats::xxhash64(text.data(), text.size(), 0);
+        const std::string ext = st.artifact.filename().string();
+        st.artifact = st.artifact.parent_path() /
+                      fmt::format("{}-{}{}{}.{}", st.kind, st.agent.empty() ? "" : st.agent + "-",
+                                  st.graph.empty() ? "" : st.graph + "-", hex(st.key), ext);
+        st.report.key = hex(st.key);
+        st.report.artifact = fs::relative(st.artifact, st.artifact.parent_path().parent_path()).string();
+    }
+    return {};
+}
+
+}  // namespace
+
+OJson BuildReport::toJson(const LevelConfig& c) const {
+    OJson stages_json = OJson::array();
+    std::vector<std::string> warnings;
+    for (const StageReport& st : stages) {
+        stages_json.push_back({{"name", st.name},
+                               {"kind", st.kind},
+                               {"agent", st.agent},
+                               {"status", st.skipped ? "up to date" : "built"},
+                               {"milliseconds", st.milliseconds},
+                               {"peak_rss_bytes", st.peak_rss_bytes},
+                               {"key", st.key},
+                               {"artifact", st.artifact},
+                               {"counts", st.counts},
+                               {"warnings", st.warnings}});
+        for (const std::string& w : st.warnings) warnings.push_back(w);
+    }
+    OJson outputs_json = OJson::array();
+    for (const OJson& entry : output_entries) outputs_json.push_back(entry);
+    return {{"config", c.file.filename().string()},
+            {"navbake_format", formatVersions()},
+            {"milliseconds", milliseconds},
+            {"peak_rss_bytes", peakRss()},
+            {"stages", stages_json},
+            {"outputs", outputs_json},
+            {"views", views},
+            {"warnings", warnings}};
+}
+
+Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, Context& context) {
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<Node> stages = planStages(c);
+    if (Status s = computeKeys(stages); !s) return s.error();
+    BuildReport report;
+    // The previous report: keys, counts and output hashes of the last build.
+    OJson previous;
+    if (auto bytes = readFile(reportPath(c))) {
+        try {
+            previous = OJson::parse(bytes->begin(), bytes->end());
+        } catch (const std::exception&) {
+            previous = OJson();
+        }
+    }
+    std::map<std::string, const OJson*> previous_stage;
+    if (previous.is_object() && previous.contains("stages") && previous["stages"].is_array())
+        for (const OJson& st : previous["stages"])
+            if (st.is_object() && st.contains("name") && st["name"].is_string())
+                previous_stage[st["name"].get<std::string>()] = &st;
+
+    if (options.check) {
+        if (previous.is_null())
+            return inputError("{}: no build report at {}: run 'navbake build {}' first",
+                              c.file.string(), reportPath(c).string(), c.file.string());
+        for (const Node& st : stages) {
+            auto it = previous_stage.find(st.name);
+            if (it == previous_stage.end()) report.stale.push_back(st.name + " (new stage)");
+            else if (!it->second->contains("key") || (*it->second)["key"] != hex(st.key))
+                report.stale.push_back(st.name + " (inputs or parameters changed)");
+        }
+        std::map<std::string, std::string> recorded;
+        if (previous.contains("outputs") && previous["outputs"].is_array())
+            for (const OJson& o : previous["outputs"])
+                if (o.contains("file") && o.contains("xxh64"))
+                    recorded[o["file"].get<std::string>()] = o["xxh64"].get<std::string>();
+        for (const Node& st : stages) {
+            if (st.kind != "pack") continue;
+            const std::string name = outputName(st);
+            uint64_t h = 0;
+            if (!fs::exists(c.output / name) || !fileHash(c.output / name, h) ||
+                recorded[name] != hex(h))
+                report.stale.push_back(name + " (missing or modified output)");
+        }
+        if (!report.stale.empty()) {
+            std::string list;
+            for (const std::string& s : report.stale) list += "\n  " + s;
+            return inputError("{}: the outputs in {} are stale:{}", c.file.string(),
+                              c.output.string(), list);
+        }
+        return report;
+    }
+
+    std::error_code ec;
+    fs::create_directories(c.output / ".cache", ec);
+    if (ec) return makeError(ErrorKind::io, "cannot create {}: {}", (c.output / ".cache").string(), ec.message());
+
+    // Scheduler: a stage runs once its dependencies are done; up to `jobs` at once.
+    const size_t count = stages.size();
+    std::vector<size_t> waiting(count);
+    std::vector<std::vector<size_t>> dependents(count);
+    for (size_t i = 0; i < count; ++i) {
+        waiting[i] = stages[i].deps.size();
+        for (size_t d : stages[i].deps) dependents[d].push_back(i);
+    }
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::vector<size_t> ready;
+    for (size_t i = 0; i < count; ++i)
+        if (waiting[i] == 0) ready.push_back(i);
+    size_t finished = 0, running = 0;
+    std::optional<Error> failure;
+    auto work = [&](size_t) {
+        std::unique_lock lock(mutex);
+        for (;;) {
+            wake.wait(lock, [&] { return !ready.empty() || finished == count || failure || (running == 0 && ready.empty()); });
+            if (failure || finished == count || ready.empty()) {
+                wake.notify_all();
+                return;
+            }
+            const size_t i = ready.front();
+            ready.erase(ready.begin());
+            ++running;
+            lock.unlock();
+            Node& st = stages[i];
+            const auto t0 = std::chrono::steady_clock::now();
+            Status status;
+            auto it = previous_stage.find(st.name);
+            const bool cached = !options.force && fs::exists(st.artifact) && loadContainer(st.artifact).ok();
+            if (context.cancelled()) {
+                status = makeError(ErrorKind::cancelled, "build cancelled");
+            } else if (cached) {
+                st.report.skipped = true;
+                if (it != previous_stage.end() && (*it->second).contains("counts") &&
+                    (*it->second)["key"] == hex(st.key)) {
+                    st.report.counts = (*it->second)["counts"];
+                    if ((*it->second).contains("warnings"))
+                        for (const auto& w : (*it->second)["warnings"]) st.report.warnings.push_back(w.get<std::string>());
+                }
+                context.info("up to date: {}", st.name);
+            } else {
+                auto result = st.run(st, stages, context);
+                if (!result) {
+                    status = result.error();
+                } else {
+                    for (const auto& [name, value] : result->counts) st.report.counts[name] = value;
+                    for (const std::string& w : result->warnings)
+                        st.report.warnings.push_back(fmt::format("{}: {}", st.name, w));
+                    for (const std::string& line : result->summary) context.debug("{}", line);
+                    context.info("built: {} ({:.0f} ms)", st.name,
+                                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+                }
+            }
+            st.report.milliseconds =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            st.report.peak_rss_bytes = peakRss();
+            for (const std::string& w : st.report.warnings)
+                if (!st.report.skipped) context.warn("{}", w);
+            lock.lock();
+            --running;
+            ++finished;
+            if (!status) {
+                if (!failure) failure = Error{status.error().kind,
+                                              fmt::format("{}: {}", st.name, status.error().message)};
+            } else {
+                for (size_t d : dependents[i])
+                    if (--waiting[d] == 0) ready.push_back(d);
+            }
+            wake.notify_all();
+        }
+    };
+    // `jobs` workers, each taking ready stages until none is left, on the one worker loop.
+    const size_t jobs = size_t(resolveThreads(options.jobs));
+    uint64_t progress = 0;
+    const Status workers = runParallel("build", jobs, int(jobs), context, progress, jobs, work);
+    if (failure) return *failure;
+    if (!workers) return workers.error();
+    if (context.cancelled()) return makeError(ErrorKind::cancelled, "build cancelled");
+
+    // Publish the final assets (only when their bytes change) and the report, atomically.
+    for (const Node& st : stages) {
+        report.stages.push_back(st.report);
+        if (st.kind != "pack") continue;
+        const std::string name = outputName(st);
+        report.outputs.push_back(name);
+        auto bytes = readFile(st.artifact);
+        if (!bytes) return bytes.error();
+        auto current = readFile(c.output / name);
+        if (!current || *current != *bytes) {
+            if (Status s = writeFileAtomic(c.output / name, *bytes); !s) return s.error();
+            context.info("wrote {}", (c.output / name).string());
+        }
+        // The report's entry, from the bytes just published.
+        OJson entry = {{"file", name},
+                       {"bytes", bytes->size()},
+                       {"xxh64", hex(formats::xxhash64(bytes->data(), bytes->size(), 0))}};
+        auto parsed = parseContainerBytes(std::move(*bytes), c.output / name);
+        if (!parsed) return parsed.error();
+        OJson sections = OJson::object();
+        for (uint32_t k = 0; k < parsed->container.section_count; ++k) {
+            const formats::SectionEntry& e = parsed->container.sections[k];
+            char id[5];
+            formats::fourccToString(e.id, id);
+            sections[id] = e.stored_size;
+        }
+        entry["sections"] = sections;
+        report.output_entries.push_back(std::move(entry));
+    }
+    // Debug views: a top-down PNG and a 3D GLB per asset (and the imported geometry), redrawn
+    // when missing or older than their asset.
+    if (c.debug_views) {
+        fs::create_directories(c.output / "views", ec);
+        // The geometry's view is titled by the level file, not by its cache file (whose name
+        // holds the key).
+        struct ViewSource {
+            fs::path artifact;
+            std::string stem, title;
+        };
+        std::vector<ViewSource> sources;
+        if (!c.grid_map) sources.push_back({stages[0].artifact, "level.geometry", c.inputs[0].filename().string()});
+        for (const std::string& o : report.outputs) sources.push_back({c.output / o, fs::path(o).stem().string(), ""});
+        for (const auto& [artifact, stem, title] : sources) {
+            for (const char* ext : {".png", ".glb"}) {
+                const fs::path out = c.output / "views" / (stem + ext);
+                std::error_code time_ec;
+                if (fs::exists(out) && fs::last_write_time(out, time_ec) >= fs::last_write_time(artifact, time_ec) &&
+                    !options.force) {
+                    report.views.push_back(fs::relative(out, c.output).string());
+                    continue;
+                }
+                view::ViewOptions vo;
+                vo.size = 1024;
+                vo.title = title;
+                if (Status s = view::writeView(artifact, out, vo, context); !s) return s.error();
+                report.views.push_back(fs::relative(out, c.output).string());
+            }
+        }
+    }
+    report.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const std::string text = report.toJson(c).dump(2) + "\n";
+    if (Status s = writeFileAtomic(reportPath(c), std::span<const uint8_t>(
+                                       reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+        !s)
+        return s.error();
+    return report;
+}
+
+Result<LevelConfig> loadLevelConfig(const fs::path& path) {
+    auto bytes = readFile(path);
+    if (!bytes) return bytes.error();
+    return parseLevelConfig(std::string(bytes->begin(), bytes->end()), path);
+}
+
+}  // namespace nav::build

@@ -1,0 +1,96 @@
+// `navbake build LEVEL.json`: the whole pipeline from one config, for asset pipelines and CI.
+//
+// A level config (JSON; schema in formats/level.schema.json) names the input file(s), import and
+// voxel settings, one or more agent profiles, and per agent the graphs and lookup structures to
+// bake. The config maps onto the same stage definitions the command line runs (lib/common/stage.h:
+// import, voxelize, graph, cluster, hierarchy, nexthop, pack), checked by the same check()s, so a
+// value gives the same error text in a config (named by JSON path) as on the command line (named
+// by option). This file only plans the stage graph, keys and caches it, schedules it and reports.
+//
+// Every stage gets a cache key = XXH64 of its kind, its Params (StageKey), the format versions and
+// the keys of the stages it reads (source files: their bytes); its artifact is kept under
+// OUTPUT/.cache/ named by that key, so an unchanged stage is skipped and says so. Independent
+// stages run in parallel (jobs); every stage's output is independent of the thread count, so the
+// outputs are too. Final assets (OUTPUT/AGENT.GRAPH.nav) and the report (OUTPUT/LEVEL.report.json)
+// are written atomically; a cancelled or failed build leaves the previous ones untouched.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "../cluster/cluster.h"
+#include "../cluster/hierarchy.h"
+#include "../common/context.h"
+#include "../common/result.h"
+#include "../graph/graph.h"
+#include "../import/import.h"
+#include "../nexthop/nexthop.h"
+#include "../voxel/voxelize.h"
+
+namespace nav::pipeline {
+
+struct AgentConfig {
+    std::string name = "default";
+    vox::VoxelizeParams voxelize;  // cell sizes from $.voxel, the agent from the profile
+    std::vector<graph::GraphKind> graphs = {graph::GraphKind::tile, graph::GraphKind::navmesh};
+    graph::GraphStage::Params graph;  // navmesh from $.navmesh; volume radius = the agent's radius
+    bool clusters = false;
+    cluster::ClusterParams cluster;
+    bool hierarchy = false;  // needs clusters
+    cluster::HierarchyParams hierarchy_params;
+    enum class NextHop { none, flat, hierarchical } next_hop = NextHop::none;
+    nexthop::BuildParams next_hop_params;
+};
+
+struct LevelConfig {
+    std::filesystem::path file;                 // the config itself
+    std::vector<std::filesystem::path> inputs;  // absolute
+    importer::ImportStage::Params import;       // tags: absolute, empty = built-in rules
+    std::vector<AgentConfig> agents;
+    std::filesystem::path output;  // absolute; default: <config dir>/<stem>.navbake
+    bool debug_views = false;
+    bool grid_map = false;  // the input is a MovingAI .map or .3dmap (no voxelize stage)
+};
+
+// Parses and checks a config. Errors name the file and the JSON path ($.agents[1].radius): wrong
+// types, unknown keys (with the keys allowed there), missing inputs, and every bad parameter of a
+// stage at once (the stage's own check, fields named by JSON path).
+Result<LevelConfig> loadLevelConfig(const std::filesystem::path& path);
+Result<LevelConfig> parseLevelConfig(const std::string& text, const std::filesystem::path& path);
+
+struct BuildOptions {
+    int jobs = 0;        // stages run at once; 0 = all cores
+    bool force = false;  // rebuild every stage
+    bool check = false;  // only compare the committed outputs with what the inputs would give
+};
+
+struct StageReport {
+    std::string name, kind, agent;
+    bool skipped = false;
+    double milliseconds = 0;
+    uint64_t peak_rss_bytes = 0;  // process peak resident memory when the stage ended
+    std::string key;              // hex
+    std::string artifact;         // path relative to the output folder
+    nlohmann::ordered_json counts = nlohmann::ordered_json::object();
+    std::vector<std::string> warnings;
+};
+
+struct BuildReport {
+    std::vector<StageReport> stages;
+    std::vector<std::string> outputs;                    // final assets, relative to the output folder
+    std::vector<nlohmann::ordered_json> output_entries;  // per output: file, bytes, xxh64, sections
+    std::vector<std::string> views;  // debug views (debug_views), relative to the output folder
+    std::vector<std::string> stale;  // check: stages or outputs that do not match
+    double milliseconds = 0;
+    nlohmann::ordered_json toJson(const LevelConfig& config) const;
+};
+
+// Runs (or checks) the build. check: ErrorKind::bad_input naming the stale stages when the
+// outputs do not match; nothing is written.
+Result<BuildReport> runBuild(const LevelConfig& config, const BuildOptions& options, Context& context);
+
+}  // namespace nav::pipeline

@@ -1,0 +1,71 @@
+// The voxelize stage: one definition shared by `navbake voxelize` and `navbake build`.
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "../geometry/geometry.h"
+#include "voxelize.h"
+
+namespace nav::vox {
+
+void VoxelizeStage::describe(const Params& p, StageKey& key) {
+    key.add("cell_size", p.cell_size)
+        .add("cell_height", p.cell_height)
+        .add("agent_height", p.agent.height)
+        .add("agent_radius", p.agent.radius)
+        .add("agent_climb", p.agent.climb)
+        .add("max_slope", p.agent.max_slope_deg);
+}
+
+Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& params,
+                                       const std::filesystem::path& output, Context& context) {
+    if (Status s = checkStage<VoxelizeStage>(params); !s) return s.error();
+    auto geometry = geo::loadGeometry(inputs.geometry);
+    if (!geometry) return geometry.error();
+    const auto start = std::chrono::steady_clock::now();
+    auto grid = voxelize(*geometry, params, context);
+    if (!grid) return grid.error();
+    grid->source_name = inputs.source_name;
+    if (Status s = saveVoxels(output, *grid); !s) return s.error();
+
+    StageResult result;
+    result.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const VoxelGrid& g = *grid;
+    const VoxelStats stats = computeStats(g);
+    result.count("columns", stats.columns);
+    result.count("spans", stats.spans);
+    result.count("walkable_spans", stats.walkable_spans);
+    result.count("walkable_columns", stats.walkable_columns);
+    const AgentCells cells = agentCells(g.agent, g.cell_size, g.cell_height);
+    result.summary.push_back(fmt::format(
+        "{}: {} triangles -> {} x {} x {} cells (x, z, y) of {} x {} m, origin ({:.3f}, {:.3f}, "
+        "{:.3f})",
+        inputs.geometry.string(), geometry->triangleCount(), g.size_x, g.size_z, g.size_y,
+        g.cell_size, g.cell_height, g.origin[0], g.origin[1], g.origin[2]));
+    result.summary.push_back(fmt::format(
+        "agent: height {} m ({} cells), radius {} m ({} cells), climb {} m ({} cells), max slope "
+        "{} degrees",
+        g.agent.height, cells.height, g.agent.radius, cells.radius, g.agent.climb, cells.climb,
+        g.agent.max_slope_deg));
+    std::string per_area;
+    for (size_t a = 0; a < stats.walkable_per_area.size(); ++a)
+        if (stats.walkable_per_area[a] > 0)
+            per_area += fmt::format("{}{} {}", per_area.empty() ? "" : ", ",
+                                    stats.walkable_per_area[a], g.areas[a].name);
+    result.summary.push_back(fmt::format(
+        "{} spans, {} walkable ({}); {} walkable columns, {} multi-layer (up to {} layers)",
+        stats.spans, stats.walkable_spans, per_area.empty() ? "none" : per_area,
+        stats.walkable_columns, stats.multi_layer_columns, stats.max_walkable_layers));
+    result.summary.push_back(
+        fmt::format("voxelized in {:.3f} s -> {}", result.milliseconds / 1000.0, output.string()));
+    if (stats.walkable_spans == 0)
+        result.warnings.push_back(fmt::format(
+            "the agent fits nowhere: no walkable surface (height {} m, radius {} m, climb {} m, "
+            "max slope {} degrees); check the agent parameters, the up axis and the tags",
+            params.agent.height, params.agent.radius, params.agent.climb,
+            params.agent.max_slope_deg));
+    return result;
+}
+
+}  // namespace nav::vox
