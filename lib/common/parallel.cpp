@@ -15,56 +15,63 @@ int resolveThreads(int requested) {
     return requested > 0 ? requested : int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-Status runParallel(std::string_view stage, size_t count, int threads, Context& context,
-                   uint64_t& progress_done, uint64_t progress_total,
-                   const std::function<void(size_t)>& task) {
+void parallelFor(size_t count, int threads, const std::function<void(size_t, int)>& task) {
+    const size_t wanted = std::min<size_t>(size_t(std::max(threads, 1)), count);
+    if (wanted <= 1) {
+        for (size_t i = 0; i < count; ++i) task(i, 0);
+        return;
+    }
     std::atomic<size_t> next{0};
-    std::atomic<uint64_t> completed{0};
     std::atomic<bool> failed{false};
     std::mutex error_mutex;
     std::exception_ptr error;
-    auto take = [&]() -> bool {  // runs one task; false when there is nothing left to do
-        if (failed.load(std::memory_order_relaxed) || context.cancelled()) return false;
-        const size_t index = next.fetch_add(1, std::memory_order_relaxed);
-        if (index >= count) return false;
-        try {
-            task(index);
-        } catch (...) {
-            std::lock_guard<std::mutex> lock(error_mutex);
-            if (!error) error = std::current_exception();
-            failed.store(true);
-            return false;
+    auto work = [&](int worker) {
+        while (!failed.load(std::memory_order_relaxed)) {
+            const size_t index = next.fetch_add(1, std::memory_order_relaxed);
+            if (index >= count) return;
+            try {
+                task(index, worker);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(error_mutex);
+                if (!error) error = std::current_exception();
+                failed.store(true);
+            }
         }
-        completed.fetch_add(1, std::memory_order_relaxed);
-        return true;
     };
     std::vector<std::thread> workers;
-    const size_t wanted = std::min<size_t>(size_t(std::max(threads, 1)), count);
     for (size_t i = 1; i < wanted; ++i) {
         try {
-            workers.emplace_back([&] {
-                while (take()) continue;
-            });
+            workers.emplace_back(work, int(i));
         } catch (const std::system_error&) {
             break;  // fewer threads than asked; the result is the same
         }
     }
-    while (take()) context.progress(stage, progress_done + completed.load(), progress_total);
+    work(0);
     for (std::thread& worker : workers) worker.join();
-    progress_done += count;
-    if (error) {
-        try {
-            std::rethrow_exception(error);
-        } catch (const StageCancelled&) {
-            return makeError(ErrorKind::cancelled, "{}: cancelled", stage);
-        } catch (const std::bad_alloc&) {
-            return makeError(ErrorKind::internal, "{}: out of memory", stage);
-        } catch (const std::exception& e) {
-            return makeError(ErrorKind::internal, "{}: {}", stage, e.what());
-        } catch (...) {
-            return makeError(ErrorKind::internal, "{}: unknown failure in a worker", stage);
-        }
+    if (error) std::rethrow_exception(error);
+}
+
+Status runParallel(std::string_view stage, size_t count, int threads, Context& context,
+                   uint64_t& progress_done, uint64_t progress_total,
+                   const std::function<void(size_t)>& task) {
+    std::atomic<uint64_t> completed{0};
+    try {
+        parallelFor(count, threads, [&](size_t index, int worker) {
+            if (context.cancelled()) throw StageCancelled{};
+            task(index);
+            const uint64_t done = completed.fetch_add(1, std::memory_order_relaxed) + 1;
+            if (worker == 0) context.progress(stage, progress_done + done, progress_total);
+        });
+    } catch (const StageCancelled&) {
+        return makeError(ErrorKind::cancelled, "{}: cancelled", stage);
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorKind::internal, "{}: out of memory", stage);
+    } catch (const std::exception& e) {
+        return makeError(ErrorKind::internal, "{}: {}", stage, e.what());
+    } catch (...) {
+        return makeError(ErrorKind::internal, "{}: unknown failure in a worker", stage);
     }
+    progress_done += count;
     if (context.cancelled()) return makeError(ErrorKind::cancelled, "{}: cancelled", stage);
     context.progress(stage, progress_done, progress_total);
     return {};

@@ -19,7 +19,15 @@ int resolveThreads(int requested);
 // Thrown by a task to stop the stage as cancelled (e.g. after checking Context::cancelled()).
 struct StageCancelled {};
 
-// Runs tasks 0..count-1 on up to `threads` threads (the caller's included; fewer when threads
+// The one worker loop: runs task(index, worker) for index 0..count-1 on up to `threads` threads,
+// the caller's included (worker 0; fewer when threads cannot be started, with the same result).
+// Indices are handed out in order from a shared counter, so which worker runs an index varies: a
+// task's output must depend on its index alone (per-worker scratch is fine), and callers merge
+// results in index order. The first exception thrown by a task is rethrown here once every worker
+// has stopped. For the inner loops of a stage; stages themselves use runParallel.
+void parallelFor(size_t count, int threads, const std::function<void(size_t index, int worker)>& task);
+
+// parallelFor with the context: runs tasks 0..count-1 on up to `threads` threads (the caller's included; fewer when threads
 // cannot be started, with the same result). Only the calling thread reports progress, as `stage`,
 // advancing `progress_done` by one per task towards `progress_total`. Stops handing out tasks when
 // the context is cancelled or a task throws: StageCancelled gives ErrorKind::cancelled,

@@ -108,10 +108,11 @@ Result<Graph> buildVolumeGraph(const vox::VoxelGrid& grid, float agent_radius, C
     if (context.cancelled()) return makeError(ErrorKind::cancelled, "graph cancelled");
 
     // 2. Agent clearance: a Chebyshev ball (an axis-aligned box) of r cells around the voxel
-    //    must be non-solid and inside the grid, r = ceil(radius / cell size) along X and Z and
-    //    ceil(radius / cell height) along Y. The box is separable: three 1D erosions.
-    const int rxz = int(std::ceil(double(agent_radius) / grid.cell_size - 1e-6));
-    const int ry = int(std::ceil(double(agent_radius) / grid.cell_height - 1e-6));
+    //    must be non-solid and inside the grid, r = radius / cell size rounded up along X and Z
+    //    and radius / cell height along Y (vox::metresToCells). The box is separable: three 1D
+    //    erosions.
+    const int rxz = vox::metresToCells(agent_radius, grid.cell_size, vox::CellRounding::up, 1 << 20);
+    const int ry = vox::metresToCells(agent_radius, grid.cell_height, vox::CellRounding::up, 1 << 20);
     if (rxz > 0 || ry > 0) {
         std::vector<uint8_t> scratch(total);
         erodeAxis(free, scratch, sy * sz, sx, 1, [&](size_t l) { return l * sx; }, rxz);

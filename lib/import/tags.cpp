@@ -1,10 +1,9 @@
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 
 #include "../common/file_io.h"
+#include "../common/json_reader.h"
 #include "import.h"
 
 namespace nav::importer {
@@ -73,15 +72,19 @@ int resolveTag(const TagConfig& config, std::string_view object_name, std::strin
 
 namespace {
 
-using nlohmann::json;
+inline constexpr Choice<MatchTarget> kMatchTargets[] = {
+    {"object", MatchTarget::object}, {"material", MatchTarget::material}, {"any", MatchTarget::any}};
 
-// Rejects keys other than `allowed` with the JSON path of the offender.
-Status checkKeys(const json& object, std::initializer_list<std::string_view> allowed,
-                 const std::string& where, const std::string& source) {
-    for (auto it = object.begin(); it != object.end(); ++it) {
-        if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
-            return inputError("{}: unknown key '{}/{}' (allowed here: {})", source, where,
-                              it.key(), fmt::join(allowed, ", "));
+// An array member of `r` (absent: empty), each element an object read by `read`.
+template <class Read>
+Status readObjects(JsonReader& r, std::string_view key, const std::filesystem::path& file, Read&& read) {
+    if (!r.has(key)) return {};
+    const nlohmann::json& items = r.get(key);
+    if (!items.is_array()) return r.typeError(r.at(key), "an array", items);
+    for (size_t i = 0; i < items.size(); ++i) {
+        JsonReader item(items[i], JsonReader::at(r.at(key), i), file);
+        if (Status s = item.expectObject(); !s) return s;
+        if (Status s = read(item); !s) return s;
     }
     return {};
 }
@@ -89,98 +92,64 @@ Status checkKeys(const json& object, std::initializer_list<std::string_view> all
 }  // namespace
 
 Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& source) {
-    json document;
-    try {
-        document = json::parse(json_text);
-    } catch (const json::parse_error& e) {
-        return inputError("{}: invalid JSON at byte {}: {}", source, e.byte, e.what());
-    }
-    if (!document.is_object()) return inputError("{}: expected a JSON object at the top", source);
-    if (Status s = checkKeys(document, {"use_defaults", "areas", "rules"}, "", source); !s)
-        return s.error();
-
+    auto document = parseJson(json_text, source);
+    if (!document) return document.error();
+    JsonReader r(*document, "$", source);
+    if (Status s = r.expectObject(); !s) return s.error();
     bool use_defaults = true;
-    if (document.contains("use_defaults")) {
-        if (!document["use_defaults"].is_boolean())
-            return inputError("{}: '/use_defaults' must be true or false", source);
-        use_defaults = document["use_defaults"].get<bool>();
-    }
+    if (Status s = r.boolean("use_defaults", use_defaults); !s) return s.error();
     const TagConfig defaults = defaultTagConfig();
     TagConfig config;
     config.areas = use_defaults ? defaults.areas : geo::defaultAreaTable();
 
-    if (document.contains("areas")) {
-        const json& areas = document["areas"];
-        if (!areas.is_array()) return inputError("{}: '/areas' must be an array", source);
-        for (size_t i = 0; i < areas.size(); ++i) {
-            const std::string where = fmt::format("/areas/{}", i);
-            const json& entry = areas[i];
-            if (!entry.is_object()) return inputError("{}: '{}' must be an object", source, where);
-            if (Status s = checkKeys(entry, {"name", "cost"}, where, source); !s) return s.error();
-            if (!entry.contains("name") || !entry["name"].is_string())
-                return inputError("{}: '{}/name' must be a string", source, where);
-            if (!entry.contains("cost") || !entry["cost"].is_number())
-                return inputError("{}: '{}/cost' must be a number", source, where);
-            const std::string name = entry["name"].get<std::string>();
-            const double cost = entry["cost"].get<double>();
-            if (name.empty() || name.size() > 64)
-                return inputError("{}: '{}/name' must be 1..64 characters", source, where);
-            if (name == kTagIgnore || name == kTagObstacle || name == "ground")
-                return inputError("{}: '{}/name': '{}' is reserved", source, where, name);
-            if (!std::isfinite(cost) || cost <= 0 || cost > 1e6)
-                return inputError("{}: '{}/cost' must be a number in (0, 1e6], got {}", source,
-                                  where, cost);
-            auto existing = std::find_if(config.areas.begin(), config.areas.end(),
-                                         [&](const geo::AreaType& a) { return a.name == name; });
-            if (existing != config.areas.end()) {
-                existing->cost = float(cost);
-            } else {
-                if (config.areas.size() >= 64)
-                    return inputError("{}: '{}': at most 64 area types", source, where);
-                config.areas.push_back({name, float(cost), true});
-            }
+    Status areas = readObjects(r, "areas", source, [&](JsonReader& entry) -> Status {
+        std::string name;
+        double cost = 0;
+        if (!entry.has("name")) return entry.fail(entry.at("name"), "missing (the area's name)");
+        if (!entry.has("cost")) return entry.fail(entry.at("cost"), "missing (the area's cost)");
+        if (Status s = entry.string("name", name); !s) return s;
+        if (Status s = entry.number("cost", cost); !s) return s;
+        if (Status s = entry.finish({"name", "cost"}); !s) return s;
+        if (name.empty() || name.size() > 64)
+            return entry.fail(entry.at("name"), "must be 1..64 characters");
+        if (name == kTagIgnore || name == kTagObstacle || name == "ground")
+            return entry.fail(entry.at("name"), fmt::format("'{}' is reserved", name));
+        if (!(cost > 0 && cost <= 1e6))
+            return entry.fail(entry.at("cost"), fmt::format("must be a number in (0, 1e6], got {}", cost));
+        auto existing = std::find_if(config.areas.begin(), config.areas.end(),
+                                     [&](const geo::AreaType& a) { return a.name == name; });
+        if (existing != config.areas.end()) {
+            existing->cost = float(cost);
+        } else {
+            if (config.areas.size() >= 64) return entry.fail(entry.path(), "at most 64 area types");
+            config.areas.push_back({name, float(cost), true});
         }
-    }
+        return {};
+    });
+    if (!areas) return areas.error();
 
-    if (document.contains("rules")) {
-        const json& rules = document["rules"];
-        if (!rules.is_array()) return inputError("{}: '/rules' must be an array", source);
-        for (size_t i = 0; i < rules.size(); ++i) {
-            const std::string where = fmt::format("/rules/{}", i);
-            const json& entry = rules[i];
-            if (!entry.is_object()) return inputError("{}: '{}' must be an object", source, where);
-            if (Status s = checkKeys(entry, {"match", "on", "tag"}, where, source); !s)
-                return s.error();
-            if (!entry.contains("match") || !entry["match"].is_string())
-                return inputError("{}: '{}/match' must be a string (a glob pattern)", source,
-                                  where);
-            if (!entry.contains("tag") || !entry["tag"].is_string())
-                return inputError("{}: '{}/tag' must be a string", source, where);
-            TagRule rule;
-            rule.pattern = entry["match"].get<std::string>();
-            rule.tag = entry["tag"].get<std::string>();
-            if (entry.contains("on")) {
-                const std::string on = entry["on"].is_string() ? entry["on"].get<std::string>() : "";
-                if (on == "object") rule.target = MatchTarget::object;
-                else if (on == "material") rule.target = MatchTarget::material;
-                else if (on == "any") rule.target = MatchTarget::any;
-                else
-                    return inputError("{}: '{}/on' must be \"object\", \"material\" or \"any\"",
-                                      source, where);
-            }
-            const bool known =
-                rule.tag == kTagIgnore || rule.tag == kTagObstacle ||
-                std::any_of(config.areas.begin(), config.areas.end(),
-                            [&](const geo::AreaType& a) { return a.name == rule.tag; });
-            if (!known) {
-                std::vector<std::string> names = {std::string(kTagIgnore), std::string(kTagObstacle)};
-                for (size_t a = 1; a < config.areas.size(); ++a) names.push_back(config.areas[a].name);
-                return inputError("{}: '{}/tag': unknown tag '{}' (known: {})", source, where,
-                                  rule.tag, fmt::join(names, ", "));
-            }
-            config.rules.push_back(std::move(rule));
+    Status rules = readObjects(r, "rules", source, [&](JsonReader& entry) -> Status {
+        TagRule rule;
+        if (!entry.has("match")) return entry.fail(entry.at("match"), "missing (a glob pattern)");
+        if (!entry.has("tag")) return entry.fail(entry.at("tag"), "missing (ignore, obstacle or an area)");
+        if (Status s = entry.string("match", rule.pattern); !s) return s;
+        if (Status s = entry.string("tag", rule.tag); !s) return s;
+        if (Status s = entry.choice<MatchTarget>("on", kMatchTargets, rule.target); !s) return s;
+        if (Status s = entry.finish({"match", "on", "tag"}); !s) return s;
+        const bool known = rule.tag == kTagIgnore || rule.tag == kTagObstacle ||
+                           std::any_of(config.areas.begin(), config.areas.end(),
+                                       [&](const geo::AreaType& a) { return a.name == rule.tag; });
+        if (!known) {
+            std::vector<std::string> names = {std::string(kTagIgnore), std::string(kTagObstacle)};
+            for (size_t a = 1; a < config.areas.size(); ++a) names.push_back(config.areas[a].name);
+            return entry.fail(entry.at("tag"), fmt::format("unknown tag '{}' (known: {})", rule.tag,
+                                                           fmt::join(names, ", ")));
         }
-    }
+        config.rules.push_back(std::move(rule));
+        return {};
+    });
+    if (!rules) return rules.error();
+    if (Status s = r.finish({"use_defaults", "areas", "rules"}); !s) return s.error();
     if (use_defaults)
         config.rules.insert(config.rules.end(), defaults.rules.begin(), defaults.rules.end());
     return config;

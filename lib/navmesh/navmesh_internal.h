@@ -11,6 +11,7 @@
 #include <functional>
 #include <vector>
 
+#include "../common/parallel.h"
 #include "../voxel/voxelize.h"
 #include "navmesh.h"
 
@@ -24,11 +25,8 @@ constexpr uint32_t kBorderRegion = 0x80000000u;  // region of a span in a tile's
                                                  //   | side (0..3, the direction it lies in)
 constexpr uint32_t kRegionMask = 0x7FFFFFFFu;
 
-// Runs task(index, worker) for index 0..count-1 on up to `threads` threads, the caller's included
-// (worker 0). Indices are handed out in order from a shared counter, so which worker runs an index
-// varies: a task's output must depend on its index alone (per-worker scratch is fine). The first
-// exception thrown by a task is rethrown here once every worker has stopped.
-void parallelFor(size_t count, int threads, const std::function<void(size_t, int)>& task);
+// Inner parallel loops use nav::parallelFor (lib/common/parallel.h).
+using nav::parallelFor;
 
 // Rows per work item of the stages that split a field into row bands.
 constexpr int kBandRows = 16;

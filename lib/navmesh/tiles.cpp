@@ -54,43 +54,6 @@ Status runTasks(size_t count, int threads, Context& context, uint64_t& progress_
 
 }  // namespace
 
-void internal::parallelFor(size_t count, int threads,
-                           const std::function<void(size_t, int)>& task) {
-    const size_t wanted = std::min<size_t>(size_t(std::max(threads, 1)), count);
-    if (wanted <= 1) {
-        for (size_t i = 0; i < count; ++i) task(i, 0);
-        return;
-    }
-    std::atomic<size_t> next{0};
-    std::atomic<bool> failed{false};
-    std::mutex error_mutex;
-    std::exception_ptr error;
-    auto work = [&](int worker) {
-        while (!failed.load(std::memory_order_relaxed)) {
-            const size_t index = next.fetch_add(1, std::memory_order_relaxed);
-            if (index >= count) return;
-            try {
-                task(index, worker);
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(error_mutex);
-                if (!error) error = std::current_exception();
-                failed.store(true);
-            }
-        }
-    };
-    std::vector<std::thread> workers;
-    for (size_t i = 1; i < wanted; ++i) {
-        try {
-            workers.emplace_back(work, int(i));
-        } catch (const std::system_error&) {
-            break;  // fewer threads; same result
-        }
-    }
-    work(0);
-    for (std::thread& worker : workers) worker.join();
-    if (error) std::rethrow_exception(error);
-}
-
 namespace {
 
 Status checkGrid(const vox::VoxelGrid& g) {
@@ -171,12 +134,11 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
         int(std::lround(double(params.region_merge_size) * params.region_merge_size));
     ContourSettings contour_settings;
     contour_settings.max_error = params.edge_max_error;
-    // Metres to whole cells, rounded down; a ratio within 1e-4 of a whole number counts as it
-    // (12 m / 0.3 m is 40 cells, as agentCells rounds).
-    double edge_cells = double(params.edge_max_len) / grid.cell_size;
-    if (std::abs(edge_cells - std::round(edge_cells)) < 1e-4) edge_cells = std::round(edge_cells);
+    // Metres to whole cells, rounded down (12 m / 0.3 m is 40 cells), at least 1.
     contour_settings.max_edge_len =
-        params.edge_max_len > 0 ? int(std::clamp(std::floor(edge_cells), 1.0, 1e6)) : 0;
+        params.edge_max_len > 0
+            ? std::max(1, vox::metresToCells(params.edge_max_len, grid.cell_size, vox::CellRounding::down, 1000000))
+            : 0;
     contour_settings.weld_tolerance = kWeldTolerance;
     contour_settings.floor_gap = std::max(1, agent.height / 2);
     DetailSettings detail_settings;

@@ -1,5 +1,4 @@
-// GLB writer (glTF 2.0 binary container, https://registry.khronos.org/glTF/specs/2.0/): a 12-byte
-// header, a JSON chunk padded with spaces and a BIN chunk padded with zeros, both to 4 bytes.
+// The debug view as a GLB (framed by the one glTF writer, lib/common/gltf_writer.h).
 // Every mesh has one non-indexed primitive with POSITION (VEC3 float, with the min / max the
 // spec requires) and COLOR_0 (VEC4 float, linear): polygons become triangle fans, edges and
 // polygon outlines LINES, dots POINTS, paths LINE_STRIPs. Geometry uses a lit material; the
@@ -13,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "../common/gltf_writer.h"
 #include "scene.h"
 
 namespace nav::view {
@@ -20,11 +20,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-static_assert(std::endian::native == std::endian::little, "the GLB writer assumes little-endian");
-
-constexpr uint32_t kGltfMagic = 0x46546C67;  // "glTF"
-constexpr uint32_t kChunkJson = 0x4E4F534A;  // "JSON"
-constexpr uint32_t kChunkBin = 0x004E4942;   // "BIN\0"
 constexpr int kModePoints = 0, kModeLines = 1, kModeLineStrip = 3, kModeTriangles = 4;
 constexpr int kMaterialLit = 0, kMaterialUnlit = 1, kMaterialBlend = 2;
 
@@ -65,12 +60,6 @@ struct Primitive {
     }
     size_t vertexCount() const { return positions.size() / 3; }
 };
-
-void appendBytes(std::vector<uint8_t>& out, const void* data, size_t size) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    out.insert(out.end(), p, p + size);
-}
-void appendU32(std::vector<uint8_t>& out, uint32_t v) { appendBytes(out, &v, 4); }
 
 }  // namespace
 
@@ -141,41 +130,15 @@ std::vector<uint8_t> renderGlb(const Scene& scene, size_t* meshes_out, size_t* v
                          {"extensions", unlit}});
     json["materials"] = materials;
 
-    std::vector<uint8_t> bin;
-    Json meshes = Json::array(), accessors = Json::array(), views = Json::array();
+    GltfWriter writer;
+    Json meshes = Json::array();
     Json nodes = Json::array();
     Json children = Json::array();
     size_t vertices = 0;
-    auto addView = [&](const std::vector<float>& data) {
-        views.push_back({{"buffer", 0},
-                         {"byteOffset", bin.size()},
-                         {"byteLength", data.size() * sizeof(float)},
-                         {"target", 34962}});  // ARRAY_BUFFER
-        appendBytes(bin, data.data(), data.size() * sizeof(float));
-        return views.size() - 1;
-    };
     for (const Primitive& prim : primitives) {
-        const size_t count = prim.vertexCount();
-        vertices += count;
-        float lo[3], hi[3];
-        for (int k = 0; k < 3; ++k) lo[k] = hi[k] = prim.positions[size_t(k)];
-        for (size_t v = 0; v < count; ++v)
-            for (size_t k = 0; k < 3; ++k) {
-                lo[k] = std::min(lo[k], prim.positions[3 * v + k]);
-                hi[k] = std::max(hi[k], prim.positions[3 * v + k]);
-            }
-        const size_t position_view = addView(prim.positions);
-        accessors.push_back({{"bufferView", position_view},
-                             {"componentType", 5126},  // FLOAT
-                             {"count", count},
-                             {"type", "VEC3"},
-                             {"min", {lo[0], lo[1], lo[2]}},
-                             {"max", {hi[0], hi[1], hi[2]}}});
-        const size_t position_accessor = accessors.size() - 1;
-        const size_t colour_view = addView(prim.colours);
-        accessors.push_back(
-            {{"bufferView", colour_view}, {"componentType", 5126}, {"count", count}, {"type", "VEC4"}});
-        const size_t colour_accessor = accessors.size() - 1;
+        vertices += prim.vertexCount();
+        const size_t position_accessor = writer.addPositions(prim.positions);
+        const size_t colour_accessor = writer.addFloats(prim.colours, 4);
         const int material = prim.lit ? kMaterialLit : prim.translucent ? kMaterialBlend : kMaterialUnlit;
         meshes.push_back({{"name", prim.name},
                           {"primitives",
@@ -192,31 +155,8 @@ std::vector<uint8_t> renderGlb(const Scene& scene, size_t* meshes_out, size_t* v
         nodes.push_back({{"name", meshes[m]["name"]}, {"mesh", m}});
     json["scenes"] = Json::array({{{"name", "navbake view"}, {"nodes", {0}}}});
     json["nodes"] = nodes;
-    if (!meshes.empty()) {
-        json["meshes"] = meshes;
-        json["accessors"] = accessors;
-        json["bufferViews"] = views;
-        json["buffers"] = Json::array({{{"byteLength", bin.size()}}});
-    }
-
-    std::string text = json.dump();
-    while (text.size() % 4) text += ' ';
-    while (bin.size() % 4) bin.push_back(0);
-    const bool with_bin = !bin.empty();
-    const size_t total = 12 + 8 + text.size() + (with_bin ? 8 + bin.size() : 0);
-    std::vector<uint8_t> out;
-    out.reserve(total);
-    appendU32(out, kGltfMagic);
-    appendU32(out, 2);
-    appendU32(out, uint32_t(total));
-    appendU32(out, uint32_t(text.size()));
-    appendU32(out, kChunkJson);
-    appendBytes(out, text.data(), text.size());
-    if (with_bin) {
-        appendU32(out, uint32_t(bin.size()));
-        appendU32(out, kChunkBin);
-        appendBytes(out, bin.data(), bin.size());
-    }
+    if (!meshes.empty()) json["meshes"] = meshes;
+    std::vector<uint8_t> out = writer.finish(std::move(json));
     if (meshes_out) *meshes_out = meshes.size();
     if (vertices_out) *vertices_out = vertices;
     return out;

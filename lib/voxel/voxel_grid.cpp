@@ -1,6 +1,7 @@
 #include "voxel_grid.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "../../formats/bytes.h"
 
@@ -136,6 +137,14 @@ Result<VoxelGrid> loadVoxels(const std::filesystem::path& path) {
     auto container = loadContainer(path, formats::kKindVoxels, formats::kVoxelsVersion);
     if (!container) return container.error();
     return decodeVoxels(*container);
+}
+
+int metresToCells(double metres, double cell, CellRounding rounding, int limit) {
+    if (!(cell > 0) || !std::isfinite(metres)) return 0;
+    double v = metres / cell;
+    if (std::abs(v - std::round(v)) <= kCellSnap) v = std::round(v);
+    const double r = rounding == CellRounding::up ? std::ceil(v) : std::floor(v);
+    return int(std::clamp(r, 0.0, double(limit)));
 }
 
 }  // namespace nav::vox

@@ -59,6 +59,14 @@ struct VoxelGrid {
     bool operator==(const VoxelGrid& other) const;
 };
 
+// Metres to whole cells, the one rounding every stage uses: the ratio metres / cell is snapped to
+// a whole number when within kCellSnap of one (so 0.6 m / 0.3 m is 2 cells, not 3, and 12 m /
+// 0.3 m is 40), then rounded down or up and clamped to 0..limit. Non-finite values and cells <= 0
+// give 0.
+inline constexpr double kCellSnap = 1e-4;  // [Units: cells]
+enum class CellRounding { down, up };
+int metresToCells(double metres, double cell, CellRounding rounding, int limit);
+
 struct VoxelStats {
     size_t columns = 0;
     size_t spans = 0;

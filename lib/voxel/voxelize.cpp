@@ -487,16 +487,10 @@ Status checkGeometry(const geo::Geometry& g) {
 }  // namespace
 
 AgentCells agentCells(const AgentParams& agent, float cell_size, float cell_height) {
-    auto cells = [](double value, double cell, bool round_up, int limit) {
-        if (!(cell > 0) || !std::isfinite(value)) return 0;
-        const double v = snapToGrid(value / cell);
-        const double r = round_up ? std::ceil(v) : std::floor(v);
-        return int(std::clamp(r, 0.0, double(limit)));
-    };
     AgentCells a;
-    a.height = std::max(1, cells(agent.height, cell_height, true, int(kMaxCellsY)));
-    a.climb = cells(agent.climb, cell_height, false, int(kMaxCellsY));
-    a.radius = cells(agent.radius, cell_size, true, 30000);
+    a.height = std::max(1, metresToCells(agent.height, cell_height, CellRounding::up, int(kMaxCellsY)));
+    a.climb = metresToCells(agent.climb, cell_height, CellRounding::down, int(kMaxCellsY));
+    a.radius = metresToCells(agent.radius, cell_size, CellRounding::up, 30000);
     return a;
 }
 

@@ -160,7 +160,7 @@ JSON
   grep -q "lava" "$work/log" || fail "no lava triangles reported: $(cat "$work/log")"
   grep -Eq "[1-9][0-9]* ignored by tag rules" "$work/log" || fail "ramp not ignored: $(cat "$work/log")"
   printf '{"rules": [{"match": "x", "tag": "lava"}]}' >"$work/bad.json"
-  expect 1 "bad.json: '/rules/0/tag': unknown tag 'lava'" \
+  expect 1 "bad.json: \\$.rules\\[0\\].tag: unknown tag 'lava'" \
     "$navbake" import "$levels/indoor_two_floors.glb" -o "$work/t2.geo" --tags "$work/bad.json"
   ;;
 atomic_output)
@@ -602,6 +602,68 @@ view_cli)
     "$navbake" view "$work/nm.nav" -o "$work/x.png" --path 200,0,2:8,3,15
   expect 1 "cannot open" "$navbake" view "$work/missing.nav" -o "$work/x.png"
   [ ! -e "$work/x.png" ] || fail "a failed view left an output"
+  ;;
+cli_build_parity)
+  # The command line and `navbake build` run the same stage definitions: the same case through
+  # both gives the same bytes or the same error text (named by option vs JSON path).
+  cp "$levels/indoor_two_floors.glb" "$work/level.glb"
+  cp "$levels/terrain.obj" "$levels/terrain.mtl" "$work/"
+  cp "$levels/maze3d.3dmap" "$work/maze.3dmap"
+  # Several inputs merged (both sides), then voxelize, tile graph and pack.
+  "$navbake" -q import "$work/level.glb" "$work/terrain.obj" -o "$work/merged.geo" || fail "import of two files"
+  "$navbake" -q voxelize "$work/merged.geo" -o "$work/merged.vox" || fail "voxelize merged"
+  "$navbake" -q graph tile "$work/merged.vox" -o "$work/merged.graph" || fail "graph merged"
+  "$navbake" -q pack "$work/merged.graph" -o "$work/merged.nav" || fail "pack merged"
+  echo '{"input": ["level.glb", "terrain.obj"], "output": "merged", "agents": [{"graphs": ["tile"]}]}' >"$work/merged.json"
+  "$navbake" -q build "$work/merged.json" || fail "build of two inputs"
+  # The build stores the level's name in its grids; the CLI's voxelize has no name to store.
+  "$navbake" inspect "$work/merged/default.tile.nav" --json | grep -q '"nodes": '"$(json_field <("$navbake" inspect "$work/merged.nav" --json) nodes)" ||
+    fail "CLI and build graphs of the merged inputs differ in node count"
+  # A MovingAI .3dmap: accepted by both, the same asset byte for byte.
+  "$navbake" -q import "$work/maze.3dmap" -o "$work/maze.vox" || fail "import 3dmap"
+  "$navbake" -q graph volume "$work/maze.vox" -o "$work/maze.graph" || fail "graph volume"
+  "$navbake" -q pack "$work/maze.graph" -o "$work/maze.nav" || fail "pack maze"
+  echo '{"input": "maze.3dmap", "output": "maze", "agents": [{"radius": 0, "graphs": ["volume"]}]}' >"$work/maze.json"
+  "$navbake" -q build "$work/maze.json" || fail "build of a .3dmap"
+  cmp "$work/maze.nav" "$work/maze/default.volume.nav" || fail ".3dmap: CLI and build assets differ"
+  # Hierarchy fanout: the same limit and text on both sides.
+  "$navbake" -q import "$work/level.glb" -o "$work/level.geo" || fail "import"
+  "$navbake" -q voxelize "$work/level.geo" -o "$work/level.vox" || fail "voxelize"
+  "$navbake" -q graph tile "$work/level.vox" -o "$work/level.graph" || fail "graph"
+  "$navbake" -q cluster "$work/level.graph" -o "$work/level.clu" --cluster-size 8 || fail "cluster"
+  text='invalid hierarchy parameters: [^ ]+ = 65 \(must be in 2..64\)'
+  expect 2 "$text" "$navbake" hierarchy "$work/level.graph" --clusters "$work/level.clu" -o "$work/x.hier" --fanout 65
+  expect 2 "--fanout = 65" "$navbake" hierarchy "$work/level.graph" --clusters "$work/level.clu" -o "$work/x.hier" --fanout 65
+  echo '{"input": "level.glb", "agents": [{"graphs": ["tile"], "clusters": true, "hierarchy": {"fanout": 65}}]}' >"$work/bad.json"
+  expect 1 "$text" "$navbake" build "$work/bad.json"
+  expect 1 '\$.agents\[0\].hierarchy.fanout = 65' "$navbake" build "$work/bad.json"
+  # Bad voxelization values: every bad field at once, the same text on both sides.
+  text='invalid voxelize parameters: [^ ]+ = -1 \(must be > 0\); [^ ]+ = 95 \(must be in 0..90 degrees\)'
+  expect 2 "$text" "$navbake" voxelize "$work/level.geo" -o "$work/x.vox" --cell-size -1 --max-slope 95
+  echo '{"input": "level.glb", "voxel": {"cell_size": -1}, "agents": [{"max_slope": 95}]}' >"$work/bad.json"
+  expect 1 "$text" "$navbake" build "$work/bad.json"
+  # Next-hop rows per block: one rule.
+  expect 2 "block_rows|block-rows = 3 \(must be a power of two up to 4096\)" \
+    "$navbake" nexthop "$work/level.graph" -o "$work/x.nh" --block-rows 3
+  echo '{"input": "level.glb", "agents": [{"graphs": ["tile"], "nexthop": {"block_rows": 3}}]}' >"$work/bad.json"
+  expect 1 "block_rows = 3 \(must be a power of two up to 4096\)" "$navbake" build "$work/bad.json"
+  # The memory limit of a hierarchical next-hop table: refused by both with the same text.
+  text="the hierarchical table needs [0-9.]+ MiB in memory, above the memory limit 0.00 MiB"
+  expect 1 "$text" "$navbake" nexthop "$work/level.graph" --clusters "$work/level.clu" -o "$work/x.nhh" --max-memory 1K
+  echo '{"input": "level.glb", "agents": [{"graphs": ["tile"], "clusters": {"cluster_size": 8}, "nexthop": {"hierarchical": true, "max_memory": "1K"}}]}' >"$work/bad.json"
+  expect 1 "$text" "$navbake" build "$work/bad.json"
+  # Navmesh options the command line has are accepted by a config too, and change the key.
+  echo '{"input": "level.glb", "output": "nm", "navmesh": {"partition": "monotone", "detail_sample_dist": 0}, "agents": [{"graphs": ["navmesh"]}]}' >"$work/nm.json"
+  "$navbake" -q build "$work/nm.json" || fail "build with monotone navmesh"
+  "$navbake" -q graph navmesh "$work/level.vox" -o "$work/nm.graph" --partition monotone --detail-sample-dist 0 || fail "navmesh"
+  "$navbake" -q pack "$work/nm.graph" -o "$work/nm.nav" || fail "pack navmesh"
+  [ "$(json_field <("$navbake" inspect "$work/nm.nav" --json) nodes)" = "$(json_field <("$navbake" inspect "$work/nm/default.navmesh.nav" --json) nodes)" ] ||
+    fail "monotone navmesh: CLI and build polygon counts differ"
+  sed -i 's/"partition": "monotone"/"partition": "watershed"/' "$work/nm.json"
+  expect 1 "graph navmesh default \(inputs or parameters changed\)" "$navbake" build "$work/nm.json" --check
+  echo '{"input": "level.glb", "navmesh": {"partition": "mono"}}' >"$work/bad.json"
+  expect 1 "\\$.navmesh.partition: 'mono' is not one of: watershed, monotone" "$navbake" build "$work/bad.json"
+  expect 2 "'mono' is not one of: watershed, monotone" "$navbake" graph navmesh "$work/level.vox" -o "$work/x.graph" --partition mono
   ;;
 *)
   fail "unknown case"

@@ -56,14 +56,14 @@ TEST_CASE("tag file errors name the file and the JSON path") {
         const char* expected;
     };
     const Case cases[] = {
-        {R"({"rulez": []})", "unknown key '/rulez'"},
-        {R"({"rules": [{"match": "x", "tag": "nowhere"}]})", "'/rules/0/tag': unknown tag 'nowhere'"},
-        {R"({"rules": [{"match": "x", "tag": "ignore", "extra": 1}]})", "unknown key '/rules/0/extra'"},
-        {R"({"areas": [{"name": "mud", "cost": -1}]})", "'/areas/0/cost' must be a number in (0, 1e6]"},
-        {R"({"areas": [{"name": "obstacle", "cost": 2}]})", "'/areas/0/name': 'obstacle' is reserved"},
-        {R"({"rules": [{"match": "x", "tag": "ignore", "on": "mesh"}]})", "'/rules/0/on' must be"},
-        {R"([1, 2])", "expected a JSON object"},
-        {R"({"rules": [)", "invalid JSON at byte"},
+        {R"({"rulez": []})", "$.rulez: unknown key (allowed here: use_defaults, areas, rules)"},
+        {R"({"rules": [{"match": "x", "tag": "nowhere"}]})", "$.rules[0].tag: unknown tag 'nowhere'"},
+        {R"({"rules": [{"match": "x", "tag": "ignore", "extra": 1}]})", "$.rules[0].extra: unknown key (allowed here: match, on, tag)"},
+        {R"({"areas": [{"name": "mud", "cost": -1}]})", "$.areas[0].cost: must be a number in (0, 1e6]"},
+        {R"({"areas": [{"name": "obstacle", "cost": 2}]})", "$.areas[0].name: 'obstacle' is reserved"},
+        {R"({"rules": [{"match": "x", "tag": "ignore", "on": "mesh"}]})", "$.rules[0].on: 'mesh' is not one of: object, material, any"},
+        {R"([1, 2])", "tags.json: $: expected an object, got array"},
+        {R"({"rules": [)", "tags.json: not valid JSON at byte"},
     };
     for (const Case& c : cases) {
         auto config = parseTagConfig(c.json, "tags.json");

@@ -59,6 +59,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/common/gltf_writer.h"
+
 namespace levelgen {
 namespace {
 
@@ -461,7 +463,7 @@ Scene buildIndoorLevel() {
 }
 
 // ----------------------------------------------------------------------------
-// GLB writer
+// GLB (framed by the one glTF writer, lib/common/gltf_writer.h)
 // ----------------------------------------------------------------------------
 
 const std::array<const char*, 5> kGltfMaterialNames = {"floor", "wall", "ramp", "water",
@@ -474,25 +476,7 @@ const std::array<std::array<double, 4>, 5> kGltfMaterialColors = {{
     {0.65, 0.45, 0.20, 1.0},
 }};
 
-constexpr std::uint32_t kGlbMagic = 0x46546C67;      // "glTF"
-constexpr std::uint32_t kGlbVersion = 2;
-constexpr std::uint32_t kGlbChunkJson = 0x4E4F534A;  // "JSON"
-constexpr std::uint32_t kGlbChunkBin = 0x004E4942;   // "BIN\0"
-constexpr int kGlArrayBuffer = 34962;
-constexpr int kGlElementArrayBuffer = 34963;
-constexpr int kGlFloat = 5126;
-constexpr int kGlUnsignedInt = 5125;
 constexpr int kGlTriangles = 4;
-
-void appendU32(std::vector<std::uint8_t>& out, std::uint32_t value) {
-  for (int shift = 0; shift < 32; shift += 8) {
-    out.push_back(static_cast<std::uint8_t>((value >> shift) & 0xFFu));
-  }
-}
-
-void appendF32(std::vector<std::uint8_t>& out, float value) {
-  appendU32(out, std::bit_cast<std::uint32_t>(value));
-}
 
 double roundTo4(double value) { return std::round(value * 10000.0) / 10000.0; }
 
@@ -507,55 +491,20 @@ int materialIndex(const std::string& name) {
 
 std::vector<std::uint8_t> encodeGlb(const Scene& scene) {
   using Json = nlohmann::ordered_json;
-  std::vector<std::uint8_t> bin;
-  Json buffer_views = Json::array();
-  Json accessors = Json::array();
+  nav::GltfWriter writer;
   Json meshes = Json::array();
 
   for (const Mesh& mesh : scene.meshes()) {
-    // POSITION (float32 VEC3) with exact float min/max.
-    const std::size_t position_offset = bin.size();
-    std::array<float, 3> lo{};
-    std::array<float, 3> hi{};
-    for (std::size_t i = 0; i < mesh.positions.size(); ++i) {
-      const Vec3& p = mesh.positions[i];
-      const std::array<float, 3> f{static_cast<float>(p.x), static_cast<float>(p.y),
-                                   static_cast<float>(p.z)};
-      for (int axis = 0; axis < 3; ++axis) {
-        if (i == 0 || f[axis] < lo[axis]) lo[axis] = f[axis];
-        if (i == 0 || f[axis] > hi[axis]) hi[axis] = f[axis];
-        appendF32(bin, f[axis]);
-      }
+    // POSITION (float32 VEC3, with exact float min/max) and indices (uint32 SCALAR).
+    std::vector<float> positions;
+    positions.reserve(mesh.positions.size() * 3);
+    for (const Vec3& p : mesh.positions) {
+      positions.push_back(static_cast<float>(p.x));
+      positions.push_back(static_cast<float>(p.y));
+      positions.push_back(static_cast<float>(p.z));
     }
-    const int position_view = static_cast<int>(buffer_views.size());
-    buffer_views.push_back(Json{{"buffer", 0},
-                                {"byteOffset", position_offset},
-                                {"byteLength", bin.size() - position_offset},
-                                {"target", kGlArrayBuffer}});
-    const int position_accessor = static_cast<int>(accessors.size());
-    accessors.push_back(Json{{"bufferView", position_view},
-                             {"componentType", kGlFloat},
-                             {"count", mesh.positions.size()},
-                             {"type", "VEC3"},
-                             {"min", {double{lo[0]}, double{lo[1]}, double{lo[2]}}},
-                             {"max", {double{hi[0]}, double{hi[1]}, double{hi[2]}}}});
-
-    // Indices (uint32 SCALAR).
-    const std::size_t index_offset = bin.size();
-    for (std::uint32_t index : mesh.indices) {
-      appendU32(bin, index);
-    }
-    const int index_view = static_cast<int>(buffer_views.size());
-    buffer_views.push_back(Json{{"buffer", 0},
-                                {"byteOffset", index_offset},
-                                {"byteLength", bin.size() - index_offset},
-                                {"target", kGlElementArrayBuffer}});
-    const int index_accessor = static_cast<int>(accessors.size());
-    accessors.push_back(Json{{"bufferView", index_view},
-                             {"componentType", kGlUnsignedInt},
-                             {"count", mesh.indices.size()},
-                             {"type", "SCALAR"}});
-
+    const std::size_t position_accessor = writer.addPositions(positions);
+    const std::size_t index_accessor = writer.addIndices(mesh.indices);
     Json primitive{{"attributes", Json{{"POSITION", position_accessor}}},
                    {"indices", index_accessor},
                    {"material", materialIndex(mesh.material)},
@@ -595,28 +544,8 @@ std::vector<std::uint8_t> encodeGlb(const Scene& scene) {
             {"scenes", Json::array({Json{{"name", "indoor_two_floors"}, {"nodes", Json::array({0})}}})},
             {"nodes", std::move(nodes)},
             {"meshes", std::move(meshes)},
-            {"materials", std::move(materials)},
-            {"accessors", std::move(accessors)},
-            {"bufferViews", std::move(buffer_views)},
-            {"buffers", Json::array({Json{{"byteLength", bin.size()}}})}};
-
-  std::string json_text = gltf.dump();
-  while (json_text.size() % 4 != 0) json_text.push_back(' ');
-  while (bin.size() % 4 != 0) bin.push_back(0);
-
-  std::vector<std::uint8_t> glb;
-  const std::size_t total = 12 + 8 + json_text.size() + 8 + bin.size();
-  glb.reserve(total);
-  appendU32(glb, kGlbMagic);
-  appendU32(glb, kGlbVersion);
-  appendU32(glb, static_cast<std::uint32_t>(total));
-  appendU32(glb, static_cast<std::uint32_t>(json_text.size()));
-  appendU32(glb, kGlbChunkJson);
-  glb.insert(glb.end(), json_text.begin(), json_text.end());
-  appendU32(glb, static_cast<std::uint32_t>(bin.size()));
-  appendU32(glb, kGlbChunkBin);
-  glb.insert(glb.end(), bin.begin(), bin.end());
-  return glb;
+            {"materials", std::move(materials)}};
+  return writer.finish(std::move(gltf));
 }
 
 // ----------------------------------------------------------------------------
