@@ -1,5 +1,5 @@
-// navrt on points-of-visibility graphs: section validation, exact line of sight over the layer
-// grid, and optimal any-angle paths.
+// navrt on points-of-visibility graphs: the view of the POV sections (validated by
+// formats/graph_sections.h), exact line of sight over the layer grid, and optimal any-angle paths.
 //
 // The visibility-graph method is Lozano-Perez & Wesley 1979 ("An algorithm for planning
 // collision-free paths among polyhedral obstacles"): a shortest path among polygonal obstacles is
@@ -18,6 +18,8 @@
 
 #include "navrt_query.h"
 #include "navrt_heap.h"
+
+#include "../../formats/graph_sections.h"
 
 namespace navrt {
 
@@ -180,89 +182,17 @@ double distance(Vec3 a, Vec3 b) {
     return std::sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-Error bad(uint32_t id, uint64_t offset, const char* what) {
-    char name[5];
-    fmt::fourccToString(id, name);
-    return makeError(ErrorCode::bad_section, offset, id, "section '%s': %s", name, what);
-}
-
 }  // namespace
 
-Error viewPovSections(const Asset& asset, uint32_t area_count, GraphView& out) {
-    const fmt::GraphHeader& h = out.header;
-    const uint64_t n = h.node_count;
-    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
-    const uint32_t ids[6] = {fmt::kSecPovStats,     fmt::kSecPovCorners,     fmt::kSecLayerCells,
-                             fmt::kSecLayerColumns, fmt::kSecLayerNeighbours, fmt::kSecLayerComponents};
-    SectionView s[6];
-    for (int i = 0; i < 6; ++i) {
-        s[i] = asset.find(ids[i]);
-        if (s[i].id == 0) {
-            char name[5];
-            fmt::fourccToString(ids[i], name);
-            return makeError(ErrorCode::missing_section, 0, ids[i], "required section '%s' is missing", name);
-        }
-    }
-    if (h.flags != 0) return bad(fmt::kSecGraphHeader, 76, "POV graphs take no flags");
-    if (Error e = fmt::decodePovStats(s[0].data, s[0].size, out.pov_stats)) return e;
-    const fmt::PovStats& st = out.pov_stats;
-    if (st.corner_count != n) return bad(ids[0], 0, "corner count differs from the node count");
-    if (st.taut_edges != h.edge_count) return bad(ids[0], 24, "taut edge count differs from the edge count");
-    const uint64_t cells = st.layer_cell_count;
-    out.layer_cell_count = st.layer_cell_count;
-    // LCEL: one NodeCell per layer cell.
-    if (s[2].size != cells * fmt::kNodeCellSize) return bad(ids[2], 0, "size does not match PSTA's cell count");
-    out.layer_cells = s[2].data;
-    for (uint64_t c = 0; c < cells; ++c) {
-        const uint8_t* p = out.layer_cells + c * fmt::kNodeCellSize;
-        const fmt::NodeCell cell = fmt::decodeNodeCell(p);
-        if (cell.column >= columns || cell.y > h.size_y || cell.area >= area_count || p[7] != 0)
-            return bad(ids[2], c * fmt::kNodeCellSize, "invalid layer cell");
-    }
-    // LCOL: column -> cells CSR, each cell listed under its own column.
-    if (s[3].size != (columns + 1) * 4) return bad(ids[3], 0, "size does not match the grid");
-    out.layer_columns = reinterpret_cast<const uint32_t*>(s[3].data);
-    if (out.layer_columns[0] != 0 || out.layer_columns[columns] != cells)
-        return bad(ids[3], 0, "column index does not cover the layer cells");
-    for (uint64_t c = 0; c < columns; ++c) {
-        if (out.layer_columns[c] > out.layer_columns[c + 1]) return bad(ids[3], c * 4, "offsets decrease");
-        for (uint32_t v = out.layer_columns[c]; v < out.layer_columns[c + 1]; ++v)
-            if (fmt::decodeNodeCell(out.layer_cells + size_t(v) * fmt::kNodeCellSize).column != c)
-                return bad(ids[3], c * 4, "a cell is listed under the wrong column");
-    }
-    // LNB4: every link names a cell of the adjacent column in its direction.
-    if (s[4].size != cells * 16) return bad(ids[4], 0, "size is not 4 planes of the cell count");
-    out.layer_neighbours = reinterpret_cast<const uint32_t*>(s[4].data);
-    for (int k = 0; k < fmt::kLayerDirections; ++k) {
-        for (uint64_t c = 0; c < cells; ++c) {
-            const uint32_t t = out.layer_neighbours[uint64_t(k) * cells + c];
-            if (t == kNoNode) continue;
-            int64_t x, z, tx, tz;
-            cellColumn(out, uint32_t(c), x, z);
-            if (t >= cells) return bad(ids[4], (uint64_t(k) * cells + c) * 4, "cell index out of range");
-            cellColumn(out, t, tx, tz);
-            if (tx != x + fmt::kLayerDx[k] || tz != z + fmt::kLayerDz[k])
-                return bad(ids[4], (uint64_t(k) * cells + c) * 4, "link to a cell that is not adjacent");
-        }
-    }
-    // LCMP: component ids below PSTA's count.
-    if (s[5].size != cells * 4) return bad(ids[5], 0, "size does not match the cell count");
-    out.layer_components = reinterpret_cast<const uint32_t*>(s[5].data);
-    for (uint64_t c = 0; c < cells; ++c)
-        if (out.layer_components[c] >= st.layer_component_count)
-            return bad(ids[5], c * 4, "component id out of range");
-    // PCRN: per corner its cell and blocked quadrant.
-    if (s[1].size != n * fmt::kPovCornerSize) return bad(ids[1], 0, "size does not match the node count");
-    out.pov_corners = s[1].data;
-    uint32_t any_direction = 0;
-    for (uint64_t v = 0; v < n; ++v) {
-        const uint8_t* p = out.pov_corners + v * fmt::kPovCornerSize;
-        if (!fmt::povCornerRecordValid(p) || fmt::decodePovCorner(p).cell >= cells)
-            return bad(ids[1], v * fmt::kPovCornerSize, "invalid corner record");
-        any_direction += (p[6] & fmt::kPovCornerAnyDirection) != 0;
-    }
-    if (any_direction != st.any_direction_corners)
-        return bad(ids[0], 12, "any-direction corner count differs from PCRN");
+Error viewPovSections(const nav::formats::GraphSections& s, uint32_t area_count, GraphView& out) {
+    using G = fmt::GraphSection;
+    if (Error e = fmt::validatePovSections(out.header, s, area_count, out.pov_stats)) return e;
+    out.layer_cell_count = out.pov_stats.layer_cell_count;
+    out.layer_cells = s[G::layer_cells].data;
+    out.layer_columns = reinterpret_cast<const uint32_t*>(s[G::layer_columns].data);
+    out.layer_neighbours = reinterpret_cast<const uint32_t*>(s[G::layer_neighbours].data);
+    out.layer_components = reinterpret_cast<const uint32_t*>(s[G::layer_components].data);
+    out.pov_corners = s[G::pov_corners].data;
     return {};
 }
 
