@@ -559,8 +559,10 @@ PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
     if (!g.isFree(goal)) return PathStatus::invalid_goal;
     if (g.isPov()) {  // corner to corner: a point query between the two exact vertices
         have_points_ = true;
-        return searchPov(g.position(start), povCornerPoint(g, start), povCornerCell(g, start),
-                         g.position(goal), povCornerPoint(g, goal), povCornerCell(g, goal));
+        const fmt::PovGrid grid = povGrid(g);
+        return searchPov(g.position(start), fmt::povCornerPoint(grid, start),
+                         fmt::povCornerCell(grid, start), g.position(goal),
+                         fmt::povCornerPoint(grid, goal), fmt::povCornerCell(grid, goal));
     }
     if (g.components[start] != g.components[goal]) return PathStatus::no_path;
     use_clusters_ = heuristic_ == Heuristic::cluster && g.hasClusters();
@@ -599,7 +601,7 @@ bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {
     const GraphView& g = *graph_;
     const fmt::GraphHeader& h = g.header;
     if (a == b) return true;
-    if (g.isPov()) return a < g.nodeCount() && b < g.nodeCount() && povCornersVisible(g, a, b);
+    if (g.isPov()) return a < g.nodeCount() && b < g.nodeCount() && fmt::povCornersVisible(povGrid(g), a, b);
     if (g.isNavmesh()) {
         const RaycastHit hit = raycast(g, a, g.position(a), g.position(b));
         return !hit.hit && hit.last_poly == b;
