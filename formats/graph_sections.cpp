@@ -176,8 +176,9 @@ Error validateNavmeshSections(const GraphHeader& h, const GraphSections& s, uint
     const uint32_t* poly_neighbours = u32s(s[G::poly_neighbours]);
     if (poly_offsets[0] != 0 || poly_offsets[polys] != corners)
         return bad(kSecPolyOffsets, "offsets do not cover the corners");
+    // In 64 bits: an offset near 2^32 must not wrap around and pass.
     for (uint64_t p = 0; p < polys; ++p)
-        if (poly_offsets[p + 1] < poly_offsets[p] + 3)
+        if (poly_offsets[p + 1] < uint64_t(poly_offsets[p]) + 3)
             return bad(kSecPolyOffsets, "a polygon has fewer than 3 corners");
     for (uint64_t k = 0; k < corners; ++k) {
         if (poly_vertices[k] >= vertex_count) return bad(kSecPolyVertices, "vertex index out of range");
@@ -252,8 +253,10 @@ Error validatePovSections(const GraphHeader& h, const GraphSections& s, uint32_t
     const uint32_t* layer_columns = u32s(s[G::layer_columns]);
     if (layer_columns[0] != 0 || layer_columns[columns] != cells)
         return sectionError(kSecLayerColumns, 0, "column index does not cover the layer cells");
+    // An offset past the cell count is refused before the cells below it are read (a later one
+    // would decrease, but the walk reads this column's cells first).
     for (uint64_t c = 0; c < columns; ++c) {
-        if (layer_columns[c] > layer_columns[c + 1])
+        if (layer_columns[c] > layer_columns[c + 1] || layer_columns[c + 1] > cells)
             return sectionError(kSecLayerColumns, c * 4, "offsets decrease");
         for (uint32_t v = layer_columns[c]; v < layer_columns[c + 1]; ++v)
             if (columnOf(v) != c)
@@ -310,7 +313,7 @@ Error validateColumnNodes(const GraphHeader& h, const GraphSections& s) {
         return makeError(ErrorCode::bad_section, 0, kSecColumnNodes,
                          "column index does not cover the nodes");
     for (uint64_t c = 0; c < columns; ++c) {
-        if (column_nodes[c] > column_nodes[c + 1])
+        if (column_nodes[c] > column_nodes[c + 1] || column_nodes[c + 1] > n)  // as LCOL
             return makeError(ErrorCode::bad_section, c * 4, kSecColumnNodes,
                              "column index decreases at column %llu", static_cast<unsigned long long>(c));
         for (uint32_t v = column_nodes[c]; v < column_nodes[c + 1]; ++v)
@@ -378,7 +381,7 @@ bool findNextHopRow(const uint8_t* block, size_t size, uint32_t rows, uint32_t r
     if (row >= rows || table > size) return false;
     const uint32_t begin = loadLe32(block + 4 * size_t(row));
     const uint32_t end = loadLe32(block + 4 * (size_t(row) + 1));
-    if (begin < table || end > size || end < begin + 4) return false;
+    if (begin < table || end > size || end < uint64_t(begin) + 4) return false;  // no u32 wrap
     const uint32_t runs = loadLe32(block + begin);
     if (runs == 0 || 4 + uint64_t(runs) * (4 + symbol_bytes) > end - begin) return false;
     out.runs = runs;
@@ -415,7 +418,9 @@ Error validateHierNextHopSections(const HierNextHopHeader& h,
     if (mo[0] != 0 || mo[k] != n || eo[0] != 0 || eo[k] != ents || io[0] != 0 || dofs[0] != 0)
         return bad(kHopMemberOffsets, 0, "cluster offsets do not cover the nodes and entrances");
     for (uint64_t c = 0; c < k; ++c) {
-        if (mo[c + 1] < mo[c] || eo[c + 1] < eo[c])
+        // Past the totals counts as decreasing (a later offset would): checked before this
+        // cluster's members and entrances are read.
+        if (mo[c + 1] < mo[c] || eo[c + 1] < eo[c] || mo[c + 1] > n || eo[c + 1] > ents)
             return bad(kHopMemberOffsets, 4 * c, "cluster offsets decrease");
         const uint64_t members_of = mo[c + 1] - mo[c], count = eo[c + 1] - eo[c];
         if (io[c + 1] - io[c] != members_of * members_of * h.symbol_bytes || io[c + 1] < io[c])
