@@ -242,28 +242,32 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
         g.source_name.assign(name->begin(), name->end());
     }
 
-    // The checks and their order are navrt's (viewGraph): one validator per section family.
+    // The checks and their order are navrt's (viewGraph): one validator per section family, all
+    // run before any section's bytes are moved out (which frees them).
     GraphSectionBytes s;
     if (Status read = readGraphSections(c, s); !read) return read.error();
     const uint32_t area_count = uint32_t(g.areas.size());
     if (formats::Error e = formats::validateGraphSections(h, s.spans, area_count))
         return containerError(c.path, e);
+    const bool implicit_volume = (h.flags & formats::kGraphFlagImplicitVolume) != 0;
+    if (!implicit_volume && h.type == GraphType::navmesh) {
+        if (formats::Error e = formats::validateNavmeshSections(h, s.spans, area_count, g.mesh_index))
+            return containerError(c.path, e);
+    }
+    if (!implicit_volume && h.type == GraphType::pov) {
+        if (formats::Error e = formats::validatePovSections(h, s.spans, area_count, g.pov_stats))
+            return containerError(c.path, e);
+    }
+    if (!implicit_volume) {
+        if (formats::Error e = formats::validateColumnNodes(h, s.spans)) return containerError(c.path, e);
+    }
+
     take(s, G::components, g.components);
-    if (h.flags & formats::kGraphFlagImplicitVolume) {
+    if (implicit_volume) {
         // Node id = voxel index (y * size_z + z) * size_x + x; positions are implied.
         take(s, G::free_voxels, g.free_voxels);
         return g;
     }
-    if (h.type == GraphType::navmesh) {
-        if (formats::Error e = formats::validateNavmeshSections(h, s.spans, area_count, g.mesh_index))
-            return containerError(c.path, e);
-    }
-    if (h.type == GraphType::pov) {
-        if (formats::Error e = formats::validatePovSections(h, s.spans, area_count, g.pov_stats))
-            return containerError(c.path, e);
-    }
-    if (formats::Error e = formats::validateColumnNodes(h, s.spans)) return containerError(c.path, e);
-
     const bool has_cells = formats::graphHasNodeCells(h, s.spans);
     take(s, G::positions, g.positions);
     if (has_cells) g.cells = takeCells(s, G::cells);
