@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "../../formats/bytes.h"
+#include "../../formats/graph_sections.h"
 #include "../common/parallel.h"
 
 namespace nav::cluster {
@@ -754,32 +755,23 @@ Result<Clusters> decodeClusters(const LoadedContainer& container) {
     const formats::ClusterHeader& h = out.header;
     auto nodes = container.section(formats::kSecNodeClusters);
     if (!nodes) return nodes.error();
-    if (nodes->size() != size_t(h.node_count) * 4)
-        return inputError("{}: section 'CLND' holds {} bytes, expected {} for {} nodes", file,
-                          nodes->size(), size_t(h.node_count) * 4, h.node_count);
+    auto table = container.section(formats::kSecClusterTable);
+    if (!table) return table.error();
+    // navrt's checks (sizes, ids, diagonal), then the bake's own: no cluster is empty (clusters
+    // are built that way; navrt's queries do not depend on it, so it does not check).
+    if (formats::Error e = formats::validateClusterSections(h, {nodes->data(), nodes->size(), true},
+                                                            {table->data(), table->size(), true}))
+        return containerError(container.path, e);
     out.node_clusters.resize(h.node_count);
     if (h.node_count > 0) std::memcpy(out.node_clusters.data(), nodes->data(), nodes->size());
     out.cluster_nodes.assign(h.cluster_count, 0);
-    for (size_t v = 0; v < out.node_clusters.size(); ++v) {
-        if (out.node_clusters[v] >= h.cluster_count)
-            return inputError("{}: section 'CLND': node {} is in cluster {}, only {} exist", file, v,
-                              out.node_clusters[v], h.cluster_count);
-        ++out.cluster_nodes[out.node_clusters[v]];
-    }
-    auto table = container.section(formats::kSecClusterTable);
-    if (!table) return table.error();
-    const size_t entries = size_t(h.cluster_count) * h.cluster_count;
-    if (table->size() != entries * 2)
-        return inputError("{}: section 'CLTB' holds {} bytes, expected {} for {} clusters", file,
-                          table->size(), entries * 2, h.cluster_count);
-    out.table.resize(entries);
-    if (entries > 0) std::memcpy(out.table.data(), table->data(), table->size());
-    for (uint32_t a = 0; a < h.cluster_count; ++a) {
+    for (uint32_t cluster : out.node_clusters) ++out.cluster_nodes[cluster];
+    for (uint32_t a = 0; a < h.cluster_count; ++a)
         if (out.cluster_nodes[a] == 0)
             return inputError("{}: section 'CLND': cluster {} has no nodes", file, a);
-        if (out.table[size_t(a) * h.cluster_count + a] != 0)
-            return inputError("{}: section 'CLTB': cluster {} to itself is not 0", file, a);
-    }
+    const size_t entries = size_t(h.cluster_count) * h.cluster_count;
+    out.table.resize(entries);
+    if (entries > 0) std::memcpy(out.table.data(), table->data(), table->size());
     for (uint16_t q : out.table)
         if (q != formats::kClusterUnreachable)
             out.max_cost = std::max(out.max_cost, double(q) * double(h.scale));

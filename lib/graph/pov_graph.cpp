@@ -4,15 +4,16 @@
 // the obstacle at both of its ends).
 //
 // The surface is the tile graph's cells (one per walkable span, so every floor is its own layer)
-// and their cardinal links, which already encode climb and clearance. Visibility is decided by
-// navrt's own walk (navrt::povSegmentVisible) on the very arrays that are saved, so the bake and
+// and their cardinal links, which already encode climb and clearance. Visibility and the taut
+// rule are the exact integer predicates of formats/pov_sight.h (povSegmentVisible,
+// povCornerAdmits), which navrt uses too, run on the very arrays that are saved, so the bake and
 // the runtime can never disagree about a sight line.
 #include <algorithm>
 #include <cmath>
 #include <thread>
 
+#include "../../formats/pov_sight.h"
 #include "../common/parallel.h"
-#include "../runtime/navrt_query.h"
 #include "graph.h"
 
 namespace nav::graph {
@@ -89,22 +90,15 @@ Result<Graph> buildPovGraph(const vox::VoxelGrid& grid, const PovParams& params,
     const size_t corner_count = g.corners.size();
     if (corner_count + 2 >= kNoNode - 2) return inputError("too many corners for one graph");
 
-    // ---- The arrays navrt walks, exactly as they will be saved. ----
+    // ---- The arrays the sight predicates walk, exactly as they will be saved. ----
     std::vector<uint8_t> cell_bytes(cells * formats::kNodeCellSize);
     for (size_t i = 0; i < cells; ++i)
         formats::encodeNodeCell(g.layer_cells[i], cell_bytes.data() + i * formats::kNodeCellSize);
     std::vector<uint8_t> corner_bytes(corner_count * formats::kPovCornerSize);
     for (size_t i = 0; i < corner_count; ++i)
         formats::encodePovCorner(g.corners[i], corner_bytes.data() + i * formats::kPovCornerSize);
-    navrt::GraphView view;
-    view.header = g.header;
-    view.header.node_count = uint32_t(corner_count);
-    view.layer_cell_count = uint32_t(cells);
-    view.layer_cells = cell_bytes.data();
-    view.layer_neighbours = g.layer_neighbours.data();
-    view.layer_columns = g.layer_columns.data();
-    view.layer_components = g.layer_components.data();
-    view.pov_corners = corner_bytes.data();
+    const formats::PovGrid sight = formats::povGrid(g.header, uint32_t(cells), cell_bytes.data(),
+                                                    g.layer_neighbours.data(), corner_bytes.data());
 
     // ---- Visibility between corners of one layer component: each pair once (u < v). ----
     std::vector<uint32_t> component_of(corner_count);
@@ -116,8 +110,8 @@ Result<Graph> buildPovGraph(const vox::VoxelGrid& grid, const PovParams& params,
         rank[u] = uint32_t(members[component_of[u]].size());
         members[component_of[u]].push_back(u);
     }
-    std::vector<navrt::PovPoint> points(corner_count);
-    for (uint32_t u = 0; u < corner_count; ++u) points[u] = navrt::povCornerPoint(view, u);
+    std::vector<formats::PovPoint> points(corner_count);
+    for (uint32_t u = 0; u < corner_count; ++u) points[u] = formats::povCornerPoint(sight, u);
     std::vector<std::vector<uint32_t>> kept(corner_count);  // taut visible v > u, ascending
     std::vector<uint64_t> visible(corner_count, 0);         // visible v > u
     const size_t chunks = (corner_count + kChunk - 1) / kChunk;
@@ -128,15 +122,15 @@ Result<Graph> buildPovGraph(const vox::VoxelGrid& grid, const PovParams& params,
         const uint32_t end = uint32_t(std::min<size_t>(corner_count, (chunk + 1) * kChunk));
         for (uint32_t u = uint32_t(chunk * kChunk); u < end; ++u) {
             const std::vector<uint32_t>& list = members[component_of[u]];
-            const navrt::PovPoint pu = points[u];
+            const formats::PovPoint pu = points[u];
             for (size_t i = rank[u] + 1; i < list.size(); ++i) {
                 const uint32_t v = list[i];
-                const navrt::PovPoint pv = points[v];
-                if (!navrt::povSegmentVisible(view, g.corners[u].cell, pu, g.corners[v].cell, pv))
+                const formats::PovPoint pv = points[v];
+                if (!formats::povSegmentVisible(sight, g.corners[u].cell, pu, g.corners[v].cell, pv))
                     continue;
                 ++visible[u];
-                if (navrt::povCornerAdmits(view, u, pv.x - pu.x, pv.z - pu.z) &&
-                    navrt::povCornerAdmits(view, v, pu.x - pv.x, pu.z - pv.z))
+                if (formats::povCornerAdmits(sight, u, pv.x - pu.x, pv.z - pu.z) &&
+                    formats::povCornerAdmits(sight, v, pu.x - pv.x, pu.z - pv.z))
                     kept[u].push_back(v);
             }
         }

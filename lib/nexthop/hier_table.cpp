@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "../../formats/bytes.h"
+#include "../../formats/graph_sections.h"
 #include "../cluster/hierarchy.h"
 #include "../common/parallel.h"
 #include "nexthop.h"
@@ -228,29 +229,36 @@ Result<HierTable> loadHierTable(const std::filesystem::path& path) {
     if (!header) return header.error();
     if (formats::Error e = formats::decodeHierNextHopHeader(header->data(), header->size(), t.header))
         return containerError(path, e);
+    std::vector<uint8_t> bytes[formats::kHopSectionCount];
+    const uint8_t* data[formats::kHopSectionCount];
+    size_t size[formats::kHopSectionCount];
     for (uint32_t s = 0; s < formats::kHopSectionCount; ++s) {
         auto section = container->section(formats::kHierHopSectionIds[s]);
         if (!section) return section.error();
+        bytes[s] = std::move(*section);
+        data[s] = bytes[s].data();
+        size[s] = bytes[s].size();
+    }
+    // The checks navrt makes on the same sections (a .nhh is packed into a .nav unchanged).
+    if (formats::Error e = formats::validateHierNextHopSections(t.header, data, size))
+        return containerError(path, e);
+    for (uint32_t s = 0; s < formats::kHopSectionCount; ++s) {
         auto copy = [&](auto& out) {
             using T = typename std::decay_t<decltype(out)>::value_type;
-            out.resize(section->size() / sizeof(T));
-            if (!out.empty()) std::memcpy(out.data(), section->data(), out.size() * sizeof(T));
+            out.resize(bytes[s].size() / sizeof(T));
+            if (!out.empty()) std::memcpy(out.data(), bytes[s].data(), out.size() * sizeof(T));
         };
         switch (s) {
             case formats::kHopIntraOffsets: copy(t.intra_offsets); break;
             case formats::kHopDistanceOffsets: copy(t.distance_offsets); break;
-            case formats::kHopIntra: t.intra = std::move(*section); break;
+            case formats::kHopIntra: t.intra = std::move(bytes[s]); break;
             case formats::kHopNodeToEntrance: copy(t.node_to_entrance); break;
             case formats::kHopEntranceToNode: copy(t.entrance_to_node); break;
             case formats::kHopEntranceDistances: copy(t.entrance_distances); break;
             default: copy(t.arrays[s]);
         }
+        std::vector<uint8_t>().swap(bytes[s]);
     }
-    const formats::HierNextHopHeader& h = t.header;
-    if (t.arrays[formats::kHopClusters].size() != h.node_count ||
-        t.intra_offsets.size() != size_t(h.cluster_count) + 1 ||
-        t.entrance_distances.size() != uint64_t(h.entrance_count) * h.entrance_count)
-        return inputError("{}: the hierarchical next-hop sections disagree with their header", path.string());
     return t;
 }
 

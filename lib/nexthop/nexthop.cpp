@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "../../formats/bytes.h"
+#include "../../formats/graph_sections.h"
 #include "../common/parallel.h"
 
 namespace nav::nexthop {
@@ -259,21 +260,14 @@ Status decompressBlock(const Table& t, uint32_t stored_index, BlockView& out) {
 // Row `row` (0-based inside the block) expanded into symbols by target rank.
 Status expandRow(const Table& t, const BlockView& b, uint32_t row, std::vector<uint32_t>& out) {
     const uint32_t n = t.header.node_count, sb = t.header.symbol_bytes;
-    const size_t table_bytes = 4 * (size_t(b.rows) + 1);
-    if (b.data.size() < table_bytes) return inputError("next-hop block too short");
-    const uint32_t begin = formats::loadLe32(b.data.data() + 4 * row);
-    const uint32_t end = formats::loadLe32(b.data.data() + 4 * (row + 1));
-    if (begin < table_bytes || end < begin + 4 || end > b.data.size())
-        return inputError("next-hop row {} has invalid offsets", row);
-    const uint8_t* p = b.data.data() + begin;
-    const uint32_t runs = formats::loadLe32(p);
-    if (runs == 0 || 4 + uint64_t(runs) * (4 + sb) > end - begin)
-        return inputError("next-hop row {} holds {} runs in {} bytes", row, runs, end - begin);
+    formats::NextHopRow r;
+    if (!formats::findNextHopRow(b.data.data(), b.data.size(), b.rows, row, sb, r))
+        return inputError("next-hop row {} is malformed (row table, byte range or run count)", row);
     out.assign(n, 0);
-    for (uint32_t i = 0; i < runs; ++i) {
-        const uint32_t start = formats::loadLe32(p + 4 + 4 * i);
-        const uint32_t stop = i + 1 < runs ? formats::loadLe32(p + 8 + 4 * i) : n;
-        const uint8_t* sym = p + 4 + 4 * size_t(runs) + sb * size_t(i);
+    for (uint32_t i = 0; i < r.runs; ++i) {
+        const uint32_t start = formats::loadLe32(r.starts + 4 * size_t(i));
+        const uint32_t stop = i + 1 < r.runs ? formats::loadLe32(r.starts + 4 * (size_t(i) + 1)) : n;
+        const uint8_t* sym = r.symbols + sb * size_t(i);
         const uint32_t value = sb == 1 ? *sym : formats::loadLe16(sym);
         if ((i == 0 && start != 0) || stop <= start || stop > n)
             return inputError("next-hop row {}: run {} is not ascending", row, i);
@@ -801,7 +795,6 @@ Status saveTable(const std::filesystem::path& path, const Table& t) {
 Result<Table> loadTable(const std::filesystem::path& path) {
     auto container = loadContainer(path, formats::kKindNextHop, formats::kNextHopVersion);
     if (!container) return container.error();
-    const std::string file = path.string();
     Table t;
     auto header = container->section(formats::kSecNextHopHeader);
     if (!header) return header.error();
@@ -810,34 +803,21 @@ Result<Table> loadTable(const std::filesystem::path& path) {
     const formats::NextHopHeader& h = t.header;
     auto ranks = container->section(formats::kSecNextHopRanks);
     if (!ranks) return ranks.error();
-    if (ranks->size() != size_t(h.node_count) * 4)
-        return inputError("{}: section 'NHRK' holds {} bytes, expected {}", file, ranks->size(),
-                          size_t(h.node_count) * 4);
-    t.ranks.resize(h.node_count);
-    if (!t.ranks.empty()) std::memcpy(t.ranks.data(), ranks->data(), ranks->size());
-    std::vector<uint8_t> seen(h.node_count, 0);
-    for (uint32_t v = 0; v < h.node_count; ++v) {
-        if (t.ranks[v] >= h.node_count || seen[t.ranks[v]])
-            return inputError("{}: section 'NHRK': rank {} of node {} is out of range or repeated",
-                              file, t.ranks[v], v);
-        seen[t.ranks[v]] = 1;
-    }
     auto offsets = container->section(formats::kSecNextHopOffsets);
     if (!offsets) return offsets.error();
-    if (offsets->size() != (size_t(h.stored_blocks) + 1) * 8)
-        return inputError("{}: section 'NHBO' holds {} bytes, expected {}", file, offsets->size(),
-                          (size_t(h.stored_blocks) + 1) * 8);
-    t.offsets.resize(size_t(h.stored_blocks) + 1);
-    std::memcpy(t.offsets.data(), offsets->data(), offsets->size());
     auto blocks = container->section(formats::kSecNextHopBlocks);
     if (!blocks) return blocks.error();
+    // navrt's checks, plus that the ranks are a permutation (navrt has no scratch memory for it).
+    std::vector<uint8_t> rank_seen(h.node_count, 0);
+    if (formats::Error e = formats::validateNextHopSections(h, {ranks->data(), ranks->size(), true},
+                                                            {offsets->data(), offsets->size(), true},
+                                                            blocks->size(), rank_seen.data()))
+        return containerError(path, e);
+    t.ranks.resize(h.node_count);
+    if (!t.ranks.empty()) std::memcpy(t.ranks.data(), ranks->data(), ranks->size());
+    t.offsets.resize(size_t(h.stored_blocks) + 1);
+    std::memcpy(t.offsets.data(), offsets->data(), offsets->size());
     t.blocks = std::move(*blocks);
-    if (t.offsets[0] != 0 || t.offsets.back() != t.blocks.size())
-        return inputError("{}: section 'NHBO' does not cover the {} bytes of 'NHBL'", file,
-                          t.blocks.size());
-    for (size_t b = 0; b < h.stored_blocks; ++b)
-        if (t.offsets[b + 1] <= t.offsets[b])
-            return inputError("{}: section 'NHBO': block {} is empty or out of order", file, b);
     return t;
 }
 

@@ -1,5 +1,7 @@
 #include "navrt.h"
 
+#include "../../formats/graph_sections.h"
+
 #include <bit>
 #include <cstdio>
 #include <cstdlib>
@@ -167,13 +169,7 @@ namespace {
 
 Error requireSection(const Asset& asset, uint32_t id, SectionView& view) {
     view = asset.find(id);
-    if (view.id == 0) {
-        char name[5];
-        nav::formats::fourccToString(id, name);
-        return makeError(ErrorCode::missing_section, 0, id, "required section '%s' is missing",
-                         name);
-    }
-    return {};
+    return view.id == 0 ? nav::formats::missingSectionError(id) : Error{};
 }
 
 Error requireKind(const Asset& asset, uint32_t kind, uint32_t max_version) {

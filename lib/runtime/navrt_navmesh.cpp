@@ -1,15 +1,18 @@
-// navrt on navigation meshes: section validation, point location through the grid index,
-// detail heights, raycasts (Cyrus-Beck clipping against each convex polygon in turn), A* over
-// polygons where each polygon is entered at the point of its portal a taut path from the parent's
-// entry point towards the goal would cross (closer to the true path length than Detour's portal
-// midpoints; polygons reopen when a better entry is found), and the funnel algorithm (M. Mononen's
-// "simple stupid funnel"; Lee & Preparata 1984 for the underlying shortest path in a polygon
-// channel) for the straight path.
+// navrt on navigation meshes: the view of the mesh sections (validated by formats/graph_sections.h,
+// shared with the bake-side loader), point location through the grid index, detail heights,
+// raycasts (Cyrus-Beck clipping against each convex polygon in turn), A* over polygons where each
+// polygon is entered at the point of its portal a taut path from the parent's entry point towards
+// the goal would cross (closer to the true path length than Detour's portal midpoints; polygons
+// reopen when a better entry is found), and the funnel algorithm (M. Mononen's "simple stupid
+// funnel"; Lee & Preparata 1984 for the underlying shortest path in a polygon channel) for the
+// straight path.
 #include <cmath>
 #include <cstring>
 
 #include "navrt_query.h"
 #include "navrt_heap.h"
+
+#include "../../formats/graph_sections.h"
 
 namespace navrt {
 
@@ -78,72 +81,20 @@ double polyDistance(const GraphView& g, uint32_t p, Vec3 point, Vec3& closest) {
 
 }  // namespace
 
-Error viewNavmeshSections(const Asset& asset, uint32_t area_count, GraphView& out) {
-    const uint64_t polys = out.header.node_count;
-    SectionView s[11];
-    const uint32_t ids[11] = {fmt::kSecMeshVertices, fmt::kSecPolyOffsets, fmt::kSecPolyVertices,
-                              fmt::kSecPolyNeighbours, fmt::kSecPolyAreas, fmt::kSecDetailOffsets,
-                              fmt::kSecDetailTriangles, fmt::kSecMeshIndexHeader,
-                              fmt::kSecMeshIndexOffsets, fmt::kSecMeshIndexPolys, fmt::kSecPolyInfo};
-    for (int i = 0; i < 11; ++i) {
-        s[i] = asset.find(ids[i]);
-        if (s[i].id == 0) {
-            char name[5];
-            fmt::fourccToString(ids[i], name);
-            return makeError(ErrorCode::missing_section, 0, ids[i], "required section '%s' is missing", name);
-        }
-    }
-    auto bad = [](uint32_t id, const char* what) {
-        char name[5];
-        fmt::fourccToString(id, name);
-        return makeError(ErrorCode::bad_section, 0, id, "section '%s': %s", name, what);
-    };
-    if (s[0].size % 12 != 0) return bad(ids[0], "size is not a multiple of 12");
-    out.mesh_vertices = reinterpret_cast<const float*>(s[0].data);
-    out.mesh_vertex_count = uint32_t(s[0].size / 12);
-    for (uint64_t i = 0; i < uint64_t(out.mesh_vertex_count) * 3; ++i)
-        if (!std::isfinite(out.mesh_vertices[i])) return bad(ids[0], "non-finite vertex");
-    if (s[1].size != (polys + 1) * 4) return bad(ids[1], "size does not match the polygon count");
-    out.poly_offsets = reinterpret_cast<const uint32_t*>(s[1].data);
-    const uint64_t corners = s[2].size / 4;
-    if (s[2].size % 4 != 0 || s[3].size != s[2].size) return bad(ids[2], "corner arrays disagree");
-    out.poly_vertices = reinterpret_cast<const uint32_t*>(s[2].data);
-    out.poly_neighbours = reinterpret_cast<const uint32_t*>(s[3].data);
-    if (out.poly_offsets[0] != 0 || out.poly_offsets[polys] != corners)
-        return bad(ids[1], "offsets do not cover the corners");
-    for (uint64_t p = 0; p < polys; ++p)
-        if (out.poly_offsets[p + 1] < out.poly_offsets[p] + 3)
-            return bad(ids[1], "a polygon has fewer than 3 corners");
-    for (uint64_t k = 0; k < corners; ++k) {
-        if (out.poly_vertices[k] >= out.mesh_vertex_count) return bad(ids[2], "vertex index out of range");
-        if (out.poly_neighbours[k] != kNoNode && out.poly_neighbours[k] >= polys)
-            return bad(ids[3], "neighbour index out of range");
-    }
-    if (s[4].size != polys) return bad(ids[4], "size does not match the polygon count");
-    out.poly_areas = s[4].data;
-    for (uint64_t p = 0; p < polys; ++p)
-        if (out.poly_areas[p] >= area_count) return bad(ids[4], "unknown area id");
-    if (s[5].size != (polys + 1) * 4) return bad(ids[5], "size does not match the polygon count");
-    out.detail_offsets = reinterpret_cast<const uint32_t*>(s[5].data);
-    if (s[6].size % 36 != 0 || out.detail_offsets[0] != 0 || out.detail_offsets[polys] != s[6].size / 36)
-        return bad(ids[6], "detail triangles do not match their offsets");
-    for (uint64_t p = 0; p < polys; ++p)
-        if (out.detail_offsets[p + 1] < out.detail_offsets[p]) return bad(ids[5], "offsets decrease");
-    out.detail_triangles = reinterpret_cast<const float*>(s[6].data);
-    for (uint64_t i = 0; i < s[6].size / 4; ++i)
-        if (!std::isfinite(out.detail_triangles[i])) return bad(ids[6], "non-finite coordinate");
-    if (Error e = fmt::decodeMeshIndexHeader(s[7].data, s[7].size, out.mesh_index)) return e;
-    const uint64_t cells = uint64_t(out.mesh_index.cells_x) * out.mesh_index.cells_z;
-    if (s[8].size != (cells + 1) * 4) return bad(ids[8], "size does not match the index cells");
-    out.index_offsets = reinterpret_cast<const uint32_t*>(s[8].data);
-    if (s[9].size % 4 != 0 || out.index_offsets[0] != 0 || out.index_offsets[cells] != s[9].size / 4)
-        return bad(ids[9], "index lists do not match their offsets");
-    for (uint64_t c = 0; c < cells; ++c)
-        if (out.index_offsets[c + 1] < out.index_offsets[c]) return bad(ids[8], "offsets decrease");
-    out.index_polys = reinterpret_cast<const uint32_t*>(s[9].data);
-    for (uint64_t i = 0; i < s[9].size / 4; ++i)
-        if (out.index_polys[i] >= polys) return bad(ids[9], "polygon index out of range");
-    if (s[10].size != polys * 8) return bad(ids[10], "size does not match the polygon count");
+Error viewNavmeshSections(const fmt::GraphSections& s, uint32_t area_count, GraphView& out) {
+    using G = fmt::GraphSection;
+    if (Error e = fmt::validateNavmeshSections(out.header, s, area_count, out.mesh_index)) return e;
+    auto u32 = [&](G part) { return reinterpret_cast<const uint32_t*>(s[part].data); };
+    out.mesh_vertices = reinterpret_cast<const float*>(s[G::mesh_vertices].data);
+    out.mesh_vertex_count = uint32_t(s[G::mesh_vertices].size / 12);
+    out.poly_offsets = u32(G::poly_offsets);
+    out.poly_vertices = u32(G::poly_vertices);
+    out.poly_neighbours = u32(G::poly_neighbours);
+    out.poly_areas = s[G::poly_areas].data;
+    out.detail_offsets = u32(G::detail_offsets);
+    out.detail_triangles = reinterpret_cast<const float*>(s[G::detail_triangles].data);
+    out.index_offsets = u32(G::mesh_index_offsets);
+    out.index_polys = u32(G::mesh_index_polys);
     return {};
 }
 

@@ -8,6 +8,7 @@
 #include <initializer_list>
 
 #include "../../formats/bytes.h"
+#include "../../formats/graph_sections.h"
 
 namespace navrt {
 
@@ -218,27 +219,22 @@ uint32_t NextHopQuery::nextEdge(uint32_t from, uint32_t to) {
     if (data == nullptr) return kNoNode;
     const size_t bytes = slot_size_[index % slots_];
     const uint32_t rows = h.block_rows < n - index * h.block_rows ? h.block_rows : n - index * h.block_rows;
-    const size_t table = 4 * (size_t(rows) + 1);
-    const uint32_t begin = table <= bytes ? fmt::loadLe32(data + 4 * row) : 0;
-    const uint32_t end = table <= bytes ? fmt::loadLe32(data + 4 * (row + 1)) : 0;
     const uint32_t sb = h.symbol_bytes;
-    uint32_t runs = 0;
-    if (begin >= table && end <= bytes && end >= begin + 4) runs = fmt::loadLe32(data + begin);
-    if (runs == 0 || 4 + uint64_t(runs) * (4 + sb) > end - begin) {
+    fmt::NextHopRow r;
+    if (!fmt::findNextHopRow(data, bytes, rows, row, sb, r)) {
         error_ = makeError(ErrorCode::bad_section, 0, fmt::kSecNextHopBlocks,
                            "block %u: row %u is malformed", index, row);
         return kNoNode;
     }
     // The last run starting at or before the target's rank.
-    const uint8_t* starts = data + begin + 4;
     const uint32_t target = g.next_hop_ranks[to];
-    uint32_t lo = 0, hi = runs;  // invariant: start[lo] <= target < start[hi]
+    uint32_t lo = 0, hi = r.runs;  // invariant: start[lo] <= target < start[hi]
     while (hi - lo > 1) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        if (fmt::loadLe32(starts + 4 * size_t(mid)) <= target) lo = mid;
+        if (fmt::loadLe32(r.starts + 4 * size_t(mid)) <= target) lo = mid;
         else hi = mid;
     }
-    const uint8_t* symbol = starts + 4 * size_t(runs) + sb * size_t(lo);
+    const uint8_t* symbol = r.symbols + sb * size_t(lo);
     const uint32_t edge = sb == 1 ? *symbol : fmt::loadLe16(symbol);
     if (edge == fmt::nextHopUnreachable(sb)) return kNoNode;
     if (edge >= g.edge_offsets[from + 1] - g.edge_offsets[from]) {

@@ -1,23 +1,15 @@
-// navrt on points-of-visibility graphs: section validation, exact line of sight over the layer
-// grid, and optimal any-angle paths.
-//
-// The visibility-graph method is Lozano-Perez & Wesley 1979 ("An algorithm for planning
-// collision-free paths among polyhedral obstacles"): a shortest path among polygonal obstacles is
-// a polyline that bends only at convex obstacle corners, so A* over the corners that see each
-// other (plus the start and the goal) finds it. Edges are pruned to "taut" ones (Oh & Leong 2017,
-// "Edge N-Level Sparse Visibility Graphs"): a path bending at a corner wraps its obstacle, so each
-// edge it uses leaves the corner into one of the two quadrants beside the blocked one.
-//
-// Line of sight walks the cells a segment passes (the grid traversal of Amanatides & Woo 1987),
-// in exact integer arithmetic: coordinates are in units of 1/povSubdivision() cell, and which
-// side of a grid vertex the segment passes is the sign of an int64 cross product, so grid
-// vertices and cell centres never suffer rounding and touching an obstacle corner is decided
-// exactly (MovingAI's no-corner-cutting rule: passing a vertex needs one free route around it).
+// navrt on points-of-visibility graphs: the view of the layer grid and optimal any-angle paths
+// (Lozano-Perez & Wesley 1979 over taut edges, Oh & Leong 2017). Section validation
+// (formats/graph_sections.h) and the exact line-of-sight and taut-corner predicates
+// (formats/pov_sight.h, where the method is described) are shared with the POV bake.
 #include <cmath>
 #include <cstring>
 
 #include "navrt_query.h"
 #include "navrt_heap.h"
+
+#include "../../formats/graph_sections.h"
+#include "../../formats/pov_sight.h"
 
 namespace navrt {
 
@@ -29,296 +21,39 @@ namespace {
 using heap::kClosed;
 using heap::kNotInHeap;
 constexpr double kHeuristicSafety = 1.0 - 1e-6;
-// Cells a grid-line walk may keep on the two sides of the line (more only with floors winding
-// around the line many times; the extra ones are dropped, which can only refuse a sight line).
-constexpr int kMaxLineCells = 8;
-
-inline int dirX(int64_t s) { return s > 0 ? 0 : 1; }
-inline int dirZ(int64_t s) { return s > 0 ? 2 : 3; }
-inline int sign(int64_t v) { return (v > 0) - (v < 0); }
-
-inline uint32_t neighbour(const GraphView& g, uint32_t cell, int dir) {
-    if (cell == kNoNode) return kNoNode;
-    return g.layer_neighbours[size_t(dir) * g.layer_cell_count + cell];
-}
-
-inline void cellColumn(const GraphView& g, uint32_t cell, int64_t& x, int64_t& z) {
-    const uint32_t column = fmt::decodeNodeCell(g.layer_cells + size_t(cell) * fmt::kNodeCellSize).column;
-    x = column % g.header.size_x;
-    z = column / g.header.size_x;
-}
-
-// The cell diagonally across the grid vertex at the (sx, sz) corner of `cell`, for a segment that
-// passes exactly through the vertex: reached through either side cell (A-B-D or A-C-D), so the
-// segment only touches whatever blocks the other side. kNoNode when neither route exists (a
-// pinch between two diagonal obstacles) or the two routes end on different floors (ambiguous;
-// refused, which can only deny a sight line).
-uint32_t acrossVertex(const GraphView& g, uint32_t cell, int64_t sx, int64_t sz) {
-    const uint32_t via_x = neighbour(g, neighbour(g, cell, dirX(sx)), dirZ(sz));
-    const uint32_t via_z = neighbour(g, neighbour(g, cell, dirZ(sz)), dirX(sx));
-    if (via_x == kNoNode) return via_z;
-    if (via_z == kNoNode || via_z == via_x) return via_x;
-    return kNoNode;
-}
-
-// A segment lying on a grid line: `along` is the moving axis (0 = X, on the line z = line;
-// 1 = Z, on the line x = line). The walk keeps every linked cell on either side of the line in
-// the current column (crossing the line at any point only touches it); each step needs a linked
-// cell on at least one side, and only side-to-side moves within a column are free, so a line
-// squeezing between two diagonal obstacles at a vertex is refused.
-bool walkGridLine(const GraphView& g, int along, int64_t sub, uint32_t from_cell, int64_t from_u,
-                  uint32_t to_cell, int64_t to_u, int64_t line) {
-    struct Item {
-        uint32_t cell;
-        int64_t row;  // the cell's index across the line: line - 1 or line
-    };
-    Item set[kMaxLineCells];
-    int count = 0;
-    const int across_plus = along == 0 ? 2 : 0, across_minus = along == 0 ? 3 : 1;
-    auto add = [&](uint32_t cell, int64_t row) {
-        if (cell == kNoNode || (row != line - 1 && row != line)) return;
-        for (int i = 0; i < count; ++i)
-            if (set[i].cell == cell) return;
-        if (count < kMaxLineCells) set[count++] = {cell, row};
-    };
-    auto close = [&] {  // add the cells across the line from those in the set
-        for (int i = 0; i < count; ++i) {
-            if (set[i].row == line - 1) add(neighbour(g, set[i].cell, across_plus), line);
-            else add(neighbour(g, set[i].cell, across_minus), line - 1);
-        }
-    };
-    auto contains = [&](uint32_t cell) {
-        for (int i = 0; i < count; ++i)
-            if (set[i].cell == cell) return true;
-        return false;
-    };
-    const int64_t s = to_u > from_u ? 1 : -1;
-    const int dir = along == 0 ? dirX(s) : dirZ(s);
-    auto stepAll = [&] {
-        Item previous[kMaxLineCells];
-        const int previous_count = count;
-        std::memcpy(previous, set, sizeof(Item) * size_t(count));
-        count = 0;
-        for (int i = 0; i < previous_count; ++i) add(neighbour(g, previous[i].cell, dir), previous[i].row);
-        close();
-        return count > 0;
-    };
-    int64_t x, z;
-    cellColumn(g, from_cell, x, z);
-    int64_t column = along == 0 ? x : z;
-    add(from_cell, along == 0 ? z : x);
-    if (count == 0) return false;
-    close();
-    auto boundary = [&] { return (s > 0 ? column + 1 : column) * sub; };
-    for (int64_t guard = (s * (to_u - from_u)) / sub + 3; (boundary() - to_u) * s < 0; --guard) {
-        if (guard == 0 || !stepAll()) return false;
-        column += s;
-    }
-    if (contains(to_cell)) return true;
-    // The end point on the far boundary of the column (a grid vertex): the goal cell may be the
-    // one just beyond it.
-    return boundary() == to_u && stepAll() && contains(to_cell);
-}
-
-// General segment: the cells it passes, in order (Amanatides & Woo), with exact vertex tests.
-bool walkCells(const GraphView& g, int64_t sub, uint32_t from_cell, PovPoint p, uint32_t to_cell,
-               PovPoint q) {
-    int64_t x, z;
-    cellColumn(g, from_cell, x, z);
-    const int64_t dx = q.x - p.x, dz = q.z - p.z;
-    const int64_t sx = sign(dx), sz = sign(dz);
-    uint32_t cur = from_cell;
-    int64_t guard = (dx < 0 ? -dx : dx) / sub + (dz < 0 ? -dz : dz) / sub + 4;
-    int64_t bx = 0, bz = 0;  // the cell's boundaries on the side the segment travels to
-    for (;;) {
-        bx = (sx > 0 ? x + 1 : x) * sub;
-        bz = (sz > 0 ? z + 1 : z) * sub;
-        bool cross_x = sx != 0 && (bx - q.x) * sx < 0;  // boundary strictly before the end
-        bool cross_z = sz != 0 && (bz - q.z) * sz < 0;
-        if (!cross_x && !cross_z) break;
-        if (cross_x && cross_z) {
-            // t_x - t_z = ((bx - p.x) dz - (bz - p.z) dx) / (dx dz): which boundary comes first,
-            // or both at once (the segment passes exactly through the vertex (bx, bz)).
-            const int order = sign((bx - p.x) * dz - (bz - p.z) * dx) * int(sx * sz);
-            if (order < 0) cross_z = false;
-            else if (order > 0) cross_x = false;
-        }
-        uint32_t next;
-        if (cross_x && cross_z) {
-            next = acrossVertex(g, cur, sx, sz);
-            x += sx;
-            z += sz;
-        } else if (cross_x) {
-            next = neighbour(g, cur, dirX(sx));
-            x += sx;
-        } else {
-            next = neighbour(g, cur, dirZ(sz));
-            z += sz;
-        }
-        if (next == kNoNode || --guard <= 0) return false;
-        cur = next;
-    }
-    if (cur == to_cell) return true;
-    // The end point lies on the far side(s) of the last cell: the goal cell may touch it there.
-    const bool on_x = sx != 0 && bx == q.x, on_z = sz != 0 && bz == q.z;
-    if (on_x && on_z)
-        return to_cell == neighbour(g, cur, dirX(sx)) || to_cell == neighbour(g, cur, dirZ(sz)) ||
-               to_cell == acrossVertex(g, cur, sx, sz);
-    if (on_x) return to_cell == neighbour(g, cur, dirX(sx));
-    if (on_z) return to_cell == neighbour(g, cur, dirZ(sz));
-    return false;
-}
-
-bool insideCell(const GraphView& g, int64_t sub, uint32_t cell, PovPoint p) {
-    int64_t x, z;
-    cellColumn(g, cell, x, z);
-    return p.x >= x * sub && p.x <= (x + 1) * sub && p.z >= z * sub && p.z <= (z + 1) * sub;
-}
 
 double distance(Vec3 a, Vec3 b) {
     const double dx = double(a.x) - b.x, dy = double(a.y) - b.y, dz = double(a.z) - b.z;
     return std::sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-Error bad(uint32_t id, uint64_t offset, const char* what) {
-    char name[5];
-    fmt::fourccToString(id, name);
-    return makeError(ErrorCode::bad_section, offset, id, "section '%s': %s", name, what);
-}
-
 }  // namespace
 
-Error viewPovSections(const Asset& asset, uint32_t area_count, GraphView& out) {
-    const fmt::GraphHeader& h = out.header;
-    const uint64_t n = h.node_count;
-    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
-    const uint32_t ids[6] = {fmt::kSecPovStats,     fmt::kSecPovCorners,     fmt::kSecLayerCells,
-                             fmt::kSecLayerColumns, fmt::kSecLayerNeighbours, fmt::kSecLayerComponents};
-    SectionView s[6];
-    for (int i = 0; i < 6; ++i) {
-        s[i] = asset.find(ids[i]);
-        if (s[i].id == 0) {
-            char name[5];
-            fmt::fourccToString(ids[i], name);
-            return makeError(ErrorCode::missing_section, 0, ids[i], "required section '%s' is missing", name);
-        }
-    }
-    if (h.flags != 0) return bad(fmt::kSecGraphHeader, 76, "POV graphs take no flags");
-    if (Error e = fmt::decodePovStats(s[0].data, s[0].size, out.pov_stats)) return e;
-    const fmt::PovStats& st = out.pov_stats;
-    if (st.corner_count != n) return bad(ids[0], 0, "corner count differs from the node count");
-    if (st.taut_edges != h.edge_count) return bad(ids[0], 24, "taut edge count differs from the edge count");
-    const uint64_t cells = st.layer_cell_count;
-    out.layer_cell_count = st.layer_cell_count;
-    // LCEL: one NodeCell per layer cell.
-    if (s[2].size != cells * fmt::kNodeCellSize) return bad(ids[2], 0, "size does not match PSTA's cell count");
-    out.layer_cells = s[2].data;
-    for (uint64_t c = 0; c < cells; ++c) {
-        const uint8_t* p = out.layer_cells + c * fmt::kNodeCellSize;
-        const fmt::NodeCell cell = fmt::decodeNodeCell(p);
-        if (cell.column >= columns || cell.y > h.size_y || cell.area >= area_count || p[7] != 0)
-            return bad(ids[2], c * fmt::kNodeCellSize, "invalid layer cell");
-    }
-    // LCOL: column -> cells CSR, each cell listed under its own column.
-    if (s[3].size != (columns + 1) * 4) return bad(ids[3], 0, "size does not match the grid");
-    out.layer_columns = reinterpret_cast<const uint32_t*>(s[3].data);
-    if (out.layer_columns[0] != 0 || out.layer_columns[columns] != cells)
-        return bad(ids[3], 0, "column index does not cover the layer cells");
-    for (uint64_t c = 0; c < columns; ++c) {
-        if (out.layer_columns[c] > out.layer_columns[c + 1]) return bad(ids[3], c * 4, "offsets decrease");
-        for (uint32_t v = out.layer_columns[c]; v < out.layer_columns[c + 1]; ++v)
-            if (fmt::decodeNodeCell(out.layer_cells + size_t(v) * fmt::kNodeCellSize).column != c)
-                return bad(ids[3], c * 4, "a cell is listed under the wrong column");
-    }
-    // LNB4: every link names a cell of the adjacent column in its direction.
-    if (s[4].size != cells * 16) return bad(ids[4], 0, "size is not 4 planes of the cell count");
-    out.layer_neighbours = reinterpret_cast<const uint32_t*>(s[4].data);
-    for (int k = 0; k < fmt::kLayerDirections; ++k) {
-        for (uint64_t c = 0; c < cells; ++c) {
-            const uint32_t t = out.layer_neighbours[uint64_t(k) * cells + c];
-            if (t == kNoNode) continue;
-            int64_t x, z, tx, tz;
-            cellColumn(out, uint32_t(c), x, z);
-            if (t >= cells) return bad(ids[4], (uint64_t(k) * cells + c) * 4, "cell index out of range");
-            cellColumn(out, t, tx, tz);
-            if (tx != x + fmt::kLayerDx[k] || tz != z + fmt::kLayerDz[k])
-                return bad(ids[4], (uint64_t(k) * cells + c) * 4, "link to a cell that is not adjacent");
-        }
-    }
-    // LCMP: component ids below PSTA's count.
-    if (s[5].size != cells * 4) return bad(ids[5], 0, "size does not match the cell count");
-    out.layer_components = reinterpret_cast<const uint32_t*>(s[5].data);
-    for (uint64_t c = 0; c < cells; ++c)
-        if (out.layer_components[c] >= st.layer_component_count)
-            return bad(ids[5], c * 4, "component id out of range");
-    // PCRN: per corner its cell and blocked quadrant.
-    if (s[1].size != n * fmt::kPovCornerSize) return bad(ids[1], 0, "size does not match the node count");
-    out.pov_corners = s[1].data;
-    uint32_t any_direction = 0;
-    for (uint64_t v = 0; v < n; ++v) {
-        const uint8_t* p = out.pov_corners + v * fmt::kPovCornerSize;
-        if (!fmt::povCornerRecordValid(p) || fmt::decodePovCorner(p).cell >= cells)
-            return bad(ids[1], v * fmt::kPovCornerSize, "invalid corner record");
-        any_direction += (p[6] & fmt::kPovCornerAnyDirection) != 0;
-    }
-    if (any_direction != st.any_direction_corners)
-        return bad(ids[0], 12, "any-direction corner count differs from PCRN");
+Error viewPovSections(const nav::formats::GraphSections& s, uint32_t area_count, GraphView& out) {
+    using G = fmt::GraphSection;
+    if (Error e = fmt::validatePovSections(out.header, s, area_count, out.pov_stats)) return e;
+    out.layer_cell_count = out.pov_stats.layer_cell_count;
+    out.layer_cells = s[G::layer_cells].data;
+    out.layer_columns = reinterpret_cast<const uint32_t*>(s[G::layer_columns].data);
+    out.layer_neighbours = reinterpret_cast<const uint32_t*>(s[G::layer_neighbours].data);
+    out.layer_components = reinterpret_cast<const uint32_t*>(s[G::layer_components].data);
+    out.pov_corners = s[G::pov_corners].data;
     return {};
 }
 
-int64_t povSubdivision(const fmt::GraphHeader& h) {
-    const uint64_t extent = uint64_t(h.size_x > h.size_z ? h.size_x : h.size_z) + 1;
-    int64_t sub = int64_t(1) << 16;
-    while (sub > 2 && extent * uint64_t(sub) > (uint64_t(1) << 30)) sub >>= 1;
-    return sub;
+fmt::PovGrid povGrid(const GraphView& g) {
+    return fmt::povGrid(g.header, g.layer_cell_count, g.layer_cells, g.layer_neighbours, g.pov_corners);
 }
 
 uint32_t povCornerCell(const GraphView& g, uint32_t corner) {
-    return fmt::decodePovCorner(g.pov_corners + size_t(corner) * fmt::kPovCornerSize).cell;
-}
-
-PovPoint povCornerPoint(const GraphView& g, uint32_t corner) {
-    const fmt::PovCorner c = fmt::decodePovCorner(g.pov_corners + size_t(corner) * fmt::kPovCornerSize);
-    int64_t x, z;
-    cellColumn(g, c.cell, x, z);
-    const int64_t sub = povSubdivision(g.header);
-    return {(x + (c.bx > 0)) * sub, (z + (c.bz > 0)) * sub};
-}
-
-bool povCornerAdmits(const GraphView& g, uint32_t corner, int64_t dx, int64_t dz) {
-    const fmt::PovCorner c = fmt::decodePovCorner(g.pov_corners + size_t(corner) * fmt::kPovCornerSize);
-    if (c.flags & fmt::kPovCornerAnyDirection) return dx != 0 || dz != 0;
-    // Directions from the corner, measured against the blocked quadrant (bx, bz): p > 0 points
-    // past the obstacle along X, q > 0 along Z. A path bending here comes from one side quadrant
-    // (p > 0 >= q, or q > 0 >= p) and leaves into the other; the rays p > 0 = q and q > 0 = p run
-    // along the obstacle's faces. Directions with p, q both > 0 enter the obstacle; both <= 0
-    // point away from it, where a path through the corner could only be straight (derivation in
-    // FORMAT.md 6.5).
-    const int64_t p = dx * c.bx, q = dz * c.bz;
-    return (p > 0) != (q > 0);
-}
-
-bool povSegmentVisible(const GraphView& g, uint32_t from_cell, PovPoint p, uint32_t to_cell,
-                       PovPoint q) {
-    if (from_cell >= g.layer_cell_count || to_cell >= g.layer_cell_count) return false;
-    const int64_t sub = povSubdivision(g.header);
-    if (!insideCell(g, sub, from_cell, p) || !insideCell(g, sub, to_cell, q)) return false;
-    if (p.x == q.x && p.z == q.z) return from_cell == to_cell;
-    if (p.z == q.z && p.z % sub == 0) return walkGridLine(g, 0, sub, from_cell, p.x, to_cell, q.x, p.z / sub);
-    if (p.x == q.x && p.x % sub == 0) return walkGridLine(g, 1, sub, from_cell, p.z, to_cell, q.z, p.x / sub);
-    return walkCells(g, sub, from_cell, p, to_cell, q);
-}
-
-bool povCornersVisible(const GraphView& g, uint32_t a, uint32_t b) {
-    return povSegmentVisible(g, povCornerCell(g, a), povCornerPoint(g, a), povCornerCell(g, b),
-                             povCornerPoint(g, b));
+    return fmt::povCornerCell(povGrid(g), corner);
 }
 
 Vec3 povPlacePoint(const GraphView& g, uint32_t cell, Vec3 point, PovPoint* fixed) {
     const fmt::GraphHeader& h = g.header;
     const fmt::NodeCell c = fmt::decodeNodeCell(g.layer_cells + size_t(cell) * fmt::kNodeCellSize);
     const int64_t x = c.column % h.size_x, z = c.column / h.size_x;
-    const int64_t sub = povSubdivision(h);
+    const int64_t sub = fmt::povSubdivision(h);
     Vec3 out{point.x, h.origin[1] + float(c.y) * h.cell_height, point.z};
     auto place = [&](float world, float origin, int64_t index, float& placed, int64_t& exact) {
         double u = (double(world) - origin) / h.cell_size;
@@ -344,19 +79,20 @@ bool povLineOfSight(const GraphView& g, uint32_t from_cell, Vec3 from, uint32_t 
     PovPoint p, q;
     povPlacePoint(g, from_cell, from, &p);
     povPlacePoint(g, to_cell, to, &q);
-    return povSegmentVisible(g, from_cell, p, to_cell, q);
+    return fmt::povSegmentVisible(povGrid(g), from_cell, p, to_cell, q);
 }
 
 PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec3 to, PovPoint pg,
                                 uint32_t goal_cell) {
     const GraphView& g = *graph_;
+    const fmt::PovGrid grid = povGrid(g);
     from_ = from;
     to_ = to;
     const uint32_t n = g.nodeCount();
     const uint32_t start = n, goal = n + 1;  // virtual nodes
     const uint32_t component = g.layer_components[start_cell];
     if (component != g.layer_components[goal_cell]) return PathStatus::no_path;
-    if (povSegmentVisible(g, start_cell, ps, goal_cell, pg)) {
+    if (fmt::povSegmentVisible(grid, start_cell, ps, goal_cell, pg)) {
         path_[0] = start;
         path_[1] = goal;
         path_length_ = 2;
@@ -403,20 +139,20 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
         if (u == start) {
             // The corners the start sees, when a path bending there could come from the start.
             for (uint32_t c = 0; c < n; ++c) {
-                const uint32_t cell = povCornerCell(g, c);
+                const uint32_t cell = fmt::povCornerCell(grid, c);
                 if (g.layer_components[cell] != component) continue;
-                const PovPoint pc = povCornerPoint(g, c);
-                if (!povCornerAdmits(g, c, ps.x - pc.x, ps.z - pc.z)) continue;
-                if (!povSegmentVisible(g, start_cell, ps, cell, pc)) continue;
+                const PovPoint pc = fmt::povCornerPoint(grid, c);
+                if (!fmt::povCornerAdmits(grid, c, ps.x - pc.x, ps.z - pc.z)) continue;
+                if (!fmt::povSegmentVisible(grid, start_cell, ps, cell, pc)) continue;
                 relax(start, c, distance(from, g.position(c)));
             }
             continue;
         }
         for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
             relax(u, g.edgeTarget(u, e), g_u + double(g.edge_costs[e]));
-        const PovPoint pu = povCornerPoint(g, u);
-        if (povCornerAdmits(g, u, pg.x - pu.x, pg.z - pu.z) &&
-            povSegmentVisible(g, povCornerCell(g, u), pu, goal_cell, pg))
+        const PovPoint pu = fmt::povCornerPoint(grid, u);
+        if (fmt::povCornerAdmits(grid, u, pg.x - pu.x, pg.z - pu.z) &&
+            fmt::povSegmentVisible(grid, fmt::povCornerCell(grid, u), pu, goal_cell, pg))
             relax(u, goal, g_u + distance(g.position(u), to));
     }
     return PathStatus::no_path;

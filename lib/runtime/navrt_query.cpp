@@ -2,6 +2,7 @@
 
 #include "navrt_heap.h"
 
+#include "../../formats/graph_sections.h"
 #include "../../formats/xxhash64.h"
 
 #include <algorithm>
@@ -25,19 +26,18 @@ constexpr double kHeuristicSafety = 1.0 - 1e-6;
 
 Error need(const Asset& asset, uint32_t id, SectionView& view) {
     view = asset.find(id);
-    if (view.id == 0) {
-        char name[5];
-        fmt::fourccToString(id, name);
-        return makeError(ErrorCode::missing_section, 0, id, "required section '%s' is missing", name);
-    }
-    return {};
+    return view.id == 0 ? fmt::missingSectionError(id) : Error{};
 }
 
-Error sizeError(uint32_t id, size_t got, uint64_t expected) {
-    char name[5];
-    fmt::fourccToString(id, name);
-    return makeError(ErrorCode::bad_section, 0, id, "section '%s' is %zu bytes, expected %llu", name,
-                     got, static_cast<unsigned long long>(expected));
+fmt::SectionSpan spanOf(const SectionView& view) { return {view.data, view.size, view.id != 0}; }
+
+// formats::graphFingerprint of this asset's GRHD (given) and EOFF/EDST/ECST sections.
+uint64_t assetGraphFingerprint(const Asset& asset, const SectionView& graph_header) {
+    const SectionView offsets = asset.find(fmt::kSecEdgeOffsets);
+    const SectionView targets = asset.find(fmt::kSecEdgeTargets);
+    const SectionView costs = asset.find(fmt::kSecEdgeCosts);
+    return fmt::graphFingerprint(graph_header.data, graph_header.size, offsets.data, offsets.size,
+                                 targets.data, targets.size, costs.data, costs.size);
 }
 
 // The 26 neighbour directions of a voxel, in a fixed order.
@@ -92,37 +92,17 @@ Error viewNextHopSections(const Asset& asset, GraphView& out) {
     if (h.flags & fmt::kNextHopFlagPartial)
         return makeError(ErrorCode::bad_section, 56, fmt::kSecNextHopHeader,
                          "the next-hop table is a shard (merge the shards first)");
-    const SectionView edge_offsets = asset.find(fmt::kSecEdgeOffsets);
-    const SectionView targets = asset.find(fmt::kSecEdgeTargets);
-    const SectionView costs = asset.find(fmt::kSecEdgeCosts);
-    const uint64_t fingerprint =
-        fmt::graphFingerprint(graph_header.data, graph_header.size, edge_offsets.data,
-                              edge_offsets.size, targets.data, targets.size, costs.data, costs.size);
+    const uint64_t fingerprint = assetGraphFingerprint(asset, graph_header);
     if (h.node_count != out.header.node_count || h.graph_fingerprint != fingerprint)
         return makeError(ErrorCode::bad_section, 40, fmt::kSecNextHopHeader,
                          "next-hop sections were built for another graph (%u nodes, fingerprint "
                          "%016llx; this graph: %u nodes, %016llx)",
                          h.node_count, static_cast<unsigned long long>(h.graph_fingerprint),
                          out.header.node_count, static_cast<unsigned long long>(fingerprint));
-    const uint64_t n = h.node_count, b = h.block_count;
-    if (ranks.size != n * 4) return sizeError(fmt::kSecNextHopRanks, ranks.size, n * 4);
-    if (offsets.size != (b + 1) * 8) return sizeError(fmt::kSecNextHopOffsets, offsets.size, (b + 1) * 8);
-    const uint32_t* rank = reinterpret_cast<const uint32_t*>(ranks.data);
-    for (uint64_t v = 0; v < n; ++v)
-        if (rank[v] >= n)
-            return makeError(ErrorCode::bad_section, v * 4, fmt::kSecNextHopRanks,
-                             "node %llu has rank %u of %llu", static_cast<unsigned long long>(v),
-                             rank[v], static_cast<unsigned long long>(n));
-    const uint64_t* offset = reinterpret_cast<const uint64_t*>(offsets.data);
-    if (offset[0] != 0 || offset[b] != blocks.size)
-        return makeError(ErrorCode::bad_section, 0, fmt::kSecNextHopOffsets,
-                         "block offsets do not cover the %zu bytes of 'NHBL'", blocks.size);
-    for (uint64_t i = 0; i < b; ++i)
-        if (offset[i + 1] <= offset[i])
-            return makeError(ErrorCode::bad_section, (i + 1) * 8, fmt::kSecNextHopOffsets,
-                             "block %llu is empty or out of order", static_cast<unsigned long long>(i));
-    out.next_hop_ranks = rank;
-    out.next_hop_offsets = offset;
+    if (Error e = fmt::validateNextHopSections(h, spanOf(ranks), spanOf(offsets), blocks.size))
+        return e;
+    out.next_hop_ranks = reinterpret_cast<const uint32_t*>(ranks.data);
+    out.next_hop_offsets = reinterpret_cast<const uint64_t*>(offsets.data);
     out.next_hop_blocks = blocks.data;
     out.next_hop_blocks_size = blocks.size;
     return {};
@@ -135,12 +115,7 @@ Error viewHierHopSections(const Asset& asset, GraphView& out) {
     if (Error e = need(asset, fmt::kSecGraphHeader, graph_header)) return e;
     fmt::HierNextHopHeader& h = out.hier_hop_header;
     if (Error e = fmt::decodeHierNextHopHeader(header.data, header.size, h)) return e;
-    const SectionView edge_offsets = asset.find(fmt::kSecEdgeOffsets);
-    const SectionView targets = asset.find(fmt::kSecEdgeTargets);
-    const SectionView costs = asset.find(fmt::kSecEdgeCosts);
-    const uint64_t fingerprint =
-        fmt::graphFingerprint(graph_header.data, graph_header.size, edge_offsets.data,
-                              edge_offsets.size, targets.data, targets.size, costs.data, costs.size);
+    const uint64_t fingerprint = assetGraphFingerprint(asset, graph_header);
     if (h.node_count != out.header.node_count || h.graph_fingerprint != fingerprint || out.implicitVolume())
         return makeError(ErrorCode::bad_section, 24, fmt::kSecHierHopHeader,
                          "hierarchical next-hop sections were built for another graph");
@@ -151,56 +126,7 @@ Error viewHierHopSections(const Asset& asset, GraphView& out) {
         out.hier_hop[s] = view.size > 0 ? view.data : reinterpret_cast<const uint8_t*>(kEmpty);
         out.hier_hop_size[s] = view.size;
     }
-    const uint64_t n = h.node_count, k = h.cluster_count, ents = h.entrance_count;
-    auto u32 = [&](uint32_t s) { return reinterpret_cast<const uint32_t*>(out.hier_hop[s]); };
-    auto u64 = [&](uint32_t s) { return reinterpret_cast<const uint64_t*>(out.hier_hop[s]); };
-    const uint64_t expect[] = {4 * n, 4 * n, 4 * (k + 1), 4 * n, 4 * (k + 1), 4 * ents, 8 * (k + 1)};
-    for (uint32_t s = 0; s <= fmt::kHopIntraOffsets; ++s)
-        if (out.hier_hop_size[s] != expect[s])
-            return sizeError(fmt::kHierHopSectionIds[s], out.hier_hop_size[s], expect[s]);
-    if (out.hier_hop_size[fmt::kHopDistanceOffsets] != 8 * (k + 1))
-        return sizeError(fmt::kHierHopSectionIds[fmt::kHopDistanceOffsets],
-                         out.hier_hop_size[fmt::kHopDistanceOffsets], 8 * (k + 1));
-    const uint32_t* clusters = u32(fmt::kHopClusters);
-    const uint32_t* local = u32(fmt::kHopLocal);
-    const uint32_t* mo = u32(fmt::kHopMemberOffsets);
-    const uint32_t* members = u32(fmt::kHopMembers);
-    const uint32_t* eo = u32(fmt::kHopEntranceOffsets);
-    const uint32_t* entrances = u32(fmt::kHopEntrances);
-    const uint64_t* io = u64(fmt::kHopIntraOffsets);
-    const uint64_t* dofs = u64(fmt::kHopDistanceOffsets);
-    auto bad = [&](uint32_t s, uint64_t offset, const char* what) {
-        return makeError(ErrorCode::bad_section, offset, fmt::kHierHopSectionIds[s], "%s", what);
-    };
-    for (uint64_t v = 0; v < n; ++v)
-        if (clusters[v] >= k) return bad(fmt::kHopClusters, 4 * v, "a node's cluster is out of range");
-    if (mo[0] != 0 || mo[k] != n || eo[0] != 0 || eo[k] != ents || io[0] != 0 || dofs[0] != 0)
-        return bad(fmt::kHopMemberOffsets, 0, "cluster offsets do not cover the nodes and entrances");
-    for (uint64_t c = 0; c < k; ++c) {
-        if (mo[c + 1] < mo[c] || eo[c + 1] < eo[c])
-            return bad(fmt::kHopMemberOffsets, 4 * c, "cluster offsets decrease");
-        const uint64_t size = mo[c + 1] - mo[c], count = eo[c + 1] - eo[c];
-        if (io[c + 1] - io[c] != size * size * h.symbol_bytes || io[c + 1] < io[c])
-            return bad(fmt::kHopIntraOffsets, 8 * c, "an intra-cluster table has the wrong size");
-        if (dofs[c + 1] - dofs[c] != size * count || dofs[c + 1] < dofs[c])
-            return bad(fmt::kHopDistanceOffsets, 8 * c, "a distance table has the wrong size");
-        for (uint64_t i = mo[c]; i < mo[c + 1]; ++i)
-            if (members[i] >= n || clusters[members[i]] != c || local[members[i]] != i - mo[c])
-                return bad(fmt::kHopMembers, 4 * i, "members disagree with the clusters");
-        for (uint64_t i = eo[c]; i < eo[c + 1]; ++i)
-            if (entrances[i] >= n || clusters[entrances[i]] != c)
-                return bad(fmt::kHopEntrances, 4 * i, "an entrance is not a node of its cluster");
-    }
-    const uint64_t expect_rest[] = {io[k], 8 * (k + 1), 4 * dofs[k], 4 * dofs[k], 4 * ents * ents,
-                                    4 * ents * ents};
-    for (uint32_t s = fmt::kHopIntra; s < fmt::kHopSectionCount; ++s)
-        if (s != fmt::kHopDistanceOffsets &&
-            out.hier_hop_size[s] != expect_rest[s - fmt::kHopIntra])
-            return sizeError(fmt::kHierHopSectionIds[s], out.hier_hop_size[s], expect_rest[s - fmt::kHopIntra]);
-    const uint32_t* next = u32(fmt::kHopEntranceNext);
-    for (uint64_t i = 0; i < ents * ents; ++i)
-        if (next[i] >= ents && next[i] != kNoNode)
-            return bad(fmt::kHopEntranceNext, 4 * i, "a next entrance is out of range");
+    if (Error e = fmt::validateHierNextHopSections(h, out.hier_hop, out.hier_hop_size)) return e;
     out.has_hier_hop = true;
     return {};
 }
@@ -235,8 +161,9 @@ Error viewHierarchySections(const Asset& asset, GraphView& out) {
 
 }  // namespace
 
-Error viewNavmeshSections(const Asset& asset, uint32_t area_count, GraphView& out);
-Error viewPovSections(const Asset& asset, uint32_t area_count, GraphView& out);
+// navrt_navmesh.cpp / navrt_pov.cpp: the type-specific sections, validated and viewed.
+Error viewNavmeshSections(const fmt::GraphSections& s, uint32_t area_count, GraphView& out);
+Error viewPovSections(const fmt::GraphSections& s, uint32_t area_count, GraphView& out);
 
 Vec3 GraphView::position(uint32_t node) const {
     if (implicitVolume()) {
@@ -266,36 +193,17 @@ Error viewClusterSections(const Asset& asset, GraphView& out) {
     if (Error e = need(asset, fmt::kSecGraphHeader, graph_header)) return e;
     fmt::ClusterHeader& h = out.cluster_header;
     if (Error e = fmt::decodeClusterHeader(header.data, header.size, h)) return e;
-    const SectionView offsets = asset.find(fmt::kSecEdgeOffsets);
-    const SectionView targets = asset.find(fmt::kSecEdgeTargets);
-    const SectionView costs = asset.find(fmt::kSecEdgeCosts);
-    const uint64_t fingerprint =
-        fmt::graphFingerprint(graph_header.data, graph_header.size, offsets.data, offsets.size,
-                              targets.data, targets.size, costs.data, costs.size);
+    const uint64_t fingerprint = assetGraphFingerprint(asset, graph_header);
     if (h.node_count != out.header.node_count || fingerprint != h.graph_fingerprint)
         return makeError(ErrorCode::bad_section, 40, fmt::kSecClusterHeader,
                          "cluster sections were built for another graph (%u nodes, fingerprint "
                          "%016llx; this graph: %u nodes, %016llx)",
                          h.node_count, static_cast<unsigned long long>(h.graph_fingerprint),
                          out.header.node_count, static_cast<unsigned long long>(fingerprint));
-    const uint64_t n = h.node_count, k = h.cluster_count;
-    if (nodes.size != n * 4) return sizeError(fmt::kSecNodeClusters, nodes.size, n * 4);
-    if (table.size != k * k * 2) return sizeError(fmt::kSecClusterTable, table.size, k * k * 2);
-    const uint32_t* node_clusters = reinterpret_cast<const uint32_t*>(nodes.data);
-    const uint16_t* entries = reinterpret_cast<const uint16_t*>(table.data);
-    for (uint64_t v = 0; v < n; ++v)
-        if (node_clusters[v] >= k)
-            return makeError(ErrorCode::bad_section, v * 4, fmt::kSecNodeClusters,
-                             "node %llu is in cluster %u, only %llu exist",
-                             static_cast<unsigned long long>(v), node_clusters[v],
-                             static_cast<unsigned long long>(k));
-    for (uint64_t a = 0; a < k; ++a)
-        if (entries[a * k + a] != 0)
-            return makeError(ErrorCode::bad_section, (a * k + a) * 2, fmt::kSecClusterTable,
-                             "cluster %llu to itself is not 0", static_cast<unsigned long long>(a));
+    if (Error e = fmt::validateClusterSections(h, spanOf(nodes), spanOf(table))) return e;
     out.cluster_count = h.cluster_count;
-    out.node_clusters = node_clusters;
-    out.cluster_table = entries;
+    out.node_clusters = reinterpret_cast<const uint32_t*>(nodes.data);
+    out.cluster_table = reinterpret_cast<const uint16_t*>(table.data);
     return {};
 }
 
@@ -332,102 +240,30 @@ Error viewGraph(const Asset& asset, GraphView& out) {
         out.source_name = reinterpret_cast<const char*>(name.data);
         out.source_name_length = name.size;
     }
-    const uint64_t n = h.node_count;
-    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
-    SectionView components;
-    if (Error e = need(asset, fmt::kSecComponents, components)) return e;
-    if (components.size != n * 4) return sizeError(fmt::kSecComponents, components.size, n * 4);
-    out.components = reinterpret_cast<const uint32_t*>(components.data);
-    for (uint64_t i = 0; i < n; ++i) {
-        const uint32_t c = out.components[i];
-        if (c >= h.component_count && !(c == kNoNode && out.implicitVolume()))
-            return makeError(ErrorCode::bad_section, i * 4, fmt::kSecComponents,
-                             "node %llu has component %u, only %u exist",
-                             static_cast<unsigned long long>(i), c, h.component_count);
-    }
-
+    // Every graph-family section the asset holds, checked by the shared validators of
+    // formats/graph_sections.h in the order below (so each corruption gives one stable error).
+    fmt::GraphSections s;
+    for (uint32_t i = 0; i < fmt::kGraphSectionCount; ++i)
+        s.spans[i] = spanOf(asset.find(fmt::kGraphSectionIds[i]));
+    using G = fmt::GraphSection;
+    if (Error e = fmt::validateGraphSections(h, s, area_count)) return e;
+    auto u32 = [&](G part) { return reinterpret_cast<const uint32_t*>(s[part].data); };
+    out.components = u32(G::components);
     if (out.implicitVolume()) {
-        if (n != columns * h.size_y)
-            return makeError(ErrorCode::bad_section, 4, fmt::kSecGraphHeader,
-                             "volume graph declares %llu nodes for %llu voxels",
-                             static_cast<unsigned long long>(n),
-                             static_cast<unsigned long long>(columns * h.size_y));
-        SectionView free_voxels;
-        if (Error e = need(asset, fmt::kSecFreeVoxels, free_voxels)) return e;
-        const uint64_t words = (n + 63) / 64;
-        if (free_voxels.size != words * 8)
-            return sizeError(fmt::kSecFreeVoxels, free_voxels.size, words * 8);
-        out.free_voxels = reinterpret_cast<const uint64_t*>(free_voxels.data);
-        if (n % 64 != 0 && (out.free_voxels[words - 1] >> (n % 64)) != 0)
-            return makeError(ErrorCode::bad_section, (words - 1) * 8, fmt::kSecFreeVoxels,
-                             "padding bits after the last voxel are not zero");
-        for (uint64_t i = 0; i < n; ++i)
-            if (out.isFree(uint32_t(i)) != (out.components[i] != kNoNode))
-                return makeError(ErrorCode::bad_section, i * 4, fmt::kSecComponents,
-                                 "voxel %llu: free bit and component disagree",
-                                 static_cast<unsigned long long>(i));
+        out.free_voxels = reinterpret_cast<const uint64_t*>(s[G::free_voxels].data);
         return {};
     }
-
-    SectionView positions, cells, offsets, targets, costs;
-    if (Error e = need(asset, fmt::kSecNodePositions, positions)) return e;
-    const bool has_cells = h.type == fmt::GraphType::tile || asset.find(fmt::kSecNodeCells).id != 0;
-    if (has_cells) {
-        if (Error e = need(asset, fmt::kSecNodeCells, cells)) return e;
-    }
-    if (Error e = need(asset, fmt::kSecEdgeOffsets, offsets)) return e;
-    if (Error e = need(asset, fmt::kSecEdgeTargets, targets)) return e;
-    if (Error e = need(asset, fmt::kSecEdgeCosts, costs)) return e;
-    if (positions.size != n * 12) return sizeError(fmt::kSecNodePositions, positions.size, n * 12);
-    if (has_cells && cells.size != n * fmt::kNodeCellSize)
-        return sizeError(fmt::kSecNodeCells, cells.size, n * fmt::kNodeCellSize);
-    if (offsets.size != (n + 1) * 4) return sizeError(fmt::kSecEdgeOffsets, offsets.size, (n + 1) * 4);
-    if (targets.size != uint64_t(h.edge_count) * 4)
-        return sizeError(fmt::kSecEdgeTargets, targets.size, uint64_t(h.edge_count) * 4);
-    if (costs.size != uint64_t(h.edge_count) * 4)
-        return sizeError(fmt::kSecEdgeCosts, costs.size, uint64_t(h.edge_count) * 4);
-    out.positions = reinterpret_cast<const float*>(positions.data);
-    out.cells = has_cells ? cells.data : nullptr;
-    out.edge_offsets = reinterpret_cast<const uint32_t*>(offsets.data);
-    out.edge_targets = reinterpret_cast<const uint32_t*>(targets.data);
-    out.edge_costs = reinterpret_cast<const float*>(costs.data);
-    for (uint64_t i = 0; i < n * 3; ++i)
-        if (!std::isfinite(out.positions[i]))
-            return makeError(ErrorCode::bad_section, i * 4, fmt::kSecNodePositions,
-                             "node %llu has a non-finite position",
-                             static_cast<unsigned long long>(i / 3));
-    for (uint64_t i = 0; has_cells && i < n; ++i) {
-        const fmt::NodeCell c = fmt::decodeNodeCell(out.cells + i * fmt::kNodeCellSize);
-        if (c.column >= columns || c.y > h.size_y || c.area >= area_count ||
-            out.cells[i * fmt::kNodeCellSize + 7] != 0)
-            return makeError(ErrorCode::bad_section, i * fmt::kNodeCellSize, fmt::kSecNodeCells,
-                             "node %llu has an invalid cell", static_cast<unsigned long long>(i));
-    }
-    if (out.edge_offsets[0] != 0 || out.edge_offsets[n] != h.edge_count)
-        return makeError(ErrorCode::bad_section, 0, fmt::kSecEdgeOffsets,
-                         "edge offsets do not cover the %u edges", h.edge_count);
-    for (uint64_t i = 0; i < n; ++i)
-        if (out.edge_offsets[i] > out.edge_offsets[i + 1])
-            return makeError(ErrorCode::bad_section, i * 4, fmt::kSecEdgeOffsets,
-                             "edge offsets decrease at node %llu", static_cast<unsigned long long>(i));
-    for (uint64_t v = 0; v < n; ++v)
-        for (uint32_t e = out.edge_offsets[v]; e < out.edge_offsets[v + 1]; ++e)
-            if (out.edgeTarget(uint32_t(v), e) >= n)
-                return makeError(ErrorCode::bad_section, uint64_t(e) * 4, fmt::kSecEdgeTargets,
-                                 "edge %u of node %llu targets node %u, only %llu exist", e,
-                                 static_cast<unsigned long long>(v), out.edgeTarget(uint32_t(v), e),
-                                 static_cast<unsigned long long>(n));
-    for (uint64_t e = 0; e < h.edge_count; ++e) {
-        if (!(out.edge_costs[e] > 0) || !std::isfinite(out.edge_costs[e]))
-            return makeError(ErrorCode::bad_section, e * 4, fmt::kSecEdgeCosts,
-                             "edge %llu has a cost that is not positive and finite",
-                             static_cast<unsigned long long>(e));
-    }
+    const bool has_cells = fmt::graphHasNodeCells(h, s);
+    out.positions = reinterpret_cast<const float*>(s[G::positions].data);
+    out.cells = has_cells ? s[G::cells].data : nullptr;
+    out.edge_offsets = u32(G::edge_offsets);
+    out.edge_targets = u32(G::edge_targets);
+    out.edge_costs = reinterpret_cast<const float*>(s[G::edge_costs].data);
     if (out.isNavmesh()) {
-        if (Error e = viewNavmeshSections(asset, area_count, out)) return e;
+        if (Error e = viewNavmeshSections(s, area_count, out)) return e;
     }
     if (out.isPov()) {
-        if (Error e = viewPovSections(asset, area_count, out)) return e;
+        if (Error e = viewPovSections(s, area_count, out)) return e;
     }
     if (asset.find(fmt::kSecClusterHeader).id != 0) {
         if (Error e = viewClusterSections(asset, out)) return e;
@@ -441,25 +277,8 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     if (asset.find(fmt::kSecHierHopHeader).id != 0) {
         if (Error e = viewHierHopSections(asset, out)) return e;
     }
-    SectionView column_nodes = asset.find(fmt::kSecColumnNodes);
-    if (column_nodes.id != 0 && has_cells) {
-        if (column_nodes.size != (columns + 1) * 4)
-            return sizeError(fmt::kSecColumnNodes, column_nodes.size, (columns + 1) * 4);
-        out.column_nodes = reinterpret_cast<const uint32_t*>(column_nodes.data);
-        if (out.column_nodes[0] != 0 || out.column_nodes[columns] != n)
-            return makeError(ErrorCode::bad_section, 0, fmt::kSecColumnNodes,
-                             "column index does not cover the nodes");
-        for (uint64_t c = 0; c < columns; ++c) {
-            if (out.column_nodes[c] > out.column_nodes[c + 1])
-                return makeError(ErrorCode::bad_section, c * 4, fmt::kSecColumnNodes,
-                                 "column index decreases at column %llu",
-                                 static_cast<unsigned long long>(c));
-            for (uint32_t v = out.column_nodes[c]; v < out.column_nodes[c + 1]; ++v)
-                if (fmt::decodeNodeCell(out.cells + size_t(v) * fmt::kNodeCellSize).column != c)
-                    return makeError(ErrorCode::bad_section, c * 4, fmt::kSecColumnNodes,
-                                     "node %u is listed under the wrong column", v);
-        }
-    }
+    if (Error e = fmt::validateColumnNodes(h, s)) return e;
+    if (s[G::column_nodes].present && has_cells) out.column_nodes = u32(G::column_nodes);
     return {};
 }
 
@@ -740,8 +559,10 @@ PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
     if (!g.isFree(goal)) return PathStatus::invalid_goal;
     if (g.isPov()) {  // corner to corner: a point query between the two exact vertices
         have_points_ = true;
-        return searchPov(g.position(start), povCornerPoint(g, start), povCornerCell(g, start),
-                         g.position(goal), povCornerPoint(g, goal), povCornerCell(g, goal));
+        const fmt::PovGrid grid = povGrid(g);
+        return searchPov(g.position(start), fmt::povCornerPoint(grid, start),
+                         fmt::povCornerCell(grid, start), g.position(goal),
+                         fmt::povCornerPoint(grid, goal), fmt::povCornerCell(grid, goal));
     }
     if (g.components[start] != g.components[goal]) return PathStatus::no_path;
     use_clusters_ = heuristic_ == Heuristic::cluster && g.hasClusters();
@@ -780,7 +601,7 @@ bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {
     const GraphView& g = *graph_;
     const fmt::GraphHeader& h = g.header;
     if (a == b) return true;
-    if (g.isPov()) return a < g.nodeCount() && b < g.nodeCount() && povCornersVisible(g, a, b);
+    if (g.isPov()) return a < g.nodeCount() && b < g.nodeCount() && fmt::povCornersVisible(povGrid(g), a, b);
     if (g.isNavmesh()) {
         const RaycastHit hit = raycast(g, a, g.position(a), g.position(b));
         return !hit.hit && hit.last_poly == b;

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "navrt.h"
+#include "../../formats/pov_sight.h"
 
 namespace navrt {
 
@@ -47,7 +48,7 @@ struct GraphView {
     const uint32_t* index_polys = nullptr;
     float area_costs[nav::formats::kMaxAreas] = {};
     // POV graphs: node v = corner v; the layer grid is what locate() returns cells of and what
-    // line of sight walks (navrt_pov.cpp).
+    // line of sight walks (povGrid() hands it to formats/pov_sight.h).
     const uint8_t* pov_corners = nullptr;        // kPovCornerSize per node (PCRN)
     uint32_t layer_cell_count = 0;
     const uint8_t* layer_cells = nullptr;        // kNodeCellSize per layer cell (LCEL)
@@ -151,31 +152,13 @@ RaycastHit raycast(const GraphView& graph, uint32_t start, Vec3 from, Vec3 to);
 
 // ---- Points-of-visibility graphs (navrt_pov.cpp) ------------------------------------------------
 // Geometry: every layer cell is the closed square [x, x+1] x [z, z+1] (cells) of its column at its
-// floor height; two cells touch across a side when LNB4 links them. Visibility tests run on exact
-// integer coordinates in units of 1 / povSubdivision() cell: grid vertices and cell centres are
-// exact, other points are rounded to the nearest unit.
-struct PovPoint {
-    int64_t x = 0, z = 0;  // [Units: cell / povSubdivision]
-};
-// A power of two in 2..65536, the largest for which (max(size_x, size_z) + 1) * it <= 2^30, so
-// every orientation product of the walk fits in int64.
-int64_t povSubdivision(const nav::formats::GraphHeader& header);
+// floor height; two cells touch across a side when LNB4 links them. Line of sight and the taut
+// corner rule are nav::formats::povSegmentVisible / povCornerAdmits (formats/pov_sight.h, shared
+// with the bake) on exact integer points in units of 1 / povSubdivision() cell.
+using PovPoint = nav::formats::PovPoint;
+// The layer grid of a POV graph as the formats/pov_sight.h predicates take it.
+nav::formats::PovGrid povGrid(const GraphView& graph);
 uint32_t povCornerCell(const GraphView& graph, uint32_t corner);
-PovPoint povCornerPoint(const GraphView& graph, uint32_t corner);  // the exact grid vertex
-// Whether a path bending at `corner` may leave it in direction (dx, dz) (any units): with the
-// blocked quadrant (bx, bz), p = dx * bx and q = dz * bz must satisfy (p > 0) != (q > 0), i.e.
-// the direction lies in one of the two quadrants beside the obstacle, including the two rays
-// along its faces. Corners flagged kPovCornerAnyDirection admit every non-zero direction.
-bool povCornerAdmits(const GraphView& graph, uint32_t corner, int64_t dx, int64_t dz);
-// Line of sight from point `from` in layer cell `from_cell` to `to` in `to_cell` (both must lie
-// in their cell's square, else false): the cells the segment passes are walked exactly, moving
-// only across linked sides; a segment through a grid vertex passes diagonally when one of the two
-// side routes around the vertex is linked (touching an obstacle corner is allowed, squeezing
-// between two diagonal obstacles is not); a segment along a grid line needs a linked cell on at
-// least one side of every piece of it; the walk must end in `to_cell`.
-bool povSegmentVisible(const GraphView& graph, uint32_t from_cell, PovPoint from,
-                       uint32_t to_cell, PovPoint to);
-bool povCornersVisible(const GraphView& graph, uint32_t a, uint32_t b);
 // `point` moved into the square of layer cell `cell` (nearest point) and onto its floor; `fixed`
 // receives its exact coordinates for the visibility tests.
 Vec3 povPlacePoint(const GraphView& graph, uint32_t cell, Vec3 point, PovPoint* fixed = nullptr);

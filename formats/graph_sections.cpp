@@ -1,0 +1,449 @@
+#include "graph_sections.h"
+
+#include <cmath>
+
+#include "bytes.h"
+
+namespace nav::formats {
+namespace {
+
+constexpr uint32_t kNone = 0xFFFFFFFFu;  // absent node, link or neighbour
+
+const uint32_t* u32s(const SectionSpan& s) { return reinterpret_cast<const uint32_t*>(s.data); }
+const uint64_t* u64s(const SectionSpan& s) { return reinterpret_cast<const uint64_t*>(s.data); }
+const float* f32s(const SectionSpan& s) { return reinterpret_cast<const float*>(s.data); }
+
+// bad_section "section 'XXXX': <what>" at `offset`.
+Error sectionError(uint32_t id, uint64_t offset, const char* what) {
+    char name[5];
+    fourccToString(id, name);
+    return makeError(ErrorCode::bad_section, offset, id, "section '%s': %s", name, what);
+}
+
+// The first of `parts` the asset lacks, as a missing_section error.
+template <size_t N>
+Error requireAll(const GraphSections& s, const GraphSection (&parts)[N]) {
+    for (GraphSection part : parts)
+        if (!s[part].present) return missingSectionError(kGraphSectionIds[uint32_t(part)]);
+    return {};
+}
+
+}  // namespace
+
+const uint32_t kGraphSectionIds[kGraphSectionCount] = {
+    kSecNodePositions,    kSecNodeCells,        kSecColumnNodes,       kSecEdgeOffsets,
+    kSecEdgeTargets,      kSecEdgeCosts,        kSecComponents,        kSecFreeVoxels,
+    kSecMeshVertices,     kSecPolyOffsets,      kSecPolyVertices,      kSecPolyNeighbours,
+    kSecPolyAreas,        kSecDetailOffsets,    kSecDetailTriangles,   kSecMeshIndexHeader,
+    kSecMeshIndexOffsets, kSecMeshIndexPolys,   kSecPolyInfo,          kSecPovStats,
+    kSecPovCorners,       kSecLayerCells,       kSecLayerColumns,      kSecLayerNeighbours,
+    kSecLayerComponents};
+
+Error missingSectionError(uint32_t id) {
+    char name[5];
+    fourccToString(id, name);
+    return makeError(ErrorCode::missing_section, 0, id, "required section '%s' is missing", name);
+}
+
+Error sectionSizeError(uint32_t id, size_t got, uint64_t expected) {
+    char name[5];
+    fourccToString(id, name);
+    return makeError(ErrorCode::bad_section, 0, id, "section '%s' is %zu bytes, expected %llu", name,
+                     got, static_cast<unsigned long long>(expected));
+}
+
+Error validateGraphSections(const GraphHeader& h, const GraphSections& s, uint32_t area_count) {
+    using G = GraphSection;
+    const uint64_t n = h.node_count;
+    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
+    const bool implicit_volume = (h.flags & kGraphFlagImplicitVolume) != 0;
+    if (Error e = requireAll(s, {G::components})) return e;
+    if (s[G::components].size != n * 4)
+        return sectionSizeError(kSecComponents, s[G::components].size, n * 4);
+    const uint32_t* components = u32s(s[G::components]);
+    for (uint64_t i = 0; i < n; ++i) {
+        const uint32_t c = components[i];
+        if (c >= h.component_count && !(c == kNone && implicit_volume))
+            return makeError(ErrorCode::bad_section, i * 4, kSecComponents,
+                             "node %llu has component %u, only %u exist",
+                             static_cast<unsigned long long>(i), c, h.component_count);
+    }
+
+    if (implicit_volume) {
+        if (n != columns * h.size_y)
+            return makeError(ErrorCode::bad_section, 4, kSecGraphHeader,
+                             "volume graph declares %llu nodes for %llu voxels",
+                             static_cast<unsigned long long>(n),
+                             static_cast<unsigned long long>(columns * h.size_y));
+        if (Error e = requireAll(s, {G::free_voxels})) return e;
+        const uint64_t words = (n + 63) / 64;
+        if (s[G::free_voxels].size != words * 8)
+            return sectionSizeError(kSecFreeVoxels, s[G::free_voxels].size, words * 8);
+        const uint64_t* free_voxels = u64s(s[G::free_voxels]);
+        if (n % 64 != 0 && (free_voxels[words - 1] >> (n % 64)) != 0)
+            return makeError(ErrorCode::bad_section, (words - 1) * 8, kSecFreeVoxels,
+                             "padding bits after the last voxel are not zero");
+        for (uint64_t i = 0; i < n; ++i)
+            if (bool((free_voxels[i >> 6] >> (i & 63)) & 1) != (components[i] != kNone))
+                return makeError(ErrorCode::bad_section, i * 4, kSecComponents,
+                                 "voxel %llu: free bit and component disagree",
+                                 static_cast<unsigned long long>(i));
+        return {};
+    }
+
+    const bool has_cells = graphHasNodeCells(h, s);
+    if (Error e = requireAll(s, {G::positions})) return e;
+    if (has_cells) {
+        if (Error e = requireAll(s, {G::cells})) return e;
+    }
+    if (Error e = requireAll(s, {G::edge_offsets, G::edge_targets, G::edge_costs})) return e;
+    const uint64_t edges = h.edge_count;
+    if (s[G::positions].size != n * 12)
+        return sectionSizeError(kSecNodePositions, s[G::positions].size, n * 12);
+    if (has_cells && s[G::cells].size != n * kNodeCellSize)
+        return sectionSizeError(kSecNodeCells, s[G::cells].size, n * kNodeCellSize);
+    if (s[G::edge_offsets].size != (n + 1) * 4)
+        return sectionSizeError(kSecEdgeOffsets, s[G::edge_offsets].size, (n + 1) * 4);
+    if (s[G::edge_targets].size != edges * 4)
+        return sectionSizeError(kSecEdgeTargets, s[G::edge_targets].size, edges * 4);
+    if (s[G::edge_costs].size != edges * 4)
+        return sectionSizeError(kSecEdgeCosts, s[G::edge_costs].size, edges * 4);
+    const float* positions = f32s(s[G::positions]);
+    const uint8_t* cells = s[G::cells].data;
+    const uint32_t* offsets = u32s(s[G::edge_offsets]);
+    const uint32_t* targets = u32s(s[G::edge_targets]);
+    const float* costs = f32s(s[G::edge_costs]);
+    for (uint64_t i = 0; i < n * 3; ++i)
+        if (!std::isfinite(positions[i]))
+            return makeError(ErrorCode::bad_section, i * 4, kSecNodePositions,
+                             "node %llu has a non-finite position",
+                             static_cast<unsigned long long>(i / 3));
+    for (uint64_t i = 0; has_cells && i < n; ++i) {
+        const NodeCell c = decodeNodeCell(cells + i * kNodeCellSize);
+        if (c.column >= columns || c.y > h.size_y || c.area >= area_count ||
+            cells[i * kNodeCellSize + 7] != 0)
+            return makeError(ErrorCode::bad_section, i * kNodeCellSize, kSecNodeCells,
+                             "node %llu has an invalid cell", static_cast<unsigned long long>(i));
+    }
+    if (offsets[0] != 0 || offsets[n] != h.edge_count)
+        return makeError(ErrorCode::bad_section, 0, kSecEdgeOffsets,
+                         "edge offsets do not cover the %u edges", h.edge_count);
+    for (uint64_t i = 0; i < n; ++i)
+        if (offsets[i] > offsets[i + 1])
+            return makeError(ErrorCode::bad_section, i * 4, kSecEdgeOffsets,
+                             "edge offsets decrease at node %llu", static_cast<unsigned long long>(i));
+    // Targets are stored relative to their source (wrapping u32 difference).
+    for (uint64_t v = 0; v < n; ++v)
+        for (uint32_t e = offsets[v]; e < offsets[v + 1]; ++e) {
+            const uint32_t target = uint32_t(v) + targets[e];
+            if (target >= n)
+                return makeError(ErrorCode::bad_section, uint64_t(e) * 4, kSecEdgeTargets,
+                                 "edge %u of node %llu targets node %u, only %llu exist", e,
+                                 static_cast<unsigned long long>(v), target,
+                                 static_cast<unsigned long long>(n));
+        }
+    for (uint64_t e = 0; e < edges; ++e)
+        if (!(costs[e] > 0) || !std::isfinite(costs[e]))
+            return makeError(ErrorCode::bad_section, e * 4, kSecEdgeCosts,
+                             "edge %llu has a cost that is not positive and finite",
+                             static_cast<unsigned long long>(e));
+    return {};
+}
+
+Error validateNavmeshSections(const GraphHeader& h, const GraphSections& s, uint32_t area_count,
+                              MeshIndexHeader& index) {
+    using G = GraphSection;
+    const uint64_t polys = h.node_count;
+    if (Error e = requireAll(s, {G::mesh_vertices, G::poly_offsets, G::poly_vertices,
+                                 G::poly_neighbours, G::poly_areas, G::detail_offsets,
+                                 G::detail_triangles, G::mesh_index_header, G::mesh_index_offsets,
+                                 G::mesh_index_polys, G::poly_info}))
+        return e;
+    auto bad = [](uint32_t id, const char* what) { return sectionError(id, 0, what); };
+    const SectionSpan& vertex_bytes = s[G::mesh_vertices];
+    if (vertex_bytes.size % 12 != 0) return bad(kSecMeshVertices, "size is not a multiple of 12");
+    const uint64_t vertex_count = vertex_bytes.size / 12;
+    const float* vertices = f32s(vertex_bytes);
+    for (uint64_t i = 0; i < vertex_count * 3; ++i)
+        if (!std::isfinite(vertices[i])) return bad(kSecMeshVertices, "non-finite vertex");
+    if (s[G::poly_offsets].size != (polys + 1) * 4)
+        return bad(kSecPolyOffsets, "size does not match the polygon count");
+    const uint32_t* poly_offsets = u32s(s[G::poly_offsets]);
+    const uint64_t corners = s[G::poly_vertices].size / 4;
+    if (s[G::poly_vertices].size % 4 != 0 || s[G::poly_neighbours].size != s[G::poly_vertices].size)
+        return bad(kSecPolyVertices, "corner arrays disagree");
+    const uint32_t* poly_vertices = u32s(s[G::poly_vertices]);
+    const uint32_t* poly_neighbours = u32s(s[G::poly_neighbours]);
+    if (poly_offsets[0] != 0 || poly_offsets[polys] != corners)
+        return bad(kSecPolyOffsets, "offsets do not cover the corners");
+    // In 64 bits: an offset near 2^32 must not wrap around and pass.
+    for (uint64_t p = 0; p < polys; ++p)
+        if (poly_offsets[p + 1] < uint64_t(poly_offsets[p]) + 3)
+            return bad(kSecPolyOffsets, "a polygon has fewer than 3 corners");
+    for (uint64_t k = 0; k < corners; ++k) {
+        if (poly_vertices[k] >= vertex_count) return bad(kSecPolyVertices, "vertex index out of range");
+        if (poly_neighbours[k] != kNone && poly_neighbours[k] >= polys)
+            return bad(kSecPolyNeighbours, "neighbour index out of range");
+    }
+    if (s[G::poly_areas].size != polys) return bad(kSecPolyAreas, "size does not match the polygon count");
+    const uint8_t* poly_areas = s[G::poly_areas].data;
+    for (uint64_t p = 0; p < polys; ++p)
+        if (poly_areas[p] >= area_count) return bad(kSecPolyAreas, "unknown area id");
+    if (s[G::detail_offsets].size != (polys + 1) * 4)
+        return bad(kSecDetailOffsets, "size does not match the polygon count");
+    const uint32_t* detail_offsets = u32s(s[G::detail_offsets]);
+    const SectionSpan& triangle_bytes = s[G::detail_triangles];
+    if (triangle_bytes.size % 36 != 0 || detail_offsets[0] != 0 ||
+        detail_offsets[polys] != triangle_bytes.size / 36)
+        return bad(kSecDetailTriangles, "detail triangles do not match their offsets");
+    for (uint64_t p = 0; p < polys; ++p)
+        if (detail_offsets[p + 1] < detail_offsets[p]) return bad(kSecDetailOffsets, "offsets decrease");
+    const float* triangles = f32s(triangle_bytes);
+    for (uint64_t i = 0; i < triangle_bytes.size / 4; ++i)
+        if (!std::isfinite(triangles[i])) return bad(kSecDetailTriangles, "non-finite coordinate");
+    const SectionSpan& index_header = s[G::mesh_index_header];
+    if (Error e = decodeMeshIndexHeader(index_header.data, index_header.size, index)) return e;
+    const uint64_t cells = uint64_t(index.cells_x) * index.cells_z;
+    if (s[G::mesh_index_offsets].size != (cells + 1) * 4)
+        return bad(kSecMeshIndexOffsets, "size does not match the index cells");
+    const uint32_t* index_offsets = u32s(s[G::mesh_index_offsets]);
+    const SectionSpan& index_polys = s[G::mesh_index_polys];
+    if (index_polys.size % 4 != 0 || index_offsets[0] != 0 ||
+        index_offsets[cells] != index_polys.size / 4)
+        return bad(kSecMeshIndexPolys, "index lists do not match their offsets");
+    for (uint64_t c = 0; c < cells; ++c)
+        if (index_offsets[c + 1] < index_offsets[c]) return bad(kSecMeshIndexOffsets, "offsets decrease");
+    const uint32_t* polys_listed = u32s(index_polys);
+    for (uint64_t i = 0; i < index_polys.size / 4; ++i)
+        if (polys_listed[i] >= polys) return bad(kSecMeshIndexPolys, "polygon index out of range");
+    if (s[G::poly_info].size != polys * 8) return bad(kSecPolyInfo, "size does not match the polygon count");
+    return {};
+}
+
+Error validatePovSections(const GraphHeader& h, const GraphSections& s, uint32_t area_count,
+                          PovStats& st) {
+    using G = GraphSection;
+    const uint64_t n = h.node_count;
+    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
+    if (Error e = requireAll(s, {G::pov_stats, G::pov_corners, G::layer_cells, G::layer_columns,
+                                 G::layer_neighbours, G::layer_components}))
+        return e;
+    if (h.flags != 0) return sectionError(kSecGraphHeader, 76, "POV graphs take no flags");
+    if (Error e = decodePovStats(s[G::pov_stats].data, s[G::pov_stats].size, st)) return e;
+    if (st.corner_count != n) return sectionError(kSecPovStats, 0, "corner count differs from the node count");
+    if (st.taut_edges != h.edge_count)
+        return sectionError(kSecPovStats, 24, "taut edge count differs from the edge count");
+    const uint64_t cells = st.layer_cell_count;
+    // LCEL: one NodeCell per layer cell.
+    if (s[G::layer_cells].size != cells * kNodeCellSize)
+        return sectionError(kSecLayerCells, 0, "size does not match PSTA's cell count");
+    const uint8_t* layer_cells = s[G::layer_cells].data;
+    auto columnOf = [&](uint64_t cell) {
+        return decodeNodeCell(layer_cells + cell * kNodeCellSize).column;
+    };
+    for (uint64_t c = 0; c < cells; ++c) {
+        const uint8_t* p = layer_cells + c * kNodeCellSize;
+        const NodeCell cell = decodeNodeCell(p);
+        if (cell.column >= columns || cell.y > h.size_y || cell.area >= area_count || p[7] != 0)
+            return sectionError(kSecLayerCells, c * kNodeCellSize, "invalid layer cell");
+    }
+    // LCOL: column -> cells CSR, each cell listed under its own column.
+    if (s[G::layer_columns].size != (columns + 1) * 4)
+        return sectionError(kSecLayerColumns, 0, "size does not match the grid");
+    const uint32_t* layer_columns = u32s(s[G::layer_columns]);
+    if (layer_columns[0] != 0 || layer_columns[columns] != cells)
+        return sectionError(kSecLayerColumns, 0, "column index does not cover the layer cells");
+    // An offset past the cell count is refused before the cells below it are read (a later one
+    // would decrease, but the walk reads this column's cells first).
+    for (uint64_t c = 0; c < columns; ++c) {
+        if (layer_columns[c] > layer_columns[c + 1] || layer_columns[c + 1] > cells)
+            return sectionError(kSecLayerColumns, c * 4, "offsets decrease");
+        for (uint32_t v = layer_columns[c]; v < layer_columns[c + 1]; ++v)
+            if (columnOf(v) != c)
+                return sectionError(kSecLayerColumns, c * 4, "a cell is listed under the wrong column");
+    }
+    // LNB4: every link names a cell of the adjacent column in its direction.
+    if (s[G::layer_neighbours].size != cells * 16)
+        return sectionError(kSecLayerNeighbours, 0, "size is not 4 planes of the cell count");
+    const uint32_t* neighbours = u32s(s[G::layer_neighbours]);
+    for (int k = 0; k < kLayerDirections; ++k) {
+        for (uint64_t c = 0; c < cells; ++c) {
+            const uint64_t at = (uint64_t(k) * cells + c) * 4;
+            const uint32_t t = neighbours[uint64_t(k) * cells + c];
+            if (t == kNone) continue;
+            if (t >= cells) return sectionError(kSecLayerNeighbours, at, "cell index out of range");
+            const int64_t x = columnOf(c) % h.size_x, z = columnOf(c) / h.size_x;
+            const int64_t tx = columnOf(t) % h.size_x, tz = columnOf(t) / h.size_x;
+            if (tx != x + kLayerDx[k] || tz != z + kLayerDz[k])
+                return sectionError(kSecLayerNeighbours, at, "link to a cell that is not adjacent");
+        }
+    }
+    // LCMP: component ids below PSTA's count.
+    if (s[G::layer_components].size != cells * 4)
+        return sectionError(kSecLayerComponents, 0, "size does not match the cell count");
+    const uint32_t* layer_components = u32s(s[G::layer_components]);
+    for (uint64_t c = 0; c < cells; ++c)
+        if (layer_components[c] >= st.layer_component_count)
+            return sectionError(kSecLayerComponents, c * 4, "component id out of range");
+    // PCRN: per corner its cell and blocked quadrant.
+    if (s[G::pov_corners].size != n * kPovCornerSize)
+        return sectionError(kSecPovCorners, 0, "size does not match the node count");
+    const uint8_t* corners = s[G::pov_corners].data;
+    uint32_t any_direction = 0;
+    for (uint64_t v = 0; v < n; ++v) {
+        const uint8_t* p = corners + v * kPovCornerSize;
+        if (!povCornerRecordValid(p) || decodePovCorner(p).cell >= cells)
+            return sectionError(kSecPovCorners, v * kPovCornerSize, "invalid corner record");
+        any_direction += (p[6] & kPovCornerAnyDirection) != 0;
+    }
+    if (any_direction != st.any_direction_corners)
+        return sectionError(kSecPovStats, 12, "any-direction corner count differs from PCRN");
+    return {};
+}
+
+Error validateColumnNodes(const GraphHeader& h, const GraphSections& s) {
+    const SectionSpan& span = s[GraphSection::column_nodes];
+    if (!span.present || !graphHasNodeCells(h, s)) return {};
+    const uint64_t n = h.node_count;
+    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
+    if (span.size != (columns + 1) * 4) return sectionSizeError(kSecColumnNodes, span.size, (columns + 1) * 4);
+    const uint32_t* column_nodes = u32s(span);
+    const uint8_t* cells = s[GraphSection::cells].data;
+    if (column_nodes[0] != 0 || column_nodes[columns] != n)
+        return makeError(ErrorCode::bad_section, 0, kSecColumnNodes,
+                         "column index does not cover the nodes");
+    for (uint64_t c = 0; c < columns; ++c) {
+        if (column_nodes[c] > column_nodes[c + 1] || column_nodes[c + 1] > n)  // as LCOL
+            return makeError(ErrorCode::bad_section, c * 4, kSecColumnNodes,
+                             "column index decreases at column %llu", static_cast<unsigned long long>(c));
+        for (uint32_t v = column_nodes[c]; v < column_nodes[c + 1]; ++v)
+            if (decodeNodeCell(cells + size_t(v) * kNodeCellSize).column != c)
+                return makeError(ErrorCode::bad_section, c * 4, kSecColumnNodes,
+                                 "node %u is listed under the wrong column", v);
+    }
+    return {};
+}
+
+Error validateClusterSections(const ClusterHeader& h, const SectionSpan& nodes,
+                              const SectionSpan& table) {
+    if (!nodes.present) return missingSectionError(kSecNodeClusters);
+    if (!table.present) return missingSectionError(kSecClusterTable);
+    const uint64_t n = h.node_count, k = h.cluster_count;
+    if (nodes.size != n * 4) return sectionSizeError(kSecNodeClusters, nodes.size, n * 4);
+    if (table.size != k * k * 2) return sectionSizeError(kSecClusterTable, table.size, k * k * 2);
+    const uint32_t* node_clusters = u32s(nodes);
+    const uint16_t* entries = reinterpret_cast<const uint16_t*>(table.data);
+    for (uint64_t v = 0; v < n; ++v)
+        if (node_clusters[v] >= k)
+            return makeError(ErrorCode::bad_section, v * 4, kSecNodeClusters,
+                             "node %llu is in cluster %u, only %llu exist",
+                             static_cast<unsigned long long>(v), node_clusters[v],
+                             static_cast<unsigned long long>(k));
+    for (uint64_t a = 0; a < k; ++a)
+        if (entries[a * k + a] != 0)
+            return makeError(ErrorCode::bad_section, (a * k + a) * 2, kSecClusterTable,
+                             "cluster %llu to itself is not 0", static_cast<unsigned long long>(a));
+    return {};
+}
+
+Error validateNextHopSections(const NextHopHeader& h, const SectionSpan& ranks,
+                              const SectionSpan& offsets, size_t blocks_size, uint8_t* rank_seen) {
+    if (!ranks.present) return missingSectionError(kSecNextHopRanks);
+    if (!offsets.present) return missingSectionError(kSecNextHopOffsets);
+    const uint64_t n = h.node_count, b = h.stored_blocks;
+    if (ranks.size != n * 4) return sectionSizeError(kSecNextHopRanks, ranks.size, n * 4);
+    if (offsets.size != (b + 1) * 8) return sectionSizeError(kSecNextHopOffsets, offsets.size, (b + 1) * 8);
+    const uint32_t* rank = u32s(ranks);
+    for (uint64_t v = 0; v < n; ++v) {
+        if (rank[v] >= n)
+            return makeError(ErrorCode::bad_section, v * 4, kSecNextHopRanks,
+                             "node %llu has rank %u of %llu", static_cast<unsigned long long>(v),
+                             rank[v], static_cast<unsigned long long>(n));
+        if (rank_seen != nullptr && rank_seen[rank[v]]++ != 0)
+            return makeError(ErrorCode::bad_section, v * 4, kSecNextHopRanks,
+                             "node %llu has rank %u, which another node has too",
+                             static_cast<unsigned long long>(v), rank[v]);
+    }
+    const uint64_t* offset = u64s(offsets);
+    if (offset[0] != 0 || offset[b] != blocks_size)
+        return makeError(ErrorCode::bad_section, 0, kSecNextHopOffsets,
+                         "block offsets do not cover the %zu bytes of 'NHBL'", blocks_size);
+    for (uint64_t i = 0; i < b; ++i)
+        if (offset[i + 1] <= offset[i])
+            return makeError(ErrorCode::bad_section, (i + 1) * 8, kSecNextHopOffsets,
+                             "block %llu is empty or out of order", static_cast<unsigned long long>(i));
+    return {};
+}
+
+bool findNextHopRow(const uint8_t* block, size_t size, uint32_t rows, uint32_t row,
+                    uint32_t symbol_bytes, NextHopRow& out) {
+    const size_t table = 4 * (size_t(rows) + 1);
+    if (row >= rows || table > size) return false;
+    const uint32_t begin = loadLe32(block + 4 * size_t(row));
+    const uint32_t end = loadLe32(block + 4 * (size_t(row) + 1));
+    if (begin < table || end > size || end < uint64_t(begin) + 4) return false;  // no u32 wrap
+    const uint32_t runs = loadLe32(block + begin);
+    if (runs == 0 || 4 + uint64_t(runs) * (4 + symbol_bytes) > end - begin) return false;
+    out.runs = runs;
+    out.starts = block + begin + 4;
+    out.symbols = out.starts + 4 * size_t(runs);
+    return true;
+}
+
+Error validateHierNextHopSections(const HierNextHopHeader& h,
+                                  const uint8_t* const data[kHopSectionCount],
+                                  const size_t size[kHopSectionCount]) {
+    const uint64_t n = h.node_count, k = h.cluster_count, ents = h.entrance_count;
+    auto u32 = [&](uint32_t s) { return reinterpret_cast<const uint32_t*>(data[s]); };
+    auto u64 = [&](uint32_t s) { return reinterpret_cast<const uint64_t*>(data[s]); };
+    const uint64_t expect[] = {4 * n, 4 * n, 4 * (k + 1), 4 * n, 4 * (k + 1), 4 * ents, 8 * (k + 1)};
+    for (uint32_t s = 0; s <= kHopIntraOffsets; ++s)
+        if (size[s] != expect[s]) return sectionSizeError(kHierHopSectionIds[s], size[s], expect[s]);
+    if (size[kHopDistanceOffsets] != 8 * (k + 1))
+        return sectionSizeError(kHierHopSectionIds[kHopDistanceOffsets], size[kHopDistanceOffsets],
+                                8 * (k + 1));
+    const uint32_t* clusters = u32(kHopClusters);
+    const uint32_t* local = u32(kHopLocal);
+    const uint32_t* mo = u32(kHopMemberOffsets);
+    const uint32_t* members = u32(kHopMembers);
+    const uint32_t* eo = u32(kHopEntranceOffsets);
+    const uint32_t* entrances = u32(kHopEntrances);
+    const uint64_t* io = u64(kHopIntraOffsets);
+    const uint64_t* dofs = u64(kHopDistanceOffsets);
+    auto bad = [&](uint32_t s, uint64_t offset, const char* what) {
+        return makeError(ErrorCode::bad_section, offset, kHierHopSectionIds[s], "%s", what);
+    };
+    for (uint64_t v = 0; v < n; ++v)
+        if (clusters[v] >= k) return bad(kHopClusters, 4 * v, "a node's cluster is out of range");
+    if (mo[0] != 0 || mo[k] != n || eo[0] != 0 || eo[k] != ents || io[0] != 0 || dofs[0] != 0)
+        return bad(kHopMemberOffsets, 0, "cluster offsets do not cover the nodes and entrances");
+    for (uint64_t c = 0; c < k; ++c) {
+        // Past the totals counts as decreasing (a later offset would): checked before this
+        // cluster's members and entrances are read.
+        if (mo[c + 1] < mo[c] || eo[c + 1] < eo[c] || mo[c + 1] > n || eo[c + 1] > ents)
+            return bad(kHopMemberOffsets, 4 * c, "cluster offsets decrease");
+        const uint64_t members_of = mo[c + 1] - mo[c], count = eo[c + 1] - eo[c];
+        if (io[c + 1] - io[c] != members_of * members_of * h.symbol_bytes || io[c + 1] < io[c])
+            return bad(kHopIntraOffsets, 8 * c, "an intra-cluster table has the wrong size");
+        if (dofs[c + 1] - dofs[c] != members_of * count || dofs[c + 1] < dofs[c])
+            return bad(kHopDistanceOffsets, 8 * c, "a distance table has the wrong size");
+        for (uint64_t i = mo[c]; i < mo[c + 1]; ++i)
+            if (members[i] >= n || clusters[members[i]] != c || local[members[i]] != i - mo[c])
+                return bad(kHopMembers, 4 * i, "members disagree with the clusters");
+        for (uint64_t i = eo[c]; i < eo[c + 1]; ++i)
+            if (entrances[i] >= n || clusters[entrances[i]] != c)
+                return bad(kHopEntrances, 4 * i, "an entrance is not a node of its cluster");
+    }
+    const uint64_t expect_rest[] = {io[k], 8 * (k + 1), 4 * dofs[k], 4 * dofs[k], 4 * ents * ents,
+                                    4 * ents * ents};
+    for (uint32_t s = kHopIntra; s < kHopSectionCount; ++s)
+        if (s != kHopDistanceOffsets && size[s] != expect_rest[s - kHopIntra])
+            return sectionSizeError(kHierHopSectionIds[s], size[s], expect_rest[s - kHopIntra]);
+    const uint32_t* next = u32(kHopEntranceNext);
+    for (uint64_t i = 0; i < ents * ents; ++i)
+        if (next[i] >= ents && next[i] != kNone)
+            return bad(kHopEntranceNext, 4 * i, "a next entrance is out of range");
+    return {};
+}
+
+}  // namespace nav::formats
