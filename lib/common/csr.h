@@ -55,25 +55,33 @@ void groupElements(std::span<const uint32_t> group, size_t count, std::vector<Of
     }, offsets, elements);
 }
 
+// Edges of a graph in CSR form, owned (the graph's own arrays are viewed where they exist).
+template <class Cost>
+struct CsrEdges {
+    std::vector<uint32_t> offsets, targets;
+    std::vector<Cost> costs;
+};
+
 // The reversed edges of a CSR graph: every edge u -> v of cost c becomes v -> u of cost c,
 // listed per v by ascending u (then u's edge order).
 template <class Cost>
-void reverseEdges(std::span<const uint32_t> offsets, std::span<const uint32_t> targets,
-                  std::span<const Cost> costs, std::vector<uint32_t>& reverse_offsets,
-                  std::vector<uint32_t>& reverse_targets, std::vector<Cost>& reverse_costs) {
+CsrEdges<Cost> reverseEdges(std::span<const uint32_t> offsets, std::span<const uint32_t> targets,
+                            std::span<const Cost> costs) {
     const size_t n = offsets.empty() ? 0 : offsets.size() - 1;
-    reverse_offsets = csrOffsets(n, [&](auto&& add) {
+    CsrEdges<Cost> r;
+    r.offsets = csrOffsets(n, [&](auto&& add) {
         for (uint32_t v : targets) add(v);
     });
-    reverse_targets.resize(targets.size());
-    reverse_costs.resize(targets.size());
-    CsrCursor slot(reverse_offsets);
+    r.targets.resize(targets.size());
+    r.costs.resize(targets.size());
+    CsrCursor slot(r.offsets);
     for (uint32_t u = 0; u < n; ++u)
         for (uint32_t e = offsets[u]; e < offsets[u + 1]; ++e) {
             const uint32_t at = slot(targets[e]);
-            reverse_targets[at] = u;
-            reverse_costs[at] = costs[e];
+            r.targets[at] = u;
+            r.costs[at] = costs[e];
         }
+    return r;
 }
 
 }  // namespace nav
