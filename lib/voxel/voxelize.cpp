@@ -95,6 +95,7 @@
 #include <thread>
 #include <vector>
 
+#include "../common/csr.h"
 #include "../common/parallel.h"
 
 namespace nav::vox {
@@ -269,14 +270,11 @@ struct BandOutput {
 
 // Merges the raw spans of each column of a band (the merge rule in the file comment).
 void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, BandOutput& out) {
-    std::vector<uint32_t> start(size_t(column_count) + 1, 0);
-    for (const RawSpan& r : raw) ++start[r.column + 1];
-    for (uint32_t c = 0; c < column_count; ++c) start[c + 1] += start[c];
-    std::vector<RawSpan> sorted(raw.size());
-    {
-        std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
-        for (const RawSpan& r : raw) sorted[cursor[r.column]++] = r;
-    }
+    std::vector<uint32_t> start;
+    std::vector<RawSpan> sorted;
+    csrBuild<RawSpan>(column_count, [&](auto&& emit) {
+        for (const RawSpan& r : raw) emit(r.column, r);
+    }, start, sorted);
     out.counts.assign(column_count, 0);
     out.spans.clear();
     for (uint32_t c = 0; c < column_count; ++c) {
