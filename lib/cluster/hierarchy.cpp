@@ -38,13 +38,9 @@ void levelAdjacency(const graph::Graph& g, Level& level) {
         }
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-    level.offsets.assign(size_t(level.count) + 1, 0);
-    level.targets.resize(pairs.size());
-    for (size_t i = 0; i < pairs.size(); ++i) {
-        ++level.offsets[pairs[i].first + 1];
-        level.targets[i] = pairs[i].second;
-    }
-    for (uint32_t c = 0; c < level.count; ++c) level.offsets[c + 1] += level.offsets[c];
+    csrBuild<uint32_t>(level.count, [&](auto&& emit) {
+        for (const auto& [a, b] : pairs) emit(a, b);
+    }, level.offsets, level.targets);
 }
 
 // The node of each group closest to the group's centroid (lowest id on ties).
