@@ -536,7 +536,7 @@ std::vector<double> exactTable(const graph::Graph& g, const std::vector<uint32_t
     Status s = runParallel("cluster table", cluster_count, resolveThreads(threads), context, progress,
                            cluster_count, [&](size_t a) {
         if (context.cancelled()) throw StageCancelled{};
-        // Row a: one search from every node of cluster a, each cluster's cheapest node.
+        // Row a: one search from all the nodes of cluster a; each cluster's nearest node.
         thread_local Dijkstra<double> search;
         search.reset(g.nodeCount());
         for (uint32_t i = offsets[a]; i < offsets[a + 1]; ++i) search.addSource(members[i]);
