@@ -25,8 +25,11 @@
 // bit). Labels: a node without one (a source in a first-move search) passes on its edge's label,
 // a labelled node its own; on equal cost the policy keeps the smaller. With positive edge costs
 // every tight predecessor of v settles before v, so v's label is the smallest over all its
-// shortest paths, whatever the visiting order. A search is sequential; parallel callers run
-// independent searches with per-thread instances, so no output depends on the thread count.
+// shortest paths, whatever the visiting order. Which key the heap uses is the caller's choice
+// (the label policy), so each search keeps the settle order it always had: region growth orders by
+// (cost, label, node), every other search by (cost, node). A search is sequential; parallel
+// callers run independent searches with per-thread instances, so no output depends on the thread
+// count. No caller needs a heuristic, so there is no A* here.
 #pragma once
 
 #include <algorithm>
