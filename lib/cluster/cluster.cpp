@@ -12,7 +12,9 @@
 
 #include "../../formats/bytes.h"
 #include "../../formats/graph_sections.h"
+#include "../common/csr.h"
 #include "../common/parallel.h"
+#include "../common/search.h"
 
 namespace nav::cluster {
 namespace {
@@ -78,51 +80,6 @@ uint32_t gridPartition(const graph::Graph& g, const std::vector<std::pair<uint32
     return splitConnected(g, label, out);
 }
 
-// Dijkstra over the forward edges from every node of `sources` (distance 0). `dist` is n long.
-void dijkstra(const graph::Graph& g, const uint32_t* sources, size_t source_count,
-              std::vector<double>& dist) {
-    using Item = std::pair<double, uint32_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-    std::fill(dist.begin(), dist.end(), kInf);
-    for (size_t i = 0; i < source_count; ++i) {
-        dist[sources[i]] = 0;
-        heap.push({0.0, sources[i]});
-    }
-    while (!heap.empty()) {
-        const auto [d, u] = heap.top();
-        heap.pop();
-        if (d > dist[u]) continue;
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-            const uint32_t w = g.edge_targets[e];
-            const double nd = d + double(g.edge_costs[e]);
-            if (nd < dist[w]) {
-                dist[w] = nd;
-                heap.push({nd, w});
-            }
-        }
-    }
-}
-
-// Row `a` of the exact table: minimum cost from cluster a to every cluster.
-void exactRow(const graph::Graph& g, const std::vector<uint32_t>& node_clusters,
-              const std::vector<uint32_t>& member_offsets, const std::vector<uint32_t>& members,
-              uint32_t a, std::vector<double>& dist, double* row, uint32_t cluster_count) {
-    dijkstra(g, members.data() + member_offsets[a], member_offsets[a + 1] - member_offsets[a], dist);
-    std::fill(row, row + cluster_count, kInf);
-    for (size_t v = 0; v < dist.size(); ++v)
-        row[node_clusters[v]] = std::min(row[node_clusters[v]], dist[v]);
-}
-
-void clusterMembers(const std::vector<uint32_t>& node_clusters, uint32_t count,
-                    std::vector<uint32_t>& offsets, std::vector<uint32_t>& members) {
-    offsets.assign(size_t(count) + 1, 0);
-    for (uint32_t c : node_clusters) ++offsets[c + 1];
-    for (uint32_t c = 0; c < count; ++c) offsets[c + 1] += offsets[c];
-    members.resize(node_clusters.size());
-    std::vector<uint32_t> next(offsets.begin(), offsets.end() - 1);
-    for (uint32_t v = 0; v < node_clusters.size(); ++v) members[next[node_clusters[v]]++] = v;
-}
-
 // ---- Regions: room-like clusters split at chokepoints. ----
 // The partition follows Recast's region building (rcBuildDistanceField + rcBuildRegions in
 // recastnavigation's Recast/Source/RecastRegion.cpp): a clearance field (distance to the nearest
@@ -145,6 +102,7 @@ struct Field {
     Field(const Field&) = delete;
     Field& operator=(const Field&) = delete;
     size_t size() const { return offsets.empty() ? 0 : offsets.size() - 1; }
+    CsrGraph<float> edges() const { return {offsets, targets, costs}; }
 };
 
 void graphField(const graph::Graph& g, Field& f) {
@@ -178,31 +136,6 @@ void layerField(const graph::Graph& g, Field& f) {
     f.positions = f.own_positions;
 }
 
-using Item = std::pair<double, uint32_t>;  // distance, node
-using MinHeap = std::priority_queue<Item, std::vector<Item>, std::greater<Item>>;
-
-// Dijkstra over `f` from what `heap` holds (their dist already set), entering only nodes with
-// keep(v); touched(v, d) is called whenever dist[v] drops to d.
-template <class Keep, class Touched>
-void relaxField(const Field& f, MinHeap& heap, std::vector<double>& dist, Keep keep,
-                Touched touched) {
-    while (!heap.empty()) {
-        const auto [d, u] = heap.top();
-        heap.pop();
-        if (d > dist[u]) continue;
-        for (uint32_t e = f.offsets[u]; e < f.offsets[u + 1]; ++e) {
-            const uint32_t w = f.targets[e];
-            if (!keep(w)) continue;
-            const double nd = d + double(f.costs[e]);
-            if (nd < dist[w]) {
-                dist[w] = nd;
-                heap.push({nd, w});
-                touched(w, nd);
-            }
-        }
-    }
-}
-
 // Clearance of every field node: its distance (edge costs) from the nearest boundary node, a node
 // with fewer out-edges than the largest out-degree in the field (8 on a tile graph: a wall, a
 // ledge or the map edge is next to it; 4 on the layer grid). Nodes no boundary node reaches, and
@@ -212,15 +145,12 @@ std::vector<double> clearanceField(const Field& f) {
     uint32_t max_degree = 0;
     for (size_t v = 0; v < n; ++v)
         max_degree = std::max(max_degree, f.offsets[v + 1] - f.offsets[v]);
-    std::vector<double> dist(n, kInf);
-    MinHeap heap;
-    for (uint32_t v = 0; v < n; ++v) {
-        if (f.offsets[v + 1] - f.offsets[v] < max_degree) {
-            dist[v] = 0;
-            heap.push({0.0, v});
-        }
-    }
-    relaxField(f, heap, dist, [](uint32_t) { return true; }, [](uint32_t, double) {});
+    Dijkstra<double> search;
+    search.reset(n);
+    for (uint32_t v = 0; v < n; ++v)
+        if (f.offsets[v + 1] - f.offsets[v] < max_degree) search.addSource(v);
+    search.run(f.edges());
+    std::vector<double> dist(search.distances().begin(), search.distances().end());
     for (double& d : dist)
         if (!std::isfinite(d)) d = 0;
     return dist;
@@ -354,7 +284,8 @@ uint32_t mergeRegions(const Field& f, const std::vector<double>& weight,
     }
     std::vector<uint32_t> parent(count);
     for (uint32_t r = 0; r < count; ++r) parent[r] = r;
-    MinHeap lightest;  // (weight, region), stale entries skipped
+    using Item = std::pair<double, uint32_t>;  // weight, region
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> lightest;  // stale: skipped
     for (uint32_t r = 0; r < count; ++r) lightest.push({total[r], r});
     uint32_t alive = count;
     while (!lightest.empty()) {
@@ -399,9 +330,10 @@ uint32_t splitRegions(const Field& f, std::vector<uint32_t>& label, uint32_t cou
                       double target_nodes, uint32_t limit, Context& context) {
     constexpr int kLloydSteps = 4;
     std::vector<uint32_t> offsets, members;
-    clusterMembers(label, count, offsets, members);
-    std::vector<double> dist(f.size(), kInf);
-    std::vector<uint32_t> owner(f.size(), kNone);
+    groupElements(label, count, offsets, members);
+    const CsrGraph<float> edges = f.edges();
+    Dijkstra<double> spread;             // distance from the nearest seed
+    Dijkstra<double, SeedLabels> owner;  // label: the index of the nearest seed
     struct Far {
         double distance;
         uint32_t node;
@@ -417,62 +349,38 @@ uint32_t splitRegions(const Field& f, std::vector<uint32_t>& label, uint32_t cou
             {std::round(double(size) / target_nodes), double(size), double(limit) - count + 1})));
         if (pieces < 2) continue;
         context.progress("cluster regions", r, original);
-        auto inside = [&](uint32_t v) { return label[v] == r; };
-        auto reset = [&] {
-            for (uint32_t i = 0; i < size; ++i) {
-                dist[region[i]] = kInf;
-                owner[region[i]] = kNone;
-            }
-        };
-        MinHeap heap;
-        dist[region[0]] = 0;
-        heap.push({0.0, region[0]});
-        relaxField(f, heap, dist, inside, [](uint32_t, double) {});
+        const SameLabel inside{label.data(), r};
+        spread.reset(f.size());
+        spread.addSource(region[0]);
+        spread.run(edges, inside);
         uint32_t first = region[0];
-        for (uint32_t i = 0; i < size; ++i)
-            if (std::isfinite(dist[region[i]]) && dist[region[i]] > dist[first]) first = region[i];
-        reset();
+        for (uint32_t i = 0; i < size; ++i) {
+            const double d = spread.dist(region[i]);
+            if (std::isfinite(d) && d > spread.dist(first)) first = region[i];
+        }
+        spread.reset(f.size());
         std::vector<uint32_t> seeds{first};
-        dist[first] = 0;
-        heap.push({0.0, first});
-        relaxField(f, heap, dist, inside, [](uint32_t, double) {});
+        spread.addSource(first);
+        spread.run(edges, inside);
         std::priority_queue<Far> farthest;  // stale entries (distance above dist) skipped
-        for (uint32_t i = 0; i < size; ++i) farthest.push({dist[region[i]], region[i]});
+        for (uint32_t i = 0; i < size; ++i) farthest.push({spread.dist(region[i]), region[i]});
         while (seeds.size() < pieces) {
-            while (!farthest.empty() && farthest.top().distance != dist[farthest.top().node])
+            while (!farthest.empty() &&
+                   farthest.top().distance != spread.dist(farthest.top().node))
                 farthest.pop();
             if (farthest.empty() || farthest.top().distance == 0) break;  // every node a seed
             const uint32_t seed = farthest.top().node;
             seeds.push_back(seed);
-            dist[seed] = 0;
-            heap.push({0.0, seed});
-            relaxField(f, heap, dist, inside,
-                       [&](uint32_t v, double d) { farthest.push({d, v}); });
+            // The search goes on from the distances it has: only what the new seed brings closer
+            // changes, and those nodes are queued again.
+            spread.addSource(seed);
+            spread.run(edges, inside, [&](uint32_t v, double d) { farthest.push({d, v}); });
         }
+        // Pieces: every node joins the seed with the smaller (distance, seed index).
         auto grow = [&] {
-            reset();
-            using Grow = std::tuple<double, uint32_t, uint32_t>;  // distance, seed index, node
-            std::priority_queue<Grow, std::vector<Grow>, std::greater<Grow>> queue;
-            for (uint32_t i = 0; i < seeds.size(); ++i) {
-                dist[seeds[i]] = 0;
-                owner[seeds[i]] = i;
-                queue.push({0.0, i, seeds[i]});
-            }
-            while (!queue.empty()) {
-                const auto [d, s, u] = queue.top();
-                queue.pop();
-                if (d != dist[u] || s != owner[u]) continue;
-                for (uint32_t e = f.offsets[u]; e < f.offsets[u + 1]; ++e) {
-                    const uint32_t w = f.targets[e];
-                    if (!inside(w)) continue;
-                    const double nd = d + double(f.costs[e]);
-                    if (nd < dist[w] || (nd == dist[w] && s < owner[w])) {
-                        dist[w] = nd;
-                        owner[w] = s;
-                        queue.push({nd, s, w});
-                    }
-                }
-            }
+            owner.reset(f.size());
+            for (uint32_t i = 0; i < seeds.size(); ++i) owner.addSource(seeds[i], 0.0, i);
+            owner.run(edges, inside);
         };
         grow();
         std::vector<double> centroid(3 * seeds.size());
@@ -482,8 +390,8 @@ uint32_t splitRegions(const Field& f, std::vector<uint32_t>& label, uint32_t cou
             std::fill(centroid.begin(), centroid.end(), 0.0);
             std::fill(nodes.begin(), nodes.end(), 0);
             for (uint32_t i = 0; i < size; ++i) {
-                const uint32_t v = region[i], s = owner[v];
-                if (s == kNone) continue;
+                const uint32_t v = region[i], s = owner.label(v);
+                if (s == kNoLabel) continue;
                 for (int k = 0; k < 3; ++k) centroid[3 * s + k] += f.positions[3 * v + k];
                 ++nodes[s];
             }
@@ -492,8 +400,8 @@ uint32_t splitRegions(const Field& f, std::vector<uint32_t>& label, uint32_t cou
             std::fill(nearest.begin(), nearest.end(), kInf);
             std::vector<uint32_t> moved = seeds;
             for (uint32_t i = 0; i < size; ++i) {  // ascending ids: lowest id wins ties
-                const uint32_t v = region[i], s = owner[v];
-                if (s == kNone) continue;
+                const uint32_t v = region[i], s = owner.label(v);
+                if (s == kNoLabel) continue;
                 double d2 = 0;
                 for (int k = 0; k < 3; ++k) {
                     const double d = f.positions[3 * v + k] - centroid[3 * s + k];
@@ -510,10 +418,9 @@ uint32_t splitRegions(const Field& f, std::vector<uint32_t>& label, uint32_t cou
         }
         // Seed 0 keeps the label r (so do nodes no seed reaches: the final split separates them).
         for (uint32_t i = 0; i < size; ++i) {
-            const uint32_t v = region[i];
-            if (owner[v] != kNone && owner[v] > 0) label[v] = count + owner[v] - 1;
+            const uint32_t v = region[i], s = owner.label(v);
+            if (s != kNoLabel && s > 0) label[v] = count + s - 1;
         }
-        reset();
         count += uint32_t(seeds.size()) - 1;
     }
     return count;
@@ -623,15 +530,21 @@ double Clusters::bound(uint32_t a, uint32_t b) const {
 std::vector<double> exactTable(const graph::Graph& g, const std::vector<uint32_t>& node_clusters,
                                uint32_t cluster_count, int threads, Context& context) {
     std::vector<uint32_t> offsets, members;
-    clusterMembers(node_clusters, cluster_count, offsets, members);
+    groupElements(node_clusters, cluster_count, offsets, members);
+    const CsrGraph<float> forward{g.edge_offsets, g.edge_targets, g.edge_costs};
     std::vector<double> table(size_t(cluster_count) * cluster_count, kInf);
     uint64_t progress = 0;
     Status s = runParallel("cluster table", cluster_count, resolveThreads(threads), context, progress,
                            cluster_count, [&](size_t a) {
         if (context.cancelled()) throw StageCancelled{};
-        std::vector<double> dist(g.nodeCount());
-        exactRow(g, node_clusters, offsets, members, uint32_t(a), dist,
-                 table.data() + a * cluster_count, cluster_count);
+        // Row a: one search from all the nodes of cluster a; each cluster's nearest node.
+        thread_local Dijkstra<double> search;
+        search.reset(g.nodeCount());
+        for (uint32_t i = offsets[a]; i < offsets[a + 1]; ++i) search.addSource(members[i]);
+        search.run(forward);
+        double* row = table.data() + a * cluster_count;
+        for (uint32_t v : search.touched())
+            row[node_clusters[v]] = std::min(row[node_clusters[v]], search.dist(v));
     });
     if (!s) table.clear();
     return table;

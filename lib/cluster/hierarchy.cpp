@@ -9,7 +9,9 @@
 
 #include "../../formats/bytes.h"
 #include "../../formats/xxhash64.h"
+#include "../common/csr.h"
 #include "../common/parallel.h"
+#include "../common/search.h"
 
 namespace nav::cluster {
 namespace {
@@ -17,86 +19,6 @@ namespace {
 using formats::arrayBytes;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr uint32_t kNone = 0xFFFFFFFFu;
-
-// Compressed adjacency (forward or reverse) over the graph's nodes.
-struct Adjacency {
-    std::vector<uint32_t> offsets, targets;
-    std::vector<float> costs;
-};
-
-Adjacency forwardEdges(const graph::Graph& g) {
-    return Adjacency{g.edge_offsets, g.edge_targets, g.edge_costs};
-}
-
-Adjacency reverseEdges(const graph::Graph& g) {
-    const size_t n = g.nodeCount();
-    Adjacency r;
-    r.offsets.assign(n + 1, 0);
-    for (uint32_t v : g.edge_targets) ++r.offsets[v + 1];
-    for (size_t v = 0; v < n; ++v) r.offsets[v + 1] += r.offsets[v];
-    r.targets.resize(g.edgeCount());
-    r.costs.resize(g.edgeCount());
-    std::vector<uint32_t> next(r.offsets.begin(), r.offsets.end() - 1);
-    for (uint32_t u = 0; u < n; ++u)
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-            const uint32_t slot = next[g.edge_targets[e]]++;
-            r.targets[slot] = u;
-            r.costs[slot] = g.edge_costs[e];
-        }
-    return r;
-}
-
-// Dijkstra limited to the nodes whose label equals `allowed`, from several sources with initial
-// costs; resets only what it touched, so one instance serves many small searches.
-class LocalDijkstra {
-public:
-    void run(const Adjacency& adj, const uint32_t* label, uint32_t allowed,
-             const std::vector<std::pair<uint32_t, double>>& sources) {
-        if (dist_.size() < adj.offsets.size()) dist_.assign(adj.offsets.size(), kInf);
-        for (uint32_t v : touched_) dist_[v] = kInf;
-        touched_.clear();
-        using Item = std::pair<double, uint32_t>;
-        std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-        for (const auto& [v, d] : sources) {
-            if (dist_[v] == kInf) touched_.push_back(v);
-            if (d < dist_[v]) {
-                dist_[v] = d;
-                heap.push({d, v});
-            }
-        }
-        while (!heap.empty()) {
-            const auto [d, u] = heap.top();
-            heap.pop();
-            if (d > dist_[u]) continue;
-            for (uint32_t e = adj.offsets[u]; e < adj.offsets[u + 1]; ++e) {
-                const uint32_t w = adj.targets[e];
-                if (label[w] != allowed) continue;
-                const double nd = d + double(adj.costs[e]);
-                if (nd < dist_[w]) {
-                    if (dist_[w] == kInf) touched_.push_back(w);
-                    dist_[w] = nd;
-                    heap.push({nd, w});
-                }
-            }
-        }
-    }
-    double dist(uint32_t v) const { return v < dist_.size() ? dist_[v] : kInf; }
-
-private:
-    std::vector<double> dist_;
-    std::vector<uint32_t> touched_;
-};
-
-// Lists of the nodes of every group (CSR), ascending.
-void groupMembers(const std::vector<uint32_t>& label, uint32_t count, std::vector<uint32_t>& offsets,
-                  std::vector<uint32_t>& members) {
-    offsets.assign(size_t(count) + 1, 0);
-    for (uint32_t c : label) ++offsets[c + 1];
-    for (uint32_t c = 0; c < count; ++c) offsets[c + 1] += offsets[c];
-    members.resize(label.size());
-    std::vector<uint32_t> next(offsets.begin(), offsets.end() - 1);
-    for (uint32_t v = 0; v < label.size(); ++v) members[next[label[v]]++] = v;
-}
 
 // One abstract level under construction: the group of every node (local ids) and the groups'
 // adjacency (sorted, unique).
@@ -116,13 +38,9 @@ void levelAdjacency(const graph::Graph& g, Level& level) {
         }
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-    level.offsets.assign(size_t(level.count) + 1, 0);
-    level.targets.resize(pairs.size());
-    for (size_t i = 0; i < pairs.size(); ++i) {
-        ++level.offsets[pairs[i].first + 1];
-        level.targets[i] = pairs[i].second;
-    }
-    for (uint32_t c = 0; c < level.count; ++c) level.offsets[c + 1] += level.offsets[c];
+    csrBuild<uint32_t>(level.count, [&](auto&& emit) {
+        for (const auto& [a, b] : pairs) emit(a, b);
+    }, level.offsets, level.targets);
 }
 
 // The node of each group closest to the group's centroid (lowest id on ties).
@@ -218,16 +136,16 @@ std::vector<uint32_t> groupLevel(const graph::Graph& g, const Level& below, uint
 // enters), d(x) = the cheapest path inside A from x out to B (exit edge included); maximin = the
 // largest, avgmin = the mean d(x) over entries reaching B (A without entries: d at its
 // representative; none reaching B: min).
-Status levelCosts(const graph::Graph& g, const Adjacency& reverse, const Level& level, int threads,
-                  Context& context, std::vector<float>& costs) {
+Status levelCosts(const graph::Graph& g, const CsrGraph<float>& reverse, const Level& level,
+                  int threads, Context& context, std::vector<float>& costs) {
     costs.assign(size_t(level.targets.size()) * 3, 0.0f);
     std::vector<uint32_t> offsets, members;
-    groupMembers(level.node_group, level.count, offsets, members);
+    groupElements(level.node_group, level.count, offsets, members);
     uint64_t progress = 0;
     return runParallel("hierarchy costs", level.count, threads, context, progress, level.count,
                        [&](size_t task) {
         if (context.cancelled()) throw StageCancelled{};
-        thread_local LocalDijkstra search;
+        thread_local Dijkstra<double> search;  // many small searches: touched-list reset
         const uint32_t a = uint32_t(task);
         const uint32_t* label = level.node_group.data();
         std::vector<uint32_t> entries;
@@ -252,7 +170,10 @@ Status levelCosts(const graph::Graph& g, const Adjacency& reverse, const Level& 
                 if (best < kInf) exits.push_back({u, best});
                 min_edge = std::min(min_edge, best);
             }
-            search.run(reverse, label, a, exits);
+            // Backwards from the exits (at their exit edge's cost), inside A.
+            search.reset(g.nodeCount());
+            for (const auto& [u, cost] : exits) search.addSource(u, cost);
+            search.run(reverse, SameLabel{label, a});
             double worst = 0, sum = 0;
             uint32_t reached = 0;
             for (uint32_t x : entries) {
@@ -373,7 +294,7 @@ std::vector<uint8_t> sparseEntrances(const graph::Graph& g, const std::vector<ui
 
 // Entrance edges: from each entrance x of cluster C, the exact distance inside C to every other
 // entrance of C, and every graph edge from x to an entrance of another cluster.
-Status entranceEdges(const graph::Graph& g, const Adjacency& forward,
+Status entranceEdges(const graph::Graph& g, const CsrGraph<float>& forward,
                      const std::vector<uint32_t>& cluster, Hierarchy& h, int threads,
                      Context& context) {
     const size_t n = g.nodeCount();
@@ -385,11 +306,13 @@ Status entranceEdges(const graph::Graph& g, const Adjacency& forward,
     Status s = runParallel("entrance graph", count, threads, context, progress, count,
                            [&](size_t task) {
         if (context.cancelled()) throw StageCancelled{};
-        thread_local LocalDijkstra search;
+        thread_local Dijkstra<double> search;  // many small searches: touched-list reset
         const uint32_t c = uint32_t(task);
         for (uint32_t i = h.entrance_offsets[c]; i < h.entrance_offsets[c + 1]; ++i) {
             const uint32_t x = h.entrances[i];
-            search.run(forward, cluster.data(), c, {{x, 0.0}});
+            search.reset(n);
+            search.addSource(x);
+            search.run(forward, SameLabel{cluster.data(), c});
             auto& out = edges[i];
             for (uint32_t j = h.entrance_offsets[c]; j < h.entrance_offsets[c + 1]; ++j) {
                 const double d = search.dist(h.entrances[j]);
@@ -435,8 +358,10 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters
         return inputError("the clusters hold {} nodes, the graph {}", clusters.node_clusters.size(), n);
     ScopedTimer timer(context, "hierarchy");
     const int threads = resolveThreads(params.threads);
-    const Adjacency forward = forwardEdges(g);
-    const Adjacency reverse = reverseEdges(g);
+    const CsrGraph<float> forward{g.edge_offsets, g.edge_targets, g.edge_costs};
+    const CsrEdges<float> reversed =
+        reverseEdges<float>(g.edge_offsets, g.edge_targets, g.edge_costs);
+    const CsrGraph<float> reverse{reversed.offsets, reversed.targets, reversed.costs};
 
     // Levels: 1 = clusters, then grouping until few groups remain (or `levels` are built).
     std::vector<Level> levels(1);
@@ -501,7 +426,7 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters
     hh.abstract_edge_count = uint32_t(h.edge_targets.size());
 
     // Members and entrances of the clusters.
-    groupMembers(clusters.node_clusters, hh.cluster_count, h.member_offsets, h.members);
+    groupElements(clusters.node_clusters, hh.cluster_count, h.member_offsets, h.members);
     std::vector<uint8_t> mark;
     if (params.entrances == formats::EntranceMode::all) {
         mark.assign(n, 0);

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../common/csr.h"
 #include "graph.h"
 
 namespace nav::graph {
@@ -39,7 +40,6 @@ void buildMeshIndex(Graph& g, float suggested_cell) {
     h.cells_x = cellsFor(max_x - min_x);
     h.cells_z = cellsFor(max_z - min_z);
     const size_t cells = size_t(h.cells_x) * h.cells_z;
-    std::vector<uint32_t> counts(cells + 1, 0);
     auto forEachCell = [&](size_t p, auto&& visit) {
         float lo_x = std::numeric_limits<float>::max(), lo_z = lo_x;
         float hi_x = std::numeric_limits<float>::lowest(), hi_z = hi_x;
@@ -57,13 +57,10 @@ void buildMeshIndex(Graph& g, float suggested_cell) {
         for (uint32_t j = j0; j <= j1; ++j)
             for (uint32_t i = i0; i <= i1; ++i) visit(size_t(j) * h.cells_x + i);
     };
-    for (size_t p = 0; p < m.polyCount(); ++p) forEachCell(p, [&](size_t c) { ++counts[c + 1]; });
-    for (size_t c = 0; c < cells; ++c) counts[c + 1] += counts[c];
-    g.index_offsets = counts;
-    g.index_polys.assign(counts[cells], 0);
-    std::vector<uint32_t> cursor(counts.begin(), counts.end() - 1);
-    for (size_t p = 0; p < m.polyCount(); ++p)
-        forEachCell(p, [&](size_t c) { g.index_polys[cursor[c]++] = uint32_t(p); });
+    csrBuild<uint32_t>(cells, [&](auto&& emit) {
+        for (size_t p = 0; p < m.polyCount(); ++p)
+            forEachCell(p, [&](size_t c) { emit(c, uint32_t(p)); });
+    }, g.index_offsets, g.index_polys);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "../../formats/pov_sight.h"
+#include "../common/csr.h"
 #include "../common/parallel.h"
 #include "graph.h"
 
@@ -138,19 +139,20 @@ Result<Graph> buildPovGraph(const vox::VoxelGrid& grid, const PovParams& params,
     if (!scanned) return scanned.error();
 
     // ---- Symmetric CSR, targets ascending per node. ----
-    std::vector<uint32_t> degree(corner_count + 1, 0);
     uint64_t visible_pairs = 0;
-    for (uint32_t u = 0; u < corner_count; ++u) {
-        visible_pairs += visible[u];
-        degree[u + 1] += uint32_t(kept[u].size());
-        for (uint32_t v : kept[u]) ++degree[v + 1];
-    }
-    for (size_t u = 0; u < corner_count; ++u) degree[u + 1] += degree[u];
-    if (degree[corner_count] >= kNoNode) return inputError("too many visibility edges for one graph");
-    g.edge_offsets = degree;
-    g.edge_targets.assign(degree[corner_count], 0);
-    g.edge_costs.assign(degree[corner_count], 0.0f);
-    std::vector<uint32_t> cursor(degree.begin(), degree.end() - 1);
+    for (uint32_t u = 0; u < corner_count; ++u) visible_pairs += visible[u];
+    g.edge_offsets = csrOffsets(corner_count, [&](auto&& add) {
+        for (uint32_t u = 0; u < corner_count; ++u)
+            for (uint32_t v : kept[u]) {
+                add(u);
+                add(v);
+            }
+    });
+    const uint32_t edges = g.edge_offsets[corner_count];
+    if (edges >= kNoNode) return inputError("too many visibility edges for one graph");
+    g.edge_targets.assign(edges, 0);
+    g.edge_costs.assign(edges, 0.0f);
+    CsrCursor slot(g.edge_offsets);
     auto cost = [&](uint32_t a, uint32_t b) {
         const float* p = &g.positions[3 * size_t(a)];
         const float* q = &g.positions[3 * size_t(b)];
@@ -160,10 +162,11 @@ Result<Graph> buildPovGraph(const vox::VoxelGrid& grid, const PovParams& params,
     for (uint32_t u = 0; u < corner_count; ++u) {
         for (uint32_t v : kept[u]) {
             const float c = cost(u, v);
-            g.edge_targets[cursor[u]] = v;
-            g.edge_costs[cursor[u]++] = c;
-            g.edge_targets[cursor[v]] = u;
-            g.edge_costs[cursor[v]++] = c;
+            const uint32_t forward = slot(u), backward = slot(v);
+            g.edge_targets[forward] = v;
+            g.edge_costs[forward] = c;
+            g.edge_targets[backward] = u;
+            g.edge_costs[backward] = c;
         }
     }
     finalizeGraph(g);

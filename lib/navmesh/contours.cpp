@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../common/csr.h"
 #include "navmesh_internal.h"
 
 namespace nav::navmesh::internal {
@@ -476,7 +477,6 @@ void untangle(const std::vector<const Contour*>& raws, std::vector<std::vector<u
         if (segments.size() < 2) return;
         // Buckets (CSR) of the segments' bounding boxes.
         const int bx = (max_x - min_x) / kBucket + 1, bz = (max_z - min_z) / kBucket + 1;
-        bucket_start.assign(size_t(bx) * size_t(bz) + 1, 0);
         auto forBuckets = [&](const Segment& sg, auto&& fn) {
             const int x0 = (std::min(sg.x0, sg.x1) - min_x) / kBucket;
             const int x1 = (std::max(sg.x0, sg.x1) - min_x) / kBucket;
@@ -485,14 +485,10 @@ void untangle(const std::vector<const Contour*>& raws, std::vector<std::vector<u
             for (int z = z0; z <= z1; ++z)
                 for (int x = x0; x <= x1; ++x) fn(size_t(z) * size_t(bx) + size_t(x));
         };
-        for (const Segment& sg : segments) forBuckets(sg, [&](size_t b) { ++bucket_start[b + 1]; });
-        for (size_t b = 0; b + 1 < bucket_start.size(); ++b) bucket_start[b + 1] += bucket_start[b];
-        bucket_items.resize(bucket_start.back());
-        {
-            std::vector<uint32_t> cursor(bucket_start.begin(), bucket_start.end() - 1);
+        csrBuild<uint32_t>(size_t(bx) * size_t(bz), [&](auto&& emit) {
             for (uint32_t k = 0; k < segments.size(); ++k)
-                forBuckets(segments[k], [&](size_t b) { bucket_items[cursor[b]++] = k; });
-        }
+                forBuckets(segments[k], [&](size_t b) { emit(b, k); });
+        }, bucket_start, bucket_items);
         for (size_t p = 0; p < keeps.size(); ++p) marked[p].assign(keeps[p].size(), 0);
         bool any = false;
         for (size_t b = 0; b + 1 < bucket_start.size(); ++b) {

@@ -27,6 +27,7 @@
 #include <cmath>
 #include <memory>
 
+#include "../common/csr.h"
 #include "navmesh_internal.h"
 
 namespace nav::navmesh::internal {
@@ -66,17 +67,12 @@ struct RegionSpans {
     std::vector<SpanAt> spans;
 
     explicit RegionSpans(const CompactField& f) {
-        const uint32_t regions = f.region_count;
-        start.assign(size_t(regions) + 2, 0);
-        for (uint32_t r : f.regions)
-            if (r != 0 && !(r & kBorderRegion)) ++start[r + 1];
-        for (uint32_t r = 0; r <= regions; ++r) start[r + 1] += start[r];
-        spans.resize(start[size_t(regions) + 1]);
-        std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
-        for (uint32_t i = 0; i < uint32_t(f.spanCount()); ++i) {
-            const uint32_t r = f.regions[i];
-            if (r != 0 && !(r & kBorderRegion)) spans[cursor[r]++] = {i, 0};
-        }
+        csrBuild<SpanAt>(size_t(f.region_count) + 1, [&](auto&& emit) {
+            for (uint32_t i = 0; i < uint32_t(f.spanCount()); ++i) {
+                const uint32_t r = f.regions[i];
+                if (r != 0 && !(r & kBorderRegion)) emit(r, SpanAt{i, 0});
+            }
+        }, start, spans);
     }
 };
 

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "../common/csr.h"
 #include "navmesh_internal.h"
 
 namespace nav::navmesh::internal {
@@ -132,16 +133,11 @@ public:
         // Bucket the spans (not in the border zone) by level = dist / 2, in span order.
         const uint32_t n = uint32_t(f_.spanCount());
         const uint32_t levels = uint32_t(f_.max_dist) / 2 + 1;
-        std::vector<uint32_t> start(size_t(levels) + 1, 0);
-        for (uint32_t i = 0; i < n; ++i)
-            if (reg_[i] == 0) ++start[f_.dist[i] / 2 + 1];
-        for (uint32_t l = 0; l < levels; ++l) start[l + 1] += start[l];
-        std::vector<uint32_t> sorted(start[levels]);
-        {
-            std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
+        std::vector<uint32_t> start, sorted;
+        csrBuild<uint32_t>(levels, [&](auto&& emit) {
             for (uint32_t i = 0; i < n; ++i)
-                if (reg_[i] == 0) sorted[cursor[f_.dist[i] / 2]++] = i;
-        }
+                if (reg_[i] == 0) emit(f_.dist[i] / 2, i);
+        }, start, sorted);
 
         uint32_t next_region = 1;
         int level = (int(f_.max_dist) + 1) & ~1;

@@ -4,53 +4,21 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <queue>
 #include <thread>
 
 #include "../../formats/bytes.h"
 #include "../../formats/graph_sections.h"
 #include "../cluster/hierarchy.h"
 #include "../common/parallel.h"
+#include "../common/search.h"
 #include "nexthop.h"
 
 namespace nav::nexthop {
 namespace {
 
 using formats::arrayBytes;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 constexpr uint32_t kMaxEntrances = 30000;  // the entrance table holds entrances^2 entries
-
-// Dijkstra over an adjacency given by expand(u, relax(v, cost, edge_label)); first[v] = the
-// smallest label of a first step on a shortest path (ties by exact equality), dist[v] its cost.
-template <class Expand>
-void labelledDijkstra(uint32_t source, std::vector<double>& dist, std::vector<uint32_t>& first,
-                      const std::vector<uint32_t>& nodes, Expand&& expand) {
-    for (uint32_t v : nodes) {
-        dist[v] = kInf;
-        first[v] = kNone;
-    }
-    using Item = std::pair<double, uint32_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
-    dist[source] = 0;
-    heap.push({0.0, source});
-    while (!heap.empty()) {
-        const auto [d, u] = heap.top();
-        heap.pop();
-        if (d > dist[u]) continue;
-        expand(u, [&](uint32_t v, double cost, uint32_t label) {
-            const double nd = d + cost;
-            const uint32_t move = u == source ? label : first[u];
-            if (nd < dist[v]) {
-                dist[v] = nd;
-                first[v] = move;
-                heap.push({nd, v});
-            } else if (nd == dist[v] && move < first[v]) {
-                first[v] = move;
-            }
-        });
-    }
-}
 
 }  // namespace
 
@@ -117,41 +85,38 @@ Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters&
     t.node_to_entrance.assign(t.distance_offsets[k], 0.0f);
     t.entrance_to_node.assign(t.distance_offsets[k], 0.0f);
 
-    // Per cluster: one Dijkstra inside it from every member.
+    // Per cluster: one Dijkstra inside it from every member; symbols are first moves (the index of
+    // the edge among the member's graph edges).
+    const CsrGraph<float> forward{g.edge_offsets, g.edge_targets, g.edge_costs};
     uint64_t progress = 0;
     Status s = runParallel("next-hop clusters", k, resolveThreads(params.threads), context, progress, k,
                            [&](size_t task) {
         if (context.cancelled()) throw StageCancelled{};
         const uint32_t c = uint32_t(task);
-        thread_local std::vector<double> dist;
-        thread_local std::vector<uint32_t> first;
-        if (dist.size() < n) {
-            dist.assign(n, kInf);
-            first.assign(n, kNone);
-        }
+        thread_local Dijkstra<double, FirstMoveLabels> search;
         const std::vector<uint32_t> nodes(h.members.begin() + mo[c], h.members.begin() + mo[c + 1]);
         const uint32_t size = uint32_t(nodes.size()), ents = eo[c + 1] - eo[c];
         for (uint32_t i = 0; i < size; ++i) {
             const uint32_t src = nodes[i];
-            labelledDijkstra(src, dist, first, nodes, [&](uint32_t u, auto&& relax) {
-                for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-                    if (node_cluster[g.edge_targets[e]] == c)
-                        relax(g.edge_targets[e], double(g.edge_costs[e]), e - g.edge_offsets[u]);
-            });
+            search.reset(n);
+            search.addSource(src);
+            search.run(forward, SameLabel{node_cluster.data(), c});
             uint8_t* row = t.intra.data() + t.intra_offsets[c] + uint64_t(i) * size * hh.symbol_bytes;
             for (uint32_t j = 0; j < size; ++j) {
-                const uint32_t symbol = first[nodes[j]] == kNone ? none_symbol : first[nodes[j]];
+                const uint32_t first = search.label(nodes[j]);
+                const uint32_t symbol = first == kNoLabel ? none_symbol : first;
                 if (hh.symbol_bytes == 1) row[j] = uint8_t(symbol);
                 else formats::storeLe16(row + 2 * j, uint16_t(symbol));
             }
             float* to_entrance = t.node_to_entrance.data() + t.distance_offsets[c] + uint64_t(i) * ents;
-            for (uint32_t a = 0; a < ents; ++a) to_entrance[a] = float(dist[h.entrances[eo[c] + a]]);
+            for (uint32_t a = 0; a < ents; ++a)
+                to_entrance[a] = float(search.dist(h.entrances[eo[c] + a]));
             // An entrance's row: its distances to every member.
             const auto it = std::lower_bound(h.entrances.begin() + eo[c], h.entrances.begin() + eo[c + 1], src);
             if (it != h.entrances.begin() + eo[c + 1] && *it == src) {
                 const uint32_t a = uint32_t(it - (h.entrances.begin() + eo[c]));
                 float* from_entrance = t.entrance_to_node.data() + t.distance_offsets[c] + uint64_t(a) * size;
-                for (uint32_t j = 0; j < size; ++j) from_entrance[j] = float(dist[nodes[j]]);
+                for (uint32_t j = 0; j < size; ++j) from_entrance[j] = float(search.dist(nodes[j]));
             }
         }
     });
@@ -161,24 +126,22 @@ Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters&
     t.entrance_distances.assign(uint64_t(entrances) * entrances, 0.0f);
     auto& next = t.arrays[formats::kHopEntranceNext];
     next.assign(uint64_t(entrances) * entrances, kNone);
-    std::vector<uint32_t> all(entrances);
-    for (uint32_t i = 0; i < entrances; ++i) all[i] = i;
+    // An entrance edge's label is the entrance it leads to: the next entrance of the path.
+    const EdgeCallback entrance_edges{[&](uint32_t u, auto&& visit) {
+        for (uint32_t e = h.entrance_edge_offsets[u]; e < h.entrance_edge_offsets[u + 1]; ++e)
+            visit(h.entrance_edge_targets[e], h.entrance_edge_costs[e], h.entrance_edge_targets[e]);
+    }};
     s = runParallel("next-hop entrances", entrances, resolveThreads(params.threads), context, progress,
                     entrances, [&](size_t task) {
         if (context.cancelled()) throw StageCancelled{};
-        thread_local std::vector<double> dist;
-        thread_local std::vector<uint32_t> first;
-        dist.assign(entrances, kInf);
-        first.assign(entrances, kNone);
+        thread_local Dijkstra<double, FirstMoveLabels> search;
         const uint32_t src = uint32_t(task);
-        labelledDijkstra(src, dist, first, all, [&](uint32_t u, auto&& relax) {
-            for (uint32_t e = h.entrance_edge_offsets[u]; e < h.entrance_edge_offsets[u + 1]; ++e)
-                relax(h.entrance_edge_targets[e], double(h.entrance_edge_costs[e]),
-                      h.entrance_edge_targets[e]);
-        });
+        search.reset(entrances);
+        search.addSource(src);
+        search.run(entrance_edges);
         for (uint32_t j = 0; j < entrances; ++j) {
-            t.entrance_distances[uint64_t(src) * entrances + j] = float(dist[j]);
-            next[uint64_t(src) * entrances + j] = j == src ? kNone : first[j];
+            t.entrance_distances[uint64_t(src) * entrances + j] = float(search.dist(j));
+            next[uint64_t(src) * entrances + j] = j == src ? kNone : search.label(j);
         }
     });
     if (!s) return s.error();

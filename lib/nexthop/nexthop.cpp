@@ -9,12 +9,13 @@
 #include <cstring>
 #include <limits>
 #include <map>
-#include <queue>
 #include <thread>
 
 #include "../../formats/bytes.h"
 #include "../../formats/graph_sections.h"
+#include "../common/csr.h"
 #include "../common/parallel.h"
+#include "../common/search.h"
 
 namespace nav::nexthop {
 namespace {
@@ -40,10 +41,12 @@ struct IntGraph {
     uint32_t n = 0;
     std::vector<uint32_t> offsets, targets;
     std::vector<uint64_t> costs;
-    std::vector<uint32_t> rev_offsets, rev_targets;
-    std::vector<uint64_t> rev_costs;
+    CsrEdges<uint64_t> rev;  // reversed edges, for searches towards a target
     const uint32_t* components = nullptr;
     uint32_t max_degree = 0;
+
+    CsrGraph<uint64_t> forward() const { return {offsets, targets, costs}; }
+    CsrGraph<uint64_t> backward() const { return {rev.offsets, rev.targets, rev.costs}; }
 };
 
 Result<IntGraph> integerGraph(const graph::Graph& g) {
@@ -68,96 +71,34 @@ Result<IntGraph> integerGraph(const graph::Graph& g) {
     if (ig.n > 0 && max_cost > (uint64_t(1) << 62) / ig.n)
         return inputError("edge costs up to {} over {} nodes could overflow the table's integer "
                           "path costs", double(max_cost) / scale, ig.n);
-    ig.rev_offsets.assign(size_t(ig.n) + 1, 0);
-    for (uint32_t v : ig.targets) ++ig.rev_offsets[v + 1];
-    for (uint32_t v = 0; v < ig.n; ++v) ig.rev_offsets[v + 1] += ig.rev_offsets[v];
-    ig.rev_targets.resize(ig.targets.size());
-    ig.rev_costs.resize(ig.targets.size());
-    std::vector<uint32_t> next(ig.rev_offsets.begin(), ig.rev_offsets.end() - 1);
-    for (uint32_t u = 0; u < ig.n; ++u) {
+    ig.rev = reverseEdges<uint64_t>(ig.offsets, ig.targets, ig.costs);
+    for (uint32_t u = 0; u < ig.n; ++u)
         ig.max_degree = std::max(ig.max_degree, ig.offsets[u + 1] - ig.offsets[u]);
-        for (uint32_t e = ig.offsets[u]; e < ig.offsets[u + 1]; ++e) {
-            const uint32_t slot = next[ig.targets[e]]++;
-            ig.rev_targets[slot] = u;
-            ig.rev_costs[slot] = ig.costs[e];
-        }
-    }
     ig.components = g.components.data();
     return ig;
 }
 
 uint32_t symbolBytes(const IntGraph& g) { return g.max_degree < 255 ? 1 : 2; }
 
-using HeapItem = std::pair<uint64_t, uint32_t>;
-using MinHeap = std::priority_queue<HeapItem, std::vector<HeapItem>, std::greater<HeapItem>>;
-
 // Per-thread search memory.
 struct Workspace {
-    std::vector<uint64_t> dist;
-    std::vector<uint32_t> first;
-    std::vector<HeapItem> heap_storage;
+    // First moves: nexthop.h's canonical rule, the lowest-index edge of the source that starts a
+    // shortest path (integer costs >= 1: every tight predecessor settles before the node).
+    Dijkstra<uint64_t, FirstMoveLabels> search;
     std::vector<uint32_t> symbols;  // by rank
     std::vector<uint8_t> block;     // encoded rows of the block being built
     void ensure(uint32_t n) {
-        if (dist.size() != n) {
-            dist.assign(n, kInfinity);
-            first.assign(n, kNone);
-            symbols.assign(n, 0);
-        }
+        if (symbols.size() != n) symbols.assign(n, 0);
     }
 };
 
-// Integer Dijkstra from s; first[v] = the lowest-index edge of s starting a shortest path to v
-// (the minimum over v's tight predecessors, all settled before v since costs are >= 1).
-void firstMoves(const IntGraph& g, uint32_t s, Workspace& w) {
-    std::fill(w.dist.begin(), w.dist.end(), kInfinity);
-    std::fill(w.first.begin(), w.first.end(), kNone);
-    std::vector<HeapItem>& heap = w.heap_storage;
-    const std::greater<HeapItem> later;
-    heap.clear();
-    w.dist[s] = 0;
-    heap.push_back({0, s});
-    while (!heap.empty()) {
-        std::pop_heap(heap.begin(), heap.end(), later);
-        const auto [d, u] = heap.back();
-        heap.pop_back();
-        if (d > w.dist[u]) continue;
-        const uint32_t base = g.offsets[u];
-        for (uint32_t e = base; e < g.offsets[u + 1]; ++e) {
-            const uint32_t v = g.targets[e];
-            const uint64_t nd = d + g.costs[e];
-            const uint32_t move = u == s ? e - base : w.first[u];
-            if (nd < w.dist[v]) {
-                w.dist[v] = nd;
-                w.first[v] = move;
-                heap.push_back({nd, v});
-                std::push_heap(heap.begin(), heap.end(), later);
-            } else if (nd == w.dist[v] && move < w.first[v]) {
-                w.first[v] = move;
-            }
-        }
-    }
-}
-
-// Backward integer Dijkstra: dist[x] = d(x, target) for every x.
-void distancesTo(const IntGraph& g, uint32_t target, std::vector<uint64_t>& dist) {
-    dist.assign(g.n, kInfinity);
-    MinHeap heap;
-    dist[target] = 0;
-    heap.push({0, target});
-    while (!heap.empty()) {
-        const auto [d, u] = heap.top();
-        heap.pop();
-        if (d > dist[u]) continue;
-        for (uint32_t e = g.rev_offsets[u]; e < g.rev_offsets[u + 1]; ++e) {
-            const uint32_t x = g.rev_targets[e];
-            const uint64_t nd = d + g.rev_costs[e];
-            if (nd < dist[x]) {
-                dist[x] = nd;
-                heap.push({nd, x});
-            }
-        }
-    }
+// Backward integer Dijkstra: the distances d(x, target) of every x (valid until the next search).
+std::span<const uint64_t> distancesTo(const IntGraph& g, uint32_t target,
+                                      Dijkstra<uint64_t>& search) {
+    search.reset(g.n);
+    search.addSource(target);
+    search.run(g.backward());
+    return search.distances();
 }
 
 // Fills the don't-care entries of a row (by rank) canonically: each takes the previous answer
@@ -179,12 +120,14 @@ void fillDontCares(std::vector<uint32_t>& symbols) {
 // The row of s by rank: first moves, the unreachable symbol inside s's component, don't-cares.
 void rowSymbols(const IntGraph& g, uint32_t s, const std::vector<uint32_t>& ranks,
                 uint32_t unreachable, Workspace& w) {
-    firstMoves(g, s, w);
+    w.search.reset(g.n);
+    w.search.addSource(s);
+    w.search.run(g.forward());
     for (uint32_t t = 0; t < g.n; ++t) {
         uint32_t symbol;
         if (t == s || g.components[t] != g.components[s]) symbol = kDontCare;
-        else if (w.dist[t] == kInfinity) symbol = unreachable;
-        else symbol = w.first[t];
+        else if (w.search.dist(t) == kInfinity) symbol = unreachable;
+        else symbol = w.search.label(t);
         w.symbols[ranks[t]] = symbol;
     }
     fillDontCares(w.symbols);
@@ -615,7 +558,7 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
                 }
             };
             for (uint32_t e = ng.offsets[u]; e < ng.offsets[u + 1]; ++e) visit(ng.targets[e]);
-            for (uint32_t e = ng.rev_offsets[u]; e < ng.rev_offsets[u + 1]; ++e) visit(ng.rev_targets[e]);
+            for (uint32_t e = ng.rev.offsets[u]; e < ng.rev.offsets[u + 1]; ++e) visit(ng.rev.targets[e]);
         }
         frontier.swap(next_frontier);
     }
@@ -625,8 +568,8 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
             near_nodes.push_back(v);
             continue;
         }
-        for (uint32_t e = ng.rev_offsets[v]; e < ng.rev_offsets[v + 1]; ++e)
-            if (near[ng.rev_targets[e]]) {
+        for (uint32_t e = ng.rev.offsets[v]; e < ng.rev.offsets[v + 1]; ++e)
+            if (near[ng.rev.targets[e]]) {
                 boundary.push_back(v);
                 break;
             }
@@ -638,9 +581,9 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     Status s = runParallel("next-hop changes", boundary.size(), resolveThreads(params.threads), context,
                            progress, boundary.size(), [&](size_t i) {
         if (context.cancelled()) throw StageCancelled{};
-        thread_local std::vector<uint64_t> before, after;
-        distancesTo(og, to_old[boundary[i]], before);
-        distancesTo(ng, boundary[i], after);
+        thread_local Dijkstra<uint64_t> old_search, new_search;
+        const auto before = distancesTo(og, to_old[boundary[i]], old_search);
+        const auto after = distancesTo(ng, boundary[i], new_search);
         for (uint32_t x = 0; x < og.n; ++x)
             if (to_new[x] != kNone && before[x] != after[to_new[x]])
                 affected[x].store(1, std::memory_order_relaxed);
@@ -680,9 +623,9 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     s = runParallel("next-hop columns", near_nodes.size(), resolveThreads(params.threads), context,
                     progress, near_nodes.size(), [&](size_t i) {
         if (context.cancelled()) throw StageCancelled{};
-        thread_local std::vector<uint64_t> dz;
+        thread_local Dijkstra<uint64_t> search;
         const uint32_t z = near_nodes[i];
-        distancesTo(ng, z, dz);
+        const auto dz = distancesTo(ng, z, search);
         std::vector<uint32_t>& column = columns[i];
         column.assign(n, kDontCare);
         for (uint32_t x = 0; x < n; ++x) {

@@ -95,6 +95,7 @@
 #include <thread>
 #include <vector>
 
+#include "../common/csr.h"
 #include "../common/parallel.h"
 
 namespace nav::vox {
@@ -269,14 +270,11 @@ struct BandOutput {
 
 // Merges the raw spans of each column of a band (the merge rule in the file comment).
 void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, BandOutput& out) {
-    std::vector<uint32_t> start(size_t(column_count) + 1, 0);
-    for (const RawSpan& r : raw) ++start[r.column + 1];
-    for (uint32_t c = 0; c < column_count; ++c) start[c + 1] += start[c];
-    std::vector<RawSpan> sorted(raw.size());
-    {
-        std::vector<uint32_t> cursor(start.begin(), start.end() - 1);
-        for (const RawSpan& r : raw) sorted[cursor[r.column]++] = r;
-    }
+    std::vector<uint32_t> start;
+    std::vector<RawSpan> sorted;
+    csrBuild<RawSpan>(column_count, [&](auto&& emit) {
+        for (const RawSpan& r : raw) emit(r.column, r);
+    }, start, sorted);
     out.counts.assign(column_count, 0);
     out.spans.clear();
     for (uint32_t c = 0; c < column_count; ++c) {
@@ -600,7 +598,6 @@ Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& 
         prep.keys.resize(triangle_count);
         prep.sides.resize(triangle_count);
         prep.row_range.resize(2 * triangle_count);
-        std::vector<uint32_t> band_count_of(size_t(band_count) + 1, 0);
         size_t facing_up = 0, facing_down = 0;
         for (size_t t = 0; t < triangle_count; ++t) {
             if ((t & 0xffff) == 0 && context.cancelled())
@@ -635,20 +632,17 @@ Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& 
             cellRange(z_lo, z_hi, grid.size_z, (prep.sides[t] & kLowerZ) != 0, row0, row1);
             prep.row_range[2 * t] = row0;
             prep.row_range[2 * t + 1] = row1;
-            for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b) ++band_count_of[b + 1];
         }
         if (facing_up == 0 && facing_down > 0)
             context.warn("voxelize: no triangle faces up within the max slope but {} face down; "
                          "is the mesh wound clockwise (normals flipped)?",
                          facing_down);
-        prep.band_start = band_count_of;
-        for (uint32_t b = 0; b < band_count; ++b) prep.band_start[b + 1] += prep.band_start[b];
-        prep.band_triangles.resize(prep.band_start[band_count]);
-        std::vector<uint32_t> cursor(prep.band_start.begin(), prep.band_start.end() - 1);
-        for (size_t t = 0; t < triangle_count; ++t)
-            for (uint32_t b = prep.row_range[2 * t] / kBandRows;
-                 b <= prep.row_range[2 * t + 1] / kBandRows; ++b)
-                prep.band_triangles[cursor[b]++] = uint32_t(t);
+        csrBuild<uint32_t>(band_count, [&](auto&& emit) {
+            for (size_t t = 0; t < triangle_count; ++t)
+                for (uint32_t b = prep.row_range[2 * t] / kBandRows;
+                     b <= prep.row_range[2 * t + 1] / kBandRows; ++b)
+                    emit(b, uint32_t(t));
+        }, prep.band_start, prep.band_triangles);
     }
 
     // ---- Rasterize and merge, per band. ----
