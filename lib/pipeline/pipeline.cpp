@@ -86,16 +86,16 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
         if (Status s = read(sr); !s) return s;
         return sr.finish(keys);
     };
-    if (Status s = section("clusters", out.clusters, [&](JsonReader& cr) -> Status {
+    if (Status st = section("clusters", out.clusters, [&](JsonReader& cr) -> Status {
             if (Status s = cr.choice<cluster::ClusterParams::Method>("method", cluster::kClusterMethods,
                                                                      out.cluster.method); !s)
                 return s;
             if (Status s = cr.integer("cluster_size", out.cluster.cluster_size); !s) return s;
             if (Status s = cr.integer("clusters", out.cluster.clusters); !s) return s;
             return cr.integer("threads", out.cluster.threads);
-        }, {"method", "cluster_size", "clusters", "threads"}); !s)
-        return s;
-    if (Status s = section("hierarchy", out.hierarchy, [&](JsonReader& hr) -> Status {
+        }, {"method", "cluster_size", "clusters", "threads"}); !st)
+        return st;
+    if (Status st = section("hierarchy", out.hierarchy, [&](JsonReader& hr) -> Status {
             cluster::HierarchyParams& h = out.hierarchy_params;
             if (Status s = hr.integer("levels", h.levels); !s) return s;
             if (Status s = hr.integer("fanout", h.fanout); !s) return s;
@@ -103,10 +103,10 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
             if (Status s = hr.choice<formats::EntranceMode>("entrances", cluster::kEntranceModes, h.entrances); !s)
                 return s;
             return hr.integer("threads", h.threads);
-        }, {"levels", "fanout", "cost", "entrances", "threads"}); !s)
-        return s;
+        }, {"levels", "fanout", "cost", "entrances", "threads"}); !st)
+        return st;
     bool next_hop = false, hierarchical = false;
-    if (Status s = section("nexthop", next_hop, [&](JsonReader& nr) -> Status {
+    if (Status st = section("nexthop", next_hop, [&](JsonReader& nr) -> Status {
             nexthop::BuildParams& n = out.next_hop_params;
             std::string budget;
             if (Status s = nr.boolean("hierarchical", hierarchical); !s) return s;
@@ -115,8 +115,8 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
                 return nr.fail(nr.at("max_memory"), fmt::format("'{}' is not a size like 512M or 2G", budget));
             if (Status s = nr.integer("block_rows", n.block_rows); !s) return s;
             return nr.integer("threads", n.threads);
-        }, {"hierarchical", "max_memory", "block_rows", "threads"}); !s)
-        return s;
+        }, {"hierarchical", "max_memory", "block_rows", "threads"}); !st)
+        return st;
     out.next_hop = !next_hop ? AgentConfig::NextHop::none
                    : hierarchical ? AgentConfig::NextHop::hierarchical
                                   : AgentConfig::NextHop::flat;
