@@ -1,9 +1,10 @@
 #include "layouts.h"
 
 #include <bit>
+#include <bitset>
 #include <cmath>
 #include <cstring>
-#include <initializer_list>
+#include <type_traits>
 
 #include "bytes.h"
 #include "xxhash64.h"
@@ -11,40 +12,226 @@
 namespace nav::formats {
 namespace {
 
-bool allZeroBytes(const uint8_t* p, size_t n) {
-    for (size_t i = 0; i < n; ++i)
-        if (p[i] != 0) return false;
-    return true;
-}
-
 void storeF32(uint8_t* p, float v) { storeLe32(p, std::bit_cast<uint32_t>(v)); }
 float loadF32(const uint8_t* p) { return std::bit_cast<float>(loadLe32(p)); }
+
+// Each fixed-size header's byte layout is written once, as a list of (offset, member) pairs in its
+// HeaderLayout below; the encoder and the decoder both walk that list, and every byte no field
+// covers is reserved (written as zero, refused when not zero).
+struct FieldWriter {
+    uint8_t* out;
+    void operator()(size_t at, uint32_t v) const { storeLe32(out + at, v); }
+    void operator()(size_t at, uint64_t v) const { storeLe64(out + at, v); }
+    void operator()(size_t at, float v) const { storeF32(out + at, v); }
+    void operator()(size_t at, const float (&v)[3]) const {
+        for (int i = 0; i < 3; ++i) storeF32(out + at + 4 * i, v[i]);
+    }
+    template <class E>
+        requires std::is_enum_v<E>
+    void operator()(size_t at, E v) const {
+        storeLe32(out + at, uint32_t(v));
+    }
+};
+
+// Enums are read as their raw u32; each decoder checks the value names a known member.
+struct FieldReader {
+    const uint8_t* data;
+    std::bitset<128> covered;
+    void cover(size_t at, size_t n) {
+        for (size_t i = 0; i < n; ++i) covered.set(at + i);
+    }
+    void operator()(size_t at, uint32_t& v) { v = loadLe32(data + at), cover(at, 4); }
+    void operator()(size_t at, uint64_t& v) { v = loadLe64(data + at), cover(at, 8); }
+    void operator()(size_t at, float& v) { v = loadF32(data + at), cover(at, 4); }
+    void operator()(size_t at, float (&v)[3]) {
+        for (int i = 0; i < 3; ++i) v[i] = loadF32(data + at + 4 * i);
+        cover(at, 12);
+    }
+    template <class E>
+        requires std::is_enum_v<E>
+    void operator()(size_t at, E& v) {
+        v = E(loadLe32(data + at)), cover(at, 4);
+    }
+};
+
+template <class H>
+struct HeaderLayout;
+
+template <class H>
+void encodeHeader(const H& h, uint8_t* out) {
+    using L = HeaderLayout<H>;
+    static_assert(L::size <= 128);
+    std::memset(out, 0, L::size);
+    FieldWriter writer{out};
+    L::fields(writer, h);
+}
+
+// Size, fields and reserved bytes; what the values must satisfy is each decoder's own check.
+template <class H>
+Error decodeHeader(const uint8_t* data, size_t size, H& h) {
+    using L = HeaderLayout<H>;
+    char name[5];
+    fourccToString(L::id, name);
+    if (size != L::size)
+        return makeError(ErrorCode::bad_section, 0, L::id, "section '%s' is %zu bytes, expected %zu",
+                         name, size, L::size);
+    FieldReader reader{data, {}};
+    L::fields(reader, h);
+    for (size_t i = 0; i < L::size; ++i)
+        if (!reader.covered[i] && data[i] != 0)
+            return makeError(ErrorCode::bad_section, i, L::id,
+                             "section '%s': reserved byte %zu is not zero", name, i);
+    return {};
+}
+
+// Declares HeaderLayout<H> with its section id and size; the body lists the fields.
+#define NAV_HEADER_LAYOUT(H, ID, SIZE)                \
+    template <>                                       \
+    struct HeaderLayout<H> {                          \
+        static constexpr uint32_t id = ID;            \
+        static constexpr size_t size = SIZE;          \
+        template <class Io, class T>                  \
+        static void fields(Io& io, T& h);             \
+    };                                                \
+    template <class Io, class T>                      \
+    void HeaderLayout<H>::fields(Io& io, T& h)
+
+NAV_HEADER_LAYOUT(GeometryHeader, kSecGeometryHeader, kGeometryHeaderSize) {
+    io(0, h.vertex_count);
+    io(4, h.triangle_count);
+    io(8, h.object_count);
+    io(12, h.source_mesh_count);
+    io(16, h.bounds_min);
+    io(28, h.bounds_max);
+    io(40, h.dropped_degenerate);
+    io(44, h.dropped_ignored);
+}
+
+NAV_HEADER_LAYOUT(VoxelHeader, kSecVoxelHeader, kVoxelHeaderSize) {
+    io(0, h.size_x);
+    io(4, h.size_z);
+    io(8, h.size_y);
+    io(12, h.source);
+    io(16, h.origin);
+    io(28, h.cell_size);
+    io(32, h.cell_height);
+    io(36, h.agent_height);
+    io(40, h.agent_radius);
+    io(44, h.agent_climb);
+    io(48, h.max_slope_deg);
+    io(52, h.span_count);
+    io(56, h.walkable_count);
+}
+
+NAV_HEADER_LAYOUT(GraphHeader, kSecGraphHeader, kGraphHeaderSize) {
+    io(0, h.type);
+    io(4, h.node_count);
+    io(8, h.edge_count);
+    io(12, h.component_count);
+    io(16, h.largest_component);
+    io(20, h.heuristic);
+    io(24, h.min_cost_multiplier);
+    io(28, h.size_x);
+    io(32, h.size_z);
+    io(36, h.size_y);
+    io(40, h.origin);
+    io(52, h.cell_size);
+    io(56, h.cell_height);
+    io(60, h.agent_height);
+    io(64, h.agent_radius);
+    io(68, h.agent_climb);
+    io(72, h.max_slope_deg);
+    io(76, h.flags);
+}
+
+NAV_HEADER_LAYOUT(MeshIndexHeader, kSecMeshIndexHeader, kMeshIndexHeaderSize) {
+    io(0, h.cells_x);
+    io(4, h.cells_z);
+    io(8, h.min_x);
+    io(12, h.min_z);
+    io(16, h.cell);
+    io(20, h.region_count);
+    io(24, h.tiles_x);
+    io(28, h.tiles_z);
+}
+
+NAV_HEADER_LAYOUT(PovStats, kSecPovStats, kPovStatsSize) {
+    io(0, h.corner_count);
+    io(4, h.layer_cell_count);
+    io(8, h.layer_component_count);
+    io(12, h.any_direction_corners);
+    io(16, h.visibility_edges);
+    io(24, h.taut_edges);
+}
+
+NAV_HEADER_LAYOUT(ClusterHeader, kSecClusterHeader, kClusterHeaderSize) {
+    io(0, h.method);
+    io(4, h.cluster_count);
+    io(8, h.node_count);
+    io(12, h.edge_count);
+    io(16, h.cluster_size);
+    io(20, h.requested_clusters);
+    io(24, h.scale);
+    io(28, h.min_cluster_nodes);
+    io(32, h.max_cluster_nodes);
+    io(36, h.unreachable_pairs);
+    io(40, h.graph_fingerprint);
+    io(48, h.flags);
+}
+
+NAV_HEADER_LAYOUT(HierarchyHeader, kSecHierHeader, kHierarchyHeaderSize) {
+    io(0, h.level_count);
+    io(4, h.node_count);
+    io(8, h.cluster_count);
+    io(12, h.group_count);
+    io(16, h.abstract_edge_count);
+    io(20, h.entrance_count);
+    io(24, h.entrance_edge_count);
+    io(28, h.default_cost);
+    io(32, h.entrance_mode);
+    io(36, h.group_fanout);
+    io(40, h.graph_fingerprint);
+    io(48, h.clusters_fingerprint);
+}
+
+NAV_HEADER_LAYOUT(NextHopHeader, kSecNextHopHeader, kNextHopHeaderSize) {
+    io(0, h.node_count);
+    io(4, h.edge_count);
+    io(8, h.block_rows);
+    io(12, h.block_count);
+    io(16, h.first_block);
+    io(20, h.stored_blocks);
+    io(24, h.shard_index);
+    io(28, h.shard_count);
+    io(32, h.symbol_bytes);
+    io(36, h.cost_shift);
+    io(40, h.graph_fingerprint);
+    io(48, h.run_count);
+    io(56, h.flags);
+}
+
+NAV_HEADER_LAYOUT(HierNextHopHeader, kSecHierHopHeader, kHierNextHopHeaderSize) {
+    io(0, h.node_count);
+    io(4, h.edge_count);
+    io(8, h.cluster_count);
+    io(12, h.entrance_count);
+    io(16, h.symbol_bytes);
+    io(24, h.graph_fingerprint);
+    io(32, h.clusters_fingerprint);
+    io(40, h.intra_symbols);
+    io(48, h.distance_entries);
+}
+
+#undef NAV_HEADER_LAYOUT
 
 }  // namespace
 
 void encodeGeometryHeader(const GeometryHeader& h, uint8_t out[kGeometryHeaderSize]) {
-    storeLe32(out + 0, h.vertex_count);
-    storeLe32(out + 4, h.triangle_count);
-    storeLe32(out + 8, h.object_count);
-    storeLe32(out + 12, h.source_mesh_count);
-    for (int i = 0; i < 3; ++i) storeF32(out + 16 + 4 * i, h.bounds_min[i]);
-    for (int i = 0; i < 3; ++i) storeF32(out + 28 + 4 * i, h.bounds_max[i]);
-    storeLe32(out + 40, h.dropped_degenerate);
-    storeLe32(out + 44, h.dropped_ignored);
+    encodeHeader(h, out);
 }
 
 Error decodeGeometryHeader(const uint8_t* data, size_t size, GeometryHeader& h) {
-    if (size != kGeometryHeaderSize)
-        return makeError(ErrorCode::bad_section, 0, kSecGeometryHeader,
-                         "section 'GHDR' is %zu bytes, expected %zu", size, kGeometryHeaderSize);
-    h.vertex_count = loadLe32(data + 0);
-    h.triangle_count = loadLe32(data + 4);
-    h.object_count = loadLe32(data + 8);
-    h.source_mesh_count = loadLe32(data + 12);
-    for (int i = 0; i < 3; ++i) h.bounds_min[i] = loadF32(data + 16 + 4 * i);
-    for (int i = 0; i < 3; ++i) h.bounds_max[i] = loadF32(data + 28 + 4 * i);
-    h.dropped_degenerate = loadLe32(data + 40);
-    h.dropped_ignored = loadLe32(data + 44);
+    if (Error e = decodeHeader(data, size, h)) return e;
     for (int i = 0; i < 3; ++i) {
         if (!std::isfinite(h.bounds_min[i]) || !std::isfinite(h.bounds_max[i]))
             return makeError(ErrorCode::bad_section, 16, kSecGeometryHeader,
@@ -54,43 +241,15 @@ Error decodeGeometryHeader(const uint8_t* data, size_t size, GeometryHeader& h) 
 }
 
 void encodeVoxelHeader(const VoxelHeader& h, uint8_t out[kVoxelHeaderSize]) {
-    std::memset(out, 0, kVoxelHeaderSize);
-    storeLe32(out + 0, h.size_x);
-    storeLe32(out + 4, h.size_z);
-    storeLe32(out + 8, h.size_y);
-    storeLe32(out + 12, uint32_t(h.source));
-    for (int i = 0; i < 3; ++i) storeF32(out + 16 + 4 * i, h.origin[i]);
-    storeF32(out + 28, h.cell_size);
-    storeF32(out + 32, h.cell_height);
-    storeF32(out + 36, h.agent_height);
-    storeF32(out + 40, h.agent_radius);
-    storeF32(out + 44, h.agent_climb);
-    storeF32(out + 48, h.max_slope_deg);
-    storeLe32(out + 52, h.span_count);
-    storeLe32(out + 56, h.walkable_count);
+    encodeHeader(h, out);
 }
 
 Error decodeVoxelHeader(const uint8_t* data, size_t size, VoxelHeader& h) {
     constexpr uint32_t id = kSecVoxelHeader;
-    if (size != kVoxelHeaderSize)
-        return makeError(ErrorCode::bad_section, 0, id, "section 'VHDR' is %zu bytes, expected %zu",
-                         size, kVoxelHeaderSize);
-    h.size_x = loadLe32(data + 0);
-    h.size_z = loadLe32(data + 4);
-    h.size_y = loadLe32(data + 8);
-    const uint32_t source = loadLe32(data + 12);
-    for (int i = 0; i < 3; ++i) h.origin[i] = loadF32(data + 16 + 4 * i);
-    h.cell_size = loadF32(data + 28);
-    h.cell_height = loadF32(data + 32);
-    h.agent_height = loadF32(data + 36);
-    h.agent_radius = loadF32(data + 40);
-    h.agent_climb = loadF32(data + 44);
-    h.max_slope_deg = loadF32(data + 48);
-    h.span_count = loadLe32(data + 52);
-    h.walkable_count = loadLe32(data + 56);
+    if (Error e = decodeHeader(data, size, h)) return e;
+    const uint32_t source = uint32_t(h.source);
     if (source < 1 || source > 3)
         return makeError(ErrorCode::bad_section, 12, id, "section 'VHDR': unknown source %u", source);
-    h.source = VoxelSource(source);
     if (h.size_x == 0 || h.size_z == 0 || uint64_t(h.size_x) * h.size_z > kMaxGridColumns)
         return makeError(ErrorCode::bad_section, 0, id,
                          "section 'VHDR': grid of %u x %u columns is empty or too large", h.size_x,
@@ -114,8 +273,6 @@ Error decodeVoxelHeader(const uint8_t* data, size_t size, VoxelHeader& h) {
         return makeError(ErrorCode::bad_section, 56, id,
                          "section 'VHDR': %u walkable spans but only %u spans", h.walkable_count,
                          h.span_count);
-    if (loadLe32(data + 60) != 0)
-        return makeError(ErrorCode::bad_section, 60, id, "section 'VHDR': reserved bytes not zero");
     return {};
 }
 
@@ -220,60 +377,21 @@ Error validateVoxelSections(const VoxelHeader& h, const uint8_t* columns, size_t
 }
 
 void encodeGraphHeader(const GraphHeader& h, uint8_t out[kGraphHeaderSize]) {
-    std::memset(out, 0, kGraphHeaderSize);
-    storeLe32(out + 0, uint32_t(h.type));
-    storeLe32(out + 4, h.node_count);
-    storeLe32(out + 8, h.edge_count);
-    storeLe32(out + 12, h.component_count);
-    storeLe32(out + 16, h.largest_component);
-    storeLe32(out + 20, uint32_t(h.heuristic));
-    storeF32(out + 24, h.min_cost_multiplier);
-    storeLe32(out + 28, h.size_x);
-    storeLe32(out + 32, h.size_z);
-    storeLe32(out + 36, h.size_y);
-    for (int i = 0; i < 3; ++i) storeF32(out + 40 + 4 * i, h.origin[i]);
-    storeF32(out + 52, h.cell_size);
-    storeF32(out + 56, h.cell_height);
-    storeF32(out + 60, h.agent_height);
-    storeF32(out + 64, h.agent_radius);
-    storeF32(out + 68, h.agent_climb);
-    storeF32(out + 72, h.max_slope_deg);
-    storeLe32(out + 76, h.flags);
+    encodeHeader(h, out);
 }
 
 Error decodeGraphHeader(const uint8_t* data, size_t size, GraphHeader& h) {
     constexpr uint32_t id = kSecGraphHeader;
-    if (size != kGraphHeaderSize)
-        return makeError(ErrorCode::bad_section, 0, id, "section 'GRHD' is %zu bytes, expected %zu",
-                         size, kGraphHeaderSize);
-    const uint32_t type = loadLe32(data + 0);
+    if (Error e = decodeHeader(data, size, h)) return e;
+    const uint32_t type = uint32_t(h.type);
     if (type < 1 || type > 4)
         return makeError(ErrorCode::bad_section, 0, id, "section 'GRHD': unknown graph type %u", type);
-    h.type = GraphType(type);
-    h.node_count = loadLe32(data + 4);
-    h.edge_count = loadLe32(data + 8);
-    h.component_count = loadLe32(data + 12);
-    h.largest_component = loadLe32(data + 16);
-    const uint32_t heuristic = loadLe32(data + 20);
+    const uint32_t heuristic = uint32_t(h.heuristic);
     if (heuristic < 1 || heuristic > 2)
         return makeError(ErrorCode::bad_section, 20, id, "section 'GRHD': unknown heuristic %u",
                          heuristic);
-    h.heuristic = HeuristicKind(heuristic);
-    h.min_cost_multiplier = loadF32(data + 24);
-    h.size_x = loadLe32(data + 28);
-    h.size_z = loadLe32(data + 32);
-    h.size_y = loadLe32(data + 36);
-    for (int i = 0; i < 3; ++i) h.origin[i] = loadF32(data + 40 + 4 * i);
-    h.cell_size = loadF32(data + 52);
-    h.cell_height = loadF32(data + 56);
-    h.agent_height = loadF32(data + 60);
-    h.agent_radius = loadF32(data + 64);
-    h.agent_climb = loadF32(data + 68);
-    h.max_slope_deg = loadF32(data + 72);
-    h.flags = loadLe32(data + 76);
-    if ((h.flags & ~kGraphFlagImplicitVolume) != 0 || !allZeroBytes(data + 80, 16))
-        return makeError(ErrorCode::bad_section, 76, id,
-                         "section 'GRHD': unknown flags or reserved bytes set");
+    if ((h.flags & ~kGraphFlagImplicitVolume) != 0)
+        return makeError(ErrorCode::bad_section, 76, id, "section 'GRHD': unknown flags %08x", h.flags);
     if (!(h.min_cost_multiplier > 0) || !std::isfinite(h.min_cost_multiplier))
         return makeError(ErrorCode::bad_section, 24, id,
                          "section 'GRHD': minimum cost multiplier must be positive");
@@ -296,29 +414,12 @@ Error decodeGraphHeader(const uint8_t* data, size_t size, GraphHeader& h) {
 }
 
 void encodeMeshIndexHeader(const MeshIndexHeader& h, uint8_t out[kMeshIndexHeaderSize]) {
-    storeLe32(out + 0, h.cells_x);
-    storeLe32(out + 4, h.cells_z);
-    storeF32(out + 8, h.min_x);
-    storeF32(out + 12, h.min_z);
-    storeF32(out + 16, h.cell);
-    storeLe32(out + 20, h.region_count);
-    storeLe32(out + 24, h.tiles_x);
-    storeLe32(out + 28, h.tiles_z);
+    encodeHeader(h, out);
 }
 
 Error decodeMeshIndexHeader(const uint8_t* data, size_t size, MeshIndexHeader& h) {
     constexpr uint32_t id = kSecMeshIndexHeader;
-    if (size != kMeshIndexHeaderSize)
-        return makeError(ErrorCode::bad_section, 0, id, "section 'MGHD' is %zu bytes, expected %zu",
-                         size, kMeshIndexHeaderSize);
-    h.cells_x = loadLe32(data + 0);
-    h.cells_z = loadLe32(data + 4);
-    h.min_x = loadF32(data + 8);
-    h.min_z = loadF32(data + 12);
-    h.cell = loadF32(data + 16);
-    h.region_count = loadLe32(data + 20);
-    h.tiles_x = loadLe32(data + 24);
-    h.tiles_z = loadLe32(data + 28);
+    if (Error e = decodeHeader(data, size, h)) return e;
     if (h.cells_x == 0 || h.cells_z == 0 || uint64_t(h.cells_x) * h.cells_z > kMaxGridColumns)
         return makeError(ErrorCode::bad_section, 0, id, "section 'MGHD': index of %u x %u cells",
                          h.cells_x, h.cells_z);
@@ -328,25 +429,12 @@ Error decodeMeshIndexHeader(const uint8_t* data, size_t size, MeshIndexHeader& h
 }
 
 void encodePovStats(const PovStats& s, uint8_t out[kPovStatsSize]) {
-    storeLe32(out + 0, s.corner_count);
-    storeLe32(out + 4, s.layer_cell_count);
-    storeLe32(out + 8, s.layer_component_count);
-    storeLe32(out + 12, s.any_direction_corners);
-    storeLe64(out + 16, s.visibility_edges);
-    storeLe64(out + 24, s.taut_edges);
+    encodeHeader(s, out);
 }
 
 Error decodePovStats(const uint8_t* data, size_t size, PovStats& s) {
     constexpr uint32_t id = kSecPovStats;
-    if (size != kPovStatsSize)
-        return makeError(ErrorCode::bad_section, 0, id, "section 'PSTA' is %zu bytes, expected %zu",
-                         size, kPovStatsSize);
-    s.corner_count = loadLe32(data + 0);
-    s.layer_cell_count = loadLe32(data + 4);
-    s.layer_component_count = loadLe32(data + 8);
-    s.any_direction_corners = loadLe32(data + 12);
-    s.visibility_edges = loadLe64(data + 16);
-    s.taut_edges = loadLe64(data + 24);
+    if (Error e = decodeHeader(data, size, s)) return e;
     if (s.any_direction_corners > s.corner_count)
         return makeError(ErrorCode::bad_section, 12, id,
                          "section 'PSTA': %u any-direction corners but %u corners",
@@ -362,47 +450,17 @@ Error decodePovStats(const uint8_t* data, size_t size, PovStats& s) {
 }
 
 void encodeClusterHeader(const ClusterHeader& h, uint8_t out[kClusterHeaderSize]) {
-    std::memset(out, 0, kClusterHeaderSize);
-    storeLe32(out + 0, uint32_t(h.method));
-    storeLe32(out + 4, h.cluster_count);
-    storeLe32(out + 8, h.node_count);
-    storeLe32(out + 12, h.edge_count);
-    storeLe32(out + 16, h.cluster_size);
-    storeLe32(out + 20, h.requested_clusters);
-    storeLe32(out + 24, std::bit_cast<uint32_t>(h.scale));
-    storeLe32(out + 28, h.min_cluster_nodes);
-    storeLe32(out + 32, h.max_cluster_nodes);
-    storeLe32(out + 36, h.unreachable_pairs);
-    storeLe64(out + 40, h.graph_fingerprint);
-    storeLe32(out + 48, h.flags);
+    encodeHeader(h, out);
 }
 
 Error decodeClusterHeader(const uint8_t* data, size_t size, ClusterHeader& h) {
     constexpr uint32_t id = kSecClusterHeader;
-    if (size != kClusterHeaderSize)
-        return makeError(ErrorCode::bad_section, 0, id, "section 'CLHD' is %zu bytes, expected %zu",
-                         size, kClusterHeaderSize);
-    const uint32_t method = loadLe32(data + 0);
+    if (Error e = decodeHeader(data, size, h)) return e;
+    const uint32_t method = uint32_t(h.method);
     if (method != uint32_t(ClusterMethod::grid) && method != uint32_t(ClusterMethod::regions))
         return makeError(ErrorCode::bad_section, 0, id, "section 'CLHD': unknown method %u", method);
-    h.method = ClusterMethod(method);
-    h.cluster_count = loadLe32(data + 4);
-    h.node_count = loadLe32(data + 8);
-    h.edge_count = loadLe32(data + 12);
-    h.cluster_size = loadLe32(data + 16);
-    h.requested_clusters = loadLe32(data + 20);
-    h.scale = std::bit_cast<float>(loadLe32(data + 24));
-    h.min_cluster_nodes = loadLe32(data + 28);
-    h.max_cluster_nodes = loadLe32(data + 32);
-    h.unreachable_pairs = loadLe32(data + 36);
-    h.graph_fingerprint = loadLe64(data + 40);
-    h.flags = loadLe32(data + 48);
     if ((h.flags & ~kClusterFlagSymmetric) != 0)
         return makeError(ErrorCode::bad_section, 48, id, "section 'CLHD': unknown flags %08x", h.flags);
-    for (size_t i = 52; i < kClusterHeaderSize; ++i)
-        if (data[i] != 0)
-            return makeError(ErrorCode::bad_section, i, id, "section 'CLHD': reserved byte %zu is "
-                             "not zero", i);
     if (h.cluster_count > kMaxClusters || h.cluster_count > h.node_count ||
         (h.node_count > 0 && h.cluster_count == 0))
         return makeError(ErrorCode::bad_section, 4, id,
@@ -417,48 +475,18 @@ Error decodeClusterHeader(const uint8_t* data, size_t size, ClusterHeader& h) {
 }
 
 void encodeHierarchyHeader(const HierarchyHeader& h, uint8_t out[kHierarchyHeaderSize]) {
-    std::memset(out, 0, kHierarchyHeaderSize);
-    storeLe32(out + 0, h.level_count);
-    storeLe32(out + 4, h.node_count);
-    storeLe32(out + 8, h.cluster_count);
-    storeLe32(out + 12, h.group_count);
-    storeLe32(out + 16, h.abstract_edge_count);
-    storeLe32(out + 20, h.entrance_count);
-    storeLe32(out + 24, h.entrance_edge_count);
-    storeLe32(out + 28, uint32_t(h.default_cost));
-    storeLe32(out + 32, uint32_t(h.entrance_mode));
-    storeLe32(out + 36, h.group_fanout);
-    storeLe64(out + 40, h.graph_fingerprint);
-    storeLe64(out + 48, h.clusters_fingerprint);
+    encodeHeader(h, out);
 }
 
 Error decodeHierarchyHeader(const uint8_t* data, size_t size, HierarchyHeader& h) {
     constexpr uint32_t id = kSecHierHeader;
-    if (size != kHierarchyHeaderSize)
-        return makeError(ErrorCode::bad_section, 0, id, "section 'HRHD' is %zu bytes, expected %zu",
-                         size, kHierarchyHeaderSize);
-    h.level_count = loadLe32(data + 0);
-    h.node_count = loadLe32(data + 4);
-    h.cluster_count = loadLe32(data + 8);
-    h.group_count = loadLe32(data + 12);
-    h.abstract_edge_count = loadLe32(data + 16);
-    h.entrance_count = loadLe32(data + 20);
-    h.entrance_edge_count = loadLe32(data + 24);
-    const uint32_t cost = loadLe32(data + 28), mode = loadLe32(data + 32);
-    h.group_fanout = loadLe32(data + 36);
-    h.graph_fingerprint = loadLe64(data + 40);
-    h.clusters_fingerprint = loadLe64(data + 48);
+    if (Error e = decodeHeader(data, size, h)) return e;
+    const uint32_t cost = uint32_t(h.default_cost), mode = uint32_t(h.entrance_mode);
     if (cost >= kHierCostCount)
         return makeError(ErrorCode::bad_section, 28, id, "section 'HRHD': unknown cost method %u", cost);
     if (mode != uint32_t(EntranceMode::sparse) && mode != uint32_t(EntranceMode::all))
         return makeError(ErrorCode::bad_section, 32, id, "section 'HRHD': unknown entrance mode %u",
                          mode);
-    h.default_cost = HierCost(cost);
-    h.entrance_mode = EntranceMode(mode);
-    for (size_t i = 56; i < kHierarchyHeaderSize; ++i)
-        if (data[i] != 0)
-            return makeError(ErrorCode::bad_section, i, id, "section 'HRHD': reserved byte %zu is "
-                             "not zero", i);
     if (h.level_count == 0 || h.level_count > kMaxHierLevels)
         return makeError(ErrorCode::bad_section, 0, id, "section 'HRHD': %u levels (1 to %u)",
                          h.level_count, kMaxHierLevels);
@@ -483,44 +511,12 @@ const char* hierCostName(HierCost cost) {
 }
 
 void encodeNextHopHeader(const NextHopHeader& h, uint8_t out[kNextHopHeaderSize]) {
-    std::memset(out, 0, kNextHopHeaderSize);
-    storeLe32(out + 0, h.node_count);
-    storeLe32(out + 4, h.edge_count);
-    storeLe32(out + 8, h.block_rows);
-    storeLe32(out + 12, h.block_count);
-    storeLe32(out + 16, h.first_block);
-    storeLe32(out + 20, h.stored_blocks);
-    storeLe32(out + 24, h.shard_index);
-    storeLe32(out + 28, h.shard_count);
-    storeLe32(out + 32, h.symbol_bytes);
-    storeLe32(out + 36, h.cost_shift);
-    storeLe64(out + 40, h.graph_fingerprint);
-    storeLe64(out + 48, h.run_count);
-    storeLe32(out + 56, h.flags);
+    encodeHeader(h, out);
 }
 
 Error decodeNextHopHeader(const uint8_t* data, size_t size, NextHopHeader& h) {
     constexpr uint32_t id = kSecNextHopHeader;
-    if (size != kNextHopHeaderSize)
-        return makeError(ErrorCode::bad_section, 0, id, "section 'NHHD' is %zu bytes, expected %zu",
-                         size, kNextHopHeaderSize);
-    h.node_count = loadLe32(data + 0);
-    h.edge_count = loadLe32(data + 4);
-    h.block_rows = loadLe32(data + 8);
-    h.block_count = loadLe32(data + 12);
-    h.first_block = loadLe32(data + 16);
-    h.stored_blocks = loadLe32(data + 20);
-    h.shard_index = loadLe32(data + 24);
-    h.shard_count = loadLe32(data + 28);
-    h.symbol_bytes = loadLe32(data + 32);
-    h.cost_shift = loadLe32(data + 36);
-    h.graph_fingerprint = loadLe64(data + 40);
-    h.run_count = loadLe64(data + 48);
-    h.flags = loadLe32(data + 56);
-    for (size_t i = 60; i < kNextHopHeaderSize; ++i)
-        if (data[i] != 0)
-            return makeError(ErrorCode::bad_section, i, id, "section 'NHHD': reserved byte %zu is "
-                             "not zero", i);
+    if (Error e = decodeHeader(data, size, h)) return e;
     if ((h.flags & ~kNextHopFlagPartial) != 0)
         return makeError(ErrorCode::bad_section, 56, id, "section 'NHHD': unknown flags %08x", h.flags);
     if (h.block_rows == 0 || h.block_rows > 4096 || (h.block_rows & (h.block_rows - 1)) != 0)
@@ -552,40 +548,12 @@ const uint32_t kHierHopSectionIds[kHopSectionCount] = {
     fourcc("HNDE"), fourcc("HNXD"), fourcc("HNXN")};
 
 void encodeHierNextHopHeader(const HierNextHopHeader& h, uint8_t out[kHierNextHopHeaderSize]) {
-    std::memset(out, 0, kHierNextHopHeaderSize);
-    storeLe32(out + 0, h.node_count);
-    storeLe32(out + 4, h.edge_count);
-    storeLe32(out + 8, h.cluster_count);
-    storeLe32(out + 12, h.entrance_count);
-    storeLe32(out + 16, h.symbol_bytes);
-    storeLe64(out + 24, h.graph_fingerprint);
-    storeLe64(out + 32, h.clusters_fingerprint);
-    storeLe64(out + 40, h.intra_symbols);
-    storeLe64(out + 48, h.distance_entries);
+    encodeHeader(h, out);
 }
 
 Error decodeHierNextHopHeader(const uint8_t* data, size_t size, HierNextHopHeader& h) {
     constexpr uint32_t id = kSecHierHopHeader;
-    if (size != kHierNextHopHeaderSize)
-        return makeError(ErrorCode::bad_section, 0, id, "section 'HNHD' is %zu bytes, expected %zu",
-                         size, kHierNextHopHeaderSize);
-    h.node_count = loadLe32(data + 0);
-    h.edge_count = loadLe32(data + 4);
-    h.cluster_count = loadLe32(data + 8);
-    h.entrance_count = loadLe32(data + 12);
-    h.symbol_bytes = loadLe32(data + 16);
-    h.graph_fingerprint = loadLe64(data + 24);
-    h.clusters_fingerprint = loadLe64(data + 32);
-    h.intra_symbols = loadLe64(data + 40);
-    h.distance_entries = loadLe64(data + 48);
-    for (size_t i : {20u, 21u, 22u, 23u})
-        if (data[i] != 0)
-            return makeError(ErrorCode::bad_section, i, id, "section 'HNHD': reserved byte %zu is "
-                             "not zero", i);
-    for (size_t i = 56; i < kHierNextHopHeaderSize; ++i)
-        if (data[i] != 0)
-            return makeError(ErrorCode::bad_section, i, id, "section 'HNHD': reserved byte %zu is "
-                             "not zero", i);
+    if (Error e = decodeHeader(data, size, h)) return e;
     if (h.symbol_bytes != 1 && h.symbol_bytes != 2)
         return makeError(ErrorCode::bad_section, 16, id, "section 'HNHD': %u bytes per symbol",
                          h.symbol_bytes);
