@@ -1,6 +1,7 @@
 #include "layouts.h"
 
 #include <bit>
+#include <cassert>
 #include <bitset>
 #include <cmath>
 #include <cstring>
@@ -15,42 +16,58 @@ namespace {
 void storeF32(uint8_t* p, float v) { storeLe32(p, std::bit_cast<uint32_t>(v)); }
 float loadF32(const uint8_t* p) { return std::bit_cast<float>(loadLe32(p)); }
 
-// Each fixed-size header's byte layout is written once, as a list of (offset, member) pairs in its
-// HeaderLayout below; the encoder and the decoder both walk that list, and every byte no field
-// covers is reserved (written as zero, refused when not zero).
+// Each fixed-size header's byte layout is written once, as its fields in file order (u32, u64,
+// f32, f32[3] and u32 enums, packed from offset 0; Reserved{n} skips n bytes) in its HeaderLayout
+// below. The encoder and the decoder both walk that list; every byte no field covers is reserved:
+// written as zero, refused when not zero.
+struct Reserved {
+    size_t bytes;
+};
+
 struct FieldWriter {
     uint8_t* out;
-    void operator()(size_t at, uint32_t v) const { storeLe32(out + at, v); }
-    void operator()(size_t at, uint64_t v) const { storeLe64(out + at, v); }
-    void operator()(size_t at, float v) const { storeF32(out + at, v); }
-    void operator()(size_t at, const float (&v)[3]) const {
-        for (int i = 0; i < 3; ++i) storeF32(out + at + 4 * i, v[i]);
+    size_t at = 0;
+    void put(uint32_t v) { storeLe32(out + at, v), at += 4; }
+    void put(uint64_t v) { storeLe64(out + at, v), at += 8; }
+    void put(float v) { storeF32(out + at, v), at += 4; }
+    void put(const float (&v)[3]) {
+        for (float f : v) put(f);
     }
     template <class E>
         requires std::is_enum_v<E>
-    void operator()(size_t at, E v) const {
-        storeLe32(out + at, uint32_t(v));
+    void put(E v) {
+        put(uint32_t(v));
+    }
+    void put(Reserved r) { at += r.bytes; }
+    template <class... Fields>
+    void operator()(const Fields&... fields) {
+        (put(fields), ...);
     }
 };
 
 // Enums are read as their raw u32; each decoder checks the value names a known member.
 struct FieldReader {
     const uint8_t* data;
-    std::bitset<128> covered;
-    void cover(size_t at, size_t n) {
-        for (size_t i = 0; i < n; ++i) covered.set(at + i);
+    size_t at = 0;
+    std::bitset<128> covered{};
+    void cover(size_t n) {
+        for (size_t i = 0; i < n; ++i) covered.set(at++);
     }
-    void operator()(size_t at, uint32_t& v) { v = loadLe32(data + at), cover(at, 4); }
-    void operator()(size_t at, uint64_t& v) { v = loadLe64(data + at), cover(at, 8); }
-    void operator()(size_t at, float& v) { v = loadF32(data + at), cover(at, 4); }
-    void operator()(size_t at, float (&v)[3]) {
-        for (int i = 0; i < 3; ++i) v[i] = loadF32(data + at + 4 * i);
-        cover(at, 12);
+    void get(uint32_t& v) { v = loadLe32(data + at), cover(4); }
+    void get(uint64_t& v) { v = loadLe64(data + at), cover(8); }
+    void get(float& v) { v = loadF32(data + at), cover(4); }
+    void get(float (&v)[3]) {
+        for (float& f : v) get(f);
     }
     template <class E>
         requires std::is_enum_v<E>
-    void operator()(size_t at, E& v) {
-        v = E(loadLe32(data + at)), cover(at, 4);
+    void get(E& v) {
+        v = E(loadLe32(data + at)), cover(4);
+    }
+    void get(Reserved r) { at += r.bytes; }
+    template <class... Fields>
+    void operator()(Fields&&... fields) {
+        (get(fields), ...);
     }
 };
 
@@ -60,22 +77,23 @@ struct HeaderLayout;
 template <class H>
 void encodeHeader(const H& h, uint8_t* out) {
     using L = HeaderLayout<H>;
-    static_assert(L::size <= 128);
     std::memset(out, 0, L::size);
     FieldWriter writer{out};
     L::fields(writer, h);
+    assert(writer.at <= L::size);
 }
 
 // Size, fields and reserved bytes; what the values must satisfy is each decoder's own check.
 template <class H>
 Error decodeHeader(const uint8_t* data, size_t size, H& h) {
     using L = HeaderLayout<H>;
+    static_assert(L::size <= 128);
     char name[5];
     fourccToString(L::id, name);
     if (size != L::size)
         return makeError(ErrorCode::bad_section, 0, L::id, "section '%s' is %zu bytes, expected %zu",
                          name, size, L::size);
-    FieldReader reader{data, {}};
+    FieldReader reader{data};
     L::fields(reader, h);
     for (size_t i = 0; i < L::size; ++i)
         if (!reader.covered[i] && data[i] != 0)
@@ -85,141 +103,55 @@ Error decodeHeader(const uint8_t* data, size_t size, H& h) {
 }
 
 // Declares HeaderLayout<H> with its section id and size; the body lists the fields.
-#define NAV_HEADER_LAYOUT(H, ID, SIZE)                \
-    template <>                                       \
-    struct HeaderLayout<H> {                          \
-        static constexpr uint32_t id = ID;            \
-        static constexpr size_t size = SIZE;          \
-        template <class Io, class T>                  \
-        static void fields(Io& io, T& h);             \
-    };                                                \
-    template <class Io, class T>                      \
+#define NAV_HEADER_LAYOUT(H, ID, SIZE)       \
+    template <>                              \
+    struct HeaderLayout<H> {                 \
+        static constexpr uint32_t id = ID;   \
+        static constexpr size_t size = SIZE; \
+        template <class Io, class T>         \
+        static void fields(Io& io, T& h);    \
+    };                                       \
+    template <class Io, class T>             \
     void HeaderLayout<H>::fields(Io& io, T& h)
 
 NAV_HEADER_LAYOUT(GeometryHeader, kSecGeometryHeader, kGeometryHeaderSize) {
-    io(0, h.vertex_count);
-    io(4, h.triangle_count);
-    io(8, h.object_count);
-    io(12, h.source_mesh_count);
-    io(16, h.bounds_min);
-    io(28, h.bounds_max);
-    io(40, h.dropped_degenerate);
-    io(44, h.dropped_ignored);
+    io(h.vertex_count, h.triangle_count, h.object_count, h.source_mesh_count, h.bounds_min,
+       h.bounds_max, h.dropped_degenerate, h.dropped_ignored);
 }
-
 NAV_HEADER_LAYOUT(VoxelHeader, kSecVoxelHeader, kVoxelHeaderSize) {
-    io(0, h.size_x);
-    io(4, h.size_z);
-    io(8, h.size_y);
-    io(12, h.source);
-    io(16, h.origin);
-    io(28, h.cell_size);
-    io(32, h.cell_height);
-    io(36, h.agent_height);
-    io(40, h.agent_radius);
-    io(44, h.agent_climb);
-    io(48, h.max_slope_deg);
-    io(52, h.span_count);
-    io(56, h.walkable_count);
+    io(h.size_x, h.size_z, h.size_y, h.source, h.origin, h.cell_size, h.cell_height, h.agent_height,
+       h.agent_radius, h.agent_climb, h.max_slope_deg, h.span_count, h.walkable_count);
 }
-
 NAV_HEADER_LAYOUT(GraphHeader, kSecGraphHeader, kGraphHeaderSize) {
-    io(0, h.type);
-    io(4, h.node_count);
-    io(8, h.edge_count);
-    io(12, h.component_count);
-    io(16, h.largest_component);
-    io(20, h.heuristic);
-    io(24, h.min_cost_multiplier);
-    io(28, h.size_x);
-    io(32, h.size_z);
-    io(36, h.size_y);
-    io(40, h.origin);
-    io(52, h.cell_size);
-    io(56, h.cell_height);
-    io(60, h.agent_height);
-    io(64, h.agent_radius);
-    io(68, h.agent_climb);
-    io(72, h.max_slope_deg);
-    io(76, h.flags);
+    io(h.type, h.node_count, h.edge_count, h.component_count, h.largest_component, h.heuristic,
+       h.min_cost_multiplier, h.size_x, h.size_z, h.size_y, h.origin, h.cell_size, h.cell_height,
+       h.agent_height, h.agent_radius, h.agent_climb, h.max_slope_deg, h.flags);
 }
-
 NAV_HEADER_LAYOUT(MeshIndexHeader, kSecMeshIndexHeader, kMeshIndexHeaderSize) {
-    io(0, h.cells_x);
-    io(4, h.cells_z);
-    io(8, h.min_x);
-    io(12, h.min_z);
-    io(16, h.cell);
-    io(20, h.region_count);
-    io(24, h.tiles_x);
-    io(28, h.tiles_z);
+    io(h.cells_x, h.cells_z, h.min_x, h.min_z, h.cell, h.region_count, h.tiles_x, h.tiles_z);
 }
-
 NAV_HEADER_LAYOUT(PovStats, kSecPovStats, kPovStatsSize) {
-    io(0, h.corner_count);
-    io(4, h.layer_cell_count);
-    io(8, h.layer_component_count);
-    io(12, h.any_direction_corners);
-    io(16, h.visibility_edges);
-    io(24, h.taut_edges);
+    io(h.corner_count, h.layer_cell_count, h.layer_component_count, h.any_direction_corners,
+       h.visibility_edges, h.taut_edges);
 }
-
 NAV_HEADER_LAYOUT(ClusterHeader, kSecClusterHeader, kClusterHeaderSize) {
-    io(0, h.method);
-    io(4, h.cluster_count);
-    io(8, h.node_count);
-    io(12, h.edge_count);
-    io(16, h.cluster_size);
-    io(20, h.requested_clusters);
-    io(24, h.scale);
-    io(28, h.min_cluster_nodes);
-    io(32, h.max_cluster_nodes);
-    io(36, h.unreachable_pairs);
-    io(40, h.graph_fingerprint);
-    io(48, h.flags);
+    io(h.method, h.cluster_count, h.node_count, h.edge_count, h.cluster_size, h.requested_clusters,
+       h.scale, h.min_cluster_nodes, h.max_cluster_nodes, h.unreachable_pairs, h.graph_fingerprint,
+       h.flags);
 }
-
 NAV_HEADER_LAYOUT(HierarchyHeader, kSecHierHeader, kHierarchyHeaderSize) {
-    io(0, h.level_count);
-    io(4, h.node_count);
-    io(8, h.cluster_count);
-    io(12, h.group_count);
-    io(16, h.abstract_edge_count);
-    io(20, h.entrance_count);
-    io(24, h.entrance_edge_count);
-    io(28, h.default_cost);
-    io(32, h.entrance_mode);
-    io(36, h.group_fanout);
-    io(40, h.graph_fingerprint);
-    io(48, h.clusters_fingerprint);
+    io(h.level_count, h.node_count, h.cluster_count, h.group_count, h.abstract_edge_count,
+       h.entrance_count, h.entrance_edge_count, h.default_cost, h.entrance_mode, h.group_fanout,
+       h.graph_fingerprint, h.clusters_fingerprint);
 }
-
 NAV_HEADER_LAYOUT(NextHopHeader, kSecNextHopHeader, kNextHopHeaderSize) {
-    io(0, h.node_count);
-    io(4, h.edge_count);
-    io(8, h.block_rows);
-    io(12, h.block_count);
-    io(16, h.first_block);
-    io(20, h.stored_blocks);
-    io(24, h.shard_index);
-    io(28, h.shard_count);
-    io(32, h.symbol_bytes);
-    io(36, h.cost_shift);
-    io(40, h.graph_fingerprint);
-    io(48, h.run_count);
-    io(56, h.flags);
+    io(h.node_count, h.edge_count, h.block_rows, h.block_count, h.first_block, h.stored_blocks,
+       h.shard_index, h.shard_count, h.symbol_bytes, h.cost_shift, h.graph_fingerprint,
+       h.run_count, h.flags);
 }
-
 NAV_HEADER_LAYOUT(HierNextHopHeader, kSecHierHopHeader, kHierNextHopHeaderSize) {
-    io(0, h.node_count);
-    io(4, h.edge_count);
-    io(8, h.cluster_count);
-    io(12, h.entrance_count);
-    io(16, h.symbol_bytes);
-    io(24, h.graph_fingerprint);
-    io(32, h.clusters_fingerprint);
-    io(40, h.intra_symbols);
-    io(48, h.distance_entries);
+    io(h.node_count, h.edge_count, h.cluster_count, h.entrance_count, h.symbol_bytes, Reserved{4},
+       h.graph_fingerprint, h.clusters_fingerprint, h.intra_symbols, h.distance_entries);
 }
 
 #undef NAV_HEADER_LAYOUT
