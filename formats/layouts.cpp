@@ -5,6 +5,7 @@
 #include <bitset>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <type_traits>
 
 #include "bytes.h"
@@ -248,6 +249,20 @@ Error decodeAreaTable(const uint8_t* data, size_t size, AreaTable& out) {
                          "section 'AREA': area 0 must be the non-walkable obstacle area");
     out.count = count;
     return {};
+}
+
+Error decodeAreaCosts(const uint8_t* data, size_t size, uint32_t& count, float* costs) {
+    count = 0;
+    auto* table = new (std::nothrow) AreaTable();
+    if (table == nullptr) return makeError(ErrorCode::out_of_memory, 0, kSecAreas, "out of memory");
+    const Error e = decodeAreaTable(data, size, *table);
+    if (!e) {
+        count = table->count;
+        if (costs != nullptr)
+            for (uint32_t a = 0; a < count; ++a) costs[a] = table->areas[a].cost;
+    }
+    delete table;
+    return e;
 }
 
 Error validateVoxelSections(const VoxelHeader& h, const uint8_t* columns, size_t columns_size,

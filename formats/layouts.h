@@ -132,6 +132,9 @@ struct AreaTable {
 // AREA layout: u32 count, then per area: u8 flags, u8 0, u16 0, f32 cost, u32 name length, name.
 // Area 0 must be the non-walkable obstacle area.
 Error decodeAreaTable(const uint8_t* data, size_t size, AreaTable& out);
+// The same checks without an AreaTable on the caller's stack (it is ~5 KB): the area count and,
+// when `costs` is not null, each area's cost into costs[0..count).
+Error decodeAreaCosts(const uint8_t* data, size_t size, uint32_t& count, float* costs);
 
 // ---- GHDR: 48 bytes ----------------------------------------------------------------------------
 struct GeometryHeader {

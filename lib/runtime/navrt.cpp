@@ -71,6 +71,11 @@ SectionView Asset::find(uint32_t id) const {
     return SectionView{};
 }
 
+Error Asset::require(uint32_t id, SectionView& view) const {
+    view = find(id);
+    return view.id == 0 ? nav::formats::missingSectionError(id) : Error{};
+}
+
 Error loadFromMemory(const void* data, size_t size, Asset& out, const LoadOptions& options) {
     out.reset();
     if (data == nullptr)
@@ -167,11 +172,6 @@ Error load(const char* path, Asset& out, const LoadOptions& options) {
 
 namespace {
 
-Error requireSection(const Asset& asset, uint32_t id, SectionView& view) {
-    view = asset.find(id);
-    return view.id == 0 ? nav::formats::missingSectionError(id) : Error{};
-}
-
 Error requireKind(const Asset& asset, uint32_t kind, uint32_t max_version) {
     nav::formats::Container c;
     c.kind = asset.kind();
@@ -186,19 +186,15 @@ Error viewGeometry(const Asset& asset, GeometryView& out) {
     out = GeometryView{};
     if (Error e = requireKind(asset, kKindGeometry, kGeometryVersion)) return e;
     SectionView header, vertices, triangles, areas, area_table;
-    if (Error e = requireSection(asset, kSecGeometryHeader, header)) return e;
-    if (Error e = requireSection(asset, kSecVertices, vertices)) return e;
-    if (Error e = requireSection(asset, kSecTriangles, triangles)) return e;
-    if (Error e = requireSection(asset, kSecTriangleAreas, areas)) return e;
-    if (Error e = requireSection(asset, kSecAreas, area_table)) return e;
+    if (Error e = asset.require(kSecGeometryHeader, header)) return e;
+    if (Error e = asset.require(kSecVertices, vertices)) return e;
+    if (Error e = asset.require(kSecTriangles, triangles)) return e;
+    if (Error e = asset.require(kSecTriangleAreas, areas)) return e;
+    if (Error e = asset.require(kSecAreas, area_table)) return e;
     GeometryHeader h;
     if (Error e = decodeGeometryHeader(header.data, header.size, h)) return e;
-    auto* table = new (std::nothrow) AreaTable();
-    if (table == nullptr) return makeError(ErrorCode::out_of_memory, 0, kSecAreas, "out of memory");
-    Error table_error = decodeAreaTable(area_table.data, area_table.size, *table);
-    const uint32_t area_count = table->count;
-    delete table;
-    if (table_error) return table_error;
+    uint32_t area_count = 0;
+    if (Error e = decodeAreaCosts(area_table.data, area_table.size, area_count, nullptr)) return e;
     if (vertices.size != uint64_t(h.vertex_count) * 12)
         return makeError(ErrorCode::bad_section, 0, kSecVertices,
                          "section 'VERT' is %zu bytes, expected %llu", vertices.size,
@@ -229,18 +225,14 @@ Error viewVoxelGrid(const Asset& asset, VoxelGridView& out) {
     out = VoxelGridView{};
     if (Error e = requireKind(asset, kKindVoxels, kVoxelsVersion)) return e;
     SectionView header, columns, spans, area_table;
-    if (Error e = requireSection(asset, kSecVoxelHeader, header)) return e;
-    if (Error e = requireSection(asset, kSecColumns, columns)) return e;
-    if (Error e = requireSection(asset, kSecSpans, spans)) return e;
-    if (Error e = requireSection(asset, kSecAreas, area_table)) return e;
+    if (Error e = asset.require(kSecVoxelHeader, header)) return e;
+    if (Error e = asset.require(kSecColumns, columns)) return e;
+    if (Error e = asset.require(kSecSpans, spans)) return e;
+    if (Error e = asset.require(kSecAreas, area_table)) return e;
     VoxelHeader h;
     if (Error e = decodeVoxelHeader(header.data, header.size, h)) return e;
-    auto* table = new (std::nothrow) AreaTable();
-    if (table == nullptr) return makeError(ErrorCode::out_of_memory, 0, kSecAreas, "out of memory");
-    Error table_error = decodeAreaTable(area_table.data, area_table.size, *table);
-    const uint32_t area_count = table->count;
-    delete table;
-    if (table_error) return table_error;
+    uint32_t area_count = 0;
+    if (Error e = decodeAreaCosts(area_table.data, area_table.size, area_count, nullptr)) return e;
     if (Error e = validateVoxelSections(h, columns.data, columns.size, spans.data, spans.size,
                                         area_count))
         return e;

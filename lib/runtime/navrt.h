@@ -60,6 +60,8 @@ public:
     SectionView section(uint32_t index) const;  // index < sectionCount()
     // The section with this id, or a view with data == nullptr and id == 0 when absent.
     SectionView find(uint32_t id) const;
+    // find(), with ErrorCode::missing_section naming the section when it is absent.
+    Error require(uint32_t id, SectionView& view) const;
     // Frees the buffer; the asset is then empty.
     void reset();
 

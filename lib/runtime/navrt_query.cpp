@@ -24,11 +24,6 @@ using heap::kNotInHeap;
 // them overestimate.
 constexpr double kHeuristicSafety = 1.0 - 1e-6;
 
-Error need(const Asset& asset, uint32_t id, SectionView& view) {
-    view = asset.find(id);
-    return view.id == 0 ? fmt::missingSectionError(id) : Error{};
-}
-
 fmt::SectionSpan spanOf(const SectionView& view) { return {view.data, view.size, view.id != 0}; }
 
 // formats::graphFingerprint of this asset's GRHD (given) and EOFF/EDST/ECST sections.
@@ -82,11 +77,11 @@ inline bool boxFree(const GraphView& g, const Voxel& a, int dx, int dy, int dz) 
 // NHHD/NHRK/NHBO/NHBL: a complete table built for this graph, offsets covering the blocks.
 Error viewNextHopSections(const Asset& asset, GraphView& out) {
     SectionView header, ranks, offsets, blocks, graph_header;
-    if (Error e = need(asset, fmt::kSecNextHopHeader, header)) return e;
-    if (Error e = need(asset, fmt::kSecNextHopRanks, ranks)) return e;
-    if (Error e = need(asset, fmt::kSecNextHopOffsets, offsets)) return e;
-    if (Error e = need(asset, fmt::kSecNextHopBlocks, blocks)) return e;
-    if (Error e = need(asset, fmt::kSecGraphHeader, graph_header)) return e;
+    if (Error e = asset.require(fmt::kSecNextHopHeader, header)) return e;
+    if (Error e = asset.require(fmt::kSecNextHopRanks, ranks)) return e;
+    if (Error e = asset.require(fmt::kSecNextHopOffsets, offsets)) return e;
+    if (Error e = asset.require(fmt::kSecNextHopBlocks, blocks)) return e;
+    if (Error e = asset.require(fmt::kSecGraphHeader, graph_header)) return e;
     fmt::NextHopHeader& h = out.next_hop_header;
     if (Error e = fmt::decodeNextHopHeader(header.data, header.size, h)) return e;
     if (h.flags & fmt::kNextHopFlagPartial)
@@ -111,8 +106,8 @@ Error viewNextHopSections(const Asset& asset, GraphView& out) {
 // HNHD and its 13 arrays: built for this graph; sizes, offsets and every index checked.
 Error viewHierHopSections(const Asset& asset, GraphView& out) {
     SectionView header, graph_header;
-    if (Error e = need(asset, fmt::kSecHierHopHeader, header)) return e;
-    if (Error e = need(asset, fmt::kSecGraphHeader, graph_header)) return e;
+    if (Error e = asset.require(fmt::kSecHierHopHeader, header)) return e;
+    if (Error e = asset.require(fmt::kSecGraphHeader, graph_header)) return e;
     fmt::HierNextHopHeader& h = out.hier_hop_header;
     if (Error e = fmt::decodeHierNextHopHeader(header.data, header.size, h)) return e;
     const uint64_t fingerprint = assetGraphFingerprint(asset, graph_header);
@@ -122,7 +117,7 @@ Error viewHierHopSections(const Asset& asset, GraphView& out) {
     static const uint32_t kEmpty[2] = {0, 0};
     for (uint32_t s = 0; s < fmt::kHopSectionCount; ++s) {
         SectionView view;
-        if (Error e = need(asset, fmt::kHierHopSectionIds[s], view)) return e;
+        if (Error e = asset.require(fmt::kHierHopSectionIds[s], view)) return e;
         out.hier_hop[s] = view.size > 0 ? view.data : reinterpret_cast<const uint8_t*>(kEmpty);
         out.hier_hop_size[s] = view.size;
     }
@@ -137,8 +132,8 @@ Error viewHierarchySections(const Asset& asset, GraphView& out) {
         return makeError(ErrorCode::bad_section, 0, fmt::kSecHierHeader,
                          "hierarchy sections without cluster sections");
     SectionView header, nodes;
-    if (Error e = need(asset, fmt::kSecHierHeader, header)) return e;
-    if (Error e = need(asset, fmt::kSecNodeClusters, nodes)) return e;
+    if (Error e = asset.require(fmt::kSecHierHeader, header)) return e;
+    if (Error e = asset.require(fmt::kSecNodeClusters, nodes)) return e;
     fmt::HierarchyArrays& a = out.hierarchy;
     if (Error e = fmt::decodeHierarchyHeader(header.data, header.size, a.header)) return e;
     const fmt::HierarchyHeader& h = a.header;
@@ -150,7 +145,7 @@ Error viewHierarchySections(const Asset& asset, GraphView& out) {
     static const uint32_t kEmpty = 0;
     for (uint32_t s = 0; s < fmt::kHierSectionCount; ++s) {
         SectionView view;
-        if (Error e = need(asset, fmt::kHierSectionIds[s], view)) return e;
+        if (Error e = asset.require(fmt::kHierSectionIds[s], view)) return e;
         a.data[s] = view.size > 0 ? view.data : reinterpret_cast<const uint8_t*>(&kEmpty);
         a.size[s] = view.size;
     }
@@ -187,10 +182,10 @@ namespace {
 // CLHD/CLND/CLTB: sizes, ids, diagonal, and that they were built for this graph.
 Error viewClusterSections(const Asset& asset, GraphView& out) {
     SectionView header, nodes, table, graph_header;
-    if (Error e = need(asset, fmt::kSecClusterHeader, header)) return e;
-    if (Error e = need(asset, fmt::kSecNodeClusters, nodes)) return e;
-    if (Error e = need(asset, fmt::kSecClusterTable, table)) return e;
-    if (Error e = need(asset, fmt::kSecGraphHeader, graph_header)) return e;
+    if (Error e = asset.require(fmt::kSecClusterHeader, header)) return e;
+    if (Error e = asset.require(fmt::kSecNodeClusters, nodes)) return e;
+    if (Error e = asset.require(fmt::kSecClusterTable, table)) return e;
+    if (Error e = asset.require(fmt::kSecGraphHeader, graph_header)) return e;
     fmt::ClusterHeader& h = out.cluster_header;
     if (Error e = fmt::decodeClusterHeader(header.data, header.size, h)) return e;
     const uint64_t fingerprint = assetGraphFingerprint(asset, graph_header);
@@ -223,17 +218,12 @@ Error viewGraph(const Asset& asset, GraphView& out) {
         return makeError(ErrorCode::newer_version, 16, 0, "graph layout version %u is not supported",
                          asset.kindVersion());
     SectionView header, areas;
-    if (Error e = need(asset, fmt::kSecGraphHeader, header)) return e;
-    if (Error e = need(asset, fmt::kSecAreas, areas)) return e;
+    if (Error e = asset.require(fmt::kSecGraphHeader, header)) return e;
+    if (Error e = asset.require(fmt::kSecAreas, areas)) return e;
     fmt::GraphHeader& h = out.header;
     if (Error e = fmt::decodeGraphHeader(header.data, header.size, h)) return e;
-    auto* table = new (std::nothrow) fmt::AreaTable();
-    if (table == nullptr) return makeError(ErrorCode::out_of_memory, 0, 0, "out of memory");
-    const Error area_error = fmt::decodeAreaTable(areas.data, areas.size, *table);
-    const uint32_t area_count = table->count;
-    for (uint32_t a = 0; a < area_count; ++a) out.area_costs[a] = table->areas[a].cost;
-    delete table;
-    if (area_error) return area_error;
+    uint32_t area_count = 0;
+    if (Error e = fmt::decodeAreaCosts(areas.data, areas.size, area_count, out.area_costs)) return e;
 
     const SectionView name = asset.find(fmt::kSecSourceName);
     if (name.id != 0) {
