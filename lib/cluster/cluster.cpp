@@ -652,19 +652,16 @@ void addClusterSections(formats::ContainerWriter& writer, const Clusters& c) {
 }
 
 Status saveClusters(const std::filesystem::path& path, const Clusters& c) {
-    formats::ContainerWriter writer(formats::kKindClusters, formats::kClustersVersion);
-    writer.setCompressionLevel(19);
-    addClusterSections(writer, c);
-    return saveContainer(path, writer);
+    return saveTableContainer(path, formats::kKindClusters, formats::kClustersVersion,
+                              [&](formats::ContainerWriter& writer) { addClusterSections(writer, c); });
 }
 
 Result<Clusters> decodeClusters(const LoadedContainer& container) {
     const std::string file = container.path.string();
     Clusters out;
-    auto header = container.section(formats::kSecClusterHeader);
-    if (!header) return header.error();
-    if (formats::Error e = formats::decodeClusterHeader(header->data(), header->size(), out.header))
-        return containerError(container.path, e);
+    if (Status s = container.header(formats::kSecClusterHeader, formats::decodeClusterHeader, out.header);
+        !s)
+        return s.error();
     const formats::ClusterHeader& h = out.header;
     auto nodes = container.section(formats::kSecNodeClusters);
     if (!nodes) return nodes.error();

@@ -476,10 +476,8 @@ void addHierarchySections(formats::ContainerWriter& writer, const Hierarchy& h) 
 }
 
 Status saveHierarchy(const std::filesystem::path& path, const Hierarchy& h) {
-    formats::ContainerWriter writer(formats::kKindHierarchy, formats::kHierarchyVersion);
-    writer.setCompressionLevel(19);
-    addHierarchySections(writer, h);
-    return saveContainer(path, writer);
+    return saveTableContainer(path, formats::kKindHierarchy, formats::kHierarchyVersion,
+                              [&](formats::ContainerWriter& writer) { addHierarchySections(writer, h); });
 }
 
 Result<Hierarchy> loadHierarchy(const std::filesystem::path& path, const Clusters& clusters,
@@ -487,11 +485,10 @@ Result<Hierarchy> loadHierarchy(const std::filesystem::path& path, const Cluster
     auto container = loadContainer(path, formats::kKindHierarchy, formats::kHierarchyVersion);
     if (!container) return container.error();
     const std::string file = path.string();
-    auto header = container->section(formats::kSecHierHeader);
-    if (!header) return header.error();
     Hierarchy h;
-    if (formats::Error e = formats::decodeHierarchyHeader(header->data(), header->size(), h.header))
-        return containerError(path, e);
+    if (Status s = container->header(formats::kSecHierHeader, formats::decodeHierarchyHeader, h.header);
+        !s)
+        return s.error();
     if (h.header.node_count != clusters.node_clusters.size() ||
         h.header.cluster_count != clusters.count() ||
         h.header.clusters_fingerprint != clustersFingerprint(clusters) ||

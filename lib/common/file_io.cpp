@@ -129,4 +129,12 @@ Status saveContainer(const std::filesystem::path& path, const formats::Container
     return writeFileAtomic(path, bytes);
 }
 
+Status saveTableContainer(const std::filesystem::path& path, uint32_t kind, uint32_t kind_version,
+                          const std::function<void(formats::ContainerWriter&)>& add) {
+    formats::ContainerWriter writer(kind, kind_version);
+    writer.setCompressionLevel(19);
+    add(writer);
+    return saveContainer(path, writer);
+}
+
 }  // namespace nav

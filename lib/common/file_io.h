@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct LoadedContainer {
     bool has(uint32_t id) const { return container.find(id) >= 0; }
     // Verifies the checksum and decodes one section; a missing section is an error.
     Result<std::vector<uint8_t>> section(uint32_t id) const;
+    // Decodes the header section `id` with its formats decoder (e.g. formats::decodeGraphHeader);
+    // errors name the file.
+    template <class Header>
+    Status header(uint32_t id, formats::Error (*decode)(const uint8_t*, size_t, Header&),
+                  Header& out) const;
 };
 
 // Turns a container-level error into a message naming the file, section and byte offset.
@@ -43,5 +49,19 @@ Result<LoadedContainer> parseContainerBytes(std::vector<uint8_t> bytes,
 
 // Finishes the writer and writes the file atomically.
 Status saveContainer(const std::filesystem::path& path, const formats::ContainerWriter& writer);
+// Writes a precomputed table of `kind` (sections appended by `add`) at zstd level 19: tables are
+// baked once and loaded many times, so the slow level pays off.
+Status saveTableContainer(const std::filesystem::path& path, uint32_t kind, uint32_t kind_version,
+                          const std::function<void(formats::ContainerWriter&)>& add);
+
+template <class Header>
+Status LoadedContainer::header(uint32_t id,
+                               formats::Error (*decode)(const uint8_t*, size_t, Header&),
+                               Header& out) const {
+    auto raw = section(id);
+    if (!raw) return raw.error();
+    if (formats::Error e = decode(raw->data(), raw->size(), out)) return containerError(path, e);
+    return {};
+}
 
 }  // namespace nav

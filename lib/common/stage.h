@@ -122,7 +122,7 @@ std::string_view choiceName(std::span<const Choice<E>> choices, E value) {
 // The one message for a word that is not a choice: "'x' is not one of: grid, regions".
 template <class E>
 std::string notAChoice(std::span<const Choice<E>> choices, std::string_view text) {
-    return "'" + std::string(text) + "' is not one of: " + choiceNames(choices);
+    return fmt::format("'{}' is not one of: {}", text, choiceNames(choices));
 }
 
 // ---- Cache keys and results --------------------------------------------------------------------

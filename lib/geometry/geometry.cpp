@@ -101,12 +101,9 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
 
 Result<Geometry> decodeGeometry(const LoadedContainer& c) {
     const std::string file = c.path.string();
-    auto header_bytes = c.section(formats::kSecGeometryHeader);
-    if (!header_bytes) return header_bytes.error();
     formats::GeometryHeader header;
-    if (formats::Error e = formats::decodeGeometryHeader(header_bytes->data(), header_bytes->size(),
-                                                         header))
-        return containerError(c.path, e);
+    if (Status s = c.header(formats::kSecGeometryHeader, formats::decodeGeometryHeader, header); !s)
+        return s.error();
 
     Geometry g;
     g.source_mesh_count = header.source_mesh_count;

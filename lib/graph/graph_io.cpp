@@ -225,11 +225,8 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
 
 Result<Graph> decodeGraph(const LoadedContainer& c) {
     Graph g;
-    auto header_bytes = c.section(formats::kSecGraphHeader);
-    if (!header_bytes) return header_bytes.error();
-    if (formats::Error e = formats::decodeGraphHeader(header_bytes->data(), header_bytes->size(),
-                                                      g.header))
-        return containerError(c.path, e);
+    if (Status s = c.header(formats::kSecGraphHeader, formats::decodeGraphHeader, g.header); !s)
+        return s.error();
     const formats::GraphHeader& h = g.header;
     auto area_bytes = c.section(formats::kSecAreas);
     if (!area_bytes) return area_bytes.error();

@@ -206,14 +206,9 @@ Json clusterStats(const cluster::Clusters& c, const LoadedContainer& loaded) {
 // HRHD and HGCT of a .hier or a .nav packed with --hierarchy (the arrays are checked against
 // their clusters by pack and navrt).
 void hierarchyStats(const LoadedContainer& loaded, Json& out, Json& errors) {
-    auto header = loaded.section(formats::kSecHierHeader);
-    if (!header) {
-        errors.push_back(header.error().message);
-        return;
-    }
     formats::HierarchyHeader h;
-    if (formats::Error e = formats::decodeHierarchyHeader(header->data(), header->size(), h)) {
-        errors.push_back(containerError(loaded.path, e).message);
+    if (Status s = loaded.header(formats::kSecHierHeader, formats::decodeHierarchyHeader, h); !s) {
+        errors.push_back(s.error().message);
         return;
     }
     Json groups = Json::array();
@@ -241,14 +236,9 @@ void hierarchyStats(const LoadedContainer& loaded, Json& out, Json& errors) {
 // NHHD or HNHD of a next-hop table (.nh, .nhh, or a .nav packed with --nexthop).
 void nextHopStats(const LoadedContainer& loaded, Json& out, Json& errors) {
     if (loaded.has(formats::kSecNextHopHeader)) {
-        auto header = loaded.section(formats::kSecNextHopHeader);
         formats::NextHopHeader h;
-        if (!header) {
-            errors.push_back(header.error().message);
-            return;
-        }
-        if (formats::Error e = formats::decodeNextHopHeader(header->data(), header->size(), h)) {
-            errors.push_back(containerError(loaded.path, e).message);
+        if (Status s = loaded.header(formats::kSecNextHopHeader, formats::decodeNextHopHeader, h); !s) {
+            errors.push_back(s.error().message);
             return;
         }
         const int index = loaded.container.find(formats::kSecNextHopBlocks);
@@ -270,14 +260,9 @@ void nextHopStats(const LoadedContainer& loaded, Json& out, Json& errors) {
                {"graph_fingerprint", fmt::format("{:016x}", h.graph_fingerprint)}};
         return;
     }
-    auto header = loaded.section(formats::kSecHierHopHeader);
     formats::HierNextHopHeader h;
-    if (!header) {
-        errors.push_back(header.error().message);
-        return;
-    }
-    if (formats::Error e = formats::decodeHierNextHopHeader(header->data(), header->size(), h)) {
-        errors.push_back(containerError(loaded.path, e).message);
+    if (Status s = loaded.header(formats::kSecHierHopHeader, formats::decodeHierNextHopHeader, h); !s) {
+        errors.push_back(s.error().message);
         return;
     }
     out = {{"table", "hierarchical"},

@@ -178,20 +178,18 @@ void addHierTableSections(formats::ContainerWriter& writer, const HierTable& t) 
 }
 
 Status saveHierTable(const std::filesystem::path& path, const HierTable& t) {
-    formats::ContainerWriter writer(formats::kKindHierNextHop, formats::kHierNextHopVersion);
-    writer.setCompressionLevel(19);
-    addHierTableSections(writer, t);
-    return saveContainer(path, writer);
+    return saveTableContainer(path, formats::kKindHierNextHop, formats::kHierNextHopVersion,
+                              [&](formats::ContainerWriter& writer) { addHierTableSections(writer, t); });
 }
 
 Result<HierTable> loadHierTable(const std::filesystem::path& path) {
     auto container = loadContainer(path, formats::kKindHierNextHop, formats::kHierNextHopVersion);
     if (!container) return container.error();
     HierTable t;
-    auto header = container->section(formats::kSecHierHopHeader);
-    if (!header) return header.error();
-    if (formats::Error e = formats::decodeHierNextHopHeader(header->data(), header->size(), t.header))
-        return containerError(path, e);
+    if (Status s = container->header(formats::kSecHierHopHeader, formats::decodeHierNextHopHeader,
+                                     t.header);
+        !s)
+        return s.error();
     std::vector<uint8_t> bytes[formats::kHopSectionCount];
     const uint8_t* data[formats::kHopSectionCount];
     size_t size[formats::kHopSectionCount];

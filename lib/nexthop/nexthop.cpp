@@ -729,20 +729,16 @@ void addNextHopSections(formats::ContainerWriter& writer, const Table& t) {
 }
 
 Status saveTable(const std::filesystem::path& path, const Table& t) {
-    formats::ContainerWriter writer(formats::kKindNextHop, formats::kNextHopVersion);
-    writer.setCompressionLevel(19);
-    addNextHopSections(writer, t);
-    return saveContainer(path, writer);
+    return saveTableContainer(path, formats::kKindNextHop, formats::kNextHopVersion,
+                              [&](formats::ContainerWriter& writer) { addNextHopSections(writer, t); });
 }
 
 Result<Table> loadTable(const std::filesystem::path& path) {
     auto container = loadContainer(path, formats::kKindNextHop, formats::kNextHopVersion);
     if (!container) return container.error();
     Table t;
-    auto header = container->section(formats::kSecNextHopHeader);
-    if (!header) return header.error();
-    if (formats::Error e = formats::decodeNextHopHeader(header->data(), header->size(), t.header))
-        return containerError(path, e);
+    if (Status s = container->header(formats::kSecNextHopHeader, formats::decodeNextHopHeader, t.header); !s)
+        return s.error();
     const formats::NextHopHeader& h = t.header;
     auto ranks = container->section(formats::kSecNextHopRanks);
     if (!ranks) return ranks.error();

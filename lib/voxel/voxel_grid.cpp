@@ -86,12 +86,9 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
 }
 
 Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
-    auto header_bytes = c.section(formats::kSecVoxelHeader);
-    if (!header_bytes) return header_bytes.error();
     formats::VoxelHeader header;
-    if (formats::Error e =
-            formats::decodeVoxelHeader(header_bytes->data(), header_bytes->size(), header))
-        return containerError(c.path, e);
+    if (Status s = c.header(formats::kSecVoxelHeader, formats::decodeVoxelHeader, header); !s)
+        return s.error();
     auto area_bytes = c.section(formats::kSecAreas);
     if (!area_bytes) return area_bytes.error();
     auto areas = geo::decodeAreaTable(*area_bytes, c.path);
