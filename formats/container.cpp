@@ -1,4 +1,4 @@
-#include "container.h"
+#include "formats/container.h"
 
 #include <zstd.h>
 
@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "bytes.h"
-#include "xxhash64.h"
+#include "formats/bytes.h"
+#include "formats/xxhash64.h"
 
 namespace nav::formats {
 

@@ -1,11 +1,11 @@
-#include "container_writer.h"
+#include "formats/container_writer.h"
 
 #include <zstd.h>
 
 #include <cstring>
 
-#include "bytes.h"
-#include "xxhash64.h"
+#include "formats/bytes.h"
+#include "formats/xxhash64.h"
 
 namespace nav::formats {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "container.h"
+#include "formats/container.h"
 
 namespace nav::formats {
 

@@ -1,8 +1,8 @@
-#include "graph_sections.h"
+#include "formats/graph_sections.h"
 
 #include <cmath>
 
-#include "bytes.h"
+#include "formats/bytes.h"
 
 namespace nav::formats {
 namespace {

@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "layouts.h"
+#include "formats/layouts.h"
 
 namespace nav::formats {
 

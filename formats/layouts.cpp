@@ -1,4 +1,4 @@
-#include "layouts.h"
+#include "formats/layouts.h"
 
 #include <bit>
 #include <cassert>
@@ -8,8 +8,8 @@
 #include <new>
 #include <type_traits>
 
-#include "bytes.h"
-#include "xxhash64.h"
+#include "formats/bytes.h"
+#include "formats/xxhash64.h"
 
 namespace nav::formats {
 namespace {

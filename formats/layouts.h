@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "container.h"
+#include "formats/container.h"
 
 namespace nav::formats {
 

@@ -13,7 +13,7 @@
 // side of a grid vertex the segment passes is the sign of an int64 cross product, so grid
 // vertices and cell centres never suffer rounding and touching an obstacle corner is decided
 // exactly (MovingAI's no-corner-cutting rule: passing a vertex needs one free route around it).
-#include "pov_sight.h"
+#include "formats/pov_sight.h"
 
 #include <cstring>
 

@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include "layouts.h"
+#include "formats/layouts.h"
 
 namespace nav::formats {
 

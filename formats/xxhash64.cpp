@@ -1,4 +1,4 @@
-#include "xxhash64.h"
+#include "formats/xxhash64.h"
 
 #include <cstring>
 

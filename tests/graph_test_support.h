@@ -15,7 +15,7 @@
 #include "lib/common/context.h"
 #include "lib/common/file_io.h"
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxel_grid.h"
 
@@ -23,7 +23,7 @@ namespace nav::test {
 
 // The tile graph of a MovingAI map (source name `name`, so scenario files match).
 inline graph::Graph tileGraphOf(const importer::GridMap& map, const std::string& name) {
-    vox::VoxelGrid grid = importer::gridFromMap(map);
+    voxel::VoxelGrid grid = importer::gridFromMap(map);
     grid.source_name = name;
     Context context;
     auto g = graph::buildTileGraph(grid, context);

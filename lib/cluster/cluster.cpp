@@ -1,4 +1,4 @@
-#include "cluster.h"
+#include "lib/cluster/cluster.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,11 +10,11 @@
 #include <thread>
 #include <tuple>
 
-#include "../../formats/bytes.h"
-#include "../../formats/graph_sections.h"
-#include "../common/csr.h"
-#include "../common/parallel.h"
-#include "../common/search.h"
+#include "formats/bytes.h"
+#include "formats/graph_sections.h"
+#include "lib/common/csr.h"
+#include "lib/common/parallel.h"
+#include "lib/common/search.h"
 
 namespace nav::cluster {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <chrono>
 
-#include "cluster.h"
-#include "hierarchy.h"
+#include "lib/cluster/cluster.h"
+#include "lib/cluster/hierarchy.h"
 
 namespace nav::cluster {
 namespace {

@@ -1,4 +1,4 @@
-#include "hierarchy.h"
+#include "lib/cluster/hierarchy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,11 @@
 #include <queue>
 #include <thread>
 
-#include "../../formats/bytes.h"
-#include "../../formats/xxhash64.h"
-#include "../common/csr.h"
-#include "../common/parallel.h"
-#include "../common/search.h"
+#include "formats/bytes.h"
+#include "formats/xxhash64.h"
+#include "lib/common/csr.h"
+#include "lib/common/parallel.h"
+#include "lib/common/search.h"
 
 namespace nav::cluster {
 namespace {

@@ -1,4 +1,4 @@
-#include "file_io.h"
+#include "lib/common/file_io.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -8,9 +8,9 @@
 #include <span>
 #include <vector>
 
-#include "../../formats/container.h"
-#include "../../formats/container_writer.h"
-#include "result.h"
+#include "formats/container.h"
+#include "formats/container_writer.h"
+#include "lib/common/result.h"
 
 namespace nav {
 

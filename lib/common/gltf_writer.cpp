@@ -1,4 +1,4 @@
-#include "gltf_writer.h"
+#include "lib/common/gltf_writer.h"
 
 #include <algorithm>
 #include <bit>

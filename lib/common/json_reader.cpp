@@ -1,4 +1,4 @@
-#include "json_reader.h"
+#include "lib/common/json_reader.h"
 
 #include <fmt/format.h>
 

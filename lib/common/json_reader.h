@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include "result.h"
-#include "stage.h"
+#include "lib/common/result.h"
+#include "lib/common/stage.h"
 
 namespace nav {
 

@@ -1,4 +1,4 @@
-#include "parallel.h"
+#include "lib/common/parallel.h"
 
 #include <algorithm>
 #include <atomic>

@@ -7,8 +7,8 @@
 #include <functional>
 #include <string_view>
 
-#include "context.h"
-#include "result.h"
+#include "lib/common/context.h"
+#include "lib/common/result.h"
 
 namespace nav {
 

@@ -1,4 +1,4 @@
-#include "stage.h"
+#include "lib/common/stage.h"
 
 namespace nav {
 

@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "result.h"
+#include "lib/common/result.h"
 
 namespace nav {
 

@@ -1,13 +1,13 @@
-#include "geometry.h"
+#include "lib/geometry/geometry.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "../../formats/bytes.h"
-#include "../../formats/layouts.h"
+#include "formats/bytes.h"
+#include "formats/layouts.h"
 
-namespace nav::geo {
+namespace nav::geometry {
 
 std::vector<AreaType> defaultAreaTable() {
     return {AreaType{"obstacle", 1.0f, false}, AreaType{"ground", 1.0f, true}};
@@ -179,4 +179,4 @@ Result<Geometry> loadGeometry(const std::filesystem::path& path) {
     return decodeGeometry(*container);
 }
 
-}  // namespace nav::geo
+}  // namespace nav::geometry

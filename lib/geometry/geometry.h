@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "../common/file_io.h"
-#include "../common/result.h"
+#include "lib/common/file_io.h"
+#include "lib/common/result.h"
 
-namespace nav::geo {
+namespace nav::geometry {
 
 // An area type: what walking on a surface costs. Area id = index in the area table.
 // Id 0 is always the obstacle area (solid, never walkable); id 1 is plain ground (cost 1).
@@ -67,4 +67,4 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& geometry)
 Result<Geometry> loadGeometry(const std::filesystem::path& path);
 Result<Geometry> decodeGeometry(const LoadedContainer& container);
 
-}  // namespace nav::geo
+}  // namespace nav::geometry

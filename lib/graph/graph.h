@@ -7,14 +7,14 @@
 #include <filesystem>
 #include <vector>
 
-#include "../../formats/layouts.h"
-#include "../common/context.h"
-#include "../common/file_io.h"
-#include "../common/result.h"
-#include "../common/stage.h"
-#include "../geometry/geometry.h"
-#include "../navmesh/navmesh.h"
-#include "../voxel/voxel_grid.h"
+#include "formats/layouts.h"
+#include "lib/common/context.h"
+#include "lib/common/file_io.h"
+#include "lib/common/result.h"
+#include "lib/common/stage.h"
+#include "lib/geometry/geometry.h"
+#include "lib/navmesh/navmesh.h"
+#include "lib/voxel/voxel_grid.h"
 
 namespace nav::graph {
 
@@ -34,7 +34,7 @@ struct Graph {
     // (y * size_z + z) * size_x + x; a set bit marks a voxel the agent can occupy. positions,
     // cells and edges are then empty, and components holds kNoNode for blocked voxels.
     std::vector<uint64_t> free_voxels;
-    std::vector<geo::AreaType> areas;
+    std::vector<geometry::AreaType> areas;
     std::string source_name;  // base name of the level's source file, may be empty
     // Navmesh graphs: node p = polygon p of `mesh`, plus the XZ grid index locate() uses.
     navmesh::NavMesh mesh;
@@ -59,14 +59,14 @@ struct Graph {
 };
 
 // A graph header describing `grid` (dimensions, origin, cell sizes, agent); counts left zero.
-formats::GraphHeader headerForGrid(const vox::VoxelGrid& grid, GraphType type);
+formats::GraphHeader headerForGrid(const voxel::VoxelGrid& grid, GraphType type);
 
 // Tile graph (2.5D, multi-floor): a node per walkable span; edges to the 8 neighbour columns
 // when the step is <= climb and the shared clearance >= agent height; a diagonal only when both
 // cardinal moves are possible (no corner cutting). Cost = 3D distance between the cell centres
 // on their floors x the mean area cost multiplier of the two cells (exactly 1 and sqrt(2) on a
 // MovingAI grid).
-Result<Graph> buildTileGraph(const vox::VoxelGrid& grid, Context& context);
+Result<Graph> buildTileGraph(const voxel::VoxelGrid& grid, Context& context);
 
 // Volume graph (flying agents, implicit): a voxel is solid inside a span of its column; it is
 // free for the agent when no voxel of the box of r = ceil(agent_radius / cell_size) cells
@@ -75,13 +75,13 @@ Result<Graph> buildTileGraph(const vox::VoxelGrid& grid, Context& context);
 // dz), each in {-1, 0, 1}, when every voxel of the box {x, x+dx} x {y, y+dy} x {z, z+dz} is
 // free; cost = distance between the voxel centres. Fills free_voxels, components (kNoNode for
 // non-free voxels, ids by lowest voxel index) and the header counts; no positions/cells/edges.
-Result<Graph> buildVolumeGraph(const vox::VoxelGrid& grid, float agent_radius, Context& context);
+Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius, Context& context);
 
 // Navmesh graph: bakes the navigation mesh of `grid`; a node per polygon (at its centroid), an
 // edge per shared portal with cost = |centroid(a) - portal midpoint| x cost(a) + |portal midpoint
 // - centroid(b)| x cost(b). Also builds the spatial index. An empty walkable surface gives an
 // empty graph and a warning.
-Result<Graph> buildNavmeshGraph(const vox::VoxelGrid& grid, const navmesh::NavmeshParams& params,
+Result<Graph> buildNavmeshGraph(const voxel::VoxelGrid& grid, const navmesh::NavmeshParams& params,
                                 Context& context);
 
 struct PovParams {
@@ -94,12 +94,12 @@ struct PovParams {
 // Points-of-visibility graph (Lozano-Perez & Wesley 1979) over the walkable surface of `grid`:
 // nodes are the convex obstacle corners of every layer (grid vertices where three quadrant cells
 // are walkable and connected and the diagonal one is not), edges join corners that see each
-// other (navrt::povCornersVisible) and, with params.prune, are taut at both ends; cost = 3D
+// other (formats::povCornersVisible) and, with params.prune, are taut at both ends; cost = 3D
 // distance between the corners. Also stores the layer grid and bake statistics (PSTA).
-Result<Graph> buildPovGraph(const vox::VoxelGrid& grid, const PovParams& params, Context& context);
+Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& params, Context& context);
 
 // The graph of an already built navmesh (grid supplies dimensions, agent and area table).
-Graph navmeshGraph(navmesh::NavMesh mesh, const vox::VoxelGrid& grid);
+Graph navmeshGraph(navmesh::NavMesh mesh, const voxel::VoxelGrid& grid);
 
 // Labels connected components (undirected view) and fills the header's counts.
 void finalizeGraph(Graph& graph);

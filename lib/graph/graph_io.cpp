@@ -1,9 +1,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "../../formats/bytes.h"
-#include "../../formats/graph_sections.h"
-#include "graph.h"
+#include "formats/bytes.h"
+#include "formats/graph_sections.h"
+#include "lib/graph/graph.h"
 
 namespace nav::graph {
 namespace {
@@ -91,7 +91,7 @@ void takePovSections(GraphSectionBytes& s, Graph& g) {
 
 }  // namespace
 
-formats::GraphHeader headerForGrid(const vox::VoxelGrid& grid, GraphType type) {
+formats::GraphHeader headerForGrid(const voxel::VoxelGrid& grid, GraphType type) {
     formats::GraphHeader h;
     h.type = type;
     h.size_x = grid.size_x;
@@ -156,7 +156,7 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
                                                                      : formats::kGraphVersion);
     if (kind == formats::kKindNav) writer.setCompressionLevel(19);
     writer.add(formats::kSecGraphHeader, std::move(header_bytes), formats::Codec::raw);
-    writer.add(formats::kSecAreas, geo::encodeAreaTable(g.areas), formats::Codec::raw);
+    writer.add(formats::kSecAreas, geometry::encodeAreaTable(g.areas), formats::Codec::raw);
     const bool implicit_volume = (header.flags & formats::kGraphFlagImplicitVolume) != 0;
     if (!implicit_volume) {
         writer.add(formats::kSecNodePositions, arrayBytes(g.positions));
@@ -230,7 +230,7 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
     const formats::GraphHeader& h = g.header;
     auto area_bytes = c.section(formats::kSecAreas);
     if (!area_bytes) return area_bytes.error();
-    auto areas = geo::decodeAreaTable(*area_bytes, c.path);
+    auto areas = geometry::decodeAreaTable(*area_bytes, c.path);
     if (!areas) return areas.error();
     g.areas = std::move(areas).value();
     if (c.has(formats::kSecSourceName)) {

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <map>
 
-#include "../voxel/voxel_grid.h"
-#include "graph.h"
+#include "lib/voxel/voxel_grid.h"
+#include "lib/graph/graph.h"
 
 namespace nav::graph {
 namespace {
@@ -96,7 +96,7 @@ void GraphStage::describe(const Params& params, StageKey& key) {
 Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
                                     const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<GraphStage>(params); !s) return s.error();
-    auto grid = vox::loadVoxels(inputs.voxels);
+    auto grid = voxel::loadVoxels(inputs.voxels);
     if (!grid) return grid.error();
     const auto start = std::chrono::steady_clock::now();
     Result<Graph> graph = Graph{};

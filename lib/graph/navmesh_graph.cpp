@@ -2,8 +2,8 @@
 #include <cmath>
 #include <limits>
 
-#include "../common/csr.h"
-#include "graph.h"
+#include "lib/common/csr.h"
+#include "lib/graph/graph.h"
 
 namespace nav::graph {
 namespace {
@@ -65,7 +65,7 @@ void buildMeshIndex(Graph& g, float suggested_cell) {
 
 }  // namespace
 
-Result<Graph> buildNavmeshGraph(const vox::VoxelGrid& grid, const navmesh::NavmeshParams& params,
+Result<Graph> buildNavmeshGraph(const voxel::VoxelGrid& grid, const navmesh::NavmeshParams& params,
                                 Context& context) {
     auto mesh = navmesh::buildNavmesh(grid, params, context);
     if (!mesh) return mesh.error();
@@ -74,7 +74,7 @@ Result<Graph> buildNavmeshGraph(const vox::VoxelGrid& grid, const navmesh::Navme
     return navmeshGraph(std::move(mesh).value(), grid);
 }
 
-Graph navmeshGraph(navmesh::NavMesh mesh, const vox::VoxelGrid& grid) {
+Graph navmeshGraph(navmesh::NavMesh mesh, const voxel::VoxelGrid& grid) {
     Graph g;
     g.header = headerForGrid(grid, GraphType::navmesh);
     g.header.heuristic = formats::HeuristicKind::euclidean;
@@ -82,7 +82,7 @@ Graph navmeshGraph(navmesh::NavMesh mesh, const vox::VoxelGrid& grid) {
     g.source_name = grid.source_name;
     g.mesh = std::move(mesh);
     float min_cost = 1.0f;
-    for (const geo::AreaType& a : g.areas)
+    for (const geometry::AreaType& a : g.areas)
         if (a.walkable) min_cost = std::min(min_cost, a.cost);
     g.header.min_cost_multiplier = min_cost;
 

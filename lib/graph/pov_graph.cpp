@@ -12,10 +12,10 @@
 #include <cmath>
 #include <thread>
 
-#include "../../formats/pov_sight.h"
-#include "../common/csr.h"
-#include "../common/parallel.h"
-#include "graph.h"
+#include "formats/pov_sight.h"
+#include "lib/common/csr.h"
+#include "lib/common/parallel.h"
+#include "lib/graph/graph.h"
 
 namespace nav::graph {
 namespace {
@@ -30,7 +30,7 @@ constexpr uint32_t kChunk = 16;
 
 }  // namespace
 
-Result<Graph> buildPovGraph(const vox::VoxelGrid& grid, const PovParams& params, Context& context) {
+Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& params, Context& context) {
     ScopedTimer timer(context, "graph pov");
     auto tile = buildTileGraph(grid, context);
     if (!tile) return tile.error();

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <limits>
 
-#include "graph.h"
+#include "lib/graph/graph.h"
 
 namespace nav::graph {
 namespace {
@@ -20,7 +20,7 @@ struct Floor {
 
 }  // namespace
 
-Result<Graph> buildTileGraph(const vox::VoxelGrid& grid, Context& context) {
+Result<Graph> buildTileGraph(const voxel::VoxelGrid& grid, Context& context) {
     ScopedTimer timer(context, "graph tile");
     Graph g;
     g.header = headerForGrid(grid, GraphType::tile);
@@ -29,7 +29,7 @@ Result<Graph> buildTileGraph(const vox::VoxelGrid& grid, Context& context) {
     g.areas = grid.areas;
     g.source_name = grid.source_name;
     float min_cost = std::numeric_limits<float>::infinity();
-    for (const geo::AreaType& a : grid.areas)
+    for (const geometry::AreaType& a : grid.areas)
         if (a.walkable) min_cost = std::min(min_cost, a.cost);
     h.min_cost_multiplier = std::isfinite(min_cost) ? std::min(min_cost, 1.0f) : 1.0f;
 

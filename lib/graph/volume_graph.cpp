@@ -4,7 +4,7 @@
 #include <array>
 #include <cmath>
 
-#include "graph.h"
+#include "lib/graph/graph.h"
 
 namespace nav::graph {
 namespace {
@@ -63,7 +63,7 @@ void erodeAxis(const std::vector<uint8_t>& in, std::vector<uint8_t>& out, size_t
 
 }  // namespace
 
-Result<Graph> buildVolumeGraph(const vox::VoxelGrid& grid, float agent_radius, Context& context) {
+Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius, Context& context) {
     ScopedTimer timer(context, "graph volume");
     if (!std::isfinite(agent_radius) || agent_radius < 0)
         return makeError(ErrorKind::usage, "agent radius must be a finite number >= 0, got {}",
@@ -99,7 +99,7 @@ Result<Graph> buildVolumeGraph(const vox::VoxelGrid& grid, float agent_radius, C
     for (size_t z = 0; z < sz; ++z) {
         for (size_t x = 0; x < sx; ++x) {
             const size_t cell = z * sx + x;
-            for (const vox::Span& span : grid.column(uint32_t(x), uint32_t(z))) {
+            for (const voxel::Span& span : grid.column(uint32_t(x), uint32_t(z))) {
                 const size_t y_end = std::min<size_t>(span.y_max, sy);
                 for (size_t y = span.y_min; y < y_end; ++y) free[y * layer + cell] = 0;
             }
@@ -109,10 +109,10 @@ Result<Graph> buildVolumeGraph(const vox::VoxelGrid& grid, float agent_radius, C
 
     // 2. Agent clearance: a Chebyshev ball (an axis-aligned box) of r cells around the voxel
     //    must be non-solid and inside the grid, r = radius / cell size rounded up along X and Z
-    //    and radius / cell height along Y (vox::metresToCells). The box is separable: three 1D
+    //    and radius / cell height along Y (voxel::metresToCells). The box is separable: three 1D
     //    erosions.
-    const int rxz = vox::metresToCells(agent_radius, grid.cell_size, vox::CellRounding::up, 1 << 20);
-    const int ry = vox::metresToCells(agent_radius, grid.cell_height, vox::CellRounding::up, 1 << 20);
+    const int rxz = voxel::metresToCells(agent_radius, grid.cell_size, voxel::CellRounding::up, 1 << 20);
+    const int ry = voxel::metresToCells(agent_radius, grid.cell_height, voxel::CellRounding::up, 1 << 20);
     if (rxz > 0 || ry > 0) {
         std::vector<uint8_t> scratch(total);
         erodeAxis(free, scratch, sy * sz, sx, 1, [&](size_t l) { return l * sx; }, rxz);

@@ -1,14 +1,14 @@
-#include "inspect.h"
+#include "lib/inspect/inspect.h"
 
 #include <cstring>
 #include <fmt/format.h>
 
-#include "../../formats/layouts.h"
-#include "../common/file_io.h"
-#include "../geometry/geometry.h"
-#include "../cluster/cluster.h"
-#include "../graph/graph.h"
-#include "../voxel/voxel_grid.h"
+#include "formats/layouts.h"
+#include "lib/common/file_io.h"
+#include "lib/geometry/geometry.h"
+#include "lib/cluster/cluster.h"
+#include "lib/graph/graph.h"
+#include "lib/voxel/voxel_grid.h"
 
 namespace nav::inspect {
 namespace {
@@ -37,7 +37,7 @@ Json boundsJson(const float min[3], const float max[3]) {
     return Json{{"min", {min[0], min[1], min[2]}}, {"max", {max[0], max[1], max[2]}}};
 }
 
-Json geometryStats(const geo::Geometry& g) {
+Json geometryStats(const geometry::Geometry& g) {
     Json stats;
     stats["vertices"] = g.vertexCount();
     stats["triangles"] = g.triangleCount();
@@ -45,7 +45,7 @@ Json geometryStats(const geo::Geometry& g) {
     stats["source_meshes"] = g.source_mesh_count;
     stats["dropped_degenerate"] = g.dropped_degenerate;
     stats["dropped_ignored"] = g.dropped_ignored;
-    const geo::Bounds b = g.bounds();
+    const geometry::Bounds b = g.bounds();
     stats["bounds"] = boundsJson(b.min.data(), b.max.data());
     std::vector<size_t> per_area(g.areas.size(), 0);
     for (uint8_t a : g.triangle_areas) ++per_area[a];
@@ -69,8 +69,8 @@ const char* sourceName(formats::VoxelSource source) {
     return "unknown";
 }
 
-Json voxelStats(const vox::VoxelGrid& grid) {
-    const vox::VoxelStats s = vox::computeStats(grid);
+Json voxelStats(const voxel::VoxelGrid& grid) {
+    const voxel::VoxelStats s = voxel::computeStats(grid);
     Json stats;
     stats["source"] = sourceName(grid.source);
     stats["size"] = {{"x", grid.size_x}, {"z", grid.size_z}, {"y", grid.size_y}};
@@ -312,7 +312,7 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
         if (c.kind == formats::kKindGeometry) {
             if (c.kind_version > formats::kGeometryVersion) {
                 errors.push_back("geometry layout version is newer than this navbake");
-            } else if (auto g = geo::decodeGeometry(*loaded)) {
+            } else if (auto g = geometry::decodeGeometry(*loaded)) {
                 r["stats"] = geometryStats(*g);
             } else {
                 errors.push_back(g.error().message);
@@ -359,7 +359,7 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
         } else if (c.kind == formats::kKindVoxels) {
             if (c.kind_version > formats::kVoxelsVersion) {
                 errors.push_back("voxel layout version is newer than this navbake");
-            } else if (auto v = vox::decodeVoxels(*loaded)) {
+            } else if (auto v = voxel::decodeVoxels(*loaded)) {
                 r["stats"] = voxelStats(*v);
             } else {
                 errors.push_back(v.error().message);

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "../common/result.h"
+#include "lib/common/result.h"
 
 namespace nav::inspect {
 

@@ -16,14 +16,14 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "navmesh_internal.h"
+#include "lib/navmesh/navmesh_internal.h"
 
 namespace nav::navmesh::internal {
 namespace {
 constexpr int kUnbounded = 1 << 24;
 }
 
-void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent, const TileBox& box,
+void buildCompactField(const voxel::VoxelGrid& grid, const voxel::AgentCells& agent, const TileBox& box,
                        int threads, CompactField& f) {
     const int gx0 = std::max(0, box.x0 - box.border);
     const int gz0 = std::max(0, box.z0 - box.border);
@@ -53,7 +53,7 @@ void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent,
                 fn(x, z, size_t(z) * size_t(f.width) + size_t(x), row + size_t(x));
         }
     };
-    auto included = [&](const vox::Span& s) { return s.walkable && s.area != geo::kObstacleArea; };
+    auto included = [&](const voxel::Span& s) { return s.walkable && s.area != geometry::kObstacleArea; };
 
     // 1. Count the walkable spans of each column; 2. place them.
     f.cells.assign(cell_count + 1, 0);
@@ -76,7 +76,7 @@ void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent,
             const uint32_t stop = f.cells[cell + 1];
             const uint32_t end = grid.column_offsets[column + 1];
             for (uint32_t s = grid.column_offsets[column]; s < end && at < stop; ++s) {
-                const vox::Span& span = grid.spans[s];
+                const voxel::Span& span = grid.spans[s];
                 if (!included(span)) continue;
                 f.y[at] = span.y_max;
                 f.area[at] = span.area;

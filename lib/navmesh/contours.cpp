@@ -29,8 +29,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "../common/csr.h"
-#include "navmesh_internal.h"
+#include "lib/common/csr.h"
+#include "lib/navmesh/navmesh_internal.h"
 
 namespace nav::navmesh::internal {
 namespace {

@@ -27,8 +27,8 @@
 #include <cmath>
 #include <memory>
 
-#include "../common/csr.h"
-#include "navmesh_internal.h"
+#include "lib/common/csr.h"
+#include "lib/navmesh/navmesh_internal.h"
 
 namespace nav::navmesh::internal {
 namespace {
@@ -411,7 +411,7 @@ double pointSegmentDistanceSq(double px, double pz, const DPoint& a, const DPoin
 // The detail mesh of one polygon at a time, with its own scratch (one per worker thread).
 class PolygonDetail {
 public:
-    PolygonDetail(const vox::VoxelGrid& grid, const CompactField& f, const RegionSpans& index,
+    PolygonDetail(const voxel::VoxelGrid& grid, const CompactField& f, const RegionSpans& index,
                   const DetailSettings& settings)
         : heights(f, index),
           cs(grid.cell_size),
@@ -685,7 +685,7 @@ private:
 
 }  // namespace
 
-void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& f,
+void buildDetailMesh(const voxel::VoxelGrid& grid, const CompactField& f,
                      const DetailSettings& settings, int threads, TileMesh& mesh) {
     const RegionSpans index(f);
     const size_t polys = mesh.polyCount();

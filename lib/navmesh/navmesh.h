@@ -13,11 +13,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/context.h"
-#include "../common/result.h"
-#include "../common/stage.h"
-#include "../geometry/geometry.h"
-#include "../voxel/voxel_grid.h"
+#include "lib/common/context.h"
+#include "lib/common/result.h"
+#include "lib/common/stage.h"
+#include "lib/geometry/geometry.h"
+#include "lib/voxel/voxel_grid.h"
 
 namespace nav::navmesh {
 
@@ -61,7 +61,7 @@ struct NavMesh {
     // polygon; Y follows the real floor within detail_max_error.
     std::vector<uint32_t> detail_offsets;
     std::vector<float> detail_triangles;
-    std::vector<geo::AreaType> areas;        // area table (from the voxel grid)
+    std::vector<geometry::AreaType> areas;        // area table (from the voxel grid)
     uint32_t region_count = 0;
     uint32_t tiles_x = 1, tiles_z = 1;
     int max_verts_per_poly = 6;
@@ -72,7 +72,7 @@ struct NavMesh {
 
 // Builds the navigation mesh from the walkable spans of `grid` (the grid must come from
 // voxelization or a grid map: spans with walkable flags). Deterministic for any thread count.
-Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& params,
+Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& params,
                              Context& context);
 
 }  // namespace nav::navmesh

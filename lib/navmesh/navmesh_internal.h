@@ -11,9 +11,9 @@
 #include <functional>
 #include <vector>
 
-#include "../common/parallel.h"
-#include "../voxel/voxelize.h"
-#include "navmesh.h"
+#include "lib/common/parallel.h"
+#include "lib/voxel/voxelize.h"
+#include "lib/navmesh/navmesh.h"
 
 namespace nav::navmesh::internal {
 
@@ -46,7 +46,7 @@ struct CompactField {
     int width = 0, depth = 0;  // window size [Units: cells]
     int inner_x0 = 0, inner_z0 = 0, inner_x1 = 0, inner_z1 = 0;  // tile box, window coordinates
     bool seam[4] = {false, false, false, false};  // side d of the tile box borders another tile
-    vox::AgentCells agent;
+    voxel::AgentCells agent;
     std::vector<uint32_t> cells;  // width * depth + 1
     std::vector<uint16_t> y;      // span top [Units: cell heights]
     std::vector<uint8_t> area;
@@ -69,7 +69,7 @@ struct RegionSettings {
     int merge_area = 400;  // [Units: cells] region_merge_size^2
 };
 
-void buildCompactField(const vox::VoxelGrid& grid, const vox::AgentCells& agent, const TileBox& box,
+void buildCompactField(const voxel::VoxelGrid& grid, const voxel::AgentCells& agent, const TileBox& box,
                        int threads, CompactField& field);
 void buildDistanceField(CompactField& field, int threads);
 void buildRegions(CompactField& field, const RegionSettings& settings);
@@ -147,7 +147,7 @@ struct DetailSettings {
     float sample_dist = 6;  // [Units: cells] 0 = polygon vertices only
     float max_error = 1;    // [Units: cell heights]
 };
-void buildDetailMesh(const vox::VoxelGrid& grid, const CompactField& field,
+void buildDetailMesh(const voxel::VoxelGrid& grid, const CompactField& field,
                      const DetailSettings& settings, int threads, TileMesh& mesh);
 
 // ---- Integer geometry on the XZ plane ----------------------------------------------------------

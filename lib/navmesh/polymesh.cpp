@@ -21,7 +21,7 @@
 #include <algorithm>
 #include <queue>
 
-#include "navmesh_internal.h"
+#include "lib/navmesh/navmesh_internal.h"
 
 namespace nav::navmesh::internal {
 namespace {

@@ -29,8 +29,8 @@
 #include <thread>
 #include <unordered_map>
 
-#include "../common/parallel.h"
-#include "navmesh_internal.h"
+#include "lib/common/parallel.h"
+#include "lib/navmesh/navmesh_internal.h"
 
 namespace nav::navmesh {
 namespace {
@@ -56,7 +56,7 @@ Status runTasks(size_t count, int threads, Context& context, uint64_t& progress_
 
 namespace {
 
-Status checkGrid(const vox::VoxelGrid& g) {
+Status checkGrid(const voxel::VoxelGrid& g) {
     if (!(std::isfinite(g.cell_size) && g.cell_size > 0 && std::isfinite(g.cell_height) &&
           g.cell_height > 0))
         return inputError(
@@ -118,13 +118,13 @@ Status checkParams(const NavmeshParams& params) {
     return paramError("navmesh parameters", checkNavmeshParams(params));
 }
 
-Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& params,
+Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& params,
                              Context& context) {
     if (Status s = checkParams(params); !s) return s.error();
     if (Status s = checkGrid(grid); !s) return s.error();
     ScopedTimer total_timer(context, "navmesh");
 
-    const vox::AgentCells agent = vox::agentCells(grid.agent, grid.cell_size, grid.cell_height);
+    const voxel::AgentCells agent = voxel::agentCells(grid.agent, grid.cell_size, grid.cell_height);
     const int threads = resolveThreads(params.threads);
     RegionSettings region_settings;
     region_settings.partition = params.partition;
@@ -137,7 +137,7 @@ Result<NavMesh> buildNavmesh(const vox::VoxelGrid& grid, const NavmeshParams& pa
     // Metres to whole cells, rounded down (12 m / 0.3 m is 40 cells), at least 1.
     contour_settings.max_edge_len =
         params.edge_max_len > 0
-            ? std::max(1, vox::metresToCells(params.edge_max_len, grid.cell_size, vox::CellRounding::down, 1000000))
+            ? std::max(1, voxel::metresToCells(params.edge_max_len, grid.cell_size, voxel::CellRounding::down, 1000000))
             : 0;
     contour_settings.weld_tolerance = kWeldTolerance;
     contour_settings.floor_gap = std::max(1, agent.height / 2);

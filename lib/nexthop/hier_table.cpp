@@ -6,12 +6,12 @@
 #include <limits>
 #include <thread>
 
-#include "../../formats/bytes.h"
-#include "../../formats/graph_sections.h"
-#include "../cluster/hierarchy.h"
-#include "../common/parallel.h"
-#include "../common/search.h"
-#include "nexthop.h"
+#include "formats/bytes.h"
+#include "formats/graph_sections.h"
+#include "lib/cluster/hierarchy.h"
+#include "lib/common/parallel.h"
+#include "lib/common/search.h"
+#include "lib/nexthop/nexthop.h"
 
 namespace nav::nexthop {
 namespace {

@@ -1,4 +1,4 @@
-#include "nexthop.h"
+#include "lib/nexthop/nexthop.h"
 
 #include <zstd.h>
 
@@ -11,11 +11,11 @@
 #include <map>
 #include <thread>
 
-#include "../../formats/bytes.h"
-#include "../../formats/graph_sections.h"
-#include "../common/csr.h"
-#include "../common/parallel.h"
-#include "../common/search.h"
+#include "formats/bytes.h"
+#include "formats/graph_sections.h"
+#include "lib/common/csr.h"
+#include "lib/common/parallel.h"
+#include "lib/common/search.h"
 
 namespace nav::nexthop {
 namespace {

@@ -19,13 +19,13 @@
 #include <string>
 #include <vector>
 
-#include "../../formats/layouts.h"
-#include "../common/context.h"
-#include "../common/file_io.h"
-#include "../common/result.h"
-#include "../common/stage.h"
-#include "../cluster/cluster.h"
-#include "../graph/graph.h"
+#include "formats/layouts.h"
+#include "lib/common/context.h"
+#include "lib/common/file_io.h"
+#include "lib/common/result.h"
+#include "lib/common/stage.h"
+#include "lib/cluster/cluster.h"
+#include "lib/graph/graph.h"
 
 namespace nav::nexthop {
 

@@ -6,7 +6,7 @@
 #include <bit>
 #include <chrono>
 
-#include "nexthop.h"
+#include "lib/nexthop/nexthop.h"
 
 namespace nav::nexthop {
 namespace {

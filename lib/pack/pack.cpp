@@ -1,11 +1,11 @@
-#include "pack.h"
+#include "lib/pack/pack.h"
 
 #include <fmt/format.h>
 
-#include "../cluster/cluster.h"
-#include "../cluster/hierarchy.h"
-#include "../graph/graph.h"
-#include "../nexthop/nexthop.h"
+#include "lib/cluster/cluster.h"
+#include "lib/cluster/hierarchy.h"
+#include "lib/graph/graph.h"
+#include "lib/nexthop/nexthop.h"
 
 namespace nav::pack {
 

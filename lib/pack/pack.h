@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <string_view>
 
-#include "../common/context.h"
-#include "../common/result.h"
-#include "../common/stage.h"
+#include "lib/common/context.h"
+#include "lib/common/result.h"
+#include "lib/common/stage.h"
 
 namespace nav::pack {
 

@@ -1,4 +1,4 @@
-#include "pipeline.h"
+#include "lib/pipeline/pipeline.h"
 
 #include <sys/resource.h>
 
@@ -10,13 +10,13 @@
 #include <mutex>
 #include <optional>
 
-#include "../../formats/layouts.h"
-#include "../../formats/xxhash64.h"
-#include "../common/file_io.h"
-#include "../common/json_reader.h"
-#include "../common/parallel.h"
-#include "../pack/pack.h"
-#include "../view/view.h"
+#include "formats/layouts.h"
+#include "formats/xxhash64.h"
+#include "lib/common/file_io.h"
+#include "lib/common/json_reader.h"
+#include "lib/common/parallel.h"
+#include "lib/pack/pack.h"
+#include "lib/view/view.h"
 
 namespace nav::pipeline {
 namespace {
@@ -48,7 +48,7 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
         }))
         return r.fail(r.at("name"), fmt::format("'{}' must be 1-64 letters, digits, '_' or '-' (it "
                                                 "names output files)", out.name));
-    vox::AgentParams& agent = out.voxelize.agent;
+    voxel::AgentParams& agent = out.voxelize.agent;
     if (Status s = r.number("height", agent.height); !s) return s;
     if (Status s = r.number("radius", agent.radius); !s) return s;
     if (Status s = r.number("climb", agent.climb); !s) return s;
@@ -155,7 +155,7 @@ Status checkStages(const LevelConfig& c) {
                 if (field.starts_with("agent_")) return agent + "." + std::string(field.substr(6));
                 return agent + "." + std::string(field);
             };
-            if (Status s = stageIssues<vox::VoxelizeStage>(c.file, a.voxelize, name);
+            if (Status s = stageIssues<voxel::VoxelizeStage>(c.file, a.voxelize, name);
                 !s)
                 return s;
         }
@@ -245,7 +245,7 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         }
         if (Status s = ir.finish({"up", "scale", "tags"}); !s) return s.error();
     }
-    vox::VoxelizeParams voxel;
+    voxel::VoxelizeParams voxel;
     if (r.has("voxel")) {
         JsonReader vr(r.get("voxel"), "$.voxel", path);
         if (Status s = vr.expectObject(); !s) return s.error();
@@ -384,10 +384,10 @@ std::vector<Node> planStages(const LevelConfig& c) {
             n.agent = agent.name;
             n.name = "voxelize " + agent.name;
             n.deps = {imported};
-            voxels = addStage<vox::VoxelizeStage>(
+            voxels = addStage<voxel::VoxelizeStage>(
                 nodes, cache, n, agent.voxelize,
                 [source_name](const Node& self, const std::vector<Node>& all) {
-                    return vox::VoxelizeStage::Inputs{depArtifact(self, all, 0), source_name};
+                    return voxel::VoxelizeStage::Inputs{depArtifact(self, all, 0), source_name};
                 },
                 "vox");
         }

@@ -22,20 +22,20 @@
 #include <string>
 #include <vector>
 
-#include "../cluster/cluster.h"
-#include "../cluster/hierarchy.h"
-#include "../common/context.h"
-#include "../common/result.h"
-#include "../graph/graph.h"
-#include "../import/import.h"
-#include "../nexthop/nexthop.h"
-#include "../voxel/voxelize.h"
+#include "lib/cluster/cluster.h"
+#include "lib/cluster/hierarchy.h"
+#include "lib/common/context.h"
+#include "lib/common/result.h"
+#include "lib/graph/graph.h"
+#include "lib/importer/import.h"
+#include "lib/nexthop/nexthop.h"
+#include "lib/voxel/voxelize.h"
 
 namespace nav::pipeline {
 
 struct AgentConfig {
     std::string name = "default";
-    vox::VoxelizeParams voxelize;  // cell sizes from $.voxel, the agent from the profile
+    voxel::VoxelizeParams voxelize;  // cell sizes from $.voxel, the agent from the profile
     std::vector<graph::GraphKind> graphs = {graph::GraphKind::tile, graph::GraphKind::navmesh};
     graph::GraphStage::Params graph;  // navmesh from $.navmesh; volume radius = the agent's radius
     bool clusters = false;

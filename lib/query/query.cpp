@@ -1,13 +1,13 @@
-#include "query.h"
+#include "lib/query/query.h"
 
 #include <charconv>
 #include <chrono>
 #include <cmath>
 
-#include "../common/file_io.h"
-#include "../common/text.h"
-#include "../import/import.h"
-#include "../import/scenario.h"
+#include "lib/common/file_io.h"
+#include "lib/common/text.h"
+#include "lib/importer/import.h"
+#include "lib/importer/scenario.h"
 
 namespace nav::query {
 

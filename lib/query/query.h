@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "../../lib/runtime/navrt_hier.h"
-#include "../../lib/runtime/navrt_nexthop.h"
-#include "../../lib/runtime/navrt_query.h"
-#include "../common/context.h"
-#include "../common/result.h"
+#include "lib/runtime/navrt_hier.h"
+#include "lib/runtime/navrt_nexthop.h"
+#include "lib/runtime/navrt_query.h"
+#include "lib/common/context.h"
+#include "lib/common/result.h"
 
 namespace nav::query {
 

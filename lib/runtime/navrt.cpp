@@ -1,6 +1,6 @@
-#include "navrt.h"
+#include "lib/runtime/navrt.h"
 
-#include "../../formats/graph_sections.h"
+#include "formats/graph_sections.h"
 
 #include <bit>
 #include <cstdio>

@@ -10,8 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../../formats/container.h"
-#include "../../formats/layouts.h"
+#include "formats/container.h"
+#include "formats/layouts.h"
 
 namespace navrt {
 

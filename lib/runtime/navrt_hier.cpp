@@ -1,6 +1,6 @@
-#include "navrt_hier.h"
+#include "lib/runtime/navrt_hier.h"
 
-#include "navrt_heap.h"
+#include "lib/runtime/navrt_heap.h"
 
 #include <cmath>
 #include <cstdlib>

@@ -21,7 +21,7 @@
 
 #include <cstdint>
 
-#include "navrt_query.h"
+#include "lib/runtime/navrt_query.h"
 
 namespace navrt {
 

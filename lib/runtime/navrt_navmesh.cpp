@@ -9,10 +9,10 @@
 #include <cmath>
 #include <cstring>
 
-#include "navrt_query.h"
-#include "navrt_heap.h"
+#include "lib/runtime/navrt_query.h"
+#include "lib/runtime/navrt_heap.h"
 
-#include "../../formats/graph_sections.h"
+#include "formats/graph_sections.h"
 
 namespace navrt {
 

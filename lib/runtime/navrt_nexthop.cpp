@@ -1,4 +1,4 @@
-#include "navrt_nexthop.h"
+#include "lib/runtime/navrt_nexthop.h"
 
 #include <zstd.h>
 
@@ -7,8 +7,8 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "../../formats/bytes.h"
-#include "../../formats/graph_sections.h"
+#include "formats/bytes.h"
+#include "formats/graph_sections.h"
 
 namespace navrt {
 

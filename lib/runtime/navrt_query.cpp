@@ -1,9 +1,9 @@
-#include "navrt_query.h"
+#include "lib/runtime/navrt_query.h"
 
-#include "navrt_heap.h"
+#include "lib/runtime/navrt_heap.h"
 
-#include "../../formats/graph_sections.h"
-#include "../../formats/xxhash64.h"
+#include "formats/graph_sections.h"
+#include "formats/xxhash64.h"
 
 #include <algorithm>
 #include <cmath>

@@ -10,8 +10,8 @@
 
 #include <cstdint>
 
-#include "navrt.h"
-#include "../../formats/pov_sight.h"
+#include "lib/runtime/navrt.h"
+#include "formats/pov_sight.h"
 
 namespace navrt {
 

@@ -12,8 +12,8 @@
 #include <string>
 #include <utility>
 
-#include "../common/gltf_writer.h"
-#include "scene.h"
+#include "lib/common/gltf_writer.h"
+#include "lib/view/scene.h"
 
 namespace nav::view {
 namespace {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "scene.h"
+#include "lib/view/scene.h"
 
 namespace nav::view {
 namespace {

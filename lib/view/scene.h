@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "../common/result.h"
-#include "view.h"
+#include "lib/common/result.h"
+#include "lib/view/view.h"
 
 namespace nav::view {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "scene.h"
+#include "lib/view/scene.h"
 
 namespace nav::view {
 namespace {

@@ -1,7 +1,7 @@
 // Builds the scene of a debug view from an artifact (see view.h for the layers) and hands it to
 // the SVG, PNG or GLB writer. The A* fill is read back from the PathQuery after each search:
 // settledCost() is finite exactly for the nodes the last search closed, i.e. expanded.
-#include "view.h"
+#include "lib/view/view.h"
 
 #include <algorithm>
 #include <bit>
@@ -10,12 +10,12 @@
 #include <cstdio>
 #include <memory>
 
-#include "../../formats/layouts.h"
-#include "../../lib/runtime/navrt_query.h"
-#include "../common/file_io.h"
-#include "../geometry/geometry.h"
-#include "../voxel/voxel_grid.h"
-#include "scene.h"
+#include "formats/layouts.h"
+#include "lib/runtime/navrt_query.h"
+#include "lib/common/file_io.h"
+#include "lib/geometry/geometry.h"
+#include "lib/voxel/voxel_grid.h"
+#include "lib/view/scene.h"
 
 namespace nav::view {
 
@@ -190,8 +190,8 @@ struct Artifact {
     uint32_t kind = 0;
     std::string kind_name;
     uint32_t available = 0;  // layer bits
-    geo::Geometry geometry;
-    vox::VoxelGrid grid;
+    geometry::Geometry geometry;
+    voxel::VoxelGrid grid;
     navrt::Asset asset;
     navrt::GraphView graph;
     float min[3] = {0, 0, 0}, max[3] = {0, 0, 0};
@@ -219,22 +219,22 @@ Result<std::unique_ptr<Artifact>> loadArtifact(const std::filesystem::path& path
     auto a = std::make_unique<Artifact>();
     a->kind = container->container.kind;
     if (a->kind == formats::kKindGeometry) {
-        auto geometry = geo::decodeGeometry(*container);
+        auto geometry = geometry::decodeGeometry(*container);
         if (!geometry) return geometry.error();
         a->geometry = std::move(geometry).value();
         a->kind_name = "geometry artifact";
         a->available = layerBit(Layer::geometry);
-        const geo::Bounds b = a->geometry.bounds();
+        const geometry::Bounds b = a->geometry.bounds();
         for (int i = 0; i < 3; ++i) a->min[i] = b.min[size_t(i)], a->max[i] = b.max[size_t(i)];
         return a;
     }
     if (a->kind == formats::kKindVoxels) {
-        auto grid = vox::decodeVoxels(*container);
+        auto grid = voxel::decodeVoxels(*container);
         if (!grid) return grid.error();
         a->grid = std::move(grid).value();
         a->kind_name = "voxel grid";
         a->available = layerBit(Layer::walkable);
-        const vox::VoxelGrid& g = a->grid;
+        const voxel::VoxelGrid& g = a->grid;
         for (int i = 0; i < 3; ++i) a->min[i] = g.origin[i];
         a->max[0] = g.origin[0] + float(g.size_x) * g.cell_size;
         a->max[1] = g.origin[1] + float(g.size_y) * g.cell_height;
@@ -357,16 +357,16 @@ private:
 
 Point3 toPoint(navrt::Vec3 v) { return {v.x, v.y, v.z}; }
 
-Colour areaColour(const geo::Geometry& g, uint8_t area) {
-    if (area == geo::kObstacleArea || area >= g.areas.size() || !g.areas[area].walkable)
+Colour areaColour(const geometry::Geometry& g, uint8_t area) {
+    if (area == geometry::kObstacleArea || area >= g.areas.size() || !g.areas[area].walkable)
         return kObstacle;
     const std::string& name = g.areas[area].name;
     if (name == "water") return kWater;
     if (name == "mud") return kMud;
-    return area == geo::kGroundArea ? kGround : kOtherArea;
+    return area == geometry::kGroundArea ? kGround : kOtherArea;
 }
 
-void drawGeometry(Builder& b, const geo::Geometry& g, ViewStats& stats) {
+void drawGeometry(Builder& b, const geometry::Geometry& g, ViewStats& stats) {
     for (size_t t = 0; t < g.triangleCount(); ++t) {
         Point3 corners[3];
         float y = 0;
@@ -383,10 +383,10 @@ void drawGeometry(Builder& b, const geo::Geometry& g, ViewStats& stats) {
     }
 }
 
-void drawVoxelSurface(Builder& b, const vox::VoxelGrid& g, ViewStats& stats) {
+void drawVoxelSurface(Builder& b, const voxel::VoxelGrid& g, ViewStats& stats) {
     for (uint32_t z = 0; z < g.size_z; ++z)
         for (uint32_t x = 0; x < g.size_x; ++x)
-            for (const vox::Span& span : g.column(x, z)) {
+            for (const voxel::Span& span : g.column(x, z)) {
                 if (!span.walkable) continue;
                 const float y = g.topY(span);
                 if (!b.keep(y)) continue;

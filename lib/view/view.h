@@ -36,9 +36,9 @@
 #include <string_view>
 #include <vector>
 
-#include "../common/context.h"
-#include "../common/result.h"
-#include "../query/query.h"
+#include "lib/common/context.h"
+#include "lib/common/result.h"
+#include "lib/query/query.h"
 
 namespace nav::view {
 

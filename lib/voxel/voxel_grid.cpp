@@ -1,11 +1,11 @@
-#include "voxel_grid.h"
+#include "lib/voxel/voxel_grid.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "../../formats/bytes.h"
+#include "formats/bytes.h"
 
-namespace nav::vox {
+namespace nav::voxel {
 
 size_t VoxelGrid::walkableCount() const {
     return size_t(std::count_if(spans.begin(), spans.end(), [](const Span& s) { return s.walkable; }));
@@ -75,7 +75,7 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
     }
     formats::ContainerWriter writer(formats::kKindVoxels, formats::kVoxelsVersion);
     writer.add(formats::kSecVoxelHeader, std::move(header_bytes), formats::Codec::raw);
-    writer.add(formats::kSecAreas, geo::encodeAreaTable(grid.areas), formats::Codec::raw);
+    writer.add(formats::kSecAreas, geometry::encodeAreaTable(grid.areas), formats::Codec::raw);
     writer.add(formats::kSecColumns, columns.take(), formats::Codec::zstd_delta32);
     writer.add(formats::kSecSpans, std::move(spans));
     if (!grid.source_name.empty())
@@ -91,7 +91,7 @@ Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
         return s.error();
     auto area_bytes = c.section(formats::kSecAreas);
     if (!area_bytes) return area_bytes.error();
-    auto areas = geo::decodeAreaTable(*area_bytes, c.path);
+    auto areas = geometry::decodeAreaTable(*area_bytes, c.path);
     if (!areas) return areas.error();
     auto columns = c.section(formats::kSecColumns);
     if (!columns) return columns.error();
@@ -144,4 +144,4 @@ int metresToCells(double metres, double cell, CellRounding rounding, int limit) 
     return int(std::clamp(r, 0.0, double(limit)));
 }
 
-}  // namespace nav::vox
+}  // namespace nav::voxel

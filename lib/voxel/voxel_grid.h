@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "../../formats/layouts.h"
-#include "../common/file_io.h"
-#include "../common/result.h"
-#include "../geometry/geometry.h"
+#include "formats/layouts.h"
+#include "lib/common/file_io.h"
+#include "lib/common/result.h"
+#include "lib/geometry/geometry.h"
 
-namespace nav::vox {
+namespace nav::voxel {
 
 // Agent the walkable surface is computed for. Defaults match Recast's demo.
 struct AgentParams {
@@ -44,7 +44,7 @@ struct VoxelGrid {
     AgentParams agent;
     std::vector<uint32_t> column_offsets;  // size_x * size_z + 1; column index z * size_x + x
     std::vector<Span> spans;
-    std::vector<geo::AreaType> areas = geo::defaultAreaTable();
+    std::vector<geometry::AreaType> areas = geometry::defaultAreaTable();
     std::string source_name;  // base name of the source file (e.g. "den520d.map"), may be empty
 
     size_t columnCount() const { return size_t(size_x) * size_z; }
@@ -84,4 +84,4 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid);
 Result<VoxelGrid> loadVoxels(const std::filesystem::path& path);
 Result<VoxelGrid> decodeVoxels(const LoadedContainer& container);
 
-}  // namespace nav::vox
+}  // namespace nav::voxel

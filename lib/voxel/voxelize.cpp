@@ -81,7 +81,7 @@
 // the filters and connectivity then run per band as well, writing only their own columns. The
 // distance transform is sequential. Every result is a function of the input alone, so the output
 // is byte-identical for any thread count. Only the calling thread logs and reports progress.
-#include "voxelize.h"
+#include "lib/voxel/voxelize.h"
 
 #include <algorithm>
 #include <atomic>
@@ -95,10 +95,10 @@
 #include <thread>
 #include <vector>
 
-#include "../common/csr.h"
-#include "../common/parallel.h"
+#include "lib/common/csr.h"
+#include "lib/common/parallel.h"
 
-namespace nav::vox {
+namespace nav::voxel {
 namespace {
 
 constexpr double kSnap = 1e-4;        // [Units: cells] snapping tolerance for cell coordinates
@@ -218,7 +218,7 @@ void cellRange(double lo, double hi, uint32_t size, bool prefer_lower, uint32_t&
 }
 
 void rasterizeTriangle(const Frame& frame, const Prepared& prep, uint32_t triangle,
-                       const geo::Geometry& geometry, uint32_t band_row0, uint32_t band_row1,
+                       const geometry::Geometry& geometry, uint32_t band_row0, uint32_t band_row1,
                        std::vector<RawSpan>& raw) {
     Vec3d tri[3];
     for (int k = 0; k < 3; ++k) tri[k] = prep.vertices[geometry.triangles[3 * triangle + k]];
@@ -457,7 +457,7 @@ void erode(const VoxelGrid& g, const std::vector<int32_t>& links, int radius_cel
         if (walkable[i] && dist[i] < threshold) walkable[i] = 0;
 }
 
-Status checkGeometry(const geo::Geometry& g) {
+Status checkGeometry(const geometry::Geometry& g) {
     if (g.vertices.size() % 3 != 0 || g.triangles.size() % 3 != 0 ||
         g.triangle_areas.size() != g.triangleCount())
         return inputError("geometry: inconsistent array sizes ({} vertex floats, {} indices, {} "
@@ -523,7 +523,7 @@ Status checkParams(const VoxelizeParams& params) {
     return paramError("voxelization parameters", checkVoxelizeParams(params));
 }
 
-Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& params,
+Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
                            Context& context) {
     if (Status s = checkParams(params); !s) return s.error();
     if (Status s = checkGeometry(geometry); !s) return s.error();
@@ -531,7 +531,7 @@ Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& 
 
     const double cs = params.cell_size;
     const double ch = params.cell_height;
-    const geo::Bounds bounds = geometry.bounds();
+    const geometry::Bounds bounds = geometry.bounds();
     VoxelGrid grid;
     grid.source = formats::VoxelSource::mesh;
     grid.origin[0] = bounds.min[0];
@@ -592,7 +592,7 @@ Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& 
                                 toCellZ(geometry.vertices[3 * v + 2])};
         std::vector<uint8_t> blocked(geometry.areas.size());
         for (size_t a = 0; a < blocked.size(); ++a)
-            blocked[a] = a == geo::kObstacleArea || !geometry.areas[a].walkable;
+            blocked[a] = a == geometry::kObstacleArea || !geometry.areas[a].walkable;
         const double cos_slope =
             std::cos(double(params.agent.max_slope_deg) * std::numbers::pi / 180.0);
         prep.keys.resize(triangle_count);
@@ -688,7 +688,7 @@ Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& 
     std::vector<uint8_t> walkable(grid.spans.size(), 0);
     std::vector<uint8_t> blocked_area(256, 1);
     for (size_t a = 0; a < grid.areas.size(); ++a)
-        blocked_area[a] = a == geo::kObstacleArea || !grid.areas[a].walkable;
+        blocked_area[a] = a == geometry::kObstacleArea || !grid.areas[a].walkable;
     auto forBandColumns = [&](size_t b, auto&& fn) {
         const uint32_t row0 = uint32_t(b) * kBandRows;
         const uint32_t row1 = std::min(grid.size_z, row0 + kBandRows);
@@ -720,4 +720,4 @@ Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& 
     return grid;
 }
 
-}  // namespace nav::vox
+}  // namespace nav::voxel

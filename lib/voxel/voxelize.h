@@ -1,4 +1,4 @@
-// Stage 2: voxelization. Rasterizes the imported triangle soup (geo::Geometry) into a span
+// Stage 2: voxelization. Rasterizes the imported triangle soup (geometry::Geometry) into a span
 // heightfield (VoxelGrid) and marks the top faces an agent can stand on: slope and area rules,
 // then Recast-style filters (low obstacles, ledges, low ceilings) and erosion by the agent radius.
 // The result is byte-identical for any thread count. Rules and methods: see voxelize.cpp.
@@ -9,13 +9,13 @@
 #include <string>
 #include <string_view>
 
-#include "../common/context.h"
-#include "../common/result.h"
-#include "../common/stage.h"
-#include "../geometry/geometry.h"
-#include "voxel_grid.h"
+#include "lib/common/context.h"
+#include "lib/common/result.h"
+#include "lib/common/stage.h"
+#include "lib/geometry/geometry.h"
+#include "lib/voxel/voxel_grid.h"
 
-namespace nav::vox {
+namespace nav::voxel {
 
 struct VoxelizeParams {
     float cell_size = 0.3f;    // [Units: m] XZ size of a column, > 0
@@ -46,7 +46,7 @@ Status checkParams(const VoxelizeParams& params);
 
 // Voxelizes the geometry. Errors: bad parameters or a grid too large for them (usage), empty or
 // inconsistent geometry (bad_input), context.cancelled() (cancelled), out of memory (internal).
-Result<VoxelGrid> voxelize(const geo::Geometry& geometry, const VoxelizeParams& params,
+Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
                            Context& context);
 
 // The voxelize stage (lib/common/stage.h): .geo -> .vox.
@@ -64,4 +64,4 @@ struct VoxelizeStage {
                                    const std::filesystem::path& output, Context& context);
 };
 
-}  // namespace nav::vox
+}  // namespace nav::voxel

@@ -3,10 +3,10 @@
 
 #include <chrono>
 
-#include "../geometry/geometry.h"
-#include "voxelize.h"
+#include "lib/geometry/geometry.h"
+#include "lib/voxel/voxelize.h"
 
-namespace nav::vox {
+namespace nav::voxel {
 
 void VoxelizeStage::describe(const Params& p, StageKey& key) {
     key.add("cell_size", p.cell_size)
@@ -20,7 +20,7 @@ void VoxelizeStage::describe(const Params& p, StageKey& key) {
 Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& params,
                                        const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<VoxelizeStage>(params); !s) return s.error();
-    auto geometry = geo::loadGeometry(inputs.geometry);
+    auto geometry = geometry::loadGeometry(inputs.geometry);
     if (!geometry) return geometry.error();
     const auto start = std::chrono::steady_clock::now();
     auto grid = voxelize(*geometry, params, context);
@@ -68,4 +68,4 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
     return result;
 }
 
-}  // namespace nav::vox
+}  // namespace nav::voxel

@@ -23,8 +23,8 @@
 #include "lib/cluster/hierarchy.h"
 #include "lib/common/context.h"
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
-#include "lib/import/scenario.h"
+#include "lib/importer/import.h"
+#include "lib/importer/scenario.h"
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_hier.h"
 #include "lib/voxel/voxel_grid.h"
@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
             std::printf("| %s | %s |\n", map_path.filename().c_str(), map.error().message.c_str());
             continue;
         }
-        nav::vox::VoxelGrid grid = nav::importer::gridFromMap(*map);
+        nav::voxel::VoxelGrid grid = nav::importer::gridFromMap(*map);
         grid.source_name = map_path.filename().string();
         auto g = nav::graph::buildTileGraph(grid, context);
         if (!g) {
@@ -291,7 +291,7 @@ int main(int argc, char** argv) {
             fail(map.error().message);
             continue;
         }
-        nav::vox::VoxelGrid grid = nav::importer::gridFromMap(*map);
+        nav::voxel::VoxelGrid grid = nav::importer::gridFromMap(*map);
         grid.source_name = name;
         auto g = nav::graph::buildTileGraph(grid, context);
         if (!g) {

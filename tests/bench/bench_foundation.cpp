@@ -11,7 +11,7 @@
 #include "formats/container_writer.h"
 #include "formats/xxhash64.h"
 #include "lib/common/context.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/runtime/navrt.h"
 #include "lib/voxel/voxel_grid.h"
 
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
         if (!map) return 1;
         const auto grid = nav::importer::gridFromMap(*map);
         const auto path = std::filesystem::temp_directory_path() / "navbake_bench_den520d.vox";
-        const double save_ms = medianMs(5, [&] { (void)nav::vox::saveVoxels(path, grid); });
+        const double save_ms = medianMs(5, [&] { (void)nav::voxel::saveVoxels(path, grid); });
         navrt::Asset asset;
         const double load_ms = medianMs(9, [&] { (void)navrt::load(path.c_str(), asset); });
         std::printf("den520d.vox: %llu bytes on disk, save %.2f ms, navrt::load %.3f ms\n",

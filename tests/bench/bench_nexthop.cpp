@@ -28,8 +28,8 @@
 #include "lib/common/context.h"
 #include "lib/common/file_io.h"
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
-#include "lib/import/scenario.h"
+#include "lib/importer/import.h"
+#include "lib/importer/scenario.h"
 #include "lib/nexthop/nexthop.h"
 #include "lib/query/query.h"
 #include "lib/runtime/navrt.h"
@@ -86,7 +86,7 @@ bool pack(const nav::graph::Graph& g, AddSections add, const std::filesystem::pa
 std::optional<nav::graph::Graph> buildGraph(const nav::importer::GridMap& map,
                                             const std::string& name, nav::Context& context,
                                             std::string& why) {
-    nav::vox::VoxelGrid grid = nav::importer::gridFromMap(map);
+    nav::voxel::VoxelGrid grid = nav::importer::gridFromMap(map);
     grid.source_name = name;
     auto g = nav::graph::buildTileGraph(grid, context);
     if (!g) {

@@ -16,7 +16,7 @@
 #include "formats/layouts.h"
 #include "lib/common/context.h"
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/query/query.h"
 #include "lib/voxel/voxel_grid.h"
 #include "lib/voxel/voxelize.h"
@@ -72,13 +72,13 @@ int main(int argc, char** argv) {
             std::printf("  %s: %s\n", mesh.filename().c_str(), geometry.error().message.c_str());
             continue;
         }
-        nav::vox::VoxelizeParams params;
+        nav::voxel::VoxelizeParams params;
         size_t spans = 0, walkable = 0;
         params.threads = 1;
-        const double one = medianMs(5, [&] { (void)nav::vox::voxelize(*geometry, params, context); });
+        const double one = medianMs(5, [&] { (void)nav::voxel::voxelize(*geometry, params, context); });
         params.threads = 0;
         const double all = medianMs(5, [&] {
-            auto grid = nav::vox::voxelize(*geometry, params, context);
+            auto grid = nav::voxel::voxelize(*geometry, params, context);
             if (grid) {
                 spans = grid->spans.size();
                 walkable = grid->walkableCount();
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     for (const auto& map_path : listFiles(shared / "movingai", ".map")) {
         auto map = nav::importer::loadMovingAiMap(map_path);
         if (!map) continue;
-        nav::vox::VoxelGrid grid = nav::importer::gridFromMap(*map);
+        nav::voxel::VoxelGrid grid = nav::importer::gridFromMap(*map);
         grid.source_name = map_path.filename().string();
         auto graph = nav::graph::buildTileGraph(grid, context);
         if (!graph) continue;
@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
     if (std::filesystem::exists(samples / "maze3d.3dmap")) {
         auto map = nav::importer::loadVoxelMap3D(samples / "maze3d.3dmap");
         if (map) {
-            nav::vox::VoxelGrid grid = nav::importer::gridFromVoxelMap(*map);
+            nav::voxel::VoxelGrid grid = nav::importer::gridFromVoxelMap(*map);
             grid.source_name = "maze3d.3dmap";
             auto graph = nav::graph::buildVolumeGraph(grid, 0.0f, context);
             const auto nav_path = std::filesystem::temp_directory_path() / "navbake_bench3d.nav";
@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
     for (const auto& map_path : listFiles(shared / "movingai", ".map")) {
         auto map = nav::importer::loadMovingAiMap(map_path);
         if (!map) continue;
-        nav::vox::VoxelGrid grid = nav::importer::gridFromMap(*map);
+        nav::voxel::VoxelGrid grid = nav::importer::gridFromMap(*map);
         grid.source_name = map_path.filename().string();
         nav::Result<nav::graph::Graph> graph = nav::graph::Graph{};
         const double bake = medianMs(3, [&] { graph = nav::graph::buildPovGraph(grid, {}, context); });
@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
     for (const auto& mesh : meshes) {
         auto geometry = nav::importer::importScene(mesh, {}, context);
         if (!geometry) continue;
-        auto grid = nav::vox::voxelize(*geometry, nav::vox::VoxelizeParams{}, context);
+        auto grid = nav::voxel::voxelize(*geometry, nav::voxel::VoxelizeParams{}, context);
         if (!grid) continue;
         nav::Result<nav::graph::Graph> graph = nav::graph::Graph{};
         const double bake = medianMs(3, [&] { graph = nav::graph::buildPovGraph(*grid, {}, context); });

@@ -15,7 +15,7 @@
 // 64 cells), region merge size 20 (400 cells), edge max length 12 m (40 cells), edge max error 1.3
 // cells, 6 vertices per polygon, detail sample distance 6 cells (1.8 m), detail max error 1 cell
 // height (0.2 m), watershed partition, one tile (Recast's "solo" build, border size 0). The agent
-// sizes in cells come from nav::vox::agentCells for both sides (height 10, climb 4, radius 2), so
+// sizes in cells come from nav::voxel::agentCells for both sides (height 10, climb 4, radius 2), so
 // float rounding of 0.6 / 0.3 etc. cannot make them differ.
 //
 // WHAT IS MEASURED
@@ -32,7 +32,7 @@
 //      dtCreateNavMeshData (with BV tree) and dtNavMesh::init. Intermediate structures are freed
 //      inside the timed region as the demo does; freeing the final dtNavMesh is not timed.
 //      rcContext(false): no logging or timers. Single-threaded (Recast has no threading).
-//    - ours: nav::vox::voxelize (threads = 0, all cores) then nav::graph::buildNavmeshGraph
+//    - ours: nav::voxel::voxelize (threads = 0, all cores) then nav::graph::buildNavmeshGraph
 //      (NavmeshParams above, threads = 0): the mesh, its polygon graph, components and the XZ grid
 //      index used by locateOnMesh. The "ours 1 thr" column repeats it with threads = 1 for a
 //      single-core comparison (this machine: see "hardware threads" at the end). Freeing the
@@ -134,7 +134,7 @@
 #include "formats/layouts.h"
 #include "lib/common/context.h"
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/navmesh/navmesh.h"
 #include "lib/runtime/navrt.h"
 #include "lib/runtime/navrt_query.h"
@@ -149,7 +149,7 @@ using json = nlohmann::json;
 struct Settings {
     float cell_size = 0.3f;
     float cell_height = 0.2f;
-    nav::vox::AgentParams agent;  // 2.0 / 0.6 / 0.9 / 45 deg
+    nav::voxel::AgentParams agent;  // 2.0 / 0.6 / 0.9 / 45 deg
     nav::navmesh::NavmeshParams mesh;  // demo defaults, watershed, one tile
     float horizontal_tolerance = 0.5f;
     float vertical_tolerance = 1.0f;
@@ -200,7 +200,7 @@ struct RecastBake {
 };
 
 rcConfig recastConfig(const Settings& s) {
-    const nav::vox::AgentCells cells = nav::vox::agentCells(s.agent, s.cell_size, s.cell_height);
+    const nav::voxel::AgentCells cells = nav::voxel::agentCells(s.agent, s.cell_size, s.cell_height);
     rcConfig cfg;
     std::memset(&cfg, 0, sizeof(cfg));
     cfg.cs = s.cell_size;
@@ -361,7 +361,7 @@ std::vector<double> oursAreas(const nav::navmesh::NavMesh& mesh) {
 }
 
 // {"total": m^2, "by_area": {"ground": m^2, "water": m^2, ...}} with our area names.
-json areaJson(const std::vector<double>& areas, const std::vector<nav::geo::AreaType>& table) {
+json areaJson(const std::vector<double>& areas, const std::vector<nav::geometry::AreaType>& table) {
     json by_area = json::object();
     double total = 0;
     for (size_t a = 0; a < areas.size(); ++a) {
@@ -378,15 +378,15 @@ struct OursBake {
     std::string error;
 };
 
-OursBake bakeOurs(const nav::geo::Geometry& geometry, const Settings& s, int threads) {
+OursBake bakeOurs(const nav::geometry::Geometry& geometry, const Settings& s, int threads) {
     OursBake out;
     nav::Context context;
-    nav::vox::VoxelizeParams vp;
+    nav::voxel::VoxelizeParams vp;
     vp.cell_size = s.cell_size;
     vp.cell_height = s.cell_height;
     vp.agent = s.agent;
     vp.threads = threads;
-    auto grid = nav::vox::voxelize(geometry, vp, context);
+    auto grid = nav::voxel::voxelize(geometry, vp, context);
     if (!grid) {
         out.error = "voxelize: " + grid.error().message;
         return out;
@@ -461,7 +461,7 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
     in.triangle_areas = geometry->triangle_areas;
     in.area_blocked.assign(256, 1);
     for (size_t a = 0; a < geometry->areas.size(); ++a)
-        in.area_blocked[a] = a == nav::geo::kObstacleArea || !geometry->areas[a].walkable;
+        in.area_blocked[a] = a == nav::geometry::kObstacleArea || !geometry->areas[a].walkable;
     in.vertex_count = int(geometry->vertexCount());
     in.triangle_count = int(geometry->triangleCount());
     size_t obstacle_triangles = 0;

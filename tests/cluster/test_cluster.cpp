@@ -12,12 +12,12 @@
 
 #include "lib/cluster/cluster.h"
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxel_grid.h"
-#include "graph_test_support.h"
-#include "test_support.h"
+#include "tests/graph_test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -303,7 +303,7 @@ TEST_CASE("regions: the count follows --clusters and --cluster-size; navmesh and
     // Navmesh: the mesh's regions, merged down to a smaller target; POV: regions of its layer grid.
     auto map = importer::parseMovingAiMap(rooms.text, "rooms.map");
     REQUIRE(map.ok());
-    vox::VoxelGrid grid = importer::gridFromMap(*map);
+    voxel::VoxelGrid grid = importer::gridFromMap(*map);
     auto navmesh = graph::buildNavmeshGraph(grid, {}, context);
     auto pov = graph::buildPovGraph(grid, {}, context);
     REQUIRE(navmesh.ok());

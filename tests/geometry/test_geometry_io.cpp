@@ -2,14 +2,14 @@
 
 #include "lib/geometry/geometry.h"
 #include "lib/voxel/voxel_grid.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
 namespace {
 
-geo::Geometry sampleGeometry() {
-    geo::Geometry g;
+geometry::Geometry sampleGeometry() {
+    geometry::Geometry g;
     g.vertices = {0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 2.5f, 1};
     g.triangles = {0, 2, 1, 0, 3, 2};
     g.triangle_areas = {1, 2};
@@ -27,34 +27,34 @@ geo::Geometry sampleGeometry() {
 TEST_SUITE("geometry") {
 TEST_CASE("geometry round trip: write then read gives identical data") {
     test::TempDir dir;
-    const geo::Geometry g = sampleGeometry();
-    REQUIRE(geo::saveGeometry(dir / "a.geo", g).ok());
-    auto loaded = geo::loadGeometry(dir / "a.geo");
+    const geometry::Geometry g = sampleGeometry();
+    REQUIRE(geometry::saveGeometry(dir / "a.geo", g).ok());
+    auto loaded = geometry::loadGeometry(dir / "a.geo");
     REQUIRE(loaded.ok());
     CHECK(*loaded == g);
 }
 
 TEST_CASE("geometry writing twice gives identical bytes") {
     test::TempDir dir;
-    REQUIRE(geo::saveGeometry(dir / "a.geo", sampleGeometry()).ok());
-    REQUIRE(geo::saveGeometry(dir / "b.geo", sampleGeometry()).ok());
+    REQUIRE(geometry::saveGeometry(dir / "a.geo", sampleGeometry()).ok());
+    REQUIRE(geometry::saveGeometry(dir / "b.geo", sampleGeometry()).ok());
     CHECK(test::readBytes(dir / "a.geo") == test::readBytes(dir / "b.geo"));
 }
 
 TEST_CASE("an artifact of the wrong kind is refused by name") {
     test::TempDir dir;
-    REQUIRE(geo::saveGeometry(dir / "a.geo", sampleGeometry()).ok());
-    auto grid = vox::loadVoxels(dir / "a.geo");
+    REQUIRE(geometry::saveGeometry(dir / "a.geo", sampleGeometry()).ok());
+    auto grid = voxel::loadVoxels(dir / "a.geo");
     REQUIRE_FALSE(grid.ok());
     CHECK(grid.error().message.find("kind 'GEOM', expected 'VOXL'") != std::string::npos);
 }
 
 TEST_CASE("geometry with out-of-range indices is rejected on load") {
     test::TempDir dir;
-    geo::Geometry g = sampleGeometry();
+    geometry::Geometry g = sampleGeometry();
     g.triangles[4] = 99;
-    REQUIRE(geo::saveGeometry(dir / "bad.geo", g).ok());
-    auto loaded = geo::loadGeometry(dir / "bad.geo");
+    REQUIRE(geometry::saveGeometry(dir / "bad.geo", g).ok());
+    auto loaded = geometry::loadGeometry(dir / "bad.geo");
     REQUIRE_FALSE(loaded.ok());
     CHECK(loaded.error().message.find("triangle 1 uses vertex 99") != std::string::npos);
 }
@@ -62,7 +62,7 @@ TEST_CASE("geometry with out-of-range indices is rejected on load") {
 TEST_CASE("a failed write leaves no file behind") {
     test::TempDir dir;
     const auto target = dir / "missing_folder" / "a.geo";
-    CHECK_FALSE(geo::saveGeometry(target, sampleGeometry()).ok());
+    CHECK_FALSE(geometry::saveGeometry(target, sampleGeometry()).ok());
     CHECK_FALSE(std::filesystem::exists(target));
     size_t entries = 0;
     for (auto it = std::filesystem::directory_iterator(dir.path());

@@ -10,11 +10,11 @@
 #include <tuple>
 
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxel_grid.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -28,7 +28,7 @@ importer::GridMap gridMap(const std::string& rows, uint32_t width, uint32_t heig
     return std::move(map).value();
 }
 
-graph::Graph povGraph(const vox::VoxelGrid& grid, bool prune = true, unsigned threads = 0) {
+graph::Graph povGraph(const voxel::VoxelGrid& grid, bool prune = true, unsigned threads = 0) {
     Context context;
     graph::PovParams params;
     params.prune = prune;
@@ -65,7 +65,7 @@ std::unique_ptr<Level> loadMap(const std::string& rows, uint32_t width, uint32_t
 }
 
 // Corners as (x, z, bx, bz) in cell units.
-std::set<std::tuple<int, int, int, int>> cornerSet(const graph::Graph& g, const vox::VoxelGrid& grid) {
+std::set<std::tuple<int, int, int, int>> cornerSet(const graph::Graph& g, const voxel::VoxelGrid& grid) {
     std::set<std::tuple<int, int, int, int>> out;
     for (size_t i = 0; i < g.corners.size(); ++i)
         out.insert({int(std::lround((g.positions[3 * i] - grid.origin[0]) / grid.cell_size)),
@@ -112,10 +112,10 @@ double distance3(navrt::Vec3 a, navrt::Vec3 b) {
 // One walkable floor span [0, top) per listed column (x, z); everything else empty (no span).
 struct Column {
     int x, z;
-    std::vector<vox::Span> spans;
+    std::vector<voxel::Span> spans;
 };
-vox::VoxelGrid handGrid(uint32_t size_x, uint32_t size_z, uint32_t size_y, std::vector<Column> columns) {
-    vox::VoxelGrid grid;
+voxel::VoxelGrid handGrid(uint32_t size_x, uint32_t size_z, uint32_t size_y, std::vector<Column> columns) {
+    voxel::VoxelGrid grid;
     grid.size_x = size_x;
     grid.size_z = size_z;
     grid.size_y = size_y;
@@ -124,7 +124,7 @@ vox::VoxelGrid handGrid(uint32_t size_x, uint32_t size_z, uint32_t size_y, std::
     grid.agent.height = 2.0f;
     grid.agent.climb = 1.0f;
     grid.agent.radius = 0.0f;
-    std::vector<std::vector<vox::Span>> per_column(size_t(size_x) * size_z);
+    std::vector<std::vector<voxel::Span>> per_column(size_t(size_x) * size_z);
     for (Column& c : columns) per_column[size_t(c.z) * size_x + size_t(c.x)] = c.spans;
     grid.column_offsets.push_back(0);
     for (auto& spans : per_column) {
@@ -133,13 +133,13 @@ vox::VoxelGrid handGrid(uint32_t size_x, uint32_t size_z, uint32_t size_y, std::
     }
     return grid;
 }
-vox::Span floorSpan(uint16_t top) { return {0, top, 1, true}; }
+voxel::Span floorSpan(uint16_t top) { return {0, top, 1, true}; }
 
 }  // namespace
 
 TEST_SUITE("graph") {
 TEST_CASE("pov corners: a single block has four, each facing it") {
-    const vox::VoxelGrid grid = importer::gridFromMap(gridMap("...\n.@.\n...\n", 3, 3));
+    const voxel::VoxelGrid grid = importer::gridFromMap(gridMap("...\n.@.\n...\n", 3, 3));
     const graph::Graph g = povGraph(grid);
     CHECK(cornerSet(g, grid) == std::set<std::tuple<int, int, int, int>>{
                                     {1, 1, 1, 1}, {2, 1, -1, 1}, {1, 2, 1, -1}, {2, 2, -1, -1}});
@@ -168,7 +168,7 @@ TEST_CASE("pov corners: an L-shaped obstacle has only its convex corners") {
     // .@@..
     // .@...
     // .....
-    const vox::VoxelGrid grid = importer::gridFromMap(gridMap(".....\n.@@..\n.@...\n.....\n", 5, 4));
+    const voxel::VoxelGrid grid = importer::gridFromMap(gridMap(".....\n.@@..\n.@...\n.....\n", 5, 4));
     const graph::Graph g = povGraph(grid);
     // (2, 2) is the concave inner corner: three blocked cells around it, no corner.
     CHECK(cornerSet(g, grid) == std::set<std::tuple<int, int, int, int>>{
@@ -212,8 +212,8 @@ TEST_CASE("pov on two floors: corners on both, line of sight up the ramp") {
     //   z = 2: ground at x = 0, a ramp with tops 2, 3, 4, 5 at x = 1..4, ground + slab at 5..7.
     std::vector<Column> columns;
     for (int x = 0; x < 8; ++x) {
-        std::vector<vox::Span> both = {floorSpan(1), {4, 6, 1, true}};
-        columns.push_back({x, 0, x >= 4 ? both : std::vector<vox::Span>{floorSpan(1)}});
+        std::vector<voxel::Span> both = {floorSpan(1), {4, 6, 1, true}};
+        columns.push_back({x, 0, x >= 4 ? both : std::vector<voxel::Span>{floorSpan(1)}});
         if (x == 0) columns.push_back({x, 1, {floorSpan(1)}});
         else if (x <= 4) columns.push_back({x, 1, {{0, 10, 0, false}}});
         else columns.push_back({x, 1, both});
@@ -221,7 +221,7 @@ TEST_CASE("pov on two floors: corners on both, line of sight up the ramp") {
         else if (x <= 4) columns.push_back({x, 2, {floorSpan(uint16_t(1 + x))}});
         else columns.push_back({x, 2, both});
     }
-    const vox::VoxelGrid grid = handGrid(8, 3, 12, columns);
+    const voxel::VoxelGrid grid = handGrid(8, 3, 12, columns);
     const graph::Graph g = povGraph(grid);
     std::set<float> corner_floors;
     for (size_t i = 0; i < g.corners.size(); ++i) corner_floors.insert(g.positions[3 * i + 1]);
@@ -263,7 +263,7 @@ TEST_CASE("pov: a ledge ending at a vertex keeps every direction at its end") {
         columns.push_back({x, 1, {floorSpan(1)}});
         columns.push_back({x, 2, {floorSpan(uint16_t(std::min(3, 1 + x)))}});
     }
-    const vox::VoxelGrid grid = handGrid(6, 3, 8, columns);
+    const voxel::VoxelGrid grid = handGrid(6, 3, 8, columns);
     const graph::Graph g = povGraph(grid);
     REQUIRE(g.pov_stats.any_direction_corners >= 1);
     for (const formats::PovCorner& c : g.corners) CHECK((c.flags & formats::kPovCornerAnyDirection) != 0);
@@ -288,7 +288,7 @@ TEST_CASE("pov pruning keeps optimal lengths on random grids") {
         map.height = h;
         map.passable.resize(size_t(w) * h);
         for (auto& p : map.passable) p = unit(rng) >= density;
-        const vox::VoxelGrid grid = importer::gridFromMap(map);
+        const voxel::VoxelGrid grid = importer::gridFromMap(map);
         auto pruned = load(povGraph(grid, true));
         auto full = load(povGraph(grid, false));
         CHECK(full->graph.pov_stats.taut_edges == full->graph.pov_stats.visibility_edges);
@@ -320,7 +320,7 @@ TEST_CASE("pov pruning keeps optimal lengths on random grids") {
 
 TEST_CASE("pov graph save/load round trip, deterministic bytes at any thread count") {
     test::TempDir dir;
-    const vox::VoxelGrid grid =
+    const voxel::VoxelGrid grid =
         importer::gridFromMap(gridMap("........\n.@@..@..\n.@...@..\n....@@..\n........\n", 8, 5));
     const graph::Graph one = povGraph(grid, true, 1);
     const graph::Graph two = povGraph(grid, true, 2);
@@ -356,7 +356,7 @@ TEST_CASE("pov graph save/load round trip, deterministic bytes at any thread cou
 
 TEST_CASE("pov assets with broken sections are refused by navrt and the loader") {
     test::TempDir dir;
-    const vox::VoxelGrid grid = importer::gridFromMap(gridMap("....\n.@..\n....\n", 4, 3));
+    const voxel::VoxelGrid grid = importer::gridFromMap(gridMap("....\n.@..\n....\n", 4, 3));
     const graph::Graph good = povGraph(grid);
     auto refused = [&](graph::Graph g, const char* what) {
         INFO(what);
@@ -392,7 +392,7 @@ TEST_CASE("pov assets with broken sections are refused by navrt and the loader")
 
 TEST_CASE("pov assets with random damage: refused, or safe to query") {
     test::TempDir dir;
-    const vox::VoxelGrid grid =
+    const voxel::VoxelGrid grid =
         importer::gridFromMap(gridMap("......\n.@@.@.\n.@....\n...@@.\n......\n", 6, 5));
     const graph::Graph good = povGraph(grid);
     std::mt19937 rng(99);
@@ -477,7 +477,7 @@ TEST_CASE("pov queries: open level, start inside an obstacle, coincident start a
 }
 
 TEST_CASE("pov bake stops when cancelled") {
-    const vox::VoxelGrid grid = importer::gridFromMap(gridMap("....\n.@..\n....\n", 4, 3));
+    const voxel::VoxelGrid grid = importer::gridFromMap(gridMap("....\n.@..\n....\n", 4, 3));
     Context context;
     context.requestCancel();
     auto g = graph::buildPovGraph(grid, {}, context);

@@ -3,9 +3,9 @@
 #include <cmath>
 
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/voxel/voxel_grid.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -65,7 +65,7 @@ TEST_CASE("tile graph components") {
 
 TEST_CASE("tile graph on a multi-floor grid: climb, clearance and layers") {
     // 3 x 1 columns, cell height 0.2, climb 0.9 (4 cells), agent height 2.0 (10 cells).
-    vox::VoxelGrid grid;
+    voxel::VoxelGrid grid;
     grid.size_x = 3;
     grid.size_z = 1;
     grid.size_y = 60;
@@ -95,7 +95,7 @@ TEST_CASE("tile graph on a multi-floor grid: climb, clearance and layers") {
 }
 
 TEST_CASE("area cost multipliers scale edge costs") {
-    vox::VoxelGrid grid;
+    voxel::VoxelGrid grid;
     grid.size_x = 2;
     grid.size_z = 1;
     grid.size_y = 4;
@@ -128,7 +128,7 @@ TEST_CASE("graph save/load round trip and deterministic bytes") {
     // A .vox is not a graph.
     auto map = importer::parseMovingAiMap("type octile\nheight 1\nwidth 1\nmap\n.\n", "m");
     REQUIRE(map.ok());
-    REQUIRE(vox::saveVoxels(dir / "m.vox", importer::gridFromMap(*map)).ok());
+    REQUIRE(voxel::saveVoxels(dir / "m.vox", importer::gridFromMap(*map)).ok());
     auto wrong = graph::loadGraph(dir / "m.vox");
     REQUIRE_FALSE(wrong.ok());
     CHECK(wrong.error().message.find("kind 'VOXL', expected 'GRPH'") != std::string::npos);

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/voxel/voxel_grid.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 

@@ -23,11 +23,11 @@
 #include <string>
 #include <vector>
 
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/navmesh/navmesh.h"
 #include "lib/voxel/voxel_grid.h"
 #include "lib/voxel/voxelize.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 using navmesh::kNoNeighbour;
@@ -43,12 +43,12 @@ namespace {
 // climb 4, radius 2). Spans are added bottom-up per column.
 struct GridBuilder {
     uint32_t size_x, size_z;
-    std::vector<std::vector<vox::Span>> columns;
+    std::vector<std::vector<voxel::Span>> columns;
 
     GridBuilder(uint32_t sx, uint32_t sz) : size_x(sx), size_z(sz), columns(size_t(sx) * sz) {}
 
     // A walkable slab [top - 2, top) over columns [x0, x1) x [z0, z1).
-    void floor(int x0, int z0, int x1, int z1, int top, uint8_t area = geo::kGroundArea,
+    void floor(int x0, int z0, int x1, int z1, int top, uint8_t area = geometry::kGroundArea,
                bool walkable = true) {
         for (int z = z0; z < z1; ++z)
             for (int x = x0; x < x1; ++x)
@@ -58,25 +58,25 @@ struct GridBuilder {
     void block(int x0, int z0, int x1, int z1, int y_min, int y_max) {
         for (int z = z0; z < z1; ++z)
             for (int x = x0; x < x1; ++x)
-                add(x, z, {uint16_t(y_min), uint16_t(y_max), geo::kObstacleArea, false});
+                add(x, z, {uint16_t(y_min), uint16_t(y_max), geometry::kObstacleArea, false});
     }
-    void add(int x, int z, vox::Span s) {
+    void add(int x, int z, voxel::Span s) {
         auto& c = columns[size_t(z) * size_x + size_t(x)];
         c.push_back(s);
         std::sort(c.begin(), c.end(),
-                  [](const vox::Span& a, const vox::Span& b) { return a.y_min < b.y_min; });
+                  [](const voxel::Span& a, const voxel::Span& b) { return a.y_min < b.y_min; });
     }
     void clearColumn(int x, int z) { columns[size_t(z) * size_x + size_t(x)].clear(); }
 
-    vox::VoxelGrid build() const {
-        vox::VoxelGrid g;
+    voxel::VoxelGrid build() const {
+        voxel::VoxelGrid g;
         g.size_x = size_x;
         g.size_z = size_z;
         g.size_y = 64;
         g.origin[0] = 10.0f;
         g.origin[1] = -1.0f;
         g.origin[2] = -5.0f;
-        g.areas = geo::defaultAreaTable();
+        g.areas = geometry::defaultAreaTable();
         g.areas.push_back({"water", 3.0f, true});
         for (const auto& c : columns) {
             g.column_offsets.push_back(uint32_t(g.spans.size()));
@@ -87,18 +87,18 @@ struct GridBuilder {
     }
 };
 
-NavMesh buildOk(const vox::VoxelGrid& grid, const NavmeshParams& params) {
+NavMesh buildOk(const voxel::VoxelGrid& grid, const NavmeshParams& params) {
     Context context;
     auto mesh = navmesh::buildNavmesh(grid, params, context);
     if (!mesh.ok()) FAIL(mesh.error().message);
     return std::move(mesh).value();
 }
 
-vox::VoxelGrid voxelizeLevel(const std::filesystem::path& path) {
+voxel::VoxelGrid voxelizeLevel(const std::filesystem::path& path) {
     Context context;
     auto geometry = importer::importScene(path, {}, context);
     if (!geometry.ok()) FAIL(geometry.error().message);
-    auto grid = vox::voxelize(*geometry, vox::VoxelizeParams{}, context);
+    auto grid = voxel::voxelize(*geometry, voxel::VoxelizeParams{}, context);
     if (!grid.ok()) FAIL(grid.error().message);
     return std::move(grid).value();
 }
@@ -111,7 +111,7 @@ struct P2 {
 };
 
 // In cell units relative to the grid origin.
-P2 cellXZ(const vox::VoxelGrid& g, const float* v) {
+P2 cellXZ(const voxel::VoxelGrid& g, const float* v) {
     return {(double(v[0]) - g.origin[0]) / g.cell_size, (double(v[2]) - g.origin[2]) / g.cell_size};
 }
 
@@ -122,14 +122,14 @@ double cross(const P2& a, const P2& b, const P2& c) {
 
 // Rounding error of world coordinates stored as floats, in cells (levels far from the origin
 // have coarse floats: Recast's undulating.obj sits near x = z = 5000 m).
-double coordEps(const vox::VoxelGrid& g) {
+double coordEps(const voxel::VoxelGrid& g) {
     const double extent = std::max(std::abs(g.origin[0]) + g.size_x * g.cell_size,
                                    std::abs(g.origin[2]) + g.size_z * g.cell_size);
     return std::max(1e-4, 8.0 * std::numeric_limits<float>::epsilon() * extent / g.cell_size);
 }
 
 // Polygon corners in cell units, rounded to the cell corners they lie on (checked separately).
-std::vector<P2> polygonXZ(const NavMesh& m, const vox::VoxelGrid& g, size_t p) {
+std::vector<P2> polygonXZ(const NavMesh& m, const voxel::VoxelGrid& g, size_t p) {
     std::vector<P2> out;
     for (uint32_t k = m.poly_offsets[p]; k < m.poly_offsets[p + 1]; ++k) {
         const P2 c = cellXZ(g, &m.vertices[3 * size_t(m.poly_vertices[k])]);
@@ -150,7 +150,7 @@ bool insideConvex(const std::vector<P2>& poly, const P2& q, double margin) {
 }
 
 // Height of polygon p's detail mesh at q (cell units); false when no triangle covers q.
-bool detailHeight(const NavMesh& m, const vox::VoxelGrid& g, size_t p, const P2& q, double& y) {
+bool detailHeight(const NavMesh& m, const voxel::VoxelGrid& g, size_t p, const P2& q, double& y) {
     for (uint32_t t = m.detail_offsets[p]; t < m.detail_offsets[p + 1]; ++t) {
         const float* v = &m.detail_triangles[9 * size_t(t)];
         const P2 a = cellXZ(g, v), b = cellXZ(g, v + 3), c = cellXZ(g, v + 6);
@@ -168,15 +168,15 @@ bool detailHeight(const NavMesh& m, const vox::VoxelGrid& g, size_t p, const P2&
 // A walkable span whose top is within `tolerance` metres of world height y, in a column within
 // `radius` columns of the cell-unit point (x, z) (radius 0: the column containing it, or the up to
 // four columns around it when it lies on cell borders).
-bool walkableNear(const vox::VoxelGrid& g, double x, double z, double y, double tolerance,
+bool walkableNear(const voxel::VoxelGrid& g, double x, double z, double y, double tolerance,
                   int radius) {
     const double e = coordEps(g);
     const int x0 = int(std::floor(x - e)) - radius, x1 = int(std::floor(x + e)) + radius;
     const int z0 = int(std::floor(z - e)) - radius, z1 = int(std::floor(z + e)) + radius;
     for (int cz = std::max(0, z0); cz <= std::min(int(g.size_z) - 1, z1); ++cz)
         for (int cx = std::max(0, x0); cx <= std::min(int(g.size_x) - 1, x1); ++cx)
-            for (const vox::Span& s : g.column(uint32_t(cx), uint32_t(cz)))
-                if (s.walkable && s.area != geo::kObstacleArea &&
+            for (const voxel::Span& s : g.column(uint32_t(cx), uint32_t(cz)))
+                if (s.walkable && s.area != geometry::kObstacleArea &&
                     std::abs(g.topY(s) - y) <= tolerance)
                     return true;
     return false;
@@ -197,7 +197,7 @@ struct Failures {
     } while (0)
 
 // Every structural and geometric property the mesh documents.
-void checkNavMesh(const NavMesh& m, const vox::VoxelGrid& g, const NavmeshParams& params) {
+void checkNavMesh(const NavMesh& m, const voxel::VoxelGrid& g, const NavmeshParams& params) {
     const size_t polys = m.polyCount();
     REQUIRE(m.poly_offsets.size() == polys + 1);
     REQUIRE(m.poly_offsets.front() == 0);
@@ -211,7 +211,7 @@ void checkNavMesh(const NavMesh& m, const vox::VoxelGrid& g, const NavmeshParams
     CHECK(m.areas == g.areas);
     CHECK(m.max_verts_per_poly == params.max_verts_per_poly);
 
-    const vox::AgentCells agent = vox::agentCells(g.agent, g.cell_size, g.cell_height);
+    const voxel::AgentCells agent = voxel::agentCells(g.agent, g.cell_size, g.cell_height);
     const double tolerance = (params.detail_max_error + agent.climb) * g.cell_height + 1e-3;
     const double eps = coordEps(g);
     Failures shape, corners, areas, heights, detail, adjacency, regions;
@@ -256,7 +256,7 @@ void checkNavMesh(const NavMesh& m, const vox::VoxelGrid& g, const NavmeshParams
             area2 += cross({0, 0}, poly[size_t(k)], poly[size_t((k + 1) % n)]);
         }
         const uint8_t area = m.poly_areas[p];
-        if (area == geo::kObstacleArea || area >= g.areas.size() || !g.areas[area].walkable)
+        if (area == geometry::kObstacleArea || area >= g.areas.size() || !g.areas[area].walkable)
             areas.add(name + " has area " + std::to_string(area));
         if (m.poly_regions[p] >= m.region_count) regions.add(name + " region out of range");
         if (m.poly_tiles[p] >= m.tiles_x * m.tiles_z) regions.add(name + " tile out of range");
@@ -334,7 +334,7 @@ void checkNavMesh(const NavMesh& m, const vox::VoxelGrid& g, const NavmeshParams
 }
 
 // Polygons (index, detail height) strictly over cell-unit point q.
-std::vector<std::pair<size_t, double>> polygonsAt(const NavMesh& m, const vox::VoxelGrid& g,
+std::vector<std::pair<size_t, double>> polygonsAt(const NavMesh& m, const voxel::VoxelGrid& g,
                                                   const P2& q, double margin = 1e-6) {
     std::vector<std::pair<size_t, double>> out;
     for (size_t p = 0; p < m.polyCount(); ++p) {
@@ -349,7 +349,7 @@ std::vector<std::pair<size_t, double>> polygonsAt(const NavMesh& m, const vox::V
 // No two polygons over one point of a floor, and the detail mesh on the floor there (within the
 // detail error plus a step, at the default detail error): sampled on a lattice of cell-unit
 // points.
-void checkNoOverlap(const NavMesh& m, const vox::VoxelGrid& g, int step) {
+void checkNoOverlap(const NavMesh& m, const voxel::VoxelGrid& g, int step) {
     // Bounding boxes first, so that the lattice test stays cheap.
     struct Box {
         double x0, z0, x1, z1;
@@ -368,7 +368,7 @@ void checkNoOverlap(const NavMesh& m, const vox::VoxelGrid& g, int step) {
         boxes[p] = b;
     }
     const double min_gap = g.agent.height * 0.5;
-    const vox::AgentCells agent = vox::agentCells(g.agent, g.cell_size, g.cell_height);
+    const voxel::AgentCells agent = voxel::agentCells(g.agent, g.cell_size, g.cell_height);
     const double tolerance =
         (NavmeshParams{}.detail_max_error + agent.climb) * g.cell_height + 1e-3;
     Failures overlap, floor;
@@ -428,7 +428,7 @@ std::vector<uint32_t> components(const NavMesh& m, uint32_t& count) {
     return comp;
 }
 
-double polygonArea(const NavMesh& m, const vox::VoxelGrid& g, size_t p) {
+double polygonArea(const NavMesh& m, const voxel::VoxelGrid& g, size_t p) {
     const std::vector<P2> poly = polygonXZ(m, g, p);
     double a2 = 0;
     for (size_t k = 0; k < poly.size(); ++k)
@@ -436,7 +436,7 @@ double polygonArea(const NavMesh& m, const vox::VoxelGrid& g, size_t p) {
     return a2 / 2;  // [Units: cells^2]
 }
 
-double totalArea(const NavMesh& m, const vox::VoxelGrid& g) {
+double totalArea(const NavMesh& m, const voxel::VoxelGrid& g) {
     double a = 0;
     for (size_t p = 0; p < m.polyCount(); ++p) a += polygonArea(m, g, p);
     return a;
@@ -445,19 +445,19 @@ double totalArea(const NavMesh& m, const vox::VoxelGrid& g) {
 // Two polygons sharing an edge (the same two vertices, reversed) are linked, unless the edge is a
 // wall squeezed to nothing by simplification: then the columns on the two sides of the edge are
 // not both walkable at its height.
-void checkAdjacencyComplete(const NavMesh& m, const vox::VoxelGrid& g) {
+void checkAdjacencyComplete(const NavMesh& m, const voxel::VoxelGrid& g) {
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> edges;  // directed edge -> slot
     for (uint32_t p = 0; p < m.polyCount(); ++p)
         for (uint32_t k = m.poly_offsets[p]; k < m.poly_offsets[p + 1]; ++k) {
             const uint32_t next = k + 1 < m.poly_offsets[p + 1] ? k + 1 : m.poly_offsets[p];
             edges[{m.poly_vertices[k], m.poly_vertices[next]}] = k;
         }
-    const vox::AgentCells agent = vox::agentCells(g.agent, g.cell_size, g.cell_height);
+    const voxel::AgentCells agent = voxel::agentCells(g.agent, g.cell_size, g.cell_height);
     auto walkableAt = [&](double x, double z, double y) {
         const int cx = int(std::floor(x)), cz = int(std::floor(z));
         if (cx < 0 || cz < 0 || cx >= int(g.size_x) || cz >= int(g.size_z)) return false;
-        for (const vox::Span& s : g.column(uint32_t(cx), uint32_t(cz)))
-            if (s.walkable && s.area != geo::kObstacleArea &&
+        for (const voxel::Span& s : g.column(uint32_t(cx), uint32_t(cz)))
+            if (s.walkable && s.area != geometry::kObstacleArea &&
                 std::abs(g.topY(s) - y) <= (agent.climb + 2) * g.cell_height)
                 return true;
         return false;
@@ -504,7 +504,7 @@ size_t crossTileLinks(const NavMesh& m) {
 // Every component of the solo mesh lies in one component of the tiled mesh: each solo polygon's
 // centroid is located on the tiled mesh (same floor), and all of a solo component's polygons
 // land in one tiled component.
-void checkConnectedLikeSolo(const NavMesh& solo, const NavMesh& tiled, const vox::VoxelGrid& g) {
+void checkConnectedLikeSolo(const NavMesh& solo, const NavMesh& tiled, const voxel::VoxelGrid& g) {
     uint32_t solo_count = 0, tiled_count = 0;
     const std::vector<uint32_t> solo_comp = components(solo, solo_count);
     const std::vector<uint32_t> tiled_comp = components(tiled, tiled_count);
@@ -540,8 +540,8 @@ void checkConnectedLikeSolo(const NavMesh& solo, const NavMesh& tiled, const vox
 // What voxelization does to a grid's edges, simply: `rounds` times, walkable spans that lack a
 // walkable neighbour in one of the four directions (step within climb, clearance for the agent)
 // stop being walkable. Hand-built grids then have the wide, eroded boundaries real levels have.
-void erodeForTest(vox::VoxelGrid& g, int rounds) {
-    const vox::AgentCells agent = vox::agentCells(g.agent, g.cell_size, g.cell_height);
+void erodeForTest(voxel::VoxelGrid& g, int rounds) {
+    const voxel::AgentCells agent = voxel::agentCells(g.agent, g.cell_size, g.cell_height);
     auto ceiling = [&](size_t column, size_t s) {
         return s + 1 < g.column_offsets[column + 1] ? int(g.spans[s + 1].y_min) : 1 << 20;
     };
@@ -576,7 +576,7 @@ void erodeForTest(vox::VoxelGrid& g, int rounds) {
     }
 }
 
-uint8_t areaId(const vox::VoxelGrid& g, const std::string& name) {
+uint8_t areaId(const voxel::VoxelGrid& g, const std::string& name) {
     for (size_t a = 0; a < g.areas.size(); ++a)
         if (g.areas[a].name == name) return uint8_t(a);
     return 0xFF;
@@ -590,7 +590,7 @@ TEST_CASE("navmesh of an L-shaped floor") {
     GridBuilder b(40, 40);
     b.floor(0, 0, 40, 15, 10);
     b.floor(0, 15, 15, 40, 10);
-    const vox::VoxelGrid grid = b.build();
+    const voxel::VoxelGrid grid = b.build();
     NavmeshParams params;
     const NavMesh m = buildOk(grid, params);
     checkNavMesh(m, grid, params);
@@ -621,7 +621,7 @@ TEST_CASE("navmesh of a floor around a pillar has a hole") {
             else
                 b.floor(x, z, x + 1, z + 1, 10);
         }
-    const vox::VoxelGrid grid = b.build();
+    const voxel::VoxelGrid grid = b.build();
     NavmeshParams params;
     const NavMesh m = buildOk(grid, params);
     checkNavMesh(m, grid, params);
@@ -643,7 +643,7 @@ TEST_CASE("navmesh of a ring-shaped floor: one region whose hole is bridged into
     for (int z = 0; z < 16; ++z)
         for (int x = 0; x < 16; ++x)
             if (!(x >= 6 && x < 10 && z >= 6 && z < 10)) b.floor(x, z, x + 1, z + 1, 10);
-    const vox::VoxelGrid grid = b.build();
+    const voxel::VoxelGrid grid = b.build();
     for (int nvp : {3, 6}) {
         NavmeshParams params;
         params.max_verts_per_poly = nvp;
@@ -663,15 +663,15 @@ TEST_CASE("navmesh of a ring-shaped floor: one region whose hole is bridged into
 
 TEST_CASE("navmesh keeps areas apart") {
     GridBuilder b(40, 24);
-    b.floor(0, 0, 20, 24, 10, geo::kGroundArea);
+    b.floor(0, 0, 20, 24, 10, geometry::kGroundArea);
     b.floor(20, 0, 40, 24, 10, 2);  // water
     // Walkable-flagged obstacle spans never become polygons.
     for (int z = 4; z < 8; ++z)
         for (int x = 4; x < 8; ++x) {
             b.clearColumn(x, z);
-            b.add(x, z, {8, 10, geo::kObstacleArea, true});
+            b.add(x, z, {8, 10, geometry::kObstacleArea, true});
         }
-    const vox::VoxelGrid grid = b.build();
+    const voxel::VoxelGrid grid = b.build();
     NavmeshParams params;
     const NavMesh m = buildOk(grid, params);
     checkNavMesh(m, grid, params);
@@ -701,7 +701,7 @@ TEST_CASE("navmesh of two floors, one over the other") {
     GridBuilder b(40, 40);
     b.floor(0, 0, 40, 40, 10);   // ground floor, top 2 m above the origin
     b.floor(10, 10, 30, 30, 30);  // upper floor, 4 m higher (slab [28, 30), 18 cells clearance)
-    const vox::VoxelGrid grid = b.build();
+    const voxel::VoxelGrid grid = b.build();
     for (navmesh::Partition partition :
          {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
         NavmeshParams params;
@@ -728,7 +728,7 @@ TEST_CASE("navmesh of a ramp follows the floor") {
     // A slope rising one cell height every cell along x, then a plateau.
     GridBuilder b(48, 20);
     for (int x = 0; x < 48; ++x) b.floor(x, 0, x + 1, 20, 10 + std::min(x, 30));
-    const vox::VoxelGrid grid = b.build();
+    const voxel::VoxelGrid grid = b.build();
     for (float sample : {6.0f, 0.0f}) {
         NavmeshParams params;
         params.detail_sample_dist = sample;
@@ -761,7 +761,7 @@ TEST_CASE("navmesh of an empty grid and of tiny regions") {
     // A 5 x 5 island is below region_min_size^2 = 64 cells: filtered out; 9 x 9 stays.
     b.floor(1, 1, 6, 6, 10);
     b.floor(10, 10, 19, 19, 10);
-    const vox::VoxelGrid grid = b.build();
+    const voxel::VoxelGrid grid = b.build();
     m = buildOk(grid, params);
     checkNavMesh(m, grid, params);
     CHECK(totalArea(m, grid) == doctest::Approx(81));
@@ -775,7 +775,7 @@ TEST_CASE("navmesh max verts per poly") {
     b.floor(0, 0, 40, 40, 10);
     for (int z = 12; z < 20; ++z)
         for (int x = 18 - (z - 12); x < 22 + (z - 12); ++x) b.clearColumn(x, z);  // a notch
-    const vox::VoxelGrid grid = b.build();
+    const voxel::VoxelGrid grid = b.build();
     for (int nvp : {3, 4, 5, 6}) {
         NavmeshParams params;
         params.max_verts_per_poly = nvp;
@@ -793,7 +793,7 @@ TEST_CASE("navmesh max verts per poly") {
 }
 
 TEST_CASE("navmesh of the sample indoor level: both floors, water, monotone") {
-    const vox::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb");
+    const voxel::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb");
     const uint8_t water = areaId(grid, "water");
     REQUIRE(water != 0xFF);
     for (navmesh::Partition partition :
@@ -847,7 +847,7 @@ TEST_CASE("navmesh of the sample indoor level: both floors, water, monotone") {
 }
 
 TEST_CASE("navmesh of the sample terrain") {
-    const vox::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "terrain.obj");
+    const voxel::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "terrain.obj");
     for (navmesh::Partition partition :
          {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
         NavmeshParams params;
@@ -875,7 +875,7 @@ TEST_CASE(
     "navmesh tiled builds: stitched across tiles, same connectivity as solo, any thread count") {
     struct Level {
         std::string name;
-        vox::VoxelGrid grid;
+        voxel::VoxelGrid grid;
     };
     std::vector<Level> levels;
     levels.push_back({"indoor", voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb")});
@@ -926,7 +926,7 @@ TEST_CASE(
 }
 
 TEST_CASE("navmesh tiled monotone build is valid and stitched") {
-    const vox::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb");
+    const voxel::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb");
     NavmeshParams params;
     params.partition = navmesh::Partition::monotone;
     params.tile_size = 32;
@@ -950,7 +950,7 @@ TEST_CASE("navmesh of the shared Recast demo meshes") {
             continue;
         }
         INFO(std::string(name));
-        const vox::VoxelGrid grid = voxelizeLevel(path);
+        const voxel::VoxelGrid grid = voxelizeLevel(path);
         NavmeshParams params;
         const auto start = std::chrono::steady_clock::now();
         const NavMesh solo = buildOk(grid, params);
@@ -1018,7 +1018,7 @@ TEST_CASE("navmesh of random grids: rolling floors, holes, upper floors, two are
                     else
                         b.floor(x, z, x + 1, z + 1, 10, x < sx / 2 ? 1 : 2);
                 }
-            vox::VoxelGrid grid = b.build();
+            voxel::VoxelGrid grid = b.build();
             grid.agent.radius = 0;
             for (navmesh::Partition partition :
                  {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
@@ -1068,7 +1068,7 @@ TEST_CASE("navmesh of random grids: rolling floors, holes, upper floors, two are
                         break;
                     }
             }
-        vox::VoxelGrid grid = b.build();
+        voxel::VoxelGrid grid = b.build();
         erodeForTest(grid, 2);
         for (int tile : {0, 16}) {
             for (navmesh::Partition partition :
@@ -1127,7 +1127,7 @@ TEST_CASE("navmesh parameters and errors") {
     }
     SUBCASE("an inconsistent grid is bad input") {
         GridBuilder b(8, 8);
-        vox::VoxelGrid g = b.build();
+        voxel::VoxelGrid g = b.build();
         g.column_offsets.pop_back();
         Context context;
         auto r = navmesh::buildNavmesh(g, NavmeshParams{}, context);

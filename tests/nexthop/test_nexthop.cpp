@@ -12,13 +12,13 @@
 
 #include "lib/cluster/cluster.h"
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/nexthop/nexthop.h"
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_nexthop.h"
 #include "lib/voxel/voxel_grid.h"
-#include "graph_test_support.h"
-#include "test_support.h"
+#include "tests/graph_test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 

@@ -6,12 +6,12 @@
 #include "lib/cluster/hierarchy.h"
 #include "lib/common/context.h"
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/nexthop/nexthop.h"
 #include "lib/pack/pack.h"
 #include "lib/pipeline/pipeline.h"
 #include "lib/voxel/voxelize.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -36,25 +36,25 @@ bool mentions(const Status& s, const std::string& text) {
 }  // namespace
 
 TEST_CASE("stage checks report every bad field at once, named by the caller") {
-    vox::VoxelizeParams voxelize;
+    voxel::VoxelizeParams voxelize;
     voxelize.cell_size = -1;
     voxelize.agent.max_slope_deg = 95;
     voxelize.threads = -2;
-    const ParamIssues issues = vox::VoxelizeStage::check(voxelize);
+    const ParamIssues issues = voxel::VoxelizeStage::check(voxelize);
     REQUIRE(issues.size() == 3);
     CHECK(issues[0].field == "cell_size");
     CHECK(issues[1].field == "max_slope");
     CHECK(issues[2].field == "threads");
-    const Status cli = checkStage<vox::VoxelizeStage>(voxelize, optionFieldName);
+    const Status cli = checkStage<voxel::VoxelizeStage>(voxelize, optionFieldName);
     CHECK(cli.error().kind == ErrorKind::usage);
     CHECK(cli.error().message ==
           "invalid voxelize parameters: --cell-size = -1 (must be > 0); --max-slope = 95 (must be in "
           "0..90 degrees); --threads = -2 (must be 0 for all cores, or 1..1024)");
-    CHECK(mentions(checkStage<vox::VoxelizeStage>(voxelize), "cell size = -1 (must be > 0)"));
+    CHECK(mentions(checkStage<voxel::VoxelizeStage>(voxelize), "cell size = -1 (must be > 0)"));
 
-    vox::VoxelizeParams tiny;
+    voxel::VoxelizeParams tiny;
     tiny.agent.height = 0.1f;
-    CHECK(mentions(checkStage<vox::VoxelizeStage>(tiny), "agent height = 0.1 (must be at least one cell height"));
+    CHECK(mentions(checkStage<voxel::VoxelizeStage>(tiny), "agent height = 0.1 (must be at least one cell height"));
 
     cluster::HierarchyParams hierarchy;
     hierarchy.fanout = 65;
@@ -95,12 +95,12 @@ TEST_CASE("cache-key descriptions follow the Params that change the output, not 
     b.navmesh.partition = navmesh::Partition::monotone;
     CHECK(keyOf<graph::GraphStage>(a) != keyOf<graph::GraphStage>(b));
 
-    vox::VoxelizeParams v;
-    vox::VoxelizeParams w = v;
+    voxel::VoxelizeParams v;
+    voxel::VoxelizeParams w = v;
     w.threads = 1;
-    CHECK(keyOf<vox::VoxelizeStage>(v) == keyOf<vox::VoxelizeStage>(w));
+    CHECK(keyOf<voxel::VoxelizeStage>(v) == keyOf<voxel::VoxelizeStage>(w));
     w.agent.climb = 0.5f;
-    CHECK(keyOf<vox::VoxelizeStage>(v) != keyOf<vox::VoxelizeStage>(w));
+    CHECK(keyOf<voxel::VoxelizeStage>(v) != keyOf<voxel::VoxelizeStage>(w));
 
     cluster::HierarchyParams h;
     cluster::HierarchyParams k = h;

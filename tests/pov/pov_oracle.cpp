@@ -1,4 +1,4 @@
-#include "pov_oracle.h"
+#include "tests/pov/pov_oracle.h"
 
 #include <algorithm>
 #include <cmath>

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 
 namespace nav::test {
 

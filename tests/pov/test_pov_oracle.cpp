@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "pov/pov_oracle.h"
-#include "test_support.h"
+#include "tests/pov/pov_oracle.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -62,7 +62,7 @@ TEST_CASE("oracle self-check: open space, a block, a pinch, walls") {
 #include <map>
 
 #include "lib/graph/graph.h"
-#include "lib/import/scenario.h"
+#include "lib/importer/scenario.h"
 #include "lib/query/query.h"
 #include "lib/voxel/voxel_grid.h"
 
@@ -86,7 +86,7 @@ TEST_CASE("POV on every shared MovingAI map: never longer than octile, equal to 
         INFO(name);
         auto map = importer::loadMovingAiMap(map_path);
         REQUIRE(map.ok());
-        vox::VoxelGrid grid = importer::gridFromMap(*map);
+        voxel::VoxelGrid grid = importer::gridFromMap(*map);
         grid.source_name = name;
         Context context;
         auto pov = graph::buildPovGraph(grid, {}, context);

@@ -5,11 +5,11 @@
 #include <algorithm>
 
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/query/query.h"
 #include "lib/voxel/voxel_grid.h"
-#include "graph_test_support.h"
-#include "test_support.h"
+#include "tests/graph_test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -47,7 +47,7 @@ TEST_CASE("MovingAI conformance: every shared map, every scenario optimal") {
 TEST_CASE("scenario files naming another map or malformed are refused with the line") {
     auto map = importer::parseMovingAiMap("type octile\nheight 2\nwidth 3\nmap\n...\n...\n", "tiny.map");
     REQUIRE(map.ok());
-    vox::VoxelGrid grid = importer::gridFromMap(*map);
+    voxel::VoxelGrid grid = importer::gridFromMap(*map);
     grid.source_name = "tiny.map";
     Context context;
     auto g = graph::buildTileGraph(grid, context);
@@ -83,7 +83,7 @@ TEST_CASE("scenario files naming another map or malformed are refused with the l
     // A start in a wall is a clear status, not a crash.
     auto walled = importer::parseMovingAiMap("type octile\nheight 1\nwidth 3\nmap\n.@.\n", "w.map");
     REQUIRE(walled.ok());
-    vox::VoxelGrid wgrid = importer::gridFromMap(*walled);
+    voxel::VoxelGrid wgrid = importer::gridFromMap(*walled);
     auto wg = graph::buildTileGraph(wgrid, context);
     REQUIRE(wg.ok());
     REQUIRE(graph::saveGraph(dir / "w.nav", *wg, formats::kKindNav).ok());

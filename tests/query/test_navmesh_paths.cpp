@@ -7,11 +7,11 @@
 #include <random>
 
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxelize.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -52,7 +52,7 @@ TEST_CASE("navmesh paths are bounded by the straight line and the tile-graph pat
         Context context;
         auto geometry = importer::importScene(test::sampleLevels() / level, import_params, context);
         REQUIRE(geometry.ok());
-        auto grid = vox::voxelize(*geometry, {}, context);
+        auto grid = voxel::voxelize(*geometry, {}, context);
         REQUIRE(grid.ok());
         auto tile = graph::buildTileGraph(*grid, context);
         REQUIRE(tile.ok());
@@ -96,7 +96,7 @@ TEST_CASE("navmesh paths are bounded by the straight line and the tile-graph pat
 }
 
 TEST_CASE("an empty walkable surface gives an empty navmesh and a warning") {
-    vox::VoxelGrid grid;
+    voxel::VoxelGrid grid;
     grid.size_x = 4;
     grid.size_z = 4;
     grid.size_y = 10;

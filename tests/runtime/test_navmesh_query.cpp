@@ -5,7 +5,7 @@
 
 #include "lib/graph/graph.h"
 #include "lib/runtime/navrt_query.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -40,7 +40,7 @@ navmesh::NavMesh lMesh() {
         m.poly_regions.push_back(0);
         m.poly_tiles.push_back(0);
     }
-    m.areas = geo::defaultAreaTable();
+    m.areas = geometry::defaultAreaTable();
     m.region_count = 1;
     return m;
 }
@@ -52,7 +52,7 @@ struct Loaded {
 };
 
 std::unique_ptr<Loaded> packMesh(navmesh::NavMesh mesh) {
-    vox::VoxelGrid grid;
+    voxel::VoxelGrid grid;
     grid.size_x = 14;
     grid.size_z = 14;
     grid.size_y = 10;

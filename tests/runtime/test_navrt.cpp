@@ -6,10 +6,10 @@
 
 #include "lib/common/context.h"
 #include "lib/geometry/geometry.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/runtime/navrt.h"
 #include "lib/voxel/voxel_grid.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -28,7 +28,7 @@ std::vector<uint8_t> smallVoxelArtifact(const test::TempDir& dir) {
     auto map = importer::parseMovingAiMap(kSmallMap, "small.map");
     REQUIRE(map.ok());
     const auto path = dir / "small.vox";
-    REQUIRE(vox::saveVoxels(path, importer::gridFromMap(*map)).ok());
+    REQUIRE(voxel::saveVoxels(path, importer::gridFromMap(*map)).ok());
     return test::readBytes(path);
 }
 
@@ -125,7 +125,7 @@ TEST_CASE("navrt rejects every corrupted or truncated artifact") {
         Context context;
         auto geometry = importer::importScene(level, {}, context);
         REQUIRE(geometry.ok());
-        REQUIRE(geo::saveGeometry(dir / "level.geo", *geometry).ok());
+        REQUIRE(geometry::saveGeometry(dir / "level.geo", *geometry).ok());
         artifacts.push_back(test::readBytes(dir / "level.geo"));
     }
     for (const auto& good : artifacts) {

@@ -7,10 +7,10 @@
 #include <random>
 
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxel_grid.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 

@@ -13,11 +13,11 @@
 
 #include "lib/cluster/cluster.h"
 #include "lib/graph/graph.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/view/view.h"
 #include "lib/voxel/voxel_grid.h"
 #include "lib/voxel/voxelize.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -36,11 +36,11 @@ struct IndoorLevel {
         auto geometry =
             importer::importScene(test::sampleLevels() / "indoor_two_floors.glb", {}, context);
         REQUIRE(geometry.ok());
-        REQUIRE(geo::saveGeometry(geo, *geometry).ok());
+        REQUIRE(geometry::saveGeometry(geo, *geometry).ok());
         triangles = geometry->triangleCount();
-        auto grid = vox::voxelize(*geometry, {}, context);
+        auto grid = voxel::voxelize(*geometry, {}, context);
         REQUIRE(grid.ok());
-        REQUIRE(vox::saveVoxels(vox, *grid).ok());
+        REQUIRE(voxel::saveVoxels(vox, *grid).ok());
         walkable = grid->walkableCount();
         auto tile_graph = graph::buildTileGraph(*grid, context);
         REQUIRE(tile_graph.ok());

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/voxel/voxel_grid.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -14,7 +14,7 @@ TEST_CASE("a 3D voxel map becomes columns of blocked runs") {
         "voxel 3 5 2\n1 0 0\n1 1 0\n1 3 0\n2 0 1\n2 1 1\n2 2 1\n2 3 1\n2 4 1\n0 4 1\n1 1 0\n",
         "m.3dmap");
     REQUIRE(map.ok());
-    const vox::VoxelGrid grid = importer::gridFromVoxelMap(*map);
+    const voxel::VoxelGrid grid = importer::gridFromVoxelMap(*map);
     CHECK(grid.source == formats::VoxelSource::voxel_map);
     CHECK(grid.size_x == 3);
     CHECK(grid.size_y == 5);
@@ -33,28 +33,28 @@ TEST_CASE("a 3D voxel map becomes columns of blocked runs") {
     CHECK(grid.column(0, 0).empty());
     const auto two_runs = grid.column(1, 0);
     REQUIRE(two_runs.size() == 2);
-    CHECK(two_runs[0] == vox::Span{0, 2, geo::kObstacleArea, false});
-    CHECK(two_runs[1] == vox::Span{3, 4, geo::kObstacleArea, false});
+    CHECK(two_runs[0] == voxel::Span{0, 2, geometry::kObstacleArea, false});
+    CHECK(two_runs[1] == voxel::Span{3, 4, geometry::kObstacleArea, false});
     const auto full = grid.column(2, 1);
     REQUIRE(full.size() == 1);
-    CHECK(full[0] == vox::Span{0, 5, geo::kObstacleArea, false});
+    CHECK(full[0] == voxel::Span{0, 5, geometry::kObstacleArea, false});
     const auto top = grid.column(0, 1);
     REQUIRE(top.size() == 1);
-    CHECK(top[0] == vox::Span{4, 5, geo::kObstacleArea, false});
+    CHECK(top[0] == voxel::Span{4, 5, geometry::kObstacleArea, false});
 
     // Every voxel is solid exactly when the map says blocked.
     for (uint32_t z = 0; z < map->depth; ++z)
         for (uint32_t x = 0; x < map->width; ++x)
             for (uint32_t y = 0; y < map->height; ++y) {
                 bool solid = false;
-                for (const vox::Span& s : grid.column(x, z)) solid |= s.y_min <= y && y < s.y_max;
+                for (const voxel::Span& s : grid.column(x, z)) solid |= s.y_min <= y && y < s.y_max;
                 CHECK(solid == map->isBlocked(x, y, z));
             }
 
     // The grid saves as a valid .vox and loads back equal.
     test::TempDir dir;
-    REQUIRE(vox::saveVoxels(dir / "m.vox", grid).ok());
-    auto loaded = vox::loadVoxels(dir / "m.vox");
+    REQUIRE(voxel::saveVoxels(dir / "m.vox", grid).ok());
+    auto loaded = voxel::loadVoxels(dir / "m.vox");
     REQUIRE(loaded.ok());
     CHECK(*loaded == grid);
 }

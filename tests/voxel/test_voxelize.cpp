@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "lib/geometry/geometry.h"
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 #include "lib/voxel/voxel_grid.h"
 #include "lib/voxel/voxelize.h"
-#include "test_support.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -31,11 +31,11 @@ using V3 = std::array<double, 3>;
 // ---- Geometry building -------------------------------------------------------------------------
 
 struct Builder {
-    geo::Geometry g;
+    geometry::Geometry g;
 
     Builder() { g.objects.push_back({"test", ""}); }
 
-    void tri(V3 a, V3 b, V3 c, uint8_t area = geo::kGroundArea) {
+    void tri(V3 a, V3 b, V3 c, uint8_t area = geometry::kGroundArea) {
         for (const V3& p : {a, b, c}) {
             g.triangles.push_back(uint32_t(g.vertexCount()));
             for (double v : p) g.vertices.push_back(float(v));
@@ -43,12 +43,12 @@ struct Builder {
         g.triangle_areas.push_back(area);
         g.triangle_objects.push_back(0);
     }
-    void quad(V3 a, V3 b, V3 c, V3 d, uint8_t area = geo::kGroundArea) {
+    void quad(V3 a, V3 b, V3 c, V3 d, uint8_t area = geometry::kGroundArea) {
         tri(a, b, c, area);
         tri(a, c, d, area);
     }
     // Horizontal rectangle at height y; facing up unless `down`.
-    void rect(double x0, double z0, double x1, double z1, double y, uint8_t area = geo::kGroundArea,
+    void rect(double x0, double z0, double x1, double z1, double y, uint8_t area = geometry::kGroundArea,
               bool down = false) {
         if (down)
             quad({x0, y, z0}, {x1, y, z0}, {x1, y, z1}, {x0, y, z1}, area);
@@ -56,7 +56,7 @@ struct Builder {
             quad({x0, y, z0}, {x0, y, z1}, {x1, y, z1}, {x1, y, z0}, area);
     }
     // Closed axis-aligned box, faces pointing out.
-    void box(V3 lo, V3 hi, uint8_t area = geo::kGroundArea) {
+    void box(V3 lo, V3 hi, uint8_t area = geometry::kGroundArea) {
         const auto [x0, y0, z0] = lo;
         const auto [x1, y1, z1] = hi;
         rect(x0, z0, x1, z1, y1, area);
@@ -68,18 +68,18 @@ struct Builder {
     }
 };
 
-vox::VoxelizeParams makeParams(float cell_size = 0.3f, float cell_height = 0.2f,
+voxel::VoxelizeParams makeParams(float cell_size = 0.3f, float cell_height = 0.2f,
                                float radius = 0.6f) {
-    vox::VoxelizeParams p;
+    voxel::VoxelizeParams p;
     p.cell_size = cell_size;
     p.cell_height = cell_height;
     p.agent.radius = radius;
     return p;
 }
 
-vox::VoxelGrid voxelizeOk(const geo::Geometry& g, const vox::VoxelizeParams& params) {
+voxel::VoxelGrid voxelizeOk(const geometry::Geometry& g, const voxel::VoxelizeParams& params) {
     Context context;
-    auto grid = vox::voxelize(g, params, context);
+    auto grid = voxel::voxelize(g, params, context);
     if (!grid) FAIL("voxelize failed: " << grid.error().message);
     return std::move(grid).value();
 }
@@ -106,7 +106,7 @@ double snapCell(double v) {  // the documented 1e-4-cell snapping of vertex coor
     return std::abs(v - r) <= 1e-4 ? r : v;
 }
 
-RefTriangle refTriangle(const geo::Geometry& g, size_t t, const vox::VoxelGrid& grid) {
+RefTriangle refTriangle(const geometry::Geometry& g, size_t t, const voxel::VoxelGrid& grid) {
     RefTriangle r;
     double w[3][3];
     for (int k = 0; k < 3; ++k) {
@@ -168,7 +168,7 @@ struct RefColumn {
 constexpr double kTouchEps = 1e-7;  // [Units: cells or cells^2]
 constexpr double kZeroEps = 1e-12;
 
-RefColumn refColumn(const RefTriangle& t, int cx, int cz, const vox::VoxelGrid& grid) {
+RefColumn refColumn(const RefTriangle& t, int cx, int cz, const voxel::VoxelGrid& grid) {
     const double x0 = cx, x1 = cx + 1.0, z0 = cz, z1 = cz + 1.0;
     auto inSquare = [&](double x, double z) { return x >= x0 && x <= x1 && z >= z0 && z <= z1; };
     const P3* v = t.v;
@@ -291,7 +291,7 @@ struct RefCheck {
 // triangles merged as documented (overlapping or touching intervals join). Tolerant mode (one
 // triangle with arbitrary coordinates): Y values within 1e-9 of a cell boundary may round either
 // way.
-RefCheck checkAgainstReference(const geo::Geometry& g, const vox::VoxelGrid& grid, bool tolerant) {
+RefCheck checkAgainstReference(const geometry::Geometry& g, const voxel::VoxelGrid& grid, bool tolerant) {
     RefCheck out;
     std::vector<RefTriangle> tris;
     for (size_t t = 0; t < g.triangleCount(); ++t) tris.push_back(refTriangle(g, t, grid));
@@ -341,7 +341,7 @@ RefCheck checkAgainstReference(const geo::Geometry& g, const vox::VoxelGrid& gri
                         out.first += " [" + std::to_string(s.first) + "," +
                                      std::to_string(s.second) + ")";
                     out.first += ", got";
-                    for (const vox::Span& s : column)
+                    for (const voxel::Span& s : column)
                         out.first += " [" + std::to_string(s.y_min) + "," +
                                      std::to_string(s.y_max) + ")";
                 }
@@ -357,7 +357,7 @@ RefCheck checkAgainstReference(const geo::Geometry& g, const vox::VoxelGrid& gri
 struct Cell {
     uint32_t x, z;
 };
-Cell cellAt(const vox::VoxelGrid& grid, double wx, double wz) {
+Cell cellAt(const voxel::VoxelGrid& grid, double wx, double wz) {
     const double x = std::floor((wx - grid.origin[0]) / grid.cell_size);
     const double z = std::floor((wz - grid.origin[2]) / grid.cell_size);
     REQUIRE(x >= 0);
@@ -371,7 +371,7 @@ constexpr size_t kNone = std::numeric_limits<size_t>::max();
 
 // Index (in grid.spans) of the span of the column at (wx, wz) whose top is nearest to wy, within
 // `tolerance` metres, or kNone.
-size_t spanAt(const vox::VoxelGrid& grid, double wx, double wz, double wy,
+size_t spanAt(const voxel::VoxelGrid& grid, double wx, double wz, double wy,
               double tolerance = 0.15) {
     const Cell c = cellAt(grid, wx, wz);
     const size_t column = size_t(c.z) * grid.size_x + c.x;
@@ -383,21 +383,21 @@ size_t spanAt(const vox::VoxelGrid& grid, double wx, double wz, double wy,
     }
     return best;
 }
-bool walkableAt(const vox::VoxelGrid& grid, double wx, double wz, double wy) {
+bool walkableAt(const voxel::VoxelGrid& grid, double wx, double wz, double wy) {
     const size_t i = spanAt(grid, wx, wz, wy);
     return i != kNone && grid.spans[i].walkable;
 }
-size_t walkableSpansInColumn(const vox::VoxelGrid& grid, double wx, double wz) {
+size_t walkableSpansInColumn(const voxel::VoxelGrid& grid, double wx, double wz) {
     const Cell c = cellAt(grid, wx, wz);
     size_t n = 0;
-    for (const vox::Span& s : grid.column(c.x, c.z)) n += s.walkable;
+    for (const voxel::Span& s : grid.column(c.x, c.z)) n += s.walkable;
     return n;
 }
 
 // Walkable spans reachable from `start` by 4-neighbour moves with |step| <= climb and a shared
 // gap >= agent height (our own reading of the connection rule, independent of voxelize's code).
-std::vector<uint8_t> flood(const vox::VoxelGrid& grid, size_t start) {
-    const vox::AgentCells agent = vox::agentCells(grid.agent, grid.cell_size, grid.cell_height);
+std::vector<uint8_t> flood(const voxel::VoxelGrid& grid, size_t start) {
+    const voxel::AgentCells agent = voxel::agentCells(grid.agent, grid.cell_size, grid.cell_height);
     std::vector<Cell> column_of(grid.spans.size());
     for (uint32_t z = 0; z < grid.size_z; ++z)
         for (uint32_t x = 0; x < grid.size_x; ++x) {
@@ -436,10 +436,10 @@ std::vector<uint8_t> flood(const vox::VoxelGrid& grid, size_t start) {
     return seen;
 }
 
-double columnCenterX(const vox::VoxelGrid& g, uint32_t x) {
+double columnCenterX(const voxel::VoxelGrid& g, uint32_t x) {
     return g.origin[0] + (x + 0.5) * g.cell_size;
 }
-double columnCenterZ(const vox::VoxelGrid& g, uint32_t z) {
+double columnCenterZ(const voxel::VoxelGrid& g, uint32_t z) {
     return g.origin[2] + (z + 0.5) * g.cell_size;
 }
 
@@ -515,7 +515,7 @@ TEST_CASE("rasterization matches an exact reference for random triangles of ever
             }
             Builder builder;
             builder.tri(a, b, c);
-            const vox::VoxelGrid grid = voxelizeOk(builder.g, makeParams());
+            const voxel::VoxelGrid grid = voxelizeOk(builder.g, makeParams());
             const RefCheck r = checkAgainstReference(builder.g, grid, true);
             INFO(std::string(kinds[kind]) << " #" << i << ": " << r.first);
             CHECK(r.mismatches == 0);
@@ -543,7 +543,7 @@ TEST_CASE("faces exactly on cell borders follow the documented border rule") {
         Builder b;
         withMarker(b);
         b.rect(0.0, 0.0, 2.0, 1.5, 1.0);
-        const vox::VoxelGrid grid = voxelizeOk(b.g, params);
+        const voxel::VoxelGrid grid = voxelizeOk(b.g, params);
         CHECK(grid.size_x == 7);
         CHECK(grid.size_z == 6);
         CHECK(grid.origin[1] == 0.25f);  // bounds min 0.5, one cell lower
@@ -574,7 +574,7 @@ TEST_CASE("faces exactly on cell borders follow the documented border rule") {
                 b.quad({1, 0.5, 0.25}, {1, 0.5, 1.75}, {1, 2, 1.75}, {1, 2, 0.25});
             else  // normal +x: behind it is -x -> column 1
                 b.quad({1, 0.5, 0.25}, {1, 2, 0.25}, {1, 2, 1.75}, {1, 0.5, 1.75});
-            const vox::VoxelGrid grid = voxelizeOk(b.g, params);
+            const voxel::VoxelGrid grid = voxelizeOk(b.g, params);
             const uint32_t wall_x = facing == 0 ? 2 : 1;
             for (uint32_t z = 0; z < 6; ++z)
                 for (uint32_t x = 0; x < 7; ++x) {
@@ -593,7 +593,7 @@ TEST_CASE("faces exactly on cell borders follow the documented border rule") {
         withMarker(b);
         b.box({1.0, 0.5, 0.5}, {1.5, 1.5, 1.0});
         b.box({2.0, 2.0, 2.0}, {3.0, 2.5, 2.5});  // a slab: its bottom face is on a boundary
-        const vox::VoxelGrid grid = voxelizeOk(b.g, params);
+        const voxel::VoxelGrid grid = voxelizeOk(b.g, params);
         size_t columns_with_spans = 0;
         for (uint32_t z = 0; z < grid.size_z; ++z)
             for (uint32_t x = 0; x < grid.size_x; ++x)
@@ -617,7 +617,7 @@ TEST_CASE("faces exactly on cell borders follow the documented border rule") {
         Builder b;
         withMarker(b);
         b.quad({0, 0.5, 0}, {1.5, 0.5, 1.5}, {1.5, 1.5, 1.5}, {0, 1.5, 0});
-        const vox::VoxelGrid grid = voxelizeOk(b.g, params);
+        const voxel::VoxelGrid grid = voxelizeOk(b.g, params);
         for (uint32_t z = 0; z < 6; ++z)
             for (uint32_t x = 0; x < 7; ++x) {
                 if (isMarker(x, z)) continue;
@@ -640,7 +640,7 @@ TEST_CASE("faces exactly on cell borders follow the documented border rule") {
                 const double x1 = 0.3 * q * k, z1 = 0.3 * p * k;
                 b.tri({0, 0.4, 0}, {0, 0.4, z1}, {x1, 0.4, z1});  // hypotenuse through corners
                 b.tri({0, 1.0, 0}, {x1, 1.0, z1}, {x1, 1.0, 0});  // the other half, higher
-                const vox::VoxelGrid grid = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.0f));
+                const voxel::VoxelGrid grid = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.0f));
                 const RefCheck r = checkAgainstReference(b.g, grid, false);
                 INFO("slope " << p << "/" << q << ": " << r.first);
                 CHECK(r.mismatches == 0);
@@ -656,7 +656,7 @@ TEST_CASE("faces exactly on cell borders follow the documented border rule") {
         b.tri({0.5, 2, 0.5}, {3.0, 2, 0.5}, {3.0, 2.01, 0.5001});  // sliver along a border line
         b.tri({0.6, 1, 2.1}, {0.7, 1.05, 2.1}, {0.6, 1.1, 2.2});   // tiny, inside one column
         b.tri({1.0, 0.5, 2.0}, {2.5, 2.5, 2.0}, {1.0, 2.5, 3.0});  // steep, vertices on borders
-        const vox::VoxelGrid grid = voxelizeOk(b.g, params);
+        const voxel::VoxelGrid grid = voxelizeOk(b.g, params);
         const RefCheck r = checkAgainstReference(b.g, grid, false);
         INFO(r.first);
         CHECK(r.mismatches == 0);
@@ -693,7 +693,7 @@ TEST_CASE("thin and vertical walls leave no walkable connection through them") {
         Builder b;
         b.rect(0, 0, 9, 9, 0);
         wall.add(b);
-        const vox::VoxelGrid grid = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.0f));
+        const voxel::VoxelGrid grid = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.0f));
         // Start on the negative side, well away from the wall.
         size_t start = kNone;
         std::vector<size_t> positive_side;
@@ -727,7 +727,7 @@ TEST_CASE("a gap between grid-aligned walls is neither narrowed nor closed") {
     b.box({0, -0.2, 0}, {4.5, 0, 3});
     b.box({1.5, 0, 0}, {1.8, 2.6, 3});
     b.box({2.7, 0, 0}, {3.0, 2.6, 3});
-    const vox::VoxelGrid grid = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.0f));
+    const voxel::VoxelGrid grid = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.0f));
     for (uint32_t z = 1; z + 1 < grid.size_z; ++z) {
         INFO("row " << z);
         for (uint32_t x : {5u, 9u}) {
@@ -750,12 +750,12 @@ TEST_CASE("slopes: gentle ramps are walkable, steep ones and ceilings are not") 
         Builder b;
         const double rise = 4.5 * std::tan(degrees * 3.14159265358979 / 180.0);
         b.quad({0, 0, 0}, {0, rise, 4.5}, {6, rise, 4.5}, {6, 0, 0});  // rises along +z, faces up
-        const vox::VoxelGrid grid = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.0f));
+        const voxel::VoxelGrid grid = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.0f));
         size_t interior = 0, walkable = 0;
         for (uint32_t z = 2; z + 2 < grid.size_z; ++z)
             for (uint32_t x = 2; x + 2 < grid.size_x; ++x) {
                 ++interior;
-                for (const vox::Span& s : grid.column(x, z)) walkable += s.walkable;
+                for (const voxel::Span& s : grid.column(x, z)) walkable += s.walkable;
             }
         INFO(degrees << " degrees: " << walkable << " of " << interior);
         REQUIRE(interior > 100);
@@ -774,7 +774,7 @@ TEST_CASE("slopes: gentle ramps are walkable, steep ones and ceilings are not") 
     // A ceiling (facing down) is never walkable; the same plane facing up is.
     Builder up, down;
     up.rect(0, 0, 3, 3, 1);
-    down.rect(0, 0, 3, 3, 1, geo::kGroundArea, true);
+    down.rect(0, 0, 3, 3, 1, geometry::kGroundArea, true);
     CHECK(voxelizeOk(up.g, makeParams(0.3f, 0.2f, 0.0f)).walkableCount() > 50);
     CHECK(voxelizeOk(down.g, makeParams(0.3f, 0.2f, 0.0f)).walkableCount() == 0);
 }
@@ -782,7 +782,7 @@ TEST_CASE("slopes: gentle ramps are walkable, steep ones and ceilings are not") 
 TEST_CASE("tiny and huge triangles") {
     Builder tiny;
     tiny.tri({0.01, 0, 0.01}, {0.01, 0, 0.02}, {0.03, 0, 0.01});  // facing up
-    const vox::VoxelGrid t = voxelizeOk(tiny.g, makeParams());
+    const voxel::VoxelGrid t = voxelizeOk(tiny.g, makeParams());
     CHECK(t.size_x == 1);
     CHECK(t.size_z == 1);
     REQUIRE(t.spans.size() == 1);
@@ -791,7 +791,7 @@ TEST_CASE("tiny and huge triangles") {
     // 300 m right triangle at 0.3 m: 1000 x 1000 columns, half of them covered.
     Builder huge;
     huge.tri({0, 0, 0}, {0, 0, 300}, {300, 0, 0});
-    const vox::VoxelGrid h = voxelizeOk(huge.g, makeParams());
+    const voxel::VoxelGrid h = voxelizeOk(huge.g, makeParams());
     CHECK(h.size_x == 1000);
     CHECK(h.size_z == 1000);
     size_t covered = 0;
@@ -813,7 +813,7 @@ TEST_CASE("multi-floor: a slab over a floor gives two walkable layers when the c
         Builder b;
         b.box({0, -0.2, 0}, {12, 0, 12});
         b.box({3, clearance, 3}, {9, clearance + 0.2, 9});
-        const vox::VoxelGrid grid = voxelizeOk(b.g, makeParams());
+        const voxel::VoxelGrid grid = voxelizeOk(b.g, makeParams());
         INFO("clearance " << clearance);
         const auto col = grid.column(cellAt(grid, 6, 6).x, cellAt(grid, 6, 6).z);
         REQUIRE(col.size() == 2);
@@ -829,7 +829,7 @@ TEST_CASE("multi-floor: a slab over a floor gives two walkable layers when the c
         if (clearance == 2.8) CHECK(gap == doctest::Approx(2.8).epsilon(1e-4));
         CHECK(col[1].walkable);
         CHECK(col[0].walkable == (clearance >= 2.0));
-        const vox::VoxelStats stats = vox::computeStats(grid);
+        const voxel::VoxelStats stats = voxel::computeStats(grid);
         if (clearance >= 2.0) {
             CHECK(stats.multi_layer_columns > 150);  // the slab's 20 x 20 columns, eroded on top
             // The floor under the slab is one walkable region with the floor around it.
@@ -845,10 +845,10 @@ TEST_CASE("erosion keeps the agent radius away from walls") {
     Builder b;
     b.box({0, -0.2, 0}, {9, 0, 9});
     b.box({4.5, 0, 0}, {4.8, 2.5, 9});  // wall: column 15 exactly
-    const vox::VoxelGrid plain = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.0f));
-    const vox::VoxelGrid eroded = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.6f));
+    const voxel::VoxelGrid plain = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.0f));
+    const voxel::VoxelGrid eroded = voxelizeOk(b.g, makeParams(0.3f, 0.2f, 0.6f));
     const uint32_t z = 15;
-    auto walkableTop = [](const vox::VoxelGrid& g, uint32_t x, uint32_t row) {
+    auto walkableTop = [](const voxel::VoxelGrid& g, uint32_t x, uint32_t row) {
         const auto col = g.column(x, row);
         return col.size() == 1 && col[0].walkable;
     };
@@ -883,25 +883,25 @@ TEST_CASE("erosion keeps the agent radius away from walls") {
 TEST_CASE("steps, curbs and obstacles: the merge rule and the low-obstacle filter") {
     const auto params = makeParams(0.3f, 0.2f, 0.0f);
     SUBCASE("a 0.4 m step is walkable on top, a 0.4 m obstacle-tagged box is not") {
-        for (uint8_t area : {geo::kGroundArea, geo::kObstacleArea}) {
+        for (uint8_t area : {geometry::kGroundArea, geometry::kObstacleArea}) {
             Builder b;
             b.box({0, -0.2, 0}, {6, 0, 6});
             b.box({2.1, 0, 2.1}, {3.9, 0.4, 3.9}, area);
-            const vox::VoxelGrid grid = voxelizeOk(b.g, params);
+            const voxel::VoxelGrid grid = voxelizeOk(b.g, params);
             const size_t top = spanAt(grid, 3, 3, 0.4);
             REQUIRE(top != kNone);
-            CHECK(grid.spans[top].walkable == (area != geo::kObstacleArea));
+            CHECK(grid.spans[top].walkable == (area != geometry::kObstacleArea));
             CHECK(grid.spans[top].area == area);
             CHECK(walkableAt(grid, 1, 1, 0.0));
             // The step's edge is still walkable (a 0.4 m drop is within the 0.9 m climb).
-            CHECK(walkableAt(grid, 2.2, 3, 0.4) == (area != geo::kObstacleArea));
+            CHECK(walkableAt(grid, 2.2, 3, 0.4) == (area != geometry::kObstacleArea));
         }
     }
     SUBCASE("a 1.5 m platform is walkable inside, not on its edge (ledge)") {
         Builder b;
         b.box({0, -0.2, 0}, {6, 0, 6});
         b.box({2.1, 0, 2.1}, {3.9, 1.5, 3.9});
-        const vox::VoxelGrid grid = voxelizeOk(b.g, params);
+        const voxel::VoxelGrid grid = voxelizeOk(b.g, params);
         CHECK(walkableAt(grid, 3, 3, 1.5));
         CHECK_FALSE(walkableAt(grid, 2.2, 3, 1.5));  // a drop of 1.5 m next to it
         CHECK_FALSE(walkableAt(grid, 3.8, 3, 1.5));
@@ -913,14 +913,14 @@ TEST_CASE("steps, curbs and obstacles: the merge rule and the low-obstacle filte
         b.box({0, -0.2, 0}, {6, 0, 6});
         b.g.areas.push_back({"water", 3.0f, true});
         b.rect(1.5, 1.5, 4.5, 4.5, 0.01, 2);
-        const vox::VoxelGrid grid = voxelizeOk(b.g, params);
+        const voxel::VoxelGrid grid = voxelizeOk(b.g, params);
         const size_t s = spanAt(grid, 3, 3, 0.2);
         REQUIRE(s != kNone);
         CHECK(grid.spans[s].walkable);
         CHECK(grid.areas[grid.spans[s].area].name == "water");
         const size_t ground = spanAt(grid, 1, 1, 0.0);
         REQUIRE(ground != kNone);
-        CHECK(grid.spans[ground].area == geo::kGroundArea);
+        CHECK(grid.spans[ground].area == geometry::kGroundArea);
     }
     SUBCASE("a floating knee-high rail becomes walkable on top, a head-high one does not") {
         for (double top : {0.6, 1.4}) {
@@ -928,7 +928,7 @@ TEST_CASE("steps, curbs and obstacles: the merge rule and the low-obstacle filte
             b.box({0, -0.2, 0}, {6, 0, 6});
             // A vertical (steep, so not walkable by slope) sheet starting 0.2 m above the floor.
             b.quad({1, 0.2, 3.05}, {5, 0.2, 3.05}, {5, top, 3.05}, {1, top, 3.05});
-            const vox::VoxelGrid grid = voxelizeOk(b.g, params);
+            const voxel::VoxelGrid grid = voxelizeOk(b.g, params);
             const size_t rail = spanAt(grid, 3, 3.05, top);
             REQUIRE(rail != kNone);
             INFO("rail top " << top);
@@ -941,7 +941,7 @@ TEST_CASE("steps, curbs and obstacles: the merge rule and the low-obstacle filte
         Builder b;
         b.box({0, -0.2, 0}, {6, 0, 6});
         b.box({2, 1.0, 2}, {4, 1.2, 4});
-        const vox::VoxelGrid grid = voxelizeOk(b.g, params);
+        const voxel::VoxelGrid grid = voxelizeOk(b.g, params);
         CHECK_FALSE(walkableAt(grid, 3, 3, 0.0));
         CHECK(walkableAt(grid, 3, 3, 1.2));
         CHECK(walkableAt(grid, 1, 1, 0.0));
@@ -953,7 +953,7 @@ TEST_CASE("voxelize is deterministic for any thread count") {
     auto level = importer::importScene(test::sampleLevels() / "indoor_two_floors.glb", {}, context);
     REQUIRE(level.ok());
     // Plus some random soup, so that bands hold many overlapping triangles.
-    geo::Geometry g = *level;
+    geometry::Geometry g = *level;
     std::mt19937 rng(7u);
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
     for (int i = 0; i < 300; ++i) {
@@ -970,13 +970,13 @@ TEST_CASE("voxelize is deterministic for any thread count") {
     }
     test::TempDir dir;
     std::vector<uint8_t> first_bytes;
-    vox::VoxelGrid first;
+    voxel::VoxelGrid first;
     for (int threads : {1, 2, 3, 8}) {
         auto params = makeParams();
         params.threads = threads;
-        const vox::VoxelGrid grid = voxelizeOk(g, params);
+        const voxel::VoxelGrid grid = voxelizeOk(g, params);
         const std::string name = "t" + std::to_string(threads) + ".vox";
-        REQUIRE(vox::saveVoxels(dir / name, grid).ok());
+        REQUIRE(voxel::saveVoxels(dir / name, grid).ok());
         const std::vector<uint8_t> bytes = test::readBytes(dir / name);
         if (threads == 1) {
             first = grid;
@@ -989,7 +989,7 @@ TEST_CASE("voxelize is deterministic for any thread count") {
         CHECK(bytes == first_bytes);
     }
     // And the saved grid loads back equal.
-    auto loaded = vox::loadVoxels(dir / "t1.vox");
+    auto loaded = voxel::loadVoxels(dir / "t1.vox");
     REQUIRE(loaded.ok());
     CHECK(*loaded == first);
 }
@@ -999,10 +999,10 @@ TEST_CASE("the sample indoor level: two floors, ramp, stairs, crates, water") {
     auto level = importer::importScene(test::sampleLevels() / "indoor_two_floors.glb", {}, context);
     REQUIRE(level.ok());
     const auto start = std::chrono::steady_clock::now();
-    const vox::VoxelGrid grid = voxelizeOk(*level, vox::VoxelizeParams{});
+    const voxel::VoxelGrid grid = voxelizeOk(*level, voxel::VoxelizeParams{});
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    const vox::VoxelStats stats = vox::computeStats(grid);
+    const voxel::VoxelStats stats = voxel::computeStats(grid);
     MESSAGE("indoor_two_floors: " << grid.size_x << " x " << grid.size_z << " x " << grid.size_y
                                   << ", " << stats.spans << " spans, " << stats.walkable_spans
                                   << " walkable, " << stats.multi_layer_columns
@@ -1019,7 +1019,7 @@ TEST_CASE("the sample indoor level: two floors, ramp, stairs, crates, water") {
         for (uint32_t x = 0; x < grid.size_x; ++x) {
             const double wx = columnCenterX(grid, x), wz = columnCenterZ(grid, z);
             bool ground = false, upper = false;
-            for (const vox::Span& s : grid.column(x, z)) {
+            for (const voxel::Span& s : grid.column(x, z)) {
                 if (!s.walkable) continue;
                 ground |= std::abs(grid.topY(s)) < 0.05;
                 upper |= std::abs(grid.topY(s) - 3.0) < 0.05;
@@ -1044,7 +1044,7 @@ TEST_CASE("the sample indoor level: two floors, ramp, stairs, crates, water") {
         for (uint32_t x = 0; x < grid.size_x; ++x) {
             const double wx = columnCenterX(grid, x), wz = columnCenterZ(grid, z);
             if (wx < 4 || wx > 6 || wz < 1.6 || wz > 8) continue;
-            for (const vox::Span& s : grid.column(x, z)) {
+            for (const voxel::Span& s : grid.column(x, z)) {
                 const double y = grid.topY(s);
                 if (!s.walkable || y < 0.3 || y > 2.7) continue;
                 ++ramp;
@@ -1060,7 +1060,7 @@ TEST_CASE("the sample indoor level: two floors, ramp, stairs, crates, water") {
         const size_t s = spanAt(grid, cx, cz, 1.0);
         REQUIRE(s != kNone);
         CHECK_FALSE(grid.spans[s].walkable);
-        CHECK(grid.spans[s].area == geo::kObstacleArea);
+        CHECK(grid.spans[s].area == geometry::kObstacleArea);
         CHECK_FALSE(walkableAt(grid, cx, cz, 0.0));
     }
     // Water pool: walkable, area "water".
@@ -1091,10 +1091,10 @@ TEST_CASE("the sample terrain: slopes, cliff, rocks and pond") {
     auto level = importer::importScene(test::sampleLevels() / "terrain.obj", {}, context);
     REQUIRE(level.ok());
     const auto start = std::chrono::steady_clock::now();
-    const vox::VoxelGrid grid = voxelizeOk(*level, vox::VoxelizeParams{});
+    const voxel::VoxelGrid grid = voxelizeOk(*level, voxel::VoxelizeParams{});
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    const vox::VoxelStats stats = vox::computeStats(grid);
+    const voxel::VoxelStats stats = voxel::computeStats(grid);
     MESSAGE("terrain: " << grid.size_x << " x " << grid.size_z << " x " << grid.size_y << ", "
                         << stats.spans << " spans, " << stats.walkable_spans << " walkable, "
                         << ms << " ms");
@@ -1142,10 +1142,10 @@ TEST_CASE("the shared Recast demo meshes voxelize fast with plausible walkable a
         auto geometry = importer::importScene(path, {}, context);
         REQUIRE(geometry.ok());
         const auto start = std::chrono::steady_clock::now();
-        const vox::VoxelGrid grid = voxelizeOk(*geometry, vox::VoxelizeParams{});
+        const voxel::VoxelGrid grid = voxelizeOk(*geometry, voxel::VoxelizeParams{});
         const double ms = std::chrono::duration<double, std::milli>(
                               std::chrono::steady_clock::now() - start).count();
-        const vox::VoxelStats stats = vox::computeStats(grid);
+        const voxel::VoxelStats stats = voxel::computeStats(grid);
         MESSAGE(std::string(e.name)
                 << ": " << geometry->triangleCount() << " triangles -> " << grid.size_x << " x "
                 << grid.size_z << " x " << grid.size_y << ", " << stats.spans << " spans, "
@@ -1160,14 +1160,14 @@ TEST_CASE("the shared Recast demo meshes voxelize fast with plausible walkable a
 
 TEST_CASE("voxelize parameters and errors") {
     SUBCASE("checkParams reports every bad field at once") {
-        vox::VoxelizeParams p;
-        CHECK(vox::checkParams(p).ok());
+        voxel::VoxelizeParams p;
+        CHECK(voxel::checkParams(p).ok());
         p.cell_size = 0;
         p.cell_height = -1;
         p.agent.radius = std::numeric_limits<float>::quiet_NaN();
         p.agent.max_slope_deg = 95;
         p.threads = -2;
-        const Status s = vox::checkParams(p);
+        const Status s = voxel::checkParams(p);
         REQUIRE_FALSE(s.ok());
         CHECK(s.error().kind == ErrorKind::usage);
         for (const char* field : {"cell size = 0", "cell height = -1", "agent radius = nan",
@@ -1178,12 +1178,12 @@ TEST_CASE("voxelize parameters and errors") {
         CHECK(s.error().message.find("climb") == std::string::npos);
     }
     SUBCASE("agent sizes in cells follow Recast's rounding, tolerant to float noise") {
-        const vox::AgentCells a = vox::agentCells(vox::AgentParams{}, 0.3f, 0.2f);
+        const voxel::AgentCells a = voxel::agentCells(voxel::AgentParams{}, 0.3f, 0.2f);
         CHECK(a.height == 10);
         CHECK(a.climb == 4);   // 0.9 / 0.2 = 4.5, rounded down
         CHECK(a.radius == 2);  // 0.6 / 0.3 = 2.0000001 in floats
-        const vox::AgentCells b =
-            vox::agentCells(vox::AgentParams{2.1f, 0.3f, 0.59f, 45}, 0.3f, 0.2f);
+        const voxel::AgentCells b =
+            voxel::agentCells(voxel::AgentParams{2.1f, 0.3f, 0.59f, 45}, 0.3f, 0.2f);
         CHECK(b.height == 11);
         CHECK(b.climb == 2);  // 0.59 / 0.2 = 2.95
         CHECK(b.radius == 1);
@@ -1192,30 +1192,30 @@ TEST_CASE("voxelize parameters and errors") {
         Builder wide;
         wide.rect(0, 0, 20000, 20000, 0);
         Context context;
-        auto r = vox::voxelize(wide.g, makeParams(), context);
+        auto r = voxel::voxelize(wide.g, makeParams(), context);
         REQUIRE_FALSE(r.ok());
         CHECK(r.error().kind == ErrorKind::usage);
         CHECK(r.error().message.find("larger cell size") != std::string::npos);
         Builder tall;
         tall.quad({0, 0, 0}, {1, 0, 0}, {1, 20000, 0}, {0, 20000, 0});
-        r = vox::voxelize(tall.g, makeParams(), context);
+        r = voxel::voxelize(tall.g, makeParams(), context);
         REQUIRE_FALSE(r.ok());
         CHECK(r.error().kind == ErrorKind::usage);
         CHECK(r.error().message.find("larger cell height") != std::string::npos);
         auto p = makeParams();
         p.cell_height = 0.5f;
-        CHECK(vox::voxelize(tall.g, p, context).ok());
+        CHECK(voxel::voxelize(tall.g, p, context).ok());
     }
     SUBCASE("empty or inconsistent geometry is bad input") {
         Context context;
-        geo::Geometry empty;
-        auto r = vox::voxelize(empty, makeParams(), context);
+        geometry::Geometry empty;
+        auto r = voxel::voxelize(empty, makeParams(), context);
         REQUIRE_FALSE(r.ok());
         CHECK(r.error().kind == ErrorKind::bad_input);
         Builder b;
         b.rect(0, 0, 1, 1, 0);
         b.g.triangles[4] = 99;
-        r = vox::voxelize(b.g, makeParams(), context);
+        r = voxel::voxelize(b.g, makeParams(), context);
         REQUIRE_FALSE(r.ok());
         CHECK(r.error().message.find("vertex 99") != std::string::npos);
     }
@@ -1223,19 +1223,19 @@ TEST_CASE("voxelize parameters and errors") {
         Builder b;
         b.box({0, -0.2, 0}, {30, 0, 30});
         RecordingContext progress;
-        REQUIRE(vox::voxelize(b.g, makeParams(), progress).ok());
+        REQUIRE(voxel::voxelize(b.g, makeParams(), progress).ok());
         REQUIRE_FALSE(progress.calls.empty());
         CHECK(progress.calls.back().first == progress.calls.back().second);
         RecordingContext cancel;
         cancel.cancel_at_first = true;
         auto p = makeParams();
         p.threads = 1;
-        auto r = vox::voxelize(b.g, p, cancel);
+        auto r = voxel::voxelize(b.g, p, cancel);
         REQUIRE_FALSE(r.ok());
         CHECK(r.error().kind == ErrorKind::cancelled);
         Context already;
         already.requestCancel();
-        r = vox::voxelize(b.g, p, already);
+        r = voxel::voxelize(b.g, p, already);
         REQUIRE_FALSE(r.ok());
         CHECK(r.error().kind == ErrorKind::cancelled);
     }
@@ -1247,7 +1247,7 @@ TEST_CASE("voxelize parameters and errors") {
         p.agent.height = 1.8f;
         p.agent.climb = 0.5f;
         p.agent.max_slope_deg = 30;
-        const vox::VoxelGrid grid = voxelizeOk(b.g, p);
+        const voxel::VoxelGrid grid = voxelizeOk(b.g, p);
         CHECK(grid.cell_size == 0.25f);
         CHECK(grid.cell_height == 0.1f);
         CHECK(grid.agent.height == 1.8f);
@@ -1256,7 +1256,7 @@ TEST_CASE("voxelize parameters and errors") {
         CHECK(grid.areas == b.g.areas);
         CHECK(grid.size_y >= 2 + 18);  // the floor plus the agent's clearance above it
         CHECK(grid.walkableCount() > 0);
-        for (const vox::Span& s : grid.spans)
+        for (const voxel::Span& s : grid.spans)
             if (s.walkable) CHECK(s.area == 2);
     }
 }

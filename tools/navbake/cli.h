@@ -9,11 +9,11 @@
 #include <memory>
 #include <string>
 
-#include "../../lib/common/context.h"
-#include "../../lib/common/result.h"
-#include "../../lib/common/stage.h"
+#include "lib/common/context.h"
+#include "lib/common/result.h"
+#include "lib/common/stage.h"
 
-namespace nav::cli {
+namespace nav::navbake {
 
 // Exit codes (README, "Exit codes").
 inline constexpr int kExitOk = 0;
@@ -96,4 +96,4 @@ void registerQuery(CLI::App& app, CommandBody& body);
 void registerScen(CLI::App& app, CommandBody& body);
 void registerView(CLI::App& app, CommandBody& body);
 
-}  // namespace nav::cli
+}  // namespace nav::navbake

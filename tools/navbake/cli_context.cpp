@@ -5,9 +5,9 @@
 
 #include <cstdio>
 
-#include "cli.h"
+#include "tools/navbake/cli.h"
 
-namespace nav::cli {
+namespace nav::navbake {
 
 CliContext::CliContext(const GlobalOptions& options) : options_(options) {
     tty_ = ::isatty(STDERR_FILENO) != 0 && options.log_format == LogFormat::text;
@@ -99,13 +99,13 @@ int reportFailure(Context& context, const Error& error) {
     }
 }
 
-}  // namespace nav::cli
+}  // namespace nav::navbake
 
-namespace nav::cli {
+namespace nav::navbake {
 
 void printStageResult(Context& context, const StageResult& result) {
     for (const std::string& line : result.summary) context.info("{}", line);
     for (const std::string& warning : result.warnings) context.warn("{}", warning);
 }
 
-}  // namespace nav::cli
+}  // namespace nav::navbake

@@ -1,10 +1,10 @@
 // `navbake build LEVEL.json`: the one command the asset pipeline and CI call.
 #include <cstdio>
 
-#include "../../lib/pipeline/pipeline.h"
-#include "cli.h"
+#include "lib/pipeline/pipeline.h"
+#include "tools/navbake/cli.h"
 
-namespace nav::cli {
+namespace nav::navbake {
 
 void registerBuild(CLI::App& app, CommandBody& body) {
     struct Options {
@@ -66,4 +66,4 @@ void registerBuild(CLI::App& app, CommandBody& body) {
     });
 }
 
-}  // namespace nav::cli
+}  // namespace nav::navbake

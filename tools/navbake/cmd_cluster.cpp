@@ -1,9 +1,9 @@
 // `navbake cluster` and `navbake hierarchy`: options onto cluster::ClusterStage and
 // cluster::HierarchyStage (Millington, "AI for Games", 4.3.8 and 4.6), which do the work.
-#include "../../lib/cluster/hierarchy.h"
-#include "cli.h"
+#include "lib/cluster/hierarchy.h"
+#include "tools/navbake/cli.h"
 
-namespace nav::cli {
+namespace nav::navbake {
 
 void registerCluster(CLI::App& app, CommandBody& body) {
     struct Options {
@@ -78,4 +78,4 @@ void registerHierarchy(CLI::App& app, CommandBody& body) {
     });
 }
 
-}  // namespace nav::cli
+}  // namespace nav::navbake

@@ -1,10 +1,10 @@
 // `navbake graph KIND` and `navbake pack`: options onto graph::GraphStage and pack::PackStage,
 // which do the work.
-#include "../../lib/graph/graph.h"
-#include "../../lib/pack/pack.h"
-#include "cli.h"
+#include "lib/graph/graph.h"
+#include "lib/pack/pack.h"
+#include "tools/navbake/cli.h"
 
-namespace nav::cli {
+namespace nav::navbake {
 
 void registerGraph(CLI::App& app, CommandBody& body) {
     struct Options {
@@ -108,4 +108,4 @@ void registerPack(CLI::App& app, CommandBody& body) {
     });
 }
 
-}  // namespace nav::cli
+}  // namespace nav::navbake

@@ -1,8 +1,8 @@
 // `navbake import`: options onto importer::ImportStage, which does the work.
-#include "../../lib/import/import.h"
-#include "cli.h"
+#include "lib/importer/import.h"
+#include "tools/navbake/cli.h"
 
-namespace nav::cli {
+namespace nav::navbake {
 
 void registerImport(CLI::App& app, CommandBody& body) {
     struct Options {
@@ -44,4 +44,4 @@ void registerImport(CLI::App& app, CommandBody& body) {
     });
 }
 
-}  // namespace nav::cli
+}  // namespace nav::navbake

@@ -1,9 +1,9 @@
 #include <cstdio>
 
-#include "../../lib/inspect/inspect.h"
-#include "cli.h"
+#include "lib/inspect/inspect.h"
+#include "tools/navbake/cli.h"
 
-namespace nav::cli {
+namespace nav::navbake {
 
 void registerInspect(CLI::App& app, CommandBody& body) {
     struct Options {
@@ -34,4 +34,4 @@ void registerInspect(CLI::App& app, CommandBody& body) {
     });
 }
 
-}  // namespace nav::cli
+}  // namespace nav::navbake

@@ -2,10 +2,10 @@
 // update beside it), which do the work.
 #include <cstdio>
 
-#include "../../lib/nexthop/nexthop.h"
-#include "cli.h"
+#include "lib/nexthop/nexthop.h"
+#include "tools/navbake/cli.h"
 
-namespace nav::cli {
+namespace nav::navbake {
 namespace {
 
 bool parseShard(const std::string& text, uint32_t& index, uint32_t& count) {
@@ -118,4 +118,4 @@ void registerNextHop(CLI::App& app, CommandBody& body) {
     });
 }
 
-}  // namespace nav::cli
+}  // namespace nav::navbake

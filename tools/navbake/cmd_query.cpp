@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <sstream>
 
-#include "../../lib/query/query.h"
-#include "../../lib/runtime/navrt.h"
-#include "cli.h"
+#include "lib/query/query.h"
+#include "lib/runtime/navrt.h"
+#include "tools/navbake/cli.h"
 
-namespace nav::cli {
+namespace nav::navbake {
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -331,4 +331,4 @@ void registerScen(CLI::App& app, CommandBody& body) {
     });
 }
 
-}  // namespace nav::cli
+}  // namespace nav::navbake

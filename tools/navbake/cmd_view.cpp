@@ -1,9 +1,9 @@
 #include <cstdio>
 
-#include "../../lib/view/view.h"
-#include "cli.h"
+#include "lib/view/view.h"
+#include "tools/navbake/cli.h"
 
-namespace nav::cli {
+namespace nav::navbake {
 
 void registerView(CLI::App& app, CommandBody& body) {
     struct Options {
@@ -122,4 +122,4 @@ void registerView(CLI::App& app, CommandBody& body) {
     });
 }
 
-}  // namespace nav::cli
+}  // namespace nav::navbake

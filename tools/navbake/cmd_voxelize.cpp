@@ -1,16 +1,16 @@
-// `navbake voxelize`: options onto vox::VoxelizeStage, which does the work.
-#include "../../lib/voxel/voxelize.h"
-#include "cli.h"
+// `navbake voxelize`: options onto voxel::VoxelizeStage, which does the work.
+#include "lib/voxel/voxelize.h"
+#include "tools/navbake/cli.h"
 
-namespace nav::cli {
+namespace nav::navbake {
 
 void registerVoxelize(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input, output;
-        vox::VoxelizeParams params;
+        voxel::VoxelizeParams params;
     };
     auto options = std::make_shared<Options>();
-    vox::VoxelizeParams& p = options->params;
+    voxel::VoxelizeParams& p = options->params;
     CLI::App* sub = app.add_subcommand(
         "voxelize",
         "Voxelize imported geometry (.geo) into a span heightfield (.vox) and mark the surfaces "
@@ -34,10 +34,10 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
             if (std::filesystem::path(options->output).extension() != ".vox")
                 context.warn("{}: a voxel grid is a .vox artifact; '.vox' is the usual extension",
                              options->output);
-            return runStage<vox::VoxelizeStage>(context, {options->input, {}}, options->params,
+            return runStage<voxel::VoxelizeStage>(context, {options->input, {}}, options->params,
                                                 options->output);
         };
     });
 }
 
-}  // namespace nav::cli
+}  // namespace nav::navbake

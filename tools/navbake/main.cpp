@@ -2,9 +2,9 @@
 // turns its result into an exit code (0 success, 1 bad input or failed stage, 2 usage error).
 #include <csignal>
 
-#include "../../formats/container.h"
-#include "cli.h"
-#include "version.h"
+#include "formats/container.h"
+#include "tools/navbake/cli.h"
+#include "tools/navbake/version.h"
 
 namespace {
 
@@ -18,7 +18,7 @@ extern "C" void onInterrupt(int) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    using namespace nav::cli;
+    using namespace nav::navbake;
     CLI::App app{
         "navbake: bakes level geometry into navigation data (voxel grids, graphs, navigation "
         "meshes, lookup tables) packed into compact, checksummed runtime assets.",

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <string>
 
-#include "lib/import/import.h"
-#include "test_support.h"
+#include "lib/importer/import.h"
+#include "tests/test_support.h"
 
 using nav::importer::parseMovingAiMap;
 

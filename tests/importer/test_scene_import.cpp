@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "lib/common/context.h"
-#include "lib/import/import.h"
-#include "test_support.h"
+#include "lib/importer/import.h"
+#include "tests/test_support.h"
 
 using namespace nav;
 
@@ -33,11 +33,11 @@ TEST_CASE("OBJ import: triangles, degenerate triangles dropped and counted, boun
     CHECK(g->triangleCount() == 2);
     CHECK(g->dropped_degenerate == 2);
     CHECK(g->vertexCount() == 4);  // only the used vertices survive
-    const geo::Bounds b = g->bounds();
+    const geometry::Bounds b = g->bounds();
     CHECK(b.min == std::array<float, 3>{0, 0, 0});
     CHECK(b.max == std::array<float, 3>{1, 0, 1});
     CHECK(std::all_of(g->triangle_areas.begin(), g->triangle_areas.end(),
-                      [](uint8_t a) { return a == geo::kGroundArea; }));
+                      [](uint8_t a) { return a == geometry::kGroundArea; }));
 }
 
 TEST_CASE("Z-up and scale are applied") {
@@ -50,7 +50,7 @@ TEST_CASE("Z-up and scale are applied") {
     auto g = importer::importScene(dir / "z.obj", params, context);
     REQUIRE(g.ok());
     // (0, 0, 3) Z-up becomes (0, 3, -0) Y-up, then halved.
-    const geo::Bounds b = g->bounds();
+    const geometry::Bounds b = g->bounds();
     CHECK(b.max[0] == doctest::Approx(1.0));
     CHECK(b.max[1] == doctest::Approx(1.5));
     CHECK(b.min[2] == doctest::Approx(0.0));
@@ -83,7 +83,7 @@ TEST_CASE("the glTF sample level imports with its node transforms composed") {
     Context context;
     auto g = importer::importScene(level, {}, context);
     REQUIRE(g.ok());
-    const geo::Bounds b = g->bounds();
+    const geometry::Bounds b = g->bounds();
     CHECK(b.min[0] == doctest::Approx(0.0).epsilon(1e-4));
     CHECK(b.max[0] == doctest::Approx(30.0).epsilon(1e-4));
     CHECK(b.max[2] == doctest::Approx(20.0).epsilon(1e-4));

@@ -1,8 +1,8 @@
 #include <charconv>
 
-#include "../common/file_io.h"
-#include "../common/text.h"
-#include "import.h"
+#include "lib/common/file_io.h"
+#include "lib/common/text.h"
+#include "lib/importer/import.h"
 
 namespace nav::importer {
 
@@ -108,8 +108,8 @@ Result<GridMap> loadMovingAiMap(const std::filesystem::path& path) {
     return parseMovingAiMap(text, path.string());
 }
 
-vox::VoxelGrid gridFromMap(const GridMap& map) {
-    vox::VoxelGrid grid;
+voxel::VoxelGrid gridFromMap(const GridMap& map) {
+    voxel::VoxelGrid grid;
     grid.size_x = map.width;
     grid.size_z = map.height;
     grid.size_y = 4;
@@ -119,16 +119,16 @@ vox::VoxelGrid gridFromMap(const GridMap& map) {
     grid.origin[2] = 0.0f;
     grid.cell_size = 1.0f;
     grid.cell_height = 1.0f;
-    grid.agent = vox::AgentParams{1.0f, 0.0f, 0.0f, 45.0f};
+    grid.agent = voxel::AgentParams{1.0f, 0.0f, 0.0f, 45.0f};
     grid.column_offsets.reserve(grid.columnCount() + 1);
     grid.spans.reserve(grid.columnCount());
     for (uint32_t y = 0; y < map.height; ++y) {
         for (uint32_t x = 0; x < map.width; ++x) {
             grid.column_offsets.push_back(uint32_t(grid.spans.size()));
             if (map.isPassable(x, y))
-                grid.spans.push_back({0, 1, geo::kGroundArea, true});
+                grid.spans.push_back({0, 1, geometry::kGroundArea, true});
             else
-                grid.spans.push_back({0, 4, geo::kObstacleArea, false});
+                grid.spans.push_back({0, 4, geometry::kObstacleArea, false});
         }
     }
     grid.column_offsets.push_back(uint32_t(grid.spans.size()));

@@ -9,10 +9,10 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "../../formats/bytes.h"
-#include "../../formats/container.h"
-#include "../common/file_io.h"
-#include "import.h"
+#include "formats/bytes.h"
+#include "formats/container.h"
+#include "lib/common/file_io.h"
+#include "lib/importer/import.h"
 
 namespace nav::importer {
 namespace {
@@ -44,7 +44,7 @@ public:
     }
     // Returns the geometry with vertices that no kept triangle uses removed (those of ignored
     // or degenerate triangles), keeping the remaining vertices in their original order.
-    geo::Geometry take() {
+    geometry::Geometry take() {
         const size_t count = geometry_.vertexCount();
         std::vector<uint32_t> new_index(count, UINT32_MAX);
         for (uint32_t v : geometry_.triangles) new_index[v] = 0;
@@ -189,7 +189,7 @@ private:
     const ImportParams& params_;
     const std::string& file_;
     Context& context_;
-    geo::Geometry geometry_;
+    geometry::Geometry geometry_;
     std::unordered_map<VertexKey, uint32_t, VertexKeyHash> vertex_ids_;
     size_t total_meshes_ = 0;
     size_t done_meshes_ = 0;
@@ -197,7 +197,7 @@ private:
 
 }  // namespace
 
-Result<geo::Geometry> importScene(const std::filesystem::path& path, const ImportParams& params,
+Result<geometry::Geometry> importScene(const std::filesystem::path& path, const ImportParams& params,
                                   Context& context) {
     const std::string file = path.string();
     if (!(params.scale > 0) || !std::isfinite(params.scale))
@@ -230,7 +230,7 @@ Result<geo::Geometry> importScene(const std::filesystem::path& path, const Impor
 
     SceneFlattener flattener(*scene, params, file, context);
     if (Status s = flattener.run(); !s) return s.error();
-    geo::Geometry geometry = flattener.take();
+    geometry::Geometry geometry = flattener.take();
     if (geometry.triangleCount() == 0)
         return inputError("{}: the scene has no usable triangles ({} meshes, {} degenerate and {} "
                           "ignored triangles dropped)",

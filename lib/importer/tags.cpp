@@ -2,9 +2,9 @@
 #include <cctype>
 #include <cmath>
 
-#include "../common/file_io.h"
-#include "../common/json_reader.h"
-#include "import.h"
+#include "lib/common/file_io.h"
+#include "lib/common/json_reader.h"
+#include "lib/importer/import.h"
 
 namespace nav::importer {
 
@@ -37,7 +37,7 @@ bool globMatch(std::string_view pattern, std::string_view text) {
 
 TagConfig defaultTagConfig() {
     TagConfig config;
-    config.areas = geo::defaultAreaTable();
+    config.areas = geometry::defaultAreaTable();
     config.areas.push_back({"water", 3.0f, true});
     config.areas.push_back({"mud", 2.0f, true});
     const auto add = [&](const char* pattern, const char* tag) {
@@ -63,11 +63,11 @@ int resolveTag(const TagConfig& config, std::string_view object_name, std::strin
         if (!hit && rule.target != MatchTarget::object) hit = globMatch(rule.pattern, material_name);
         if (!hit) continue;
         if (rule.tag == kTagIgnore) return -1;
-        if (rule.tag == kTagObstacle) return geo::kObstacleArea;
+        if (rule.tag == kTagObstacle) return geometry::kObstacleArea;
         for (size_t i = 0; i < config.areas.size(); ++i)
             if (config.areas[i].name == rule.tag) return int(i);
     }
-    return geo::kGroundArea;
+    return geometry::kGroundArea;
 }
 
 namespace {
@@ -100,7 +100,7 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
     if (Status s = r.boolean("use_defaults", use_defaults); !s) return s.error();
     const TagConfig defaults = defaultTagConfig();
     TagConfig config;
-    config.areas = use_defaults ? defaults.areas : geo::defaultAreaTable();
+    config.areas = use_defaults ? defaults.areas : geometry::defaultAreaTable();
 
     Status areas = readObjects(r, "areas", source, [&](JsonReader& entry) -> Status {
         std::string name;
@@ -117,7 +117,7 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
         if (!(cost > 0 && cost <= 1e6))
             return entry.fail(entry.at("cost"), fmt::format("must be a number in (0, 1e6], got {}", cost));
         auto existing = std::find_if(config.areas.begin(), config.areas.end(),
-                                     [&](const geo::AreaType& a) { return a.name == name; });
+                                     [&](const geometry::AreaType& a) { return a.name == name; });
         if (existing != config.areas.end()) {
             existing->cost = float(cost);
         } else {
@@ -138,7 +138,7 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
         if (Status s = entry.finish({"match", "on", "tag"}); !s) return s;
         const bool known = rule.tag == kTagIgnore || rule.tag == kTagObstacle ||
                            std::any_of(config.areas.begin(), config.areas.end(),
-                                       [&](const geo::AreaType& a) { return a.name == rule.tag; });
+                                       [&](const geometry::AreaType& a) { return a.name == rule.tag; });
         if (!known) {
             std::vector<std::string> names = {std::string(kTagIgnore), std::string(kTagObstacle)};
             for (size_t a = 1; a < config.areas.size(); ++a) names.push_back(config.areas[a].name);

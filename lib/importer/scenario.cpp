@@ -1,10 +1,10 @@
-#include "scenario.h"
+#include "lib/importer/scenario.h"
 
 #include <charconv>
 #include <cmath>
 
-#include "../common/file_io.h"
-#include "../common/text.h"
+#include "lib/common/file_io.h"
+#include "lib/common/text.h"
 
 namespace nav::importer {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "lib/import/import.h"
-#include "test_support.h"
+#include "lib/importer/import.h"
+#include "tests/test_support.h"
 
 using nav::importer::parseScenario3D;
 using nav::importer::parseVoxelMap3D;

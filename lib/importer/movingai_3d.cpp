@@ -2,10 +2,10 @@
 #include <charconv>
 #include <cmath>
 
-#include "../../formats/layouts.h"
-#include "../common/file_io.h"
-#include "../common/text.h"
-#include "import.h"
+#include "formats/layouts.h"
+#include "lib/common/file_io.h"
+#include "lib/common/text.h"
+#include "lib/importer/import.h"
 
 namespace nav::importer {
 
@@ -173,15 +173,15 @@ Result<ScenarioFile3D> loadScenario3D(const std::filesystem::path& path) {
     return parseScenario3D(text, path.string());
 }
 
-vox::VoxelGrid gridFromVoxelMap(const VoxelMap3D& map) {
-    vox::VoxelGrid grid;
+voxel::VoxelGrid gridFromVoxelMap(const VoxelMap3D& map) {
+    voxel::VoxelGrid grid;
     grid.size_x = map.width;
     grid.size_z = map.depth;
     grid.size_y = map.height;
     grid.source = formats::VoxelSource::voxel_map;
     grid.cell_size = 1.0f;
     grid.cell_height = 1.0f;
-    grid.agent = vox::AgentParams{1.0f, 0.0f, 0.0f, 45.0f};
+    grid.agent = voxel::AgentParams{1.0f, 0.0f, 0.0f, 45.0f};
     grid.column_offsets.reserve(grid.columnCount() + 1);
     const size_t layer = size_t(map.width) * map.depth;  // voxels per Y layer
     for (uint32_t z = 0; z < map.depth; ++z) {
@@ -196,7 +196,7 @@ vox::VoxelGrid gridFromVoxelMap(const VoxelMap3D& map) {
                 }
                 const uint32_t y_min = y;
                 while (y < map.height && cell[y * layer]) ++y;
-                grid.spans.push_back({uint16_t(y_min), uint16_t(y), geo::kObstacleArea, false});
+                grid.spans.push_back({uint16_t(y_min), uint16_t(y), geometry::kObstacleArea, false});
             }
         }
     }

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "lib/import/import.h"
+#include "lib/importer/import.h"
 
 using namespace nav::importer;
 
@@ -17,9 +17,9 @@ TEST_CASE("glob matching is case-insensitive with * and ?") {
 
 TEST_CASE("built-in tag rules") {
     const TagConfig config = defaultTagConfig();
-    CHECK(resolveTag(config, "floor", "", "concrete") == nav::geo::kGroundArea);
+    CHECK(resolveTag(config, "floor", "", "concrete") == nav::geometry::kGroundArea);
     CHECK(resolveTag(config, "trigger_volume", "", "") == -1);
-    CHECK(resolveTag(config, "box", "", "obstacle_crate") == nav::geo::kObstacleArea);
+    CHECK(resolveTag(config, "box", "", "obstacle_crate") == nav::geometry::kObstacleArea);
     const int water = resolveTag(config, "pool", "", "Water");
     REQUIRE(water > 1);
     CHECK(config.areas[size_t(water)].name == "water");
@@ -36,8 +36,8 @@ TEST_CASE("a tags file adds areas and rules that come first") {
     const int lava = resolveTag(*config, "floor", "", "hot_rock");
     REQUIRE(lava > 1);
     CHECK(config->areas[size_t(lava)].cost == doctest::Approx(10.0));
-    CHECK(resolveTag(*config, "hot_object", "", "plain") == nav::geo::kGroundArea);  // material only
-    CHECK(resolveTag(*config, "water_tank", "", "") == nav::geo::kObstacleArea);      // user rule first
+    CHECK(resolveTag(*config, "hot_object", "", "plain") == nav::geometry::kGroundArea);  // material only
+    CHECK(resolveTag(*config, "water_tank", "", "") == nav::geometry::kObstacleArea);      // user rule first
     const int water = resolveTag(*config, "lake", "", "water");                        // built-in rule
     REQUIRE(water > 1);
     CHECK(config->areas[size_t(water)].cost == doctest::Approx(5.0));  // overridden cost
@@ -47,7 +47,7 @@ TEST_CASE("use_defaults false drops the built-in rules") {
     auto config = parseTagConfig(R"({"use_defaults": false})", "t.json");
     REQUIRE(config.ok());
     CHECK(config->rules.empty());
-    CHECK(resolveTag(*config, "trigger", "", "water") == nav::geo::kGroundArea);
+    CHECK(resolveTag(*config, "trigger", "", "water") == nav::geometry::kGroundArea);
 }
 
 TEST_CASE("tag file errors name the file and the JSON path") {

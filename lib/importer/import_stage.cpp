@@ -5,9 +5,9 @@
 #include <cctype>
 #include <chrono>
 
-#include "../geometry/geometry.h"
-#include "../voxel/voxel_grid.h"
-#include "import.h"
+#include "lib/geometry/geometry.h"
+#include "lib/voxel/voxel_grid.h"
+#include "lib/importer/import.h"
 
 namespace nav::importer {
 namespace {
@@ -25,7 +25,7 @@ bool isGridFile(const std::filesystem::path& path) {
 }
 
 // Appends `part` to `merged`: vertices, triangles (re-indexed), areas and objects.
-Status appendGeometry(geo::Geometry& merged, geo::Geometry&& part, const std::filesystem::path& part_path,
+Status appendGeometry(geometry::Geometry& merged, geometry::Geometry&& part, const std::filesystem::path& part_path,
                       const std::filesystem::path& first_path) {
     if (part.areas != merged.areas)
         return inputError("{} uses another area table than {}; give every input the same tag rules",
@@ -89,9 +89,9 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
             result.warnings.push_back(w);
         auto map = loadMovingAiMap(first);
         if (!map) return map.error();
-        vox::VoxelGrid grid = gridFromMap(*map);
+        voxel::VoxelGrid grid = gridFromMap(*map);
         grid.source_name = first.filename().string();
-        if (Status s = vox::saveVoxels(output_path, grid); !s) return s.error();
+        if (Status s = voxel::saveVoxels(output_path, grid); !s) return s.error();
         result.milliseconds = elapsed();
         result.count("cells", size_t(map->width) * map->height);
         result.count("passable", map->passableCount());
@@ -105,9 +105,9 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
             result.warnings.push_back(w);
         auto map = loadVoxelMap3D(first);
         if (!map) return map.error();
-        vox::VoxelGrid grid = gridFromVoxelMap(*map);
+        voxel::VoxelGrid grid = gridFromVoxelMap(*map);
         grid.source_name = first.filename().string();
-        if (Status s = vox::saveVoxels(output_path, grid); !s) return s.error();
+        if (Status s = voxel::saveVoxels(output_path, grid); !s) return s.error();
         result.milliseconds = elapsed();
         result.count("voxels", size_t(map->width) * map->height * map->depth);
         result.count("blocked", map->blockedCount());
@@ -125,7 +125,7 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
         if (!tags) return tags.error();
         scene_params.tags = std::move(*tags);
     }
-    geo::Geometry merged;
+    geometry::Geometry merged;
     std::string names;
     for (size_t i = 0; i < inputs.sources.size(); ++i) {
         auto part = [&] {
@@ -140,12 +140,12 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
             return s.error();
         }
     }
-    if (Status s = geo::saveGeometry(output_path, merged); !s) return s.error();
+    if (Status s = geometry::saveGeometry(output_path, merged); !s) return s.error();
     result.milliseconds = elapsed();
     result.count("triangles", merged.triangleCount());
     result.count("vertices", merged.vertexCount());
     result.count("objects", merged.objects.size());
-    const geo::Bounds b = merged.bounds();
+    const geometry::Bounds b = merged.bounds();
     std::vector<size_t> per_area(merged.areas.size(), 0);
     for (uint8_t a : merged.triangle_areas) ++per_area[a];
     std::string areas;

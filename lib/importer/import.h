@@ -1,5 +1,5 @@
 // Stage 1: import. Reads level geometry in any format Assimp reads into a flat, tagged triangle
-// soup (geo::Geometry), MovingAI grid maps into a plain GridMap and MovingAI 3D voxel maps into a
+// soup (geometry::Geometry), MovingAI grid maps into a plain GridMap and MovingAI 3D voxel maps into a
 // VoxelMap3D.
 #pragma once
 
@@ -9,11 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "../common/context.h"
-#include "../common/result.h"
-#include "../common/stage.h"
-#include "../geometry/geometry.h"
-#include "../voxel/voxel_grid.h"
+#include "lib/common/context.h"
+#include "lib/common/result.h"
+#include "lib/common/stage.h"
+#include "lib/geometry/geometry.h"
+#include "lib/voxel/voxel_grid.h"
 
 namespace nav::importer {
 
@@ -31,7 +31,7 @@ struct TagRule {
 };
 
 struct TagConfig {
-    std::vector<geo::AreaType> areas;  // area table; [0] obstacle, [1] ground, then the rest
+    std::vector<geometry::AreaType> areas;  // area table; [0] obstacle, [1] ground, then the rest
     std::vector<TagRule> rules;        // tried in order
 };
 
@@ -66,7 +66,7 @@ struct ImportParams {
 // Loads the file with Assimp, flattens the node hierarchy with its transforms, triangulates,
 // merges coincident vertices, drops degenerate triangles (counted) and applies tag rules.
 // Errors: unreadable file or format, empty scene, non-finite vertex (names mesh and node).
-Result<geo::Geometry> importScene(const std::filesystem::path& path, const ImportParams& params,
+Result<geometry::Geometry> importScene(const std::filesystem::path& path, const ImportParams& params,
                                   Context& context);
 
 // ---- MovingAI grid maps ------------------------------------------------------------------------
@@ -87,7 +87,7 @@ Result<GridMap> loadMovingAiMap(const std::filesystem::path& path);
 // A MovingAI grid as a voxel grid: cell size 1, cell (x, y) is the column [x, x+1] x [y, y+1]
 // on the X-Z plane; passable cells are a walkable floor whose top is at Y = 0, blocked cells a
 // 3 m wall. Point agent (radius 0).
-vox::VoxelGrid gridFromMap(const GridMap& map);
+voxel::VoxelGrid gridFromMap(const GridMap& map);
 
 // ---- MovingAI 3D voxel maps and scenarios -------------------------------------------------------
 // https://movingai.com/benchmarks/voxels.html (the Warframe set). A `.3dmap` is a header line
@@ -115,7 +115,7 @@ Result<VoxelMap3D> loadVoxelMap3D(const std::filesystem::path& path);
 // A MovingAI 3D voxel map as a voxel grid: cell size and height 1, origin (0, 0, 0), size_x =
 // width, size_y = height, size_z = depth; each column's spans are its maximal runs of blocked
 // voxels (area 0, not walkable). Point agent occupying one voxel (height 1, radius 0, climb 0).
-vox::VoxelGrid gridFromVoxelMap(const VoxelMap3D& map);
+voxel::VoxelGrid gridFromVoxelMap(const VoxelMap3D& map);
 
 // A `.3dscen`: `version 1`, a line naming the map file, then one line per problem:
 // `sx sy sz gx gy gz optimal_length ratio` (ratio = optimal length / straight-line distance).
