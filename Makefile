@@ -10,11 +10,11 @@ NAVBAKE    := $(BUILD_DIR)/navbake
 SHARED     := $(abspath ..)/shared/data
 
 PACKAGES := g++ cmake make libcli11-dev libassimp-dev nlohmann-json3-dev libzstd-dev \
-            libspdlog-dev doctest-dev libpng-dev
+            libspdlog-dev doctest-dev libpng-dev clang-format
 # Only for the peer benchmark bench_recast (Recast/Detour); the product never links it.
 BENCH_PACKAGES := librecast-dev
 
-.PHONY: all setup configure build test run asan bench bench-setup levels clean help
+.PHONY: all setup configure build test run asan bench bench-setup levels format clean help
 
 all: build
 
@@ -25,6 +25,7 @@ help:
 	@echo "make bench  build and run the benchmarks (tests/bench/), printing figures;"
 	@echo "            installs librecast-dev for the Recast/Detour peer benchmark"
 	@echo "make levels regenerate sample_levels/ with tools/levelgen"
+	@echo "make format apply .clang-format (clang-format 14) to every C++ file; CTest format_check checks it"
 	@echo "make setup  only install missing Debian packages (apt-get, via sudo when not root)"
 
 setup:
@@ -85,6 +86,9 @@ bench: bench-setup
 
 levels: build
 	$(BUILD_DIR)/levelgen sample_levels
+
+format: setup
+	@bash tools/format.sh
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(OUT_DIR)

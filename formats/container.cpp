@@ -121,8 +121,7 @@ Error parseContainer(const uint8_t* data, size_t size, Container& out) {
         return makeError(ErrorCode::bad_header, 20, 0, "section count %u exceeds the maximum %u",
                          out.section_count, kMaxSections);
     if (table_offset != kHeaderSize)
-        return makeError(ErrorCode::bad_header, 32, 0,
-                         "section table offset is %llu, expected %zu",
+        return makeError(ErrorCode::bad_header, 32, 0, "section table offset is %llu, expected %zu",
                          static_cast<unsigned long long>(table_offset), kHeaderSize);
     const size_t table_bytes = size_t(out.section_count) * kSectionEntrySize;
     const size_t table_end = kHeaderSize + table_bytes;
@@ -217,8 +216,8 @@ Error checkKind(const Container& container, uint32_t kind, uint32_t max_kind_ver
         char found[5], wanted[5];
         fourccToString(container.kind, found);
         fourccToString(kind, wanted);
-        return makeError(ErrorCode::wrong_kind, 12, 0,
-                         "artifact is of kind '%s', expected '%s'", found, wanted);
+        return makeError(ErrorCode::wrong_kind, 12, 0, "artifact is of kind '%s', expected '%s'",
+                         found, wanted);
     }
     if (container.kind_version == 0)
         return makeError(ErrorCode::bad_version, 16, 0, "kind version 0 is invalid");
@@ -251,8 +250,8 @@ Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst
     fourccToString(entry.id, name);
     if (dst_size != entry.raw_size || (dst == nullptr && dst_size > 0))
         return makeError(ErrorCode::invalid_argument, entry.offset, entry.id,
-                         "section '%s': destination holds %zu bytes, section decodes to %llu",
-                         name, dst_size, static_cast<unsigned long long>(entry.raw_size));
+                         "section '%s': destination holds %zu bytes, section decodes to %llu", name,
+                         dst_size, static_cast<unsigned long long>(entry.raw_size));
     if (Error error = verifySection(file, entry)) return error;
     const uint8_t* src = file + entry.offset;
     if (entry.codec == Codec::raw) {
@@ -262,8 +261,8 @@ Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst
     const unsigned long long frame_size = ZSTD_getFrameContentSize(src, size_t(entry.stored_size));
     if (frame_size == ZSTD_CONTENTSIZE_ERROR || frame_size != entry.raw_size)
         return makeError(ErrorCode::decompress_failed, entry.offset, entry.id,
-                         "section '%s': zstd frame does not declare the expected %llu bytes",
-                         name, static_cast<unsigned long long>(entry.raw_size));
+                         "section '%s': zstd frame does not declare the expected %llu bytes", name,
+                         static_cast<unsigned long long>(entry.raw_size));
     const size_t written = ZSTD_decompress(dst, dst_size, src, size_t(entry.stored_size));
     if (ZSTD_isError(written) || written != dst_size)
         return makeError(ErrorCode::decompress_failed, entry.offset, entry.id,

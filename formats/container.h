@@ -38,22 +38,22 @@ const char* codecName(Codec codec);
 
 enum class ErrorCode : uint32_t {
     ok = 0,
-    io_error,              // could not open or read the file
-    truncated,             // the file is shorter than its header says (or than a header)
-    bad_magic,             // not a navbake file
-    newer_version,         // written by a newer navbake: container or kind version unknown here
-    bad_version,           // version 0, which no writer produces
-    bad_header,            // header fields out of range or reserved bytes not zero
-    checksum_mismatch,     // header/table or a section's bytes do not match their checksum
-    trailing_data,         // bytes after the end the header declares
-    bad_section_table,     // a section entry is out of bounds, misaligned, overlapping or duplicated
-    unknown_codec,         // a section uses a codec this reader does not know
-    decompress_failed,     // zstd rejected a section's stream or produced the wrong size
-    wrong_kind,            // the artifact is of another kind than the caller asked for
-    missing_section,       // a section the kind requires is absent
-    bad_section,           // a section's contents are inconsistent (counts, indices, sizes)
-    out_of_memory,         // an allocation failed or exceeded the caller's limit
-    invalid_argument,      // the caller passed an invalid argument (null buffer, ...)
+    io_error,           // could not open or read the file
+    truncated,          // the file is shorter than its header says (or than a header)
+    bad_magic,          // not a navbake file
+    newer_version,      // written by a newer navbake: container or kind version unknown here
+    bad_version,        // version 0, which no writer produces
+    bad_header,         // header fields out of range or reserved bytes not zero
+    checksum_mismatch,  // header/table or a section's bytes do not match their checksum
+    trailing_data,      // bytes after the end the header declares
+    bad_section_table,  // a section entry is out of bounds, misaligned, overlapping or duplicated
+    unknown_codec,      // a section uses a codec this reader does not know
+    decompress_failed,  // zstd rejected a section's stream or produced the wrong size
+    wrong_kind,         // the artifact is of another kind than the caller asked for
+    missing_section,    // a section the kind requires is absent
+    bad_section,        // a section's contents are inconsistent (counts, indices, sizes)
+    out_of_memory,      // an allocation failed or exceeded the caller's limit
+    invalid_argument,   // the caller passed an invalid argument (null buffer, ...)
 };
 const char* errorName(ErrorCode code);
 

@@ -12,7 +12,8 @@ namespace nav::formats {
 
 class ContainerWriter {
 public:
-    ContainerWriter(uint32_t kind, uint32_t kind_version) : kind_(kind), kind_version_(kind_version) {}
+    ContainerWriter(uint32_t kind, uint32_t kind_version)
+        : kind_(kind), kind_version_(kind_version) {}
 
     // Adds a section. With Codec::zstd the bytes are compressed, unless compression does not make
     // them smaller, in which case they are stored raw. Section ids must be unique.

@@ -31,12 +31,12 @@ Error requireAll(const GraphSections& s, const GraphSection (&parts)[N]) {
 }  // namespace
 
 const uint32_t kGraphSectionIds[kGraphSectionCount] = {
-    kSecNodePositions,    kSecNodeCells,        kSecColumnNodes,       kSecEdgeOffsets,
-    kSecEdgeTargets,      kSecEdgeCosts,        kSecComponents,        kSecFreeVoxels,
-    kSecMeshVertices,     kSecPolyOffsets,      kSecPolyVertices,      kSecPolyNeighbours,
-    kSecPolyAreas,        kSecDetailOffsets,    kSecDetailTriangles,   kSecMeshIndexHeader,
-    kSecMeshIndexOffsets, kSecMeshIndexPolys,   kSecPolyInfo,          kSecPovStats,
-    kSecPovCorners,       kSecLayerCells,       kSecLayerColumns,      kSecLayerNeighbours,
+    kSecNodePositions,    kSecNodeCells,      kSecColumnNodes,     kSecEdgeOffsets,
+    kSecEdgeTargets,      kSecEdgeCosts,      kSecComponents,      kSecFreeVoxels,
+    kSecMeshVertices,     kSecPolyOffsets,    kSecPolyVertices,    kSecPolyNeighbours,
+    kSecPolyAreas,        kSecDetailOffsets,  kSecDetailTriangles, kSecMeshIndexHeader,
+    kSecMeshIndexOffsets, kSecMeshIndexPolys, kSecPolyInfo,        kSecPovStats,
+    kSecPovCorners,       kSecLayerCells,     kSecLayerColumns,    kSecLayerNeighbours,
     kSecLayerComponents};
 
 Error missingSectionError(uint32_t id) {
@@ -48,8 +48,8 @@ Error missingSectionError(uint32_t id) {
 Error sectionSizeError(uint32_t id, size_t got, uint64_t expected) {
     char name[5];
     fourccToString(id, name);
-    return makeError(ErrorCode::bad_section, 0, id, "section '%s' is %zu bytes, expected %llu", name,
-                     got, static_cast<unsigned long long>(expected));
+    return makeError(ErrorCode::bad_section, 0, id, "section '%s' is %zu bytes, expected %llu",
+                     name, got, static_cast<unsigned long long>(expected));
 }
 
 Error validateGraphSections(const GraphHeader& h, const GraphSections& s, uint32_t area_count) {
@@ -131,7 +131,8 @@ Error validateGraphSections(const GraphHeader& h, const GraphSections& s, uint32
     for (uint64_t i = 0; i < n; ++i)
         if (offsets[i] > offsets[i + 1])
             return makeError(ErrorCode::bad_section, i * 4, kSecEdgeOffsets,
-                             "edge offsets decrease at node %llu", static_cast<unsigned long long>(i));
+                             "edge offsets decrease at node %llu",
+                             static_cast<unsigned long long>(i));
     // Targets are stored relative to their source (wrapping u32 difference).
     for (uint64_t v = 0; v < n; ++v)
         for (uint32_t e = offsets[v]; e < offsets[v + 1]; ++e) {
@@ -154,10 +155,10 @@ Error validateNavmeshSections(const GraphHeader& h, const GraphSections& s, uint
                               MeshIndexHeader& index) {
     using G = GraphSection;
     const uint64_t polys = h.node_count;
-    if (Error e = requireAll(s, {G::mesh_vertices, G::poly_offsets, G::poly_vertices,
-                                 G::poly_neighbours, G::poly_areas, G::detail_offsets,
-                                 G::detail_triangles, G::mesh_index_header, G::mesh_index_offsets,
-                                 G::mesh_index_polys, G::poly_info}))
+    if (Error e = requireAll(
+            s, {G::mesh_vertices, G::poly_offsets, G::poly_vertices, G::poly_neighbours,
+                G::poly_areas, G::detail_offsets, G::detail_triangles, G::mesh_index_header,
+                G::mesh_index_offsets, G::mesh_index_polys, G::poly_info}))
         return e;
     auto bad = [](uint32_t id, const char* what) { return sectionError(id, 0, what); };
     const SectionSpan& vertex_bytes = s[G::mesh_vertices];
@@ -181,11 +182,13 @@ Error validateNavmeshSections(const GraphHeader& h, const GraphSections& s, uint
         if (poly_offsets[p + 1] < uint64_t(poly_offsets[p]) + 3)
             return bad(kSecPolyOffsets, "a polygon has fewer than 3 corners");
     for (uint64_t k = 0; k < corners; ++k) {
-        if (poly_vertices[k] >= vertex_count) return bad(kSecPolyVertices, "vertex index out of range");
+        if (poly_vertices[k] >= vertex_count)
+            return bad(kSecPolyVertices, "vertex index out of range");
         if (poly_neighbours[k] != kNone && poly_neighbours[k] >= polys)
             return bad(kSecPolyNeighbours, "neighbour index out of range");
     }
-    if (s[G::poly_areas].size != polys) return bad(kSecPolyAreas, "size does not match the polygon count");
+    if (s[G::poly_areas].size != polys)
+        return bad(kSecPolyAreas, "size does not match the polygon count");
     const uint8_t* poly_areas = s[G::poly_areas].data;
     for (uint64_t p = 0; p < polys; ++p)
         if (poly_areas[p] >= area_count) return bad(kSecPolyAreas, "unknown area id");
@@ -197,7 +200,8 @@ Error validateNavmeshSections(const GraphHeader& h, const GraphSections& s, uint
         detail_offsets[polys] != triangle_bytes.size / 36)
         return bad(kSecDetailTriangles, "detail triangles do not match their offsets");
     for (uint64_t p = 0; p < polys; ++p)
-        if (detail_offsets[p + 1] < detail_offsets[p]) return bad(kSecDetailOffsets, "offsets decrease");
+        if (detail_offsets[p + 1] < detail_offsets[p])
+            return bad(kSecDetailOffsets, "offsets decrease");
     const float* triangles = f32s(triangle_bytes);
     for (uint64_t i = 0; i < triangle_bytes.size / 4; ++i)
         if (!std::isfinite(triangles[i])) return bad(kSecDetailTriangles, "non-finite coordinate");
@@ -212,11 +216,13 @@ Error validateNavmeshSections(const GraphHeader& h, const GraphSections& s, uint
         index_offsets[cells] != index_polys.size / 4)
         return bad(kSecMeshIndexPolys, "index lists do not match their offsets");
     for (uint64_t c = 0; c < cells; ++c)
-        if (index_offsets[c + 1] < index_offsets[c]) return bad(kSecMeshIndexOffsets, "offsets decrease");
+        if (index_offsets[c + 1] < index_offsets[c])
+            return bad(kSecMeshIndexOffsets, "offsets decrease");
     const uint32_t* polys_listed = u32s(index_polys);
     for (uint64_t i = 0; i < index_polys.size / 4; ++i)
         if (polys_listed[i] >= polys) return bad(kSecMeshIndexPolys, "polygon index out of range");
-    if (s[G::poly_info].size != polys * 8) return bad(kSecPolyInfo, "size does not match the polygon count");
+    if (s[G::poly_info].size != polys * 8)
+        return bad(kSecPolyInfo, "size does not match the polygon count");
     return {};
 }
 
@@ -230,7 +236,8 @@ Error validatePovSections(const GraphHeader& h, const GraphSections& s, uint32_t
         return e;
     if (h.flags != 0) return sectionError(kSecGraphHeader, 76, "POV graphs take no flags");
     if (Error e = decodePovStats(s[G::pov_stats].data, s[G::pov_stats].size, st)) return e;
-    if (st.corner_count != n) return sectionError(kSecPovStats, 0, "corner count differs from the node count");
+    if (st.corner_count != n)
+        return sectionError(kSecPovStats, 0, "corner count differs from the node count");
     if (st.taut_edges != h.edge_count)
         return sectionError(kSecPovStats, 24, "taut edge count differs from the edge count");
     const uint64_t cells = st.layer_cell_count;
@@ -260,7 +267,8 @@ Error validatePovSections(const GraphHeader& h, const GraphSections& s, uint32_t
             return sectionError(kSecLayerColumns, c * 4, "offsets decrease");
         for (uint32_t v = layer_columns[c]; v < layer_columns[c + 1]; ++v)
             if (columnOf(v) != c)
-                return sectionError(kSecLayerColumns, c * 4, "a cell is listed under the wrong column");
+                return sectionError(kSecLayerColumns, c * 4,
+                                    "a cell is listed under the wrong column");
     }
     // LNB4: every link names a cell of the adjacent column in its direction.
     if (s[G::layer_neighbours].size != cells * 16)
@@ -306,7 +314,8 @@ Error validateColumnNodes(const GraphHeader& h, const GraphSections& s) {
     if (!span.present || !graphHasNodeCells(h, s)) return {};
     const uint64_t n = h.node_count;
     const uint64_t columns = uint64_t(h.size_x) * h.size_z;
-    if (span.size != (columns + 1) * 4) return sectionSizeError(kSecColumnNodes, span.size, (columns + 1) * 4);
+    if (span.size != (columns + 1) * 4)
+        return sectionSizeError(kSecColumnNodes, span.size, (columns + 1) * 4);
     const uint32_t* column_nodes = u32s(span);
     const uint8_t* cells = s[GraphSection::cells].data;
     if (column_nodes[0] != 0 || column_nodes[columns] != n)
@@ -315,7 +324,8 @@ Error validateColumnNodes(const GraphHeader& h, const GraphSections& s) {
     for (uint64_t c = 0; c < columns; ++c) {
         if (column_nodes[c] > column_nodes[c + 1] || column_nodes[c + 1] > n)  // as LCOL
             return makeError(ErrorCode::bad_section, c * 4, kSecColumnNodes,
-                             "column index decreases at column %llu", static_cast<unsigned long long>(c));
+                             "column index decreases at column %llu",
+                             static_cast<unsigned long long>(c));
         for (uint32_t v = column_nodes[c]; v < column_nodes[c + 1]; ++v)
             if (decodeNodeCell(cells + size_t(v) * kNodeCellSize).column != c)
                 return makeError(ErrorCode::bad_section, c * 4, kSecColumnNodes,
@@ -352,7 +362,8 @@ Error validateNextHopSections(const NextHopHeader& h, const SectionSpan& ranks,
     if (!offsets.present) return missingSectionError(kSecNextHopOffsets);
     const uint64_t n = h.node_count, b = h.stored_blocks;
     if (ranks.size != n * 4) return sectionSizeError(kSecNextHopRanks, ranks.size, n * 4);
-    if (offsets.size != (b + 1) * 8) return sectionSizeError(kSecNextHopOffsets, offsets.size, (b + 1) * 8);
+    if (offsets.size != (b + 1) * 8)
+        return sectionSizeError(kSecNextHopOffsets, offsets.size, (b + 1) * 8);
     const uint32_t* rank = u32s(ranks);
     for (uint64_t v = 0; v < n; ++v) {
         if (rank[v] >= n)
@@ -371,7 +382,8 @@ Error validateNextHopSections(const NextHopHeader& h, const SectionSpan& ranks,
     for (uint64_t i = 0; i < b; ++i)
         if (offset[i + 1] <= offset[i])
             return makeError(ErrorCode::bad_section, (i + 1) * 8, kSecNextHopOffsets,
-                             "block %llu is empty or out of order", static_cast<unsigned long long>(i));
+                             "block %llu is empty or out of order",
+                             static_cast<unsigned long long>(i));
     return {};
 }
 
@@ -396,9 +408,11 @@ Error validateHierNextHopSections(const HierNextHopHeader& h,
     const uint64_t n = h.node_count, k = h.cluster_count, ents = h.entrance_count;
     auto u32 = [&](uint32_t s) { return reinterpret_cast<const uint32_t*>(data[s]); };
     auto u64 = [&](uint32_t s) { return reinterpret_cast<const uint64_t*>(data[s]); };
-    const uint64_t expect[] = {4 * n, 4 * n, 4 * (k + 1), 4 * n, 4 * (k + 1), 4 * ents, 8 * (k + 1)};
+    const uint64_t expect[] = {4 * n,       4 * n,    4 * (k + 1), 4 * n,
+                               4 * (k + 1), 4 * ents, 8 * (k + 1)};
     for (uint32_t s = 0; s <= kHopIntraOffsets; ++s)
-        if (size[s] != expect[s]) return sectionSizeError(kHierHopSectionIds[s], size[s], expect[s]);
+        if (size[s] != expect[s])
+            return sectionSizeError(kHierHopSectionIds[s], size[s], expect[s]);
     if (size[kHopDistanceOffsets] != 8 * (k + 1))
         return sectionSizeError(kHierHopSectionIds[kHopDistanceOffsets], size[kHopDistanceOffsets],
                                 8 * (k + 1));
@@ -434,8 +448,8 @@ Error validateHierNextHopSections(const HierNextHopHeader& h,
             if (entrances[i] >= n || clusters[entrances[i]] != c)
                 return bad(kHopEntrances, 4 * i, "an entrance is not a node of its cluster");
     }
-    const uint64_t expect_rest[] = {io[k], 8 * (k + 1), 4 * dofs[k], 4 * dofs[k], 4 * ents * ents,
-                                    4 * ents * ents};
+    const uint64_t expect_rest[] = {io[k],       8 * (k + 1),     4 * dofs[k],
+                                    4 * dofs[k], 4 * ents * ents, 4 * ents * ents};
     for (uint32_t s = kHopIntra; s < kHopSectionCount; ++s)
         if (s != kHopDistanceOffsets && size[s] != expect_rest[s - kHopIntra])
             return sectionSizeError(kHierHopSectionIds[s], size[s], expect_rest[s - kHopIntra]);

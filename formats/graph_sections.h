@@ -35,10 +35,31 @@ Error sectionSizeError(uint32_t id, size_t got, uint64_t expected);
 // ---- Graph sections (GRPH / NAVA) ---------------------------------------------------------------
 // The sections a graph may hold besides GRHD, AREA and NAME; GraphSections is indexed by these.
 enum class GraphSection : uint32_t {
-    positions, cells, column_nodes, edge_offsets, edge_targets, edge_costs, components, free_voxels,
-    mesh_vertices, poly_offsets, poly_vertices, poly_neighbours, poly_areas, detail_offsets,
-    detail_triangles, mesh_index_header, mesh_index_offsets, mesh_index_polys, poly_info,
-    pov_stats, pov_corners, layer_cells, layer_columns, layer_neighbours, layer_components,
+    positions,
+    cells,
+    column_nodes,
+    edge_offsets,
+    edge_targets,
+    edge_costs,
+    components,
+    free_voxels,
+    mesh_vertices,
+    poly_offsets,
+    poly_vertices,
+    poly_neighbours,
+    poly_areas,
+    detail_offsets,
+    detail_triangles,
+    mesh_index_header,
+    mesh_index_offsets,
+    mesh_index_polys,
+    poly_info,
+    pov_stats,
+    pov_corners,
+    layer_cells,
+    layer_columns,
+    layer_neighbours,
+    layer_components,
     count
 };
 inline constexpr uint32_t kGraphSectionCount = uint32_t(GraphSection::count);
@@ -82,10 +103,10 @@ Error validatePovSections(const GraphHeader& header, const GraphSections& s, uin
 // from 0 to node_count, non-decreasing, every node listed under the column its NCEL names.
 Error validateColumnNodes(const GraphHeader& header, const GraphSections& s);
 
-// ---- Cluster sections (CLUS, or a .nav packed with --clusters) -----------------------------------
-// CLND and CLTB against a decoded CLHD: sizes, every node's cluster below cluster_count, every
-// cluster's distance to itself 0. (Whether the table belongs to a given graph is the caller's
-// check: it compares graph_fingerprint.)
+// ---- Cluster sections (CLUS, or a .nav packed with --clusters)
+// ----------------------------------- CLND and CLTB against a decoded CLHD: sizes, every node's
+// cluster below cluster_count, every cluster's distance to itself 0. (Whether the table belongs to
+// a given graph is the caller's check: it compares graph_fingerprint.)
 Error validateClusterSections(const ClusterHeader& header, const SectionSpan& node_clusters,
                               const SectionSpan& table);
 
@@ -111,10 +132,10 @@ struct NextHopRow {
 bool findNextHopRow(const uint8_t* block, size_t size, uint32_t rows, uint32_t row,
                     uint32_t symbol_bytes, NextHopRow& out);
 
-// ---- Hierarchical next-hop sections (NHHI, or a .nav packed with --nexthop FILE.nhh) -------------
-// The thirteen arrays (indexed by HierHopSection) against a decoded HNHD: sizes, node clusters in
-// range, member and entrance offsets covering the nodes and entrances, members agreeing with
-// their cluster and local index, entrances inside their cluster, intra-cluster and distance
+// ---- Hierarchical next-hop sections (NHHI, or a .nav packed with --nexthop FILE.nhh)
+// ------------- The thirteen arrays (indexed by HierHopSection) against a decoded HNHD: sizes, node
+// clusters in range, member and entrance offsets covering the nodes and entrances, members agreeing
+// with their cluster and local index, entrances inside their cluster, intra-cluster and distance
 // tables sized by their cluster, next entrances in range. A size-0 array may have a null pointer.
 Error validateHierNextHopSections(const HierNextHopHeader& header,
                                   const uint8_t* const data[kHopSectionCount],

@@ -1,8 +1,8 @@
 #include "formats/layouts.h"
 
 #include <bit>
-#include <cassert>
 #include <bitset>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -35,10 +35,8 @@ struct FieldWriter {
         for (float f : v) put(f);
     }
     template <class E>
-        requires std::is_enum_v<E>
-    void put(E v) {
-        put(uint32_t(v));
-    }
+    requires std::is_enum_v<E>
+    void put(E v) { put(uint32_t(v)); }
     void put(Reserved r) { at += r.bytes; }
     template <class... Fields>
     void operator()(const Fields&... fields) {
@@ -61,10 +59,8 @@ struct FieldReader {
         for (float& f : v) get(f);
     }
     template <class E>
-        requires std::is_enum_v<E>
-    void get(E& v) {
-        v = E(loadLe32(data + at)), cover(4);
-    }
+    requires std::is_enum_v<E>
+    void get(E& v) { v = E(loadLe32(data + at)), cover(4); }
     void get(Reserved r) { at += r.bytes; }
     template <class... Fields>
     void operator()(Fields&&... fields) {
@@ -92,8 +88,8 @@ Error decodeHeader(const uint8_t* data, size_t size, H& h) {
     char name[5];
     fourccToString(L::id, name);
     if (size != L::size)
-        return makeError(ErrorCode::bad_section, 0, L::id, "section '%s' is %zu bytes, expected %zu",
-                         name, size, L::size);
+        return makeError(ErrorCode::bad_section, 0, L::id,
+                         "section '%s' is %zu bytes, expected %zu", name, size, L::size);
     FieldReader reader{data};
     L::fields(reader, h);
     for (size_t i = 0; i < L::size; ++i)
@@ -147,8 +143,8 @@ NAV_HEADER_LAYOUT(HierarchyHeader, kSecHierHeader, kHierarchyHeaderSize) {
 }
 NAV_HEADER_LAYOUT(NextHopHeader, kSecNextHopHeader, kNextHopHeaderSize) {
     io(h.node_count, h.edge_count, h.block_rows, h.block_count, h.first_block, h.stored_blocks,
-       h.shard_index, h.shard_count, h.symbol_bytes, h.cost_shift, h.graph_fingerprint,
-       h.run_count, h.flags);
+       h.shard_index, h.shard_count, h.symbol_bytes, h.cost_shift, h.graph_fingerprint, h.run_count,
+       h.flags);
 }
 NAV_HEADER_LAYOUT(HierNextHopHeader, kSecHierHopHeader, kHierNextHopHeaderSize) {
     io(h.node_count, h.edge_count, h.cluster_count, h.entrance_count, h.symbol_bytes, Reserved{4},
@@ -182,14 +178,16 @@ Error decodeVoxelHeader(const uint8_t* data, size_t size, VoxelHeader& h) {
     if (Error e = decodeHeader(data, size, h)) return e;
     const uint32_t source = uint32_t(h.source);
     if (source < 1 || source > 3)
-        return makeError(ErrorCode::bad_section, 12, id, "section 'VHDR': unknown source %u", source);
+        return makeError(ErrorCode::bad_section, 12, id, "section 'VHDR': unknown source %u",
+                         source);
     if (h.size_x == 0 || h.size_z == 0 || uint64_t(h.size_x) * h.size_z > kMaxGridColumns)
         return makeError(ErrorCode::bad_section, 0, id,
                          "section 'VHDR': grid of %u x %u columns is empty or too large", h.size_x,
                          h.size_z);
     if (h.size_y == 0 || h.size_y > kMaxGridHeight)
         return makeError(ErrorCode::bad_section, 8, id,
-                         "section 'VHDR': grid height %u is outside 1..%u", h.size_y, kMaxGridHeight);
+                         "section 'VHDR': grid height %u is outside 1..%u", h.size_y,
+                         kMaxGridHeight);
     for (int i = 0; i < 3; ++i)
         if (!std::isfinite(h.origin[i]))
             return makeError(ErrorCode::bad_section, 16, id, "section 'VHDR': origin not finite");
@@ -214,8 +212,10 @@ Error decodeAreaTable(const uint8_t* data, size_t size, AreaTable& out) {
     ByteReader reader(data, size);
     const uint32_t count = reader.u32();
     if (!reader.ok())
-        return makeError(ErrorCode::bad_section, 0, kSecAreas, "section 'AREA' is %zu bytes, "
-                         "too short for its count", size);
+        return makeError(ErrorCode::bad_section, 0, kSecAreas,
+                         "section 'AREA' is %zu bytes, "
+                         "too short for its count",
+                         size);
     if (count == 0 || count > kMaxAreas)
         return makeError(ErrorCode::bad_section, 0, kSecAreas,
                          "section 'AREA': %u areas, expected 1..%u", count, kMaxAreas);
@@ -230,7 +230,8 @@ Error decodeAreaTable(const uint8_t* data, size_t size, AreaTable& out) {
         if (!reader.ok())
             return makeError(ErrorCode::bad_section, reader.position(), kSecAreas,
                              "section 'AREA': entry %u is truncated or its name is longer than "
-                             "%u bytes", i, kMaxAreaNameLength);
+                             "%u bytes",
+                             i, kMaxAreaNameLength);
         if ((area.flags & ~kAreaFlagWalkable) != 0 || reserved8 != 0 || reserved16 != 0)
             return makeError(ErrorCode::bad_section, at, kSecAreas,
                              "section 'AREA': entry %u has unknown flags or reserved bytes set", i);
@@ -300,7 +301,8 @@ Error validateVoxelSections(const VoxelHeader& h, const uint8_t* columns, size_t
                                  span.y_min, span.y_max, h.size_y);
             if (s > begin && span.y_min <= previous_top)
                 return makeError(ErrorCode::bad_section, offset, kSecSpans,
-                                 "section 'SPAN': span %u overlaps or touches the span below it", s);
+                                 "section 'SPAN': span %u overlaps or touches the span below it",
+                                 s);
             if (span.area >= area_count)
                 return makeError(ErrorCode::bad_section, offset + 4, kSecSpans,
                                  "section 'SPAN': span %u has area %u, but only %u areas exist", s,
@@ -332,13 +334,15 @@ Error decodeGraphHeader(const uint8_t* data, size_t size, GraphHeader& h) {
     if (Error e = decodeHeader(data, size, h)) return e;
     const uint32_t type = uint32_t(h.type);
     if (type < 1 || type > 4)
-        return makeError(ErrorCode::bad_section, 0, id, "section 'GRHD': unknown graph type %u", type);
+        return makeError(ErrorCode::bad_section, 0, id, "section 'GRHD': unknown graph type %u",
+                         type);
     const uint32_t heuristic = uint32_t(h.heuristic);
     if (heuristic < 1 || heuristic > 2)
         return makeError(ErrorCode::bad_section, 20, id, "section 'GRHD': unknown heuristic %u",
                          heuristic);
     if ((h.flags & ~kGraphFlagImplicitVolume) != 0)
-        return makeError(ErrorCode::bad_section, 76, id, "section 'GRHD': unknown flags %08x", h.flags);
+        return makeError(ErrorCode::bad_section, 76, id, "section 'GRHD': unknown flags %08x",
+                         h.flags);
     if (!(h.min_cost_multiplier > 0) || !std::isfinite(h.min_cost_multiplier))
         return makeError(ErrorCode::bad_section, 24, id,
                          "section 'GRHD': minimum cost multiplier must be positive");
@@ -370,14 +374,13 @@ Error decodeMeshIndexHeader(const uint8_t* data, size_t size, MeshIndexHeader& h
     if (h.cells_x == 0 || h.cells_z == 0 || uint64_t(h.cells_x) * h.cells_z > kMaxGridColumns)
         return makeError(ErrorCode::bad_section, 0, id, "section 'MGHD': index of %u x %u cells",
                          h.cells_x, h.cells_z);
-    if (!std::isfinite(h.min_x) || !std::isfinite(h.min_z) || !(h.cell > 0) || !std::isfinite(h.cell))
+    if (!std::isfinite(h.min_x) || !std::isfinite(h.min_z) || !(h.cell > 0) ||
+        !std::isfinite(h.cell))
         return makeError(ErrorCode::bad_section, 8, id, "section 'MGHD': bad origin or cell size");
     return {};
 }
 
-void encodePovStats(const PovStats& s, uint8_t out[kPovStatsSize]) {
-    encodeHeader(s, out);
-}
+void encodePovStats(const PovStats& s, uint8_t out[kPovStatsSize]) { encodeHeader(s, out); }
 
 Error decodePovStats(const uint8_t* data, size_t size, PovStats& s) {
     constexpr uint32_t id = kSecPovStats;
@@ -405,9 +408,11 @@ Error decodeClusterHeader(const uint8_t* data, size_t size, ClusterHeader& h) {
     if (Error e = decodeHeader(data, size, h)) return e;
     const uint32_t method = uint32_t(h.method);
     if (method != uint32_t(ClusterMethod::grid) && method != uint32_t(ClusterMethod::regions))
-        return makeError(ErrorCode::bad_section, 0, id, "section 'CLHD': unknown method %u", method);
+        return makeError(ErrorCode::bad_section, 0, id, "section 'CLHD': unknown method %u",
+                         method);
     if ((h.flags & ~kClusterFlagSymmetric) != 0)
-        return makeError(ErrorCode::bad_section, 48, id, "section 'CLHD': unknown flags %08x", h.flags);
+        return makeError(ErrorCode::bad_section, 48, id, "section 'CLHD': unknown flags %08x",
+                         h.flags);
     if (h.cluster_count > kMaxClusters || h.cluster_count > h.node_count ||
         (h.node_count > 0 && h.cluster_count == 0))
         return makeError(ErrorCode::bad_section, 4, id,
@@ -416,8 +421,10 @@ Error decodeClusterHeader(const uint8_t* data, size_t size, ClusterHeader& h) {
     if (!(h.scale > 0) || !std::isfinite(h.scale))
         return makeError(ErrorCode::bad_section, 24, id, "section 'CLHD': scale is not positive");
     if (h.min_cluster_nodes > h.max_cluster_nodes || h.max_cluster_nodes > h.node_count)
-        return makeError(ErrorCode::bad_section, 28, id, "section 'CLHD': cluster sizes %u..%u "
-                         "are inconsistent", h.min_cluster_nodes, h.max_cluster_nodes);
+        return makeError(ErrorCode::bad_section, 28, id,
+                         "section 'CLHD': cluster sizes %u..%u "
+                         "are inconsistent",
+                         h.min_cluster_nodes, h.max_cluster_nodes);
     return {};
 }
 
@@ -430,7 +437,8 @@ Error decodeHierarchyHeader(const uint8_t* data, size_t size, HierarchyHeader& h
     if (Error e = decodeHeader(data, size, h)) return e;
     const uint32_t cost = uint32_t(h.default_cost), mode = uint32_t(h.entrance_mode);
     if (cost >= kHierCostCount)
-        return makeError(ErrorCode::bad_section, 28, id, "section 'HRHD': unknown cost method %u", cost);
+        return makeError(ErrorCode::bad_section, 28, id, "section 'HRHD': unknown cost method %u",
+                         cost);
     if (mode != uint32_t(EntranceMode::sparse) && mode != uint32_t(EntranceMode::all))
         return makeError(ErrorCode::bad_section, 32, id, "section 'HRHD': unknown entrance mode %u",
                          mode);
@@ -444,7 +452,8 @@ Error decodeHierarchyHeader(const uint8_t* data, size_t size, HierarchyHeader& h
                          h.group_count, h.node_count);
     if (h.entrance_count > h.node_count)
         return makeError(ErrorCode::bad_section, 20, id,
-                         "section 'HRHD': %u entrances for %u nodes", h.entrance_count, h.node_count);
+                         "section 'HRHD': %u entrances for %u nodes", h.entrance_count,
+                         h.node_count);
     return {};
 }
 
@@ -465,10 +474,13 @@ Error decodeNextHopHeader(const uint8_t* data, size_t size, NextHopHeader& h) {
     constexpr uint32_t id = kSecNextHopHeader;
     if (Error e = decodeHeader(data, size, h)) return e;
     if ((h.flags & ~kNextHopFlagPartial) != 0)
-        return makeError(ErrorCode::bad_section, 56, id, "section 'NHHD': unknown flags %08x", h.flags);
+        return makeError(ErrorCode::bad_section, 56, id, "section 'NHHD': unknown flags %08x",
+                         h.flags);
     if (h.block_rows == 0 || h.block_rows > 4096 || (h.block_rows & (h.block_rows - 1)) != 0)
-        return makeError(ErrorCode::bad_section, 8, id, "section 'NHHD': %u rows per block (a power "
-                         "of two up to 4096)", h.block_rows);
+        return makeError(ErrorCode::bad_section, 8, id,
+                         "section 'NHHD': %u rows per block (a power "
+                         "of two up to 4096)",
+                         h.block_rows);
     if (h.block_count != (uint64_t(h.node_count) + h.block_rows - 1) / h.block_rows)
         return makeError(ErrorCode::bad_section, 12, id, "section 'NHHD': %u blocks for %u nodes",
                          h.block_count, h.node_count);
@@ -477,15 +489,18 @@ Error decodeNextHopHeader(const uint8_t* data, size_t size, NextHopHeader& h) {
         (!partial && (h.first_block != 0 || h.stored_blocks != h.block_count ||
                       h.shard_index != 0 || h.shard_count != 0)) ||
         (partial && (h.shard_count == 0 || h.shard_index >= h.shard_count)))
-        return makeError(ErrorCode::bad_section, 16, id, "section 'NHHD': blocks %u + %u of %u, shard "
-                         "%u/%u are inconsistent", h.first_block, h.stored_blocks, h.block_count,
-                         h.shard_index, h.shard_count);
+        return makeError(ErrorCode::bad_section, 16, id,
+                         "section 'NHHD': blocks %u + %u of %u, shard "
+                         "%u/%u are inconsistent",
+                         h.first_block, h.stored_blocks, h.block_count, h.shard_index,
+                         h.shard_count);
     if (h.symbol_bytes != 1 && h.symbol_bytes != 2)
         return makeError(ErrorCode::bad_section, 32, id, "section 'NHHD': %u bytes per symbol",
                          h.symbol_bytes);
     if (h.cost_shift != kNextHopCostShift)
-        return makeError(ErrorCode::bad_section, 36, id, "section 'NHHD': cost shift %u, expected %u",
-                         h.cost_shift, kNextHopCostShift);
+        return makeError(ErrorCode::bad_section, 36, id,
+                         "section 'NHHD': cost shift %u, expected %u", h.cost_shift,
+                         kNextHopCostShift);
     return {};
 }
 
@@ -505,19 +520,23 @@ Error decodeHierNextHopHeader(const uint8_t* data, size_t size, HierNextHopHeade
         return makeError(ErrorCode::bad_section, 16, id, "section 'HNHD': %u bytes per symbol",
                          h.symbol_bytes);
     if (h.cluster_count == 0 || h.cluster_count > h.node_count || h.entrance_count > h.node_count)
-        return makeError(ErrorCode::bad_section, 8, id, "section 'HNHD': %u clusters, %u entrances "
-                         "for %u nodes", h.cluster_count, h.entrance_count, h.node_count);
+        return makeError(ErrorCode::bad_section, 8, id,
+                         "section 'HNHD': %u clusters, %u entrances "
+                         "for %u nodes",
+                         h.cluster_count, h.entrance_count, h.node_count);
     if (uint64_t(h.entrance_count) * h.entrance_count > (uint64_t(1) << 32))
-        return makeError(ErrorCode::bad_section, 12, id, "section 'HNHD': %u entrances are too many",
-                         h.entrance_count);
+        return makeError(ErrorCode::bad_section, 12, id,
+                         "section 'HNHD': %u entrances are too many", h.entrance_count);
     return {};
 }
 
 const uint32_t kHierSectionIds[kHierSectionCount] = {
-    kSecHierGroupCounts,   kSecHierParents,         kSecHierRepresentatives,
-    kSecHierEdgeOffsets,   kSecHierEdgeTargets,     kSecHierEdgeCosts,
-    kSecHierMemberOffsets, kSecHierMembers,         kSecHierEntranceOffsets,
-    kSecHierEntrances,     kSecHierEntranceEdgeOffsets, kSecHierEntranceEdgeTargets,
+    kSecHierGroupCounts,         kSecHierParents,
+    kSecHierRepresentatives,     kSecHierEdgeOffsets,
+    kSecHierEdgeTargets,         kSecHierEdgeCosts,
+    kSecHierMemberOffsets,       kSecHierMembers,
+    kSecHierEntranceOffsets,     kSecHierEntrances,
+    kSecHierEntranceEdgeOffsets, kSecHierEntranceEdgeTargets,
     kSecHierEntranceEdgeCosts};
 
 namespace {
@@ -542,8 +561,10 @@ Error checkOffsets(const HierarchyArrays& a, HierSection s, uint64_t count, uint
     char name[5];
     hierName(s, name);
     if (offsets[0] != 0)
-        return makeError(ErrorCode::bad_section, 0, kHierSectionIds[s], "section '%s' does not "
-                         "start at 0", name);
+        return makeError(ErrorCode::bad_section, 0, kHierSectionIds[s],
+                         "section '%s' does not "
+                         "start at 0",
+                         name);
     for (uint64_t i = 0; i < count; ++i)
         if (offsets[i + 1] < offsets[i])
             return makeError(ErrorCode::bad_section, 4 * (i + 1), kHierSectionIds[s],
@@ -569,8 +590,8 @@ Error checkCosts(const HierarchyArrays& a, HierSection s, uint64_t count) {
 }
 
 // Nodes of cluster c listed in [offsets[c], offsets[c + 1]): ascending, in range, in cluster c.
-Error checkNodeLists(const HierarchyArrays& a, HierSection offsets_section, HierSection nodes_section,
-                     const uint32_t* node_clusters) {
+Error checkNodeLists(const HierarchyArrays& a, HierSection offsets_section,
+                     HierSection nodes_section, const uint32_t* node_clusters) {
     const HierarchyHeader& h = a.header;
     const uint32_t* offsets = a.u32(offsets_section);
     const uint32_t* nodes = a.u32(nodes_section);
@@ -582,7 +603,8 @@ Error checkNodeLists(const HierarchyArrays& a, HierSection offsets_section, Hier
             if (v >= h.node_count || node_clusters[v] != c || (i > offsets[c] && v <= nodes[i - 1]))
                 return makeError(ErrorCode::bad_section, 4ull * i, kHierSectionIds[nodes_section],
                                  "section '%s': entry %u (node %u) is not an ascending node of "
-                                 "cluster %u", name, i, v, c);
+                                 "cluster %u",
+                                 name, i, v, c);
         }
     return {};
 }
@@ -606,7 +628,7 @@ Error checkHierarchy(HierarchyArrays& a, const uint32_t* node_clusters) {
     for (uint64_t l = 0; l < levels; ++l) {
         if (counts[l] == 0 || (l == 0 && counts[l] != k) || (l > 0 && counts[l] > counts[l - 1]))
             return makeError(ErrorCode::bad_section, 4 * l, kSecHierGroupCounts,
-                             "section 'HGCT': level %llu has %u groups", 
+                             "section 'HGCT': level %llu has %u groups",
                              static_cast<unsigned long long>(l + 1), counts[l]);
         a.level_start[l + 1] = uint32_t(total);
         total += counts[l];
@@ -625,7 +647,8 @@ Error checkHierarchy(HierarchyArrays& a, const uint32_t* node_clusters) {
             if (parents[g] < a.level_start[l + 1] || parents[g] >= a.level_start[l + 2])
                 return makeError(ErrorCode::bad_section, 4ull * g, kSecHierParents,
                                  "section 'HPAR': group %u of level %llu has parent %u outside "
-                                 "level %llu", g, static_cast<unsigned long long>(l), parents[g],
+                                 "level %llu",
+                                 g, static_cast<unsigned long long>(l), parents[g],
                                  static_cast<unsigned long long>(l + 1));
     // Representatives: a node of the group itself (so every group holds a node).
     if (a.size[kHierRepresentatives] != 4 * groups)
@@ -642,7 +665,8 @@ Error checkHierarchy(HierarchyArrays& a, const uint32_t* node_clusters) {
             if (!inside)
                 return makeError(ErrorCode::bad_section, 4ull * g, kSecHierRepresentatives,
                                  "section 'HREP': representative %u of group %u is not one of its "
-                                 "nodes", reps[g], g);
+                                 "nodes",
+                                 reps[g], g);
         }
     // Abstract edges: CSR over all groups, targets in the same level, 3 costs each.
     if (a.size[kHierEdgeOffsets] != 4 * (groups + 1))
@@ -661,12 +685,14 @@ Error checkHierarchy(HierarchyArrays& a, const uint32_t* node_clusters) {
                     targets[e] == g)
                     return makeError(ErrorCode::bad_section, 4ull * e, kSecHierEdgeTargets,
                                      "section 'HADT': edge %u of group %u leads to group %u, not "
-                                     "another group of its level", e, g, targets[e]);
+                                     "another group of its level",
+                                     e, g, targets[e]);
     if (Error e = checkCosts(a, kHierEdgeCosts, 3 * edges)) return e;
     // Cluster members: every node once, ascending within its cluster.
     if (a.size[kHierMemberOffsets] != 4 * (k + 1))
         return hierSizeError(kHierMemberOffsets, a.size[kHierMemberOffsets], 4 * (k + 1));
-    if (a.size[kHierMembers] != 4 * n) return hierSizeError(kHierMembers, a.size[kHierMembers], 4 * n);
+    if (a.size[kHierMembers] != 4 * n)
+        return hierSizeError(kHierMembers, a.size[kHierMembers], 4 * n);
     if (Error e = checkOffsets(a, kHierMemberOffsets, k, n)) return e;
     if (Error e = checkNodeLists(a, kHierMemberOffsets, kHierMembers, node_clusters)) return e;
     // Entrances: nodes of their cluster, ascending; entrance edges between entrances.

@@ -11,14 +11,14 @@
 namespace nav::formats {
 
 // Artifact kinds (container header bytes 12..15).
-inline constexpr uint32_t kKindGeometry = fourcc("GEOM");  // .geo: imported triangle soup
-inline constexpr uint32_t kKindVoxels = fourcc("VOXL");    // .vox: span heightfield + walkability
-inline constexpr uint32_t kKindGraph = fourcc("GRPH");     // .graph (later stages)
-inline constexpr uint32_t kKindNav = fourcc("NAVA");       // .nav runtime asset (later stages)
-inline constexpr uint32_t kKindClusters = fourcc("CLUS");  // .clu: clusters + heuristic table
-inline constexpr uint32_t kKindHierarchy = fourcc("HIER"); // .hier: multi-level graph + entrances
-inline constexpr uint32_t kKindNextHop = fourcc("NHOP");   // .nh: all-pairs next-hop table
-inline constexpr uint32_t kKindHierNextHop = fourcc("NHHI"); // .nhh: hierarchical next-hop table
+inline constexpr uint32_t kKindGeometry = fourcc("GEOM");   // .geo: imported triangle soup
+inline constexpr uint32_t kKindVoxels = fourcc("VOXL");     // .vox: span heightfield + walkability
+inline constexpr uint32_t kKindGraph = fourcc("GRPH");      // .graph (later stages)
+inline constexpr uint32_t kKindNav = fourcc("NAVA");        // .nav runtime asset (later stages)
+inline constexpr uint32_t kKindClusters = fourcc("CLUS");   // .clu: clusters + heuristic table
+inline constexpr uint32_t kKindHierarchy = fourcc("HIER");  // .hier: multi-level graph + entrances
+inline constexpr uint32_t kKindNextHop = fourcc("NHOP");    // .nh: all-pairs next-hop table
+inline constexpr uint32_t kKindHierNextHop = fourcc("NHHI");  // .nhh: hierarchical next-hop table
 
 // Newest layout version of each kind that this code writes and reads.
 inline constexpr uint32_t kGeometryVersion = 1;
@@ -31,14 +31,14 @@ inline constexpr uint32_t kNextHopVersion = 1;
 inline constexpr uint32_t kHierNextHopVersion = 1;
 
 // Sections shared by several kinds.
-inline constexpr uint32_t kSecAreas = fourcc("AREA");  // area-type table
+inline constexpr uint32_t kSecAreas = fourcc("AREA");       // area-type table
 inline constexpr uint32_t kSecSourceName = fourcc("NAME");  // optional: source file base name
 
 // GEOM sections.
 inline constexpr uint32_t kSecGeometryHeader = fourcc("GHDR");
-inline constexpr uint32_t kSecVertices = fourcc("VERT");       // f32 x, y, z per vertex
-inline constexpr uint32_t kSecTriangles = fourcc("TRIS");      // u32 a, b, c per triangle
-inline constexpr uint32_t kSecTriangleAreas = fourcc("TARE");  // u8 area id per triangle
+inline constexpr uint32_t kSecVertices = fourcc("VERT");         // f32 x, y, z per vertex
+inline constexpr uint32_t kSecTriangles = fourcc("TRIS");        // u32 a, b, c per triangle
+inline constexpr uint32_t kSecTriangleAreas = fourcc("TARE");    // u8 area id per triangle
 inline constexpr uint32_t kSecTriangleObjects = fourcc("TOBJ");  // u32 object index per triangle
 inline constexpr uint32_t kSecObjectNames = fourcc("OBJN");      // object + material names
 
@@ -65,10 +65,10 @@ inline constexpr uint32_t kSecPolyNeighbours = fourcc("MPNB");  // u32 polygon a
 inline constexpr uint32_t kSecPolyAreas = fourcc("MPAR");       // u8 area per polygon
 inline constexpr uint32_t kSecPolyInfo = fourcc("MPIN");        // u32 region, u32 tile per polygon
 inline constexpr uint32_t kSecDetailOffsets = fourcc("MDOF");   // u32 first detail tri per poly, +1
-inline constexpr uint32_t kSecDetailTriangles = fourcc("MDTR"); // 9 x f32 per detail triangle
-inline constexpr uint32_t kSecMeshIndexHeader = fourcc("MGHD"); // spatial index header (32 bytes)
-inline constexpr uint32_t kSecMeshIndexOffsets = fourcc("MGOF"); // u32 per index cell, +1
-inline constexpr uint32_t kSecMeshIndexPolys = fourcc("MGPL");   // u32 polygon ids per cell
+inline constexpr uint32_t kSecDetailTriangles = fourcc("MDTR");   // 9 x f32 per detail triangle
+inline constexpr uint32_t kSecMeshIndexHeader = fourcc("MGHD");   // spatial index header (32 bytes)
+inline constexpr uint32_t kSecMeshIndexOffsets = fourcc("MGOF");  // u32 per index cell, +1
+inline constexpr uint32_t kSecMeshIndexPolys = fourcc("MGPL");    // u32 polygon ids per cell
 // Points-of-visibility graphs (node = convex obstacle corner) and their layer grid.
 inline constexpr uint32_t kSecPovCorners = fourcc("PCRN");       // 8-byte corner records
 inline constexpr uint32_t kSecLayerCells = fourcc("LCEL");       // 8-byte NodeCell per layer cell
@@ -83,17 +83,17 @@ inline constexpr uint32_t kSecNodeClusters = fourcc("CLND");   // u32 cluster pe
 inline constexpr uint32_t kSecClusterTable = fourcc("CLTB");   // u16 per ordered cluster pair
 
 // HIER sections (a .nav packed with --hierarchy holds the same after the cluster sections).
-inline constexpr uint32_t kSecHierHeader = fourcc("HRHD");         // 64-byte hierarchy header
-inline constexpr uint32_t kSecHierGroupCounts = fourcc("HGCT");    // u32 groups per level 1..L
-inline constexpr uint32_t kSecHierParents = fourcc("HPAR");        // u32 parent per group, levels < L
+inline constexpr uint32_t kSecHierHeader = fourcc("HRHD");       // 64-byte hierarchy header
+inline constexpr uint32_t kSecHierGroupCounts = fourcc("HGCT");  // u32 groups per level 1..L
+inline constexpr uint32_t kSecHierParents = fourcc("HPAR");      // u32 parent per group, levels < L
 inline constexpr uint32_t kSecHierRepresentatives = fourcc("HREP");  // u32 node per group
-inline constexpr uint32_t kSecHierEdgeOffsets = fourcc("HAOF");    // u32 per group + 1 (CSR)
-inline constexpr uint32_t kSecHierEdgeTargets = fourcc("HADT");    // u32 group per abstract edge
-inline constexpr uint32_t kSecHierEdgeCosts = fourcc("HACS");      // 3 f32 per abstract edge
-inline constexpr uint32_t kSecHierMemberOffsets = fourcc("HMOF");  // u32 per cluster + 1
-inline constexpr uint32_t kSecHierMembers = fourcc("HMEM");        // u32 nodes by cluster
+inline constexpr uint32_t kSecHierEdgeOffsets = fourcc("HAOF");      // u32 per group + 1 (CSR)
+inline constexpr uint32_t kSecHierEdgeTargets = fourcc("HADT");      // u32 group per abstract edge
+inline constexpr uint32_t kSecHierEdgeCosts = fourcc("HACS");        // 3 f32 per abstract edge
+inline constexpr uint32_t kSecHierMemberOffsets = fourcc("HMOF");    // u32 per cluster + 1
+inline constexpr uint32_t kSecHierMembers = fourcc("HMEM");          // u32 nodes by cluster
 inline constexpr uint32_t kSecHierEntranceOffsets = fourcc("HEOF");  // u32 per cluster + 1
-inline constexpr uint32_t kSecHierEntrances = fourcc("HENT");      // u32 entrance nodes
+inline constexpr uint32_t kSecHierEntrances = fourcc("HENT");        // u32 entrance nodes
 inline constexpr uint32_t kSecHierEntranceEdgeOffsets = fourcc("HXOF");  // u32 per entrance + 1
 inline constexpr uint32_t kSecHierEntranceEdgeTargets = fourcc("HXDT");  // u32 entrance index
 inline constexpr uint32_t kSecHierEntranceEdgeCosts = fourcc("HXCS");    // f32 per entrance edge
@@ -107,9 +107,20 @@ inline constexpr uint32_t kSecNextHopBlocks = fourcc("NHBL");   // zstd frames, 
 // NHHI sections (a .nav packed with --nexthop FILE.nhh holds the same after the graph's).
 inline constexpr uint32_t kSecHierHopHeader = fourcc("HNHD");  // 64-byte header
 enum HierHopSection : uint32_t {
-    kHopClusters, kHopLocal, kHopMemberOffsets, kHopMembers, kHopEntranceOffsets, kHopEntrances,
-    kHopIntraOffsets, kHopIntra, kHopDistanceOffsets, kHopNodeToEntrance, kHopEntranceToNode,
-    kHopEntranceDistances, kHopEntranceNext, kHopSectionCount
+    kHopClusters,
+    kHopLocal,
+    kHopMemberOffsets,
+    kHopMembers,
+    kHopEntranceOffsets,
+    kHopEntrances,
+    kHopIntraOffsets,
+    kHopIntra,
+    kHopDistanceOffsets,
+    kHopNodeToEntrance,
+    kHopEntranceToNode,
+    kHopEntranceDistances,
+    kHopEntranceNext,
+    kHopSectionCount
 };
 extern const uint32_t kHierHopSectionIds[kHopSectionCount];
 
@@ -214,9 +225,9 @@ inline constexpr uint32_t kGraphFlagImplicitVolume = 1;  // volume: edges implic
 struct GraphHeader {
     GraphType type = GraphType::tile;
     uint32_t node_count = 0;
-    uint32_t edge_count = 0;        // directed edges (0 for implicit volume graphs)
+    uint32_t edge_count = 0;  // directed edges (0 for implicit volume graphs)
     uint32_t component_count = 0;
-    uint32_t largest_component = 0; // nodes in the largest component
+    uint32_t largest_component = 0;  // nodes in the largest component
     HeuristicKind heuristic = HeuristicKind::octile;
     float min_cost_multiplier = 1;  // smallest area cost; scales the heuristic (admissible)
     uint32_t size_x = 0, size_z = 0, size_y = 0;  // grid the nodes quantize to [Units: cells]
@@ -235,8 +246,8 @@ Error decodeGraphHeader(const uint8_t* data, size_t size, GraphHeader& out);
 struct MeshIndexHeader {
     uint32_t cells_x = 0, cells_z = 0;
     float min_x = 0, min_z = 0;
-    float cell = 1;                // [Units: m]
-    uint32_t region_count = 0;     // navmesh facts shown by inspect
+    float cell = 1;             // [Units: m]
+    uint32_t region_count = 0;  // navmesh facts shown by inspect
     uint32_t tiles_x = 1, tiles_z = 1;
 };
 inline constexpr size_t kMeshIndexHeaderSize = 32;
@@ -332,9 +343,9 @@ struct ClusterHeader {
     uint32_t requested_clusters = 0;  // parameter: target count, 0 = from cluster_size
     float scale = 1;                  // cost per table unit, finite and > 0
     uint32_t min_cluster_nodes = 0, max_cluster_nodes = 0;
-    uint32_t unreachable_pairs = 0;   // ordered pairs (a, b) with no path
-    uint64_t graph_fingerprint = 0;   // graphFingerprint() of that graph
-    uint32_t flags = 0;               // kClusterFlagSymmetric
+    uint32_t unreachable_pairs = 0;  // ordered pairs (a, b) with no path
+    uint64_t graph_fingerprint = 0;  // graphFingerprint() of that graph
+    uint32_t flags = 0;              // kClusterFlagSymmetric
 };
 inline constexpr size_t kClusterHeaderSize = 64;
 void encodeClusterHeader(const ClusterHeader& header, uint8_t out[kClusterHeaderSize]);
@@ -366,9 +377,9 @@ struct HierarchyHeader {
     uint32_t entrance_edge_count = 0;  // HXDT entries
     HierCost default_cost = HierCost::min;
     EntranceMode entrance_mode = EntranceMode::sparse;
-    uint32_t group_fanout = 0;         // parameter: level-l groups per level-(l + 1) group (target)
-    uint64_t graph_fingerprint = 0;    // graphFingerprint() of the graph
-    uint64_t clusters_fingerprint = 0; // XXH64(CLND bytes, seed 0) of the clusters used
+    uint32_t group_fanout = 0;       // parameter: level-l groups per level-(l + 1) group (target)
+    uint64_t graph_fingerprint = 0;  // graphFingerprint() of the graph
+    uint64_t clusters_fingerprint = 0;  // XXH64(CLND bytes, seed 0) of the clusters used
 };
 inline constexpr size_t kHierarchyHeaderSize = 64;
 void encodeHierarchyHeader(const HierarchyHeader& header, uint8_t out[kHierarchyHeaderSize]);
@@ -394,13 +405,15 @@ struct NextHopHeader {
     uint32_t symbol_bytes = 1;   // 1 or 2
     uint32_t cost_shift = kNextHopCostShift;
     uint64_t graph_fingerprint = 0;
-    uint64_t run_count = 0;      // runs in the blocks held
-    uint32_t flags = 0;          // kNextHopFlagPartial
+    uint64_t run_count = 0;  // runs in the blocks held
+    uint32_t flags = 0;      // kNextHopFlagPartial
 };
 inline constexpr size_t kNextHopHeaderSize = 64;
 void encodeNextHopHeader(const NextHopHeader& header, uint8_t out[kNextHopHeaderSize]);
 Error decodeNextHopHeader(const uint8_t* data, size_t size, NextHopHeader& out);
-inline uint32_t nextHopUnreachable(uint32_t symbol_bytes) { return symbol_bytes == 1 ? 0xFFu : 0xFFFFu; }
+inline uint32_t nextHopUnreachable(uint32_t symbol_bytes) {
+    return symbol_bytes == 1 ? 0xFFu : 0xFFFFu;
+}
 
 // ---- HNHD: 64 bytes ---------------------------------------------------------------------------
 // Hierarchical next-hop table (FORMAT.md §10): per cluster the intra-cluster first moves between
@@ -411,11 +424,11 @@ struct HierNextHopHeader {
     uint32_t edge_count = 0;
     uint32_t cluster_count = 0;
     uint32_t entrance_count = 0;
-    uint32_t symbol_bytes = 1;       // 1 or 2: intra-cluster first-move symbols
+    uint32_t symbol_bytes = 1;  // 1 or 2: intra-cluster first-move symbols
     uint64_t graph_fingerprint = 0;
     uint64_t clusters_fingerprint = 0;
-    uint64_t intra_symbols = 0;      // sum of squared cluster sizes
-    uint64_t distance_entries = 0;   // sum over clusters of nodes x entrances
+    uint64_t intra_symbols = 0;     // sum of squared cluster sizes
+    uint64_t distance_entries = 0;  // sum over clusters of nodes x entrances
 };
 inline constexpr size_t kHierNextHopHeaderSize = 64;
 void encodeHierNextHopHeader(const HierNextHopHeader& header, uint8_t out[kHierNextHopHeaderSize]);
@@ -423,9 +436,20 @@ Error decodeHierNextHopHeader(const uint8_t* data, size_t size, HierNextHopHeade
 
 // The thirteen array sections of a hierarchy, in this order (HierarchyArrays::data index).
 enum HierSection : uint32_t {
-    kHierGroupCounts, kHierParents, kHierRepresentatives, kHierEdgeOffsets, kHierEdgeTargets,
-    kHierEdgeCosts, kHierMemberOffsets, kHierMembers, kHierEntranceOffsets, kHierEntrances,
-    kHierEntranceEdgeOffsets, kHierEntranceEdgeTargets, kHierEntranceEdgeCosts, kHierSectionCount
+    kHierGroupCounts,
+    kHierParents,
+    kHierRepresentatives,
+    kHierEdgeOffsets,
+    kHierEdgeTargets,
+    kHierEdgeCosts,
+    kHierMemberOffsets,
+    kHierMembers,
+    kHierEntranceOffsets,
+    kHierEntrances,
+    kHierEntranceEdgeOffsets,
+    kHierEntranceEdgeTargets,
+    kHierEntranceEdgeCosts,
+    kHierSectionCount
 };
 extern const uint32_t kHierSectionIds[kHierSectionCount];
 

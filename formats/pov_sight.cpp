@@ -76,8 +76,10 @@ bool walkGridLine(const PovGrid& g, int along, int64_t sub, uint32_t from_cell, 
     };
     auto close = [&] {  // add the cells across the line from those in the set
         for (int i = 0; i < count; ++i) {
-            if (set[i].row == line - 1) add(neighbour(g, set[i].cell, across_plus), line);
-            else add(neighbour(g, set[i].cell, across_minus), line - 1);
+            if (set[i].row == line - 1)
+                add(neighbour(g, set[i].cell, across_plus), line);
+            else
+                add(neighbour(g, set[i].cell, across_minus), line - 1);
         }
     };
     auto contains = [&](uint32_t cell) {
@@ -92,7 +94,8 @@ bool walkGridLine(const PovGrid& g, int along, int64_t sub, uint32_t from_cell, 
         const int previous_count = count;
         std::memcpy(previous, set, sizeof(Item) * size_t(count));
         count = 0;
-        for (int i = 0; i < previous_count; ++i) add(neighbour(g, previous[i].cell, dir), previous[i].row);
+        for (int i = 0; i < previous_count; ++i)
+            add(neighbour(g, previous[i].cell, dir), previous[i].row);
         close();
         return count > 0;
     };
@@ -133,8 +136,10 @@ bool walkCells(const PovGrid& g, int64_t sub, uint32_t from_cell, PovPoint p, ui
             // t_x - t_z = ((bx - p.x) dz - (bz - p.z) dx) / (dx dz): which boundary comes first,
             // or both at once (the segment passes exactly through the vertex (bx, bz)).
             const int order = sign((bx - p.x) * dz - (bz - p.z) * dx) * int(sx * sz);
-            if (order < 0) cross_z = false;
-            else if (order > 0) cross_x = false;
+            if (order < 0)
+                cross_z = false;
+            else if (order > 0)
+                cross_x = false;
         }
         uint32_t next;
         if (cross_x && cross_z) {
@@ -212,8 +217,10 @@ bool povSegmentVisible(const PovGrid& g, uint32_t from_cell, PovPoint p, uint32_
     const int64_t sub = g.sub;
     if (!insideCell(g, sub, from_cell, p) || !insideCell(g, sub, to_cell, q)) return false;
     if (p.x == q.x && p.z == q.z) return from_cell == to_cell;
-    if (p.z == q.z && p.z % sub == 0) return walkGridLine(g, 0, sub, from_cell, p.x, to_cell, q.x, p.z / sub);
-    if (p.x == q.x && p.x % sub == 0) return walkGridLine(g, 1, sub, from_cell, p.z, to_cell, q.z, p.x / sub);
+    if (p.z == q.z && p.z % sub == 0)
+        return walkGridLine(g, 0, sub, from_cell, p.x, to_cell, q.x, p.z / sub);
+    if (p.x == q.x && p.x % sub == 0)
+        return walkGridLine(g, 1, sub, from_cell, p.z, to_cell, q.z, p.x / sub);
     return walkCells(g, sub, from_cell, p, to_cell, q);
 }
 

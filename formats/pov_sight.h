@@ -28,8 +28,8 @@ int64_t povSubdivision(const GraphHeader& header);
 // The caller guarantees they were validated (validatePovSections) or built consistently, and
 // that corner ids passed in are below the corner count.
 struct PovGrid {
-    uint32_t size_x = 1;                   // GRHD grid width: column = z * size_x + x
-    int64_t sub = 2;                       // povSubdivision() of the graph
+    uint32_t size_x = 1;  // GRHD grid width: column = z * size_x + x
+    int64_t sub = 2;      // povSubdivision() of the graph
     uint32_t cell_count = 0;
     const uint8_t* cells = nullptr;        // kNodeCellSize per layer cell (LCEL)
     const uint32_t* neighbours = nullptr;  // plane k (+X, -X, +Z, -Z) at k * cell_count (LNB4)

@@ -284,7 +284,7 @@ uint32_t mergeRegions(const Field& f, const std::vector<double>& weight,
     }
     std::vector<uint32_t> parent(count);
     for (uint32_t r = 0; r < count; ++r) parent[r] = r;
-    using Item = std::pair<double, uint32_t>;  // weight, region
+    using Item = std::pair<double, uint32_t>;                                   // weight, region
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> lightest;  // stale: skipped
     for (uint32_t r = 0; r < count; ++r) lightest.push({total[r], r});
     uint32_t alive = count;
@@ -345,8 +345,9 @@ uint32_t splitRegions(const Field& f, std::vector<uint32_t>& label, uint32_t cou
     for (uint32_t r = 0; r < original; ++r) {
         const uint32_t* region = members.data() + offsets[r];
         const uint32_t size = offsets[r + 1] - offsets[r];
-        const uint32_t pieces = uint32_t(std::max(0.0, std::min<double>(
-            {std::round(double(size) / target_nodes), double(size), double(limit) - count + 1})));
+        const uint32_t pieces =
+            uint32_t(std::max(0.0, std::min<double>({std::round(double(size) / target_nodes),
+                                                     double(size), double(limit) - count + 1})));
         if (pieces < 2) continue;
         context.progress("cluster regions", r, original);
         const SameLabel inside{label.data(), r};
@@ -365,8 +366,7 @@ uint32_t splitRegions(const Field& f, std::vector<uint32_t>& label, uint32_t cou
         std::priority_queue<Far> farthest;  // stale entries (distance above dist) skipped
         for (uint32_t i = 0; i < size; ++i) farthest.push({spread.dist(region[i]), region[i]});
         while (seeds.size() < pieces) {
-            while (!farthest.empty() &&
-                   farthest.top().distance != spread.dist(farthest.top().node))
+            while (!farthest.empty() && farthest.top().distance != spread.dist(farthest.top().node))
                 farthest.pop();
             if (farthest.empty() || farthest.top().distance == 0) break;  // every node a seed
             const uint32_t seed = farthest.top().node;
@@ -475,8 +475,10 @@ std::vector<uint32_t> regionLabels(const graph::Graph& g, const ClusterParams& p
         return label;
     }
     const bool pov = g.header.type == graph::GraphType::pov;
-    if (pov) layerField(g, f);
-    else graphField(g, f);
+    if (pov)
+        layerField(g, f);
+    else
+        graphField(g, f);
     const size_t cells = f.size();
     context.progress("cluster regions", 0, 1);
     const std::vector<double> clearance = clearanceField(f);
@@ -534,18 +536,21 @@ std::vector<double> exactTable(const graph::Graph& g, const std::vector<uint32_t
     const CsrGraph<float> forward{g.edge_offsets, g.edge_targets, g.edge_costs};
     std::vector<double> table(size_t(cluster_count) * cluster_count, kInf);
     uint64_t progress = 0;
-    Status s = runParallel("cluster table", cluster_count, resolveThreads(threads), context, progress,
-                           cluster_count, [&](size_t a) {
-        if (context.cancelled()) throw StageCancelled{};
-        // Row a: one search from all the nodes of cluster a; each cluster's nearest node.
-        thread_local Dijkstra<double> search;
-        search.reset(g.nodeCount());
-        for (uint32_t i = offsets[a]; i < offsets[a + 1]; ++i) search.addSource(members[i]);
-        search.run(forward);
-        double* row = table.data() + a * cluster_count;
-        for (uint32_t v : search.touched())
-            row[node_clusters[v]] = std::min(row[node_clusters[v]], search.dist(v));
-    });
+    Status s = runParallel("cluster table", cluster_count, resolveThreads(threads), context,
+                           progress, cluster_count, [&](size_t a) {
+                               if (context.cancelled()) throw StageCancelled{};
+                               // Row a: one search from all the nodes of cluster a; each cluster's
+                               // nearest node.
+                               thread_local Dijkstra<double> search;
+                               search.reset(g.nodeCount());
+                               for (uint32_t i = offsets[a]; i < offsets[a + 1]; ++i)
+                                   search.addSource(members[i]);
+                               search.run(forward);
+                               double* row = table.data() + a * cluster_count;
+                               for (uint32_t v : search.touched())
+                                   row[node_clusters[v]] =
+                                       std::min(row[node_clusters[v]], search.dist(v));
+                           });
     if (!s) table.clear();
     return table;
 }
@@ -554,11 +559,13 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
                                Context& context) {
     const formats::GraphHeader& h = g.header;
     if (h.flags & formats::kGraphFlagImplicitVolume)
-        return inputError("cluster tables need an explicit graph; volume graphs (implicit "
-                          "26-connected voxels) are not supported");
+        return inputError(
+            "cluster tables need an explicit graph; volume graphs (implicit "
+            "26-connected voxels) are not supported");
     const size_t n = g.nodeCount();
     if (n == 0) return inputError("the graph has no nodes to cluster");
-    if (Status s = paramError("cluster parameters", checkClusterParams(params)); !s) return s.error();
+    if (Status s = paramError("cluster parameters", checkClusterParams(params)); !s)
+        return s.error();
     if (params.clusters > n)
         return makeError(ErrorKind::usage, "--clusters {} exceeds the graph's {} nodes",
                          params.clusters, n);
@@ -569,8 +576,9 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
         if (h.type == graph::GraphType::navmesh) {
             // The navmesh's regions are the initial partition.
             if (params.clusters > 0)
-                context.warn("navmesh graphs: grid clusters are the mesh's regions; --clusters is "
-                             "ignored");
+                context.warn(
+                    "navmesh graphs: grid clusters are the mesh's regions; --clusters is "
+                    "ignored");
             count = splitConnected(g, g.mesh.poly_regions, out.node_clusters);
         } else {
             const auto xz = nodeColumns(g);
@@ -581,8 +589,10 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
                 while (lo < hi) {
                     const uint32_t mid = lo + (hi - lo) / 2;
                     std::vector<uint32_t> trial;
-                    if (gridPartition(g, xz, mid, trial) <= params.clusters) hi = mid;
-                    else lo = mid + 1;
+                    if (gridPartition(g, xz, mid, trial) <= params.clusters)
+                        hi = mid;
+                    else
+                        lo = mid + 1;
                 }
                 size = lo;
             }
@@ -607,8 +617,10 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
     double max_cost = 0;
     uint32_t unreachable = 0;
     for (double c : exact) {
-        if (std::isfinite(c)) max_cost = std::max(max_cost, c);
-        else ++unreachable;
+        if (std::isfinite(c))
+            max_cost = std::max(max_cost, c);
+        else
+            ++unreachable;
     }
     constexpr double kMaxUnits = formats::kClusterUnreachable - 1;
     float scale = max_cost > 0 ? float(max_cost / kMaxUnits) : 1.0f;
@@ -652,14 +664,16 @@ void addClusterSections(formats::ContainerWriter& writer, const Clusters& c) {
 }
 
 Status saveClusters(const std::filesystem::path& path, const Clusters& c) {
-    return saveTableContainer(path, formats::kKindClusters, formats::kClustersVersion,
-                              [&](formats::ContainerWriter& writer) { addClusterSections(writer, c); });
+    return saveTableContainer(
+        path, formats::kKindClusters, formats::kClustersVersion,
+        [&](formats::ContainerWriter& writer) { addClusterSections(writer, c); });
 }
 
 Result<Clusters> decodeClusters(const LoadedContainer& container) {
     const std::string file = container.path.string();
     Clusters out;
-    if (Status s = container.header(formats::kSecClusterHeader, formats::decodeClusterHeader, out.header);
+    if (Status s =
+            container.header(formats::kSecClusterHeader, formats::decodeClusterHeader, out.header);
         !s)
         return s.error();
     const formats::ClusterHeader& h = out.header;
@@ -698,10 +712,11 @@ Status checkMatches(const Clusters& c, const std::filesystem::path& clusters_pat
                     const graph::Graph& g, const std::filesystem::path& graph_path) {
     const uint64_t fingerprint = graph::graphFingerprint(g);
     if (c.header.node_count != g.nodeCount() || c.header.graph_fingerprint != fingerprint)
-        return inputError("{} was built for another graph ({} nodes, fingerprint {:016x}) than {} "
-                          "({} nodes, fingerprint {:016x}); rebuild it with 'navbake cluster {}'",
-                          clusters_path.string(), c.header.node_count, c.header.graph_fingerprint,
-                          graph_path.string(), g.nodeCount(), fingerprint, graph_path.string());
+        return inputError(
+            "{} was built for another graph ({} nodes, fingerprint {:016x}) than {} "
+            "({} nodes, fingerprint {:016x}); rebuild it with 'navbake cluster {}'",
+            clusters_path.string(), c.header.node_count, c.header.graph_fingerprint,
+            graph_path.string(), g.nodeCount(), fingerprint, graph_path.string());
     return {};
 }
 

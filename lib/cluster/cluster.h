@@ -20,9 +20,10 @@ namespace nav::cluster {
 
 struct ClusterParams {
     enum Method { grid, regions } method = grid;
-    uint32_t cluster_size = 16;  // [Units: cells] grid: block edge; regions: ~cluster_size^2 nodes each; 1..4096
-    uint32_t clusters = 0;       // target count (0..kMaxClusters), overrides cluster_size when > 0
-    int threads = 0;             // 0 = all hardware threads; the output does not depend on it
+    uint32_t cluster_size =
+        16;  // [Units: cells] grid: block edge; regions: ~cluster_size^2 nodes each; 1..4096
+    uint32_t clusters = 0;  // target count (0..kMaxClusters), overrides cluster_size when > 0
+    int threads = 0;        // 0 = all hardware threads; the output does not depend on it
 };
 inline constexpr Choice<ClusterParams::Method> kClusterMethods[] = {
     {"grid", ClusterParams::grid}, {"regions", ClusterParams::regions}};
@@ -53,8 +54,9 @@ Result<Clusters> buildClusters(const graph::Graph& graph, const ClusterParams& p
 
 // Exact cluster-to-cluster minimum costs (+inf = unreachable), row-major, before quantization;
 // for tests.
-std::vector<double> exactTable(const graph::Graph& graph, const std::vector<uint32_t>& node_clusters,
-                               uint32_t cluster_count, int threads, Context& context);
+std::vector<double> exactTable(const graph::Graph& graph,
+                               const std::vector<uint32_t>& node_clusters, uint32_t cluster_count,
+                               int threads, Context& context);
 
 // Appends the CLHD, CLND and CLTB sections (the .clu layout, also what pack adds to a .nav).
 void addClusterSections(formats::ContainerWriter& writer, const Clusters& clusters);

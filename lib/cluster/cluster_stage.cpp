@@ -11,7 +11,8 @@ namespace nav::cluster {
 namespace {
 
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
 }
 
 }  // namespace
@@ -56,8 +57,10 @@ Result<StageResult> ClusterStage::run(const Inputs& inputs, const Params& params
     }
     const formats::ClusterHeader& h = clusters->header;
     result.summary.push_back(fmt::format(
-        "{} clusters ({}), nodes per cluster min {} mean {:.1f} max {}; table {} x {}: {} bytes raw, "
-        "{} compressed, scale {:.6g} per unit, max cost {:.3f}, {} unreachable pairs; {:.1f} ms -> {}",
+        "{} clusters ({}), nodes per cluster min {} mean {:.1f} max {}; table {} x {}: {} bytes "
+        "raw, "
+        "{} compressed, scale {:.6g} per unit, max cost {:.3f}, {} unreachable pairs; {:.1f} ms -> "
+        "{}",
         h.cluster_count, choiceName<ClusterParams::Method>(kClusterMethods, params.method),
         h.min_cluster_nodes, double(h.node_count) / double(h.cluster_count), h.max_cluster_nodes,
         h.cluster_count, h.cluster_count, clusters->table.size() * 2, stored, h.scale,
@@ -78,7 +81,8 @@ Result<StageResult> HierarchyStage::run(const Inputs& inputs, const Params& para
     if (!graph) return graph.error();
     auto clusters = loadClusters(inputs.clusters);
     if (!clusters) return clusters.error();
-    if (Status s = checkMatches(*clusters, inputs.clusters, *graph, inputs.graph); !s) return s.error();
+    if (Status s = checkMatches(*clusters, inputs.clusters, *graph, inputs.graph); !s)
+        return s.error();
     const auto start = std::chrono::steady_clock::now();
     auto hierarchy = buildHierarchy(*graph, *clusters, params, context);
     if (!hierarchy) return hierarchy.error();

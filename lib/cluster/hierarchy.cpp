@@ -38,9 +38,12 @@ void levelAdjacency(const graph::Graph& g, Level& level) {
         }
     std::sort(pairs.begin(), pairs.end());
     pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-    csrBuild<uint32_t>(level.count, [&](auto&& emit) {
-        for (const auto& [a, b] : pairs) emit(a, b);
-    }, level.offsets, level.targets);
+    csrBuild<uint32_t>(
+        level.count,
+        [&](auto&& emit) {
+            for (const auto& [a, b] : pairs) emit(a, b);
+        },
+        level.offsets, level.targets);
 }
 
 // The node of each group closest to the group's centroid (lowest id on ties).
@@ -72,7 +75,8 @@ void levelRepresentatives(const graph::Graph& g, Level& level) {
 double repDistance(const graph::Graph& g, uint32_t a, uint32_t b) {
     double d = 0;
     for (int k = 0; k < 3; ++k) {
-        const double delta = double(g.positions[3 * size_t(a) + k]) - g.positions[3 * size_t(b) + k];
+        const double delta =
+            double(g.positions[3 * size_t(a) + k]) - g.positions[3 * size_t(b) + k];
         d += delta * delta;
     }
     return std::sqrt(d);
@@ -142,53 +146,54 @@ Status levelCosts(const graph::Graph& g, const CsrGraph<float>& reverse, const L
     std::vector<uint32_t> offsets, members;
     groupElements(level.node_group, level.count, offsets, members);
     uint64_t progress = 0;
-    return runParallel("hierarchy costs", level.count, threads, context, progress, level.count,
-                       [&](size_t task) {
-        if (context.cancelled()) throw StageCancelled{};
-        thread_local Dijkstra<double> search;  // many small searches: touched-list reset
-        const uint32_t a = uint32_t(task);
-        const uint32_t* label = level.node_group.data();
-        std::vector<uint32_t> entries;
-        for (uint32_t i = offsets[a]; i < offsets[a + 1]; ++i) {
-            const uint32_t x = members[i];
-            for (uint32_t e = reverse.offsets[x]; e < reverse.offsets[x + 1]; ++e)
-                if (label[reverse.targets[e]] != a) {
-                    entries.push_back(x);
-                    break;
-                }
-        }
-        if (entries.empty()) entries.push_back(level.reps[a]);
-        for (uint32_t k = level.offsets[a]; k < level.offsets[a + 1]; ++k) {
-            const uint32_t b = level.targets[k];
-            std::vector<std::pair<uint32_t, double>> exits;
-            double min_edge = kInf;
+    return runParallel(
+        "hierarchy costs", level.count, threads, context, progress, level.count, [&](size_t task) {
+            if (context.cancelled()) throw StageCancelled{};
+            thread_local Dijkstra<double> search;  // many small searches: touched-list reset
+            const uint32_t a = uint32_t(task);
+            const uint32_t* label = level.node_group.data();
+            std::vector<uint32_t> entries;
             for (uint32_t i = offsets[a]; i < offsets[a + 1]; ++i) {
-                const uint32_t u = members[i];
-                double best = kInf;
-                for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-                    if (label[g.edge_targets[e]] == b) best = std::min(best, double(g.edge_costs[e]));
-                if (best < kInf) exits.push_back({u, best});
-                min_edge = std::min(min_edge, best);
+                const uint32_t x = members[i];
+                for (uint32_t e = reverse.offsets[x]; e < reverse.offsets[x + 1]; ++e)
+                    if (label[reverse.targets[e]] != a) {
+                        entries.push_back(x);
+                        break;
+                    }
             }
-            // Backwards from the exits (at their exit edge's cost), inside A.
-            search.reset(g.nodeCount());
-            for (const auto& [u, cost] : exits) search.addSource(u, cost);
-            search.run(reverse, SameLabel{label, a});
-            double worst = 0, sum = 0;
-            uint32_t reached = 0;
-            for (uint32_t x : entries) {
-                const double d = search.dist(x);
-                if (d == kInf) continue;
-                worst = std::max(worst, d);
-                sum += d;
-                ++reached;
+            if (entries.empty()) entries.push_back(level.reps[a]);
+            for (uint32_t k = level.offsets[a]; k < level.offsets[a + 1]; ++k) {
+                const uint32_t b = level.targets[k];
+                std::vector<std::pair<uint32_t, double>> exits;
+                double min_edge = kInf;
+                for (uint32_t i = offsets[a]; i < offsets[a + 1]; ++i) {
+                    const uint32_t u = members[i];
+                    double best = kInf;
+                    for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
+                        if (label[g.edge_targets[e]] == b)
+                            best = std::min(best, double(g.edge_costs[e]));
+                    if (best < kInf) exits.push_back({u, best});
+                    min_edge = std::min(min_edge, best);
+                }
+                // Backwards from the exits (at their exit edge's cost), inside A.
+                search.reset(g.nodeCount());
+                for (const auto& [u, cost] : exits) search.addSource(u, cost);
+                search.run(reverse, SameLabel{label, a});
+                double worst = 0, sum = 0;
+                uint32_t reached = 0;
+                for (uint32_t x : entries) {
+                    const double d = search.dist(x);
+                    if (d == kInf) continue;
+                    worst = std::max(worst, d);
+                    sum += d;
+                    ++reached;
+                }
+                float* out = costs.data() + 3 * size_t(k);
+                out[0] = float(min_edge);
+                out[1] = reached > 0 ? float(worst) : float(min_edge);
+                out[2] = reached > 0 ? float(sum / reached) : float(min_edge);
             }
-            float* out = costs.data() + 3 * size_t(k);
-            out[0] = float(min_edge);
-            out[1] = reached > 0 ? float(worst) : float(min_edge);
-            out[2] = reached > 0 ? float(sum / reached) : float(min_edge);
-        }
-    });
+        });
 }
 
 // Entrance nodes (HPA*): per cluster A and neighbour B, the nodes of A with an edge into B form
@@ -209,7 +214,8 @@ std::vector<uint8_t> sparseEntrances(const graph::Graph& g, const std::vector<ui
         for (uint32_t i = offsets[a]; i < offsets[a + 1]; ++i) {
             const uint32_t u = members[i];
             for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-                if (cluster[g.edge_targets[e]] != a) neighbours.push_back(cluster[g.edge_targets[e]]);
+                if (cluster[g.edge_targets[e]] != a)
+                    neighbours.push_back(cluster[g.edge_targets[e]]);
         }
         std::sort(neighbours.begin(), neighbours.end());
         neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());
@@ -253,7 +259,8 @@ std::vector<uint8_t> sparseEntrances(const graph::Graph& g, const std::vector<ui
                     double best_d = nearest ? kInf : -1.0;
                     for (uint32_t u : stretch) {
                         double d = 0;
-                        for (int k = 0; k < 3; ++k) d += (pos(u, k) - from[k]) * (pos(u, k) - from[k]);
+                        for (int k = 0; k < 3; ++k)
+                            d += (pos(u, k) - from[k]) * (pos(u, k) - from[k]);
                         if (nearest ? d < best_d : d > best_d) {
                             best_d = d;
                             best = u;
@@ -303,28 +310,29 @@ Status entranceEdges(const graph::Graph& g, const CsrGraph<float>& forward,
     for (uint32_t i = 0; i < h.entrances.size(); ++i) index[h.entrances[i]] = i;
     std::vector<std::vector<std::pair<uint32_t, float>>> edges(h.entrances.size());
     uint64_t progress = 0;
-    Status s = runParallel("entrance graph", count, threads, context, progress, count,
-                           [&](size_t task) {
-        if (context.cancelled()) throw StageCancelled{};
-        thread_local Dijkstra<double> search;  // many small searches: touched-list reset
-        const uint32_t c = uint32_t(task);
-        for (uint32_t i = h.entrance_offsets[c]; i < h.entrance_offsets[c + 1]; ++i) {
-            const uint32_t x = h.entrances[i];
-            search.reset(n);
-            search.addSource(x);
-            search.run(forward, SameLabel{cluster.data(), c});
-            auto& out = edges[i];
-            for (uint32_t j = h.entrance_offsets[c]; j < h.entrance_offsets[c + 1]; ++j) {
-                const double d = search.dist(h.entrances[j]);
-                if (j != i && d < kInf) out.push_back({j, float(d)});
+    Status s =
+        runParallel("entrance graph", count, threads, context, progress, count, [&](size_t task) {
+            if (context.cancelled()) throw StageCancelled{};
+            thread_local Dijkstra<double> search;  // many small searches: touched-list reset
+            const uint32_t c = uint32_t(task);
+            for (uint32_t i = h.entrance_offsets[c]; i < h.entrance_offsets[c + 1]; ++i) {
+                const uint32_t x = h.entrances[i];
+                search.reset(n);
+                search.addSource(x);
+                search.run(forward, SameLabel{cluster.data(), c});
+                auto& out = edges[i];
+                for (uint32_t j = h.entrance_offsets[c]; j < h.entrance_offsets[c + 1]; ++j) {
+                    const double d = search.dist(h.entrances[j]);
+                    if (j != i && d < kInf) out.push_back({j, float(d)});
+                }
+                for (uint32_t e = g.edge_offsets[x]; e < g.edge_offsets[x + 1]; ++e) {
+                    const uint32_t w = g.edge_targets[e];
+                    if (cluster[w] != c && index[w] != kNone)
+                        out.push_back({index[w], g.edge_costs[e]});
+                }
+                std::sort(out.begin(), out.end());
             }
-            for (uint32_t e = g.edge_offsets[x]; e < g.edge_offsets[x + 1]; ++e) {
-                const uint32_t w = g.edge_targets[e];
-                if (cluster[w] != c && index[w] != kNone) out.push_back({index[w], g.edge_costs[e]});
-            }
-            std::sort(out.begin(), out.end());
-        }
-    });
+        });
     if (!s) return s;
     h.entrance_edge_offsets.assign(h.entrances.size() + 1, 0);
     for (size_t i = 0; i < edges.size(); ++i) {
@@ -352,10 +360,12 @@ uint64_t clustersFingerprint(const Clusters& clusters) {
 
 Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters,
                                  const HierarchyParams& params, Context& context) {
-    if (Status s = paramError("hierarchy parameters", checkHierarchyParams(params)); !s) return s.error();
+    if (Status s = paramError("hierarchy parameters", checkHierarchyParams(params)); !s)
+        return s.error();
     const size_t n = g.nodeCount();
     if (clusters.node_clusters.size() != n || n == 0)
-        return inputError("the clusters hold {} nodes, the graph {}", clusters.node_clusters.size(), n);
+        return inputError("the clusters hold {} nodes, the graph {}", clusters.node_clusters.size(),
+                          n);
     ScopedTimer timer(context, "hierarchy");
     const int threads = resolveThreads(params.threads);
     const CsrGraph<float> forward{g.edge_offsets, g.edge_targets, g.edge_costs};
@@ -371,15 +381,18 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters
         Level& top = levels.back();
         levelAdjacency(g, top);
         levelRepresentatives(g, top);
-        const bool enough = params.levels > 0 ? levels.size() >= params.levels
-                                              : top.count < kTopGroups;
+        const bool enough =
+            params.levels > 0 ? levels.size() >= params.levels : top.count < kTopGroups;
         if (enough || levels.size() >= formats::kMaxHierLevels) break;
         std::vector<uint32_t> parent = groupLevel(g, top, params.fanout);
-        const uint32_t parents = parent.empty() ? 0 : *std::max_element(parent.begin(), parent.end()) + 1;
+        const uint32_t parents =
+            parent.empty() ? 0 : *std::max_element(parent.begin(), parent.end()) + 1;
         if (parents >= top.count) {
             if (params.levels > 0)
-                context.warn("only {} hierarchy levels: the {} groups of level {} do not merge "
-                             "further (disconnected parts)", levels.size(), top.count, levels.size());
+                context.warn(
+                    "only {} hierarchy levels: the {} groups of level {} do not merge "
+                    "further (disconnected parts)",
+                    levels.size(), top.count, levels.size());
             break;
         }
         Level next;
@@ -417,7 +430,8 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters
         if (Status s = levelCosts(g, reverse, level, threads, context, costs); !s) return s.error();
         for (uint32_t c = 0; c < level.count; ++c) {
             h.representatives.push_back(level.reps[c]);
-            h.edge_offsets.push_back(h.edge_offsets.back() + level.offsets[c + 1] - level.offsets[c]);
+            h.edge_offsets.push_back(h.edge_offsets.back() + level.offsets[c + 1] -
+                                     level.offsets[c]);
         }
         for (uint32_t t : level.targets) h.edge_targets.push_back(starts[l] + t);
         h.edge_costs.insert(h.edge_costs.end(), costs.begin(), costs.end());
@@ -459,25 +473,35 @@ void addHierarchySections(formats::ContainerWriter& writer, const Hierarchy& h) 
     writer.add(formats::kSecHierHeader, std::move(header), formats::Codec::raw);
     using formats::Codec;
     const std::pair<const std::vector<uint32_t>*, Codec> u32s[] = {
-        {&h.group_counts, Codec::zstd},          {&h.parents, Codec::zstd},
-        {&h.representatives, Codec::zstd},       {&h.edge_offsets, Codec::zstd_delta32},
-        {&h.edge_targets, Codec::zstd},          {nullptr, Codec::zstd},
-        {&h.member_offsets, Codec::zstd_delta32}, {&h.members, Codec::zstd},
-        {&h.entrance_offsets, Codec::zstd_delta32}, {&h.entrances, Codec::zstd},
-        {&h.entrance_edge_offsets, Codec::zstd_delta32}, {&h.entrance_edge_targets, Codec::zstd},
+        {&h.group_counts, Codec::zstd},
+        {&h.parents, Codec::zstd},
+        {&h.representatives, Codec::zstd},
+        {&h.edge_offsets, Codec::zstd_delta32},
+        {&h.edge_targets, Codec::zstd},
+        {nullptr, Codec::zstd},
+        {&h.member_offsets, Codec::zstd_delta32},
+        {&h.members, Codec::zstd},
+        {&h.entrance_offsets, Codec::zstd_delta32},
+        {&h.entrances, Codec::zstd},
+        {&h.entrance_edge_offsets, Codec::zstd_delta32},
+        {&h.entrance_edge_targets, Codec::zstd},
         {nullptr, Codec::zstd}};
     for (uint32_t s = 0; s < formats::kHierSectionCount; ++s) {
         std::vector<uint8_t> bytes;
-        if (s == formats::kHierEdgeCosts) bytes = arrayBytes(h.edge_costs);
-        else if (s == formats::kHierEntranceEdgeCosts) bytes = arrayBytes(h.entrance_edge_costs);
-        else bytes = arrayBytes(*u32s[s].first);
+        if (s == formats::kHierEdgeCosts)
+            bytes = arrayBytes(h.edge_costs);
+        else if (s == formats::kHierEntranceEdgeCosts)
+            bytes = arrayBytes(h.entrance_edge_costs);
+        else
+            bytes = arrayBytes(*u32s[s].first);
         writer.add(formats::kHierSectionIds[s], std::move(bytes), u32s[s].second);
     }
 }
 
 Status saveHierarchy(const std::filesystem::path& path, const Hierarchy& h) {
-    return saveTableContainer(path, formats::kKindHierarchy, formats::kHierarchyVersion,
-                              [&](formats::ContainerWriter& writer) { addHierarchySections(writer, h); });
+    return saveTableContainer(
+        path, formats::kKindHierarchy, formats::kHierarchyVersion,
+        [&](formats::ContainerWriter& writer) { addHierarchySections(writer, h); });
 }
 
 Result<Hierarchy> loadHierarchy(const std::filesystem::path& path, const Clusters& clusters,
@@ -486,20 +510,21 @@ Result<Hierarchy> loadHierarchy(const std::filesystem::path& path, const Cluster
     if (!container) return container.error();
     const std::string file = path.string();
     Hierarchy h;
-    if (Status s = container->header(formats::kSecHierHeader, formats::decodeHierarchyHeader, h.header);
+    if (Status s =
+            container->header(formats::kSecHierHeader, formats::decodeHierarchyHeader, h.header);
         !s)
         return s.error();
     if (h.header.node_count != clusters.node_clusters.size() ||
         h.header.cluster_count != clusters.count() ||
         h.header.clusters_fingerprint != clustersFingerprint(clusters) ||
         h.header.graph_fingerprint != clusters.header.graph_fingerprint)
-        return inputError("{} was built on other clusters ({} nodes, {} clusters, fingerprint "
-                          "{:016x}) than {} ({} nodes, {} clusters, fingerprint {:016x}); rebuild "
-                          "it with 'navbake hierarchy GRAPH --clusters {}'",
-                          file, h.header.node_count, h.header.cluster_count,
-                          h.header.clusters_fingerprint, clusters_path.string(),
-                          clusters.node_clusters.size(), clusters.count(),
-                          clustersFingerprint(clusters), clusters_path.string());
+        return inputError(
+            "{} was built on other clusters ({} nodes, {} clusters, fingerprint "
+            "{:016x}) than {} ({} nodes, {} clusters, fingerprint {:016x}); rebuild "
+            "it with 'navbake hierarchy GRAPH --clusters {}'",
+            file, h.header.node_count, h.header.cluster_count, h.header.clusters_fingerprint,
+            clusters_path.string(), clusters.node_clusters.size(), clusters.count(),
+            clustersFingerprint(clusters), clusters_path.string());
     std::vector<std::vector<uint8_t>> bytes(formats::kHierSectionCount);
     formats::HierarchyArrays arrays;
     arrays.header = h.header;

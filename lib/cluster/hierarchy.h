@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "formats/layouts.h"
+#include "lib/cluster/cluster.h"
 #include "lib/common/context.h"
 #include "lib/common/file_io.h"
 #include "lib/common/result.h"
 #include "lib/graph/graph.h"
-#include "lib/cluster/cluster.h"
 
 namespace nav::cluster {
 
@@ -28,7 +28,7 @@ struct HierarchyParams {
     // sparse: per border stretch between two clusters one transition (two for stretches of more
     // than 5 nodes), as HPA*; all: every border node (exact shortest paths, larger tables).
     formats::EntranceMode entrances = formats::EntranceMode::sparse;
-    int threads = 0;      // 0 = all hardware threads; the output does not depend on it
+    int threads = 0;  // 0 = all hardware threads; the output does not depend on it
 };
 inline constexpr uint32_t kTopGroups = 16;
 inline constexpr uint32_t kMaxFanout = 64;
@@ -42,16 +42,16 @@ ParamIssues checkHierarchyParams(const HierarchyParams& params);
 
 struct Hierarchy {
     formats::HierarchyHeader header;
-    std::vector<uint32_t> group_counts;     // per level 1..L
-    std::vector<uint32_t> parents;          // per group of levels 1..L-1: global parent id
-    std::vector<uint32_t> representatives;  // per group: a node of it
-    std::vector<uint32_t> edge_offsets;     // per group + 1 (CSR over global group ids)
-    std::vector<uint32_t> edge_targets;     // global group id, same level
-    std::vector<float> edge_costs;          // 3 per edge: min, maximin, avgmin
-    std::vector<uint32_t> member_offsets;   // per cluster + 1
-    std::vector<uint32_t> members;          // nodes, ascending within each cluster
-    std::vector<uint32_t> entrance_offsets;  // per cluster + 1
-    std::vector<uint32_t> entrances;         // entrance nodes, ascending within each cluster
+    std::vector<uint32_t> group_counts;           // per level 1..L
+    std::vector<uint32_t> parents;                // per group of levels 1..L-1: global parent id
+    std::vector<uint32_t> representatives;        // per group: a node of it
+    std::vector<uint32_t> edge_offsets;           // per group + 1 (CSR over global group ids)
+    std::vector<uint32_t> edge_targets;           // global group id, same level
+    std::vector<float> edge_costs;                // 3 per edge: min, maximin, avgmin
+    std::vector<uint32_t> member_offsets;         // per cluster + 1
+    std::vector<uint32_t> members;                // nodes, ascending within each cluster
+    std::vector<uint32_t> entrance_offsets;       // per cluster + 1
+    std::vector<uint32_t> entrances;              // entrance nodes, ascending within each cluster
     std::vector<uint32_t> entrance_edge_offsets;  // per entrance + 1
     std::vector<uint32_t> entrance_edge_targets;  // entrance index
     std::vector<float> entrance_edge_costs;       // exact cost of the path it stands for

@@ -38,9 +38,8 @@ private:
 // that order inside their row.
 template <class Item, class Offset = uint32_t, class Each>
 void csrBuild(size_t rows, Each&& each, std::vector<Offset>& offsets, std::vector<Item>& items) {
-    offsets = csrOffsets<Offset>(rows, [&](auto&& add) {
-        each([&](size_t row, const Item&) { add(row); });
-    });
+    offsets = csrOffsets<Offset>(
+        rows, [&](auto&& add) { each([&](size_t row, const Item&) { add(row); }); });
     items.resize(offsets[rows]);
     CsrCursor<Offset> slot(offsets);
     each([&](size_t row, const Item& item) { items[slot(row)] = item; });
@@ -50,9 +49,12 @@ void csrBuild(size_t rows, Each&& each, std::vector<Offset>& offsets, std::vecto
 template <class Offset = uint32_t>
 void groupElements(std::span<const uint32_t> group, size_t count, std::vector<Offset>& offsets,
                    std::vector<uint32_t>& elements) {
-    csrBuild<uint32_t>(count, [&](auto&& emit) {
-        for (uint32_t i = 0; i < group.size(); ++i) emit(group[i], i);
-    }, offsets, elements);
+    csrBuild<uint32_t>(
+        count,
+        [&](auto&& emit) {
+            for (uint32_t i = 0; i < group.size(); ++i) emit(group[i], i);
+        },
+        offsets, elements);
 }
 
 // Edges of a graph in CSR form, owned (the graph's own arrays are viewed where they exist).

@@ -19,7 +19,9 @@ Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path) {
         return makeError(ErrorKind::io, "{}: cannot open: {}", path.string(), std::strerror(errno));
     // Read in chunks rather than by the size from seeking, so pipes and /dev/fd work too.
     std::vector<uint8_t> bytes;
-    const size_t hint = std::filesystem::is_regular_file(path, ec) ? size_t(std::filesystem::file_size(path, ec)) : 0;
+    const size_t hint = std::filesystem::is_regular_file(path, ec)
+                            ? size_t(std::filesystem::file_size(path, ec))
+                            : 0;
     bytes.reserve(ec ? 0 : hint);
     char chunk[1 << 16];
     while (in.read(chunk, sizeof(chunk)) || in.gcount() > 0)

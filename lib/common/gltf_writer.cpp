@@ -23,7 +23,8 @@ void appendU32(std::vector<uint8_t>& out, uint32_t v) { appendBytes(out, &v, 4);
 }  // namespace
 
 size_t GltfWriter::addView(const void* data, size_t bytes, int target) {
-    views_.push_back({{"buffer", 0}, {"byteOffset", bin_.size()}, {"byteLength", bytes}, {"target", target}});
+    views_.push_back(
+        {{"buffer", 0}, {"byteOffset", bin_.size()}, {"byteLength", bytes}, {"target", target}});
     appendBytes(bin_, data, bytes);
     return views_.size() - 1;
 }
@@ -49,7 +50,10 @@ size_t GltfWriter::addPositions(std::span<const float> xyz) {
 
 size_t GltfWriter::addFloats(std::span<const float> values, int components) {
     const size_t view = addView(values.data(), values.size() * sizeof(float), kArrayBuffer);
-    const char* type = components == 1 ? "SCALAR" : components == 2 ? "VEC2" : components == 3 ? "VEC3" : "VEC4";
+    const char* type = components == 1   ? "SCALAR"
+                       : components == 2 ? "VEC2"
+                       : components == 3 ? "VEC3"
+                                         : "VEC4";
     accessors_.push_back({{"bufferView", view},
                           {"componentType", kFloat},
                           {"count", values.size() / size_t(components)},
@@ -58,9 +62,12 @@ size_t GltfWriter::addFloats(std::span<const float> values, int components) {
 }
 
 size_t GltfWriter::addIndices(std::span<const uint32_t> indices) {
-    const size_t view = addView(indices.data(), indices.size() * sizeof(uint32_t), kElementArrayBuffer);
-    accessors_.push_back(
-        {{"bufferView", view}, {"componentType", kUnsignedInt}, {"count", indices.size()}, {"type", "SCALAR"}});
+    const size_t view =
+        addView(indices.data(), indices.size() * sizeof(uint32_t), kElementArrayBuffer);
+    accessors_.push_back({{"bufferView", view},
+                          {"componentType", kUnsignedInt},
+                          {"count", indices.size()},
+                          {"type", "SCALAR"}});
     return accessors_.size() - 1;
 }
 

@@ -88,7 +88,8 @@ Status JsonReader::string(std::string_view key, std::string& out) {
 Status JsonReader::finish(std::initializer_list<std::string_view> allowed) const {
     for (auto it = value_.begin(); it != value_.end(); ++it)
         if (!seen_.count(it.key()) &&
-            std::none_of(allowed.begin(), allowed.end(), [&](std::string_view a) { return it.key() == a; })) {
+            std::none_of(allowed.begin(), allowed.end(),
+                         [&](std::string_view a) { return it.key() == a; })) {
             std::string list;
             for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
             return fail(at(it.key()), fmt::format("unknown key (allowed here: {})", list));
@@ -100,8 +101,10 @@ Status JsonReader::fail(const std::string& path, const std::string& what) const 
     return inputError("{}: {}: {}", file_.string(), path, what);
 }
 
-Status JsonReader::typeError(const std::string& path, std::string_view expected, const Json& got) const {
-    return fail(path, fmt::format("expected {}, got {} {}", expected, got.type_name(), got.dump().substr(0, 40)));
+Status JsonReader::typeError(const std::string& path, std::string_view expected,
+                             const Json& got) const {
+    return fail(path, fmt::format("expected {}, got {} {}", expected, got.type_name(),
+                                  got.dump().substr(0, 40)));
 }
 
 }  // namespace nav

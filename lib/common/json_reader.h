@@ -53,7 +53,8 @@ public:
     Status finish(std::initializer_list<std::string_view> allowed) const;
 
     Status fail(const std::string& path, const std::string& what) const;
-    Status typeError(const std::string& path, std::string_view expected, const nlohmann::json& got) const;
+    Status typeError(const std::string& path, std::string_view expected,
+                     const nlohmann::json& got) const;
 
 private:
     const nlohmann::json& value_;

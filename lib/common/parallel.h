@@ -25,13 +25,15 @@ struct StageCancelled {};
 // task's output must depend on its index alone (per-worker scratch is fine), and callers merge
 // results in index order. The first exception thrown by a task is rethrown here once every worker
 // has stopped. For the inner loops of a stage; stages themselves use runParallel.
-void parallelFor(size_t count, int threads, const std::function<void(size_t index, int worker)>& task);
+void parallelFor(size_t count, int threads,
+                 const std::function<void(size_t index, int worker)>& task);
 
-// parallelFor with the context: runs tasks 0..count-1 on up to `threads` threads (the caller's included; fewer when threads
-// cannot be started, with the same result). Only the calling thread reports progress, as `stage`,
-// advancing `progress_done` by one per task towards `progress_total`. Stops handing out tasks when
-// the context is cancelled or a task throws: StageCancelled gives ErrorKind::cancelled,
-// std::bad_alloc "out of memory", other exceptions their message (ErrorKind::internal).
+// parallelFor with the context: runs tasks 0..count-1 on up to `threads` threads (the caller's
+// included; fewer when threads cannot be started, with the same result). Only the calling thread
+// reports progress, as `stage`, advancing `progress_done` by one per task towards `progress_total`.
+// Stops handing out tasks when the context is cancelled or a task throws: StageCancelled gives
+// ErrorKind::cancelled, std::bad_alloc "out of memory", other exceptions their message
+// (ErrorKind::internal).
 Status runParallel(std::string_view stage, size_t count, int threads, Context& context,
                    uint64_t& progress_done, uint64_t progress_total,
                    const std::function<void(size_t)>& task);

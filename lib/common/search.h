@@ -204,18 +204,10 @@ public:
     Cost dist(uint32_t v) const { return dist_[v]; }
     std::span<const Cost> distances() const { return dist_; }
     // The label v settled with (kNoLabel: a source without one, or not reached).
-    uint32_t label(uint32_t v) const
-        requires(Labels::kRecords)
-    {
-        return labels_[v];
-    }
+    uint32_t label(uint32_t v) const requires(Labels::kRecords) { return labels_[v]; }
     // The predecessor on the path that gave v its cost and label (kNoLabel: a source or not
     // reached).
-    uint32_t parent(uint32_t v) const
-        requires(kParents)
-    {
-        return parents_[v];
-    }
+    uint32_t parent(uint32_t v) const requires(kParents) { return parents_[v]; }
     // The nodes this search has reached, in the order they were first reached.
     std::span<const uint32_t> touched() const { return touched_; }
 
@@ -226,8 +218,10 @@ private:
 
     // Whether (d, label) improves on v at the same cost, for policies that queue label gains.
     bool improvesLabel(Cost d, uint32_t v, uint32_t label) const {
-        if constexpr (Labels::kInKey) return d == dist_[v] && Labels::better(label, labels_[v]);
-        else return false;
+        if constexpr (Labels::kInKey)
+            return d == dist_[v] && Labels::better(label, labels_[v]);
+        else
+            return false;
     }
     void record(uint32_t v, Cost d, [[maybe_unused]] uint32_t label,
                 [[maybe_unused]] uint32_t parent) {
@@ -237,8 +231,10 @@ private:
         if constexpr (kParents) parents_[v] = parent;
     }
     void push(Cost d, [[maybe_unused]] uint32_t label, uint32_t v) {
-        if constexpr (Labels::kInKey) heap_.emplace_back(d, label, v);
-        else heap_.emplace_back(d, v);
+        if constexpr (Labels::kInKey)
+            heap_.emplace_back(d, label, v);
+        else
+            heap_.emplace_back(d, v);
         std::push_heap(heap_.begin(), heap_.end(), std::greater<Item>{});
     }
 

@@ -54,7 +54,8 @@ public:
     // finite and >= 0
     template <class T>
     void nonNegative(std::string_view field, T value) {
-        require(std::isfinite(double(value)) && value >= 0, field, fmt::format("{}", value), ">= 0");
+        require(std::isfinite(double(value)) && value >= 0, field, fmt::format("{}", value),
+                ">= 0");
     }
     // finite and low <= value <= high
     template <class T>
@@ -139,7 +140,9 @@ public:
     StageKey& add(std::string_view name, int value) { return add(name, int64_t(value)); }
     StageKey& add(std::string_view name, float value) { return add(name, double(value)); }
     StageKey& add(std::string_view name, bool value) { return add(name, value ? "true" : "false"); }
-    StageKey& add(std::string_view name, const char* value) { return add(name, std::string_view(value)); }
+    StageKey& add(std::string_view name, const char* value) {
+        return add(name, std::string_view(value));
+    }
     const std::string& text() const { return text_; }
 
 private:

@@ -173,8 +173,7 @@ Result<Geometry> decodeGeometry(const LoadedContainer& c) {
 }
 
 Result<Geometry> loadGeometry(const std::filesystem::path& path) {
-    auto container =
-        loadContainer(path, formats::kKindGeometry, formats::kGeometryVersion);
+    auto container = loadContainer(path, formats::kKindGeometry, formats::kGeometryVersion);
     if (!container) return container.error();
     return decodeGeometry(*container);
 }

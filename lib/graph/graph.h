@@ -22,14 +22,14 @@ using formats::GraphType;
 inline constexpr uint32_t kNoNode = 0xFFFFFFFFu;
 
 struct Graph {
-    formats::GraphHeader header;                // counts are filled in by finalize()/save
-    std::vector<float> positions;               // x, y, z per node [Units: m]
-    std::vector<formats::NodeCell> cells;       // per node
-    std::vector<uint32_t> column_nodes;         // tile: first node of each column, +1 (CSR)
-    std::vector<uint32_t> edge_offsets;         // first edge of each node, +1 (CSR)
+    formats::GraphHeader header;           // counts are filled in by finalize()/save
+    std::vector<float> positions;          // x, y, z per node [Units: m]
+    std::vector<formats::NodeCell> cells;  // per node
+    std::vector<uint32_t> column_nodes;    // tile: first node of each column, +1 (CSR)
+    std::vector<uint32_t> edge_offsets;    // first edge of each node, +1 (CSR)
     std::vector<uint32_t> edge_targets;
     std::vector<float> edge_costs;
-    std::vector<uint32_t> components;           // component id per node, numbered by first node
+    std::vector<uint32_t> components;  // component id per node, numbered by first node
     // Implicit volume graphs (header.flags & kGraphFlagImplicitVolume): node id = voxel index
     // (y * size_z + z) * size_x + x; a set bit marks a voxel the agent can occupy. positions,
     // cells and edges are then empty, and components holds kNoNode for blocked voxels.
@@ -96,7 +96,8 @@ struct PovParams {
 // are walkable and connected and the diagonal one is not), edges join corners that see each
 // other (formats::povCornersVisible) and, with params.prune, are taut at both ends; cost = 3D
 // distance between the corners. Also stores the layer grid and bake statistics (PSTA).
-Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& params, Context& context);
+Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& params,
+                            Context& context);
 
 // The graph of an already built navmesh (grid supplies dimensions, agent and area table).
 Graph navmeshGraph(navmesh::NavMesh mesh, const voxel::VoxelGrid& grid);
@@ -126,10 +127,10 @@ struct GraphStage {
     static constexpr std::string_view kName = "graph";
     struct Params {
         GraphKind kind = GraphKind::tile;
-        float agent_radius = 0;          // [Units: m] volume: distance kept from solid voxels (0 = a point)
+        float agent_radius = 0;  // [Units: m] volume: distance kept from solid voxels (0 = a point)
         navmesh::NavmeshParams navmesh;  // navmesh: Recast's parameters (its threads are `threads`)
-        bool prune = true;               // pov: keep only taut edges (false: the full visibility graph)
-        int threads = 0;                 // navmesh, pov: 0 = all cores; the output does not depend on it
+        bool prune = true;  // pov: keep only taut edges (false: the full visibility graph)
+        int threads = 0;    // navmesh, pov: 0 = all cores; the output does not depend on it
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox

@@ -133,7 +133,8 @@ uint64_t graphFingerprint(const Graph& g) {
     uint8_t header[formats::kGraphHeaderSize];
     formats::encodeGraphHeader(savedHeader(g), header);
     const bool implicit_volume = (g.header.flags & formats::kGraphFlagImplicitVolume) != 0;
-    const std::vector<uint8_t> offsets = implicit_volume ? std::vector<uint8_t>() : arrayBytes(g.edge_offsets);
+    const std::vector<uint8_t> offsets =
+        implicit_volume ? std::vector<uint8_t>() : arrayBytes(g.edge_offsets);
     const std::vector<uint8_t> targets = arrayBytes(relativeTargets(g));
     const std::vector<uint8_t> costs = arrayBytes(g.edge_costs);
     return formats::graphFingerprint(header, sizeof header, offsets.data(), offsets.size(),
@@ -152,8 +153,8 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
     for (size_t i = 0; i < g.cells.size(); ++i)
         formats::encodeNodeCell(g.cells[i], cells.data() + i * formats::kNodeCellSize);
 
-    formats::ContainerWriter writer(kind, kind == formats::kKindNav ? formats::kNavVersion
-                                                                     : formats::kGraphVersion);
+    formats::ContainerWriter writer(
+        kind, kind == formats::kKindNav ? formats::kNavVersion : formats::kGraphVersion);
     if (kind == formats::kKindNav) writer.setCompressionLevel(19);
     writer.add(formats::kSecGraphHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, geometry::encodeAreaTable(g.areas), formats::Codec::raw);
@@ -165,9 +166,11 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
             writer.add(formats::kSecNodeCells, std::move(cells));
     }
     if (!g.column_nodes.empty())
-        writer.add(formats::kSecColumnNodes, arrayBytes(g.column_nodes), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecColumnNodes, arrayBytes(g.column_nodes),
+                   formats::Codec::zstd_delta32);
     if (!implicit_volume) {
-        writer.add(formats::kSecEdgeOffsets, arrayBytes(g.edge_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecEdgeOffsets, arrayBytes(g.edge_offsets),
+                   formats::Codec::zstd_delta32);
         // Targets are stored relative to their source node (wrapping u32 difference): neighbours
         // of grid cells sit at a few fixed offsets, which compress far better than node ids.
         writer.add(formats::kSecEdgeTargets, arrayBytes(relativeTargets(g)));
@@ -187,15 +190,18 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
         std::vector<uint8_t> index_header(formats::kMeshIndexHeaderSize);
         formats::encodeMeshIndexHeader(g.mesh_index, index_header.data());
         writer.add(formats::kSecMeshVertices, arrayBytes(m.vertices));
-        writer.add(formats::kSecPolyOffsets, arrayBytes(m.poly_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecPolyOffsets, arrayBytes(m.poly_offsets),
+                   formats::Codec::zstd_delta32);
         writer.add(formats::kSecPolyVertices, arrayBytes(m.poly_vertices));
         writer.add(formats::kSecPolyNeighbours, arrayBytes(m.poly_neighbours));
         writer.add(formats::kSecPolyAreas, arrayBytes(m.poly_areas));
         writer.add(formats::kSecPolyInfo, info_writer.take());
-        writer.add(formats::kSecDetailOffsets, arrayBytes(m.detail_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecDetailOffsets, arrayBytes(m.detail_offsets),
+                   formats::Codec::zstd_delta32);
         writer.add(formats::kSecDetailTriangles, arrayBytes(m.detail_triangles));
         writer.add(formats::kSecMeshIndexHeader, std::move(index_header), formats::Codec::raw);
-        writer.add(formats::kSecMeshIndexOffsets, arrayBytes(g.index_offsets), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecMeshIndexOffsets, arrayBytes(g.index_offsets),
+                   formats::Codec::zstd_delta32);
         writer.add(formats::kSecMeshIndexPolys, arrayBytes(g.index_polys));
     }
     if (header.type == GraphType::pov) {
@@ -204,15 +210,18 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
             formats::encodePovCorner(g.corners[i], corners.data() + i * formats::kPovCornerSize);
         std::vector<uint8_t> layer_cells(g.layer_cells.size() * formats::kNodeCellSize);
         for (size_t i = 0; i < g.layer_cells.size(); ++i)
-            formats::encodeNodeCell(g.layer_cells[i], layer_cells.data() + i * formats::kNodeCellSize);
+            formats::encodeNodeCell(g.layer_cells[i],
+                                    layer_cells.data() + i * formats::kNodeCellSize);
         std::vector<uint8_t> stats(formats::kPovStatsSize);
         formats::encodePovStats(g.pov_stats, stats.data());
         writer.add(formats::kSecPovCorners, std::move(corners));
         writer.add(formats::kSecLayerCells, std::move(layer_cells));
-        writer.add(formats::kSecLayerColumns, arrayBytes(g.layer_columns), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecLayerColumns, arrayBytes(g.layer_columns),
+                   formats::Codec::zstd_delta32);
         // Four planes (+X, -X, +Z, -Z) of absolute cell ids: along a plane the ids mostly step by
         // one, so delta coding leaves long runs of equal values.
-        writer.add(formats::kSecLayerNeighbours, arrayBytes(g.layer_neighbours), formats::Codec::zstd_delta32);
+        writer.add(formats::kSecLayerNeighbours, arrayBytes(g.layer_neighbours),
+                   formats::Codec::zstd_delta32);
         writer.add(formats::kSecLayerComponents, arrayBytes(g.layer_components));
         writer.add(formats::kSecPovStats, std::move(stats), formats::Codec::raw);
     }
@@ -248,7 +257,8 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
         return containerError(c.path, e);
     const bool implicit_volume = (h.flags & formats::kGraphFlagImplicitVolume) != 0;
     if (!implicit_volume && h.type == GraphType::navmesh) {
-        if (formats::Error e = formats::validateNavmeshSections(h, s.spans, area_count, g.mesh_index))
+        if (formats::Error e =
+                formats::validateNavmeshSections(h, s.spans, area_count, g.mesh_index))
             return containerError(c.path, e);
     }
     if (!implicit_volume && h.type == GraphType::pov) {
@@ -256,7 +266,8 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
             return containerError(c.path, e);
     }
     if (!implicit_volume) {
-        if (formats::Error e = formats::validateColumnNodes(h, s.spans)) return containerError(c.path, e);
+        if (formats::Error e = formats::validateColumnNodes(h, s.spans))
+            return containerError(c.path, e);
     }
 
     take(s, G::components, g.components);

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <map>
 
-#include "lib/voxel/voxel_grid.h"
 #include "lib/graph/graph.h"
+#include "lib/voxel/voxel_grid.h"
 
 namespace nav::graph {
 namespace {
@@ -23,41 +23,47 @@ void islandWarning(const Graph& g, StageResult& result) {
         largest = std::max(largest, n);
         total += n;
     }
-    result.warnings.push_back(fmt::format("{} walkable islands ({} nodes) are unreachable from the "
-                                          "largest component ({} nodes)",
-                                          sizes.size() - 1, total - largest, largest));
+    result.warnings.push_back(
+        fmt::format("{} walkable islands ({} nodes) are unreachable from the "
+                    "largest component ({} nodes)",
+                    sizes.size() - 1, total - largest, largest));
 }
 
-std::string summary(const Graph& graph, GraphKind kind, double ms, const std::filesystem::path& output) {
+std::string summary(const Graph& graph, GraphKind kind, double ms,
+                    const std::filesystem::path& output) {
     const formats::GraphHeader& h = graph.header;
     if (h.type == formats::GraphType::navmesh) {
         const navmesh::NavMesh& m = graph.mesh;
-        return fmt::format("navmesh: {} polygons, {} vertices, {} regions, {} x {} tiles, {} portal "
-                           "edges, {} components (largest {}), {:.1f} ms -> {}",
-                           m.polyCount(), m.vertexCount(), m.region_count, m.tiles_x, m.tiles_z,
-                           h.edge_count, h.component_count, h.largest_component, ms, output.string());
+        return fmt::format(
+            "navmesh: {} polygons, {} vertices, {} regions, {} x {} tiles, {} portal "
+            "edges, {} components (largest {}), {:.1f} ms -> {}",
+            m.polyCount(), m.vertexCount(), m.region_count, m.tiles_x, m.tiles_z, h.edge_count,
+            h.component_count, h.largest_component, ms, output.string());
     }
     if (h.type == formats::GraphType::pov) {
         const formats::PovStats& st = graph.pov_stats;
-        return fmt::format("pov graph: {} corners ({} any-direction), {} visibility edges before "
-                           "pruning, {} taut edges after ({:.1f}%), {} layer cells, {} components "
-                           "(largest {} corners), {:.1f} ms -> {}",
-                           st.corner_count, st.any_direction_corners, st.visibility_edges, st.taut_edges,
-                           st.visibility_edges ? 100.0 * double(st.taut_edges) / double(st.visibility_edges)
-                                               : 100.0,
-                           st.layer_cell_count, h.component_count, h.largest_component, ms, output.string());
+        return fmt::format(
+            "pov graph: {} corners ({} any-direction), {} visibility edges before "
+            "pruning, {} taut edges after ({:.1f}%), {} layer cells, {} components "
+            "(largest {} corners), {:.1f} ms -> {}",
+            st.corner_count, st.any_direction_corners, st.visibility_edges, st.taut_edges,
+            st.visibility_edges ? 100.0 * double(st.taut_edges) / double(st.visibility_edges)
+                                : 100.0,
+            st.layer_cell_count, h.component_count, h.largest_component, ms, output.string());
     }
     if (h.flags & formats::kGraphFlagImplicitVolume) {
         size_t free_voxels = 0;
         for (uint64_t word : graph.free_voxels) free_voxels += size_t(std::popcount(word));
-        return fmt::format("volume graph: {} x {} x {} voxels, {} free for the agent (implicit "
-                           "26-connected edges), {} components (largest {}), {:.1f} ms -> {}",
-                           h.size_x, h.size_y, h.size_z, free_voxels, h.component_count,
-                           h.largest_component, ms, output.string());
+        return fmt::format(
+            "volume graph: {} x {} x {} voxels, {} free for the agent (implicit "
+            "26-connected edges), {} components (largest {}), {:.1f} ms -> {}",
+            h.size_x, h.size_y, h.size_z, free_voxels, h.component_count, h.largest_component, ms,
+            output.string());
     }
-    return fmt::format("{} graph: {} nodes, {} edges, {} components (largest {} nodes), {:.1f} ms -> {}",
-                       choiceName<GraphKind>(kGraphKinds, kind), h.node_count, h.edge_count,
-                       h.component_count, h.largest_component, ms, output.string());
+    return fmt::format(
+        "{} graph: {} nodes, {} edges, {} components (largest {} nodes), {:.1f} ms -> {}",
+        choiceName<GraphKind>(kGraphKinds, kind), h.node_count, h.edge_count, h.component_count,
+        h.largest_component, ms, output.string());
 }
 
 }  // namespace
@@ -115,7 +121,9 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
             graph = buildPovGraph(*grid, pov, context);
             break;
         }
-        case GraphKind::volume: graph = buildVolumeGraph(*grid, params.agent_radius, context); break;
+        case GraphKind::volume:
+            graph = buildVolumeGraph(*grid, params.agent_radius, context);
+            break;
     }
     if (!graph) return graph.error();
     if (Status s = saveGraph(output, *graph); !s) return s.error();

@@ -57,10 +57,13 @@ void buildMeshIndex(Graph& g, float suggested_cell) {
         for (uint32_t j = j0; j <= j1; ++j)
             for (uint32_t i = i0; i <= i1; ++i) visit(size_t(j) * h.cells_x + i);
     };
-    csrBuild<uint32_t>(cells, [&](auto&& emit) {
-        for (size_t p = 0; p < m.polyCount(); ++p)
-            forEachCell(p, [&](size_t c) { emit(c, uint32_t(p)); });
-    }, g.index_offsets, g.index_polys);
+    csrBuild<uint32_t>(
+        cells,
+        [&](auto&& emit) {
+            for (size_t p = 0; p < m.polyCount(); ++p)
+                forEachCell(p, [&](size_t c) { emit(c, uint32_t(p)); });
+        },
+        g.index_offsets, g.index_polys);
 }
 
 }  // namespace
@@ -104,13 +107,15 @@ Graph navmeshGraph(navmesh::NavMesh mesh, const voxel::VoxelGrid& grid) {
             const uint32_t q = m.poly_neighbours[first + k];
             if (q == navmesh::kNoNeighbour) continue;
             bool seen = false;
-            for (uint32_t e = g.edge_offsets[p]; e < g.edge_targets.size(); ++e) seen |= g.edge_targets[e] == q;
+            for (uint32_t e = g.edge_offsets[p]; e < g.edge_targets.size(); ++e)
+                seen |= g.edge_targets[e] == q;
             if (seen) continue;  // two polygons sharing two edges: one graph edge
             const float* a = &m.vertices[3 * size_t(m.poly_vertices[first + k])];
             const float* b = &m.vertices[3 * size_t(m.poly_vertices[first + (k + 1) % count])];
             const double mid[3] = {0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2])};
             auto distance = [&](size_t poly) {
-                const double dx = g.positions[3 * poly] - mid[0], dy = g.positions[3 * poly + 1] - mid[1],
+                const double dx = g.positions[3 * poly] - mid[0],
+                             dy = g.positions[3 * poly + 1] - mid[1],
                              dz = g.positions[3 * poly + 2] - mid[2];
                 return std::sqrt(dx * dx + dy * dy + dz * dz);
             };

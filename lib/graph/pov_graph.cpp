@@ -30,7 +30,8 @@ constexpr uint32_t kChunk = 16;
 
 }  // namespace
 
-Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& params, Context& context) {
+Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& params,
+                            Context& context) {
     ScopedTimer timer(context, "graph pov");
     auto tile = buildTileGraph(grid, context);
     if (!tile) return tile.error();
@@ -48,10 +49,12 @@ Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& param
     g.layer_components = tile->components;
     g.layer_neighbours.assign(4 * cells, kNoNode);
     for (size_t n = 0; n < cells; ++n) {
-        const int64_t x = tile->cells[n].column % grid.size_x, z = tile->cells[n].column / grid.size_x;
+        const int64_t x = tile->cells[n].column % grid.size_x,
+                      z = tile->cells[n].column / grid.size_x;
         for (uint32_t e = tile->edge_offsets[n]; e < tile->edge_offsets[n + 1]; ++e) {
             const uint32_t t = tile->edge_targets[e];
-            const int64_t tx = tile->cells[t].column % grid.size_x, tz = tile->cells[t].column / grid.size_x;
+            const int64_t tx = tile->cells[t].column % grid.size_x,
+                          tz = tile->cells[t].column / grid.size_x;
             for (int k = 0; k < formats::kLayerDirections; ++k)
                 if (tx == x + formats::kLayerDx[k] && tz == z + formats::kLayerDz[k] &&
                     g.layer_neighbours[k * cells + n] == kNoNode)
@@ -68,7 +71,8 @@ Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& param
     for (size_t n = 0; n < cells; ++n) {
         for (int bz : {-1, 1}) {
             for (int bx : {-1, 1}) {
-                const uint32_t cx = link(uint32_t(n), planeX(bx)), cz = link(uint32_t(n), planeZ(bz));
+                const uint32_t cx = link(uint32_t(n), planeX(bx)),
+                               cz = link(uint32_t(n), planeZ(bz));
                 if (cx == kNoNode || cz == kNoNode) continue;  // a wall side: no convex corner
                 const uint32_t via_x = link(cx, planeZ(bz)), via_z = link(cz, planeX(bx));
                 if (via_x != kNoNode && via_x == via_z) continue;  // all four connected: open
@@ -81,10 +85,9 @@ Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& param
                 g.corners.push_back(corner);
                 const int64_t x = tile->cells[n].column % grid.size_x + (bx > 0);
                 const int64_t z = tile->cells[n].column / grid.size_x + (bz > 0);
-                g.positions.insert(g.positions.end(),
-                                   {grid.origin[0] + float(x) * grid.cell_size,
-                                    tile->positions[3 * n + 1],
-                                    grid.origin[2] + float(z) * grid.cell_size});
+                g.positions.insert(g.positions.end(), {grid.origin[0] + float(x) * grid.cell_size,
+                                                       tile->positions[3 * n + 1],
+                                                       grid.origin[2] + float(z) * grid.cell_size});
             }
         }
     }
@@ -118,24 +121,26 @@ Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& param
     const size_t chunks = (corner_count + kChunk - 1) / kChunk;
     uint64_t progress = 0;
     const int threads = resolveThreads(int(params.threads));
-    Status scanned = runParallel("graph pov", chunks, threads, context, progress, chunks, [&](size_t chunk) {
-        if (context.cancelled()) throw StageCancelled{};
-        const uint32_t end = uint32_t(std::min<size_t>(corner_count, (chunk + 1) * kChunk));
-        for (uint32_t u = uint32_t(chunk * kChunk); u < end; ++u) {
-            const std::vector<uint32_t>& list = members[component_of[u]];
-            const formats::PovPoint pu = points[u];
-            for (size_t i = rank[u] + 1; i < list.size(); ++i) {
-                const uint32_t v = list[i];
-                const formats::PovPoint pv = points[v];
-                if (!formats::povSegmentVisible(sight, g.corners[u].cell, pu, g.corners[v].cell, pv))
-                    continue;
-                ++visible[u];
-                if (formats::povCornerAdmits(sight, u, pv.x - pu.x, pv.z - pu.z) &&
-                    formats::povCornerAdmits(sight, v, pu.x - pv.x, pu.z - pv.z))
-                    kept[u].push_back(v);
+    Status scanned =
+        runParallel("graph pov", chunks, threads, context, progress, chunks, [&](size_t chunk) {
+            if (context.cancelled()) throw StageCancelled{};
+            const uint32_t end = uint32_t(std::min<size_t>(corner_count, (chunk + 1) * kChunk));
+            for (uint32_t u = uint32_t(chunk * kChunk); u < end; ++u) {
+                const std::vector<uint32_t>& list = members[component_of[u]];
+                const formats::PovPoint pu = points[u];
+                for (size_t i = rank[u] + 1; i < list.size(); ++i) {
+                    const uint32_t v = list[i];
+                    const formats::PovPoint pv = points[v];
+                    if (!formats::povSegmentVisible(sight, g.corners[u].cell, pu, g.corners[v].cell,
+                                                    pv))
+                        continue;
+                    ++visible[u];
+                    if (formats::povCornerAdmits(sight, u, pv.x - pu.x, pv.z - pu.z) &&
+                        formats::povCornerAdmits(sight, v, pu.x - pv.x, pu.z - pv.z))
+                        kept[u].push_back(v);
+                }
             }
-        }
-    });
+        });
     if (!scanned) return scanned.error();
 
     // ---- Symmetric CSR, targets ascending per node. ----

@@ -47,12 +47,12 @@ Result<Graph> buildTileGraph(const voxel::VoxelGrid& grid, Context& context) {
                 const int ceiling =
                     s + 1 < spans.size() ? spans[s + 1].y_min : std::numeric_limits<int>::max();
                 floors.push_back({node, spans[s].y_max, ceiling});
-                g.cells.push_back({uint32_t(size_t(z) * grid.size_x + x), spans[s].y_max,
-                                   spans[s].area});
-                g.positions.insert(g.positions.end(),
-                                   {grid.origin[0] + (float(x) + 0.5f) * grid.cell_size,
-                                    grid.topY(spans[s]),
-                                    grid.origin[2] + (float(z) + 0.5f) * grid.cell_size});
+                g.cells.push_back(
+                    {uint32_t(size_t(z) * grid.size_x + x), spans[s].y_max, spans[s].area});
+                g.positions.insert(
+                    g.positions.end(),
+                    {grid.origin[0] + (float(x) + 0.5f) * grid.cell_size, grid.topY(spans[s]),
+                     grid.origin[2] + (float(z) + 0.5f) * grid.cell_size});
             }
         }
     }
@@ -170,7 +170,8 @@ void finalizeGraph(Graph& g) {
             ++sizes[id_of_root[root]];
         }
         g.header.component_count = uint32_t(sizes.size());
-        g.header.largest_component = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+        g.header.largest_component =
+            sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
     }
 }
 

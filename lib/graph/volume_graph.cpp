@@ -69,13 +69,15 @@ Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius,
         return makeError(ErrorKind::usage, "agent radius must be a finite number >= 0, got {}",
                          agent_radius);
     if (!(grid.cell_size > 0) || !(grid.cell_height > 0))
-        return inputError("voxel grid has a cell size of {} x {}; both must be > 0",
-                          grid.cell_size, grid.cell_height);
+        return inputError("voxel grid has a cell size of {} x {}; both must be > 0", grid.cell_size,
+                          grid.cell_height);
     const size_t sx = grid.size_x, sz = grid.size_z, sy = grid.size_y;
     const uint64_t total64 = uint64_t(sx) * sz * sy;
     if (total64 >= kNoNode)
-        return inputError("voxel grid of {} x {} x {} voxels is too large for a volume graph "
-                          "(fewer than 2^32 - 1 voxels)", sx, sy, sz);
+        return inputError(
+            "voxel grid of {} x {} x {} voxels is too large for a volume graph "
+            "(fewer than 2^32 - 1 voxels)",
+            sx, sy, sz);
     if (grid.column_offsets.size() != grid.columnCount() + 1 ||
         grid.column_offsets.back() != grid.spans.size())
         return makeError(ErrorKind::internal, "voxel grid column offsets are inconsistent");
@@ -111,14 +113,19 @@ Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius,
     //    must be non-solid and inside the grid, r = radius / cell size rounded up along X and Z
     //    and radius / cell height along Y (voxel::metresToCells). The box is separable: three 1D
     //    erosions.
-    const int rxz = voxel::metresToCells(agent_radius, grid.cell_size, voxel::CellRounding::up, 1 << 20);
-    const int ry = voxel::metresToCells(agent_radius, grid.cell_height, voxel::CellRounding::up, 1 << 20);
+    const int rxz =
+        voxel::metresToCells(agent_radius, grid.cell_size, voxel::CellRounding::up, 1 << 20);
+    const int ry =
+        voxel::metresToCells(agent_radius, grid.cell_height, voxel::CellRounding::up, 1 << 20);
     if (rxz > 0 || ry > 0) {
         std::vector<uint8_t> scratch(total);
-        erodeAxis(free, scratch, sy * sz, sx, 1, [&](size_t l) { return l * sx; }, rxz);
-        erodeAxis(scratch, free, sy * sx, sz, sx,
-                  [&](size_t l) { return (l / sx) * layer + l % sx; }, rxz);
-        erodeAxis(free, scratch, layer, sy, layer, [](size_t l) { return l; }, ry);
+        erodeAxis(
+            free, scratch, sy * sz, sx, 1, [&](size_t l) { return l * sx; }, rxz);
+        erodeAxis(
+            scratch, free, sy * sx, sz, sx, [&](size_t l) { return (l / sx) * layer + l % sx; },
+            rxz);
+        erodeAxis(
+            free, scratch, layer, sy, layer, [](size_t l) { return l; }, ry);
         free.swap(scratch);
         if (context.cancelled()) return makeError(ErrorKind::cancelled, "graph cancelled");
     }
@@ -216,8 +223,8 @@ Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius,
     context.progress("graph volume", total, total);
     h.component_count = uint32_t(sizes.size());
     h.largest_component = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
-    context.debug("graph volume: {} free voxels of {}, {} components (largest {})", labelled,
-                  total, sizes.size(), h.largest_component);
+    context.debug("graph volume: {} free voxels of {}, {} components (largest {})", labelled, total,
+                  sizes.size(), h.largest_component);
     return g;
 }
 

@@ -1,6 +1,6 @@
 // Stage 1: import. Reads level geometry in any format Assimp reads into a flat, tagged triangle
-// soup (geometry::Geometry), MovingAI grid maps into a plain GridMap and MovingAI 3D voxel maps into a
-// VoxelMap3D.
+// soup (geometry::Geometry), MovingAI grid maps into a plain GridMap and MovingAI 3D voxel maps
+// into a VoxelMap3D.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +32,7 @@ struct TagRule {
 
 struct TagConfig {
     std::vector<geometry::AreaType> areas;  // area table; [0] obstacle, [1] ground, then the rest
-    std::vector<TagRule> rules;        // tried in order
+    std::vector<TagRule> rules;             // tried in order
 };
 
 inline constexpr std::string_view kTagIgnore = "ignore";
@@ -66,8 +66,8 @@ struct ImportParams {
 // Loads the file with Assimp, flattens the node hierarchy with its transforms, triangulates,
 // merges coincident vertices, drops degenerate triangles (counted) and applies tag rules.
 // Errors: unreadable file or format, empty scene, non-finite vertex (names mesh and node).
-Result<geometry::Geometry> importScene(const std::filesystem::path& path, const ImportParams& params,
-                                  Context& context);
+Result<geometry::Geometry> importScene(const std::filesystem::path& path,
+                                       const ImportParams& params, Context& context);
 
 // ---- MovingAI grid maps ------------------------------------------------------------------------
 // https://movingai.com/benchmarks/formats.html: "type octile", "height H", "width W", "map",
@@ -96,9 +96,9 @@ voxel::VoxelGrid gridFromMap(const GridMap& map);
 inline constexpr uint64_t kMaxVoxelMapVoxels = uint64_t(1) << 30;  // W * H * D cap
 
 struct VoxelMap3D {
-    uint32_t width = 0;   // along X
-    uint32_t height = 0;  // along Y (up)
-    uint32_t depth = 0;   // along Z
+    uint32_t width = 0;            // along X
+    uint32_t height = 0;           // along Y (up)
+    uint32_t depth = 0;            // along Z
     std::vector<uint8_t> blocked;  // 1 = blocked; index (y * depth + z) * width + x
 
     bool isBlocked(uint32_t x, uint32_t y, uint32_t z) const {
@@ -141,9 +141,10 @@ Result<ScenarioFile3D> loadScenario3D(const std::filesystem::path& path);
 struct ImportStage {
     static constexpr std::string_view kName = "import";
     struct Params {
-        UpAxis up = UpAxis::y;                // up axis of the scene files (Z-up is rotated to Y-up)
-        float scale = 1.0f;                   // multiplies every coordinate, > 0
-        std::filesystem::path tags;           // tag rules (JSON) tried before the built-in ones; empty = none
+        UpAxis up = UpAxis::y;  // up axis of the scene files (Z-up is rotated to Y-up)
+        float scale = 1.0f;     // multiplies every coordinate, > 0
+        std::filesystem::path
+            tags;  // tag rules (JSON) tried before the built-in ones; empty = none
     };
     struct Inputs {
         std::vector<std::filesystem::path> sources;

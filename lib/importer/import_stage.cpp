@@ -6,8 +6,8 @@
 #include <chrono>
 
 #include "lib/geometry/geometry.h"
-#include "lib/voxel/voxel_grid.h"
 #include "lib/importer/import.h"
+#include "lib/voxel/voxel_grid.h"
 
 namespace nav::importer {
 namespace {
@@ -25,7 +25,8 @@ bool isGridFile(const std::filesystem::path& path) {
 }
 
 // Appends `part` to `merged`: vertices, triangles (re-indexed), areas and objects.
-Status appendGeometry(geometry::Geometry& merged, geometry::Geometry&& part, const std::filesystem::path& part_path,
+Status appendGeometry(geometry::Geometry& merged, geometry::Geometry&& part,
+                      const std::filesystem::path& part_path,
                       const std::filesystem::path& first_path) {
     if (part.areas != merged.areas)
         return inputError("{} uses another area table than {}; give every input the same tag rules",
@@ -63,12 +64,13 @@ void ImportStage::describe(const Params& params, StageKey& key) {
 }
 
 Result<ImportStage::Output> ImportStage::output(const Inputs& inputs, size_t* bad_input) {
-    if (inputs.sources.empty()) return makeError(ErrorKind::usage, "import needs at least one input file");
+    if (inputs.sources.empty())
+        return makeError(ErrorKind::usage, "import needs at least one input file");
     for (size_t i = 0; i < inputs.sources.size(); ++i)
         if (isGridFile(inputs.sources[i]) && inputs.sources.size() > 1) {
             if (bad_input != nullptr) *bad_input = i;
-            return inputError("{}: a MovingAI {} must be the only input", inputs.sources[i].string(),
-                              lowerExtension(inputs.sources[i]));
+            return inputError("{}: a MovingAI {} must be the only input",
+                              inputs.sources[i].string(), lowerExtension(inputs.sources[i]));
         }
     return isGridFile(inputs.sources[0]) ? Output::voxels : Output::geometry;
 }
@@ -80,7 +82,8 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
     if (!kind) return kind.error();
     const auto start = std::chrono::steady_clock::now();
     auto elapsed = [&] {
-        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count();
     };
     StageResult result;
     const std::filesystem::path& first = inputs.sources[0];
@@ -95,9 +98,9 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
         result.milliseconds = elapsed();
         result.count("cells", size_t(map->width) * map->height);
         result.count("passable", map->passableCount());
-        result.summary.push_back(fmt::format("{}: {} x {} grid (width x height), {} passable cells -> {}",
-                                             first.string(), map->width, map->height,
-                                             map->passableCount(), output_path.string()));
+        result.summary.push_back(fmt::format(
+            "{}: {} x {} grid (width x height), {} passable cells -> {}", first.string(),
+            map->width, map->height, map->passableCount(), output_path.string()));
         return result;
     }
     if (lowerExtension(first) == ".3dmap") {
@@ -136,7 +139,8 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
         names += (i ? " + " : "") + inputs.sources[i].string();
         if (i == 0) {
             merged = std::move(*part);
-        } else if (Status s = appendGeometry(merged, std::move(*part), inputs.sources[i], first); !s) {
+        } else if (Status s = appendGeometry(merged, std::move(*part), inputs.sources[i], first);
+                   !s) {
             return s.error();
         }
     }
@@ -151,10 +155,12 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
     std::string areas;
     for (size_t i = 0; i < merged.areas.size(); ++i)
         if (per_area[i] > 0)
-            areas += fmt::format("{}{} {}", areas.empty() ? "" : ", ", per_area[i], merged.areas[i].name);
-    result.summary.push_back(fmt::format("{}: {} meshes, {} objects, {} triangles ({}), {} vertices",
-                                         names, merged.source_mesh_count, merged.objects.size(),
-                                         merged.triangleCount(), areas, merged.vertexCount()));
+            areas += fmt::format("{}{} {}", areas.empty() ? "" : ", ", per_area[i],
+                                 merged.areas[i].name);
+    result.summary.push_back(
+        fmt::format("{}: {} meshes, {} objects, {} triangles ({}), {} vertices", names,
+                    merged.source_mesh_count, merged.objects.size(), merged.triangleCount(), areas,
+                    merged.vertexCount()));
     result.summary.push_back(fmt::format("dropped: {} degenerate, {} ignored by tag rules",
                                          merged.dropped_degenerate, merged.dropped_ignored));
     result.summary.push_back(fmt::format(

@@ -91,10 +91,11 @@ Result<VoxelMap3D> parseVoxelMap3D(std::string_view text, const std::string& sou
     const uint64_t total = columns * map.height;
     if (map.height > formats::kMaxGridHeight || columns > formats::kMaxGridColumns ||
         total > kMaxVoxelMapVoxels)
-        return inputError("{}: line 1: map size {} x {} x {} is too large (at most {} voxels, "
-                          "height <= {}, width x depth <= {})",
-                          source, map.width, map.height, map.depth, kMaxVoxelMapVoxels,
-                          formats::kMaxGridHeight, formats::kMaxGridColumns);
+        return inputError(
+            "{}: line 1: map size {} x {} x {} is too large (at most {} voxels, "
+            "height <= {}, width x depth <= {})",
+            source, map.width, map.height, map.depth, kMaxVoxelMapVoxels, formats::kMaxGridHeight,
+            formats::kMaxGridColumns);
     map.blocked.assign(size_t(total), 0);
 
     while (reader.next(line)) {
@@ -143,9 +144,10 @@ Result<ScenarioFile3D> parseScenario3D(std::string_view text, const std::string&
         const size_t count = tokenize(line, tokens, 8);
         if (count == 0) continue;
         if (count != 8)
-            return inputError("{}: line {}: expected 8 fields 'sx sy sz gx gy gz optimal_length "
-                              "ratio', got {}",
-                              source, n, count > 8 ? std::string("more") : std::to_string(count));
+            return inputError(
+                "{}: line {}: expected 8 fields 'sx sy sz gx gy gz optimal_length "
+                "ratio', got {}",
+                source, n, count > 8 ? std::string("more") : std::to_string(count));
         Scenario3D entry;
         entry.line = uint32_t(n);
         for (int i = 0; i < 6; ++i) {
@@ -196,7 +198,8 @@ voxel::VoxelGrid gridFromVoxelMap(const VoxelMap3D& map) {
                 }
                 const uint32_t y_min = y;
                 while (y < map.height && cell[y * layer]) ++y;
-                grid.spans.push_back({uint16_t(y_min), uint16_t(y), geometry::kObstacleArea, false});
+                grid.spans.push_back(
+                    {uint16_t(y_min), uint16_t(y), geometry::kObstacleArea, false});
             }
         }
     }

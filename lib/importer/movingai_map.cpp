@@ -37,9 +37,10 @@ Result<GridMap> parseMovingAiMap(std::string_view text, const std::string& sourc
     size_t line_index = 0;
     for (;; ++line_index) {
         if (line_index >= lines.size())
-            return inputError("{}: line {}: header ended before the 'map' line (expected 'type "
-                              "octile', 'height H', 'width W', 'map')",
-                              source, line_index + 1);
+            return inputError(
+                "{}: line {}: header ended before the 'map' line (expected 'type "
+                "octile', 'height H', 'width W', 'map')",
+                source, line_index + 1);
         const std::string_view line = lines[line_index];
         const size_t n = line_index + 1;
         if (line == "map") break;
@@ -60,23 +61,26 @@ Result<GridMap> parseMovingAiMap(std::string_view text, const std::string& sourc
             (key == "height" ? map.height : map.width) = v;
             (key == "height" ? have_height : have_width) = true;
         } else {
-            return inputError("{}: line {}: unexpected header line '{}' (expected 'type octile', "
-                              "'height H', 'width W' or 'map')",
-                              source, n, line.substr(0, 60));
+            return inputError(
+                "{}: line {}: unexpected header line '{}' (expected 'type octile', "
+                "'height H', 'width W' or 'map')",
+                source, n, line.substr(0, 60));
         }
     }
     if (!have_type || !have_width || !have_height)
         return inputError("{}: line {}: 'map' reached but the header lacks {}", source,
                           line_index + 1,
-                          !have_type ? "'type octile'" : !have_height ? "'height'" : "'width'");
+                          !have_type     ? "'type octile'"
+                          : !have_height ? "'height'"
+                                         : "'width'");
 
     map.passable.assign(size_t(map.width) * map.height, 0);
     const size_t first_row = line_index + 1;
     for (uint32_t y = 0; y < map.height; ++y) {
         const size_t index = first_row + y;
         if (index >= lines.size())
-            return inputError("{}: line {}: file ends after {} of {} map rows", source, index + 1, y,
-                              map.height);
+            return inputError("{}: line {}: file ends after {} of {} map rows", source, index + 1,
+                              y, map.height);
         const std::string_view row = lines[index];
         if (row.size() != map.width)
             return inputError("{}: line {}: map row {} has {} characters, expected {}", source,
@@ -86,11 +90,12 @@ Result<GridMap> parseMovingAiMap(std::string_view text, const std::string& sourc
             if (c == '.' || c == 'G' || c == 'S') {
                 map.passable[size_t(y) * map.width + x] = 1;
             } else if (c != '@' && c != 'O' && c != 'T' && c != 'W') {
-                return inputError("{}: line {}, column {}: unknown map character '{}' (expected "
-                                  "one of . G S @ O T W)",
-                                  source, index + 1, x + 1,
-                                  (c >= 0x20 && c < 0x7F) ? std::string(1, c)
-                                                          : fmt::format("\\x{:02x}", uint8_t(c)));
+                return inputError(
+                    "{}: line {}, column {}: unknown map character '{}' (expected "
+                    "one of . G S @ O T W)",
+                    source, index + 1, x + 1,
+                    (c >= 0x20 && c < 0x7F) ? std::string(1, c)
+                                            : fmt::format("\\x{:02x}", uint8_t(c)));
             }
         }
     }

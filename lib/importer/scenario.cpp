@@ -43,20 +43,22 @@ Result<std::vector<Scenario>> parseScenarios(std::string_view text, const std::s
                                   line_number);
             double version = 0;
             if (!parseNumber(fields[1], version) || (version != 1.0 && version != 0.0))
-                return inputError("{}: line {}: scenario version '{}' is not supported (expected 1)",
-                                  source, line_number, fields[1]);
+                return inputError(
+                    "{}: line {}: scenario version '{}' is not supported (expected 1)", source,
+                    line_number, fields[1]);
             have_version = true;
             continue;
         }
         if (fields.size() != 9)
-            return inputError("{}: line {}: expected 9 fields (bucket map width height start_x "
-                              "start_y goal_x goal_y optimal_length), found {}",
-                              source, line_number, fields.size());
+            return inputError(
+                "{}: line {}: expected 9 fields (bucket map width height start_x "
+                "start_y goal_x goal_y optimal_length), found {}",
+                source, line_number, fields.size());
         Scenario s;
         s.map = std::string(fields[1]);
         s.line = line_number;
-        uint32_t* integers[] = {&s.bucket, &s.map_width, &s.map_height, &s.start_x,
-                                &s.start_y, &s.goal_x, &s.goal_y};
+        uint32_t* integers[] = {&s.bucket,  &s.map_width, &s.map_height, &s.start_x,
+                                &s.start_y, &s.goal_x,    &s.goal_y};
         const int integer_fields[] = {0, 2, 3, 4, 5, 6, 7};
         for (int k = 0; k < 7; ++k)
             if (!parseNumber(fields[size_t(integer_fields[k])], *integers[k]))
@@ -80,8 +82,9 @@ Result<std::vector<Scenario>> parseScenarios(std::string_view text, const std::s
 Result<std::vector<Scenario>> loadScenarios(const std::filesystem::path& path) {
     auto bytes = readFile(path);
     if (!bytes) return bytes.error();
-    return parseScenarios(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
-                          path.string());
+    return parseScenarios(
+        std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
+        path.string());
 }
 
 }  // namespace nav::importer

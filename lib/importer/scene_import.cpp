@@ -1,9 +1,9 @@
 // Assimp-based import. We flatten the node hierarchy ourselves (rather than with
 // aiProcess_PreTransformVertices) so each triangle keeps the name of the node it came from,
 // which the tag rules match against.
-#include <assimp/Importer.hpp>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <assimp/Importer.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -64,7 +64,8 @@ public:
 private:
     size_t countMeshInstances(const aiNode* node) const {
         size_t count = node->mNumMeshes;
-        for (unsigned i = 0; i < node->mNumChildren; ++i) count += countMeshInstances(node->mChildren[i]);
+        for (unsigned i = 0; i < node->mNumChildren; ++i)
+            count += countMeshInstances(node->mChildren[i]);
         return count;
     }
 
@@ -197,8 +198,8 @@ private:
 
 }  // namespace
 
-Result<geometry::Geometry> importScene(const std::filesystem::path& path, const ImportParams& params,
-                                  Context& context) {
+Result<geometry::Geometry> importScene(const std::filesystem::path& path,
+                                       const ImportParams& params, Context& context) {
     const std::string file = path.string();
     if (!(params.scale > 0) || !std::isfinite(params.scale))
         return makeError(ErrorKind::usage, "scale must be a positive finite number, got {}",
@@ -210,18 +211,20 @@ Result<geometry::Geometry> importScene(const std::filesystem::path& path, const 
         return makeError(ErrorKind::io, "{}: is a directory, expected a file", file);
 
     if (auto head = readFile(path); head && head->size() >= formats::kHeaderSize &&
-                                     std::memcmp(head->data(), formats::kMagic, 8) == 0) {
+                                    std::memcmp(head->data(), formats::kMagic, 8) == 0) {
         char kind[5];
         formats::fourccToString(formats::loadLe32(head->data() + 12), kind);
-        return inputError("{}: this is a navbake '{}' artifact, not level geometry; import reads "
-                          "source files (OBJ, glTF, FBX, ... or a MovingAI .map)",
-                          file, kind);
+        return inputError(
+            "{}: this is a navbake '{}' artifact, not level geometry; import reads "
+            "source files (OBJ, glTF, FBX, ... or a MovingAI .map)",
+            file, kind);
     }
 
     Assimp::Importer importer;
-    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-    const unsigned flags = aiProcess_Triangulate | aiProcess_SortByPType |
-                           aiProcess_ValidateDataStructure;
+    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
+                                aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    const unsigned flags =
+        aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
     const aiScene* scene = importer.ReadFile(file, flags);
     if (scene == nullptr)
         return inputError("{}: cannot import: {}", file, importer.GetErrorString());
@@ -232,10 +235,11 @@ Result<geometry::Geometry> importScene(const std::filesystem::path& path, const 
     if (Status s = flattener.run(); !s) return s.error();
     geometry::Geometry geometry = flattener.take();
     if (geometry.triangleCount() == 0)
-        return inputError("{}: the scene has no usable triangles ({} meshes, {} degenerate and {} "
-                          "ignored triangles dropped)",
-                          file, geometry.source_mesh_count, geometry.dropped_degenerate,
-                          geometry.dropped_ignored);
+        return inputError(
+            "{}: the scene has no usable triangles ({} meshes, {} degenerate and {} "
+            "ignored triangles dropped)",
+            file, geometry.source_mesh_count, geometry.dropped_degenerate,
+            geometry.dropped_ignored);
     return geometry;
 }
 

@@ -60,7 +60,8 @@ int resolveTag(const TagConfig& config, std::string_view object_name, std::strin
         bool hit = false;
         if (rule.target != MatchTarget::material)
             hit = globMatch(rule.pattern, object_name) || globMatch(rule.pattern, mesh_name);
-        if (!hit && rule.target != MatchTarget::object) hit = globMatch(rule.pattern, material_name);
+        if (!hit && rule.target != MatchTarget::object)
+            hit = globMatch(rule.pattern, material_name);
         if (!hit) continue;
         if (rule.tag == kTagIgnore) return -1;
         if (rule.tag == kTagObstacle) return geometry::kObstacleArea;
@@ -72,12 +73,14 @@ int resolveTag(const TagConfig& config, std::string_view object_name, std::strin
 
 namespace {
 
-inline constexpr Choice<MatchTarget> kMatchTargets[] = {
-    {"object", MatchTarget::object}, {"material", MatchTarget::material}, {"any", MatchTarget::any}};
+inline constexpr Choice<MatchTarget> kMatchTargets[] = {{"object", MatchTarget::object},
+                                                        {"material", MatchTarget::material},
+                                                        {"any", MatchTarget::any}};
 
 // An array member of `r` (absent: empty), each element an object read by `read`.
 template <class Read>
-Status readObjects(JsonReader& r, std::string_view key, const std::filesystem::path& file, Read&& read) {
+Status readObjects(JsonReader& r, std::string_view key, const std::filesystem::path& file,
+                   Read&& read) {
     if (!r.has(key)) return {};
     const nlohmann::json& items = r.get(key);
     if (!items.is_array()) return r.typeError(r.at(key), "an array", items);
@@ -115,7 +118,8 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
         if (name == kTagIgnore || name == kTagObstacle || name == "ground")
             return entry.fail(entry.at("name"), fmt::format("'{}' is reserved", name));
         if (!(cost > 0 && cost <= 1e6))
-            return entry.fail(entry.at("cost"), fmt::format("must be a number in (0, 1e6], got {}", cost));
+            return entry.fail(entry.at("cost"),
+                              fmt::format("must be a number in (0, 1e6], got {}", cost));
         auto existing = std::find_if(config.areas.begin(), config.areas.end(),
                                      [&](const geometry::AreaType& a) { return a.name == name; });
         if (existing != config.areas.end()) {
@@ -131,14 +135,16 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
     Status rules = readObjects(r, "rules", source, [&](JsonReader& entry) -> Status {
         TagRule rule;
         if (!entry.has("match")) return entry.fail(entry.at("match"), "missing (a glob pattern)");
-        if (!entry.has("tag")) return entry.fail(entry.at("tag"), "missing (ignore, obstacle or an area)");
+        if (!entry.has("tag"))
+            return entry.fail(entry.at("tag"), "missing (ignore, obstacle or an area)");
         if (Status s = entry.string("match", rule.pattern); !s) return s;
         if (Status s = entry.string("tag", rule.tag); !s) return s;
         if (Status s = entry.choice<MatchTarget>("on", kMatchTargets, rule.target); !s) return s;
         if (Status s = entry.finish({"match", "on", "tag"}); !s) return s;
-        const bool known = rule.tag == kTagIgnore || rule.tag == kTagObstacle ||
-                           std::any_of(config.areas.begin(), config.areas.end(),
-                                       [&](const geometry::AreaType& a) { return a.name == rule.tag; });
+        const bool known =
+            rule.tag == kTagIgnore || rule.tag == kTagObstacle ||
+            std::any_of(config.areas.begin(), config.areas.end(),
+                        [&](const geometry::AreaType& a) { return a.name == rule.tag; });
         if (!known) {
             std::vector<std::string> names = {std::string(kTagIgnore), std::string(kTagObstacle)};
             for (size_t a = 1; a < config.areas.size(); ++a) names.push_back(config.areas[a].name);

@@ -1,12 +1,12 @@
 #include "lib/inspect/inspect.h"
 
-#include <cstring>
 #include <fmt/format.h>
+#include <cstring>
 
 #include "formats/layouts.h"
+#include "lib/cluster/cluster.h"
 #include "lib/common/file_io.h"
 #include "lib/geometry/geometry.h"
-#include "lib/cluster/cluster.h"
 #include "lib/graph/graph.h"
 #include "lib/voxel/voxel_grid.h"
 
@@ -138,8 +138,11 @@ Json graphStats(const graph::Graph& g) {
     stats["largest_component"] = h.largest_component;
     stats["heuristic"] = h.heuristic == formats::HeuristicKind::octile ? "octile" : "euclidean";
     stats["min_cost_multiplier"] = h.min_cost_multiplier;
-    stats["grid"] = {{"x", h.size_x}, {"z", h.size_z}, {"y", h.size_y},
-                     {"cell_size", h.cell_size}, {"cell_height", h.cell_height}};
+    stats["grid"] = {{"x", h.size_x},
+                     {"z", h.size_z},
+                     {"y", h.size_y},
+                     {"cell_size", h.cell_size},
+                     {"cell_height", h.cell_height}};
     stats["agent"] = {{"height", h.agent_height},
                       {"radius", h.agent_radius},
                       {"climb", h.agent_climb},
@@ -149,29 +152,31 @@ Json graphStats(const graph::Graph& g) {
         size_t max_corners = 0;
         for (size_t p = 0; p < m.polyCount(); ++p)
             max_corners = std::max<size_t>(max_corners, m.poly_offsets[p + 1] - m.poly_offsets[p]);
-        stats["navmesh"] = {{"polygons", m.polyCount()},
-                            {"vertices", m.vertexCount()},
-                            {"regions", m.region_count},
-                            {"tiles", {{"x", m.tiles_x}, {"z", m.tiles_z}}},
-                            {"max_corners", max_corners},
-                            {"detail_triangles", m.detail_triangles.size() / 9},
-                            {"index_cells", {{"x", g.mesh_index.cells_x}, {"z", g.mesh_index.cells_z}}}};
+        stats["navmesh"] = {
+            {"polygons", m.polyCount()},
+            {"vertices", m.vertexCount()},
+            {"regions", m.region_count},
+            {"tiles", {{"x", m.tiles_x}, {"z", m.tiles_z}}},
+            {"max_corners", max_corners},
+            {"detail_triangles", m.detail_triangles.size() / 9},
+            {"index_cells", {{"x", g.mesh_index.cells_x}, {"z", g.mesh_index.cells_z}}}};
     }
     if (h.type == formats::GraphType::pov) {
         const formats::PovStats& st = g.pov_stats;
         size_t multi_layer_columns = 0;
         for (size_t c = 0; c + 1 < g.layer_columns.size(); ++c)
             multi_layer_columns += g.layer_columns[c + 1] - g.layer_columns[c] >= 2;
-        stats["pov"] = {{"corners", st.corner_count},
-                        {"any_direction_corners", st.any_direction_corners},
-                        {"visibility_edges_before_pruning", st.visibility_edges},
-                        {"taut_edges_after_pruning", st.taut_edges},
-                        {"kept_percent", st.visibility_edges == 0
-                                             ? 100.0
-                                             : 100.0 * double(st.taut_edges) / double(st.visibility_edges)},
-                        {"layer_cells", st.layer_cell_count},
-                        {"multi_layer_columns", multi_layer_columns},
-                        {"layer_components", st.layer_component_count}};
+        stats["pov"] = {
+            {"corners", st.corner_count},
+            {"any_direction_corners", st.any_direction_corners},
+            {"visibility_edges_before_pruning", st.visibility_edges},
+            {"taut_edges_after_pruning", st.taut_edges},
+            {"kept_percent", st.visibility_edges == 0
+                                 ? 100.0
+                                 : 100.0 * double(st.taut_edges) / double(st.visibility_edges)},
+            {"layer_cells", st.layer_cell_count},
+            {"multi_layer_columns", multi_layer_columns},
+            {"layer_components", st.layer_component_count}};
     }
     if (!implicit && !g.edge_costs.empty()) {
         float lo = g.edge_costs[0], hi = g.edge_costs[0];
@@ -192,9 +197,10 @@ Json clusterStats(const cluster::Clusters& c, const LoadedContainer& loaded) {
             {"nodes", h.node_count},
             {"cluster_size", h.cluster_size},
             {"requested_clusters", h.requested_clusters},
-            {"nodes_per_cluster", {{"min", h.min_cluster_nodes},
-                                   {"mean", h.cluster_count ? double(h.node_count) / h.cluster_count : 0.0},
-                                   {"max", h.max_cluster_nodes}}},
+            {"nodes_per_cluster",
+             {{"min", h.min_cluster_nodes},
+              {"mean", h.cluster_count ? double(h.node_count) / h.cluster_count : 0.0},
+              {"max", h.max_cluster_nodes}}},
             {"scale", h.scale},
             {"max_cost", c.max_cost},
             {"unreachable_pairs", h.unreachable_pairs},
@@ -237,7 +243,8 @@ void hierarchyStats(const LoadedContainer& loaded, Json& out, Json& errors) {
 void nextHopStats(const LoadedContainer& loaded, Json& out, Json& errors) {
     if (loaded.has(formats::kSecNextHopHeader)) {
         formats::NextHopHeader h;
-        if (Status s = loaded.header(formats::kSecNextHopHeader, formats::decodeNextHopHeader, h); !s) {
+        if (Status s = loaded.header(formats::kSecNextHopHeader, formats::decodeNextHopHeader, h);
+            !s) {
             errors.push_back(s.error().message);
             return;
         }
@@ -261,7 +268,8 @@ void nextHopStats(const LoadedContainer& loaded, Json& out, Json& errors) {
         return;
     }
     formats::HierNextHopHeader h;
-    if (Status s = loaded.header(formats::kSecHierHopHeader, formats::decodeHierNextHopHeader, h); !s) {
+    if (Status s = loaded.header(formats::kSecHierHopHeader, formats::decodeHierNextHopHeader, h);
+        !s) {
         errors.push_back(s.error().message);
         return;
     }
@@ -326,12 +334,15 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                 r["stats"] = graphStats(*g);
                 if (loaded->has(formats::kSecClusterHeader)) {
                     auto clusters = cluster::decodeClusters(*loaded);
-                    if (!clusters) errors.push_back(clusters.error().message);
-                    else r["stats"]["clusters"] = clusterStats(*clusters, *loaded);
+                    if (!clusters)
+                        errors.push_back(clusters.error().message);
+                    else
+                        r["stats"]["clusters"] = clusterStats(*clusters, *loaded);
                 }
                 if (loaded->has(formats::kSecHierHeader))
                     hierarchyStats(*loaded, r["stats"]["hierarchy"], errors);
-                if (loaded->has(formats::kSecNextHopHeader) || loaded->has(formats::kSecHierHopHeader))
+                if (loaded->has(formats::kSecNextHopHeader) ||
+                    loaded->has(formats::kSecHierHopHeader))
                     nextHopStats(*loaded, r["stats"]["next_hop"], errors);
             } else {
                 errors.push_back(g.error().message);
@@ -346,7 +357,7 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
             }
         } else if (c.kind == formats::kKindNextHop || c.kind == formats::kKindHierNextHop) {
             const uint32_t newest = c.kind == formats::kKindNextHop ? formats::kNextHopVersion
-                                                                     : formats::kHierNextHopVersion;
+                                                                    : formats::kHierNextHopVersion;
             if (c.kind_version > newest)
                 errors.push_back("next-hop layout version is newer than this navbake");
             else
@@ -378,8 +389,7 @@ std::string scalarText(const Json& value) {
     if (value.is_number_float()) return fmt::format("{:.6g}", value.get<double>());
     if (value.is_array()) {
         std::string text = "[";
-        for (size_t i = 0; i < value.size(); ++i)
-            text += (i ? ", " : "") + scalarText(value[i]);
+        for (size_t i = 0; i < value.size(); ++i) text += (i ? ", " : "") + scalarText(value[i]);
         return text + "]";
     }
     return value.dump();

@@ -23,8 +23,8 @@ namespace {
 constexpr int kUnbounded = 1 << 24;
 }
 
-void buildCompactField(const voxel::VoxelGrid& grid, const voxel::AgentCells& agent, const TileBox& box,
-                       int threads, CompactField& f) {
+void buildCompactField(const voxel::VoxelGrid& grid, const voxel::AgentCells& agent,
+                       const TileBox& box, int threads, CompactField& f) {
     const int gx0 = std::max(0, box.x0 - box.border);
     const int gz0 = std::max(0, box.z0 - box.border);
     const int gx1 = std::min(int(grid.size_x), box.x1 + box.border);
@@ -53,7 +53,9 @@ void buildCompactField(const voxel::VoxelGrid& grid, const voxel::AgentCells& ag
                 fn(x, z, size_t(z) * size_t(f.width) + size_t(x), row + size_t(x));
         }
     };
-    auto included = [&](const voxel::Span& s) { return s.walkable && s.area != geometry::kObstacleArea; };
+    auto included = [&](const voxel::Span& s) {
+        return s.walkable && s.area != geometry::kObstacleArea;
+    };
 
     // 1. Count the walkable spans of each column; 2. place them.
     f.cells.assign(cell_count + 1, 0);

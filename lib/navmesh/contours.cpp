@@ -485,10 +485,13 @@ void untangle(const std::vector<const Contour*>& raws, std::vector<std::vector<u
             for (int z = z0; z <= z1; ++z)
                 for (int x = x0; x <= x1; ++x) fn(size_t(z) * size_t(bx) + size_t(x));
         };
-        csrBuild<uint32_t>(size_t(bx) * size_t(bz), [&](auto&& emit) {
-            for (uint32_t k = 0; k < segments.size(); ++k)
-                forBuckets(segments[k], [&](size_t b) { emit(b, k); });
-        }, bucket_start, bucket_items);
+        csrBuild<uint32_t>(
+            size_t(bx) * size_t(bz),
+            [&](auto&& emit) {
+                for (uint32_t k = 0; k < segments.size(); ++k)
+                    forBuckets(segments[k], [&](size_t b) { emit(b, k); });
+            },
+            bucket_start, bucket_items);
         for (size_t p = 0; p < keeps.size(); ++p) marked[p].assign(keeps[p].size(), 0);
         bool any = false;
         for (size_t b = 0; b + 1 < bucket_start.size(); ++b) {

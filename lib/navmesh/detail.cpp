@@ -67,12 +67,15 @@ struct RegionSpans {
     std::vector<SpanAt> spans;
 
     explicit RegionSpans(const CompactField& f) {
-        csrBuild<SpanAt>(size_t(f.region_count) + 1, [&](auto&& emit) {
-            for (uint32_t i = 0; i < uint32_t(f.spanCount()); ++i) {
-                const uint32_t r = f.regions[i];
-                if (r != 0 && !(r & kBorderRegion)) emit(r, SpanAt{i, 0});
-            }
-        }, start, spans);
+        csrBuild<SpanAt>(
+            size_t(f.region_count) + 1,
+            [&](auto&& emit) {
+                for (uint32_t i = 0; i < uint32_t(f.spanCount()); ++i) {
+                    const uint32_t r = f.regions[i];
+                    if (r != 0 && !(r & kBorderRegion)) emit(r, SpanAt{i, 0});
+                }
+            },
+            start, spans);
     }
 };
 

@@ -28,9 +28,10 @@ inline constexpr Choice<Partition> kPartitions[] = {{"watershed", Partition::wat
 // Parameters mirror Recast's names and its demo's defaults.
 struct NavmeshParams {
     Partition partition = Partition::watershed;
-    float region_min_size = 8;     // [Units: cells] regions smaller than size^2 cells are dropped
-    float region_merge_size = 20;  // [Units: cells] regions smaller than size^2 merge into neighbours
-    float edge_max_len = 12;       // [Units: m] longest contour edge (0 = unlimited)
+    float region_min_size = 8;  // [Units: cells] regions smaller than size^2 cells are dropped
+    float region_merge_size =
+        20;                   // [Units: cells] regions smaller than size^2 merge into neighbours
+    float edge_max_len = 12;  // [Units: m] longest contour edge (0 = unlimited)
     float edge_max_error = 1.3f;   // [Units: cells] contour simplification tolerance
     int max_verts_per_poly = 6;    // 3..6
     float detail_sample_dist = 6;  // [Units: cells] detail mesh sample spacing (0 = no samples)
@@ -48,20 +49,20 @@ inline constexpr uint32_t kNoNeighbour = 0xFFFFFFFFu;
 // A convex polygon mesh in world coordinates. Vertices are shared between polygons (also across
 // tile borders after stitching); polygons wind counter-clockwise seen from above (+Y).
 struct NavMesh {
-    std::vector<float> vertices;             // x, y, z per vertex [Units: m]
-    std::vector<uint32_t> poly_offsets;      // polygon p uses poly_vertices[poly_offsets[p] ..
-    std::vector<uint32_t> poly_vertices;     //   poly_offsets[p+1]), 3..max_verts_per_poly of them
-    std::vector<uint32_t> poly_neighbours;   // parallel to poly_vertices: the polygon across edge
-                                             //   (v[i], v[i+1 mod n]), or kNoNeighbour
-    std::vector<uint8_t> poly_areas;         // area id per polygon
-    std::vector<uint32_t> poly_regions;      // region id per polygon (unique across tiles)
-    std::vector<uint32_t> poly_tiles;        // tile index per polygon
+    std::vector<float> vertices;            // x, y, z per vertex [Units: m]
+    std::vector<uint32_t> poly_offsets;     // polygon p uses poly_vertices[poly_offsets[p] ..
+    std::vector<uint32_t> poly_vertices;    //   poly_offsets[p+1]), 3..max_verts_per_poly of them
+    std::vector<uint32_t> poly_neighbours;  // parallel to poly_vertices: the polygon across edge
+                                            //   (v[i], v[i+1 mod n]), or kNoNeighbour
+    std::vector<uint8_t> poly_areas;        // area id per polygon
+    std::vector<uint32_t> poly_regions;     // region id per polygon (unique across tiles)
+    std::vector<uint32_t> poly_tiles;       // tile index per polygon
     // Detail height mesh: polygon p's floor is the triangles detail_offsets[p] .. [p+1) of
     // detail_triangles, each 9 floats (3 world-space corners). Their XZ projection covers the
     // polygon; Y follows the real floor within detail_max_error.
     std::vector<uint32_t> detail_offsets;
     std::vector<float> detail_triangles;
-    std::vector<geometry::AreaType> areas;        // area table (from the voxel grid)
+    std::vector<geometry::AreaType> areas;  // area table (from the voxel grid)
     uint32_t region_count = 0;
     uint32_t tiles_x = 1, tiles_z = 1;
     int max_verts_per_poly = 6;

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "lib/common/parallel.h"
-#include "lib/voxel/voxelize.h"
 #include "lib/navmesh/navmesh.h"
+#include "lib/voxel/voxelize.h"
 
 namespace nav::navmesh::internal {
 
@@ -69,8 +69,8 @@ struct RegionSettings {
     int merge_area = 400;  // [Units: cells] region_merge_size^2
 };
 
-void buildCompactField(const voxel::VoxelGrid& grid, const voxel::AgentCells& agent, const TileBox& box,
-                       int threads, CompactField& field);
+void buildCompactField(const voxel::VoxelGrid& grid, const voxel::AgentCells& agent,
+                       const TileBox& box, int threads, CompactField& field);
 void buildDistanceField(CompactField& field, int threads);
 void buildRegions(CompactField& field, const RegionSettings& settings);
 

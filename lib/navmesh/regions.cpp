@@ -134,10 +134,13 @@ public:
         const uint32_t n = uint32_t(f_.spanCount());
         const uint32_t levels = uint32_t(f_.max_dist) / 2 + 1;
         std::vector<uint32_t> start, sorted;
-        csrBuild<uint32_t>(levels, [&](auto&& emit) {
-            for (uint32_t i = 0; i < n; ++i)
-                if (reg_[i] == 0) emit(f_.dist[i] / 2, i);
-        }, start, sorted);
+        csrBuild<uint32_t>(
+            levels,
+            [&](auto&& emit) {
+                for (uint32_t i = 0; i < n; ++i)
+                    if (reg_[i] == 0) emit(f_.dist[i] / 2, i);
+            },
+            start, sorted);
 
         uint32_t next_region = 1;
         int level = (int(f_.max_dist) + 1) & ~1;

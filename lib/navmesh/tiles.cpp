@@ -107,9 +107,11 @@ ParamIssues checkNavmeshParams(const NavmeshParams& p) {
     check.threads("threads", p.threads);
     if (check.issues.empty()) {
         check.require(double(p.region_min_size) * p.region_min_size <= 1e9, "region_min_size",
-                      fmt::format("{}", p.region_min_size), "at most 31622 (its square is an area)");
+                      fmt::format("{}", p.region_min_size),
+                      "at most 31622 (its square is an area)");
         check.require(double(p.region_merge_size) * p.region_merge_size <= 1e9, "region_merge_size",
-                      fmt::format("{}", p.region_merge_size), "at most 31622 (its square is an area)");
+                      fmt::format("{}", p.region_merge_size),
+                      "at most 31622 (its square is an area)");
     }
     return check.issues;
 }
@@ -137,7 +139,8 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& 
     // Metres to whole cells, rounded down (12 m / 0.3 m is 40 cells), at least 1.
     contour_settings.max_edge_len =
         params.edge_max_len > 0
-            ? std::max(1, voxel::metresToCells(params.edge_max_len, grid.cell_size, voxel::CellRounding::down, 1000000))
+            ? std::max(1, voxel::metresToCells(params.edge_max_len, grid.cell_size,
+                                               voxel::CellRounding::down, 1000000))
             : 0;
     contour_settings.weld_tolerance = kWeldTolerance;
     contour_settings.floor_gap = std::max(1, agent.height / 2);

@@ -23,8 +23,9 @@ constexpr uint32_t kMaxEntrances = 30000;  // the entrance table holds entrances
 }  // namespace
 
 uint64_t HierTable::bytes() const {
-    uint64_t total = intra.size() + 8 * (intra_offsets.size() + distance_offsets.size()) +
-                     4 * (node_to_entrance.size() + entrance_to_node.size() + entrance_distances.size());
+    uint64_t total =
+        intra.size() + 8 * (intra_offsets.size() + distance_offsets.size()) +
+        4 * (node_to_entrance.size() + entrance_to_node.size() + entrance_distances.size());
     for (const auto& a : arrays) total += 4 * a.size();
     return total;
 }
@@ -33,7 +34,8 @@ Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters&
                                  const BuildParams& params, Context& context, BuildStats* stats) {
     const auto start = std::chrono::steady_clock::now();
     if (g.header.flags & formats::kGraphFlagImplicitVolume)
-        return inputError("next-hop tables need an explicit graph; volume graphs are not supported");
+        return inputError(
+            "next-hop tables need an explicit graph; volume graphs are not supported");
     cluster::HierarchyParams hp;
     hp.levels = 1;
     hp.threads = params.threads;
@@ -43,11 +45,13 @@ Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters&
     const uint32_t n = uint32_t(g.nodeCount()), k = clusters.count();
     const uint32_t entrances = uint32_t(h.entrances.size());
     if (entrances > kMaxEntrances)
-        return inputError("{} entrances would need an entrance table of {} entries; use larger "
-                          "clusters ('navbake cluster --cluster-size')",
-                          entrances, uint64_t(entrances) * entrances);
+        return inputError(
+            "{} entrances would need an entrance table of {} entries; use larger "
+            "clusters ('navbake cluster --cluster-size')",
+            entrances, uint64_t(entrances) * entrances);
     uint32_t max_degree = 0;
-    for (uint32_t v = 0; v < n; ++v) max_degree = std::max(max_degree, g.edge_offsets[v + 1] - g.edge_offsets[v]);
+    for (uint32_t v = 0; v < n; ++v)
+        max_degree = std::max(max_degree, g.edge_offsets[v + 1] - g.edge_offsets[v]);
 
     HierTable t;
     formats::HierNextHopHeader& hh = t.header;
@@ -89,37 +93,46 @@ Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters&
     // the edge among the member's graph edges).
     const CsrGraph<float> forward{g.edge_offsets, g.edge_targets, g.edge_costs};
     uint64_t progress = 0;
-    Status s = runParallel("next-hop clusters", k, resolveThreads(params.threads), context, progress, k,
-                           [&](size_t task) {
-        if (context.cancelled()) throw StageCancelled{};
-        const uint32_t c = uint32_t(task);
-        thread_local Dijkstra<double, FirstMoveLabels> search;
-        const std::vector<uint32_t> nodes(h.members.begin() + mo[c], h.members.begin() + mo[c + 1]);
-        const uint32_t size = uint32_t(nodes.size()), ents = eo[c + 1] - eo[c];
-        for (uint32_t i = 0; i < size; ++i) {
-            const uint32_t src = nodes[i];
-            search.reset(n);
-            search.addSource(src);
-            search.run(forward, SameLabel{node_cluster.data(), c});
-            uint8_t* row = t.intra.data() + t.intra_offsets[c] + uint64_t(i) * size * hh.symbol_bytes;
-            for (uint32_t j = 0; j < size; ++j) {
-                const uint32_t first = search.label(nodes[j]);
-                const uint32_t symbol = first == kNoLabel ? none_symbol : first;
-                if (hh.symbol_bytes == 1) row[j] = uint8_t(symbol);
-                else formats::storeLe16(row + 2 * j, uint16_t(symbol));
+    Status s = runParallel(
+        "next-hop clusters", k, resolveThreads(params.threads), context, progress, k,
+        [&](size_t task) {
+            if (context.cancelled()) throw StageCancelled{};
+            const uint32_t c = uint32_t(task);
+            thread_local Dijkstra<double, FirstMoveLabels> search;
+            const std::vector<uint32_t> nodes(h.members.begin() + mo[c],
+                                              h.members.begin() + mo[c + 1]);
+            const uint32_t size = uint32_t(nodes.size()), ents = eo[c + 1] - eo[c];
+            for (uint32_t i = 0; i < size; ++i) {
+                const uint32_t src = nodes[i];
+                search.reset(n);
+                search.addSource(src);
+                search.run(forward, SameLabel{node_cluster.data(), c});
+                uint8_t* row =
+                    t.intra.data() + t.intra_offsets[c] + uint64_t(i) * size * hh.symbol_bytes;
+                for (uint32_t j = 0; j < size; ++j) {
+                    const uint32_t first = search.label(nodes[j]);
+                    const uint32_t symbol = first == kNoLabel ? none_symbol : first;
+                    if (hh.symbol_bytes == 1)
+                        row[j] = uint8_t(symbol);
+                    else
+                        formats::storeLe16(row + 2 * j, uint16_t(symbol));
+                }
+                float* to_entrance =
+                    t.node_to_entrance.data() + t.distance_offsets[c] + uint64_t(i) * ents;
+                for (uint32_t a = 0; a < ents; ++a)
+                    to_entrance[a] = float(search.dist(h.entrances[eo[c] + a]));
+                // An entrance's row: its distances to every member.
+                const auto it = std::lower_bound(h.entrances.begin() + eo[c],
+                                                 h.entrances.begin() + eo[c + 1], src);
+                if (it != h.entrances.begin() + eo[c + 1] && *it == src) {
+                    const uint32_t a = uint32_t(it - (h.entrances.begin() + eo[c]));
+                    float* from_entrance =
+                        t.entrance_to_node.data() + t.distance_offsets[c] + uint64_t(a) * size;
+                    for (uint32_t j = 0; j < size; ++j)
+                        from_entrance[j] = float(search.dist(nodes[j]));
+                }
             }
-            float* to_entrance = t.node_to_entrance.data() + t.distance_offsets[c] + uint64_t(i) * ents;
-            for (uint32_t a = 0; a < ents; ++a)
-                to_entrance[a] = float(search.dist(h.entrances[eo[c] + a]));
-            // An entrance's row: its distances to every member.
-            const auto it = std::lower_bound(h.entrances.begin() + eo[c], h.entrances.begin() + eo[c + 1], src);
-            if (it != h.entrances.begin() + eo[c + 1] && *it == src) {
-                const uint32_t a = uint32_t(it - (h.entrances.begin() + eo[c]));
-                float* from_entrance = t.entrance_to_node.data() + t.distance_offsets[c] + uint64_t(a) * size;
-                for (uint32_t j = 0; j < size; ++j) from_entrance[j] = float(search.dist(nodes[j]));
-            }
-        }
-    });
+        });
     if (!s) return s.error();
 
     // Entrance graph: all-pairs distances and next entrance.
@@ -131,25 +144,27 @@ Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters&
         for (uint32_t e = h.entrance_edge_offsets[u]; e < h.entrance_edge_offsets[u + 1]; ++e)
             visit(h.entrance_edge_targets[e], h.entrance_edge_costs[e], h.entrance_edge_targets[e]);
     }};
-    s = runParallel("next-hop entrances", entrances, resolveThreads(params.threads), context, progress,
-                    entrances, [&](size_t task) {
-        if (context.cancelled()) throw StageCancelled{};
-        thread_local Dijkstra<double, FirstMoveLabels> search;
-        const uint32_t src = uint32_t(task);
-        search.reset(entrances);
-        search.addSource(src);
-        search.run(entrance_edges);
-        for (uint32_t j = 0; j < entrances; ++j) {
-            t.entrance_distances[uint64_t(src) * entrances + j] = float(search.dist(j));
-            next[uint64_t(src) * entrances + j] = j == src ? kNone : search.label(j);
-        }
-    });
+    s = runParallel(
+        "next-hop entrances", entrances, resolveThreads(params.threads), context, progress,
+        entrances, [&](size_t task) {
+            if (context.cancelled()) throw StageCancelled{};
+            thread_local Dijkstra<double, FirstMoveLabels> search;
+            const uint32_t src = uint32_t(task);
+            search.reset(entrances);
+            search.addSource(src);
+            search.run(entrance_edges);
+            for (uint32_t j = 0; j < entrances; ++j) {
+                t.entrance_distances[uint64_t(src) * entrances + j] = float(search.dist(j));
+                next[uint64_t(src) * entrances + j] = j == src ? kNone : search.label(j);
+            }
+        });
     if (!s) return s.error();
     if (stats) {
         stats->rows = n;
         stats->raw_rle_bytes = t.bytes();
         stats->milliseconds =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
     }
     return t;
 }
@@ -178,8 +193,9 @@ void addHierTableSections(formats::ContainerWriter& writer, const HierTable& t) 
 }
 
 Status saveHierTable(const std::filesystem::path& path, const HierTable& t) {
-    return saveTableContainer(path, formats::kKindHierNextHop, formats::kHierNextHopVersion,
-                              [&](formats::ContainerWriter& writer) { addHierTableSections(writer, t); });
+    return saveTableContainer(
+        path, formats::kKindHierNextHop, formats::kHierNextHopVersion,
+        [&](formats::ContainerWriter& writer) { addHierTableSections(writer, t); });
 }
 
 Result<HierTable> loadHierTable(const std::filesystem::path& path) {

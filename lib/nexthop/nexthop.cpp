@@ -33,7 +33,8 @@ std::string humanBytes(uint64_t bytes) {
         value /= 1024;
         ++unit;
     }
-    return unit == 0 ? fmt::format("{} bytes", bytes) : fmt::format("{:.1f} {}", value, units[unit]);
+    return unit == 0 ? fmt::format("{} bytes", bytes)
+                     : fmt::format("{:.1f} {}", value, units[unit]);
 }
 
 // The graph with integer costs, forward and backward.
@@ -51,8 +52,9 @@ struct IntGraph {
 
 Result<IntGraph> integerGraph(const graph::Graph& g) {
     if (g.header.flags & formats::kGraphFlagImplicitVolume)
-        return inputError("next-hop tables need an explicit graph; volume graphs (implicit "
-                          "26-connected voxels) are not supported");
+        return inputError(
+            "next-hop tables need an explicit graph; volume graphs (implicit "
+            "26-connected voxels) are not supported");
     IntGraph ig;
     ig.n = uint32_t(g.nodeCount());
     ig.offsets = g.edge_offsets;
@@ -69,8 +71,10 @@ Result<IntGraph> integerGraph(const graph::Graph& g) {
         max_cost = std::max(max_cost, ig.costs[e]);
     }
     if (ig.n > 0 && max_cost > (uint64_t(1) << 62) / ig.n)
-        return inputError("edge costs up to {} over {} nodes could overflow the table's integer "
-                          "path costs", double(max_cost) / scale, ig.n);
+        return inputError(
+            "edge costs up to {} over {} nodes could overflow the table's integer "
+            "path costs",
+            double(max_cost) / scale, ig.n);
     ig.rev = reverseEdges<uint64_t>(ig.offsets, ig.targets, ig.costs);
     for (uint32_t u = 0; u < ig.n; ++u)
         ig.max_degree = std::max(ig.max_degree, ig.offsets[u + 1] - ig.offsets[u]);
@@ -112,8 +116,10 @@ void fillDontCares(std::vector<uint32_t>& symbols) {
         }
     if (last == kDontCare) last = 0;
     for (uint32_t& v : symbols) {
-        if (v == kDontCare) v = last;
-        else last = v;
+        if (v == kDontCare)
+            v = last;
+        else
+            last = v;
     }
 }
 
@@ -125,9 +131,12 @@ void rowSymbols(const IntGraph& g, uint32_t s, const std::vector<uint32_t>& rank
     w.search.run(g.forward());
     for (uint32_t t = 0; t < g.n; ++t) {
         uint32_t symbol;
-        if (t == s || g.components[t] != g.components[s]) symbol = kDontCare;
-        else if (w.search.dist(t) == kInfinity) symbol = unreachable;
-        else symbol = w.search.label(t);
+        if (t == s || g.components[t] != g.components[s])
+            symbol = kDontCare;
+        else if (w.search.dist(t) == kInfinity)
+            symbol = unreachable;
+        else
+            symbol = w.search.label(t);
         w.symbols[ranks[t]] = symbol;
     }
     fillDontCares(w.symbols);
@@ -148,8 +157,10 @@ uint64_t appendRow(const std::vector<uint32_t>& symbols, uint32_t symbol_bytes,
     uint8_t* sym = p + 4 + 4 * starts.size();
     for (size_t i = 0; i < starts.size(); ++i) {
         const uint32_t v = symbols[starts[i]];
-        if (symbol_bytes == 1) sym[i] = uint8_t(v);
-        else formats::storeLe16(sym + 2 * i, uint16_t(v));
+        if (symbol_bytes == 1)
+            sym[i] = uint8_t(v);
+        else
+            formats::storeLe16(sym + 2 * i, uint16_t(v));
     }
     return starts.size();
 }
@@ -209,7 +220,8 @@ Status expandRow(const Table& t, const BlockView& b, uint32_t row, std::vector<u
     out.assign(n, 0);
     for (uint32_t i = 0; i < r.runs; ++i) {
         const uint32_t start = formats::loadLe32(r.starts + 4 * size_t(i));
-        const uint32_t stop = i + 1 < r.runs ? formats::loadLe32(r.starts + 4 * (size_t(i) + 1)) : n;
+        const uint32_t stop =
+            i + 1 < r.runs ? formats::loadLe32(r.starts + 4 * (size_t(i) + 1)) : n;
         const uint8_t* sym = r.symbols + sb * size_t(i);
         const uint32_t value = sb == 1 ? *sym : formats::loadLe16(sym);
         if ((i == 0 && start != 0) || stop <= start || stop > n)
@@ -245,8 +257,9 @@ struct NodeKey {
 };
 NodeKey nodeKey(const graph::Graph& g, uint32_t v) {
     if (!g.cells.empty())
-        return {g.cells[v].column, (uint64_t(std::bit_cast<uint32_t>(float(g.cells[v].y))) << 32) |
-                                       uint64_t(std::bit_cast<uint32_t>(g.positions[3 * size_t(v) + 1]))};
+        return {g.cells[v].column,
+                (uint64_t(std::bit_cast<uint32_t>(float(g.cells[v].y))) << 32) |
+                    uint64_t(std::bit_cast<uint32_t>(g.positions[3 * size_t(v) + 1]))};
     const uint32_t x = std::bit_cast<uint32_t>(g.positions[3 * size_t(v)]);
     const uint32_t y = std::bit_cast<uint32_t>(g.positions[3 * size_t(v) + 1]);
     const uint32_t z = std::bit_cast<uint32_t>(g.positions[3 * size_t(v) + 2]);
@@ -353,16 +366,18 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
     }
     if (stats) stats->estimated_bytes = estimate;
     if (params.max_memory > 0 && estimate > params.max_memory)
-        return inputError("the next-hop table of {} nodes needs an estimated {} (the raw n^2 table "
-                          "would be {}), above --max-memory {}; raise the budget or build the "
-                          "hierarchical table instead ('navbake nexthop GRAPH --clusters FILE.clu')",
-                          n, humanBytes(estimate), humanBytes(uint64_t(n) * n * h.symbol_bytes),
-                          humanBytes(params.max_memory));
+        return inputError(
+            "the next-hop table of {} nodes needs an estimated {} (the raw n^2 table "
+            "would be {}), above --max-memory {}; raise the budget or build the "
+            "hierarchical table instead ('navbake nexthop GRAPH --clusters FILE.clu')",
+            n, humanBytes(estimate), humanBytes(uint64_t(n) * n * h.symbol_bytes),
+            humanBytes(params.max_memory));
 
     uint32_t first_block = 0, end_block = h.block_count;
     if (params.shard_count > 0) {
         first_block = uint32_t(uint64_t(h.block_count) * params.shard_index / params.shard_count);
-        end_block = uint32_t(uint64_t(h.block_count) * (params.shard_index + 1) / params.shard_count);
+        end_block =
+            uint32_t(uint64_t(h.block_count) * (params.shard_index + 1) / params.shard_count);
         h.flags = formats::kNextHopFlagPartial;
         h.first_block = first_block;
         h.stored_blocks = end_block - first_block;
@@ -373,16 +388,18 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
     std::vector<std::vector<uint8_t>> frames(blocks);
     std::vector<uint64_t> runs(blocks, 0), raw(blocks, 0);
     uint64_t progress = 0;
-    Status s = runParallel("next-hop rows", blocks, resolveThreads(params.threads), context, progress,
-                           blocks, [&](size_t task) {
-        if (context.cancelled()) throw StageCancelled{};
-        thread_local Workspace w;
-        w.ensure(n);
-        runs[task] = buildBlock(
-            first_block + uint32_t(task), h.block_rows, n, h.symbol_bytes, w,
-            [&](uint32_t rank, Workspace& ws) { rowSymbols(g, order[rank], t.ranks, unreachable, ws); },
-            frames[task], &raw[task]);
-    });
+    Status s = runParallel("next-hop rows", blocks, resolveThreads(params.threads), context,
+                           progress, blocks, [&](size_t task) {
+                               if (context.cancelled()) throw StageCancelled{};
+                               thread_local Workspace w;
+                               w.ensure(n);
+                               runs[task] = buildBlock(
+                                   first_block + uint32_t(task), h.block_rows, n, h.symbol_bytes, w,
+                                   [&](uint32_t rank, Workspace& ws) {
+                                       rowSymbols(g, order[rank], t.ranks, unreachable, ws);
+                                   },
+                                   frames[task], &raw[task]);
+                           });
     if (!s) return s.error();
     collectBlocks(t, frames);
     for (uint64_t r : runs) h.run_count += r;
@@ -393,7 +410,8 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
         stats->raw_rle_bytes = 0;
         for (uint64_t r : raw) stats->raw_rle_bytes += r;
         stats->milliseconds =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
     }
     return t;
 }
@@ -412,9 +430,11 @@ Result<Table> mergeShards(const std::vector<Table>& parts,
         if (h.shard_count != count || h.node_count != first.node_count ||
             h.graph_fingerprint != first.graph_fingerprint || h.block_rows != first.block_rows ||
             h.symbol_bytes != first.symbol_bytes || parts[i].ranks != parts[0].ranks)
-            return inputError("{} is shard {}/{} of another table than {} (shard {}/{}): graph or "
-                              "layout differ", name, h.shard_index, h.shard_count,
-                              paths[0].string(), first.shard_index, first.shard_count);
+            return inputError(
+                "{} is shard {}/{} of another table than {} (shard {}/{}): graph or "
+                "layout differ",
+                name, h.shard_index, h.shard_count, paths[0].string(), first.shard_index,
+                first.shard_count);
         if (slot[h.shard_index] >= 0)
             return inputError("{} and {} are both shard {}/{}", paths[slot[h.shard_index]].string(),
                               name, h.shard_index, count);
@@ -477,8 +497,8 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     const IntGraph& og = *old_ig;
     const IntGraph& ng = *new_ig;
     if (old_table.header.node_count != og.n)
-        return inputError("the old table holds {} nodes, the old graph {}", old_table.header.node_count,
-                          og.n);
+        return inputError("the old table holds {} nodes, the old graph {}",
+                          old_table.header.node_count, og.n);
     Table t = emptyTable(ng, new_graph, old_table.header.block_rows);
     formats::NextHopHeader& h = t.header;
     const uint32_t n = ng.n;
@@ -501,7 +521,8 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     for (uint32_t v = 0; v < og.n; ++v) st.nodes_removed += to_new[v] == kNone;
 
     // Cheapest edge cost per (u, v) pair, old ids, in both versions.
-    auto cheapest = [](const IntGraph& g, uint32_t u, uint32_t v, const std::vector<uint32_t>* map) {
+    auto cheapest = [](const IntGraph& g, uint32_t u, uint32_t v,
+                       const std::vector<uint32_t>* map) {
         uint64_t best = kInfinity;
         for (uint32_t e = g.offsets[u]; e < g.offsets[u + 1]; ++e) {
             const uint32_t w = map ? (*map)[g.targets[e]] : g.targets[e];
@@ -527,7 +548,8 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     for (uint32_t u = 0; u < n; ++u)
         for (uint32_t e = ng.offsets[u]; e < ng.offsets[u + 1]; ++e) {
             const uint32_t ou = to_old[u], ov = to_old[ng.targets[e]];
-            const uint64_t before = ou == kNone || ov == kNone ? kInfinity : cheapest(og, ou, ov, nullptr);
+            const uint64_t before =
+                ou == kNone || ov == kNone ? kInfinity : cheapest(og, ou, ov, nullptr);
             if (ng.costs[e] < before) {
                 if (ou != kNone) touched_old[ou] = 1;
                 if (ov != kNone) touched_old[ov] = 1;
@@ -558,7 +580,8 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
                 }
             };
             for (uint32_t e = ng.offsets[u]; e < ng.offsets[u + 1]; ++e) visit(ng.targets[e]);
-            for (uint32_t e = ng.rev.offsets[u]; e < ng.rev.offsets[u + 1]; ++e) visit(ng.rev.targets[e]);
+            for (uint32_t e = ng.rev.offsets[u]; e < ng.rev.offsets[u + 1]; ++e)
+                visit(ng.rev.targets[e]);
         }
         frontier.swap(next_frontier);
     }
@@ -578,16 +601,16 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     for (auto& a : affected) a.store(0, std::memory_order_relaxed);
     uint64_t progress = 0;
     const bool edited = !near_nodes.empty() || og.n != n;
-    Status s = runParallel("next-hop changes", boundary.size(), resolveThreads(params.threads), context,
-                           progress, boundary.size(), [&](size_t i) {
-        if (context.cancelled()) throw StageCancelled{};
-        thread_local Dijkstra<uint64_t> old_search, new_search;
-        const auto before = distancesTo(og, to_old[boundary[i]], old_search);
-        const auto after = distancesTo(ng, boundary[i], new_search);
-        for (uint32_t x = 0; x < og.n; ++x)
-            if (to_new[x] != kNone && before[x] != after[to_new[x]])
-                affected[x].store(1, std::memory_order_relaxed);
-    });
+    Status s = runParallel("next-hop changes", boundary.size(), resolveThreads(params.threads),
+                           context, progress, boundary.size(), [&](size_t i) {
+                               if (context.cancelled()) throw StageCancelled{};
+                               thread_local Dijkstra<uint64_t> old_search, new_search;
+                               const auto before = distancesTo(og, to_old[boundary[i]], old_search);
+                               const auto after = distancesTo(ng, boundary[i], new_search);
+                               for (uint32_t x = 0; x < og.n; ++x)
+                                   if (to_new[x] != kNone && before[x] != after[to_new[x]])
+                                       affected[x].store(1, std::memory_order_relaxed);
+                           });
     if (!s) return s.error();
     // Rows to recompute (new ids): new nodes, changed own edges, affected self or successor.
     std::vector<uint8_t> recompute(n, 0);
@@ -614,33 +637,37 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     {
         uint64_t count = 0;
         for (uint8_t r : recompute) count += r;
-        context.debug("next-hop update: {} nodes near the edit, {} boundary nodes, {} rows to "
-                      "recompute", near_nodes.size(), boundary.size(), count);
+        context.debug(
+            "next-hop update: {} nodes near the edit, {} boundary nodes, {} rows to "
+            "recompute",
+            near_nodes.size(), boundary.size(), count);
     }
     // Columns of the targets near the edit: first moves from one backward search each.
     if (near_nodes.size() > n / 4) near_nodes.clear();
     std::vector<std::vector<uint32_t>> columns(near_nodes.size());
     s = runParallel("next-hop columns", near_nodes.size(), resolveThreads(params.threads), context,
                     progress, near_nodes.size(), [&](size_t i) {
-        if (context.cancelled()) throw StageCancelled{};
-        thread_local Dijkstra<uint64_t> search;
-        const uint32_t z = near_nodes[i];
-        const auto dz = distancesTo(ng, z, search);
-        std::vector<uint32_t>& column = columns[i];
-        column.assign(n, kDontCare);
-        for (uint32_t x = 0; x < n; ++x) {
-            if (recompute[x] || x == z || ng.components[x] != ng.components[z]) continue;
-            if (dz[x] == kInfinity) {
-                column[x] = unreachable;
-                continue;
-            }
-            for (uint32_t e = ng.offsets[x]; e < ng.offsets[x + 1]; ++e)
-                if (dz[ng.targets[e]] != kInfinity && ng.costs[e] + dz[ng.targets[e]] == dz[x]) {
-                    column[x] = e - ng.offsets[x];
-                    break;
-                }
-        }
-    });
+                        if (context.cancelled()) throw StageCancelled{};
+                        thread_local Dijkstra<uint64_t> search;
+                        const uint32_t z = near_nodes[i];
+                        const auto dz = distancesTo(ng, z, search);
+                        std::vector<uint32_t>& column = columns[i];
+                        column.assign(n, kDontCare);
+                        for (uint32_t x = 0; x < n; ++x) {
+                            if (recompute[x] || x == z || ng.components[x] != ng.components[z])
+                                continue;
+                            if (dz[x] == kInfinity) {
+                                column[x] = unreachable;
+                                continue;
+                            }
+                            for (uint32_t e = ng.offsets[x]; e < ng.offsets[x + 1]; ++e)
+                                if (dz[ng.targets[e]] != kInfinity &&
+                                    ng.costs[e] + dz[ng.targets[e]] == dz[x]) {
+                                    column[x] = e - ng.offsets[x];
+                                    break;
+                                }
+                        }
+                    });
     if (!s) return s.error();
     std::vector<uint32_t> column_of(n, kNone);
     for (uint32_t i = 0; i < near_nodes.size(); ++i) column_of[near_nodes[i]] = i;
@@ -653,61 +680,66 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     std::vector<std::vector<uint8_t>> frames(h.block_count);
     std::vector<uint64_t> runs(h.block_count, 0);
     std::atomic<uint64_t> recomputed{0}, failed{0};
-    s = runParallel("next-hop rows", h.block_count, resolveThreads(params.threads), context, progress,
-                    h.block_count, [&](size_t task) {
-        if (context.cancelled()) throw StageCancelled{};
-        thread_local Workspace w;
-        w.ensure(n);
-        BlockView cached;
-        uint32_t cached_block = kNone;
-        std::vector<uint32_t> old_row;
-        runs[task] = buildBlock(uint32_t(task), h.block_rows, n, h.symbol_bytes, w,
-                                [&](uint32_t rank, Workspace& ws) {
-            const uint32_t v = order[rank];
-            if (recompute[v]) {
-                recomputed.fetch_add(1, std::memory_order_relaxed);
-                rowSymbols(ng, v, t.ranks, unreachable, ws);
-                return;
-            }
-            const uint32_t o = to_old[v];
-            const uint32_t old_rank = old_table.ranks[o];
-            const uint32_t block = old_rank / old_table.header.block_rows;
-            if (block != cached_block) {
-                if (!decompressBlock(old_table, block, cached)) {
-                    failed.fetch_add(1);
-                    cached_block = kNone;
-                    std::fill(ws.symbols.begin(), ws.symbols.end(), 0);
-                    return;
-                }
-                cached_block = block;
-            }
-            if (!expandRow(old_table, cached, old_rank % old_table.header.block_rows, old_row)) {
-                failed.fetch_add(1);
-                std::fill(ws.symbols.begin(), ws.symbols.end(), 0);
-                return;
-            }
-            for (uint32_t target = 0; target < n; ++target) {
-                uint32_t symbol;
-                if (target == v || ng.components[target] != ng.components[v]) {
-                    symbol = kDontCare;
-                } else if (column_of[target] != kNone) {
-                    symbol = columns[column_of[target]][v];
-                } else if (og.components[o] != og.components[to_old[target]]) {
-                    // Joined components, distances unchanged (else the row would be recomputed):
-                    // still no path, now inside one component.
-                    symbol = unreachable;
-                } else {
-                    symbol = old_row[old_table.ranks[to_old[target]]];
-                    if (symbol == old_unreachable) symbol = unreachable;
-                }
-                ws.symbols[t.ranks[target]] = symbol;
-            }
-            fillDontCares(ws.symbols);
-        }, frames[task], nullptr);
-    });
+    s = runParallel("next-hop rows", h.block_count, resolveThreads(params.threads), context,
+                    progress, h.block_count, [&](size_t task) {
+                        if (context.cancelled()) throw StageCancelled{};
+                        thread_local Workspace w;
+                        w.ensure(n);
+                        BlockView cached;
+                        uint32_t cached_block = kNone;
+                        std::vector<uint32_t> old_row;
+                        runs[task] = buildBlock(
+                            uint32_t(task), h.block_rows, n, h.symbol_bytes, w,
+                            [&](uint32_t rank, Workspace& ws) {
+                                const uint32_t v = order[rank];
+                                if (recompute[v]) {
+                                    recomputed.fetch_add(1, std::memory_order_relaxed);
+                                    rowSymbols(ng, v, t.ranks, unreachable, ws);
+                                    return;
+                                }
+                                const uint32_t o = to_old[v];
+                                const uint32_t old_rank = old_table.ranks[o];
+                                const uint32_t block = old_rank / old_table.header.block_rows;
+                                if (block != cached_block) {
+                                    if (!decompressBlock(old_table, block, cached)) {
+                                        failed.fetch_add(1);
+                                        cached_block = kNone;
+                                        std::fill(ws.symbols.begin(), ws.symbols.end(), 0);
+                                        return;
+                                    }
+                                    cached_block = block;
+                                }
+                                if (!expandRow(old_table, cached,
+                                               old_rank % old_table.header.block_rows, old_row)) {
+                                    failed.fetch_add(1);
+                                    std::fill(ws.symbols.begin(), ws.symbols.end(), 0);
+                                    return;
+                                }
+                                for (uint32_t target = 0; target < n; ++target) {
+                                    uint32_t symbol;
+                                    if (target == v || ng.components[target] != ng.components[v]) {
+                                        symbol = kDontCare;
+                                    } else if (column_of[target] != kNone) {
+                                        symbol = columns[column_of[target]][v];
+                                    } else if (og.components[o] != og.components[to_old[target]]) {
+                                        // Joined components, distances unchanged (else the row
+                                        // would be recomputed): still no path, now inside one
+                                        // component.
+                                        symbol = unreachable;
+                                    } else {
+                                        symbol = old_row[old_table.ranks[to_old[target]]];
+                                        if (symbol == old_unreachable) symbol = unreachable;
+                                    }
+                                    ws.symbols[t.ranks[target]] = symbol;
+                                }
+                                fillDontCares(ws.symbols);
+                            },
+                            frames[task], nullptr);
+                    });
     if (!s) return s.error();
     if (failed.load() > 0)
-        return inputError("the old table's blocks do not decode ({} rows); rebuild it", failed.load());
+        return inputError("the old table's blocks do not decode ({} rows); rebuild it",
+                          failed.load());
     collectBlocks(t, frames);
     for (uint64_t r : runs) h.run_count += r;
     st.rows_total = n;
@@ -729,15 +761,18 @@ void addNextHopSections(formats::ContainerWriter& writer, const Table& t) {
 }
 
 Status saveTable(const std::filesystem::path& path, const Table& t) {
-    return saveTableContainer(path, formats::kKindNextHop, formats::kNextHopVersion,
-                              [&](formats::ContainerWriter& writer) { addNextHopSections(writer, t); });
+    return saveTableContainer(
+        path, formats::kKindNextHop, formats::kNextHopVersion,
+        [&](formats::ContainerWriter& writer) { addNextHopSections(writer, t); });
 }
 
 Result<Table> loadTable(const std::filesystem::path& path) {
     auto container = loadContainer(path, formats::kKindNextHop, formats::kNextHopVersion);
     if (!container) return container.error();
     Table t;
-    if (Status s = container->header(formats::kSecNextHopHeader, formats::decodeNextHopHeader, t.header); !s)
+    if (Status s =
+            container->header(formats::kSecNextHopHeader, formats::decodeNextHopHeader, t.header);
+        !s)
         return s.error();
     const formats::NextHopHeader& h = t.header;
     auto ranks = container->section(formats::kSecNextHopRanks);
@@ -748,9 +783,9 @@ Result<Table> loadTable(const std::filesystem::path& path) {
     if (!blocks) return blocks.error();
     // navrt's checks, plus that the ranks are a permutation (navrt has no scratch memory for it).
     std::vector<uint8_t> rank_seen(h.node_count, 0);
-    if (formats::Error e = formats::validateNextHopSections(h, {ranks->data(), ranks->size(), true},
-                                                            {offsets->data(), offsets->size(), true},
-                                                            blocks->size(), rank_seen.data()))
+    if (formats::Error e = formats::validateNextHopSections(
+            h, {ranks->data(), ranks->size(), true}, {offsets->data(), offsets->size(), true},
+            blocks->size(), rank_seen.data()))
         return containerError(path, e);
     t.ranks.resize(h.node_count);
     if (!t.ranks.empty()) std::memcpy(t.ranks.data(), ranks->data(), ranks->size());
@@ -760,14 +795,15 @@ Result<Table> loadTable(const std::filesystem::path& path) {
     return t;
 }
 
-Status checkMatches(const Table& t, const std::filesystem::path& table_path,
-                    const graph::Graph& g, const std::filesystem::path& graph_path) {
+Status checkMatches(const Table& t, const std::filesystem::path& table_path, const graph::Graph& g,
+                    const std::filesystem::path& graph_path) {
     const uint64_t fingerprint = graph::graphFingerprint(g);
     if (t.header.node_count != g.nodeCount() || t.header.graph_fingerprint != fingerprint)
-        return inputError("{} was built for another graph ({} nodes, fingerprint {:016x}) than {} "
-                          "({} nodes, fingerprint {:016x}); rebuild it with 'navbake nexthop {}'",
-                          table_path.string(), t.header.node_count, t.header.graph_fingerprint,
-                          graph_path.string(), g.nodeCount(), fingerprint, graph_path.string());
+        return inputError(
+            "{} was built for another graph ({} nodes, fingerprint {:016x}) than {} "
+            "({} nodes, fingerprint {:016x}); rebuild it with 'navbake nexthop {}'",
+            table_path.string(), t.header.node_count, t.header.graph_fingerprint,
+            graph_path.string(), g.nodeCount(), fingerprint, graph_path.string());
     return {};
 }
 
@@ -784,12 +820,18 @@ bool parseSize(const std::string& text, uint64_t& bytes) {
     std::string unit = text.substr(i);
     for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
     int shift = 0;
-    if (unit.empty() || unit == "B") shift = 0;
-    else if (unit == "K" || unit == "KB" || unit == "KIB") shift = 10;
-    else if (unit == "M" || unit == "MB" || unit == "MIB") shift = 20;
-    else if (unit == "G" || unit == "GB" || unit == "GIB") shift = 30;
-    else if (unit == "T" || unit == "TB" || unit == "TIB") shift = 40;
-    else return false;
+    if (unit.empty() || unit == "B")
+        shift = 0;
+    else if (unit == "K" || unit == "KB" || unit == "KIB")
+        shift = 10;
+    else if (unit == "M" || unit == "MB" || unit == "MIB")
+        shift = 20;
+    else if (unit == "G" || unit == "GB" || unit == "GIB")
+        shift = 30;
+    else if (unit == "T" || unit == "TB" || unit == "TIB")
+        shift = 40;
+    else
+        return false;
     bytes = value << shift;
     return true;
 }

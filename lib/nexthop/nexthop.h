@@ -20,22 +20,22 @@
 #include <vector>
 
 #include "formats/layouts.h"
+#include "lib/cluster/cluster.h"
 #include "lib/common/context.h"
 #include "lib/common/file_io.h"
 #include "lib/common/result.h"
 #include "lib/common/stage.h"
-#include "lib/cluster/cluster.h"
 #include "lib/graph/graph.h"
 
 namespace nav::nexthop {
 
 struct BuildParams {
-    int threads = 0;            // 0 = all hardware threads; the output does not depend on it
-    uint64_t max_memory = 0;    // [Units: bytes] 0 = no limit. Flat tables: checked against an
-                                //   estimate before building; hierarchical: the table's size
-    uint32_t shard_index = 0;   // --shard K/N: rows of shard K only (a partial file)
-    uint32_t shard_count = 0;   // 0 = the whole table
-    uint32_t block_rows = 32;   // rows per compressed block (power of two, 1..kMaxBlockRows)
+    int threads = 0;           // 0 = all hardware threads; the output does not depend on it
+    uint64_t max_memory = 0;   // [Units: bytes] 0 = no limit. Flat tables: checked against an
+                               //   estimate before building; hierarchical: the table's size
+    uint32_t shard_index = 0;  // --shard K/N: rows of shard K only (a partial file)
+    uint32_t shard_count = 0;  // 0 = the whole table
+    uint32_t block_rows = 32;  // rows per compressed block (power of two, 1..kMaxBlockRows)
 };
 inline constexpr uint32_t kMaxBlockRows = 4096;
 // Every bad field (threads, block_rows, shard).
@@ -49,9 +49,9 @@ struct Table {
 };
 
 struct BuildStats {
-    uint64_t rows = 0;              // rows computed
-    uint64_t estimated_bytes = 0;   // the --max-memory estimate
-    uint64_t raw_rle_bytes = 0;     // encoded rows before zstd
+    uint64_t rows = 0;             // rows computed
+    uint64_t estimated_bytes = 0;  // the --max-memory estimate
+    uint64_t raw_rle_bytes = 0;    // encoded rows before zstd
     double milliseconds = 0;
 };
 
@@ -70,7 +70,7 @@ struct UpdateStats {
     uint64_t rows_recomputed = 0;  // rows that ran a Dijkstra (changed + new nodes)
     uint64_t rows_reused = 0;      // rows re-encoded from the old table
     uint64_t nodes_added = 0, nodes_removed = 0;
-    uint64_t edges_changed = 0;    // removed, added or re-costed edges between kept nodes
+    uint64_t edges_changed = 0;  // removed, added or re-costed edges between kept nodes
     double milliseconds = 0;
 };
 
@@ -136,7 +136,8 @@ struct NextHopStage {
     using Params = BuildParams;
     struct Inputs {
         std::filesystem::path graph;
-        std::filesystem::path clusters;  // empty: the flat table; else the hierarchical one over them
+        std::filesystem::path
+            clusters;  // empty: the flat table; else the hierarchical one over them
     };
     static ParamIssues check(const Params& params) { return checkBuildParams(params); }
     static void describe(const Params& params, StageKey& key);
@@ -153,7 +154,8 @@ Result<StageResult> mergeShardFiles(const std::vector<std::filesystem::path>& pa
 // updated table (byte-identical to a rebuild of the new graph).
 Result<StageResult> updateTableFiles(const std::filesystem::path& old_table,
                                      const std::filesystem::path& old_graph,
-                                     const std::filesystem::path& new_graph, const BuildParams& params,
-                                     const std::filesystem::path& output, Context& context);
+                                     const std::filesystem::path& new_graph,
+                                     const BuildParams& params, const std::filesystem::path& output,
+                                     Context& context);
 
 }  // namespace nav::nexthop

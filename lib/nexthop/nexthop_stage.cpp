@@ -11,7 +11,9 @@
 namespace nav::nexthop {
 namespace {
 
-std::string mebibytes(uint64_t bytes) { return fmt::format("{:.2f} MiB", double(bytes) / 1048576.0); }
+std::string mebibytes(uint64_t bytes) {
+    return fmt::format("{:.2f} MiB", double(bytes) / 1048576.0);
+}
 
 // One line on what a table holds: size per node, ratio to the raw n^2 table of edge indices.
 std::string tableSummary(const Table& t, const std::filesystem::path& path) {
@@ -19,11 +21,12 @@ std::string tableSummary(const Table& t, const std::filesystem::path& path) {
     const uint64_t file = std::filesystem::file_size(path, ec);
     const double n = double(t.header.node_count);
     const double raw = n * n * t.header.symbol_bytes;
-    return fmt::format("{} nodes, {} runs ({:.1f} per row), {} bytes = {:.1f} bytes per node; raw "
-                       "n^2 table {}: {:.1f}x smaller",
-                       t.header.node_count, t.header.run_count,
-                       n > 0 ? double(t.header.run_count) / n : 0.0, file, n > 0 ? double(file) / n : 0.0,
-                       mebibytes(uint64_t(raw)), file > 0 ? raw / double(file) : 0.0);
+    return fmt::format(
+        "{} nodes, {} runs ({:.1f} per row), {} bytes = {:.1f} bytes per node; raw "
+        "n^2 table {}: {:.1f}x smaller",
+        t.header.node_count, t.header.run_count, n > 0 ? double(t.header.run_count) / n : 0.0, file,
+        n > 0 ? double(file) / n : 0.0, mebibytes(uint64_t(raw)),
+        file > 0 ? raw / double(file) : 0.0);
 }
 
 }  // namespace
@@ -36,7 +39,8 @@ ParamIssues checkBuildParams(const BuildParams& params) {
                   "block_rows", std::to_string(params.block_rows),
                   fmt::format("a power of two up to {}", kMaxBlockRows));
     check.require(params.shard_count == 0 || params.shard_index < params.shard_count, "shard",
-                  fmt::format("{}/{}", params.shard_index, params.shard_count), "K/N with 0 <= K < N");
+                  fmt::format("{}/{}", params.shard_index, params.shard_count),
+                  "K/N with 0 <= K < N");
     return check.issues;
 }
 
@@ -49,15 +53,15 @@ void NextHopStage::describe(const Params& params, StageKey& key) {
 
 Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params,
                                       const std::filesystem::path& output, Context& context) {
-    if (Status s = checkStage<NextHopStage>(params); !s)
-        return s.error();
+    if (Status s = checkStage<NextHopStage>(params); !s) return s.error();
     auto graph = graph::loadGraph(inputs.graph);
     if (!graph) return graph.error();
     BuildStats stats;
     StageResult result;
     if (!inputs.clusters.empty()) {
         if (params.shard_count > 0)
-            return makeError(ErrorKind::usage, "--shard applies to flat tables, not with --clusters");
+            return makeError(ErrorKind::usage,
+                             "--shard applies to flat tables, not with --clusters");
         auto clusters = cluster::loadClusters(inputs.clusters);
         if (!clusters) return clusters.error();
         if (Status s = cluster::checkMatches(*clusters, inputs.clusters, *graph, inputs.graph); !s)
@@ -65,15 +69,17 @@ Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params
         auto table = buildHierTable(*graph, *clusters, params, context, &stats);
         if (!table) return table.error();
         if (params.max_memory > 0 && table->bytes() > params.max_memory)
-            return inputError("the hierarchical table needs {} in memory, above the memory limit {}",
-                              mebibytes(table->bytes()), mebibytes(params.max_memory));
+            return inputError(
+                "the hierarchical table needs {} in memory, above the memory limit {}",
+                mebibytes(table->bytes()), mebibytes(params.max_memory));
         if (Status s = saveHierTable(output, *table); !s) return s.error();
         result.milliseconds = stats.milliseconds;
         result.count("table_bytes", table->bytes());
         std::error_code ec;
         const double n = double(table->header.node_count);
         result.summary.push_back(fmt::format(
-            "hierarchical table: {} nodes, {} clusters, {} entrances; {} in memory ({:.1f} bytes per "
+            "hierarchical table: {} nodes, {} clusters, {} entrances; {} in memory ({:.1f} bytes "
+            "per "
             "node; the raw n^2 table would be {}), {} bytes on disk; {:.1f} ms -> {}",
             table->header.node_count, table->header.cluster_count, table->header.entrance_count,
             mebibytes(table->bytes()), n > 0 ? double(table->bytes()) / n : 0.0,
@@ -89,15 +95,15 @@ Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params
     result.count("table_bytes", table->blocks.size());
     const std::string part =
         params.shard_count > 0
-            ? fmt::format("shard {}/{} (blocks {}..{} of {}): ", params.shard_index, params.shard_count,
-                          table->header.first_block,
+            ? fmt::format("shard {}/{} (blocks {}..{} of {}): ", params.shard_index,
+                          params.shard_count, table->header.first_block,
                           table->header.first_block + table->header.stored_blocks,
                           table->header.block_count)
             : std::string();
-    result.summary.push_back(fmt::format("{}{} rows in {:.1f} ms; {}; encoded rows {} before zstd -> {}",
-                                         part, stats.rows, stats.milliseconds,
-                                         tableSummary(*table, output), mebibytes(stats.raw_rle_bytes),
-                                         output.string()));
+    result.summary.push_back(
+        fmt::format("{}{} rows in {:.1f} ms; {}; encoded rows {} before zstd -> {}", part,
+                    stats.rows, stats.milliseconds, tableSummary(*table, output),
+                    mebibytes(stats.raw_rle_bytes), output.string()));
     return result;
 }
 

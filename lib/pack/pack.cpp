@@ -12,8 +12,9 @@ namespace nav::pack {
 Result<StageResult> PackStage::run(const Inputs& inputs, const Params&,
                                    const std::filesystem::path& output, Context&) {
     if (!inputs.hierarchy.empty() && inputs.clusters.empty())
-        return makeError(ErrorKind::usage, "a hierarchy is packed with its clusters: give the .clu "
-                                           "it was built on too");
+        return makeError(ErrorKind::usage,
+                         "a hierarchy is packed with its clusters: give the .clu "
+                         "it was built on too");
     auto graph = graph::loadGraph(inputs.graph);
     if (!graph) return graph.error();
     formats::ContainerWriter writer = graph::graphWriter(*graph, formats::kKindNav);
@@ -45,9 +46,10 @@ Result<StageResult> PackStage::run(const Inputs& inputs, const Params&,
             if (!table) return table.error();
             if (table->header.node_count != graph->nodeCount() ||
                 table->header.graph_fingerprint != graph::graphFingerprint(*graph))
-                return inputError("{} was built for another graph than {}; rebuild it with "
-                                  "'navbake nexthop {} --clusters FILE.clu'",
-                                  inputs.next_hop.string(), inputs.graph.string(), inputs.graph.string());
+                return inputError(
+                    "{} was built for another graph than {}; rebuild it with "
+                    "'navbake nexthop {} --clusters FILE.clu'",
+                    inputs.next_hop.string(), inputs.graph.string(), inputs.graph.string());
             nexthop::addHierTableSections(writer, *table);
         } else {
             auto table = nexthop::loadTable(inputs.next_hop);
@@ -55,10 +57,10 @@ Result<StageResult> PackStage::run(const Inputs& inputs, const Params&,
             if (Status s = nexthop::checkMatches(*table, inputs.next_hop, *graph, inputs.graph); !s)
                 return s.error();
             if (table->header.flags & formats::kNextHopFlagPartial)
-                return inputError("{} is shard {}/{} of a table; join the shards with 'navbake "
-                                  "nexthop merge' first",
-                                  inputs.next_hop.string(), table->header.shard_index,
-                                  table->header.shard_count);
+                return inputError(
+                    "{} is shard {}/{} of a table; join the shards with 'navbake "
+                    "nexthop merge' first",
+                    inputs.next_hop.string(), table->header.shard_index, table->header.shard_count);
             nexthop::addNextHopSections(writer, *table);
         }
         with += ", next-hop table";

@@ -47,7 +47,8 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
             return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
         }))
         return r.fail(r.at("name"), fmt::format("'{}' must be 1-64 letters, digits, '_' or '-' (it "
-                                                "names output files)", out.name));
+                                                "names output files)",
+                                                out.name));
     voxel::AgentParams& agent = out.voxelize.agent;
     if (Status s = r.number("height", agent.height); !s) return s;
     if (Status s = r.number("radius", agent.radius); !s) return s;
@@ -86,47 +87,70 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
         if (Status s = read(sr); !s) return s;
         return sr.finish(keys);
     };
-    if (Status st = section("clusters", out.clusters, [&](JsonReader& cr) -> Status {
-            if (Status s = cr.choice<cluster::ClusterParams::Method>("method", cluster::kClusterMethods,
-                                                                     out.cluster.method); !s)
-                return s;
-            if (Status s = cr.integer("cluster_size", out.cluster.cluster_size); !s) return s;
-            if (Status s = cr.integer("clusters", out.cluster.clusters); !s) return s;
-            return cr.integer("threads", out.cluster.threads);
-        }, {"method", "cluster_size", "clusters", "threads"}); !st)
+    if (Status st = section("clusters", out.clusters,
+                            [&](JsonReader& cr) -> Status {
+                                if (Status s = cr.choice<cluster::ClusterParams::Method>(
+                                        "method", cluster::kClusterMethods, out.cluster.method);
+                                    !s)
+                                    return s;
+                                if (Status s = cr.integer("cluster_size", out.cluster.cluster_size);
+                                    !s)
+                                    return s;
+                                if (Status s = cr.integer("clusters", out.cluster.clusters); !s)
+                                    return s;
+                                return cr.integer("threads", out.cluster.threads);
+                            },
+                            {"method", "cluster_size", "clusters", "threads"});
+        !st)
         return st;
-    if (Status st = section("hierarchy", out.hierarchy, [&](JsonReader& hr) -> Status {
-            cluster::HierarchyParams& h = out.hierarchy_params;
-            if (Status s = hr.integer("levels", h.levels); !s) return s;
-            if (Status s = hr.integer("fanout", h.fanout); !s) return s;
-            if (Status s = hr.choice<formats::HierCost>("cost", cluster::kHierCosts, h.cost); !s) return s;
-            if (Status s = hr.choice<formats::EntranceMode>("entrances", cluster::kEntranceModes, h.entrances); !s)
-                return s;
-            return hr.integer("threads", h.threads);
-        }, {"levels", "fanout", "cost", "entrances", "threads"}); !st)
+    if (Status st = section("hierarchy", out.hierarchy,
+                            [&](JsonReader& hr) -> Status {
+                                cluster::HierarchyParams& h = out.hierarchy_params;
+                                if (Status s = hr.integer("levels", h.levels); !s) return s;
+                                if (Status s = hr.integer("fanout", h.fanout); !s) return s;
+                                if (Status s = hr.choice<formats::HierCost>(
+                                        "cost", cluster::kHierCosts, h.cost);
+                                    !s)
+                                    return s;
+                                if (Status s = hr.choice<formats::EntranceMode>(
+                                        "entrances", cluster::kEntranceModes, h.entrances);
+                                    !s)
+                                    return s;
+                                return hr.integer("threads", h.threads);
+                            },
+                            {"levels", "fanout", "cost", "entrances", "threads"});
+        !st)
         return st;
     bool next_hop = false, hierarchical = false;
-    if (Status st = section("nexthop", next_hop, [&](JsonReader& nr) -> Status {
-            nexthop::BuildParams& n = out.next_hop_params;
-            std::string budget;
-            if (Status s = nr.boolean("hierarchical", hierarchical); !s) return s;
-            if (Status s = nr.string("max_memory", budget); !s) return s;
-            if (!budget.empty() && !nexthop::parseSize(budget, n.max_memory))
-                return nr.fail(nr.at("max_memory"), fmt::format("'{}' is not a size like 512M or 2G", budget));
-            if (Status s = nr.integer("block_rows", n.block_rows); !s) return s;
-            return nr.integer("threads", n.threads);
-        }, {"hierarchical", "max_memory", "block_rows", "threads"}); !st)
+    if (Status st = section("nexthop", next_hop,
+                            [&](JsonReader& nr) -> Status {
+                                nexthop::BuildParams& n = out.next_hop_params;
+                                std::string budget;
+                                if (Status s = nr.boolean("hierarchical", hierarchical); !s)
+                                    return s;
+                                if (Status s = nr.string("max_memory", budget); !s) return s;
+                                if (!budget.empty() && !nexthop::parseSize(budget, n.max_memory))
+                                    return nr.fail(
+                                        nr.at("max_memory"),
+                                        fmt::format("'{}' is not a size like 512M or 2G", budget));
+                                if (Status s = nr.integer("block_rows", n.block_rows); !s) return s;
+                                return nr.integer("threads", n.threads);
+                            },
+                            {"hierarchical", "max_memory", "block_rows", "threads"});
+        !st)
         return st;
-    out.next_hop = !next_hop ? AgentConfig::NextHop::none
+    out.next_hop = !next_hop      ? AgentConfig::NextHop::none
                    : hierarchical ? AgentConfig::NextHop::hierarchical
                                   : AgentConfig::NextHop::flat;
     if (Status s = r.finish({"name", "height", "radius", "climb", "max_slope", "graphs", "clusters",
                              "hierarchy", "nexthop"});
         !s)
         return s;
-    const bool explicit_graph = std::any_of(out.graphs.begin(), out.graphs.end(),
-                                            [](graph::GraphKind g) { return g != graph::GraphKind::volume; });
-    if ((out.clusters || out.hierarchy || out.next_hop != AgentConfig::NextHop::none) && !explicit_graph)
+    const bool explicit_graph =
+        std::any_of(out.graphs.begin(), out.graphs.end(),
+                    [](graph::GraphKind g) { return g != graph::GraphKind::volume; });
+    if ((out.clusters || out.hierarchy || out.next_hop != AgentConfig::NextHop::none) &&
+        !explicit_graph)
         return r.fail(path, "clusters, hierarchy and nexthop need a tile, navmesh or pov graph");
     if (out.hierarchy && !out.clusters)
         return r.fail(r.at("hierarchy"), "needs clusters (\"clusters\": true)");
@@ -141,9 +165,7 @@ Status checkStages(const LevelConfig& c) {
     auto under = [](std::string prefix) {
         return [prefix](std::string_view field) { return prefix + "." + std::string(field); };
     };
-    if (Status s = stageIssues<importer::ImportStage>(c.file, c.import,
-                               under("$.import"));
-        !s)
+    if (Status s = stageIssues<importer::ImportStage>(c.file, c.import, under("$.import")); !s)
         return s;
     for (size_t i = 0; i < c.agents.size(); ++i) {
         const AgentConfig& a = c.agents[i];
@@ -155,8 +177,7 @@ Status checkStages(const LevelConfig& c) {
                 if (field.starts_with("agent_")) return agent + "." + std::string(field.substr(6));
                 return agent + "." + std::string(field);
             };
-            if (Status s = stageIssues<voxel::VoxelizeStage>(c.file, a.voxelize, name);
-                !s)
+            if (Status s = stageIssues<voxel::VoxelizeStage>(c.file, a.voxelize, name); !s)
                 return s;
         }
         for (graph::GraphKind kind : a.graphs) {
@@ -166,22 +187,21 @@ Status checkStages(const LevelConfig& c) {
                 if (field == "agent_radius") return agent + ".radius";
                 return "$.navmesh." + std::string(field);
             };
-            if (Status s = stageIssues<graph::GraphStage>(c.file, params, name); !s)
-                return s;
+            if (Status s = stageIssues<graph::GraphStage>(c.file, params, name); !s) return s;
         }
         if (a.clusters)
             if (Status s = stageIssues<cluster::ClusterStage>(c.file, a.cluster,
-                                       under(agent + ".clusters"));
+                                                              under(agent + ".clusters"));
                 !s)
                 return s;
         if (a.hierarchy)
             if (Status s = stageIssues<cluster::HierarchyStage>(c.file, a.hierarchy_params,
-                                       under(agent + ".hierarchy"));
+                                                                under(agent + ".hierarchy"));
                 !s)
                 return s;
         if (a.next_hop != AgentConfig::NextHop::none)
             if (Status s = stageIssues<nexthop::NextHopStage>(c.file, a.next_hop_params,
-                                       under(agent + ".nexthop"));
+                                                              under(agent + ".nexthop"));
                 !s)
                 return s;
     }
@@ -218,7 +238,8 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         const fs::path p = fs::absolute(base / name).lexically_normal();
         std::error_code ec;
         if (!fs::is_regular_file(p, ec))
-            return r.fail(at, fmt::format("file '{}' not found (looked for {})", name, p.string())).error();
+            return r.fail(at, fmt::format("file '{}' not found (looked for {})", name, p.string()))
+                .error();
         c.inputs.push_back(p);
     }
     size_t bad_input = 0;
@@ -234,7 +255,8 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         JsonReader ir(r.get("import"), "$.import", path);
         if (Status s = ir.expectObject(); !s) return s.error();
         std::string tags;
-        if (Status s = ir.choice<importer::UpAxis>("up", importer::kUpAxes, c.import.up); !s) return s.error();
+        if (Status s = ir.choice<importer::UpAxis>("up", importer::kUpAxes, c.import.up); !s)
+            return s.error();
         if (Status s = ir.number("scale", c.import.scale); !s) return s.error();
         if (Status s = ir.string("tags", tags); !s) return s.error();
         if (!tags.empty()) {
@@ -259,7 +281,9 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         JsonReader nr(r.get("navmesh"), "$.navmesh", path);
         navmesh::NavmeshParams& n = graph.navmesh;
         if (Status s = nr.expectObject(); !s) return s.error();
-        if (Status s = nr.choice<navmesh::Partition>("partition", navmesh::kPartitions, n.partition); !s)
+        if (Status s =
+                nr.choice<navmesh::Partition>("partition", navmesh::kPartitions, n.partition);
+            !s)
             return s.error();
         if (Status s = nr.integer("tile_size", n.tile_size); !s) return s.error();
         if (Status s = nr.integer("max_verts_per_poly", n.max_verts_per_poly); !s) return s.error();
@@ -288,8 +312,10 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
                 return s.error();
             for (const AgentConfig& other : c.agents)
                 if (other.name == a.name)
-                    return r.fail(JsonReader::at("$.agents", i) + ".name",
-                                  fmt::format("'{}' is used by two agents", a.name)).error();
+                    return r
+                        .fail(JsonReader::at("$.agents", i) + ".name",
+                              fmt::format("'{}' is used by two agents", a.name))
+                        .error();
             c.agents.push_back(a);
         }
     } else {
@@ -299,8 +325,8 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         a.graph.agent_radius = a.voxelize.agent.radius;
         c.agents.push_back(a);
     }
-    if (Status s = r.finish({"$schema", "input", "output", "debug_views", "import", "voxel",
-                             "navmesh", "agents"});
+    if (Status s = r.finish(
+            {"$schema", "input", "output", "debug_views", "import", "voxel", "navmesh", "agents"});
         !s)
         return s.error();
     if (Status s = checkStages(c); !s) return s.error();
@@ -330,17 +356,19 @@ std::string formatVersions() {
 struct Node {
     std::string name, kind, agent, graph;
     std::vector<size_t> deps;
-    std::string key_text;            // the stage's kind and StageKey
-    std::vector<fs::path> sources;   // hashed by their bytes
+    std::string key_text;           // the stage's kind and StageKey
+    std::vector<fs::path> sources;  // hashed by their bytes
     uint64_t key = 0;
-    fs::path artifact;               // OUTPUT/.cache/<kind>-<agent>-<graph>-<key>.<ext>
-    std::function<Result<StageResult>(const Node& self, const std::vector<Node>& nodes, Context&)> run;
+    fs::path artifact;  // OUTPUT/.cache/<kind>-<agent>-<graph>-<key>.<ext>
+    std::function<Result<StageResult>(const Node& self, const std::vector<Node>& nodes, Context&)>
+        run;
     StageReport report;
 };
 
 // Adds stage S with `params`; `inputs` builds its Inputs from the artifacts of the nodes it reads.
 template <class S>
-size_t addStage(std::vector<Node>& nodes, const fs::path& cache, Node node, const typename S::Params& params,
+size_t addStage(std::vector<Node>& nodes, const fs::path& cache, Node node,
+                const typename S::Params& params,
                 std::function<typename S::Inputs(const Node&, const std::vector<Node>&)> inputs,
                 std::string_view ext) {
     node.kind = std::string(S::kName);
@@ -374,7 +402,9 @@ std::vector<Node> planStages(const LevelConfig& c) {
     const std::vector<fs::path> inputs = c.inputs;
     const size_t imported = addStage<importer::ImportStage>(
         nodes, cache, import_node, c.import,
-        [inputs](const Node&, const std::vector<Node>&) { return importer::ImportStage::Inputs{inputs}; },
+        [inputs](const Node&, const std::vector<Node>&) {
+            return importer::ImportStage::Inputs{inputs};
+        },
         c.grid_map ? "vox" : "geo");
     const std::string source_name = c.inputs[0].filename().string();
     for (const AgentConfig& agent : c.agents) {
@@ -454,8 +484,11 @@ std::vector<Node> planStages(const LevelConfig& c) {
                          at_next_hop = position(next_hop);
             addStage<pack::PackStage>(
                 nodes, cache, node("pack", pack_deps), pack::PackStage::Params{},
-                [at_clusters, at_hierarchy, at_next_hop](const Node& self, const std::vector<Node>& all) {
-                    auto at = [&](size_t i) { return i == SIZE_MAX ? fs::path() : depArtifact(self, all, i); };
+                [at_clusters, at_hierarchy, at_next_hop](const Node& self,
+                                                         const std::vector<Node>& all) {
+                    auto at = [&](size_t i) {
+                        return i == SIZE_MAX ? fs::path() : depArtifact(self, all, i);
+                    };
                     return pack::PackStage::Inputs{depArtifact(self, all, 0), at(at_clusters),
                                                    at(at_hierarchy), at(at_next_hop)};
                 },
@@ -467,7 +500,9 @@ std::vector<Node> planStages(const LevelConfig& c) {
 
 std::string outputName(const Node& st) { return st.agent + "." + st.graph + ".nav"; }
 
-fs::path reportPath(const LevelConfig& c) { return c.output / (c.file.stem().string() + ".report.json"); }
+fs::path reportPath(const LevelConfig& c) {
+    return c.output / (c.file.stem().string() + ".report.json");
+}
 
 Status fileHash(const fs::path& path, uint64_t& out) {
     auto bytes = readFile(path);
@@ -493,7 +528,8 @@ Status computeKeys(std::vector<Node>& nodes) {
                       fmt::format("{}-{}{}{}.{}", st.kind, st.agent.empty() ? "" : st.agent + "-",
                                   st.graph.empty() ? "" : st.graph + "-", hex(st.key), ext);
         st.report.key = hex(st.key);
-        st.report.artifact = fs::relative(st.artifact, st.artifact.parent_path().parent_path()).string();
+        st.report.artifact =
+            fs::relative(st.artifact, st.artifact.parent_path().parent_path()).string();
     }
     return {};
 }
@@ -554,7 +590,8 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
                               c.file.string(), reportPath(c).string(), c.file.string());
         for (const Node& st : stages) {
             auto it = previous_stage.find(st.name);
-            if (it == previous_stage.end()) report.stale.push_back(st.name + " (new stage)");
+            if (it == previous_stage.end())
+                report.stale.push_back(st.name + " (new stage)");
             else if (!it->second->contains("key") || (*it->second)["key"] != hex(st.key))
                 report.stale.push_back(st.name + " (inputs or parameters changed)");
         }
@@ -582,7 +619,9 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
 
     std::error_code ec;
     fs::create_directories(c.output / ".cache", ec);
-    if (ec) return makeError(ErrorKind::io, "cannot create {}: {}", (c.output / ".cache").string(), ec.message());
+    if (ec)
+        return makeError(ErrorKind::io, "cannot create {}: {}", (c.output / ".cache").string(),
+                         ec.message());
 
     // Scheduler: a stage runs once its dependencies are done; up to `jobs` at once.
     const size_t count = stages.size();
@@ -602,7 +641,10 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
     auto work = [&](size_t) {
         std::unique_lock lock(mutex);
         for (;;) {
-            wake.wait(lock, [&] { return !ready.empty() || finished == count || failure || (running == 0 && ready.empty()); });
+            wake.wait(lock, [&] {
+                return !ready.empty() || finished == count || failure ||
+                       (running == 0 && ready.empty());
+            });
             if (failure || finished == count || ready.empty()) {
                 wake.notify_all();
                 return;
@@ -615,7 +657,8 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
             const auto t0 = std::chrono::steady_clock::now();
             Status status;
             auto it = previous_stage.find(st.name);
-            const bool cached = !options.force && fs::exists(st.artifact) && loadContainer(st.artifact).ok();
+            const bool cached =
+                !options.force && fs::exists(st.artifact) && loadContainer(st.artifact).ok();
             if (context.cancelled()) {
                 status = makeError(ErrorKind::cancelled, "build cancelled");
             } else if (cached) {
@@ -624,7 +667,8 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
                     (*it->second)["key"] == hex(st.key)) {
                     st.report.counts = (*it->second)["counts"];
                     if ((*it->second).contains("warnings"))
-                        for (const auto& w : (*it->second)["warnings"]) st.report.warnings.push_back(w.get<std::string>());
+                        for (const auto& w : (*it->second)["warnings"])
+                            st.report.warnings.push_back(w.get<std::string>());
                 }
                 context.info("up to date: {}", st.name);
             } else {
@@ -637,11 +681,14 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
                         st.report.warnings.push_back(fmt::format("{}: {}", st.name, w));
                     for (const std::string& line : result->summary) context.debug("{}", line);
                     context.info("built: {} ({:.0f} ms)", st.name,
-                                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+                                 std::chrono::duration<double, std::milli>(
+                                     std::chrono::steady_clock::now() - t0)
+                                     .count());
                 }
             }
             st.report.milliseconds =
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
             st.report.peak_rss_bytes = peakRss();
             for (const std::string& w : st.report.warnings)
                 if (!st.report.skipped) context.warn("{}", w);
@@ -649,8 +696,9 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
             --running;
             ++finished;
             if (!status) {
-                if (!failure) failure = Error{status.error().kind,
-                                              fmt::format("{}: {}", st.name, status.error().message)};
+                if (!failure)
+                    failure = Error{status.error().kind,
+                                    fmt::format("{}: {}", st.name, status.error().message)};
             } else {
                 for (size_t d : dependents[i])
                     if (--waiting[d] == 0) ready.push_back(d);
@@ -706,13 +754,17 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
             std::string stem, title;
         };
         std::vector<ViewSource> sources;
-        if (!c.grid_map) sources.push_back({stages[0].artifact, "level.geometry", c.inputs[0].filename().string()});
-        for (const std::string& o : report.outputs) sources.push_back({c.output / o, fs::path(o).stem().string(), ""});
+        if (!c.grid_map)
+            sources.push_back(
+                {stages[0].artifact, "level.geometry", c.inputs[0].filename().string()});
+        for (const std::string& o : report.outputs)
+            sources.push_back({c.output / o, fs::path(o).stem().string(), ""});
         for (const auto& [artifact, stem, title] : sources) {
             for (const char* ext : {".png", ".glb"}) {
                 const fs::path out = c.output / "views" / (stem + ext);
                 std::error_code time_ec;
-                if (fs::exists(out) && fs::last_write_time(out, time_ec) >= fs::last_write_time(artifact, time_ec) &&
+                if (fs::exists(out) &&
+                    fs::last_write_time(out, time_ec) >= fs::last_write_time(artifact, time_ec) &&
                     !options.force) {
                     report.views.push_back(fs::relative(out, c.output).string());
                     continue;
@@ -728,8 +780,9 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
     report.milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const std::string text = report.toJson(c).dump(2) + "\n";
-    if (Status s = writeFileAtomic(reportPath(c), std::span<const uint8_t>(
-                                       reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    if (Status s = writeFileAtomic(
+            reportPath(c),
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
         !s)
         return s.error();
     return report;
@@ -741,4 +794,4 @@ Result<LevelConfig> loadLevelConfig(const fs::path& path) {
     return parseLevelConfig(std::string(bytes->begin(), bytes->end()), path);
 }
 
-}  // namespace nav::build
+}  // namespace nav::pipeline

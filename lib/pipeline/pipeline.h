@@ -81,7 +81,7 @@ struct StageReport {
 
 struct BuildReport {
     std::vector<StageReport> stages;
-    std::vector<std::string> outputs;                    // final assets, relative to the output folder
+    std::vector<std::string> outputs;  // final assets, relative to the output folder
     std::vector<nlohmann::ordered_json> output_entries;  // per output: file, bytes, xxh64, sections
     std::vector<std::string> views;  // debug views (debug_views), relative to the output folder
     std::vector<std::string> stale;  // check: stages or outputs that do not match
@@ -91,6 +91,7 @@ struct BuildReport {
 
 // Runs (or checks) the build. check: ErrorKind::bad_input naming the stale stages when the
 // outputs do not match; nothing is written.
-Result<BuildReport> runBuild(const LevelConfig& config, const BuildOptions& options, Context& context);
+Result<BuildReport> runBuild(const LevelConfig& config, const BuildOptions& options,
+                             Context& context);
 
 }  // namespace nav::pipeline

@@ -49,39 +49,45 @@ bool returnsShortestPaths(const navrt::GraphView& graph, Method method) {
 Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset) {
     if (method == Method::nexthop) {
         if (!graph.hasNextHop())
-            return inputError("{}: --method nexthop needs next-hop sections, and this asset has none "
-                              "(build them with 'navbake nexthop GRAPH -o FILE.nh', then 'navbake "
-                              "pack GRAPH --nexthop FILE.nh')",
-                              asset);
+            return inputError(
+                "{}: --method nexthop needs next-hop sections, and this asset has none "
+                "(build them with 'navbake nexthop GRAPH -o FILE.nh', then 'navbake "
+                "pack GRAPH --nexthop FILE.nh')",
+                asset);
         if (graph.header.type != formats::GraphType::tile)
-            return inputError("{}: --method nexthop applies to tile graphs; navmesh and POV point "
-                              "queries use their own costs",
-                              asset);
+            return inputError(
+                "{}: --method nexthop applies to tile graphs; navmesh and POV point "
+                "queries use their own costs",
+                asset);
         return {};
     }
     if (method == Method::hier) {
         if (!graph.hasHierarchy())
-            return inputError("{}: --method hier needs hierarchy sections, and this asset has none "
-                              "(build them with 'navbake hierarchy GRAPH --clusters FILE.clu -o "
-                              "FILE.hier', then 'navbake pack GRAPH --clusters FILE.clu "
-                              "--hierarchy FILE.hier')",
-                              asset);
+            return inputError(
+                "{}: --method hier needs hierarchy sections, and this asset has none "
+                "(build them with 'navbake hierarchy GRAPH --clusters FILE.clu -o "
+                "FILE.hier', then 'navbake pack GRAPH --clusters FILE.clu "
+                "--hierarchy FILE.hier')",
+                asset);
         if (graph.header.type != formats::GraphType::tile)
-            return inputError("{}: --method hier applies to tile graphs; navmesh and POV point "
-                              "queries use their own costs",
-                              asset);
+            return inputError(
+                "{}: --method hier applies to tile graphs; navmesh and POV point "
+                "queries use their own costs",
+                asset);
         return {};
     }
     if (method != Method::cluster) return {};
     if (!graph.hasClusters())
-        return inputError("{}: --method cluster needs cluster sections, and this asset has none "
-                          "(build them with 'navbake cluster GRAPH -o FILE.clu', then 'navbake "
-                          "pack GRAPH --clusters FILE.clu')",
-                          asset);
+        return inputError(
+            "{}: --method cluster needs cluster sections, and this asset has none "
+            "(build them with 'navbake cluster GRAPH -o FILE.clu', then 'navbake "
+            "pack GRAPH --clusters FILE.clu')",
+            asset);
     if (graph.header.type != formats::GraphType::tile)
-        return inputError("{}: --method cluster applies to tile graphs; navmesh and POV point "
-                          "queries use their own costs",
-                          asset);
+        return inputError(
+            "{}: --method cluster applies to tile graphs; navmesh and POV point "
+            "queries use their own costs",
+            asset);
     return {};
 }
 
@@ -125,8 +131,9 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
         record.outcome = status == navrt::PathStatus::found          ? Outcome::found
                          : status == navrt::PathStatus::out_of_nodes ? Outcome::out_of_nodes
                                                                      : Outcome::no_path;
-    record.micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
-                                                              start_time).count();
+    record.micros =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_time)
+            .count();
     if (method == Method::nexthop) {
         record.expansions = next_hop->pathLength() > 0 ? next_hop->pathLength() - 1 : 0;
         if (record.outcome == Outcome::found) {
@@ -189,8 +196,8 @@ Result<std::vector<PointPair>> loadPairs(const std::filesystem::path& path) {
         if (count != 6)
             return inputError("{}: line {}: expected six numbers 'sx sy sz gx gy gz', got {}",
                               path.string(), line_number, count);
-        pairs.push_back({{values[0], values[1], values[2]}, {values[3], values[4], values[5]},
-                         line_number});
+        pairs.push_back(
+            {{values[0], values[1], values[2]}, {values[3], values[4], values[5]}, line_number});
     }
     return pairs;
 }
@@ -205,7 +212,8 @@ struct Problem {
 };
 
 // 2D .scen: cell (x, y) is the column [x, x+1] x [y, y+1] at the grid map's floor (Y = 0).
-Result<std::vector<Problem>> problems2d(const navrt::GraphView& graph, const std::string& built_from,
+Result<std::vector<Problem>> problems2d(const navrt::GraphView& graph,
+                                        const std::string& built_from,
                                         const std::filesystem::path& path) {
     auto scenarios = importer::loadScenarios(path);
     if (!scenarios) return scenarios.error();
@@ -215,9 +223,10 @@ Result<std::vector<Problem>> problems2d(const navrt::GraphView& graph, const std
     for (const importer::Scenario& s : *scenarios) {
         const std::string map_name = std::filesystem::path(s.map).filename().string();
         if (!built_from.empty() && map_name != built_from)
-            return inputError("{}: line {}: scenario is for map '{}', but the asset was built from "
-                              "'{}'",
-                              path.string(), s.line, s.map, built_from);
+            return inputError(
+                "{}: line {}: scenario is for map '{}', but the asset was built from "
+                "'{}'",
+                path.string(), s.line, s.map, built_from);
         if (s.map_width != h.size_x || s.map_height != h.size_z)
             return inputError("{}: line {}: scenario map is {} x {}, the asset's grid is {} x {}",
                               path.string(), s.line, s.map_width, s.map_height, h.size_x, h.size_z);
@@ -225,21 +234,23 @@ Result<std::vector<Problem>> problems2d(const navrt::GraphView& graph, const std
             return navrt::Vec3{h.origin[0] + (float(x) + 0.5f) * h.cell_size, floor_y,
                                h.origin[2] + (float(y) + 0.5f) * h.cell_size};
         };
-        problems.push_back({centre(s.start_x, s.start_y), centre(s.goal_x, s.goal_y),
-                            s.optimal_length, s.line});
+        problems.push_back(
+            {centre(s.start_x, s.start_y), centre(s.goal_x, s.goal_y), s.optimal_length, s.line});
     }
     return problems;
 }
 
 // .3dscen: voxel (x, y, z) is the cell [x, x+1] x [y, y+1] x [z, z+1]; points are voxel centres.
-Result<std::vector<Problem>> problems3d(const navrt::GraphView& graph, const std::string& built_from,
+Result<std::vector<Problem>> problems3d(const navrt::GraphView& graph,
+                                        const std::string& built_from,
                                         const std::filesystem::path& path) {
     auto file = importer::loadScenario3D(path);
     if (!file) return file.error();
     const std::string map_name = std::filesystem::path(file->map_name).filename().string();
     if (!built_from.empty() && map_name != built_from)
-        return inputError("{}: line 2: scenarios are for map '{}', but the asset was built from '{}'",
-                          path.string(), file->map_name, built_from);
+        return inputError(
+            "{}: line 2: scenarios are for map '{}', but the asset was built from '{}'",
+            path.string(), file->map_name, built_from);
     if (!graph.implicitVolume())
         return inputError("{}: 3D scenarios need a volume graph; this asset holds another kind",
                           path.string());
@@ -248,9 +259,9 @@ Result<std::vector<Problem>> problems3d(const navrt::GraphView& graph, const std
     for (const importer::Scenario3D& s : file->entries) {
         for (const uint32_t* p : {s.start, s.goal})
             if (p[0] >= h.size_x || p[1] >= h.size_y || p[2] >= h.size_z)
-                return inputError("{}: line {}: voxel ({}, {}, {}) lies outside the {} x {} x {} grid",
-                                  path.string(), s.line, p[0], p[1], p[2], h.size_x, h.size_y,
-                                  h.size_z);
+                return inputError(
+                    "{}: line {}: voxel ({}, {}, {}) lies outside the {} x {} x {} grid",
+                    path.string(), s.line, p[0], p[1], p[2], h.size_x, h.size_y, h.size_z);
         auto centre = [&](const uint32_t* v) {
             return navrt::Vec3{h.origin[0] + (float(v[0]) + 0.5f) * h.cell_size,
                                h.origin[1] + (float(v[1]) + 0.5f) * h.cell_height,
@@ -266,12 +277,14 @@ Result<std::vector<Problem>> problems3d(const navrt::GraphView& graph, const std
 Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
                                        const std::filesystem::path& path, Context& context,
                                        const SearchMethod& method) {
-    const std::string built_from =
-        graph.source_name ? std::string(graph.source_name, graph.source_name_length) : std::string();
+    const std::string built_from = graph.source_name
+                                       ? std::string(graph.source_name, graph.source_name_length)
+                                       : std::string();
     if (Status s = checkMethod(graph, method.method, built_from.empty() ? "asset" : built_from); !s)
         return s.error();
     const bool three_d = path.extension() == ".3dscen";
-    auto problems = three_d ? problems3d(graph, built_from, path) : problems2d(graph, built_from, path);
+    auto problems =
+        three_d ? problems3d(graph, built_from, path) : problems2d(graph, built_from, path);
     if (!problems) return problems.error();
 
     navrt::PathQuery query;
@@ -306,7 +319,8 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
         total_micros += r.micros;
         total_expansions += r.expansions;
         if (r.outcome != Outcome::found) {
-            if (report.failures.size() < 10) report.failures.push_back({s.line, outcomeName(r.outcome)});
+            if (report.failures.size() < 10)
+                report.failures.push_back({s.line, outcomeName(r.outcome)});
             continue;
         }
         ++report.solved;
@@ -316,7 +330,8 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
             // octile path is itself an any-angle path); navmesh paths are approximations.
             const double ratio = s.optimal > 0 ? r.smoothed_length / s.optimal : 1.0;
             report.max_length_ratio = std::max(report.max_length_ratio, ratio);
-            report.min_length_ratio = report.solved == 1 ? ratio : std::min(report.min_length_ratio, ratio);
+            report.min_length_ratio =
+                report.solved == 1 ? ratio : std::min(report.min_length_ratio, ratio);
             total_ratio += ratio;
             total_length += r.smoothed_length;
             const bool within = graph.isPov() ? r.smoothed_length <= s.optimal * (1 + 1e-6)
@@ -324,9 +339,10 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
             if (within) {
                 ++report.optimal;
             } else if (graph.isPov() && report.failures.size() < 10) {
-                report.failures.push_back({s.line, fmt::format("any-angle length {:.8f} exceeds the "
-                                                               "listed optimum {:.8f}",
-                                                               r.smoothed_length, s.optimal)});
+                report.failures.push_back(
+                    {s.line, fmt::format("any-angle length {:.8f} exceeds the "
+                                         "listed optimum {:.8f}",
+                                         r.smoothed_length, s.optimal)});
             }
             continue;
         }

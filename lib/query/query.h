@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "lib/common/context.h"
+#include "lib/common/result.h"
 #include "lib/runtime/navrt_hier.h"
 #include "lib/runtime/navrt_nexthop.h"
 #include "lib/runtime/navrt_query.h"
-#include "lib/common/context.h"
-#include "lib/common/result.h"
 
 namespace nav::query {
 
@@ -45,7 +45,7 @@ const char* methodName(Method method);
 bool parseMethod(std::string_view name, Method& out);
 struct SearchMethod {
     Method method = Method::astar;
-    navrt::HierOptions hier;  // Method::hier
+    navrt::HierOptions hier;                                                 // Method::hier
     SearchMethod(Method m = Method::astar, navrt::HierOptions options = {})  // NOLINT: implicit
         : method(m), hier(options) {}
 };
@@ -99,7 +99,7 @@ struct ScenarioReport {
     double min_length_ratio = 0;  // navmesh and POV: the largest saving over the grid optimum
     double mean_length = 0;       // navmesh and POV: mean path length of the solved scenarios
     bool exact = true;
-    bool any_angle = false;       // POV graphs: optimal any-angle paths
+    bool any_angle = false;                 // POV graphs: optimal any-angle paths
     std::vector<ScenarioFailure> failures;  // the first few unsolved or non-optimal entries
 };
 

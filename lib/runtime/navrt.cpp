@@ -20,9 +20,7 @@ using nav::formats::makeError;
 
 namespace {
 
-void* defaultAllocate(size_t size, void*) {
-    return std::aligned_alloc(16, (size + 15) / 16 * 16);
-}
+void* defaultAllocate(size_t size, void*) { return std::aligned_alloc(16, (size + 15) / 16 * 16); }
 void defaultRelease(void* pointer, void*) { std::free(pointer); }
 
 constexpr size_t alignUp(size_t v) { return (v + 15) / 16 * 16; }
@@ -83,7 +81,8 @@ Error loadFromMemory(const void* data, size_t size, Asset& out, const LoadOption
     const auto* bytes = static_cast<const uint8_t*>(data);
     // Container is ~3 KB; keep it off small thread stacks.
     const Allocator allocator = resolveAllocator(options.allocator);
-    auto* container = static_cast<Container*>(allocator.allocate(sizeof(Container), allocator.user));
+    auto* container =
+        static_cast<Container*>(allocator.allocate(sizeof(Container), allocator.user));
     if (container == nullptr)
         return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate the section table");
     new (container) Container();
@@ -119,7 +118,8 @@ Error loadFromMemory(const void* data, size_t size, Asset& out, const LoadOption
     size_t cursor = 0;
     for (uint32_t i = 0; i < container->section_count; ++i) {
         const nav::formats::SectionEntry& entry = container->sections[i];
-        if (Error e = nav::formats::decodeSection(bytes, entry, buffer + cursor, size_t(entry.raw_size))) {
+        if (Error e = nav::formats::decodeSection(bytes, entry, buffer + cursor,
+                                                  size_t(entry.raw_size))) {
             if (buffer != nullptr) allocator.release(buffer, allocator.user);
             return e;
         }
@@ -139,8 +139,7 @@ Error load(const char* path, Asset& out, const LoadOptions& options) {
     out.reset();
     if (path == nullptr) return makeError(ErrorCode::invalid_argument, 0, 0, "null path");
     std::FILE* file = std::fopen(path, "rb");
-    if (file == nullptr)
-        return makeError(ErrorCode::io_error, 0, 0, "cannot open '%s'", path);
+    if (file == nullptr) return makeError(ErrorCode::io_error, 0, 0, "cannot open '%s'", path);
     long size = -1;
     if (std::fseek(file, 0, SEEK_END) == 0) size = std::ftell(file);
     if (size < 0 || std::fseek(file, 0, SEEK_SET) != 0) {
@@ -162,8 +161,8 @@ Error load(const char* path, Asset& out, const LoadOptions& options) {
     std::fclose(file);
     Error result;
     if (read != size_t(size))
-        result = makeError(ErrorCode::io_error, read, 0, "read of '%s' stopped at byte %zu", path,
-                           read);
+        result =
+            makeError(ErrorCode::io_error, read, 0, "read of '%s' stopped at byte %zu", path, read);
     else
         result = loadFromMemory(bytes, size_t(size), out, options);
     allocator.release(bytes, allocator.user);

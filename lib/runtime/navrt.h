@@ -30,15 +30,15 @@ struct Allocator {
 Allocator resolveAllocator(const Allocator& allocator);
 
 struct LoadOptions {
-    Allocator allocator;                        // default: malloc-based, 16-byte aligned
-    uint64_t max_memory = uint64_t(4) << 30;    // refuse assets that decode to more than this
-    uint32_t expected_kind = 0;                 // when non-zero, other kinds give wrong_kind
+    Allocator allocator;                      // default: malloc-based, 16-byte aligned
+    uint64_t max_memory = uint64_t(4) << 30;  // refuse assets that decode to more than this
+    uint32_t expected_kind = 0;               // when non-zero, other kinds give wrong_kind
 };
 
 struct SectionView {
     uint32_t id = 0;
     nav::formats::Codec codec = nav::formats::Codec::raw;
-    uint64_t stored_size = 0;  // bytes in the file
+    uint64_t stored_size = 0;       // bytes in the file
     const uint8_t* data = nullptr;  // decoded bytes (16-byte aligned), valid while the Asset lives
     size_t size = 0;                // decoded size
 };

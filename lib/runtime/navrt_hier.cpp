@@ -45,7 +45,9 @@ Error HierarchicalQuery::init(const GraphView& graph, const Allocator& allocator
     const size_t groups = h.group_count, entrances = h.entrance_count;
     const size_t records = groups > entrances + 2 ? groups : entrances + 2;
     const size_t n = graph.nodeCount();
-    auto get = [&](size_t bytes) { return allocator_.allocate(bytes > 0 ? bytes : 16, allocator_.user); };
+    auto get = [&](size_t bytes) {
+        return allocator_.allocate(bytes > 0 ? bytes : 16, allocator_.user);
+    };
     records_ = static_cast<Record*>(get(sizeof(Record) * records));
     heap_ = static_cast<uint32_t*>(get(4 * records));
     cluster_marks_ = static_cast<uint32_t*>(get(4 * size_t(h.cluster_count)));
@@ -58,7 +60,8 @@ Error HierarchicalQuery::init(const GraphView& graph, const Allocator& allocator
     if (!records_ || !heap_ || !cluster_marks_ || !plans_ || !chain_ || !start_costs_ ||
         !goal_costs_ || !path_) {
         release();
-        return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate hierarchical search memory");
+        return makeError(ErrorCode::out_of_memory, 0, 0,
+                         "cannot allocate hierarchical search memory");
     }
     std::memset(static_cast<void*>(records_), 0, sizeof(Record) * records);
     std::memset(cluster_marks_, 0, 4 * size_t(h.cluster_count));
@@ -161,7 +164,8 @@ PathStatus HierarchicalQuery::lowLeg(uint32_t target, uint32_t cluster_a, uint32
         low_expansions_ += low_.expansions();
     }
     if (status != PathStatus::found) return status;
-    if (!append(low_.path() + 1, low_.pathLength() - 1, low_.cost())) return PathStatus::out_of_nodes;
+    if (!append(low_.path() + 1, low_.pathLength() - 1, low_.cost()))
+        return PathStatus::out_of_nodes;
     ++legs_;
     if (options_.first_leg && low_.pathLength() > 1) stop_ = true;
     return PathStatus::found;
@@ -203,8 +207,7 @@ PathStatus HierarchicalQuery::refine(uint32_t level, const uint32_t* plan, uint3
     uint32_t* below = level > 1 ? plans_ + hier_->level_start[level - 1] : nullptr;
     if (length == 1) {  // already in the goal's group: descend towards the goal
         if (!to_goal) return PathStatus::found;
-        if (level == 1)
-            return lowLeg(goal_, confine ? plan[0] : kNoNode, plan[0], kNoNode);
+        if (level == 1) return lowLeg(goal_, confine ? plan[0] : kNoNode, plan[0], kNoNode);
         uint32_t sub = 0;
         const uint32_t from = groupOf(current_, level - 1), to = groupOf(goal_, level - 1);
         if (!planGroups(level - 1, from, to, confine ? plan[0] : kNoNode, plan[0], below, sub) &&
@@ -217,11 +220,13 @@ PathStatus HierarchicalQuery::refine(uint32_t level, const uint32_t* plan, uint3
         const uint32_t target = last ? goal_ : reps[plan[i]];
         PathStatus status;
         if (level == 1) {
-            status = lowLeg(target, confine ? plan[i - 1] : kNoNode, plan[i], last ? kNoNode : plan[i]);
+            status =
+                lowLeg(target, confine ? plan[i - 1] : kNoNode, plan[i], last ? kNoNode : plan[i]);
         } else {
             uint32_t sub = 0;
             const uint32_t from = groupOf(current_, level - 1), to = groupOf(target, level - 1);
-            if (!planGroups(level - 1, from, to, confine ? plan[i - 1] : kNoNode, plan[i], below, sub) &&
+            if (!planGroups(level - 1, from, to, confine ? plan[i - 1] : kNoNode, plan[i], below,
+                            sub) &&
                 !planGroups(level - 1, from, to, kNoNode, kNoNode, below, sub))
                 return PathStatus::no_path;
             if (!last)  // cut where the plan enters plan[i]
@@ -352,7 +357,8 @@ PathStatus HierarchicalQuery::findPath(uint32_t start, uint32_t goal, const Hier
         } else {
             uint32_t* plan = plans_ + hier_->level_start[top];
             uint32_t length = 0;
-            if (planGroups(top, groupOf(start, top), groupOf(goal, top), kNoNode, kNoNode, plan, length))
+            if (planGroups(top, groupOf(start, top), groupOf(goal, top), kNoNode, kNoNode, plan,
+                           length))
                 status = refine(top, plan, length, true);
             else  // the abstract graph misses a connection the graph has: plain A*
                 status = lowLeg(goal, kNoNode, kNoNode, kNoNode);

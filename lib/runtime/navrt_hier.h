@@ -51,7 +51,7 @@ public:
 
     const uint32_t* path() const { return path_; }
     uint32_t pathLength() const { return path_length_; }
-    double cost() const { return cost_; }          // sum of the edge costs along path()
+    double cost() const { return cost_; }  // sum of the edge costs along path()
     uint32_t expansions() const { return low_expansions_ + abstract_expansions_; }
     uint32_t lowExpansions() const { return low_expansions_; }
     uint32_t abstractExpansions() const { return abstract_expansions_; }
@@ -94,23 +94,23 @@ private:
     PathQuery low_;
     HierOptions options_{};
     uint32_t cost_index_ = 0;
-    Record* records_ = nullptr;   // max(groups, entrances + 2)
+    Record* records_ = nullptr;  // max(groups, entrances + 2)
     uint32_t* heap_ = nullptr;
     uint32_t heap_size_ = 0;
     uint32_t record_count_ = 0;
     uint32_t stamp_ = 0;
     uint32_t* cluster_marks_ = nullptr;  // per cluster
     uint32_t mark_ = 0;
-    uint32_t* plans_ = nullptr;          // plan buffers: level l at level_start[l] (groups)
-    uint32_t* chain_ = nullptr;          // entrance chains (entrances + 2)
-    double* start_costs_ = nullptr;      // per entrance (stamped by entrance_stamp_)
+    uint32_t* plans_ = nullptr;      // plan buffers: level l at level_start[l] (groups)
+    uint32_t* chain_ = nullptr;      // entrance chains (entrances + 2)
+    double* start_costs_ = nullptr;  // per entrance (stamped by entrance_stamp_)
     double* goal_costs_ = nullptr;
     uint32_t* entrance_stamps_ = nullptr;
     uint32_t entrance_stamp_ = 0;
     uint32_t* path_ = nullptr;
     uint32_t path_capacity_ = 0;
     uint32_t path_length_ = 0;
-    uint32_t current_ = kNoNode;         // where the path built so far ends
+    uint32_t current_ = kNoNode;  // where the path built so far ends
     uint32_t goal_ = kNoNode;
     double cost_ = 0;
     uint32_t low_expansions_ = 0, abstract_expansions_ = 0;

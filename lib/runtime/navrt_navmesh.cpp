@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "lib/runtime/navrt_query.h"
 #include "lib/runtime/navrt_heap.h"
+#include "lib/runtime/navrt_query.h"
 
 #include "formats/graph_sections.h"
 
@@ -46,7 +46,8 @@ double orientation(const GraphView& g, uint32_t p) {
     const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
     const Vec3 o = vertex(g, g.poly_vertices[first]);
     for (uint32_t k = 1; k + 1 < n; ++k)
-        area += cross(o, vertex(g, g.poly_vertices[first + k]), vertex(g, g.poly_vertices[first + k + 1]));
+        area += cross(o, vertex(g, g.poly_vertices[first + k]),
+                      vertex(g, g.poly_vertices[first + k + 1]));
     return area >= 0 ? 1.0 : -1.0;
 }
 
@@ -63,7 +64,8 @@ double polyDistance(const GraphView& g, uint32_t p, Vec3 point, Vec3& closest) {
         if (s * cross(a, b, point) < 0) inside = false;
         const double ex = double(b.x) - a.x, ez = double(b.z) - a.z;
         const double len2 = ex * ex + ez * ez;
-        double t = len2 > 0 ? ((double(point.x) - a.x) * ex + (double(point.z) - a.z) * ez) / len2 : 0;
+        double t =
+            len2 > 0 ? ((double(point.x) - a.x) * ex + (double(point.z) - a.z) * ez) / len2 : 0;
         t = t < 0 ? 0 : (t > 1 ? 1 : t);
         const double cx = a.x + t * ex, cz = a.z + t * ez;
         const double d = (cx - point.x) * (cx - point.x) + (cz - point.z) * (cz - point.z);
@@ -125,18 +127,23 @@ bool polyHeight(const GraphView& g, uint32_t poly, float x, float z, float& y) {
     return polyDistance(g, poly, {x, y, z}, closest) <= 1e-4;
 }
 
-MeshPoint locateOnMesh(const GraphView& g, Vec3 p, float horizontal_tolerance, float vertical_tolerance) {
+MeshPoint locateOnMesh(const GraphView& g, Vec3 p, float horizontal_tolerance,
+                       float vertical_tolerance) {
     MeshPoint result;
     if (!g.isNavmesh() || !std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
         return result;
     const fmt::MeshIndexHeader& ix = g.mesh_index;
     const double reach = horizontal_tolerance > 0 ? horizontal_tolerance : 0.0;
-    const double i0 = std::floor((p.x - reach - ix.min_x) / ix.cell), i1 = std::floor((p.x + reach - ix.min_x) / ix.cell);
-    const double j0 = std::floor((p.z - reach - ix.min_z) / ix.cell), j1 = std::floor((p.z + reach - ix.min_z) / ix.cell);
+    const double i0 = std::floor((p.x - reach - ix.min_x) / ix.cell),
+                 i1 = std::floor((p.x + reach - ix.min_x) / ix.cell);
+    const double j0 = std::floor((p.z - reach - ix.min_z) / ix.cell),
+                 j1 = std::floor((p.z + reach - ix.min_z) / ix.cell);
     if (i1 < 0 || j1 < 0 || i0 >= ix.cells_x || j0 >= ix.cells_z) return result;
     double best = 1e300;
-    for (uint32_t j = uint32_t(std::fmax(j0, 0)); j <= uint32_t(std::fmin(j1, ix.cells_z - 1.0)); ++j) {
-        for (uint32_t i = uint32_t(std::fmax(i0, 0)); i <= uint32_t(std::fmin(i1, ix.cells_x - 1.0)); ++i) {
+    for (uint32_t j = uint32_t(std::fmax(j0, 0)); j <= uint32_t(std::fmin(j1, ix.cells_z - 1.0));
+         ++j) {
+        for (uint32_t i = uint32_t(std::fmax(i0, 0));
+             i <= uint32_t(std::fmin(i1, ix.cells_x - 1.0)); ++i) {
             const size_t cell = size_t(j) * ix.cells_x + i;
             for (uint32_t k = g.index_offsets[cell]; k < g.index_offsets[cell + 1]; ++k) {
                 const uint32_t poly = g.index_polys[k];
@@ -309,9 +316,12 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
                     entry_points_[3 * size_t(v) + 2]};
     };
     heap_size_ = 0;
-    const double start_g = start == goal ? distance(from_, to_) * g.area_costs[g.poly_areas[start]] : 0.0;
-    records_[start] = Record{start_g, start_g + (start == goal ? 0 : distance(from_, to_) * h_scale),
-                             kNoNode, stamp_, kNotInHeap, 0};
+    const double start_g =
+        start == goal ? distance(from_, to_) * g.area_costs[g.poly_areas[start]] : 0.0;
+    records_[start] =
+        Record{start_g,    start_g + (start == goal ? 0 : distance(from_, to_) * h_scale),
+               kNoNode,    stamp_,
+               kNotInHeap, 0};
     setPoint(start, from_);
     heapPush(start);
     while (heap_size_ > 0) {

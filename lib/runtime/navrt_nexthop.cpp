@@ -47,7 +47,8 @@ Error NextHopQuery::init(const GraphView& graph, uint64_t cache_bytes, const All
     size_t largest = 0;
     uint64_t total = 0;
     if (!hierarchical_) {
-        block_at_ = static_cast<uint64_t*>(allocator_.allocate(8 * size_t(h.block_count) + 8, allocator_.user));
+        block_at_ = static_cast<uint64_t*>(
+            allocator_.allocate(8 * size_t(h.block_count) + 8, allocator_.user));
         if (block_at_ == nullptr)
             return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate the next-hop cache");
     }
@@ -55,10 +56,12 @@ Error NextHopQuery::init(const GraphView& graph, uint64_t cache_bytes, const All
         const uint8_t* src = graph.next_hop_blocks + graph.next_hop_offsets[b];
         const size_t size = size_t(graph.next_hop_offsets[b + 1] - graph.next_hop_offsets[b]);
         const unsigned long long raw = ZSTD_getFrameContentSize(src, size);
-        if (raw == ZSTD_CONTENTSIZE_ERROR || raw == ZSTD_CONTENTSIZE_UNKNOWN || raw > (1ull << 30)) {
+        if (raw == ZSTD_CONTENTSIZE_ERROR || raw == ZSTD_CONTENTSIZE_UNKNOWN ||
+            raw > (1ull << 30)) {
             release();
-            return makeError(ErrorCode::bad_section, graph.next_hop_offsets[b], fmt::kSecNextHopBlocks,
-                             "block %u is not a zstd frame of a known size", b);
+            return makeError(ErrorCode::bad_section, graph.next_hop_offsets[b],
+                             fmt::kSecNextHopBlocks, "block %u is not a zstd frame of a known size",
+                             b);
         }
         if (raw > largest) largest = size_t(raw);
         block_at_[b] = total;
@@ -72,9 +75,13 @@ Error NextHopQuery::init(const GraphView& graph, uint64_t cache_bytes, const All
     }
     const uint64_t fit = slot_bytes_ > 0 ? cache_bytes / slot_bytes_ : 1;
     slots_ = whole || hierarchical_ ? (h.block_count > 0 ? h.block_count : 1)
-                                    : uint32_t(fit < 1 ? 1 : fit > h.block_count ? h.block_count : fit);
+                                    : uint32_t(fit < 1               ? 1
+                                               : fit > h.block_count ? h.block_count
+                                                                     : fit);
     const size_t n = graph.nodeCount();
-    const uint64_t arena = hierarchical_ ? 16 : whole ? total + 16 : uint64_t(slots_) * slot_bytes_ + 16;
+    const uint64_t arena = hierarchical_ ? 16
+                           : whole       ? total + 16
+                                         : uint64_t(slots_) * slot_bytes_ + 16;
     cache_ = static_cast<uint8_t*>(allocator_.allocate(size_t(arena), allocator_.user));
     slot_block_ = static_cast<uint32_t*>(allocator_.allocate(4 * size_t(slots_), allocator_.user));
     slot_size_ = static_cast<uint32_t*>(allocator_.allocate(4 * size_t(slots_), allocator_.user));
@@ -110,8 +117,8 @@ const uint8_t* NextHopQuery::block(uint32_t index) {
     ++decompressions_;
     if (ZSTD_isError(written)) {
         slot_block_[slot] = kNoNode;
-        error_ = makeError(ErrorCode::bad_section, g.next_hop_offsets[index], fmt::kSecNextHopBlocks,
-                           "block %u does not decompress", index);
+        error_ = makeError(ErrorCode::bad_section, g.next_hop_offsets[index],
+                           fmt::kSecNextHopBlocks, "block %u does not decompress", index);
         return nullptr;
     }
     slot_block_[slot] = index;
@@ -126,7 +133,8 @@ uint32_t NextHopQuery::intraSymbol(uint32_t cluster, uint32_t from, uint32_t to)
     const uint64_t* io = reinterpret_cast<const uint64_t*>(g.hier_hop[fmt::kHopIntraOffsets]);
     const uint32_t sb = g.hier_hop_header.symbol_bytes;
     const uint64_t size = mo[cluster + 1] - mo[cluster];
-    const uint8_t* p = g.hier_hop[fmt::kHopIntra] + io[cluster] + (uint64_t(local[from]) * size + local[to]) * sb;
+    const uint8_t* p =
+        g.hier_hop[fmt::kHopIntra] + io[cluster] + (uint64_t(local[from]) * size + local[to]) * sb;
     const uint32_t symbol = sb == 1 ? *p : fmt::loadLe16(p);
     if (symbol == (sb == 1 ? 0xFFu : 0xFFFFu) ||
         symbol >= g.edge_offsets[from + 1] - g.edge_offsets[from])
@@ -210,7 +218,8 @@ uint32_t NextHopQuery::nextEdge(uint32_t from, uint32_t to) {
     if (graph_ == nullptr) return kNoNode;
     const GraphView& g = *graph_;
     const uint32_t n = g.nodeCount();
-    if (from >= n || to >= n || from == to || g.components[from] != g.components[to]) return kNoNode;
+    if (from >= n || to >= n || from == to || g.components[from] != g.components[to])
+        return kNoNode;
     if (hierarchical_) return hierEdge(from, to);
     const fmt::NextHopHeader& h = g.next_hop_header;
     const uint32_t rank = g.next_hop_ranks[from];
@@ -218,7 +227,8 @@ uint32_t NextHopQuery::nextEdge(uint32_t from, uint32_t to) {
     const uint8_t* data = block(index);
     if (data == nullptr) return kNoNode;
     const size_t bytes = slot_size_[index % slots_];
-    const uint32_t rows = h.block_rows < n - index * h.block_rows ? h.block_rows : n - index * h.block_rows;
+    const uint32_t rows =
+        h.block_rows < n - index * h.block_rows ? h.block_rows : n - index * h.block_rows;
     const uint32_t sb = h.symbol_bytes;
     fmt::NextHopRow r;
     if (!fmt::findNextHopRow(data, bytes, rows, row, sb, r)) {
@@ -231,8 +241,10 @@ uint32_t NextHopQuery::nextEdge(uint32_t from, uint32_t to) {
     uint32_t lo = 0, hi = r.runs;  // invariant: start[lo] <= target < start[hi]
     while (hi - lo > 1) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        if (fmt::loadLe32(r.starts + 4 * size_t(mid)) <= target) lo = mid;
-        else hi = mid;
+        if (fmt::loadLe32(r.starts + 4 * size_t(mid)) <= target)
+            lo = mid;
+        else
+            hi = mid;
     }
     const uint8_t* symbol = r.symbols + sb * size_t(lo);
     const uint32_t edge = sb == 1 ? *symbol : fmt::loadLe16(symbol);

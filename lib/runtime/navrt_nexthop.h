@@ -70,7 +70,7 @@ private:
     double cost_ = 0;
     uint32_t decompressions_ = 0;
     Error error_{};
-    bool hierarchical_ = false;       // the asset holds the hierarchical table (HNHD)
+    bool hierarchical_ = false;  // the asset holds the hierarchical table (HNHD)
 };
 
 }  // namespace navrt

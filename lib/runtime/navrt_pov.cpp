@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "lib/runtime/navrt_query.h"
 #include "lib/runtime/navrt_heap.h"
+#include "lib/runtime/navrt_query.h"
 
 #include "formats/graph_sections.h"
 #include "formats/pov_sight.h"
@@ -42,7 +42,8 @@ Error viewPovSections(const nav::formats::GraphSections& s, uint32_t area_count,
 }
 
 fmt::PovGrid povGrid(const GraphView& g) {
-    return fmt::povGrid(g.header, g.layer_cell_count, g.layer_cells, g.layer_neighbours, g.pov_corners);
+    return fmt::povGrid(g.header, g.layer_cell_count, g.layer_cells, g.layer_neighbours,
+                        g.pov_corners);
 }
 
 uint32_t povCornerCell(const GraphView& g, uint32_t corner) {
@@ -65,7 +66,8 @@ Vec3 povPlacePoint(const GraphView& g, uint32_t cell, Vec3 point, PovPoint* fixe
             placed = float(double(origin) + u * h.cell_size);
         }
         exact = int64_t(std::llround(u * double(sub)));
-        exact = exact < index * sub ? index * sub : (exact > (index + 1) * sub ? (index + 1) * sub : exact);
+        exact = exact < index * sub ? index * sub
+                                    : (exact > (index + 1) * sub ? (index + 1) * sub : exact);
     };
     PovPoint exact;
     place(point.x, h.origin[0], x, out.x, exact.x);
@@ -75,7 +77,8 @@ Vec3 povPlacePoint(const GraphView& g, uint32_t cell, Vec3 point, PovPoint* fixe
 }
 
 bool povLineOfSight(const GraphView& g, uint32_t from_cell, Vec3 from, uint32_t to_cell, Vec3 to) {
-    if (!g.isPov() || from_cell >= g.layer_cell_count || to_cell >= g.layer_cell_count) return false;
+    if (!g.isPov() || from_cell >= g.layer_cell_count || to_cell >= g.layer_cell_count)
+        return false;
     PovPoint p, q;
     povPlacePoint(g, from_cell, from, &p);
     povPlacePoint(g, to_cell, to, &q);
@@ -104,7 +107,9 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
         stamp_ = 1;
     }
     heap_size_ = 0;
-    auto h = [&](uint32_t v) { return v == goal ? 0.0 : distance(g.position(v), to) * kHeuristicSafety; };
+    auto h = [&](uint32_t v) {
+        return v == goal ? 0.0 : distance(g.position(v), to) * kHeuristicSafety;
+    };
     auto relax = [&](uint32_t from_node, uint32_t v, double new_g) {
         Record& r = records_[v];
         if (r.stamp != stamp_) {
@@ -117,7 +122,8 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
             heapDecrease(v);
         }
     };
-    records_[start] = Record{0.0, distance(from, to) * kHeuristicSafety, kNoNode, stamp_, kNotInHeap, 0};
+    records_[start] =
+        Record{0.0, distance(from, to) * kHeuristicSafety, kNoNode, stamp_, kNotInHeap, 0};
     heapPush(start);
     while (heap_size_ > 0) {
         const uint32_t u = heapPop();
@@ -160,9 +166,12 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
 
 uint32_t PathQuery::povPolyline(Vec3* out, uint32_t capacity) const {
     for (uint32_t i = 0; i < path_length_ && i < capacity; ++i) {
-        if (i == 0) out[i] = from_;
-        else if (i + 1 == path_length_) out[i] = to_;
-        else out[i] = graph_->position(path_[i]);
+        if (i == 0)
+            out[i] = from_;
+        else if (i + 1 == path_length_)
+            out[i] = to_;
+        else
+            out[i] = graph_->position(path_[i]);
     }
     return path_length_;
 }

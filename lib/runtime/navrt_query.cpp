@@ -40,10 +40,10 @@ struct Direction {
     int dx, dy, dz;
 };
 constexpr Direction kDirections[26] = {
-    {1, 0, 0},   {-1, 0, 0},  {0, 1, 0},   {0, -1, 0},  {0, 0, 1},   {0, 0, -1},  {1, 1, 0},
-    {1, -1, 0},  {-1, 1, 0},  {-1, -1, 0}, {1, 0, 1},   {1, 0, -1},  {-1, 0, 1},  {-1, 0, -1},
-    {0, 1, 1},   {0, 1, -1},  {0, -1, 1},  {0, -1, -1}, {1, 1, 1},   {1, 1, -1},  {1, -1, 1},
-    {1, -1, -1}, {-1, 1, 1},  {-1, 1, -1}, {-1, -1, 1}, {-1, -1, -1}};
+    {1, 0, 0},   {-1, 0, 0}, {0, 1, 0},   {0, -1, 0},  {0, 0, 1},   {0, 0, -1}, {1, 1, 0},
+    {1, -1, 0},  {-1, 1, 0}, {-1, -1, 0}, {1, 0, 1},   {1, 0, -1},  {-1, 0, 1}, {-1, 0, -1},
+    {0, 1, 1},   {0, 1, -1}, {0, -1, 1},  {0, -1, -1}, {1, 1, 1},   {1, 1, -1}, {1, -1, 1},
+    {1, -1, -1}, {-1, 1, 1}, {-1, 1, -1}, {-1, -1, 1}, {-1, -1, -1}};
 
 struct Voxel {
     int x, y, z;
@@ -111,7 +111,8 @@ Error viewHierHopSections(const Asset& asset, GraphView& out) {
     fmt::HierNextHopHeader& h = out.hier_hop_header;
     if (Error e = fmt::decodeHierNextHopHeader(header.data, header.size, h)) return e;
     const uint64_t fingerprint = assetGraphFingerprint(asset, graph_header);
-    if (h.node_count != out.header.node_count || h.graph_fingerprint != fingerprint || out.implicitVolume())
+    if (h.node_count != out.header.node_count || h.graph_fingerprint != fingerprint ||
+        out.implicitVolume())
         return makeError(ErrorCode::bad_section, 24, fmt::kSecHierHopHeader,
                          "hierarchical next-hop sections were built for another graph");
     static const uint32_t kEmpty[2] = {0, 0};
@@ -215,15 +216,16 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     const uint32_t max_version =
         asset.kind() == fmt::kKindNav ? fmt::kNavVersion : fmt::kGraphVersion;
     if (asset.kindVersion() == 0 || asset.kindVersion() > max_version)
-        return makeError(ErrorCode::newer_version, 16, 0, "graph layout version %u is not supported",
-                         asset.kindVersion());
+        return makeError(ErrorCode::newer_version, 16, 0,
+                         "graph layout version %u is not supported", asset.kindVersion());
     SectionView header, areas;
     if (Error e = asset.require(fmt::kSecGraphHeader, header)) return e;
     if (Error e = asset.require(fmt::kSecAreas, areas)) return e;
     fmt::GraphHeader& h = out.header;
     if (Error e = fmt::decodeGraphHeader(header.data, header.size, h)) return e;
     uint32_t area_count = 0;
-    if (Error e = fmt::decodeAreaCosts(areas.data, areas.size, area_count, out.area_costs)) return e;
+    if (Error e = fmt::decodeAreaCosts(areas.data, areas.size, area_count, out.area_costs))
+        return e;
 
     const SectionView name = asset.find(fmt::kSecSourceName);
     if (name.id != 0) {
@@ -289,7 +291,8 @@ uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float ve
     const double fx = (double(p.x) - h.origin[0]) / h.cell_size;
     const double fz = (double(p.z) - h.origin[2]) / h.cell_size;
     if (!std::isfinite(fx) || !std::isfinite(fz) || !std::isfinite(p.y)) return kNoNode;
-    const int radius = horizontal_tolerance > 0 ? int(std::ceil(horizontal_tolerance / h.cell_size)) : 0;
+    const int radius =
+        horizontal_tolerance > 0 ? int(std::ceil(horizontal_tolerance / h.cell_size)) : 0;
     const int cx = int(std::floor(fx)), cz = int(std::floor(fz));
     uint32_t best = kNoNode;
     double best_score = 0;
@@ -363,7 +366,8 @@ Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const All
     allocator_ = resolveAllocator(allocator);
     const size_t n = graph.nodeCount();
     if (n + 2 >= kNotInHeap)
-        return makeError(ErrorCode::out_of_memory, 0, 0, "graph of %zu nodes is too large to search", n);
+        return makeError(ErrorCode::out_of_memory, 0, 0,
+                         "graph of %zu nodes is too large to search", n);
     // One record per node, plus POV graphs' virtual start (n) and goal (n + 1).
     records_ = static_cast<Record*>(allocator_.allocate(sizeof(Record) * (n + 2), allocator_.user));
     heap_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 2), allocator_.user));
@@ -371,12 +375,14 @@ Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const All
     scratch_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 2), allocator_.user));
     if (graph.isNavmesh()) {
         entry_points_ = static_cast<float*>(allocator_.allocate(12 * (n + 1), allocator_.user));
-        funnel_points_ = static_cast<Vec3*>(allocator_.allocate(sizeof(Vec3) * (n + 2), allocator_.user));
+        funnel_points_ =
+            static_cast<Vec3*>(allocator_.allocate(sizeof(Vec3) * (n + 2), allocator_.user));
     }
     if (!records_ || !heap_ || !path_ || !scratch_ ||
         (graph.isNavmesh() && (!entry_points_ || !funnel_points_))) {
         release();
-        return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate search memory for %zu nodes", n);
+        return makeError(ErrorCode::out_of_memory, 0, 0,
+                         "cannot allocate search memory for %zu nodes", n);
     }
     std::memset(static_cast<void*>(records_), 0, sizeof(Record) * (n + 2));
     record_count_ = uint32_t(n + 2);
@@ -398,7 +404,8 @@ Error PathQuery::setHeuristic(Heuristic heuristic) {
 
 double PathQuery::heuristic(uint32_t node, uint32_t goal) const {
     if (use_clusters_) {
-        const uint16_t q = goal_column_[size_t(graph_->node_clusters[node]) * graph_->cluster_count];
+        const uint16_t q =
+            goal_column_[size_t(graph_->node_clusters[node]) * graph_->cluster_count];
         if (q == fmt::kClusterUnreachable) return HUGE_VAL;
         const double bound = double(q) * cluster_scale_;
         const double standard = standardHeuristic(node, goal);
@@ -412,8 +419,10 @@ double PathQuery::standardHeuristic(uint32_t node, uint32_t goal) const {
     if (goal == kNoNode) return 0.0;  // findPathWithin settling every node
     const double scale = double(h.min_cost_multiplier) * kHeuristicSafety;
     if (h.heuristic == fmt::HeuristicKind::octile && graph_->cells != nullptr) {
-        const uint32_t a = fmt::decodeNodeCell(graph_->cells + size_t(node) * fmt::kNodeCellSize).column;
-        const uint32_t b = fmt::decodeNodeCell(graph_->cells + size_t(goal) * fmt::kNodeCellSize).column;
+        const uint32_t a =
+            fmt::decodeNodeCell(graph_->cells + size_t(node) * fmt::kNodeCellSize).column;
+        const uint32_t b =
+            fmt::decodeNodeCell(graph_->cells + size_t(goal) * fmt::kNodeCellSize).column;
         const double dx = std::fabs(double(a % h.size_x) - double(b % h.size_x));
         const double dz = std::fabs(double(a / h.size_x) - double(b / h.size_x));
         const double low = dx < dz ? dx : dz, high = dx < dz ? dz : dx;
@@ -457,7 +466,8 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
         const uint32_t u = heapPop();
         ++expansions_;
         if (u == goal) return finishPath(goal);
-        if (stop_cluster_ != kNoNode && graph_->node_clusters[u] == stop_cluster_) return finishPath(u);
+        if (stop_cluster_ != kNoNode && graph_->node_clusters[u] == stop_cluster_)
+            return finishPath(u);
         if (max_expansions_ != 0 && expansions_ >= max_expansions_) return PathStatus::out_of_nodes;
         const double g_u = records_[u].g;
         double h_u = 0;
@@ -518,7 +528,8 @@ PathStatus PathQuery::findPathWithin(uint32_t start, uint32_t goal, const uint32
     beginSearch(false);
     if (graph_ == nullptr) return PathStatus::not_initialized;
     const GraphView& g = *graph_;
-    if (g.implicitVolume() || g.isPov() || ((cluster_marks || stop_cluster != kNoNode) && !g.hasClusters()))
+    if (g.implicitVolume() || g.isPov() ||
+        ((cluster_marks || stop_cluster != kNoNode) && !g.hasClusters()))
         return PathStatus::not_initialized;
     if (start >= g.nodeCount()) return PathStatus::invalid_start;
     if (goal != kNoNode && goal >= g.nodeCount()) return PathStatus::invalid_goal;
@@ -560,7 +571,8 @@ PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
     if (use_clusters_) {
         goal_column_ = g.cluster_table + g.node_clusters[goal];
         cluster_scale_ = double(g.cluster_header.scale) * kHeuristicSafety;
-        if (goal_column_[size_t(g.node_clusters[start]) * g.cluster_count] == fmt::kClusterUnreachable)
+        if (goal_column_[size_t(g.node_clusters[start]) * g.cluster_count] ==
+            fmt::kClusterUnreachable)
             return PathStatus::no_path;  // the table proves it: no expansion needed
     }
     if (g.implicitVolume()) {
@@ -591,7 +603,8 @@ bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {
     const GraphView& g = *graph_;
     const fmt::GraphHeader& h = g.header;
     if (a == b) return true;
-    if (g.isPov()) return a < g.nodeCount() && b < g.nodeCount() && fmt::povCornersVisible(povGrid(g), a, b);
+    if (g.isPov())
+        return a < g.nodeCount() && b < g.nodeCount() && fmt::povCornersVisible(povGrid(g), a, b);
     if (g.isNavmesh()) {
         const RaycastHit hit = raycast(g, a, g.position(a), g.position(b));
         return !hit.hit && hit.last_poly == b;
@@ -655,7 +668,8 @@ bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {
         uint32_t next = kNoNode;
         for (uint32_t e = g.edge_offsets[current]; e < g.edge_offsets[current + 1]; ++e) {
             const uint32_t t = g.edgeTarget(current, e);
-            if (fmt::decodeNodeCell(g.cells + size_t(t) * fmt::kNodeCellSize).column == next_column) {
+            if (fmt::decodeNodeCell(g.cells + size_t(t) * fmt::kNodeCellSize).column ==
+                next_column) {
                 next = t;
                 break;
             }

@@ -1,6 +1,7 @@
 // navrt queries over a packed graph (.nav): locate a position on the graph, A* between nodes,
-// and string-pulled smoothing; on points-of-visibility graphs, optimal any-angle paths. A PathQuery owns all search memory, sized once by init(), so a
-// query allocates nothing; use one PathQuery per thread.
+// and string-pulled smoothing; on points-of-visibility graphs, optimal any-angle paths. A PathQuery
+// owns all search memory, sized once by init(), so a query allocates nothing; use one PathQuery per
+// thread.
 //
 // A* (Hart, Nilsson, Raphael 1968) with node-array records and an indexed binary heap; f ties
 // prefer the larger g (deeper node), then the lower node id, so results are deterministic.
@@ -10,8 +11,8 @@
 
 #include <cstdint>
 
-#include "lib/runtime/navrt.h"
 #include "formats/pov_sight.h"
+#include "lib/runtime/navrt.h"
 
 namespace navrt {
 
@@ -24,32 +25,32 @@ struct Vec3 {
 // Validated, read-only view of the graph sections of a .nav (or .graph) asset.
 struct GraphView {
     nav::formats::GraphHeader header;
-    const float* positions = nullptr;       // 3 per node (null for implicit volume graphs)
-    const uint8_t* cells = nullptr;         // kNodeCellSize per node (null for volume graphs)
-    const uint32_t* column_nodes = nullptr; // columns + 1, or null
-    const uint32_t* edge_offsets = nullptr; // nodes + 1 (explicit graphs)
-    const uint32_t* edge_targets = nullptr; // relative: target = source + value (mod 2^32)
+    const float* positions = nullptr;        // 3 per node (null for implicit volume graphs)
+    const uint8_t* cells = nullptr;          // kNodeCellSize per node (null for volume graphs)
+    const uint32_t* column_nodes = nullptr;  // columns + 1, or null
+    const uint32_t* edge_offsets = nullptr;  // nodes + 1 (explicit graphs)
+    const uint32_t* edge_targets = nullptr;  // relative: target = source + value (mod 2^32)
     const float* edge_costs = nullptr;
     const uint32_t* components = nullptr;   // per node; kNoNode for blocked volume voxels
     const uint64_t* free_voxels = nullptr;  // implicit volume graphs
     const char* source_name = nullptr;      // base name of the level's source file (not
     size_t source_name_length = 0;          // terminated); null when the asset has none
     // Navmesh graphs: node p = polygon p.
-    const float* mesh_vertices = nullptr;   // 3 per vertex
+    const float* mesh_vertices = nullptr;  // 3 per vertex
     uint32_t mesh_vertex_count = 0;
-    const uint32_t* poly_offsets = nullptr; // polygon p's corners: [poly_offsets[p], [p+1])
+    const uint32_t* poly_offsets = nullptr;  // polygon p's corners: [poly_offsets[p], [p+1])
     const uint32_t* poly_vertices = nullptr;
     const uint32_t* poly_neighbours = nullptr;  // per corner: polygon across edge (i, i+1)
     const uint8_t* poly_areas = nullptr;
-    const uint32_t* detail_offsets = nullptr;   // polygon p's floor triangles
-    const float* detail_triangles = nullptr;    // 9 floats each
+    const uint32_t* detail_offsets = nullptr;  // polygon p's floor triangles
+    const float* detail_triangles = nullptr;   // 9 floats each
     nav::formats::MeshIndexHeader mesh_index;
     const uint32_t* index_offsets = nullptr;
     const uint32_t* index_polys = nullptr;
     float area_costs[nav::formats::kMaxAreas] = {};
     // POV graphs: node v = corner v; the layer grid is what locate() returns cells of and what
     // line of sight walks (povGrid() hands it to formats/pov_sight.h).
-    const uint8_t* pov_corners = nullptr;        // kPovCornerSize per node (PCRN)
+    const uint8_t* pov_corners = nullptr;  // kPovCornerSize per node (PCRN)
     uint32_t layer_cell_count = 0;
     const uint8_t* layer_cells = nullptr;        // kNodeCellSize per layer cell (LCEL)
     const uint32_t* layer_columns = nullptr;     // columns + 1: cells of column c (LCOL)
@@ -93,7 +94,9 @@ struct GraphView {
         return (header.flags & nav::formats::kGraphFlagImplicitVolume) != 0;
     }
     uint32_t nodeCount() const { return header.node_count; }
-    uint32_t edgeTarget(uint32_t source, uint32_t edge) const { return source + edge_targets[edge]; }
+    uint32_t edgeTarget(uint32_t source, uint32_t edge) const {
+        return source + edge_targets[edge];
+    }
     Vec3 position(uint32_t node) const;
     bool isFree(uint32_t node) const;  // volume: voxel free; explicit graphs: always true
 };
@@ -102,10 +105,10 @@ Error viewGraph(const Asset& asset, GraphView& out);
 
 enum class PathStatus : uint8_t {
     found,
-    no_path,             // start and goal are not connected
-    invalid_start,       // start is not a node of the graph
+    no_path,        // start and goal are not connected
+    invalid_start,  // start is not a node of the graph
     invalid_goal,
-    out_of_nodes,        // the expansion budget given to init() ran out
+    out_of_nodes,  // the expansion budget given to init() ran out
     not_initialized,
 };
 const char* pathStatusName(PathStatus status);
@@ -141,11 +144,11 @@ MeshPoint locateOnMesh(const GraphView& graph, Vec3 position, float horizontal_t
 bool polyHeight(const GraphView& graph, uint32_t poly, float x, float z, float& y);
 
 struct RaycastHit {
-    bool hit = false;           // a wall (polygon edge without neighbour) stops the ray
-    float t = 1.0f;             // fraction of the segment travelled (1 when nothing was hit)
-    Vec3 normal;                // wall normal in XZ when hit
+    bool hit = false;              // a wall (polygon edge without neighbour) stops the ray
+    float t = 1.0f;                // fraction of the segment travelled (1 when nothing was hit)
+    Vec3 normal;                   // wall normal in XZ when hit
     uint32_t last_poly = kNoNode;  // polygon where the ray ended
-    uint32_t visited = 0;       // polygons crossed
+    uint32_t visited = 0;          // polygons crossed
 };
 // Walks the mesh from `from` (on polygon `start`) towards `to` along the straight XZ segment.
 RaycastHit raycast(const GraphView& graph, uint32_t start, Vec3 from, Vec3 to);
@@ -175,7 +178,8 @@ public:
 
     // Allocates the search arrays for `graph` (which must outlive the query). max_expansions = 0
     // means no budget. Allocation goes through `allocator` (default malloc).
-    Error init(const GraphView& graph, uint32_t max_expansions = 0, const Allocator& allocator = {});
+    Error init(const GraphView& graph, uint32_t max_expansions = 0,
+               const Allocator& allocator = {});
 
     // POV graphs: the any-angle path between the two corners (findPathBetween at their vertices).
     PathStatus findPath(uint32_t start, uint32_t goal);
@@ -227,7 +231,7 @@ private:
         double g;
         double f;
         uint32_t parent;
-        uint32_t stamp;     // search generation the record belongs to
+        uint32_t stamp;       // search generation the record belongs to
         uint32_t heap_index;  // position in the heap, or kClosed
         uint32_t reserved;
     };
@@ -266,11 +270,11 @@ private:
     uint32_t record_count_ = 0;  // node records allocated (nodes + 2: POV virtual start and goal)
     uint32_t stamp_ = 0;
     Heuristic heuristic_ = Heuristic::standard;
-    bool use_clusters_ = false;       // this search uses the cluster table
-    bool bpmx_ = false;               // ... on a symmetric graph: BPMX propagation
-    uint32_t stop_cluster_ = kNoNode;  // findPathWithin: stop on entering this cluster
+    bool use_clusters_ = false;              // this search uses the cluster table
+    bool bpmx_ = false;                      // ... on a symmetric graph: BPMX propagation
+    uint32_t stop_cluster_ = kNoNode;        // findPathWithin: stop on entering this cluster
     const uint16_t* goal_column_ = nullptr;  // cluster_table + goal cluster (stride cluster_count)
-    double cluster_scale_ = 0;        // table unit x safety factor
+    double cluster_scale_ = 0;               // table unit x safety factor
     uint32_t max_expansions_ = 0;
     uint32_t path_length_ = 0;
     uint32_t expansions_ = 0;

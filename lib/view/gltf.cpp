@@ -95,9 +95,7 @@ std::vector<uint8_t> renderGlb(const Scene& scene, size_t* meshes_out, size_t* v
                     lines.vertex(p[0], lift, s.stroke);
                     lines.vertex(p[1], lift, s.stroke);
                     break;
-                case ShapeKind::disc:
-                    points.vertex(p[0], lift, s.fill);
-                    break;
+                case ShapeKind::disc: points.vertex(p[0], lift, s.fill); break;
                 case ShapeKind::polyline: {
                     Primitive strip{fmt::format("path_{}", strips++), kModeLineStrip};
                     for (uint32_t i = 0; i < s.count; ++i) strip.vertex(p[i], lift, s.stroke);
@@ -116,18 +114,21 @@ std::vector<uint8_t> renderGlb(const Scene& scene, size_t* meshes_out, size_t* v
     json["extensionsUsed"] = Json::array({"KHR_materials_unlit"});
     json["scene"] = 0;
     Json materials = Json::array();
-    materials.push_back({{"name", "geometry"},
-                         {"pbrMetallicRoughness", {{"metallicFactor", 0.0}, {"roughnessFactor", 1.0}}},
-                         {"doubleSided", true}});
-    materials.push_back({{"name", "debug"},
-                         {"pbrMetallicRoughness", {{"metallicFactor", 0.0}, {"roughnessFactor", 1.0}}},
-                         {"doubleSided", true},
-                         {"extensions", unlit}});
-    materials.push_back({{"name", "debug_translucent"},
-                         {"pbrMetallicRoughness", {{"metallicFactor", 0.0}, {"roughnessFactor", 1.0}}},
-                         {"alphaMode", "BLEND"},
-                         {"doubleSided", true},
-                         {"extensions", unlit}});
+    materials.push_back(
+        {{"name", "geometry"},
+         {"pbrMetallicRoughness", {{"metallicFactor", 0.0}, {"roughnessFactor", 1.0}}},
+         {"doubleSided", true}});
+    materials.push_back(
+        {{"name", "debug"},
+         {"pbrMetallicRoughness", {{"metallicFactor", 0.0}, {"roughnessFactor", 1.0}}},
+         {"doubleSided", true},
+         {"extensions", unlit}});
+    materials.push_back(
+        {{"name", "debug_translucent"},
+         {"pbrMetallicRoughness", {{"metallicFactor", 0.0}, {"roughnessFactor", 1.0}}},
+         {"alphaMode", "BLEND"},
+         {"doubleSided", true},
+         {"extensions", unlit}});
     json["materials"] = materials;
 
     GltfWriter writer;
@@ -139,13 +140,16 @@ std::vector<uint8_t> renderGlb(const Scene& scene, size_t* meshes_out, size_t* v
         vertices += prim.vertexCount();
         const size_t position_accessor = writer.addPositions(prim.positions);
         const size_t colour_accessor = writer.addFloats(prim.colours, 4);
-        const int material = prim.lit ? kMaterialLit : prim.translucent ? kMaterialBlend : kMaterialUnlit;
-        meshes.push_back({{"name", prim.name},
-                          {"primitives",
-                           Json::array({{{"attributes", {{"POSITION", position_accessor},
-                                                         {"COLOR_0", colour_accessor}}},
-                                         {"mode", prim.mode},
-                                         {"material", material}}})}});
+        const int material = prim.lit           ? kMaterialLit
+                             : prim.translucent ? kMaterialBlend
+                                                : kMaterialUnlit;
+        meshes.push_back(
+            {{"name", prim.name},
+             {"primitives",
+              Json::array(
+                  {{{"attributes", {{"POSITION", position_accessor}, {"COLOR_0", colour_accessor}}},
+                    {"mode", prim.mode},
+                    {"material", material}}})}});
         children.push_back(meshes.size());  // node 0 is the root
     }
     Json root = {{"name", scene.title.empty() ? std::string("navbake view") : scene.title}};

@@ -57,7 +57,8 @@ public:
             max_y = std::max(max_y, xy[2 * i + 1]);
         }
         const int64_t row_begin = std::max<int64_t>(0, int64_t(std::ceil(min_y - 0.5f)));
-        const int64_t row_end = std::min<int64_t>(int64_t(height_) - 1, int64_t(std::floor(max_y - 0.5f)));
+        const int64_t row_end =
+            std::min<int64_t>(int64_t(height_) - 1, int64_t(std::floor(max_y - 0.5f)));
         for (int64_t row = row_begin; row <= row_end; ++row) {
             const float yc = float(row) + 0.5f;
             crossings_.clear();
@@ -80,7 +81,8 @@ public:
         for (int64_t row = row_begin; row <= row_end; ++row) {
             const float dy = float(row) + 0.5f - cy;
             const float half = std::sqrt(std::max(0.0f, radius * radius - dy * dy));
-            span(row, int64_t(std::ceil(cx - half - 0.5f)), int64_t(std::ceil(cx + half - 0.5f)), c);
+            span(row, int64_t(std::ceil(cx - half - 0.5f)), int64_t(std::ceil(cx + half - 0.5f)),
+                 c);
         }
     }
 
@@ -227,7 +229,9 @@ Result<std::vector<uint8_t>> renderPng(const Scene& scene) {
                 uint32_t sum = 0;
                 for (uint32_t sy = 0; sy < ss; ++sy)
                     for (uint32_t sx = 0; sx < ss; ++sx)
-                        sum += src[((size_t(y) * ss + sy) * canvas.width() + size_t(x) * ss + sx) * 3 + ch];
+                        sum +=
+                            src[((size_t(y) * ss + sy) * canvas.width() + size_t(x) * ss + sx) * 3 +
+                                ch];
                 rgb[(size_t(y) * p.width + x) * 3 + ch] = uint8_t((sum + samples / 2) / samples);
             }
     return encodePng(rgb.data(), p.width, p.height, false);

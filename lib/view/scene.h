@@ -27,13 +27,13 @@ enum class ShapeKind : uint8_t { polygon, line, disc, polyline };
 struct Shape {
     ShapeKind kind = ShapeKind::polygon;
     Group group = Group::geometry;
-    Colour fill;                // polygon, disc
-    Colour stroke;              // outline (polygon, disc), the line itself (line, polyline)
-    float stroke_px = 0;        // [Units: px] 0 = no outline
-    float radius_px = 0;        // [Units: px] disc
-    uint32_t first = 0;         // points [first, first + count) in Scene::points
+    Colour fill;          // polygon, disc
+    Colour stroke;        // outline (polygon, disc), the line itself (line, polyline)
+    float stroke_px = 0;  // [Units: px] 0 = no outline
+    float radius_px = 0;  // [Units: px] disc
+    uint32_t first = 0;   // points [first, first + count) in Scene::points
     uint32_t count = 0;
-    float sort_y = 0;           // [Units: m] height the shape is sorted and shaded by
+    float sort_y = 0;  // [Units: m] height the shape is sorted and shaded by
 };
 
 // World XZ -> output pixels: X right, Z down, `margin` px around the content.

@@ -28,7 +28,8 @@ std::string escapeXml(const std::string& text) {
 
 void appendPaint(std::string& out, const char* what, Colour c) {
     fmt::format_to(std::back_inserter(out), " {}=\"{}\"", what, hex(c));
-    if (c.a != 255) fmt::format_to(std::back_inserter(out), " {}-opacity=\"{:.3f}\"", what, c.a / 255.0);
+    if (c.a != 255)
+        fmt::format_to(std::back_inserter(out), " {}-opacity=\"{:.3f}\"", what, c.a / 255.0);
 }
 
 void appendStroke(std::string& out, const Shape& s) {
@@ -92,8 +93,9 @@ std::vector<uint8_t> renderSvg(const Scene& scene) {
             }
             case ShapeKind::disc: {
                 const Point3& c = scene.points[s.first];
-                fmt::format_to(std::back_inserter(out), "<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{:.2f}\"",
-                               p.px(c.x), p.py(c.z), s.radius_px);
+                fmt::format_to(std::back_inserter(out),
+                               "<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"{:.2f}\"", p.px(c.x),
+                               p.py(c.z), s.radius_px);
                 appendPaint(out, "fill", s.fill);
                 appendStroke(out, s);
                 out += "/>\n";

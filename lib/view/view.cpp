@@ -11,11 +11,11 @@
 #include <memory>
 
 #include "formats/layouts.h"
-#include "lib/runtime/navrt_query.h"
 #include "lib/common/file_io.h"
 #include "lib/geometry/geometry.h"
-#include "lib/voxel/voxel_grid.h"
+#include "lib/runtime/navrt_query.h"
 #include "lib/view/scene.h"
+#include "lib/voxel/voxel_grid.h"
 
 namespace nav::view {
 
@@ -92,7 +92,8 @@ bool parsePathSpec(std::string_view text, PathRequest& out) {
     const size_t colon = text.find(':');
     if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos)
         return false;
-    return parsePoint(text.substr(0, colon), out.from) && parsePoint(text.substr(colon + 1), out.to);
+    return parsePoint(text.substr(0, colon), out.from) &&
+           parsePoint(text.substr(colon + 1), out.to);
 }
 
 Status checkOptions(const ViewOptions& options) {
@@ -117,8 +118,8 @@ Status checkOptions(const ViewOptions& options) {
 }
 
 Colour pathColour(size_t path_index) {
-    static constexpr Colour kPaths[] = {{220, 20, 60, 255}, {0, 90, 230, 255},
-                                        {150, 0, 200, 255}, {235, 110, 0, 255}};
+    static constexpr Colour kPaths[] = {
+        {220, 20, 60, 255}, {0, 90, 230, 255}, {150, 0, 200, 255}, {235, 110, 0, 255}};
     return kPaths[path_index % 4];
 }
 
@@ -181,7 +182,7 @@ constexpr Colour kStart{0, 150, 0, 255};
 constexpr Colour kGoal{25, 25, 25, 255};
 constexpr Colour kMarkerStroke{255, 255, 255, 255};
 
-constexpr float kPathWidth = 3.0f;   // [Units: px]
+constexpr float kPathWidth = 3.0f;  // [Units: px]
 constexpr float kMarkerRadius = 5.5f;
 
 // The artifact a view is drawn from. Heap-allocated and never moved: the graph view points
@@ -244,9 +245,10 @@ Result<std::unique_ptr<Artifact>> loadArtifact(const std::filesystem::path& path
     if (a->kind != formats::kKindGraph && a->kind != formats::kKindNav) {
         char name[5];
         formats::fourccToString(a->kind, name);
-        return inputError("{}: a {} artifact cannot be viewed; view the .geo, .vox, .graph or .nav "
-                          "it was made from",
-                          path.string(), name);
+        return inputError(
+            "{}: a {} artifact cannot be viewed; view the .geo, .vox, .graph or .nav "
+            "it was made from",
+            path.string(), name);
     }
     const std::vector<uint8_t>& bytes = container->bytes;
     if (navrt::Error e = navrt::loadFromMemory(bytes.data(), bytes.size(), a->asset))
@@ -464,9 +466,10 @@ void drawGraphSurface(Builder& b, const navrt::GraphView& g, bool clusters, View
                 if (node >= g.nodeCount()) break;
                 const CellRect r = voxelRect(h, node);
                 if (!b.keep(r.y)) continue;
-                const size_t column = size_t(node % h.size_x) +
-                                      size_t((node / h.size_x) % h.size_z) * h.size_x;
-                if (lowest[column] == navrt::kNoNode || node < lowest[column]) lowest[column] = node;
+                const size_t column =
+                    size_t(node % h.size_x) + size_t((node / h.size_x) % h.size_z) * h.size_x;
+                if (lowest[column] == navrt::kNoNode || node < lowest[column])
+                    lowest[column] = node;
             }
         for (uint32_t node : lowest) {
             if (node == navrt::kNoNode) continue;
@@ -531,8 +534,8 @@ void drawGraph(Builder& b, const navrt::GraphView& g, const ViewOptions& options
 }
 
 // The nodes the last search of `search` expanded: cells, polygons or (POV) corner dots.
-void drawFill(Builder& b, const navrt::GraphView& g, const navrt::PathQuery& search,
-              Colour fill, ViewStats& stats) {
+void drawFill(Builder& b, const navrt::GraphView& g, const navrt::PathQuery& search, Colour fill,
+              ViewStats& stats) {
     if (search.expansions() == 0) return;  // no search ran (e.g. different components)
     std::vector<Point3> corners;
     for (uint32_t n = 0; n < g.nodeCount(); ++n) {
@@ -547,9 +550,10 @@ void drawFill(Builder& b, const navrt::GraphView& g, const navrt::PathQuery& sea
             if (!b.keep(p.y)) continue;
             b.disc(Group::fill, toPoint(p), 4.5f, kFillCorner);  // around the 2 px node dot
         } else {
-            const CellRect r = g.implicitVolume()
-                                   ? voxelRect(g.header, n)
-                                   : cellRect(g.header, g.cells + size_t(n) * formats::kNodeCellSize);
+            const CellRect r =
+                g.implicitVolume()
+                    ? voxelRect(g.header, n)
+                    : cellRect(g.header, g.cells + size_t(n) * formats::kNodeCellSize);
             if (!b.keep(r.y)) continue;
             b.quad(Group::fill, r.x0, r.z0, r.x1, r.z1, r.y, fill);
         }
@@ -573,11 +577,11 @@ Status drawPaths(Builder& b, const navrt::GraphView& g, const std::filesystem::p
         if (record.outcome == query::Outcome::start_off_graph ||
             record.outcome == query::Outcome::goal_off_graph) {
             const bool start = record.outcome == query::Outcome::start_off_graph;
-            return inputError("path {}: the {} point {} is not on the navigation data of {} (within "
-                              "{} m horizontally and {} m vertically)",
-                              i + 1, start ? "start" : "goal",
-                              pointText(start ? request.from : request.to), artifact.string(),
-                              options.tolerance.horizontal, options.tolerance.vertical);
+            return inputError(
+                "path {}: the {} point {} is not on the navigation data of {} (within "
+                "{} m horizontally and {} m vertically)",
+                i + 1, start ? "start" : "goal", pointText(start ? request.from : request.to),
+                artifact.string(), options.tolerance.horizontal, options.tolerance.vertical);
         }
         ++stats.paths;
         drawFill(b, g, search, over_clusters ? kFillOverClusters : kFill, stats);
@@ -609,7 +613,9 @@ Status drawPaths(Builder& b, const navrt::GraphView& g, const std::filesystem::p
 }
 
 Colour shade(Colour c, float factor) {
-    auto channel = [&](uint8_t v) { return uint8_t(std::lround(std::clamp(float(v) * factor, 0.0f, 255.0f))); };
+    auto channel = [&](uint8_t v) {
+        return uint8_t(std::lround(std::clamp(float(v) * factor, 0.0f, 255.0f)));
+    };
     return {channel(c.r), channel(c.g), channel(c.b), c.a};
 }
 
@@ -676,13 +682,15 @@ Status writeView(const std::filesystem::path& artifact, const std::filesystem::p
         drawVoxelSurface(builder, a.grid, stats);
     } else if (a.kind == formats::kKindGraph || a.kind == formats::kKindNav) {
         const bool clusters = (layers & layerBit(Layer::clusters)) != 0;
-        if (layers & (layerBit(Layer::walkable) | layerBit(Layer::navmesh) | layerBit(Layer::clusters)))
+        if (layers &
+            (layerBit(Layer::walkable) | layerBit(Layer::navmesh) | layerBit(Layer::clusters)))
             drawGraphSurface(builder, a.graph, clusters, stats);
         if (clusters) stats.clusters = a.graph.cluster_count;
         if (layers & layerBit(Layer::graph))
             drawGraph(builder, a.graph, options, scene.projection.scale, stats);
         if (layers & layerBit(Layer::paths))
-            if (Status s = drawPaths(builder, a.graph, artifact, options, clusters, context, stats); !s)
+            if (Status s = drawPaths(builder, a.graph, artifact, options, clusters, context, stats);
+                !s)
                 return s;
     }
     finishScene(scene);

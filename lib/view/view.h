@@ -63,15 +63,15 @@ struct PathRequest {
 bool parsePathSpec(std::string_view text, PathRequest& out);
 
 struct ViewOptions {
-    uint32_t layers = 0;               // layerBit()s; 0 = every layer the artifact has
-    std::vector<PathRequest> paths;    // needs a graph or runtime asset
-    uint32_t size = 1024;              // [Units: px] longer side of an SVG / PNG, 16..16384
-    bool floor_filter = false;         // when set, only elements whose height lies in
+    uint32_t layers = 0;                 // layerBit()s; 0 = every layer the artifact has
+    std::vector<PathRequest> paths;      // needs a graph or runtime asset
+    uint32_t size = 1024;                // [Units: px] longer side of an SVG / PNG, 16..16384
+    bool floor_filter = false;           // when set, only elements whose height lies in
     float floor_min = 0, floor_max = 0;  // [floor_min, floor_max] [Units: m] are drawn (not paths)
-    query::Tolerance tolerance;        // how far off the graph a path point may be
-    uint32_t max_edges = 100000;       // graph layer: skip edges above this many (undirected)
-    uint32_t max_nodes = 100000;       // graph layer: skip node dots above this many
-    std::string title;                 // name of the drawing (GLB root node); empty = the file name
+    query::Tolerance tolerance;          // how far off the graph a path point may be
+    uint32_t max_edges = 100000;         // graph layer: skip edges above this many (undirected)
+    uint32_t max_nodes = 100000;         // graph layer: skip node dots above this many
+    std::string title;  // name of the drawing (GLB root node); empty = the file name
 };
 // Reports every bad field at once (size, floor range, tolerances); usage errors.
 Status checkOptions(const ViewOptions& options);
@@ -80,29 +80,29 @@ Status checkOptions(const ViewOptions& options);
 // (SVG: <polygon>, <line>, <circle>, <polyline> elements; PNG: the same shapes rasterised) and
 // the GLB counts its meshes (one primitive each) and vertices.
 struct ViewStats {
-    std::string kind;                 // "geometry", "voxel grid", "tile graph", "navmesh graph", ...
-    uint32_t layers = 0;              // layerBit()s drawn
-    uint32_t width = 0, height = 0;   // [Units: px] SVG / PNG
-    size_t triangles = 0;             // geometry
-    size_t cells = 0;                 // walkable (and clusters on tile graphs)
-    size_t polygons = 0;              // navmesh (and clusters on navmesh graphs)
-    size_t clustered = 0;             // cells or polygons coloured by cluster
-    size_t clusters = 0;              // cluster count of the asset (when clusters is drawn)
-    size_t nodes = 0;                 // graph: node dots
-    size_t edges = 0;                 // graph: edge lines
-    size_t skipped_nodes = 0;         // graph: nodes not drawn (over max_nodes)
-    size_t skipped_edges = 0;         // graph: undirected edges not drawn (over max_edges)
-    size_t paths = 0;                 // paths requested
-    size_t paths_found = 0;           // ... with a path (the others show the fill only)
-    size_t path_points = 0;           // points of the drawn polylines
-    size_t expanded = 0;              // nodes the searches expanded, summed over paths
-    size_t polygon_shapes = 0;        // filled polygons (triangles, cells, polygons, fill cells)
-    size_t line_shapes = 0;           // single lines (edges)
-    size_t disc_shapes = 0;           // dots (nodes, POV fill corners, start / goal markers)
-    size_t polyline_shapes = 0;       // polylines (paths)
-    size_t glb_meshes = 0;            // GLB only
-    size_t glb_vertices = 0;          // GLB only
-    size_t bytes = 0;                 // size of the written file
+    std::string kind;                // "geometry", "voxel grid", "tile graph", "navmesh graph", ...
+    uint32_t layers = 0;             // layerBit()s drawn
+    uint32_t width = 0, height = 0;  // [Units: px] SVG / PNG
+    size_t triangles = 0;            // geometry
+    size_t cells = 0;                // walkable (and clusters on tile graphs)
+    size_t polygons = 0;             // navmesh (and clusters on navmesh graphs)
+    size_t clustered = 0;            // cells or polygons coloured by cluster
+    size_t clusters = 0;             // cluster count of the asset (when clusters is drawn)
+    size_t nodes = 0;                // graph: node dots
+    size_t edges = 0;                // graph: edge lines
+    size_t skipped_nodes = 0;        // graph: nodes not drawn (over max_nodes)
+    size_t skipped_edges = 0;        // graph: undirected edges not drawn (over max_edges)
+    size_t paths = 0;                // paths requested
+    size_t paths_found = 0;          // ... with a path (the others show the fill only)
+    size_t path_points = 0;          // points of the drawn polylines
+    size_t expanded = 0;             // nodes the searches expanded, summed over paths
+    size_t polygon_shapes = 0;       // filled polygons (triangles, cells, polygons, fill cells)
+    size_t line_shapes = 0;          // single lines (edges)
+    size_t disc_shapes = 0;          // dots (nodes, POV fill corners, start / goal markers)
+    size_t polyline_shapes = 0;      // polylines (paths)
+    size_t glb_meshes = 0;           // GLB only
+    size_t glb_vertices = 0;         // GLB only
+    size_t bytes = 0;                // size of the written file
 };
 
 // Reads `artifact`, draws the layers asked for (all it has by default) and writes `out` in the
@@ -120,7 +120,7 @@ struct Colour {
     uint8_t r = 0, g = 0, b = 0, a = 255;
     bool operator==(const Colour&) const = default;
 };
-Colour pathColour(size_t path_index);   // polyline of path i (opaque)
-Colour clusterColour(uint32_t cluster); // deterministic, well spread hues
+Colour pathColour(size_t path_index);    // polyline of path i (opaque)
+Colour clusterColour(uint32_t cluster);  // deterministic, well spread hues
 
 }  // namespace nav::view

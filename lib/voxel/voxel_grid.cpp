@@ -8,7 +8,8 @@
 namespace nav::voxel {
 
 size_t VoxelGrid::walkableCount() const {
-    return size_t(std::count_if(spans.begin(), spans.end(), [](const Span& s) { return s.walkable; }));
+    return size_t(
+        std::count_if(spans.begin(), spans.end(), [](const Span& s) { return s.walkable; }));
 }
 
 bool VoxelGrid::operator==(const VoxelGrid& o) const {
@@ -32,7 +33,8 @@ VoxelStats computeStats(const VoxelGrid& grid) {
                 if (!span.walkable) continue;
                 ++layers;
                 ++stats.walkable_spans;
-                if (span.area < stats.walkable_per_area.size()) ++stats.walkable_per_area[span.area];
+                if (span.area < stats.walkable_per_area.size())
+                    ++stats.walkable_per_area[span.area];
             }
             if (layers > 0) ++stats.walkable_columns;
             if (layers > 1) ++stats.multi_layer_columns;
@@ -69,9 +71,9 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
     std::vector<uint8_t> spans(grid.spans.size() * formats::kSpanRecordSize);
     for (size_t i = 0; i < grid.spans.size(); ++i) {
         const Span& s = grid.spans[i];
-        formats::encodeSpan({s.y_min, s.y_max, s.area,
-                             uint8_t(s.walkable ? formats::kSpanFlagWalkable : 0)},
-                            spans.data() + i * formats::kSpanRecordSize);
+        formats::encodeSpan(
+            {s.y_min, s.y_max, s.area, uint8_t(s.walkable ? formats::kSpanFlagWalkable : 0)},
+            spans.data() + i * formats::kSpanRecordSize);
     }
     formats::ContainerWriter writer(formats::kKindVoxels, formats::kVoxelsVersion);
     writer.add(formats::kSecVoxelHeader, std::move(header_bytes), formats::Codec::raw);
@@ -97,9 +99,9 @@ Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
     if (!columns) return columns.error();
     auto spans = c.section(formats::kSecSpans);
     if (!spans) return spans.error();
-    if (formats::Error e = formats::validateVoxelSections(header, columns->data(), columns->size(),
-                                                          spans->data(), spans->size(),
-                                                          uint32_t(areas->size())))
+    if (formats::Error e =
+            formats::validateVoxelSections(header, columns->data(), columns->size(), spans->data(),
+                                           spans->size(), uint32_t(areas->size())))
         return containerError(c.path, e);
 
     VoxelGrid grid;

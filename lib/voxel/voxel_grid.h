@@ -18,10 +18,10 @@ namespace nav::voxel {
 
 // Agent the walkable surface is computed for. Defaults match Recast's demo.
 struct AgentParams {
-    float height = 2.0f;         // [Units: m] clearance needed above a floor
-    float radius = 0.6f;         // [Units: m] kept away from walls and ledges
-    float climb = 0.9f;          // [Units: m] largest step up or down
-    float max_slope_deg = 45.0f; // [Units: degrees] steepest walkable slope
+    float height = 2.0f;          // [Units: m] clearance needed above a floor
+    float radius = 0.6f;          // [Units: m] kept away from walls and ledges
+    float climb = 0.9f;           // [Units: m] largest step up or down
+    float max_slope_deg = 45.0f;  // [Units: degrees] steepest walkable slope
 };
 
 // Solid cells [y_min, y_max) of one column [Units: cell heights]; the top face may be walkable.
@@ -77,8 +77,6 @@ struct VoxelStats {
     std::vector<size_t> walkable_per_area;  // indexed by area id
 };
 VoxelStats computeStats(const VoxelGrid& grid);
-
-
 
 Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid);
 Result<VoxelGrid> loadVoxels(const std::filesystem::path& path);

@@ -101,12 +101,12 @@
 namespace nav::voxel {
 namespace {
 
-constexpr double kSnap = 1e-4;        // [Units: cells] snapping tolerance for cell coordinates
-constexpr double kNoise = 1e-9;       // [Units: cells] rounding noise of clipped coordinates
-constexpr uint32_t kBandRows = 16;    // rows per work item
-constexpr int kUnbounded = 1 << 24;   // a ceiling above any grid [Units: cell heights]
-constexpr int kMaxAreas = 64;         // area ids fit in 6 bits of the priority key
-constexpr uint16_t kFar = 0xffff;     // distance of spans not yet reached
+constexpr double kSnap = 1e-4;       // [Units: cells] snapping tolerance for cell coordinates
+constexpr double kNoise = 1e-9;      // [Units: cells] rounding noise of clipped coordinates
+constexpr uint32_t kBandRows = 16;   // rows per work item
+constexpr int kUnbounded = 1 << 24;  // a ceiling above any grid [Units: cell heights]
+constexpr int kMaxAreas = 64;        // area ids fit in 6 bits of the priority key
+constexpr uint16_t kFar = 0xffff;    // distance of spans not yet reached
 
 double snapToGrid(double v) {
     const double r = std::round(v);
@@ -272,9 +272,12 @@ struct BandOutput {
 void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, BandOutput& out) {
     std::vector<uint32_t> start;
     std::vector<RawSpan> sorted;
-    csrBuild<RawSpan>(column_count, [&](auto&& emit) {
-        for (const RawSpan& r : raw) emit(r.column, r);
-    }, start, sorted);
+    csrBuild<RawSpan>(
+        column_count,
+        [&](auto&& emit) {
+            for (const RawSpan& r : raw) emit(r.column, r);
+        },
+        start, sorted);
     out.counts.assign(column_count, 0);
     out.spans.clear();
     for (uint32_t c = 0; c < column_count; ++c) {
@@ -289,8 +292,8 @@ void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, Band
             uint8_t key = 0;
             for (auto k = i; k != j; ++k)
                 if (k->y_max + climb >= hi) key = std::max(key, k->key);
-            out.spans.push_back(Span{i->y_min, uint16_t(hi), uint8_t(key & 63),
-                                     (key >> 6) == kWalkableSurface});
+            out.spans.push_back(
+                Span{i->y_min, uint16_t(hi), uint8_t(key & 63), (key >> 6) == kWalkableSurface});
             i = j;
         }
         out.counts[c] = uint32_t(out.spans.size() - before);
@@ -460,9 +463,10 @@ void erode(const VoxelGrid& g, const std::vector<int32_t>& links, int radius_cel
 Status checkGeometry(const geometry::Geometry& g) {
     if (g.vertices.size() % 3 != 0 || g.triangles.size() % 3 != 0 ||
         g.triangle_areas.size() != g.triangleCount())
-        return inputError("geometry: inconsistent array sizes ({} vertex floats, {} indices, {} "
-                          "triangle areas)",
-                          g.vertices.size(), g.triangles.size(), g.triangle_areas.size());
+        return inputError(
+            "geometry: inconsistent array sizes ({} vertex floats, {} indices, {} "
+            "triangle areas)",
+            g.vertices.size(), g.triangles.size(), g.triangle_areas.size());
     if (g.triangleCount() == 0) return inputError("geometry has no triangles; nothing to voxelize");
     if (g.areas.empty() || g.areas.size() > size_t(kMaxAreas))
         return inputError("geometry: {} area types (1 to {} supported)", g.areas.size(), kMaxAreas);
@@ -476,8 +480,8 @@ Status checkGeometry(const geometry::Geometry& g) {
                 return inputError("geometry: triangle {} uses vertex {} of {}", t,
                                   g.triangles[3 * t + size_t(k)], vertex_count);
         if (g.triangle_areas[t] >= g.areas.size())
-            return inputError("geometry: triangle {} has area id {} of {}", t,
-                              g.triangle_areas[t], g.areas.size());
+            return inputError("geometry: triangle {} has area id {} of {}", t, g.triangle_areas[t],
+                              g.areas.size());
     }
     return {};
 }
@@ -486,7 +490,8 @@ Status checkGeometry(const geometry::Geometry& g) {
 
 AgentCells agentCells(const AgentParams& agent, float cell_size, float cell_height) {
     AgentCells a;
-    a.height = std::max(1, metresToCells(agent.height, cell_height, CellRounding::up, int(kMaxCellsY)));
+    a.height =
+        std::max(1, metresToCells(agent.height, cell_height, CellRounding::up, int(kMaxCellsY)));
     a.climb = metresToCells(agent.climb, cell_height, CellRounding::down, int(kMaxCellsY));
     a.radius = metresToCells(agent.radius, cell_size, CellRounding::up, 30000);
     return a;
@@ -503,9 +508,11 @@ ParamIssues checkVoxelizeParams(const VoxelizeParams& p) {
     check.threads("threads", p.threads);
     if (check.issues.empty()) {
         // Agent sizes that the grid's integer heights cannot represent.
-        check.require(p.agent.height >= p.cell_height, "agent_height", fmt::format("{}", p.agent.height),
+        check.require(p.agent.height >= p.cell_height, "agent_height",
+                      fmt::format("{}", p.agent.height),
                       fmt::format("at least one cell height ({} m): no agent that small can be "
-                                  "represented", p.cell_height));
+                                  "represented",
+                                  p.cell_height));
         check.require(double(p.agent.height) / p.cell_height <= kMaxCellsY, "agent_height",
                       fmt::format("{}", p.agent.height),
                       fmt::format("at most {} cells of {} m", kMaxCellsY, p.cell_height));
@@ -575,10 +582,11 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
     const uint32_t band_count = (grid.size_z + kBandRows - 1) / kBandRows;
     const bool erode_radius = frame.agent.radius > 0;
     ParallelRunner runner(threads, context, uint64_t(band_count) * (erode_radius ? 3 : 2) + 1);
-    context.debug("voxelize: {} x {} x {} cells, agent {} / {} / {} cells (height / climb / "
-                  "radius), {} threads",
-                  grid.size_x, grid.size_z, grid.size_y, frame.agent.height, frame.agent.climb,
-                  frame.agent.radius, threads);
+    context.debug(
+        "voxelize: {} x {} x {} cells, agent {} / {} / {} cells (height / climb / "
+        "radius), {} threads",
+        grid.size_x, grid.size_z, grid.size_y, frame.agent.height, frame.agent.climb,
+        frame.agent.radius, threads);
 
     // ---- Prepare: cell coordinates, surface keys, row ranges, band lists. ----
     Prepared prep;
@@ -634,15 +642,19 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
             prep.row_range[2 * t + 1] = row1;
         }
         if (facing_up == 0 && facing_down > 0)
-            context.warn("voxelize: no triangle faces up within the max slope but {} face down; "
-                         "is the mesh wound clockwise (normals flipped)?",
-                         facing_down);
-        csrBuild<uint32_t>(band_count, [&](auto&& emit) {
-            for (size_t t = 0; t < triangle_count; ++t)
-                for (uint32_t b = prep.row_range[2 * t] / kBandRows;
-                     b <= prep.row_range[2 * t + 1] / kBandRows; ++b)
-                    emit(b, uint32_t(t));
-        }, prep.band_start, prep.band_triangles);
+            context.warn(
+                "voxelize: no triangle faces up within the max slope but {} face down; "
+                "is the mesh wound clockwise (normals flipped)?",
+                facing_down);
+        csrBuild<uint32_t>(
+            band_count,
+            [&](auto&& emit) {
+                for (size_t t = 0; t < triangle_count; ++t)
+                    for (uint32_t b = prep.row_range[2 * t] / kBandRows;
+                         b <= prep.row_range[2 * t + 1] / kBandRows; ++b)
+                        emit(b, uint32_t(t));
+            },
+            prep.band_start, prep.band_triangles);
     }
 
     // ---- Rasterize and merge, per band. ----

@@ -25,7 +25,7 @@ struct VoxelizeParams {
 };
 
 inline constexpr uint64_t kMaxColumns = uint64_t(1) << 28;  // size_x * size_z limit (FORMAT.md)
-inline constexpr uint32_t kMaxCellsY = 65535;                // size_y limit (u16 span heights)
+inline constexpr uint32_t kMaxCellsY = 65535;               // size_y limit (u16 span heights)
 
 // The agent's dimensions in cells, as voxelize uses them (Recast's rounding): height rounded up,
 // climb rounded down (both in cell heights), radius rounded up (in cell sizes). Ratios within
@@ -55,7 +55,7 @@ struct VoxelizeStage {
     using Params = VoxelizeParams;
     struct Inputs {
         std::filesystem::path geometry;  // .geo
-        std::string source_name;         // base name of the level file, stored in the grid (may be empty)
+        std::string source_name;  // base name of the level file, stored in the grid (may be empty)
     };
     static ParamIssues check(const Params& params) { return checkVoxelizeParams(params); }
     static void describe(const Params& params, StageKey& key);

@@ -11,8 +11,8 @@
 // Prints Markdown tables; asserts nothing.
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -144,8 +144,9 @@ LegFigures timeFindPath(const navrt::GraphView& view,
         for (const auto& [start, goal] : pairs) {
             const auto t0 = std::chrono::steady_clock::now();
             const navrt::PathStatus status = query.findPath(start, goal, options);
-            micros += std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
-                                                                t0).count();
+            micros +=
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                    .count();
             expansions += query.expansions();
             if (status == navrt::PathStatus::found) {
                 ++found;
@@ -186,8 +187,8 @@ std::vector<std::pair<uint32_t, uint32_t>> scenarioNodes(const navrt::GraphView&
 }
 
 struct HierMapRows {
-    std::string rows;   // hierarchical table rows
-    std::string legs;   // first-leg table row
+    std::string rows;  // hierarchical table rows
+    std::string legs;  // first-leg table row
 };
 
 std::string format(const char* fmt, auto... args) {
@@ -211,10 +212,12 @@ int main(int argc, char** argv) {
         return 0;
     }
     const auto bench_start = std::chrono::steady_clock::now();
-    std::printf("cluster heuristic: mean per scenario, A* octile vs cluster (grid clusters), best of 3 "
-                "(best of 1 where a run of the file takes over 2 s)\n\n");
-    std::printf("| map | nodes | octile exp | octile us | size | clusters | table raw | table zstd | "
-                "bake ms | cluster exp | cluster us | exp ratio | optimal |\n");
+    std::printf(
+        "cluster heuristic: mean per scenario, A* octile vs cluster (grid clusters), best of 3 "
+        "(best of 1 where a run of the file takes over 2 s)\n\n");
+    std::printf(
+        "| map | nodes | octile exp | octile us | size | clusters | table raw | table zstd | "
+        "bake ms | cluster exp | cluster us | exp ratio | optimal |\n");
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     const auto tmp_dir = std::filesystem::temp_directory_path();
     const auto tmp = tmp_dir / "bench_cluster.nav";
@@ -258,13 +261,14 @@ int main(int argc, char** argv) {
                     stored = asset.section(i).stored_size;
             if (first) octile = runScen(packed.view, scen, nav::query::Method::astar, context);
             const Figures cl = runScen(packed.view, scen, nav::query::Method::cluster, context);
-            std::printf("| %s | %zu | %.0f | %.1f | %u | %u | %zu | %llu | %.0f | %.0f | %.1f | %.2f | "
-                        "%zu/%zu |\n",
-                        first ? map_path.filename().c_str() : "", g->nodeCount(), octile.expansions,
-                        octile.micros, size, c->count(), c->table.size() * 2,
-                        static_cast<unsigned long long>(stored), bake_ms, cl.expansions, cl.micros,
-                        octile.expansions > 0 ? cl.expansions / octile.expansions : 0.0, cl.optimal,
-                        cl.total);
+            std::printf(
+                "| %s | %zu | %.0f | %.1f | %u | %u | %zu | %llu | %.0f | %.0f | %.1f | %.2f | "
+                "%zu/%zu |\n",
+                first ? map_path.filename().c_str() : "", g->nodeCount(), octile.expansions,
+                octile.micros, size, c->count(), c->table.size() * 2,
+                static_cast<unsigned long long>(stored), bake_ms, cl.expansions, cl.micros,
+                octile.expansions > 0 ? cl.expansions / octile.expansions : 0.0, cl.optimal,
+                cl.total);
             std::fflush(stdout);
             first = false;
         }
@@ -272,12 +276,14 @@ int main(int argc, char** argv) {
     std::filesystem::remove(tmp);
 
     // Hierarchical pathfinding: clusters of 16 cells, hierarchy with sparse / all entrances.
-    std::printf("\nhierarchical search: clusters of 16 cells; mean per scenario (locate + search), "
-                "best of 3 (best of 1 where a run of the file takes over 2 s); speedup = flat A* us / "
-                "us; expansions of hier = low-level + abstract; suboptimality in %%; bake ms and "
-                ".hier bytes of buildHierarchy on the rows using that hierarchy first\n\n");
-    std::printf("| map | levels | method | us | speedup | expansions | optimal | mean subopt %% | "
-                "max subopt %% | bake ms | .hier bytes |\n");
+    std::printf(
+        "\nhierarchical search: clusters of 16 cells; mean per scenario (locate + search), "
+        "best of 3 (best of 1 where a run of the file takes over 2 s); speedup = flat A* us / "
+        "us; expansions of hier = low-level + abstract; suboptimality in %%; bake ms and "
+        ".hier bytes of buildHierarchy on the rows using that hierarchy first\n\n");
+    std::printf(
+        "| map | levels | method | us | speedup | expansions | optimal | mean subopt %% | "
+        "max subopt %% | bake ms | .hier bytes |\n");
     std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     std::vector<std::string> leg_rows;
     for (const auto& map_path : maps) {
@@ -328,11 +334,12 @@ int main(int argc, char** argv) {
                             first_row ? name.c_str() : "", levels.c_str(), method, bake.c_str(),
                             bytes.c_str());
             } else {
-                std::printf("| %s | %s | %s | %.1f%s | %.2f | %.0f | %zu/%zu | %.2f | %.2f | %s | %s |\n",
-                            first_row ? name.c_str() : "", levels.c_str(), method, f.micros,
-                            f.runs == 1 ? " (1 run)" : "",
-                            flat.ok() && f.micros > 0 ? flat.micros / f.micros : 0.0, f.expansions,
-                            f.optimal, f.total, f.mean_sub, f.max_sub, bake.c_str(), bytes.c_str());
+                std::printf(
+                    "| %s | %s | %s | %.1f%s | %.2f | %.0f | %zu/%zu | %.2f | %.2f | %s | %s |\n",
+                    first_row ? name.c_str() : "", levels.c_str(), method, f.micros,
+                    f.runs == 1 ? " (1 run)" : "",
+                    flat.ok() && f.micros > 0 ? flat.micros / f.micros : 0.0, f.expansions,
+                    f.optimal, f.total, f.mean_sub, f.max_sub, bake.c_str(), bytes.c_str());
             }
             std::fflush(stdout);
             first_row = false;
@@ -375,10 +382,10 @@ int main(int argc, char** argv) {
             if (f.total == 0 || l.total == 0) {
                 leg_rows.push_back(format("| %s | failed | | | | | | |", name.c_str()));
             } else {
-                leg_rows.push_back(format("| %s | %zu | %.1f | %.1f | %.1f | %.0f | %.0f | %.0f / %.0f |",
-                                          name.c_str(), f.total, f.micros, l.micros,
-                                          l.micros > 0 ? f.micros / l.micros : 0.0, f.expansions,
-                                          l.expansions, f.path_nodes, l.path_nodes));
+                leg_rows.push_back(format(
+                    "| %s | %zu | %.1f | %.1f | %.1f | %.0f | %.0f | %.0f / %.0f |", name.c_str(),
+                    f.total, f.micros, l.micros, l.micros > 0 ? f.micros / l.micros : 0.0,
+                    f.expansions, l.expansions, f.path_nodes, l.path_nodes));
             }
         } else {
             fail("sparse hierarchy failed: groups rows skipped");
@@ -395,10 +402,12 @@ int main(int argc, char** argv) {
         std::filesystem::remove(tmp_dir / "bench_cluster_all.nav", ec);
     }
 
-    std::printf("\nfirst leg: groups / min, mean findPath us per scenario (locate excluded), full path "
-                "vs first leg only, best of 3 (of 1 where a pass takes over 2 s)\n\n");
-    std::printf("| map | scenarios | full us | first leg us | ratio | full exp | first leg exp | "
-                "path nodes full / leg |\n");
+    std::printf(
+        "\nfirst leg: groups / min, mean findPath us per scenario (locate excluded), full path "
+        "vs first leg only, best of 3 (of 1 where a pass takes over 2 s)\n\n");
+    std::printf(
+        "| map | scenarios | full us | first leg us | ratio | full exp | first leg exp | "
+        "path nodes full / leg |\n");
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const std::string& r : leg_rows) std::printf("%s\n", r.c_str());
     std::printf("\ntotal %.1f s\n", msSince(bench_start) / 1000.0);

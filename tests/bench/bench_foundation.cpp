@@ -23,7 +23,8 @@ double medianMs(int runs, const std::function<void()>& body) {
         const auto start = std::chrono::steady_clock::now();
         body();
         times.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
@@ -37,7 +38,8 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> data(64u << 20);
     for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 2654435761u >> 13);
     uint64_t sink = 0;
-    const double hash_ms = medianMs(5, [&] { sink += nav::formats::xxhash64(data.data(), data.size()); });
+    const double hash_ms =
+        medianMs(5, [&] { sink += nav::formats::xxhash64(data.data(), data.size()); });
     std::printf("xxhash64: %.2f GB/s (64 MiB in %.1f ms)\n", data.size() / hash_ms / 1e6, hash_ms);
 
     if (std::filesystem::exists(shared / "movingai" / "den520d.map")) {
@@ -49,7 +51,8 @@ int main(int argc, char** argv) {
         navrt::Asset asset;
         const double load_ms = medianMs(9, [&] { (void)navrt::load(path.c_str(), asset); });
         std::printf("den520d.vox: %llu bytes on disk, save %.2f ms, navrt::load %.3f ms\n",
-                    static_cast<unsigned long long>(std::filesystem::file_size(path)), save_ms, load_ms);
+                    static_cast<unsigned long long>(std::filesystem::file_size(path)), save_ms,
+                    load_ms);
         std::filesystem::remove(path);
     }
 
@@ -65,7 +68,8 @@ int main(int argc, char** argv) {
             auto g = nav::importer::importScene(mesh, {}, context);
             triangles = g ? g->triangleCount() : 0;
         });
-        std::printf("import %-16s %7zu triangles  %8.2f ms\n", mesh.filename().c_str(), triangles, ms);
+        std::printf("import %-16s %7zu triangles  %8.2f ms\n", mesh.filename().c_str(), triangles,
+                    ms);
     }
     return sink == 42 ? 2 : 0;
 }

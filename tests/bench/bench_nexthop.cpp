@@ -39,11 +39,11 @@
 
 namespace {
 
-constexpr size_t kMaxFlatNodes = 30000;     // larger maps: n^2 build time, flat table skipped
-constexpr size_t kWarmLookups = 1000000;    // random (from, to) pairs, timed after a warm-up pass
-constexpr size_t kColdQueries = 100;        // fresh NextHopQuery objects ...
+constexpr size_t kMaxFlatNodes = 30000;   // larger maps: n^2 build time, flat table skipped
+constexpr size_t kWarmLookups = 1000000;  // random (from, to) pairs, timed after a warm-up pass
+constexpr size_t kColdQueries = 100;      // fresh NextHopQuery objects ...
 constexpr size_t kColdLookupsPerQuery = 1000;  // ... each answering this many lookups
-constexpr int kScenarioRuns = 3;            // best of, for path extraction
+constexpr int kScenarioRuns = 3;               // best of, for path extraction
 
 using Clock = std::chrono::steady_clock;
 
@@ -230,8 +230,8 @@ int main(int argc, char** argv) {
     }
     const auto bench_start = Clock::now();
     std::error_code ec;
-    const auto tmp = std::filesystem::temp_directory_path() /
-                     ("bench_nexthop_" + std::to_string(::getpid()));
+    const auto tmp =
+        std::filesystem::temp_directory_path() / ("bench_nexthop_" + std::to_string(::getpid()));
     std::filesystem::create_directories(tmp, ec);
     if (ec) {
         std::printf("cannot create %s: %s\n", tmp.c_str(), ec.message().c_str());
@@ -240,18 +240,19 @@ int main(int argc, char** argv) {
     const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
 
     // ---- Flat table -------------------------------------------------------------------------
-    std::printf("flat next-hop table: buildTable with default params (block_rows 32) on %u "
-                "threads; maps up to %zu nodes. warm: nextEdge over %zu random pairs in one "
-                "component after a warm-up pass (default 32 MiB cache: every block cached). cold: "
-                "a fresh NextHopQuery per %zu lookups (%zu queries, init excluded), ns per lookup, "
-                "decompressions per lookup and the derived us per block decompression ((cold - "
-                "warm) / decompressions). path: pathByNextHop over the scenario pairs, warm, best "
-                "of %d (locate excluded). optimal: the .scen with --method nexthop\n\n",
-                threads, kMaxFlatNodes, kWarmLookups, kColdLookupsPerQuery, kColdQueries,
-                kScenarioRuns);
-    std::printf("| map | nodes | build ms | runs per row | raw n^2 bytes | stored bytes | bytes per "
-                "node | raw/stored | warm ns | cold ns | decomp per lookup | us per decomp | path "
-                "us | optimal |\n");
+    std::printf(
+        "flat next-hop table: buildTable with default params (block_rows 32) on %u "
+        "threads; maps up to %zu nodes. warm: nextEdge over %zu random pairs in one "
+        "component after a warm-up pass (default 32 MiB cache: every block cached). cold: "
+        "a fresh NextHopQuery per %zu lookups (%zu queries, init excluded), ns per lookup, "
+        "decompressions per lookup and the derived us per block decompression ((cold - "
+        "warm) / decompressions). path: pathByNextHop over the scenario pairs, warm, best "
+        "of %d (locate excluded). optimal: the .scen with --method nexthop\n\n",
+        threads, kMaxFlatNodes, kWarmLookups, kColdLookupsPerQuery, kColdQueries, kScenarioRuns);
+    std::printf(
+        "| map | nodes | build ms | runs per row | raw n^2 bytes | stored bytes | bytes per "
+        "node | raw/stored | warm ns | cold ns | decomp per lookup | us per decomp | path "
+        "us | optimal |\n");
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     std::fflush(stdout);
     std::vector<MapData> maps;
@@ -279,9 +280,10 @@ int main(int argc, char** argv) {
         const nav::graph::Graph& g = *d.graph;
         const size_t n = g.nodeCount();
         if (n > kMaxFlatNodes) {
-            fail(format("%zu nodes: skipped (over %zu; the flat build is n^2 Dijkstra work, "
-                        "~%.0fx den520d's)",
-                        n, kMaxFlatNodes, double(n) * double(n) / (28178.0 * 28178.0)));
+            fail(
+                format("%zu nodes: skipped (over %zu; the flat build is n^2 Dijkstra work, "
+                       "~%.0fx den520d's)",
+                       n, kMaxFlatNodes, double(n) * double(n) / (28178.0 * 28178.0)));
             maps.push_back(std::move(d));
             continue;
         }
@@ -308,8 +310,10 @@ int main(int argc, char** argv) {
         d.raw_bytes = uint64_t(n) * n * t.header.symbol_bytes;
 
         Packed packed;
-        if (!pack(g, [&](nav::formats::ContainerWriter& w) { nav::nexthop::addNextHopSections(w, t); },
-                  tmp / "flat.nav", packed, why)) {
+        if (!pack(
+                g,
+                [&](nav::formats::ContainerWriter& w) { nav::nexthop::addNextHopSections(w, t); },
+                tmp / "flat.nav", packed, why)) {
             fail("pack: " + why);
             maps.push_back(std::move(d));
             continue;
@@ -357,9 +361,9 @@ int main(int argc, char** argv) {
             const double lookups = double(std::max<size_t>(1, cold_pairs.size()));
             cold_ns = cold_ms * 1e6 / lookups;
             decomp_per_lookup = double(decompressions) / lookups;
-            us_per_decomp = decompressions > 0
-                                ? (cold_ms * 1e3 - warm_ns * 1e-3 * lookups) / double(decompressions)
-                                : 0.0;
+            us_per_decomp = decompressions > 0 ? (cold_ms * 1e3 - warm_ns * 1e-3 * lookups) /
+                                                     double(decompressions)
+                                               : 0.0;
         }
         // Path extraction over the scenario pairs, warm.
         const std::filesystem::path scen = map_path.string() + ".scen";
@@ -389,28 +393,31 @@ int main(int argc, char** argv) {
                            : "error: " + f.error;
         }
         const double nn = double(n);
-        std::printf("| %s | %zu | %.0f | %.1f | %llu | %llu | %.1f | %.0f | %.1f | %.1f | %.3f | "
-                    "%.2f | %s | %s |\n",
-                    d.name.c_str(), n, d.flat_build_ms, double(t.header.run_count) / nn,
-                    (unsigned long long)d.raw_bytes, (unsigned long long)d.flat_stored,
-                    double(d.flat_stored) / nn, double(d.raw_bytes) / double(d.flat_stored), warm_ns,
-                    cold_ns, decomp_per_lookup, us_per_decomp, path_us.c_str(), optimal.c_str());
+        std::printf(
+            "| %s | %zu | %.0f | %.1f | %llu | %llu | %.1f | %.0f | %.1f | %.1f | %.3f | "
+            "%.2f | %s | %s |\n",
+            d.name.c_str(), n, d.flat_build_ms, double(t.header.run_count) / nn,
+            (unsigned long long)d.raw_bytes, (unsigned long long)d.flat_stored,
+            double(d.flat_stored) / nn, double(d.raw_bytes) / double(d.flat_stored), warm_ns,
+            cold_ns, decomp_per_lookup, us_per_decomp, path_us.c_str(), optimal.c_str());
         if (failures > 0)
-            std::printf("\n**%s: %llu lookups or paths failed (checksum %llu)**\n\n", d.name.c_str(),
-                        (unsigned long long)failures, (unsigned long long)checksum);
+            std::printf("\n**%s: %llu lookups or paths failed (checksum %llu)**\n\n",
+                        d.name.c_str(), (unsigned long long)failures, (unsigned long long)checksum);
         std::fflush(stdout);
         std::filesystem::remove(tmp / "flat.nav", ec);
         maps.push_back(std::move(d));
     }
 
     // ---- Hierarchical table -----------------------------------------------------------------
-    std::printf("\nhierarchical next-hop table: grid clusters of 16 cells, buildHierTable (default "
-                "params, %u threads); memory = HierTable::bytes(); vs flat = flat stored .nh "
-                "bytes / memory, vs raw = n^2 bytes / memory (x smaller); scenario file with "
-                "--method nexthop, mean us per scenario (locate + path), suboptimality in %%\n\n",
-                threads);
-    std::printf("| map | nodes | clusters | entrances | build ms | memory bytes | bytes per node | "
-                "vs flat | vs raw | us | optimal | mean subopt %% | max subopt %% |\n");
+    std::printf(
+        "\nhierarchical next-hop table: grid clusters of 16 cells, buildHierTable (default "
+        "params, %u threads); memory = HierTable::bytes(); vs flat = flat stored .nh "
+        "bytes / memory, vs raw = n^2 bytes / memory (x smaller); scenario file with "
+        "--method nexthop, mean us per scenario (locate + path), suboptimality in %%\n\n",
+        threads);
+    std::printf(
+        "| map | nodes | clusters | entrances | build ms | memory bytes | bytes per node | "
+        "vs flat | vs raw | us | optimal | mean subopt %% | max subopt %% |\n");
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     std::fflush(stdout);
     for (const MapData& d : maps) {
@@ -446,8 +453,12 @@ int main(int argc, char** argv) {
         Packed packed;
         ScenFigures f;
         const std::filesystem::path scen = d.path.string() + ".scen";
-        if (!pack(g, [&](nav::formats::ContainerWriter& w) { nav::nexthop::addHierTableSections(w, *h); },
-                  tmp / "hier.nav", packed, why))
+        if (!pack(
+                g,
+                [&](nav::formats::ContainerWriter& w) {
+                    nav::nexthop::addHierTableSections(w, *h);
+                },
+                tmp / "hier.nav", packed, why))
             f.error = "pack: " + why;
         else if (!std::filesystem::exists(scen))
             f.error = "no .scen";
@@ -457,12 +468,12 @@ int main(int argc, char** argv) {
         const std::string vs_flat =
             d.flat ? format("%.2f", double(d.flat_stored) / double(bytes)) : std::string("n/a");
         if (f.ok)
-            std::printf("| %s | %.0f | %u | %u | %.0f | %llu | %.1f | %s | %.0f | %.2f | %zu/%zu | "
-                        "%.2f | %.2f |\n",
-                        d.name.c_str(), n, h->header.cluster_count, h->header.entrance_count,
-                        build_ms, (unsigned long long)bytes, double(bytes) / n, vs_flat.c_str(),
-                        double(raw) / double(bytes), f.micros, f.optimal, f.total, f.mean_sub,
-                        f.max_sub);
+            std::printf(
+                "| %s | %.0f | %u | %u | %.0f | %llu | %.1f | %s | %.0f | %.2f | %zu/%zu | "
+                "%.2f | %.2f |\n",
+                d.name.c_str(), n, h->header.cluster_count, h->header.entrance_count, build_ms,
+                (unsigned long long)bytes, double(bytes) / n, vs_flat.c_str(),
+                double(raw) / double(bytes), f.micros, f.optimal, f.total, f.mean_sub, f.max_sub);
         else
             std::printf("| %s | %.0f | %u | %u | %.0f | %llu | %.1f | %s | %.0f | %s | | | |\n",
                         d.name.c_str(), n, h->header.cluster_count, h->header.entrance_count,
@@ -474,14 +485,17 @@ int main(int argc, char** argv) {
     // ---- Incremental update -----------------------------------------------------------------
     const char* update_maps[] = {"den312d.map", "ht_chantry.map", "den520d.map", "room-64-64-8.map",
                                  "maze-128-128-2.map"};
-    std::printf("\nincremental update: random edits (seed 2024) of the original map, each on its "
-                "own; updateTable(old table, old graph, new graph) against a full buildTable of "
-                "the new graph (both %u threads), compared field by field (header, ranks, offsets, "
-                "blocks). Each edit needs a full rebuild as the reference, so: two edits per kind on maps up "
-                "to 5000 nodes, one per kind above, and on den520d one edit only\n\n",
-                threads);
-    std::printf("| map | edit | rows recomputed / total | recomputed %% | update ms | rebuild ms | "
-                "speedup | identical |\n");
+    std::printf(
+        "\nincremental update: random edits (seed 2024) of the original map, each on its "
+        "own; updateTable(old table, old graph, new graph) against a full buildTable of "
+        "the new graph (both %u threads), compared field by field (header, ranks, offsets, "
+        "blocks). Each edit needs a full rebuild as the reference, so: two edits per kind on maps "
+        "up "
+        "to 5000 nodes, one per kind above, and on den520d one edit only\n\n",
+        threads);
+    std::printf(
+        "| map | edit | rows recomputed / total | recomputed %% | update ms | rebuild ms | "
+        "speedup | identical |\n");
     std::printf("|---|---|---:|---:|---:|---:|---:|---|\n");
     std::fflush(stdout);
     size_t mismatches = 0, update_errors = 0;
@@ -525,7 +539,8 @@ int main(int argc, char** argv) {
                 std::string what;
                 bool found = false;
                 if (kind == 0) {
-                    found = randomCell([&](int cx, int cy) { return passable(base, cx, cy); }, x, y);
+                    found =
+                        randomCell([&](int cx, int cy) { return passable(base, cx, cy); }, x, y);
                     if (found) edited.passable[size_t(y) * w + x] = 0;
                     what = format("block (%d,%d)", x, y);
                 } else if (kind == 1) {
@@ -539,7 +554,8 @@ int main(int argc, char** argv) {
                     if (found) edited.passable[size_t(y) * w + x] = 1;
                     what = format("open (%d,%d)", x, y);
                 } else {
-                    found = randomCell([&](int cx, int cy) { return passable(base, cx, cy); }, x, y);
+                    found =
+                        randomCell([&](int cx, int cy) { return passable(base, cx, cy); }, x, y);
                     if (found)
                         for (int dy = -1; dy <= 1; ++dy)
                             for (int dx = -1; dx <= 1; ++dx)
@@ -592,9 +608,9 @@ int main(int argc, char** argv) {
                 std::printf("| %s | %s | %llu / %llu | %.1f | %.1f | %.0f | %.1f | %s |\n", label,
                             what.c_str(), (unsigned long long)stats.rows_recomputed,
                             (unsigned long long)stats.rows_total,
-                            stats.rows_total ? 100.0 * double(stats.rows_recomputed) /
-                                                   double(stats.rows_total)
-                                             : 0.0,
+                            stats.rows_total
+                                ? 100.0 * double(stats.rows_recomputed) / double(stats.rows_total)
+                                : 0.0,
                             update_ms, rebuild_ms, update_ms > 0 ? rebuild_ms / update_ms : 0.0,
                             same ? "yes" : ("**NO: " + diff + "**").c_str());
                 std::fflush(stdout);
@@ -602,9 +618,10 @@ int main(int argc, char** argv) {
         }
     }
     if (mismatches > 0 || update_errors > 0)
-        std::printf("\n**!!! INCREMENTAL UPDATE BUG: %zu update(s) differ from the full rebuild, "
-                    "%zu failed !!!**\n",
-                    mismatches, update_errors);
+        std::printf(
+            "\n**!!! INCREMENTAL UPDATE BUG: %zu update(s) differ from the full rebuild, "
+            "%zu failed !!!**\n",
+            mismatches, update_errors);
 
     std::filesystem::remove_all(tmp, ec);
     std::printf("\ntotal %.1f s\n", msSince(bench_start) / 1000.0);

@@ -28,7 +28,9 @@ double medianMs(int runs, const std::function<void()>& body) {
     for (int i = 0; i < runs; ++i) {
         const auto start = std::chrono::steady_clock::now();
         body();
-        times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        times.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
     }
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
@@ -61,8 +63,8 @@ int main(int argc, char** argv) {
     nav::Context context;
 
     std::printf("voxelize (cell 0.3 / 0.2, agent 2.0 / 0.6 / 0.9 / 45 deg), median of 5:\n");
-    std::printf("  %-24s %9s %10s %10s %10s %10s\n", "mesh", "triangles", "1 thread", "all", "spans",
-                "walkable");
+    std::printf("  %-24s %9s %10s %10s %10s %10s\n", "mesh", "triangles", "1 thread", "all",
+                "spans", "walkable");
     std::vector<std::filesystem::path> meshes = listFiles(shared / "meshes", ".obj");
     for (const char* name : {"indoor_two_floors.glb", "terrain.obj"})
         if (std::filesystem::exists(samples / name)) meshes.push_back(samples / name);
@@ -75,7 +77,8 @@ int main(int argc, char** argv) {
         nav::voxel::VoxelizeParams params;
         size_t spans = 0, walkable = 0;
         params.threads = 1;
-        const double one = medianMs(5, [&] { (void)nav::voxel::voxelize(*geometry, params, context); });
+        const double one =
+            medianMs(5, [&] { (void)nav::voxel::voxelize(*geometry, params, context); });
         params.threads = 0;
         const double all = medianMs(5, [&] {
             auto grid = nav::voxel::voxelize(*geometry, params, context);
@@ -130,9 +133,10 @@ int main(int argc, char** argv) {
             std::filesystem::remove(nav_path);
         }
     }
-    std::printf("\nPOV graphs (corners + taut visibility edges; bake = tile cells + corners + all pairs, "
-                "all threads, median of 3),\nMovingAI scenarios (exact any-angle length vs the octile "
-                "optimum):\n");
+    std::printf(
+        "\nPOV graphs (corners + taut visibility edges; bake = tile cells + corners + all pairs, "
+        "all threads, median of 3),\nMovingAI scenarios (exact any-angle length vs the octile "
+        "optimum):\n");
     std::printf("  %-28s %9s %8s %11s %10s %9s %9s %9s %9s %11s\n", "map", "bake ms", "corners",
                 "edges full", "taut", "solved", "<= octile", "mean us", "mean exp", "pov/octile");
     for (const auto& map_path : listFiles(shared / "movingai", ".map")) {
@@ -141,7 +145,8 @@ int main(int argc, char** argv) {
         nav::voxel::VoxelGrid grid = nav::importer::gridFromMap(*map);
         grid.source_name = map_path.filename().string();
         nav::Result<nav::graph::Graph> graph = nav::graph::Graph{};
-        const double bake = medianMs(3, [&] { graph = nav::graph::buildPovGraph(grid, {}, context); });
+        const double bake =
+            medianMs(3, [&] { graph = nav::graph::buildPovGraph(grid, {}, context); });
         navrt::Asset asset;
         navrt::GraphView view;
         if (!graph || !packAndLoad(*graph, "navbake_bench_pov.nav", asset, view)) continue;
@@ -154,8 +159,9 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(st.taut_edges), report->solved, report->optimal,
                     report->mean_micros, report->mean_expansions, report->mean_smoothed_ratio);
     }
-    std::printf("\nPOV graphs on meshes (voxelize defaults), 1000 seeded random pairs of walkable "
-                "cell centres:\n");
+    std::printf(
+        "\nPOV graphs on meshes (voxelize defaults), 1000 seeded random pairs of walkable "
+        "cell centres:\n");
     std::printf("  %-24s %9s %8s %11s %10s %11s %9s %9s %9s\n", "mesh", "bake ms", "corners",
                 "edges full", "taut", "layer cells", "found", "mean us", "mean exp");
     for (const auto& mesh : meshes) {
@@ -164,7 +170,8 @@ int main(int argc, char** argv) {
         auto grid = nav::voxel::voxelize(*geometry, nav::voxel::VoxelizeParams{}, context);
         if (!grid) continue;
         nav::Result<nav::graph::Graph> graph = nav::graph::Graph{};
-        const double bake = medianMs(3, [&] { graph = nav::graph::buildPovGraph(*grid, {}, context); });
+        const double bake =
+            medianMs(3, [&] { graph = nav::graph::buildPovGraph(*grid, {}, context); });
         navrt::Asset asset;
         navrt::GraphView view;
         if (!graph || !packAndLoad(*graph, "navbake_bench_pov_mesh.nav", asset, view)) continue;
@@ -175,9 +182,10 @@ int main(int argc, char** argv) {
         if (cells.empty()) continue;
         std::uniform_int_distribution<size_t> pick(0, cells.size() - 1);
         auto centre = [&](const nav::formats::NodeCell& c) {
-            return navrt::Vec3{grid->origin[0] + (float(c.column % grid->size_x) + 0.5f) * grid->cell_size,
-                               grid->origin[1] + float(c.y) * grid->cell_height,
-                               grid->origin[2] + (float(c.column / grid->size_x) + 0.5f) * grid->cell_size};
+            return navrt::Vec3{
+                grid->origin[0] + (float(c.column % grid->size_x) + 0.5f) * grid->cell_size,
+                grid->origin[1] + float(c.y) * grid->cell_height,
+                grid->origin[2] + (float(c.column / grid->size_x) + 0.5f) * grid->cell_size};
         };
         size_t found = 0;
         double micros = 0, expansions = 0;
@@ -190,8 +198,9 @@ int main(int argc, char** argv) {
             expansions += r.expansions;
         }
         const nav::formats::PovStats& st = graph->pov_stats;
-        std::printf("  %-24s %9.1f %8u %11llu %10llu %11u %9zu %9.1f %9.1f\n", mesh.filename().c_str(),
-                    bake, st.corner_count, static_cast<unsigned long long>(st.visibility_edges),
+        std::printf("  %-24s %9.1f %8u %11llu %10llu %11u %9zu %9.1f %9.1f\n",
+                    mesh.filename().c_str(), bake, st.corner_count,
+                    static_cast<unsigned long long>(st.visibility_edges),
                     static_cast<unsigned long long>(st.taut_edges), st.layer_cell_count, found,
                     micros / pairs, expansions / pairs);
     }

@@ -149,7 +149,7 @@ using json = nlohmann::json;
 struct Settings {
     float cell_size = 0.3f;
     float cell_height = 0.2f;
-    nav::voxel::AgentParams agent;  // 2.0 / 0.6 / 0.9 / 45 deg
+    nav::voxel::AgentParams agent;     // 2.0 / 0.6 / 0.9 / 45 deg
     nav::navmesh::NavmeshParams mesh;  // demo defaults, watershed, one tile
     float horizontal_tolerance = 0.5f;
     float vertical_tolerance = 1.0f;
@@ -181,13 +181,27 @@ struct RecastInput {
     int triangle_count = 0;
 };
 
-struct HeightfieldDeleter { void operator()(rcHeightfield* p) const { rcFreeHeightField(p); } };
-struct CompactDeleter { void operator()(rcCompactHeightfield* p) const { rcFreeCompactHeightfield(p); } };
-struct ContourDeleter { void operator()(rcContourSet* p) const { rcFreeContourSet(p); } };
-struct PolyMeshDeleter { void operator()(rcPolyMesh* p) const { rcFreePolyMesh(p); } };
-struct DetailDeleter { void operator()(rcPolyMeshDetail* p) const { rcFreePolyMeshDetail(p); } };
-struct NavMeshDeleter { void operator()(dtNavMesh* p) const { dtFreeNavMesh(p); } };
-struct QueryDeleter { void operator()(dtNavMeshQuery* p) const { dtFreeNavMeshQuery(p); } };
+struct HeightfieldDeleter {
+    void operator()(rcHeightfield* p) const { rcFreeHeightField(p); }
+};
+struct CompactDeleter {
+    void operator()(rcCompactHeightfield* p) const { rcFreeCompactHeightfield(p); }
+};
+struct ContourDeleter {
+    void operator()(rcContourSet* p) const { rcFreeContourSet(p); }
+};
+struct PolyMeshDeleter {
+    void operator()(rcPolyMesh* p) const { rcFreePolyMesh(p); }
+};
+struct DetailDeleter {
+    void operator()(rcPolyMeshDetail* p) const { rcFreePolyMeshDetail(p); }
+};
+struct NavMeshDeleter {
+    void operator()(dtNavMesh* p) const { dtFreeNavMesh(p); }
+};
+struct QueryDeleter {
+    void operator()(dtNavMeshQuery* p) const { dtFreeNavMeshQuery(p); }
+};
 using NavMeshPtr = std::unique_ptr<dtNavMesh, NavMeshDeleter>;
 
 struct RecastBake {
@@ -200,7 +214,8 @@ struct RecastBake {
 };
 
 rcConfig recastConfig(const Settings& s) {
-    const nav::voxel::AgentCells cells = nav::voxel::agentCells(s.agent, s.cell_size, s.cell_height);
+    const nav::voxel::AgentCells cells =
+        nav::voxel::agentCells(s.agent, s.cell_size, s.cell_height);
     rcConfig cfg;
     std::memset(&cfg, 0, sizeof(cfg));
     cfg.cs = s.cell_size;
@@ -214,7 +229,8 @@ rcConfig recastConfig(const Settings& s) {
     cfg.minRegionArea = int(s.mesh.region_min_size * s.mesh.region_min_size);
     cfg.mergeRegionArea = int(s.mesh.region_merge_size * s.mesh.region_merge_size);
     cfg.maxVertsPerPoly = s.mesh.max_verts_per_poly;
-    cfg.detailSampleDist = s.mesh.detail_sample_dist < 0.9f ? 0 : s.cell_size * s.mesh.detail_sample_dist;
+    cfg.detailSampleDist =
+        s.mesh.detail_sample_dist < 0.9f ? 0 : s.cell_size * s.mesh.detail_sample_dist;
     cfg.detailSampleMaxError = s.cell_height * s.mesh.detail_max_error;
     cfg.borderSize = 0;  // solo build
     cfg.tileSize = 0;
@@ -245,8 +261,10 @@ RecastBake bakeRecast(const RecastInput& in, rcConfig cfg) {
                             in.triangles.data(), in.triangle_count, areas.data());
     for (int t = 0; t < in.triangle_count; ++t) {
         const uint8_t ours = in.triangle_areas[size_t(t)];
-        if (in.area_blocked[ours]) areas[size_t(t)] = RC_NULL_AREA;
-        else if (areas[size_t(t)] == RC_WALKABLE_AREA) areas[size_t(t)] = ours;
+        if (in.area_blocked[ours])
+            areas[size_t(t)] = RC_NULL_AREA;
+        else if (areas[size_t(t)] == RC_WALKABLE_AREA)
+            areas[size_t(t)] = ours;
     }
     if (!rcRasterizeTriangles(&ctx, in.vertices.data(), in.vertex_count, in.triangles.data(),
                               areas.data(), in.triangle_count, *solid, cfg.walkableClimb))
@@ -257,7 +275,8 @@ RecastBake bakeRecast(const RecastInput& in, rcConfig cfg) {
     rcFilterWalkableLowHeightSpans(&ctx, cfg.walkableHeight, *solid);
     // Step 4: compact heightfield, erosion, regions (watershed).
     std::unique_ptr<rcCompactHeightfield, CompactDeleter> chf(rcAllocCompactHeightfield());
-    if (!chf || !rcBuildCompactHeightfield(&ctx, cfg.walkableHeight, cfg.walkableClimb, *solid, *chf))
+    if (!chf ||
+        !rcBuildCompactHeightfield(&ctx, cfg.walkableHeight, cfg.walkableClimb, *solid, *chf))
         return fail("rcBuildCompactHeightfield");
     solid.reset();
     if (!rcErodeWalkableArea(&ctx, cfg.walkableRadius, *chf)) return fail("rcErodeWalkableArea");
@@ -271,7 +290,8 @@ RecastBake bakeRecast(const RecastInput& in, rcConfig cfg) {
         return fail("rcBuildContours");
     // Step 6: polygons.
     std::unique_ptr<rcPolyMesh, PolyMeshDeleter> pmesh(rcAllocPolyMesh());
-    if (!pmesh || !rcBuildPolyMesh(&ctx, *cset, cfg.maxVertsPerPoly, *pmesh)) return fail("rcBuildPolyMesh");
+    if (!pmesh || !rcBuildPolyMesh(&ctx, *cset, cfg.maxVertsPerPoly, *pmesh))
+        return fail("rcBuildPolyMesh");
     cset.reset();
     // Step 7: detail mesh.
     std::unique_ptr<rcPolyMeshDetail, DetailDeleter> dmesh(rcAllocPolyMeshDetail());
@@ -372,7 +392,8 @@ json areaJson(const std::vector<double>& areas, const std::vector<nav::geometry:
     return {{"total", total}, {"by_area", by_area}};
 }
 
-// ---- ours -----------------------------------------------------------------------------------------
+// ---- ours
+// -----------------------------------------------------------------------------------------
 struct OursBake {
     nav::graph::Graph graph;
     std::string error;
@@ -524,7 +545,8 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
         jo["error"] = ours.error;
     }
     level_json["bake_ratio_ours_over_recast"] = r.recast_ms > 0 ? r.ours_ms / r.recast_ms : 0.0;
-    level_json["bake_ratio_ours_1thread_over_recast"] = r.recast_ms > 0 ? r.ours_1t_ms / r.recast_ms : 0.0;
+    level_json["bake_ratio_ours_1thread_over_recast"] =
+        r.recast_ms > 0 ? r.ours_1t_ms / r.recast_ms : 0.0;
     if (!recast.navmesh || !ours.error.empty()) {
         r.error = !recast.error.empty() ? "recast: " + recast.error : ours.error;
         level_json["error"] = r.error;
@@ -538,7 +560,8 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
     navrt::Asset asset;
     navrt::GraphView view;
     navrt::PathQuery query;
-    if (auto saved = nav::graph::saveGraph(nav_path, ours.graph, nav::formats::kKindNav); !saved.ok()) {
+    if (auto saved = nav::graph::saveGraph(nav_path, ours.graph, nav::formats::kKindNav);
+        !saved.ok()) {
         r.error = "save .nav: " + saved.error().message;
     } else if (navrt::Error e = navrt::load(nav_path.c_str(), asset)) {
         r.error = std::string("navrt::load: ") + e.message;
@@ -614,13 +637,15 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
             dq->findNearestPoly(b, extents, &filter, &d_goal, gp);
             if (d_start && d_goal) {
                 int count = 0;
-                const dtStatus st = dq->findPath(d_start, d_goal, sp, gp, &filter, path.data(), &count, kMaxPath);
+                const dtStatus st =
+                    dq->findPath(d_start, d_goal, sp, gp, &filter, path.data(), &count, kMaxPath);
                 buffer_small += (st & DT_BUFFER_TOO_SMALL) != 0;
                 d_partial = dtStatusSucceed(st) && (st & DT_PARTIAL_RESULT);
                 if (dtStatusSucceed(st) && !d_partial && count > 0) {
                     int straight_count = 0;
-                    const dtStatus ss = dq->findStraightPath(sp, gp, path.data(), count, straight.data(),
-                                                             nullptr, nullptr, &straight_count, kMaxStraight);
+                    const dtStatus ss =
+                        dq->findStraightPath(sp, gp, path.data(), count, straight.data(), nullptr,
+                                             nullptr, &straight_count, kMaxStraight);
                     if (dtStatusSucceed(ss)) {
                         d_found = true;
                         d_len = length3(straight.data(), straight_count);
@@ -636,10 +661,13 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
         navrt::PathStatus o_status = navrt::PathStatus::no_path;
         auto runOurs = [&] {
             const auto start = Clock::now();
-            o_start = navrt::locateOnMesh(view, {a[0], a[1], a[2]}, s.horizontal_tolerance, s.vertical_tolerance);
-            o_goal = navrt::locateOnMesh(view, {b[0], b[1], b[2]}, s.horizontal_tolerance, s.vertical_tolerance);
+            o_start = navrt::locateOnMesh(view, {a[0], a[1], a[2]}, s.horizontal_tolerance,
+                                          s.vertical_tolerance);
+            o_goal = navrt::locateOnMesh(view, {b[0], b[1], b[2]}, s.horizontal_tolerance,
+                                         s.vertical_tolerance);
             if (o_start.poly != navrt::kNoNode && o_goal.poly != navrt::kNoNode) {
-                o_status = query.findPathBetween(o_start.position, o_start.poly, o_goal.position, o_goal.poly);
+                o_status = query.findPathBetween(o_start.position, o_start.poly, o_goal.position,
+                                                 o_goal.poly);
                 if (o_status == navrt::PathStatus::found) {
                     o_found = true;
                     o_len = query.smoothedLength();
@@ -658,10 +686,10 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
         // Why our locate failed (not timed): a polygon within the horizontal tolerance whose floor
         // is more than the vertical tolerance away (height), or no polygon near at all (coverage).
         for (const auto& [located, p] : {std::pair{o_start.poly != navrt::kNoNode, a},
-                                        std::pair{o_goal.poly != navrt::kNoNode, b}}) {
+                                         std::pair{o_goal.poly != navrt::kNoNode, b}}) {
             if (located) continue;
-            const navrt::MeshPoint any = navrt::locateOnMesh(view, {p[0], p[1], p[2]},
-                                                             s.horizontal_tolerance, 1e30f);
+            const navrt::MeshPoint any =
+                navrt::locateOnMesh(view, {p[0], p[1], p[2]}, s.horizontal_tolerance, 1e30f);
             ++(any.poly != navrt::kNoNode ? locate_height : locate_coverage);
         }
         detour_partial += d_partial;
@@ -676,12 +704,16 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
             e["pair"] = i;
             e["start"] = point(a);
             e["goal"] = point(b);
-            e["detour"] = {{"start_poly", d_start}, {"goal_poly", d_goal}, {"found", d_found},
-                           {"partial", d_partial}, {"length", d_len}};
-            json o = {{"start_poly", o_start.poly == navrt::kNoNode ? json(nullptr) : json(o_start.poly)},
-                      {"goal_poly", o_goal.poly == navrt::kNoNode ? json(nullptr) : json(o_goal.poly)},
-                      {"status", o_located ? navrt::pathStatusName(o_status) : "locate_failed"},
-                      {"length", o_len}};
+            e["detour"] = {{"start_poly", d_start},
+                           {"goal_poly", d_goal},
+                           {"found", d_found},
+                           {"partial", d_partial},
+                           {"length", d_len}};
+            json o = {
+                {"start_poly", o_start.poly == navrt::kNoNode ? json(nullptr) : json(o_start.poly)},
+                {"goal_poly", o_goal.poly == navrt::kNoNode ? json(nullptr) : json(o_goal.poly)},
+                {"status", o_located ? navrt::pathStatusName(o_status) : "locate_failed"},
+                {"length", o_len}};
             if (o_start.poly != navrt::kNoNode)
                 o["start_component"] = view.components[o_start.poly];
             if (o_goal.poly != navrt::kNoNode) o["goal_component"] = view.components[o_goal.poly];
@@ -734,8 +766,9 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
     q["detour_locate_failed"] = detour_locate_failed;
     q["detour_partial"] = detour_partial;
     q["detour_buffer_too_small"] = buffer_small;
-    q["length_ratio"] = {{"pairs", ratio_count}, {"mean", r.ratio_mean}, {"max", r.ratio_max},
-                         {"min", r.ratio_min}, {"max_pair", ratio_max_pair}, {"min_pair", ratio_min_pair}};
+    q["length_ratio"] = {{"pairs", ratio_count},       {"mean", r.ratio_mean},
+                         {"max", r.ratio_max},         {"min", r.ratio_min},
+                         {"max_pair", ratio_max_pair}, {"min_pair", ratio_min_pair}};
     if (ratio_count) {
         q["length_ratio"]["max_example"] = {{"start", point(&points[6 * ratio_max_pair])},
                                             {"goal", point(&points[6 * ratio_max_pair + 3])},
@@ -774,18 +807,24 @@ int main(int argc, char** argv) {
             }
             return v;
         };
-        if (arg == "--runs") s.runs = int(value("--runs"));
-        else if (arg == "--pairs") s.pairs = int(value("--pairs"));
-        else if (arg == "--seed") s.seed = uint32_t(value("--seed"));
+        if (arg == "--runs")
+            s.runs = int(value("--runs"));
+        else if (arg == "--pairs")
+            s.pairs = int(value("--pairs"));
+        else if (arg == "--seed")
+            s.seed = uint32_t(value("--seed"));
         else if (arg == "-h" || arg == "--help") {
-            std::printf("usage: bench_recast [SHARED_DATA [SAMPLE_LEVELS [OUT.json]]] [--runs N] "
-                        "[--pairs N] [--seed S]\n");
+            std::printf(
+                "usage: bench_recast [SHARED_DATA [SAMPLE_LEVELS [OUT.json]]] [--runs N] "
+                "[--pairs N] [--seed S]\n");
             return 0;
-        } else positional.push_back(arg);
+        } else
+            positional.push_back(arg);
     }
     const std::filesystem::path shared = positional.size() > 0 ? positional[0] : "../shared/data";
     const std::filesystem::path samples = positional.size() > 1 ? positional[1] : "sample_levels";
-    const std::filesystem::path out_path = positional.size() > 2 ? positional[2] : "bench_recast.json";
+    const std::filesystem::path out_path =
+        positional.size() > 2 ? positional[2] : "bench_recast.json";
 
     std::vector<std::filesystem::path> levels;
     if (std::filesystem::is_directory(shared / "meshes"))
@@ -795,7 +834,8 @@ int main(int argc, char** argv) {
     for (const char* name : {"indoor_two_floors.glb", "terrain.obj"})
         if (std::filesystem::exists(samples / name)) levels.push_back(samples / name);
     if (levels.empty()) {
-        std::printf("bench_recast: no levels found (%s/meshes, %s)\n", shared.c_str(), samples.c_str());
+        std::printf("bench_recast: no levels found (%s/meshes, %s)\n", shared.c_str(),
+                    samples.c_str());
         return 0;
     }
 
@@ -803,18 +843,26 @@ int main(int argc, char** argv) {
     doc["benchmark"] = "bench_recast";
     doc["recast_version"] = "1.5.1 (Debian librecast-dev)";
     doc["hardware_threads"] = std::thread::hardware_concurrency();
-    doc["parameters"] = {
-        {"cell_size", s.cell_size}, {"cell_height", s.cell_height},
-        {"agent_height", s.agent.height}, {"agent_radius", s.agent.radius},
-        {"agent_climb", s.agent.climb}, {"max_slope_deg", s.agent.max_slope_deg},
-        {"region_min_size", s.mesh.region_min_size}, {"region_merge_size", s.mesh.region_merge_size},
-        {"edge_max_len", s.mesh.edge_max_len}, {"edge_max_error", s.mesh.edge_max_error},
-        {"max_verts_per_poly", s.mesh.max_verts_per_poly},
-        {"detail_sample_dist", s.mesh.detail_sample_dist},
-        {"detail_max_error", s.mesh.detail_max_error}, {"partition", "watershed"},
-        {"tiles", "solo"}, {"locate_horizontal_tolerance", s.horizontal_tolerance},
-        {"locate_vertical_tolerance", s.vertical_tolerance}, {"runs", s.runs},
-        {"pairs", s.pairs}, {"seed", s.seed}};
+    doc["parameters"] = {{"cell_size", s.cell_size},
+                         {"cell_height", s.cell_height},
+                         {"agent_height", s.agent.height},
+                         {"agent_radius", s.agent.radius},
+                         {"agent_climb", s.agent.climb},
+                         {"max_slope_deg", s.agent.max_slope_deg},
+                         {"region_min_size", s.mesh.region_min_size},
+                         {"region_merge_size", s.mesh.region_merge_size},
+                         {"edge_max_len", s.mesh.edge_max_len},
+                         {"edge_max_error", s.mesh.edge_max_error},
+                         {"max_verts_per_poly", s.mesh.max_verts_per_poly},
+                         {"detail_sample_dist", s.mesh.detail_sample_dist},
+                         {"detail_max_error", s.mesh.detail_max_error},
+                         {"partition", "watershed"},
+                         {"tiles", "solo"},
+                         {"locate_horizontal_tolerance", s.horizontal_tolerance},
+                         {"locate_vertical_tolerance", s.vertical_tolerance},
+                         {"runs", s.runs},
+                         {"pairs", s.pairs},
+                         {"seed", s.seed}};
     doc["levels"] = json::array();
 
     std::vector<LevelResult> results;
@@ -825,13 +873,15 @@ int main(int argc, char** argv) {
         doc["levels"].push_back(std::move(level_json));
     }
 
-    std::printf("navbake navmesh vs Recast/Detour 1.5.1: demo defaults, watershed, solo; bake = "
-                "median of %d interleaved runs;\n%d random Detour point pairs per level (seed %u), "
-                "locate tolerance %.1f m horizontal / %.1f m vertical.\n\n",
-                s.runs, s.pairs, s.seed, double(s.horizontal_tolerance), double(s.vertical_tolerance));
-    std::printf("| level | tris | bake ms Recast | ours | ours/Recast | ours 1 thr | polys Recast / ours "
-                "| verts Recast / ours | both found | disagree | our locate failed | length ours/Detour "
-                "mean / max / min | query us Detour / ours |\n");
+    std::printf(
+        "navbake navmesh vs Recast/Detour 1.5.1: demo defaults, watershed, solo; bake = "
+        "median of %d interleaved runs;\n%d random Detour point pairs per level (seed %u), "
+        "locate tolerance %.1f m horizontal / %.1f m vertical.\n\n",
+        s.runs, s.pairs, s.seed, double(s.horizontal_tolerance), double(s.vertical_tolerance));
+    std::printf(
+        "| level | tris | bake ms Recast | ours | ours/Recast | ours 1 thr | polys Recast / ours "
+        "| verts Recast / ours | both found | disagree | our locate failed | length ours/Detour "
+        "mean / max / min | query us Detour / ours |\n");
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const LevelResult& r : results) {
         if (r.recast_ms == 0 && r.ours_ms == 0) {

@@ -135,373 +135,386 @@ const char* kSmallMap =
 }  // namespace
 
 TEST_SUITE("cluster") {
-TEST_CASE("table entries never exceed brute-force Dijkstra and are exact before quantization") {
-    const graph::Graph g = test::tileGraphOfText(kSmallMap);
-    Context context;
-    for (auto method : {cluster::ClusterParams::grid, cluster::ClusterParams::regions}) {
-        cluster::ClusterParams params;
-        params.method = method;
-        params.cluster_size = 4;
-        auto c = cluster::buildClusters(g, params, context);
-        REQUIRE(c.ok());
-        REQUIRE(c->count() > 4);
-        CHECK(c->header.flags == formats::kClusterFlagSymmetric);
-        checkConnected(g, *c);
-        const uint32_t k = c->count();
-        std::vector<double> brute(size_t(k) * k, std::numeric_limits<double>::infinity());
-        for (uint32_t a = 0; a < g.nodeCount(); ++a) {
-            const std::vector<double> dist = test::shortestFrom(g, a);
-            for (uint32_t b = 0; b < g.nodeCount(); ++b) {
-                double& cell = brute[size_t(c->node_clusters[a]) * k + c->node_clusters[b]];
-                cell = std::min(cell, dist[b]);
-                // The bound between the two nodes' clusters never exceeds their distance.
-                CHECK(c->bound(c->node_clusters[a], c->node_clusters[b]) <= dist[b] + 1e-9);
-            }
-        }
-        const std::vector<double> exact = cluster::exactTable(g, c->node_clusters, k, 2, context);
-        REQUIRE(exact.size() == brute.size());
-        for (size_t i = 0; i < exact.size(); ++i) {
-            if (std::isinf(brute[i])) {
-                CHECK(std::isinf(exact[i]));
-                continue;
-            }
-            CHECK(exact[i] == doctest::Approx(brute[i]).epsilon(1e-12));
-            const double bound = c->bound(uint32_t(i / k), uint32_t(i % k));
-            CHECK(bound <= brute[i]);
-            CHECK(bound >= brute[i] - double(c->header.scale) * 1.0001);  // floor: within 1 unit
-        }
-    }
-}
-
-TEST_CASE("clusters are deterministic at any thread count and match the requested count") {
-    const graph::Graph g = test::tileGraphOfText(kSmallMap);
-    Context context;
-    cluster::ClusterParams params;
-    params.threads = 1;
-    params.cluster_size = 3;
-    auto one = cluster::buildClusters(g, params, context);
-    params.threads = 4;
-    auto four = cluster::buildClusters(g, params, context);
-    REQUIRE(one.ok());
-    REQUIRE(four.ok());
-    CHECK(one->node_clusters == four->node_clusters);
-    CHECK(one->table == four->table);
-    params.method = cluster::ClusterParams::regions;
-    params.clusters = 7;
-    auto regions = cluster::buildClusters(g, params, context);
-    REQUIRE(regions.ok());
-    CHECK(regions->count() >= 4);  // a target: merging and splitting land near it
-    CHECK(regions->count() <= 14);
-    checkConnected(g, *regions);
-    params.method = cluster::ClusterParams::grid;
-    params.clusters = 10;
-    auto grid = cluster::buildClusters(g, params, context);
-    REQUIRE(grid.ok());
-    CHECK(grid->count() <= 10);
-    checkConnected(g, *grid);
-}
-
-TEST_CASE("regions: two rooms joined by a one-cell doorway are cut at the doorway") {
-    // 20 x 10 and 8 x 10 cells: seeds grown by distance alone would cut the big room instead.
-    const RoomsMap m = roomsMap({20, 8}, {10});
-    const graph::Graph g = test::tileGraphOfText(m.text, "two_rooms.map");
-    REQUIRE(g.nodeCount() == 281);
-    Context context;
-    cluster::ClusterParams params;
-    params.method = cluster::ClusterParams::regions;
-    params.clusters = 2;
-    auto c = cluster::buildClusters(g, params, context);
-    REQUIRE(c.ok());
-    CHECK(c->count() == 2);
-    checkConnected(g, *c);
-    const auto majority = roomMajorities(g, m, *c);
-    CHECK(majority[0].second > 0.95);
-    CHECK(majority[1].second > 0.95);
-    CHECK(majority[0].first != majority[1].first);
-
-    // Smaller clusters split the rooms, but no cluster reaches through the doorway.
-    params.clusters = 0;
-    params.cluster_size = 6;
-    auto small = cluster::buildClusters(g, params, context);
-    REQUIRE(small.ok());
-    CHECK(small->count() >= 6);
-    CHECK(small->count() <= 12);
-    checkConnected(g, *small);
-    std::vector<std::set<int>> rooms(small->count());
-    for (uint32_t v = 0; v < g.nodeCount(); ++v) {
-        const int room = m.room[g.cells[v].column];
-        if (room >= 0) rooms[small->node_clusters[v]].insert(room);
-    }
-    for (const std::set<int>& r : rooms) CHECK(r.size() == 1);
-}
-
-TEST_CASE("regions: a cluster per room of a grid of rooms; deterministic, connected, admissible") {
-    // 12 rooms from 7 x 8 to 11 x 11 cells, each wall with a one-cell doorway.
-    const RoomsMap m = roomsMap({10, 7, 11, 9}, {9, 11, 8});
-    const graph::Graph g = test::tileGraphOfText(m.text, "rooms.map");
-    Context context;
-    cluster::ClusterParams params;
-    params.method = cluster::ClusterParams::regions;
-    params.clusters = 12;
-    params.threads = 1;
-    auto one = cluster::buildClusters(g, params, context);
-    params.threads = 4;
-    auto four = cluster::buildClusters(g, params, context);
-    auto again = cluster::buildClusters(g, params, context);
-    REQUIRE(one.ok());
-    REQUIRE(four.ok());
-    REQUIRE(again.ok());
-    CHECK(one->node_clusters == four->node_clusters);
-    CHECK(one->table == four->table);
-    CHECK(again->node_clusters == four->node_clusters);
-    CHECK(one->count() == 12);
-    checkConnected(g, *one);
-    std::set<uint32_t> majority_clusters;
-    for (const auto& [cluster_id, share] : roomMajorities(g, m, *one)) {
-        CHECK(share > 0.95);
-        majority_clusters.insert(cluster_id);
-    }
-    CHECK(majority_clusters.size() == 12);
-    // Table entries bound the true costs from a few sources.
-    for (uint32_t a = 0; a < g.nodeCount(); a += 97) {
-        const std::vector<double> dist = test::shortestFrom(g, a);
-        for (uint32_t b = 0; b < g.nodeCount(); ++b)
-            CHECK(one->bound(one->node_clusters[a], one->node_clusters[b]) <= dist[b] + 1e-9);
-    }
-}
-
-TEST_CASE("regions: the count follows --clusters and --cluster-size; navmesh and POV graphs") {
-    const RoomsMap rooms = roomsMap({9, 14, 6, 11, 8}, {10, 7, 12, 9});
-    const std::string open = "type octile\nheight 40\nwidth 40\nmap\n" + [] {
-        std::string rows;
-        for (int z = 0; z < 40; ++z) rows += std::string(40, '.') + "\n";
-        return rows;
-    }();
-    Context context;
-    for (const std::string& text : {rooms.text, open, std::string(kSmallMap)}) {
-        const graph::Graph g = test::tileGraphOfText(text);
-        cluster::ClusterParams params;
-        params.method = cluster::ClusterParams::regions;
-        for (uint32_t k : {1u, 3u, 8u, 20u, 40u}) {
-            INFO("target ", k, " clusters, ", g.nodeCount(), " nodes");
-            params.clusters = k;
+    TEST_CASE("table entries never exceed brute-force Dijkstra and are exact before quantization") {
+        const graph::Graph g = test::tileGraphOfText(kSmallMap);
+        Context context;
+        for (auto method : {cluster::ClusterParams::grid, cluster::ClusterParams::regions}) {
+            cluster::ClusterParams params;
+            params.method = method;
+            params.cluster_size = 4;
             auto c = cluster::buildClusters(g, params, context);
             REQUIRE(c.ok());
-            CHECK(2 * c->count() >= k);
-            CHECK(c->count() <= 2 * k);
+            REQUIRE(c->count() > 4);
+            CHECK(c->header.flags == formats::kClusterFlagSymmetric);
             checkConnected(g, *c);
+            const uint32_t k = c->count();
+            std::vector<double> brute(size_t(k) * k, std::numeric_limits<double>::infinity());
+            for (uint32_t a = 0; a < g.nodeCount(); ++a) {
+                const std::vector<double> dist = test::shortestFrom(g, a);
+                for (uint32_t b = 0; b < g.nodeCount(); ++b) {
+                    double& cell = brute[size_t(c->node_clusters[a]) * k + c->node_clusters[b]];
+                    cell = std::min(cell, dist[b]);
+                    // The bound between the two nodes' clusters never exceeds their distance.
+                    CHECK(c->bound(c->node_clusters[a], c->node_clusters[b]) <= dist[b] + 1e-9);
+                }
+            }
+            const std::vector<double> exact =
+                cluster::exactTable(g, c->node_clusters, k, 2, context);
+            REQUIRE(exact.size() == brute.size());
+            for (size_t i = 0; i < exact.size(); ++i) {
+                if (std::isinf(brute[i])) {
+                    CHECK(std::isinf(exact[i]));
+                    continue;
+                }
+                CHECK(exact[i] == doctest::Approx(brute[i]).epsilon(1e-12));
+                const double bound = c->bound(uint32_t(i / k), uint32_t(i % k));
+                CHECK(bound <= brute[i]);
+                CHECK(bound >=
+                      brute[i] - double(c->header.scale) * 1.0001);  // floor: within 1 unit
+            }
         }
-        params.clusters = 0;
-        params.cluster_size = 8;  // about 64 nodes per cluster
-        auto c = cluster::buildClusters(g, params, context);
-        REQUIRE(c.ok());
-        INFO(g.nodeCount(), " nodes, ", c->count(), " clusters");
-        CHECK(double(g.nodeCount()) / c->count() >= 32);
-        CHECK(double(g.nodeCount()) / c->count() <= 128);
     }
 
-    // Navmesh: the mesh's regions, merged down to a smaller target; POV: regions of its layer grid.
-    auto map = importer::parseMovingAiMap(rooms.text, "rooms.map");
-    REQUIRE(map.ok());
-    voxel::VoxelGrid grid = importer::gridFromMap(*map);
-    auto navmesh = graph::buildNavmeshGraph(grid, {}, context);
-    auto pov = graph::buildPovGraph(grid, {}, context);
-    REQUIRE(navmesh.ok());
-    REQUIRE(pov.ok());
-    cluster::ClusterParams params;
-    params.method = cluster::ClusterParams::regions;
-    auto mesh_regions = cluster::buildClusters(*navmesh, params, context);
-    REQUIRE(mesh_regions.ok());
-    CHECK(mesh_regions->count() <= navmesh->mesh.region_count);
-    checkConnected(*navmesh, *mesh_regions);
-    for (uint32_t v = 0; v + 1 < navmesh->nodeCount(); ++v)  // regions are never cut
-        for (uint32_t w = v + 1; w < navmesh->nodeCount(); ++w)
-            if (navmesh->mesh.poly_regions[v] == navmesh->mesh.poly_regions[w] &&
-                mesh_regions->node_clusters[v] != mesh_regions->node_clusters[w])
-                CHECK(navmesh->components[v] != navmesh->components[w]);
-    params.clusters = 4;
-    auto mesh_four = cluster::buildClusters(*navmesh, params, context);
-    auto pov_four = cluster::buildClusters(*pov, params, context);
-    REQUIRE(mesh_four.ok());
-    REQUIRE(pov_four.ok());
-    CHECK(mesh_four->count() >= 2);  // regions below a quarter of the target area merge too
-    CHECK(mesh_four->count() <= 4);
-    CHECK(pov_four->count() == 4);
-    checkConnected(*navmesh, *mesh_four);
-    checkConnected(*pov, *pov_four);
-}
-
-TEST_CASE("bad inputs: too many clusters, mismatched graph, unreachable clusters fail fast") {
-    const graph::Graph g = test::tileGraphOfText(kSmallMap);
-    Context context;
-    cluster::ClusterParams params;
-    params.clusters = uint32_t(g.nodeCount()) + 1;
-    auto too_many = cluster::buildClusters(g, params, context);
-    REQUIRE_FALSE(too_many.ok());
-    CHECK(too_many.error().kind == ErrorKind::usage);
-    CHECK(too_many.error().message.find("exceeds the graph's") != std::string::npos);
-
-    // A .clu of another graph: pack refuses it naming both files; navrt rejects the sections.
-    const graph::Graph other = test::tileGraphOfText("type octile\nheight 2\nwidth 3\nmap\n...\n...\n", "o.map");
-    params.clusters = 0;
-    auto c = cluster::buildClusters(g, params, context);
-    REQUIRE(c.ok());
-    test::TempDir dir;
-    REQUIRE(cluster::saveClusters(dir / "a.clu", *c).ok());
-    auto loaded = cluster::loadClusters(dir / "a.clu");
-    REQUIRE(loaded.ok());
-    CHECK(loaded->table == c->table);
-    CHECK(loaded->node_clusters == c->node_clusters);
-    CHECK(cluster::checkMatches(*loaded, dir / "a.clu", g, dir / "a.graph").ok());
-    Status mismatch = cluster::checkMatches(*loaded, dir / "a.clu", other, dir / "o.graph");
-    REQUIRE_FALSE(mismatch.ok());
-    CHECK(mismatch.error().message.find("a.clu was built for another graph") != std::string::npos);
-    CHECK(mismatch.error().message.find("o.graph") != std::string::npos);
-    Packed wrong;
-    pack(other, &*c, dir / "wrong.nav", wrong);
-    CHECK(wrong.error.code == navrt::ErrorCode::bad_section);
-    CHECK(std::string(wrong.error.message).find("built for another graph") != std::string::npos);
-
-    // Two components: the table says unreachable; a query between them expands nothing.
-    const graph::Graph split = test::tileGraphOfText("type octile\nheight 3\nwidth 7\nmap\n...@...\n...@...\n...@...\n");
-    params.cluster_size = 2;
-    auto cs = cluster::buildClusters(split, params, context);
-    REQUIRE(cs.ok());
-    CHECK(cs->header.unreachable_pairs > 0);
-    Packed p;
-    pack(split, &*cs, dir / "split.nav", p);
-    REQUIRE_FALSE(p.error);
-    navrt::PathQuery query;
-    REQUIRE_FALSE(query.init(p.view));
-    REQUIRE_FALSE(query.setHeuristic(navrt::Heuristic::cluster));
-    CHECK(query.findPath(0, uint32_t(split.nodeCount() - 1)) == navrt::PathStatus::no_path);
-    CHECK(query.expansions() == 0);
-
-    // A one-way edge: same component, but the table proves 1 -> 0 impossible (0 expansions),
-    // where the standard heuristic has to expand the start.
-    graph::Graph oneway = test::tileGraphOfText("type octile\nheight 1\nwidth 2\nmap\n..\n");
-    REQUIRE(oneway.nodeCount() == 2);
-    oneway.edge_offsets = {0, 1, 1};
-    oneway.edge_targets = {1};
-    oneway.edge_costs = {1.0f};
-    params.cluster_size = 1;
-    auto co = cluster::buildClusters(oneway, params, context);
-    REQUIRE(co.ok());
-    REQUIRE(co->count() == 2);
-    CHECK(co->header.flags == 0);  // not symmetric: navrt reopens nodes but skips BPMX
-    CHECK(std::isinf(co->bound(co->node_clusters[1], co->node_clusters[0])));
-    Packed po;
-    pack(oneway, &*co, dir / "oneway.nav", po);
-    REQUIRE_FALSE(po.error);
-    navrt::PathQuery q2;
-    REQUIRE_FALSE(q2.init(po.view));
-    CHECK(q2.findPath(1, 0) == navrt::PathStatus::no_path);
-    CHECK(q2.expansions() == 1);
-    REQUIRE_FALSE(q2.setHeuristic(navrt::Heuristic::cluster));
-    CHECK(q2.findPath(1, 0) == navrt::PathStatus::no_path);
-    CHECK(q2.expansions() == 0);
-    CHECK(q2.findPath(0, 1) == navrt::PathStatus::found);
-
-    // The cluster method on an asset without cluster sections is a clear error.
-    Packed plain;
-    pack(g, nullptr, dir / "plain.nav", plain);
-    REQUIRE_FALSE(plain.error);
-    navrt::PathQuery q3;
-    REQUIRE_FALSE(q3.init(plain.view));
-    CHECK(q3.setHeuristic(navrt::Heuristic::cluster).code == navrt::ErrorCode::invalid_argument);
-    Status refused = query::checkMethod(plain.view, query::Method::cluster, "plain.nav");
-    REQUIRE_FALSE(refused.ok());
-    CHECK(refused.error().message.find("plain.nav: --method cluster needs cluster sections") !=
-          std::string::npos);
-}
-
-TEST_CASE("MovingAI: regions keep every scenario optimal and beat grid blocks of the same count") {
-    const auto data = test::sharedData();
-    if (data.empty()) {
-        MESSAGE("skipped: ../shared/data is absent");
-        return;
-    }
-    test::TempDir dir;
-    double grid_sum = 0, regions_sum = 0;  // expansions over every scenario of every map
-    int maps = 0;
-    for (const char* name : {"den520d", "ht_chantry", "lak303d", "maze-128-128-2", "room-64-64-8",
-                             "warehouse-20-40-10-2-1"}) {
-        const std::filesystem::path map_path = data / "movingai" / (std::string(name) + ".map");
-        if (!std::filesystem::exists(map_path)) continue;
-        INFO(name);
-        ++maps;
+    TEST_CASE("clusters are deterministic at any thread count and match the requested count") {
+        const graph::Graph g = test::tileGraphOfText(kSmallMap);
         Context context;
-        const graph::Graph g = test::tileGraphOfFile(map_path);
         cluster::ClusterParams params;
-        params.cluster_size = 16;
-        auto blocks = cluster::buildClusters(g, params, context);
-        REQUIRE(blocks.ok());
+        params.threads = 1;
+        params.cluster_size = 3;
+        auto one = cluster::buildClusters(g, params, context);
+        params.threads = 4;
+        auto four = cluster::buildClusters(g, params, context);
+        REQUIRE(one.ok());
+        REQUIRE(four.ok());
+        CHECK(one->node_clusters == four->node_clusters);
+        CHECK(one->table == four->table);
         params.method = cluster::ClusterParams::regions;
-        params.clusters = blocks->count();
+        params.clusters = 7;
         auto regions = cluster::buildClusters(g, params, context);
         REQUIRE(regions.ok());
+        CHECK(regions->count() >= 4);  // a target: merging and splitting land near it
+        CHECK(regions->count() <= 14);
         checkConnected(g, *regions);
-        CHECK(2 * regions->count() >= blocks->count());
-        CHECK(regions->count() <= 2 * blocks->count());
-        const std::string scen = map_path.string() + ".scen";
-        double means[2] = {0, 0};
-        for (int i = 0; i < 2; ++i) {
-            Packed p;
-            pack(g, i == 0 ? &*blocks : &*regions, dir / (std::string(name) + ".nav"), p);
-            REQUIRE_FALSE(p.error);
-            auto run = query::runScenarioFile(p.view, scen, context, query::Method::cluster);
-            REQUIRE(run.ok());
-            CHECK(run->total > 0);
-            CHECK(run->optimal == run->total);
-            CHECK(run->max_abs_error <= 1e-3);
-            means[i] = run->mean_expansions;
-            (i == 0 ? grid_sum : regions_sum) += run->mean_expansions * double(run->total);
-        }
-        MESSAGE(std::string(name), ": grid ", blocks->count(), " clusters, mean expansions ",
-                means[0], "; regions ", regions->count(), " clusters, ", means[1]);
+        params.method = cluster::ClusterParams::grid;
+        params.clusters = 10;
+        auto grid = cluster::buildClusters(g, params, context);
+        REQUIRE(grid.ok());
+        CHECK(grid->count() <= 10);
+        checkConnected(g, *grid);
     }
-    if (maps > 0) CHECK(regions_sum <= grid_sum);
-}
 
-TEST_CASE("MovingAI: the cluster heuristic keeps every scenario optimal and expands fewer nodes overall") {
-    const auto data = test::sharedData();
-    if (data.empty()) {
-        MESSAGE("skipped: ../shared/data is absent");
-        return;
-    }
-    const std::vector<std::filesystem::path> maps = test::movingAiMaps(data);
-    REQUIRE(maps.size() >= 10);
-    test::TempDir dir;
-    double octile_sum = 0, cluster_sum = 0;  // expansions over every scenario of every map
-    for (const auto& map_path : maps) {
-        INFO(map_path.filename().string());
+    TEST_CASE("regions: two rooms joined by a one-cell doorway are cut at the doorway") {
+        // 20 x 10 and 8 x 10 cells: seeds grown by distance alone would cut the big room instead.
+        const RoomsMap m = roomsMap({20, 8}, {10});
+        const graph::Graph g = test::tileGraphOfText(m.text, "two_rooms.map");
+        REQUIRE(g.nodeCount() == 281);
         Context context;
-        const graph::Graph g = test::tileGraphOfFile(map_path);
         cluster::ClusterParams params;
-        params.cluster_size = 16;
+        params.method = cluster::ClusterParams::regions;
+        params.clusters = 2;
         auto c = cluster::buildClusters(g, params, context);
         REQUIRE(c.ok());
+        CHECK(c->count() == 2);
         checkConnected(g, *c);
-        Packed p;
-        pack(g, &*c, dir / (map_path.stem().string() + ".nav"), p);
-        REQUIRE_FALSE(p.error);
-        const std::string scen = map_path.string() + ".scen";
-        auto octile = query::runScenarioFile(p.view, scen, context, query::Method::astar);
-        auto clustered = query::runScenarioFile(p.view, scen, context, query::Method::cluster);
-        REQUIRE(octile.ok());
-        REQUIRE(clustered.ok());
-        CHECK(clustered->total > 0);
-        CHECK(clustered->solved == clustered->total);
-        CHECK(clustered->optimal == clustered->total);
-        CHECK(clustered->max_abs_error <= 1e-3);
-        octile_sum += octile->mean_expansions * double(octile->total);
-        cluster_sum += clustered->mean_expansions * double(clustered->total);
-        MESSAGE(map_path.filename().string(), ": ", c->count(), " clusters, mean expansions octile ",
-                octile->mean_expansions, " cluster ", clustered->mean_expansions);
+        const auto majority = roomMajorities(g, m, *c);
+        CHECK(majority[0].second > 0.95);
+        CHECK(majority[1].second > 0.95);
+        CHECK(majority[0].first != majority[1].first);
+
+        // Smaller clusters split the rooms, but no cluster reaches through the doorway.
+        params.clusters = 0;
+        params.cluster_size = 6;
+        auto small = cluster::buildClusters(g, params, context);
+        REQUIRE(small.ok());
+        CHECK(small->count() >= 6);
+        CHECK(small->count() <= 12);
+        checkConnected(g, *small);
+        std::vector<std::set<int>> rooms(small->count());
+        for (uint32_t v = 0; v < g.nodeCount(); ++v) {
+            const int room = m.room[g.cells[v].column];
+            if (room >= 0) rooms[small->node_clusters[v]].insert(room);
+        }
+        for (const std::set<int>& r : rooms) CHECK(r.size() == 1);
     }
-    // Per map the cluster heuristic is not always ahead (warehouse-20-40-10-2-1: its aisles cut
-    // by the blocks make the table inconsistent enough that re-expansions outweigh the gain);
-    // over all maps it must be.
-    CHECK(cluster_sum <= octile_sum);
-}
+
+    TEST_CASE(
+        "regions: a cluster per room of a grid of rooms; deterministic, connected, admissible") {
+        // 12 rooms from 7 x 8 to 11 x 11 cells, each wall with a one-cell doorway.
+        const RoomsMap m = roomsMap({10, 7, 11, 9}, {9, 11, 8});
+        const graph::Graph g = test::tileGraphOfText(m.text, "rooms.map");
+        Context context;
+        cluster::ClusterParams params;
+        params.method = cluster::ClusterParams::regions;
+        params.clusters = 12;
+        params.threads = 1;
+        auto one = cluster::buildClusters(g, params, context);
+        params.threads = 4;
+        auto four = cluster::buildClusters(g, params, context);
+        auto again = cluster::buildClusters(g, params, context);
+        REQUIRE(one.ok());
+        REQUIRE(four.ok());
+        REQUIRE(again.ok());
+        CHECK(one->node_clusters == four->node_clusters);
+        CHECK(one->table == four->table);
+        CHECK(again->node_clusters == four->node_clusters);
+        CHECK(one->count() == 12);
+        checkConnected(g, *one);
+        std::set<uint32_t> majority_clusters;
+        for (const auto& [cluster_id, share] : roomMajorities(g, m, *one)) {
+            CHECK(share > 0.95);
+            majority_clusters.insert(cluster_id);
+        }
+        CHECK(majority_clusters.size() == 12);
+        // Table entries bound the true costs from a few sources.
+        for (uint32_t a = 0; a < g.nodeCount(); a += 97) {
+            const std::vector<double> dist = test::shortestFrom(g, a);
+            for (uint32_t b = 0; b < g.nodeCount(); ++b)
+                CHECK(one->bound(one->node_clusters[a], one->node_clusters[b]) <= dist[b] + 1e-9);
+        }
+    }
+
+    TEST_CASE("regions: the count follows --clusters and --cluster-size; navmesh and POV graphs") {
+        const RoomsMap rooms = roomsMap({9, 14, 6, 11, 8}, {10, 7, 12, 9});
+        const std::string open = "type octile\nheight 40\nwidth 40\nmap\n" + [] {
+            std::string rows;
+            for (int z = 0; z < 40; ++z) rows += std::string(40, '.') + "\n";
+            return rows;
+        }();
+        Context context;
+        for (const std::string& text : {rooms.text, open, std::string(kSmallMap)}) {
+            const graph::Graph g = test::tileGraphOfText(text);
+            cluster::ClusterParams params;
+            params.method = cluster::ClusterParams::regions;
+            for (uint32_t k : {1u, 3u, 8u, 20u, 40u}) {
+                INFO("target ", k, " clusters, ", g.nodeCount(), " nodes");
+                params.clusters = k;
+                auto c = cluster::buildClusters(g, params, context);
+                REQUIRE(c.ok());
+                CHECK(2 * c->count() >= k);
+                CHECK(c->count() <= 2 * k);
+                checkConnected(g, *c);
+            }
+            params.clusters = 0;
+            params.cluster_size = 8;  // about 64 nodes per cluster
+            auto c = cluster::buildClusters(g, params, context);
+            REQUIRE(c.ok());
+            INFO(g.nodeCount(), " nodes, ", c->count(), " clusters");
+            CHECK(double(g.nodeCount()) / c->count() >= 32);
+            CHECK(double(g.nodeCount()) / c->count() <= 128);
+        }
+
+        // Navmesh: the mesh's regions, merged down to a smaller target; POV: regions of its layer
+        // grid.
+        auto map = importer::parseMovingAiMap(rooms.text, "rooms.map");
+        REQUIRE(map.ok());
+        voxel::VoxelGrid grid = importer::gridFromMap(*map);
+        auto navmesh = graph::buildNavmeshGraph(grid, {}, context);
+        auto pov = graph::buildPovGraph(grid, {}, context);
+        REQUIRE(navmesh.ok());
+        REQUIRE(pov.ok());
+        cluster::ClusterParams params;
+        params.method = cluster::ClusterParams::regions;
+        auto mesh_regions = cluster::buildClusters(*navmesh, params, context);
+        REQUIRE(mesh_regions.ok());
+        CHECK(mesh_regions->count() <= navmesh->mesh.region_count);
+        checkConnected(*navmesh, *mesh_regions);
+        for (uint32_t v = 0; v + 1 < navmesh->nodeCount(); ++v)  // regions are never cut
+            for (uint32_t w = v + 1; w < navmesh->nodeCount(); ++w)
+                if (navmesh->mesh.poly_regions[v] == navmesh->mesh.poly_regions[w] &&
+                    mesh_regions->node_clusters[v] != mesh_regions->node_clusters[w])
+                    CHECK(navmesh->components[v] != navmesh->components[w]);
+        params.clusters = 4;
+        auto mesh_four = cluster::buildClusters(*navmesh, params, context);
+        auto pov_four = cluster::buildClusters(*pov, params, context);
+        REQUIRE(mesh_four.ok());
+        REQUIRE(pov_four.ok());
+        CHECK(mesh_four->count() >= 2);  // regions below a quarter of the target area merge too
+        CHECK(mesh_four->count() <= 4);
+        CHECK(pov_four->count() == 4);
+        checkConnected(*navmesh, *mesh_four);
+        checkConnected(*pov, *pov_four);
+    }
+
+    TEST_CASE("bad inputs: too many clusters, mismatched graph, unreachable clusters fail fast") {
+        const graph::Graph g = test::tileGraphOfText(kSmallMap);
+        Context context;
+        cluster::ClusterParams params;
+        params.clusters = uint32_t(g.nodeCount()) + 1;
+        auto too_many = cluster::buildClusters(g, params, context);
+        REQUIRE_FALSE(too_many.ok());
+        CHECK(too_many.error().kind == ErrorKind::usage);
+        CHECK(too_many.error().message.find("exceeds the graph's") != std::string::npos);
+
+        // A .clu of another graph: pack refuses it naming both files; navrt rejects the sections.
+        const graph::Graph other =
+            test::tileGraphOfText("type octile\nheight 2\nwidth 3\nmap\n...\n...\n", "o.map");
+        params.clusters = 0;
+        auto c = cluster::buildClusters(g, params, context);
+        REQUIRE(c.ok());
+        test::TempDir dir;
+        REQUIRE(cluster::saveClusters(dir / "a.clu", *c).ok());
+        auto loaded = cluster::loadClusters(dir / "a.clu");
+        REQUIRE(loaded.ok());
+        CHECK(loaded->table == c->table);
+        CHECK(loaded->node_clusters == c->node_clusters);
+        CHECK(cluster::checkMatches(*loaded, dir / "a.clu", g, dir / "a.graph").ok());
+        Status mismatch = cluster::checkMatches(*loaded, dir / "a.clu", other, dir / "o.graph");
+        REQUIRE_FALSE(mismatch.ok());
+        CHECK(mismatch.error().message.find("a.clu was built for another graph") !=
+              std::string::npos);
+        CHECK(mismatch.error().message.find("o.graph") != std::string::npos);
+        Packed wrong;
+        pack(other, &*c, dir / "wrong.nav", wrong);
+        CHECK(wrong.error.code == navrt::ErrorCode::bad_section);
+        CHECK(std::string(wrong.error.message).find("built for another graph") !=
+              std::string::npos);
+
+        // Two components: the table says unreachable; a query between them expands nothing.
+        const graph::Graph split = test::tileGraphOfText(
+            "type octile\nheight 3\nwidth 7\nmap\n...@...\n...@...\n...@...\n");
+        params.cluster_size = 2;
+        auto cs = cluster::buildClusters(split, params, context);
+        REQUIRE(cs.ok());
+        CHECK(cs->header.unreachable_pairs > 0);
+        Packed p;
+        pack(split, &*cs, dir / "split.nav", p);
+        REQUIRE_FALSE(p.error);
+        navrt::PathQuery query;
+        REQUIRE_FALSE(query.init(p.view));
+        REQUIRE_FALSE(query.setHeuristic(navrt::Heuristic::cluster));
+        CHECK(query.findPath(0, uint32_t(split.nodeCount() - 1)) == navrt::PathStatus::no_path);
+        CHECK(query.expansions() == 0);
+
+        // A one-way edge: same component, but the table proves 1 -> 0 impossible (0 expansions),
+        // where the standard heuristic has to expand the start.
+        graph::Graph oneway = test::tileGraphOfText("type octile\nheight 1\nwidth 2\nmap\n..\n");
+        REQUIRE(oneway.nodeCount() == 2);
+        oneway.edge_offsets = {0, 1, 1};
+        oneway.edge_targets = {1};
+        oneway.edge_costs = {1.0f};
+        params.cluster_size = 1;
+        auto co = cluster::buildClusters(oneway, params, context);
+        REQUIRE(co.ok());
+        REQUIRE(co->count() == 2);
+        CHECK(co->header.flags == 0);  // not symmetric: navrt reopens nodes but skips BPMX
+        CHECK(std::isinf(co->bound(co->node_clusters[1], co->node_clusters[0])));
+        Packed po;
+        pack(oneway, &*co, dir / "oneway.nav", po);
+        REQUIRE_FALSE(po.error);
+        navrt::PathQuery q2;
+        REQUIRE_FALSE(q2.init(po.view));
+        CHECK(q2.findPath(1, 0) == navrt::PathStatus::no_path);
+        CHECK(q2.expansions() == 1);
+        REQUIRE_FALSE(q2.setHeuristic(navrt::Heuristic::cluster));
+        CHECK(q2.findPath(1, 0) == navrt::PathStatus::no_path);
+        CHECK(q2.expansions() == 0);
+        CHECK(q2.findPath(0, 1) == navrt::PathStatus::found);
+
+        // The cluster method on an asset without cluster sections is a clear error.
+        Packed plain;
+        pack(g, nullptr, dir / "plain.nav", plain);
+        REQUIRE_FALSE(plain.error);
+        navrt::PathQuery q3;
+        REQUIRE_FALSE(q3.init(plain.view));
+        CHECK(q3.setHeuristic(navrt::Heuristic::cluster).code ==
+              navrt::ErrorCode::invalid_argument);
+        Status refused = query::checkMethod(plain.view, query::Method::cluster, "plain.nav");
+        REQUIRE_FALSE(refused.ok());
+        CHECK(refused.error().message.find("plain.nav: --method cluster needs cluster sections") !=
+              std::string::npos);
+    }
+
+    TEST_CASE(
+        "MovingAI: regions keep every scenario optimal and beat grid blocks of the same count") {
+        const auto data = test::sharedData();
+        if (data.empty()) {
+            MESSAGE("skipped: ../shared/data is absent");
+            return;
+        }
+        test::TempDir dir;
+        double grid_sum = 0, regions_sum = 0;  // expansions over every scenario of every map
+        int maps = 0;
+        for (const char* name : {"den520d", "ht_chantry", "lak303d", "maze-128-128-2",
+                                 "room-64-64-8", "warehouse-20-40-10-2-1"}) {
+            const std::filesystem::path map_path = data / "movingai" / (std::string(name) + ".map");
+            if (!std::filesystem::exists(map_path)) continue;
+            INFO(name);
+            ++maps;
+            Context context;
+            const graph::Graph g = test::tileGraphOfFile(map_path);
+            cluster::ClusterParams params;
+            params.cluster_size = 16;
+            auto blocks = cluster::buildClusters(g, params, context);
+            REQUIRE(blocks.ok());
+            params.method = cluster::ClusterParams::regions;
+            params.clusters = blocks->count();
+            auto regions = cluster::buildClusters(g, params, context);
+            REQUIRE(regions.ok());
+            checkConnected(g, *regions);
+            CHECK(2 * regions->count() >= blocks->count());
+            CHECK(regions->count() <= 2 * blocks->count());
+            const std::string scen = map_path.string() + ".scen";
+            double means[2] = {0, 0};
+            for (int i = 0; i < 2; ++i) {
+                Packed p;
+                pack(g, i == 0 ? &*blocks : &*regions, dir / (std::string(name) + ".nav"), p);
+                REQUIRE_FALSE(p.error);
+                auto run = query::runScenarioFile(p.view, scen, context, query::Method::cluster);
+                REQUIRE(run.ok());
+                CHECK(run->total > 0);
+                CHECK(run->optimal == run->total);
+                CHECK(run->max_abs_error <= 1e-3);
+                means[i] = run->mean_expansions;
+                (i == 0 ? grid_sum : regions_sum) += run->mean_expansions * double(run->total);
+            }
+            MESSAGE(std::string(name), ": grid ", blocks->count(), " clusters, mean expansions ",
+                    means[0], "; regions ", regions->count(), " clusters, ", means[1]);
+        }
+        if (maps > 0) CHECK(regions_sum <= grid_sum);
+    }
+
+    TEST_CASE(
+        "MovingAI: the cluster heuristic keeps every scenario optimal and expands fewer nodes "
+        "overall") {
+        const auto data = test::sharedData();
+        if (data.empty()) {
+            MESSAGE("skipped: ../shared/data is absent");
+            return;
+        }
+        const std::vector<std::filesystem::path> maps = test::movingAiMaps(data);
+        REQUIRE(maps.size() >= 10);
+        test::TempDir dir;
+        double octile_sum = 0, cluster_sum = 0;  // expansions over every scenario of every map
+        for (const auto& map_path : maps) {
+            INFO(map_path.filename().string());
+            Context context;
+            const graph::Graph g = test::tileGraphOfFile(map_path);
+            cluster::ClusterParams params;
+            params.cluster_size = 16;
+            auto c = cluster::buildClusters(g, params, context);
+            REQUIRE(c.ok());
+            checkConnected(g, *c);
+            Packed p;
+            pack(g, &*c, dir / (map_path.stem().string() + ".nav"), p);
+            REQUIRE_FALSE(p.error);
+            const std::string scen = map_path.string() + ".scen";
+            auto octile = query::runScenarioFile(p.view, scen, context, query::Method::astar);
+            auto clustered = query::runScenarioFile(p.view, scen, context, query::Method::cluster);
+            REQUIRE(octile.ok());
+            REQUIRE(clustered.ok());
+            CHECK(clustered->total > 0);
+            CHECK(clustered->solved == clustered->total);
+            CHECK(clustered->optimal == clustered->total);
+            CHECK(clustered->max_abs_error <= 1e-3);
+            octile_sum += octile->mean_expansions * double(octile->total);
+            cluster_sum += clustered->mean_expansions * double(clustered->total);
+            MESSAGE(map_path.filename().string(), ": ", c->count(),
+                    " clusters, mean expansions octile ", octile->mean_expansions, " cluster ",
+                    clustered->mean_expansions);
+        }
+        // Per map the cluster heuristic is not always ahead (warehouse-20-40-10-2-1: its aisles cut
+        // by the blocks make the table inconsistent enough that re-expansions outweigh the gain);
+        // over all maps it must be.
+        CHECK(cluster_sum <= octile_sum);
+    }
 }

@@ -91,262 +91,269 @@ void checkWalk(const graph::Graph& g, const navrt::HierarchicalQuery& q, uint32_
 }  // namespace
 
 TEST_SUITE("hierarchy") {
-TEST_CASE("levels nest, groups are connected, costs are ordered, output independent of threads") {
-    const graph::Graph g = roomsGraph();
-    Built b = build(g, 8, formats::EntranceMode::sparse, 1);
-    const cluster::Hierarchy& h = b.hierarchy;
-    const uint32_t levels = h.levelCount();
-    REQUIRE(levels >= 2);
-    CHECK(h.group_counts[0] == b.clusters.count());
-    CHECK(h.group_counts.back() < cluster::kTopGroups);
-    for (uint32_t l = 1; l < levels; ++l) CHECK(h.group_counts[l] < h.group_counts[l - 1]);
-    // Group of every node at every level through the parents; each group connected through its
-    // own nodes; the representative inside its group; an abstract edge exactly where a graph
-    // edge crosses between groups.
-    const size_t n = g.nodeCount();
-    std::vector<uint32_t> group(b.clusters.node_clusters);
-    for (uint32_t l = 1; l <= levels; ++l) {
-        INFO("level ", l);
-        const uint32_t first = h.levelStart(l), count = h.group_counts[l - 1];
-        std::vector<uint32_t> size(count, 0), reached(count, 0);
-        for (size_t v = 0; v < n; ++v) ++size[group[v]];
-        for (uint32_t k = 0; k < count; ++k) {
-            CHECK(size[k] > 0);
-            CHECK(group[h.representatives[first + k]] == k);
-        }
-        std::vector<uint8_t> seen(n, 0), started(count, 0);
-        std::vector<std::pair<uint32_t, uint32_t>> crossings;
-        for (uint32_t s = 0; s < n; ++s) {
-            for (uint32_t e = g.edge_offsets[s]; e < g.edge_offsets[s + 1]; ++e)
-                if (group[g.edge_targets[e]] != group[s])
-                    crossings.push_back({first + group[s], first + group[g.edge_targets[e]]});
-            if (started[group[s]]) continue;
-            started[group[s]] = 1;
-            std::vector<uint32_t> stack{s};
-            seen[s] = 1;
-            while (!stack.empty()) {
-                const uint32_t u = stack.back();
-                stack.pop_back();
-                ++reached[group[s]];
-                for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-                    const uint32_t w = g.edge_targets[e];
-                    if (!seen[w] && group[w] == group[s]) {
-                        seen[w] = 1;
-                        stack.push_back(w);
+    TEST_CASE(
+        "levels nest, groups are connected, costs are ordered, output independent of threads") {
+        const graph::Graph g = roomsGraph();
+        Built b = build(g, 8, formats::EntranceMode::sparse, 1);
+        const cluster::Hierarchy& h = b.hierarchy;
+        const uint32_t levels = h.levelCount();
+        REQUIRE(levels >= 2);
+        CHECK(h.group_counts[0] == b.clusters.count());
+        CHECK(h.group_counts.back() < cluster::kTopGroups);
+        for (uint32_t l = 1; l < levels; ++l) CHECK(h.group_counts[l] < h.group_counts[l - 1]);
+        // Group of every node at every level through the parents; each group connected through its
+        // own nodes; the representative inside its group; an abstract edge exactly where a graph
+        // edge crosses between groups.
+        const size_t n = g.nodeCount();
+        std::vector<uint32_t> group(b.clusters.node_clusters);
+        for (uint32_t l = 1; l <= levels; ++l) {
+            INFO("level ", l);
+            const uint32_t first = h.levelStart(l), count = h.group_counts[l - 1];
+            std::vector<uint32_t> size(count, 0), reached(count, 0);
+            for (size_t v = 0; v < n; ++v) ++size[group[v]];
+            for (uint32_t k = 0; k < count; ++k) {
+                CHECK(size[k] > 0);
+                CHECK(group[h.representatives[first + k]] == k);
+            }
+            std::vector<uint8_t> seen(n, 0), started(count, 0);
+            std::vector<std::pair<uint32_t, uint32_t>> crossings;
+            for (uint32_t s = 0; s < n; ++s) {
+                for (uint32_t e = g.edge_offsets[s]; e < g.edge_offsets[s + 1]; ++e)
+                    if (group[g.edge_targets[e]] != group[s])
+                        crossings.push_back({first + group[s], first + group[g.edge_targets[e]]});
+                if (started[group[s]]) continue;
+                started[group[s]] = 1;
+                std::vector<uint32_t> stack{s};
+                seen[s] = 1;
+                while (!stack.empty()) {
+                    const uint32_t u = stack.back();
+                    stack.pop_back();
+                    ++reached[group[s]];
+                    for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+                        const uint32_t w = g.edge_targets[e];
+                        if (!seen[w] && group[w] == group[s]) {
+                            seen[w] = 1;
+                            stack.push_back(w);
+                        }
                     }
                 }
             }
-        }
-        CHECK(reached == size);
-        std::sort(crossings.begin(), crossings.end());
-        crossings.erase(std::unique(crossings.begin(), crossings.end()), crossings.end());
-        std::vector<std::pair<uint32_t, uint32_t>> edges;
-        for (uint32_t k = first; k < first + count; ++k)
-            for (uint32_t e = h.edge_offsets[k]; e < h.edge_offsets[k + 1]; ++e) {
-                edges.push_back({k, h.edge_targets[e]});
-                const float* c = &h.edge_costs[3 * size_t(e)];
-                CHECK(c[0] > 0);
-                CHECK(c[0] <= c[2] + 1e-4f);  // min <= avgmin <= maximin
-                CHECK(c[2] <= c[1] + 1e-4f);
-            }
-        CHECK(edges == crossings);
-        if (l < levels)
-            for (size_t v = 0; v < n; ++v) group[v] = h.parents[first + group[v]] - h.levelStart(l + 1);
-    }
-    // Same result with 2 threads, and through a save / load round trip.
-    Built again = build(g, 8, formats::EntranceMode::sparse, 2);
-    CHECK(again.hierarchy.parents == h.parents);
-    CHECK(again.hierarchy.edge_costs == h.edge_costs);
-    CHECK(again.hierarchy.entrance_edge_targets == h.entrance_edge_targets);
-    CHECK(again.hierarchy.entrance_edge_costs == h.entrance_edge_costs);
-    test::TempDir dir;
-    REQUIRE(cluster::saveHierarchy(dir / "a.hier", h).ok());
-    REQUIRE(cluster::saveHierarchy(dir / "b.hier", again.hierarchy).ok());
-    CHECK(test::readBytes(dir / "a.hier") == test::readBytes(dir / "b.hier"));
-    auto loaded = cluster::loadHierarchy(dir / "a.hier", b.clusters, dir / "a.clu");
-    REQUIRE(loaded.ok());
-    CHECK(loaded->representatives == h.representatives);
-    CHECK(loaded->entrances == h.entrances);
-    CHECK(loaded->edge_costs == h.edge_costs);
-}
-
-TEST_CASE("every planner returns valid paths; the exact entrance variant returns shortest ones") {
-    const graph::Graph g = roomsGraph();
-    test::TempDir dir;
-    Built sparse = build(g, 8, formats::EntranceMode::sparse);
-    Built all = build(g, 8, formats::EntranceMode::all);
-    Packed ps, pa;
-    pack(g, sparse.clusters, &sparse.hierarchy, dir / "s.nav", ps);
-    pack(g, all.clusters, &all.hierarchy, dir / "a.nav", pa);
-    REQUIRE_FALSE(ps.error);
-    REQUIRE_FALSE(pa.error);
-    navrt::HierarchicalQuery qs, qa;
-    REQUIRE_FALSE(qs.init(ps.view));
-    REQUIRE_FALSE(qa.init(pa.view));
-    std::mt19937 random(7);
-    std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
-    int compared = 0;
-    double worst_groups = 0;
-    for (int trial = 0; trial < 60; ++trial) {
-        const uint32_t start = pick(random), goal = pick(random);
-        const std::vector<double> dist = test::shortestFrom(g, start);
-        INFO("start ", start, " goal ", goal);
-        if (!std::isfinite(dist[goal])) {
-            CHECK(qs.findPath(start, goal) == navrt::PathStatus::no_path);
-            continue;
-        }
-        ++compared;
-        navrt::HierOptions options;
-        options.mode = navrt::HierMode::entrances;
-        REQUIRE(qa.findPath(start, goal, options) == navrt::PathStatus::found);
-        checkWalk(g, qa, start);
-        CHECK(qa.complete());
-        CHECK(qa.path()[qa.pathLength() - 1] == goal);
-        CHECK(qa.cost() == doctest::Approx(dist[goal]).epsilon(1e-5));
-        REQUIRE(qs.findPath(start, goal, options) == navrt::PathStatus::found);
-        checkWalk(g, qs, start);
-        CHECK(qs.cost() >= dist[goal] - 1e-4);
-        for (uint8_t cost = 0; cost < formats::kHierCostCount; ++cost)
-            for (bool exclusions : {true, false}) {
-                INFO("cost ", int(cost), " exclusions ", exclusions);
-                navrt::HierOptions o;
-                o.cost = cost;
-                o.exclusions = exclusions;
-                REQUIRE(qs.findPath(start, goal, o) == navrt::PathStatus::found);
-                checkWalk(g, qs, start);
-                CHECK(qs.complete());
-                CHECK(qs.path()[qs.pathLength() - 1] == goal);
-                CHECK(qs.cost() >= dist[goal] - 1e-4);
-                worst_groups = std::max(worst_groups, qs.cost() / std::max(dist[goal], 1e-9));
-                const std::vector<uint32_t> full(qs.path(), qs.path() + qs.pathLength());
-                // The first leg is where the full path starts, and ends in another cluster
-                // (or at the goal).
-                o.first_leg = true;
-                REQUIRE(qs.findPath(start, goal, o) == navrt::PathStatus::found);
-                checkWalk(g, qs, start);
-                const uint32_t end = qs.path()[qs.pathLength() - 1];
-                CHECK((end == goal) == qs.complete());
-                if (!qs.complete()) {
-                    CHECK(sparse.clusters.node_clusters[end] != sparse.clusters.node_clusters[start]);
-                    REQUIRE(qs.pathLength() <= full.size());
-                    CHECK(std::equal(qs.path(), qs.path() + qs.pathLength(), full.begin()));
+            CHECK(reached == size);
+            std::sort(crossings.begin(), crossings.end());
+            crossings.erase(std::unique(crossings.begin(), crossings.end()), crossings.end());
+            std::vector<std::pair<uint32_t, uint32_t>> edges;
+            for (uint32_t k = first; k < first + count; ++k)
+                for (uint32_t e = h.edge_offsets[k]; e < h.edge_offsets[k + 1]; ++e) {
+                    edges.push_back({k, h.edge_targets[e]});
+                    const float* c = &h.edge_costs[3 * size_t(e)];
+                    CHECK(c[0] > 0);
+                    CHECK(c[0] <= c[2] + 1e-4f);  // min <= avgmin <= maximin
+                    CHECK(c[2] <= c[1] + 1e-4f);
                 }
+            CHECK(edges == crossings);
+            if (l < levels)
+                for (size_t v = 0; v < n; ++v)
+                    group[v] = h.parents[first + group[v]] - h.levelStart(l + 1);
+        }
+        // Same result with 2 threads, and through a save / load round trip.
+        Built again = build(g, 8, formats::EntranceMode::sparse, 2);
+        CHECK(again.hierarchy.parents == h.parents);
+        CHECK(again.hierarchy.edge_costs == h.edge_costs);
+        CHECK(again.hierarchy.entrance_edge_targets == h.entrance_edge_targets);
+        CHECK(again.hierarchy.entrance_edge_costs == h.entrance_edge_costs);
+        test::TempDir dir;
+        REQUIRE(cluster::saveHierarchy(dir / "a.hier", h).ok());
+        REQUIRE(cluster::saveHierarchy(dir / "b.hier", again.hierarchy).ok());
+        CHECK(test::readBytes(dir / "a.hier") == test::readBytes(dir / "b.hier"));
+        auto loaded = cluster::loadHierarchy(dir / "a.hier", b.clusters, dir / "a.clu");
+        REQUIRE(loaded.ok());
+        CHECK(loaded->representatives == h.representatives);
+        CHECK(loaded->entrances == h.entrances);
+        CHECK(loaded->edge_costs == h.edge_costs);
+    }
+
+    TEST_CASE(
+        "every planner returns valid paths; the exact entrance variant returns shortest ones") {
+        const graph::Graph g = roomsGraph();
+        test::TempDir dir;
+        Built sparse = build(g, 8, formats::EntranceMode::sparse);
+        Built all = build(g, 8, formats::EntranceMode::all);
+        Packed ps, pa;
+        pack(g, sparse.clusters, &sparse.hierarchy, dir / "s.nav", ps);
+        pack(g, all.clusters, &all.hierarchy, dir / "a.nav", pa);
+        REQUIRE_FALSE(ps.error);
+        REQUIRE_FALSE(pa.error);
+        navrt::HierarchicalQuery qs, qa;
+        REQUIRE_FALSE(qs.init(ps.view));
+        REQUIRE_FALSE(qa.init(pa.view));
+        std::mt19937 random(7);
+        std::uniform_int_distribution<uint32_t> pick(0, uint32_t(g.nodeCount() - 1));
+        int compared = 0;
+        double worst_groups = 0;
+        for (int trial = 0; trial < 60; ++trial) {
+            const uint32_t start = pick(random), goal = pick(random);
+            const std::vector<double> dist = test::shortestFrom(g, start);
+            INFO("start ", start, " goal ", goal);
+            if (!std::isfinite(dist[goal])) {
+                CHECK(qs.findPath(start, goal) == navrt::PathStatus::no_path);
+                continue;
             }
-    }
-    CHECK(compared > 40);
-    MESSAGE("worst groups-planner cost / optimum on the rooms map: ", worst_groups);
-}
-
-TEST_CASE("bad inputs: other clusters, corrupted arrays, no hierarchy, bad parameters") {
-    const graph::Graph g = roomsGraph();
-    test::TempDir dir;
-    Built b = build(g, 8, formats::EntranceMode::sparse);
-    Built other = build(g, 12, formats::EntranceMode::sparse);
-    Context context;
-    cluster::HierarchyParams bad;
-    bad.fanout = 1;
-    auto refused = cluster::buildHierarchy(g, b.clusters, bad, context);
-    REQUIRE_FALSE(refused.ok());
-    CHECK(refused.error().kind == ErrorKind::usage);
-
-    // A .hier built on other clusters of the same graph: loadHierarchy names both files; navrt
-    // rejects such sections in a .nav.
-    REQUIRE(cluster::saveHierarchy(dir / "other.hier", other.hierarchy).ok());
-    auto mismatch = cluster::loadHierarchy(dir / "other.hier", b.clusters, dir / "mine.clu");
-    REQUIRE_FALSE(mismatch.ok());
-    CHECK(mismatch.error().message.find("other.hier was built on other clusters") != std::string::npos);
-    CHECK(mismatch.error().message.find("mine.clu") != std::string::npos);
-    Packed wrong;
-    pack(g, b.clusters, &other.hierarchy, dir / "wrong.nav", wrong);
-    CHECK(wrong.error.code == navrt::ErrorCode::bad_section);
-    CHECK(std::string(wrong.error.message).find("other clusters") != std::string::npos);
-
-    // Corrupted arrays (valid container checksums): each rejected with its section named.
-    auto expectRejected = [&](cluster::Hierarchy h, const char* section, const char* name) {
-        Packed p;
-        pack(g, b.clusters, &h, dir / (std::string(name) + ".nav"), p);
-        INFO(name, ": ", p.error.message);
-        CHECK(p.error.code == navrt::ErrorCode::bad_section);
-        CHECK(std::string(p.error.message).find(section) != std::string::npos);
-    };
-    {
-        cluster::Hierarchy h = b.hierarchy;
-        h.parents[0] = 0;  // a level-1 group whose parent is a level-1 group
-        expectRejected(h, "HPAR", "parent");
-    }
-    {
-        cluster::Hierarchy h = b.hierarchy;
-        h.representatives[0] = h.representatives[1];  // a node of another cluster
-        expectRejected(h, "HREP", "rep");
-    }
-    {
-        cluster::Hierarchy h = b.hierarchy;
-        h.edge_targets[0] = h.levelStart(2);  // an edge to another level
-        expectRejected(h, "HADT", "edge");
-    }
-    {
-        cluster::Hierarchy h = b.hierarchy;
-        h.entrance_edge_costs[0] = -1.0f;
-        expectRejected(h, "HXCS", "cost");
-    }
-    {
-        cluster::Hierarchy h = b.hierarchy;
-        std::swap(h.members[0], h.members[1]);  // not ascending
-        expectRejected(h, "HMEM", "members");
-    }
-    {
-        cluster::Hierarchy h = b.hierarchy;
-        h.entrances.pop_back();  // sizes disagree with the header
-        expectRejected(h, "HENT", "entrances");
+            ++compared;
+            navrt::HierOptions options;
+            options.mode = navrt::HierMode::entrances;
+            REQUIRE(qa.findPath(start, goal, options) == navrt::PathStatus::found);
+            checkWalk(g, qa, start);
+            CHECK(qa.complete());
+            CHECK(qa.path()[qa.pathLength() - 1] == goal);
+            CHECK(qa.cost() == doctest::Approx(dist[goal]).epsilon(1e-5));
+            REQUIRE(qs.findPath(start, goal, options) == navrt::PathStatus::found);
+            checkWalk(g, qs, start);
+            CHECK(qs.cost() >= dist[goal] - 1e-4);
+            for (uint8_t cost = 0; cost < formats::kHierCostCount; ++cost)
+                for (bool exclusions : {true, false}) {
+                    INFO("cost ", int(cost), " exclusions ", exclusions);
+                    navrt::HierOptions o;
+                    o.cost = cost;
+                    o.exclusions = exclusions;
+                    REQUIRE(qs.findPath(start, goal, o) == navrt::PathStatus::found);
+                    checkWalk(g, qs, start);
+                    CHECK(qs.complete());
+                    CHECK(qs.path()[qs.pathLength() - 1] == goal);
+                    CHECK(qs.cost() >= dist[goal] - 1e-4);
+                    worst_groups = std::max(worst_groups, qs.cost() / std::max(dist[goal], 1e-9));
+                    const std::vector<uint32_t> full(qs.path(), qs.path() + qs.pathLength());
+                    // The first leg is where the full path starts, and ends in another cluster
+                    // (or at the goal).
+                    o.first_leg = true;
+                    REQUIRE(qs.findPath(start, goal, o) == navrt::PathStatus::found);
+                    checkWalk(g, qs, start);
+                    const uint32_t end = qs.path()[qs.pathLength() - 1];
+                    CHECK((end == goal) == qs.complete());
+                    if (!qs.complete()) {
+                        CHECK(sparse.clusters.node_clusters[end] !=
+                              sparse.clusters.node_clusters[start]);
+                        REQUIRE(qs.pathLength() <= full.size());
+                        CHECK(std::equal(qs.path(), qs.path() + qs.pathLength(), full.begin()));
+                    }
+                }
+        }
+        CHECK(compared > 40);
+        MESSAGE("worst groups-planner cost / optimum on the rooms map: ", worst_groups);
     }
 
-    // An asset without hierarchy sections.
-    Packed plain;
-    pack(g, b.clusters, nullptr, dir / "plain.nav", plain);
-    REQUIRE_FALSE(plain.error);
-    navrt::HierarchicalQuery q;
-    CHECK(q.init(plain.view).code == navrt::ErrorCode::invalid_argument);
-    CHECK(q.findPath(0, 1) == navrt::PathStatus::not_initialized);
-    Status method = query::checkMethod(plain.view, query::Method::hier, "plain.nav");
-    REQUIRE_FALSE(method.ok());
-    CHECK(method.error().message.find("plain.nav: --method hier needs hierarchy sections") !=
-          std::string::npos);
-}
-
-TEST_CASE("MovingAI: hierarchical search solves every scenario, exactly with all entrances") {
-    const auto data = test::sharedData();
-    if (data.empty()) {
-        MESSAGE("skipped: ../shared/data is absent");
-        return;
-    }
-    test::TempDir dir;
-    for (const char* name : {"den312d", "den520d", "ht_chantry", "maze-128-128-2", "room-64-64-8",
-                             "random-64-64-20", "warehouse-20-40-10-2-1", "empty-48-48"}) {
-        const std::filesystem::path map_path = data / "movingai" / (std::string(name) + ".map");
-        if (!std::filesystem::exists(map_path)) continue;
-        INFO(std::string(name));
-        auto map = importer::loadMovingAiMap(map_path);
-        REQUIRE(map.ok());
-        const graph::Graph g = test::tileGraphOf(*map, map_path.filename().string());
-        Built b = build(g, 16, formats::EntranceMode::all);
-        Packed p;
-        pack(g, b.clusters, &b.hierarchy, dir / (std::string(name) + ".nav"), p);
-        REQUIRE_FALSE(p.error);
+    TEST_CASE("bad inputs: other clusters, corrupted arrays, no hierarchy, bad parameters") {
+        const graph::Graph g = roomsGraph();
+        test::TempDir dir;
+        Built b = build(g, 8, formats::EntranceMode::sparse);
+        Built other = build(g, 12, formats::EntranceMode::sparse);
         Context context;
-        const std::string scen = map_path.string() + ".scen";
-        query::SearchMethod exact(query::Method::hier);
-        exact.hier.mode = navrt::HierMode::entrances;
-        auto e = query::runScenarioFile(p.view, scen, context, exact);
-        REQUIRE(e.ok());
-        CHECK(e->solved == e->total);
-        CHECK(e->optimal == e->total);
-        CHECK(e->max_abs_error <= 1e-3);
-        auto groups = query::runScenarioFile(p.view, scen, context, query::SearchMethod(query::Method::hier));
-        REQUIRE(groups.ok());
-        CHECK(groups->solved == groups->total);
-        CHECK(groups->mean_suboptimality >= 0);
-        MESSAGE(std::string(name), ": groups planner mean ", groups->mean_suboptimality, "% max ",
-                groups->max_suboptimality, "% over ", groups->total, " scenarios");
+        cluster::HierarchyParams bad;
+        bad.fanout = 1;
+        auto refused = cluster::buildHierarchy(g, b.clusters, bad, context);
+        REQUIRE_FALSE(refused.ok());
+        CHECK(refused.error().kind == ErrorKind::usage);
+
+        // A .hier built on other clusters of the same graph: loadHierarchy names both files; navrt
+        // rejects such sections in a .nav.
+        REQUIRE(cluster::saveHierarchy(dir / "other.hier", other.hierarchy).ok());
+        auto mismatch = cluster::loadHierarchy(dir / "other.hier", b.clusters, dir / "mine.clu");
+        REQUIRE_FALSE(mismatch.ok());
+        CHECK(mismatch.error().message.find("other.hier was built on other clusters") !=
+              std::string::npos);
+        CHECK(mismatch.error().message.find("mine.clu") != std::string::npos);
+        Packed wrong;
+        pack(g, b.clusters, &other.hierarchy, dir / "wrong.nav", wrong);
+        CHECK(wrong.error.code == navrt::ErrorCode::bad_section);
+        CHECK(std::string(wrong.error.message).find("other clusters") != std::string::npos);
+
+        // Corrupted arrays (valid container checksums): each rejected with its section named.
+        auto expectRejected = [&](cluster::Hierarchy h, const char* section, const char* name) {
+            Packed p;
+            pack(g, b.clusters, &h, dir / (std::string(name) + ".nav"), p);
+            INFO(name, ": ", p.error.message);
+            CHECK(p.error.code == navrt::ErrorCode::bad_section);
+            CHECK(std::string(p.error.message).find(section) != std::string::npos);
+        };
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            h.parents[0] = 0;  // a level-1 group whose parent is a level-1 group
+            expectRejected(h, "HPAR", "parent");
+        }
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            h.representatives[0] = h.representatives[1];  // a node of another cluster
+            expectRejected(h, "HREP", "rep");
+        }
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            h.edge_targets[0] = h.levelStart(2);  // an edge to another level
+            expectRejected(h, "HADT", "edge");
+        }
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            h.entrance_edge_costs[0] = -1.0f;
+            expectRejected(h, "HXCS", "cost");
+        }
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            std::swap(h.members[0], h.members[1]);  // not ascending
+            expectRejected(h, "HMEM", "members");
+        }
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            h.entrances.pop_back();  // sizes disagree with the header
+            expectRejected(h, "HENT", "entrances");
+        }
+
+        // An asset without hierarchy sections.
+        Packed plain;
+        pack(g, b.clusters, nullptr, dir / "plain.nav", plain);
+        REQUIRE_FALSE(plain.error);
+        navrt::HierarchicalQuery q;
+        CHECK(q.init(plain.view).code == navrt::ErrorCode::invalid_argument);
+        CHECK(q.findPath(0, 1) == navrt::PathStatus::not_initialized);
+        Status method = query::checkMethod(plain.view, query::Method::hier, "plain.nav");
+        REQUIRE_FALSE(method.ok());
+        CHECK(method.error().message.find("plain.nav: --method hier needs hierarchy sections") !=
+              std::string::npos);
     }
-}
+
+    TEST_CASE("MovingAI: hierarchical search solves every scenario, exactly with all entrances") {
+        const auto data = test::sharedData();
+        if (data.empty()) {
+            MESSAGE("skipped: ../shared/data is absent");
+            return;
+        }
+        test::TempDir dir;
+        for (const char* name :
+             {"den312d", "den520d", "ht_chantry", "maze-128-128-2", "room-64-64-8",
+              "random-64-64-20", "warehouse-20-40-10-2-1", "empty-48-48"}) {
+            const std::filesystem::path map_path = data / "movingai" / (std::string(name) + ".map");
+            if (!std::filesystem::exists(map_path)) continue;
+            INFO(std::string(name));
+            auto map = importer::loadMovingAiMap(map_path);
+            REQUIRE(map.ok());
+            const graph::Graph g = test::tileGraphOf(*map, map_path.filename().string());
+            Built b = build(g, 16, formats::EntranceMode::all);
+            Packed p;
+            pack(g, b.clusters, &b.hierarchy, dir / (std::string(name) + ".nav"), p);
+            REQUIRE_FALSE(p.error);
+            Context context;
+            const std::string scen = map_path.string() + ".scen";
+            query::SearchMethod exact(query::Method::hier);
+            exact.hier.mode = navrt::HierMode::entrances;
+            auto e = query::runScenarioFile(p.view, scen, context, exact);
+            REQUIRE(e.ok());
+            CHECK(e->solved == e->total);
+            CHECK(e->optimal == e->total);
+            CHECK(e->max_abs_error <= 1e-3);
+            auto groups = query::runScenarioFile(p.view, scen, context,
+                                                 query::SearchMethod(query::Method::hier));
+            REQUIRE(groups.ok());
+            CHECK(groups->solved == groups->total);
+            CHECK(groups->mean_suboptimality >= 0);
+            MESSAGE(std::string(name), ": groups planner mean ", groups->mean_suboptimality,
+                    "% max ", groups->max_suboptimality, "% over ", groups->total, " scenarios");
+        }
+    }
 }

@@ -31,9 +31,9 @@ std::vector<uint8_t> offsets() {
 
 std::vector<uint8_t> sampleContainer() {
     ContainerWriter writer(kTestKind, 3);
-    writer.add(fourcc("AAAA"), pattern(5000, 3));                   // compressible -> zstd
-    writer.add(fourcc("BBBB"), {1, 2, 3}, Codec::raw);              // tiny, raw
-    writer.add(fourcc("CCCC"), {});                                 // empty
+    writer.add(fourcc("AAAA"), pattern(5000, 3));       // compressible -> zstd
+    writer.add(fourcc("BBBB"), {1, 2, 3}, Codec::raw);  // tiny, raw
+    writer.add(fourcc("CCCC"), {});                     // empty
     writer.add(fourcc("DDDD"), pattern(777, 11), Codec::raw);
     writer.add(fourcc("EEEE"), offsets(), Codec::zstd_delta32);
     std::vector<uint8_t> out;
@@ -55,157 +55,162 @@ void rewriteHeaderChecksum(std::vector<uint8_t>& bytes) {
 }  // namespace
 
 TEST_SUITE("formats") {
-TEST_CASE("container round trip: sections decode to what was written") {
-    const std::vector<uint8_t> bytes = sampleContainer();
-    Container c;
-    REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
-    CHECK(c.kind == kTestKind);
-    CHECK(c.kind_version == 3);
-    REQUIRE(c.section_count == 5);
-    CHECK(c.sections[4].codec == Codec::zstd_delta32);
-    CHECK(c.sections[4].stored_size < 12000 / 20);
-    CHECK(c.sections[0].codec == Codec::zstd);
-    CHECK(c.sections[0].stored_size < 5000);
-    CHECK(c.sections[1].codec == Codec::raw);
-    CHECK(c.sections[2].raw_size == 0);
-    const std::vector<uint8_t> expected[5] = {pattern(5000, 3), {1, 2, 3}, {}, pattern(777, 11),
-                                              offsets()};
-    for (uint32_t i = 0; i < 5; ++i) {
-        CHECK(c.sections[i].offset % kSectionAlignment == 0);
-        std::vector<uint8_t> out(c.sections[i].raw_size);
-        CHECK_FALSE(decodeSection(bytes.data(), c.sections[i], out.data(), out.size()));
-        CHECK(out == expected[i]);
-    }
-    CHECK(c.find(fourcc("DDDD")) == 3);
-    CHECK(c.find(fourcc("ZZZZ")) == -1);
-}
-
-TEST_CASE("container writing is deterministic") {
-    CHECK(sampleContainer() == sampleContainer());
-}
-
-TEST_CASE("container writer rejects a delta-coded section that is not u32s") {
-    ContainerWriter writer(kTestKind, 1);
-    writer.add(fourcc("AAAA"), {1, 2, 3}, Codec::zstd_delta32);
-    std::vector<uint8_t> out;
-    std::string error;
-    CHECK_FALSE(writer.finish(out, error));
-    CHECK(error.find("not an array of u32") != std::string::npos);
-}
-
-TEST_CASE("container writer rejects duplicate section ids") {
-    ContainerWriter writer(kTestKind, 1);
-    writer.add(fourcc("AAAA"), {1});
-    writer.add(fourcc("AAAA"), {2});
-    std::vector<uint8_t> out;
-    std::string error;
-    CHECK_FALSE(writer.finish(out, error));
-    CHECK(error.find("duplicate") != std::string::npos);
-}
-
-TEST_CASE("each container error has its own code") {
-    const std::vector<uint8_t> good = sampleContainer();
-    Container c;
-
-    SUBCASE("bad magic") {
-        auto bytes = good;
-        bytes[1] = 'X';
-        CHECK(parseContainer(bytes.data(), bytes.size(), c).code == ErrorCode::bad_magic);
-    }
-    SUBCASE("newer container version") {
-        auto bytes = good;
-        storeLe32(bytes.data() + 8, kContainerVersion + 1);
-        const Error e = parseContainer(bytes.data(), bytes.size(), c);
-        CHECK(e.code == ErrorCode::newer_version);
-        CHECK(std::string(e.message).find("newer") != std::string::npos);
-    }
-    SUBCASE("newer kind version") {
-        REQUIRE_FALSE(parseContainer(good.data(), good.size(), c));
-        CHECK(checkKind(c, kTestKind, 2).code == ErrorCode::newer_version);
-        CHECK_FALSE(checkKind(c, kTestKind, 3));
-        CHECK(checkKind(c, fourcc("OTHR"), 3).code == ErrorCode::wrong_kind);
-    }
-    SUBCASE("header checksum mismatch") {
-        auto bytes = good;
-        bytes[16] ^= 1;  // kind version, covered by the header checksum
-        CHECK(parseContainer(bytes.data(), bytes.size(), c).code == ErrorCode::checksum_mismatch);
-    }
-    SUBCASE("section checksum mismatch") {
-        auto bytes = good;
-        REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
-        bytes[c.sections[3].offset + 10] ^= 0x40;
-        REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));  // table still fine
-        std::vector<uint8_t> out(c.sections[3].raw_size);
-        const Error e = decodeSection(bytes.data(), c.sections[3], out.data(), out.size());
-        CHECK(e.code == ErrorCode::checksum_mismatch);
-        CHECK(e.section == fourcc("DDDD"));
-        CHECK(e.offset == c.sections[3].offset);
-    }
-    SUBCASE("truncated") {
-        for (size_t cut : {size_t(0), size_t(10), size_t(63), size_t(64), size_t(100), good.size() - 1}) {
-            const Error e = parseContainer(good.data(), cut, c);
-            CHECK_MESSAGE(e.code == ErrorCode::truncated, "cut at ", cut);
-        }
-    }
-    SUBCASE("trailing data") {
-        auto bytes = good;
-        bytes.push_back(0);
-        CHECK(parseContainer(bytes.data(), bytes.size(), c).code == ErrorCode::trailing_data);
-    }
-    SUBCASE("section out of bounds (with a valid header checksum)") {
-        auto bytes = good;
-        storeLe64(bytes.data() + 64 + 3 * kSectionEntrySize + 16, 1u << 20);  // stored size
-        rewriteHeaderChecksum(bytes);
-        CHECK(parseContainer(bytes.data(), bytes.size(), c).code == ErrorCode::bad_section_table);
-    }
-    SUBCASE("unknown codec (with a valid header checksum)") {
-        auto bytes = good;
-        storeLe32(bytes.data() + 64 + 4, 9);
-        rewriteHeaderChecksum(bytes);
-        CHECK(parseContainer(bytes.data(), bytes.size(), c).code == ErrorCode::unknown_codec);
-    }
-    SUBCASE("overlapping sections (with a valid header checksum)") {
-        auto bytes = good;
-        REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
-        storeLe64(bytes.data() + 64 + 1 * kSectionEntrySize + 8, c.sections[0].offset);
-        rewriteHeaderChecksum(bytes);
-        CHECK(parseContainer(bytes.data(), bytes.size(), c).code == ErrorCode::bad_section_table);
-    }
-    SUBCASE("non-zero padding between sections") {
-        auto bytes = good;
-        REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
-        uint64_t gap = 0;
-        for (uint32_t i = 0; i + 1 < c.section_count && gap == 0; ++i) {
-            const uint64_t end = c.sections[i].offset + c.sections[i].stored_size;
-            if (end < c.sections[i + 1].offset) gap = end;
-        }
-        REQUIRE(gap != 0);  // there is padding to corrupt
-        bytes[gap] = 0xFF;
-        CHECK(parseContainer(bytes.data(), bytes.size(), c).code == ErrorCode::bad_section_table);
-    }
-}
-
-TEST_CASE("every prefix of a valid container is rejected") {
-    const std::vector<uint8_t> good = sampleContainer();
-    Container c;
-    for (size_t n = 0; n < good.size(); ++n) {
-        const Error e = parseContainer(good.data(), n, c);
-        REQUIRE_MESSAGE(e.code == ErrorCode::truncated, "prefix ", n);
-    }
-}
-
-TEST_CASE("every single-byte corruption is detected") {
-    const std::vector<uint8_t> good = sampleContainer();
-    for (size_t offset = 0; offset < good.size(); ++offset) {
-        auto bytes = good;
-        bytes[offset] ^= 0x5A;
+    TEST_CASE("container round trip: sections decode to what was written") {
+        const std::vector<uint8_t> bytes = sampleContainer();
         Container c;
-        bool rejected = bool(parseContainer(bytes.data(), bytes.size(), c));
-        for (uint32_t i = 0; !rejected && i < c.section_count; ++i) {
+        REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
+        CHECK(c.kind == kTestKind);
+        CHECK(c.kind_version == 3);
+        REQUIRE(c.section_count == 5);
+        CHECK(c.sections[4].codec == Codec::zstd_delta32);
+        CHECK(c.sections[4].stored_size < 12000 / 20);
+        CHECK(c.sections[0].codec == Codec::zstd);
+        CHECK(c.sections[0].stored_size < 5000);
+        CHECK(c.sections[1].codec == Codec::raw);
+        CHECK(c.sections[2].raw_size == 0);
+        const std::vector<uint8_t> expected[5] = {
+            pattern(5000, 3), {1, 2, 3}, {}, pattern(777, 11), offsets()};
+        for (uint32_t i = 0; i < 5; ++i) {
+            CHECK(c.sections[i].offset % kSectionAlignment == 0);
             std::vector<uint8_t> out(c.sections[i].raw_size);
-            rejected = bool(decodeSection(bytes.data(), c.sections[i], out.data(), out.size()));
+            CHECK_FALSE(decodeSection(bytes.data(), c.sections[i], out.data(), out.size()));
+            CHECK(out == expected[i]);
         }
-        REQUIRE_MESSAGE(rejected, "flip at offset ", offset, " went unnoticed");
+        CHECK(c.find(fourcc("DDDD")) == 3);
+        CHECK(c.find(fourcc("ZZZZ")) == -1);
     }
-}
+
+    TEST_CASE("container writing is deterministic") {
+        CHECK(sampleContainer() == sampleContainer());
+    }
+
+    TEST_CASE("container writer rejects a delta-coded section that is not u32s") {
+        ContainerWriter writer(kTestKind, 1);
+        writer.add(fourcc("AAAA"), {1, 2, 3}, Codec::zstd_delta32);
+        std::vector<uint8_t> out;
+        std::string error;
+        CHECK_FALSE(writer.finish(out, error));
+        CHECK(error.find("not an array of u32") != std::string::npos);
+    }
+
+    TEST_CASE("container writer rejects duplicate section ids") {
+        ContainerWriter writer(kTestKind, 1);
+        writer.add(fourcc("AAAA"), {1});
+        writer.add(fourcc("AAAA"), {2});
+        std::vector<uint8_t> out;
+        std::string error;
+        CHECK_FALSE(writer.finish(out, error));
+        CHECK(error.find("duplicate") != std::string::npos);
+    }
+
+    TEST_CASE("each container error has its own code") {
+        const std::vector<uint8_t> good = sampleContainer();
+        Container c;
+
+        SUBCASE("bad magic") {
+            auto bytes = good;
+            bytes[1] = 'X';
+            CHECK(parseContainer(bytes.data(), bytes.size(), c).code == ErrorCode::bad_magic);
+        }
+        SUBCASE("newer container version") {
+            auto bytes = good;
+            storeLe32(bytes.data() + 8, kContainerVersion + 1);
+            const Error e = parseContainer(bytes.data(), bytes.size(), c);
+            CHECK(e.code == ErrorCode::newer_version);
+            CHECK(std::string(e.message).find("newer") != std::string::npos);
+        }
+        SUBCASE("newer kind version") {
+            REQUIRE_FALSE(parseContainer(good.data(), good.size(), c));
+            CHECK(checkKind(c, kTestKind, 2).code == ErrorCode::newer_version);
+            CHECK_FALSE(checkKind(c, kTestKind, 3));
+            CHECK(checkKind(c, fourcc("OTHR"), 3).code == ErrorCode::wrong_kind);
+        }
+        SUBCASE("header checksum mismatch") {
+            auto bytes = good;
+            bytes[16] ^= 1;  // kind version, covered by the header checksum
+            CHECK(parseContainer(bytes.data(), bytes.size(), c).code ==
+                  ErrorCode::checksum_mismatch);
+        }
+        SUBCASE("section checksum mismatch") {
+            auto bytes = good;
+            REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
+            bytes[c.sections[3].offset + 10] ^= 0x40;
+            REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));  // table still fine
+            std::vector<uint8_t> out(c.sections[3].raw_size);
+            const Error e = decodeSection(bytes.data(), c.sections[3], out.data(), out.size());
+            CHECK(e.code == ErrorCode::checksum_mismatch);
+            CHECK(e.section == fourcc("DDDD"));
+            CHECK(e.offset == c.sections[3].offset);
+        }
+        SUBCASE("truncated") {
+            for (size_t cut :
+                 {size_t(0), size_t(10), size_t(63), size_t(64), size_t(100), good.size() - 1}) {
+                const Error e = parseContainer(good.data(), cut, c);
+                CHECK_MESSAGE(e.code == ErrorCode::truncated, "cut at ", cut);
+            }
+        }
+        SUBCASE("trailing data") {
+            auto bytes = good;
+            bytes.push_back(0);
+            CHECK(parseContainer(bytes.data(), bytes.size(), c).code == ErrorCode::trailing_data);
+        }
+        SUBCASE("section out of bounds (with a valid header checksum)") {
+            auto bytes = good;
+            storeLe64(bytes.data() + 64 + 3 * kSectionEntrySize + 16, 1u << 20);  // stored size
+            rewriteHeaderChecksum(bytes);
+            CHECK(parseContainer(bytes.data(), bytes.size(), c).code ==
+                  ErrorCode::bad_section_table);
+        }
+        SUBCASE("unknown codec (with a valid header checksum)") {
+            auto bytes = good;
+            storeLe32(bytes.data() + 64 + 4, 9);
+            rewriteHeaderChecksum(bytes);
+            CHECK(parseContainer(bytes.data(), bytes.size(), c).code == ErrorCode::unknown_codec);
+        }
+        SUBCASE("overlapping sections (with a valid header checksum)") {
+            auto bytes = good;
+            REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
+            storeLe64(bytes.data() + 64 + 1 * kSectionEntrySize + 8, c.sections[0].offset);
+            rewriteHeaderChecksum(bytes);
+            CHECK(parseContainer(bytes.data(), bytes.size(), c).code ==
+                  ErrorCode::bad_section_table);
+        }
+        SUBCASE("non-zero padding between sections") {
+            auto bytes = good;
+            REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
+            uint64_t gap = 0;
+            for (uint32_t i = 0; i + 1 < c.section_count && gap == 0; ++i) {
+                const uint64_t end = c.sections[i].offset + c.sections[i].stored_size;
+                if (end < c.sections[i + 1].offset) gap = end;
+            }
+            REQUIRE(gap != 0);  // there is padding to corrupt
+            bytes[gap] = 0xFF;
+            CHECK(parseContainer(bytes.data(), bytes.size(), c).code ==
+                  ErrorCode::bad_section_table);
+        }
+    }
+
+    TEST_CASE("every prefix of a valid container is rejected") {
+        const std::vector<uint8_t> good = sampleContainer();
+        Container c;
+        for (size_t n = 0; n < good.size(); ++n) {
+            const Error e = parseContainer(good.data(), n, c);
+            REQUIRE_MESSAGE(e.code == ErrorCode::truncated, "prefix ", n);
+        }
+    }
+
+    TEST_CASE("every single-byte corruption is detected") {
+        const std::vector<uint8_t> good = sampleContainer();
+        for (size_t offset = 0; offset < good.size(); ++offset) {
+            auto bytes = good;
+            bytes[offset] ^= 0x5A;
+            Container c;
+            bool rejected = bool(parseContainer(bytes.data(), bytes.size(), c));
+            for (uint32_t i = 0; !rejected && i < c.section_count; ++i) {
+                std::vector<uint8_t> out(c.sections[i].raw_size);
+                rejected = bool(decodeSection(bytes.data(), c.sections[i], out.data(), out.size()));
+            }
+            REQUIRE_MESSAGE(rejected, "flip at offset ", offset, " went unnoticed");
+        }
+    }
 }

@@ -9,26 +9,26 @@ using nav::formats::xxhash64;
 using nav::formats::XxHash64;
 
 TEST_SUITE("formats") {
-TEST_CASE("xxhash64 matches the reference vectors") {
-    // Vectors published with the xxHash reference implementation.
-    CHECK(xxhash64("", 0) == 0xEF46DB3751D8E999ull);
-    CHECK(xxhash64("a", 1) == 0xD24EC4F1A98C6E5Bull);
-    CHECK(xxhash64("abc", 3) == 0x44BC2CF5AD770999ull);
-    const std::string long_text = "Nobody inspects the spammish repetition";
-    CHECK(xxhash64(long_text.data(), long_text.size()) == 0xFBCEA83C8A378BF1ull);
-}
+    TEST_CASE("xxhash64 matches the reference vectors") {
+        // Vectors published with the xxHash reference implementation.
+        CHECK(xxhash64("", 0) == 0xEF46DB3751D8E999ull);
+        CHECK(xxhash64("a", 1) == 0xD24EC4F1A98C6E5Bull);
+        CHECK(xxhash64("abc", 3) == 0x44BC2CF5AD770999ull);
+        const std::string long_text = "Nobody inspects the spammish repetition";
+        CHECK(xxhash64(long_text.data(), long_text.size()) == 0xFBCEA83C8A378BF1ull);
+    }
 
-TEST_CASE("xxhash64 streaming equals one-shot for every split point") {
-    std::vector<uint8_t> data(300);
-    for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 131 + 7);
-    for (size_t length : {0, 1, 3, 4, 7, 8, 31, 32, 33, 64, 100, 300}) {
-        const uint64_t expected = xxhash64(data.data(), length, 42);
-        for (size_t split = 0; split <= length; split += 5) {
-            XxHash64 h(42);
-            h.update(data.data(), split);
-            h.update(data.data() + split, length - split);
-            CHECK(h.digest() == expected);
+    TEST_CASE("xxhash64 streaming equals one-shot for every split point") {
+        std::vector<uint8_t> data(300);
+        for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 131 + 7);
+        for (size_t length : {0, 1, 3, 4, 7, 8, 31, 32, 33, 64, 100, 300}) {
+            const uint64_t expected = xxhash64(data.data(), length, 42);
+            for (size_t split = 0; split <= length; split += 5) {
+                XxHash64 h(42);
+                h.update(data.data(), split);
+                h.update(data.data() + split, length - split);
+                CHECK(h.digest() == expected);
+            }
         }
     }
-}
 }

@@ -25,49 +25,49 @@ geometry::Geometry sampleGeometry() {
 }  // namespace
 
 TEST_SUITE("geometry") {
-TEST_CASE("geometry round trip: write then read gives identical data") {
-    test::TempDir dir;
-    const geometry::Geometry g = sampleGeometry();
-    REQUIRE(geometry::saveGeometry(dir / "a.geo", g).ok());
-    auto loaded = geometry::loadGeometry(dir / "a.geo");
-    REQUIRE(loaded.ok());
-    CHECK(*loaded == g);
-}
+    TEST_CASE("geometry round trip: write then read gives identical data") {
+        test::TempDir dir;
+        const geometry::Geometry g = sampleGeometry();
+        REQUIRE(geometry::saveGeometry(dir / "a.geo", g).ok());
+        auto loaded = geometry::loadGeometry(dir / "a.geo");
+        REQUIRE(loaded.ok());
+        CHECK(*loaded == g);
+    }
 
-TEST_CASE("geometry writing twice gives identical bytes") {
-    test::TempDir dir;
-    REQUIRE(geometry::saveGeometry(dir / "a.geo", sampleGeometry()).ok());
-    REQUIRE(geometry::saveGeometry(dir / "b.geo", sampleGeometry()).ok());
-    CHECK(test::readBytes(dir / "a.geo") == test::readBytes(dir / "b.geo"));
-}
+    TEST_CASE("geometry writing twice gives identical bytes") {
+        test::TempDir dir;
+        REQUIRE(geometry::saveGeometry(dir / "a.geo", sampleGeometry()).ok());
+        REQUIRE(geometry::saveGeometry(dir / "b.geo", sampleGeometry()).ok());
+        CHECK(test::readBytes(dir / "a.geo") == test::readBytes(dir / "b.geo"));
+    }
 
-TEST_CASE("an artifact of the wrong kind is refused by name") {
-    test::TempDir dir;
-    REQUIRE(geometry::saveGeometry(dir / "a.geo", sampleGeometry()).ok());
-    auto grid = voxel::loadVoxels(dir / "a.geo");
-    REQUIRE_FALSE(grid.ok());
-    CHECK(grid.error().message.find("kind 'GEOM', expected 'VOXL'") != std::string::npos);
-}
+    TEST_CASE("an artifact of the wrong kind is refused by name") {
+        test::TempDir dir;
+        REQUIRE(geometry::saveGeometry(dir / "a.geo", sampleGeometry()).ok());
+        auto grid = voxel::loadVoxels(dir / "a.geo");
+        REQUIRE_FALSE(grid.ok());
+        CHECK(grid.error().message.find("kind 'GEOM', expected 'VOXL'") != std::string::npos);
+    }
 
-TEST_CASE("geometry with out-of-range indices is rejected on load") {
-    test::TempDir dir;
-    geometry::Geometry g = sampleGeometry();
-    g.triangles[4] = 99;
-    REQUIRE(geometry::saveGeometry(dir / "bad.geo", g).ok());
-    auto loaded = geometry::loadGeometry(dir / "bad.geo");
-    REQUIRE_FALSE(loaded.ok());
-    CHECK(loaded.error().message.find("triangle 1 uses vertex 99") != std::string::npos);
-}
+    TEST_CASE("geometry with out-of-range indices is rejected on load") {
+        test::TempDir dir;
+        geometry::Geometry g = sampleGeometry();
+        g.triangles[4] = 99;
+        REQUIRE(geometry::saveGeometry(dir / "bad.geo", g).ok());
+        auto loaded = geometry::loadGeometry(dir / "bad.geo");
+        REQUIRE_FALSE(loaded.ok());
+        CHECK(loaded.error().message.find("triangle 1 uses vertex 99") != std::string::npos);
+    }
 
-TEST_CASE("a failed write leaves no file behind") {
-    test::TempDir dir;
-    const auto target = dir / "missing_folder" / "a.geo";
-    CHECK_FALSE(geometry::saveGeometry(target, sampleGeometry()).ok());
-    CHECK_FALSE(std::filesystem::exists(target));
-    size_t entries = 0;
-    for (auto it = std::filesystem::directory_iterator(dir.path());
-         it != std::filesystem::directory_iterator(); ++it)
-        ++entries;
-    CHECK(entries == 0);
-}
+    TEST_CASE("a failed write leaves no file behind") {
+        test::TempDir dir;
+        const auto target = dir / "missing_folder" / "a.geo";
+        CHECK_FALSE(geometry::saveGeometry(target, sampleGeometry()).ok());
+        CHECK_FALSE(std::filesystem::exists(target));
+        size_t entries = 0;
+        for (auto it = std::filesystem::directory_iterator(dir.path());
+             it != std::filesystem::directory_iterator(); ++it)
+            ++entries;
+        CHECK(entries == 0);
+    }
 }

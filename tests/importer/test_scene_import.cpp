@@ -18,140 +18,142 @@ const char* kQuadObj =
     "f 1 3 2\nf 1 4 3\n"
     "o broken\n"
     "v 5 0 5\nv 6 0 6\nv 7 0 7\n"
-    "f 5 6 7\n"       // collinear
-    "f 1 1 2\n";      // repeated corner
+    "f 5 6 7\n"   // collinear
+    "f 1 1 2\n";  // repeated corner
 
 }  // namespace
 
 TEST_SUITE("import") {
-TEST_CASE("OBJ import: triangles, degenerate triangles dropped and counted, bounds") {
-    test::TempDir dir;
-    test::writeText(dir / "quad.obj", kQuadObj);
-    Context context;
-    auto g = importer::importScene(dir / "quad.obj", {}, context);
-    REQUIRE(g.ok());
-    CHECK(g->triangleCount() == 2);
-    CHECK(g->dropped_degenerate == 2);
-    CHECK(g->vertexCount() == 4);  // only the used vertices survive
-    const geometry::Bounds b = g->bounds();
-    CHECK(b.min == std::array<float, 3>{0, 0, 0});
-    CHECK(b.max == std::array<float, 3>{1, 0, 1});
-    CHECK(std::all_of(g->triangle_areas.begin(), g->triangle_areas.end(),
-                      [](uint8_t a) { return a == geometry::kGroundArea; }));
-}
+    TEST_CASE("OBJ import: triangles, degenerate triangles dropped and counted, bounds") {
+        test::TempDir dir;
+        test::writeText(dir / "quad.obj", kQuadObj);
+        Context context;
+        auto g = importer::importScene(dir / "quad.obj", {}, context);
+        REQUIRE(g.ok());
+        CHECK(g->triangleCount() == 2);
+        CHECK(g->dropped_degenerate == 2);
+        CHECK(g->vertexCount() == 4);  // only the used vertices survive
+        const geometry::Bounds b = g->bounds();
+        CHECK(b.min == std::array<float, 3>{0, 0, 0});
+        CHECK(b.max == std::array<float, 3>{1, 0, 1});
+        CHECK(std::all_of(g->triangle_areas.begin(), g->triangle_areas.end(),
+                          [](uint8_t a) { return a == geometry::kGroundArea; }));
+    }
 
-TEST_CASE("Z-up and scale are applied") {
-    test::TempDir dir;
-    test::writeText(dir / "z.obj", "o tri\nv 0 0 0\nv 2 0 0\nv 0 0 3\nf 1 2 3\n");
-    importer::ImportParams params;
-    params.up = importer::UpAxis::z;
-    params.scale = 0.5f;
-    Context context;
-    auto g = importer::importScene(dir / "z.obj", params, context);
-    REQUIRE(g.ok());
-    // (0, 0, 3) Z-up becomes (0, 3, -0) Y-up, then halved.
-    const geometry::Bounds b = g->bounds();
-    CHECK(b.max[0] == doctest::Approx(1.0));
-    CHECK(b.max[1] == doctest::Approx(1.5));
-    CHECK(b.min[2] == doctest::Approx(0.0));
-}
-
-TEST_CASE("tag rules drop, block and price triangles by object and material") {
-    test::TempDir dir;
-    test::writeText(dir / "tags.mtl", "newmtl Water_Surface\nKd 0 0 1\nnewmtl stone\nKd 1 1 1\n");
-    test::writeText(dir / "tags.obj",
-                    "mtllib tags.mtl\n"
-                    "v 0 0 0\nv 1 0 0\nv 1 0 1\n"
-                    "o trigger_zone\nusemtl stone\nf 1 3 2\n"
-                    "o pool\nusemtl Water_Surface\nf 1 3 2\n"
-                    "o crate_obstacle\nusemtl stone\nf 1 3 2\n"
-                    "o floor\nusemtl stone\nf 1 3 2\n");
-    Context context;
-    auto g = importer::importScene(dir / "tags.obj", {}, context);
-    REQUIRE(g.ok());
-    CHECK(g->dropped_ignored == 1);
-    REQUIRE(g->triangleCount() == 3);
-    std::vector<std::string> areas;
-    for (uint8_t a : g->triangle_areas) areas.push_back(g->areas[a].name);
-    std::sort(areas.begin(), areas.end());
-    CHECK(areas == std::vector<std::string>{"ground", "obstacle", "water"});
-}
-
-TEST_CASE("the glTF sample level imports with its node transforms composed") {
-    const auto level = test::sampleLevels() / "indoor_two_floors.glb";
-    REQUIRE(std::filesystem::exists(level));
-    Context context;
-    auto g = importer::importScene(level, {}, context);
-    REQUIRE(g.ok());
-    const geometry::Bounds b = g->bounds();
-    CHECK(b.min[0] == doctest::Approx(0.0).epsilon(1e-4));
-    CHECK(b.max[0] == doctest::Approx(30.0).epsilon(1e-4));
-    CHECK(b.max[2] == doctest::Approx(20.0).epsilon(1e-4));
-    // The upper floor (node "floor_upper" under a translated parent) tops out at Y = 3.
-    float upper_top = -1e9f;
-    for (size_t t = 0; t < g->triangleCount(); ++t) {
-        if (g->objects[g->triangle_objects[t]].name != "floor_upper") continue;
-        for (int k = 0; k < 3; ++k)
-            upper_top = std::max(upper_top, g->vertices[size_t(g->triangles[3 * t + k]) * 3 + 1]);
-    }
-    CHECK(upper_top == doctest::Approx(3.0));
-    // Crates are obstacles, the pool is water.
-    size_t obstacle = 0, water = 0;
-    for (size_t t = 0; t < g->triangleCount(); ++t) {
-        const std::string& name = g->areas[g->triangle_areas[t]].name;
-        obstacle += name == "obstacle";
-        water += name == "water";
-    }
-    CHECK(obstacle == 3 * 12);
-    CHECK(water == 12);
-}
-
-TEST_CASE("bad scene inputs give clear errors") {
-    test::TempDir dir;
-    Context context;
-    SUBCASE("missing file") {
-        auto g = importer::importScene(dir / "nope.obj", {}, context);
-        REQUIRE_FALSE(g.ok());
-        CHECK(g.error().message.find("nope.obj: no such file") != std::string::npos);
-    }
-    SUBCASE("unreadable format") {
-        test::writeText(dir / "garbage.xyzzy", "this is not a mesh\n");
-        auto g = importer::importScene(dir / "garbage.xyzzy", {}, context);
-        REQUIRE_FALSE(g.ok());
-        CHECK(g.error().message.find("garbage.xyzzy: cannot import") != std::string::npos);
-    }
-    SUBCASE("empty scene") {
-        test::writeText(dir / "empty.obj", "# nothing here\n");
-        auto g = importer::importScene(dir / "empty.obj", {}, context);
-        REQUIRE_FALSE(g.ok());
-        CHECK(g.error().message.find("empty.obj") != std::string::npos);
-    }
-    SUBCASE("only degenerate triangles") {
-        test::writeText(dir / "flat.obj", "o line\nv 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n");
-        auto g = importer::importScene(dir / "flat.obj", {}, context);
-        REQUIRE_FALSE(g.ok());
-        CHECK(g.error().message.find("no usable triangles") != std::string::npos);
-        CHECK(g.error().message.find("1 degenerate") != std::string::npos);
-    }
-    SUBCASE("non-finite vertex names the mesh") {
-        test::writeText(dir / "nan.ply",
-                        "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
-                        "property float y\nproperty float z\nelement face 1\n"
-                        "property list uchar int vertex_indices\nend_header\n"
-                        "0 0 0\n1 nan 0\n0 0 1\n3 0 1 2\n");
-        auto g = importer::importScene(dir / "nan.ply", {}, context);
-        REQUIRE_FALSE(g.ok());
-        INFO(g.error().message);
-        CHECK(g.error().message.find("mesh '") != std::string::npos);
-        CHECK(g.error().message.find("non-finite") != std::string::npos);
-    }
-    SUBCASE("infinite scale result") {
-        test::writeText(dir / "big.obj", "o huge\nv 0 0 0\nv 3e38 0 0\nv 0 0 3e38\nf 1 2 3\n");
+    TEST_CASE("Z-up and scale are applied") {
+        test::TempDir dir;
+        test::writeText(dir / "z.obj", "o tri\nv 0 0 0\nv 2 0 0\nv 0 0 3\nf 1 2 3\n");
         importer::ImportParams params;
-        params.scale = 100.0f;
-        auto g = importer::importScene(dir / "big.obj", params, context);
-        REQUIRE_FALSE(g.ok());
-        CHECK(g.error().message.find("mesh 'huge'") != std::string::npos);
+        params.up = importer::UpAxis::z;
+        params.scale = 0.5f;
+        Context context;
+        auto g = importer::importScene(dir / "z.obj", params, context);
+        REQUIRE(g.ok());
+        // (0, 0, 3) Z-up becomes (0, 3, -0) Y-up, then halved.
+        const geometry::Bounds b = g->bounds();
+        CHECK(b.max[0] == doctest::Approx(1.0));
+        CHECK(b.max[1] == doctest::Approx(1.5));
+        CHECK(b.min[2] == doctest::Approx(0.0));
     }
-}
+
+    TEST_CASE("tag rules drop, block and price triangles by object and material") {
+        test::TempDir dir;
+        test::writeText(dir / "tags.mtl",
+                        "newmtl Water_Surface\nKd 0 0 1\nnewmtl stone\nKd 1 1 1\n");
+        test::writeText(dir / "tags.obj",
+                        "mtllib tags.mtl\n"
+                        "v 0 0 0\nv 1 0 0\nv 1 0 1\n"
+                        "o trigger_zone\nusemtl stone\nf 1 3 2\n"
+                        "o pool\nusemtl Water_Surface\nf 1 3 2\n"
+                        "o crate_obstacle\nusemtl stone\nf 1 3 2\n"
+                        "o floor\nusemtl stone\nf 1 3 2\n");
+        Context context;
+        auto g = importer::importScene(dir / "tags.obj", {}, context);
+        REQUIRE(g.ok());
+        CHECK(g->dropped_ignored == 1);
+        REQUIRE(g->triangleCount() == 3);
+        std::vector<std::string> areas;
+        for (uint8_t a : g->triangle_areas) areas.push_back(g->areas[a].name);
+        std::sort(areas.begin(), areas.end());
+        CHECK(areas == std::vector<std::string>{"ground", "obstacle", "water"});
+    }
+
+    TEST_CASE("the glTF sample level imports with its node transforms composed") {
+        const auto level = test::sampleLevels() / "indoor_two_floors.glb";
+        REQUIRE(std::filesystem::exists(level));
+        Context context;
+        auto g = importer::importScene(level, {}, context);
+        REQUIRE(g.ok());
+        const geometry::Bounds b = g->bounds();
+        CHECK(b.min[0] == doctest::Approx(0.0).epsilon(1e-4));
+        CHECK(b.max[0] == doctest::Approx(30.0).epsilon(1e-4));
+        CHECK(b.max[2] == doctest::Approx(20.0).epsilon(1e-4));
+        // The upper floor (node "floor_upper" under a translated parent) tops out at Y = 3.
+        float upper_top = -1e9f;
+        for (size_t t = 0; t < g->triangleCount(); ++t) {
+            if (g->objects[g->triangle_objects[t]].name != "floor_upper") continue;
+            for (int k = 0; k < 3; ++k)
+                upper_top =
+                    std::max(upper_top, g->vertices[size_t(g->triangles[3 * t + k]) * 3 + 1]);
+        }
+        CHECK(upper_top == doctest::Approx(3.0));
+        // Crates are obstacles, the pool is water.
+        size_t obstacle = 0, water = 0;
+        for (size_t t = 0; t < g->triangleCount(); ++t) {
+            const std::string& name = g->areas[g->triangle_areas[t]].name;
+            obstacle += name == "obstacle";
+            water += name == "water";
+        }
+        CHECK(obstacle == 3 * 12);
+        CHECK(water == 12);
+    }
+
+    TEST_CASE("bad scene inputs give clear errors") {
+        test::TempDir dir;
+        Context context;
+        SUBCASE("missing file") {
+            auto g = importer::importScene(dir / "nope.obj", {}, context);
+            REQUIRE_FALSE(g.ok());
+            CHECK(g.error().message.find("nope.obj: no such file") != std::string::npos);
+        }
+        SUBCASE("unreadable format") {
+            test::writeText(dir / "garbage.xyzzy", "this is not a mesh\n");
+            auto g = importer::importScene(dir / "garbage.xyzzy", {}, context);
+            REQUIRE_FALSE(g.ok());
+            CHECK(g.error().message.find("garbage.xyzzy: cannot import") != std::string::npos);
+        }
+        SUBCASE("empty scene") {
+            test::writeText(dir / "empty.obj", "# nothing here\n");
+            auto g = importer::importScene(dir / "empty.obj", {}, context);
+            REQUIRE_FALSE(g.ok());
+            CHECK(g.error().message.find("empty.obj") != std::string::npos);
+        }
+        SUBCASE("only degenerate triangles") {
+            test::writeText(dir / "flat.obj", "o line\nv 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n");
+            auto g = importer::importScene(dir / "flat.obj", {}, context);
+            REQUIRE_FALSE(g.ok());
+            CHECK(g.error().message.find("no usable triangles") != std::string::npos);
+            CHECK(g.error().message.find("1 degenerate") != std::string::npos);
+        }
+        SUBCASE("non-finite vertex names the mesh") {
+            test::writeText(dir / "nan.ply",
+                            "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
+                            "property float y\nproperty float z\nelement face 1\n"
+                            "property list uchar int vertex_indices\nend_header\n"
+                            "0 0 0\n1 nan 0\n0 0 1\n3 0 1 2\n");
+            auto g = importer::importScene(dir / "nan.ply", {}, context);
+            REQUIRE_FALSE(g.ok());
+            INFO(g.error().message);
+            CHECK(g.error().message.find("mesh '") != std::string::npos);
+            CHECK(g.error().message.find("non-finite") != std::string::npos);
+        }
+        SUBCASE("infinite scale result") {
+            test::writeText(dir / "big.obj", "o huge\nv 0 0 0\nv 3e38 0 0\nv 0 0 3e38\nf 1 2 3\n");
+            importer::ImportParams params;
+            params.scale = 100.0f;
+            auto g = importer::importScene(dir / "big.obj", params, context);
+            REQUIRE_FALSE(g.ok());
+            CHECK(g.error().message.find("mesh 'huge'") != std::string::npos);
+        }
+    }
 }

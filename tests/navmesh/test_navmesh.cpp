@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -190,10 +190,10 @@ struct Failures {
     }
 };
 
-#define EXPECT_NO_FAILURES(f)                                       \
-    do {                                                            \
+#define EXPECT_NO_FAILURES(f)                                               \
+    do {                                                                    \
         INFO(#f << ": " << (f).count << " failures, first: " << (f).first); \
-        CHECK((f).count == 0);                                      \
+        CHECK((f).count == 0);                                              \
     } while (0)
 
 // Every structural and geometric property the mesh documents.
@@ -585,450 +585,506 @@ uint8_t areaId(const voxel::VoxelGrid& g, const std::string& name) {
 }  // namespace
 
 TEST_SUITE("navmesh") {
-
-TEST_CASE("navmesh of an L-shaped floor") {
-    GridBuilder b(40, 40);
-    b.floor(0, 0, 40, 15, 10);
-    b.floor(0, 15, 15, 40, 10);
-    const voxel::VoxelGrid grid = b.build();
-    NavmeshParams params;
-    const NavMesh m = buildOk(grid, params);
-    checkNavMesh(m, grid, params);
-    checkNoOverlap(m, grid, 1);
-    checkAdjacencyComplete(m, grid);
-    REQUIRE(m.polyCount() >= 2);
-    uint32_t count = 0;
-    components(m, count);
-    CHECK(count == 1);
-    // The floor has no walls to erode here, so the polygons cover it exactly: 40*15 + 15*25.
-    CHECK(totalArea(m, grid) == doctest::Approx(40 * 15 + 15 * 25).epsilon(1e-6));
-    CHECK(m.tiles_x == 1);
-    CHECK(m.tiles_z == 1);
-    for (size_t v = 0; v < m.vertexCount(); ++v)
-        CHECK(m.vertices[3 * v + 1] == doctest::Approx(grid.origin[1] + 10 * grid.cell_height));
-    // Nothing over the missing quadrant.
-    CHECK(polygonsAt(m, grid, {30.5, 30.5}).empty());
-    CHECK(polygonsAt(m, grid, {5.5, 35.5}).size() == 1);
-}
-
-TEST_CASE("navmesh of a floor around a pillar has a hole") {
-    GridBuilder b(40, 30);
-    for (int z = 0; z < 30; ++z)
-        for (int x = 0; x < 40; ++x) {
-            const bool pillar = x >= 16 && x < 24 && z >= 11 && z < 19;
-            if (pillar)
-                b.block(x, z, x + 1, z + 1, 0, 50);
-            else
-                b.floor(x, z, x + 1, z + 1, 10);
-        }
-    const voxel::VoxelGrid grid = b.build();
-    NavmeshParams params;
-    const NavMesh m = buildOk(grid, params);
-    checkNavMesh(m, grid, params);
-    checkNoOverlap(m, grid, 1);
-    checkAdjacencyComplete(m, grid);
-    uint32_t count = 0;
-    components(m, count);
-    CHECK(count == 1);
-    CHECK(polygonsAt(m, grid, {20.0, 15.0}).empty());
-    CHECK(polygonsAt(m, grid, {18.5, 12.5}).empty());
-    // The ring around the pillar is covered, and on all four sides.
-    for (const P2 q : {P2{21.3, 5.3}, P2{21.3, 25.3}, P2{8.3, 15.3}, P2{32.3, 15.3}})
-        CHECK(polygonsAt(m, grid, q).size() == 1);
-    CHECK(totalArea(m, grid) == doctest::Approx(40 * 30 - 64).epsilon(1e-6));
-}
-
-TEST_CASE("navmesh of a ring-shaped floor: one region whose hole is bridged into its outline") {
-    GridBuilder b(16, 16);
-    for (int z = 0; z < 16; ++z)
-        for (int x = 0; x < 16; ++x)
-            if (!(x >= 6 && x < 10 && z >= 6 && z < 10)) b.floor(x, z, x + 1, z + 1, 10);
-    const voxel::VoxelGrid grid = b.build();
-    for (int nvp : {3, 6}) {
+    TEST_CASE("navmesh of an L-shaped floor") {
+        GridBuilder b(40, 40);
+        b.floor(0, 0, 40, 15, 10);
+        b.floor(0, 15, 15, 40, 10);
+        const voxel::VoxelGrid grid = b.build();
         NavmeshParams params;
-        params.max_verts_per_poly = nvp;
         const NavMesh m = buildOk(grid, params);
         checkNavMesh(m, grid, params);
         checkNoOverlap(m, grid, 1);
         checkAdjacencyComplete(m, grid);
-        CHECK(m.region_count == 1);
-        CHECK(std::set<uint32_t>(m.poly_regions.begin(), m.poly_regions.end()).size() == 1);
-        CHECK(totalArea(m, grid) == doctest::Approx(16 * 16 - 16));
-        CHECK(polygonsAt(m, grid, {8.0, 8.0}).empty());
+        REQUIRE(m.polyCount() >= 2);
+        uint32_t count = 0;
+        components(m, count);
+        CHECK(count == 1);
+        // The floor has no walls to erode here, so the polygons cover it exactly: 40*15 + 15*25.
+        CHECK(totalArea(m, grid) == doctest::Approx(40 * 15 + 15 * 25).epsilon(1e-6));
+        CHECK(m.tiles_x == 1);
+        CHECK(m.tiles_z == 1);
+        for (size_t v = 0; v < m.vertexCount(); ++v)
+            CHECK(m.vertices[3 * v + 1] == doctest::Approx(grid.origin[1] + 10 * grid.cell_height));
+        // Nothing over the missing quadrant.
+        CHECK(polygonsAt(m, grid, {30.5, 30.5}).empty());
+        CHECK(polygonsAt(m, grid, {5.5, 35.5}).size() == 1);
+    }
+
+    TEST_CASE("navmesh of a floor around a pillar has a hole") {
+        GridBuilder b(40, 30);
+        for (int z = 0; z < 30; ++z)
+            for (int x = 0; x < 40; ++x) {
+                const bool pillar = x >= 16 && x < 24 && z >= 11 && z < 19;
+                if (pillar)
+                    b.block(x, z, x + 1, z + 1, 0, 50);
+                else
+                    b.floor(x, z, x + 1, z + 1, 10);
+            }
+        const voxel::VoxelGrid grid = b.build();
+        NavmeshParams params;
+        const NavMesh m = buildOk(grid, params);
+        checkNavMesh(m, grid, params);
+        checkNoOverlap(m, grid, 1);
+        checkAdjacencyComplete(m, grid);
+        uint32_t count = 0;
+        components(m, count);
+        CHECK(count == 1);
+        CHECK(polygonsAt(m, grid, {20.0, 15.0}).empty());
+        CHECK(polygonsAt(m, grid, {18.5, 12.5}).empty());
+        // The ring around the pillar is covered, and on all four sides.
+        for (const P2 q : {P2{21.3, 5.3}, P2{21.3, 25.3}, P2{8.3, 15.3}, P2{32.3, 15.3}})
+            CHECK(polygonsAt(m, grid, q).size() == 1);
+        CHECK(totalArea(m, grid) == doctest::Approx(40 * 30 - 64).epsilon(1e-6));
+    }
+
+    TEST_CASE("navmesh of a ring-shaped floor: one region whose hole is bridged into its outline") {
+        GridBuilder b(16, 16);
+        for (int z = 0; z < 16; ++z)
+            for (int x = 0; x < 16; ++x)
+                if (!(x >= 6 && x < 10 && z >= 6 && z < 10)) b.floor(x, z, x + 1, z + 1, 10);
+        const voxel::VoxelGrid grid = b.build();
+        for (int nvp : {3, 6}) {
+            NavmeshParams params;
+            params.max_verts_per_poly = nvp;
+            const NavMesh m = buildOk(grid, params);
+            checkNavMesh(m, grid, params);
+            checkNoOverlap(m, grid, 1);
+            checkAdjacencyComplete(m, grid);
+            CHECK(m.region_count == 1);
+            CHECK(std::set<uint32_t>(m.poly_regions.begin(), m.poly_regions.end()).size() == 1);
+            CHECK(totalArea(m, grid) == doctest::Approx(16 * 16 - 16));
+            CHECK(polygonsAt(m, grid, {8.0, 8.0}).empty());
+            uint32_t count = 0;
+            components(m, count);
+            CHECK(count == 1);
+        }
+    }
+
+    TEST_CASE("navmesh keeps areas apart") {
+        GridBuilder b(40, 24);
+        b.floor(0, 0, 20, 24, 10, geometry::kGroundArea);
+        b.floor(20, 0, 40, 24, 10, 2);  // water
+        // Walkable-flagged obstacle spans never become polygons.
+        for (int z = 4; z < 8; ++z)
+            for (int x = 4; x < 8; ++x) {
+                b.clearColumn(x, z);
+                b.add(x, z, {8, 10, geometry::kObstacleArea, true});
+            }
+        const voxel::VoxelGrid grid = b.build();
+        NavmeshParams params;
+        const NavMesh m = buildOk(grid, params);
+        checkNavMesh(m, grid, params);
+        checkNoOverlap(m, grid, 1);
+        checkAdjacencyComplete(m, grid);
+        std::set<uint8_t> seen(m.poly_areas.begin(), m.poly_areas.end());
+        CHECK(seen == std::set<uint8_t>{1, 2});
+        std::map<uint32_t, uint8_t> region_area;
+        for (size_t p = 0; p < m.polyCount(); ++p) {
+            const std::vector<P2> poly = polygonXZ(m, grid, p);
+            for (const P2& q : poly) {
+                // Every polygon lies on its own side of the area border x = 20.
+                if (m.poly_areas[p] == 1) CHECK(q.x <= 20 + 1e-3);
+                if (m.poly_areas[p] == 2) CHECK(q.x >= 20 - 1e-3);
+            }
+            const auto [it, inserted] = region_area.insert({m.poly_regions[p], m.poly_areas[p]});
+            CHECK(it->second == m.poly_areas[p]);  // a region never mixes areas
+        }
+        CHECK(polygonsAt(m, grid, {6.0, 6.0}).empty());
+        // The two areas are still one connected surface.
         uint32_t count = 0;
         components(m, count);
         CHECK(count == 1);
     }
-}
 
-TEST_CASE("navmesh keeps areas apart") {
-    GridBuilder b(40, 24);
-    b.floor(0, 0, 20, 24, 10, geometry::kGroundArea);
-    b.floor(20, 0, 40, 24, 10, 2);  // water
-    // Walkable-flagged obstacle spans never become polygons.
-    for (int z = 4; z < 8; ++z)
-        for (int x = 4; x < 8; ++x) {
-            b.clearColumn(x, z);
-            b.add(x, z, {8, 10, geometry::kObstacleArea, true});
-        }
-    const voxel::VoxelGrid grid = b.build();
-    NavmeshParams params;
-    const NavMesh m = buildOk(grid, params);
-    checkNavMesh(m, grid, params);
-    checkNoOverlap(m, grid, 1);
-    checkAdjacencyComplete(m, grid);
-    std::set<uint8_t> seen(m.poly_areas.begin(), m.poly_areas.end());
-    CHECK(seen == std::set<uint8_t>{1, 2});
-    std::map<uint32_t, uint8_t> region_area;
-    for (size_t p = 0; p < m.polyCount(); ++p) {
-        const std::vector<P2> poly = polygonXZ(m, grid, p);
-        for (const P2& q : poly) {
-            // Every polygon lies on its own side of the area border x = 20.
-            if (m.poly_areas[p] == 1) CHECK(q.x <= 20 + 1e-3);
-            if (m.poly_areas[p] == 2) CHECK(q.x >= 20 - 1e-3);
-        }
-        const auto [it, inserted] = region_area.insert({m.poly_regions[p], m.poly_areas[p]});
-        CHECK(it->second == m.poly_areas[p]);  // a region never mixes areas
-    }
-    CHECK(polygonsAt(m, grid, {6.0, 6.0}).empty());
-    // The two areas are still one connected surface.
-    uint32_t count = 0;
-    components(m, count);
-    CHECK(count == 1);
-}
-
-TEST_CASE("navmesh of two floors, one over the other") {
-    GridBuilder b(40, 40);
-    b.floor(0, 0, 40, 40, 10);   // ground floor, top 2 m above the origin
-    b.floor(10, 10, 30, 30, 30);  // upper floor, 4 m higher (slab [28, 30), 18 cells clearance)
-    const voxel::VoxelGrid grid = b.build();
-    for (navmesh::Partition partition :
-         {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
-        NavmeshParams params;
-        params.partition = partition;
-        const NavMesh m = buildOk(grid, params);
-        checkNavMesh(m, grid, params);
-        checkNoOverlap(m, grid, 1);
-        checkAdjacencyComplete(m, grid);
-        const auto hits = polygonsAt(m, grid, {20.5, 20.5});
-        REQUIRE(hits.size() == 2);
-        std::vector<double> ys{hits[0].second, hits[1].second};
-        std::sort(ys.begin(), ys.end());
-        CHECK(ys[0] == doctest::Approx(grid.origin[1] + 10 * grid.cell_height));
-        CHECK(ys[1] == doctest::Approx(grid.origin[1] + 30 * grid.cell_height));
-        // Not connected: the upper floor has no way down.
-        uint32_t count = 0;
-        components(m, count);
-        CHECK(count == 2);
-        CHECK(totalArea(m, grid) == doctest::Approx(40 * 40 + 20 * 20).epsilon(1e-6));
-    }
-}
-
-TEST_CASE("navmesh of a ramp follows the floor") {
-    // A slope rising one cell height every cell along x, then a plateau.
-    GridBuilder b(48, 20);
-    for (int x = 0; x < 48; ++x) b.floor(x, 0, x + 1, 20, 10 + std::min(x, 30));
-    const voxel::VoxelGrid grid = b.build();
-    for (float sample : {6.0f, 0.0f}) {
-        NavmeshParams params;
-        params.detail_sample_dist = sample;
-        const NavMesh m = buildOk(grid, params);
-        checkNavMesh(m, grid, params);
-        checkNoOverlap(m, grid, 1);
-        // Heights along the middle of the ramp.
-        for (double x : {3.5, 12.5, 25.5, 40.5}) {
-            const auto hits = polygonsAt(m, grid, {x, 10.3});
-            REQUIRE(hits.size() == 1);
-            const double floor_y = grid.origin[1] + (10 + std::min(int(x), 30)) * grid.cell_height;
-            CHECK(std::abs(hits[0].second - floor_y) <= (1 + 4) * grid.cell_height);
-        }
-        if (sample == 0) {
-            for (size_t p = 0; p < m.polyCount(); ++p)
-                CHECK(m.detail_offsets[p + 1] - m.detail_offsets[p] ==
-                      m.poly_offsets[p + 1] - m.poly_offsets[p] - 2);
+    TEST_CASE("navmesh of two floors, one over the other") {
+        GridBuilder b(40, 40);
+        b.floor(0, 0, 40, 40, 10);    // ground floor, top 2 m above the origin
+        b.floor(10, 10, 30, 30, 30);  // upper floor, 4 m higher (slab [28, 30), 18 cells clearance)
+        const voxel::VoxelGrid grid = b.build();
+        for (navmesh::Partition partition :
+             {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
+            NavmeshParams params;
+            params.partition = partition;
+            const NavMesh m = buildOk(grid, params);
+            checkNavMesh(m, grid, params);
+            checkNoOverlap(m, grid, 1);
+            checkAdjacencyComplete(m, grid);
+            const auto hits = polygonsAt(m, grid, {20.5, 20.5});
+            REQUIRE(hits.size() == 2);
+            std::vector<double> ys{hits[0].second, hits[1].second};
+            std::sort(ys.begin(), ys.end());
+            CHECK(ys[0] == doctest::Approx(grid.origin[1] + 10 * grid.cell_height));
+            CHECK(ys[1] == doctest::Approx(grid.origin[1] + 30 * grid.cell_height));
+            // Not connected: the upper floor has no way down.
+            uint32_t count = 0;
+            components(m, count);
+            CHECK(count == 2);
+            CHECK(totalArea(m, grid) == doctest::Approx(40 * 40 + 20 * 20).epsilon(1e-6));
         }
     }
-}
 
-TEST_CASE("navmesh of an empty grid and of tiny regions") {
-    GridBuilder b(20, 20);
-    NavmeshParams params;
-    NavMesh m = buildOk(b.build(), params);
-    CHECK(m.polyCount() == 0);
-    CHECK(m.vertexCount() == 0);
-    CHECK(m.poly_offsets == std::vector<uint32_t>{0});
-    CHECK(m.detail_offsets == std::vector<uint32_t>{0});
-    // A 5 x 5 island is below region_min_size^2 = 64 cells: filtered out; 9 x 9 stays.
-    b.floor(1, 1, 6, 6, 10);
-    b.floor(10, 10, 19, 19, 10);
-    const voxel::VoxelGrid grid = b.build();
-    m = buildOk(grid, params);
-    checkNavMesh(m, grid, params);
-    CHECK(totalArea(m, grid) == doctest::Approx(81));
-    params.region_min_size = 0;
-    m = buildOk(grid, params);
-    CHECK(totalArea(m, grid) == doctest::Approx(81 + 25));
-}
-
-TEST_CASE("navmesh max verts per poly") {
-    GridBuilder b(40, 40);
-    b.floor(0, 0, 40, 40, 10);
-    for (int z = 12; z < 20; ++z)
-        for (int x = 18 - (z - 12); x < 22 + (z - 12); ++x) b.clearColumn(x, z);  // a notch
-    const voxel::VoxelGrid grid = b.build();
-    for (int nvp : {3, 4, 5, 6}) {
-        NavmeshParams params;
-        params.max_verts_per_poly = nvp;
-        const NavMesh m = buildOk(grid, params);
-        INFO("max verts " << nvp);
-        checkNavMesh(m, grid, params);
-        checkNoOverlap(m, grid, 2);
-        checkAdjacencyComplete(m, grid);
-        size_t largest = 0;
-        for (size_t p = 0; p < m.polyCount(); ++p)
-            largest = std::max<size_t>(largest, m.poly_offsets[p + 1] - m.poly_offsets[p]);
-        CHECK(largest <= size_t(nvp));
-        if (nvp == 3) CHECK(largest == 3);
-    }
-}
-
-TEST_CASE("navmesh of the sample indoor level: both floors, water, monotone") {
-    const voxel::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb");
-    const uint8_t water = areaId(grid, "water");
-    REQUIRE(water != 0xFF);
-    for (navmesh::Partition partition :
-         {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
-        NavmeshParams params;
-        params.partition = partition;
-        const NavMesh m = buildOk(grid, params);
-        const std::string label =
-            std::string("indoor ") +
-            (partition == navmesh::Partition::watershed ? "watershed" : "monotone");
-        INFO(label);
-        MESSAGE(label << ": " << m.polyCount() << " polygons, " << m.vertexCount()
-                          << " vertices, " << m.region_count << " regions");
-        checkNavMesh(m, grid, params);
-        checkNoOverlap(m, grid, 1);
-        checkAdjacencyComplete(m, grid);
-        CHECK(std::find(m.poly_areas.begin(), m.poly_areas.end(), water) != m.poly_areas.end());
-        // The mezzanine overhang: some point with a polygon on the ground floor and one on the
-        // mezzanine above it.
-        bool both = false;
-        for (double x = 0.5; x < 15.8 && !both; x += 0.5) {
-            for (double z = 8.25; z < 19.8 && !both; z += 0.5) {
-                const P2 q{(x - grid.origin[0]) / grid.cell_size,
-                           (z - grid.origin[2]) / grid.cell_size};
-                bool low = false, high = false;
-                for (const auto& [p, y] : polygonsAt(m, grid, q)) {
-                    low = low || std::abs(y - 0.0) < 0.5;
-                    high = high || std::abs(y - 3.0) < 0.5;
-                }
-                both = low && high;
+    TEST_CASE("navmesh of a ramp follows the floor") {
+        // A slope rising one cell height every cell along x, then a plateau.
+        GridBuilder b(48, 20);
+        for (int x = 0; x < 48; ++x) b.floor(x, 0, x + 1, 20, 10 + std::min(x, 30));
+        const voxel::VoxelGrid grid = b.build();
+        for (float sample : {6.0f, 0.0f}) {
+            NavmeshParams params;
+            params.detail_sample_dist = sample;
+            const NavMesh m = buildOk(grid, params);
+            checkNavMesh(m, grid, params);
+            checkNoOverlap(m, grid, 1);
+            // Heights along the middle of the ramp.
+            for (double x : {3.5, 12.5, 25.5, 40.5}) {
+                const auto hits = polygonsAt(m, grid, {x, 10.3});
+                REQUIRE(hits.size() == 1);
+                const double floor_y =
+                    grid.origin[1] + (10 + std::min(int(x), 30)) * grid.cell_height;
+                CHECK(std::abs(hits[0].second - floor_y) <= (1 + 4) * grid.cell_height);
+            }
+            if (sample == 0) {
+                for (size_t p = 0; p < m.polyCount(); ++p)
+                    CHECK(m.detail_offsets[p + 1] - m.detail_offsets[p] ==
+                          m.poly_offsets[p + 1] - m.poly_offsets[p] - 2);
             }
         }
-        CHECK(both);
-        // The ramp joins the floors: the largest component has polygons on both.
-        uint32_t count = 0;
-        const std::vector<uint32_t> comp = components(m, count);
-        std::vector<double> area_of(count, 0);
-        for (size_t p = 0; p < m.polyCount(); ++p) area_of[comp[p]] += polygonArea(m, grid, p);
-        const uint32_t largest =
-            uint32_t(std::max_element(area_of.begin(), area_of.end()) - area_of.begin());
-        bool ground = false, upper = false;
-        for (size_t p = 0; p < m.polyCount(); ++p) {
-            if (comp[p] != largest) continue;
-            const float y = m.vertices[3 * size_t(m.poly_vertices[m.poly_offsets[p]]) + 1];
-            ground = ground || std::abs(y) < 0.5f;
-            upper = upper || std::abs(y - 3.0f) < 0.5f;
-        }
-        CHECK(ground);
-        CHECK(upper);
     }
-}
 
-TEST_CASE("navmesh of the sample terrain") {
-    const voxel::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "terrain.obj");
-    for (navmesh::Partition partition :
-         {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
+    TEST_CASE("navmesh of an empty grid and of tiny regions") {
+        GridBuilder b(20, 20);
         NavmeshParams params;
-        params.partition = partition;
-        const NavMesh m = buildOk(grid, params);
-        const std::string label =
-            std::string("terrain ") +
-            (partition == navmesh::Partition::watershed ? "watershed" : "monotone");
-        INFO(label);
-        MESSAGE(label << ": " << m.polyCount() << " polygons, " << m.vertexCount()
-                           << " vertices, " << m.region_count << " regions, "
-                           << m.detail_triangles.size() / 9 << " detail triangles");
+        NavMesh m = buildOk(b.build(), params);
+        CHECK(m.polyCount() == 0);
+        CHECK(m.vertexCount() == 0);
+        CHECK(m.poly_offsets == std::vector<uint32_t>{0});
+        CHECK(m.detail_offsets == std::vector<uint32_t>{0});
+        // A 5 x 5 island is below region_min_size^2 = 64 cells: filtered out; 9 x 9 stays.
+        b.floor(1, 1, 6, 6, 10);
+        b.floor(10, 10, 19, 19, 10);
+        const voxel::VoxelGrid grid = b.build();
+        m = buildOk(grid, params);
         checkNavMesh(m, grid, params);
-        checkNoOverlap(m, grid, 2);
-        checkAdjacencyComplete(m, grid);
+        CHECK(totalArea(m, grid) == doctest::Approx(81));
+        params.region_min_size = 0;
+        m = buildOk(grid, params);
+        CHECK(totalArea(m, grid) == doctest::Approx(81 + 25));
+    }
+
+    TEST_CASE("navmesh max verts per poly") {
+        GridBuilder b(40, 40);
+        b.floor(0, 0, 40, 40, 10);
+        for (int z = 12; z < 20; ++z)
+            for (int x = 18 - (z - 12); x < 22 + (z - 12); ++x) b.clearColumn(x, z);  // a notch
+        const voxel::VoxelGrid grid = b.build();
+        for (int nvp : {3, 4, 5, 6}) {
+            NavmeshParams params;
+            params.max_verts_per_poly = nvp;
+            const NavMesh m = buildOk(grid, params);
+            INFO("max verts " << nvp);
+            checkNavMesh(m, grid, params);
+            checkNoOverlap(m, grid, 2);
+            checkAdjacencyComplete(m, grid);
+            size_t largest = 0;
+            for (size_t p = 0; p < m.polyCount(); ++p)
+                largest = std::max<size_t>(largest, m.poly_offsets[p + 1] - m.poly_offsets[p]);
+            CHECK(largest <= size_t(nvp));
+            if (nvp == 3) CHECK(largest == 3);
+        }
+    }
+
+    TEST_CASE("navmesh of the sample indoor level: both floors, water, monotone") {
+        const voxel::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb");
         const uint8_t water = areaId(grid, "water");
         REQUIRE(water != 0xFF);
-        CHECK(std::find(m.poly_areas.begin(), m.poly_areas.end(), water) != m.poly_areas.end());
-        // Most of the walkable surface is covered.
-        CHECK(totalArea(m, grid) > 0.8 * double(grid.walkableCount()));
-    }
-}
-
-TEST_CASE(
-    "navmesh tiled builds: stitched across tiles, same connectivity as solo, any thread count") {
-    struct Level {
-        std::string name;
-        voxel::VoxelGrid grid;
-    };
-    std::vector<Level> levels;
-    levels.push_back({"indoor", voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb")});
-    levels.push_back({"terrain", voxelizeLevel(test::sampleLevels() / "terrain.obj")});
-    {
-        GridBuilder b(70, 70);  // two floors and a hole across tile borders
-        b.floor(0, 0, 70, 70, 10);
-        b.floor(20, 20, 60, 60, 30);
-        for (int z = 40; z < 52; ++z)
-            for (int x = 40; x < 52; ++x) b.clearColumn(x, z);
-        levels.push_back({"hand-built", b.build()});
-    }
-    for (const Level& level : levels) {
-        NavmeshParams solo_params;
-        const NavMesh solo = buildOk(level.grid, solo_params);
-        for (int tile : {32, 48}) {
-            INFO(level.name << ", tile " << tile);
+        for (navmesh::Partition partition :
+             {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
             NavmeshParams params;
-            params.tile_size = tile;
-            params.threads = 1;
-            const NavMesh one = buildOk(level.grid, params);
-            params.threads = 2;
-            const NavMesh two = buildOk(level.grid, params);
-            CHECK(sameMesh(one, two));
-            params.threads = 5;
-            CHECK(sameMesh(one, buildOk(level.grid, params)));
-            CHECK(one.tiles_x == (level.grid.size_x + uint32_t(tile) - 1) / uint32_t(tile));
-            CHECK(one.tiles_z == (level.grid.size_z + uint32_t(tile) - 1) / uint32_t(tile));
-            checkNavMesh(one, level.grid, params);
-            checkNoOverlap(one, level.grid, 1);
-            checkAdjacencyComplete(one, level.grid);
-            CHECK(crossTileLinks(one) > 0);
-            std::set<uint32_t> tiles(one.poly_tiles.begin(), one.poly_tiles.end());
-            CHECK(tiles.size() > 1);
-            checkConnectedLikeSolo(solo, one, level.grid);
-            // The tiled mesh covers about the same surface as the solo one.
-            CHECK(totalArea(one, level.grid) ==
-                  doctest::Approx(totalArea(solo, level.grid)).epsilon(0.05));
-        }
-        // Solo builds split their stages over threads: the same for any thread count.
-        for (int threads : {1, 2, 3}) {
-            NavmeshParams p2;
-            p2.threads = threads;
-            INFO(level.name << ", solo, threads " << threads);
-            CHECK(sameMesh(solo, buildOk(level.grid, p2)));
-        }
-    }
-}
-
-TEST_CASE("navmesh tiled monotone build is valid and stitched") {
-    const voxel::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb");
-    NavmeshParams params;
-    params.partition = navmesh::Partition::monotone;
-    params.tile_size = 32;
-    const NavMesh m = buildOk(grid, params);
-    checkNavMesh(m, grid, params);
-    checkNoOverlap(m, grid, 1);
-    checkAdjacencyComplete(m, grid);
-    CHECK(crossTileLinks(m) > 0);
-}
-
-TEST_CASE("navmesh of the shared Recast demo meshes") {
-    const std::filesystem::path shared = test::sharedData();
-    if (shared.empty()) {
-        MESSAGE("../shared/data is absent: skipped");
-        return;
-    }
-    for (const char* name : {"dungeon", "nav_test", "undulating"}) {
-        const auto path = shared / "meshes" / (std::string(name) + ".obj");
-        if (!std::filesystem::exists(path)) {
-            MESSAGE(path.string() << " is absent: skipped");
-            continue;
-        }
-        INFO(std::string(name));
-        const voxel::VoxelGrid grid = voxelizeLevel(path);
-        NavmeshParams params;
-        const auto start = std::chrono::steady_clock::now();
-        const NavMesh solo = buildOk(grid, params);
-        const double ms = std::chrono::duration<double, std::milli>(
-                              std::chrono::steady_clock::now() - start).count();
-        MESSAGE(std::string(name) << ": " << solo.polyCount() << " polygons, " << solo.vertexCount()
-                     << " vertices, " << solo.region_count << " regions, "
-                     << solo.detail_triangles.size() / 9 << " detail triangles, " << ms << " ms");
-        checkNavMesh(solo, grid, params);
-        checkNoOverlap(solo, grid, 2);
-        checkAdjacencyComplete(solo, grid);
-        CHECK(solo.polyCount() > 50);
-        CHECK(totalArea(solo, grid) > 0.8 * double(grid.walkableCount()));
-
-        params.threads = 1;
-        CHECK(sameMesh(solo, buildOk(grid, params)));  // solo built with all cores
-
-        params.tile_size = 48;
-        params.threads = 2;
-        const NavMesh tiled = buildOk(grid, params);
-        params.threads = 1;
-        CHECK(sameMesh(tiled, buildOk(grid, params)));
-        checkNavMesh(tiled, grid, params);
-        checkNoOverlap(tiled, grid, 2);
-        CHECK(crossTileLinks(tiled) > 0);
-        checkConnectedLikeSolo(solo, tiled, grid);
-
-        params.tile_size = 0;
-        params.partition = navmesh::Partition::monotone;
-        const NavMesh mono = buildOk(grid, params);
-        checkNavMesh(mono, grid, params);
-        checkNoOverlap(mono, grid, 2);
-    }
-}
-
-// Random grids, two kinds: even seeds are rolling eroded floors with holes, upper floors and two
-// areas; odd seeds flat mazes of one-cell walls with no erosion (a point agent, as on MovingAI
-// maps), where contours of neighbouring regions run one cell apart. NAVMESH_FUZZ_SEEDS sets how
-// many (default 16; thousands pass).
-TEST_CASE("navmesh of random grids: rolling floors, holes, upper floors, two areas; mazes") {
-    const char* env = std::getenv("NAVMESH_FUZZ_SEEDS");
-    const int seeds = env ? std::atoi(env) : 16;
-    for (int seed = 0; seed < seeds; ++seed) {
-        std::mt19937 rng{static_cast<uint32_t>(seed)};
-        auto uniform = [&](int lo, int hi) {
-            return std::uniform_int_distribution<int>(lo, hi)(rng);
-        };
-        const int sx = uniform(12, 80), sz = uniform(12, 80);
-        GridBuilder b{static_cast<uint32_t>(sx), static_cast<uint32_t>(sz)};
-        if (seed % 2 == 1) {
-            std::vector<uint8_t> wall(size_t(sx) * size_t(sz), 0);
-            for (int i = uniform(2, 14); i > 0; --i) {
-                int x = uniform(0, sx - 1), z = uniform(0, sz - 1);
-                const bool along_x = uniform(0, 1) == 1;
-                for (int len = uniform(3, 40); len > 0 && x < sx && z < sz; --len) {
-                    wall[size_t(z) * size_t(sx) + size_t(x)] = 1;
-                    (along_x ? x : z) += 1;
-                    if (uniform(0, 5) == 0) (along_x ? z : x) += 1;  // a step: diagonal-ish
+            params.partition = partition;
+            const NavMesh m = buildOk(grid, params);
+            const std::string label =
+                std::string("indoor ") +
+                (partition == navmesh::Partition::watershed ? "watershed" : "monotone");
+            INFO(label);
+            MESSAGE(label << ": " << m.polyCount() << " polygons, " << m.vertexCount()
+                          << " vertices, " << m.region_count << " regions");
+            checkNavMesh(m, grid, params);
+            checkNoOverlap(m, grid, 1);
+            checkAdjacencyComplete(m, grid);
+            CHECK(std::find(m.poly_areas.begin(), m.poly_areas.end(), water) != m.poly_areas.end());
+            // The mezzanine overhang: some point with a polygon on the ground floor and one on the
+            // mezzanine above it.
+            bool both = false;
+            for (double x = 0.5; x < 15.8 && !both; x += 0.5) {
+                for (double z = 8.25; z < 19.8 && !both; z += 0.5) {
+                    const P2 q{(x - grid.origin[0]) / grid.cell_size,
+                               (z - grid.origin[2]) / grid.cell_size};
+                    bool low = false, high = false;
+                    for (const auto& [p, y] : polygonsAt(m, grid, q)) {
+                        low = low || std::abs(y - 0.0) < 0.5;
+                        high = high || std::abs(y - 3.0) < 0.5;
+                    }
+                    both = low && high;
                 }
             }
+            CHECK(both);
+            // The ramp joins the floors: the largest component has polygons on both.
+            uint32_t count = 0;
+            const std::vector<uint32_t> comp = components(m, count);
+            std::vector<double> area_of(count, 0);
+            for (size_t p = 0; p < m.polyCount(); ++p) area_of[comp[p]] += polygonArea(m, grid, p);
+            const uint32_t largest =
+                uint32_t(std::max_element(area_of.begin(), area_of.end()) - area_of.begin());
+            bool ground = false, upper = false;
+            for (size_t p = 0; p < m.polyCount(); ++p) {
+                if (comp[p] != largest) continue;
+                const float y = m.vertices[3 * size_t(m.poly_vertices[m.poly_offsets[p]]) + 1];
+                ground = ground || std::abs(y) < 0.5f;
+                upper = upper || std::abs(y - 3.0f) < 0.5f;
+            }
+            CHECK(ground);
+            CHECK(upper);
+        }
+    }
+
+    TEST_CASE("navmesh of the sample terrain") {
+        const voxel::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "terrain.obj");
+        for (navmesh::Partition partition :
+             {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
+            NavmeshParams params;
+            params.partition = partition;
+            const NavMesh m = buildOk(grid, params);
+            const std::string label =
+                std::string("terrain ") +
+                (partition == navmesh::Partition::watershed ? "watershed" : "monotone");
+            INFO(label);
+            MESSAGE(label << ": " << m.polyCount() << " polygons, " << m.vertexCount()
+                          << " vertices, " << m.region_count << " regions, "
+                          << m.detail_triangles.size() / 9 << " detail triangles");
+            checkNavMesh(m, grid, params);
+            checkNoOverlap(m, grid, 2);
+            checkAdjacencyComplete(m, grid);
+            const uint8_t water = areaId(grid, "water");
+            REQUIRE(water != 0xFF);
+            CHECK(std::find(m.poly_areas.begin(), m.poly_areas.end(), water) != m.poly_areas.end());
+            // Most of the walkable surface is covered.
+            CHECK(totalArea(m, grid) > 0.8 * double(grid.walkableCount()));
+        }
+    }
+
+    TEST_CASE(
+        "navmesh tiled builds: stitched across tiles, same connectivity as solo, any thread "
+        "count") {
+        struct Level {
+            std::string name;
+            voxel::VoxelGrid grid;
+        };
+        std::vector<Level> levels;
+        levels.push_back({"indoor", voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb")});
+        levels.push_back({"terrain", voxelizeLevel(test::sampleLevels() / "terrain.obj")});
+        {
+            GridBuilder b(70, 70);  // two floors and a hole across tile borders
+            b.floor(0, 0, 70, 70, 10);
+            b.floor(20, 20, 60, 60, 30);
+            for (int z = 40; z < 52; ++z)
+                for (int x = 40; x < 52; ++x) b.clearColumn(x, z);
+            levels.push_back({"hand-built", b.build()});
+        }
+        for (const Level& level : levels) {
+            NavmeshParams solo_params;
+            const NavMesh solo = buildOk(level.grid, solo_params);
+            for (int tile : {32, 48}) {
+                INFO(level.name << ", tile " << tile);
+                NavmeshParams params;
+                params.tile_size = tile;
+                params.threads = 1;
+                const NavMesh one = buildOk(level.grid, params);
+                params.threads = 2;
+                const NavMesh two = buildOk(level.grid, params);
+                CHECK(sameMesh(one, two));
+                params.threads = 5;
+                CHECK(sameMesh(one, buildOk(level.grid, params)));
+                CHECK(one.tiles_x == (level.grid.size_x + uint32_t(tile) - 1) / uint32_t(tile));
+                CHECK(one.tiles_z == (level.grid.size_z + uint32_t(tile) - 1) / uint32_t(tile));
+                checkNavMesh(one, level.grid, params);
+                checkNoOverlap(one, level.grid, 1);
+                checkAdjacencyComplete(one, level.grid);
+                CHECK(crossTileLinks(one) > 0);
+                std::set<uint32_t> tiles(one.poly_tiles.begin(), one.poly_tiles.end());
+                CHECK(tiles.size() > 1);
+                checkConnectedLikeSolo(solo, one, level.grid);
+                // The tiled mesh covers about the same surface as the solo one.
+                CHECK(totalArea(one, level.grid) ==
+                      doctest::Approx(totalArea(solo, level.grid)).epsilon(0.05));
+            }
+            // Solo builds split their stages over threads: the same for any thread count.
+            for (int threads : {1, 2, 3}) {
+                NavmeshParams p2;
+                p2.threads = threads;
+                INFO(level.name << ", solo, threads " << threads);
+                CHECK(sameMesh(solo, buildOk(level.grid, p2)));
+            }
+        }
+    }
+
+    TEST_CASE("navmesh tiled monotone build is valid and stitched") {
+        const voxel::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb");
+        NavmeshParams params;
+        params.partition = navmesh::Partition::monotone;
+        params.tile_size = 32;
+        const NavMesh m = buildOk(grid, params);
+        checkNavMesh(m, grid, params);
+        checkNoOverlap(m, grid, 1);
+        checkAdjacencyComplete(m, grid);
+        CHECK(crossTileLinks(m) > 0);
+    }
+
+    TEST_CASE("navmesh of the shared Recast demo meshes") {
+        const std::filesystem::path shared = test::sharedData();
+        if (shared.empty()) {
+            MESSAGE("../shared/data is absent: skipped");
+            return;
+        }
+        for (const char* name : {"dungeon", "nav_test", "undulating"}) {
+            const auto path = shared / "meshes" / (std::string(name) + ".obj");
+            if (!std::filesystem::exists(path)) {
+                MESSAGE(path.string() << " is absent: skipped");
+                continue;
+            }
+            INFO(std::string(name));
+            const voxel::VoxelGrid grid = voxelizeLevel(path);
+            NavmeshParams params;
+            const auto start = std::chrono::steady_clock::now();
+            const NavMesh solo = buildOk(grid, params);
+            const double ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count();
+            MESSAGE(std::string(name)
+                    << ": " << solo.polyCount() << " polygons, " << solo.vertexCount()
+                    << " vertices, " << solo.region_count << " regions, "
+                    << solo.detail_triangles.size() / 9 << " detail triangles, " << ms << " ms");
+            checkNavMesh(solo, grid, params);
+            checkNoOverlap(solo, grid, 2);
+            checkAdjacencyComplete(solo, grid);
+            CHECK(solo.polyCount() > 50);
+            CHECK(totalArea(solo, grid) > 0.8 * double(grid.walkableCount()));
+
+            params.threads = 1;
+            CHECK(sameMesh(solo, buildOk(grid, params)));  // solo built with all cores
+
+            params.tile_size = 48;
+            params.threads = 2;
+            const NavMesh tiled = buildOk(grid, params);
+            params.threads = 1;
+            CHECK(sameMesh(tiled, buildOk(grid, params)));
+            checkNavMesh(tiled, grid, params);
+            checkNoOverlap(tiled, grid, 2);
+            CHECK(crossTileLinks(tiled) > 0);
+            checkConnectedLikeSolo(solo, tiled, grid);
+
+            params.tile_size = 0;
+            params.partition = navmesh::Partition::monotone;
+            const NavMesh mono = buildOk(grid, params);
+            checkNavMesh(mono, grid, params);
+            checkNoOverlap(mono, grid, 2);
+        }
+    }
+
+    // Random grids, two kinds: even seeds are rolling eroded floors with holes, upper floors and
+    // two areas; odd seeds flat mazes of one-cell walls with no erosion (a point agent, as on
+    // MovingAI maps), where contours of neighbouring regions run one cell apart. NAVMESH_FUZZ_SEEDS
+    // sets how many (default 16; thousands pass).
+    TEST_CASE("navmesh of random grids: rolling floors, holes, upper floors, two areas; mazes") {
+        const char* env = std::getenv("NAVMESH_FUZZ_SEEDS");
+        const int seeds = env ? std::atoi(env) : 16;
+        for (int seed = 0; seed < seeds; ++seed) {
+            std::mt19937 rng{static_cast<uint32_t>(seed)};
+            auto uniform = [&](int lo, int hi) {
+                return std::uniform_int_distribution<int>(lo, hi)(rng);
+            };
+            const int sx = uniform(12, 80), sz = uniform(12, 80);
+            GridBuilder b{static_cast<uint32_t>(sx), static_cast<uint32_t>(sz)};
+            if (seed % 2 == 1) {
+                std::vector<uint8_t> wall(size_t(sx) * size_t(sz), 0);
+                for (int i = uniform(2, 14); i > 0; --i) {
+                    int x = uniform(0, sx - 1), z = uniform(0, sz - 1);
+                    const bool along_x = uniform(0, 1) == 1;
+                    for (int len = uniform(3, 40); len > 0 && x < sx && z < sz; --len) {
+                        wall[size_t(z) * size_t(sx) + size_t(x)] = 1;
+                        (along_x ? x : z) += 1;
+                        if (uniform(0, 5) == 0) (along_x ? z : x) += 1;  // a step: diagonal-ish
+                    }
+                }
+                for (int z = 0; z < sz; ++z)
+                    for (int x = 0; x < sx; ++x) {
+                        if (wall[size_t(z) * size_t(sx) + size_t(x)])
+                            b.block(x, z, x + 1, z + 1, 0, 30);
+                        else
+                            b.floor(x, z, x + 1, z + 1, 10, x < sx / 2 ? 1 : 2);
+                    }
+                voxel::VoxelGrid grid = b.build();
+                grid.agent.radius = 0;
+                for (navmesh::Partition partition :
+                     {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
+                    for (int tile : {0, 16}) {
+                        NavmeshParams params;
+                        params.partition = partition;
+                        params.tile_size = tile;
+                        params.region_min_size = float(uniform(0, 8));
+                        params.threads = 1;
+                        INFO("maze seed " << seed << ", tile " << tile);
+                        const NavMesh m = buildOk(grid, params);
+                        checkNavMesh(m, grid, params);
+                        checkNoOverlap(m, grid, 1);
+                        checkAdjacencyComplete(m, grid);
+                        params.threads = 3;
+                        CHECK(sameMesh(m, buildOk(grid, params)));
+                    }
+                }
+                continue;
+            }
+            struct Box {
+                int x0, z0, x1, z1, lift;
+            };
+            std::vector<Box> holes, uppers;
+            for (int i = uniform(0, 6); i > 0; --i) {
+                const int x = uniform(0, sx - 1), z = uniform(0, sz - 1);
+                holes.push_back({x, z, x + uniform(1, 8), z + uniform(1, 8), 0});
+            }
+            for (int i = uniform(0, 2); i > 0; --i) {
+                const int x = uniform(0, sx - 1), z = uniform(0, sz - 1);
+                uppers.push_back({x, z, x + uniform(6, 30), z + uniform(6, 30), uniform(12, 30)});
+            }
+            const int water_x = uniform(0, sx);
+            auto inside = [](const Box& box, int x, int z) {
+                return x >= box.x0 && x < box.x1 && z >= box.z0 && z < box.z1;
+            };
             for (int z = 0; z < sz; ++z)
                 for (int x = 0; x < sx; ++x) {
-                    if (wall[size_t(z) * size_t(sx) + size_t(x)])
-                        b.block(x, z, x + 1, z + 1, 0, 30);
-                    else
-                        b.floor(x, z, x + 1, z + 1, 10, x < sx / 2 ? 1 : 2);
+                    const int top = 12 + int(std::lround(3 * std::sin(0.2 * x + seed) +
+                                                         3 * std::cos(0.13 * z * (seed % 5 + 1))));
+                    const bool hole = std::any_of(holes.begin(), holes.end(),
+                                                  [&](const Box& h) { return inside(h, x, z); });
+                    if (!hole) b.floor(x, z, x + 1, z + 1, top, x < water_x ? 1 : 2);
+                    for (const Box& u : uppers)
+                        if (inside(u, x, z)) {
+                            b.floor(x, z, x + 1, z + 1, top + u.lift);
+                            break;
+                        }
                 }
             voxel::VoxelGrid grid = b.build();
-            grid.agent.radius = 0;
-            for (navmesh::Partition partition :
-                 {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
-                for (int tile : {0, 16}) {
+            erodeForTest(grid, 2);
+            for (int tile : {0, 16}) {
+                for (navmesh::Partition partition :
+                     {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
                     NavmeshParams params;
-                    params.partition = partition;
                     params.tile_size = tile;
-                    params.region_min_size = float(uniform(0, 8));
+                    params.partition = partition;
+                    params.max_verts_per_poly = uniform(3, 6);
                     params.threads = 1;
-                    INFO("maze seed " << seed << ", tile " << tile);
+                    INFO("seed " << seed << ", tile " << tile << ", "
+                                 << std::string(partition == navmesh::Partition::watershed
+                                                    ? "watershed"
+                                                    : "monotone"));
                     const NavMesh m = buildOk(grid, params);
                     checkNavMesh(m, grid, params);
                     checkNoOverlap(m, grid, 1);
@@ -1037,147 +1093,94 @@ TEST_CASE("navmesh of random grids: rolling floors, holes, upper floors, two are
                     CHECK(sameMesh(m, buildOk(grid, params)));
                 }
             }
-            continue;
-        }
-        struct Box {
-            int x0, z0, x1, z1, lift;
-        };
-        std::vector<Box> holes, uppers;
-        for (int i = uniform(0, 6); i > 0; --i) {
-            const int x = uniform(0, sx - 1), z = uniform(0, sz - 1);
-            holes.push_back({x, z, x + uniform(1, 8), z + uniform(1, 8), 0});
-        }
-        for (int i = uniform(0, 2); i > 0; --i) {
-            const int x = uniform(0, sx - 1), z = uniform(0, sz - 1);
-            uppers.push_back({x, z, x + uniform(6, 30), z + uniform(6, 30), uniform(12, 30)});
-        }
-        const int water_x = uniform(0, sx);
-        auto inside = [](const Box& box, int x, int z) {
-            return x >= box.x0 && x < box.x1 && z >= box.z0 && z < box.z1;
-        };
-        for (int z = 0; z < sz; ++z)
-            for (int x = 0; x < sx; ++x) {
-                const int top = 12 + int(std::lround(3 * std::sin(0.2 * x + seed) +
-                                                     3 * std::cos(0.13 * z * (seed % 5 + 1))));
-                const bool hole = std::any_of(holes.begin(), holes.end(),
-                                              [&](const Box& h) { return inside(h, x, z); });
-                if (!hole) b.floor(x, z, x + 1, z + 1, top, x < water_x ? 1 : 2);
-                for (const Box& u : uppers)
-                    if (inside(u, x, z)) {
-                        b.floor(x, z, x + 1, z + 1, top + u.lift);
-                        break;
-                    }
-            }
-        voxel::VoxelGrid grid = b.build();
-        erodeForTest(grid, 2);
-        for (int tile : {0, 16}) {
-            for (navmesh::Partition partition :
-                 {navmesh::Partition::watershed, navmesh::Partition::monotone}) {
-                NavmeshParams params;
-                params.tile_size = tile;
-                params.partition = partition;
-                params.max_verts_per_poly = uniform(3, 6);
-                params.threads = 1;
-                INFO("seed " << seed << ", tile " << tile << ", "
-                              << std::string(partition == navmesh::Partition::watershed
-                                                 ? "watershed"
-                                                 : "monotone"));
-                const NavMesh m = buildOk(grid, params);
-                checkNavMesh(m, grid, params);
-                checkNoOverlap(m, grid, 1);
-                checkAdjacencyComplete(m, grid);
-                params.threads = 3;
-                CHECK(sameMesh(m, buildOk(grid, params)));
-            }
         }
     }
-}
 
-TEST_CASE("navmesh parameters and errors") {
-    SUBCASE("checkParams reports every bad field at once") {
-        NavmeshParams p;
-        CHECK(navmesh::checkParams(p).ok());
-        p.region_min_size = -1;
-        p.edge_max_error = std::numeric_limits<float>::quiet_NaN();
-        p.max_verts_per_poly = 7;
-        p.detail_sample_dist = 0.5f;
-        p.tile_size = 4;
-        p.threads = -1;
-        const Status s = navmesh::checkParams(p);
-        REQUIRE_FALSE(s.ok());
-        CHECK(s.error().kind == ErrorKind::usage);
-        for (const char* field : {"region min size = -1", "edge max error = nan",
-                                  "max verts per poly = 7", "detail sample dist = 0.5",
-                                  "tile size = 4", "threads = -1"}) {
-            INFO(field);
-            CHECK(s.error().message.find(field) != std::string::npos);
+    TEST_CASE("navmesh parameters and errors") {
+        SUBCASE("checkParams reports every bad field at once") {
+            NavmeshParams p;
+            CHECK(navmesh::checkParams(p).ok());
+            p.region_min_size = -1;
+            p.edge_max_error = std::numeric_limits<float>::quiet_NaN();
+            p.max_verts_per_poly = 7;
+            p.detail_sample_dist = 0.5f;
+            p.tile_size = 4;
+            p.threads = -1;
+            const Status s = navmesh::checkParams(p);
+            REQUIRE_FALSE(s.ok());
+            CHECK(s.error().kind == ErrorKind::usage);
+            for (const char* field :
+                 {"region min size = -1", "edge max error = nan", "max verts per poly = 7",
+                  "detail sample dist = 0.5", "tile size = 4", "threads = -1"}) {
+                INFO(field);
+                CHECK(s.error().message.find(field) != std::string::npos);
+            }
+            Context context;
+            GridBuilder b(8, 8);
+            auto r = navmesh::buildNavmesh(b.build(), p, context);
+            REQUIRE_FALSE(r.ok());
+            CHECK(r.error().kind == ErrorKind::usage);
+            p = NavmeshParams{};
+            p.max_verts_per_poly = 2;
+            p.edge_max_len = -3;
+            const Status s2 = navmesh::checkParams(p);
+            REQUIRE_FALSE(s2.ok());
+            CHECK(s2.error().message.find("max verts per poly = 2") != std::string::npos);
+            CHECK(s2.error().message.find("edge max len = -3") != std::string::npos);
         }
-        Context context;
-        GridBuilder b(8, 8);
-        auto r = navmesh::buildNavmesh(b.build(), p, context);
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().kind == ErrorKind::usage);
-        p = NavmeshParams{};
-        p.max_verts_per_poly = 2;
-        p.edge_max_len = -3;
-        const Status s2 = navmesh::checkParams(p);
-        REQUIRE_FALSE(s2.ok());
-        CHECK(s2.error().message.find("max verts per poly = 2") != std::string::npos);
-        CHECK(s2.error().message.find("edge max len = -3") != std::string::npos);
+        SUBCASE("an inconsistent grid is bad input") {
+            GridBuilder b(8, 8);
+            voxel::VoxelGrid g = b.build();
+            g.column_offsets.pop_back();
+            Context context;
+            auto r = navmesh::buildNavmesh(g, NavmeshParams{}, context);
+            REQUIRE_FALSE(r.ok());
+            CHECK(r.error().kind == ErrorKind::bad_input);
+        }
+        SUBCASE("cancellation") {
+            GridBuilder b(64, 64);
+            b.floor(0, 0, 64, 64, 10);
+            Context context;
+            context.requestCancel();
+            NavmeshParams p;
+            p.tile_size = 16;
+            auto r = navmesh::buildNavmesh(b.build(), p, context);
+            REQUIRE_FALSE(r.ok());
+            CHECK(r.error().kind == ErrorKind::cancelled);
+        }
+        SUBCASE("cancellation in the middle of a one-tile build") {
+            struct CancelAfterCompact : Context {
+                void log(LogLevel, std::string_view message) override {
+                    if (message.starts_with("navmesh: compact")) requestCancel();
+                }
+            } context;
+            GridBuilder b(64, 64);
+            b.floor(0, 0, 64, 64, 10);
+            auto r = navmesh::buildNavmesh(b.build(), NavmeshParams{}, context);
+            REQUIRE_FALSE(r.ok());
+            CHECK(r.error().kind == ErrorKind::cancelled);
+        }
+        SUBCASE("progress reaches the total") {
+            struct Recorder : Context {
+                uint64_t last_done = 0, last_total = 0;
+                bool monotone = true;
+                void progress(std::string_view stage, uint64_t done, uint64_t total) override {
+                    CHECK(stage == "navmesh");
+                    monotone = monotone && done >= last_done && done <= total;
+                    last_done = done;
+                    last_total = total;
+                }
+            } context;
+            GridBuilder b(64, 64);
+            b.floor(0, 0, 64, 64, 10);
+            NavmeshParams p;
+            p.tile_size = 16;
+            auto r = navmesh::buildNavmesh(b.build(), p, context);
+            REQUIRE(r.ok());
+            CHECK(context.monotone);
+            CHECK(context.last_total > 0);
+            CHECK(context.last_done == context.last_total);
+        }
     }
-    SUBCASE("an inconsistent grid is bad input") {
-        GridBuilder b(8, 8);
-        voxel::VoxelGrid g = b.build();
-        g.column_offsets.pop_back();
-        Context context;
-        auto r = navmesh::buildNavmesh(g, NavmeshParams{}, context);
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().kind == ErrorKind::bad_input);
-    }
-    SUBCASE("cancellation") {
-        GridBuilder b(64, 64);
-        b.floor(0, 0, 64, 64, 10);
-        Context context;
-        context.requestCancel();
-        NavmeshParams p;
-        p.tile_size = 16;
-        auto r = navmesh::buildNavmesh(b.build(), p, context);
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().kind == ErrorKind::cancelled);
-    }
-    SUBCASE("cancellation in the middle of a one-tile build") {
-        struct CancelAfterCompact : Context {
-            void log(LogLevel, std::string_view message) override {
-                if (message.starts_with("navmesh: compact")) requestCancel();
-            }
-        } context;
-        GridBuilder b(64, 64);
-        b.floor(0, 0, 64, 64, 10);
-        auto r = navmesh::buildNavmesh(b.build(), NavmeshParams{}, context);
-        REQUIRE_FALSE(r.ok());
-        CHECK(r.error().kind == ErrorKind::cancelled);
-    }
-    SUBCASE("progress reaches the total") {
-        struct Recorder : Context {
-            uint64_t last_done = 0, last_total = 0;
-            bool monotone = true;
-            void progress(std::string_view stage, uint64_t done, uint64_t total) override {
-                CHECK(stage == "navmesh");
-                monotone = monotone && done >= last_done && done <= total;
-                last_done = done;
-                last_total = total;
-            }
-        } context;
-        GridBuilder b(64, 64);
-        b.floor(0, 0, 64, 64, 10);
-        NavmeshParams p;
-        p.tile_size = 16;
-        auto r = navmesh::buildNavmesh(b.build(), p, context);
-        REQUIRE(r.ok());
-        CHECK(context.monotone);
-        CHECK(context.last_total > 0);
-        CHECK(context.last_done == context.last_total);
-    }
-}
 
 }  // TEST_SUITE("navmesh")

@@ -64,7 +64,8 @@ void conformance(size_t min_nodes, size_t max_nodes) {
         auto table = nexthop::buildTable(g, {}, context);
         REQUIRE(table.ok());
         test::PackedAsset p;
-        test::packAsset(g, dir / "t.nav", p, [&](auto& w) { nexthop::addNextHopSections(w, *table); });
+        test::packAsset(g, dir / "t.nav", p,
+                        [&](auto& w) { nexthop::addNextHopSections(w, *table); });
         REQUIRE_FALSE(p.error);
         auto report = query::runScenarioFile(p.view, map_path.string() + ".scen", context,
                                              query::SearchMethod(query::Method::nexthop));
@@ -84,261 +85,278 @@ void conformance(size_t min_nodes, size_t max_nodes) {
 }  // namespace
 
 TEST_SUITE("nexthop") {
-TEST_CASE("each next hop starts a shortest path; same bytes at any thread count and from shards") {
-    const graph::Graph g = test::tileGraphOfText(roomsMap(40, 32, 1), "rooms.map");
-    Context context;
-    nexthop::BuildParams one;
-    one.threads = 1;
-    one.block_rows = 16;
-    auto table = nexthop::buildTable(g, one, context);
-    REQUIRE(table.ok());
-    const uint32_t n = uint32_t(g.nodeCount());
-    for (uint32_t s = 0; s < n; s += 7) {
-        const std::vector<double> dist = test::shortestFrom(g, s);
-        std::vector<std::vector<double>> from_neighbour;
-        for (uint32_t e = g.edge_offsets[s]; e < g.edge_offsets[s + 1]; ++e)
-            from_neighbour.push_back(test::shortestFrom(g, g.edge_targets[e]));
-        auto row = nexthop::decodeRow(*table, s);
-        REQUIRE(row.ok());
-        for (uint32_t t = 0; t < n; ++t) {
-            if (t == s || g.components[t] != g.components[s]) continue;
-            const uint32_t k = (*row)[t];
-            REQUIRE(k < g.edge_offsets[s + 1] - g.edge_offsets[s]);
-            const double via = g.edge_costs[g.edge_offsets[s] + k] + from_neighbour[k][t];
-            CHECK(via == doctest::Approx(dist[t]).epsilon(1e-9));
-            // No lower edge index starts a shortest path (the canonical choice).
-            for (uint32_t f = 0; f < k; ++f)
-                CHECK(g.edge_costs[g.edge_offsets[s] + f] + from_neighbour[f][t] > dist[t] + 1e-6);
+    TEST_CASE(
+        "each next hop starts a shortest path; same bytes at any thread count and from shards") {
+        const graph::Graph g = test::tileGraphOfText(roomsMap(40, 32, 1), "rooms.map");
+        Context context;
+        nexthop::BuildParams one;
+        one.threads = 1;
+        one.block_rows = 16;
+        auto table = nexthop::buildTable(g, one, context);
+        REQUIRE(table.ok());
+        const uint32_t n = uint32_t(g.nodeCount());
+        for (uint32_t s = 0; s < n; s += 7) {
+            const std::vector<double> dist = test::shortestFrom(g, s);
+            std::vector<std::vector<double>> from_neighbour;
+            for (uint32_t e = g.edge_offsets[s]; e < g.edge_offsets[s + 1]; ++e)
+                from_neighbour.push_back(test::shortestFrom(g, g.edge_targets[e]));
+            auto row = nexthop::decodeRow(*table, s);
+            REQUIRE(row.ok());
+            for (uint32_t t = 0; t < n; ++t) {
+                if (t == s || g.components[t] != g.components[s]) continue;
+                const uint32_t k = (*row)[t];
+                REQUIRE(k < g.edge_offsets[s + 1] - g.edge_offsets[s]);
+                const double via = g.edge_costs[g.edge_offsets[s] + k] + from_neighbour[k][t];
+                CHECK(via == doctest::Approx(dist[t]).epsilon(1e-9));
+                // No lower edge index starts a shortest path (the canonical choice).
+                for (uint32_t f = 0; f < k; ++f)
+                    CHECK(g.edge_costs[g.edge_offsets[s] + f] + from_neighbour[f][t] >
+                          dist[t] + 1e-6);
+            }
         }
+        test::TempDir dir;
+        const std::vector<uint8_t> single = tableBytes(*table, dir / "one.nh");
+        nexthop::BuildParams two = one;
+        two.threads = 2;
+        auto again = nexthop::buildTable(g, two, context);
+        REQUIRE(again.ok());
+        CHECK(tableBytes(*again, dir / "two.nh") == single);
+        // Shards, merged in any order, give the single build's bytes.
+        std::vector<nexthop::Table> parts;
+        std::vector<std::filesystem::path> names;
+        for (uint32_t k : {2u, 0u, 1u}) {
+            nexthop::BuildParams shard = one;
+            shard.shard_index = k;
+            shard.shard_count = 3;
+            auto part = nexthop::buildTable(g, shard, context);
+            REQUIRE(part.ok());
+            CHECK((part->header.flags & formats::kNextHopFlagPartial) != 0);
+            const std::string name = "part" + std::to_string(k) + ".nh";
+            REQUIRE(nexthop::saveTable(dir / name, *part).ok());
+            auto loaded = nexthop::loadTable(dir / name);
+            REQUIRE(loaded.ok());
+            parts.push_back(std::move(*loaded));
+            names.push_back(dir / name);
+        }
+        auto merged = nexthop::mergeShards(parts, names);
+        REQUIRE(merged.ok());
+        CHECK(tableBytes(*merged, dir / "merged.nh") == single);
+        // A missing or repeated shard, or a shard of another graph, is refused.
+        auto missing = nexthop::mergeShards({parts[0], parts[1]}, {names[0], names[1]});
+        REQUIRE_FALSE(missing.ok());
+        CHECK(missing.error().message.find("/3 is missing") != std::string::npos);
+        auto twice =
+            nexthop::mergeShards({parts[0], parts[0], parts[1]}, {names[0], names[0], names[1]});
+        REQUIRE_FALSE(twice.ok());
+        CHECK(twice.error().message.find("are both shard") != std::string::npos);
+        const graph::Graph other = test::tileGraphOfText(roomsMap(40, 32, 2), "other.map");
+        nexthop::BuildParams shard0 = one;
+        shard0.shard_count = 3;
+        auto foreign = nexthop::buildTable(other, shard0, context);
+        REQUIRE(foreign.ok());
+        auto mixed = nexthop::mergeShards({*foreign, parts[1], parts[2]},
+                                          {dir / "f.nh", names[1], names[2]});
+        REQUIRE_FALSE(mixed.ok());
+        CHECK(mixed.error().message.find("of another table") != std::string::npos);
     }
-    test::TempDir dir;
-    const std::vector<uint8_t> single = tableBytes(*table, dir / "one.nh");
-    nexthop::BuildParams two = one;
-    two.threads = 2;
-    auto again = nexthop::buildTable(g, two, context);
-    REQUIRE(again.ok());
-    CHECK(tableBytes(*again, dir / "two.nh") == single);
-    // Shards, merged in any order, give the single build's bytes.
-    std::vector<nexthop::Table> parts;
-    std::vector<std::filesystem::path> names;
-    for (uint32_t k : {2u, 0u, 1u}) {
-        nexthop::BuildParams shard = one;
-        shard.shard_index = k;
-        shard.shard_count = 3;
+
+    TEST_CASE("incremental update equals a full rebuild byte for byte after random edits") {
+        std::mt19937 random(11);
+        test::TempDir dir;
+        uint64_t recomputed = 0, total = 0;
+        for (unsigned map_seed : {3u, 4u, 5u}) {
+            const std::string text = roomsMap(48, 40, map_seed);
+            graph::Graph current = test::tileGraphOfText(text, "edit.map");
+            Context context;
+            auto table = nexthop::buildTable(current, {}, context);
+            REQUIRE(table.ok());
+            std::string lines = text;
+            for (int edit = 0; edit < 6; ++edit) {
+                INFO("map ", map_seed, " edit ", edit);
+                graph::Graph next;
+                const size_t grid_start = lines.find("map\n") + 4;
+                const int width = 48;
+                if (edit < 4) {
+                    // Block (even) or open (odd) one cell, or (edit 2) a 3 x 3 area.
+                    std::string edited = lines;
+                    const int x = int(random() % (width - 3)), y = int(random() % 37);
+                    for (int dy = 0; dy < (edit == 2 ? 3 : 1); ++dy)
+                        for (int dx = 0; dx < (edit == 2 ? 3 : 1); ++dx)
+                            edited[grid_start + size_t(y + dy) * (width + 1) + size_t(x + dx)] =
+                                edit % 2 == 0 ? '@' : '.';
+                    lines = edited;
+                    next = test::tileGraphOfText(lines, "edit.map");
+                } else {
+                    // Remove (edit 4) or add (edit 5) edges directly in the graph.
+                    next = current;
+                    std::vector<std::tuple<uint32_t, uint32_t, float>> edges;
+                    for (uint32_t u = 0; u < next.nodeCount(); ++u)
+                        for (uint32_t e = next.edge_offsets[u]; e < next.edge_offsets[u + 1]; ++e)
+                            edges.push_back({u, next.edge_targets[e], next.edge_costs[e]});
+                    if (edit == 4) {
+                        for (int k = 0; k < 5; ++k)
+                            edges.erase(edges.begin() + std::ptrdiff_t(random() % edges.size()));
+                    } else {
+                        for (int k = 0; k < 3; ++k) {
+                            const uint32_t a = uint32_t(random() % next.nodeCount());
+                            const uint32_t b = uint32_t(random() % next.nodeCount());
+                            if (a != b) edges.push_back({a, b, 2.5f + float(k)});
+                        }
+                    }
+                    std::sort(edges.begin(), edges.end());
+                    next.edge_offsets.assign(next.nodeCount() + 1, 0);
+                    next.edge_targets.clear();
+                    next.edge_costs.clear();
+                    for (const auto& [u, v, c] : edges) {
+                        ++next.edge_offsets[u + 1];
+                        next.edge_targets.push_back(v);
+                        next.edge_costs.push_back(c);
+                    }
+                    for (size_t u = 0; u < next.nodeCount(); ++u)
+                        next.edge_offsets[u + 1] += next.edge_offsets[u];
+                    graph::finalizeGraph(next);
+                }
+                nexthop::UpdateStats stats;
+                auto updated = nexthop::updateTable(*table, current, next, {}, context, &stats);
+                REQUIRE(updated.ok());
+                auto rebuilt = nexthop::buildTable(next, {}, context);
+                REQUIRE(rebuilt.ok());
+                CHECK(tableBytes(*updated, dir / "u.nh") == tableBytes(*rebuilt, dir / "r.nh"));
+                CHECK(stats.rows_total == next.nodeCount());
+                recomputed += stats.rows_recomputed;
+                total += stats.rows_total;
+                current = std::move(next);
+                table = std::move(updated);
+            }
+        }
+        MESSAGE("update recomputed ", recomputed, " of ", total, " rows over 18 edits");
+        CHECK(recomputed < total);
+    }
+
+    TEST_CASE("bad inputs: another graph, corrupted blocks, a budget too small, shards") {
+        const graph::Graph g = test::tileGraphOfText(roomsMap(24, 24, 6), "a.map");
+        const graph::Graph other = test::tileGraphOfText(roomsMap(24, 24, 7), "b.map");
+        Context context;
+        test::TempDir dir;
+        auto table = nexthop::buildTable(g, {}, context);
+        REQUIRE(table.ok());
+        Status mismatch = nexthop::checkMatches(*table, dir / "a.nh", other, dir / "b.graph");
+        REQUIRE_FALSE(mismatch.ok());
+        CHECK(mismatch.error().message.find("a.nh was built for another graph") !=
+              std::string::npos);
+        CHECK(mismatch.error().message.find("b.graph") != std::string::npos);
+        test::PackedAsset wrong;
+        test::packAsset(other, dir / "wrong.nav", wrong,
+                        [&](auto& w) { nexthop::addNextHopSections(w, *table); });
+        CHECK(wrong.error.code == navrt::ErrorCode::bad_section);
+        CHECK(std::string(wrong.error.message).find("built for another graph") !=
+              std::string::npos);
+
+        nexthop::BuildParams tight;
+        tight.max_memory = 1024;
+        auto refused = nexthop::buildTable(g, tight, context);
+        REQUIRE_FALSE(refused.ok());
+        CHECK(refused.error().message.find("above --max-memory") != std::string::npos);
+        CHECK(refused.error().message.find("--clusters") != std::string::npos);
+
+        // A block that is not a zstd frame: navrt refuses it at init, naming the section.
+        nexthop::Table broken = *table;
+        std::fill(broken.blocks.begin(), broken.blocks.begin() + 8, uint8_t(0x55));
+        test::PackedAsset bad;
+        test::packAsset(g, dir / "bad.nav", bad,
+                        [&](auto& w) { nexthop::addNextHopSections(w, broken); });
+        REQUIRE_FALSE(bad.error);
+        navrt::NextHopQuery query;
+        const navrt::Error init = query.init(bad.view);
+        CHECK(init.code == navrt::ErrorCode::bad_section);
+        CHECK(std::string(init.message).find("not a zstd frame") != std::string::npos);
+        // A shard cannot be packed, looked up or updated.
+        nexthop::BuildParams shard;
+        shard.shard_count = 2;
         auto part = nexthop::buildTable(g, shard, context);
         REQUIRE(part.ok());
-        CHECK((part->header.flags & formats::kNextHopFlagPartial) != 0);
-        const std::string name = "part" + std::to_string(k) + ".nh";
-        REQUIRE(nexthop::saveTable(dir / name, *part).ok());
-        auto loaded = nexthop::loadTable(dir / name);
-        REQUIRE(loaded.ok());
-        parts.push_back(std::move(*loaded));
-        names.push_back(dir / name);
+        test::PackedAsset partial;
+        test::packAsset(g, dir / "part.nav", partial,
+                        [&](auto& w) { nexthop::addNextHopSections(w, *part); });
+        CHECK(partial.error.code == navrt::ErrorCode::bad_section);
+        auto update = nexthop::updateTable(*part, g, g, {}, context);
+        REQUIRE_FALSE(update.ok());
+        CHECK(update.error().message.find("not a shard") != std::string::npos);
+        // Lookups on a sound table; no path across components; the method check without sections.
+        test::PackedAsset good;
+        test::packAsset(g, dir / "good.nav", good,
+                        [&](auto& w) { nexthop::addNextHopSections(w, *table); });
+        REQUIRE_FALSE(good.error);
+        navrt::NextHopQuery ok;
+        REQUIRE_FALSE(ok.init(good.view));
+        CHECK(ok.nextHop(0, 0) == 0);
+        CHECK(ok.nextHop(0, uint32_t(g.nodeCount())) == navrt::kNoNode);
+        test::PackedAsset plain;
+        test::packAsset(g, dir / "plain.nav", plain, [](auto&) {});
+        Status method = query::checkMethod(plain.view, query::Method::nexthop, "plain.nav");
+        REQUIRE_FALSE(method.ok());
+        CHECK(method.error().message.find("plain.nav: --method nexthop needs next-hop sections") !=
+              std::string::npos);
+        navrt::NextHopQuery none;
+        CHECK(none.init(plain.view).code == navrt::ErrorCode::invalid_argument);
     }
-    auto merged = nexthop::mergeShards(parts, names);
-    REQUIRE(merged.ok());
-    CHECK(tableBytes(*merged, dir / "merged.nh") == single);
-    // A missing or repeated shard, or a shard of another graph, is refused.
-    auto missing = nexthop::mergeShards({parts[0], parts[1]}, {names[0], names[1]});
-    REQUIRE_FALSE(missing.ok());
-    CHECK(missing.error().message.find("/3 is missing") != std::string::npos);
-    auto twice = nexthop::mergeShards({parts[0], parts[0], parts[1]}, {names[0], names[0], names[1]});
-    REQUIRE_FALSE(twice.ok());
-    CHECK(twice.error().message.find("are both shard") != std::string::npos);
-    const graph::Graph other = test::tileGraphOfText(roomsMap(40, 32, 2), "other.map");
-    nexthop::BuildParams shard0 = one;
-    shard0.shard_count = 3;
-    auto foreign = nexthop::buildTable(other, shard0, context);
-    REQUIRE(foreign.ok());
-    auto mixed = nexthop::mergeShards({*foreign, parts[1], parts[2]}, {dir / "f.nh", names[1], names[2]});
-    REQUIRE_FALSE(mixed.ok());
-    CHECK(mixed.error().message.find("of another table") != std::string::npos);
-}
 
-TEST_CASE("incremental update equals a full rebuild byte for byte after random edits") {
-    std::mt19937 random(11);
-    test::TempDir dir;
-    uint64_t recomputed = 0, total = 0;
-    for (unsigned map_seed : {3u, 4u, 5u}) {
-        const std::string text = roomsMap(48, 40, map_seed);
-        graph::Graph current = test::tileGraphOfText(text, "edit.map");
+    TEST_CASE(
+        "hierarchical table: chained lookups always arrive along graph edges, exact inside a "
+        "cluster") {
+        const graph::Graph g = test::tileGraphOfText(roomsMap(64, 48, 8), "h.map");
         Context context;
-        auto table = nexthop::buildTable(current, {}, context);
+        cluster::ClusterParams cp;
+        cp.cluster_size = 8;
+        auto clusters = cluster::buildClusters(g, cp, context);
+        REQUIRE(clusters.ok());
+        auto table = nexthop::buildHierTable(g, *clusters, {}, context);
         REQUIRE(table.ok());
-        std::string lines = text;
-        for (int edit = 0; edit < 6; ++edit) {
-            INFO("map ", map_seed, " edit ", edit);
-            graph::Graph next;
-            const size_t grid_start = lines.find("map\n") + 4;
-            const int width = 48;
-            if (edit < 4) {
-                // Block (even) or open (odd) one cell, or (edit 2) a 3 x 3 area.
-                std::string edited = lines;
-                const int x = int(random() % (width - 3)), y = int(random() % 37);
-                for (int dy = 0; dy < (edit == 2 ? 3 : 1); ++dy)
-                    for (int dx = 0; dx < (edit == 2 ? 3 : 1); ++dx)
-                        edited[grid_start + size_t(y + dy) * (width + 1) + size_t(x + dx)] =
-                            edit % 2 == 0 ? '@' : '.';
-                lines = edited;
-                next = test::tileGraphOfText(lines, "edit.map");
-            } else {
-                // Remove (edit 4) or add (edit 5) edges directly in the graph.
-                next = current;
-                std::vector<std::tuple<uint32_t, uint32_t, float>> edges;
-                for (uint32_t u = 0; u < next.nodeCount(); ++u)
-                    for (uint32_t e = next.edge_offsets[u]; e < next.edge_offsets[u + 1]; ++e)
-                        edges.push_back({u, next.edge_targets[e], next.edge_costs[e]});
-                if (edit == 4) {
-                    for (int k = 0; k < 5; ++k) edges.erase(edges.begin() + std::ptrdiff_t(random() % edges.size()));
-                } else {
-                    for (int k = 0; k < 3; ++k) {
-                        const uint32_t a = uint32_t(random() % next.nodeCount());
-                        const uint32_t b = uint32_t(random() % next.nodeCount());
-                        if (a != b) edges.push_back({a, b, 2.5f + float(k)});
-                    }
-                }
-                std::sort(edges.begin(), edges.end());
-                next.edge_offsets.assign(next.nodeCount() + 1, 0);
-                next.edge_targets.clear();
-                next.edge_costs.clear();
-                for (const auto& [u, v, c] : edges) {
-                    ++next.edge_offsets[u + 1];
-                    next.edge_targets.push_back(v);
-                    next.edge_costs.push_back(c);
-                }
-                for (size_t u = 0; u < next.nodeCount(); ++u) next.edge_offsets[u + 1] += next.edge_offsets[u];
-                graph::finalizeGraph(next);
+        const double n = double(g.nodeCount());
+        CHECK(double(table->bytes()) < n * n);  // far below the raw n^2 table
+        test::TempDir dir;
+        REQUIRE(nexthop::saveHierTable(dir / "h.nhh", *table).ok());
+        auto loaded = nexthop::loadHierTable(dir / "h.nhh");
+        REQUIRE(loaded.ok());
+        test::PackedAsset p;
+        test::packAsset(g, dir / "h.nav", p,
+                        [&](auto& w) { nexthop::addHierTableSections(w, *loaded); });
+        REQUIRE_FALSE(p.error);
+        navrt::NextHopQuery query;
+        REQUIRE_FALSE(query.init(p.view));
+        CHECK(query.hierarchical());
+        std::mt19937 random(9);
+        double worst = 1, sum = 0;
+        int paths = 0;
+        for (int i = 0; i < 300; ++i) {
+            const uint32_t s = uint32_t(random() % g.nodeCount()),
+                           t = uint32_t(random() % g.nodeCount());
+            const std::vector<double> dist = test::shortestFrom(g, s);
+            if (!std::isfinite(dist[t])) {
+                CHECK(query.pathByNextHop(s, t) == navrt::PathStatus::no_path);
+                continue;
             }
-            nexthop::UpdateStats stats;
-            auto updated = nexthop::updateTable(*table, current, next, {}, context, &stats);
-            REQUIRE(updated.ok());
-            auto rebuilt = nexthop::buildTable(next, {}, context);
-            REQUIRE(rebuilt.ok());
-            CHECK(tableBytes(*updated, dir / "u.nh") == tableBytes(*rebuilt, dir / "r.nh"));
-            CHECK(stats.rows_total == next.nodeCount());
-            recomputed += stats.rows_recomputed;
-            total += stats.rows_total;
-            current = std::move(next);
-            table = std::move(updated);
+            REQUIRE(query.pathByNextHop(s, t) == navrt::PathStatus::found);
+            CHECK(query.path()[0] == s);
+            CHECK(query.path()[query.pathLength() - 1] == t);
+            CHECK(query.cost() >= dist[t] - 1e-4);
+            if (dist[t] > 0) {
+                worst = std::max(worst, query.cost() / dist[t]);
+                sum += query.cost() / dist[t];
+                ++paths;
+            }
         }
+        REQUIRE(paths > 200);
+        MESSAGE("hierarchical next hops: ", table->bytes(), " bytes for ", g.nodeCount(),
+                " nodes; cost / optimum mean ", sum / paths, " max ", worst);
     }
-    MESSAGE("update recomputed ", recomputed, " of ", total, " rows over 18 edits");
-    CHECK(recomputed < total);
-}
 
-TEST_CASE("bad inputs: another graph, corrupted blocks, a budget too small, shards") {
-    const graph::Graph g = test::tileGraphOfText(roomsMap(24, 24, 6), "a.map");
-    const graph::Graph other = test::tileGraphOfText(roomsMap(24, 24, 7), "b.map");
-    Context context;
-    test::TempDir dir;
-    auto table = nexthop::buildTable(g, {}, context);
-    REQUIRE(table.ok());
-    Status mismatch = nexthop::checkMatches(*table, dir / "a.nh", other, dir / "b.graph");
-    REQUIRE_FALSE(mismatch.ok());
-    CHECK(mismatch.error().message.find("a.nh was built for another graph") != std::string::npos);
-    CHECK(mismatch.error().message.find("b.graph") != std::string::npos);
-    test::PackedAsset wrong;
-    test::packAsset(other, dir / "wrong.nav", wrong, [&](auto& w) { nexthop::addNextHopSections(w, *table); });
-    CHECK(wrong.error.code == navrt::ErrorCode::bad_section);
-    CHECK(std::string(wrong.error.message).find("built for another graph") != std::string::npos);
-
-    nexthop::BuildParams tight;
-    tight.max_memory = 1024;
-    auto refused = nexthop::buildTable(g, tight, context);
-    REQUIRE_FALSE(refused.ok());
-    CHECK(refused.error().message.find("above --max-memory") != std::string::npos);
-    CHECK(refused.error().message.find("--clusters") != std::string::npos);
-
-    // A block that is not a zstd frame: navrt refuses it at init, naming the section.
-    nexthop::Table broken = *table;
-    std::fill(broken.blocks.begin(), broken.blocks.begin() + 8, uint8_t(0x55));
-    test::PackedAsset bad;
-    test::packAsset(g, dir / "bad.nav", bad, [&](auto& w) { nexthop::addNextHopSections(w, broken); });
-    REQUIRE_FALSE(bad.error);
-    navrt::NextHopQuery query;
-    const navrt::Error init = query.init(bad.view);
-    CHECK(init.code == navrt::ErrorCode::bad_section);
-    CHECK(std::string(init.message).find("not a zstd frame") != std::string::npos);
-    // A shard cannot be packed, looked up or updated.
-    nexthop::BuildParams shard;
-    shard.shard_count = 2;
-    auto part = nexthop::buildTable(g, shard, context);
-    REQUIRE(part.ok());
-    test::PackedAsset partial;
-    test::packAsset(g, dir / "part.nav", partial, [&](auto& w) { nexthop::addNextHopSections(w, *part); });
-    CHECK(partial.error.code == navrt::ErrorCode::bad_section);
-    auto update = nexthop::updateTable(*part, g, g, {}, context);
-    REQUIRE_FALSE(update.ok());
-    CHECK(update.error().message.find("not a shard") != std::string::npos);
-    // Lookups on a sound table; no path across components; the method check without sections.
-    test::PackedAsset good;
-    test::packAsset(g, dir / "good.nav", good, [&](auto& w) { nexthop::addNextHopSections(w, *table); });
-    REQUIRE_FALSE(good.error);
-    navrt::NextHopQuery ok;
-    REQUIRE_FALSE(ok.init(good.view));
-    CHECK(ok.nextHop(0, 0) == 0);
-    CHECK(ok.nextHop(0, uint32_t(g.nodeCount())) == navrt::kNoNode);
-    test::PackedAsset plain;
-    test::packAsset(g, dir / "plain.nav", plain, [](auto&) {});
-    Status method = query::checkMethod(plain.view, query::Method::nexthop, "plain.nav");
-    REQUIRE_FALSE(method.ok());
-    CHECK(method.error().message.find("plain.nav: --method nexthop needs next-hop sections") !=
-          std::string::npos);
-    navrt::NextHopQuery none;
-    CHECK(none.init(plain.view).code == navrt::ErrorCode::invalid_argument);
-}
-
-TEST_CASE("hierarchical table: chained lookups always arrive along graph edges, exact inside a cluster") {
-    const graph::Graph g = test::tileGraphOfText(roomsMap(64, 48, 8), "h.map");
-    Context context;
-    cluster::ClusterParams cp;
-    cp.cluster_size = 8;
-    auto clusters = cluster::buildClusters(g, cp, context);
-    REQUIRE(clusters.ok());
-    auto table = nexthop::buildHierTable(g, *clusters, {}, context);
-    REQUIRE(table.ok());
-    const double n = double(g.nodeCount());
-    CHECK(double(table->bytes()) < n * n);  // far below the raw n^2 table
-    test::TempDir dir;
-    REQUIRE(nexthop::saveHierTable(dir / "h.nhh", *table).ok());
-    auto loaded = nexthop::loadHierTable(dir / "h.nhh");
-    REQUIRE(loaded.ok());
-    test::PackedAsset p;
-    test::packAsset(g, dir / "h.nav", p, [&](auto& w) { nexthop::addHierTableSections(w, *loaded); });
-    REQUIRE_FALSE(p.error);
-    navrt::NextHopQuery query;
-    REQUIRE_FALSE(query.init(p.view));
-    CHECK(query.hierarchical());
-    std::mt19937 random(9);
-    double worst = 1, sum = 0;
-    int paths = 0;
-    for (int i = 0; i < 300; ++i) {
-        const uint32_t s = uint32_t(random() % g.nodeCount()), t = uint32_t(random() % g.nodeCount());
-        const std::vector<double> dist = test::shortestFrom(g, s);
-        if (!std::isfinite(dist[t])) {
-            CHECK(query.pathByNextHop(s, t) == navrt::PathStatus::no_path);
-            continue;
-        }
-        REQUIRE(query.pathByNextHop(s, t) == navrt::PathStatus::found);
-        CHECK(query.path()[0] == s);
-        CHECK(query.path()[query.pathLength() - 1] == t);
-        CHECK(query.cost() >= dist[t] - 1e-4);
-        if (dist[t] > 0) {
-            worst = std::max(worst, query.cost() / dist[t]);
-            sum += query.cost() / dist[t];
-            ++paths;
-        }
+    TEST_CASE("MovingAI: next-hop paths are optimal on every scenario of the small shared maps") {
+        conformance(0, 12000);
     }
-    REQUIRE(paths > 200);
-    MESSAGE("hierarchical next hops: ", table->bytes(), " bytes for ", g.nodeCount(),
-            " nodes; cost / optimum mean ", sum / paths, " max ", worst);
-}
 
-TEST_CASE("MovingAI: next-hop paths are optimal on every scenario of the small shared maps") {
-    conformance(0, 12000);
-}
-
-TEST_CASE("MovingAI: next-hop paths are optimal on every scenario of the maps up to den520d size") {
-    conformance(12000, 30000);
-}
+    TEST_CASE(
+        "MovingAI: next-hop paths are optimal on every scenario of the maps up to den520d size") {
+        conformance(12000, 30000);
+    }
 }

@@ -17,10 +17,8 @@ using namespace nav;
 
 namespace {
 
-const char* kMapA =
-    "type octile\nheight 4\nwidth 6\nmap\n......\n.@@@..\n......\n......\n";
-const char* kMapB =
-    "type octile\nheight 4\nwidth 6\nmap\n......\n......\n..@...\n......\n";
+const char* kMapA = "type octile\nheight 4\nwidth 6\nmap\n......\n.@@@..\n......\n......\n";
+const char* kMapB = "type octile\nheight 4\nwidth 6\nmap\n......\n......\n..@...\n......\n";
 
 template <class S>
 std::string keyOf(const typename S::Params& params) {
@@ -47,25 +45,29 @@ TEST_CASE("stage checks report every bad field at once, named by the caller") {
     CHECK(issues[2].field == "threads");
     const Status cli = checkStage<voxel::VoxelizeStage>(voxelize, optionFieldName);
     CHECK(cli.error().kind == ErrorKind::usage);
-    CHECK(cli.error().message ==
-          "invalid voxelize parameters: --cell-size = -1 (must be > 0); --max-slope = 95 (must be in "
-          "0..90 degrees); --threads = -2 (must be 0 for all cores, or 1..1024)");
+    CHECK(
+        cli.error().message ==
+        "invalid voxelize parameters: --cell-size = -1 (must be > 0); --max-slope = 95 (must be in "
+        "0..90 degrees); --threads = -2 (must be 0 for all cores, or 1..1024)");
     CHECK(mentions(checkStage<voxel::VoxelizeStage>(voxelize), "cell size = -1 (must be > 0)"));
 
     voxel::VoxelizeParams tiny;
     tiny.agent.height = 0.1f;
-    CHECK(mentions(checkStage<voxel::VoxelizeStage>(tiny), "agent height = 0.1 (must be at least one cell height"));
+    CHECK(mentions(checkStage<voxel::VoxelizeStage>(tiny),
+                   "agent height = 0.1 (must be at least one cell height"));
 
     cluster::HierarchyParams hierarchy;
     hierarchy.fanout = 65;
     hierarchy.levels = 99;
     CHECK(cluster::HierarchyStage::check(hierarchy).size() == 2);
     hierarchy.fanout = 1;
-    CHECK(mentions(checkStage<cluster::HierarchyStage>(hierarchy, optionFieldName), "--fanout = 1 (must be in 2..64)"));
+    CHECK(mentions(checkStage<cluster::HierarchyStage>(hierarchy, optionFieldName),
+                   "--fanout = 1 (must be in 2..64)"));
 
     cluster::ClusterParams clusters;
     clusters.cluster_size = 0;
-    CHECK(mentions(checkStage<cluster::ClusterStage>(clusters), "cluster size = 0 (must be in 1..4096 cells)"));
+    CHECK(mentions(checkStage<cluster::ClusterStage>(clusters),
+                   "cluster size = 0 (must be in 1..4096 cells)"));
 
     nexthop::BuildParams next_hop;
     next_hop.block_rows = 48;
@@ -119,45 +121,60 @@ TEST_CASE("stages run without the CLI and pack refuses parts of another graph") 
     test::writeText(dir / "b.map", kMapB);
     for (const char* name : {"a", "b"}) {
         const std::string n = name;
-        auto imported = importer::ImportStage::run({{dir / (n + ".map")}}, {}, dir / (n + ".vox"), context);
+        auto imported =
+            importer::ImportStage::run({{dir / (n + ".map")}}, {}, dir / (n + ".vox"), context);
         REQUIRE(imported.ok());
         CHECK(imported->counts.at(0).first == "cells");
         CHECK(imported->counts.at(0).second == 24);
         graph::GraphStage::Params tile;
-        auto graph = graph::GraphStage::run({dir / (n + ".vox")}, tile, dir / (n + ".graph"), context);
+        auto graph =
+            graph::GraphStage::run({dir / (n + ".vox")}, tile, dir / (n + ".graph"), context);
         REQUIRE(graph.ok());
         cluster::ClusterParams cp;
         cp.cluster_size = 3;
-        REQUIRE(cluster::ClusterStage::run({dir / (n + ".graph")}, cp, dir / (n + ".clu"), context).ok());
-        REQUIRE(nexthop::NextHopStage::run({dir / (n + ".graph"), dir / (n + ".clu")}, {}, dir / (n + ".nhh"),
-                                           context)
+        REQUIRE(cluster::ClusterStage::run({dir / (n + ".graph")}, cp, dir / (n + ".clu"), context)
                     .ok());
-        REQUIRE(nexthop::NextHopStage::run({dir / (n + ".graph"), {}}, {}, dir / (n + ".nh"), context).ok());
+        REQUIRE(nexthop::NextHopStage::run({dir / (n + ".graph"), dir / (n + ".clu")}, {},
+                                           dir / (n + ".nhh"), context)
+                    .ok());
+        REQUIRE(
+            nexthop::NextHopStage::run({dir / (n + ".graph"), {}}, {}, dir / (n + ".nh"), context)
+                .ok());
     }
     // Whole asset: graph, clusters, hierarchy, flat next-hop table.
-    REQUIRE(cluster::HierarchyStage::run({dir / "a.graph", dir / "a.clu"}, {}, dir / "a.hier", context).ok());
-    auto packed = pack::PackStage::run({dir / "a.graph", dir / "a.clu", dir / "a.hier", dir / "a.nh"}, {},
-                                       dir / "a.nav", context);
+    REQUIRE(
+        cluster::HierarchyStage::run({dir / "a.graph", dir / "a.clu"}, {}, dir / "a.hier", context)
+            .ok());
+    auto packed = pack::PackStage::run(
+        {dir / "a.graph", dir / "a.clu", dir / "a.hier", dir / "a.nh"}, {}, dir / "a.nav", context);
     REQUIRE(packed.ok());
-    CHECK(packed->summary.at(0).find("clusters, 1 hierarchy levels, next-hop table") != std::string::npos);
+    CHECK(packed->summary.at(0).find("clusters, 1 hierarchy levels, next-hop table") !=
+          std::string::npos);
     // Parts of graph b packed with graph a: each refused, naming both files, nothing written.
     const std::filesystem::path out = dir / "x.nav";
-    auto foreign_clusters = pack::PackStage::run({dir / "a.graph", dir / "b.clu", {}, {}}, {}, out, context);
+    auto foreign_clusters =
+        pack::PackStage::run({dir / "a.graph", dir / "b.clu", {}, {}}, {}, out, context);
     REQUIRE_FALSE(foreign_clusters.ok());
-    CHECK(foreign_clusters.error().message.find("b.clu was built for another graph") != std::string::npos);
-    auto foreign_table = pack::PackStage::run({dir / "a.graph", {}, {}, dir / "b.nh"}, {}, out, context);
+    CHECK(foreign_clusters.error().message.find("b.clu was built for another graph") !=
+          std::string::npos);
+    auto foreign_table =
+        pack::PackStage::run({dir / "a.graph", {}, {}, dir / "b.nh"}, {}, out, context);
     REQUIRE_FALSE(foreign_table.ok());
     CHECK(foreign_table.error().message.find("b.nh") != std::string::npos);
-    auto foreign_hier_table = pack::PackStage::run({dir / "a.graph", {}, {}, dir / "b.nhh"}, {}, out, context);
+    auto foreign_hier_table =
+        pack::PackStage::run({dir / "a.graph", {}, {}, dir / "b.nhh"}, {}, out, context);
     REQUIRE_FALSE(foreign_hier_table.ok());
-    CHECK(foreign_hier_table.error().message.find("b.nhh was built for another graph than") != std::string::npos);
-    auto foreign_hierarchy = cluster::HierarchyStage::run({dir / "a.graph", dir / "b.clu"}, {}, dir / "y.hier", context);
+    CHECK(foreign_hier_table.error().message.find("b.nhh was built for another graph than") !=
+          std::string::npos);
+    auto foreign_hierarchy =
+        cluster::HierarchyStage::run({dir / "a.graph", dir / "b.clu"}, {}, dir / "y.hier", context);
     REQUIRE_FALSE(foreign_hierarchy.ok());
     CHECK_FALSE(std::filesystem::exists(out));
     // A hierarchical table above its memory limit is refused by the stage itself.
     nexthop::BuildParams tight;
     tight.max_memory = 16;
-    auto too_big = nexthop::NextHopStage::run({dir / "a.graph", dir / "a.clu"}, tight, dir / "t.nhh", context);
+    auto too_big =
+        nexthop::NextHopStage::run({dir / "a.graph", dir / "a.clu"}, tight, dir / "t.nhh", context);
     REQUIRE_FALSE(too_big.ok());
     CHECK(too_big.error().message.find("above the memory limit") != std::string::npos);
 }
@@ -165,18 +182,24 @@ TEST_CASE("stages run without the CLI and pack refuses parts of another graph") 
 TEST_CASE("a level config reports the stage's own check, fields named by JSON path") {
     test::TempDir dir;
     test::writeText(dir / "a.map", kMapA);
-    auto parse = [&](const std::string& text) { return pipeline::parseLevelConfig(text, dir / "level.json"); };
-    auto fanout = parse(R"({"input": "a.map", "agents": [{"graphs": ["tile"], "clusters": true, "hierarchy": {"fanout": 65}}]})");
+    auto parse = [&](const std::string& text) {
+        return pipeline::parseLevelConfig(text, dir / "level.json");
+    };
+    auto fanout = parse(
+        R"({"input": "a.map", "agents": [{"graphs": ["tile"], "clusters": true, "hierarchy": {"fanout": 65}}]})");
     REQUIRE_FALSE(fanout.ok());
-    CHECK(fanout.error().message.find(
-              "invalid hierarchy parameters: $.agents[0].hierarchy.fanout = 65 (must be in 2..64)") !=
-          std::string::npos);
+    CHECK(
+        fanout.error().message.find(
+            "invalid hierarchy parameters: $.agents[0].hierarchy.fanout = 65 (must be in 2..64)") !=
+        std::string::npos);
     auto block_rows = parse(R"({"input": "a.map", "agents": [{"nexthop": {"block_rows": 3}}]})");
     REQUIRE_FALSE(block_rows.ok());
-    CHECK(block_rows.error().message.find("$.agents[0].nexthop.block_rows = 3") != std::string::npos);
+    CHECK(block_rows.error().message.find("$.agents[0].nexthop.block_rows = 3") !=
+          std::string::npos);
     auto partition = parse(R"({"input": "a.map", "navmesh": {"partition": "mono"}})");
     REQUIRE_FALSE(partition.ok());
-    CHECK(partition.error().message.find("$.navmesh.partition: 'mono' is not one of: watershed, monotone") !=
+    CHECK(partition.error().message.find(
+              "$.navmesh.partition: 'mono' is not one of: watershed, monotone") !=
           std::string::npos);
     // .3dmap inputs are accepted; a grid map among other inputs is not.
     test::writeText(dir / "v.3dmap", "voxel 2 2 2\n0 0 0\n");

@@ -10,7 +10,8 @@ GridOracle::GridOracle(const importer::GridMap& map) : map_(map) {
     // Convex corners: grid vertices with exactly one blocked cell among the four around them.
     for (long j = 0; j <= long(map.height); ++j)
         for (long i = 0; i <= long(map.width); ++i) {
-            const int count = blocked(i - 1, j - 1) + blocked(i, j - 1) + blocked(i - 1, j) + blocked(i, j);
+            const int count =
+                blocked(i - 1, j - 1) + blocked(i, j - 1) + blocked(i - 1, j) + blocked(i, j);
             if (count == 1) corners_.push_back({double(i), double(j)});
         }
 }
@@ -25,10 +26,12 @@ bool GridOracle::visible(Point2 a, Point2 b) const {
     // Every parameter where the segment crosses a grid line, plus its ends.
     std::vector<double> ts = {0.0, 1.0};
     if (dx != 0)
-        for (long i = long(std::ceil(std::min(a.x, b.x))); i <= long(std::floor(std::max(a.x, b.x))); ++i)
+        for (long i = long(std::ceil(std::min(a.x, b.x)));
+             i <= long(std::floor(std::max(a.x, b.x))); ++i)
             ts.push_back((double(i) - a.x) / dx);
     if (dy != 0)
-        for (long j = long(std::ceil(std::min(a.y, b.y))); j <= long(std::floor(std::max(a.y, b.y))); ++j)
+        for (long j = long(std::ceil(std::min(a.y, b.y)));
+             j <= long(std::floor(std::max(a.y, b.y))); ++j)
             ts.push_back((double(j) - a.y) / dy);
     std::sort(ts.begin(), ts.end());
     auto isInteger = [](double v) { return std::fabs(v - std::round(v)) < 1e-9; };
@@ -39,8 +42,8 @@ bool GridOracle::visible(Point2 a, Point2 b) const {
             const double px = a.x + t0 * dx, py = a.y + t0 * dy;
             if (isInteger(px) && isInteger(py)) {
                 const long i = long(std::round(px)), j = long(std::round(py));
-                const bool ll = blocked(i - 1, j - 1), lr = blocked(i, j - 1), ul = blocked(i - 1, j),
-                           ur = blocked(i, j);
+                const bool ll = blocked(i - 1, j - 1), lr = blocked(i, j - 1),
+                           ul = blocked(i - 1, j), ur = blocked(i, j);
                 if ((ll && ur && !lr && !ul) || (lr && ul && !ll && !ur)) return false;
             }
         }

@@ -19,9 +19,10 @@ navmesh::NavMesh lMesh() {
     const float v[8][2] = {{0, 0}, {2, 0}, {4, 0}, {0, 2}, {2, 2}, {4, 2}, {2, 4}, {4, 4}};
     for (auto& p : v) m.vertices.insert(m.vertices.end(), {p[0], 0.0f, p[1]});
     const uint32_t polys[3][4] = {{0, 1, 4, 3}, {1, 2, 5, 4}, {4, 5, 7, 6}};
-    const uint32_t neighbours[3][4] = {{navmesh::kNoNeighbour, 1, navmesh::kNoNeighbour, navmesh::kNoNeighbour},
-                                       {navmesh::kNoNeighbour, navmesh::kNoNeighbour, 2, 0},
-                                       {1, navmesh::kNoNeighbour, navmesh::kNoNeighbour, navmesh::kNoNeighbour}};
+    const uint32_t neighbours[3][4] = {
+        {navmesh::kNoNeighbour, 1, navmesh::kNoNeighbour, navmesh::kNoNeighbour},
+        {navmesh::kNoNeighbour, navmesh::kNoNeighbour, 2, 0},
+        {1, navmesh::kNoNeighbour, navmesh::kNoNeighbour, navmesh::kNoNeighbour}};
     m.poly_offsets.push_back(0);
     m.detail_offsets.push_back(0);
     for (int p = 0; p < 3; ++p) {
@@ -78,70 +79,75 @@ double length(const std::vector<navrt::Vec3>& points) {
 }  // namespace
 
 TEST_SUITE("runtime") {
-TEST_CASE("navmesh locate uses the index, projects onto the floor and reports misses") {
-    auto l = packMesh(lMesh());
-    CHECK(l->view.isNavmesh());
-    CHECK(l->view.nodeCount() == 3);
-    CHECK(navrt::locateOnMesh(l->view, {1, 0.5f, 1}).poly == 0);
-    const navrt::MeshPoint p2 = navrt::locateOnMesh(l->view, {3, 0.4f, 3});
-    CHECK(p2.poly == 2);
-    CHECK(p2.position.y == doctest::Approx(0.0));
-    CHECK(navrt::locateOnMesh(l->view, {1, 0, 3}).poly == navrt::kNoNode);     // the L's notch
-    CHECK(navrt::locateOnMesh(l->view, {1, 5, 1}).poly == navrt::kNoNode);     // far above
-    CHECK(navrt::locateOnMesh(l->view, {-50, 0, 1}).poly == navrt::kNoNode);   // outside the index
-    const navrt::MeshPoint near = navrt::locateOnMesh(l->view, {1, 0, 2.3f}, 0.5f, 1.0f);
-    CHECK(near.poly == 0);
-    CHECK(near.position.z == doctest::Approx(2.0));
-    CHECK(navrt::locate(l->view, {3, 0, 1}) == 1);
-}
+    TEST_CASE("navmesh locate uses the index, projects onto the floor and reports misses") {
+        auto l = packMesh(lMesh());
+        CHECK(l->view.isNavmesh());
+        CHECK(l->view.nodeCount() == 3);
+        CHECK(navrt::locateOnMesh(l->view, {1, 0.5f, 1}).poly == 0);
+        const navrt::MeshPoint p2 = navrt::locateOnMesh(l->view, {3, 0.4f, 3});
+        CHECK(p2.poly == 2);
+        CHECK(p2.position.y == doctest::Approx(0.0));
+        CHECK(navrt::locateOnMesh(l->view, {1, 0, 3}).poly == navrt::kNoNode);  // the L's notch
+        CHECK(navrt::locateOnMesh(l->view, {1, 5, 1}).poly == navrt::kNoNode);  // far above
+        CHECK(navrt::locateOnMesh(l->view, {-50, 0, 1}).poly ==
+              navrt::kNoNode);  // outside the index
+        const navrt::MeshPoint near = navrt::locateOnMesh(l->view, {1, 0, 2.3f}, 0.5f, 1.0f);
+        CHECK(near.poly == 0);
+        CHECK(near.position.z == doctest::Approx(2.0));
+        CHECK(navrt::locate(l->view, {3, 0, 1}) == 1);
+    }
 
-TEST_CASE("navmesh paths: straight where visible, bent at the inner corner otherwise") {
-    auto l = packMesh(lMesh());
-    navrt::PathQuery query;
-    REQUIRE_FALSE(query.init(l->view));
-    std::vector<navrt::Vec3> points(8);
+    TEST_CASE("navmesh paths: straight where visible, bent at the inner corner otherwise") {
+        auto l = packMesh(lMesh());
+        navrt::PathQuery query;
+        REQUIRE_FALSE(query.init(l->view));
+        std::vector<navrt::Vec3> points(8);
 
-    // Visible: one straight segment through P0, P1, P2.
-    REQUIRE(query.findPathBetween({1, 0, 1}, 0, {3.5f, 0, 3}, 2) == navrt::PathStatus::found);
-    CHECK(query.pathLength() == 3);
-    uint32_t count = query.smooth(points.data(), 8);
-    REQUIRE(count == 2);
-    CHECK(query.smoothedLength() == doctest::Approx(std::hypot(2.5, 2.0)));
+        // Visible: one straight segment through P0, P1, P2.
+        REQUIRE(query.findPathBetween({1, 0, 1}, 0, {3.5f, 0, 3}, 2) == navrt::PathStatus::found);
+        CHECK(query.pathLength() == 3);
+        uint32_t count = query.smooth(points.data(), 8);
+        REQUIRE(count == 2);
+        CHECK(query.smoothedLength() == doctest::Approx(std::hypot(2.5, 2.0)));
 
-    // Around the corner (2, 2).
-    REQUIRE(query.findPathBetween({0.5f, 0, 0.5f}, 0, {2.2f, 0, 3.8f}, 2) == navrt::PathStatus::found);
-    count = query.smooth(points.data(), 8);
-    REQUIRE(count == 3);
-    CHECK(points[1].x == doctest::Approx(2.0));
-    CHECK(points[1].z == doctest::Approx(2.0));
-    points.resize(count);
-    const double expected = std::hypot(1.5, 1.5) + std::hypot(0.2, 1.8);
-    CHECK(length(points) == doctest::Approx(expected));
-    CHECK(query.smoothedLength() == doctest::Approx(expected));
-    CHECK(query.cost() >= expected - 1e-6);  // portal-midpoint cost is never below the taut path
+        // Around the corner (2, 2).
+        REQUIRE(query.findPathBetween({0.5f, 0, 0.5f}, 0, {2.2f, 0, 3.8f}, 2) ==
+                navrt::PathStatus::found);
+        count = query.smooth(points.data(), 8);
+        REQUIRE(count == 3);
+        CHECK(points[1].x == doctest::Approx(2.0));
+        CHECK(points[1].z == doctest::Approx(2.0));
+        points.resize(count);
+        const double expected = std::hypot(1.5, 1.5) + std::hypot(0.2, 1.8);
+        CHECK(length(points) == doctest::Approx(expected));
+        CHECK(query.smoothedLength() == doctest::Approx(expected));
+        CHECK(query.cost() >=
+              expected - 1e-6);  // portal-midpoint cost is never below the taut path
 
-    // Same polygon: the straight segment; invalid nodes are statuses.
-    REQUIRE(query.findPathBetween({0.5f, 0, 0.5f}, 0, {1.5f, 0, 1.5f}, 0) == navrt::PathStatus::found);
-    CHECK(query.smoothedLength() == doctest::Approx(std::sqrt(2.0)));
-    CHECK(query.findPathBetween({0, 0, 0}, 7, {1, 0, 1}, 0) == navrt::PathStatus::invalid_start);
-    CHECK(query.findPathBetween({0, 0, 0}, 0, {1, 0, 1}, 9) == navrt::PathStatus::invalid_goal);
-}
+        // Same polygon: the straight segment; invalid nodes are statuses.
+        REQUIRE(query.findPathBetween({0.5f, 0, 0.5f}, 0, {1.5f, 0, 1.5f}, 0) ==
+                navrt::PathStatus::found);
+        CHECK(query.smoothedLength() == doctest::Approx(std::sqrt(2.0)));
+        CHECK(query.findPathBetween({0, 0, 0}, 7, {1, 0, 1}, 0) ==
+              navrt::PathStatus::invalid_start);
+        CHECK(query.findPathBetween({0, 0, 0}, 0, {1, 0, 1}, 9) == navrt::PathStatus::invalid_goal);
+    }
 
-TEST_CASE("navmesh raycast stops at walls and crosses portals") {
-    auto l = packMesh(lMesh());
-    navrt::RaycastHit clear = navrt::raycast(l->view, 0, {0.5f, 0, 0.5f}, {3.5f, 0, 0.5f});
-    CHECK_FALSE(clear.hit);
-    CHECK(clear.t == 1.0f);
-    CHECK(clear.last_poly == 1);
-    CHECK(clear.visited == 2);
-    navrt::RaycastHit wall = navrt::raycast(l->view, 0, {0.5f, 0, 0.5f}, {0.5f, 0, 5.0f});
-    CHECK(wall.hit);
-    CHECK(wall.t == doctest::Approx(1.5 / 4.5));
-    CHECK(wall.normal.z == doctest::Approx(-1.0));
-    CHECK(wall.last_poly == 0);
-    navrt::RaycastHit up = navrt::raycast(l->view, 0, {1.5f, 0, 0.5f}, {3, 0, 3.5f});
-    CHECK(navrt::raycast(l->view, 0, {1, 0, 1}, {3, 0, 3.9f}).hit);  // cuts through the notch
-    CHECK_FALSE(up.hit);
-    CHECK(up.last_poly == 2);
-}
+    TEST_CASE("navmesh raycast stops at walls and crosses portals") {
+        auto l = packMesh(lMesh());
+        navrt::RaycastHit clear = navrt::raycast(l->view, 0, {0.5f, 0, 0.5f}, {3.5f, 0, 0.5f});
+        CHECK_FALSE(clear.hit);
+        CHECK(clear.t == 1.0f);
+        CHECK(clear.last_poly == 1);
+        CHECK(clear.visited == 2);
+        navrt::RaycastHit wall = navrt::raycast(l->view, 0, {0.5f, 0, 0.5f}, {0.5f, 0, 5.0f});
+        CHECK(wall.hit);
+        CHECK(wall.t == doctest::Approx(1.5 / 4.5));
+        CHECK(wall.normal.z == doctest::Approx(-1.0));
+        CHECK(wall.last_poly == 0);
+        navrt::RaycastHit up = navrt::raycast(l->view, 0, {1.5f, 0, 0.5f}, {3, 0, 3.5f});
+        CHECK(navrt::raycast(l->view, 0, {1, 0, 1}, {3, 0, 3.9f}).hit);  // cuts through the notch
+        CHECK_FALSE(up.hit);
+        CHECK(up.last_poly == 2);
+    }
 }

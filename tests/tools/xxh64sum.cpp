@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
     nav::formats::XxHash64 hash;
     std::vector<unsigned char> buffer(1 << 16);
     size_t got = 0;
-    while ((got = std::fread(buffer.data(), 1, buffer.size(), file)) > 0) hash.update(buffer.data(), got);
+    while ((got = std::fread(buffer.data(), 1, buffer.size(), file)) > 0)
+        hash.update(buffer.data(), got);
     const bool failed = std::ferror(file) != 0;
     std::fclose(file);
     if (failed) {

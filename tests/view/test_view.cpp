@@ -3,9 +3,9 @@
 // meshes and vertices ViewStats reports, and bad inputs fail with errors that say what is wrong.
 #include <doctest/doctest.h>
 
-#include <assimp/Importer.hpp>
 #include <assimp/scene.h>
 #include <png.h>
+#include <assimp/Importer.hpp>
 
 #include <cstring>
 #include <map>
@@ -62,13 +62,14 @@ struct TinyMap {
     uint32_t clusters = 0;
 
     TinyMap() {
-        auto map = importer::parseMovingAiMap("type octile\nheight 5\nwidth 6\nmap\n"
-                                              "......\n"
-                                              "......\n"
-                                              "@@@@..\n"
-                                              "......\n"
-                                              "......\n",
-                                              "tiny.map");
+        auto map = importer::parseMovingAiMap(
+            "type octile\nheight 5\nwidth 6\nmap\n"
+            "......\n"
+            "......\n"
+            "@@@@..\n"
+            "......\n"
+            "......\n",
+            "tiny.map");
         REQUIRE(map.ok());
         Context context;
         auto g = graph::buildTileGraph(importer::gridFromMap(*map), context);
@@ -131,7 +132,8 @@ void requireBalancedXml(const std::string& text) {
         if (tag.empty() || tag[0] == '?' || tag[0] == '!') continue;
         if (tag[0] == '/') {
             REQUIRE_FALSE(open.empty());
-            if (open.back() != tag.substr(1)) FAIL("</" << tag.substr(1) << "> closes <" << open.back() << ">");
+            if (open.back() != tag.substr(1))
+                FAIL("</" << tag.substr(1) << "> closes <" << open.back() << ">");
             open.pop_back();
             continue;
         }
@@ -167,276 +169,282 @@ view::ViewOptions withPath(const char* spec, uint32_t size = 1024) {
 }  // namespace
 
 TEST_SUITE("view") {
-TEST_CASE("view: option parsing: formats, layers, path specs, option checks") {
-    CHECK(view::formatFromPath("a/b.SVG").value() == view::ViewFormat::svg);
-    CHECK(view::formatFromPath("b.png").value() == view::ViewFormat::png);
-    CHECK(view::formatFromPath("b.glb").value() == view::ViewFormat::glb);
-    auto bad = view::formatFromPath("b.jpg");
-    REQUIRE_FALSE(bad.ok());
-    CHECK(bad.error().kind == ErrorKind::usage);
-    CHECK(bad.error().message.find("unknown view format '.jpg'") != std::string::npos);
-    view::Layer layer;
-    CHECK(view::parseLayer("navmesh", layer));
-    CHECK(layer == view::Layer::navmesh);
-    CHECK_FALSE(view::parseLayer("bogus", layer));
-    CHECK(view::layerNames() == "geometry, walkable, graph, navmesh, clusters, paths");
-    view::PathRequest r;
-    REQUIRE(view::parsePathSpec("2,0,2:8,3.5,-15", r));
-    CHECK(r.to.y == 3.5f);
-    CHECK(r.to.z == -15.0f);
-    CHECK_FALSE(view::parsePathSpec("2,0,2", r));
-    CHECK_FALSE(view::parsePathSpec("2,0,2:8,3", r));
-    CHECK_FALSE(view::parsePathSpec("2,0,2:8,3,1:1,1,1", r));
-    CHECK_FALSE(view::parsePathSpec("2,0,2:8,3,1x", r));
-    CHECK_FALSE(view::parsePathSpec("nan,0,2:8,3,1", r));
-    view::ViewOptions options;
-    options.size = 4;
-    options.floor_filter = true;
-    options.floor_min = 3;
-    options.floor_max = 1;
-    const Status s = view::checkOptions(options);
-    REQUIRE_FALSE(s.ok());
-    CHECK(s.error().message.find("size 4 px") != std::string::npos);
-    CHECK(s.error().message.find("floor range") != std::string::npos);
-    CHECK(view::clusterColour(3) == view::clusterColour(3));
-    CHECK_FALSE(view::clusterColour(3) == view::clusterColour(4));
-}
+    TEST_CASE("view: option parsing: formats, layers, path specs, option checks") {
+        CHECK(view::formatFromPath("a/b.SVG").value() == view::ViewFormat::svg);
+        CHECK(view::formatFromPath("b.png").value() == view::ViewFormat::png);
+        CHECK(view::formatFromPath("b.glb").value() == view::ViewFormat::glb);
+        auto bad = view::formatFromPath("b.jpg");
+        REQUIRE_FALSE(bad.ok());
+        CHECK(bad.error().kind == ErrorKind::usage);
+        CHECK(bad.error().message.find("unknown view format '.jpg'") != std::string::npos);
+        view::Layer layer;
+        CHECK(view::parseLayer("navmesh", layer));
+        CHECK(layer == view::Layer::navmesh);
+        CHECK_FALSE(view::parseLayer("bogus", layer));
+        CHECK(view::layerNames() == "geometry, walkable, graph, navmesh, clusters, paths");
+        view::PathRequest r;
+        REQUIRE(view::parsePathSpec("2,0,2:8,3.5,-15", r));
+        CHECK(r.to.y == 3.5f);
+        CHECK(r.to.z == -15.0f);
+        CHECK_FALSE(view::parsePathSpec("2,0,2", r));
+        CHECK_FALSE(view::parsePathSpec("2,0,2:8,3", r));
+        CHECK_FALSE(view::parsePathSpec("2,0,2:8,3,1:1,1,1", r));
+        CHECK_FALSE(view::parsePathSpec("2,0,2:8,3,1x", r));
+        CHECK_FALSE(view::parsePathSpec("nan,0,2:8,3,1", r));
+        view::ViewOptions options;
+        options.size = 4;
+        options.floor_filter = true;
+        options.floor_min = 3;
+        options.floor_max = 1;
+        const Status s = view::checkOptions(options);
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.error().message.find("size 4 px") != std::string::npos);
+        CHECK(s.error().message.find("floor range") != std::string::npos);
+        CHECK(view::clusterColour(3) == view::clusterColour(3));
+        CHECK_FALSE(view::clusterColour(3) == view::clusterColour(4));
+    }
 
-TEST_CASE("view: PNG of the indoor navmesh with a path decodes at the expected size") {
-    IndoorLevel level;
-    Context context;
-    view::ViewStats stats;
-    const auto out = level.dir / "navmesh.png";
-    REQUIRE(view::writeView(level.navmesh, out, withPath("2,0,2:8,3,15", 600), context, &stats).ok());
-    CHECK(stats.layers == (view::layerBit(view::Layer::graph) | view::layerBit(view::Layer::navmesh) |
-                           view::layerBit(view::Layer::paths)));
-    CHECK(stats.polygons == level.polygons);
-    CHECK(stats.nodes == level.polygons);
-    CHECK(stats.edges > 0);
-    CHECK(stats.paths == 1);
-    CHECK(stats.paths_found == 1);
-    CHECK(stats.path_points >= 2);
-    CHECK(stats.expanded > 0);
-    CHECK(stats.expanded <= level.polygons);
-    const Image image = decodePng(out);
-    CHECK(image.width == stats.width);
-    CHECK(image.height == stats.height);
-    CHECK(std::max(image.width, image.height) == 600);
-    // The level is wider (X) than deep (Z).
-    CHECK(image.width > image.height);
-    // A 3 px polyline from (2, 2) across the stair to (8, 15): dozens of pixels of its exact colour.
-    CHECK(image.count(view::pathColour(0)) > 100);
-    CHECK(stats.bytes == std::filesystem::file_size(out));
-
-    // Same inputs, same bytes.
-    const auto again = level.dir / "again.png";
-    REQUIRE(view::writeView(level.navmesh, again, withPath("2,0,2:8,3,15", 600), context).ok());
-    CHECK(test::readBytes(out) == test::readBytes(again));
-
-    // Without a path there is no path colour; the .graph (not packed) draws the same navmesh.
-    view::ViewOptions plain;
-    plain.size = 600;
-    const auto bare = level.dir / "bare.png";
-    REQUIRE(view::writeView(level.navmesh_graph, bare, plain, context, &stats).ok());
-    CHECK(stats.polygons == level.polygons);
-    CHECK(decodePng(bare).count(view::pathColour(0)) == 0);
-}
-
-TEST_CASE("view: SVG element counts match ViewStats and the document is balanced") {
-    IndoorLevel level;
-    Context context;
-    for (const auto& artifact : {level.navmesh, level.tile}) {
-        INFO(artifact.filename().string());
+    TEST_CASE("view: PNG of the indoor navmesh with a path decodes at the expected size") {
+        IndoorLevel level;
+        Context context;
         view::ViewStats stats;
-        const auto out = level.dir / "view.svg";
-        view::ViewOptions options = withPath("2,0,2:8,3,15");
-        options.max_edges = 1000000;
-        REQUIRE(view::writeView(artifact, out, options, context, &stats).ok());
-        const auto bytes = test::readBytes(out);
-        const std::string svg(bytes.begin(), bytes.end());
-        CHECK(svg.rfind("<?xml", 0) == 0);
-        CHECK(svg.size() > 7);
-        CHECK(svg.substr(svg.size() - 7) == "</svg>\n");
-        requireBalancedXml(svg);
-        CHECK(svg.find(fmt::format("width=\"{}\" height=\"{}\"", stats.width, stats.height)) !=
-              std::string::npos);
-        const size_t polygons = countOf(svg, "<polygon "), lines = countOf(svg, "<line "),
-                     circles = countOf(svg, "<circle "), polylines = countOf(svg, "<polyline ");
-        CHECK(polygons == stats.polygon_shapes);
-        CHECK(lines == stats.line_shapes);
-        CHECK(circles == stats.disc_shapes);
-        CHECK(polylines == stats.polyline_shapes);
-        // What the shapes are: surfaces + the fill, edges, node dots + 2 markers, one path.
-        CHECK(polygons == stats.cells + stats.polygons + stats.expanded);
-        CHECK(lines == stats.edges);
-        CHECK(circles == stats.nodes + 2);
-        CHECK(polylines == 1);
+        const auto out = level.dir / "navmesh.png";
+        REQUIRE(view::writeView(level.navmesh, out, withPath("2,0,2:8,3,15", 600), context, &stats)
+                    .ok());
+        CHECK(stats.layers ==
+              (view::layerBit(view::Layer::graph) | view::layerBit(view::Layer::navmesh) |
+               view::layerBit(view::Layer::paths)));
+        CHECK(stats.polygons == level.polygons);
+        CHECK(stats.nodes == level.polygons);
+        CHECK(stats.edges > 0);
+        CHECK(stats.paths == 1);
+        CHECK(stats.paths_found == 1);
+        CHECK(stats.path_points >= 2);
         CHECK(stats.expanded > 0);
-        CHECK(stats.skipped_edges == 0);
-        CHECK(countOf(svg, fmt::format("stroke=\"#{:02x}{:02x}{:02x}\"", view::pathColour(0).r,
-                                       view::pathColour(0).g, view::pathColour(0).b)) == 1);
-    }
-    // Tile graph: one cell and one dot per node.
-    view::ViewStats stats;
-    REQUIRE(view::writeView(level.tile, level.dir / "t.svg", {}, context, &stats).ok());
-    CHECK(stats.cells == level.tile_nodes);
-    CHECK(stats.nodes == level.tile_nodes);
-    // Edges above the limit are skipped and counted.
-    view::ViewOptions few;
-    few.max_edges = 10;
-    REQUIRE(view::writeView(level.tile, level.dir / "t.svg", few, context, &stats).ok());
-    CHECK(stats.edges == 0);
-    CHECK(stats.skipped_edges > 10);
-    CHECK(stats.line_shapes == 0);
-    // One floor only.
-    view::ViewOptions ground;
-    ground.floor_filter = true;
-    ground.floor_min = -1;
-    ground.floor_max = 1;
-    ground.layers = view::layerBit(view::Layer::walkable);
-    REQUIRE(view::writeView(level.tile, level.dir / "g.svg", ground, context, &stats).ok());
-    CHECK(stats.cells > 0);
-    CHECK(stats.cells < level.tile_nodes);
-    // Geometry and voxel grids.
-    REQUIRE(view::writeView(level.geo, level.dir / "geo.svg", {}, context, &stats).ok());
-    CHECK(stats.triangles == level.triangles);
-    CHECK(stats.polygon_shapes == level.triangles);
-    REQUIRE(view::writeView(level.vox, level.dir / "vox.svg", {}, context, &stats).ok());
-    CHECK(stats.cells == level.walkable);
-}
+        CHECK(stats.expanded <= level.polygons);
+        const Image image = decodePng(out);
+        CHECK(image.width == stats.width);
+        CHECK(image.height == stats.height);
+        CHECK(std::max(image.width, image.height) == 600);
+        // The level is wider (X) than deep (Z).
+        CHECK(image.width > image.height);
+        // A 3 px polyline from (2, 2) across the stair to (8, 15): dozens of pixels of its exact
+        // colour.
+        CHECK(image.count(view::pathColour(0)) > 100);
+        CHECK(stats.bytes == std::filesystem::file_size(out));
 
-TEST_CASE("view: GLB loads through Assimp with the meshes and vertices of ViewStats") {
-    IndoorLevel level;
-    Context context;
-    struct Case {
-        std::filesystem::path artifact;
-        bool path;
-    };
-    for (const Case& c : {Case{level.navmesh, true}, Case{level.tile, true}, Case{level.geo, false},
-                          Case{level.vox, false}}) {
-        INFO(c.artifact.filename().string());
+        // Same inputs, same bytes.
+        const auto again = level.dir / "again.png";
+        REQUIRE(view::writeView(level.navmesh, again, withPath("2,0,2:8,3,15", 600), context).ok());
+        CHECK(test::readBytes(out) == test::readBytes(again));
+
+        // Without a path there is no path colour; the .graph (not packed) draws the same navmesh.
+        view::ViewOptions plain;
+        plain.size = 600;
+        const auto bare = level.dir / "bare.png";
+        REQUIRE(view::writeView(level.navmesh_graph, bare, plain, context, &stats).ok());
+        CHECK(stats.polygons == level.polygons);
+        CHECK(decodePng(bare).count(view::pathColour(0)) == 0);
+    }
+
+    TEST_CASE("view: SVG element counts match ViewStats and the document is balanced") {
+        IndoorLevel level;
+        Context context;
+        for (const auto& artifact : {level.navmesh, level.tile}) {
+            INFO(artifact.filename().string());
+            view::ViewStats stats;
+            const auto out = level.dir / "view.svg";
+            view::ViewOptions options = withPath("2,0,2:8,3,15");
+            options.max_edges = 1000000;
+            REQUIRE(view::writeView(artifact, out, options, context, &stats).ok());
+            const auto bytes = test::readBytes(out);
+            const std::string svg(bytes.begin(), bytes.end());
+            CHECK(svg.rfind("<?xml", 0) == 0);
+            CHECK(svg.size() > 7);
+            CHECK(svg.substr(svg.size() - 7) == "</svg>\n");
+            requireBalancedXml(svg);
+            CHECK(svg.find(fmt::format("width=\"{}\" height=\"{}\"", stats.width, stats.height)) !=
+                  std::string::npos);
+            const size_t polygons = countOf(svg, "<polygon "), lines = countOf(svg, "<line "),
+                         circles = countOf(svg, "<circle "), polylines = countOf(svg, "<polyline ");
+            CHECK(polygons == stats.polygon_shapes);
+            CHECK(lines == stats.line_shapes);
+            CHECK(circles == stats.disc_shapes);
+            CHECK(polylines == stats.polyline_shapes);
+            // What the shapes are: surfaces + the fill, edges, node dots + 2 markers, one path.
+            CHECK(polygons == stats.cells + stats.polygons + stats.expanded);
+            CHECK(lines == stats.edges);
+            CHECK(circles == stats.nodes + 2);
+            CHECK(polylines == 1);
+            CHECK(stats.expanded > 0);
+            CHECK(stats.skipped_edges == 0);
+            CHECK(countOf(svg, fmt::format("stroke=\"#{:02x}{:02x}{:02x}\"", view::pathColour(0).r,
+                                           view::pathColour(0).g, view::pathColour(0).b)) == 1);
+        }
+        // Tile graph: one cell and one dot per node.
         view::ViewStats stats;
-        const auto out = level.dir / "view.glb";
-        view::ViewOptions options = c.path ? withPath("2,0,2:8,3,15") : view::ViewOptions{};
-        REQUIRE(view::writeView(c.artifact, out, options, context, &stats).ok());
-        // Container: magic, version, total length, 4-byte aligned chunks.
-        const auto bytes = test::readBytes(out);
-        REQUIRE(bytes.size() >= 20);
-        uint32_t header[5];
-        std::memcpy(header, bytes.data(), sizeof(header));
-        CHECK(header[0] == 0x46546C67);
-        CHECK(header[1] == 2);
-        CHECK(header[2] == bytes.size());
-        CHECK(header[3] % 4 == 0);
-        CHECK(header[4] == 0x4E4F534A);
-        CHECK(bytes.size() % 4 == 0);
-
-        Assimp::Importer importer;
-        const aiScene* scene = importer.ReadFile(out.string(), 0);
-        INFO(importer.GetErrorString());
-        REQUIRE(scene != nullptr);
-        CHECK(scene->mNumMeshes == stats.glb_meshes);
-        size_t vertices = 0;
-        std::map<std::string, const aiMesh*> meshes;
-        for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
-            const aiMesh* mesh = scene->mMeshes[m];
-            vertices += mesh->mNumVertices;
-            meshes[mesh->mName.C_Str()] = mesh;
-            CHECK(mesh->HasVertexColors(0));
-        }
-        CHECK(vertices == stats.glb_vertices);
-        if (c.artifact == level.geo) {
-            REQUIRE(meshes.count("geometry_triangles"));
-            CHECK(meshes["geometry_triangles"]->mNumVertices == 3 * stats.triangles);
-            CHECK(meshes["geometry_triangles"]->mNumFaces == stats.triangles);
-        } else {
-            REQUIRE(meshes.count("surface_triangles"));
-            CHECK((meshes["surface_triangles"]->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) != 0);
-        }
-        if (c.artifact == level.vox) CHECK(meshes["surface_triangles"]->mNumVertices == 6 * stats.cells);
-        if (!c.path) continue;
-        REQUIRE(meshes.count("path_0"));
-        const aiMesh* path = meshes["path_0"];
-        CHECK(path->mNumVertices == stats.path_points);
-        CHECK((path->mPrimitiveTypes & aiPrimitiveType_LINE) != 0);
-        REQUIRE(meshes.count("graph_edges_lines"));
-        CHECK(meshes["graph_edges_lines"]->mNumVertices == 2 * stats.edges);
-        REQUIRE(meshes.count("graph_nodes_points"));
-        CHECK(meshes["graph_nodes_points"]->mNumVertices == stats.nodes);
-        REQUIRE(meshes.count("markers_points"));
-        CHECK(meshes["markers_points"]->mNumVertices == 2);
-        REQUIRE(meshes.count("fill_triangles"));
-        // The path is lifted 10 cm above the floor it starts on (Y = 0).
-        CHECK(path->mVertices[0].y == doctest::Approx(0.1).epsilon(0.05));
+        REQUIRE(view::writeView(level.tile, level.dir / "t.svg", {}, context, &stats).ok());
+        CHECK(stats.cells == level.tile_nodes);
+        CHECK(stats.nodes == level.tile_nodes);
+        // Edges above the limit are skipped and counted.
+        view::ViewOptions few;
+        few.max_edges = 10;
+        REQUIRE(view::writeView(level.tile, level.dir / "t.svg", few, context, &stats).ok());
+        CHECK(stats.edges == 0);
+        CHECK(stats.skipped_edges > 10);
+        CHECK(stats.line_shapes == 0);
+        // One floor only.
+        view::ViewOptions ground;
+        ground.floor_filter = true;
+        ground.floor_min = -1;
+        ground.floor_max = 1;
+        ground.layers = view::layerBit(view::Layer::walkable);
+        REQUIRE(view::writeView(level.tile, level.dir / "g.svg", ground, context, &stats).ok());
+        CHECK(stats.cells > 0);
+        CHECK(stats.cells < level.tile_nodes);
+        // Geometry and voxel grids.
+        REQUIRE(view::writeView(level.geo, level.dir / "geo.svg", {}, context, &stats).ok());
+        CHECK(stats.triangles == level.triangles);
+        CHECK(stats.polygon_shapes == level.triangles);
+        REQUIRE(view::writeView(level.vox, level.dir / "vox.svg", {}, context, &stats).ok());
+        CHECK(stats.cells == level.walkable);
     }
-}
 
-TEST_CASE("view: clusters of a MovingAI map are coloured per cluster") {
-    TinyMap map;
-    Context context;
-    view::ViewStats stats;
-    const auto out = map.dir / "tiny.png";
-    REQUIRE(view::writeView(map.nav, out, withPath("0.5,0,0.5:0.5,0,4.5", 200), context, &stats).ok());
-    CHECK((stats.layers & view::layerBit(view::Layer::clusters)) != 0);
-    CHECK(stats.cells == map.nodes);
-    CHECK(stats.clustered == map.nodes);
-    CHECK(stats.clusters == map.clusters);
-    CHECK(map.clusters >= 4);
-    CHECK(stats.paths_found == 1);
-    // The path detours through the gap at x = 4..5: the search expands most of the map.
-    CHECK(stats.expanded > map.nodes / 2);
-    const Image image = decodePng(out);
-    CHECK(image.width == 200);
-    CHECK(image.height == stats.height);
-    CHECK(image.count(view::pathColour(0)) > 20);
-    // Single floor: no height shading, so every cluster's own colour shows (where neither the
-    // fill nor the graph covers it: draw the clusters alone).
-    view::ViewOptions only;
-    only.layers = view::layerBit(view::Layer::clusters);
-    only.size = 200;
-    REQUIRE(view::writeView(map.nav, out, only, context, &stats).ok());
-    CHECK(stats.cells == map.nodes);
-    const Image plain = decodePng(out);
-    for (uint32_t c = 0; c < map.clusters; ++c) {
-        INFO("cluster " << c);
-        CHECK(plain.count(view::clusterColour(c)) > 50);
+    TEST_CASE("view: GLB loads through Assimp with the meshes and vertices of ViewStats") {
+        IndoorLevel level;
+        Context context;
+        struct Case {
+            std::filesystem::path artifact;
+            bool path;
+        };
+        for (const Case& c : {Case{level.navmesh, true}, Case{level.tile, true},
+                              Case{level.geo, false}, Case{level.vox, false}}) {
+            INFO(c.artifact.filename().string());
+            view::ViewStats stats;
+            const auto out = level.dir / "view.glb";
+            view::ViewOptions options = c.path ? withPath("2,0,2:8,3,15") : view::ViewOptions{};
+            REQUIRE(view::writeView(c.artifact, out, options, context, &stats).ok());
+            // Container: magic, version, total length, 4-byte aligned chunks.
+            const auto bytes = test::readBytes(out);
+            REQUIRE(bytes.size() >= 20);
+            uint32_t header[5];
+            std::memcpy(header, bytes.data(), sizeof(header));
+            CHECK(header[0] == 0x46546C67);
+            CHECK(header[1] == 2);
+            CHECK(header[2] == bytes.size());
+            CHECK(header[3] % 4 == 0);
+            CHECK(header[4] == 0x4E4F534A);
+            CHECK(bytes.size() % 4 == 0);
+
+            Assimp::Importer importer;
+            const aiScene* scene = importer.ReadFile(out.string(), 0);
+            INFO(importer.GetErrorString());
+            REQUIRE(scene != nullptr);
+            CHECK(scene->mNumMeshes == stats.glb_meshes);
+            size_t vertices = 0;
+            std::map<std::string, const aiMesh*> meshes;
+            for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
+                const aiMesh* mesh = scene->mMeshes[m];
+                vertices += mesh->mNumVertices;
+                meshes[mesh->mName.C_Str()] = mesh;
+                CHECK(mesh->HasVertexColors(0));
+            }
+            CHECK(vertices == stats.glb_vertices);
+            if (c.artifact == level.geo) {
+                REQUIRE(meshes.count("geometry_triangles"));
+                CHECK(meshes["geometry_triangles"]->mNumVertices == 3 * stats.triangles);
+                CHECK(meshes["geometry_triangles"]->mNumFaces == stats.triangles);
+            } else {
+                REQUIRE(meshes.count("surface_triangles"));
+                CHECK((meshes["surface_triangles"]->mPrimitiveTypes & aiPrimitiveType_TRIANGLE) !=
+                      0);
+            }
+            if (c.artifact == level.vox)
+                CHECK(meshes["surface_triangles"]->mNumVertices == 6 * stats.cells);
+            if (!c.path) continue;
+            REQUIRE(meshes.count("path_0"));
+            const aiMesh* path = meshes["path_0"];
+            CHECK(path->mNumVertices == stats.path_points);
+            CHECK((path->mPrimitiveTypes & aiPrimitiveType_LINE) != 0);
+            REQUIRE(meshes.count("graph_edges_lines"));
+            CHECK(meshes["graph_edges_lines"]->mNumVertices == 2 * stats.edges);
+            REQUIRE(meshes.count("graph_nodes_points"));
+            CHECK(meshes["graph_nodes_points"]->mNumVertices == stats.nodes);
+            REQUIRE(meshes.count("markers_points"));
+            CHECK(meshes["markers_points"]->mNumVertices == 2);
+            REQUIRE(meshes.count("fill_triangles"));
+            // The path is lifted 10 cm above the floor it starts on (Y = 0).
+            CHECK(path->mVertices[0].y == doctest::Approx(0.1).epsilon(0.05));
+        }
     }
-}
 
-TEST_CASE("view: bad inputs give errors that say what is wrong and leave no output") {
-    IndoorLevel level;
-    Context context;
-    const auto out = level.dir / "out.png";
-    CHECK(failsWith(view::writeView(level.navmesh, level.dir / "out.jpg", {}, context),
-                    ErrorKind::usage, "unknown view format '.jpg'"));
-    view::ViewOptions layers;
-    layers.layers = view::layerBit(view::Layer::navmesh);
-    CHECK(failsWith(view::writeView(level.geo, out, layers, context), ErrorKind::usage,
-                    "a geometry artifact has no navmesh layer (its layers: geometry)"));
-    layers.layers = view::layerBit(view::Layer::clusters);
-    CHECK(failsWith(view::writeView(level.navmesh, out, layers, context), ErrorKind::usage,
-                    "has no clusters layer"));
-    layers.layers = view::layerBit(view::Layer::paths);
-    CHECK(failsWith(view::writeView(level.navmesh, out, layers, context), ErrorKind::usage,
-                    "needs at least one path"));
-    CHECK(failsWith(view::writeView(level.vox, out, withPath("2,0,2:8,3,15"), context),
-                    ErrorKind::usage, "paths need a graph or runtime asset"));
-    CHECK(failsWith(view::writeView(level.navmesh, out, withPath("200,0,2:8,3,15"), context),
-                    ErrorKind::bad_input, "path 1: the start point (200, 0, 2) is not on"));
-    view::ViewOptions two = withPath("2,0,2:8,3,15");
-    view::PathRequest off;
-    REQUIRE(view::parsePathSpec("2,0,2:8,40,15", off));
-    two.paths.push_back(off);
-    CHECK(failsWith(view::writeView(level.tile, out, two, context), ErrorKind::bad_input,
-                    "path 2: the goal point (8, 40, 15)"));
-    test::writeText(level.dir / "notes.txt", "not an artifact\n");
-    CHECK(failsWith(view::writeView(level.dir / "notes.txt", out, {}, context),
-                    ErrorKind::bad_input, "notes.txt"));
-    CHECK(failsWith(view::writeView(level.dir / "missing.nav", out, {}, context), ErrorKind::io,
-                    "missing.nav"));
-    TinyMap map;
-    CHECK(failsWith(view::writeView(map.clu, out, {}, context), ErrorKind::bad_input,
-                    "a CLUS artifact cannot be viewed"));
-    CHECK_FALSE(std::filesystem::exists(out));
-}
+    TEST_CASE("view: clusters of a MovingAI map are coloured per cluster") {
+        TinyMap map;
+        Context context;
+        view::ViewStats stats;
+        const auto out = map.dir / "tiny.png";
+        REQUIRE(view::writeView(map.nav, out, withPath("0.5,0,0.5:0.5,0,4.5", 200), context, &stats)
+                    .ok());
+        CHECK((stats.layers & view::layerBit(view::Layer::clusters)) != 0);
+        CHECK(stats.cells == map.nodes);
+        CHECK(stats.clustered == map.nodes);
+        CHECK(stats.clusters == map.clusters);
+        CHECK(map.clusters >= 4);
+        CHECK(stats.paths_found == 1);
+        // The path detours through the gap at x = 4..5: the search expands most of the map.
+        CHECK(stats.expanded > map.nodes / 2);
+        const Image image = decodePng(out);
+        CHECK(image.width == 200);
+        CHECK(image.height == stats.height);
+        CHECK(image.count(view::pathColour(0)) > 20);
+        // Single floor: no height shading, so every cluster's own colour shows (where neither the
+        // fill nor the graph covers it: draw the clusters alone).
+        view::ViewOptions only;
+        only.layers = view::layerBit(view::Layer::clusters);
+        only.size = 200;
+        REQUIRE(view::writeView(map.nav, out, only, context, &stats).ok());
+        CHECK(stats.cells == map.nodes);
+        const Image plain = decodePng(out);
+        for (uint32_t c = 0; c < map.clusters; ++c) {
+            INFO("cluster " << c);
+            CHECK(plain.count(view::clusterColour(c)) > 50);
+        }
+    }
+
+    TEST_CASE("view: bad inputs give errors that say what is wrong and leave no output") {
+        IndoorLevel level;
+        Context context;
+        const auto out = level.dir / "out.png";
+        CHECK(failsWith(view::writeView(level.navmesh, level.dir / "out.jpg", {}, context),
+                        ErrorKind::usage, "unknown view format '.jpg'"));
+        view::ViewOptions layers;
+        layers.layers = view::layerBit(view::Layer::navmesh);
+        CHECK(failsWith(view::writeView(level.geo, out, layers, context), ErrorKind::usage,
+                        "a geometry artifact has no navmesh layer (its layers: geometry)"));
+        layers.layers = view::layerBit(view::Layer::clusters);
+        CHECK(failsWith(view::writeView(level.navmesh, out, layers, context), ErrorKind::usage,
+                        "has no clusters layer"));
+        layers.layers = view::layerBit(view::Layer::paths);
+        CHECK(failsWith(view::writeView(level.navmesh, out, layers, context), ErrorKind::usage,
+                        "needs at least one path"));
+        CHECK(failsWith(view::writeView(level.vox, out, withPath("2,0,2:8,3,15"), context),
+                        ErrorKind::usage, "paths need a graph or runtime asset"));
+        CHECK(failsWith(view::writeView(level.navmesh, out, withPath("200,0,2:8,3,15"), context),
+                        ErrorKind::bad_input, "path 1: the start point (200, 0, 2) is not on"));
+        view::ViewOptions two = withPath("2,0,2:8,3,15");
+        view::PathRequest off;
+        REQUIRE(view::parsePathSpec("2,0,2:8,40,15", off));
+        two.paths.push_back(off);
+        CHECK(failsWith(view::writeView(level.tile, out, two, context), ErrorKind::bad_input,
+                        "path 2: the goal point (8, 40, 15)"));
+        test::writeText(level.dir / "notes.txt", "not an artifact\n");
+        CHECK(failsWith(view::writeView(level.dir / "notes.txt", out, {}, context),
+                        ErrorKind::bad_input, "notes.txt"));
+        CHECK(failsWith(view::writeView(level.dir / "missing.nav", out, {}, context), ErrorKind::io,
+                        "missing.nav"));
+        TinyMap map;
+        CHECK(failsWith(view::writeView(map.clu, out, {}, context), ErrorKind::bad_input,
+                        "a CLUS artifact cannot be viewed"));
+        CHECK_FALSE(std::filesystem::exists(out));
+    }
 }

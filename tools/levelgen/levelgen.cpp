@@ -45,9 +45,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -69,24 +69,24 @@ namespace {
 // ----------------------------------------------------------------------------
 
 struct Vec3 {
-  double x = 0.0;
-  double y = 0.0;
-  double z = 0.0;
+    double x = 0.0;
+    double y = 0.0;
+    double z = 0.0;
 };
 
 constexpr Vec3 operator+(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
 constexpr Vec3 operator-(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
 constexpr double dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 constexpr Vec3 cross(Vec3 a, Vec3 b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+    return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 
 // glTF quaternion order: x, y, z, w.
 struct Quat {
-  double x = 0.0;
-  double y = 0.0;
-  double z = 0.0;
-  double w = 1.0;
+    double x = 0.0;
+    double y = 0.0;
+    double z = 0.0;
+    double w = 1.0;
 };
 
 // Rotations about +Y (right-handed): +90 degrees maps local +X to world -Z
@@ -95,9 +95,9 @@ constexpr Quat kRotateY90{0.0, 0.7071067811865476, 0.0, 0.7071067811865476};
 constexpr Quat kRotateY45{0.0, 0.3826834323650898, 0.0, 0.9238795325112867};
 
 constexpr double smoothStep(double edge0, double edge1, double x) {
-  double t = (x - edge0) / (edge1 - edge0);
-  t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
-  return t * t * (3.0 - 2.0 * t);
+    double t = (x - edge0) / (edge1 - edge0);
+    t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+    return t * t * (3.0 - 2.0 * t);
 }
 
 // ----------------------------------------------------------------------------
@@ -105,53 +105,54 @@ constexpr double smoothStep(double edge0, double edge1, double x) {
 // ----------------------------------------------------------------------------
 
 struct Mesh {
-  std::string name;
-  std::string material;
-  std::vector<Vec3> positions;
-  std::vector<std::uint32_t> indices;
+    std::string name;
+    std::string material;
+    std::vector<Vec3> positions;
+    std::vector<std::uint32_t> indices;
 
-  std::uint32_t addVertex(Vec3 p) {
-    positions.push_back(p);
-    return static_cast<std::uint32_t>(positions.size() - 1);
-  }
-
-  // Emits triangle (a, b, c), reversed if necessary so that it is CCW when
-  // seen from the side `outward` points to (right-hand normal along outward).
-  void addTriangle(std::uint32_t a, std::uint32_t b, std::uint32_t c, Vec3 outward) {
-    const Vec3 normal = cross(positions[b] - positions[a], positions[c] - positions[a]);
-    if (dot(normal, outward) >= 0.0) {
-      indices.insert(indices.end(), {a, b, c});
-    } else {
-      indices.insert(indices.end(), {a, c, b});
+    std::uint32_t addVertex(Vec3 p) {
+        positions.push_back(p);
+        return static_cast<std::uint32_t>(positions.size() - 1);
     }
-  }
 
-  // a, b, c, d must be a planar convex quad in cyclic order (either way).
-  void addQuad(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d, Vec3 outward) {
-    addTriangle(a, b, c, outward);
-    addTriangle(a, c, d, outward);
-  }
+    // Emits triangle (a, b, c), reversed if necessary so that it is CCW when
+    // seen from the side `outward` points to (right-hand normal along outward).
+    void addTriangle(std::uint32_t a, std::uint32_t b, std::uint32_t c, Vec3 outward) {
+        const Vec3 normal = cross(positions[b] - positions[a], positions[c] - positions[a]);
+        if (dot(normal, outward) >= 0.0) {
+            indices.insert(indices.end(), {a, b, c});
+        } else {
+            indices.insert(indices.end(), {a, c, b});
+        }
+    }
+
+    // a, b, c, d must be a planar convex quad in cyclic order (either way).
+    void addQuad(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d, Vec3 outward) {
+        addTriangle(a, b, c, outward);
+        addTriangle(a, c, d, outward);
+    }
 };
 
 Mesh makeMesh(std::string name, std::string material) {
-  Mesh mesh;
-  mesh.name = std::move(name);
-  mesh.material = std::move(material);
-  return mesh;
+    Mesh mesh;
+    mesh.name = std::move(name);
+    mesh.material = std::move(material);
+    return mesh;
 }
 
 // Axis-aligned box: 8 vertices, 12 outward-facing triangles.
 void appendBox(Mesh& mesh, Vec3 lo, Vec3 hi) {
-  std::array<std::uint32_t, 8> v{};
-  for (int i = 0; i < 8; ++i) {
-    v[i] = mesh.addVertex({(i & 1) ? hi.x : lo.x, (i & 2) ? hi.y : lo.y, (i & 4) ? hi.z : lo.z});
-  }
-  mesh.addQuad(v[0], v[2], v[6], v[4], {-1.0, 0.0, 0.0});
-  mesh.addQuad(v[1], v[3], v[7], v[5], {1.0, 0.0, 0.0});
-  mesh.addQuad(v[0], v[1], v[5], v[4], {0.0, -1.0, 0.0});
-  mesh.addQuad(v[2], v[3], v[7], v[6], {0.0, 1.0, 0.0});
-  mesh.addQuad(v[0], v[1], v[3], v[2], {0.0, 0.0, -1.0});
-  mesh.addQuad(v[4], v[5], v[7], v[6], {0.0, 0.0, 1.0});
+    std::array<std::uint32_t, 8> v{};
+    for (int i = 0; i < 8; ++i) {
+        v[i] =
+            mesh.addVertex({(i & 1) ? hi.x : lo.x, (i & 2) ? hi.y : lo.y, (i & 4) ? hi.z : lo.z});
+    }
+    mesh.addQuad(v[0], v[2], v[6], v[4], {-1.0, 0.0, 0.0});
+    mesh.addQuad(v[1], v[3], v[7], v[5], {1.0, 0.0, 0.0});
+    mesh.addQuad(v[0], v[1], v[5], v[4], {0.0, -1.0, 0.0});
+    mesh.addQuad(v[2], v[3], v[7], v[6], {0.0, 1.0, 0.0});
+    mesh.addQuad(v[0], v[1], v[3], v[2], {0.0, 0.0, -1.0});
+    mesh.addQuad(v[4], v[5], v[7], v[6], {0.0, 0.0, 1.0});
 }
 
 // Wedge (ramp): base rectangle [x0,x1] x [z0,z1] at y0; the sloped top rises
@@ -159,40 +160,43 @@ void appendBox(Mesh& mesh, Vec3 lo, Vec3 hi) {
 // 6 vertices, 8 outward-facing triangles.
 void appendWedgeRisingZ(Mesh& mesh, double x0, double x1, double z0, double z1, double y0,
                         double y1) {
-  const std::uint32_t front_left = mesh.addVertex({x0, y0, z0});
-  const std::uint32_t front_right = mesh.addVertex({x1, y0, z0});
-  const std::uint32_t back_left = mesh.addVertex({x0, y0, z1});
-  const std::uint32_t back_right = mesh.addVertex({x1, y0, z1});
-  const std::uint32_t top_left = mesh.addVertex({x0, y1, z1});
-  const std::uint32_t top_right = mesh.addVertex({x1, y1, z1});
-  mesh.addQuad(front_left, front_right, back_right, back_left, {0.0, -1.0, 0.0});
-  mesh.addQuad(back_left, back_right, top_right, top_left, {0.0, 0.0, 1.0});
-  mesh.addQuad(front_left, front_right, top_right, top_left, {0.0, z1 - z0, -(y1 - y0)});
-  mesh.addTriangle(front_left, back_left, top_left, {-1.0, 0.0, 0.0});
-  mesh.addTriangle(front_right, back_right, top_right, {1.0, 0.0, 0.0});
+    const std::uint32_t front_left = mesh.addVertex({x0, y0, z0});
+    const std::uint32_t front_right = mesh.addVertex({x1, y0, z0});
+    const std::uint32_t back_left = mesh.addVertex({x0, y0, z1});
+    const std::uint32_t back_right = mesh.addVertex({x1, y0, z1});
+    const std::uint32_t top_left = mesh.addVertex({x0, y1, z1});
+    const std::uint32_t top_right = mesh.addVertex({x1, y1, z1});
+    mesh.addQuad(front_left, front_right, back_right, back_left, {0.0, -1.0, 0.0});
+    mesh.addQuad(back_left, back_right, top_right, top_left, {0.0, 0.0, 1.0});
+    mesh.addQuad(front_left, front_right, top_right, top_left, {0.0, z1 - z0, -(y1 - y0)});
+    mesh.addTriangle(front_left, back_left, top_left, {-1.0, 0.0, 0.0});
+    mesh.addTriangle(front_right, back_right, top_right, {1.0, 0.0, 0.0});
 }
 
 // Octahedron with per-axis radii, optionally rotated about Y by the angle
 // whose cosine/sine are given (exact rational pairs keep output reproducible).
 void appendOctahedron(Mesh& mesh, Vec3 center, Vec3 radii, double cos_a, double sin_a) {
-  auto rotated = [&](double lx, double ly, double lz) {
-    return Vec3{center.x + cos_a * lx + sin_a * lz, center.y + ly, center.z - sin_a * lx + cos_a * lz};
-  };
-  const std::uint32_t px = mesh.addVertex(rotated(radii.x, 0.0, 0.0));
-  const std::uint32_t nx = mesh.addVertex(rotated(-radii.x, 0.0, 0.0));
-  const std::uint32_t py = mesh.addVertex(rotated(0.0, radii.y, 0.0));
-  const std::uint32_t ny = mesh.addVertex(rotated(0.0, -radii.y, 0.0));
-  const std::uint32_t pz = mesh.addVertex(rotated(0.0, 0.0, radii.z));
-  const std::uint32_t nz = mesh.addVertex(rotated(0.0, 0.0, -radii.z));
-  for (std::uint32_t sx : {px, nx}) {
-    for (std::uint32_t sy : {py, ny}) {
-      for (std::uint32_t sz : {pz, nz}) {
-        const Vec3 face_center = mesh.positions[sx] + mesh.positions[sy] + mesh.positions[sz];
-        const Vec3 outward = face_center - Vec3{3.0 * center.x, 3.0 * center.y, 3.0 * center.z};
-        mesh.addTriangle(sx, sy, sz, outward);
-      }
+    auto rotated = [&](double lx, double ly, double lz) {
+        return Vec3{center.x + cos_a * lx + sin_a * lz, center.y + ly,
+                    center.z - sin_a * lx + cos_a * lz};
+    };
+    const std::uint32_t px = mesh.addVertex(rotated(radii.x, 0.0, 0.0));
+    const std::uint32_t nx = mesh.addVertex(rotated(-radii.x, 0.0, 0.0));
+    const std::uint32_t py = mesh.addVertex(rotated(0.0, radii.y, 0.0));
+    const std::uint32_t ny = mesh.addVertex(rotated(0.0, -radii.y, 0.0));
+    const std::uint32_t pz = mesh.addVertex(rotated(0.0, 0.0, radii.z));
+    const std::uint32_t nz = mesh.addVertex(rotated(0.0, 0.0, -radii.z));
+    for (std::uint32_t sx : {px, nx}) {
+        for (std::uint32_t sy : {py, ny}) {
+            for (std::uint32_t sz : {pz, nz}) {
+                const Vec3 face_center =
+                    mesh.positions[sx] + mesh.positions[sy] + mesh.positions[sz];
+                const Vec3 outward =
+                    face_center - Vec3{3.0 * center.x, 3.0 * center.y, 3.0 * center.z};
+                mesh.addTriangle(sx, sy, sz, outward);
+            }
+        }
     }
-  }
 }
 
 // Wall along local +X from x=0 to `length`, centred on z=0, standing on y=0,
@@ -200,12 +204,12 @@ void appendOctahedron(Mesh& mesh, Vec3 center, Vec3 radii, double cos_a, double 
 // right of the opening, and a lintel above it.
 void appendWallWithDoorway(Mesh& mesh, double length, double height, double thickness,
                            double door_center, double door_width, double door_height) {
-  const double half_t = 0.5 * thickness;
-  const double door_lo = door_center - 0.5 * door_width;
-  const double door_hi = door_center + 0.5 * door_width;
-  appendBox(mesh, {0.0, 0.0, -half_t}, {door_lo, height, half_t});
-  appendBox(mesh, {door_hi, 0.0, -half_t}, {length, height, half_t});
-  appendBox(mesh, {door_lo, door_height, -half_t}, {door_hi, height, half_t});
+    const double half_t = 0.5 * thickness;
+    const double door_lo = door_center - 0.5 * door_width;
+    const double door_hi = door_center + 0.5 * door_width;
+    appendBox(mesh, {0.0, 0.0, -half_t}, {door_lo, height, half_t});
+    appendBox(mesh, {door_hi, 0.0, -half_t}, {length, height, half_t});
+    appendBox(mesh, {door_lo, door_height, -half_t}, {door_hi, height, half_t});
 }
 
 // ----------------------------------------------------------------------------
@@ -213,54 +217,54 @@ void appendWallWithDoorway(Mesh& mesh, double length, double height, double thic
 // ----------------------------------------------------------------------------
 
 struct Placement {
-  std::optional<Vec3> translation;
-  std::optional<Quat> rotation;
+    std::optional<Vec3> translation;
+    std::optional<Quat> rotation;
 };
 
 Placement at(Vec3 translation) { return Placement{translation, std::nullopt}; }
 Placement atRotated(Vec3 translation, Quat rotation) { return Placement{translation, rotation}; }
 
 struct Node {
-  std::string name;
-  int mesh_index = -1;
-  Placement placement;
-  std::vector<int> children;
+    std::string name;
+    int mesh_index = -1;
+    Placement placement;
+    std::vector<int> children;
 };
 
 class Scene {
- public:
-  int addGroup(int parent, std::string name, Placement placement = {}) {
-    Node node;
-    node.name = std::move(name);
-    node.placement = placement;
-    return attach(parent, std::move(node));
-  }
-
-  // One mesh per object: the node takes the mesh's name.
-  int addMeshNode(int parent, Mesh mesh, Placement placement = {}) {
-    Node node;
-    node.name = mesh.name;
-    node.mesh_index = static_cast<int>(meshes_.size());
-    node.placement = placement;
-    meshes_.push_back(std::move(mesh));
-    return attach(parent, std::move(node));
-  }
-
-  const std::vector<Node>& nodes() const { return nodes_; }
-  const std::vector<Mesh>& meshes() const { return meshes_; }
-
- private:
-  int attach(int parent, Node node) {
-    const int index = static_cast<int>(nodes_.size());
-    nodes_.push_back(std::move(node));
-    if (parent >= 0) {
-      nodes_[static_cast<std::size_t>(parent)].children.push_back(index);
+public:
+    int addGroup(int parent, std::string name, Placement placement = {}) {
+        Node node;
+        node.name = std::move(name);
+        node.placement = placement;
+        return attach(parent, std::move(node));
     }
-    return index;
-  }
 
-  std::vector<Node> nodes_;
-  std::vector<Mesh> meshes_;
+    // One mesh per object: the node takes the mesh's name.
+    int addMeshNode(int parent, Mesh mesh, Placement placement = {}) {
+        Node node;
+        node.name = mesh.name;
+        node.mesh_index = static_cast<int>(meshes_.size());
+        node.placement = placement;
+        meshes_.push_back(std::move(mesh));
+        return attach(parent, std::move(node));
+    }
+
+    const std::vector<Node>& nodes() const { return nodes_; }
+    const std::vector<Mesh>& meshes() const { return meshes_; }
+
+private:
+    int attach(int parent, Node node) {
+        const int index = static_cast<int>(nodes_.size());
+        nodes_.push_back(std::move(node));
+        if (parent >= 0) {
+            nodes_[static_cast<std::size_t>(parent)].children.push_back(index);
+        }
+        return index;
+    }
+
+    std::vector<Node> nodes_;
+    std::vector<Mesh> meshes_;
 };
 
 // ----------------------------------------------------------------------------
@@ -277,10 +281,10 @@ constexpr double kDoorWidth = 2.0;  // wide enough for a 0.6 m radius agent afte
 constexpr double kDoorHeight = 2.4;
 
 // Interior walls: two along Z (x = 10, x = 20), one along X (z = 10, east part).
-constexpr double kWallAbX = 10.0;     // between room_a and room_b
-constexpr double kWallBcX = 20.0;     // between room_b and rooms c/d
-constexpr double kWallCdZ = 10.0;     // between room_c (south) and room_d (north)
-constexpr double kDoorAbZ = 4.0;      // doorway centres
+constexpr double kWallAbX = 10.0;  // between room_a and room_b
+constexpr double kWallBcX = 20.0;  // between room_b and rooms c/d
+constexpr double kWallCdZ = 10.0;  // between room_c (south) and room_d (north)
+constexpr double kDoorAbZ = 4.0;   // doorway centres
 constexpr double kDoorBcZ = 5.0;
 constexpr double kDoorCdX = 25.0;
 
@@ -323,143 +327,146 @@ constexpr Vec3 kRoomCOrigin{kWallBcX + 0.5 * kWallThickness, 0.0, kWallThickness
 constexpr Vec3 kRoomDOrigin{kWallBcX + 0.5 * kWallThickness, 0.0, kWallCdZ + 0.5 * kWallThickness};
 
 Mesh makeCrate(std::string name) {
-  Mesh mesh = makeMesh(std::move(name), "obstacle_crate");
-  const double half = 0.5 * kCrateSize;
-  appendBox(mesh, {-half, 0.0, -half}, {half, kCrateSize, half});
-  return mesh;
+    Mesh mesh = makeMesh(std::move(name), "obstacle_crate");
+    const double half = 0.5 * kCrateSize;
+    appendBox(mesh, {-half, 0.0, -half}, {half, kCrateSize, half});
+    return mesh;
 }
 
 Scene buildIndoorLevel() {
-  Scene scene;
-  const int level = scene.addGroup(-1, "level");
-  const double half_x = 0.5 * kFootprintX;
-  const double half_z = 0.5 * kFootprintZ;
-  const double half_wall = 0.5 * kWallThickness;
+    Scene scene;
+    const int level = scene.addGroup(-1, "level");
+    const double half_x = 0.5 * kFootprintX;
+    const double half_z = 0.5 * kFootprintZ;
+    const double half_wall = 0.5 * kWallThickness;
 
-  // Ground slab, top at Y=0, defined around its centre.
-  {
-    Mesh mesh = makeMesh("floor_ground", "floor");
-    appendBox(mesh, {-half_x, -kSlabThickness, -half_z}, {half_x, 0.0, half_z});
-    scene.addMeshNode(level, std::move(mesh), at({half_x, 0.0, half_z}));
-  }
-
-  // Outer walls inside the footprint, each defined around its own centre line.
-  {
-    const int outer = scene.addGroup(level, "outer_walls");
-    const double inner_half_z = half_z - kWallThickness;
-    Mesh south = makeMesh("wall_outer_south", "wall");
-    appendBox(south, {-half_x, 0.0, -half_wall}, {half_x, kOuterWallHeight, half_wall});
-    scene.addMeshNode(outer, std::move(south), at({half_x, 0.0, half_wall}));
-    Mesh north = makeMesh("wall_outer_north", "wall");
-    appendBox(north, {-half_x, 0.0, -half_wall}, {half_x, kOuterWallHeight, half_wall});
-    scene.addMeshNode(outer, std::move(north), at({half_x, 0.0, kFootprintZ - half_wall}));
-    Mesh west = makeMesh("wall_outer_west", "wall");
-    appendBox(west, {-half_wall, 0.0, -inner_half_z}, {half_wall, kOuterWallHeight, inner_half_z});
-    scene.addMeshNode(outer, std::move(west), at({half_wall, 0.0, half_z}));
-    Mesh east = makeMesh("wall_outer_east", "wall");
-    appendBox(east, {-half_wall, 0.0, -inner_half_z}, {half_wall, kOuterWallHeight, inner_half_z});
-    scene.addMeshNode(outer, std::move(east), at({kFootprintX - half_wall, 0.0, half_z}));
-  }
-
-  // Interior walls along Z: built along local +X and rotated +90 degrees about
-  // Y (local +X -> world -Z), so the node sits at the wall's north end.
-  const double z_wall_length = kFootprintZ - 2.0 * kWallThickness;
-  const double north_inner_z = kFootprintZ - kWallThickness;
-
-  // room_a: west room (x 0.2..9.9), back part under the balcony.
-  {
-    const int room_a = scene.addGroup(level, "room_a", at(kRoomAOrigin));
-    Mesh wall = makeMesh("wall_room_a_east", "wall");
-    appendWallWithDoorway(wall, z_wall_length, kStoreyWallHeight, kWallThickness,
-                          north_inner_z - kDoorAbZ, kDoorWidth, kDoorHeight);
-    scene.addMeshNode(room_a, std::move(wall),
-                      atRotated(Vec3{kWallAbX, 0.0, north_inner_z} - kRoomAOrigin, kRotateY90));
-    scene.addMeshNode(room_a, makeCrate("crate_3"),
-                      atRotated(Vec3{2.5, 0.0, 15.0} - kRoomAOrigin, kRotateY45));
-  }
-
-  // room_b: middle room (x 10.1..19.9); its west part is under the balcony.
-  {
-    const int room_b = scene.addGroup(level, "room_b", at(kRoomBOrigin));
-    Mesh wall = makeMesh("wall_room_b_east", "wall");
-    appendWallWithDoorway(wall, z_wall_length, kStoreyWallHeight, kWallThickness,
-                          north_inner_z - kDoorBcZ, kDoorWidth, kDoorHeight);
-    scene.addMeshNode(room_b, std::move(wall),
-                      atRotated(Vec3{kWallBcX, 0.0, north_inner_z} - kRoomBOrigin, kRotateY90));
-    scene.addMeshNode(room_b, makeCrate("crate_1"), at(Vec3{14.0, 0.0, 3.0} - kRoomBOrigin));
-    scene.addMeshNode(room_b, makeCrate("crate_2"), at(Vec3{13.0, 0.0, 14.0} - kRoomBOrigin));
-  }
-
-  // room_c: south-east room with the water pool; its north wall has a doorway
-  // into room_d.
-  {
-    const int room_c = scene.addGroup(level, "room_c", at(kRoomCOrigin));
-    const double wall_start_x = kWallBcX + half_wall;
-    const double wall_length = kFootprintX - kWallThickness - wall_start_x;
-    Mesh wall = makeMesh("wall_room_c_north", "wall");
-    appendWallWithDoorway(wall, wall_length, kStoreyWallHeight, kWallThickness,
-                          kDoorCdX - wall_start_x, kDoorWidth, kDoorHeight);
-    scene.addMeshNode(room_c, std::move(wall), at(Vec3{wall_start_x, 0.0, kWallCdZ} - kRoomCOrigin));
-
-    Mesh pool = makeMesh("water_pool", "water");
-    appendBox(pool, {-0.5 * kPoolSizeX, 0.0, -0.5 * kPoolSizeZ},
-              {0.5 * kPoolSizeX, kWaterTop, 0.5 * kPoolSizeZ});
-    scene.addMeshNode(room_c, std::move(pool), at(kPoolCenter - kRoomCOrigin));
-  }
-
-  // room_d: north-east room with stairs up to a 1.0 m platform.
-  {
-    const int room_d = scene.addGroup(level, "room_d", at(kRoomDOrigin));
-    Mesh stairs = makeMesh("stairs", "floor");
-    for (int i = 0; i < kStepCount; ++i) {
-      appendBox(stairs, {kStepRun * i, 0.0, 0.0},
-                {kStepRun * (i + 1), kStepRise * (i + 1), kStairsWidth});
+    // Ground slab, top at Y=0, defined around its centre.
+    {
+        Mesh mesh = makeMesh("floor_ground", "floor");
+        appendBox(mesh, {-half_x, -kSlabThickness, -half_z}, {half_x, 0.0, half_z});
+        scene.addMeshNode(level, std::move(mesh), at({half_x, 0.0, half_z}));
     }
-    scene.addMeshNode(room_d, std::move(stairs),
-                      at(Vec3{kStairsStartX, 0.0, kStairsMinZ} - kRoomDOrigin));
 
-    const double platform_min_x = kStairsStartX + kStepRun * kStepCount;
-    const double platform_size_x = kFootprintX - kWallThickness - platform_min_x;
-    Mesh platform = makeMesh("stairs_platform", "floor");
-    appendBox(platform, {0.0, 0.0, 0.0}, {platform_size_x, kPlatformHeight, kPlatformDepthZ});
-    scene.addMeshNode(room_d, std::move(platform),
-                      at(Vec3{platform_min_x, 0.0, kPlatformMinZ} - kRoomDOrigin));
-  }
+    // Outer walls inside the footprint, each defined around its own centre line.
+    {
+        const int outer = scene.addGroup(level, "outer_walls");
+        const double inner_half_z = half_z - kWallThickness;
+        Mesh south = makeMesh("wall_outer_south", "wall");
+        appendBox(south, {-half_x, 0.0, -half_wall}, {half_x, kOuterWallHeight, half_wall});
+        scene.addMeshNode(outer, std::move(south), at({half_x, 0.0, half_wall}));
+        Mesh north = makeMesh("wall_outer_north", "wall");
+        appendBox(north, {-half_x, 0.0, -half_wall}, {half_x, kOuterWallHeight, half_wall});
+        scene.addMeshNode(outer, std::move(north), at({half_x, 0.0, kFootprintZ - half_wall}));
+        Mesh west = makeMesh("wall_outer_west", "wall");
+        appendBox(west, {-half_wall, 0.0, -inner_half_z},
+                  {half_wall, kOuterWallHeight, inner_half_z});
+        scene.addMeshNode(outer, std::move(west), at({half_wall, 0.0, half_z}));
+        Mesh east = makeMesh("wall_outer_east", "wall");
+        appendBox(east, {-half_wall, 0.0, -inner_half_z},
+                  {half_wall, kOuterWallHeight, inner_half_z});
+        scene.addMeshNode(outer, std::move(east), at({kFootprintX - half_wall, 0.0, half_z}));
+    }
 
-  // Upper floor: node at (0, 3.0, balcony south edge); slab top is local y=0.
-  {
-    const Vec3 origin{0.0, kUpperFloorTop, kUpperMinZ};
-    const int upper = scene.addGroup(level, "upper_floor", at(origin));
-    const double depth = kUpperMaxZ - kUpperMinZ;
-    Mesh slab = makeMesh("floor_upper", "floor");
-    appendBox(slab, {kUpperMinX, -kSlabThickness, 0.0}, {kUpperMaxX, 0.0, depth});
-    scene.addMeshNode(upper, std::move(slab));
+    // Interior walls along Z: built along local +X and rotated +90 degrees about
+    // Y (local +X -> world -Z), so the node sits at the wall's north end.
+    const double z_wall_length = kFootprintZ - 2.0 * kWallThickness;
+    const double north_inner_z = kFootprintZ - kWallThickness;
 
-    // Railing on the open south and east edges, with a gap where the ramp lands.
-    const double ramp_min_x = kRampCenterX - 0.5 * kRampWidth;
-    const double ramp_max_x = kRampCenterX + 0.5 * kRampWidth;
-    Mesh rail_sw = makeMesh("railing_upper_south_west", "wall");
-    appendBox(rail_sw, {kUpperMinX, 0.0, 0.0}, {ramp_min_x, kRailingHeight, kRailingThickness});
-    scene.addMeshNode(upper, std::move(rail_sw));
-    Mesh rail_se = makeMesh("railing_upper_south_east", "wall");
-    appendBox(rail_se, {ramp_max_x, 0.0, 0.0}, {kUpperMaxX, kRailingHeight, kRailingThickness});
-    scene.addMeshNode(upper, std::move(rail_se));
-    Mesh rail_e = makeMesh("railing_upper_east", "wall");
-    appendBox(rail_e, {kUpperMaxX - kRailingThickness, 0.0, kRailingThickness},
-              {kUpperMaxX, kRailingHeight, depth});
-    scene.addMeshNode(upper, std::move(rail_e));
-  }
+    // room_a: west room (x 0.2..9.9), back part under the balcony.
+    {
+        const int room_a = scene.addGroup(level, "room_a", at(kRoomAOrigin));
+        Mesh wall = makeMesh("wall_room_a_east", "wall");
+        appendWallWithDoorway(wall, z_wall_length, kStoreyWallHeight, kWallThickness,
+                              north_inner_z - kDoorAbZ, kDoorWidth, kDoorHeight);
+        scene.addMeshNode(room_a, std::move(wall),
+                          atRotated(Vec3{kWallAbX, 0.0, north_inner_z} - kRoomAOrigin, kRotateY90));
+        scene.addMeshNode(room_a, makeCrate("crate_3"),
+                          atRotated(Vec3{2.5, 0.0, 15.0} - kRoomAOrigin, kRotateY45));
+    }
 
-  // Ramp: node at the top edge's centre (world (5, 0, 8)); wedge extends back
-  // along -Z so its top edge is exactly at the slab's south edge and top.
-  {
-    Mesh ramp = makeMesh("ramp", "ramp");
-    appendWedgeRisingZ(ramp, -0.5 * kRampWidth, 0.5 * kRampWidth, -kRampRun, 0.0, 0.0,
-                       kUpperFloorTop);
-    scene.addMeshNode(level, std::move(ramp), at({kRampCenterX, 0.0, kUpperMinZ}));
-  }
+    // room_b: middle room (x 10.1..19.9); its west part is under the balcony.
+    {
+        const int room_b = scene.addGroup(level, "room_b", at(kRoomBOrigin));
+        Mesh wall = makeMesh("wall_room_b_east", "wall");
+        appendWallWithDoorway(wall, z_wall_length, kStoreyWallHeight, kWallThickness,
+                              north_inner_z - kDoorBcZ, kDoorWidth, kDoorHeight);
+        scene.addMeshNode(room_b, std::move(wall),
+                          atRotated(Vec3{kWallBcX, 0.0, north_inner_z} - kRoomBOrigin, kRotateY90));
+        scene.addMeshNode(room_b, makeCrate("crate_1"), at(Vec3{14.0, 0.0, 3.0} - kRoomBOrigin));
+        scene.addMeshNode(room_b, makeCrate("crate_2"), at(Vec3{13.0, 0.0, 14.0} - kRoomBOrigin));
+    }
 
-  return scene;
+    // room_c: south-east room with the water pool; its north wall has a doorway
+    // into room_d.
+    {
+        const int room_c = scene.addGroup(level, "room_c", at(kRoomCOrigin));
+        const double wall_start_x = kWallBcX + half_wall;
+        const double wall_length = kFootprintX - kWallThickness - wall_start_x;
+        Mesh wall = makeMesh("wall_room_c_north", "wall");
+        appendWallWithDoorway(wall, wall_length, kStoreyWallHeight, kWallThickness,
+                              kDoorCdX - wall_start_x, kDoorWidth, kDoorHeight);
+        scene.addMeshNode(room_c, std::move(wall),
+                          at(Vec3{wall_start_x, 0.0, kWallCdZ} - kRoomCOrigin));
+
+        Mesh pool = makeMesh("water_pool", "water");
+        appendBox(pool, {-0.5 * kPoolSizeX, 0.0, -0.5 * kPoolSizeZ},
+                  {0.5 * kPoolSizeX, kWaterTop, 0.5 * kPoolSizeZ});
+        scene.addMeshNode(room_c, std::move(pool), at(kPoolCenter - kRoomCOrigin));
+    }
+
+    // room_d: north-east room with stairs up to a 1.0 m platform.
+    {
+        const int room_d = scene.addGroup(level, "room_d", at(kRoomDOrigin));
+        Mesh stairs = makeMesh("stairs", "floor");
+        for (int i = 0; i < kStepCount; ++i) {
+            appendBox(stairs, {kStepRun * i, 0.0, 0.0},
+                      {kStepRun * (i + 1), kStepRise * (i + 1), kStairsWidth});
+        }
+        scene.addMeshNode(room_d, std::move(stairs),
+                          at(Vec3{kStairsStartX, 0.0, kStairsMinZ} - kRoomDOrigin));
+
+        const double platform_min_x = kStairsStartX + kStepRun * kStepCount;
+        const double platform_size_x = kFootprintX - kWallThickness - platform_min_x;
+        Mesh platform = makeMesh("stairs_platform", "floor");
+        appendBox(platform, {0.0, 0.0, 0.0}, {platform_size_x, kPlatformHeight, kPlatformDepthZ});
+        scene.addMeshNode(room_d, std::move(platform),
+                          at(Vec3{platform_min_x, 0.0, kPlatformMinZ} - kRoomDOrigin));
+    }
+
+    // Upper floor: node at (0, 3.0, balcony south edge); slab top is local y=0.
+    {
+        const Vec3 origin{0.0, kUpperFloorTop, kUpperMinZ};
+        const int upper = scene.addGroup(level, "upper_floor", at(origin));
+        const double depth = kUpperMaxZ - kUpperMinZ;
+        Mesh slab = makeMesh("floor_upper", "floor");
+        appendBox(slab, {kUpperMinX, -kSlabThickness, 0.0}, {kUpperMaxX, 0.0, depth});
+        scene.addMeshNode(upper, std::move(slab));
+
+        // Railing on the open south and east edges, with a gap where the ramp lands.
+        const double ramp_min_x = kRampCenterX - 0.5 * kRampWidth;
+        const double ramp_max_x = kRampCenterX + 0.5 * kRampWidth;
+        Mesh rail_sw = makeMesh("railing_upper_south_west", "wall");
+        appendBox(rail_sw, {kUpperMinX, 0.0, 0.0}, {ramp_min_x, kRailingHeight, kRailingThickness});
+        scene.addMeshNode(upper, std::move(rail_sw));
+        Mesh rail_se = makeMesh("railing_upper_south_east", "wall");
+        appendBox(rail_se, {ramp_max_x, 0.0, 0.0}, {kUpperMaxX, kRailingHeight, kRailingThickness});
+        scene.addMeshNode(upper, std::move(rail_se));
+        Mesh rail_e = makeMesh("railing_upper_east", "wall");
+        appendBox(rail_e, {kUpperMaxX - kRailingThickness, 0.0, kRailingThickness},
+                  {kUpperMaxX, kRailingHeight, depth});
+        scene.addMeshNode(upper, std::move(rail_e));
+    }
+
+    // Ramp: node at the top edge's centre (world (5, 0, 8)); wedge extends back
+    // along -Z so its top edge is exactly at the slab's south edge and top.
+    {
+        Mesh ramp = makeMesh("ramp", "ramp");
+        appendWedgeRisingZ(ramp, -0.5 * kRampWidth, 0.5 * kRampWidth, -kRampRun, 0.0, 0.0,
+                           kUpperFloorTop);
+        scene.addMeshNode(level, std::move(ramp), at({kRampCenterX, 0.0, kUpperMinZ}));
+    }
+
+    return scene;
 }
 
 // ----------------------------------------------------------------------------
@@ -481,80 +488,81 @@ constexpr int kGlTriangles = 4;
 double roundTo4(double value) { return std::round(value * 10000.0) / 10000.0; }
 
 int materialIndex(const std::string& name) {
-  for (std::size_t i = 0; i < kGltfMaterialNames.size(); ++i) {
-    if (name == kGltfMaterialNames[i]) {
-      return static_cast<int>(i);
+    for (std::size_t i = 0; i < kGltfMaterialNames.size(); ++i) {
+        if (name == kGltfMaterialNames[i]) {
+            return static_cast<int>(i);
+        }
     }
-  }
-  throw std::runtime_error("unknown material: " + name);
+    throw std::runtime_error("unknown material: " + name);
 }
 
 std::vector<std::uint8_t> encodeGlb(const Scene& scene) {
-  using Json = nlohmann::ordered_json;
-  nav::GltfWriter writer;
-  Json meshes = Json::array();
+    using Json = nlohmann::ordered_json;
+    nav::GltfWriter writer;
+    Json meshes = Json::array();
 
-  for (const Mesh& mesh : scene.meshes()) {
-    // POSITION (float32 VEC3, with exact float min/max) and indices (uint32 SCALAR).
-    std::vector<float> positions;
-    positions.reserve(mesh.positions.size() * 3);
-    for (const Vec3& p : mesh.positions) {
-      positions.push_back(static_cast<float>(p.x));
-      positions.push_back(static_cast<float>(p.y));
-      positions.push_back(static_cast<float>(p.z));
+    for (const Mesh& mesh : scene.meshes()) {
+        // POSITION (float32 VEC3, with exact float min/max) and indices (uint32 SCALAR).
+        std::vector<float> positions;
+        positions.reserve(mesh.positions.size() * 3);
+        for (const Vec3& p : mesh.positions) {
+            positions.push_back(static_cast<float>(p.x));
+            positions.push_back(static_cast<float>(p.y));
+            positions.push_back(static_cast<float>(p.z));
+        }
+        const std::size_t position_accessor = writer.addPositions(positions);
+        const std::size_t index_accessor = writer.addIndices(mesh.indices);
+        Json primitive{{"attributes", Json{{"POSITION", position_accessor}}},
+                       {"indices", index_accessor},
+                       {"material", materialIndex(mesh.material)},
+                       {"mode", kGlTriangles}};
+        meshes.push_back(Json{{"name", mesh.name}, {"primitives", Json::array({primitive})}});
     }
-    const std::size_t position_accessor = writer.addPositions(positions);
-    const std::size_t index_accessor = writer.addIndices(mesh.indices);
-    Json primitive{{"attributes", Json{{"POSITION", position_accessor}}},
-                   {"indices", index_accessor},
-                   {"material", materialIndex(mesh.material)},
-                   {"mode", kGlTriangles}};
-    meshes.push_back(Json{{"name", mesh.name}, {"primitives", Json::array({primitive})}});
-  }
 
-  Json nodes = Json::array();
-  for (const Node& node : scene.nodes()) {
-    Json entry{{"name", node.name}};
-    if (!node.children.empty()) entry["children"] = node.children;
-    if (node.mesh_index >= 0) entry["mesh"] = node.mesh_index;
-    if (node.placement.rotation) {
-      const Quat& q = *node.placement.rotation;
-      entry["rotation"] = {q.x, q.y, q.z, q.w};
+    Json nodes = Json::array();
+    for (const Node& node : scene.nodes()) {
+        Json entry{{"name", node.name}};
+        if (!node.children.empty()) entry["children"] = node.children;
+        if (node.mesh_index >= 0) entry["mesh"] = node.mesh_index;
+        if (node.placement.rotation) {
+            const Quat& q = *node.placement.rotation;
+            entry["rotation"] = {q.x, q.y, q.z, q.w};
+        }
+        if (node.placement.translation) {
+            // Rounded to 0.1 mm so the JSON shows clean decimals (layout is on a 5 cm grid).
+            const Vec3& t = *node.placement.translation;
+            entry["translation"] = {roundTo4(t.x), roundTo4(t.y), roundTo4(t.z)};
+        }
+        nodes.push_back(std::move(entry));
     }
-    if (node.placement.translation) {
-      // Rounded to 0.1 mm so the JSON shows clean decimals (layout is on a 5 cm grid).
-      const Vec3& t = *node.placement.translation;
-      entry["translation"] = {roundTo4(t.x), roundTo4(t.y), roundTo4(t.z)};
+
+    Json materials = Json::array();
+    for (std::size_t i = 0; i < kGltfMaterialNames.size(); ++i) {
+        const auto& c = kGltfMaterialColors[i];
+        materials.push_back(
+            Json{{"name", kGltfMaterialNames[i]},
+                 {"pbrMetallicRoughness", Json{{"baseColorFactor", {c[0], c[1], c[2], c[3]}},
+                                               {"metallicFactor", 0.0},
+                                               {"roughnessFactor", 0.9}}}});
     }
-    nodes.push_back(std::move(entry));
-  }
 
-  Json materials = Json::array();
-  for (std::size_t i = 0; i < kGltfMaterialNames.size(); ++i) {
-    const auto& c = kGltfMaterialColors[i];
-    materials.push_back(Json{{"name", kGltfMaterialNames[i]},
-                             {"pbrMetallicRoughness",
-                              Json{{"baseColorFactor", {c[0], c[1], c[2], c[3]}},
-                                   {"metallicFactor", 0.0},
-                                   {"roughnessFactor", 0.9}}}});
-  }
-
-  Json gltf{{"asset", Json{{"version", "2.0"}, {"generator", "navbake levelgen"}}},
-            {"scene", 0},
-            {"scenes", Json::array({Json{{"name", "indoor_two_floors"}, {"nodes", Json::array({0})}}})},
-            {"nodes", std::move(nodes)},
-            {"meshes", std::move(meshes)},
-            {"materials", std::move(materials)}};
-  return writer.finish(std::move(gltf));
+    Json gltf{
+        {"asset", Json{{"version", "2.0"}, {"generator", "navbake levelgen"}}},
+        {"scene", 0},
+        {"scenes", Json::array({Json{{"name", "indoor_two_floors"}, {"nodes", Json::array({0})}}})},
+        {"nodes", std::move(nodes)},
+        {"meshes", std::move(meshes)},
+        {"materials", std::move(materials)}};
+    return writer.finish(std::move(gltf));
 }
 
 // ----------------------------------------------------------------------------
 // Terrain
 // ----------------------------------------------------------------------------
 
-constexpr int kTerrainCells = 60;           // 61 x 61 vertices
+constexpr int kTerrainCells = 60;  // 61 x 61 vertices
 constexpr double kTerrainSpacing = 1.0;
-constexpr double kTerrainMin = -30.0;       // X and Z span [-30, 30]
+constexpr double kTerrainMin = -30.0;  // X and Z span [-30, 30]
 
 // Steep mound (flat-topped, ~3 m high, rising over 2 m).
 constexpr double kMoundX = 14.0;
@@ -579,71 +587,73 @@ constexpr double kPondWaterY = -0.85;
 
 // Integer mixing hash (own construction: multiply / xor-shift rounds).
 std::uint32_t mixBits(std::uint32_t value) {
-  value ^= value >> 15;
-  value *= 0x2C1B3C6Du;
-  value ^= value >> 12;
-  value *= 0x297A2D39u;
-  value ^= value >> 15;
-  return value;
+    value ^= value >> 15;
+    value *= 0x2C1B3C6Du;
+    value ^= value >> 12;
+    value *= 0x297A2D39u;
+    value ^= value >> 15;
+    return value;
 }
 
 // Deterministic lattice value in [-1, 1].
 double latticeValue(int ix, int iz, std::uint32_t seed) {
-  std::uint32_t h = mixBits(seed ^ 0x9E3779B9u);
-  h = mixBits(h ^ static_cast<std::uint32_t>(ix));
-  h = mixBits(h + 0x632BE5ABu * static_cast<std::uint32_t>(iz));
-  return static_cast<double>(h >> 8) * (2.0 / 16777216.0) - 1.0;
+    std::uint32_t h = mixBits(seed ^ 0x9E3779B9u);
+    h = mixBits(h ^ static_cast<std::uint32_t>(ix));
+    h = mixBits(h + 0x632BE5ABu * static_cast<std::uint32_t>(iz));
+    return static_cast<double>(h >> 8) * (2.0 / 16777216.0) - 1.0;
 }
 
 double quinticFade(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
 
 // Smooth value noise on a square lattice with spacing `cell`.
 double valueNoise(double x, double z, double cell, std::uint32_t seed) {
-  const double fx = x / cell;
-  const double fz = z / cell;
-  const double gx = std::floor(fx);
-  const double gz = std::floor(fz);
-  const int ix = static_cast<int>(gx);
-  const int iz = static_cast<int>(gz);
-  const double tx = quinticFade(fx - gx);
-  const double tz = quinticFade(fz - gz);
-  const double v00 = latticeValue(ix, iz, seed);
-  const double v10 = latticeValue(ix + 1, iz, seed);
-  const double v01 = latticeValue(ix, iz + 1, seed);
-  const double v11 = latticeValue(ix + 1, iz + 1, seed);
-  const double a = v00 + (v10 - v00) * tx;
-  const double b = v01 + (v11 - v01) * tx;
-  return a + (b - a) * tz;
+    const double fx = x / cell;
+    const double fz = z / cell;
+    const double gx = std::floor(fx);
+    const double gz = std::floor(fz);
+    const int ix = static_cast<int>(gx);
+    const int iz = static_cast<int>(gz);
+    const double tx = quinticFade(fx - gx);
+    const double tz = quinticFade(fz - gz);
+    const double v00 = latticeValue(ix, iz, seed);
+    const double v10 = latticeValue(ix + 1, iz, seed);
+    const double v01 = latticeValue(ix, iz + 1, seed);
+    const double v11 = latticeValue(ix + 1, iz + 1, seed);
+    const double a = v00 + (v10 - v00) * tx;
+    const double b = v01 + (v11 - v01) * tx;
+    return a + (b - a) * tz;
 }
 
 double distance2d(double x0, double z0, double x1, double z1) {
-  const double dx = x0 - x1;
-  const double dz = z0 - z1;
-  return std::sqrt(dx * dx + dz * dz);
+    const double dx = x0 - x1;
+    const double dz = z0 - z1;
+    return std::sqrt(dx * dx + dz * dz);
 }
 
 double terrainHeight(double x, double z) {
-  // Rolling hills: three octaves of value noise.
-  double h = 1.0 + 1.6 * valueNoise(x, z, 16.0, 11u) + 0.6 * valueNoise(x, z, 8.0, 23u) +
-             0.2 * valueNoise(x, z, 4.0, 37u);
-  // Steep, flat-topped mound.
-  h += kMoundHeight * smoothStep(kMoundFootRadius, kMoundTopRadius, distance2d(x, z, kMoundX, kMoundZ));
-  // Plateau: cliff on its west side, gentle ramp down to the south.
-  const double plateau = smoothStep(kCliffX - 0.6, kCliffX + 0.6, x) * smoothStep(2.0, 10.0, z);
-  const double plateau_height = kPlateauTop + 0.3 * valueNoise(x, z, 6.0, 41u);
-  h += (plateau_height - h) * plateau;
-  // Pond depression.
-  const double w = smoothStep(kPondOuterRadius, kPondInnerRadius, distance2d(x, z, kPondX, kPondZ));
-  return h * (1.0 - w) + kPondBottom * w;
+    // Rolling hills: three octaves of value noise.
+    double h = 1.0 + 1.6 * valueNoise(x, z, 16.0, 11u) + 0.6 * valueNoise(x, z, 8.0, 23u) +
+               0.2 * valueNoise(x, z, 4.0, 37u);
+    // Steep, flat-topped mound.
+    h += kMoundHeight *
+         smoothStep(kMoundFootRadius, kMoundTopRadius, distance2d(x, z, kMoundX, kMoundZ));
+    // Plateau: cliff on its west side, gentle ramp down to the south.
+    const double plateau = smoothStep(kCliffX - 0.6, kCliffX + 0.6, x) * smoothStep(2.0, 10.0, z);
+    const double plateau_height = kPlateauTop + 0.3 * valueNoise(x, z, 6.0, 41u);
+    h += (plateau_height - h) * plateau;
+    // Pond depression.
+    const double w =
+        smoothStep(kPondOuterRadius, kPondInnerRadius, distance2d(x, z, kPondX, kPondZ));
+    return h * (1.0 - w) + kPondBottom * w;
 }
 
 struct RockSpec {
-  const char* name;
-  double x;
-  double z;
-  Vec3 radii;
-  double cos_a;
-  double sin_a;
+    const char* name;
+    double x;
+    double z;
+    Vec3 radii;
+    double cos_a;
+    double sin_a;
 };
 
 constexpr std::array<RockSpec, 4> kRocks = {{
@@ -655,122 +665,124 @@ constexpr std::array<RockSpec, 4> kRocks = {{
 constexpr double kRockCenterLift = 0.2;  // centre above the ground at its XZ
 
 std::vector<Mesh> buildTerrain() {
-  std::vector<Mesh> meshes;
-  const int verts_per_row = kTerrainCells + 1;
-  auto gridX = [](int i) { return kTerrainMin + kTerrainSpacing * i; };
+    std::vector<Mesh> meshes;
+    const int verts_per_row = kTerrainCells + 1;
+    auto gridX = [](int i) { return kTerrainMin + kTerrainSpacing * i; };
 
-  std::vector<double> heights(static_cast<std::size_t>(verts_per_row * verts_per_row));
-  for (int j = 0; j < verts_per_row; ++j) {
-    for (int i = 0; i < verts_per_row; ++i) {
-      heights[static_cast<std::size_t>(j * verts_per_row + i)] = terrainHeight(gridX(i), gridX(j));
+    std::vector<double> heights(static_cast<std::size_t>(verts_per_row * verts_per_row));
+    for (int j = 0; j < verts_per_row; ++j) {
+        for (int i = 0; i < verts_per_row; ++i) {
+            heights[static_cast<std::size_t>(j * verts_per_row + i)] =
+                terrainHeight(gridX(i), gridX(j));
+        }
     }
-  }
-  auto heightAtGrid = [&](int i, int j) {
-    return heights[static_cast<std::size_t>(j * verts_per_row + i)];
-  };
+    auto heightAtGrid = [&](int i, int j) {
+        return heights[static_cast<std::size_t>(j * verts_per_row + i)];
+    };
 
-  // Ground: alternating diagonals, every triangle facing up (+Y).
-  Mesh ground = makeMesh("terrain_ground", "grass");
-  for (int j = 0; j < verts_per_row; ++j) {
-    for (int i = 0; i < verts_per_row; ++i) {
-      ground.addVertex({gridX(i), heightAtGrid(i, j), gridX(j)});
+    // Ground: alternating diagonals, every triangle facing up (+Y).
+    Mesh ground = makeMesh("terrain_ground", "grass");
+    for (int j = 0; j < verts_per_row; ++j) {
+        for (int i = 0; i < verts_per_row; ++i) {
+            ground.addVertex({gridX(i), heightAtGrid(i, j), gridX(j)});
+        }
     }
-  }
-  const Vec3 up{0.0, 1.0, 0.0};
-  for (int j = 0; j < kTerrainCells; ++j) {
-    for (int i = 0; i < kTerrainCells; ++i) {
-      const auto v00 = static_cast<std::uint32_t>(j * verts_per_row + i);
-      const std::uint32_t v10 = v00 + 1;
-      const auto v01 = static_cast<std::uint32_t>(v00 + verts_per_row);
-      const std::uint32_t v11 = v01 + 1;
-      if ((i + j) % 2 == 0) {
-        ground.addTriangle(v00, v10, v11, up);
-        ground.addTriangle(v00, v11, v01, up);
-      } else {
-        ground.addTriangle(v00, v10, v01, up);
-        ground.addTriangle(v10, v11, v01, up);
-      }
+    const Vec3 up{0.0, 1.0, 0.0};
+    for (int j = 0; j < kTerrainCells; ++j) {
+        for (int i = 0; i < kTerrainCells; ++i) {
+            const auto v00 = static_cast<std::uint32_t>(j * verts_per_row + i);
+            const std::uint32_t v10 = v00 + 1;
+            const auto v01 = static_cast<std::uint32_t>(v00 + verts_per_row);
+            const std::uint32_t v11 = v01 + 1;
+            if ((i + j) % 2 == 0) {
+                ground.addTriangle(v00, v10, v11, up);
+                ground.addTriangle(v00, v11, v01, up);
+            } else {
+                ground.addTriangle(v00, v10, v01, up);
+                ground.addTriangle(v10, v11, v01, up);
+            }
+        }
     }
-  }
-  meshes.push_back(std::move(ground));
+    meshes.push_back(std::move(ground));
 
-  // Rocks: stretched octahedra poking out of the ground.
-  for (const RockSpec& rock : kRocks) {
-    Mesh mesh = makeMesh(rock.name, "obstacle_rock");
-    const Vec3 center{rock.x, terrainHeight(rock.x, rock.z) + kRockCenterLift, rock.z};
-    appendOctahedron(mesh, center, rock.radii, rock.cos_a, rock.sin_a);
-    meshes.push_back(std::move(mesh));
-  }
+    // Rocks: stretched octahedra poking out of the ground.
+    for (const RockSpec& rock : kRocks) {
+        Mesh mesh = makeMesh(rock.name, "obstacle_rock");
+        const Vec3 center{rock.x, terrainHeight(rock.x, rock.z) + kRockCenterLift, rock.z};
+        appendOctahedron(mesh, center, rock.radii, rock.cos_a, rock.sin_a);
+        meshes.push_back(std::move(mesh));
+    }
 
-  // Pond: flat patch made of the grid cells near the pond centre whose
-  // corners all lie below the water surface.
-  Mesh pond = makeMesh("pond", "water");
-  std::vector<std::int64_t> pond_vertex(heights.size(), -1);
-  auto pondVertex = [&](int i, int j) {
-    const auto key = static_cast<std::size_t>(j * verts_per_row + i);
-    if (pond_vertex[key] < 0) {
-      pond_vertex[key] = pond.addVertex({gridX(i), kPondWaterY, gridX(j)});
+    // Pond: flat patch made of the grid cells near the pond centre whose
+    // corners all lie below the water surface.
+    Mesh pond = makeMesh("pond", "water");
+    std::vector<std::int64_t> pond_vertex(heights.size(), -1);
+    auto pondVertex = [&](int i, int j) {
+        const auto key = static_cast<std::size_t>(j * verts_per_row + i);
+        if (pond_vertex[key] < 0) {
+            pond_vertex[key] = pond.addVertex({gridX(i), kPondWaterY, gridX(j)});
+        }
+        return static_cast<std::uint32_t>(pond_vertex[key]);
+    };
+    for (int j = 0; j < kTerrainCells; ++j) {
+        for (int i = 0; i < kTerrainCells; ++i) {
+            const double cx = gridX(i) + 0.5 * kTerrainSpacing;
+            const double cz = gridX(j) + 0.5 * kTerrainSpacing;
+            if (distance2d(cx, cz, kPondX, kPondZ) > kPondOuterRadius) continue;
+            const double limit = kPondWaterY - 0.02;
+            if (heightAtGrid(i, j) >= limit || heightAtGrid(i + 1, j) >= limit ||
+                heightAtGrid(i, j + 1) >= limit || heightAtGrid(i + 1, j + 1) >= limit) {
+                continue;
+            }
+            pond.addQuad(pondVertex(i, j), pondVertex(i + 1, j), pondVertex(i + 1, j + 1),
+                         pondVertex(i, j + 1), up);
+        }
     }
-    return static_cast<std::uint32_t>(pond_vertex[key]);
-  };
-  for (int j = 0; j < kTerrainCells; ++j) {
-    for (int i = 0; i < kTerrainCells; ++i) {
-      const double cx = gridX(i) + 0.5 * kTerrainSpacing;
-      const double cz = gridX(j) + 0.5 * kTerrainSpacing;
-      if (distance2d(cx, cz, kPondX, kPondZ) > kPondOuterRadius) continue;
-      const double limit = kPondWaterY - 0.02;
-      if (heightAtGrid(i, j) >= limit || heightAtGrid(i + 1, j) >= limit ||
-          heightAtGrid(i, j + 1) >= limit || heightAtGrid(i + 1, j + 1) >= limit) {
-        continue;
-      }
-      pond.addQuad(pondVertex(i, j), pondVertex(i + 1, j), pondVertex(i + 1, j + 1),
-                   pondVertex(i, j + 1), up);
-    }
-  }
-  meshes.push_back(std::move(pond));
-  return meshes;
+    meshes.push_back(std::move(pond));
+    return meshes;
 }
 
 // Fixed-format number: "%.4f", with negative zero normalised.
 std::string formatNumber(double value) {
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.4f", value);
-  std::string result(text);
-  if (result == "-0.0000") result = "0.0000";
-  return result;
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.4f", value);
+    std::string result(text);
+    if (result == "-0.0000") result = "0.0000";
+    return result;
 }
 
 std::string encodeObj(const std::vector<Mesh>& meshes, const std::string& mtl_name) {
-  std::string out;
-  out += "# navbake levelgen: outdoor terrain (Y up, metres)\n";
-  out += "mtllib " + mtl_name + "\n";
-  std::size_t vertex_base = 1;
-  for (const Mesh& mesh : meshes) {
-    out += "o " + mesh.name + "\n";
-    out += "usemtl " + mesh.material + "\n";
-    for (const Vec3& p : mesh.positions) {
-      out += "v " + formatNumber(p.x) + " " + formatNumber(p.y) + " " + formatNumber(p.z) + "\n";
+    std::string out;
+    out += "# navbake levelgen: outdoor terrain (Y up, metres)\n";
+    out += "mtllib " + mtl_name + "\n";
+    std::size_t vertex_base = 1;
+    for (const Mesh& mesh : meshes) {
+        out += "o " + mesh.name + "\n";
+        out += "usemtl " + mesh.material + "\n";
+        for (const Vec3& p : mesh.positions) {
+            out +=
+                "v " + formatNumber(p.x) + " " + formatNumber(p.y) + " " + formatNumber(p.z) + "\n";
+        }
+        for (std::size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
+            out += "f " + std::to_string(vertex_base + mesh.indices[t]) + " " +
+                   std::to_string(vertex_base + mesh.indices[t + 1]) + " " +
+                   std::to_string(vertex_base + mesh.indices[t + 2]) + "\n";
+        }
+        vertex_base += mesh.positions.size();
     }
-    for (std::size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
-      out += "f " + std::to_string(vertex_base + mesh.indices[t]) + " " +
-             std::to_string(vertex_base + mesh.indices[t + 1]) + " " +
-             std::to_string(vertex_base + mesh.indices[t + 2]) + "\n";
-    }
-    vertex_base += mesh.positions.size();
-  }
-  return out;
+    return out;
 }
 
 std::string encodeMtl() {
-  return "# navbake levelgen: terrain materials\n"
-         "newmtl grass\n"
-         "Kd 0.3500 0.5500 0.2500\n"
-         "\n"
-         "newmtl obstacle_rock\n"
-         "Kd 0.4500 0.4300 0.4000\n"
-         "\n"
-         "newmtl water\n"
-         "Kd 0.2000 0.4000 0.8000\n";
+    return "# navbake levelgen: terrain materials\n"
+           "newmtl grass\n"
+           "Kd 0.3500 0.5500 0.2500\n"
+           "\n"
+           "newmtl obstacle_rock\n"
+           "Kd 0.4500 0.4300 0.4000\n"
+           "\n"
+           "newmtl water\n"
+           "Kd 0.2000 0.4000 0.8000\n";
 }
 
 // ----------------------------------------------------------------------------
@@ -789,16 +801,16 @@ std::string encodeMtl() {
 //   any of the 26 neighbours when every voxel of the box the two voxels span is
 //   free; cost 1, sqrt(2) or sqrt(3).
 
-constexpr int kMazeCells = 10;                                   // cells per side
-constexpr int kMazeCorridor = 3;                                 // cell interior [voxels]
-constexpr int kMazePitch = kMazeCorridor + 1;                    // cell + one wall
-constexpr int kMazeSide = kMazeCells * kMazePitch + 1;           // 41 voxels (X and Z)
+constexpr int kMazeCells = 10;                          // cells per side
+constexpr int kMazeCorridor = 3;                        // cell interior [voxels]
+constexpr int kMazePitch = kMazeCorridor + 1;           // cell + one wall
+constexpr int kMazeSide = kMazeCells * kMazePitch + 1;  // 41 voxels (X and Z)
 constexpr int kMazeStoreys = 3;
-constexpr int kMazeHeadroom = 7;                                 // air voxels per storey
+constexpr int kMazeHeadroom = 7;                                     // air voxels per storey
 constexpr int kMazeHeight = kMazeStoreys * (kMazeHeadroom + 1) + 1;  // 25 voxels
 constexpr int kMazeShaftsPerSlab = 2;
-constexpr int kMazeExtraOpenings = 6;                            // loops per storey
-constexpr int kMazeSealedCellX = 6;                              // bottom storey
+constexpr int kMazeExtraOpenings = 6;  // loops per storey
+constexpr int kMazeSealedCellX = 6;    // bottom storey
 constexpr int kMazeSealedCellZ = 3;
 constexpr int kMazeScenarios = 100;
 constexpr std::uint64_t kMazeSeed = 0x6D617A6533640001ull;
@@ -806,323 +818,330 @@ constexpr std::uint64_t kMazeSeed = 0x6D617A6533640001ull;
 // Own PRNG: 64-bit LCG (Knuth's MMIX constants) with an xor-shift/multiply
 // output mix; only its exact integer arithmetic matters for reproducibility.
 class MazeRandom {
- public:
-  explicit MazeRandom(std::uint64_t seed) : state_(seed) {}
-  std::uint32_t next() {
-    state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
-    std::uint64_t x = state_;
-    x ^= x >> 29;
-    x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 32;
-    return static_cast<std::uint32_t>(x);
-  }
-  // Uniform enough in [0, n) for n far below 2^32.
-  std::uint32_t below(std::uint32_t n) { return next() % n; }
+public:
+    explicit MazeRandom(std::uint64_t seed) : state_(seed) {}
+    std::uint32_t next() {
+        state_ = state_ * 6364136223846793005ull + 1442695040888963407ull;
+        std::uint64_t x = state_;
+        x ^= x >> 29;
+        x *= 0xBF58476D1CE4E5B9ull;
+        x ^= x >> 32;
+        return static_cast<std::uint32_t>(x);
+    }
+    // Uniform enough in [0, n) for n far below 2^32.
+    std::uint32_t below(std::uint32_t n) { return next() % n; }
 
- private:
-  std::uint64_t state_;
+private:
+    std::uint64_t state_;
 };
 
 struct VoxelVolume {
-  int size_x = 0;
-  int size_y = 0;
-  int size_z = 0;
-  std::vector<std::uint8_t> blocked;  // index (y * size_z + z) * size_x + x
+    int size_x = 0;
+    int size_y = 0;
+    int size_z = 0;
+    std::vector<std::uint8_t> blocked;  // index (y * size_z + z) * size_x + x
 
-  std::size_t index(int x, int y, int z) const {
-    return (static_cast<std::size_t>(y) * size_z + z) * size_x + x;
-  }
-  bool inside(int x, int y, int z) const {
-    return x >= 0 && y >= 0 && z >= 0 && x < size_x && y < size_y && z < size_z;
-  }
-  bool isFree(int x, int y, int z) const { return inside(x, y, z) && blocked[index(x, y, z)] == 0; }
-  void fill(int x0, int x1, int y0, int y1, int z0, int z1, std::uint8_t value) {
-    for (int y = y0; y < y1; ++y)
-      for (int z = z0; z < z1; ++z)
-        for (int x = x0; x < x1; ++x) blocked[index(x, y, z)] = value;
-  }
+    std::size_t index(int x, int y, int z) const {
+        return (static_cast<std::size_t>(y) * size_z + z) * size_x + x;
+    }
+    bool inside(int x, int y, int z) const {
+        return x >= 0 && y >= 0 && z >= 0 && x < size_x && y < size_y && z < size_z;
+    }
+    bool isFree(int x, int y, int z) const {
+        return inside(x, y, z) && blocked[index(x, y, z)] == 0;
+    }
+    void fill(int x0, int x1, int y0, int y1, int z0, int z1, std::uint8_t value) {
+        for (int y = y0; y < y1; ++y)
+            for (int z = z0; z < z1; ++z)
+                for (int x = x0; x < x1; ++x) blocked[index(x, y, z)] = value;
+    }
 };
 
 // One storey's 2D maze: which walls between neighbouring cells are open.
 struct Maze2D {
-  std::vector<std::uint8_t> open_east;   // cell (i, j) <-> (i + 1, j)
-  std::vector<std::uint8_t> open_south;  // cell (i, j) <-> (i, j + 1)
+    std::vector<std::uint8_t> open_east;   // cell (i, j) <-> (i + 1, j)
+    std::vector<std::uint8_t> open_south;  // cell (i, j) <-> (i, j + 1)
 };
 
 Maze2D carveMaze(MazeRandom& random, bool seal_cell) {
-  const int n = kMazeCells;
-  Maze2D maze;
-  maze.open_east.assign(static_cast<std::size_t>(n * n), 0);
-  maze.open_south.assign(static_cast<std::size_t>(n * n), 0);
-  std::vector<std::uint8_t> visited(static_cast<std::size_t>(n * n), 0);
-  const int sealed = kMazeSealedCellZ * n + kMazeSealedCellX;
-  if (seal_cell) visited[static_cast<std::size_t>(sealed)] = 1;
-  // Iterative depth-first carving from cell (0, 0).
-  std::vector<int> stack{0};
-  visited[0] = 1;
-  while (!stack.empty()) {
-    const int cell = stack.back();
-    const int i = cell % n;
-    const int j = cell / n;
-    int candidates[4];
-    int count = 0;
-    if (i + 1 < n && !visited[static_cast<std::size_t>(cell + 1)]) candidates[count++] = cell + 1;
-    if (i > 0 && !visited[static_cast<std::size_t>(cell - 1)]) candidates[count++] = cell - 1;
-    if (j + 1 < n && !visited[static_cast<std::size_t>(cell + n)]) candidates[count++] = cell + n;
-    if (j > 0 && !visited[static_cast<std::size_t>(cell - n)]) candidates[count++] = cell - n;
-    if (count == 0) {
-      stack.pop_back();
-      continue;
+    const int n = kMazeCells;
+    Maze2D maze;
+    maze.open_east.assign(static_cast<std::size_t>(n * n), 0);
+    maze.open_south.assign(static_cast<std::size_t>(n * n), 0);
+    std::vector<std::uint8_t> visited(static_cast<std::size_t>(n * n), 0);
+    const int sealed = kMazeSealedCellZ * n + kMazeSealedCellX;
+    if (seal_cell) visited[static_cast<std::size_t>(sealed)] = 1;
+    // Iterative depth-first carving from cell (0, 0).
+    std::vector<int> stack{0};
+    visited[0] = 1;
+    while (!stack.empty()) {
+        const int cell = stack.back();
+        const int i = cell % n;
+        const int j = cell / n;
+        int candidates[4];
+        int count = 0;
+        if (i + 1 < n && !visited[static_cast<std::size_t>(cell + 1)])
+            candidates[count++] = cell + 1;
+        if (i > 0 && !visited[static_cast<std::size_t>(cell - 1)]) candidates[count++] = cell - 1;
+        if (j + 1 < n && !visited[static_cast<std::size_t>(cell + n)])
+            candidates[count++] = cell + n;
+        if (j > 0 && !visited[static_cast<std::size_t>(cell - n)]) candidates[count++] = cell - n;
+        if (count == 0) {
+            stack.pop_back();
+            continue;
+        }
+        const int next = candidates[random.below(static_cast<std::uint32_t>(count))];
+        if (next == cell + 1) maze.open_east[static_cast<std::size_t>(cell)] = 1;
+        if (next == cell - 1) maze.open_east[static_cast<std::size_t>(next)] = 1;
+        if (next == cell + n) maze.open_south[static_cast<std::size_t>(cell)] = 1;
+        if (next == cell - n) maze.open_south[static_cast<std::size_t>(next)] = 1;
+        visited[static_cast<std::size_t>(next)] = 1;
+        stack.push_back(next);
     }
-    const int next = candidates[random.below(static_cast<std::uint32_t>(count))];
-    if (next == cell + 1) maze.open_east[static_cast<std::size_t>(cell)] = 1;
-    if (next == cell - 1) maze.open_east[static_cast<std::size_t>(next)] = 1;
-    if (next == cell + n) maze.open_south[static_cast<std::size_t>(cell)] = 1;
-    if (next == cell - n) maze.open_south[static_cast<std::size_t>(next)] = 1;
-    visited[static_cast<std::size_t>(next)] = 1;
-    stack.push_back(next);
-  }
-  // A few extra openings make loops (never into the sealed cell).
-  for (int k = 0; k < kMazeExtraOpenings;) {
-    const int cell = static_cast<int>(random.below(static_cast<std::uint32_t>(n * n)));
-    const bool east = (random.next() & 1u) != 0;
-    const int i = cell % n;
-    const int j = cell / n;
-    if (east ? i + 1 >= n : j + 1 >= n) continue;
-    const int other = east ? cell + 1 : cell + n;
-    if (seal_cell && (cell == sealed || other == sealed)) continue;
-    std::uint8_t& wall = (east ? maze.open_east : maze.open_south)[static_cast<std::size_t>(cell)];
-    if (wall) continue;
-    wall = 1;
-    ++k;
-  }
-  return maze;
+    // A few extra openings make loops (never into the sealed cell).
+    for (int k = 0; k < kMazeExtraOpenings;) {
+        const int cell = static_cast<int>(random.below(static_cast<std::uint32_t>(n * n)));
+        const bool east = (random.next() & 1u) != 0;
+        const int i = cell % n;
+        const int j = cell / n;
+        if (east ? i + 1 >= n : j + 1 >= n) continue;
+        const int other = east ? cell + 1 : cell + n;
+        if (seal_cell && (cell == sealed || other == sealed)) continue;
+        std::uint8_t& wall =
+            (east ? maze.open_east : maze.open_south)[static_cast<std::size_t>(cell)];
+        if (wall) continue;
+        wall = 1;
+        ++k;
+    }
+    return maze;
 }
 
 VoxelVolume buildMaze3d() {
-  VoxelVolume volume;
-  volume.size_x = kMazeSide;
-  volume.size_y = kMazeHeight;
-  volume.size_z = kMazeSide;
-  volume.blocked.assign(
-      static_cast<std::size_t>(volume.size_x) * volume.size_y * volume.size_z, 1);
-  MazeRandom random(kMazeSeed);
-  const int n = kMazeCells;
-  auto cellMin = [](int c) { return 1 + c * kMazePitch; };  // first interior voxel of a cell
-  for (int storey = 0; storey < kMazeStoreys; ++storey) {
-    const Maze2D maze = carveMaze(random, storey == 0);
-    const int y0 = 1 + storey * (kMazeHeadroom + 1);
-    const int y1 = y0 + kMazeHeadroom;
-    for (int j = 0; j < n; ++j) {
-      for (int i = 0; i < n; ++i) {
-        const int x = cellMin(i);
-        const int z = cellMin(j);
-        volume.fill(x, x + kMazeCorridor, y0, y1, z, z + kMazeCorridor, 0);
-        const auto cell = static_cast<std::size_t>(j * n + i);
-        if (maze.open_east[cell])  // the wall column x + 3, along the cell's Z extent
-          volume.fill(x + kMazeCorridor, x + kMazePitch, y0, y1, z, z + kMazeCorridor, 0);
-        if (maze.open_south[cell])
-          volume.fill(x, x + kMazeCorridor, y0, y1, z + kMazeCorridor, z + kMazePitch, 0);
-      }
+    VoxelVolume volume;
+    volume.size_x = kMazeSide;
+    volume.size_y = kMazeHeight;
+    volume.size_z = kMazeSide;
+    volume.blocked.assign(static_cast<std::size_t>(volume.size_x) * volume.size_y * volume.size_z,
+                          1);
+    MazeRandom random(kMazeSeed);
+    const int n = kMazeCells;
+    auto cellMin = [](int c) { return 1 + c * kMazePitch; };  // first interior voxel of a cell
+    for (int storey = 0; storey < kMazeStoreys; ++storey) {
+        const Maze2D maze = carveMaze(random, storey == 0);
+        const int y0 = 1 + storey * (kMazeHeadroom + 1);
+        const int y1 = y0 + kMazeHeadroom;
+        for (int j = 0; j < n; ++j) {
+            for (int i = 0; i < n; ++i) {
+                const int x = cellMin(i);
+                const int z = cellMin(j);
+                volume.fill(x, x + kMazeCorridor, y0, y1, z, z + kMazeCorridor, 0);
+                const auto cell = static_cast<std::size_t>(j * n + i);
+                if (maze.open_east[cell])  // the wall column x + 3, along the cell's Z extent
+                    volume.fill(x + kMazeCorridor, x + kMazePitch, y0, y1, z, z + kMazeCorridor, 0);
+                if (maze.open_south[cell])
+                    volume.fill(x, x + kMazeCorridor, y0, y1, z + kMazeCorridor, z + kMazePitch, 0);
+            }
+        }
     }
-  }
-  // Shafts: a cell's interior cut through the slab above a storey.
-  for (int slab = 0; slab + 1 < kMazeStoreys; ++slab) {
-    const int y = (slab + 1) * (kMazeHeadroom + 1);
-    for (int k = 0; k < kMazeShaftsPerSlab;) {
-      const int i = static_cast<int>(random.below(static_cast<std::uint32_t>(n)));
-      const int j = static_cast<int>(random.below(static_cast<std::uint32_t>(n)));
-      if (slab == 0 && i == kMazeSealedCellX && j == kMazeSealedCellZ) continue;
-      const int x = cellMin(i);
-      const int z = cellMin(j);
-      if (volume.isFree(x, y, z)) continue;  // already a shaft
-      volume.fill(x, x + kMazeCorridor, y, y + 1, z, z + kMazeCorridor, 0);
-      ++k;
+    // Shafts: a cell's interior cut through the slab above a storey.
+    for (int slab = 0; slab + 1 < kMazeStoreys; ++slab) {
+        const int y = (slab + 1) * (kMazeHeadroom + 1);
+        for (int k = 0; k < kMazeShaftsPerSlab;) {
+            const int i = static_cast<int>(random.below(static_cast<std::uint32_t>(n)));
+            const int j = static_cast<int>(random.below(static_cast<std::uint32_t>(n)));
+            if (slab == 0 && i == kMazeSealedCellX && j == kMazeSealedCellZ) continue;
+            const int x = cellMin(i);
+            const int z = cellMin(j);
+            if (volume.isFree(x, y, z)) continue;  // already a shaft
+            volume.fill(x, x + kMazeCorridor, y, y + 1, z, z + kMazeCorridor, 0);
+            ++k;
+        }
     }
-  }
-  return volume;
+    return volume;
 }
 
 // The 26 moves with the neighbourhood offsets each needs free (the box the
 // two voxels span, without the start) and its cost.
 struct MazeMove {
-  int dx, dy, dz;
-  double cost;
+    int dx, dy, dz;
+    double cost;
 };
 
 std::vector<MazeMove> mazeMoves() {
-  std::vector<MazeMove> moves;
-  for (int dy = -1; dy <= 1; ++dy)
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dx = -1; dx <= 1; ++dx) {
-        const int axes = (dx != 0) + (dy != 0) + (dz != 0);
-        if (axes == 0) continue;
-        moves.push_back({dx, dy, dz, std::sqrt(static_cast<double>(axes))});
-      }
-  return moves;
+    std::vector<MazeMove> moves;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const int axes = (dx != 0) + (dy != 0) + (dz != 0);
+                if (axes == 0) continue;
+                moves.push_back({dx, dy, dz, std::sqrt(static_cast<double>(axes))});
+            }
+    return moves;
 }
 
 bool moveAllowed(const VoxelVolume& v, int x, int y, int z, const MazeMove& m) {
-  for (int by = 0; by <= 1; ++by)
-    for (int bz = 0; bz <= 1; ++bz)
-      for (int bx = 0; bx <= 1; ++bx)
-        if (!v.isFree(x + bx * m.dx, y + by * m.dy, z + bz * m.dz)) return false;
-  return true;
+    for (int by = 0; by <= 1; ++by)
+        for (int bz = 0; bz <= 1; ++bz)
+            for (int bx = 0; bx <= 1; ++bx)
+                if (!v.isFree(x + bx * m.dx, y + by * m.dy, z + bz * m.dz)) return false;
+    return true;
 }
 
 // Shortest path length from `start` to `goal` (voxel indices), or -1.
-double mazeShortestPath(const VoxelVolume& v, const std::vector<MazeMove>& moves,
-                        std::size_t start, std::size_t goal) {
-  const double kUnreached = std::numeric_limits<double>::infinity();
-  std::vector<double> distance(v.blocked.size(), kUnreached);
-  using Entry = std::pair<double, std::size_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
-  distance[start] = 0.0;
-  open.push({0.0, start});
-  const auto sx = static_cast<std::size_t>(v.size_x);
-  const auto sz = static_cast<std::size_t>(v.size_z);
-  while (!open.empty()) {
-    const auto [d, cell] = open.top();
-    open.pop();
-    if (d > distance[cell]) continue;
-    if (cell == goal) return d;
-    const int x = static_cast<int>(cell % sx);
-    const int z = static_cast<int>((cell / sx) % sz);
-    const int y = static_cast<int>(cell / (sx * sz));
-    for (const MazeMove& m : moves) {
-      if (!moveAllowed(v, x, y, z, m)) continue;
-      const std::size_t next = v.index(x + m.dx, y + m.dy, z + m.dz);
-      const double nd = d + m.cost;
-      if (nd < distance[next]) {
-        distance[next] = nd;
-        open.push({nd, next});
-      }
+double mazeShortestPath(const VoxelVolume& v, const std::vector<MazeMove>& moves, std::size_t start,
+                        std::size_t goal) {
+    const double kUnreached = std::numeric_limits<double>::infinity();
+    std::vector<double> distance(v.blocked.size(), kUnreached);
+    using Entry = std::pair<double, std::size_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> open;
+    distance[start] = 0.0;
+    open.push({0.0, start});
+    const auto sx = static_cast<std::size_t>(v.size_x);
+    const auto sz = static_cast<std::size_t>(v.size_z);
+    while (!open.empty()) {
+        const auto [d, cell] = open.top();
+        open.pop();
+        if (d > distance[cell]) continue;
+        if (cell == goal) return d;
+        const int x = static_cast<int>(cell % sx);
+        const int z = static_cast<int>((cell / sx) % sz);
+        const int y = static_cast<int>(cell / (sx * sz));
+        for (const MazeMove& m : moves) {
+            if (!moveAllowed(v, x, y, z, m)) continue;
+            const std::size_t next = v.index(x + m.dx, y + m.dy, z + m.dz);
+            const double nd = d + m.cost;
+            if (nd < distance[next]) {
+                distance[next] = nd;
+                open.push({nd, next});
+            }
+        }
     }
-  }
-  return -1.0;
+    return -1.0;
 }
 
 // Component label per voxel (-1 for blocked) under the movement rule.
 std::vector<int> mazeComponents(const VoxelVolume& v, const std::vector<MazeMove>& moves) {
-  std::vector<int> label(v.blocked.size(), -1);
-  int next_label = 0;
-  std::vector<std::size_t> queue;
-  const auto sx = static_cast<std::size_t>(v.size_x);
-  const auto sz = static_cast<std::size_t>(v.size_z);
-  for (std::size_t seed = 0; seed < v.blocked.size(); ++seed) {
-    if (v.blocked[seed] || label[seed] >= 0) continue;
-    label[seed] = next_label;
-    queue.assign(1, seed);
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-      const std::size_t cell = queue[head];
-      const int x = static_cast<int>(cell % sx);
-      const int z = static_cast<int>((cell / sx) % sz);
-      const int y = static_cast<int>(cell / (sx * sz));
-      for (const MazeMove& m : moves) {
-        if (!moveAllowed(v, x, y, z, m)) continue;
-        const std::size_t next = v.index(x + m.dx, y + m.dy, z + m.dz);
-        if (label[next] >= 0) continue;
-        label[next] = next_label;
-        queue.push_back(next);
-      }
+    std::vector<int> label(v.blocked.size(), -1);
+    int next_label = 0;
+    std::vector<std::size_t> queue;
+    const auto sx = static_cast<std::size_t>(v.size_x);
+    const auto sz = static_cast<std::size_t>(v.size_z);
+    for (std::size_t seed = 0; seed < v.blocked.size(); ++seed) {
+        if (v.blocked[seed] || label[seed] >= 0) continue;
+        label[seed] = next_label;
+        queue.assign(1, seed);
+        for (std::size_t head = 0; head < queue.size(); ++head) {
+            const std::size_t cell = queue[head];
+            const int x = static_cast<int>(cell % sx);
+            const int z = static_cast<int>((cell / sx) % sz);
+            const int y = static_cast<int>(cell / (sx * sz));
+            for (const MazeMove& m : moves) {
+                if (!moveAllowed(v, x, y, z, m)) continue;
+                const std::size_t next = v.index(x + m.dx, y + m.dy, z + m.dz);
+                if (label[next] >= 0) continue;
+                label[next] = next_label;
+                queue.push_back(next);
+            }
+        }
+        ++next_label;
     }
-    ++next_label;
-  }
-  return label;
+    return label;
 }
 
 std::string encodeVoxelMap(const VoxelVolume& v) {
-  std::string out = "voxel " + std::to_string(v.size_x) + " " + std::to_string(v.size_y) + " " +
-                    std::to_string(v.size_z) + "\n";
-  for (int y = 0; y < v.size_y; ++y)
-    for (int z = 0; z < v.size_z; ++z)
-      for (int x = 0; x < v.size_x; ++x)
-        if (v.blocked[v.index(x, y, z)])
-          out += std::to_string(x) + " " + std::to_string(y) + " " + std::to_string(z) + "\n";
-  return out;
+    std::string out = "voxel " + std::to_string(v.size_x) + " " + std::to_string(v.size_y) + " " +
+                      std::to_string(v.size_z) + "\n";
+    for (int y = 0; y < v.size_y; ++y)
+        for (int z = 0; z < v.size_z; ++z)
+            for (int x = 0; x < v.size_x; ++x)
+                if (v.blocked[v.index(x, y, z)])
+                    out += std::to_string(x) + " " + std::to_string(y) + " " + std::to_string(z) +
+                           "\n";
+    return out;
 }
 
 std::string formatFixed8(double value) {
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.8f", value);
-  return text;
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.8f", value);
+    return text;
 }
 
 std::string encodeMazeScenarios(const VoxelVolume& v, const std::string& map_name) {
-  const std::vector<MazeMove> moves = mazeMoves();
-  const std::vector<int> label = mazeComponents(v, moves);
-  std::vector<std::size_t> free_cells;
-  for (std::size_t i = 0; i < v.blocked.size(); ++i)
-    if (!v.blocked[i]) free_cells.push_back(i);
-  if (free_cells.size() < 2) throw std::runtime_error("maze3d: fewer than two free voxels");
-  const auto sx = static_cast<std::size_t>(v.size_x);
-  const auto sz = static_cast<std::size_t>(v.size_z);
-  auto coords = [&](std::size_t cell) {
-    return std::array<int, 3>{static_cast<int>(cell % sx), static_cast<int>(cell / (sx * sz)),
-                              static_cast<int>((cell / sx) % sz)};
-  };
-  MazeRandom random(kMazeSeed ^ 0x5C3E0000ull);
-  std::string out = "version 1\n" + map_name + "\n";
-  for (int k = 0; k < kMazeScenarios;) {
-    const auto count = static_cast<std::uint32_t>(free_cells.size());
-    const std::size_t start = free_cells[random.below(count)];
-    const std::size_t goal = free_cells[random.below(count)];
-    if (start == goal || label[start] != label[goal]) continue;
-    const double length = mazeShortestPath(v, moves, start, goal);
-    if (length < 0.0) throw std::runtime_error("maze3d: same component but no path");
-    const auto s = coords(start);
-    const auto g = coords(goal);
-    const double dx = g[0] - s[0];
-    const double dy = g[1] - s[1];
-    const double dz = g[2] - s[2];
-    const double straight = std::sqrt(dx * dx + dy * dy + dz * dz);
-    out += std::to_string(s[0]) + " " + std::to_string(s[1]) + " " + std::to_string(s[2]) + " " +
-           std::to_string(g[0]) + " " + std::to_string(g[1]) + " " + std::to_string(g[2]) + " " +
-           formatFixed8(length) + " " + formatFixed8(length / straight) + "\n";
-    ++k;
-  }
-  return out;
+    const std::vector<MazeMove> moves = mazeMoves();
+    const std::vector<int> label = mazeComponents(v, moves);
+    std::vector<std::size_t> free_cells;
+    for (std::size_t i = 0; i < v.blocked.size(); ++i)
+        if (!v.blocked[i]) free_cells.push_back(i);
+    if (free_cells.size() < 2) throw std::runtime_error("maze3d: fewer than two free voxels");
+    const auto sx = static_cast<std::size_t>(v.size_x);
+    const auto sz = static_cast<std::size_t>(v.size_z);
+    auto coords = [&](std::size_t cell) {
+        return std::array<int, 3>{static_cast<int>(cell % sx), static_cast<int>(cell / (sx * sz)),
+                                  static_cast<int>((cell / sx) % sz)};
+    };
+    MazeRandom random(kMazeSeed ^ 0x5C3E0000ull);
+    std::string out = "version 1\n" + map_name + "\n";
+    for (int k = 0; k < kMazeScenarios;) {
+        const auto count = static_cast<std::uint32_t>(free_cells.size());
+        const std::size_t start = free_cells[random.below(count)];
+        const std::size_t goal = free_cells[random.below(count)];
+        if (start == goal || label[start] != label[goal]) continue;
+        const double length = mazeShortestPath(v, moves, start, goal);
+        if (length < 0.0) throw std::runtime_error("maze3d: same component but no path");
+        const auto s = coords(start);
+        const auto g = coords(goal);
+        const double dx = g[0] - s[0];
+        const double dy = g[1] - s[1];
+        const double dz = g[2] - s[2];
+        const double straight = std::sqrt(dx * dx + dy * dy + dz * dz);
+        out += std::to_string(s[0]) + " " + std::to_string(s[1]) + " " + std::to_string(s[2]) +
+               " " + std::to_string(g[0]) + " " + std::to_string(g[1]) + " " +
+               std::to_string(g[2]) + " " + formatFixed8(length) + " " +
+               formatFixed8(length / straight) + "\n";
+        ++k;
+    }
+    return out;
 }
 
 void writeFile(const std::filesystem::path& path, const void* data, std::size_t size) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) throw std::runtime_error("cannot open for writing: " + path.string());
-  file.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-  if (!file) throw std::runtime_error("write failed: " + path.string());
-  std::cout << "wrote " << path.string() << " (" << size << " bytes)\n";
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    if (!file) throw std::runtime_error("cannot open for writing: " + path.string());
+    file.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+    if (!file) throw std::runtime_error("write failed: " + path.string());
+    std::cout << "wrote " << path.string() << " (" << size << " bytes)\n";
 }
 
 }  // namespace
 
 int run(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: levelgen OUTDIR\n";
-    return 2;
-  }
-  try {
-    const std::filesystem::path out_dir(argv[1]);
-    std::filesystem::create_directories(out_dir);
+    if (argc != 2) {
+        std::cerr << "usage: levelgen OUTDIR\n";
+        return 2;
+    }
+    try {
+        const std::filesystem::path out_dir(argv[1]);
+        std::filesystem::create_directories(out_dir);
 
-    const std::vector<std::uint8_t> glb = encodeGlb(buildIndoorLevel());
-    writeFile(out_dir / "indoor_two_floors.glb", glb.data(), glb.size());
+        const std::vector<std::uint8_t> glb = encodeGlb(buildIndoorLevel());
+        writeFile(out_dir / "indoor_two_floors.glb", glb.data(), glb.size());
 
-    const std::string mtl_name = "terrain.mtl";
-    const std::string obj = encodeObj(buildTerrain(), mtl_name);
-    writeFile(out_dir / "terrain.obj", obj.data(), obj.size());
-    const std::string mtl = encodeMtl();
-    writeFile(out_dir / mtl_name, mtl.data(), mtl.size());
+        const std::string mtl_name = "terrain.mtl";
+        const std::string obj = encodeObj(buildTerrain(), mtl_name);
+        writeFile(out_dir / "terrain.obj", obj.data(), obj.size());
+        const std::string mtl = encodeMtl();
+        writeFile(out_dir / mtl_name, mtl.data(), mtl.size());
 
-    const VoxelVolume maze = buildMaze3d();
-    const std::string map_name = "maze3d.3dmap";
-    const std::string map_text = encodeVoxelMap(maze);
-    writeFile(out_dir / map_name, map_text.data(), map_text.size());
-    const std::string scen_text = encodeMazeScenarios(maze, map_name);
-    writeFile(out_dir / "maze3d.3dscen", scen_text.data(), scen_text.size());
-  } catch (const std::exception& error) {
-    std::cerr << "levelgen: " << error.what() << "\n";
-    return 1;
-  }
-  return 0;
+        const VoxelVolume maze = buildMaze3d();
+        const std::string map_name = "maze3d.3dmap";
+        const std::string map_text = encodeVoxelMap(maze);
+        writeFile(out_dir / map_name, map_text.data(), map_text.size());
+        const std::string scen_text = encodeMazeScenarios(maze, map_name);
+        writeFile(out_dir / "maze3d.3dscen", scen_text.data(), scen_text.size());
+    } catch (const std::exception& error) {
+        std::cerr << "levelgen: " << error.what() << "\n";
+        return 1;
+    }
+    return 0;
 }
 
 }  // namespace levelgen

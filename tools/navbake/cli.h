@@ -56,7 +56,8 @@ void printStageResult(Context& context, const StageResult& result);
 template <class S>
 int runStage(Context& context, const typename S::Inputs& inputs, const typename S::Params& params,
              const std::filesystem::path& output) {
-    if (Status s = checkStage<S>(params, optionFieldName); !s) return reportFailure(context, s.error());
+    if (Status s = checkStage<S>(params, optionFieldName); !s)
+        return reportFailure(context, s.error());
     auto result = S::run(inputs, params, output, context);
     if (!result) return reportFailure(context, result.error());
     printStageResult(context, *result);
@@ -69,7 +70,8 @@ template <class E>
 CLI::Option* addChoice(CLI::App* app, const std::string& name, E& target,
                        std::span<const Choice<E>> choices, const std::string& help) {
     CLI::Option* option = app->add_option_function<std::string>(
-        name, [&target, choices](const std::string& text) { parseChoice(choices, text, target); }, help);
+        name, [&target, choices](const std::string& text) { parseChoice(choices, text, target); },
+        help);
     option->check(CLI::Validator(
         [choices](std::string& text) {
             E value{};

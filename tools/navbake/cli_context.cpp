@@ -1,7 +1,7 @@
-#include <nlohmann/json.hpp>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 
@@ -54,8 +54,9 @@ void CliContext::log(LogLevel level, std::string_view message) {
     if (!spdlog::default_logger()->should_log(spd_level)) return;
     clearProgressLine();
     if (options_.log_format == LogFormat::json) {
-        const auto now = std::chrono::duration<double>(
-            std::chrono::system_clock::now().time_since_epoch()).count();
+        const auto now =
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
         nlohmann::ordered_json line = {
             {"time", now}, {"level", levelName(level)}, {"message", std::string(message)}};
         spdlog::log(spd_level, "{}", line.dump());

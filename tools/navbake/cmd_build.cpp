@@ -18,9 +18,11 @@ void registerBuild(CLI::App& app, CommandBody& body) {
         "Bake a level from its JSON config (inputs, agents, graphs, clusters, hierarchy, next-hop "
         "tables): only the stages whose inputs or parameters changed run; writes the .nav assets "
         "and LEVEL.report.json into the output folder");
-    sub->add_option("CONFIG", options->config, "Level config (.json; schema: formats/level.schema.json)")
+    sub->add_option("CONFIG", options->config,
+                    "Level config (.json; schema: formats/level.schema.json)")
         ->required();
-    sub->add_option("-j,--jobs", options->jobs, "Stages run at once (0 = all cores); outputs do not depend on it")
+    sub->add_option("-j,--jobs", options->jobs,
+                    "Stages run at once (0 = all cores); outputs do not depend on it")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     sub->add_flag("--force", options->force, "Rebuild every stage, ignoring the cache");
@@ -47,12 +49,13 @@ void registerBuild(CLI::App& app, CommandBody& body) {
                 (st.skipped ? skipped : built) += 1;
                 warnings += st.warnings.size();
             }
-            context.info("{} stages: {} built, {} up to date; {} warnings; {:.0f} ms", report->stages.size(),
-                         built, skipped, warnings, report->milliseconds);
+            context.info("{} stages: {} built, {} up to date; {} warnings; {:.0f} ms",
+                         report->stages.size(), built, skipped, warnings, report->milliseconds);
             for (const pipeline::StageReport& st : report->stages) {
                 std::string counts;
                 for (auto it = st.counts.begin(); it != st.counts.end(); ++it)
-                    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", it.value().dump(), it.key());
+                    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", it.value().dump(),
+                                          it.key());
                 context.info("  {:<28} {:>10}  {:>8.0f} ms  {}", st.name,
                              st.skipped ? "up to date" : "built", st.milliseconds, counts);
             }
@@ -60,7 +63,9 @@ void registerBuild(CLI::App& app, CommandBody& body) {
                 for (const std::string& w : st.warnings) context.info("  warning: {}", w);
             for (const std::string& o : report->outputs)
                 context.info("  output: {}", (config->output / o).string());
-            context.info("report: {}", (config->output / (config->file.stem().string() + ".report.json")).string());
+            context.info(
+                "report: {}",
+                (config->output / (config->file.stem().string() + ".report.json")).string());
             return kExitOk;
         };
     });

@@ -29,7 +29,8 @@ void registerCluster(CLI::App& app, CommandBody& body) {
                      ->capture_default_str();
     sub->add_option("--clusters", p.clusters, "Target cluster count (instead of --cluster-size)")
         ->excludes(size);
-    sub->add_option("--threads", p.threads, "Worker threads (0 = all cores); the output does not depend on it")
+    sub->add_option("--threads", p.threads,
+                    "Worker threads (0 = all cores); the output does not depend on it")
         ->capture_default_str();
     sub->callback([&body, options] {
         body = [options](Context& context) {
@@ -49,7 +50,8 @@ void registerHierarchy(CLI::App& app, CommandBody& body) {
     CLI::App* sub = app.add_subcommand(
         "hierarchy",
         "Build the hierarchical graph (levels of groups of clusters with min/maximin/avgmin "
-        "connection costs) and the HPA* entrance graph into a .hier for 'navbake pack --hierarchy'");
+        "connection costs) and the HPA* entrance graph into a .hier for 'navbake pack "
+        "--hierarchy'");
     sub->add_option("INPUT", options->input, "Graph (.graph): tile, navmesh or pov")->required();
     sub->add_option("--clusters", options->clusters,
                     "Clusters of that graph (.clu from 'navbake cluster'): level 1")
@@ -58,17 +60,20 @@ void registerHierarchy(CLI::App& app, CommandBody& body) {
     sub->add_option("--levels", p.levels,
                     "Abstract levels, clusters included (0 = until fewer than 16 groups remain)")
         ->capture_default_str();
-    sub->add_option("--fanout", p.fanout, "Groups of one level merged into a group of the next, 2..64")
+    sub->add_option("--fanout", p.fanout,
+                    "Groups of one level merged into a group of the next, 2..64")
         ->capture_default_str();
     addChoice<formats::HierCost>(sub, "--cost", p.cost, cluster::kHierCosts,
                                  "Default connection cost between groups (Millington 4.6.1): min = "
                                  "cheapest link; maximin = worst entry-to-exit distance inside the "
                                  "group; avgmin = mean of those (all three are stored; queries may "
                                  "pick another)");
-    addChoice<formats::EntranceMode>(sub, "--entrances", p.entrances, cluster::kEntranceModes,
-                                     "HPA* entrances: sparse = one or two per border stretch; all = "
-                                     "every border node (exact shortest paths, larger)");
-    sub->add_option("--threads", p.threads, "Worker threads (0 = all cores); the output does not depend on it")
+    addChoice<formats::EntranceMode>(
+        sub, "--entrances", p.entrances, cluster::kEntranceModes,
+        "HPA* entrances: sparse = one or two per border stretch; all = "
+        "every border node (exact shortest paths, larger)");
+    sub->add_option("--threads", p.threads,
+                    "Worker threads (0 = all cores); the output does not depend on it")
         ->capture_default_str();
     sub->callback([&body, options] {
         body = [options](Context& context) {

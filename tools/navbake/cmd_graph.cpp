@@ -20,7 +20,8 @@ void registerGraph(CLI::App& app, CommandBody& body) {
         "(convex polygons with portals, detail heights; Recast-style options) or 'pov' "
         "(points of visibility: obstacle corners and taut sight lines, optimal any-angle paths)");
     sub->add_option_function<std::string>(
-           "KIND", [options](const std::string& text) {
+           "KIND",
+           [options](const std::string& text) {
                parseChoice<graph::GraphKind>(graph::kGraphKinds, text, options->params.kind);
            },
            "Graph kind: tile, navmesh, pov or volume")
@@ -46,34 +47,45 @@ void registerGraph(CLI::App& app, CommandBody& body) {
         ->group(group);
     sub->add_option("--region-min-size", nm.region_min_size,
                     "navmesh: drop regions smaller than this squared [cells]")
-        ->capture_default_str()->group(group);
+        ->capture_default_str()
+        ->group(group);
     sub->add_option("--region-merge-size", nm.region_merge_size,
                     "navmesh: merge regions smaller than this squared into neighbours [cells]")
-        ->capture_default_str()->group(group);
+        ->capture_default_str()
+        ->group(group);
     sub->add_option("--edge-max-len", nm.edge_max_len, "navmesh: longest contour edge [m]")
-        ->capture_default_str()->group(group);
+        ->capture_default_str()
+        ->group(group);
     sub->add_option("--edge-max-error", nm.edge_max_error,
                     "navmesh: contour simplification tolerance [cells]")
-        ->capture_default_str()->group(group);
+        ->capture_default_str()
+        ->group(group);
     sub->add_option("--max-verts-per-poly", nm.max_verts_per_poly, "navmesh: polygon corners, 3..6")
-        ->capture_default_str()->group(group);
+        ->capture_default_str()
+        ->group(group);
     sub->add_option("--detail-sample-dist", nm.detail_sample_dist,
                     "navmesh: detail height sampling distance [cells] (0 = polygon corners only)")
-        ->capture_default_str()->group(group);
+        ->capture_default_str()
+        ->group(group);
     sub->add_option("--detail-max-error", nm.detail_max_error,
                     "navmesh: detail height tolerance [cell heights]")
-        ->capture_default_str()->group(group);
+        ->capture_default_str()
+        ->group(group);
     sub->add_option("--tile-size", nm.tile_size,
                     "navmesh: tile size [cells]; 0 = one tile. Tiles bake in parallel")
-        ->capture_default_str()->group(group);
-    sub->add_option("--threads", p.threads,
-                    "navmesh, pov: worker threads (0 = all cores); the output does not depend on it")
-        ->capture_default_str()->group(group);
+        ->capture_default_str()
+        ->group(group);
+    sub->add_option(
+           "--threads", p.threads,
+           "navmesh, pov: worker threads (0 = all cores); the output does not depend on it")
+        ->capture_default_str()
+        ->group(group);
     sub->callback([&body, options, sub] {
         body = [options, sub](Context& context) {
             if (options->params.kind == graph::GraphKind::tile && sub->count("--agent-radius"))
-                context.warn("--agent-radius applies to volume graphs; tile graphs use the "
-                             "radius the walkable surface was eroded with");
+                context.warn(
+                    "--agent-radius applies to volume graphs; tile graphs use the "
+                    "radius the walkable surface was eroded with");
             return runStage<graph::GraphStage>(context, {options->input}, options->params,
                                                options->output);
         };

@@ -19,11 +19,13 @@ void registerImport(CLI::App& app, CommandBody& body) {
     sub->add_option("INPUT", options->inputs,
                     "Level file(s), merged into one .geo; or one MovingAI .map / .3dmap")
         ->required();
-    sub->add_option("-o,--output", options->output, "Output artifact (.geo, or .vox for a .map / .3dmap)")
+    sub->add_option("-o,--output", options->output,
+                    "Output artifact (.geo, or .vox for a .map / .3dmap)")
         ->required();
     addChoice<importer::UpAxis>(sub, "--up", options->params.up, importer::kUpAxes,
                                 "Up axis of the source file (Z-up files are rotated to Y-up)");
-    sub->add_option("--scale", options->params.scale, "Multiply every coordinate (e.g. 0.01 for cm files)")
+    sub->add_option("--scale", options->params.scale,
+                    "Multiply every coordinate (e.g. 0.01 for cm files)")
         ->capture_default_str();
     sub->add_option("--tags", options->tags,
                     "JSON file of tag rules (ignore / obstacle / area types with costs) tried "
@@ -39,7 +41,8 @@ void registerImport(CLI::App& app, CommandBody& body) {
             if (std::filesystem::path(options->output).extension() != ext)
                 context.warn("{}: this input imports to a {} artifact; '{}' is the usual extension",
                              options->output, ext + 1, ext);
-            return runStage<importer::ImportStage>(context, inputs, options->params, options->output);
+            return runStage<importer::ImportStage>(context, inputs, options->params,
+                                                   options->output);
         };
     });
 }

@@ -56,13 +56,15 @@ void registerNextHop(CLI::App& app, CommandBody& body) {
                     "instead of the flat one: memory ~ sum of squared cluster sizes + entrances "
                     "squared instead of nodes squared; paths exact inside clusters, near-optimal "
                     "across them (write it to a .nhh)");
-    CLI::App* merge = sub->add_subcommand("merge", "Join the shards of a table (all K/N) into one .nh");
+    CLI::App* merge =
+        sub->add_subcommand("merge", "Join the shards of a table (all K/N) into one .nh");
     merge->add_option("PARTS", options->parts, "Partial tables (.nh from --shard K/N)")->required();
     merge->add_option("-o,--output", options->merge_output, "Output table (.nh)")->required();
 
     CLI::App* update = sub->add_subcommand(
-        "update", "Update a table after the level changed, recomputing only the rows that can "
-                  "change; the result is byte-identical to a full rebuild");
+        "update",
+        "Update a table after the level changed, recomputing only the rows that can "
+        "change; the result is byte-identical to a full rebuild");
     update->add_option("OLD_TABLE", options->old_table, "Table of the old graph (.nh)")->required();
     update->add_option("OLD_GRAPH", options->old_graph, "Old graph (.graph)")->required();
     update->add_option("NEW_GRAPH", options->new_graph, "New graph (.graph)")->required();
@@ -106,12 +108,13 @@ void registerNextHop(CLI::App& app, CommandBody& body) {
                 !nexthop::parseSize(options->max_memory, params.max_memory))
                 return reportFailure(context, makeError(ErrorKind::usage,
                                                         "--max-memory '{}' is not a size like "
-                                                        "512M or 2G", options->max_memory));
+                                                        "512M or 2G",
+                                                        options->max_memory));
             if (!options->shard.empty() &&
                 !parseShard(options->shard, params.shard_index, params.shard_count))
-                return reportFailure(context, makeError(ErrorKind::usage,
-                                                        "--shard '{}' is not K/N with 0 <= K < N",
-                                                        options->shard));
+                return reportFailure(
+                    context, makeError(ErrorKind::usage, "--shard '{}' is not K/N with 0 <= K < N",
+                                       options->shard));
             return runStage<nexthop::NextHopStage>(context, {options->input, options->clusters},
                                                    params, options->output);
         };

@@ -82,7 +82,8 @@ struct MethodOptions {
     query::SearchMethod resolve() const {
         query::SearchMethod m;
         query::parseMethod(method, m.method);
-        m.hier.mode = hier_mode == "entrances" ? navrt::HierMode::entrances : navrt::HierMode::groups;
+        m.hier.mode =
+            hier_mode == "entrances" ? navrt::HierMode::entrances : navrt::HierMode::groups;
         m.hier.cost = hier_cost == "min"       ? uint8_t(formats::HierCost::min)
                       : hier_cost == "maximin" ? uint8_t(formats::HierCost::maximin)
                       : hier_cost == "avgmin"  ? uint8_t(formats::HierCost::avgmin)
@@ -110,7 +111,7 @@ void registerQuery(CLI::App& app, CommandBody& body) {
     auto* from = sub->add_option("--from", options->from, "Start point X,Y,Z [m]");
     auto* to = sub->add_option("--to", options->to, "Goal point X,Y,Z [m]");
     auto* pairs_option = sub->add_option("--pairs", options->pairs,
-                                  "File of point pairs, one 'sx sy sz gx gy gz' per line");
+                                         "File of point pairs, one 'sx sy sz gx gy gz' per line");
     from->needs(to);
     to->needs(from);
     pairs_option->excludes(from)->excludes(to);
@@ -127,8 +128,8 @@ void registerQuery(CLI::App& app, CommandBody& body) {
     sub->callback([&body, options] {
         body = [options](Context& context) {
             if (options->pairs.empty() && options->from.empty())
-                return reportFailure(context, makeError(ErrorKind::usage,
-                                                        "give --from and --to, or --pairs FILE"));
+                return reportFailure(
+                    context, makeError(ErrorKind::usage, "give --from and --to, or --pairs FILE"));
             std::vector<query::PointPair> pairs;
             if (!options->pairs.empty()) {
                 auto loaded = query::loadPairs(options->pairs);
@@ -137,8 +138,9 @@ void registerQuery(CLI::App& app, CommandBody& body) {
             } else {
                 query::PointPair pair;
                 if (!parsePoint(options->from, pair.from))
-                    return reportFailure(context, makeError(ErrorKind::usage,
-                                                            "--from '{}' is not X,Y,Z", options->from));
+                    return reportFailure(
+                        context,
+                        makeError(ErrorKind::usage, "--from '{}' is not X,Y,Z", options->from));
                 if (!parsePoint(options->to, pair.to))
                     return reportFailure(context, makeError(ErrorKind::usage,
                                                             "--to '{}' is not X,Y,Z", options->to));
@@ -182,10 +184,12 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                         j["complete"] = hierarchical.complete();
                         j["abstract_expansions"] = hierarchical.abstractExpansions();
                     }
-                    if (pairs.size() == 1 && r.outcome == query::Outcome::found && (hier || table)) {
+                    if (pairs.size() == 1 && r.outcome == query::Outcome::found &&
+                        (hier || table)) {
                         Json path = Json::array();
                         const uint32_t* nodes = hier ? hierarchical.path() : next_hop.path();
-                        const uint32_t count = hier ? hierarchical.pathLength() : next_hop.pathLength();
+                        const uint32_t count =
+                            hier ? hierarchical.pathLength() : next_hop.pathLength();
                         for (uint32_t k = 0; k < count; ++k) {
                             const navrt::Vec3 p = (*nav)->graph.position(nodes[k]);
                             path.push_back({p.x, p.y, p.z});
@@ -193,7 +197,8 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                         j["path"] = path;
                     } else if (pairs.size() == 1 && r.outcome == query::Outcome::found) {
                         std::vector<navrt::Vec3> points(search.pathLength());
-                        const uint32_t count = search.smooth(points.data(), uint32_t(points.size()));
+                        const uint32_t count =
+                            search.smooth(points.data(), uint32_t(points.size()));
                         Json path = Json::array();
                         for (uint32_t k = 0; k < count; ++k)
                             path.push_back({points[k].x, points[k].y, points[k].z});
@@ -201,22 +206,24 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                     }
                     results.push_back(j);
                 } else if (r.outcome == query::Outcome::found && table) {
-                    text += fmt::format("pair {}: found  cost {:.4f}  nodes {}  lookups {}  block "
-                                        "decompressions {}  {:.1f} us\n",
-                                        i + 1, r.cost, r.path_nodes, r.expansions,
-                                        next_hop.blockDecompressions(), r.micros);
+                    text += fmt::format(
+                        "pair {}: found  cost {:.4f}  nodes {}  lookups {}  block "
+                        "decompressions {}  {:.1f} us\n",
+                        i + 1, r.cost, r.path_nodes, r.expansions, next_hop.blockDecompressions(),
+                        r.micros);
                 } else if (r.outcome == query::Outcome::found && hier) {
-                    text += fmt::format("pair {}: found  cost {:.4f}  nodes {}  {}plan level {}  "
-                                        "legs {}  expansions {} (abstract {})  {:.1f} us\n",
-                                        i + 1, r.cost, r.path_nodes,
-                                        hierarchical.complete() ? "" : "first leg only  ",
-                                        hierarchical.planLevel(), hierarchical.legs(),
-                                        r.expansions, hierarchical.abstractExpansions(), r.micros);
+                    text += fmt::format(
+                        "pair {}: found  cost {:.4f}  nodes {}  {}plan level {}  "
+                        "legs {}  expansions {} (abstract {})  {:.1f} us\n",
+                        i + 1, r.cost, r.path_nodes,
+                        hierarchical.complete() ? "" : "first leg only  ", hierarchical.planLevel(),
+                        hierarchical.legs(), r.expansions, hierarchical.abstractExpansions(),
+                        r.micros);
                 } else if (r.outcome == query::Outcome::found) {
-                    text += fmt::format("pair {}: found  cost {:.4f}  smoothed {:.4f} m  nodes {}  "
-                                        "expansions {}  {:.1f} us\n",
-                                        i + 1, r.cost, r.smoothed_length, r.path_nodes,
-                                        r.expansions, r.micros);
+                    text += fmt::format(
+                        "pair {}: found  cost {:.4f}  smoothed {:.4f} m  nodes {}  "
+                        "expansions {}  {:.1f} us\n",
+                        i + 1, r.cost, r.smoothed_length, r.path_nodes, r.expansions, r.micros);
                 } else {
                     text += fmt::format("pair {}: {}  expansions {}  {:.1f} us\n", i + 1,
                                         query::outcomeName(r.outcome), r.expansions, r.micros);
@@ -249,9 +256,10 @@ void registerScen(CLI::App& app, CommandBody& body) {
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
-        "scen", "Run a MovingAI scenario file (.scen or .3dscen) on a runtime asset and report "
-                "solved / optimal counts, error and timing (POV assets: any-angle length against "
-                "the octile optimum)");
+        "scen",
+        "Run a MovingAI scenario file (.scen or .3dscen) on a runtime asset and report "
+        "solved / optimal counts, error and timing (POV assets: any-angle length against "
+        "the octile optimum)");
     sub->add_option("LEVEL", options->input, "Runtime asset (.nav)")->required();
     sub->add_option("SCENARIOS", options->scenarios, "Scenario file (.scen, .3dscen)")->required();
     sub->add_flag("--json", options->json, "Print the report as JSON on stdout");
@@ -271,7 +279,8 @@ void registerScen(CLI::App& app, CommandBody& body) {
             std::string text;
             if (options->json) {
                 Json failures = Json::array();
-                for (const auto& f : r.failures) failures.push_back({{"line", f.line}, {"what", f.what}});
+                for (const auto& f : r.failures)
+                    failures.push_back({{"line", f.line}, {"what", f.what}});
                 Json j = {{"scenarios", options->scenarios},
                           {"total", r.total},
                           {"solved", r.solved},
@@ -300,7 +309,8 @@ void registerScen(CLI::App& app, CommandBody& body) {
                         r.max_suboptimality, r.mean_micros, r.mean_expansions);
                 else if (r.exact)
                     text = fmt::format(
-                        "{}: {} scenarios, {} solved, {} optimal, max abs error {:.3g}, mean {:.1f} "
+                        "{}: {} scenarios, {} solved, {} optimal, max abs error {:.3g}, mean "
+                        "{:.1f} "
                         "us, mean expansions {:.1f}, smoothed/optimal length {:.4f}\n",
                         options->scenarios, r.total, r.solved, r.optimal, r.max_abs_error,
                         r.mean_micros, r.mean_expansions, r.mean_smoothed_ratio);
@@ -316,11 +326,13 @@ void registerScen(CLI::App& app, CommandBody& body) {
                 else
                     text = fmt::format(
                         "{}: {} scenarios, {} solved, {} no longer than the grid optimum, straight "
-                        "path / grid optimum mean {:.4f} max {:.4f}, mean {:.1f} us, mean expansions "
+                        "path / grid optimum mean {:.4f} max {:.4f}, mean {:.1f} us, mean "
+                        "expansions "
                         "{:.1f}\n",
                         options->scenarios, r.total, r.solved, r.optimal, r.mean_smoothed_ratio,
                         r.max_length_ratio, r.mean_micros, r.mean_expansions);
-                for (const auto& f : r.failures) text += fmt::format("  line {}: {}\n", f.line, f.what);
+                for (const auto& f : r.failures)
+                    text += fmt::format("  line {}: {}\n", f.line, f.what);
             }
             std::fwrite(text.data(), 1, text.size(), stdout);
             if (r.any_angle)  // exact any-angle: every path solved and none longer than octile

@@ -61,26 +61,27 @@ void registerView(CLI::App& app, CommandBody& body) {
             for (const std::string& name : options->layers) {
                 view::Layer layer;
                 if (!view::parseLayer(name, layer))
-                    return reportFailure(context,
-                                         makeError(ErrorKind::usage,
-                                                   "--layer '{}' is not a layer (layers: {})", name,
-                                                   view::layerNames()));
+                    return reportFailure(
+                        context,
+                        makeError(ErrorKind::usage, "--layer '{}' is not a layer (layers: {})",
+                                  name, view::layerNames()));
                 v.layers |= view::layerBit(layer);
             }
             for (const std::string& text : options->paths) {
                 view::PathRequest request;
                 if (!view::parsePathSpec(text, request))
-                    return reportFailure(context, makeError(ErrorKind::usage,
-                                                            "--path '{}' is not X,Y,Z:X,Y,Z", text));
+                    return reportFailure(
+                        context,
+                        makeError(ErrorKind::usage, "--path '{}' is not X,Y,Z:X,Y,Z", text));
                 v.paths.push_back(request);
             }
             if (!options->floor.empty()) {
                 float lo, hi;
                 char extra;
                 if (std::sscanf(options->floor.c_str(), "%f:%f%c", &lo, &hi, &extra) != 2)
-                    return reportFailure(context, makeError(ErrorKind::usage,
-                                                            "--floor '{}' is not YMIN:YMAX",
-                                                            options->floor));
+                    return reportFailure(
+                        context, makeError(ErrorKind::usage, "--floor '{}' is not YMIN:YMAX",
+                                           options->floor));
                 v.floor_filter = true;
                 v.floor_min = lo;
                 v.floor_max = hi;
@@ -110,10 +111,10 @@ void registerView(CLI::App& app, CommandBody& body) {
             if (stats.skipped_nodes > 0)
                 context.warn("graph layer: {} nodes not drawn (more than --max-nodes {})",
                              stats.skipped_nodes, v.max_nodes);
-            const std::string size = stats.width > 0
-                                          ? fmt::format("{} x {} px", stats.width, stats.height)
-                                          : fmt::format("{} meshes, {} vertices", stats.glb_meshes,
-                                                        stats.glb_vertices);
+            const std::string size =
+                stats.width > 0
+                    ? fmt::format("{} x {} px", stats.width, stats.height)
+                    : fmt::format("{} meshes, {} vertices", stats.glb_meshes, stats.glb_vertices);
             context.info("view of {} [{}]: {}; {}, {} bytes -> {}", options->input,
                          view::layerNames(stats.layers), drawn.empty() ? "nothing" : drawn, size,
                          stats.bytes, options->output);

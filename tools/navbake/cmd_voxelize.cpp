@@ -15,19 +15,25 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
         "voxelize",
         "Voxelize imported geometry (.geo) into a span heightfield (.vox) and mark the surfaces "
         "the agent can walk on (slope, climb, clearance, erosion by the agent radius)");
-    sub->add_option("INPUT", options->input, "Geometry artifact from 'navbake import' (.geo)")->required();
+    sub->add_option("INPUT", options->input, "Geometry artifact from 'navbake import' (.geo)")
+        ->required();
     sub->add_option("-o,--output", options->output, "Output voxel grid (.vox)")->required();
-    sub->add_option("--cell-size", p.cell_size, "Column width on X and Z [m], > 0")->capture_default_str();
-    sub->add_option("--cell-height", p.cell_height, "Cell height on Y [m], > 0")->capture_default_str();
+    sub->add_option("--cell-size", p.cell_size, "Column width on X and Z [m], > 0")
+        ->capture_default_str();
+    sub->add_option("--cell-height", p.cell_height, "Cell height on Y [m], > 0")
+        ->capture_default_str();
     sub->add_option("--agent-height", p.agent.height,
                     "Clearance the agent needs [m], at least one cell height")
         ->capture_default_str();
     sub->add_option("--agent-radius", p.agent.radius, "Distance kept from walls and ledges [m]")
         ->capture_default_str();
-    sub->add_option("--agent-climb", p.agent.climb, "Largest step up or down [m]")->capture_default_str();
-    sub->add_option("--max-slope", p.agent.max_slope_deg, "Steepest walkable slope [degrees], 0..90")
+    sub->add_option("--agent-climb", p.agent.climb, "Largest step up or down [m]")
         ->capture_default_str();
-    sub->add_option("--threads", p.threads, "Worker threads (0 = all cores)")->capture_default_str();
+    sub->add_option("--max-slope", p.agent.max_slope_deg,
+                    "Steepest walkable slope [degrees], 0..90")
+        ->capture_default_str();
+    sub->add_option("--threads", p.threads, "Worker threads (0 = all cores)")
+        ->capture_default_str();
     // Ranges are checked by the stage, which names every bad value at once (exit code 2).
     sub->callback([&body, options] {
         body = [options](Context& context) {
@@ -35,7 +41,7 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
                 context.warn("{}: a voxel grid is a .vox artifact; '.vox' is the usual extension",
                              options->output);
             return runStage<voxel::VoxelizeStage>(context, {options->input, {}}, options->params,
-                                                options->output);
+                                                  options->output);
         };
     });
 }
