@@ -30,6 +30,12 @@ Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path) {
     return bytes;
 }
 
+Result<std::string> readTextFile(const std::filesystem::path& path) {
+    auto bytes = readFile(path);
+    if (!bytes) return bytes.error();
+    return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+}
+
 Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
     static std::atomic<unsigned> counter{0};
     const std::filesystem::path folder =

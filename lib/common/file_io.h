@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <functional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "formats/container.h"
@@ -15,6 +17,19 @@
 namespace nav {
 
 Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path);
+
+// A text file's bytes as one string (no encoding conversion; line endings are the reader's job).
+Result<std::string> readTextFile(const std::filesystem::path& path);
+
+// Reads a text file and hands it to `parse(text, source_name)`, the shape of every text-format
+// parser here (tags, MovingAI maps and scenarios): errors of either step come back as the Result.
+template <class Parse>
+auto parseTextFile(const std::filesystem::path& path, Parse&& parse)
+    -> decltype(parse(std::string_view{}, std::string{})) {
+    auto text = readTextFile(path);
+    if (!text) return text.error();
+    return parse(std::string_view(*text), path.string());
+}
 
 // Writes to a temporary file in the destination's folder, flushes it to disk, then renames it
 // over `path`. On any failure the temporary is removed and `path` is left as it was.

@@ -120,10 +120,7 @@ Result<VoxelMap3D> parseVoxelMap3D(std::string_view text, const std::string& sou
 }
 
 Result<VoxelMap3D> loadVoxelMap3D(const std::filesystem::path& path) {
-    auto bytes = readFile(path);
-    if (!bytes) return bytes.error();
-    const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-    return parseVoxelMap3D(text, path.string());
+    return parseTextFile(path, parseVoxelMap3D);
 }
 
 Result<ScenarioFile3D> parseScenario3D(std::string_view text, const std::string& source) {
@@ -169,10 +166,7 @@ Result<ScenarioFile3D> parseScenario3D(std::string_view text, const std::string&
 }
 
 Result<ScenarioFile3D> loadScenario3D(const std::filesystem::path& path) {
-    auto bytes = readFile(path);
-    if (!bytes) return bytes.error();
-    const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-    return parseScenario3D(text, path.string());
+    return parseTextFile(path, parseScenario3D);
 }
 
 voxel::VoxelGrid gridFromVoxelMap(const VoxelMap3D& map) {

@@ -107,10 +107,7 @@ Result<GridMap> parseMovingAiMap(std::string_view text, const std::string& sourc
 }
 
 Result<GridMap> loadMovingAiMap(const std::filesystem::path& path) {
-    auto bytes = readFile(path);
-    if (!bytes) return bytes.error();
-    const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-    return parseMovingAiMap(text, path.string());
+    return parseTextFile(path, parseMovingAiMap);
 }
 
 voxel::VoxelGrid gridFromMap(const GridMap& map) {

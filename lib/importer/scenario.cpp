@@ -80,11 +80,7 @@ Result<std::vector<Scenario>> parseScenarios(std::string_view text, const std::s
 }
 
 Result<std::vector<Scenario>> loadScenarios(const std::filesystem::path& path) {
-    auto bytes = readFile(path);
-    if (!bytes) return bytes.error();
-    return parseScenarios(
-        std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
-        path.string());
+    return parseTextFile(path, parseScenarios);
 }
 
 }  // namespace nav::importer

@@ -162,10 +162,7 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
 }
 
 Result<TagConfig> loadTagConfig(const std::filesystem::path& path) {
-    auto bytes = readFile(path);
-    if (!bytes) return bytes.error();
-    const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-    return parseTagConfig(text, path.string());
+    return parseTextFile(path, parseTagConfig);
 }
 
 }  // namespace nav::importer

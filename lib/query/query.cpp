@@ -171,9 +171,9 @@ bool parseFloat(std::string_view text, float& out) {
 }  // namespace
 
 Result<std::vector<PointPair>> loadPairs(const std::filesystem::path& path) {
-    auto bytes = readFile(path);
-    if (!bytes) return bytes.error();
-    const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+    auto content = readTextFile(path);
+    if (!content) return content.error();
+    const std::string_view text = *content;
     std::vector<PointPair> pairs;
     LineReader reader(text);
     for (std::string_view line; reader.next(line);) {
