@@ -278,4 +278,28 @@ Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst
     return {};
 }
 
+Error checkCsrOffsets(const uint32_t* offsets, uint64_t count, uint64_t total, uint32_t section) {
+    char name[5];
+    fourccToString(section, name);
+    using ull = unsigned long long;
+    if (offsets[0] != 0)
+        return makeError(ErrorCode::bad_section, 0, section,
+                         "section '%s': offsets start at %u, expected 0", name, offsets[0]);
+    for (uint64_t i = 1; i <= count; ++i) {
+        if (offsets[i] < offsets[i - 1])
+            return makeError(ErrorCode::bad_section, 4 * i, section,
+                             "section '%s': offset %llu (%u) is below the one before it (%u)", name,
+                             ull(i), offsets[i], offsets[i - 1]);
+        if (offsets[i] > total)
+            return makeError(ErrorCode::bad_section, 4 * i, section,
+                             "section '%s': offset %llu (%u) is past the %llu entries it indexes",
+                             name, ull(i), offsets[i], ull(total));
+    }
+    if (offsets[count] != total)
+        return makeError(ErrorCode::bad_section, 4 * count, section,
+                         "section '%s': offsets end at %u, expected %llu (the entry count)", name,
+                         offsets[count], ull(total));
+    return {};
+}
+
 }  // namespace nav::formats

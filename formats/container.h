@@ -73,6 +73,12 @@ Error makeError(ErrorCode code, uint64_t offset, uint32_t section, const char* f
 #endif
     ;
 
+// Checks a CSR offset array of `count` + 1 u32 values against the `total` entries it indexes:
+// offsets[0] = 0, never decreasing, never past `total`, offsets[count] = total. The first wrong
+// value is reported as `bad_section` of `section` at its byte offset. Once it passes, rows
+// offsets[i] .. offsets[i + 1] may be read without further bounds checks.
+Error checkCsrOffsets(const uint32_t* offsets, uint64_t count, uint64_t total, uint32_t section);
+
 struct SectionEntry {
     uint32_t id = 0;
     Codec codec = Codec::raw;

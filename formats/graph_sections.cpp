@@ -125,14 +125,7 @@ Error validateGraphSections(const GraphHeader& h, const GraphSections& s, uint32
             return makeError(ErrorCode::bad_section, i * kNodeCellSize, kSecNodeCells,
                              "node %llu has an invalid cell", static_cast<unsigned long long>(i));
     }
-    if (offsets[0] != 0 || offsets[n] != h.edge_count)
-        return makeError(ErrorCode::bad_section, 0, kSecEdgeOffsets,
-                         "edge offsets do not cover the %u edges", h.edge_count);
-    for (uint64_t i = 0; i < n; ++i)
-        if (offsets[i] > offsets[i + 1])
-            return makeError(ErrorCode::bad_section, i * 4, kSecEdgeOffsets,
-                             "edge offsets decrease at node %llu",
-                             static_cast<unsigned long long>(i));
+    if (Error e = checkCsrOffsets(offsets, n, h.edge_count, kSecEdgeOffsets)) return e;
     // Targets are stored relative to their source (wrapping u32 difference).
     for (uint64_t v = 0; v < n; ++v)
         for (uint32_t e = offsets[v]; e < offsets[v + 1]; ++e) {
@@ -175,8 +168,7 @@ Error validateNavmeshSections(const GraphHeader& h, const GraphSections& s, uint
         return bad(kSecPolyVertices, "corner arrays disagree");
     const uint32_t* poly_vertices = u32s(s[G::poly_vertices]);
     const uint32_t* poly_neighbours = u32s(s[G::poly_neighbours]);
-    if (poly_offsets[0] != 0 || poly_offsets[polys] != corners)
-        return bad(kSecPolyOffsets, "offsets do not cover the corners");
+    if (Error e = checkCsrOffsets(poly_offsets, polys, corners, kSecPolyOffsets)) return e;
     // In 64 bits: an offset near 2^32 must not wrap around and pass.
     for (uint64_t p = 0; p < polys; ++p)
         if (poly_offsets[p + 1] < uint64_t(poly_offsets[p]) + 3)
@@ -196,12 +188,11 @@ Error validateNavmeshSections(const GraphHeader& h, const GraphSections& s, uint
         return bad(kSecDetailOffsets, "size does not match the polygon count");
     const uint32_t* detail_offsets = u32s(s[G::detail_offsets]);
     const SectionSpan& triangle_bytes = s[G::detail_triangles];
-    if (triangle_bytes.size % 36 != 0 || detail_offsets[0] != 0 ||
-        detail_offsets[polys] != triangle_bytes.size / 36)
-        return bad(kSecDetailTriangles, "detail triangles do not match their offsets");
-    for (uint64_t p = 0; p < polys; ++p)
-        if (detail_offsets[p + 1] < detail_offsets[p])
-            return bad(kSecDetailOffsets, "offsets decrease");
+    if (triangle_bytes.size % 36 != 0)
+        return bad(kSecDetailTriangles, "size is not a whole number of 36-byte triangles");
+    if (Error e =
+            checkCsrOffsets(detail_offsets, polys, triangle_bytes.size / 36, kSecDetailOffsets))
+        return e;
     const float* triangles = f32s(triangle_bytes);
     for (uint64_t i = 0; i < triangle_bytes.size / 4; ++i)
         if (!std::isfinite(triangles[i])) return bad(kSecDetailTriangles, "non-finite coordinate");
@@ -212,12 +203,10 @@ Error validateNavmeshSections(const GraphHeader& h, const GraphSections& s, uint
         return bad(kSecMeshIndexOffsets, "size does not match the index cells");
     const uint32_t* index_offsets = u32s(s[G::mesh_index_offsets]);
     const SectionSpan& index_polys = s[G::mesh_index_polys];
-    if (index_polys.size % 4 != 0 || index_offsets[0] != 0 ||
-        index_offsets[cells] != index_polys.size / 4)
-        return bad(kSecMeshIndexPolys, "index lists do not match their offsets");
-    for (uint64_t c = 0; c < cells; ++c)
-        if (index_offsets[c + 1] < index_offsets[c])
-            return bad(kSecMeshIndexOffsets, "offsets decrease");
+    if (index_polys.size % 4 != 0)
+        return bad(kSecMeshIndexPolys, "size is not a whole number of u32 polygon indices");
+    if (Error e = checkCsrOffsets(index_offsets, cells, index_polys.size / 4, kSecMeshIndexOffsets))
+        return e;
     const uint32_t* polys_listed = u32s(index_polys);
     for (uint64_t i = 0; i < index_polys.size / 4; ++i)
         if (polys_listed[i] >= polys) return bad(kSecMeshIndexPolys, "polygon index out of range");
@@ -258,13 +247,8 @@ Error validatePovSections(const GraphHeader& h, const GraphSections& s, uint32_t
     if (s[G::layer_columns].size != (columns + 1) * 4)
         return sectionError(kSecLayerColumns, 0, "size does not match the grid");
     const uint32_t* layer_columns = u32s(s[G::layer_columns]);
-    if (layer_columns[0] != 0 || layer_columns[columns] != cells)
-        return sectionError(kSecLayerColumns, 0, "column index does not cover the layer cells");
-    // An offset past the cell count is refused before the cells below it are read (a later one
-    // would decrease, but the walk reads this column's cells first).
+    if (Error e = checkCsrOffsets(layer_columns, columns, cells, kSecLayerColumns)) return e;
     for (uint64_t c = 0; c < columns; ++c) {
-        if (layer_columns[c] > layer_columns[c + 1] || layer_columns[c + 1] > cells)
-            return sectionError(kSecLayerColumns, c * 4, "offsets decrease");
         for (uint32_t v = layer_columns[c]; v < layer_columns[c + 1]; ++v)
             if (columnOf(v) != c)
                 return sectionError(kSecLayerColumns, c * 4,
@@ -318,14 +302,8 @@ Error validateColumnNodes(const GraphHeader& h, const GraphSections& s) {
         return sectionSizeError(kSecColumnNodes, span.size, (columns + 1) * 4);
     const uint32_t* column_nodes = u32s(span);
     const uint8_t* cells = s[GraphSection::cells].data;
-    if (column_nodes[0] != 0 || column_nodes[columns] != n)
-        return makeError(ErrorCode::bad_section, 0, kSecColumnNodes,
-                         "column index does not cover the nodes");
+    if (Error e = checkCsrOffsets(column_nodes, columns, n, kSecColumnNodes)) return e;
     for (uint64_t c = 0; c < columns; ++c) {
-        if (column_nodes[c] > column_nodes[c + 1] || column_nodes[c + 1] > n)  // as LCOL
-            return makeError(ErrorCode::bad_section, c * 4, kSecColumnNodes,
-                             "column index decreases at column %llu",
-                             static_cast<unsigned long long>(c));
         for (uint32_t v = column_nodes[c]; v < column_nodes[c + 1]; ++v)
             if (decodeNodeCell(cells + size_t(v) * kNodeCellSize).column != c)
                 return makeError(ErrorCode::bad_section, c * 4, kSecColumnNodes,

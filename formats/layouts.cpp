@@ -555,26 +555,9 @@ Error hierSizeError(HierSection s, size_t size, uint64_t expected) {
                      static_cast<unsigned long long>(expected));
 }
 
-// CSR offsets: offsets[0] = 0, non-decreasing, offsets[count] = total.
+// CSR offsets of a hierarchy section (formats::checkCsrOffsets).
 Error checkOffsets(const HierarchyArrays& a, HierSection s, uint64_t count, uint64_t total) {
-    const uint32_t* offsets = a.u32(s);
-    char name[5];
-    hierName(s, name);
-    if (offsets[0] != 0)
-        return makeError(ErrorCode::bad_section, 0, kHierSectionIds[s],
-                         "section '%s' does not "
-                         "start at 0",
-                         name);
-    for (uint64_t i = 0; i < count; ++i)
-        if (offsets[i + 1] < offsets[i])
-            return makeError(ErrorCode::bad_section, 4 * (i + 1), kHierSectionIds[s],
-                             "section '%s': offset %llu decreases", name,
-                             static_cast<unsigned long long>(i + 1));
-    if (offsets[count] != total)
-        return makeError(ErrorCode::bad_section, 4 * count, kHierSectionIds[s],
-                         "section '%s' ends at %u, expected %llu", name, offsets[count],
-                         static_cast<unsigned long long>(total));
-    return {};
+    return checkCsrOffsets(a.u32(s), count, total, kHierSectionIds[s]);
 }
 
 Error checkCosts(const HierarchyArrays& a, HierSection s, uint64_t count) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "formats/bytes.h"
@@ -26,6 +27,28 @@ std::vector<uint8_t> bytesOf(const std::vector<T>& values) {
 // Offsets that lie past their total (or wrap in u32) used to be followed before a later offset
 // gave them away; the shared validators refuse them first.
 TEST_SUITE("formats") {
+    TEST_CASE("CSR offsets: one check, the first wrong entry named at its byte offset") {
+        auto check = [](std::vector<uint32_t> offsets, uint64_t total) {
+            return formats::checkCsrOffsets(offsets.data(), offsets.size() - 1, total,
+                                            formats::kSecEdgeOffsets);
+        };
+        CHECK_FALSE(check({0, 2, 2, 5}, 5));
+        CHECK_FALSE(check({0}, 0));
+        const formats::Error start = check({1, 2, 5}, 5);
+        CHECK(start.offset == 0);
+        CHECK(std::string(start.message).find("start at 1, expected 0") != std::string::npos);
+        const formats::Error down = check({0, 3, 2, 5}, 5);
+        CHECK(down.offset == 8);
+        CHECK(std::string(down.message).find("below the one before it") != std::string::npos);
+        const formats::Error past = check({0, 9, 9, 5}, 5);  // refused before row 1 is read
+        CHECK(past.offset == 4);
+        const formats::Error end = check({0, 2, 4}, 5);
+        CHECK(end.offset == 8);
+        CHECK(end.code == formats::ErrorCode::bad_section);
+        CHECK(end.section == formats::kSecEdgeOffsets);
+        CHECK(std::string(end.message).find("end at 4, expected 5") != std::string::npos);
+    }
+
     TEST_CASE("graph section validators refuse offsets that run past their arrays") {
         SUBCASE("POV layer columns past the cell count") {
             formats::GraphHeader h;
@@ -54,7 +77,8 @@ TEST_SUITE("formats") {
             const formats::Error e = formats::validatePovSections(h, s, 2, out);
             CHECK(e.code == formats::ErrorCode::bad_section);
             CHECK(e.section == formats::kSecLayerColumns);
-            CHECK(e.offset == 0);
+            CHECK(e.offset == 4);  // the byte offset of the offending entry, 5 of 1 cell
+            CHECK(std::string(e.message).find("past the 1 entries") != std::string::npos);
         }
         SUBCASE("navmesh polygon offsets that wrap around 2^32") {
             formats::GraphHeader h;
@@ -79,6 +103,7 @@ TEST_SUITE("formats") {
             const formats::Error e = formats::validateNavmeshSections(h, s, 2, index);
             CHECK(e.code == formats::ErrorCode::bad_section);
             CHECK(e.section == formats::kSecPolyOffsets);
+            CHECK(e.offset == 4);
         }
         SUBCASE("a next-hop row whose start wraps around 2^32") {
             std::vector<uint8_t> block(16, 0);
