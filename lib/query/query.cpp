@@ -3,6 +3,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <memory>
 
 #include "lib/common/file_io.h"
 #include "lib/common/text.h"
@@ -161,6 +162,83 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
     return record;
 }
 
+Status Searcher::init(const navrt::GraphView& graph, const SearchMethod& method,
+                      const std::string& asset) {
+    graph_ = &graph;
+    method_ = method;
+    if (Status s = checkMethod(graph, method.method, asset); !s) return s;
+    if (navrt::Error e = query_.init(graph))
+        return makeError(ErrorKind::internal, "{}: cannot set up the search: {}", asset, e.message);
+    if (method.method == Method::hier)
+        if (navrt::Error e = hierarchical_.init(graph))
+            return makeError(ErrorKind::internal, "{}: cannot set up the hierarchical search: {}",
+                             asset, e.message);
+    if (method.method == Method::nexthop)
+        if (navrt::Error e = next_hop_.init(graph))
+            return makeError(ErrorKind::internal, "{}: cannot set up the next-hop lookups: {}",
+                             asset, e.message);
+    return {};
+}
+
+QueryRecord Searcher::run(navrt::Vec3 from, navrt::Vec3 to, const Tolerance& tolerance) {
+    const bool table = method_.method == Method::hier || method_.method == Method::nexthop;
+    return runQuery(*graph_, query_, from, to, tolerance, !table, method_, &hierarchical_,
+                    &next_hop_);
+}
+
+std::vector<navrt::Vec3> Searcher::lastPath() {
+    std::vector<navrt::Vec3> points;
+    if (method_.method == Method::hier || method_.method == Method::nexthop) {
+        const bool hier = method_.method == Method::hier;
+        const uint32_t* nodes = hier ? hierarchical_.path() : next_hop_.path();
+        const uint32_t count = hier ? hierarchical_.pathLength() : next_hop_.pathLength();
+        for (uint32_t k = 0; k < count; ++k) points.push_back(graph_->position(nodes[k]));
+        return points;
+    }
+    points.resize(query_.pathLength());
+    points.resize(query_.smooth(points.data(), uint32_t(points.size())));
+    return points;
+}
+
+Result<BatchReport> runBatch(const navrt::GraphView& graph, const std::vector<PointPair>& pairs,
+                             const Tolerance& tolerance, const SearchMethod& method,
+                             const std::string& asset, bool keep_paths, Context& context) {
+    auto searcher = std::make_unique<Searcher>();
+    if (Status s = searcher->init(graph, method, asset); !s) return s.error();
+    BatchReport report;
+    report.entries.reserve(pairs.size());
+    double micros = 0, expansions = 0;
+    for (size_t i = 0; i < pairs.size(); ++i) {
+        if ((i & 255) == 0) {
+            if (context.cancelled()) return makeError(ErrorKind::cancelled, "queries cancelled");
+            context.progress("query", i, pairs.size());
+        }
+        BatchEntry entry;
+        entry.record = searcher->run(pairs[i].from, pairs[i].to, tolerance);
+        const bool found = entry.record.outcome == Outcome::found;
+        if (method.method == Method::hier && found) {
+            const navrt::HierarchicalQuery& h = searcher->hierarchical();
+            entry.plan_level = h.planLevel();
+            entry.legs = h.legs();
+            entry.complete = h.complete();
+            entry.abstract_expansions = h.abstractExpansions();
+        }
+        if (method.method == Method::nexthop)
+            entry.block_decompressions = searcher->nextHop().blockDecompressions();
+        if (keep_paths && found) entry.path = searcher->lastPath();
+        report.found += found;
+        micros += entry.record.micros;
+        expansions += entry.record.expansions;
+        report.entries.push_back(std::move(entry));
+    }
+    context.progress("query", pairs.size(), pairs.size());
+    if (!pairs.empty()) {
+        report.mean_micros = micros / double(pairs.size());
+        report.mean_expansions = expansions / double(pairs.size());
+    }
+    return report;
+}
+
 namespace {
 
 bool parseFloat(std::string_view text, float& out) {
@@ -276,28 +354,20 @@ Result<std::vector<Problem>> problems3d(const navrt::GraphView& graph,
 
 Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
                                        const std::filesystem::path& path, Context& context,
-                                       const SearchMethod& method) {
+                                       const SearchMethod& method, const std::string& asset) {
     const std::string built_from = graph.source_name
                                        ? std::string(graph.source_name, graph.source_name_length)
                                        : std::string();
-    if (Status s = checkMethod(graph, method.method, built_from.empty() ? "asset" : built_from); !s)
-        return s.error();
+    auto searcher = std::make_unique<Searcher>();
+    const std::string asset_name = !asset.empty()       ? asset
+                                   : built_from.empty() ? std::string("asset")
+                                                        : built_from;
+    if (Status s = searcher->init(graph, method, asset_name); !s) return s.error();
     const bool three_d = path.extension() == ".3dscen";
     auto problems =
         three_d ? problems3d(graph, built_from, path) : problems2d(graph, built_from, path);
     if (!problems) return problems.error();
 
-    navrt::PathQuery query;
-    if (navrt::Error e = query.init(graph))
-        return makeError(ErrorKind::internal, "cannot set up the search: {}", e.message);
-    navrt::HierarchicalQuery hierarchical;
-    if (method.method == Method::hier)
-        if (navrt::Error e = hierarchical.init(graph))
-            return makeError(ErrorKind::internal, "cannot set up the search: {}", e.message);
-    navrt::NextHopQuery next_hop;
-    if (method.method == Method::nexthop)
-        if (navrt::Error e = next_hop.init(graph))
-            return makeError(ErrorKind::internal, "cannot set up the lookups: {}", e.message);
     double total_suboptimality = 0;
     ScenarioReport report;
     double total_micros = 0, total_expansions = 0, total_ratio = 0, total_length = 0;
@@ -312,9 +382,7 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
             context.progress("scen", i, problems->size());
         }
         const Problem& s = (*problems)[i];
-        const bool table = method.method == Method::hier || method.method == Method::nexthop;
-        const QueryRecord r = runQuery(graph, query, s.from, s.to, tolerance, !table, method,
-                                       &hierarchical, &next_hop);
+        const QueryRecord r = searcher->run(s.from, s.to, tolerance);
         ++report.total;
         total_micros += r.micros;
         total_expansions += r.expansions;
@@ -371,6 +439,7 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
     }
     report.exact = !graph.isNavmesh() && !graph.isPov();
     report.any_angle = graph.isPov();
+    report.shortest_paths = returnsShortestPaths(graph, method.method);
     return report;
 }
 

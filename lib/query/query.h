@@ -68,12 +68,63 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
                      navrt::HierarchicalQuery* hierarchical = nullptr,
                      navrt::NextHopQuery* next_hop = nullptr);
 
+// The search objects one method needs on one graph, set up once and reused for every query (no
+// allocation per query). Not copyable: it holds navrt's per-query buffers.
+class Searcher {
+public:
+    Searcher() = default;
+    Searcher(const Searcher&) = delete;
+    Searcher& operator=(const Searcher&) = delete;
+    // checkMethod (errors name `asset`), then sets up the searches `method` uses.
+    Status init(const navrt::GraphView& graph, const SearchMethod& method,
+                const std::string& asset);
+    // One query (runQuery); A* paths are smoothed, hierarchical and next-hop paths are not.
+    QueryRecord run(navrt::Vec3 from, navrt::Vec3 to, const Tolerance& tolerance);
+    // After a found run: the path's points, the node positions for hier and nexthop, the smoothed
+    // (taut) polyline otherwise.
+    std::vector<navrt::Vec3> lastPath();
+    const SearchMethod& method() const { return method_; }
+    const navrt::HierarchicalQuery& hierarchical() const { return hierarchical_; }
+    const navrt::NextHopQuery& nextHop() const { return next_hop_; }
+
+private:
+    const navrt::GraphView* graph_ = nullptr;
+    SearchMethod method_;
+    navrt::PathQuery query_;
+    navrt::HierarchicalQuery hierarchical_;
+    navrt::NextHopQuery next_hop_;
+};
+
 struct PointPair {
     navrt::Vec3 from, to;
     uint32_t line = 0;
 };
 // One "sx sy sz gx gy gz" per line; blank lines and lines starting with '#' are skipped.
 Result<std::vector<PointPair>> loadPairs(const std::filesystem::path& path);
+
+// One query of a batch, with what its method adds.
+struct BatchEntry {
+    QueryRecord record;
+    // Method::hier, found: the level the plan was made on, the low-level searches it took,
+    // whether the whole path was refined (false with first_leg), the abstract expansions.
+    uint32_t plan_level = 0;
+    uint32_t legs = 0;
+    bool complete = true;
+    uint32_t abstract_expansions = 0;
+    uint32_t block_decompressions = 0;  // Method::nexthop: table blocks this query decompressed
+    std::vector<navrt::Vec3> path;      // with keep_paths, found: Searcher::lastPath()
+};
+struct BatchReport {
+    std::vector<BatchEntry> entries;  // in the order of the pairs
+    size_t found = 0;
+    double mean_micros = 0;
+    double mean_expansions = 0;
+};
+// Runs every pair with `method` on `graph` (`navbake query`); errors name `asset`. Cancellable
+// and reporting progress through `context`.
+Result<BatchReport> runBatch(const navrt::GraphView& graph, const std::vector<PointPair>& pairs,
+                             const Tolerance& tolerance, const SearchMethod& method,
+                             const std::string& asset, bool keep_paths, Context& context);
 
 struct ScenarioFailure {
     uint32_t line = 0;
@@ -100,15 +151,27 @@ struct ScenarioReport {
     double mean_length = 0;       // navmesh and POV: mean path length of the solved scenarios
     bool exact = true;
     bool any_angle = false;                 // POV graphs: optimal any-angle paths
+    bool shortest_paths = true;             // returnsShortestPaths of the method on the graph
     std::vector<ScenarioFailure> failures;  // the first few unsolved or non-optimal entries
+
+    // The pass rule (`navbake scen`'s exit code): every scenario solved; and every one optimal
+    // where that is promised: exact any-angle paths (POV), and shortest-path methods on grid
+    // graphs (not navmesh paths, not hierarchical searches, which are near-optimal by design).
+    bool passed() const {
+        if (solved != total) return false;
+        if (any_angle) return optimal == total;
+        return !exact || !shortest_paths || optimal == total;
+    }
 };
 
 // Runs a MovingAI scenario file (.scen, 2D: cell (x, y) = world (x + 0.5, 0, y + 0.5)) against
 // the graph. Errors (with the line number): malformed lines, a scenario naming another map or a
 // map of other dimensions than the graph's.
-// With Method::cluster the asset must pass checkMethod (else an error naming the file).
+// The asset must pass checkMethod for `method` (else an error naming `asset`, by default the
+// source the graph was built from).
 Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
                                        const std::filesystem::path& path, Context& context,
-                                       const SearchMethod& method = {});
+                                       const SearchMethod& method = {},
+                                       const std::string& asset = {});
 
 }  // namespace nav::query

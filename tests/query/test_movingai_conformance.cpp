@@ -102,4 +102,73 @@ TEST_SUITE("query") {
         REQUIRE(walled_report->failures.size() == 1);
         CHECK(walled_report->failures[0].what == "start_off_graph");
     }
+
+    TEST_CASE("query batches: one searcher per batch, results per pair, methods checked") {
+        // 4 x 3, a wall at x = 1 for y = 0..1: the way from (0,0) to (2,0) goes round by y = 2.
+        auto map = importer::parseMovingAiMap(
+            "type octile\nheight 3\nwidth 4\nmap\n.@..\n.@..\n....\n", "batch.map");
+        REQUIRE(map.ok());
+        voxel::VoxelGrid grid = importer::gridFromMap(*map);
+        Context context;
+        auto g = graph::buildTileGraph(grid, context);
+        REQUIRE(g.ok());
+        test::TempDir dir;
+        REQUIRE(graph::saveGraph(dir / "batch.nav", *g, formats::kKindNav).ok());
+        navrt::Asset asset;
+        REQUIRE_FALSE(navrt::load((dir / "batch.nav").c_str(), asset));
+        navrt::GraphView view;
+        REQUIRE_FALSE(navrt::viewGraph(asset, view));
+
+        const std::vector<query::PointPair> pairs = {
+            {{0.5f, 0, 0.5f}, {2.5f, 0, 0.5f}},  // round the wall
+            {{0.5f, 0, 0.5f}, {1.5f, 0, 0.5f}},  // goal in the wall
+            {{3.5f, 0, 2.5f}, {3.5f, 0, 2.5f}},  // start = goal
+        };
+        auto batch = query::runBatch(view, pairs, {}, {}, "batch.nav", true, context);
+        REQUIRE(batch.ok());
+        REQUIRE(batch->entries.size() == 3);
+        CHECK(batch->found == 2);
+        const query::BatchEntry& round = batch->entries[0];
+        CHECK(round.record.outcome == query::Outcome::found);
+        // No corner cutting past the wall's end (1,1): six straight moves round it.
+        CHECK(round.record.cost == doctest::Approx(6.0));
+        REQUIRE(round.path.size() >= 3);  // the smoothed polyline bends round the wall
+        CHECK(round.path.front().x == doctest::Approx(0.5f));
+        CHECK(round.path.back().x == doctest::Approx(2.5f));
+        CHECK(batch->entries[1].record.outcome == query::Outcome::goal_off_graph);
+        CHECK(batch->entries[1].path.empty());
+        CHECK(batch->entries[2].record.cost == 0.0);
+        CHECK(batch->mean_expansions > 0.0);
+
+        // The same pairs without paths kept: same records.
+        auto bare = query::runBatch(view, pairs, {}, {}, "batch.nav", false, context);
+        REQUIRE(bare.ok());
+        CHECK(bare->entries[0].path.empty());
+        CHECK(bare->entries[0].record.cost == round.record.cost);
+
+        // A method the asset was not packed for is refused, naming the asset.
+        auto hier =
+            query::runBatch(view, pairs, {}, query::Method::hier, "batch.nav", false, context);
+        REQUIRE_FALSE(hier.ok());
+        CHECK(hier.error().message.find("batch.nav") != std::string::npos);
+    }
+
+    TEST_CASE("scenario pass rule: solved always, optimal where the method promises it") {
+        query::ScenarioReport r;
+        r.total = 10;
+        r.solved = 10;
+        r.optimal = 9;
+        CHECK_FALSE(r.passed());  // grid graph, shortest-path method: one is not optimal
+        r.shortest_paths = false;
+        CHECK(r.passed());  // hierarchical search: near-optimal by design
+        r.shortest_paths = true;
+        r.exact = false;
+        CHECK(r.passed());  // navmesh straight paths are approximations
+        r.any_angle = true;
+        CHECK_FALSE(r.passed());  // POV: exact any-angle paths, every one within the optimum
+        r.optimal = 10;
+        CHECK(r.passed());
+        r.solved = 9;
+        CHECK_FALSE(r.passed());
+    }
 }
