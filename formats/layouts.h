@@ -217,6 +217,14 @@ inline void encodeSpan(const SpanRecord& s, uint8_t* p) {
 Error validateVoxelSections(const VoxelHeader& header, const uint8_t* columns, size_t columns_size,
                             const uint8_t* spans, size_t spans_size, uint32_t area_count);
 
+// Checks the VERT, TRIS and TARE sections of a geometry against its header and an area table of
+// `area_count` entries: sizes from the header counts, finite coordinates, vertex indices and area
+// ids in range. Used by the bake-side decoder and navrt's viewGeometry alike.
+Error validateGeometrySections(const GeometryHeader& header, const uint8_t* vertices,
+                               size_t vertices_size, const uint8_t* triangles,
+                               size_t triangles_size, const uint8_t* triangle_areas,
+                               size_t triangle_areas_size, uint32_t area_count);
+
 // ---- GRHD: 96 bytes ----------------------------------------------------------------------------
 enum class GraphType : uint32_t { tile = 1, volume = 2, pov = 3, navmesh = 4 };
 enum class HeuristicKind : uint32_t { octile = 1, euclidean = 2 };

@@ -116,26 +116,24 @@ Result<Geometry> decodeGeometry(const LoadedContainer& c) {
     if (!area_table) return area_table.error();
     g.areas = std::move(area_table).value();
 
-    auto sizeError = [&](const char* section, size_t got, size_t expected) {
-        return inputError("{}: section '{}' holds {} bytes, expected {} from the GHDR counts", file,
-                          section, got, expected);
-    };
     auto vertices = c.section(formats::kSecVertices);
     if (!vertices) return vertices.error();
-    if (!bytesToPod(*vertices, size_t(header.vertex_count) * 3, g.vertices))
-        return sizeError("VERT", vertices->size(), size_t(header.vertex_count) * 12);
     auto triangles = c.section(formats::kSecTriangles);
     if (!triangles) return triangles.error();
-    if (!bytesToPod(*triangles, size_t(header.triangle_count) * 3, g.triangles))
-        return sizeError("TRIS", triangles->size(), size_t(header.triangle_count) * 12);
     auto tri_areas = c.section(formats::kSecTriangleAreas);
     if (!tri_areas) return tri_areas.error();
-    if (!bytesToPod(*tri_areas, header.triangle_count, g.triangle_areas))
-        return sizeError("TARE", tri_areas->size(), header.triangle_count);
+    if (formats::Error e = formats::validateGeometrySections(
+            header, vertices->data(), vertices->size(), triangles->data(), triangles->size(),
+            tri_areas->data(), tri_areas->size(), uint32_t(g.areas.size())))
+        return containerError(c.path, e);
+    (void)bytesToPod(*vertices, size_t(header.vertex_count) * 3, g.vertices);
+    (void)bytesToPod(*triangles, size_t(header.triangle_count) * 3, g.triangles);
+    g.triangle_areas = std::move(tri_areas).value();
     auto tri_objects = c.section(formats::kSecTriangleObjects);
     if (!tri_objects) return tri_objects.error();
     if (!bytesToPod(*tri_objects, header.triangle_count, g.triangle_objects))
-        return sizeError("TOBJ", tri_objects->size(), size_t(header.triangle_count) * 4);
+        return inputError("{}: section 'TOBJ' holds {} bytes, expected {} from the GHDR counts",
+                          file, tri_objects->size(), size_t(header.triangle_count) * 4);
 
     auto names = c.section(formats::kSecObjectNames);
     if (!names) return names.error();
@@ -153,22 +151,10 @@ Result<Geometry> decodeGeometry(const LoadedContainer& c) {
         return inputError("{}: section 'OBJN' has {} unexpected bytes after the last object", file,
                           reader.remaining());
 
-    for (size_t i = 0; i < g.vertices.size(); ++i)
-        if (!std::isfinite(g.vertices[i]))
-            return inputError("{}: section 'VERT': vertex {} has a non-finite coordinate", file,
-                              i / 3);
-    for (size_t i = 0; i < g.triangles.size(); ++i)
-        if (g.triangles[i] >= header.vertex_count)
-            return inputError("{}: section 'TRIS': triangle {} uses vertex {}, only {} exist", file,
-                              i / 3, g.triangles[i], header.vertex_count);
-    for (size_t t = 0; t < g.triangle_areas.size(); ++t) {
-        if (g.triangle_areas[t] >= g.areas.size())
-            return inputError("{}: section 'TARE': triangle {} has area {}, only {} areas exist",
-                              file, t, g.triangle_areas[t], g.areas.size());
+    for (size_t t = 0; t < g.triangle_objects.size(); ++t)
         if (g.triangle_objects[t] >= header.object_count)
             return inputError("{}: section 'TOBJ': triangle {} has object {}, only {} exist", file,
                               t, g.triangle_objects[t], header.object_count);
-    }
     return g;
 }
 

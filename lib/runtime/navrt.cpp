@@ -194,24 +194,10 @@ Error viewGeometry(const Asset& asset, GeometryView& out) {
     if (Error e = decodeGeometryHeader(header.data, header.size, h)) return e;
     uint32_t area_count = 0;
     if (Error e = decodeAreaCosts(area_table.data, area_table.size, area_count, nullptr)) return e;
-    if (vertices.size != uint64_t(h.vertex_count) * 12)
-        return makeError(ErrorCode::bad_section, 0, kSecVertices,
-                         "section 'VERT' is %zu bytes, expected %llu", vertices.size,
-                         static_cast<unsigned long long>(uint64_t(h.vertex_count) * 12));
-    if (triangles.size != uint64_t(h.triangle_count) * 12 || areas.size != h.triangle_count)
-        return makeError(ErrorCode::bad_section, 0, kSecTriangles,
-                         "sections 'TRIS'/'TARE' do not match %u triangles", h.triangle_count);
+    if (Error e = validateGeometrySections(h, vertices.data, vertices.size, triangles.data,
+                                           triangles.size, areas.data, areas.size, area_count))
+        return e;
     const auto* indices = reinterpret_cast<const uint32_t*>(triangles.data);
-    for (size_t i = 0; i < size_t(h.triangle_count) * 3; ++i)
-        if (indices[i] >= h.vertex_count)
-            return makeError(ErrorCode::bad_section, i * 4, kSecTriangles,
-                             "triangle %zu uses vertex %u, only %u exist", i / 3, indices[i],
-                             h.vertex_count);
-    for (size_t i = 0; i < areas.size; ++i)
-        if (areas.data[i] >= area_count)
-            return makeError(ErrorCode::bad_section, i, kSecTriangleAreas,
-                             "triangle %zu has area %u, only %u exist", i, areas.data[i],
-                             area_count);
     out.header = h;
     out.vertices = reinterpret_cast<const float*>(vertices.data);
     out.triangles = indices;

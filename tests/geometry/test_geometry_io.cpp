@@ -1,6 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <limits>
+#include <string>
+
 #include "lib/geometry/geometry.h"
+#include "lib/runtime/navrt.h"
 #include "lib/voxel/voxel_grid.h"
 #include "tests/test_support.h"
 
@@ -49,14 +53,38 @@ TEST_SUITE("geometry") {
         CHECK(grid.error().message.find("kind 'GEOM', expected 'VOXL'") != std::string::npos);
     }
 
-    TEST_CASE("geometry with out-of-range indices is rejected on load") {
-        test::TempDir dir;
-        geometry::Geometry g = sampleGeometry();
-        g.triangles[4] = 99;
-        REQUIRE(geometry::saveGeometry(dir / "bad.geo", g).ok());
-        auto loaded = geometry::loadGeometry(dir / "bad.geo");
-        REQUIRE_FALSE(loaded.ok());
-        CHECK(loaded.error().message.find("triangle 1 uses vertex 99") != std::string::npos);
+    TEST_CASE(
+        "bad geometry sections: one validator, the same refusal on the bake side and in navrt") {
+        struct Case {
+            const char* name;
+            void (*spoil)(geometry::Geometry&);
+            const char* expected;
+        };
+        const Case cases[] = {
+            {"vertex index out of range", [](geometry::Geometry& g) { g.triangles[4] = 99; },
+             "section 'TRIS': triangle 1 uses vertex 99, only 4 exist"},
+            {"non-finite coordinate",
+             [](geometry::Geometry& g) { g.vertices[7] = std::numeric_limits<float>::quiet_NaN(); },
+             "section 'VERT': vertex 2 has a non-finite coordinate"},
+            {"unknown area", [](geometry::Geometry& g) { g.triangle_areas[1] = 7; },
+             "section 'TARE': triangle 1 has area 7, only 3 areas exist"},
+        };
+        for (const Case& c : cases) {
+            INFO(c.name);
+            test::TempDir dir;
+            geometry::Geometry g = sampleGeometry();
+            c.spoil(g);
+            REQUIRE(geometry::saveGeometry(dir / "bad.geo", g).ok());
+            auto loaded = geometry::loadGeometry(dir / "bad.geo");
+            REQUIRE_FALSE(loaded.ok());
+            CHECK(loaded.error().message.find(c.expected) != std::string::npos);
+            navrt::Asset asset;
+            REQUIRE_FALSE(navrt::load((dir / "bad.geo").c_str(), asset));
+            navrt::GeometryView view;
+            const navrt::Error e = navrt::viewGeometry(asset, view);
+            CHECK(e.code == navrt::ErrorCode::bad_section);
+            CHECK(std::string(e.message).find(c.expected) != std::string::npos);
+        }
     }
 
     TEST_CASE("a failed write leaves no file behind") {
