@@ -48,47 +48,43 @@ bool returnsShortestPaths(const navrt::GraphView& graph, Method method) {
 }
 
 Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset) {
-    if (method == Method::nexthop) {
-        if (!graph.hasNextHop())
-            return inputError(
-                "{}: --method nexthop needs next-hop sections, and this asset has none "
-                "(build them with 'navbake nexthop GRAPH -o FILE.nh', then 'navbake "
-                "pack GRAPH --nexthop FILE.nh')",
-                asset);
-        if (graph.header.type != formats::GraphType::tile)
-            return inputError(
-                "{}: --method nexthop applies to tile graphs; navmesh and POV point "
-                "queries use their own costs",
-                asset);
-        return {};
+    // What each method beyond plain A* needs packed into the asset, and how to build it.
+    bool present = true;
+    const char* sections = "";
+    const char* how = "";
+    switch (method) {
+        case Method::astar: return {};
+        case Method::cluster:
+            present = graph.hasClusters();
+            sections = "cluster";
+            how =
+                "'navbake cluster GRAPH -o FILE.clu', then 'navbake pack GRAPH --clusters "
+                "FILE.clu'";
+            break;
+        case Method::hier:
+            present = graph.hasHierarchy();
+            sections = "hierarchy";
+            how =
+                "'navbake hierarchy GRAPH --clusters FILE.clu -o FILE.hier', then 'navbake "
+                "pack GRAPH --clusters FILE.clu --hierarchy FILE.hier'";
+            break;
+        case Method::nexthop:
+            present = graph.hasNextHop();
+            sections = "next-hop";
+            how =
+                "'navbake nexthop GRAPH -o FILE.nh', then 'navbake pack GRAPH --nexthop "
+                "FILE.nh'";
+            break;
     }
-    if (method == Method::hier) {
-        if (!graph.hasHierarchy())
-            return inputError(
-                "{}: --method hier needs hierarchy sections, and this asset has none "
-                "(build them with 'navbake hierarchy GRAPH --clusters FILE.clu -o "
-                "FILE.hier', then 'navbake pack GRAPH --clusters FILE.clu "
-                "--hierarchy FILE.hier')",
-                asset);
-        if (graph.header.type != formats::GraphType::tile)
-            return inputError(
-                "{}: --method hier applies to tile graphs; navmesh and POV point "
-                "queries use their own costs",
-                asset);
-        return {};
-    }
-    if (method != Method::cluster) return {};
-    if (!graph.hasClusters())
+    if (!present)
         return inputError(
-            "{}: --method cluster needs cluster sections, and this asset has none "
-            "(build them with 'navbake cluster GRAPH -o FILE.clu', then 'navbake "
-            "pack GRAPH --clusters FILE.clu')",
-            asset);
+            "{}: --method {} needs {} sections, and this asset has none (build them with {})",
+            asset, methodName(method), sections, how);
     if (graph.header.type != formats::GraphType::tile)
         return inputError(
-            "{}: --method cluster applies to tile graphs; navmesh and POV point "
-            "queries use their own costs",
-            asset);
+            "{}: --method {} applies to tile graphs; navmesh and POV point queries use their "
+            "own costs",
+            asset, methodName(method));
     return {};
 }
 
