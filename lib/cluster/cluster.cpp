@@ -508,20 +508,6 @@ std::vector<uint32_t> regionLabels(const graph::Graph& g, const ClusterParams& p
     return pieces;
 }
 
-// Whether every edge u -> v has a reverse edge v -> u of exactly the same cost.
-bool symmetric(const graph::Graph& g) {
-    for (uint32_t u = 0; u + 1 < g.edge_offsets.size(); ++u) {
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-            const uint32_t v = g.edge_targets[e];
-            bool found = false;
-            for (uint32_t f = g.edge_offsets[v]; f < g.edge_offsets[v + 1] && !found; ++f)
-                found = g.edge_targets[f] == u && g.edge_costs[f] == g.edge_costs[e];
-            if (!found) return false;
-        }
-    }
-    return true;
-}
-
 }  // namespace
 
 double Clusters::bound(uint32_t a, uint32_t b) const {
@@ -651,7 +637,8 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
     ch.max_cluster_nodes = *std::max_element(out.cluster_nodes.begin(), out.cluster_nodes.end());
     ch.unreachable_pairs = unreachable;
     ch.graph_fingerprint = graph::graphFingerprint(g);
-    ch.flags = symmetric(g) ? formats::kClusterFlagSymmetric : 0;
+    ch.flags =
+        graph::edgeSymmetry(g) == graph::Symmetry::symmetric ? formats::kClusterFlagSymmetric : 0;
     return out;
 }
 

@@ -442,7 +442,18 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters
     // Members and entrances of the clusters.
     groupElements(clusters.node_clusters, hh.cluster_count, h.member_offsets, h.members);
     std::vector<uint8_t> mark;
-    if (params.entrances == formats::EntranceMode::all) {
+    // Sparse entrances (one or two per border stretch) keep every connection only when each
+    // edge has a reverse: a stretch is then strongly connected, so reaching one of its nodes
+    // reaches them all. On directed graphs (one-way edges, links) every border node is an
+    // entrance, which keeps HPA* complete and, as with `all`, exact.
+    if (params.entrances == formats::EntranceMode::sparse &&
+        graph::edgeSymmetry(g) == graph::Symmetry::directed) {
+        hh.entrance_mode = formats::EntranceMode::all;
+        context.info(
+            "hierarchy: the graph has one-way edges; every border node is an entrance "
+            "(sparse entrances need edges both ways)");
+    }
+    if (hh.entrance_mode == formats::EntranceMode::all) {
         mark.assign(n, 0);
         for (uint32_t u = 0; u < n; ++u)
             for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {

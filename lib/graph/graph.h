@@ -105,6 +105,13 @@ Graph navmeshGraph(navmesh::NavMesh mesh, const voxel::VoxelGrid& grid);
 // Labels connected components (undirected view) and fills the header's counts.
 void finalizeGraph(Graph& graph);
 
+// How far an explicit graph is from undirected. symmetric: every edge u -> v has a reverse v -> u
+// of exactly the same cost (what BPMX needs); two_way: every edge has a reverse, costs may differ
+// (what connectivity arguments need: weakly connected sets are then strongly connected); directed:
+// some edge has no reverse (one-way edges, links). Implicit volume graphs are symmetric.
+enum class Symmetry { symmetric, two_way, directed };
+Symmetry edgeSymmetry(const Graph& graph);
+
 Status saveGraph(const std::filesystem::path& path, const Graph& graph,
                  uint32_t kind = formats::kKindGraph);
 // The container saveGraph writes, for callers that add sections (pack --clusters).

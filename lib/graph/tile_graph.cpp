@@ -134,6 +134,24 @@ Result<Graph> buildTileGraph(const voxel::VoxelGrid& grid, Context& context) {
     return g;
 }
 
+Symmetry edgeSymmetry(const Graph& g) {
+    Symmetry result = Symmetry::symmetric;
+    for (uint32_t u = 0; u + 1 < g.edge_offsets.size(); ++u) {
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+            const uint32_t v = g.edge_targets[e];
+            bool reverse = false, same_cost = false;
+            for (uint32_t f = g.edge_offsets[v]; f < g.edge_offsets[v + 1] && !same_cost; ++f)
+                if (g.edge_targets[f] == u) {
+                    reverse = true;
+                    same_cost = g.edge_costs[f] == g.edge_costs[e];
+                }
+            if (!reverse) return Symmetry::directed;
+            if (!same_cost) result = Symmetry::two_way;
+        }
+    }
+    return result;
+}
+
 void finalizeGraph(Graph& g) {
     const size_t n = g.nodeCount();
     g.header.node_count = uint32_t(n);

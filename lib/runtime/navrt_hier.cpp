@@ -362,6 +362,18 @@ PathStatus HierarchicalQuery::findPath(uint32_t start, uint32_t goal, const Hier
                 status = refine(top, plan, length, true);
             else  // the abstract graph misses a connection the graph has: plain A*
                 status = lowLeg(goal, kNoNode, kNoNode, kNoNode);
+            if (status == PathStatus::no_path && current_ != start) {
+                // Directed graphs: a group reached on the way may be a one-way dead end (its
+                // nodes need not reach each other, nor the goal). Start over with plain A*, which
+                // finds a path whenever one exists.
+                path_length_ = 0;
+                cost_ = 0;
+                legs_ = 0;
+                stop_ = false;
+                current_ = start;
+                if (!append(&start, 1, 0.0)) return PathStatus::out_of_nodes;
+                status = lowLeg(goal, kNoNode, kNoNode, kNoNode);
+            }
         }
     }
     if (status != PathStatus::found) {
