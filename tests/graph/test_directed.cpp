@@ -150,6 +150,19 @@ TEST_SUITE("directed") {
             const Tables sparse = buildTables(g, formats::EntranceMode::sparse);
             CHECK(sparse.hierarchy.header.entrance_mode == formats::EntranceMode::all);
             CHECK(sparse.hierarchy.entrances == t.hierarchy.entrances);
+            // Rooms cut at chokepoints: the table is a lower bound on directed graphs too.
+            Context context;
+            cluster::ClusterParams rp;
+            rp.method = cluster::ClusterParams::regions;
+            rp.cluster_size = 8;
+            auto regions = cluster::buildClusters(g, rp, context);
+            REQUIRE(regions.ok());
+            for (uint32_t s : {0u, 97u, 401u}) {
+                const std::vector<double> dist = test::shortestFrom(g, s);
+                for (uint32_t v = 0; v < g.nodeCount(); ++v)
+                    CHECK(regions->bound(regions->node_clusters[s], regions->node_clusters[v]) <=
+                          dist[v] + 1e-4);
+            }
             test::PackedAsset p;
             test::packAsset(g, dir / "d.nav", p, [&](formats::ContainerWriter& w) {
                 cluster::addClusterSections(w, t.clusters);
