@@ -37,7 +37,7 @@ const uint32_t kGraphSectionIds[kGraphSectionCount] = {
     kSecPolyAreas,        kSecDetailOffsets,  kSecDetailTriangles, kSecMeshIndexHeader,
     kSecMeshIndexOffsets, kSecMeshIndexPolys, kSecPolyInfo,        kSecPovStats,
     kSecPovCorners,       kSecLayerCells,     kSecLayerColumns,    kSecLayerNeighbours,
-    kSecLayerComponents};
+    kSecLayerComponents,  kSecLinks,          kSecEdgeLinks};
 
 Error missingSectionError(uint32_t id) {
     char name[5];
@@ -290,6 +290,92 @@ Error validatePovSections(const GraphHeader& h, const GraphSections& s, uint32_t
     }
     if (any_direction != st.any_direction_corners)
         return sectionError(kSecPovStats, 12, "any-direction corner count differs from PCRN");
+    return {};
+}
+
+Error validateLinkSections(const GraphHeader& h, const GraphSections& s) {
+    const SectionSpan& links = s[GraphSection::links];
+    const SectionSpan& edge_links = s[GraphSection::edge_links];
+    if (!links.present && !edge_links.present) return {};
+    if (!links.present) return missingSectionError(kSecLinks);
+    if (!edge_links.present) return missingSectionError(kSecEdgeLinks);
+    if (h.flags & kGraphFlagImplicitVolume)
+        return sectionError(kSecLinks, 0, "implicit volume graphs have no edges to link");
+    if (links.size % kLinkRecordSize != 0)
+        return sectionError(kSecLinks, 0, "size is not a whole number of 56-byte link records");
+    if (edge_links.size != uint64_t(h.edge_count) * 4)
+        return sectionSizeError(kSecEdgeLinks, edge_links.size, uint64_t(h.edge_count) * 4);
+    const uint64_t count = links.size / kLinkRecordSize;
+    if (count >= kNoLink) return sectionError(kSecLinks, 0, "too many links");
+    uint64_t expected_edges = 0;
+    LinkRecord previous;
+    for (uint64_t i = 0; i < count; ++i) {
+        LinkRecord l;
+        const uint64_t at = i * kLinkRecordSize;
+        if (Error e = decodeLinkRecord(links.data + at, kLinkRecordSize, l)) {
+            e.offset += at;
+            return e;
+        }
+        if (l.from_node >= h.node_count || l.to_node >= h.node_count || l.from_node == l.to_node)
+            return makeError(ErrorCode::bad_section, at + 8, kSecLinks,
+                             "link %u joins nodes %u and %u (%u nodes; the ends must differ)", l.id,
+                             l.from_node, l.to_node, h.node_count);
+        if (i > 0 && l.id <= previous.id)
+            return makeError(ErrorCode::bad_section, at, kSecLinks,
+                             "link ids are not strictly ascending (%u after %u)", l.id,
+                             previous.id);
+        expected_edges += (l.flags & kLinkFlagBidirectional) ? 2 : 1;
+        previous = l;
+    }
+    const uint32_t* offsets = reinterpret_cast<const uint32_t*>(s[GraphSection::edge_offsets].data);
+    const uint32_t* targets = reinterpret_cast<const uint32_t*>(s[GraphSection::edge_targets].data);
+    const float* costs = reinterpret_cast<const float*>(s[GraphSection::edge_costs].data);
+    const uint32_t* owner = reinterpret_cast<const uint32_t*>(edge_links.data);
+    auto linkAt = [&](uint32_t k) {
+        LinkRecord l;
+        (void)decodeLinkRecord(links.data + uint64_t(k) * kLinkRecordSize, kLinkRecordSize, l);
+        return l;
+    };
+    uint64_t link_edges = 0;
+    for (uint64_t v = 0; v < h.node_count; ++v)
+        for (uint32_t e = offsets[v]; e < offsets[v + 1]; ++e) {
+            if (owner[e] == kNoLink) continue;
+            if (owner[e] >= count)
+                return makeError(ErrorCode::bad_section, uint64_t(e) * 4, kSecEdgeLinks,
+                                 "edge %u names link %u of %llu", e, owner[e],
+                                 static_cast<unsigned long long>(count));
+            const LinkRecord l = linkAt(owner[e]);
+            const uint32_t target = uint32_t(v) + targets[e];  // stored relative to v
+            const bool forward = v == l.from_node && target == l.to_node && costs[e] == l.cost;
+            const bool back = (l.flags & kLinkFlagBidirectional) && v == l.to_node &&
+                              target == l.from_node && costs[e] == l.reverse_cost;
+            if (!forward && !back)
+                return makeError(ErrorCode::bad_section, uint64_t(e) * 4, kSecEdgeLinks,
+                                 "edge %u (%llu -> %u) does not match link %u", e,
+                                 static_cast<unsigned long long>(v), target, l.id);
+            ++link_edges;
+        }
+    if (link_edges != expected_edges)
+        return makeError(ErrorCode::bad_section, 0, kSecEdgeLinks,
+                         "%llu edges name links, expected %llu (one per direction of each link)",
+                         static_cast<unsigned long long>(link_edges),
+                         static_cast<unsigned long long>(expected_edges));
+    // Each direction of each link owned by exactly one edge (with the total above: no other).
+    for (uint64_t i = 0; i < count; ++i) {
+        const LinkRecord l = linkAt(uint32_t(i));
+        for (int direction = 0; direction < ((l.flags & kLinkFlagBidirectional) ? 2 : 1);
+             ++direction) {
+            const uint32_t from = direction == 0 ? l.from_node : l.to_node;
+            const uint32_t to = direction == 0 ? l.to_node : l.from_node;
+            int owned = 0;
+            for (uint32_t e = offsets[from]; e < offsets[from + 1]; ++e)
+                owned += owner[e] == i && from + targets[e] == to;
+            if (owned != 1)
+                return makeError(ErrorCode::bad_section, i * kLinkRecordSize, kSecLinks,
+                                 "link %u has %d edges %s, expected 1", l.id, owned,
+                                 direction == 0 ? "forward" : "back");
+        }
+    }
     return {};
 }
 

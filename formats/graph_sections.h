@@ -60,6 +60,8 @@ enum class GraphSection : uint32_t {
     layer_columns,
     layer_neighbours,
     layer_components,
+    links,
+    edge_links,
     count
 };
 inline constexpr uint32_t kGraphSectionCount = uint32_t(GraphSection::count);
@@ -98,6 +100,12 @@ Error validateNavmeshSections(const GraphHeader& header, const GraphSections& s,
 // PSTA's count, PCRN records valid with cells in range.
 Error validatePovSections(const GraphHeader& header, const GraphSections& s, uint32_t area_count,
                           PovStats& stats);
+
+// LINK and ELNK (after validateGraphSections, explicit graphs only), both or neither: every
+// record valid (decodeLinkRecord) with nodes in range and apart, ids unique; ELNK one u32 per
+// edge, kNoLink or a link index, each link edge joining the link's nodes (from -> to, or back when
+// bidirectional) at the link's cost, and every link owning exactly its one or two edges.
+Error validateLinkSections(const GraphHeader& header, const GraphSections& s);
 
 // CNOD, when present on a graph with node cells (it is ignored otherwise): columns + 1 offsets
 // from 0 to node_count, non-decreasing, every node listed under the column its NCEL names.

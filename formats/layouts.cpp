@@ -131,6 +131,10 @@ NAV_HEADER_LAYOUT(PovStats, kSecPovStats, kPovStatsSize) {
     io(h.corner_count, h.layer_cell_count, h.layer_component_count, h.any_direction_corners,
        h.visibility_edges, h.taut_edges);
 }
+NAV_HEADER_LAYOUT(LinkRecord, kSecLinks, kLinkRecordSize) {
+    io(h.id, h.user_data, h.from_node, h.to_node, h.from, h.to, h.cost, h.reverse_cost, h.type,
+       h.flags);
+}
 NAV_HEADER_LAYOUT(ClusterHeader, kSecClusterHeader, kClusterHeaderSize) {
     io(h.method, h.cluster_count, h.node_count, h.edge_count, h.cluster_size, h.requested_clusters,
        h.scale, h.min_cluster_nodes, h.max_cluster_nodes, h.unreachable_pairs, h.graph_fingerprint,
@@ -417,6 +421,47 @@ Error decodeMeshIndexHeader(const uint8_t* data, size_t size, MeshIndexHeader& h
 }
 
 void encodePovStats(const PovStats& s, uint8_t out[kPovStatsSize]) { encodeHeader(s, out); }
+
+const char* linkTypeName(LinkType type) {
+    switch (type) {
+        case LinkType::drop: return "drop";
+        case LinkType::jump: return "jump";
+        case LinkType::climb: return "climb";
+        case LinkType::ladder: return "ladder";
+        case LinkType::door: return "door";
+        case LinkType::teleport: return "teleport";
+        case LinkType::custom: return "custom";
+    }
+    return nullptr;
+}
+
+void encodeLinkRecord(const LinkRecord& link, uint8_t out[kLinkRecordSize]) {
+    encodeHeader(link, out);
+}
+
+Error decodeLinkRecord(const uint8_t* data, size_t size, LinkRecord& l) {
+    constexpr uint32_t id = kSecLinks;
+    if (Error e = decodeHeader(data, size, l)) return e;
+    if (linkTypeName(l.type) == nullptr)
+        return makeError(ErrorCode::bad_section, 48, id, "link %u: unknown type %u", l.id,
+                         uint32_t(l.type));
+    if ((l.flags & ~kLinkFlagsKnown) != 0)
+        return makeError(ErrorCode::bad_section, 52, id, "link %u: unknown flags 0x%x", l.id,
+                         l.flags);
+    for (int k = 0; k < 3; ++k)
+        if (!std::isfinite(l.from[k]) || !std::isfinite(l.to[k]))
+            return makeError(ErrorCode::bad_section, 16, id, "link %u: an end is not finite", l.id);
+    if (!(std::isfinite(l.cost) && l.cost > 0))
+        return makeError(ErrorCode::bad_section, 40, id, "link %u: cost %g is not > 0", l.id,
+                         double(l.cost));
+    const bool both = (l.flags & kLinkFlagBidirectional) != 0;
+    if (both ? !(std::isfinite(l.reverse_cost) && l.reverse_cost > 0) : l.reverse_cost != 0)
+        return makeError(ErrorCode::bad_section, 44, id,
+                         both ? "link %u: reverse cost %g is not > 0"
+                              : "link %u: reverse cost %g on a one-way link (must be 0)",
+                         l.id, double(l.reverse_cost));
+    return {};
+}
 
 Error decodePovStats(const uint8_t* data, size_t size, PovStats& s) {
     constexpr uint32_t id = kSecPovStats;

@@ -76,6 +76,9 @@ inline constexpr uint32_t kSecLayerColumns = fourcc("LCOL");     // u32 first ce
 inline constexpr uint32_t kSecLayerNeighbours = fourcc("LNB4");  // 4 planes of u32 cell ids
 inline constexpr uint32_t kSecLayerComponents = fourcc("LCMP");  // u32 component per layer cell
 inline constexpr uint32_t kSecPovStats = fourcc("PSTA");         // 32-byte bake statistics
+// Links (optional, explicit graphs): directed connections beyond the walkable surface's edges.
+inline constexpr uint32_t kSecLinks = fourcc("LINK");      // 56-byte link records
+inline constexpr uint32_t kSecEdgeLinks = fourcc("ELNK");  // u32 link per edge, kNoLink if none
 
 // CLUS sections (a .nav packed with --clusters holds the same three after the graph's).
 inline constexpr uint32_t kSecClusterHeader = fourcc("CLHD");  // 64-byte cluster header
@@ -332,6 +335,45 @@ struct PovStats {
 inline constexpr size_t kPovStatsSize = 32;
 void encodePovStats(const PovStats& stats, uint8_t out[kPovStatsSize]);
 Error decodePovStats(const uint8_t* data, size_t size, PovStats& out);
+
+// ---- LINK record: 56 bytes ----------------------------------------------------------------------
+// A link is a directed connection between two nodes of a graph (a drop, a jump, a ladder, a door,
+// a teleport...): an edge from_node -> to_node of `cost`, and, when bidirectional, an edge back of
+// `reverse_cost`. ELNK names, per graph edge, the link it stands for, so a path can say which
+// connection it used; several edges (plain or links) may join the same pair of nodes.
+enum class LinkType : uint32_t {
+    drop = 1,
+    jump = 2,
+    climb = 3,
+    ladder = 4,
+    door = 5,
+    teleport = 6,
+    custom = 7
+};
+inline constexpr uint32_t kLinkTypeCount = 7;
+// The type's name ("drop", ...), or nullptr for a value that names none.
+const char* linkTypeName(LinkType type);
+inline constexpr uint32_t kLinkFlagBidirectional = 1;  // an edge back, of reverse_cost
+inline constexpr uint32_t kLinkFlagGenerated = 2;      // generated from the agent's abilities
+inline constexpr uint32_t kLinkFlagsKnown = 3;
+inline constexpr uint32_t kNoLink = 0xFFFFFFFFu;
+struct LinkRecord {
+    uint32_t id = 0;         // stable id the game gets back (unique within the graph)
+    uint32_t user_data = 0;  // opaque to navbake
+    uint32_t from_node = 0;
+    uint32_t to_node = 0;
+    float from[3] = {0, 0, 0};  // [m] where the link starts and ends, on the walkable surface
+    float to[3] = {0, 0, 0};
+    float cost = 0;          // from -> to, > 0
+    float reverse_cost = 0;  // to -> from when bidirectional (> 0), else 0
+    LinkType type = LinkType::custom;
+    uint32_t flags = 0;
+};
+inline constexpr size_t kLinkRecordSize = 56;
+void encodeLinkRecord(const LinkRecord& link, uint8_t out[kLinkRecordSize]);
+// One record: known type, known flags, positions finite, costs positive and finite (reverse_cost
+// exactly when bidirectional). Errors are bad_section of LINK at the record's byte offset.
+Error decodeLinkRecord(const uint8_t* data, size_t size, LinkRecord& out);
 
 // ---- CLHD: 64 bytes ---------------------------------------------------------------------------
 // Cluster heuristic table (Millington, "AI for Games", 4.3.8): CLTB[a * cluster_count + b] is

@@ -49,6 +49,10 @@ struct Graph {
     std::vector<uint32_t> layer_neighbours;  // 4 planes (+X, -X, +Z, -Z) of layer_cells.size()
     std::vector<uint32_t> layer_components;  // tile-graph component per layer cell
     formats::PovStats pov_stats;
+    // Links (explicit graphs, optional): sorted by id; edge_links names each edge's link
+    // (formats::kNoLink for the walkable surface's own edges). Empty when the graph has none.
+    std::vector<formats::LinkRecord> links;
+    std::vector<uint32_t> edge_links;
 
     size_t nodeCount() const {
         if (header.flags & formats::kGraphFlagImplicitVolume)
@@ -104,6 +108,13 @@ Graph navmeshGraph(navmesh::NavMesh mesh, const voxel::VoxelGrid& grid);
 
 // Labels connected components (undirected view) and fills the header's counts.
 void finalizeGraph(Graph& graph);
+
+// Adds `links` (ends already resolved to nodes: from_node, to_node) as edges: each node's own
+// edges keep their order and its link edges follow, by link id; a bidirectional link also adds
+// to_node -> from_node. Fills links (sorted by id) and edge_links, then finalizeGraph. Errors
+// name the link by id: an end out of range or both ends on one node, a repeated id, a bad cost,
+// a graph without explicit edges (implicit volume graphs) or one that already has links.
+Status addLinks(Graph& graph, std::vector<formats::LinkRecord> links);
 
 // How far an explicit graph is from undirected. symmetric: every edge u -> v has a reverse v -> u
 // of exactly the same cost (what BPMX needs); two_way: every edge has a reverse, costs may differ

@@ -179,6 +179,13 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
         writer.add(formats::kSecFreeVoxels, arrayBytes(g.free_voxels));
     }
     writer.add(formats::kSecComponents, arrayBytes(g.components));
+    if (!g.links.empty()) {
+        std::vector<uint8_t> links(g.links.size() * formats::kLinkRecordSize);
+        for (size_t i = 0; i < g.links.size(); ++i)
+            formats::encodeLinkRecord(g.links[i], links.data() + i * formats::kLinkRecordSize);
+        writer.add(formats::kSecLinks, std::move(links));
+        writer.add(formats::kSecEdgeLinks, arrayBytes(g.edge_links));
+    }
     if (header.type == GraphType::navmesh) {
         const navmesh::NavMesh& m = g.mesh;
         std::vector<uint8_t> info;
@@ -255,6 +262,8 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
     const uint32_t area_count = uint32_t(g.areas.size());
     if (formats::Error e = formats::validateGraphSections(h, s.spans, area_count))
         return containerError(c.path, e);
+    if (formats::Error e = formats::validateLinkSections(h, s.spans))
+        return containerError(c.path, e);
     const bool implicit_volume = (h.flags & formats::kGraphFlagImplicitVolume) != 0;
     if (!implicit_volume && h.type == GraphType::navmesh) {
         if (formats::Error e =
@@ -286,6 +295,14 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
     for (size_t v = 0; v < h.node_count; ++v)
         for (uint32_t e = g.edge_offsets[v]; e < g.edge_offsets[v + 1]; ++e)
             g.edge_targets[e] += uint32_t(v);  // stored relative to the source node
+    if (s.spans[G::links].present) {
+        const size_t count = s.spans[G::links].size / formats::kLinkRecordSize;
+        g.links.resize(count);
+        for (size_t i = 0; i < count; ++i)
+            (void)formats::decodeLinkRecord(s.spans[G::links].data + i * formats::kLinkRecordSize,
+                                            formats::kLinkRecordSize, g.links[i]);
+        take(s, G::edge_links, g.edge_links);
+    }
     if (h.type == GraphType::navmesh) takeMeshSections(s, h.node_count, g);
     if (h.type == GraphType::pov) takePovSections(s, g);
     return g;

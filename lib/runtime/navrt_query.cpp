@@ -239,6 +239,7 @@ Error viewGraph(const Asset& asset, GraphView& out) {
         s.spans[i] = spanOf(asset.find(fmt::kGraphSectionIds[i]));
     using G = fmt::GraphSection;
     if (Error e = fmt::validateGraphSections(h, s, area_count)) return e;
+    if (Error e = fmt::validateLinkSections(h, s)) return e;
     auto u32 = [&](G part) { return reinterpret_cast<const uint32_t*>(s[part].data); };
     out.components = u32(G::components);
     if (out.implicitVolume()) {
@@ -271,7 +272,20 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     }
     if (Error e = fmt::validateColumnNodes(h, s)) return e;
     if (s[G::column_nodes].present && has_cells) out.column_nodes = u32(G::column_nodes);
+    if (s[G::links].present) {
+        out.links = s[G::links].data;
+        out.link_count = uint32_t(s[G::links].size / fmt::kLinkRecordSize);
+        out.edge_links = u32(G::edge_links);
+    }
     return {};
+}
+
+fmt::LinkRecord GraphView::link(uint32_t index) const {
+    fmt::LinkRecord l;
+    if (index < link_count)
+        (void)fmt::decodeLinkRecord(links + size_t(index) * fmt::kLinkRecordSize,
+                                    fmt::kLinkRecordSize, l);
+    return l;
 }
 
 const char* pathStatusName(PathStatus status) {

@@ -84,6 +84,12 @@ struct GraphView {
     size_t hier_hop_size[nav::formats::kHopSectionCount] = {};
     bool has_hier_hop = false;
 
+    // Links (LINK + ELNK, optional): drops, jumps, ladders, doors, teleports as directed edges.
+    // edge_links[e] is the link edge e stands for, nav::formats::kNoLink for surface edges.
+    const uint8_t* links = nullptr;  // link_count records of nav::formats::kLinkRecordSize bytes
+    uint32_t link_count = 0;
+    const uint32_t* edge_links = nullptr;  // per edge; null when the graph has no links
+
     bool hasClusters() const { return node_clusters != nullptr; }
     bool hasNextHop() const { return next_hop_ranks != nullptr || has_hier_hop; }
     bool hasHierarchy() const { return has_hierarchy; }
@@ -99,6 +105,12 @@ struct GraphView {
     }
     Vec3 position(uint32_t node) const;
     bool isFree(uint32_t node) const;  // volume: voxel free; explicit graphs: always true
+    // The link edge `edge` stands for, or nav::formats::kNoLink (also for graphs without links).
+    uint32_t edgeLink(uint32_t edge) const {
+        return edge_links != nullptr ? edge_links[edge] : nav::formats::kNoLink;
+    }
+    // Link `index` (< link_count), decoded from its validated record.
+    nav::formats::LinkRecord link(uint32_t index) const;
 };
 // Checks every count, offset and index of the graph sections before handing out the view.
 Error viewGraph(const Asset& asset, GraphView& out);

@@ -123,6 +123,16 @@ TEST_SUITE("formats") {
             checkEveryByteCounts<formats::NextHopHeader, formats::kNextHopHeaderSize>(
                 h, formats::encodeNextHopHeader, formats::decodeNextHopHeader);
         }
+        SUBCASE("LINK record") {
+            formats::LinkRecord l;
+            l.id = 12, l.user_data = 0xABCD, l.from_node = 3, l.to_node = 9;
+            l.from[0] = 1.5f, l.from[1] = 2.0f, l.from[2] = -3.25f;
+            l.to[0] = 4.5f, l.to[1] = -1.0f, l.to[2] = 0.75f;
+            l.cost = 2.5f, l.reverse_cost = 7.0f, l.type = formats::LinkType::ladder;
+            l.flags = formats::kLinkFlagBidirectional | formats::kLinkFlagGenerated;
+            checkEveryByteCounts<formats::LinkRecord, formats::kLinkRecordSize>(
+                l, formats::encodeLinkRecord, formats::decodeLinkRecord);
+        }
         SUBCASE("HNHD") {
             formats::HierNextHopHeader h;
             h.node_count = 1000, h.edge_count = 5000, h.cluster_count = 30, h.entrance_count = 200;

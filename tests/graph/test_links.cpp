@@ -1,0 +1,198 @@
+// Links in graphs: addLinks turns links into directed edges (one way, or both ways at their own
+// costs), the LINK/ELNK sections round-trip, navrt names the link behind each edge, searches and
+// next-hop tables use links optimally, and bad links or corrupt sections are refused with the
+// same text on the bake side and in navrt.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "lib/graph/graph.h"
+#include "lib/nexthop/nexthop.h"
+#include "lib/runtime/navrt_nexthop.h"
+#include "lib/runtime/navrt_query.h"
+#include "tests/graph_test_support.h"
+#include "tests/test_support.h"
+
+using namespace nav;
+
+namespace {
+
+// Two rooms, 4 x 3 each, with a solid wall between them: no surface edge joins them.
+const char* kTwoRooms =
+    "type octile\nheight 3\nwidth 9\nmap\n"
+    "....@....\n"
+    "....@....\n"
+    "....@....\n";
+
+uint32_t nodeAt(const graph::Graph& g, float x, float z) {
+    for (uint32_t v = 0; v < g.nodeCount(); ++v)
+        if (g.positions[3 * v] == x && g.positions[3 * v + 2] == z) return v;
+    FAIL("no node at ", x, ", ", z);
+    return 0;
+}
+
+formats::LinkRecord makeLink(const graph::Graph& g, uint32_t id, uint32_t from, uint32_t to,
+                             float cost, formats::LinkType type, float reverse_cost = 0) {
+    formats::LinkRecord l;
+    l.id = id;
+    l.user_data = 1000 + id;
+    l.from_node = from;
+    l.to_node = to;
+    for (int k = 0; k < 3; ++k) {
+        l.from[k] = g.positions[3 * from + k];
+        l.to[k] = g.positions[3 * to + k];
+    }
+    l.cost = cost;
+    l.reverse_cost = reverse_cost;
+    l.type = type;
+    l.flags = reverse_cost > 0 ? formats::kLinkFlagBidirectional : 0;
+    return l;
+}
+
+}  // namespace
+
+TEST_SUITE("graph") {
+    TEST_CASE("links: directed edges with their own costs, saved, viewed and searched") {
+        graph::Graph g = test::tileGraphOfText(kTwoRooms, "rooms.map");
+        REQUIRE(g.header.component_count == 2);
+        const uint32_t a = nodeAt(g, 3.5f, 1.5f), b = nodeAt(g, 5.5f, 1.5f);
+        const uint32_t c = nodeAt(g, 3.5f, 0.5f), d = nodeAt(g, 5.5f, 0.5f);
+        const size_t surface_edges = g.edgeCount();
+        // A one-way drop a -> b, and a ladder c <-> d: cheap down, dear up.
+        REQUIRE(graph::addLinks(g, {makeLink(g, 7, c, d, 2.5f, formats::LinkType::ladder, 6.0f),
+                                    makeLink(g, 3, a, b, 2.0f, formats::LinkType::drop)})
+                    .ok());
+        CHECK(g.header.component_count == 1);
+        CHECK(g.edgeCount() == surface_edges + 3);
+        REQUIRE(g.links.size() == 2);
+        CHECK(g.links[0].id == 3);  // sorted by id
+        CHECK(graph::edgeSymmetry(g) == graph::Symmetry::directed);
+        // The link edges follow each node's own edges.
+        const uint32_t last_of_a = g.edge_offsets[a + 1] - 1;
+        CHECK(g.edge_targets[last_of_a] == b);
+        CHECK(g.edge_links[last_of_a] == 0);
+        CHECK(g.edge_costs[last_of_a] == 2.0f);
+        const uint32_t last_of_d = g.edge_offsets[d + 1] - 1;
+        CHECK(g.edge_targets[last_of_d] == c);
+        CHECK(g.edge_links[last_of_d] == 1);
+        CHECK(g.edge_costs[last_of_d] == 6.0f);
+
+        // Round trip through .graph.
+        test::TempDir dir;
+        REQUIRE(graph::saveGraph(dir / "l.graph", g).ok());
+        auto loaded = graph::loadGraph(dir / "l.graph");
+        REQUIRE(loaded.ok());
+        CHECK(loaded->edge_links == g.edge_links);
+        CHECK(loaded->edge_targets == g.edge_targets);
+        CHECK(loaded->edge_costs == g.edge_costs);
+        REQUIRE(loaded->links.size() == 2);
+        CHECK(loaded->links[1].id == 7);
+        CHECK(loaded->links[1].user_data == 1007);
+        CHECK(loaded->links[1].type == formats::LinkType::ladder);
+        CHECK(loaded->links[1].reverse_cost == 6.0f);
+        CHECK(loaded->links[1].to[0] == 5.5f);
+
+        // navrt: the view names each edge's link; A* takes the links at their costs.
+        Context context;
+        auto table = nexthop::buildTable(g, {}, context);
+        REQUIRE(table.ok());
+        test::PackedAsset p;
+        test::packAsset(g, dir / "l.nav", p,
+                        [&](auto& w) { nexthop::addNextHopSections(w, *table); });
+        REQUIRE_FALSE(p.error);
+        REQUIRE(p.view.link_count == 2);
+        CHECK(p.view.edgeLink(last_of_a) == 0);
+        CHECK(p.view.edgeLink(0) == formats::kNoLink);
+        CHECK(p.view.link(1).id == 7);
+        CHECK(p.view.link(0).type == formats::LinkType::drop);
+        navrt::PathQuery query;
+        REQUIRE_FALSE(query.init(p.view));
+        navrt::NextHopQuery hops;
+        REQUIRE_FALSE(hops.init(p.view));
+        const uint32_t left = nodeAt(g, 0.5f, 1.5f), right = nodeAt(g, 8.5f, 1.5f);
+        for (auto [s, t] : {std::pair{left, right}, std::pair{right, left}, std::pair{a, b},
+                            std::pair{b, a}, std::pair{d, c}}) {
+            INFO("from ", s, " to ", t);
+            const double optimum = test::shortestFrom(g, s)[t];
+            REQUIRE(std::isfinite(optimum));
+            REQUIRE(query.findPath(s, t) == navrt::PathStatus::found);
+            CHECK(query.cost() == doctest::Approx(optimum).epsilon(1e-6));
+            REQUIRE(hops.pathByNextHop(s, t) == navrt::PathStatus::found);
+            CHECK(hops.cost() == doctest::Approx(optimum).epsilon(1e-6));
+        }
+        // a -> b drops (2.0) rather than taking the ladder; b -> a has to climb it (6.0).
+        CHECK(test::shortestFrom(g, a)[b] == doctest::Approx(2.0));
+        CHECK(test::shortestFrom(g, b)[a] > 6.0);
+    }
+
+    TEST_CASE("links: bad links are refused by id, corrupt sections alike by bake side and navrt") {
+        const graph::Graph base = test::tileGraphOfText(kTwoRooms, "rooms.map");
+        const uint32_t a = nodeAt(base, 3.5f, 1.5f), b = nodeAt(base, 5.5f, 1.5f);
+        auto refused = [&](std::vector<formats::LinkRecord> links, const std::string& text) {
+            graph::Graph g = base;
+            const Status s = graph::addLinks(g, std::move(links));
+            REQUIRE_FALSE(s.ok());
+            CHECK_MESSAGE(s.error().message.find(text) != std::string::npos, s.error().message);
+        };
+        refused({makeLink(base, 1, a, 999, 1.0f, formats::LinkType::jump)}, "link 1: an end names");
+        refused({makeLink(base, 1, a, a, 1.0f, formats::LinkType::jump)}, "both ends are on node");
+        refused({makeLink(base, 1, a, b, 1.0f, formats::LinkType::jump),
+                 makeLink(base, 1, b, a, 1.0f, formats::LinkType::jump)},
+                "link id 1 is used twice");
+        refused({makeLink(base, 2, a, b, -1.0f, formats::LinkType::door)}, "link 2: cost -1");
+        formats::LinkRecord odd = makeLink(base, 4, a, b, 1.0f, formats::LinkType::teleport);
+        odd.type = formats::LinkType(42);
+        refused({odd}, "link 4: unknown type 42");
+
+        // Corrupt sections, written as they are (graphWriter does not check): both readers refuse
+        // them with the same sentence.
+        graph::Graph linked = base;
+        REQUIRE(
+            graph::addLinks(linked, {makeLink(base, 5, a, b, 2.0f, formats::LinkType::drop)}).ok());
+        struct Case {
+            const char* name;
+            void (*spoil)(graph::Graph&);
+            const char* expected;
+        };
+        const Case cases[] = {
+            {"edge names no link", [](graph::Graph& g) { g.edge_links[0] = 9; },
+             "edge 0 names link 9 of 1"},
+            {"link edge at another cost",
+             [](graph::Graph& g) {
+                 for (size_t e = 0; e < g.edge_links.size(); ++e)
+                     if (g.edge_links[e] == 0) g.edge_costs[e] = 3.0f;
+             },
+             "does not match link 5"},
+            {"link lost its edge",
+             [](graph::Graph& g) {
+                 for (uint32_t& owner : g.edge_links) owner = formats::kNoLink;
+             },
+             "0 edges name links, expected 1"},
+            {"reverse cost on a one-way link",
+             [](graph::Graph& g) { g.links[0].reverse_cost = 1.0f; },
+             "link 5: reverse cost 1 on a one-way link"},
+        };
+        test::TempDir dir;
+        for (const Case& c : cases) {
+            INFO(std::string(c.name));
+            graph::Graph g = linked;
+            c.spoil(g);
+            REQUIRE(graph::saveGraph(dir / "bad.nav", g, formats::kKindNav).ok());
+            // The bake-side decoder of the asset, and navrt.
+            auto container =
+                loadContainer(dir / "bad.nav", formats::kKindNav, formats::kNavVersion);
+            REQUIRE(container.ok());
+            auto decoded = graph::decodeGraph(*container);
+            REQUIRE_FALSE(decoded.ok());
+            CHECK(decoded.error().message.find(c.expected) != std::string::npos);
+            navrt::Asset asset;
+            REQUIRE_FALSE(navrt::load((dir / "bad.nav").c_str(), asset));
+            navrt::GraphView view;
+            const navrt::Error e = navrt::viewGraph(asset, view);
+            CHECK(e.code == navrt::ErrorCode::bad_section);
+            CHECK(std::string(e.message).find(c.expected) != std::string::npos);
+        }
+    }
+}
