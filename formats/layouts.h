@@ -3,6 +3,7 @@
 // every field. All multi-byte fields are little-endian.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -335,6 +336,25 @@ struct PovStats {
 inline constexpr size_t kPovStatsSize = 32;
 void encodePovStats(const PovStats& stats, uint8_t out[kPovStatsSize]);
 Error decodePovStats(const uint8_t* data, size_t size, PovStats& out);
+
+// The distance navrt's standard A* heuristic assumes no path between two nodes beats (before its
+// scale, min_cost_multiplier x a safety factor): octile distance between their cells x cell_size on
+// graphs with node cells and an octile heuristic, else the 3D distance between their positions. An
+// edge (a link) cheaper than this x min_cost_multiplier would make the heuristic overestimate.
+inline double heuristicDistance(const GraphHeader& h, bool cells, uint32_t column_a,
+                                uint32_t column_b, const float* position_a,
+                                const float* position_b) {
+    if (h.heuristic == HeuristicKind::octile && cells && h.size_x > 0) {
+        const double dx = std::fabs(double(column_a % h.size_x) - double(column_b % h.size_x));
+        const double dz = std::fabs(double(column_a / h.size_x) - double(column_b / h.size_x));
+        const double low = dx < dz ? dx : dz, high = dx < dz ? dz : dx;
+        return (high + (1.4142135623730951 - 1.0) * low) * h.cell_size;
+    }
+    const double dx = double(position_a[0]) - position_b[0];
+    const double dy = double(position_a[1]) - position_b[1];
+    const double dz = double(position_a[2]) - position_b[2];
+    return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
 
 // ---- LINK record: 56 bytes ----------------------------------------------------------------------
 // A link is a directed connection between two nodes of a graph (a drop, a jump, a ladder, a door,

@@ -13,6 +13,7 @@
 #include "lib/common/result.h"
 #include "lib/common/stage.h"
 #include "lib/geometry/geometry.h"
+#include "lib/graph/links.h"
 #include "lib/navmesh/navmesh.h"
 #include "lib/voxel/voxel_grid.h"
 
@@ -149,6 +150,7 @@ struct GraphStage {
         navmesh::NavmeshParams navmesh;  // navmesh: Recast's parameters (its threads are `threads`)
         bool prune = true;  // pov: keep only taut edges (false: the full visibility graph)
         int threads = 0;    // navmesh, pov: 0 = all cores; the output does not depend on it
+        std::vector<LinkSpec> links;  // authored links (tile graphs), added as directed edges
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox

@@ -4,8 +4,14 @@
 // jump back up", and two connections may join the same pair of nodes).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include <nlohmann/json.hpp>
+
+#include "lib/common/file_io.h"
+#include "lib/common/json_reader.h"
 #include "lib/graph/graph.h"
+#include "lib/graph/links.h"
 
 namespace nav::graph {
 
@@ -69,6 +75,173 @@ Status addLinks(Graph& g, std::vector<formats::LinkRecord> links) {
     g.links = std::move(links);
     finalizeGraph(g);
     return {};
+}
+
+namespace {
+
+float length(const float a[3], const float b[3]) {
+    const double dx = double(a[0]) - b[0], dy = double(a[1]) - b[1], dz = double(a[2]) - b[2];
+    return float(std::sqrt(dx * dx + dy * dy + dz * dz));
+}
+
+// A JSON [x, y, z] of finite numbers.
+Status point(JsonReader& r, std::string_view key, float (&out)[3], bool required) {
+    if (!r.has(key)) {
+        if (required) return r.fail(r.at(key), "missing (expected [x, y, z] in metres)");
+        return {};
+    }
+    const nlohmann::json& v = r.get(key);
+    if (!v.is_array() || v.size() != 3 || !v[0].is_number() || !v[1].is_number() ||
+        !v[2].is_number())
+        return r.typeError(r.at(key), "[x, y, z] (three numbers, metres)", v);
+    for (int k = 0; k < 3; ++k) out[k] = v[size_t(k)].get<float>();
+    return {};
+}
+
+}  // namespace
+
+float linkDefaultCost(formats::LinkType type, const float from[3], const float to[3],
+                      float floor_cost) {
+    const float l = length(from, to);
+    float cost = l;
+    switch (type) {
+        case formats::LinkType::jump: cost = 1.5f * l; break;
+        case formats::LinkType::climb: cost = 2.0f * l; break;
+        case formats::LinkType::ladder: cost = (to[1] > from[1] ? 2.0f : 1.5f) * l; break;
+        case formats::LinkType::door: cost = l + 1.0f; break;
+        case formats::LinkType::drop:
+        case formats::LinkType::teleport:
+        case formats::LinkType::custom: break;
+    }
+    // Never below what the heuristic assumes (the next float up, so rounding cannot undercut it).
+    const float floor_up = std::nextafter(floor_cost, std::numeric_limits<float>::infinity());
+    return std::max({cost, floor_up, std::numeric_limits<float>::min()});
+}
+
+Status parseLinks(const nlohmann::json& array, const std::string& path,
+                  const std::filesystem::path& file, std::vector<LinkSpec>& out) {
+    JsonReader top(array, path, file);
+    if (!array.is_array()) return top.typeError(path, "an array of links", array);
+    for (size_t i = 0; i < array.size(); ++i) {
+        const std::string at = JsonReader::at(path, i);
+        JsonReader r(array[i], at, file);
+        if (Status s = r.expectObject(); !s) return s;
+        LinkSpec spec;
+        spec.name = file.empty() ? at : fmt::format("{}: {}", file.filename().string(), at);
+        if (Status s = point(r, "from", spec.from, true); !s) return s;
+        if (Status s = point(r, "to", spec.to, true); !s) return s;
+        if (Status s = r.choice<formats::LinkType>("type", kLinkTypes, spec.type); !s) return s;
+        if (Status s = r.boolean("bidirectional", spec.bidirectional); !s) return s;
+        if (Status s = r.number("cost", spec.cost); !s) return s;
+        if (Status s = r.number("reverse_cost", spec.reverse_cost); !s) return s;
+        if (Status s = r.integer("id", spec.id); !s) return s;
+        if (Status s = r.integer("user_data", spec.user_data); !s) return s;
+        if (Status s = r.finish(
+                {"from", "to", "type", "bidirectional", "cost", "reverse_cost", "id", "user_data"});
+            !s)
+            return s;
+        out.push_back(spec);
+    }
+    return {};
+}
+
+Result<std::vector<LinkSpec>> loadLinksFile(const std::filesystem::path& file) {
+    auto text = readTextFile(file);
+    if (!text) return text.error();
+    auto document = parseJson(*text, file);
+    if (!document) return document.error();
+    JsonReader r(*document, "$", file);
+    if (Status s = r.expectObject(); !s) return s.error();
+    std::vector<LinkSpec> links;
+    if (!r.has("links")) return r.fail("$.links", "missing (expected an array of links)").error();
+    if (Status s = parseLinks(r.get("links"), "$.links", file, links); !s) return s.error();
+    if (Status s = r.finish({"$schema", "links"}); !s) return s.error();
+    return links;
+}
+
+void checkLinkSpecs(const std::vector<LinkSpec>& links, ParamCheck& check) {
+    for (const LinkSpec& l : links) {
+        for (int k = 0; k < 3; ++k) {
+            check.require(std::isfinite(l.from[k]), l.name + ".from", fmt::format("{}", l.from[k]),
+                          "finite");
+            check.require(std::isfinite(l.to[k]), l.name + ".to", fmt::format("{}", l.to[k]),
+                          "finite");
+        }
+        check.nonNegative(l.name + ".cost", l.cost);
+        check.nonNegative(l.name + ".reverse_cost", l.reverse_cost);
+        check.require(l.bidirectional || l.reverse_cost == 0, l.name + ".reverse_cost",
+                      fmt::format("{}", l.reverse_cost), "only with \"bidirectional\": true");
+    }
+}
+
+Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
+                                                      const std::vector<LinkSpec>& links,
+                                                      float vertical) {
+    if (links.empty()) return std::vector<formats::LinkRecord>{};
+    if (g.header.type != GraphType::tile || g.cells.empty())
+        return inputError("links are supported on tile graphs only for now ({} given)",
+                          links.front().name);
+    const formats::GraphHeader& h = g.header;
+    const float half = 0.5f * h.cell_size + 1e-4f;
+    auto resolve = [&](const LinkSpec& l, const float(&p)[3], const char* end) -> Result<uint32_t> {
+        uint32_t best = kNoNode, nearest = kNoNode;
+        float best_dy = std::numeric_limits<float>::infinity();
+        float nearest_d = std::numeric_limits<float>::infinity();
+        for (uint32_t v = 0; v < g.nodeCount(); ++v) {
+            const float* q = &g.positions[3 * size_t(v)];
+            const float d = length(p, q);
+            if (d < nearest_d) nearest_d = d, nearest = v;
+            const float dy = std::fabs(p[1] - q[1]);
+            if (std::fabs(p[0] - q[0]) <= half && std::fabs(p[2] - q[2]) <= half &&
+                dy <= vertical && dy < best_dy)
+                best_dy = dy, best = v;
+        }
+        if (best != kNoNode) return best;
+        if (nearest == kNoNode) return inputError("{}: the graph has no nodes", l.name);
+        const float* q = &g.positions[3 * size_t(nearest)];
+        return inputError(
+            "{}: its {} ({}, {}, {}) is not on the walkable surface (no walkable cell under it "
+            "within {} m); the nearest is {:.2f} m away at ({}, {}, {})",
+            l.name, end, p[0], p[1], p[2], vertical, nearest_d, q[0], q[1], q[2]);
+    };
+    std::vector<formats::LinkRecord> out;
+    for (size_t i = 0; i < links.size(); ++i) {
+        const LinkSpec& l = links[i];
+        auto from = resolve(l, l.from, "start");
+        if (!from) return from.error();
+        auto to = resolve(l, l.to, "end");
+        if (!to) return to.error();
+        if (*from == *to)
+            return inputError("{}: both ends are on the same cell (node {}); a link joins two",
+                              l.name, *from);
+        formats::LinkRecord r;
+        r.id = l.id != 0 ? l.id : uint32_t(i + 1);
+        r.user_data = l.user_data;
+        r.from_node = *from;
+        r.to_node = *to;
+        std::copy(l.from, l.from + 3, r.from);
+        std::copy(l.to, l.to + 3, r.to);
+        r.type = l.type;
+        r.flags = l.bidirectional ? formats::kLinkFlagBidirectional : 0;
+        const float* pf = &g.positions[3 * size_t(*from)];
+        const float* pt = &g.positions[3 * size_t(*to)];
+        const float floor = float(formats::heuristicDistance(h, true, g.cells[*from].column,
+                                                             g.cells[*to].column, pf, pt) *
+                                  double(h.min_cost_multiplier));
+        r.cost = l.cost > 0 ? l.cost : linkDefaultCost(l.type, l.from, l.to, floor);
+        if (l.bidirectional)
+            r.reverse_cost =
+                l.reverse_cost > 0 ? l.reverse_cost : linkDefaultCost(l.type, l.to, l.from, floor);
+        for (float c : {r.cost, r.reverse_cost})
+            if (c > 0 && c < floor)
+                return inputError(
+                    "{}: cost {} is below {:.4g}, the distance between its ends that A*'s "
+                    "heuristic assumes no path beats (shortcuts such as teleports are not "
+                    "supported yet)",
+                    l.name, c, floor);
+        out.push_back(r);
+    }
+    return out;
 }
 
 }  // namespace nav::graph

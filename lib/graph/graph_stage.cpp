@@ -72,6 +72,7 @@ ParamIssues GraphStage::check(const Params& params) {
     ParamCheck check;
     check.nonNegative("agent_radius", params.agent_radius);
     check.threads("threads", params.threads);
+    checkLinkSpecs(params.links, check);
     if (params.kind == GraphKind::navmesh) {
         navmesh::NavmeshParams navmesh = params.navmesh;
         navmesh.threads = params.threads;
@@ -85,6 +86,16 @@ void GraphStage::describe(const Params& params, StageKey& key) {
     key.add("kind", choiceName<GraphKind>(kGraphKinds, params.kind));
     if (params.kind == GraphKind::volume) key.add("agent_radius", params.agent_radius);
     if (params.kind == GraphKind::pov) key.add("prune", params.prune);
+    if (!params.links.empty()) key.add("links", uint64_t(params.links.size()));
+    for (const LinkSpec& l : params.links) {
+        key.add("link_type", choiceName<formats::LinkType>(kLinkTypes, l.type))
+            .add("link_bidirectional", l.bidirectional)
+            .add("link_cost", l.cost)
+            .add("link_reverse_cost", l.reverse_cost)
+            .add("link_id", l.id)
+            .add("link_user_data", l.user_data);
+        for (int k = 0; k < 3; ++k) key.add("link_from", l.from[k]).add("link_to", l.to[k]);
+    }
     if (params.kind == GraphKind::navmesh) {
         const navmesh::NavmeshParams& n = params.navmesh;
         key.add("partition", choiceName<navmesh::Partition>(navmesh::kPartitions, n.partition))
@@ -126,6 +137,12 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
             break;
     }
     if (!graph) return graph.error();
+    const uint32_t components_before = graph->header.component_count;
+    if (!params.links.empty()) {
+        auto links = resolveLinks(*graph, params.links);
+        if (!links) return links.error();
+        if (Status s = addLinks(*graph, std::move(links).value()); !s) return s.error();
+    }
     if (Status s = saveGraph(output, *graph); !s) return s.error();
     StageResult result;
     result.milliseconds =
@@ -135,6 +152,17 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
     if (graph->header.type == GraphType::navmesh) result.count("polygons", graph->nodeCount());
     if (params.kind != GraphKind::volume) islandWarning(*graph, result);
     result.summary.push_back(summary(*graph, params.kind, result.milliseconds, output));
+    if (!graph->links.empty()) {
+        result.count("links", graph->links.size());
+        std::map<std::string, uint64_t> by_type;
+        for (const formats::LinkRecord& l : graph->links) ++by_type[formats::linkTypeName(l.type)];
+        std::string types;
+        for (const auto& [name, n] : by_type)
+            types += fmt::format("{}{} {}", types.empty() ? "" : ", ", n, name);
+        result.summary.push_back(fmt::format(
+            "links: {} ({}); components {} before links, {} with them (undirected)",
+            graph->links.size(), types, components_before, graph->header.component_count));
+    }
     return result;
 }
 

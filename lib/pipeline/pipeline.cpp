@@ -300,6 +300,10 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
             !s)
             return s.error();
     }
+    if (r.has("links")) {
+        if (Status s = graph::parseLinks(r.get("links"), "$.links", path, graph.links); !s)
+            return s.error();
+    }
     if (r.has("agents")) {
         const Json& agents = r.get("agents");
         if (!agents.is_array() || agents.empty())
@@ -325,8 +329,8 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         a.graph.agent_radius = a.voxelize.agent.radius;
         c.agents.push_back(a);
     }
-    if (Status s = r.finish(
-            {"$schema", "input", "output", "debug_views", "import", "voxel", "navmesh", "agents"});
+    if (Status s = r.finish({"$schema", "input", "output", "debug_views", "import", "voxel",
+                             "navmesh", "links", "agents"});
         !s)
         return s.error();
     if (Status s = checkStages(c); !s) return s.error();

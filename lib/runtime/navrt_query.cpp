@@ -429,22 +429,20 @@ double PathQuery::heuristic(uint32_t node, uint32_t goal) const {
 }
 
 double PathQuery::standardHeuristic(uint32_t node, uint32_t goal) const {
-    const fmt::GraphHeader& h = graph_->header;
     if (goal == kNoNode) return 0.0;  // findPathWithin settling every node
-    const double scale = double(h.min_cost_multiplier) * kHeuristicSafety;
-    if (h.heuristic == fmt::HeuristicKind::octile && graph_->cells != nullptr) {
-        const uint32_t a =
-            fmt::decodeNodeCell(graph_->cells + size_t(node) * fmt::kNodeCellSize).column;
-        const uint32_t b =
-            fmt::decodeNodeCell(graph_->cells + size_t(goal) * fmt::kNodeCellSize).column;
-        const double dx = std::fabs(double(a % h.size_x) - double(b % h.size_x));
-        const double dz = std::fabs(double(a / h.size_x) - double(b / h.size_x));
-        const double low = dx < dz ? dx : dz, high = dx < dz ? dz : dx;
-        return (high + (1.4142135623730951 - 1.0) * low) * h.cell_size * scale;
+    const GraphView& g = *graph_;
+    const bool cells = g.cells != nullptr;
+    const uint32_t a =
+        cells ? fmt::decodeNodeCell(g.cells + size_t(node) * fmt::kNodeCellSize).column : 0;
+    const uint32_t b =
+        cells ? fmt::decodeNodeCell(g.cells + size_t(goal) * fmt::kNodeCellSize).column : 0;
+    float p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
+    if (!(g.header.heuristic == fmt::HeuristicKind::octile && cells)) {
+        const Vec3 u = g.position(node), v = g.position(goal);
+        p[0] = u.x, p[1] = u.y, p[2] = u.z, q[0] = v.x, q[1] = v.y, q[2] = v.z;
     }
-    const Vec3 p = graph_->position(node), q = graph_->position(goal);
-    const double dx = double(p.x) - q.x, dy = double(p.y) - q.y, dz = double(p.z) - q.z;
-    return std::sqrt(dx * dx + dy * dy + dz * dz) * scale;
+    const double scale = double(g.header.min_cost_multiplier) * kHeuristicSafety;
+    return fmt::heuristicDistance(g.header, cells, a, b, p, q) * scale;
 }
 
 bool PathQuery::before(uint32_t a, uint32_t b) const { return heap::before(records_, a, b); }

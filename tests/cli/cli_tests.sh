@@ -664,6 +664,28 @@ cli_build_parity)
   echo '{"input": "level.glb", "navmesh": {"partition": "mono"}}' >"$work/bad.json"
   expect 1 "\\$.navmesh.partition: 'mono' is not one of: watershed, monotone" "$navbake" build "$work/bad.json"
   expect 2 "'mono' is not one of: watershed, monotone" "$navbake" graph navmesh "$work/level.vox" -o "$work/x.graph" --partition mono
+  # Authored links: a file for the command line, a config key for the build; the same asset byte
+  # for byte, and the same sentence for an end off the walkable surface.
+  printf 'type octile\nheight 3\nwidth 9\nmap\n....@....\n....@....\n....@....\n' >"$work/rooms.map"
+  links='[{"from": [3.5, 0, 1.5], "to": [5.5, 0, 1.5], "type": "drop", "id": 10},
+          {"from": [3.5, 0, 0.5], "to": [5.5, 0, 0.5], "type": "ladder", "bidirectional": true}]'
+  echo "{\"links\": $links}" >"$work/links.json"
+  "$navbake" -q import "$work/rooms.map" -o "$work/rooms.vox" || fail "import rooms"
+  "$navbake" graph tile "$work/rooms.vox" -o "$work/rooms.graph" --links "$work/links.json" \
+    2>"$work/links.log" || fail "graph tile --links"
+  grep -q "links: 2 (1 drop, 1 ladder); components 2 before links, 1 with them" "$work/links.log" ||
+    fail "graph tile --links: no link summary"
+  "$navbake" -q pack "$work/rooms.graph" -o "$work/rooms.nav" || fail "pack rooms"
+  echo "{\"input\": \"rooms.map\", \"output\": \"rooms\", \"links\": $links, \"agents\": [{\"graphs\": [\"tile\"]}]}" >"$work/rooms.json"
+  "$navbake" -q build "$work/rooms.json" || fail "build with links"
+  cmp "$work/rooms.nav" "$work/rooms/default.tile.nav" || fail "links: CLI and build assets differ"
+  "$navbake" query "$work/rooms.nav" --from 8.5,0,1.5 --to 0.5,0,1.5 | grep -q "pair 1: found" ||
+    fail "links: no path back up the ladder"
+  echo '{"links": [{"from": [4.5, 0, 1.5], "to": [5.5, 0, 1.5]}]}' >"$work/off.json"
+  text='\$.links\[0\]: its start \(4.5, 0, 1.5\) is not on the walkable surface'
+  expect 1 "off.json: $text" "$navbake" graph tile "$work/rooms.vox" -o "$work/x.graph" --links "$work/off.json"
+  echo '{"input": "rooms.map", "links": [{"from": [4.5, 0, 1.5], "to": [5.5, 0, 1.5]}], "agents": [{"graphs": ["tile"]}]}' >"$work/off_build.json"
+  expect 1 "off_build.json: $text" "$navbake" build "$work/off_build.json"
   ;;
 *)
   fail "unknown case"

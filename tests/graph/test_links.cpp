@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/common/json_reader.h"
 #include "lib/graph/graph.h"
 #include "lib/nexthop/nexthop.h"
 #include "lib/runtime/navrt_nexthop.h"
@@ -194,5 +195,70 @@ TEST_SUITE("graph") {
             CHECK(e.code == navrt::ErrorCode::bad_section);
             CHECK(std::string(e.message).find(c.expected) != std::string::npos);
         }
+    }
+
+    TEST_CASE(
+        "authored links: ends on the surface, default costs per type, parsed with JSON paths") {
+        const graph::Graph g = test::tileGraphOfText(kTwoRooms, "rooms.map");
+        auto document = parseJson(
+            R"({"links": [
+                {"from": [3.5, 0, 1.5], "to": [5.5, 0, 1.5], "type": "drop", "id": 10,
+                 "user_data": 77},
+                {"from": [3.5, 0.4, 0.5], "to": [5.5, 0, 0.5], "type": "ladder",
+                 "bidirectional": true},
+                {"from": [0.5, 0, 2.5], "to": [8.5, 0, 2.5], "type": "door", "cost": 9.5}
+            ]})",
+            "l.json");
+        REQUIRE(document.ok());
+        std::vector<graph::LinkSpec> specs;
+        REQUIRE(graph::parseLinks((*document)["links"], "$.links", "l.json", specs).ok());
+        REQUIRE(specs.size() == 3);
+        CHECK(specs[1].name == "l.json: $.links[1]");
+        auto records = graph::resolveLinks(g, specs);
+        REQUIRE(records.ok());
+        REQUIRE(records->size() == 3);
+        const formats::LinkRecord& drop = (*records)[0];
+        CHECK(drop.id == 10);
+        CHECK(drop.user_data == 77);
+        CHECK(drop.from_node == nodeAt(g, 3.5f, 1.5f));
+        CHECK(drop.to_node == nodeAt(g, 5.5f, 1.5f));
+        CHECK(drop.cost == doctest::Approx(2.0f).epsilon(1e-5));  // its length, = the heuristic's
+        const formats::LinkRecord& ladder = (*records)[1];
+        CHECK(ladder.id == 2);  // by position when not given
+        CHECK(ladder.flags == formats::kLinkFlagBidirectional);
+        // Going down (from y 0.4 to 0) costs 1.5 x its length, the way up 2 x.
+        const float len = std::sqrt(4.0f + 0.16f);
+        CHECK(ladder.cost == doctest::Approx(1.5f * len));
+        CHECK(ladder.reverse_cost == doctest::Approx(2.0f * len));
+        CHECK((*records)[2].cost == 9.5f);
+
+        // A cost below the distance the heuristic assumes is refused, naming the link.
+        specs[2].cost = 3.0f;
+        auto cheap = graph::resolveLinks(g, specs);
+        REQUIRE_FALSE(cheap.ok());
+        CHECK(cheap.error().message.find("l.json: $.links[2]: cost 3 is below 8") !=
+              std::string::npos);
+        // An end off the surface: how far the nearest node is.
+        specs[2].cost = 0;
+        specs[2].to[1] = 5.0f;
+        auto off = graph::resolveLinks(g, specs);
+        REQUIRE_FALSE(off.ok());
+        CHECK(off.error().message.find("its end (8.5, 5, 2.5) is not on the walkable surface") !=
+              std::string::npos);
+        CHECK(off.error().message.find("the nearest is 5.00 m away at (8.5, 0, 2.5)") !=
+              std::string::npos);
+        // Bad JSON: the path of the bad value.
+        auto bad = parseJson(R"({"links": [{"from": [1, 2], "to": [0, 0, 0]}]})", "b.json");
+        REQUIRE(bad.ok());
+        std::vector<graph::LinkSpec> none;
+        const Status s = graph::parseLinks((*bad)["links"], "$.links", "b.json", none);
+        REQUIRE_FALSE(s.ok());
+        CHECK(s.error().message.find("$.links[0].from") != std::string::npos);
+        auto kind = parseJson(
+            R"({"links": [{"from": [0, 0, 0], "to": [1, 0, 0], "type": "rope"}]})", "k.json");
+        REQUIRE(kind.ok());
+        const Status t = graph::parseLinks((*kind)["links"], "$.links", "k.json", none);
+        REQUIRE_FALSE(t.ok());
+        CHECK(t.error().message.find("'rope'") != std::string::npos);
     }
 }

@@ -8,7 +8,7 @@ namespace nav::navbake {
 
 void registerGraph(CLI::App& app, CommandBody& body) {
     struct Options {
-        std::string input, output;
+        std::string input, output, links;
         graph::GraphStage::Params params;
     };
     auto options = std::make_shared<Options>();
@@ -39,6 +39,10 @@ void registerGraph(CLI::App& app, CommandBody& body) {
     sub->add_option("--agent-radius", p.agent_radius,
                     "volume: keep the agent this far from solid voxels [m] (0 = a point agent)")
         ->capture_default_str();
+    sub->add_option("--links", options->links,
+                    "tile: authored links (drops, jumps, ladders, doors) from this JSON file, "
+                    "{\"links\": [{\"from\": [x,y,z], \"to\": [x,y,z], \"type\": \"drop\", ...}]}, "
+                    "the same entries as a level config's \"links\"");
     navmesh::NavmeshParams& nm = p.navmesh;
     const char* group = "Navmesh (names and defaults as in Recast)";
     addChoice<navmesh::Partition>(sub, "--partition", nm.partition, navmesh::kPartitions,
@@ -86,6 +90,11 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                 context.warn(
                     "--agent-radius applies to volume graphs; tile graphs use the "
                     "radius the walkable surface was eroded with");
+            if (!options->links.empty()) {
+                auto links = graph::loadLinksFile(options->links);
+                if (!links) return reportFailure(context, links.error());
+                options->params.links = std::move(links).value();
+            }
             return runStage<graph::GraphStage>(context, {options->input}, options->params,
                                                options->output);
         };
