@@ -147,6 +147,20 @@ Json graphStats(const graph::Graph& g) {
                       {"radius", h.agent_radius},
                       {"climb", h.agent_climb},
                       {"max_slope_deg", h.max_slope_deg}};
+    if (!g.links.empty()) {
+        Json by_type = Json::object();
+        size_t bidirectional = 0, generated = 0;
+        for (const formats::LinkRecord& l : g.links) {
+            const char* name = formats::linkTypeName(l.type);
+            by_type[name] = by_type.value(name, 0) + 1;
+            bidirectional += (l.flags & formats::kLinkFlagBidirectional) != 0;
+            generated += (l.flags & formats::kLinkFlagGenerated) != 0;
+        }
+        stats["links"] = {{"count", g.links.size()},
+                          {"by_type", by_type},
+                          {"bidirectional", bidirectional},
+                          {"generated", generated}};
+    }
     if (h.type == formats::GraphType::navmesh) {
         const navmesh::NavMesh& m = g.mesh;
         size_t max_corners = 0;

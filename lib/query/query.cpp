@@ -196,6 +196,32 @@ std::vector<navrt::Vec3> Searcher::lastPath() {
     return points;
 }
 
+std::vector<LinkStep> Searcher::lastLinks() const {
+    std::vector<LinkStep> steps;
+    const navrt::GraphView& g = *graph_;
+    if (g.link_count == 0) return steps;
+    const bool table = method_.method == Method::hier || method_.method == Method::nexthop;
+    const uint32_t* nodes = method_.method == Method::hier      ? hierarchical_.path()
+                            : method_.method == Method::nexthop ? next_hop_.path()
+                                                                : query_.path();
+    const uint32_t count = method_.method == Method::hier      ? hierarchical_.pathLength()
+                           : method_.method == Method::nexthop ? next_hop_.pathLength()
+                                                               : query_.pathLength();
+    for (uint32_t k = 0; k + 1 < count; ++k) {
+        uint32_t edge = table ? navrt::kNoNode : query_.pathEdge(k);
+        if (table) {
+            float best = HUGE_VALF;
+            for (uint32_t e = g.edge_offsets[nodes[k]]; e < g.edge_offsets[nodes[k] + 1]; ++e)
+                if (g.edgeTarget(nodes[k], e) == nodes[k + 1] && g.edge_costs[e] < best)
+                    best = g.edge_costs[e], edge = e;
+        }
+        if (edge == navrt::kNoNode) continue;
+        const uint32_t link = g.edgeLink(edge);
+        if (link != formats::kNoLink) steps.push_back({k, g.link(link)});
+    }
+    return steps;
+}
+
 Result<BatchReport> runBatch(const navrt::GraphView& graph, const std::vector<PointPair>& pairs,
                              const Tolerance& tolerance, const SearchMethod& method,
                              const std::string& asset, bool keep_paths, Context& context) {
@@ -222,6 +248,7 @@ Result<BatchReport> runBatch(const navrt::GraphView& graph, const std::vector<Po
         if (method.method == Method::nexthop)
             entry.block_decompressions = searcher->nextHop().blockDecompressions();
         if (keep_paths && found) entry.path = searcher->lastPath();
+        if (found) entry.links = searcher->lastLinks();
         report.found += found;
         micros += entry.record.micros;
         expansions += entry.record.expansions;

@@ -68,6 +68,12 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
                      navrt::HierarchicalQuery* hierarchical = nullptr,
                      navrt::NextHopQuery* next_hop = nullptr);
 
+// A step of a path that takes a link: from path node `step` to the next one.
+struct LinkStep {
+    uint32_t step = 0;
+    formats::LinkRecord link;
+};
+
 // The search objects one method needs on one graph, set up once and reused for every query (no
 // allocation per query). Not copyable: it holds navrt's per-query buffers.
 class Searcher {
@@ -83,6 +89,9 @@ public:
     // After a found run: the path's points, the node positions for hier and nexthop, the smoothed
     // (taut) polyline otherwise.
     std::vector<navrt::Vec3> lastPath();
+    // After a found run on a graph with links: the steps of the node path that take a link (A*:
+    // the edge the search used; hier and nexthop: the cheapest edge of each step).
+    std::vector<LinkStep> lastLinks() const;
     const SearchMethod& method() const { return method_; }
     const navrt::HierarchicalQuery& hierarchical() const { return hierarchical_; }
     const navrt::NextHopQuery& nextHop() const { return next_hop_; }
@@ -113,6 +122,7 @@ struct BatchEntry {
     uint32_t abstract_expansions = 0;
     uint32_t block_decompressions = 0;  // Method::nexthop: table blocks this query decompressed
     std::vector<navrt::Vec3> path;      // with keep_paths, found: Searcher::lastPath()
+    std::vector<LinkStep> links;        // found, on graphs with links: Searcher::lastLinks()
 };
 struct BatchReport {
     std::vector<BatchEntry> entries;  // in the order of the pairs

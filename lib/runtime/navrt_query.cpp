@@ -464,6 +464,27 @@ PathStatus PathQuery::finishPath(uint32_t goal) {
     return PathStatus::found;
 }
 
+uint32_t PathQuery::pathEdge(uint32_t k) const {
+    if (graph_ == nullptr || graph_->implicitVolume() || (graph_->isPov() && have_points_) ||
+        k + 1 >= path_length_)
+        return kNoNode;
+    const GraphView& g = *graph_;
+    const uint32_t u = path_[k], v = path_[k + 1];
+    const Record& ru = records_[u];
+    const Record& rv = records_[v];
+    if (ru.stamp != stamp_ || rv.stamp != stamp_) return kNoNode;
+    // The edge whose cost the search added (exact for every step it did not revise); the closest
+    // one otherwise.
+    uint32_t best = kNoNode;
+    double best_gap = HUGE_VAL;
+    for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+        if (g.edgeTarget(u, e) != v) continue;
+        const double gap = std::fabs(ru.g + double(g.edge_costs[e]) - rv.g);
+        if (gap < best_gap) best_gap = gap, best = e;
+    }
+    return best;
+}
+
 template <class Expand>
 PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
     if (++stamp_ == 0) {  // generation counter wrapped: forget every record

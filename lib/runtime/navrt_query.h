@@ -226,6 +226,11 @@ public:
     // Results of the last findPath (valid until the next one).
     const uint32_t* path() const { return path_; }
     uint32_t pathLength() const { return path_length_; }
+    // After findPath / findPathWithin on an explicit graph: the edge the path takes from path()[k]
+    // to path()[k + 1] (an index into edge_targets; the one whose cost the search added, the first
+    // such when parallel edges cost the same), or kNoNode (implicit volume graphs, k out of range,
+    // or a POV path between points). graph.edgeLink() of it names the link a step uses.
+    uint32_t pathEdge(uint32_t k) const;
     double cost() const { return cost_; }
     uint32_t expansions() const { return expansions_; }
 

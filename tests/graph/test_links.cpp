@@ -11,6 +11,7 @@
 #include "lib/common/json_reader.h"
 #include "lib/graph/graph.h"
 #include "lib/nexthop/nexthop.h"
+#include "lib/query/query.h"
 #include "lib/runtime/navrt_nexthop.h"
 #include "lib/runtime/navrt_query.h"
 #include "tests/graph_test_support.h"
@@ -123,6 +124,26 @@ TEST_SUITE("graph") {
             REQUIRE(hops.pathByNextHop(s, t) == navrt::PathStatus::found);
             CHECK(hops.cost() == doctest::Approx(optimum).epsilon(1e-6));
         }
+        // The path names the link it takes, at its step.
+        REQUIRE(query.findPath(left, right) == navrt::PathStatus::found);
+        int via_links = 0;
+        for (uint32_t k = 0; k + 1 < query.pathLength(); ++k) {
+            const uint32_t e = query.pathEdge(k);
+            REQUIRE(e != navrt::kNoNode);
+            CHECK(p.view.edgeTarget(query.path()[k], e) == query.path()[k + 1]);
+            if (p.view.edgeLink(e) != formats::kNoLink) {
+                ++via_links;
+                CHECK(p.view.link(p.view.edgeLink(e)).id == 3);  // the drop
+                CHECK(query.path()[k] == a);
+            }
+        }
+        CHECK(via_links == 1);
+        auto batch = query::runBatch(p.view, {{{0.5f, 0, 1.5f}, {8.5f, 0, 1.5f}}}, {}, {}, "l.nav",
+                                     false, context);
+        REQUIRE(batch.ok());
+        REQUIRE(batch->entries[0].links.size() == 1);
+        CHECK(batch->entries[0].links[0].link.type == formats::LinkType::drop);
+        CHECK(batch->entries[0].links[0].link.user_data == 1003);
         // a -> b drops (2.0) rather than taking the ladder; b -> a has to climb it (6.0).
         CHECK(test::shortestFrom(g, a)[b] == doctest::Approx(2.0));
         CHECK(test::shortestFrom(g, b)[a] > 6.0);

@@ -161,6 +161,11 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                 const query::BatchEntry& entry = batch->entries[i];
                 const query::QueryRecord& r = entry.record;
                 const bool found = r.outcome == query::Outcome::found;
+                std::string via;
+                for (const query::LinkStep& step : entry.links)
+                    via +=
+                        fmt::format("{}{} {} (step {})", via.empty() ? "  via " : ", ",
+                                    formats::linkTypeName(step.link.type), step.link.id, step.step);
                 if (options->json) {
                     Json j = recordJson(r);
                     if (hier && found) {
@@ -168,6 +173,15 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                         j["legs"] = entry.legs;
                         j["complete"] = entry.complete;
                         j["abstract_expansions"] = entry.abstract_expansions;
+                    }
+                    if (!entry.links.empty()) {
+                        Json links = Json::array();
+                        for (const query::LinkStep& step : entry.links)
+                            links.push_back({{"step", step.step},
+                                             {"id", step.link.id},
+                                             {"type", formats::linkTypeName(step.link.type)},
+                                             {"user_data", step.link.user_data}});
+                        j["links"] = links;
                     }
                     if (!entry.path.empty()) {
                         Json path = Json::array();
@@ -191,8 +205,9 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                 } else if (found) {
                     text += fmt::format(
                         "pair {}: found  cost {:.4f}  smoothed {:.4f} m  nodes {}  "
-                        "expansions {}  {:.1f} us\n",
-                        i + 1, r.cost, r.smoothed_length, r.path_nodes, r.expansions, r.micros);
+                        "expansions {}  {:.1f} us{}\n",
+                        i + 1, r.cost, r.smoothed_length, r.path_nodes, r.expansions, r.micros,
+                        via);
                 } else {
                     text += fmt::format("pair {}: {}  expansions {}  {:.1f} us\n", i + 1,
                                         query::outcomeName(r.outcome), r.expansions, r.micros);
