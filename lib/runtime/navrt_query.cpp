@@ -700,6 +700,7 @@ bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {
         const uint32_t next_column = uint32_t((z + mz) * int(h.size_x) + (x + mx));
         uint32_t next = kNoNode;
         for (uint32_t e = g.edge_offsets[current]; e < g.edge_offsets[current + 1]; ++e) {
+            if (g.edgeLink(e) != fmt::kNoLink) continue;  // a drop or jump is no line of sight
             const uint32_t t = g.edgeTarget(current, e);
             if (fmt::decodeNodeCell(g.cells + size_t(t) * fmt::kNodeCellSize).column ==
                 next_column) {
@@ -720,16 +721,27 @@ uint32_t PathQuery::smoothedIndices(uint32_t* out) const {
     uint32_t count = 0;
     uint32_t anchor = 0;
     out[count++] = path_[0];
-    uint32_t i = 1;
-    while (i < path_length_) {
-        if (i + 1 < path_length_ && lineOfSight(path_[anchor], path_[i + 1])) {
-            ++i;
-            continue;
+    // A link step (drop, jump, ladder...) is never cut: both its ends become corners.
+    auto linkStep = [&](uint32_t k) {
+        if (graph_->edge_links == nullptr) return false;
+        const uint32_t e = pathEdge(k);
+        return e != kNoNode && graph_->edge_links[e] != nav::formats::kNoLink;
+    };
+    uint32_t i = 0;  // the path is walked up to node i, seen straight from the anchor
+    while (i + 1 < path_length_) {
+        const uint32_t j = i + 1;
+        if (linkStep(i)) {
+            if (out[count - 1] != path_[i]) out[count++] = path_[i];
+            out[count++] = path_[j];
+            anchor = i = j;
+        } else if (i == anchor || lineOfSight(path_[anchor], path_[j])) {
+            i = j;
+        } else {
+            out[count++] = path_[i];
+            anchor = i;
         }
-        anchor = i;
-        out[count++] = path_[i];
-        ++i;
     }
+    if (out[count - 1] != path_[path_length_ - 1]) out[count++] = path_[path_length_ - 1];
     return count;
 }
 

@@ -282,4 +282,67 @@ TEST_SUITE("graph") {
         REQUIRE_FALSE(t.ok());
         CHECK(t.error().message.find("'rope'") != std::string::npos);
     }
+
+    TEST_CASE("links: the straight path never cuts across a link; its ends are corners") {
+        // An open 9 x 3 floor whose walking costs twice its length, and a link along its middle
+        // row that costs its length: the shortest path walks to the link, takes it, walks on.
+        graph::Graph g = test::tileGraphOfText(
+            "type octile\nheight 3\nwidth 9\nmap\n.........\n.........\n.........\n", "o.map");
+        for (float& c : g.edge_costs) c *= 2.0f;
+        const uint32_t a = nodeAt(g, 0.5f, 1.5f), b = nodeAt(g, 8.5f, 1.5f);
+        REQUIRE(graph::addLinks(g, {makeLink(g, 1, a, b, 8.5f, formats::LinkType::jump)}).ok());
+        test::TempDir dir;
+        test::PackedAsset p;
+        test::packAsset(g, dir / "o.nav", p, [](auto&) {});
+        REQUIRE_FALSE(p.error);
+        navrt::PathQuery query;
+        REQUIRE_FALSE(query.init(p.view));
+        REQUIRE(query.findPath(nodeAt(g, 0.5f, 0.5f), nodeAt(g, 8.5f, 2.5f)) ==
+                navrt::PathStatus::found);
+        CHECK(query.cost() == doctest::Approx(2.0 + 8.5 + 2.0));
+        std::vector<navrt::Vec3> points(query.pathLength());
+        const uint32_t count = query.smooth(points.data(), uint32_t(points.size()));
+        // Without the rule, the first corner would be skipped: the floor is open from (0.5, 0.5)
+        // to (8.5, 1.5). With it: start, link start, link end, goal.
+        REQUIRE(count == 4);
+        CHECK(points[1].x == 0.5f);
+        CHECK(points[1].z == 1.5f);
+        CHECK(points[2].x == 8.5f);
+        CHECK(points[2].z == 1.5f);
+        CHECK(query.smoothedLength() == doctest::Approx(1.0 + 8.0 + 1.0));
+    }
+
+    TEST_CASE("links: line of sight never passes through a link edge") {
+        // Three cells in a row; the surface step between the first two is removed (a ledge) and
+        // a one-way drop link joins them instead: no straight walk from the first to the third.
+        graph::Graph g =
+            test::tileGraphOfText("type octile\nheight 1\nwidth 3\nmap\n...\n", "r.map");
+        REQUIRE(g.nodeCount() == 3);
+        std::vector<uint32_t> offsets{0}, targets;
+        std::vector<float> costs;
+        for (uint32_t u = 0; u < 3; ++u) {
+            for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+                const uint32_t v = g.edge_targets[e];
+                if ((u == 0 && v == 1) || (u == 1 && v == 0)) continue;
+                targets.push_back(v);
+                costs.push_back(g.edge_costs[e]);
+            }
+            offsets.push_back(uint32_t(targets.size()));
+        }
+        g.edge_offsets = offsets;
+        g.edge_targets = targets;
+        g.edge_costs = costs;
+        REQUIRE(graph::addLinks(g, {makeLink(g, 1, 0, 1, 1.0f, formats::LinkType::drop)}).ok());
+        test::TempDir dir;
+        test::PackedAsset p;
+        test::packAsset(g, dir / "r.nav", p, [](auto&) {});
+        REQUIRE_FALSE(p.error);
+        navrt::PathQuery query;
+        REQUIRE_FALSE(query.init(p.view));
+        CHECK_FALSE(query.lineOfSight(0, 2));
+        CHECK(query.lineOfSight(1, 2));
+        REQUIRE(query.findPath(0, 2) == navrt::PathStatus::found);
+        std::vector<navrt::Vec3> points(query.pathLength());
+        CHECK(query.smooth(points.data(), uint32_t(points.size())) == 3);
+    }
 }
