@@ -100,6 +100,15 @@ Status point(JsonReader& r, std::string_view key, float (&out)[3], bool required
 
 }  // namespace
 
+std::vector<LinkSpec> linksForAgent(const std::vector<LinkSpec>& links, const std::string& agent) {
+    std::vector<LinkSpec> out;
+    for (const LinkSpec& l : links)
+        if (l.agents.empty() ||
+            std::find(l.agents.begin(), l.agents.end(), agent) != l.agents.end())
+            out.push_back(l);
+    return out;
+}
+
 float linkDefaultCost(formats::LinkType type, const float from[3], const float to[3],
                       float floor_cost) {
     const float l = length(from, to);
@@ -136,8 +145,19 @@ Status parseLinks(const nlohmann::json& array, const std::string& path,
         if (Status s = r.number("reverse_cost", spec.reverse_cost); !s) return s;
         if (Status s = r.integer("id", spec.id); !s) return s;
         if (Status s = r.integer("user_data", spec.user_data); !s) return s;
-        if (Status s = r.finish(
-                {"from", "to", "type", "bidirectional", "cost", "reverse_cost", "id", "user_data"});
+        if (r.has("agents")) {
+            const nlohmann::json& agents = r.get("agents");
+            if (!agents.is_array())
+                return r.typeError(r.at("agents"), "an array of agent names", agents);
+            for (size_t k = 0; k < agents.size(); ++k) {
+                if (!agents[k].is_string())
+                    return r.typeError(JsonReader::at(r.at("agents"), k), "an agent name",
+                                       agents[k]);
+                spec.agents.push_back(agents[k].get<std::string>());
+            }
+        }
+        if (Status s = r.finish({"from", "to", "type", "bidirectional", "cost", "reverse_cost",
+                                 "id", "user_data", "agents"});
             !s)
             return s;
         out.push_back(spec);

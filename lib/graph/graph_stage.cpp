@@ -94,6 +94,7 @@ void GraphStage::describe(const Params& params, StageKey& key) {
             .add("link_reverse_cost", l.reverse_cost)
             .add("link_id", l.id)
             .add("link_user_data", l.user_data);
+        for (const std::string& agent : l.agents) key.add("link_agent", agent);
         for (int k = 0; k < 3; ++k) key.add("link_from", l.from[k]).add("link_to", l.to[k]);
     }
     if (params.kind == GraphKind::navmesh) {

@@ -33,7 +33,11 @@ struct LinkSpec {
     float reverse_cost = 0;  // to -> from (bidirectional); 0 = linkDefaultCost of the way back
     uint32_t id = 0;         // 0 = its position in the list, counting from 1
     uint32_t user_data = 0;  // handed back to the game with the path
+    std::vector<std::string> agents;  // agent profiles it applies to (names); empty = all
 };
+
+// The links of `links` that apply to agent `agent` (those listing it, or listing no agent).
+std::vector<LinkSpec> linksForAgent(const std::vector<LinkSpec>& links, const std::string& agent);
 
 // Default cost of a link from `from` to `to` [m of walking]: its straight length L times a factor
 // per type (drop 1, jump 1.5, climb 2, ladder 2 going up and 1.5 going down, door L + 1,
@@ -43,8 +47,8 @@ float linkDefaultCost(formats::LinkType type, const float from[3], const float t
                       float floor_cost);
 
 // Reads a JSON array of links at `path` ("$.links") of `file`: each {"from": [x, y, z],
-// "to": [x, y, z], "type", "bidirectional", "cost", "reverse_cost", "id", "user_data"}; only from
-// and to are required. Errors name the file and JSON path.
+// "to": [x, y, z], "type", "bidirectional", "cost", "reverse_cost", "id", "user_data", "agents"};
+// only from and to are required. Errors name the file and JSON path.
 Status parseLinks(const nlohmann::json& array, const std::string& path,
                   const std::filesystem::path& file, std::vector<LinkSpec>& out);
 // A links file: {"links": [...]}.

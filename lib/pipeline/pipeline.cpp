@@ -329,6 +329,20 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         a.graph.agent_radius = a.voxelize.agent.radius;
         c.agents.push_back(a);
     }
+    // Links naming agents: each name must be an agent of this level; each agent's graphs get the
+    // links that apply to it.
+    for (size_t i = 0; i < graph.links.size(); ++i)
+        for (size_t k = 0; k < graph.links[i].agents.size(); ++k) {
+            const std::string& name = graph.links[i].agents[k];
+            const bool known = std::any_of(c.agents.begin(), c.agents.end(),
+                                           [&](const AgentConfig& a) { return a.name == name; });
+            if (!known)
+                return r
+                    .fail(JsonReader::at(JsonReader::at("$.links", i) + ".agents", k),
+                          fmt::format("'{}' is not an agent of this level", name))
+                    .error();
+        }
+    for (AgentConfig& a : c.agents) a.graph.links = graph::linksForAgent(graph.links, a.name);
     if (Status s = r.finish({"$schema", "input", "output", "debug_views", "import", "voxel",
                              "navmesh", "links", "agents"});
         !s)

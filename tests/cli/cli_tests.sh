@@ -681,6 +681,20 @@ cli_build_parity)
   cmp "$work/rooms.nav" "$work/rooms/default.tile.nav" || fail "links: CLI and build assets differ"
   "$navbake" query "$work/rooms.nav" --from 8.5,0,1.5 --to 0.5,0,1.5 | grep -q "pair 1: found" ||
     fail "links: no path back up the ladder"
+  # Links for some agents only: the same filter on both sides; an unknown agent is an error.
+  echo '{"links": [{"from": [3.5, 0, 1.5], "to": [5.5, 0, 1.5], "type": "drop", "agents": ["human"]}]}' >"$work/human.json"
+  "$navbake" -q graph tile "$work/rooms.vox" -o "$work/ogre.graph" --links "$work/human.json" --agent ogre ||
+    fail "graph tile --agent ogre"
+  "$navbake" inspect "$work/ogre.graph" --json | grep -q '"links"' && fail "ogre's graph has the human's link"
+  "$navbake" -q graph tile "$work/rooms.vox" -o "$work/human.graph" --links "$work/human.json" --agent human ||
+    fail "graph tile --agent human"
+  "$navbake" -q pack "$work/human.graph" -o "$work/human.nav" || fail "pack human"
+  echo '{"input": "rooms.map", "output": "agents", "links": [{"from": [3.5, 0, 1.5], "to": [5.5, 0, 1.5], "type": "drop", "agents": ["human"]}], "agents": [{"name": "human", "graphs": ["tile"]}, {"name": "ogre", "graphs": ["tile"]}]}' >"$work/agents.json"
+  "$navbake" -q build "$work/agents.json" || fail "build with per-agent links"
+  cmp "$work/human.nav" "$work/agents/human.tile.nav" || fail "per-agent links: CLI and build assets differ"
+  "$navbake" inspect "$work/agents/ogre.tile.nav" --json | grep -q '"links"' && fail "build: ogre got the human's link"
+  sed -i 's/"agents": \["human"\]/"agents": ["troll"]/' "$work/agents.json"
+  expect 1 "\\$.links\\[0\\].agents\\[0\\]: 'troll' is not an agent of this level" "$navbake" build "$work/agents.json"
   echo '{"links": [{"from": [4.5, 0, 1.5], "to": [5.5, 0, 1.5]}]}' >"$work/off.json"
   text='\$.links\[0\]: its start \(4.5, 0, 1.5\) is not on the walkable surface'
   expect 1 "off.json: $text" "$navbake" graph tile "$work/rooms.vox" -o "$work/x.graph" --links "$work/off.json"

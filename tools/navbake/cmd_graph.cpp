@@ -8,7 +8,7 @@ namespace nav::navbake {
 
 void registerGraph(CLI::App& app, CommandBody& body) {
     struct Options {
-        std::string input, output, links;
+        std::string input, output, links, agent;
         graph::GraphStage::Params params;
     };
     auto options = std::make_shared<Options>();
@@ -43,6 +43,10 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                     "tile: authored links (drops, jumps, ladders, doors) from this JSON file, "
                     "{\"links\": [{\"from\": [x,y,z], \"to\": [x,y,z], \"type\": \"drop\", ...}]}, "
                     "the same entries as a level config's \"links\"");
+    sub->add_option("--agent", options->agent,
+                    "with --links: keep the links for this agent profile (those listing it in "
+                    "\"agents\", and those listing none); default: every link")
+        ->needs("--links");
     navmesh::NavmeshParams& nm = p.navmesh;
     const char* group = "Navmesh (names and defaults as in Recast)";
     addChoice<navmesh::Partition>(sub, "--partition", nm.partition, navmesh::kPartitions,
@@ -93,7 +97,12 @@ void registerGraph(CLI::App& app, CommandBody& body) {
             if (!options->links.empty()) {
                 auto links = graph::loadLinksFile(options->links);
                 if (!links) return reportFailure(context, links.error());
-                options->params.links = std::move(links).value();
+                options->params.links =
+                    options->agent.empty() ? *links : graph::linksForAgent(*links, options->agent);
+                if (const size_t skipped = links->size() - options->params.links.size();
+                    skipped > 0)
+                    context.info("{} of {} links are for other agents than '{}'", skipped,
+                                 links->size(), options->agent);
             }
             return runStage<graph::GraphStage>(context, {options->input}, options->params,
                                                options->output);
