@@ -31,6 +31,7 @@ float liftOf(Group group) {
         case Group::fill: return 0.04f;
         case Group::edges:
         case Group::nodes: return 0.06f;
+        case Group::links: return 0.08f;
         case Group::paths:
         case Group::markers: return 0.10f;
     }

@@ -14,8 +14,8 @@
 namespace nav::view {
 
 // Drawing order, bottom to top; also names the GLB meshes.
-enum class Group : uint8_t { geometry, surface, fill, edges, nodes, paths, markers };
-inline constexpr uint32_t kGroupCount = 7;
+enum class Group : uint8_t { geometry, surface, fill, edges, nodes, links, paths, markers };
+inline constexpr uint32_t kGroupCount = 8;
 const char* groupName(Group group);
 
 struct Point3 {

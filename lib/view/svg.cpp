@@ -62,9 +62,10 @@ std::vector<uint8_t> renderSvg(const Scene& scene) {
         if (!open || s.group != current) {
             if (open) out += "</g>\n";
             fmt::format_to(std::back_inserter(out), "<g id=\"{}\"{}>\n", groupName(s.group),
-                           s.group == Group::paths ? " fill=\"none\" stroke-linejoin=\"round\" "
-                                                     "stroke-linecap=\"round\""
-                                                   : "");
+                           s.group == Group::paths || s.group == Group::links
+                               ? " fill=\"none\" stroke-linejoin=\"round\" "
+                                 "stroke-linecap=\"round\""
+                               : "");
             open = true;
             current = s.group;
         }

@@ -57,6 +57,7 @@ const char* groupName(Group group) {
         case Group::fill: return "fill";
         case Group::edges: return "graph_edges";
         case Group::nodes: return "graph_nodes";
+        case Group::links: return "links";
         case Group::paths: return "paths";
         case Group::markers: return "markers";
     }
@@ -493,6 +494,50 @@ bool hasEdge(const navrt::GraphView& g, uint32_t from, uint32_t to) {
     return false;
 }
 
+// Links as arcs from their start to their end (raised, and bent sideways so a top-down view
+// separates them from the surface edges) with an arrowhead at each end they lead to; authored
+// links orange, generated ones violet.
+void drawLinks(Builder& b, const navrt::GraphView& g, ViewStats& stats) {
+    constexpr Colour kAuthored{235, 120, 20, 230};
+    constexpr Colour kGenerated{150, 60, 200, 230};
+    for (uint32_t i = 0; i < g.link_count; ++i) {
+        const formats::LinkRecord l = g.link(i);
+        const Point3 a{l.from[0], l.from[1], l.from[2]}, c{l.to[0], l.to[1], l.to[2]};
+        if (!b.keep(a.y) && !b.keep(c.y)) continue;
+        const float dx = c.x - a.x, dz = c.z - a.z;
+        const float length = std::sqrt(dx * dx + dz * dz + (c.y - a.y) * (c.y - a.y));
+        const Colour colour = (l.flags & formats::kLinkFlagGenerated) ? kGenerated : kAuthored;
+        // Quadratic Bezier through a control point above the middle, offset to the left.
+        const float flat = std::max(std::sqrt(dx * dx + dz * dz), 1e-6f);
+        const Point3 control{0.5f * (a.x + c.x) - 0.15f * length * dz / flat,
+                             0.5f * (a.y + c.y) + 0.25f * length,
+                             0.5f * (a.z + c.z) + 0.15f * length * dx / flat};
+        std::vector<Point3> arc;
+        for (int k = 0; k <= 12; ++k) {
+            const float t = float(k) / 12.0f, u = 1.0f - t;
+            arc.push_back({u * u * a.x + 2 * u * t * control.x + t * t * c.x,
+                           u * u * a.y + 2 * u * t * control.y + t * t * c.y,
+                           u * u * a.z + 2 * u * t * control.z + t * t * c.z});
+        }
+        b.polyline(Group::links, arc, colour, 1.5f);
+        // Arrowheads: two short strokes back along the arc's last (first) segment.
+        auto head = [&](const Point3& tip, const Point3& before) {
+            const float hx = before.x - tip.x, hz = before.z - tip.z;
+            const float h = std::max(std::sqrt(hx * hx + hz * hz), 1e-6f);
+            const float size = std::min(0.12f * length, 0.35f);
+            for (float side : {-1.0f, 1.0f}) {
+                const float rx = (hx * 0.94f - side * hz * 0.34f) / h;  // +-20 degrees
+                const float rz = (hz * 0.94f + side * hx * 0.34f) / h;
+                b.line(Group::links, tip, {tip.x + size * rx, tip.y, tip.z + size * rz}, colour,
+                       1.5f);
+            }
+        };
+        head(arc.back(), arc[arc.size() - 2]);
+        if (l.flags & formats::kLinkFlagBidirectional) head(arc.front(), arc[1]);
+        ++stats.links;
+    }
+}
+
 void drawGraph(Builder& b, const navrt::GraphView& g, const ViewOptions& options, float scale,
                ViewStats& stats) {
     const bool tile = g.header.type == formats::GraphType::tile;
@@ -500,12 +545,13 @@ void drawGraph(Builder& b, const navrt::GraphView& g, const ViewOptions& options
     const float radius = tile ? std::clamp(0.18f * cell_px, 0.5f, 2.5f) : 2.0f;
     const float width = tile ? std::clamp(0.08f * cell_px, 0.4f, 0.8f) : 0.8f;
     const uint32_t n = g.nodeCount();
-    // Each undirected edge once: u -> v with u < v, or a one-way edge.
+    // Each undirected edge once: u -> v with u < v, or a one-way edge. Links are drawn apart.
     auto drawn = [&](uint32_t u, uint32_t v) { return u < v || !hasEdge(g, v, u); };
     size_t undirected = 0;
     for (uint32_t u = 0; u < n; ++u)
         for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-            undirected += drawn(u, g.edgeTarget(u, e));
+            undirected += g.edgeLink(e) == formats::kNoLink && drawn(u, g.edgeTarget(u, e));
+    drawLinks(b, g, stats);
     if (undirected > options.max_edges) {
         stats.skipped_edges = undirected;
     } else {
@@ -513,7 +559,7 @@ void drawGraph(Builder& b, const navrt::GraphView& g, const ViewOptions& options
             const navrt::Vec3 a = g.position(u);
             for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
                 const uint32_t v = g.edgeTarget(u, e);
-                if (!drawn(u, v)) continue;
+                if (g.edgeLink(e) != formats::kNoLink || !drawn(u, v)) continue;
                 const navrt::Vec3 c = g.position(v);
                 if (!b.keep(a.y) || !b.keep(c.y)) continue;
                 b.line(Group::edges, toPoint(a), toPoint(c), tile ? kTileEdge : kEdge, width);
@@ -637,7 +683,8 @@ void finishScene(Scene& scene) {
             }
     std::stable_sort(scene.shapes.begin(), scene.shapes.end(), [](const Shape& a, const Shape& b) {
         if (a.group != b.group) return a.group < b.group;
-        const bool by_height = a.group != Group::paths && a.group != Group::markers;
+        const bool by_height =
+            a.group != Group::paths && a.group != Group::links && a.group != Group::markers;
         return by_height && a.sort_y < b.sort_y;
     });
 }

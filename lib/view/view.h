@@ -92,6 +92,7 @@ struct ViewStats {
     size_t edges = 0;                // graph: edge lines
     size_t skipped_nodes = 0;        // graph: nodes not drawn (over max_nodes)
     size_t skipped_edges = 0;        // graph: undirected edges not drawn (over max_edges)
+    size_t links = 0;                // graph: links drawn (arcs with arrowheads)
     size_t paths = 0;                // paths requested
     size_t paths_found = 0;          // ... with a path (the others show the fill only)
     size_t path_points = 0;          // points of the drawn polylines

@@ -14,6 +14,7 @@
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_nexthop.h"
 #include "lib/runtime/navrt_query.h"
+#include "lib/view/view.h"
 #include "tests/graph_test_support.h"
 #include "tests/test_support.h"
 
@@ -144,6 +145,14 @@ TEST_SUITE("graph") {
         REQUIRE(batch->entries[0].links.size() == 1);
         CHECK(batch->entries[0].links[0].link.type == formats::LinkType::drop);
         CHECK(batch->entries[0].links[0].link.user_data == 1003);
+        // Debug views draw each link once, as an arc in its own group.
+        view::ViewStats drawn;
+        REQUIRE(view::writeView(dir / "l.nav", dir / "l.svg", {}, context, &drawn).ok());
+        CHECK(drawn.links == 2);
+        CHECK(drawn.edges > 0);
+        const std::vector<uint8_t> bytes = test::readBytes(dir / "l.svg");
+        const std::string svg(bytes.begin(), bytes.end());
+        CHECK(svg.find("<g id=\"links\"") != std::string::npos);
         // a -> b drops (2.0) rather than taking the ladder; b -> a has to climb it (6.0).
         CHECK(test::shortestFrom(g, a)[b] == doctest::Approx(2.0));
         CHECK(test::shortestFrom(g, b)[a] > 6.0);

@@ -101,6 +101,7 @@ void registerView(CLI::App& app, CommandBody& body) {
             part(stats.clusters, "clusters");
             part(stats.nodes, "nodes");
             part(stats.edges, "edges");
+            part(stats.links, "links");
             if (stats.paths > 0)
                 drawn += fmt::format("{}{} paths ({} found, {} nodes expanded)",
                                      drawn.empty() ? "" : ", ", stats.paths, stats.paths_found,
