@@ -139,6 +139,7 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
     }
     if (!graph) return graph.error();
     const uint32_t components_before = graph->header.component_count;
+    const std::vector<uint32_t> component_before = graph->components;
     if (!params.links.empty()) {
         auto links = resolveLinks(*graph, params.links);
         if (!links) return links.error();
@@ -163,6 +164,27 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
         result.summary.push_back(fmt::format(
             "links: {} ({}); components {} before links, {} with them (undirected)",
             graph->links.size(), types, components_before, graph->header.component_count));
+        // Which links join walkable islands that the surface alone leaves apart.
+        std::map<uint32_t, uint64_t> island_size;
+        for (uint32_t c : component_before) ++island_size[c];
+        std::string joins;
+        size_t joining = 0;
+        for (const formats::LinkRecord& l : graph->links) {
+            const uint32_t a = component_before[l.from_node], b = component_before[l.to_node];
+            if (a == b) continue;
+            if (++joining <= 8)
+                joins += fmt::format(
+                    "{}link {} ({}) {} the island of {} nodes {} that of {}",
+                    joins.empty() ? "" : "; ", l.id, formats::linkTypeName(l.type),
+                    (l.flags & formats::kLinkFlagBidirectional) ? "joins" : "leads from",
+                    island_size[a], (l.flags & formats::kLinkFlagBidirectional) ? "and" : "to",
+                    island_size[b]);
+        }
+        result.count("links_joining_islands", joining);
+        if (joining > 0)
+            result.summary.push_back(
+                fmt::format("links joining islands: {}{}", joins,
+                            joining > 8 ? fmt::format(" (and {} more)", joining - 8) : ""));
     }
     return result;
 }

@@ -675,6 +675,8 @@ cli_build_parity)
     2>"$work/links.log" || fail "graph tile --links"
   grep -q "links: 2 (1 drop, 1 ladder); components 2 before links, 1 with them" "$work/links.log" ||
     fail "graph tile --links: no link summary"
+  grep -q "links joining islands: link 2 (ladder) joins the island of 12 nodes and that of 12; link 10 (drop) leads from the island of 12 nodes to that of 12" "$work/links.log" ||
+    fail "graph tile --links: no report of the islands links join"
   "$navbake" -q pack "$work/rooms.graph" -o "$work/rooms.nav" || fail "pack rooms"
   echo "{\"input\": \"rooms.map\", \"output\": \"rooms\", \"links\": $links, \"agents\": [{\"graphs\": [\"tile\"]}]}" >"$work/rooms.json"
   "$navbake" -q build "$work/rooms.json" || fail "build with links"
