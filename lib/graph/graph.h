@@ -117,6 +117,12 @@ void finalizeGraph(Graph& graph);
 // a graph without explicit edges (implicit volume graphs) or one that already has links.
 Status addLinks(Graph& graph, std::vector<formats::LinkRecord> links);
 
+// Strongly connected components of an explicit graph (Kosaraju's algorithm, S. R. Kosaraju 1978 /
+// M. Sharir, "A strong-connectivity algorithm and its applications in data flow analysis", 1981):
+// an id per node, ids in order of each component's lowest node. On a graph whose edges all have
+// reverses they equal `components`.
+std::vector<uint32_t> stronglyConnected(const Graph& graph);
+
 // How far an explicit graph is from undirected. symmetric: every edge u -> v has a reverse v -> u
 // of exactly the same cost (what BPMX needs); two_way: every edge has a reverse, costs may differ
 // (what connectivity arguments need: weakly connected sets are then strongly connected); directed:

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lib/common/csr.h"
 #include "lib/common/file_io.h"
 #include "lib/common/json_reader.h"
 #include "lib/graph/graph.h"
@@ -262,6 +263,62 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
         out.push_back(r);
     }
     return out;
+}
+
+std::vector<uint32_t> stronglyConnected(const Graph& g) {
+    const uint32_t n = uint32_t(g.nodeCount());
+    // 1. Finish order of an iterative depth-first search on the forward edges.
+    std::vector<uint32_t> order;
+    order.reserve(n);
+    std::vector<uint8_t> seen(n, 0);
+    std::vector<std::pair<uint32_t, uint32_t>> stack;  // (node, next edge)
+    for (uint32_t s = 0; s < n; ++s) {
+        if (seen[s]) continue;
+        seen[s] = 1;
+        stack.push_back({s, g.edge_offsets[s]});
+        while (!stack.empty()) {
+            auto& [u, e] = stack.back();
+            if (e < g.edge_offsets[u + 1]) {
+                const uint32_t v = g.edge_targets[e++];
+                if (!seen[v]) {
+                    seen[v] = 1;
+                    stack.push_back({v, g.edge_offsets[v]});
+                }
+            } else {
+                order.push_back(u);
+                stack.pop_back();
+            }
+        }
+    }
+    // 2. Search the reversed edges in reverse finish order: each search is one component.
+    const CsrEdges<float> reverse =
+        reverseEdges<float>(g.edge_offsets, g.edge_targets, g.edge_costs);
+    std::vector<uint32_t> label(n, kNoNode);
+    std::vector<uint32_t> todo;
+    uint32_t count = 0;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        if (label[*it] != kNoNode) continue;
+        label[*it] = count;
+        todo.push_back(*it);
+        while (!todo.empty()) {
+            const uint32_t u = todo.back();
+            todo.pop_back();
+            for (uint32_t e = reverse.offsets[u]; e < reverse.offsets[u + 1]; ++e)
+                if (label[reverse.targets[e]] == kNoNode) {
+                    label[reverse.targets[e]] = count;
+                    todo.push_back(reverse.targets[e]);
+                }
+        }
+        ++count;
+    }
+    // Renumber by each component's lowest node.
+    std::vector<uint32_t> renumber(count, kNoNode);
+    uint32_t next = 0;
+    for (uint32_t v = 0; v < n; ++v) {
+        if (renumber[label[v]] == kNoNode) renumber[label[v]] = next++;
+        label[v] = renumber[label[v]];
+    }
+    return label;
 }
 
 }  // namespace nav::graph

@@ -181,6 +181,27 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
                     island_size[b]);
         }
         result.count("links_joining_islands", joining);
+        // One-way links: nodes outside the largest strongly connected region of their walkable
+        // component can be entered but not left back (below a one-way drop), or the reverse.
+        const std::vector<uint32_t> strong = stronglyConnected(*graph);
+        std::map<std::pair<uint32_t, uint32_t>, uint64_t> region_size;  // (component, scc)
+        for (uint32_t v = 0; v < graph->nodeCount(); ++v)
+            ++region_size[{graph->components[v], strong[v]}];
+        std::map<uint32_t, std::pair<uint64_t, uint32_t>> main_region;  // component -> (size, scc)
+        for (const auto& [key, size] : region_size) {
+            auto& best = main_region[key.first];
+            if (size > best.first) best = {size, key.second};
+        }
+        uint64_t one_way = 0;
+        size_t places = 0;
+        for (const auto& [key, size] : region_size)
+            if (main_region[key.first].second != key.second) one_way += size, ++places;
+        result.count("one_way_nodes", one_way);
+        if (one_way > 0)
+            result.warnings.push_back(fmt::format(
+                "one-way links: {} nodes in {} {} cannot both reach and be reached from the "
+                "main region of their walkable area (e.g. below a one-way drop with no way back)",
+                one_way, places, places == 1 ? "place" : "places"));
         if (joining > 0)
             result.summary.push_back(
                 fmt::format("links joining islands: {}{}", joins,

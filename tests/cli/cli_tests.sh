@@ -683,6 +683,13 @@ cli_build_parity)
   cmp "$work/rooms.nav" "$work/rooms/default.tile.nav" || fail "links: CLI and build assets differ"
   "$navbake" query "$work/rooms.nav" --from 8.5,0,1.5 --to 0.5,0,1.5 | grep -q "pair 1: found" ||
     fail "links: no path back up the ladder"
+  # A one-way drop with no way back is a warning.
+  echo '{"links": [{"from": [3.5, 0, 1.5], "to": [5.5, 0, 1.5], "type": "drop"}]}' >"$work/oneway.json"
+  "$navbake" graph tile "$work/rooms.vox" -o "$work/oneway.graph" --links "$work/oneway.json" 2>"$work/oneway.log" ||
+    fail "graph tile one-way link"
+  grep -q "warning: one-way links: 12 nodes in 1 place cannot both reach and be reached" "$work/oneway.log" ||
+    fail "one-way drop: no warning"
+  grep -q "one-way" "$work/links.log" && fail "a ladder back up still warns about one-way links"
   # Links for some agents only: the same filter on both sides; an unknown agent is an error.
   echo '{"links": [{"from": [3.5, 0, 1.5], "to": [5.5, 0, 1.5], "type": "drop", "agents": ["human"]}]}' >"$work/human.json"
   "$navbake" -q graph tile "$work/rooms.vox" -o "$work/ogre.graph" --links "$work/human.json" --agent ogre ||

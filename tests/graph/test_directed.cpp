@@ -299,4 +299,31 @@ TEST_SUITE("directed") {
         edges.erase(edges.begin());  // and then gone that way
         CHECK(graph::edgeSymmetry(withEdges(g, edges)) == graph::Symmetry::directed);
     }
+
+    TEST_CASE("strongly connected components: one id exactly for mutually reachable nodes") {
+        const graph::Graph g = directedGraph(6, 12);
+        const std::vector<uint32_t> strong = graph::stronglyConnected(g);
+        REQUIRE(strong.size() == g.nodeCount());
+        std::mt19937 random(6);
+        const uint32_t n = uint32_t(g.nodeCount());
+        std::vector<std::vector<double>> from;
+        std::vector<uint32_t> sample;
+        for (int k = 0; k < 30; ++k) {
+            sample.push_back(uint32_t(random() % n));
+            from.push_back(test::shortestFrom(g, sample.back()));
+        }
+        for (size_t i = 0; i < sample.size(); ++i)
+            for (size_t j = 0; j < sample.size(); ++j) {
+                const bool mutual =
+                    std::isfinite(from[i][sample[j]]) && std::isfinite(from[j][sample[i]]);
+                CHECK((strong[sample[i]] == strong[sample[j]]) == mutual);
+            }
+        // One-way edges split some walkable components: more strong components than components.
+        CHECK(*std::max_element(strong.begin(), strong.end()) + 1 > g.header.component_count);
+        // Ids follow each component's lowest node; an undirected graph's are its components.
+        CHECK(strong[0] == 0);
+        const graph::Graph plain =
+            test::tileGraphOfText("type octile\nheight 2\nwidth 5\nmap\n..@..\n..@..\n");
+        CHECK(graph::stronglyConnected(plain) == plain.components);
+    }
 }
