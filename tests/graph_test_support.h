@@ -5,10 +5,13 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <queue>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -64,6 +67,49 @@ inline std::vector<double> shortestFrom(const graph::Graph& g, uint32_t source) 
         }
     }
     return dist;
+}
+
+using Edge = std::tuple<uint32_t, uint32_t, float>;  // source, target, cost
+
+// Every edge of `g` as (source, target, cost), in CSR order.
+inline std::vector<Edge> edgesOf(const graph::Graph& g) {
+    std::vector<Edge> edges;
+    for (uint32_t u = 0; u < g.nodeCount(); ++u)
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
+            edges.push_back({u, g.edge_targets[e], g.edge_costs[e]});
+    return edges;
+}
+
+// `g` with exactly `edges` (sorted by source, then target), components recomputed.
+inline graph::Graph withEdges(graph::Graph g, std::vector<Edge> edges) {
+    std::sort(edges.begin(), edges.end());
+    g.edge_offsets.assign(g.nodeCount() + 1, 0);
+    g.edge_targets.clear();
+    g.edge_costs.clear();
+    for (const auto& [u, v, c] : edges) {
+        ++g.edge_offsets[u + 1];
+        g.edge_targets.push_back(v);
+        g.edge_costs.push_back(c);
+    }
+    for (size_t u = 0; u < g.nodeCount(); ++u) g.edge_offsets[u + 1] += g.edge_offsets[u];
+    graph::finalizeGraph(g);
+    return g;
+}
+
+// The path is a walk along graph edges whose cheapest costs add up to `cost` (within `epsilon`).
+inline void checkWalk(const graph::Graph& g, const uint32_t* path, uint32_t length, double cost,
+                      double epsilon) {
+    REQUIRE(length >= 1);
+    double sum = 0;
+    for (uint32_t i = 1; i < length; ++i) {
+        const uint32_t u = path[i - 1], v = path[i];
+        double best = std::numeric_limits<double>::infinity();
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
+            if (g.edge_targets[e] == v) best = std::min(best, double(g.edge_costs[e]));
+        REQUIRE_MESSAGE(std::isfinite(best), "no edge ", u, " -> ", v);
+        sum += best;
+    }
+    CHECK(cost == doctest::Approx(sum).epsilon(epsilon));
 }
 
 // A .nav of `g` with the sections add(writer) appends, saved at `path`, loaded and viewed;

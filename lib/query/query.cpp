@@ -177,18 +177,28 @@ Status Searcher::init(const navrt::GraphView& graph, const SearchMethod& method,
 }
 
 QueryRecord Searcher::run(navrt::Vec3 from, navrt::Vec3 to, const Tolerance& tolerance) {
-    const bool table = method_.method == Method::hier || method_.method == Method::nexthop;
-    return runQuery(*graph_, query_, from, to, tolerance, !table, method_, &hierarchical_,
+    return runQuery(*graph_, query_, from, to, tolerance, !tableMethod(), method_, &hierarchical_,
                     &next_hop_);
+}
+
+std::span<const uint32_t> Searcher::nodePath() const {
+    switch (method_.method) {
+        case Method::hier: return {hierarchical_.path(), hierarchical_.pathLength()};
+        case Method::nexthop: return {next_hop_.path(), next_hop_.pathLength()};
+        case Method::astar:
+        case Method::cluster: break;
+    }
+    return {query_.path(), query_.pathLength()};
+}
+
+bool Searcher::tableMethod() const {
+    return method_.method == Method::hier || method_.method == Method::nexthop;
 }
 
 std::vector<navrt::Vec3> Searcher::lastPath() {
     std::vector<navrt::Vec3> points;
-    if (method_.method == Method::hier || method_.method == Method::nexthop) {
-        const bool hier = method_.method == Method::hier;
-        const uint32_t* nodes = hier ? hierarchical_.path() : next_hop_.path();
-        const uint32_t count = hier ? hierarchical_.pathLength() : next_hop_.pathLength();
-        for (uint32_t k = 0; k < count; ++k) points.push_back(graph_->position(nodes[k]));
+    if (tableMethod()) {
+        for (uint32_t node : nodePath()) points.push_back(graph_->position(node));
         return points;
     }
     points.resize(query_.pathLength());
@@ -200,16 +210,10 @@ std::vector<LinkStep> Searcher::lastLinks() const {
     std::vector<LinkStep> steps;
     const navrt::GraphView& g = *graph_;
     if (g.link_count == 0) return steps;
-    const bool table = method_.method == Method::hier || method_.method == Method::nexthop;
-    const uint32_t* nodes = method_.method == Method::hier      ? hierarchical_.path()
-                            : method_.method == Method::nexthop ? next_hop_.path()
-                                                                : query_.path();
-    const uint32_t count = method_.method == Method::hier      ? hierarchical_.pathLength()
-                           : method_.method == Method::nexthop ? next_hop_.pathLength()
-                                                               : query_.pathLength();
-    for (uint32_t k = 0; k + 1 < count; ++k) {
-        uint32_t edge = table ? navrt::kNoNode : query_.pathEdge(k);
-        if (table) {
+    const std::span<const uint32_t> nodes = nodePath();
+    for (uint32_t k = 0; k + 1 < nodes.size(); ++k) {
+        uint32_t edge = tableMethod() ? navrt::kNoNode : query_.pathEdge(k);
+        if (tableMethod()) {
             float best = HUGE_VALF;
             for (uint32_t e = g.edge_offsets[nodes[k]]; e < g.edge_offsets[nodes[k] + 1]; ++e)
                 if (g.edgeTarget(nodes[k], e) == nodes[k + 1] && g.edge_costs[e] < best)

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,11 @@ public:
     const navrt::NextHopQuery& nextHop() const { return next_hop_; }
 
 private:
+    // The last path's nodes, from the search `method_` ran; whether that is a table (hier,
+    // nexthop).
+    std::span<const uint32_t> nodePath() const;
+    bool tableMethod() const;
+
     const navrt::GraphView* graph_ = nullptr;
     SearchMethod method_;
     navrt::PathQuery query_;

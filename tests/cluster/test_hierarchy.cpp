@@ -76,16 +76,7 @@ void pack(const graph::Graph& g, const cluster::Clusters& c, const cluster::Hier
 void checkWalk(const graph::Graph& g, const navrt::HierarchicalQuery& q, uint32_t start) {
     REQUIRE(q.pathLength() >= 1);
     CHECK(q.path()[0] == start);
-    double sum = 0;
-    for (uint32_t i = 1; i < q.pathLength(); ++i) {
-        const uint32_t u = q.path()[i - 1], v = q.path()[i];
-        double best = std::numeric_limits<double>::infinity();
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-            if (g.edge_targets[e] == v) best = std::min(best, double(g.edge_costs[e]));
-        REQUIRE_MESSAGE(std::isfinite(best), "no edge ", u, " -> ", v);
-        sum += best;
-    }
-    CHECK(q.cost() == doctest::Approx(sum).epsilon(1e-9));
+    test::checkWalk(g, q.path(), q.pathLength(), q.cost(), 1e-9);
 }
 
 }  // namespace

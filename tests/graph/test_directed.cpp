@@ -28,31 +28,9 @@ using namespace nav;
 
 namespace {
 
-using Edge = std::tuple<uint32_t, uint32_t, float>;
-
-std::vector<Edge> edgesOf(const graph::Graph& g) {
-    std::vector<Edge> edges;
-    for (uint32_t u = 0; u < g.nodeCount(); ++u)
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-            edges.push_back({u, g.edge_targets[e], g.edge_costs[e]});
-    return edges;
-}
-
-// `g` with exactly `edges` (sorted by source, then target), components recomputed.
-graph::Graph withEdges(graph::Graph g, std::vector<Edge> edges) {
-    std::sort(edges.begin(), edges.end());
-    g.edge_offsets.assign(g.nodeCount() + 1, 0);
-    g.edge_targets.clear();
-    g.edge_costs.clear();
-    for (const auto& [u, v, c] : edges) {
-        ++g.edge_offsets[u + 1];
-        g.edge_targets.push_back(v);
-        g.edge_costs.push_back(c);
-    }
-    for (size_t u = 0; u < g.nodeCount(); ++u) g.edge_offsets[u + 1] += g.edge_offsets[u];
-    graph::finalizeGraph(g);
-    return g;
-}
+using test::Edge;
+using test::edgesOf;
+using test::withEdges;
 
 // Octile distance between two nodes' cells: the standard heuristic of tile graphs, so links are
 // never cheaper than it (a cheaper link would make that heuristic overestimate).
@@ -120,21 +98,6 @@ Tables buildTables(const graph::Graph& g, formats::EntranceMode entrances) {
     return {std::move(c).value(), std::move(h).value()};
 }
 
-// Whether consecutive nodes of `path` are joined by edges whose cheapest costs add up to `cost`.
-void checkWalk(const graph::Graph& g, const uint32_t* path, uint32_t length, double cost) {
-    REQUIRE(length >= 1);
-    double sum = 0;
-    for (uint32_t i = 1; i < length; ++i) {
-        const uint32_t u = path[i - 1], v = path[i];
-        double best = std::numeric_limits<double>::infinity();
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-            if (g.edge_targets[e] == v) best = std::min(best, double(g.edge_costs[e]));
-        REQUIRE_MESSAGE(std::isfinite(best), "no edge ", u, " -> ", v);
-        sum += best;
-    }
-    CHECK(cost == doctest::Approx(sum).epsilon(1e-6));
-}
-
 }  // namespace
 
 TEST_SUITE("directed") {
@@ -198,18 +161,19 @@ TEST_SUITE("directed") {
                     ++reachable;
                     REQUIRE(standard.findPath(s, goal) == navrt::PathStatus::found);
                     CHECK(standard.cost() == doctest::Approx(dist[goal]).epsilon(1e-5));
-                    checkWalk(g, standard.path(), standard.pathLength(), standard.cost());
+                    test::checkWalk(g, standard.path(), standard.pathLength(), standard.cost(),
+                                    1e-6);
                     REQUIRE(clustered.findPath(s, goal) == navrt::PathStatus::found);
                     CHECK(clustered.cost() == doctest::Approx(dist[goal]).epsilon(1e-5));
                     // HPA* over all entrances is exact; the group planner arrives, never shorter.
                     navrt::HierOptions entrances;
                     entrances.mode = navrt::HierMode::entrances;
                     REQUIRE(hier.findPath(s, goal, entrances) == navrt::PathStatus::found);
-                    checkWalk(g, hier.path(), hier.pathLength(), hier.cost());
+                    test::checkWalk(g, hier.path(), hier.pathLength(), hier.cost(), 1e-6);
                     CHECK(hier.path()[hier.pathLength() - 1] == goal);
                     CHECK(hier.cost() == doctest::Approx(dist[goal]).epsilon(1e-5));
                     REQUIRE(hier.findPath(s, goal) == navrt::PathStatus::found);
-                    checkWalk(g, hier.path(), hier.pathLength(), hier.cost());
+                    test::checkWalk(g, hier.path(), hier.pathLength(), hier.cost(), 1e-6);
                     CHECK(hier.path()[hier.pathLength() - 1] == goal);
                     CHECK(hier.cost() >= dist[goal] - 1e-4);
                 }
@@ -254,10 +218,10 @@ TEST_SUITE("directed") {
                         continue;
                     }
                     REQUIRE(fq.pathByNextHop(s, goal) == navrt::PathStatus::found);
-                    checkWalk(g, fq.path(), fq.pathLength(), fq.cost());
+                    test::checkWalk(g, fq.path(), fq.pathLength(), fq.cost(), 1e-6);
                     CHECK(fq.cost() == doctest::Approx(dist[goal]).epsilon(1e-5));
                     REQUIRE(hq.pathByNextHop(s, goal) == navrt::PathStatus::found);
-                    checkWalk(g, hq.path(), hq.pathLength(), hq.cost());
+                    test::checkWalk(g, hq.path(), hq.pathLength(), hq.cost(), 1e-6);
                     CHECK(hq.path()[hq.pathLength() - 1] == goal);
                     CHECK(hq.cost() >= dist[goal] - 1e-4);
                 }

@@ -327,20 +327,12 @@ TEST_SUITE("graph") {
         graph::Graph g =
             test::tileGraphOfText("type octile\nheight 1\nwidth 3\nmap\n...\n", "r.map");
         REQUIRE(g.nodeCount() == 3);
-        std::vector<uint32_t> offsets{0}, targets;
-        std::vector<float> costs;
-        for (uint32_t u = 0; u < 3; ++u) {
-            for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-                const uint32_t v = g.edge_targets[e];
-                if ((u == 0 && v == 1) || (u == 1 && v == 0)) continue;
-                targets.push_back(v);
-                costs.push_back(g.edge_costs[e]);
-            }
-            offsets.push_back(uint32_t(targets.size()));
-        }
-        g.edge_offsets = offsets;
-        g.edge_targets = targets;
-        g.edge_costs = costs;
+        std::vector<test::Edge> edges = test::edgesOf(g);
+        std::erase_if(edges, [](const test::Edge& e) {
+            const auto& [u, v, c] = e;
+            return (u == 0 && v == 1) || (u == 1 && v == 0);
+        });
+        g = test::withEdges(g, std::move(edges));
         REQUIRE(graph::addLinks(g, {makeLink(g, 1, 0, 1, 1.0f, formats::LinkType::drop)}).ok());
         test::TempDir dir;
         test::PackedAsset p;

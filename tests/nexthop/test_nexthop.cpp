@@ -188,33 +188,18 @@ TEST_SUITE("nexthop") {
                     next = test::tileGraphOfText(lines, "edit.map");
                 } else {
                     // Remove (edit 4) or add (edit 5) edges directly in the graph.
-                    next = current;
-                    std::vector<std::tuple<uint32_t, uint32_t, float>> edges;
-                    for (uint32_t u = 0; u < next.nodeCount(); ++u)
-                        for (uint32_t e = next.edge_offsets[u]; e < next.edge_offsets[u + 1]; ++e)
-                            edges.push_back({u, next.edge_targets[e], next.edge_costs[e]});
+                    std::vector<test::Edge> edges = test::edgesOf(current);
                     if (edit == 4) {
                         for (int k = 0; k < 5; ++k)
                             edges.erase(edges.begin() + std::ptrdiff_t(random() % edges.size()));
                     } else {
                         for (int k = 0; k < 3; ++k) {
-                            const uint32_t a = uint32_t(random() % next.nodeCount());
-                            const uint32_t b = uint32_t(random() % next.nodeCount());
+                            const uint32_t a = uint32_t(random() % current.nodeCount());
+                            const uint32_t b = uint32_t(random() % current.nodeCount());
                             if (a != b) edges.push_back({a, b, 2.5f + float(k)});
                         }
                     }
-                    std::sort(edges.begin(), edges.end());
-                    next.edge_offsets.assign(next.nodeCount() + 1, 0);
-                    next.edge_targets.clear();
-                    next.edge_costs.clear();
-                    for (const auto& [u, v, c] : edges) {
-                        ++next.edge_offsets[u + 1];
-                        next.edge_targets.push_back(v);
-                        next.edge_costs.push_back(c);
-                    }
-                    for (size_t u = 0; u < next.nodeCount(); ++u)
-                        next.edge_offsets[u + 1] += next.edge_offsets[u];
-                    graph::finalizeGraph(next);
+                    next = test::withEdges(current, std::move(edges));
                 }
                 nexthop::UpdateStats stats;
                 auto updated = nexthop::updateTable(*table, current, next, {}, context, &stats);
