@@ -1,6 +1,7 @@
 #include "formats/graph_sections.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "formats/bytes.h"
 
@@ -37,7 +38,7 @@ const uint32_t kGraphSectionIds[kGraphSectionCount] = {
     kSecPolyAreas,        kSecDetailOffsets,  kSecDetailTriangles, kSecMeshIndexHeader,
     kSecMeshIndexOffsets, kSecMeshIndexPolys, kSecPolyInfo,        kSecPovStats,
     kSecPovCorners,       kSecLayerCells,     kSecLayerColumns,    kSecLayerNeighbours,
-    kSecLayerComponents,  kSecLinks,          kSecEdgeLinks};
+    kSecLayerComponents,  kSecLinks,          kSecEdgeLinks,       kSecLinkTypes};
 
 Error missingSectionError(uint32_t id) {
     char name[5];
@@ -296,17 +297,50 @@ Error validatePovSections(const GraphHeader& h, const GraphSections& s, uint32_t
 Error validateLinkSections(const GraphHeader& h, const GraphSections& s) {
     const SectionSpan& links = s[GraphSection::links];
     const SectionSpan& edge_links = s[GraphSection::edge_links];
-    if (!links.present && !edge_links.present) return {};
-    if (!links.present) return missingSectionError(kSecLinks);
-    if (!edge_links.present) return missingSectionError(kSecEdgeLinks);
-    if (h.flags & kGraphFlagImplicitVolume)
-        return sectionError(kSecLinks, 0, "implicit volume graphs have no edges to link");
+    const SectionSpan& types = s[GraphSection::link_types];
+    const bool implicit_volume = (h.flags & kGraphFlagImplicitVolume) != 0;
+    if (!links.present) {
+        if (edge_links.present) return missingSectionError(kSecLinks);
+        if (types.present) return sectionError(kSecLinkTypes, 0, "link types without links");
+        return {};
+    }
+    if (implicit_volume && edge_links.present)
+        return sectionError(kSecEdgeLinks, 0, "implicit volume graphs have no edges to name");
+    if (!implicit_volume && !edge_links.present) return missingSectionError(kSecEdgeLinks);
+    // LTYP: user type names.
+    uint64_t type_count = 0;
+    if (types.present) {
+        if (types.size % kLinkTypeNameSize != 0 ||
+            types.size / kLinkTypeNameSize > kMaxUserLinkTypes)
+            return sectionError(kSecLinkTypes, 0,
+                                "size is not a whole number of 32-byte names, at most 64");
+        type_count = types.size / kLinkTypeNameSize;
+        for (uint64_t k = 0; k < type_count; ++k) {
+            const char* name = reinterpret_cast<const char*>(types.data) + k * kLinkTypeNameSize;
+            size_t length = 0;
+            while (length < kLinkTypeNameSize && name[length] != 0) ++length;
+            bool padded = true;
+            for (size_t i = length; i < kLinkTypeNameSize; ++i) padded = padded && name[i] == 0;
+            if (!padded || !validLinkTypeName(name, length))
+                return sectionError(kSecLinkTypes, k * kLinkTypeNameSize,
+                                    "a user link type name is not 1-31 characters a-z, 0-9, "
+                                    "'_', '-' padded with zero bytes, or is a built-in name");
+            for (uint64_t j = 0; j < k; ++j)
+                if (std::memcmp(name, types.data + j * kLinkTypeNameSize, kLinkTypeNameSize) == 0)
+                    return sectionError(kSecLinkTypes, k * kLinkTypeNameSize,
+                                        "a user link type name is listed twice");
+        }
+    }
     if (links.size % kLinkRecordSize != 0)
         return sectionError(kSecLinks, 0, "size is not a whole number of 56-byte link records");
-    if (edge_links.size != uint64_t(h.edge_count) * 4)
+    if (!implicit_volume && edge_links.size != uint64_t(h.edge_count) * 4)
         return sectionSizeError(kSecEdgeLinks, edge_links.size, uint64_t(h.edge_count) * 4);
     const uint64_t count = links.size / kLinkRecordSize;
     if (count >= kNoLink) return sectionError(kSecLinks, 0, "too many links");
+    const uint64_t* free_voxels =
+        implicit_volume ? reinterpret_cast<const uint64_t*>(s[GraphSection::free_voxels].data)
+                        : nullptr;
+    auto voxelFree = [&](uint32_t v) { return (free_voxels[v >> 6] >> (v & 63)) & 1; };
     uint64_t expected_edges = 0;
     LinkRecord previous;
     for (uint64_t i = 0; i < count; ++i) {
@@ -320,13 +354,27 @@ Error validateLinkSections(const GraphHeader& h, const GraphSections& s) {
             return makeError(ErrorCode::bad_section, at + 8, kSecLinks,
                              "link %u joins nodes %u and %u (%u nodes; the ends must differ)", l.id,
                              l.from_node, l.to_node, h.node_count);
-        if (i > 0 && l.id <= previous.id)
+        if (implicit_volume && (!voxelFree(l.from_node) || !voxelFree(l.to_node)))
+            return makeError(ErrorCode::bad_section, at + 8, kSecLinks,
+                             "link %u joins voxels %u and %u, not both free", l.id, l.from_node,
+                             l.to_node);
+        if (isUserLinkType(l.type) && uint32_t(l.type) - kLinkTypeUserFirst >= type_count)
+            return makeError(ErrorCode::bad_section, at + 48, kSecLinks,
+                             "link %u: user type %u is not in LTYP (%llu names)", l.id,
+                             uint32_t(l.type) - kLinkTypeUserFirst,
+                             static_cast<unsigned long long>(type_count));
+        if (i > 0 && l.id < previous.id)
             return makeError(ErrorCode::bad_section, at, kSecLinks,
-                             "link ids are not strictly ascending (%u after %u)", l.id,
-                             previous.id);
+                             "link ids are not ascending (%u after %u)", l.id, previous.id);
+        if (i > 0 && l.id == previous.id &&
+            (l.type != previous.type || l.flags != previous.flags ||
+             l.user_data != previous.user_data))
+            return makeError(ErrorCode::bad_section, at, kSecLinks,
+                             "lanes of link %u differ in type, flags or user data", l.id);
         expected_edges += (l.flags & kLinkFlagBidirectional) ? 2 : 1;
         previous = l;
     }
+    if (implicit_volume) return {};
     const uint32_t* offsets = reinterpret_cast<const uint32_t*>(s[GraphSection::edge_offsets].data);
     const uint32_t* targets = reinterpret_cast<const uint32_t*>(s[GraphSection::edge_targets].data);
     const float* costs = reinterpret_cast<const float*>(s[GraphSection::edge_costs].data);
@@ -346,9 +394,14 @@ Error validateLinkSections(const GraphHeader& h, const GraphSections& s) {
                                  static_cast<unsigned long long>(count));
             const LinkRecord l = linkAt(owner[e]);
             const uint32_t target = uint32_t(v) + targets[e];  // stored relative to v
-            const bool forward = v == l.from_node && target == l.to_node && costs[e] == l.cost;
+            // Navmesh link edges add the walk between the polygon centres and the link's ends.
+            const bool navmesh = h.type == GraphType::navmesh;
+            auto costMatches = [&](float link_cost) {
+                return navmesh ? costs[e] >= link_cost : costs[e] == link_cost;
+            };
+            const bool forward = v == l.from_node && target == l.to_node && costMatches(l.cost);
             const bool back = (l.flags & kLinkFlagBidirectional) && v == l.to_node &&
-                              target == l.from_node && costs[e] == l.reverse_cost;
+                              target == l.from_node && costMatches(l.reverse_cost);
             if (!forward && !back)
                 return makeError(ErrorCode::bad_section, uint64_t(e) * 4, kSecEdgeLinks,
                                  "edge %u (%llu -> %u) does not match link %u", e,

@@ -62,6 +62,7 @@ enum class GraphSection : uint32_t {
     layer_components,
     links,
     edge_links,
+    link_types,
     count
 };
 inline constexpr uint32_t kGraphSectionCount = uint32_t(GraphSection::count);
@@ -101,10 +102,13 @@ Error validateNavmeshSections(const GraphHeader& header, const GraphSections& s,
 Error validatePovSections(const GraphHeader& header, const GraphSections& s, uint32_t area_count,
                           PovStats& stats);
 
-// LINK and ELNK (after validateGraphSections, explicit graphs only), both or neither: every
-// record valid (decodeLinkRecord) with nodes in range and apart, ids unique; ELNK one u32 per
-// edge, kNoLink or a link index, each link edge joining the link's nodes (from -> to, or back when
-// bidirectional) at the link's cost, and every link owning exactly its one or two edges.
+// LINK, ELNK and LTYP (after validateGraphSections): LINK absent -> ELNK and LTYP absent. Else
+// every record valid (decodeLinkRecord) with nodes in range and apart, ids non-decreasing, the
+// records of one id (a wide link's lanes) sharing type, flags and user_data; user types naming an
+// LTYP entry, every LTYP name valid and unique. Explicit graphs: ELNK one u32 per edge, kNoLink or
+// a link index, each link edge joining the link's nodes (from -> to, or back when bidirectional)
+// at the link's cost, and every link owning exactly its one or two edges. Implicit volume graphs:
+// no ELNK, both ends free voxels.
 Error validateLinkSections(const GraphHeader& header, const GraphSections& s);
 
 // CNOD, when present on a graph with node cells (it is ignored otherwise): columns + 1 offsets

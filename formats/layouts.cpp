@@ -435,6 +435,22 @@ const char* linkTypeName(LinkType type) {
     return nullptr;
 }
 
+bool validLinkTypeName(const char* name, size_t size) {
+    if (size == 0 || size >= kLinkTypeNameSize) return false;
+    for (size_t i = 0; i < size; ++i) {
+        const char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+            return false;
+    }
+    for (uint32_t t = 1; t <= kLinkTypeCount; ++t) {
+        const char* builtin = linkTypeName(LinkType(t));
+        size_t n = 0;
+        while (builtin[n] != 0) ++n;
+        if (n == size && std::memcmp(builtin, name, size) == 0) return false;
+    }
+    return true;
+}
+
 void encodeLinkRecord(const LinkRecord& link, uint8_t out[kLinkRecordSize]) {
     encodeHeader(link, out);
 }
@@ -442,7 +458,7 @@ void encodeLinkRecord(const LinkRecord& link, uint8_t out[kLinkRecordSize]) {
 Error decodeLinkRecord(const uint8_t* data, size_t size, LinkRecord& l) {
     constexpr uint32_t id = kSecLinks;
     if (Error e = decodeHeader(data, size, l)) return e;
-    if (linkTypeName(l.type) == nullptr)
+    if (linkTypeName(l.type) == nullptr && !isUserLinkType(l.type))
         return makeError(ErrorCode::bad_section, 48, id, "link %u: unknown type %u", l.id,
                          uint32_t(l.type));
     if ((l.flags & ~kLinkFlagsKnown) != 0)

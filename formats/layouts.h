@@ -24,8 +24,11 @@ inline constexpr uint32_t kKindHierNextHop = fourcc("NHHI");  // .nhh: hierarchi
 // Newest layout version of each kind that this code writes and reads.
 inline constexpr uint32_t kGeometryVersion = 1;
 inline constexpr uint32_t kVoxelsVersion = 1;
-inline constexpr uint32_t kGraphVersion = 1;
-inline constexpr uint32_t kNavVersion = 1;
+// Graph and nav assets: v2 adds link lanes, user link types (LTYP), links on implicit volume
+// graphs and POV link-end vertices (FORMAT.md §6.2.1). Writers emit v1 for graphs without links
+// (byte-identical to before), v2 otherwise; readers take both.
+inline constexpr uint32_t kGraphVersion = 2;
+inline constexpr uint32_t kNavVersion = 2;
 inline constexpr uint32_t kClustersVersion = 1;
 inline constexpr uint32_t kHierarchyVersion = 1;
 inline constexpr uint32_t kNextHopVersion = 1;
@@ -80,6 +83,7 @@ inline constexpr uint32_t kSecPovStats = fourcc("PSTA");         // 32-byte bake
 // Links (optional, explicit graphs): directed connections beyond the walkable surface's edges.
 inline constexpr uint32_t kSecLinks = fourcc("LINK");      // 56-byte link records
 inline constexpr uint32_t kSecEdgeLinks = fourcc("ELNK");  // u32 link per edge, kNoLink if none
+inline constexpr uint32_t kSecLinkTypes = fourcc("LTYP");  // 32-byte names of user link types
 
 // CLUS sections (a .nav packed with --clusters holds the same three after the graph's).
 inline constexpr uint32_t kSecClusterHeader = fourcc("CLHD");  // 64-byte cluster header
@@ -295,6 +299,11 @@ inline void encodeNodeCell(const NodeCell& c, uint8_t* p) {
 // taut-edge rule does not apply to them and every direction is kept.
 inline constexpr size_t kPovCornerSize = 8;
 inline constexpr uint8_t kPovCornerAnyDirection = 1;
+// A link-end vertex (graph v2): not an obstacle corner but the centre of layer cell `cell`, where
+// a link starts or ends; every direction is kept (it is also flagged kPovCornerAnyDirection), and
+// bx = bz = 1.
+inline constexpr uint8_t kPovCornerLinkEnd = 2;
+inline constexpr uint8_t kPovCornerFlagsKnown = kPovCornerAnyDirection | kPovCornerLinkEnd;
 struct PovCorner {
     uint32_t cell = 0;
     int8_t bx = 1, bz = 1;
@@ -314,8 +323,10 @@ inline void encodePovCorner(const PovCorner& c, uint8_t* p) {
 // Record checks that need no other section: directions are +-1, flags known, reserved zero.
 inline bool povCornerRecordValid(const uint8_t* p) {
     const int8_t bx = int8_t(p[4]), bz = int8_t(p[5]);
-    return (bx == 1 || bx == -1) && (bz == 1 || bz == -1) &&
-           (p[6] & ~kPovCornerAnyDirection) == 0 && p[7] == 0;
+    return (bx == 1 || bx == -1) && (bz == 1 || bz == -1) && (p[6] & ~kPovCornerFlagsKnown) == 0 &&
+           ((p[6] & kPovCornerLinkEnd) == 0 ||
+            ((p[6] & kPovCornerAnyDirection) != 0 && bx == 1 && bz == 1)) &&
+           p[7] == 0;
 }
 
 // ---- LNB4 plane order ---------------------------------------------------------------------------
@@ -360,7 +371,10 @@ inline double heuristicDistance(const GraphHeader& h, bool cells, uint32_t colum
 // A link is a directed connection between two nodes of a graph (a drop, a jump, a ladder, a door,
 // a teleport...): an edge from_node -> to_node of `cost`, and, when bidirectional, an edge back of
 // `reverse_cost`. ELNK names, per graph edge, the link it stands for, so a path can say which
-// connection it used; several edges (plain or links) may join the same pair of nodes.
+// connection it used; several edges (plain or links) may join the same pair of nodes. A wide link
+// (a ledge one can drop from anywhere along 6 m) is several records with the same id, its lanes:
+// one per cell across its width, each joining its own pair of nodes; lanes share type, flags and
+// user_data. On implicit volume graphs records join voxels and there is no ELNK.
 enum class LinkType : uint32_t {
     drop = 1,
     jump = 2,
@@ -371,8 +385,20 @@ enum class LinkType : uint32_t {
     custom = 7
 };
 inline constexpr uint32_t kLinkTypeCount = 7;
-// The type's name ("drop", ...), or nullptr for a value that names none.
+// User link types (graph v2): type = kLinkTypeUserFirst + k names entry k of LTYP, a table of
+// kLinkTypeNameSize-byte records, each a name of 1..31 characters (a-z, 0-9, '_', '-') padded
+// with zero bytes, unique and no built-in name.
+inline constexpr uint32_t kLinkTypeUserFirst = 256;
+inline constexpr uint32_t kMaxUserLinkTypes = 64;
+inline constexpr size_t kLinkTypeNameSize = 32;
+// The built-in type's name ("drop", ...), or nullptr for any other value (user types included).
 const char* linkTypeName(LinkType type);
+inline bool isUserLinkType(LinkType type) {
+    return uint32_t(type) >= kLinkTypeUserFirst &&
+           uint32_t(type) < kLinkTypeUserFirst + kMaxUserLinkTypes;
+}
+// Whether `name` (length `size`, not terminated) may name a user link type.
+bool validLinkTypeName(const char* name, size_t size);
 inline constexpr uint32_t kLinkFlagBidirectional = 1;  // an edge back, of reverse_cost
 inline constexpr uint32_t kLinkFlagGenerated = 2;      // generated from the agent's abilities
 inline constexpr uint32_t kLinkFlagsKnown = 3;

@@ -195,6 +195,7 @@ PovPoint povCornerPoint(const PovGrid& g, uint32_t corner) {
     const PovCorner c = decodePovCorner(g.corners + size_t(corner) * kPovCornerSize);
     int64_t x, z;
     cellColumn(g, c.cell, x, z);
+    if (c.flags & kPovCornerLinkEnd) return {x * g.sub + g.sub / 2, z * g.sub + g.sub / 2};
     return {(x + (c.bx > 0)) * g.sub, (z + (c.bz > 0)) * g.sub};
 }
 

@@ -39,7 +39,8 @@ PovGrid povGrid(const GraphHeader& header, uint32_t cell_count, const uint8_t* c
                 const uint32_t* neighbours, const uint8_t* corners);
 
 uint32_t povCornerCell(const PovGrid& grid, uint32_t corner);
-PovPoint povCornerPoint(const PovGrid& grid, uint32_t corner);  // the exact grid vertex
+// The exact grid vertex of a corner; the cell centre of a link-end vertex (kPovCornerLinkEnd).
+PovPoint povCornerPoint(const PovGrid& grid, uint32_t corner);
 // Whether a path bending at `corner` may leave it in direction (dx, dz) (any units): with the
 // blocked quadrant (bx, bz), p = dx * bx and q = dz * bz must satisfy (p > 0) != (q > 0), i.e.
 // the direction lies in one of the two quadrants beside the obstacle, including the two rays

@@ -155,6 +155,10 @@ struct StageResult {
     std::vector<std::pair<std::string, uint64_t>> counts;
     std::vector<std::string> warnings;
     std::vector<std::string> summary;
+    // Named inputs the stage was given and whether it could use them (authored and scene-object
+    // links: "level.json: $.links[2]" -> false when this agent's surface misses an end), for
+    // checks across stages: a build fails when no agent can use a link. Kept in the build report.
+    std::vector<std::pair<std::string, bool>> named_inputs;
     double milliseconds = 0;  // baking time, without loading the inputs
 
     void count(std::string name, uint64_t value) { counts.emplace_back(std::move(name), value); }

@@ -54,6 +54,7 @@ struct Graph {
     // (formats::kNoLink for the walkable surface's own edges). Empty when the graph has none.
     std::vector<formats::LinkRecord> links;
     std::vector<uint32_t> edge_links;
+    std::vector<std::string> link_type_names;  // user link types (LTYP), type 256 + index
 
     size_t nodeCount() const {
         if (header.flags & formats::kGraphFlagImplicitVolume)
@@ -110,13 +111,6 @@ Graph navmeshGraph(navmesh::NavMesh mesh, const voxel::VoxelGrid& grid);
 // Labels connected components (undirected view) and fills the header's counts.
 void finalizeGraph(Graph& graph);
 
-// Adds `links` (ends already resolved to nodes: from_node, to_node) as edges: each node's own
-// edges keep their order and its link edges follow, by link id; a bidirectional link also adds
-// to_node -> from_node. Fills links (sorted by id) and edge_links, then finalizeGraph. Errors
-// name the link by id: an end out of range or both ends on one node, a repeated id, a bad cost,
-// a graph without explicit edges (implicit volume graphs) or one that already has links.
-Status addLinks(Graph& graph, std::vector<formats::LinkRecord> links);
-
 // Strongly connected components of an explicit graph (Kosaraju's algorithm, S. R. Kosaraju 1978 /
 // M. Sharir, "A strong-connectivity algorithm and its applications in data flow analysis", 1981):
 // an id per node, ids in order of each component's lowest node. On a graph whose edges all have
@@ -155,16 +149,26 @@ struct GraphStage {
         float agent_radius = 0;  // [Units: m] volume: distance kept from solid voxels (0 = a point)
         navmesh::NavmeshParams navmesh;  // navmesh: Recast's parameters (its threads are `threads`)
         bool prune = true;  // pov: keep only taut edges (false: the full visibility graph)
-        int threads = 0;    // navmesh, pov: 0 = all cores; the output does not depend on it
-        std::vector<LinkSpec> links;  // authored links (tile graphs), added as directed edges
+        int threads = 0;    // navmesh, pov, links: 0 = all cores; the output does not depend on it
+        // Authored links (config, links file), added with the scene-object links the .vox
+        // carries; generated ones come from `generate` (off unless drop_height or
+        // jump_distance is set).
+        std::vector<LinkSpec> links;
+        LinkGenParams generate;
+        // Set by a build with several agents: scene-object links whose ends miss this agent's
+        // surface are reported unusable for it (the build fails only if no agent can use one).
+        bool scene_links_shared = false;
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox
     };
     static ParamIssues check(const Params& params);
     static void describe(const Params& params, StageKey& key);
-    // Counts: nodes, edges, polygons (navmesh), components. Warns about walkable islands that the
-    // largest component cannot reach (explicit graphs).
+    // Counts: nodes, edges, polygons (navmesh), components; with links: links and lanes by type,
+    // generated links and rejected ledge samples by reason, components before and after links,
+    // links joining islands, nodes one-way links cut off. Warns about walkable islands that the
+    // largest component cannot reach, nodes one-way links strand, and (as `skipped`) shared
+    // links this agent cannot use.
     static Result<StageResult> run(const Inputs& inputs, const Params& params,
                                    const std::filesystem::path& output, Context& context);
 };

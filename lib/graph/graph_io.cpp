@@ -153,8 +153,11 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
     for (size_t i = 0; i < g.cells.size(); ++i)
         formats::encodeNodeCell(g.cells[i], cells.data() + i * formats::kNodeCellSize);
 
-    formats::ContainerWriter writer(
-        kind, kind == formats::kKindNav ? formats::kNavVersion : formats::kGraphVersion);
+    // v1 for graphs without links (the layout before links existed, byte-identical), v2 with them.
+    const uint32_t version = g.links.empty() ? 1
+                                             : (kind == formats::kKindNav ? formats::kNavVersion
+                                                                          : formats::kGraphVersion);
+    formats::ContainerWriter writer(kind, version);
     if (kind == formats::kKindNav) writer.setCompressionLevel(19);
     writer.add(formats::kSecGraphHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, geometry::encodeAreaTable(g.areas), formats::Codec::raw);
@@ -184,7 +187,14 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
         for (size_t i = 0; i < g.links.size(); ++i)
             formats::encodeLinkRecord(g.links[i], links.data() + i * formats::kLinkRecordSize);
         writer.add(formats::kSecLinks, std::move(links));
-        writer.add(formats::kSecEdgeLinks, arrayBytes(g.edge_links));
+        if (!implicit_volume) writer.add(formats::kSecEdgeLinks, arrayBytes(g.edge_links));
+        if (!g.link_type_names.empty()) {
+            std::vector<uint8_t> names(g.link_type_names.size() * formats::kLinkTypeNameSize, 0);
+            for (size_t k = 0; k < g.link_type_names.size(); ++k)
+                std::copy(g.link_type_names[k].begin(), g.link_type_names[k].end(),
+                          names.begin() + ptrdiff_t(k * formats::kLinkTypeNameSize));
+            writer.add(formats::kSecLinkTypes, std::move(names), formats::Codec::raw);
+        }
     }
     if (header.type == GraphType::navmesh) {
         const navmesh::NavMesh& m = g.mesh;
@@ -280,6 +290,20 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
     }
 
     take(s, G::components, g.components);
+    if (s.spans[G::links].present) {
+        const size_t count = s.spans[G::links].size / formats::kLinkRecordSize;
+        g.links.resize(count);
+        for (size_t i = 0; i < count; ++i)
+            (void)formats::decodeLinkRecord(s.spans[G::links].data + i * formats::kLinkRecordSize,
+                                            formats::kLinkRecordSize, g.links[i]);
+        if (s.spans[G::link_types].present) {
+            const char* names = reinterpret_cast<const char*>(s.spans[G::link_types].data);
+            for (size_t k = 0; k < s.spans[G::link_types].size / formats::kLinkTypeNameSize; ++k)
+                g.link_type_names.emplace_back(
+                    names + k * formats::kLinkTypeNameSize,
+                    strnlen(names + k * formats::kLinkTypeNameSize, formats::kLinkTypeNameSize));
+        }
+    }
     if (implicit_volume) {
         // Node id = voxel index (y * size_z + z) * size_x + x; positions are implied.
         take(s, G::free_voxels, g.free_voxels);
@@ -295,14 +319,7 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
     for (size_t v = 0; v < h.node_count; ++v)
         for (uint32_t e = g.edge_offsets[v]; e < g.edge_offsets[v + 1]; ++e)
             g.edge_targets[e] += uint32_t(v);  // stored relative to the source node
-    if (s.spans[G::links].present) {
-        const size_t count = s.spans[G::links].size / formats::kLinkRecordSize;
-        g.links.resize(count);
-        for (size_t i = 0; i < count; ++i)
-            (void)formats::decodeLinkRecord(s.spans[G::links].data + i * formats::kLinkRecordSize,
-                                            formats::kLinkRecordSize, g.links[i]);
-        take(s, G::edge_links, g.edge_links);
-    }
+    if (s.spans[G::links].present) take(s, G::edge_links, g.edge_links);
     if (h.type == GraphType::navmesh) takeMeshSections(s, h.node_count, g);
     if (h.type == GraphType::pov) takePovSections(s, g);
     return g;

@@ -1,39 +1,454 @@
 // Links as graph edges: a link is a directed connection between two nodes beyond the walkable
 // surface's own edges (Millington & Funge, "Artificial Intelligence for Games", 2nd ed., §4.1.3:
 // directed, weighted graphs, where a character "can easily drop from A to B but will not be able to
-// jump back up", and two connections may join the same pair of nodes).
+// jump back up", and two connections may join the same pair of nodes). Wide links (Detour's
+// off-mesh connections are points; Unity's NavMeshLink has a width) become one lane per cell.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <numeric>
 
-#include <nlohmann/json.hpp>
-
+#include "formats/navmesh_locate.h"
 #include "lib/common/csr.h"
-#include "lib/common/file_io.h"
-#include "lib/common/json_reader.h"
 #include "lib/graph/graph.h"
 #include "lib/graph/links.h"
 
 namespace nav::graph {
+namespace {
+
+double length3(const float a[3], const float b[3]) {
+    const double dx = double(a[0]) - b[0], dy = double(a[1]) - b[1], dz = double(a[2]) - b[2];
+    return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+// Where one end of a lane landed: the node (tile, navmesh, volume) or layer cell (POV), and the
+// point the record keeps.
+struct End {
+    uint32_t node = kNoNode;
+    float point[3] = {0, 0, 0};
+};
+
+// The nearest node of a graph to a point, for error messages.
+struct Nearest {
+    double distance = std::numeric_limits<double>::infinity();
+    float point[3] = {0, 0, 0};
+};
+
+std::string describeMiss(const LinkSpec& l, const char* end, const float p[3], float vertical,
+                         float snap, const Nearest& nearest) {
+    std::string where =
+        snap > 0 ? fmt::format("no walkable surface within {} m horizontally and {} m vertically",
+                               snap, vertical)
+                 : fmt::format("no walkable cell under it within {} m", vertical);
+    if (!std::isfinite(nearest.distance))
+        return fmt::format(
+            "{}: its {} ({}, {}, {}) is not on the walkable surface ({}); the graph "
+            "has no nodes",
+            l.name, end, p[0], p[1], p[2], where);
+    return fmt::format(
+        "{}: its {} ({}, {}, {}) is not on the walkable surface ({}); the nearest is {:.2f} m away "
+        "at ({}, {}, {})",
+        l.name, end, p[0], p[1], p[2], where, nearest.distance, nearest.point[0], nearest.point[1],
+        nearest.point[2]);
+}
+
+// Resolves points on one graph: by kind, through its spatial index.
+class EndFinder {
+public:
+    EndFinder(const Graph& g, float vertical) : g_(g), vertical_(vertical) {
+        const formats::GraphHeader& h = g.header;
+        if (h.type == GraphType::navmesh) {
+            const navmesh::NavMesh& m = g.mesh;
+            mesh_.vertices = m.vertices.data();
+            mesh_.poly_offsets = m.poly_offsets.data();
+            mesh_.poly_vertices = m.poly_vertices.data();
+            mesh_.detail_offsets = m.detail_offsets.data();
+            mesh_.detail_triangles = m.detail_triangles.data();
+            mesh_.index = g.mesh_index;
+            mesh_.index_offsets = g.index_offsets.data();
+            mesh_.index_polys = g.index_polys.data();
+        }
+    }
+
+    // The end of a lane at `p`; node = kNoNode when none qualifies.
+    End find(const float p[3], float snap) const {
+        const formats::GraphHeader& h = g_.header;
+        if (h.flags & formats::kGraphFlagImplicitVolume) return findVoxel(p, snap);
+        if (h.type == GraphType::navmesh) return findPoly(p, snap);
+        return findCell(p, snap);
+    }
+
+    // The nearest node or cell to `p` (any distance), for messages.
+    Nearest nearest(const float p[3]) const {
+        Nearest best;
+        const formats::GraphHeader& h = g_.header;
+        auto consider = [&](const float q[3]) {
+            const double d = length3(p, q);
+            if (d < best.distance) {
+                best.distance = d;
+                std::copy(q, q + 3, best.point);
+            }
+        };
+        if (h.flags & formats::kGraphFlagImplicitVolume) {
+            for (uint32_t v = 0; v < g_.nodeCount(); ++v)
+                if (voxelFree(v)) {
+                    float q[3];
+                    voxelCentre(v, q);
+                    consider(q);
+                }
+        } else if (h.type == GraphType::navmesh) {
+            for (uint32_t poly = 0; poly < g_.mesh.polyCount(); ++poly) {
+                float closest[3];
+                formats::meshPolyDistance(mesh_, poly, p, closest);
+                float y = closest[1];
+                formats::meshPolyHeight(mesh_, poly, closest[0], closest[2], y);
+                closest[1] = y;
+                consider(closest);
+            }
+        } else {
+            const size_t cells = layerCells();
+            for (size_t c = 0; c < cells; ++c) {
+                float q[3];
+                cellCentre(uint32_t(c), q);
+                consider(q);
+            }
+        }
+        return best;
+    }
+
+private:
+    bool pov() const { return g_.header.type == GraphType::pov; }
+    size_t layerCells() const { return pov() ? g_.layer_cells.size() : g_.cells.size(); }
+    const formats::NodeCell& cell(uint32_t c) const {
+        return pov() ? g_.layer_cells[c] : g_.cells[c];
+    }
+    void cellCentre(uint32_t c, float q[3]) const {
+        const formats::GraphHeader& h = g_.header;
+        const formats::NodeCell& nc = cell(c);
+        q[0] = h.origin[0] + (float(nc.column % h.size_x) + 0.5f) * h.cell_size;
+        q[1] = pov() ? h.origin[1] + float(nc.y) * h.cell_height : g_.positions[3 * size_t(c) + 1];
+        q[2] = h.origin[2] + (float(nc.column / h.size_x) + 0.5f) * h.cell_size;
+    }
+
+    // Tile graphs: nodes; POV graphs: layer cells. The cell holding the point, else (snap > 0)
+    // the nearest cell within snap horizontally.
+    End findCell(const float p[3], float snap) const {
+        const formats::GraphHeader& h = g_.header;
+        const std::vector<uint32_t>& columns = pov() ? g_.layer_columns : g_.column_nodes;
+        End out;
+        if (columns.empty()) return out;
+        const double fx = (double(p[0]) - h.origin[0]) / h.cell_size;
+        const double fz = (double(p[2]) - h.origin[2]) / h.cell_size;
+        if (!std::isfinite(fx) || !std::isfinite(fz)) return out;
+        const int cx = int(std::floor(fx)), cz = int(std::floor(fz));
+        const int reach = snap > 0 ? int(std::ceil(snap / h.cell_size)) : 0;
+        double best = std::numeric_limits<double>::infinity();
+        double best_horizontal = 0;
+        // A point on a cell border counts as inside both cells (the lower id wins a tie).
+        const double edge = 1e-4 / h.cell_size;
+        for (int z = cz - reach - 1; z <= cz + reach + 1; ++z) {
+            for (int x = cx - reach - 1; x <= cx + reach + 1; ++x) {
+                if (x < 0 || z < 0 || uint32_t(x) >= h.size_x || uint32_t(z) >= h.size_z) continue;
+                const double ex = std::max({0.0, double(x) - fx - edge, fx - double(x + 1) - edge});
+                const double ez = std::max({0.0, double(z) - fz - edge, fz - double(z + 1) - edge});
+                const double horizontal = std::sqrt(ex * ex + ez * ez) * h.cell_size;
+                if (horizontal > snap) continue;
+                const size_t column = size_t(z) * h.size_x + size_t(x);
+                for (uint32_t c = columns[column]; c < columns[column + 1]; ++c) {
+                    float q[3];
+                    cellCentre(c, q);
+                    const double dy = std::fabs(double(q[1]) - p[1]);
+                    if (dy > vertical_) continue;
+                    const double score = horizontal * horizontal + dy * dy;
+                    if (score < best) {
+                        best = score;
+                        best_horizontal = horizontal;
+                        out.node = c;
+                        std::copy(q, q + 3, out.point);
+                    }
+                }
+            }
+        }
+        // A point inside its cell stays as given on tile graphs (POV link ends are the cell
+        // centres, where their vertices stand; snapped points move to the cell's centre).
+        if (out.node != kNoNode && best_horizontal == 0 && !pov()) std::copy(p, p + 3, out.point);
+        return out;
+    }
+
+    // Navmesh: the polygon under the point, or the nearest within the tolerance; the point is
+    // moved into it and onto its floor. The contours that bound polygons simplify the walkable
+    // cells' outline, so a cell centre at the border may lie up to about a cell outside every
+    // polygon: two cells of tolerance are always allowed.
+    End findPoly(const float p[3], float snap) const {
+        End out;
+        if (g_.mesh.polyCount() == 0) return out;
+        const float tolerance = std::max(snap, 2.0f * g_.header.cell_size);
+        const formats::MeshLocation at = formats::meshLocate(mesh_, p, tolerance, vertical_);
+        if (at.poly == formats::MeshLocation{}.poly) return out;
+        out.node = at.poly;
+        std::copy(at.position, at.position + 3, out.point);
+        return out;
+    }
+
+    bool voxelFree(uint32_t v) const { return (g_.free_voxels[v >> 6] >> (v & 63)) & 1; }
+    void voxelCentre(uint32_t v, float q[3]) const {
+        const formats::GraphHeader& h = g_.header;
+        const uint32_t x = v % h.size_x, rest = v / h.size_x;
+        const uint32_t z = rest % h.size_z, y = rest / h.size_z;
+        q[0] = h.origin[0] + (float(x) + 0.5f) * h.cell_size;
+        q[1] = h.origin[1] + (float(y) + 0.5f) * h.cell_height;
+        q[2] = h.origin[2] + (float(z) + 0.5f) * h.cell_size;
+    }
+
+    // Volume graphs: the free voxel holding the point, else the nearest free voxel centre within
+    // max(snap, one cell) horizontally and `vertical` metres up or down.
+    End findVoxel(const float p[3], float snap) const {
+        const formats::GraphHeader& h = g_.header;
+        End out;
+        const double fx = (double(p[0]) - h.origin[0]) / h.cell_size;
+        const double fy = (double(p[1]) - h.origin[1]) / h.cell_height;
+        const double fz = (double(p[2]) - h.origin[2]) / h.cell_size;
+        if (!std::isfinite(fx) || !std::isfinite(fy) || !std::isfinite(fz)) return out;
+        const int cx = int(std::floor(fx)), cy = int(std::floor(fy)), cz = int(std::floor(fz));
+        auto index = [&](int x, int y, int z) -> int64_t {
+            if (x < 0 || y < 0 || z < 0 || uint32_t(x) >= h.size_x || uint32_t(y) >= h.size_y ||
+                uint32_t(z) >= h.size_z)
+                return -1;
+            return (int64_t(y) * h.size_z + z) * h.size_x + x;
+        };
+        if (const int64_t v = index(cx, cy, cz); v >= 0 && voxelFree(uint32_t(v))) {
+            out.node = uint32_t(v);
+            std::copy(p, p + 3, out.point);
+            return out;
+        }
+        const float horizontal = std::max(snap, h.cell_size);
+        const int rx = int(std::ceil(horizontal / h.cell_size));
+        const int ry = int(std::ceil(vertical_ / h.cell_height));
+        double best = std::numeric_limits<double>::infinity();
+        for (int y = cy - ry; y <= cy + ry; ++y)
+            for (int z = cz - rx; z <= cz + rx; ++z)
+                for (int x = cx - rx; x <= cx + rx; ++x) {
+                    const int64_t v = index(x, y, z);
+                    if (v < 0 || !voxelFree(uint32_t(v))) continue;
+                    float q[3];
+                    voxelCentre(uint32_t(v), q);
+                    const double dx = double(q[0]) - p[0], dz = double(q[2]) - p[2];
+                    if (std::sqrt(dx * dx + dz * dz) > horizontal + 1e-6 ||
+                        std::fabs(double(q[1]) - p[1]) > vertical_ + 1e-6)
+                        continue;
+                    const double d = length3(p, q);
+                    if (d < best) {
+                        best = d;
+                        out.node = uint32_t(v);
+                        std::copy(q, q + 3, out.point);
+                    }
+                }
+        return out;
+    }
+
+    const Graph& g_;
+    float vertical_;
+    formats::MeshArrays mesh_;
+};
+
+// The distance the search heuristic assumes between a lane's two ends (before its safety factor):
+// octile distance between the cells on tile graphs, else the 3D distance between the points.
+float floorDistance(const Graph& g, const End& a, const End& b) {
+    const formats::GraphHeader& h = g.header;
+    double d = 0;
+    if (h.type == GraphType::tile && !g.cells.empty()) {
+        d = formats::heuristicDistance(h, true, g.cells[a.node].column, g.cells[b.node].column,
+                                       &g.positions[3 * size_t(a.node)],
+                                       &g.positions[3 * size_t(b.node)]);
+    } else {
+        d = length3(a.point, b.point);
+    }
+    return float(d * double(h.min_cost_multiplier));
+}
+
+// The lane points of a link: itself, or one per cell across its width.
+std::vector<std::pair<std::array<float, 3>, std::array<float, 3>>> lanesOf(const LinkSpec& l,
+                                                                           float cell_size) {
+    std::vector<std::pair<std::array<float, 3>, std::array<float, 3>>> lanes;
+    const std::array<float, 3> from = {l.from[0], l.from[1], l.from[2]};
+    const std::array<float, 3> to = {l.to[0], l.to[1], l.to[2]};
+    if (!(l.width > 0)) {
+        lanes.push_back({from, to});
+        return lanes;
+    }
+    const double dx = double(to[0]) - from[0], dz = double(to[2]) - from[2];
+    const double len = std::sqrt(dx * dx + dz * dz);
+    const double px = -dz / len, pz = dx / len;  // across the link, horizontal
+    const int count = std::max(1, int(std::lround(double(l.width) / cell_size)));
+    for (int k = 0; k < count; ++k) {
+        const double t = (double(k) - 0.5 * double(count - 1)) * cell_size;
+        lanes.push_back({{float(from[0] + px * t), from[1], float(from[2] + pz * t)},
+                         {float(to[0] + px * t), to[1], float(to[2] + pz * t)}});
+    }
+    return lanes;
+}
+
+}  // namespace
+
+float linkDefaultCost(const LinkSpec& link, const float from[3], const float to[3],
+                      float floor_cost) {
+    const float l = float(length3(from, to));
+    float cost = l;
+    switch (link.type) {
+        case formats::LinkType::jump: cost = 1.5f * l; break;
+        case formats::LinkType::climb: cost = 2.0f * l; break;
+        case formats::LinkType::ladder: cost = (to[1] > from[1] ? 2.0f : 1.5f) * l; break;
+        case formats::LinkType::door: cost = l + 1.0f; break;
+        case formats::LinkType::teleport: return 1.0f;
+        case formats::LinkType::custom:
+            cost = link.user_type.empty() ? l : link.type_factor * l;
+            break;
+        case formats::LinkType::drop: break;
+    }
+    // Never below what the heuristic assumes (the next float up, so rounding cannot undercut it).
+    const float floor_up = std::nextafter(floor_cost, std::numeric_limits<float>::infinity());
+    return std::max({cost, floor_up, std::numeric_limits<float>::min()});
+}
+
+Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
+                                                      const std::vector<LinkSpec>& links,
+                                                      std::vector<std::string>& type_names,
+                                                      LinkResolveStats& stats, float vertical) {
+    std::vector<formats::LinkRecord> out;
+    type_names.clear();
+    if (links.empty()) return out;
+    for (const LinkSpec& l : links)
+        if (!l.user_type.empty() &&
+            std::find(type_names.begin(), type_names.end(), l.user_type) == type_names.end())
+            type_names.push_back(l.user_type);
+    std::sort(type_names.begin(), type_names.end());
+    if (type_names.size() > formats::kMaxUserLinkTypes)
+        return inputError("the links use {} user link types; at most {}", type_names.size(),
+                          formats::kMaxUserLinkTypes);
+    // One id per link: lanes share it, two links may not.
+    std::map<uint32_t, const LinkSpec*> ids;
+    for (const LinkSpec& l : links) {
+        auto [it, fresh] = ids.emplace(l.id, &l);
+        if (!fresh)
+            return inputError("{}: id {} is already used by {}", l.name, l.id, it->second->name);
+    }
+    const EndFinder finder(g, vertical);
+    for (const LinkSpec& l : links) {
+        formats::LinkRecord base;
+        base.id = l.id;
+        base.user_data = l.user_data;
+        base.type = l.user_type.empty()
+                        ? l.type
+                        : formats::LinkType(formats::kLinkTypeUserFirst +
+                                            uint32_t(std::find(type_names.begin(), type_names.end(),
+                                                               l.user_type) -
+                                                     type_names.begin()));
+        base.flags = (l.bidirectional ? formats::kLinkFlagBidirectional : 0) |
+                     (l.generated ? formats::kLinkFlagGenerated : 0);
+        const auto lanes = lanesOf(l, g.header.cell_size);
+        const float snap = l.snap == geometry::kSnapAuto
+                               ? g.header.agent_radius + 2.0f * g.header.cell_size
+                               : l.snap;
+        size_t made = 0;
+        const size_t first = out.size();
+        std::string miss;  // why the link cannot be used (no lane made)
+        for (const auto& [from_point, to_point] : lanes) {
+            const End from = finder.find(from_point.data(), snap);
+            const End to = finder.find(to_point.data(), snap);
+            if (from.node == kNoNode || to.node == kNoNode || from.node == to.node) {
+                if (lanes.size() > 1) {
+                    ++stats.lanes_dropped;
+                    continue;
+                }
+                if (from.node == kNoNode)
+                    miss = describeMiss(l, "start", from_point.data(), vertical, snap,
+                                        finder.nearest(from_point.data()));
+                else if (to.node == kNoNode)
+                    miss = describeMiss(l, "end", to_point.data(), vertical, snap,
+                                        finder.nearest(to_point.data()));
+                else
+                    miss = fmt::format(
+                        "{}: both ends are on the same {} ({}); a link joins two", l.name,
+                        g.header.type == GraphType::navmesh
+                            ? "polygon"
+                            : (g.header.type == GraphType::pov ? "layer cell" : "node"),
+                        from.node);
+                break;
+            }
+            // Tile and POV lanes landing on the same two nodes as an earlier lane are the same
+            // edge; navmesh lanes keep their own points (where the path crosses matters).
+            if (g.header.type != GraphType::navmesh) {
+                bool repeated = false;
+                for (size_t k = first; k < out.size() && !repeated; ++k)
+                    repeated = out[k].from_node == from.node && out[k].to_node == to.node;
+                if (repeated) {
+                    ++stats.duplicates;
+                    continue;
+                }
+            }
+            formats::LinkRecord r = base;
+            r.from_node = from.node;
+            r.to_node = to.node;
+            std::copy(from.point, from.point + 3, r.from);
+            std::copy(to.point, to.point + 3, r.to);
+            const float floor = floorDistance(g, from, to);
+            r.cost = l.cost > 0 ? l.cost : linkDefaultCost(l, r.from, r.to, floor);
+            if (l.bidirectional)
+                r.reverse_cost =
+                    l.reverse_cost > 0 ? l.reverse_cost : linkDefaultCost(l, r.to, r.from, floor);
+            out.push_back(r);
+            ++made;
+        }
+        if (made == 0 && miss.empty()) {
+            const auto& [from_point, to_point] = lanes[lanes.size() / 2];
+            miss = fmt::format(
+                "{}: none of its {} lanes has both ends on the walkable surface (the middle one: "
+                "start {}, end {})",
+                l.name, lanes.size(),
+                finder.find(from_point.data(), snap).node == kNoNode ? "off" : "on",
+                finder.find(to_point.data(), snap).node == kNoNode ? "off" : "on");
+        }
+        if (made == 0) {
+            if (!l.shared) return inputError("{}", miss);
+            stats.unusable.push_back({l.name, miss});
+            continue;
+        }
+        stats.lanes += made;
+    }
+    return out;
+}
 
 Status addLinks(Graph& g, std::vector<formats::LinkRecord> links) {
-    if (g.header.flags & formats::kGraphFlagImplicitVolume)
-        return inputError("links need a graph with explicit edges; volume graphs have none");
     if (!g.links.empty()) return inputError("the graph already has {} links", g.links.size());
     if (links.empty()) return {};
-    std::sort(
+    std::stable_sort(
         links.begin(), links.end(),
         [](const formats::LinkRecord& a, const formats::LinkRecord& b) { return a.id < b.id; });
+    const bool implicit_volume = (g.header.flags & formats::kGraphFlagImplicitVolume) != 0;
     const size_t n = g.nodeCount();
     for (size_t i = 0; i < links.size(); ++i) {
         const formats::LinkRecord& l = links[i];
-        if (i > 0 && links[i - 1].id == l.id) return inputError("link id {} is used twice", l.id);
+        if (i > 0 && links[i - 1].id == l.id &&
+            (links[i - 1].type != l.type || links[i - 1].flags != l.flags ||
+             links[i - 1].user_data != l.user_data))
+            return inputError("link id {} is used by two links (of other type, flags or user data)",
+                              l.id);
         if (l.from_node >= n || l.to_node >= n)
             return inputError("link {}: an end names node {} of {}", l.id,
                               std::max(l.from_node, l.to_node), n);
         if (l.from_node == l.to_node)
             return inputError("link {}: both ends are on node {} (the link would go nowhere)", l.id,
                               l.from_node);
+        if (implicit_volume) {
+            auto free = [&](uint32_t v) { return (g.free_voxels[v >> 6] >> (v & 63)) & 1; };
+            if (!free(l.from_node) || !free(l.to_node))
+                return inputError("link {}: an end is a voxel the agent cannot occupy", l.id);
+        }
+        if (formats::isUserLinkType(l.type) &&
+            uint32_t(l.type) - formats::kLinkTypeUserFirst >= g.link_type_names.size())
+            return inputError("link {}: user type {} has no name", l.id,
+                              uint32_t(l.type) - formats::kLinkTypeUserFirst);
         // The record's own checks (type, flags, finite ends, costs), with the same text navrt
         // gives.
         uint8_t bytes[formats::kLinkRecordSize];
@@ -42,13 +457,57 @@ Status addLinks(Graph& g, std::vector<formats::LinkRecord> links) {
         if (formats::Error e = formats::decodeLinkRecord(bytes, sizeof(bytes), check))
             return inputError("{}", e.message);
     }
-    // Per source node: its own edges, then its link edges in link-id order.
+    if (implicit_volume) {
+        // No edges: navrt expands a voxel's links beside its 26 moves. Components merge across
+        // links (undirected), renumbered by their lowest voxel.
+        std::vector<uint32_t> parent(g.header.component_count);
+        std::iota(parent.begin(), parent.end(), 0u);
+        auto find = [&](uint32_t v) {
+            while (parent[v] != v) v = parent[v] = parent[parent[v]];
+            return v;
+        };
+        for (const formats::LinkRecord& l : links) {
+            const uint32_t a = find(g.components[l.from_node]), b = find(g.components[l.to_node]);
+            if (a != b) parent[std::max(a, b)] = std::min(a, b);
+        }
+        std::vector<uint32_t> renumber(parent.size(), kNoNode), sizes;
+        for (uint32_t& c : g.components) {
+            if (c == kNoNode) continue;
+            const uint32_t root = find(c);
+            if (renumber[root] == kNoNode) {
+                renumber[root] = uint32_t(sizes.size());
+                sizes.push_back(0);
+            }
+            c = renumber[root];
+            ++sizes[c];
+        }
+        g.header.component_count = uint32_t(sizes.size());
+        g.header.largest_component =
+            sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
+        g.links = std::move(links);
+        return {};
+    }
+    // Per source node: its own edges, then its link edges in record order.
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> extra(n);  // (link index, target)
     for (uint32_t i = 0; i < links.size(); ++i) {
         extra[links[i].from_node].push_back({i, links[i].to_node});
         if (links[i].flags & formats::kLinkFlagBidirectional)
             extra[links[i].to_node].push_back({i, links[i].from_node});
     }
+    // Navmesh link edges add the walk from the polygon's centre to the link's start and from its
+    // end to the next polygon's centre, as portal edges go through the portal's midpoint.
+    const bool navmesh = g.header.type == GraphType::navmesh;
+    auto polyCost = [&](uint32_t poly) { return double(g.areas[g.mesh.poly_areas[poly]].cost); };
+    auto edgeCost = [&](const formats::LinkRecord& l, bool forward) {
+        const float cost = forward ? l.cost : l.reverse_cost;
+        if (!navmesh) return cost;
+        const uint32_t a = forward ? l.from_node : l.to_node, b = forward ? l.to_node : l.from_node;
+        const float* pa = forward ? l.from : l.to;
+        const float* pb = forward ? l.to : l.from;
+        const double legs = length3(&g.positions[3 * size_t(a)], pa) * polyCost(a) +
+                            length3(pb, &g.positions[3 * size_t(b)]) * polyCost(b);
+        return std::max(cost, float(double(cost) + legs));
+    };
     std::vector<uint32_t> offsets(n + 1, 0), targets, owners;
     std::vector<float> costs;
     const size_t total = g.edge_targets.size() + links.size() * 2;
@@ -63,8 +522,9 @@ Status addLinks(Graph& g, std::vector<formats::LinkRecord> links) {
         }
         for (const auto& [index, target] : extra[v]) {
             const formats::LinkRecord& l = links[index];
+            const bool forward = v == l.from_node && target == l.to_node;
             targets.push_back(target);
-            costs.push_back(target == l.to_node ? l.cost : l.reverse_cost);
+            costs.push_back(edgeCost(l, forward));
             owners.push_back(index);
         }
         offsets[v + 1] = uint32_t(targets.size());
@@ -78,191 +538,16 @@ Status addLinks(Graph& g, std::vector<formats::LinkRecord> links) {
     return {};
 }
 
-namespace {
-
-float length(const float a[3], const float b[3]) {
-    const double dx = double(a[0]) - b[0], dy = double(a[1]) - b[1], dz = double(a[2]) - b[2];
-    return float(std::sqrt(dx * dx + dy * dy + dz * dz));
-}
-
-// A JSON [x, y, z] of finite numbers.
-Status point(JsonReader& r, std::string_view key, float (&out)[3], bool required) {
-    if (!r.has(key)) {
-        if (required) return r.fail(r.at(key), "missing (expected [x, y, z] in metres)");
-        return {};
-    }
-    const nlohmann::json& v = r.get(key);
-    if (!v.is_array() || v.size() != 3 || !v[0].is_number() || !v[1].is_number() ||
-        !v[2].is_number())
-        return r.typeError(r.at(key), "[x, y, z] (three numbers, metres)", v);
-    for (int k = 0; k < 3; ++k) out[k] = v[size_t(k)].get<float>();
-    return {};
-}
-
-}  // namespace
-
-std::vector<LinkSpec> linksForAgent(const std::vector<LinkSpec>& links, const std::string& agent) {
-    std::vector<LinkSpec> out;
-    for (const LinkSpec& l : links)
-        if (l.agents.empty() ||
-            std::find(l.agents.begin(), l.agents.end(), agent) != l.agents.end())
-            out.push_back(l);
-    return out;
-}
-
-float linkDefaultCost(formats::LinkType type, const float from[3], const float to[3],
-                      float floor_cost) {
-    const float l = length(from, to);
-    float cost = l;
-    switch (type) {
-        case formats::LinkType::jump: cost = 1.5f * l; break;
-        case formats::LinkType::climb: cost = 2.0f * l; break;
-        case formats::LinkType::ladder: cost = (to[1] > from[1] ? 2.0f : 1.5f) * l; break;
-        case formats::LinkType::door: cost = l + 1.0f; break;
-        case formats::LinkType::drop:
-        case formats::LinkType::teleport:
-        case formats::LinkType::custom: break;
-    }
-    // Never below what the heuristic assumes (the next float up, so rounding cannot undercut it).
-    const float floor_up = std::nextafter(floor_cost, std::numeric_limits<float>::infinity());
-    return std::max({cost, floor_up, std::numeric_limits<float>::min()});
-}
-
-Status parseLinks(const nlohmann::json& array, const std::string& path,
-                  const std::filesystem::path& file, std::vector<LinkSpec>& out) {
-    JsonReader top(array, path, file);
-    if (!array.is_array()) return top.typeError(path, "an array of links", array);
-    for (size_t i = 0; i < array.size(); ++i) {
-        const std::string at = JsonReader::at(path, i);
-        JsonReader r(array[i], at, file);
-        if (Status s = r.expectObject(); !s) return s;
-        LinkSpec spec;
-        spec.name = file.empty() ? at : fmt::format("{}: {}", file.filename().string(), at);
-        if (Status s = point(r, "from", spec.from, true); !s) return s;
-        if (Status s = point(r, "to", spec.to, true); !s) return s;
-        if (Status s = r.choice<formats::LinkType>("type", kLinkTypes, spec.type); !s) return s;
-        if (Status s = r.boolean("bidirectional", spec.bidirectional); !s) return s;
-        if (Status s = r.number("cost", spec.cost); !s) return s;
-        if (Status s = r.number("reverse_cost", spec.reverse_cost); !s) return s;
-        if (Status s = r.integer("id", spec.id); !s) return s;
-        if (Status s = r.integer("user_data", spec.user_data); !s) return s;
-        if (r.has("agents")) {
-            const nlohmann::json& agents = r.get("agents");
-            if (!agents.is_array())
-                return r.typeError(r.at("agents"), "an array of agent names", agents);
-            for (size_t k = 0; k < agents.size(); ++k) {
-                if (!agents[k].is_string())
-                    return r.typeError(JsonReader::at(r.at("agents"), k), "an agent name",
-                                       agents[k]);
-                spec.agents.push_back(agents[k].get<std::string>());
-            }
-        }
-        if (Status s = r.finish({"from", "to", "type", "bidirectional", "cost", "reverse_cost",
-                                 "id", "user_data", "agents"});
-            !s)
-            return s;
-        out.push_back(spec);
-    }
-    return {};
-}
-
-Result<std::vector<LinkSpec>> loadLinksFile(const std::filesystem::path& file) {
-    auto text = readTextFile(file);
-    if (!text) return text.error();
-    auto document = parseJson(*text, file);
-    if (!document) return document.error();
-    JsonReader r(*document, "$", file);
-    if (Status s = r.expectObject(); !s) return s.error();
-    std::vector<LinkSpec> links;
-    if (!r.has("links")) return r.fail("$.links", "missing (expected an array of links)").error();
-    if (Status s = parseLinks(r.get("links"), "$.links", file, links); !s) return s.error();
-    if (Status s = r.finish({"$schema", "links"}); !s) return s.error();
-    return links;
-}
-
-void checkLinkSpecs(const std::vector<LinkSpec>& links, ParamCheck& check) {
-    for (const LinkSpec& l : links) {
-        for (int k = 0; k < 3; ++k) {
-            check.require(std::isfinite(l.from[k]), l.name + ".from", fmt::format("{}", l.from[k]),
-                          "finite");
-            check.require(std::isfinite(l.to[k]), l.name + ".to", fmt::format("{}", l.to[k]),
-                          "finite");
-        }
-        check.nonNegative(l.name + ".cost", l.cost);
-        check.nonNegative(l.name + ".reverse_cost", l.reverse_cost);
-        check.require(l.bidirectional || l.reverse_cost == 0, l.name + ".reverse_cost",
-                      fmt::format("{}", l.reverse_cost), "only with \"bidirectional\": true");
-    }
-}
-
-Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
-                                                      const std::vector<LinkSpec>& links,
-                                                      float vertical) {
-    if (links.empty()) return std::vector<formats::LinkRecord>{};
-    if (g.header.type != GraphType::tile || g.cells.empty())
-        return inputError("links are supported on tile graphs only for now ({} given)",
-                          links.front().name);
-    const formats::GraphHeader& h = g.header;
-    const float half = 0.5f * h.cell_size + 1e-4f;
-    auto resolve = [&](const LinkSpec& l, const float(&p)[3], const char* end) -> Result<uint32_t> {
-        uint32_t best = kNoNode, nearest = kNoNode;
-        float best_dy = std::numeric_limits<float>::infinity();
-        float nearest_d = std::numeric_limits<float>::infinity();
-        for (uint32_t v = 0; v < g.nodeCount(); ++v) {
-            const float* q = &g.positions[3 * size_t(v)];
-            const float d = length(p, q);
-            if (d < nearest_d) nearest_d = d, nearest = v;
-            const float dy = std::fabs(p[1] - q[1]);
-            if (std::fabs(p[0] - q[0]) <= half && std::fabs(p[2] - q[2]) <= half &&
-                dy <= vertical && dy < best_dy)
-                best_dy = dy, best = v;
-        }
-        if (best != kNoNode) return best;
-        if (nearest == kNoNode) return inputError("{}: the graph has no nodes", l.name);
-        const float* q = &g.positions[3 * size_t(nearest)];
-        return inputError(
-            "{}: its {} ({}, {}, {}) is not on the walkable surface (no walkable cell under it "
-            "within {} m); the nearest is {:.2f} m away at ({}, {}, {})",
-            l.name, end, p[0], p[1], p[2], vertical, nearest_d, q[0], q[1], q[2]);
-    };
-    std::vector<formats::LinkRecord> out;
-    for (size_t i = 0; i < links.size(); ++i) {
-        const LinkSpec& l = links[i];
-        auto from = resolve(l, l.from, "start");
-        if (!from) return from.error();
-        auto to = resolve(l, l.to, "end");
-        if (!to) return to.error();
-        if (*from == *to)
-            return inputError("{}: both ends are on the same cell (node {}); a link joins two",
-                              l.name, *from);
-        formats::LinkRecord r;
-        r.id = l.id != 0 ? l.id : uint32_t(i + 1);
-        r.user_data = l.user_data;
-        r.from_node = *from;
-        r.to_node = *to;
-        std::copy(l.from, l.from + 3, r.from);
-        std::copy(l.to, l.to + 3, r.to);
-        r.type = l.type;
-        r.flags = l.bidirectional ? formats::kLinkFlagBidirectional : 0;
-        const float* pf = &g.positions[3 * size_t(*from)];
-        const float* pt = &g.positions[3 * size_t(*to)];
-        const float floor = float(formats::heuristicDistance(h, true, g.cells[*from].column,
-                                                             g.cells[*to].column, pf, pt) *
-                                  double(h.min_cost_multiplier));
-        r.cost = l.cost > 0 ? l.cost : linkDefaultCost(l.type, l.from, l.to, floor);
-        if (l.bidirectional)
-            r.reverse_cost =
-                l.reverse_cost > 0 ? l.reverse_cost : linkDefaultCost(l.type, l.to, l.from, floor);
-        for (float c : {r.cost, r.reverse_cost})
-            if (c > 0 && c < floor)
-                return inputError(
-                    "{}: cost {} is below {:.4g}, the distance between its ends that A*'s "
-                    "heuristic assumes no path beats (shortcuts such as teleports are not "
-                    "supported yet)",
-                    l.name, c, floor);
-        out.push_back(r);
-    }
-    return out;
+Status attachLinks(Graph& g, const std::vector<LinkSpec>& links, int threads,
+                   LinkResolveStats& stats, Context& context) {
+    if (links.empty()) return {};
+    std::vector<std::string> names;
+    auto records = resolveLinks(g, links, names, stats);
+    if (!records) return records.error();
+    g.link_type_names = std::move(names);
+    if (g.header.type == GraphType::pov)
+        return addPovLinks(g, std::move(records).value(), threads, context);
+    return addLinks(g, std::move(records).value());
 }
 
 std::vector<uint32_t> stronglyConnected(const Graph& g) {

@@ -72,7 +72,9 @@ ParamIssues GraphStage::check(const Params& params) {
     ParamCheck check;
     check.nonNegative("agent_radius", params.agent_radius);
     check.threads("threads", params.threads);
-    checkLinkSpecs(params.links, check);
+    geometry::checkLinkSpecs(params.links, check);
+    for (ParamIssue& issue : checkLinkGenParams(params.generate))
+        check.issues.push_back(std::move(issue));
     if (params.kind == GraphKind::navmesh) {
         navmesh::NavmeshParams navmesh = params.navmesh;
         navmesh.threads = params.threads;
@@ -86,17 +88,9 @@ void GraphStage::describe(const Params& params, StageKey& key) {
     key.add("kind", choiceName<GraphKind>(kGraphKinds, params.kind));
     if (params.kind == GraphKind::volume) key.add("agent_radius", params.agent_radius);
     if (params.kind == GraphKind::pov) key.add("prune", params.prune);
-    if (!params.links.empty()) key.add("links", uint64_t(params.links.size()));
-    for (const LinkSpec& l : params.links) {
-        key.add("link_type", choiceName<formats::LinkType>(kLinkTypes, l.type))
-            .add("link_bidirectional", l.bidirectional)
-            .add("link_cost", l.cost)
-            .add("link_reverse_cost", l.reverse_cost)
-            .add("link_id", l.id)
-            .add("link_user_data", l.user_data);
-        for (const std::string& agent : l.agents) key.add("link_agent", agent);
-        for (int k = 0; k < 3; ++k) key.add("link_from", l.from[k]).add("link_to", l.to[k]);
-    }
+    geometry::describeLinks(params.links, key);
+    describeLinkGen(params.generate, key);
+    if (params.scene_links_shared) key.add("scene_links_shared", true);
     if (params.kind == GraphKind::navmesh) {
         const navmesh::NavmeshParams& n = params.navmesh;
         key.add("partition", choiceName<navmesh::Partition>(navmesh::kPartitions, n.partition))
@@ -110,6 +104,111 @@ void GraphStage::describe(const Params& params, StageKey& key) {
             .add("tile_size", n.tile_size);
     }
 }
+
+namespace {
+
+// "3 drop, 1 ladder" from counts by type word.
+std::string byType(const std::map<std::string, uint64_t>& counts) {
+    std::string text;
+    for (const auto& [name, n] : counts)
+        text += fmt::format("{}{} {}", text.empty() ? "" : ", ", n, name);
+    return text;
+}
+
+std::string typeWord(const Graph& g, formats::LinkType type) {
+    if (const char* name = formats::linkTypeName(type)) return name;
+    const uint32_t k = uint32_t(type) - formats::kLinkTypeUserFirst;
+    return k < g.link_type_names.size() ? g.link_type_names[k] : "?";
+}
+
+// What links did to a graph: counts, the summary lines and warnings.
+void reportLinks(const Graph& graph, const std::vector<uint32_t>& component_before,
+                 uint32_t components_before, const LinkResolveStats& resolved,
+                 StageResult& result) {
+    if (graph.links.empty()) return;
+    // Links are counted by id (a wide link's lanes are one link).
+    std::map<std::string, uint64_t> by_type;
+    uint64_t links = 0, generated = 0;
+    for (size_t i = 0; i < graph.links.size(); ++i) {
+        const formats::LinkRecord& l = graph.links[i];
+        if (i > 0 && graph.links[i - 1].id == l.id) continue;
+        ++links;
+        ++by_type[typeWord(graph, l.type)];
+        generated += (l.flags & formats::kLinkFlagGenerated) != 0;
+    }
+    result.count("links", links);
+    result.count("link_lanes", graph.links.size());
+    result.count("links_generated", generated);
+    result.count("components_before_links", components_before);
+    for (const auto& [name, n] : by_type) result.count("links_" + name, n);
+    const bool implicit_volume = (graph.header.flags & formats::kGraphFlagImplicitVolume) != 0;
+    result.summary.push_back(fmt::format(
+        "links: {} ({}){}{}{}; components {} before links, {} with them (undirected)", links,
+        byType(by_type),
+        graph.links.size() != links ? fmt::format(", {} lanes", graph.links.size()) : "",
+        resolved.lanes_dropped
+            ? fmt::format(", {} lanes off the surface dropped", resolved.lanes_dropped)
+            : "",
+        resolved.duplicates ? fmt::format(", {} repeated lanes merged", resolved.duplicates) : "",
+        components_before,
+        graph.header.type == GraphType::pov ? graph.pov_stats.layer_component_count
+                                            : graph.header.component_count));
+    // Which links join walkable islands that the surface alone leaves apart.
+    // Islands before links: components of nodes (voxels on volume graphs); on POV graphs, of
+    // layer cells (link-end vertices are new nodes, and corners are not the surface).
+    const bool pov = graph.header.type == GraphType::pov;
+    const char* unit = pov ? "cells" : (implicit_volume ? "voxels" : "nodes");
+    auto islandOf = [&](uint32_t v) {
+        return pov ? component_before[graph.corners[v].cell] : component_before[v];
+    };
+    std::map<uint32_t, uint64_t> island_size;
+    for (uint32_t c : component_before)
+        if (c != kNoNode) ++island_size[c];
+    std::string joins;
+    size_t joining = 0;
+    for (size_t i = 0; i < graph.links.size(); ++i) {
+        const formats::LinkRecord& l = graph.links[i];
+        if (i > 0 && graph.links[i - 1].id == l.id) continue;
+        const uint32_t a = islandOf(l.from_node), b = islandOf(l.to_node);
+        if (a == b) continue;
+        if (++joining <= 8)
+            joins += fmt::format(
+                "{}link {} ({}) {} the island of {} {} {} that of {}", joins.empty() ? "" : "; ",
+                l.id, typeWord(graph, l.type),
+                (l.flags & formats::kLinkFlagBidirectional) ? "joins" : "leads from",
+                island_size[a], unit, (l.flags & formats::kLinkFlagBidirectional) ? "and" : "to",
+                island_size[b]);
+    }
+    result.count("links_joining_islands", joining);
+    if (joining > 0)
+        result.summary.push_back(
+            fmt::format("links joining islands: {}{}", joins,
+                        joining > 8 ? fmt::format(" (and {} more)", joining - 8) : ""));
+    if (implicit_volume) return;
+    // One-way links: nodes outside the largest strongly connected region of their walkable
+    // component can be entered but not left back (below a one-way drop), or the reverse.
+    const std::vector<uint32_t> strong = stronglyConnected(graph);
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> region_size;  // (component, scc)
+    for (uint32_t v = 0; v < graph.nodeCount(); ++v)
+        ++region_size[{graph.components[v], strong[v]}];
+    std::map<uint32_t, std::pair<uint64_t, uint32_t>> main_region;  // component -> (size, scc)
+    for (const auto& [key, size] : region_size) {
+        auto& best = main_region[key.first];
+        if (size > best.first) best = {size, key.second};
+    }
+    uint64_t one_way = 0;
+    size_t places = 0;
+    for (const auto& [key, size] : region_size)
+        if (main_region[key.first].second != key.second) one_way += size, ++places;
+    result.count("one_way_nodes", one_way);
+    if (one_way > 0)
+        result.warnings.push_back(fmt::format(
+            "one-way links: {} nodes in {} {} cannot both reach and be reached from the "
+            "main region of their walkable area (e.g. below a one-way drop with no way back)",
+            one_way, places, places == 1 ? "place" : "places"));
+}
+
+}  // namespace
 
 Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
                                     const std::filesystem::path& output, Context& context) {
@@ -138,15 +237,57 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
             break;
     }
     if (!graph) return graph.error();
-    const uint32_t components_before = graph->header.component_count;
-    const std::vector<uint32_t> component_before = graph->components;
-    if (!params.links.empty()) {
-        auto links = resolveLinks(*graph, params.links);
-        if (!links) return links.error();
-        if (Status s = addLinks(*graph, std::move(links).value()); !s) return s.error();
-    }
-    if (Status s = saveGraph(output, *graph); !s) return s.error();
     StageResult result;
+    const bool pov = graph->header.type == GraphType::pov;
+    const uint32_t components_before =
+        pov ? graph->pov_stats.layer_component_count : graph->header.component_count;
+    const std::vector<uint32_t> component_before =
+        pov ? graph->layer_components : graph->components;
+    // The level's links: authored (config / links file), from scene objects (carried by the
+    // .vox), generated from the agent's abilities.
+    std::vector<LinkSpec> links = params.links;
+    links.insert(links.end(), grid->links.begin(), grid->links.end());
+    if (params.generate.enabled()) {
+        LinkGenParams generate = params.generate;
+        if (generate.threads == 0) generate.threads = params.threads;
+        auto made = generateLinks(*grid, generate, context);
+        if (!made) return made.error();
+        const LinkGenStats& st = made->stats;
+        result.count("ledge_samples", st.ledge_samples);
+        result.count("ledge_samples_linked", st.samples_linked);
+        for (size_t r = 0; r < st.rejected.size(); ++r)
+            result.count(std::string("ledge_rejected_") + kLinkRejectNames[r], st.rejected[r]);
+        std::string rejected;
+        for (size_t r = 0; r < st.rejected.size(); ++r)
+            if (st.rejected[r] > 0)
+                rejected += fmt::format("{}{} {}", rejected.empty() ? "" : ", ", st.rejected[r],
+                                        kLinkRejectNames[r]);
+        result.summary.push_back(fmt::format(
+            "generated links: {} ({}), {} two-way; {} ledge samples, {} linked, rejected: {}; "
+            "{:.1f} ms",
+            made->links.size(), byType(st.links_by_type), st.two_way, st.ledge_samples,
+            st.samples_linked, rejected.empty() ? "none" : rejected, st.milliseconds));
+        links.insert(links.end(), made->links.begin(), made->links.end());
+    }
+    // Volume graphs (flyers) take teleports, and links that name their agent.
+    if (params.kind == GraphKind::volume)
+        std::erase_if(links, [](const LinkSpec& l) {
+            return l.type != formats::LinkType::teleport && l.agents.empty();
+        });
+    for (LinkSpec& l : links)
+        if (l.scene) l.shared = params.scene_links_shared;
+    LinkResolveStats resolved;
+    if (Status s = attachLinks(*graph, links, params.threads, resolved, context); !s)
+        return s.error();
+    for (const LinkSpec& l : links) {
+        if (l.generated) continue;
+        const bool unusable = std::any_of(resolved.unusable.begin(), resolved.unusable.end(),
+                                          [&](const auto& entry) { return entry.first == l.name; });
+        result.named_inputs.push_back({l.name, !unusable});
+    }
+    for (const auto& [name, why] : resolved.unusable)
+        result.warnings.push_back(fmt::format("this agent cannot use {}", why));
+    if (Status s = saveGraph(output, *graph); !s) return s.error();
     result.milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     result.count("nodes", graph->nodeCount());
@@ -154,59 +295,7 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
     if (graph->header.type == GraphType::navmesh) result.count("polygons", graph->nodeCount());
     if (params.kind != GraphKind::volume) islandWarning(*graph, result);
     result.summary.push_back(summary(*graph, params.kind, result.milliseconds, output));
-    if (!graph->links.empty()) {
-        result.count("links", graph->links.size());
-        std::map<std::string, uint64_t> by_type;
-        for (const formats::LinkRecord& l : graph->links) ++by_type[formats::linkTypeName(l.type)];
-        std::string types;
-        for (const auto& [name, n] : by_type)
-            types += fmt::format("{}{} {}", types.empty() ? "" : ", ", n, name);
-        result.summary.push_back(fmt::format(
-            "links: {} ({}); components {} before links, {} with them (undirected)",
-            graph->links.size(), types, components_before, graph->header.component_count));
-        // Which links join walkable islands that the surface alone leaves apart.
-        std::map<uint32_t, uint64_t> island_size;
-        for (uint32_t c : component_before) ++island_size[c];
-        std::string joins;
-        size_t joining = 0;
-        for (const formats::LinkRecord& l : graph->links) {
-            const uint32_t a = component_before[l.from_node], b = component_before[l.to_node];
-            if (a == b) continue;
-            if (++joining <= 8)
-                joins += fmt::format(
-                    "{}link {} ({}) {} the island of {} nodes {} that of {}",
-                    joins.empty() ? "" : "; ", l.id, formats::linkTypeName(l.type),
-                    (l.flags & formats::kLinkFlagBidirectional) ? "joins" : "leads from",
-                    island_size[a], (l.flags & formats::kLinkFlagBidirectional) ? "and" : "to",
-                    island_size[b]);
-        }
-        result.count("links_joining_islands", joining);
-        // One-way links: nodes outside the largest strongly connected region of their walkable
-        // component can be entered but not left back (below a one-way drop), or the reverse.
-        const std::vector<uint32_t> strong = stronglyConnected(*graph);
-        std::map<std::pair<uint32_t, uint32_t>, uint64_t> region_size;  // (component, scc)
-        for (uint32_t v = 0; v < graph->nodeCount(); ++v)
-            ++region_size[{graph->components[v], strong[v]}];
-        std::map<uint32_t, std::pair<uint64_t, uint32_t>> main_region;  // component -> (size, scc)
-        for (const auto& [key, size] : region_size) {
-            auto& best = main_region[key.first];
-            if (size > best.first) best = {size, key.second};
-        }
-        uint64_t one_way = 0;
-        size_t places = 0;
-        for (const auto& [key, size] : region_size)
-            if (main_region[key.first].second != key.second) one_way += size, ++places;
-        result.count("one_way_nodes", one_way);
-        if (one_way > 0)
-            result.warnings.push_back(fmt::format(
-                "one-way links: {} nodes in {} {} cannot both reach and be reached from the "
-                "main region of their walkable area (e.g. below a one-way drop with no way back)",
-                one_way, places, places == 1 ? "place" : "places"));
-        if (joining > 0)
-            result.summary.push_back(
-                fmt::format("links joining islands: {}{}", joins,
-                            joining > 8 ? fmt::format(" (and {} more)", joining - 8) : ""));
-    }
+    reportLinks(*graph, component_before, components_before, resolved, result);
     return result;
 }
 

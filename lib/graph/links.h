@@ -1,68 +1,138 @@
-// Authored links: what a level designer writes (config `links`, `navbake graph --links FILE`)
-// before the ends are resolved to graph nodes and added as edges (graph::addLinks).
+// Links in graphs: the link specs of a level (geometry/link_spec.h: config, links file, scene
+// objects) and the links generated from an agent's abilities, resolved to the nodes of each graph
+// kind and added as directed edges (tile, navmesh, points of visibility) or as extra moves of an
+// implicit volume graph (teleports).
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
+#include <array>
 #include <cstdint>
-#include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "formats/layouts.h"
+#include "lib/common/context.h"
 #include "lib/common/result.h"
 #include "lib/common/stage.h"
+#include "lib/geometry/link_spec.h"
+#include "lib/voxel/voxel_grid.h"
 
 namespace nav::graph {
 
 struct Graph;
-
-inline constexpr Choice<formats::LinkType> kLinkTypes[] = {
-    {"drop", formats::LinkType::drop},    {"jump", formats::LinkType::jump},
-    {"climb", formats::LinkType::climb},  {"ladder", formats::LinkType::ladder},
-    {"door", formats::LinkType::door},    {"teleport", formats::LinkType::teleport},
-    {"custom", formats::LinkType::custom}};
-
-struct LinkSpec {
-    std::string name;           // how errors name it: "links.json: $.links[2]"
-    float from[3] = {0, 0, 0};  // [m] a point on the walkable surface where the link starts
-    float to[3] = {0, 0, 0};    // [m] where it ends
-    formats::LinkType type = formats::LinkType::custom;
-    bool bidirectional = false;
-    float cost = 0;          // from -> to; 0 = linkDefaultCost
-    float reverse_cost = 0;  // to -> from (bidirectional); 0 = linkDefaultCost of the way back
-    uint32_t id = 0;         // 0 = its position in the list, counting from 1
-    uint32_t user_data = 0;  // handed back to the game with the path
-    std::vector<std::string> agents;  // agent profiles it applies to (names); empty = all
-};
-
-// The links of `links` that apply to agent `agent` (those listing it, or listing no agent).
-std::vector<LinkSpec> linksForAgent(const std::vector<LinkSpec>& links, const std::string& agent);
+using geometry::kLinkTypes;
+using geometry::linksForAgent;
+using geometry::LinkSpec;
+using geometry::LinkTypeDef;
 
 // Default cost of a link from `from` to `to` [m of walking]: its straight length L times a factor
-// per type (drop 1, jump 1.5, climb 2, ladder 2 going up and 1.5 going down, door L + 1,
-// teleport and custom 1), never below `floor_cost` (the distance the search heuristic assumes no
-// path beats, so A* stays optimal).
-float linkDefaultCost(formats::LinkType type, const float from[3], const float to[3],
+// per type (drop 1, jump 1.5, climb 2, ladder 2 going up and 1.5 going down, custom 1, a user
+// type its cost_factor), door L + 1, teleport 1 whatever the distance. Every type but teleport is
+// kept at or above `floor_cost`, the distance the search heuristic assumes between the ends, so
+// only teleports (and explicit costs below it) are shortcuts, which navrt's heuristic accounts for.
+float linkDefaultCost(const LinkSpec& link, const float from[3], const float to[3],
                       float floor_cost);
 
-// Reads a JSON array of links at `path` ("$.links") of `file`: each {"from": [x, y, z],
-// "to": [x, y, z], "type", "bidirectional", "cost", "reverse_cost", "id", "user_data", "agents"};
-// only from and to are required. Errors name the file and JSON path.
-Status parseLinks(const nlohmann::json& array, const std::string& path,
-                  const std::filesystem::path& file, std::vector<LinkSpec>& out);
-// A links file: {"links": [...]}.
-Result<std::vector<LinkSpec>> loadLinksFile(const std::filesystem::path& file);
+// ---- Generated links
+// ----------------------------------------------------------------------------- What an agent can
+// do beyond walking (Unity's NavMesh link generation names, in metres).
+struct LinkGenParams {
+    float drop_height = 0;     // [Units: m] highest drop off a ledge; 0 = no drop links
+    float jump_distance = 0;   // [Units: m] widest gap jumped across; 0 = no jump links
+    float jump_up_height = 0;  // [Units: m] highest a jump rises: drops this low become two-way,
+                               // jumps across a gap may land this much higher
+    float spacing = 0;         // [Units: m] between samples along a ledge; 0 = every cell (exact)
+    float max_width = 6.0f;    // [Units: m] widest segment link merged from neighbouring samples
+    int threads = 0;           // 0 = all cores; the output does not depend on it
 
-// Every bad field of the specs (finite ends, costs >= 0), named by each link's name.
-void checkLinkSpecs(const std::vector<LinkSpec>& links, ParamCheck& check);
+    bool enabled() const { return drop_height > 0 || jump_distance > 0; }
+};
+ParamIssues checkLinkGenParams(const LinkGenParams& params);
+void describeLinkGen(const LinkGenParams& params, StageKey& key);
 
-// Resolves each end to the tile-graph node whose cell holds it (within the cell horizontally,
-// within `vertical` metres of its floor, the closest floor when several qualify), fills default
-// costs and ids, and refuses a cost below the heuristic distance between the ends. Errors name the
-// link and say how far the end is from the nearest node. Tile graphs only, for now.
+// Why ledge samples got no link (counted per sample, one reason each).
+enum class LinkReject : uint8_t {
+    too_high,         // the fall below the ledge is deeper than drop_height, no landing across
+    gap_too_wide,     // nothing to land on within jump_distance (or beyond jump_up_height)
+    no_landing_room,  // floor within reach, but no cell of it where the agent can stand
+    blocked,          // the trajectory would pass through geometry (walls, ceilings)
+    count
+};
+inline constexpr const char* kLinkRejectNames[] = {"too_high", "gap_too_wide", "no_landing_room",
+                                                   "blocked"};
+
+struct LinkGenStats {
+    uint64_t ledge_samples = 0;  // walkable cells at a ledge x outward directions tested
+    std::array<uint64_t, size_t(LinkReject::count)> rejected{};
+    std::map<std::string, uint64_t> links_by_type;  // segment links made, by type word
+    uint64_t samples_linked = 0;                    // ledge samples that got a link
+    uint64_t two_way = 0;                           // drops made two-way (jump_up_height)
+    double milliseconds = 0;
+};
+
+struct GeneratedLinks {
+    std::vector<LinkSpec> links;  // generated = true, ids from kGeneratedLinkIdFirst
+    LinkGenStats stats;
+};
+
+// Generates drop and jump links for the agent the walkable surface of `grid` was computed for
+// (see link_generate.cpp for the method): ledges of the walkable surface are sampled, a landing
+// is looked for below (drops) or across a gap (jumps), the agent's whole trajectory is checked
+// for clearance against the voxel grid, and runs of neighbouring samples with the same landing
+// merge into wide links. Deterministic at any thread count.
+Result<GeneratedLinks> generateLinks(const voxel::VoxelGrid& grid, const LinkGenParams& params,
+                                     Context& context);
+
+// The trajectory the generator checked for a link of `type` from `from` to `to` (points on the
+// floor, metres): the polyline the agent's feet follow (the agent occupies a cylinder of its
+// radius and height above each point). drop: along the take-off height to above the landing,
+// then straight down; jump: a parabola through both ends whose apex lies a quarter of the
+// horizontal distance above the higher end (a 45-degree launch), sampled every `step` metres.
+std::vector<std::array<float, 3>> linkTrajectory(formats::LinkType type, const float from[3],
+                                                 const float to[3], float step);
+
+// ---- Resolution and edges
+// ------------------------------------------------------------------------- What resolving a
+// level's links did, for the stage report.
+struct LinkResolveStats {
+    uint64_t lanes = 0;          // records made (a wide link makes one per cell across it)
+    uint64_t lanes_dropped = 0;  // lanes of wide links whose ends missed the surface
+    uint64_t duplicates = 0;     // lanes joining the same two nodes as an earlier lane of the link
+    // Shared links (LinkSpec::shared) this agent cannot use: the name, and why (the error text
+    // an unshared link would have given).
+    std::vector<std::pair<std::string, std::string>> unusable;
+};
+
+// Resolves each spec to graph records (LinkRecord: nodes, lane points, costs, flags): a point link
+// is one record, a wide link one per cell across its width (lanes whose ends miss the surface are
+// dropped; none left is an error). Ends are found per graph kind: tile graphs the node of the
+// cell under the point (within `vertical` metres of its floor, the closest; within the spec's
+// snap horizontally, the nearest), navmesh graphs the polygon under it (the point is moved onto
+// it), POV graphs the layer cell (from_node/to_node are then layer cells; addPovLinks turns them
+// into vertices), volume graphs the free voxel holding it (or the nearest within snap). Costs of
+// 0 take linkDefaultCost. Errors name the link and say how far the end is from the surface.
+// `type_names` receives the user types in LTYP order (sorted by name).
 Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& graph,
                                                       const std::vector<LinkSpec>& links,
+                                                      std::vector<std::string>& type_names,
+                                                      LinkResolveStats& stats,
                                                       float vertical = 1.0f);
+
+// Adds resolved links (explicit graphs: tile, navmesh) as edges: each node's own edges keep their
+// order and its link edges follow, by record order; a bidirectional link also adds to_node ->
+// from_node. Fills links and edge_links, then finalizeGraph. Implicit volume graphs keep the
+// records (no edges) and merge components across them. Errors name the link by id.
+Status addLinks(Graph& graph, std::vector<formats::LinkRecord> links);
+
+// POV graphs: records whose from_node / to_node are layer cells (resolveLinks) become link-end
+// vertices (kPovCornerLinkEnd, at their cell centres) with visibility edges to every corner and
+// vertex they see in their layer component, then link edges (addLinks); layer components merge
+// across links.
+Status addPovLinks(Graph& graph, std::vector<formats::LinkRecord> links, int threads,
+                   Context& context);
+
+// Resolves `links` (and the user types) onto `graph` by its kind and adds them.
+Status attachLinks(Graph& graph, const std::vector<LinkSpec>& links, int threads,
+                   LinkResolveStats& stats, Context& context);
 
 }  // namespace nav::graph

@@ -16,6 +16,7 @@
 #include "lib/common/csr.h"
 #include "lib/common/parallel.h"
 #include "lib/graph/graph.h"
+#include "lib/graph/links.h"
 
 namespace nav::graph {
 namespace {
@@ -183,6 +184,143 @@ Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& param
     stats.visibility_edges = 2 * visible_pairs;
     stats.taut_edges = g.edgeCount();
     return g;
+}
+
+Status addPovLinks(Graph& g, std::vector<formats::LinkRecord> links, int threads,
+                   Context& context) {
+    if (g.header.type != GraphType::pov) return inputError("addPovLinks needs a POV graph");
+    if (links.empty()) return {};
+    std::stable_sort(
+        links.begin(), links.end(),
+        [](const formats::LinkRecord& a, const formats::LinkRecord& b) { return a.id < b.id; });
+    const formats::GraphHeader& h = g.header;
+    const size_t cells = g.layer_cells.size();
+    const uint32_t old_count = uint32_t(g.corners.size());
+    // ---- One link-end vertex per layer cell a link starts or ends on, at the cell's centre. ----
+    std::vector<uint32_t> vertex_of_cell(cells, kNoNode);
+    for (formats::LinkRecord& l : links) {
+        for (uint32_t* end : {&l.from_node, &l.to_node}) {
+            if (*end >= cells) return inputError("link {}: layer cell {} of {}", l.id, *end, cells);
+            uint32_t& v = vertex_of_cell[*end];
+            if (v == kNoNode) {
+                v = uint32_t(g.corners.size());
+                const formats::NodeCell& c = g.layer_cells[*end];
+                g.corners.push_back(
+                    {*end, 1, 1,
+                     uint8_t(formats::kPovCornerAnyDirection | formats::kPovCornerLinkEnd)});
+                g.positions.insert(
+                    g.positions.end(),
+                    {h.origin[0] + (float(c.column % h.size_x) + 0.5f) * h.cell_size,
+                     h.origin[1] + float(c.y) * h.cell_height,
+                     h.origin[2] + (float(c.column / h.size_x) + 0.5f) * h.cell_size});
+            }
+            *end = v;
+        }
+        // The record's points are where its vertices stand.
+        std::copy(&g.positions[3 * size_t(l.from_node)], &g.positions[3 * size_t(l.from_node)] + 3,
+                  l.from);
+        std::copy(&g.positions[3 * size_t(l.to_node)], &g.positions[3 * size_t(l.to_node)] + 3,
+                  l.to);
+    }
+    const uint32_t count = uint32_t(g.corners.size());
+    if (size_t(count) + 2 >= kNoNode - 2) return inputError("too many corners for one graph");
+    // ---- Visibility from each new vertex to every earlier node of its layer component. ----
+    std::vector<uint8_t> cell_bytes(cells * formats::kNodeCellSize);
+    for (size_t i = 0; i < cells; ++i)
+        formats::encodeNodeCell(g.layer_cells[i], cell_bytes.data() + i * formats::kNodeCellSize);
+    std::vector<uint8_t> corner_bytes(size_t(count) * formats::kPovCornerSize);
+    for (size_t i = 0; i < count; ++i)
+        formats::encodePovCorner(g.corners[i], corner_bytes.data() + i * formats::kPovCornerSize);
+    const formats::PovGrid sight = formats::povGrid(g.header, uint32_t(cells), cell_bytes.data(),
+                                                    g.layer_neighbours.data(), corner_bytes.data());
+    std::vector<formats::PovPoint> points(count);
+    for (uint32_t u = 0; u < count; ++u) points[u] = formats::povCornerPoint(sight, u);
+    const uint32_t added = count - old_count;
+    std::vector<std::vector<uint32_t>> seen(added);  // per new vertex: earlier nodes it sees
+    uint64_t progress = 0;
+    const size_t chunks = (added + kChunk - 1) / kChunk;
+    Status scanned = runParallel(
+        "graph pov links", chunks, resolveThreads(threads), context, progress, chunks,
+        [&](size_t chunk) {
+            if (context.cancelled()) throw StageCancelled{};
+            const uint32_t end = uint32_t(std::min<size_t>(added, (chunk + 1) * kChunk));
+            for (uint32_t k = uint32_t(chunk * kChunk); k < end; ++k) {
+                const uint32_t v = old_count + k;
+                const uint32_t cv = g.corners[v].cell;
+                for (uint32_t u = 0; u < v; ++u) {
+                    const uint32_t cu = g.corners[u].cell;
+                    if (g.layer_components[cu] != g.layer_components[cv]) continue;
+                    const formats::PovPoint pu = points[u], pv = points[v];
+                    if (pu.x == pv.x && pu.z == pv.z && cu == cv) continue;
+                    if (!formats::povCornerAdmits(sight, u, pv.x - pu.x, pv.z - pu.z)) continue;
+                    if (!formats::povSegmentVisible(sight, cu, pu, cv, pv)) continue;
+                    seen[k].push_back(u);
+                }
+            }
+        });
+    if (!scanned) return scanned.error();
+    // ---- Merge into the CSR, targets ascending per node; costs are distances. ----
+    std::vector<std::vector<uint32_t>> extra(count);
+    uint64_t new_pairs = 0;
+    for (uint32_t k = 0; k < added; ++k)
+        for (uint32_t u : seen[k]) {
+            extra[u].push_back(old_count + k);
+            extra[old_count + k].push_back(u);
+            ++new_pairs;
+        }
+    std::vector<uint32_t> offsets(size_t(count) + 1, 0), targets;
+    std::vector<float> costs;
+    auto distance = [&](uint32_t a, uint32_t b) {
+        const float* p = &g.positions[3 * size_t(a)];
+        const float* q = &g.positions[3 * size_t(b)];
+        const double dx = double(p[0]) - q[0], dy = double(p[1]) - q[1], dz = double(p[2]) - q[2];
+        return std::max(float(std::sqrt(dx * dx + dy * dy + dz * dz)), 1e-6f);
+    };
+    for (uint32_t u = 0; u < count; ++u) {
+        std::vector<uint32_t> list;
+        if (u < old_count)
+            list.assign(g.edge_targets.begin() + g.edge_offsets[u],
+                        g.edge_targets.begin() + g.edge_offsets[u + 1]);
+        list.insert(list.end(), extra[u].begin(), extra[u].end());
+        std::sort(list.begin(), list.end());
+        for (uint32_t v : list) {
+            targets.push_back(v);
+            costs.push_back(distance(u, v));
+        }
+        offsets[u + 1] = uint32_t(targets.size());
+    }
+    g.edge_offsets = std::move(offsets);
+    g.edge_targets = std::move(targets);
+    g.edge_costs = std::move(costs);
+    // ---- Layer components merge across links (the runtime's no-path test reads them). ----
+    std::vector<uint32_t> parent(g.pov_stats.layer_component_count);
+    for (uint32_t i = 0; i < parent.size(); ++i) parent[i] = i;
+    auto find = [&](uint32_t c) {
+        while (parent[c] != c) c = parent[c] = parent[parent[c]];
+        return c;
+    };
+    for (const formats::LinkRecord& l : links) {
+        const uint32_t a = find(g.layer_components[g.corners[l.from_node].cell]);
+        const uint32_t b = find(g.layer_components[g.corners[l.to_node].cell]);
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    }
+    std::vector<uint32_t> renumber(parent.size(), kNoNode);
+    uint32_t next = 0;
+    for (uint32_t& c : g.layer_components) {
+        const uint32_t root = find(c);
+        if (renumber[root] == kNoNode) renumber[root] = next++;
+        c = renumber[root];
+    }
+    formats::PovStats& stats = g.pov_stats;
+    stats.layer_component_count = next;
+    stats.corner_count = count;
+    stats.any_direction_corners += added;
+    stats.visibility_edges += 2 * new_pairs;
+    if (Status s = addLinks(g, std::move(links)); !s) return s;
+    stats.taut_edges = g.edgeCount();  // link edges included (PSTA = GRHD's edge count)
+    context.debug("graph pov: {} link-end vertices, {} visibility edges to them", added,
+                  2 * new_pairs);
+    return {};
 }
 
 }  // namespace nav::graph

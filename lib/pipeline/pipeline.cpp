@@ -55,6 +55,12 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
     if (Status s = r.number("climb", agent.climb); !s) return s;
     if (Status s = r.number("max_slope", agent.max_slope_deg); !s) return s;
     out.graph.agent_radius = agent.radius;
+    graph::LinkGenParams& gen = out.graph.generate;
+    if (Status s = r.number("drop_height", gen.drop_height); !s) return s;
+    if (Status s = r.number("jump_distance", gen.jump_distance); !s) return s;
+    if (Status s = r.number("jump_up_height", gen.jump_up_height); !s) return s;
+    if (Status s = r.number("link_spacing", gen.spacing); !s) return s;
+    if (Status s = r.number("link_max_width", gen.max_width); !s) return s;
     if (r.has("graphs")) {
         const Json& graphs = r.get("graphs");
         if (!graphs.is_array() || graphs.empty())
@@ -142,8 +148,9 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
     out.next_hop = !next_hop      ? AgentConfig::NextHop::none
                    : hierarchical ? AgentConfig::NextHop::hierarchical
                                   : AgentConfig::NextHop::flat;
-    if (Status s = r.finish({"name", "height", "radius", "climb", "max_slope", "graphs", "clusters",
-                             "hierarchy", "nexthop"});
+    if (Status s = r.finish({"name", "height", "radius", "climb", "max_slope", "drop_height",
+                             "jump_distance", "jump_up_height", "link_spacing", "link_max_width",
+                             "graphs", "clusters", "hierarchy", "nexthop"});
         !s)
         return s;
     const bool explicit_graph =
@@ -185,6 +192,11 @@ Status checkStages(const LevelConfig& c) {
             params.kind = kind;
             auto name = [&](std::string_view field) -> std::string {
                 if (field == "agent_radius") return agent + ".radius";
+                for (std::string_view own : {"drop_height", "jump_distance", "jump_up_height",
+                                             "link_spacing", "link_max_width"})
+                    if (field == own) return agent + "." + std::string(field);
+                if (field.starts_with("$.")) return std::string(field);  // a link, named by path
+                if (field.find(": ") != std::string_view::npos) return std::string(field);
                 return "$.navmesh." + std::string(field);
             };
             if (Status s = stageIssues<graph::GraphStage>(c.file, params, name); !s) return s;
@@ -300,8 +312,16 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
             !s)
             return s.error();
     }
+    std::vector<geometry::LinkTypeDef> link_types;
+    if (r.has("link_types"))
+        if (Status s =
+                geometry::parseLinkTypes(r.get("link_types"), "$.link_types", path, link_types);
+            !s)
+            return s.error();
     if (r.has("links")) {
-        if (Status s = graph::parseLinks(r.get("links"), "$.links", path, graph.links); !s)
+        if (Status s =
+                geometry::parseLinks(r.get("links"), "$.links", path, link_types, graph.links);
+            !s)
             return s.error();
     }
     if (r.has("agents")) {
@@ -342,9 +362,18 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
                           fmt::format("'{}' is not an agent of this level", name))
                     .error();
         }
-    for (AgentConfig& a : c.agents) a.graph.links = graph::linksForAgent(graph.links, a.name);
+    // A link several agents share may be unusable for some of them (an ogre's surface is eroded
+    // further from a ledge): each reports it, and the build fails only if none can use it.
+    for (geometry::LinkSpec& l : graph.links) {
+        const size_t users = l.agents.empty() ? c.agents.size() : l.agents.size();
+        l.shared = users > 1;
+    }
+    for (AgentConfig& a : c.agents) {
+        a.graph.links = graph::linksForAgent(graph.links, a.name);
+        a.graph.scene_links_shared = c.agents.size() > 1;
+    }
     if (Status s = r.finish({"$schema", "input", "output", "debug_views", "import", "voxel",
-                             "navmesh", "links", "agents"});
+                             "navmesh", "link_types", "links", "agents"});
         !s)
         return s.error();
     if (Status s = checkStages(c); !s) return s.error();
@@ -554,6 +583,14 @@ Status computeKeys(std::vector<Node>& nodes) {
 
 }  // namespace
 
+namespace {
+OJson namedInputsJson(const std::vector<std::pair<std::string, bool>>& inputs) {
+    OJson out = OJson::object();
+    for (const auto& [name, used] : inputs) out[name] = used;
+    return out;
+}
+}  // namespace
+
 OJson BuildReport::toJson(const LevelConfig& c) const {
     OJson stages_json = OJson::array();
     std::vector<std::string> warnings;
@@ -567,6 +604,7 @@ OJson BuildReport::toJson(const LevelConfig& c) const {
                                {"key", st.key},
                                {"artifact", st.artifact},
                                {"counts", st.counts},
+                               {"named_inputs", namedInputsJson(st.named_inputs)},
                                {"warnings", st.warnings}});
         for (const std::string& w : st.warnings) warnings.push_back(w);
     }
@@ -687,6 +725,11 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
                     if ((*it->second).contains("warnings"))
                         for (const auto& w : (*it->second)["warnings"])
                             st.report.warnings.push_back(w.get<std::string>());
+                    if ((*it->second).contains("named_inputs") &&
+                        (*it->second)["named_inputs"].is_object())
+                        for (const auto& [name, used] : (*it->second)["named_inputs"].items())
+                            if (used.is_boolean())
+                                st.report.named_inputs.push_back({name, used.get<bool>()});
                 }
                 context.info("up to date: {}", st.name);
             } else {
@@ -695,6 +738,7 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
                     status = result.error();
                 } else {
                     for (const auto& [name, value] : result->counts) st.report.counts[name] = value;
+                    st.report.named_inputs = result->named_inputs;
                     for (const std::string& w : result->warnings)
                         st.report.warnings.push_back(fmt::format("{}: {}", st.name, w));
                     for (const std::string& line : result->summary) context.debug("{}", line);
@@ -730,6 +774,20 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
     const Status workers = runParallel("build", jobs, int(jobs), context, progress, jobs, work);
     if (failure) return *failure;
     if (!workers) return workers.error();
+    // Links every agent was given but none could use: an error in the level, not a choice.
+    {
+        std::map<std::string, bool> used;  // name -> some graph stage used it
+        for (const Node& st : stages)
+            for (const auto& [name, ok] : st.report.named_inputs) used[name] = used[name] || ok;
+        std::string unusable;
+        for (const auto& [name, ok] : used)
+            if (!ok) unusable += "\n  " + name;
+        if (!unusable.empty())
+            return inputError(
+                "{}: no agent of the level can use these links (each agent's "
+                "warning says why):{}",
+                c.file.string(), unusable);
+    }
     if (context.cancelled()) return makeError(ErrorKind::cancelled, "build cancelled");
 
     // Publish the final assets (only when their bytes change) and the report, atomically.

@@ -77,6 +77,7 @@ struct StageReport {
     std::string artifact;         // path relative to the output folder
     nlohmann::ordered_json counts = nlohmann::ordered_json::object();
     std::vector<std::string> warnings;
+    std::vector<std::pair<std::string, bool>> named_inputs;  // StageResult::named_inputs
 };
 
 struct BuildReport {

@@ -13,6 +13,7 @@
 #include "lib/runtime/navrt_query.h"
 
 #include "formats/graph_sections.h"
+#include "formats/navmesh_locate.h"
 
 namespace navrt {
 
@@ -40,45 +41,17 @@ double cross(Vec3 a, Vec3 b, Vec3 c) {
     return (double(b.x) - a.x) * (double(c.z) - a.z) - (double(b.z) - a.z) * (double(c.x) - a.x);
 }
 
-// +1 or -1: the sign of cross() for points inside polygon p.
-double orientation(const GraphView& g, uint32_t p) {
-    double area = 0;
-    const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
-    const Vec3 o = vertex(g, g.poly_vertices[first]);
-    for (uint32_t k = 1; k + 1 < n; ++k)
-        area += cross(o, vertex(g, g.poly_vertices[first + k]),
-                      vertex(g, g.poly_vertices[first + k + 1]));
-    return area >= 0 ? 1.0 : -1.0;
-}
-
-// Distance in XZ from (x, z) to polygon p (0 inside) and the closest point.
-double polyDistance(const GraphView& g, uint32_t p, Vec3 point, Vec3& closest) {
-    const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
-    const double s = orientation(g, p);
-    bool inside = true;
-    double best = 1e300;
-    closest = point;
-    for (uint32_t k = 0; k < n; ++k) {
-        const Vec3 a = vertex(g, g.poly_vertices[first + k]);
-        const Vec3 b = vertex(g, g.poly_vertices[first + (k + 1) % n]);
-        if (s * cross(a, b, point) < 0) inside = false;
-        const double ex = double(b.x) - a.x, ez = double(b.z) - a.z;
-        const double len2 = ex * ex + ez * ez;
-        double t =
-            len2 > 0 ? ((double(point.x) - a.x) * ex + (double(point.z) - a.z) * ez) / len2 : 0;
-        t = t < 0 ? 0 : (t > 1 ? 1 : t);
-        const double cx = a.x + t * ex, cz = a.z + t * ez;
-        const double d = (cx - point.x) * (cx - point.x) + (cz - point.z) * (cz - point.z);
-        if (d < best) {
-            best = d;
-            closest = {float(cx), point.y, float(cz)};
-        }
-    }
-    if (inside) {
-        closest = point;
-        return 0;
-    }
-    return std::sqrt(best);
+fmt::MeshArrays meshArrays(const GraphView& g) {
+    fmt::MeshArrays m;
+    m.vertices = g.mesh_vertices;
+    m.poly_offsets = g.poly_offsets;
+    m.poly_vertices = g.poly_vertices;
+    m.detail_offsets = g.detail_offsets;
+    m.detail_triangles = g.detail_triangles;
+    m.index = g.mesh_index;
+    m.index_offsets = g.index_offsets;
+    m.index_polys = g.index_polys;
+    return m;
 }
 
 }  // namespace
@@ -101,68 +74,18 @@ Error viewNavmeshSections(const fmt::GraphSections& s, uint32_t area_count, Grap
 }
 
 bool polyHeight(const GraphView& g, uint32_t poly, float x, float z, float& y) {
-    double best_score = -1e300, best_y = 0;
-    for (uint32_t t = g.detail_offsets[poly]; t < g.detail_offsets[poly + 1]; ++t) {
-        const float* v = g.detail_triangles + 9 * size_t(t);
-        const double ax = v[0], az = v[2], bx = v[3], bz = v[5], cx = v[6], cz = v[8];
-        const double det = (bz - cz) * (ax - cx) + (cx - bx) * (az - cz);
-        if (std::fabs(det) < 1e-12) continue;
-        const double l1 = ((bz - cz) * (x - cx) + (cx - bx) * (z - cz)) / det;
-        const double l2 = ((cz - az) * (x - cx) + (ax - cx) * (z - cz)) / det;
-        const double l3 = 1 - l1 - l2;
-        const double score = std::fmin(l1, std::fmin(l2, l3));  // >= 0 inside
-        if (score > best_score) {
-            best_score = score;
-            best_y = l1 * v[1] + l2 * v[4] + l3 * v[7];
-        }
-    }
-    if (best_score == -1e300) {  // no detail triangles: average of the corners
-        double sum = 0;
-        const uint32_t first = g.poly_offsets[poly], n = g.poly_offsets[poly + 1] - first;
-        for (uint32_t k = 0; k < n; ++k) sum += vertex(g, g.poly_vertices[first + k]).y;
-        best_y = sum / n;
-    }
-    y = float(best_y);
-    Vec3 closest;
-    return polyDistance(g, poly, {x, y, z}, closest) <= 1e-4;
+    return fmt::meshPolyHeight(meshArrays(g), poly, x, z, y);
 }
 
 MeshPoint locateOnMesh(const GraphView& g, Vec3 p, float horizontal_tolerance,
                        float vertical_tolerance) {
     MeshPoint result;
-    if (!g.isNavmesh() || !std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z))
-        return result;
-    const fmt::MeshIndexHeader& ix = g.mesh_index;
-    const double reach = horizontal_tolerance > 0 ? horizontal_tolerance : 0.0;
-    const double i0 = std::floor((p.x - reach - ix.min_x) / ix.cell),
-                 i1 = std::floor((p.x + reach - ix.min_x) / ix.cell);
-    const double j0 = std::floor((p.z - reach - ix.min_z) / ix.cell),
-                 j1 = std::floor((p.z + reach - ix.min_z) / ix.cell);
-    if (i1 < 0 || j1 < 0 || i0 >= ix.cells_x || j0 >= ix.cells_z) return result;
-    double best = 1e300;
-    for (uint32_t j = uint32_t(std::fmax(j0, 0)); j <= uint32_t(std::fmin(j1, ix.cells_z - 1.0));
-         ++j) {
-        for (uint32_t i = uint32_t(std::fmax(i0, 0));
-             i <= uint32_t(std::fmin(i1, ix.cells_x - 1.0)); ++i) {
-            const size_t cell = size_t(j) * ix.cells_x + i;
-            for (uint32_t k = g.index_offsets[cell]; k < g.index_offsets[cell + 1]; ++k) {
-                const uint32_t poly = g.index_polys[k];
-                Vec3 closest;
-                const double d = polyDistance(g, poly, p, closest);
-                if (d > reach + 1e-6) continue;
-                float y = 0;
-                polyHeight(g, poly, closest.x, closest.z, y);
-                const double dy = std::fabs(double(y) - p.y);
-                if (dy > vertical_tolerance) continue;
-                const double score = d * d + dy * dy;
-                if (score < best || (score == best && poly < result.poly)) {
-                    best = score;
-                    result.poly = poly;
-                    result.position = {closest.x, y, closest.z};
-                }
-            }
-        }
-    }
+    if (!g.isNavmesh()) return result;
+    const float point[3] = {p.x, p.y, p.z};
+    const fmt::MeshLocation at =
+        fmt::meshLocate(meshArrays(g), point, horizontal_tolerance, vertical_tolerance);
+    result.poly = at.poly;
+    result.position = {at.position[0], at.position[1], at.position[2]};
     return result;
 }
 
@@ -176,7 +99,7 @@ RaycastHit raycast(const GraphView& g, uint32_t start, Vec3 from, Vec3 to) {
         ++result.visited;
         result.last_poly = current;
         const uint32_t first = g.poly_offsets[current], n = g.poly_offsets[current + 1] - first;
-        const double s = orientation(g, current);
+        const double s = fmt::meshPolyOrientation(meshArrays(g), current);
         double t_exit = 1e300;
         uint32_t exit_edge = kNoNode;
         for (uint32_t k = 0; k < n; ++k) {
@@ -305,7 +228,7 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
         std::memset(static_cast<void*>(records_), 0, sizeof(Record) * record_count_);
         stamp_ = 1;
     }
-    const double h_scale = double(g.header.min_cost_multiplier) * kHeuristicSafety;
+    preparePointShortcuts();
     auto setPoint = [&](uint32_t v, Vec3 p) {
         entry_points_[3 * size_t(v)] = p.x;
         entry_points_[3 * size_t(v) + 1] = p.y;
@@ -318,10 +241,9 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
     heap_size_ = 0;
     const double start_g =
         start == goal ? distance(from_, to_) * g.area_costs[g.poly_areas[start]] : 0.0;
-    records_[start] =
-        Record{start_g,    start_g + (start == goal ? 0 : distance(from_, to_) * h_scale),
-               kNoNode,    stamp_,
-               kNotInHeap, 0};
+    records_[start] = Record{start_g,    start_g + (start == goal ? 0 : pointHeuristic(from_)),
+                             kNoNode,    stamp_,
+                             kNotInHeap, kNoNode};
     setPoint(start, from_);
     heapPush(start);
     while (heap_size_ > 0) {
@@ -333,11 +255,22 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
         const double cost_u = g.area_costs[g.poly_areas[u]];
         for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
             const uint32_t v = g.edgeTarget(u, e);
-            Vec3 a, b;
-            if (!portalBetween(g, u, v, a, b)) continue;
-            const Vec3 mid = portalCrossing(at, to_, a, b);
-            double step = distance(at, mid) * cost_u;
-            double h = distance(mid, to_) * h_scale;
+            Vec3 mid;
+            double step = 0;
+            const uint32_t link = g.edgeLink(e);
+            if (link != fmt::kNoLink) {
+                // Walk to the link's take-off, take it, enter v where it lands.
+                Vec3 take_off;
+                double link_cost = 0;
+                linkStep(link, u, take_off, mid, link_cost);
+                step = distance(at, take_off) * cost_u + link_cost;
+            } else {
+                Vec3 a, b;
+                if (!portalBetween(g, u, v, a, b)) continue;
+                mid = portalCrossing(at, to_, a, b);
+                step = distance(at, mid) * cost_u;
+            }
+            double h = pointHeuristic(mid);
             if (v == goal) {
                 step += distance(mid, to_) * g.area_costs[g.poly_areas[v]];
                 h = 0;
@@ -345,7 +278,7 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
             const double new_g = records_[u].g + step;
             Record& r = records_[v];
             if (r.stamp != stamp_) {
-                r = Record{new_g, new_g + h, u, stamp_, kNotInHeap, 0};
+                r = Record{new_g, new_g + h, u, stamp_, kNotInHeap, e};
                 setPoint(v, mid);
                 heapPush(v);
             } else if (new_g < r.g - 1e-9) {
@@ -353,6 +286,7 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
                 r.g = new_g;
                 r.f = new_g + h;
                 r.parent = u;
+                r.via = e;
                 setPoint(v, mid);
                 if (r.heap_index == kClosed || r.heap_index == kNotInHeap)
                     heapPush(v);
@@ -364,26 +298,66 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
     return PathStatus::no_path;
 }
 
-uint32_t PathQuery::funnel(Vec3* out, uint32_t capacity) const {
-    if (graph_ == nullptr || path_length_ == 0) return 0;
+double PathQuery::pointHeuristic(Vec3 p) const {
+    const double h_scale = double(graph_->header.min_cost_multiplier) * kHeuristicSafety;
+    const double plain = distance(p, to_) * h_scale;
+    if (point_shortcut_count_ == 0) return plain;
+    if (point_shortcuts_ == nullptr) return std::fmin(plain, point_shortcut_floor_);
+    double best = plain;
+    for (uint32_t k = 0; k < point_shortcut_count_; ++k)
+        best = std::fmin(best, distance(p, point_shortcuts_[k].from_point) * h_scale +
+                                   point_shortcuts_[k].bound);
+    return best;
+}
+
+void PathQuery::preparePointShortcuts() const {
+    if (point_shortcuts_ == nullptr) return;
+    // As prepareShortcuts, over points, towards to_.
+    const double h_scale = double(graph_->header.min_cost_multiplier) * kHeuristicSafety;
+    const uint32_t k = point_shortcut_count_;
+    bool settled[kMaxShortcuts] = {};
+    for (uint32_t i = 0; i < k; ++i) {
+        Shortcut& s = point_shortcuts_[i];
+        s.bound = s.cost * kHeuristicSafety + distance(s.to_point, to_) * h_scale;
+    }
+    for (uint32_t round = 0; round < k; ++round) {
+        uint32_t best = kNoNode;
+        for (uint32_t i = 0; i < k; ++i)
+            if (!settled[i] &&
+                (best == kNoNode || point_shortcuts_[i].bound < point_shortcuts_[best].bound))
+                best = i;
+        settled[best] = true;
+        for (uint32_t i = 0; i < k; ++i) {
+            if (settled[i]) continue;
+            Shortcut& s = point_shortcuts_[i];
+            const double via = s.cost * kHeuristicSafety +
+                               distance(s.to_point, point_shortcuts_[best].from_point) * h_scale +
+                               point_shortcuts_[best].bound;
+            if (via < s.bound) s.bound = via;
+        }
+    }
+}
+
+void PathQuery::funnelRange(uint32_t first, uint32_t last, Vec3 start, Vec3 end, Vec3* out,
+                            uint32_t capacity, uint32_t& count) const {
     const GraphView& g = *graph_;
-    const Vec3 start = have_points_ ? from_ : g.position(path_[0]);
-    const Vec3 end = have_points_ ? to_ : g.position(path_[path_length_ - 1]);
-    const uint32_t portal_count = path_length_ + 1;  // start, the shared edges, end
+    const uint32_t polys = last - first + 1;
+    const uint32_t portal_count = polys + 1;  // start, the shared edges, end
     // Portal i: (left, right). The shared edge's ends are ordered by the side they lie on as seen
     // from the polygon before it.
     auto portal = [&](uint32_t i, Vec3& left, Vec3& right) {
         if (i == 0) {
             left = right = start;
-        } else if (i >= path_length_) {
+        } else if (i >= polys) {
             left = right = end;
         } else {
+            const uint32_t before = path_[first + i - 1], after = path_[first + i];
             Vec3 a, b;
-            if (!portalBetween(g, path_[i - 1], path_[i], a, b)) {
-                left = right = g.position(path_[i]);
+            if (!portalBetween(g, before, after, a, b)) {
+                left = right = g.position(after);
                 return;
             }
-            const Vec3 c = g.position(path_[i - 1]);
+            const Vec3 c = g.position(before);
             if (cross(c, a, b) < 0) {
                 right = a;
                 left = b;
@@ -393,17 +367,16 @@ uint32_t PathQuery::funnel(Vec3* out, uint32_t capacity) const {
             }
         }
     };
-    uint32_t count = 0;
     auto emit = [&](Vec3 p) {
         if (count > 0 && count - 1 < capacity) {
-            const Vec3 last = out[count - 1];
-            if (last.x == p.x && last.y == p.y && last.z == p.z) return;
+            const Vec3 previous = out[count - 1];
+            if (previous.x == p.x && previous.y == p.y && previous.z == p.z) return;
         }
+        if (count > 0) segment_scratch_[count - 1] = fmt::kNoLink;
         if (count < capacity) out[count] = p;
         ++count;
     };
     auto same = [](Vec3 a, Vec3 b) { return a.x == b.x && a.z == b.z; };
-    emit(start);
     Vec3 apex = start, left, right;
     portal(0, left, right);
     uint32_t apex_index = 0, left_index = 0, right_index = 0;
@@ -442,6 +415,35 @@ uint32_t PathQuery::funnel(Vec3* out, uint32_t capacity) const {
         }
     }
     emit(end);
+}
+
+uint32_t PathQuery::funnel(Vec3* out, uint32_t capacity) const {
+    // Segment links go to segment_scratch_, which smooth() hands out.
+    if (graph_ == nullptr || path_length_ == 0) return 0;
+    const GraphView& g = *graph_;
+    const Vec3 start = have_points_ ? from_ : g.position(path_[0]);
+    const Vec3 end = have_points_ ? to_ : g.position(path_[path_length_ - 1]);
+    uint32_t count = 0;
+    if (capacity > 0) out[0] = start;
+    count = 1;
+    // The corridor is cut at every link step: the funnel runs up to the link's take-off, the
+    // link is one segment, and the next funnel starts where it lands.
+    uint32_t first = 0;
+    Vec3 from = start;
+    for (uint32_t k = 0; k + 1 < path_length_; ++k) {
+        const uint32_t link = pathLink(k);
+        if (link == fmt::kNoLink) continue;
+        Vec3 take_off, landing;
+        double cost = 0;
+        linkStep(link, path_[k], take_off, landing, cost);
+        funnelRange(first, k, from, take_off, out, capacity, count);
+        segment_scratch_[count - 1] = link;
+        if (count < capacity) out[count] = landing;
+        ++count;
+        first = k + 1;
+        from = landing;
+    }
+    funnelRange(first, path_length_ - 1, from, end, out, capacity, count);
     return count;
 }
 

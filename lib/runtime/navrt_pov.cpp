@@ -95,7 +95,9 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
     const uint32_t start = n, goal = n + 1;  // virtual nodes
     const uint32_t component = g.layer_components[start_cell];
     if (component != g.layer_components[goal_cell]) return PathStatus::no_path;
-    if (fmt::povSegmentVisible(grid, start_cell, ps, goal_cell, pg)) {
+    // A visible goal is the straight segment, unless a shortcut (a teleport) could beat it.
+    const bool visible = fmt::povSegmentVisible(grid, start_cell, ps, goal_cell, pg);
+    if (visible && point_shortcut_count_ == 0) {
         path_[0] = start;
         path_[1] = goal;
         path_length_ = 2;
@@ -107,35 +109,43 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
         stamp_ = 1;
     }
     heap_size_ = 0;
-    auto h = [&](uint32_t v) {
-        return v == goal ? 0.0 : distance(g.position(v), to) * kHeuristicSafety;
-    };
-    auto relax = [&](uint32_t from_node, uint32_t v, double new_g) {
+    preparePointShortcuts();  // links cheaper than their length (teleports)
+    auto h = [&](uint32_t v) { return v == goal ? 0.0 : pointHeuristic(g.position(v)); };
+    auto relax = [&](uint32_t from_node, uint32_t v, double new_g, uint32_t via) {
         Record& r = records_[v];
         if (r.stamp != stamp_) {
-            r = Record{new_g, new_g + h(v), from_node, stamp_, kNotInHeap, 0};
+            r = Record{new_g, new_g + h(v), from_node, stamp_, kNotInHeap, via};
             heapPush(v);
         } else if (r.heap_index != kClosed && new_g < r.g) {
             r.f += new_g - r.g;
             r.g = new_g;
             r.parent = from_node;
+            r.via = via;
             heapDecrease(v);
         }
     };
-    records_[start] =
-        Record{0.0, distance(from, to) * kHeuristicSafety, kNoNode, stamp_, kNotInHeap, 0};
+    records_[start] = Record{0.0, pointHeuristic(from), kNoNode, stamp_, kNotInHeap, kNoNode};
     heapPush(start);
     while (heap_size_ > 0) {
         const uint32_t u = heapPop();
         ++expansions_;
         if (u == goal) {
             finishPath(goal);
-            // The length of the polyline in double, not the sum of the f32 edge costs.
+            // The length of the polyline in double, not the sum of the f32 edge costs; a link
+            // step costs the link's cost.
             cost_ = 0;
             Vec3 previous = from;
             for (uint32_t i = 1; i < path_length_; ++i) {
                 const Vec3 next = i + 1 < path_length_ ? g.position(path_[i]) : to;
-                cost_ += distance(previous, next);
+                const uint32_t link = pathLink(i - 1);
+                if (link != fmt::kNoLink) {
+                    Vec3 take_off, landing;
+                    double link_cost = 0;
+                    linkStep(link, path_[i - 1], take_off, landing, link_cost);
+                    cost_ += link_cost;
+                } else {
+                    cost_ += distance(previous, next);
+                }
                 previous = next;
             }
             return PathStatus::found;
@@ -150,16 +160,17 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
                 const PovPoint pc = fmt::povCornerPoint(grid, c);
                 if (!fmt::povCornerAdmits(grid, c, ps.x - pc.x, ps.z - pc.z)) continue;
                 if (!fmt::povSegmentVisible(grid, start_cell, ps, cell, pc)) continue;
-                relax(start, c, distance(from, g.position(c)));
+                relax(start, c, distance(from, g.position(c)), kNoNode);
             }
+            if (visible) relax(start, goal, distance(from, to), kNoNode);
             continue;
         }
         for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-            relax(u, g.edgeTarget(u, e), g_u + double(g.edge_costs[e]));
+            relax(u, g.edgeTarget(u, e), g_u + double(g.edge_costs[e]), e);
         const PovPoint pu = fmt::povCornerPoint(grid, u);
         if (fmt::povCornerAdmits(grid, u, pg.x - pu.x, pg.z - pu.z) &&
             fmt::povSegmentVisible(grid, fmt::povCornerCell(grid, u), pu, goal_cell, pg))
-            relax(u, goal, g_u + distance(g.position(u), to));
+            relax(u, goal, g_u + distance(g.position(u), to), kNoNode);
     }
     return PathStatus::no_path;
 }

@@ -365,14 +365,148 @@ void PathQuery::release() {
     if (allocator_.release != nullptr) {
         for (void* p : {static_cast<void*>(records_), static_cast<void*>(heap_),
                         static_cast<void*>(path_), static_cast<void*>(scratch_),
-                        static_cast<void*>(entry_points_), static_cast<void*>(funnel_points_)})
+                        static_cast<void*>(entry_points_), static_cast<void*>(funnel_points_),
+                        static_cast<void*>(segment_scratch_), static_cast<void*>(shortcuts_),
+                        static_cast<void*>(point_shortcuts_), static_cast<void*>(volume_links_)})
             if (p != nullptr) allocator_.release(p, allocator_.user);
     }
     records_ = nullptr;
     heap_ = path_ = scratch_ = nullptr;
     entry_points_ = nullptr;
     funnel_points_ = nullptr;
+    segment_scratch_ = nullptr;
+    shortcuts_ = point_shortcuts_ = nullptr;
+    shortcut_count_ = point_shortcut_count_ = 0;
+    volume_links_ = nullptr;
+    volume_link_count_ = 0;
+    shortcut_goal_ = kNoNode;
+    point_shortcuts_ready_ = false;
     graph_ = nullptr;
+}
+
+Error PathQuery::initLinks(const GraphView& g) {
+    if (g.link_count == 0) return {};
+    auto allocate = [&](size_t bytes) { return allocator_.allocate(bytes, allocator_.user); };
+    // Volume graphs: (voxel, link) pairs sorted by voxel, so a voxel's links are a binary search.
+    if (g.implicitVolume()) {
+        uint32_t pairs = 0;
+        for (uint32_t i = 0; i < g.link_count; ++i)
+            pairs += (g.link(i).flags & fmt::kLinkFlagBidirectional) ? 2 : 1;
+        volume_links_ = static_cast<uint32_t*>(allocate(8 * size_t(pairs)));
+        if (volume_links_ == nullptr)
+            return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate %u link entries",
+                             pairs);
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < g.link_count; ++i) {
+            const fmt::LinkRecord l = g.link(i);
+            volume_links_[2 * k] = l.from_node;
+            volume_links_[2 * k + 1] = i;
+            ++k;
+            if (l.flags & fmt::kLinkFlagBidirectional) {
+                volume_links_[2 * k] = l.to_node;
+                volume_links_[2 * k + 1] = i | 0x80000000u;
+                ++k;
+            }
+        }
+        // Insertion sort by (voxel, entry): link counts are small and this allocates nothing.
+        for (uint32_t a = 1; a < pairs; ++a)
+            for (uint32_t b = a; b > 0; --b) {
+                uint32_t* p = volume_links_ + 2 * size_t(b);
+                if (p[-2] < p[0] || (p[-2] == p[0] && p[-1] <= p[1])) break;
+                const uint32_t v = p[0], w = p[1];
+                p[0] = p[-2], p[1] = p[-1], p[-2] = v, p[-1] = w;
+            }
+        volume_link_count_ = pairs;
+    }
+    // Shortcuts: each direction of each link whose cost is below the plain heuristic across it.
+    auto collect = [&](auto&& add) {
+        for (uint32_t i = 0; i < g.link_count; ++i) {
+            const fmt::LinkRecord l = g.link(i);
+            for (int dir = 0; dir < ((l.flags & fmt::kLinkFlagBidirectional) ? 2 : 1); ++dir)
+                add(l, dir == 0);
+        }
+    };
+    const double h_scale = double(g.header.min_cost_multiplier) * kHeuristicSafety;
+    auto pointDistance = [](const float* a, const float* b) {
+        const double dx = double(a[0]) - b[0], dy = double(a[1]) - b[1], dz = double(a[2]) - b[2];
+        return std::sqrt(dx * dx + dy * dy + dz * dz);
+    };
+    // Node-level (searches over graph edges): an edge's cost against plainHeuristic.
+    if (!g.isPov()) {
+        uint32_t count = 0;
+        double cheapest = HUGE_VAL;
+        auto nodeEdge = [&](auto&& use) {
+            if (g.implicitVolume()) {
+                collect([&](const fmt::LinkRecord& l, bool forward) {
+                    use(forward ? l.from_node : l.to_node, forward ? l.to_node : l.from_node,
+                        double(forward ? l.cost : l.reverse_cost));
+                });
+                return;
+            }
+            for (uint32_t u = 0; u < g.nodeCount(); ++u)
+                for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
+                    if (g.edgeLink(e) != fmt::kNoLink)
+                        use(u, g.edgeTarget(u, e), double(g.edge_costs[e]));
+        };
+        nodeEdge([&](uint32_t u, uint32_t v, double cost) {
+            if (cost < plainHeuristic(u, v)) {
+                ++count;
+                cheapest = std::fmin(cheapest, cost);
+            }
+        });
+        if (count > 0) {
+            shortcut_floor_ = cheapest * kHeuristicSafety;
+            const uint32_t kept = count <= kMaxShortcuts ? count : 0;
+            if (kept > 0) {
+                shortcuts_ = static_cast<Shortcut*>(allocate(sizeof(Shortcut) * kept));
+                if (shortcuts_ == nullptr)
+                    return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate shortcuts");
+                uint32_t k = 0;
+                nodeEdge([&](uint32_t u, uint32_t v, double cost) {
+                    if (cost < plainHeuristic(u, v))
+                        shortcuts_[k++] = Shortcut{u, v, {}, {}, cost, 0};
+                });
+            }
+            shortcut_count_ = count;
+        }
+    }
+    // Point-level (navmesh point searches, POV searches): a link's cost against the distance
+    // between its points.
+    if (g.isNavmesh() || g.isPov()) {
+        uint32_t count = 0;
+        double cheapest = HUGE_VAL;
+        collect([&](const fmt::LinkRecord& l, bool forward) {
+            const double cost = forward ? l.cost : l.reverse_cost;
+            if (cost < pointDistance(l.from, l.to) * h_scale) {
+                ++count;
+                cheapest = std::fmin(cheapest, cost);
+            }
+        });
+        if (count > 0) {
+            point_shortcut_floor_ = cheapest * kHeuristicSafety;
+            const uint32_t kept = count <= kMaxShortcuts ? count : 0;
+            if (kept > 0) {
+                point_shortcuts_ = static_cast<Shortcut*>(allocate(sizeof(Shortcut) * kept));
+                if (point_shortcuts_ == nullptr)
+                    return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate shortcuts");
+                uint32_t k = 0;
+                collect([&](const fmt::LinkRecord& l, bool forward) {
+                    const double cost = forward ? l.cost : l.reverse_cost;
+                    if (!(cost < pointDistance(l.from, l.to) * h_scale)) return;
+                    const float* a = forward ? l.from : l.to;
+                    const float* b = forward ? l.to : l.from;
+                    point_shortcuts_[k++] = Shortcut{forward ? l.from_node : l.to_node,
+                                                     forward ? l.to_node : l.from_node,
+                                                     {a[0], a[1], a[2]},
+                                                     {b[0], b[1], b[2]},
+                                                     cost,
+                                                     0};
+                });
+            }
+            point_shortcut_count_ = count;
+        }
+    }
+    return {};
 }
 
 Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const Allocator& allocator) {
@@ -389,11 +523,20 @@ Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const All
     scratch_ = static_cast<uint32_t*>(allocator_.allocate(4 * (n + 2), allocator_.user));
     if (graph.isNavmesh()) {
         entry_points_ = static_cast<float*>(allocator_.allocate(12 * (n + 1), allocator_.user));
+        // The straight path has at most the start, one point per portal, both ends of each
+        // link step, and the goal.
         funnel_points_ =
-            static_cast<Vec3*>(allocator_.allocate(sizeof(Vec3) * (n + 2), allocator_.user));
+            static_cast<Vec3*>(allocator_.allocate(sizeof(Vec3) * (2 * n + 4), allocator_.user));
     }
     if (!records_ || !heap_ || !path_ || !scratch_ ||
         (graph.isNavmesh() && (!entry_points_ || !funnel_points_))) {
+        release();
+        return makeError(ErrorCode::out_of_memory, 0, 0,
+                         "cannot allocate search memory for %zu nodes", n);
+    }
+    segment_scratch_ =
+        static_cast<uint32_t*>(allocator_.allocate(4 * (2 * n + 4), allocator_.user));
+    if (segment_scratch_ == nullptr) {
         release();
         return makeError(ErrorCode::out_of_memory, 0, 0,
                          "cannot allocate search memory for %zu nodes", n);
@@ -404,6 +547,10 @@ Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const All
     stamp_ = 0;
     max_expansions_ = max_expansions;
     path_length_ = 0;
+    if (Error e = initLinks(graph)) {
+        release();
+        return e;
+    }
     return {};
 }
 
@@ -429,6 +576,44 @@ double PathQuery::heuristic(uint32_t node, uint32_t goal) const {
 }
 
 double PathQuery::standardHeuristic(uint32_t node, uint32_t goal) const {
+    const double plain = plainHeuristic(node, goal);
+    if (shortcut_count_ == 0 || goal == kNoNode) return plain;
+    if (shortcuts_ == nullptr) return std::fmin(plain, shortcut_floor_);
+    prepareShortcuts(goal);
+    double best = plain;
+    for (uint32_t k = 0; k < shortcut_count_; ++k)
+        best = std::fmin(best, plainHeuristic(node, shortcuts_[k].from) + shortcuts_[k].bound);
+    return best;
+}
+
+void PathQuery::prepareShortcuts(uint32_t goal) const {
+    if (shortcut_goal_ == goal) return;
+    // Dijkstra over the shortcuts, backwards from the goal: bound(S) = cost(S) + min(plain h from
+    // its exit to the goal, min over S' of plain h from its exit to S'.from + bound(S')).
+    const uint32_t k = shortcut_count_;
+    bool settled[kMaxShortcuts] = {};
+    for (uint32_t i = 0; i < k; ++i) {
+        Shortcut& s = shortcuts_[i];
+        s.bound = s.cost * kHeuristicSafety + plainHeuristic(s.to, goal);
+    }
+    for (uint32_t round = 0; round < k; ++round) {
+        uint32_t best = kNoNode;
+        for (uint32_t i = 0; i < k; ++i)
+            if (!settled[i] && (best == kNoNode || shortcuts_[i].bound < shortcuts_[best].bound))
+                best = i;
+        settled[best] = true;
+        for (uint32_t i = 0; i < k; ++i) {
+            if (settled[i]) continue;
+            Shortcut& s = shortcuts_[i];
+            const double via = s.cost * kHeuristicSafety +
+                               plainHeuristic(s.to, shortcuts_[best].from) + shortcuts_[best].bound;
+            if (via < s.bound) s.bound = via;
+        }
+    }
+    shortcut_goal_ = goal;
+}
+
+double PathQuery::plainHeuristic(uint32_t node, uint32_t goal) const {
     if (goal == kNoNode) return 0.0;  // findPathWithin settling every node
     const GraphView& g = *graph_;
     const bool cells = g.cells != nullptr;
@@ -465,24 +650,54 @@ PathStatus PathQuery::finishPath(uint32_t goal) {
 }
 
 uint32_t PathQuery::pathEdge(uint32_t k) const {
-    if (graph_ == nullptr || graph_->implicitVolume() || (graph_->isPov() && have_points_) ||
-        k + 1 >= path_length_)
-        return kNoNode;
-    const GraphView& g = *graph_;
-    const uint32_t u = path_[k], v = path_[k + 1];
-    const Record& ru = records_[u];
-    const Record& rv = records_[v];
-    if (ru.stamp != stamp_ || rv.stamp != stamp_) return kNoNode;
-    // The edge whose cost the search added (exact for every step it did not revise); the closest
-    // one otherwise.
-    uint32_t best = kNoNode;
-    double best_gap = HUGE_VAL;
-    for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-        if (g.edgeTarget(u, e) != v) continue;
-        const double gap = std::fabs(ru.g + double(g.edge_costs[e]) - rv.g);
-        if (gap < best_gap) best_gap = gap, best = e;
+    if (graph_ == nullptr || graph_->implicitVolume() || k + 1 >= path_length_) return kNoNode;
+    const Record& r = records_[path_[k + 1]];
+    if (r.stamp != stamp_ || r.parent != path_[k]) return kNoNode;
+    return r.via;  // the edge the search relaxed (kNoNode for a POV start or goal point)
+}
+
+uint32_t PathQuery::pathLink(uint32_t k) const {
+    if (graph_ == nullptr || graph_->link_count == 0 || k + 1 >= path_length_) return fmt::kNoLink;
+    if (graph_->implicitVolume()) {
+        const Record& r = records_[path_[k + 1]];
+        if (r.stamp != stamp_ || r.parent != path_[k] || r.via == kNoNode) return fmt::kNoLink;
+        return r.via;
     }
-    return best;
+    const uint32_t e = pathEdge(k);
+    return e == kNoNode ? fmt::kNoLink : graph_->edgeLink(e);
+}
+
+void PathQuery::linkStep(uint32_t index, uint32_t from, Vec3& take_off, Vec3& landing,
+                         double& cost) const {
+    const fmt::LinkRecord l = graph_->link(index);
+    const bool forward = from == l.from_node;
+    const float* a = forward ? l.from : l.to;
+    const float* b = forward ? l.to : l.from;
+    take_off = {a[0], a[1], a[2]};
+    landing = {b[0], b[1], b[2]};
+    cost = forward ? l.cost : l.reverse_cost;
+}
+
+template <class Relax>
+void PathQuery::expandVolumeLinks(uint32_t v, Relax&& relax) const {
+    // Binary search for the first pair of voxel v.
+    uint32_t lo = 0, hi = volume_link_count_;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (volume_links_[2 * size_t(mid)] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint32_t k = lo; k < volume_link_count_ && volume_links_[2 * size_t(k)] == v; ++k) {
+        const uint32_t entry = volume_links_[2 * size_t(k) + 1];
+        const uint32_t index = entry & 0x7FFFFFFFu;
+        const fmt::LinkRecord l = graph_->link(index);
+        if (entry & 0x80000000u)
+            relax(l.from_node, double(l.reverse_cost), index);
+        else
+            relax(l.to_node, double(l.cost), index);
+    }
 }
 
 template <class Expand>
@@ -493,7 +708,7 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
     }
     heap_size_ = 0;
     Record& first = records_[start];
-    first = Record{0.0, heuristic(start, goal), kNoNode, stamp_, kNotInHeap, 0};
+    first = Record{0.0, heuristic(start, goal), kNoNode, stamp_, kNotInHeap, kNoNode};
     heapPush(start);
     while (heap_size_ > 0) {
         const uint32_t u = heapPop();
@@ -510,20 +725,20 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
             // bounds v; propagating the larger values cuts re-expansions under the inconsistent
             // cluster heuristic.
             h_u = records_[u].f - g_u;
-            expand(u, [&](uint32_t v, double cost) {
+            expand(u, [&](uint32_t v, double cost, uint32_t) {
                 const Record& r = records_[v];
                 if (r.stamp == stamp_ && r.f - r.g - cost > h_u) h_u = r.f - r.g - cost;
             });
             records_[u].f = g_u + h_u;
         }
-        expand(u, [&](uint32_t v, double cost) {
+        expand(u, [&](uint32_t v, double cost, uint32_t via) {
             const double g = g_u + cost;
             Record& r = records_[v];
             if (r.stamp != stamp_) {
                 double h = heuristic(v, goal);
                 if (h == HUGE_VAL) return;  // cluster table: the goal is unreachable from v
                 if (bpmx_ && h_u - cost > h) h = h_u - cost;
-                r = Record{g, g + h, u, stamp_, kNotInHeap, 0};
+                r = Record{g, g + h, u, stamp_, kNotInHeap, via};
                 heapPush(v);
             } else if (bpmx_ && h_u - cost > r.f - r.g && r.heap_index != kClosed && g >= r.g) {
                 r.f = r.g + (h_u - cost);  // BPMX: raise an open node's bound
@@ -533,12 +748,14 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
                     r.f += g - r.g;
                     r.g = g;
                     r.parent = u;
+                    r.via = via;
                     heapDecrease(v);
                 } else if (use_clusters_) {
                     // Inconsistent (cluster) heuristic: reopen a closed node on a cheaper path.
                     r.f += g - r.g;
                     r.g = g;
                     r.parent = u;
+                    r.via = via;
                     r.heap_index = kNotInHeap;
                     heapPush(v);
                 }
@@ -572,7 +789,7 @@ PathStatus PathQuery::findPathWithin(uint32_t start, uint32_t goal, const uint32
         for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
             const uint32_t v = g.edgeTarget(u, e);
             if (cluster_marks == nullptr || cluster_marks[clusters[v]] == mark)
-                relax(v, double(g.edge_costs[e]));
+                relax(v, double(g.edge_costs[e]), e);
         }
     });
     stop_cluster_ = kNoNode;
@@ -622,13 +839,15 @@ PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
             for (int d = 0; d < 26; ++d) {
                 const Direction& dir = kDirections[d];
                 if (!boxFree(g, v, dir.dx, dir.dy, dir.dz)) continue;
-                relax(voxelIndex(h, v.x + dir.dx, v.y + dir.dy, v.z + dir.dz), step_cost[d]);
+                relax(voxelIndex(h, v.x + dir.dx, v.y + dir.dy, v.z + dir.dz), step_cost[d],
+                      kNoNode);
             }
+            if (volume_link_count_ > 0) expandVolumeLinks(u, relax);  // teleports
         });
     }
     return search(start, goal, [&](uint32_t u, auto&& relax) {
         for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-            relax(g.edgeTarget(u, e), double(g.edge_costs[e]));
+            relax(g.edgeTarget(u, e), double(g.edge_costs[e]), e);
     });
 }
 
@@ -716,47 +935,74 @@ bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {
     return current == b;
 }
 
-uint32_t PathQuery::smoothedIndices(uint32_t* out) const {
+uint32_t PathQuery::smoothedIndices(uint32_t* out, uint32_t* links) const {
     if (path_length_ == 0) return 0;
     uint32_t count = 0;
     uint32_t anchor = 0;
     out[count++] = path_[0];
-    // A link step (drop, jump, ladder...) is never cut: both its ends become corners.
-    auto linkStep = [&](uint32_t k) {
-        if (graph_->edge_links == nullptr) return false;
-        const uint32_t e = pathEdge(k);
-        return e != kNoNode && graph_->edge_links[e] != nav::formats::kNoLink;
+    // A link step (drop, jump, ladder...) is never cut: both its ends become corners, and the
+    // segment between them is the link's.
+    auto emit = [&](uint32_t node, uint32_t link) {
+        links[count - 1] = link;  // the segment ending at this point
+        out[count++] = node;
     };
     uint32_t i = 0;  // the path is walked up to node i, seen straight from the anchor
     while (i + 1 < path_length_) {
         const uint32_t j = i + 1;
-        if (linkStep(i)) {
-            if (out[count - 1] != path_[i]) out[count++] = path_[i];
-            out[count++] = path_[j];
+        const uint32_t link = pathLink(i);
+        if (link != fmt::kNoLink) {
+            if (out[count - 1] != path_[i]) emit(path_[i], fmt::kNoLink);
+            emit(path_[j], link);
             anchor = i = j;
         } else if (i == anchor || lineOfSight(path_[anchor], path_[j])) {
             i = j;
         } else {
-            out[count++] = path_[i];
+            emit(path_[i], fmt::kNoLink);
             anchor = i;
         }
     }
-    if (out[count - 1] != path_[path_length_ - 1]) out[count++] = path_[path_length_ - 1];
+    if (out[count - 1] != path_[path_length_ - 1]) emit(path_[path_length_ - 1], fmt::kNoLink);
     return count;
 }
 
-uint32_t PathQuery::smooth(Vec3* points, uint32_t capacity) const {
-    if (graph_ != nullptr && graph_->isNavmesh()) return funnel(points, capacity);
-    if (graph_ != nullptr && graph_->isPov()) return povPolyline(points, capacity);  // already taut
-    const uint32_t count = smoothedIndices(scratch_);
-    for (uint32_t i = 0; i < count && i < capacity; ++i) points[i] = graph_->position(scratch_[i]);
+uint32_t PathQuery::smooth(Vec3* points, uint32_t capacity, uint32_t* segment_links) const {
+    if (graph_ == nullptr) return 0;
+    uint32_t count = 0;
+    if (graph_->isNavmesh()) {
+        count = funnel(points, capacity);
+    } else if (graph_->isPov()) {
+        count = povPolyline(points, capacity);  // already taut
+        for (uint32_t i = 0; i + 1 < count; ++i) segment_scratch_[i] = pathLink(i);
+    } else {
+        count = smoothedIndices(scratch_, segment_scratch_);
+        for (uint32_t i = 0; i < count && i < capacity; ++i)
+            points[i] = graph_->position(scratch_[i]);
+    }
+    if (segment_links != nullptr)
+        for (uint32_t i = 0; i + 1 < count && i < capacity; ++i)
+            segment_links[i] = segment_scratch_[i];
+    if (segment_links != nullptr && count > 0 && count - 1 < capacity)
+        segment_links[count - 1] = fmt::kNoLink;  // no segment after the last point
     return count;
 }
 
 double PathQuery::smoothedLength() const {
-    if (graph_ != nullptr && graph_->isPov()) return path_length_ > 0 ? cost_ : 0.0;
+    if (graph_ != nullptr && graph_->isPov()) {
+        // The polyline's length (cost() adds link costs instead of their lengths).
+        if (path_length_ == 0) return 0.0;
+        double length = 0;
+        Vec3 previous = from_;
+        for (uint32_t i = 1; i < path_length_; ++i) {
+            const Vec3 next = i + 1 < path_length_ ? graph_->position(path_[i]) : to_;
+            const double dx = double(previous.x) - next.x, dy = double(previous.y) - next.y,
+                         dz = double(previous.z) - next.z;
+            length += std::sqrt(dx * dx + dy * dy + dz * dz);
+            previous = next;
+        }
+        return length;
+    }
     if (graph_ != nullptr && graph_->isNavmesh()) {
-        const uint32_t count = funnel(funnel_points_, path_length_ + 2);
+        const uint32_t count = funnel(funnel_points_, path_length_ * 2 + 2);
         double length = 0;
         for (uint32_t i = 1; i < count; ++i) {
             const Vec3 p = funnel_points_[i - 1], q = funnel_points_[i];
@@ -765,7 +1011,7 @@ double PathQuery::smoothedLength() const {
         }
         return length;
     }
-    const uint32_t count = smoothedIndices(scratch_);
+    const uint32_t count = smoothedIndices(scratch_, segment_scratch_);
     double length = 0;
     for (uint32_t i = 1; i < count; ++i) {
         const Vec3 p = graph_->position(scratch_[i - 1]), q = graph_->position(scratch_[i]);

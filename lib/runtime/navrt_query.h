@@ -226,17 +226,23 @@ public:
     // Results of the last findPath (valid until the next one).
     const uint32_t* path() const { return path_; }
     uint32_t pathLength() const { return path_length_; }
-    // After findPath / findPathWithin on an explicit graph: the edge the path takes from path()[k]
-    // to path()[k + 1] (an index into edge_targets; the one whose cost the search added, the first
-    // such when parallel edges cost the same), or kNoNode (implicit volume graphs, k out of range,
-    // or a POV path between points). graph.edgeLink() of it names the link a step uses.
+    // After a search on an explicit graph: the edge the path takes from path()[k] to
+    // path()[k + 1] (an index into edge_targets, the very edge the search relaxed), or kNoNode
+    // (implicit volume graphs, k out of range, a POV step from the start point or to the goal
+    // point). graph.edgeLink() of it names the link a step uses.
     uint32_t pathEdge(uint32_t k) const;
+    // The link step k takes (an index into the graph's LINK records, graph.link() decodes it), or
+    // nav::formats::kNoLink for a step on the walkable surface (every graph kind).
+    uint32_t pathLink(uint32_t k) const;
     double cost() const { return cost_; }
     uint32_t expansions() const { return expansions_; }
 
     // String-pulls the last path by line of sight over the graph (no corner cutting, respects
     // steps and floors) and writes up to `capacity` world points; returns how many there are.
-    uint32_t smooth(Vec3* points, uint32_t capacity) const;
+    // The straight path never cuts across a link: both ends of every link it takes are points,
+    // and when `segment_links` is given (capacity entries) segment_links[i] receives the link the
+    // segment from points[i] to points[i + 1] takes (an index into LINK), or kNoLink.
+    uint32_t smooth(Vec3* points, uint32_t capacity, uint32_t* segment_links = nullptr) const;
     // Length of the smoothed path (sum of its segment lengths).
     double smoothedLength() const;
     // Whether an agent can walk straight from node a to node b (tile, volume and navmesh graphs;
@@ -250,14 +256,37 @@ private:
         uint32_t parent;
         uint32_t stamp;       // search generation the record belongs to
         uint32_t heap_index;  // position in the heap, or kClosed
-        uint32_t reserved;
+        uint32_t via;         // explicit graphs: the edge from parent; volume: the link, or kNoNode
     };
+    // A link cheaper than the heuristic's distance between its ends (a teleport): the standard
+    // heuristic would overestimate across it, so h = min(plain h to the goal, min over shortcuts
+    // of plain h to its entry + `bound`), bound = its cost + a lower bound from its exit to the
+    // goal (shortcuts chained), computed once per goal (O(K^2), K <= kMaxShortcuts; beyond that
+    // h = min(plain h, cheapest shortcut), still admissible).
+    struct Shortcut {
+        uint32_t from = 0, to = 0;  // nodes (node-level list)
+        Vec3 from_point, to_point;  // navmesh point searches
+        double cost = 0;
+        double bound = 0;  // cost + lower bound from `to` to the current goal
+    };
+    static constexpr uint32_t kMaxShortcuts = 64;
     // Clears the last result and the per-search heuristic state before a new search.
     void beginSearch(bool have_points);
     template <class Expand>
     PathStatus search(uint32_t start, uint32_t goal, Expand&& expand);
     double heuristic(uint32_t node, uint32_t goal) const;
+    // Shortcut-aware (see Shortcut) lower bound from node to goal.
     double standardHeuristic(uint32_t node, uint32_t goal) const;
+    // Octile / Euclidean lower bound ignoring shortcuts.
+    double plainHeuristic(uint32_t node, uint32_t goal) const;
+    // Navmesh point searches: Euclidean lower bound from a point to to_, shortcut-aware.
+    double pointHeuristic(Vec3 point) const;
+    void prepareShortcuts(uint32_t goal) const;  // bounds for `goal` (node-level list)
+    void preparePointShortcuts() const;          // bounds for to_ (navmesh point list)
+    Error initLinks(const GraphView& graph);
+    // Volume graphs: the links leaving voxel v (both directions of bidirectional ones).
+    template <class Relax>
+    void expandVolumeLinks(uint32_t v, Relax&& relax) const;
     // Fills path_ by following parents back from the goal, sets the cost; returns found.
     PathStatus finishPath(uint32_t goal);
     void heapPush(uint32_t node);
@@ -266,8 +295,14 @@ private:
     uint32_t heapPop();
     bool before(uint32_t a, uint32_t b) const;
     void release();
-    uint32_t smoothedIndices(uint32_t* out) const;
+    uint32_t smoothedIndices(uint32_t* out, uint32_t* links) const;
     uint32_t funnel(Vec3* out, uint32_t capacity) const;
+    // The funnel over polygons path_[first .. last] from point a to point b, appended to out.
+    void funnelRange(uint32_t first, uint32_t last, Vec3 a, Vec3 b, Vec3* out, uint32_t capacity,
+                     uint32_t& count) const;
+    // Link record `index` taken from node `from`: its take-off and landing points and cost in
+    // the direction it is taken.
+    void linkStep(uint32_t index, uint32_t from, Vec3& take_off, Vec3& landing, double& cost) const;
     PathStatus searchMesh(uint32_t start, uint32_t goal);
     PathStatus searchPov(Vec3 from, PovPoint from_fixed, uint32_t start_cell, Vec3 to,
                          PovPoint to_fixed, uint32_t goal_cell);
@@ -281,6 +316,17 @@ private:
     mutable uint32_t* scratch_ = nullptr;
     float* entry_points_ = nullptr;  // navmesh: where the search entered each polygon
     mutable Vec3* funnel_points_ = nullptr;
+    mutable uint32_t* segment_scratch_ = nullptr;  // smoothing: link per output segment
+    mutable Shortcut* shortcuts_ = nullptr;        // node-level list
+    uint32_t shortcut_count_ = 0;
+    mutable Shortcut* point_shortcuts_ = nullptr;  // navmesh point list
+    uint32_t point_shortcut_count_ = 0;
+    mutable uint32_t shortcut_goal_ = kNoNode;  // goal the node-level bounds were made for
+    mutable bool point_shortcuts_ready_ = false;
+    double shortcut_floor_ = 0;  // more than kMaxShortcuts: the cheapest shortcut's cost
+    double point_shortcut_floor_ = 0;
+    uint32_t* volume_links_ = nullptr;  // volume: (voxel, link | 0x80000000 when reversed) pairs
+    uint32_t volume_link_count_ = 0;    // pairs, sorted by voxel
     Vec3 from_{}, to_{};
     bool have_points_ = false;
     uint32_t heap_size_ = 0;

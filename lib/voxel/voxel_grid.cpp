@@ -18,7 +18,7 @@ bool VoxelGrid::operator==(const VoxelGrid& o) const {
            cell_height == o.cell_height && agent.height == o.agent.height &&
            agent.radius == o.agent.radius && agent.climb == o.agent.climb &&
            agent.max_slope_deg == o.agent.max_slope_deg && column_offsets == o.column_offsets &&
-           spans == o.spans && areas == o.areas && source_name == o.source_name;
+           spans == o.spans && areas == o.areas && source_name == o.source_name && links == o.links;
 }
 
 VoxelStats computeStats(const VoxelGrid& grid) {

@@ -13,6 +13,7 @@
 #include "lib/common/file_io.h"
 #include "lib/common/result.h"
 #include "lib/geometry/geometry.h"
+#include "lib/geometry/link_spec.h"
 
 namespace nav::voxel {
 
@@ -46,6 +47,7 @@ struct VoxelGrid {
     std::vector<Span> spans;
     std::vector<geometry::AreaType> areas = geometry::defaultAreaTable();
     std::string source_name;  // base name of the source file (e.g. "den520d.map"), may be empty
+    std::vector<geometry::LinkSpec> links;  // links from scene objects (tag rules), for graphs
 
     size_t columnCount() const { return size_t(size_x) * size_z; }
     std::span<const Span> column(uint32_t x, uint32_t z) const {

@@ -169,9 +169,16 @@ TEST_SUITE("graph") {
         };
         refused({makeLink(base, 1, a, 999, 1.0f, formats::LinkType::jump)}, "link 1: an end names");
         refused({makeLink(base, 1, a, a, 1.0f, formats::LinkType::jump)}, "both ends are on node");
+        // Records sharing an id are the lanes of one wide link: same type, flags and user data.
         refused({makeLink(base, 1, a, b, 1.0f, formats::LinkType::jump),
-                 makeLink(base, 1, b, a, 1.0f, formats::LinkType::jump)},
-                "link id 1 is used twice");
+                 makeLink(base, 1, b, a, 1.0f, formats::LinkType::drop)},
+                "link id 1 is used by two links");
+        {
+            graph::Graph lanes = base;
+            CHECK(graph::addLinks(lanes, {makeLink(base, 1, a, b, 1.0f, formats::LinkType::jump),
+                                          makeLink(base, 1, b, a, 1.0f, formats::LinkType::jump)})
+                      .ok());
+        }
         refused({makeLink(base, 2, a, b, -1.0f, formats::LinkType::door)}, "link 2: cost -1");
         formats::LinkRecord odd = makeLink(base, 4, a, b, 1.0f, formats::LinkType::teleport);
         odd.type = formats::LinkType(42);
@@ -241,10 +248,12 @@ TEST_SUITE("graph") {
             "l.json");
         REQUIRE(document.ok());
         std::vector<graph::LinkSpec> specs;
-        REQUIRE(graph::parseLinks((*document)["links"], "$.links", "l.json", specs).ok());
+        REQUIRE(geometry::parseLinks((*document)["links"], "$.links", "l.json", {}, specs).ok());
         REQUIRE(specs.size() == 3);
         CHECK(specs[1].name == "l.json: $.links[1]");
-        auto records = graph::resolveLinks(g, specs);
+        std::vector<std::string> names;
+        graph::LinkResolveStats stats;
+        auto records = graph::resolveLinks(g, specs, names, stats);
         REQUIRE(records.ok());
         REQUIRE(records->size() == 3);
         const formats::LinkRecord& drop = (*records)[0];
@@ -262,16 +271,16 @@ TEST_SUITE("graph") {
         CHECK(ladder.reverse_cost == doctest::Approx(2.0f * len));
         CHECK((*records)[2].cost == 9.5f);
 
-        // A cost below the distance the heuristic assumes is refused, naming the link.
+        // A cost below the distance the heuristic assumes is a shortcut, kept as given (navrt's
+        // heuristic accounts for shortcuts).
         specs[2].cost = 3.0f;
-        auto cheap = graph::resolveLinks(g, specs);
-        REQUIRE_FALSE(cheap.ok());
-        CHECK(cheap.error().message.find("l.json: $.links[2]: cost 3 is below 8") !=
-              std::string::npos);
+        auto cheap = graph::resolveLinks(g, specs, names, stats);
+        REQUIRE(cheap.ok());
+        CHECK((*cheap)[2].cost == 3.0f);
         // An end off the surface: how far the nearest node is.
         specs[2].cost = 0;
         specs[2].to[1] = 5.0f;
-        auto off = graph::resolveLinks(g, specs);
+        auto off = graph::resolveLinks(g, specs, names, stats);
         REQUIRE_FALSE(off.ok());
         CHECK(off.error().message.find("its end (8.5, 5, 2.5) is not on the walkable surface") !=
               std::string::npos);
@@ -281,13 +290,13 @@ TEST_SUITE("graph") {
         auto bad = parseJson(R"({"links": [{"from": [1, 2], "to": [0, 0, 0]}]})", "b.json");
         REQUIRE(bad.ok());
         std::vector<graph::LinkSpec> none;
-        const Status s = graph::parseLinks((*bad)["links"], "$.links", "b.json", none);
+        const Status s = geometry::parseLinks((*bad)["links"], "$.links", "b.json", {}, none);
         REQUIRE_FALSE(s.ok());
         CHECK(s.error().message.find("$.links[0].from") != std::string::npos);
         auto kind = parseJson(
             R"({"links": [{"from": [0, 0, 0], "to": [1, 0, 0], "type": "rope"}]})", "k.json");
         REQUIRE(kind.ok());
-        const Status t = graph::parseLinks((*kind)["links"], "$.links", "k.json", none);
+        const Status t = geometry::parseLinks((*kind)["links"], "$.links", "k.json", {}, none);
         REQUIRE_FALSE(t.ok());
         CHECK(t.error().message.find("'rope'") != std::string::npos);
     }

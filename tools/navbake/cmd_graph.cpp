@@ -39,14 +39,39 @@ void registerGraph(CLI::App& app, CommandBody& body) {
     sub->add_option("--agent-radius", p.agent_radius,
                     "volume: keep the agent this far from solid voxels [m] (0 = a point agent)")
         ->capture_default_str();
+    const char* links_group = "Links (drops, jumps, ladders, doors, teleports)";
     sub->add_option("--links", options->links,
-                    "tile: authored links (drops, jumps, ladders, doors) from this JSON file, "
-                    "{\"links\": [{\"from\": [x,y,z], \"to\": [x,y,z], \"type\": \"drop\", ...}]}, "
-                    "the same entries as a level config's \"links\"");
+                    "authored links from this JSON file, {\"link_types\": [...], \"links\": "
+                    "[{\"from\": [x,y,z], \"to\": [x,y,z], \"type\": \"drop\", ...}]}, the same "
+                    "entries as a level config's; scene-object links in the .vox are always added")
+        ->group(links_group);
     sub->add_option("--agent", options->agent,
                     "with --links: keep the links for this agent profile (those listing it in "
                     "\"agents\", and those listing none); default: every link")
-        ->needs("--links");
+        ->needs("--links")
+        ->group(links_group);
+    graph::LinkGenParams& gen = p.generate;
+    sub->add_option("--drop-height", gen.drop_height,
+                    "generate drop links off ledges at most this high [m] (0 = none)")
+        ->capture_default_str()
+        ->group(links_group);
+    sub->add_option("--jump-distance", gen.jump_distance,
+                    "generate jump links across gaps at most this wide [m] (0 = none)")
+        ->capture_default_str()
+        ->group(links_group);
+    sub->add_option("--jump-up-height", gen.jump_up_height,
+                    "highest a jump rises [m]: drops this low are two-way, jumps may land this "
+                    "much higher")
+        ->capture_default_str()
+        ->group(links_group);
+    sub->add_option("--link-spacing", gen.spacing,
+                    "distance between ledge samples [m] (0 = every cell, exact)")
+        ->capture_default_str()
+        ->group(links_group);
+    sub->add_option("--link-max-width", gen.max_width,
+                    "widest segment link merged from neighbouring ledge samples [m]")
+        ->capture_default_str()
+        ->group(links_group);
     navmesh::NavmeshParams& nm = p.navmesh;
     const char* group = "Navmesh (names and defaults as in Recast)";
     addChoice<navmesh::Partition>(sub, "--partition", nm.partition, navmesh::kPartitions,
@@ -85,7 +110,8 @@ void registerGraph(CLI::App& app, CommandBody& body) {
         ->group(group);
     sub->add_option(
            "--threads", p.threads,
-           "navmesh, pov: worker threads (0 = all cores); the output does not depend on it")
+           "navmesh, pov, link generation: worker threads (0 = all cores); the output does not "
+           "depend on it")
         ->capture_default_str()
         ->group(group);
     sub->callback([&body, options, sub] {
@@ -95,14 +121,14 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                     "--agent-radius applies to volume graphs; tile graphs use the "
                     "radius the walkable surface was eroded with");
             if (!options->links.empty()) {
-                auto links = graph::loadLinksFile(options->links);
-                if (!links) return reportFailure(context, links.error());
+                auto file = geometry::loadLinksFile(options->links);
+                if (!file) return reportFailure(context, file.error());
+                const std::vector<geometry::LinkSpec>& links = file->links;
                 options->params.links =
-                    options->agent.empty() ? *links : graph::linksForAgent(*links, options->agent);
-                if (const size_t skipped = links->size() - options->params.links.size();
-                    skipped > 0)
+                    options->agent.empty() ? links : graph::linksForAgent(links, options->agent);
+                if (const size_t skipped = links.size() - options->params.links.size(); skipped > 0)
                     context.info("{} of {} links are for other agents than '{}'", skipped,
-                                 links->size(), options->agent);
+                                 links.size(), options->agent);
             }
             return runStage<graph::GraphStage>(context, {options->input}, options->params,
                                                options->output);

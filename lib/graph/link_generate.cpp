@@ -1,0 +1,469 @@
+// Generated links: drops and jumps an agent can make, found on the voxel grid of its walkable
+// surface. The method follows the ledge sampling of off-mesh link generators (Unity's NavMesh
+// "Generate Links" with Drop Height and Jump Distance; the "jump link builder" of the Recast demo,
+// recastnavigation issue #130 and its follow-ups), checked against the heightfield as Recast's
+// filters read it (M. Mononen, RecastFilter.cpp):
+//
+// 1. Ledges. For every walkable span and each of the 4 cardinal directions, walk outward over the
+//    columns beyond it: while a column holds a floor within `climb` of the span's top (the band
+//    that erosion and the ledge filter made unwalkable, at most 2 x radius + 4 cells wide) keep
+//    going; a walkable floor within climb ends the walk (the surface goes on: no ledge), and so
+//    does a wall (solid between climb and the agent's height above the top). The first column
+//    with neither is beyond the ledge: a ledge sample (span, direction).
+// 2. Drops (drop_height > 0). The highest floor below the ledge's top in that column is where
+//    the agent falls; deeper than drop_height: rejected (too_high). From there outward, the first
+//    walkable span within climb of that floor (past the band eroded along the cliff foot) is the
+//    landing; none within reach: no_landing_room.
+// 3. Jumps (jump_distance > 0). Beyond the ledge, the first column with a floor no lower than
+//    climb below the top (or lower, within drop_height, once a gap has been crossed) and no higher
+//    than jump_up_height above it is the far edge; the gap between the two edges must be at most
+//    jump_distance (else gap_too_wide). Past the far edge's band, the first walkable span within
+//    climb of its floor is the landing.
+// 4. Clearance. The agent (a cylinder of its radius and height) must fit along the whole
+//    trajectory (linkTrajectory: walk-off then straight fall for drops, a 45-degree parabola for
+//    jumps), sampled every half cell: no solid voxel of a column whose centre lies closer than the
+//    radius may overlap the body (half a cell height of slack at the feet and head for the grid's
+//    quantization). A hit rejects the sample (blocked).
+// 5. Merging. Samples of one direction along one straight ledge line (same take-off height, same
+//    landing offset, same type and two-way-ness) on consecutive cells become one wide link, at
+//    most max_width wide; its lanes (one per cell, graph/links.h) are exactly the samples.
+//    A drop whose height is at most jump_up_height is two-way (the way back up costs like a
+//    climb: 2 x its length).
+//
+// Deterministic: rows are processed in fixed chunks, merged in row order, runs sorted by their
+// first cell; ids are kGeneratedLinkIdFirst + the run's index.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "lib/common/parallel.h"
+#include "lib/graph/links.h"
+#include "lib/voxel/voxelize.h"
+
+namespace nav::graph {
+namespace {
+
+constexpr int kDx[4] = {1, -1, 0, 0};
+constexpr int kDz[4] = {0, 0, 1, -1};
+constexpr uint32_t kRowsPerChunk = 8;
+
+struct Sample {
+    uint32_t x = 0, z = 0;  // take-off column
+    uint16_t top = 0;       // take-off span top [cell heights]
+    uint8_t dir = 0;
+    formats::LinkType type = formats::LinkType::drop;
+    bool two_way = false;
+    int land_dx = 0, land_dz = 0;  // landing column - take-off column
+    int land_top = 0;              // landing span top [cell heights]
+};
+
+// The sample spacing in cells (at least 1; 0 m = every cell).
+uint32_t spacingCells(const LinkGenParams& p, double cell_size) {
+    if (!(p.spacing > 0)) return 1;
+    return uint32_t(std::max(
+        1, voxel::metresToCells(p.spacing, cell_size, voxel::CellRounding::down, 1 << 20)));
+}
+
+struct RowResult {
+    std::vector<Sample> samples;
+    uint64_t ledges = 0, linked = 0;
+    std::array<uint64_t, size_t(LinkReject::count)> rejected{};
+};
+
+class Generator {
+public:
+    Generator(const voxel::VoxelGrid& grid, const LinkGenParams& params) : g_(grid), p_(params) {
+        const voxel::AgentCells cells =
+            voxel::agentCells(grid.agent, grid.cell_size, grid.cell_height);
+        height_ = cells.height;
+        climb_ = cells.climb;
+        radius_ = cells.radius;
+        band_ = 2 * radius_ + 4;
+        drop_cells_ = voxel::metresToCells(params.drop_height, grid.cell_height,
+                                           voxel::CellRounding::down, 1 << 20);
+        up_cells_ = voxel::metresToCells(params.jump_up_height, grid.cell_height,
+                                         voxel::CellRounding::down, 1 << 20);
+        jump_cells_ = voxel::metresToCells(params.jump_distance, grid.cell_size,
+                                           voxel::CellRounding::down, 1 << 20);
+        step_ = 0.5f * std::min(grid.cell_size, grid.cell_height);
+        spacing_cells_ = spacingCells(params, grid.cell_size);
+    }
+
+    // The ledge samples of row z, in (x, span, direction) order.
+    void row(uint32_t z, RowResult& out) const {
+        for (uint32_t x = 0; x < g_.size_x; ++x) {
+            const auto spans = g_.column(x, z);
+            for (size_t i = 0; i < spans.size(); ++i) {
+                if (!spans[i].walkable) continue;
+                for (uint8_t d = 0; d < 4; ++d) sample(x, z, spans, i, d, out);
+            }
+        }
+    }
+
+private:
+    bool inGrid(int x, int z) const {
+        return x >= 0 && z >= 0 && uint32_t(x) < g_.size_x && uint32_t(z) < g_.size_z;
+    }
+    // Clearance above span i of a column [cell heights].
+    static int ceilingOf(std::span<const voxel::Span> spans, size_t i) {
+        return i + 1 < spans.size() ? int(spans[i + 1].y_min) : (1 << 24);
+    }
+    // The span of column (x, z) whose top is within `climb` of `top` with room for the agent above
+    // (the closest top); -1 when none.
+    int floorNear(int x, int z, int top, int below, int above) const {
+        const auto spans = g_.column(uint32_t(x), uint32_t(z));
+        int best = -1, best_gap = 1 << 30;
+        for (size_t i = 0; i < spans.size(); ++i) {
+            const int t = spans[i].y_max;
+            if (t < top - below || t > top + above) continue;
+            if (ceilingOf(spans, i) - t < height_) continue;
+            const int gap = std::abs(t - top);
+            if (gap < best_gap) best = int(i), best_gap = gap;
+        }
+        return best;
+    }
+    // Solid in column (x, z) overlapping heights (low, high) [cell heights, exclusive].
+    bool solidBetween(int x, int z, int low, int high) const {
+        for (const voxel::Span& s : g_.column(uint32_t(x), uint32_t(z)))
+            if (int(s.y_min) < high && int(s.y_max) > low) return true;
+        return false;
+    }
+    // The highest span top in column (x, z) strictly below `top` - climb; -1 when none.
+    int floorBelow(int x, int z, int top) const {
+        int best = -1;
+        for (const voxel::Span& s : g_.column(uint32_t(x), uint32_t(z)))
+            if (int(s.y_max) < top - climb_) best = std::max(best, int(s.y_max));
+        return best;
+    }
+    // From column (x, z) outward in direction d, within `band_` columns: the first walkable span
+    // within climb of `level`, stopping at a wall. Sets the column offset and top.
+    bool landing(int x, int z, int d, int level, int& offset, int& top) const {
+        for (int j = 0; j <= band_; ++j) {
+            const int cx = x + j * kDx[d], cz = z + j * kDz[d];
+            if (!inGrid(cx, cz)) return false;
+            const auto spans = g_.column(uint32_t(cx), uint32_t(cz));
+            int found = -1;
+            for (size_t i = 0; i < spans.size(); ++i)
+                if (spans[i].walkable && std::abs(int(spans[i].y_max) - level) <= climb_ &&
+                    (found < 0 || std::abs(int(spans[i].y_max) - level) <
+                                      std::abs(int(spans[size_t(found)].y_max) - level)))
+                    found = int(i);
+            if (found >= 0) {
+                offset = j;
+                top = spans[size_t(found)].y_max;
+                return true;
+            }
+            if (floorNear(cx, cz, level, climb_, climb_) < 0) return false;  // the floor ended
+            if (solidBetween(cx, cz, level + climb_, level + height_)) return false;  // a wall
+        }
+        return false;
+    }
+
+    float worldX(double cx) const { return float(g_.origin[0] + (cx + 0.5) * g_.cell_size); }
+    float worldZ(double cz) const { return float(g_.origin[2] + (cz + 0.5) * g_.cell_size); }
+    float worldY(int top) const { return g_.origin[1] + float(top) * g_.cell_height; }
+
+    // Whether the agent fits everywhere along the trajectory.
+    bool clear(formats::LinkType type, const float from[3], const float to[3]) const {
+        const double r = g_.agent.radius, h = g_.agent.height;
+        const double slack = 0.5 * g_.cell_height;
+        const double step_over = double(climb_) * g_.cell_height;  // steps walking takes too
+        for (const auto& q : linkTrajectory(type, from, to, step_)) {
+            const double fx = (double(q[0]) - g_.origin[0]) / g_.cell_size - 0.5;
+            const double fz = (double(q[2]) - g_.origin[2]) / g_.cell_size - 0.5;
+            const double reach = r / g_.cell_size;
+            const double low = (double(q[1]) - g_.origin[1] + step_over + slack) / g_.cell_height;
+            const double high = (double(q[1]) - g_.origin[1] + h - slack) / g_.cell_height;
+            for (int z = int(std::ceil(fz - reach)); z <= int(std::floor(fz + reach)); ++z)
+                for (int x = int(std::ceil(fx - reach)); x <= int(std::floor(fx + reach)); ++x) {
+                    const double ex = double(x) - fx, ez = double(z) - fz;
+                    if (ex * ex + ez * ez >= reach * reach &&
+                        !(x == int(std::lround(fx)) && z == int(std::lround(fz))))
+                        continue;
+                    if (!inGrid(x, z)) continue;  // outside the grid there is no geometry
+                    for (const voxel::Span& s : g_.column(uint32_t(x), uint32_t(z)))
+                        if (double(s.y_min) < high && double(s.y_max) > low) return false;
+                }
+        }
+        return true;
+    }
+
+    void sample(uint32_t x, uint32_t z, std::span<const voxel::Span> spans, size_t i, uint8_t d,
+                RowResult& out) const {
+        // With a spacing, only every spacing-th cell along the ledge line is tested.
+        if ((kDx[d] != 0 ? z : x) % spacing_cells_ != 0) return;
+        const int top = spans[i].y_max;
+        // 1. Walk out to the ledge.
+        int edge = -1;  // columns from the take-off to the first one beyond the ledge
+        for (int k = 1; k <= band_ + 1; ++k) {
+            const int cx = int(x) + k * kDx[d], cz = int(z) + k * kDz[d];
+            if (!inGrid(cx, cz)) {
+                edge = k;  // the grid's border: nothing beyond (a drop into nothing)
+                break;
+            }
+            const int f = floorNear(cx, cz, top, climb_, climb_);
+            if (f >= 0) {
+                if (g_.column(uint32_t(cx), uint32_t(cz))[size_t(f)].walkable) return;  // surface
+                continue;  // the unwalkable band along the ledge
+            }
+            if (solidBetween(cx, cz, top + climb_, top + height_)) return;  // a wall
+            edge = k;
+            break;
+        }
+        if (edge < 0) return;
+        ++out.ledges;
+        const int ex = int(x) + edge * kDx[d], ez = int(z) + edge * kDz[d];
+        const float from[3] = {worldX(x), worldY(top), worldZ(z)};
+        bool linked = false, blocked = false, no_room = false, too_high = false;
+        // 2. Drop.
+        if (p_.drop_height > 0 && inGrid(ex, ez)) {
+            const int below = floorBelow(ex, ez, top);
+            if (below >= 0 && top - below <= drop_cells_) {
+                int offset = 0, land_top = 0;
+                if (landing(ex, ez, d, below, offset, land_top)) {
+                    const int lx = ex + offset * kDx[d], lz = ez + offset * kDz[d];
+                    const float to[3] = {worldX(lx), worldY(land_top), worldZ(lz)};
+                    if (clear(formats::LinkType::drop, from, to)) {
+                        Sample s{x,
+                                 z,
+                                 uint16_t(top),
+                                 d,
+                                 formats::LinkType::drop,
+                                 top - land_top <= up_cells_,
+                                 lx - int(x),
+                                 lz - int(z),
+                                 land_top};
+                        out.samples.push_back(s);
+                        linked = true;
+                    } else {
+                        blocked = true;
+                    }
+                } else {
+                    no_room = true;
+                }
+            } else if (below >= 0) {
+                too_high = true;
+            }
+        }
+        // 3. Jump across a gap: the first column beyond with a floor from climb below the top
+        // to jump_up_height above it is the far edge.
+        bool too_wide = p_.jump_distance > 0;
+        if (p_.jump_distance > 0) {
+            for (int j = 1; j <= jump_cells_ && inGrid(ex + j * kDx[d], ez + j * kDz[d]); ++j) {
+                const int cx = ex + j * kDx[d], cz = ez + j * kDz[d];
+                const int f = floorNear(cx, cz, top, climb_, up_cells_);
+                if (f < 0) continue;
+                const int far_top = g_.column(uint32_t(cx), uint32_t(cz))[size_t(f)].y_max;
+                too_wide = false;
+                int offset = 0, land_top = 0;
+                if (!landing(cx, cz, d, far_top, offset, land_top)) {
+                    no_room = true;
+                    break;
+                }
+                const int lx = cx + offset * kDx[d], lz = cz + offset * kDz[d];
+                const float to[3] = {worldX(lx), worldY(land_top), worldZ(lz)};
+                if (!clear(formats::LinkType::jump, from, to)) {
+                    blocked = true;
+                    break;
+                }
+                out.samples.push_back(Sample{x, z, uint16_t(top), d, formats::LinkType::jump, false,
+                                             lx - int(x), lz - int(z), land_top});
+                linked = true;
+                break;
+            }
+        }
+        if (linked) {
+            ++out.linked;
+            return;
+        }
+        LinkReject reason = LinkReject::gap_too_wide;
+        if (blocked)
+            reason = LinkReject::blocked;
+        else if (no_room)
+            reason = LinkReject::no_landing_room;
+        else if (too_high)
+            reason = LinkReject::too_high;
+        else if (!too_wide && p_.jump_distance <= 0)
+            reason = LinkReject::too_high;  // nothing below within reach, and no jumping
+        ++out.rejected[size_t(reason)];
+    }
+
+    const voxel::VoxelGrid& g_;
+    const LinkGenParams& p_;
+    int height_ = 0, climb_ = 0, radius_ = 0, band_ = 0;
+    int drop_cells_ = 0, up_cells_ = 0, jump_cells_ = 0;
+    uint32_t spacing_cells_ = 1;
+    float step_ = 0.1f;
+};
+
+}  // namespace
+
+ParamIssues checkLinkGenParams(const LinkGenParams& p) {
+    ParamCheck check;
+    check.range("drop_height", p.drop_height, 0.0f, 1000.0f, "m");
+    check.range("jump_distance", p.jump_distance, 0.0f, 1000.0f, "m");
+    check.range("jump_up_height", p.jump_up_height, 0.0f, 1000.0f, "m");
+    check.range("link_spacing", p.spacing, 0.0f, 1000.0f, "m");
+    check.range("link_max_width", p.max_width, 0.0f, 1000.0f, "m");
+    check.threads("threads", p.threads);
+    return check.issues;
+}
+
+void describeLinkGen(const LinkGenParams& p, StageKey& key) {
+    if (!p.enabled()) return;
+    key.add("drop_height", p.drop_height)
+        .add("jump_distance", p.jump_distance)
+        .add("jump_up_height", p.jump_up_height)
+        .add("link_spacing", p.spacing)
+        .add("link_max_width", p.max_width);
+}
+
+std::vector<std::array<float, 3>> linkTrajectory(formats::LinkType type, const float from[3],
+                                                 const float to[3], float step) {
+    std::vector<std::array<float, 3>> points;
+    const double dx = double(to[0]) - from[0], dz = double(to[2]) - from[2];
+    const double horizontal = std::sqrt(dx * dx + dz * dz);
+    step = step > 0 ? step : 0.1f;
+    if (type == formats::LinkType::jump) {
+        // y(t) = y0 + b t + c t^2 with y(1) = y1 and its apex H above y0: c = u - b, and
+        // y0 - b^2 / 4c = y0 + H gives b = 2H + 2 sqrt(H (H - u)) (the root with the apex inside).
+        const double y0 = from[1], y1 = to[1];
+        const double apex = std::max(y0, y1) + 0.25 * horizontal;
+        const double u = y1 - y0, hh = apex - y0;
+        const double b = hh > 0 ? 2 * hh + 2 * std::sqrt(std::max(0.0, hh * (hh - u))) : u;
+        const double c = u - b;
+        const double length = horizontal + 2 * (apex - std::min(y0, y1));
+        const int n = std::max(2, int(std::ceil(length / step)));
+        for (int i = 0; i <= n; ++i) {
+            const double t = double(i) / n;
+            points.push_back(
+                {float(from[0] + dx * t), float(y0 + b * t + c * t * t), float(from[2] + dz * t)});
+        }
+        return points;
+    }
+    // Drop (and anything else): along the take-off height to above the landing, then down.
+    const int n1 = std::max(1, int(std::ceil(horizontal / step)));
+    for (int i = 0; i <= n1; ++i) {
+        const double t = double(i) / n1;
+        points.push_back({float(from[0] + dx * t), from[1], float(from[2] + dz * t)});
+    }
+    const double fall = double(from[1]) - to[1];
+    const int n2 = std::max(1, int(std::ceil(std::fabs(fall) / step)));
+    for (int i = 1; i <= n2; ++i) {
+        const double t = double(i) / n2;
+        points.push_back({to[0], float(from[1] - fall * t), to[2]});
+    }
+    return points;
+}
+
+Result<GeneratedLinks> generateLinks(const voxel::VoxelGrid& grid, const LinkGenParams& params,
+                                     Context& context) {
+    if (Status s = paramError("link generation parameters", checkLinkGenParams(params)); !s)
+        return s.error();
+    const auto start = std::chrono::steady_clock::now();
+    ScopedTimer timer(context, "graph: link generation");
+    GeneratedLinks out;
+    if (!params.enabled() || grid.size_x == 0 || grid.size_z == 0) return out;
+    const Generator generator(grid, params);
+    const size_t chunks = (grid.size_z + kRowsPerChunk - 1) / kRowsPerChunk;
+    std::vector<RowResult> results(chunks);
+    uint64_t progress = 0;
+    Status ran = runParallel("link generation", chunks, resolveThreads(params.threads), context,
+                             progress, chunks, [&](size_t chunk) {
+                                 if (context.cancelled()) throw StageCancelled{};
+                                 const uint32_t end = uint32_t(
+                                     std::min<size_t>(grid.size_z, (chunk + 1) * kRowsPerChunk));
+                                 for (uint32_t z = uint32_t(chunk * kRowsPerChunk); z < end; ++z)
+                                     generator.row(z, results[chunk]);
+                             });
+    if (!ran) return ran.error();
+
+    // ---- Merge samples into runs along each ledge line. ----
+    LinkGenStats& stats = out.stats;
+    // Key: direction, the ledge line (x for +-X ledges, z for +-Z), take-off top, landing offset
+    // and top difference, type, two-way. Value: positions along the line.
+    using Key = std::tuple<int, int, uint32_t, int, int, int, int, bool>;
+    std::map<Key, std::vector<uint32_t>> lines;
+    for (const RowResult& r : results) {
+        stats.ledge_samples += r.ledges;
+        stats.samples_linked += r.linked;
+        for (size_t k = 0; k < r.rejected.size(); ++k) stats.rejected[k] += r.rejected[k];
+        for (const Sample& s : r.samples) {
+            const bool along_z = kDx[s.dir] != 0;  // +-X ledges run along Z
+            lines[Key{int(s.type), int(s.dir), along_z ? s.x : s.z, int(s.top), s.land_dx,
+                      s.land_dz, s.land_top - int(s.top), s.two_way}]
+                .push_back(along_z ? s.z : s.x);
+        }
+    }
+    const double cs = grid.cell_size;
+    const uint32_t spacing_cells = spacingCells(params, cs);
+    const uint32_t max_cells = std::max<uint32_t>(
+        1,
+        uint32_t(voxel::metresToCells(params.max_width, cs, voxel::CellRounding::down, 1 << 20)));
+    struct Run {
+        uint32_t z, x;  // first take-off cell (for ordering)
+        LinkSpec spec;
+    };
+    std::vector<Run> runs;
+    for (auto& [key, positions] : lines) {
+        const auto [type, dir, line, top, land_dx, land_dz, rise, two_way] = key;
+        std::sort(positions.begin(), positions.end());
+        positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+        const bool along_z = kDx[dir] != 0;
+        // With a spacing, only every spacing_cells-th position was meant to be tested: the run
+        // covers the positions between two neighbouring samples too.
+        size_t i = 0;
+        while (i < positions.size()) {
+            size_t j = i + 1;
+            while (j < positions.size() && positions[j] - positions[j - 1] <= spacing_cells &&
+                   positions[j] - positions[i] < max_cells)
+                ++j;
+            const uint32_t first = positions[i], last = positions[j - 1];
+            const double mid = 0.5 * (double(first) + double(last));
+            const uint32_t cells = last - first + 1;
+            LinkSpec l;
+            l.type = formats::LinkType(type);
+            l.generated = true;
+            l.bidirectional = two_way;
+            const double fx = along_z ? double(line) : mid, fz = along_z ? mid : double(line);
+            l.from[0] = float(grid.origin[0] + (fx + 0.5) * cs);
+            l.from[1] = grid.origin[1] + float(top) * grid.cell_height;
+            l.from[2] = float(grid.origin[2] + (fz + 0.5) * cs);
+            l.to[0] = float(grid.origin[0] + (fx + land_dx + 0.5) * cs);
+            l.to[1] = grid.origin[1] + float(top + rise) * grid.cell_height;
+            l.to[2] = float(grid.origin[2] + (fz + land_dz + 0.5) * cs);
+            l.width = cells > 1 ? float(double(cells) * cs) : 0.0f;
+            if (two_way) {
+                // The way back up is a climb: twice its length.
+                const double ddx = double(l.to[0]) - l.from[0], ddy = double(l.to[1]) - l.from[1],
+                             ddz = double(l.to[2]) - l.from[2];
+                l.reverse_cost = float(2.0 * std::sqrt(ddx * ddx + ddy * ddy + ddz * ddz));
+                ++stats.two_way;
+            }
+            runs.push_back(
+                {along_z ? first : uint32_t(line), along_z ? uint32_t(line) : first, std::move(l)});
+            i = j;
+        }
+    }
+    std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
+        return std::tie(a.z, a.x) < std::tie(b.z, b.x);
+    });
+    for (size_t k = 0; k < runs.size(); ++k) {
+        LinkSpec& l = runs[k].spec;
+        l.id = geometry::kGeneratedLinkIdFirst + uint32_t(k);
+        l.name = fmt::format("generated {} link {} at ({:.2f}, {:.2f}, {:.2f})",
+                             choiceName<formats::LinkType>(kLinkTypes, l.type), l.id, l.from[0],
+                             l.from[1], l.from[2]);
+        ++stats.links_by_type[std::string(choiceName<formats::LinkType>(kLinkTypes, l.type))];
+        out.links.push_back(std::move(l));
+    }
+    stats.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    context.debug("link generation: {} links from {} ledge samples ({} linked), {:.1f} ms",
+                  out.links.size(), stats.ledge_samples, stats.samples_linked, stats.milliseconds);
+    return out;
+}
+
+}  // namespace nav::graph
