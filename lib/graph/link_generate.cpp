@@ -137,10 +137,11 @@ private:
             if (int(s.y_max) < top - climb_) best = std::max(best, int(s.y_max));
         return best;
     }
-    // From column (x, z) outward in direction d, within `band_` columns: the first walkable span
-    // within climb of `level`, stopping at a wall. Sets the column offset and top.
-    bool landing(int x, int z, int d, int level, int& offset, int& top) const {
-        for (int j = 0; j <= band_; ++j) {
+    // From column (x, z) outward in direction d, from `first` to `band_` columns: the first
+    // walkable span within climb of `level`, stopping where the floor ends or at a wall. Sets the
+    // column offset and top.
+    bool landing(int x, int z, int d, int level, int first, int& offset, int& top) const {
+        for (int j = first; j <= first + band_; ++j) {
             const int cx = x + j * kDx[d], cz = z + j * kDz[d];
             if (!inGrid(cx, cz)) return false;
             const auto spans = g_.column(uint32_t(cx), uint32_t(cz));
@@ -178,8 +179,10 @@ private:
             const double high = (double(q[1]) - g_.origin[1] + h - slack) / g_.cell_height;
             for (int z = int(std::ceil(fz - reach)); z <= int(std::floor(fz + reach)); ++z)
                 for (int x = int(std::ceil(fx - reach)); x <= int(std::floor(fx + reach)); ++x) {
+                    // Columns at exactly the radius (an agent eroded off a wall stands there)
+                    // are outside, with a margin for rounding.
                     const double ex = double(x) - fx, ez = double(z) - fz;
-                    if (ex * ex + ez * ez >= reach * reach &&
+                    if (ex * ex + ez * ez >= (reach - 1e-3) * (reach - 1e-3) &&
                         !(x == int(std::lround(fx)) && z == int(std::lround(fz))))
                         continue;
                     if (!inGrid(x, z)) continue;  // outside the grid there is no geometry
@@ -221,8 +224,9 @@ private:
         if (p_.drop_height > 0 && inGrid(ex, ez)) {
             const int below = floorBelow(ex, ez, top);
             if (below >= 0 && top - below <= drop_cells_) {
+                // The agent falls once its body is clear of the ledge: its radius beyond it.
                 int offset = 0, land_top = 0;
-                if (landing(ex, ez, d, below, offset, land_top)) {
+                if (landing(ex, ez, d, below, std::max(0, radius_ - 1), offset, land_top)) {
                     const int lx = ex + offset * kDx[d], lz = ez + offset * kDz[d];
                     const float to[3] = {worldX(lx), worldY(land_top), worldZ(lz)};
                     if (clear(formats::LinkType::drop, from, to)) {
@@ -258,7 +262,7 @@ private:
                 const int far_top = g_.column(uint32_t(cx), uint32_t(cz))[size_t(f)].y_max;
                 too_wide = false;
                 int offset = 0, land_top = 0;
-                if (!landing(cx, cz, d, far_top, offset, land_top)) {
+                if (!landing(cx, cz, d, far_top, 0, offset, land_top)) {
                     no_room = true;
                     break;
                 }
