@@ -316,8 +316,11 @@ Status addPovLinks(Graph& g, std::vector<formats::LinkRecord> links, int threads
     stats.corner_count = count;
     stats.any_direction_corners += added;
     stats.visibility_edges += 2 * new_pairs;
+    const size_t surface_edges = g.edgeCount();
     if (Status s = addLinks(g, std::move(links)); !s) return s;
-    stats.taut_edges = g.edgeCount();  // link edges included (PSTA = GRHD's edge count)
+    // PSTA counts link edges with the visibility and taut edges (taut = GRHD's edge count).
+    stats.visibility_edges += g.edgeCount() - surface_edges;
+    stats.taut_edges = g.edgeCount();
     context.debug("graph pov: {} link-end vertices, {} visibility edges to them", added,
                   2 * new_pairs);
     return {};

@@ -281,8 +281,11 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
                 r = Record{new_g, new_g + h, u, stamp_, kNotInHeap, e};
                 setPoint(v, mid);
                 heapPush(v);
-            } else if (new_g < r.g - 1e-9) {
+            } else if (new_g + h < r.f - 1e-9) {
                 // Entry points depend on the parent, so a closed polygon may improve: reopen it.
+                // Two entries into one polygon compare by g + h, the cost so far plus the
+                // heuristic's estimate from where each enters (a far-off lane of a wide link can
+                // be cheaper to reach and yet lead away from the goal).
                 r.g = new_g;
                 r.f = new_g + h;
                 r.parent = u;

@@ -110,6 +110,13 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
     }
     heap_size_ = 0;
     preparePointShortcuts();  // links cheaper than their length (teleports)
+    // A link-end vertex standing exactly on the start or goal point: joined at no distance (no
+    // direction to test, nothing to see past).
+    auto atLinkEnd = [&](uint32_t v, PovPoint pv, uint32_t cell, PovPoint p, uint32_t p_cell) {
+        return pv.x == p.x && pv.z == p.z && cell == p_cell &&
+               (fmt::decodePovCorner(g.pov_corners + size_t(v) * fmt::kPovCornerSize).flags &
+                fmt::kPovCornerLinkEnd) != 0;
+    };
     auto h = [&](uint32_t v) { return v == goal ? 0.0 : pointHeuristic(g.position(v)); };
     auto relax = [&](uint32_t from_node, uint32_t v, double new_g, uint32_t via) {
         Record& r = records_[v];
@@ -158,6 +165,10 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
                 const uint32_t cell = fmt::povCornerCell(grid, c);
                 if (g.layer_components[cell] != component) continue;
                 const PovPoint pc = fmt::povCornerPoint(grid, c);
+                if (atLinkEnd(c, pc, cell, ps, start_cell)) {
+                    relax(start, c, distance(from, g.position(c)), kNoNode);
+                    continue;
+                }
                 if (!fmt::povCornerAdmits(grid, c, ps.x - pc.x, ps.z - pc.z)) continue;
                 if (!fmt::povSegmentVisible(grid, start_cell, ps, cell, pc)) continue;
                 relax(start, c, distance(from, g.position(c)), kNoNode);
@@ -168,8 +179,10 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
         for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
             relax(u, g.edgeTarget(u, e), g_u + double(g.edge_costs[e]), e);
         const PovPoint pu = fmt::povCornerPoint(grid, u);
-        if (fmt::povCornerAdmits(grid, u, pg.x - pu.x, pg.z - pu.z) &&
-            fmt::povSegmentVisible(grid, fmt::povCornerCell(grid, u), pu, goal_cell, pg))
+        const uint32_t cu = fmt::povCornerCell(grid, u);
+        if (atLinkEnd(u, pu, cu, pg, goal_cell) ||
+            (fmt::povCornerAdmits(grid, u, pg.x - pu.x, pg.z - pu.z) &&
+             fmt::povSegmentVisible(grid, cu, pu, goal_cell, pg)))
             relax(u, goal, g_u + distance(g.position(u), to), kNoNode);
     }
     return PathStatus::no_path;

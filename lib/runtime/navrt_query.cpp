@@ -242,6 +242,15 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     if (Error e = fmt::validateLinkSections(h, s)) return e;
     auto u32 = [&](G part) { return reinterpret_cast<const uint32_t*>(s[part].data); };
     out.components = u32(G::components);
+    if (s[G::links].present) {
+        out.links = s[G::links].data;
+        out.link_count = uint32_t(s[G::links].size / fmt::kLinkRecordSize);
+        out.edge_links = s[G::edge_links].present ? u32(G::edge_links) : nullptr;
+    }
+    if (s[G::link_types].present) {
+        out.link_type_names = reinterpret_cast<const char*>(s[G::link_types].data);
+        out.link_type_count = uint32_t(s[G::link_types].size / fmt::kLinkTypeNameSize);
+    }
     if (out.implicitVolume()) {
         out.free_voxels = reinterpret_cast<const uint64_t*>(s[G::free_voxels].data);
         return {};
@@ -272,11 +281,6 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     }
     if (Error e = fmt::validateColumnNodes(h, s)) return e;
     if (s[G::column_nodes].present && has_cells) out.column_nodes = u32(G::column_nodes);
-    if (s[G::links].present) {
-        out.links = s[G::links].data;
-        out.link_count = uint32_t(s[G::links].size / fmt::kLinkRecordSize);
-        out.edge_links = u32(G::edge_links);
-    }
     return {};
 }
 
@@ -286,6 +290,21 @@ fmt::LinkRecord GraphView::link(uint32_t index) const {
         (void)fmt::decodeLinkRecord(links + size_t(index) * fmt::kLinkRecordSize,
                                     fmt::kLinkRecordSize, l);
     return l;
+}
+
+const char* GraphView::linkTypeName(nav::formats::LinkType type, size_t& length) const {
+    if (const char* name = nav::formats::linkTypeName(type)) {
+        length = std::strlen(name);
+        return name;
+    }
+    const uint32_t k = uint32_t(type) - nav::formats::kLinkTypeUserFirst;
+    if (nav::formats::isUserLinkType(type) && k < link_type_count) {
+        const char* name = link_type_names + size_t(k) * nav::formats::kLinkTypeNameSize;
+        length = strnlen(name, nav::formats::kLinkTypeNameSize);
+        return name;
+    }
+    length = 0;
+    return nullptr;
 }
 
 const char* pathStatusName(PathStatus status) {

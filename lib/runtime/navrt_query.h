@@ -88,7 +88,9 @@ struct GraphView {
     // edge_links[e] is the link edge e stands for, nav::formats::kNoLink for surface edges.
     const uint8_t* links = nullptr;  // link_count records of nav::formats::kLinkRecordSize bytes
     uint32_t link_count = 0;
-    const uint32_t* edge_links = nullptr;  // per edge; null when the graph has no links
+    const uint32_t* edge_links = nullptr;   // per edge; null without links and on volume graphs
+    const char* link_type_names = nullptr;  // LTYP: kLinkTypeNameSize bytes per user type
+    uint32_t link_type_count = 0;
 
     bool hasClusters() const { return node_clusters != nullptr; }
     bool hasNextHop() const { return next_hop_ranks != nullptr || has_hier_hop; }
@@ -111,6 +113,9 @@ struct GraphView {
     }
     // Link `index` (< link_count), decoded from its validated record.
     nav::formats::LinkRecord link(uint32_t index) const;
+    // The name of a link type ("drop", or a user type from LTYP; not terminated: `length`
+    // bytes), or null for a value that names none.
+    const char* linkTypeName(nav::formats::LinkType type, size_t& length) const;
 };
 // Checks every count, offset and index of the graph sections before handing out the view.
 Error viewGraph(const Asset& asset, GraphView& out);

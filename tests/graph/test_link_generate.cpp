@@ -183,9 +183,9 @@ TEST_SUITE("links") {
             std::vector<std::string> sides;
             for (const geometry::LinkSpec& l : links) {
                 CHECK(l.type == formats::LinkType::drop);
-                CHECK(std::fabs(l.to[1]) <= 0.21);           // on the floor
-                CHECK_FALSE(platform(k).contains(l.to));     // beside the platform
-                CHECK(l.width >= 1.0f);                      // a segment link along the ledge
+                CHECK(std::fabs(l.to[1]) <= 0.21);               // on the floor
+                CHECK_FALSE(platform(k).contains(l.to));         // beside the platform
+                CHECK(l.width >= 1.0f);                          // a segment link along the ledge
                 CHECK(l.bidirectional == (kHeights[k] <= 1.3));  // back up only within reach
                 if (l.bidirectional) CHECK(l.reverse_cost > 0);
                 sides.push_back(side(l));
@@ -272,7 +272,8 @@ TEST_SUITE("links") {
         const graph::Graph g = linkedTileGraph(m);
         for (int k = 0; k < 3; ++k) {
             const double x0 = 2.0 + 14 * k;
-            const uint32_t a = nodeNear(g, x0 + 2, 1.0, 5), b = nodeNear(g, x0 + 6 + gaps[k], 1.0, 5);
+            const uint32_t a = nodeNear(g, x0 + 2, 1.0, 5),
+                           b = nodeNear(g, x0 + 6 + gaps[k], 1.0, 5);
             CHECK((g.components[a] == g.components[b]) == (k < 2));
         }
     }
@@ -370,5 +371,85 @@ TEST_SUITE("links") {
         REQUIRE(issues.size() == 2);
         CHECK(issues[0].field == "drop_height");
         CHECK(issues[1].field == "jump_distance");
+    }
+}
+
+TEST_SUITE("links") {
+    TEST_CASE("multi-storey level: components drop to the true count on every graph kind") {
+        // Three 20 x 20 m storeys (slabs at 0, 4 and 8 m), each upper slab with a 4 x 4 m hole
+        // over the storey below, in different places; generated drops go down through the holes,
+        // authored ladders (config links) come back up beside them.
+        test::LevelBuilder b;
+        b.box({0, -0.2, 0}, {20, 0, 20});
+        auto slabWithHole = [&](double y, double hx, double hz) {
+            b.box({0, y - 0.2, 0}, {hx, y, 20});
+            b.box({hx + 4, y - 0.2, 0}, {20, y, 20});
+            b.box({hx, y - 0.2, 0}, {hx + 4, y, hz});
+            b.box({hx, y - 0.2, hz + 4}, {hx + 4, y, 20});
+        };
+        slabWithHole(4.0, 4, 4);
+        slabWithHole(8.0, 12, 12);
+        const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
+        graph::LinkGenParams params;
+        params.drop_height = 4.5f;
+        Context context;
+        auto made = graph::generateLinks(grid, params, context);
+        REQUIRE(made.ok());
+        Made with{grid, std::move(made).value()};
+        checkLanes(with);
+        // Drops off the rims of both holes (the outer rims drop onto nothing: no link).
+        size_t from_second = 0, from_third = 0;
+        for (const geometry::LinkSpec& l : with.links.links) {
+            CHECK(l.type == formats::LinkType::drop);
+            if (std::fabs(l.from[1] - 4.0f) < 0.21f) ++from_second;
+            if (std::fabs(l.from[1] - 8.0f) < 0.21f) ++from_third;
+            CHECK(l.from[1] - l.to[1] == doctest::Approx(4.0).epsilon(0.06));
+        }
+        CHECK(from_second >= 4);
+        CHECK(from_third >= 4);
+        // Ladders up, beside each hole: from the storey below to the rim above.
+        std::vector<geometry::LinkSpec> links = with.links.links;
+        auto ladder = [&](float x, float y0, float z, float z_top, uint32_t id) {
+            geometry::LinkSpec l;
+            l.name = "ladder " + std::to_string(id);
+            l.id = id;
+            l.type = formats::LinkType::ladder;
+            l.bidirectional = true;
+            l.from[0] = x, l.from[1] = y0, l.from[2] = z;
+            l.to[0] = x, l.to[1] = y0 + 4.0f, l.to[2] = z_top;
+            l.snap = geometry::kSnapAuto;  // as scene ladders: onto the eroded surfaces
+            links.push_back(l);
+        };
+        ladder(6.0f, 0.0f, 6.0f, 9.0f, 1);     // hole of the 4 m slab: (4..8, 4..8)
+        ladder(14.0f, 4.0f, 14.0f, 17.0f, 2);  // hole of the 8 m slab: (12..16, 12..16)
+        for (graph::GraphKind kind :
+             {graph::GraphKind::tile, graph::GraphKind::navmesh, graph::GraphKind::pov}) {
+            INFO("graph ", int(kind));
+            Result<graph::Graph> g = graph::Graph{};
+            if (kind == graph::GraphKind::tile) g = graph::buildTileGraph(grid, context);
+            if (kind == graph::GraphKind::navmesh) g = graph::buildNavmeshGraph(grid, {}, context);
+            if (kind == graph::GraphKind::pov) g = graph::buildPovGraph(grid, {}, context);
+            REQUIRE(g.ok());
+            const bool pov = kind == graph::GraphKind::pov;
+            const uint32_t before =
+                pov ? g->pov_stats.layer_component_count : g->header.component_count;
+            CHECK(before == 3);
+            graph::Graph only_drops = *g;
+            graph::LinkResolveStats stats;
+            REQUIRE(graph::attachLinks(only_drops, with.links.links, 1, stats, context).ok());
+            REQUIRE(graph::attachLinks(*g, links, 1, stats, context).ok());
+            CHECK((pov ? g->pov_stats.layer_component_count : g->header.component_count) == 1);
+            // Strongly connected: with drops only, each storey is its own region; the ladders
+            // make the whole level one.
+            auto regions = [](const graph::Graph& graph) {
+                std::vector<uint32_t> s = graph::stronglyConnected(graph);
+                std::sort(s.begin(), s.end());
+                return std::unique(s.begin(), s.end()) - s.begin();
+            };
+            if (!pov) {  // POV corners are not the surface; their regions need not be storeys
+                CHECK(regions(only_drops) == 3);
+                CHECK(regions(*g) == 1);
+            }
+        }
     }
 }

@@ -97,4 +97,49 @@ double GridOracle::shortestPath(Point2 start, Point2 goal) const {
     return -1;
 }
 
+double GridOracle::shortestPath(Point2 start, Point2 goal, const std::vector<Link>& links) const {
+    if (blocked(long(std::floor(start.x)), long(std::floor(start.y))) ||
+        blocked(long(std::floor(goal.x)), long(std::floor(goal.y))))
+        return -1;
+    std::vector<Point2> nodes = corners_;
+    const size_t first_link = nodes.size();
+    for (const Link& l : links) {
+        nodes.push_back(l.from);
+        nodes.push_back(l.to);
+    }
+    nodes.push_back(start);
+    nodes.push_back(goal);
+    const size_t s = nodes.size() - 2, g = nodes.size() - 1;
+    std::vector<double> dist(nodes.size(), 1e300);
+    std::vector<char> closed(nodes.size(), 0);
+    using Item = std::pair<double, size_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
+    dist[s] = 0;
+    open.push({0, s});
+    auto relax = [&](size_t v, double d) {
+        if (closed[v] || d >= dist[v]) return;
+        dist[v] = d;
+        open.push({d, v});
+    };
+    while (!open.empty()) {
+        const size_t u = open.top().second;
+        open.pop();
+        if (closed[u]) continue;
+        closed[u] = 1;
+        if (u == g) return dist[g];
+        for (size_t k = 0; k < links.size(); ++k) {
+            const size_t a = first_link + 2 * k, b = a + 1;
+            if (u == a) relax(b, dist[u] + links[k].cost);
+            if (u == b && links[k].both_ways) relax(a, dist[u] + links[k].cost);
+        }
+        for (size_t v = 0; v < nodes.size(); ++v) {
+            if (closed[v]) continue;
+            const double d = dist[u] + std::hypot(nodes[v].x - nodes[u].x, nodes[v].y - nodes[u].y);
+            if (d >= dist[v] || !visible(nodes[u], nodes[v])) continue;
+            relax(v, d);
+        }
+    }
+    return -1;
+}
+
 }  // namespace nav::test

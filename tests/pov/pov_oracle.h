@@ -27,6 +27,16 @@ public:
     bool visible(Point2 a, Point2 b) const;
     // Length of the Euclidean shortest path, or -1 when there is none.
     double shortestPath(Point2 start, Point2 goal) const;
+    // A directed connection beyond the grid (a drop, a teleport) between two free points, at a
+    // cost of its own (which may be below its length).
+    struct Link {
+        Point2 from, to;
+        double cost = 0;
+        bool both_ways = false;
+    };
+    // The cheapest path when `links` may be taken too: Dijkstra (no heuristic, since links may
+    // be shortcuts) over the corners, the link ends, start and goal. -1 when there is none.
+    double shortestPath(Point2 start, Point2 goal, const std::vector<Link>& links) const;
     size_t cornerCount() const { return corners_.size(); }
 
 private:
