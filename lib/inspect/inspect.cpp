@@ -148,18 +148,30 @@ Json graphStats(const graph::Graph& g) {
                       {"climb", h.agent_climb},
                       {"max_slope_deg", h.max_slope_deg}};
     if (!g.links.empty()) {
+        // Counted by id: a wide link's lanes (records sharing its id) are one link.
         Json by_type = Json::object();
-        size_t bidirectional = 0, generated = 0;
-        for (const formats::LinkRecord& l : g.links) {
-            const char* name = formats::linkTypeName(l.type);
+        size_t count = 0, bidirectional = 0, generated = 0, shortcuts = 0;
+        for (size_t i = 0; i < g.links.size(); ++i) {
+            const formats::LinkRecord& l = g.links[i];
+            const double length = std::sqrt(double(l.to[0] - l.from[0]) * (l.to[0] - l.from[0]) +
+                                            double(l.to[1] - l.from[1]) * (l.to[1] - l.from[1]) +
+                                            double(l.to[2] - l.from[2]) * (l.to[2] - l.from[2]));
+            shortcuts += double(l.cost) < length * double(h.min_cost_multiplier);
+            if (i > 0 && g.links[i - 1].id == l.id) continue;
+            const char* builtin = formats::linkTypeName(l.type);
+            const uint32_t user = uint32_t(l.type) - formats::kLinkTypeUserFirst;
+            const std::string name = builtin != nullptr                ? builtin
+                                     : user < g.link_type_names.size() ? g.link_type_names[user]
+                                                                       : "?";
             by_type[name] = by_type.value(name, 0) + 1;
+            ++count;
             bidirectional += (l.flags & formats::kLinkFlagBidirectional) != 0;
             generated += (l.flags & formats::kLinkFlagGenerated) != 0;
         }
-        stats["links"] = {{"count", g.links.size()},
-                          {"by_type", by_type},
-                          {"bidirectional", bidirectional},
-                          {"generated", generated}};
+        stats["links"] = {{"count", count},         {"lanes", g.links.size()},
+                          {"by_type", by_type},     {"bidirectional", bidirectional},
+                          {"generated", generated}, {"shortcut_lanes", shortcuts}};
+        if (!g.link_type_names.empty()) stats["links"]["user_types"] = g.link_type_names;
     }
     if (h.type == formats::GraphType::navmesh) {
         const navmesh::NavMesh& m = g.mesh;

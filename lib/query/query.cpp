@@ -211,18 +211,40 @@ std::vector<LinkStep> Searcher::lastLinks() const {
     const navrt::GraphView& g = *graph_;
     if (g.link_count == 0) return steps;
     const std::span<const uint32_t> nodes = nodePath();
-    for (uint32_t k = 0; k + 1 < nodes.size(); ++k) {
-        uint32_t edge = tableMethod() ? navrt::kNoNode : query_.pathEdge(k);
-        if (tableMethod()) {
+    auto add = [&](uint32_t k, uint32_t link) {
+        LinkStep step;
+        step.step = k;
+        step.segment = k;
+        step.link = g.link(link);
+        step.reverse = nodes[k] != step.link.from_node;
+        size_t length = 0;
+        const char* name = g.linkTypeName(step.link.type, length);
+        step.type = name != nullptr ? std::string(name, length) : "?";
+        steps.push_back(step);
+    };
+    if (tableMethod()) {
+        // Tables return nodes: the cheapest edge of each step.
+        for (uint32_t k = 0; k + 1 < nodes.size(); ++k) {
+            uint32_t edge = navrt::kNoNode;
             float best = HUGE_VALF;
             for (uint32_t e = g.edge_offsets[nodes[k]]; e < g.edge_offsets[nodes[k] + 1]; ++e)
                 if (g.edgeTarget(nodes[k], e) == nodes[k + 1] && g.edge_costs[e] < best)
                     best = g.edge_costs[e], edge = e;
+            if (edge != navrt::kNoNode && g.edgeLink(edge) != formats::kNoLink)
+                add(k, g.edgeLink(edge));
         }
-        if (edge == navrt::kNoNode) continue;
-        const uint32_t link = g.edgeLink(edge);
-        if (link != formats::kNoLink) steps.push_back({k, g.link(link)});
+        return steps;
     }
+    for (uint32_t k = 0; k + 1 < nodes.size(); ++k)
+        if (const uint32_t link = query_.pathLink(k); link != formats::kNoLink) add(k, link);
+    // The straight path has one segment per link step, in order: number them.
+    std::vector<navrt::Vec3> points(2 * nodes.size() + 4);
+    std::vector<uint32_t> segment_links(points.size());
+    const uint32_t count =
+        query_.smooth(points.data(), uint32_t(points.size()), segment_links.data());
+    size_t next = 0;
+    for (uint32_t i = 0; i + 1 < count && next < steps.size(); ++i)
+        if (segment_links[i] != formats::kNoLink) steps[next++].segment = i;
     return steps;
 }
 

@@ -69,10 +69,15 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
                      navrt::HierarchicalQuery* hierarchical = nullptr,
                      navrt::NextHopQuery* next_hop = nullptr);
 
-// A step of a path that takes a link: from path node `step` to the next one.
+// A step of a path that takes a link: from path node `step` to the next one, which is segment
+// `segment` of the path Searcher::lastPath() returns (its points `segment` and `segment + 1` are
+// where the link starts and ends in the direction taken).
 struct LinkStep {
     uint32_t step = 0;
+    uint32_t segment = 0;
     formats::LinkRecord link;
+    std::string type;      // "drop", or the user type's name
+    bool reverse = false;  // taken to -> from (a bidirectional link's way back)
 };
 
 // The search objects one method needs on one graph, set up once and reused for every query (no

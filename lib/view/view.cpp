@@ -496,17 +496,15 @@ bool hasEdge(const navrt::GraphView& g, uint32_t from, uint32_t to) {
 
 // Links as arcs from their start to their end (raised, and bent sideways so a top-down view
 // separates them from the surface edges) with an arrowhead at each end they lead to; authored
-// links orange, generated ones violet.
+// links orange, generated ones violet. A wide link (several lanes sharing its id) is drawn as a
+// ribbon: the arcs of its two outer lanes and the lines joining their take-offs and landings.
 void drawLinks(Builder& b, const navrt::GraphView& g, ViewStats& stats) {
     constexpr Colour kAuthored{235, 120, 20, 230};
     constexpr Colour kGenerated{150, 60, 200, 230};
-    for (uint32_t i = 0; i < g.link_count; ++i) {
-        const formats::LinkRecord l = g.link(i);
+    auto arcOf = [&](const formats::LinkRecord& l, Colour colour) {
         const Point3 a{l.from[0], l.from[1], l.from[2]}, c{l.to[0], l.to[1], l.to[2]};
-        if (!b.keep(a.y) && !b.keep(c.y)) continue;
         const float dx = c.x - a.x, dz = c.z - a.z;
         const float length = std::sqrt(dx * dx + dz * dz + (c.y - a.y) * (c.y - a.y));
-        const Colour colour = (l.flags & formats::kLinkFlagGenerated) ? kGenerated : kAuthored;
         // Quadratic Bezier through a control point above the middle, offset to the left.
         const float flat = std::max(std::sqrt(dx * dx + dz * dz), 1e-6f);
         const Point3 control{0.5f * (a.x + c.x) - 0.15f * length * dz / flat,
@@ -534,6 +532,23 @@ void drawLinks(Builder& b, const navrt::GraphView& g, ViewStats& stats) {
         };
         head(arc.back(), arc[arc.size() - 2]);
         if (l.flags & formats::kLinkFlagBidirectional) head(arc.front(), arc[1]);
+    };
+    for (uint32_t i = 0; i < g.link_count;) {
+        uint32_t end = i + 1;
+        const formats::LinkRecord first = g.link(i);
+        while (end < g.link_count && g.link(end).id == first.id) ++end;
+        const formats::LinkRecord last = g.link(end - 1);
+        i = end;
+        if (!b.keep(first.from[1]) && !b.keep(first.to[1])) continue;
+        const Colour colour = (first.flags & formats::kLinkFlagGenerated) ? kGenerated : kAuthored;
+        arcOf(first, colour);
+        if (last.from[0] != first.from[0] || last.from[2] != first.from[2]) {  // lanes
+            arcOf(last, colour);
+            b.line(Group::links, {first.from[0], first.from[1], first.from[2]},
+                   {last.from[0], last.from[1], last.from[2]}, colour, 1.5f);
+            b.line(Group::links, {first.to[0], first.to[1], first.to[2]},
+                   {last.to[0], last.to[1], last.to[2]}, colour, 1.5f);
+        }
         ++stats.links;
     }
 }

@@ -164,8 +164,8 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                 std::string via;
                 for (const query::LinkStep& step : entry.links)
                     via +=
-                        fmt::format("{}{} {} (step {})", via.empty() ? "  via " : ", ",
-                                    formats::linkTypeName(step.link.type), step.link.id, step.step);
+                        fmt::format("{}{} {}{} (step {})", via.empty() ? "  via " : ", ", step.type,
+                                    step.link.id, step.reverse ? " back" : "", step.step);
                 if (options->json) {
                     Json j = recordJson(r);
                     if (hier && found) {
@@ -176,11 +176,20 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                     }
                     if (!entry.links.empty()) {
                         Json links = Json::array();
-                        for (const query::LinkStep& step : entry.links)
+                        for (const query::LinkStep& step : entry.links) {
+                            const float* a = step.reverse ? step.link.to : step.link.from;
+                            const float* b = step.reverse ? step.link.from : step.link.to;
                             links.push_back({{"step", step.step},
+                                             {"segment", step.segment},
                                              {"id", step.link.id},
-                                             {"type", formats::linkTypeName(step.link.type)},
-                                             {"user_data", step.link.user_data}});
+                                             {"type", step.type},
+                                             {"user_data", step.link.user_data},
+                                             {"reverse", step.reverse},
+                                             {"from", {a[0], a[1], a[2]}},
+                                             {"to", {b[0], b[1], b[2]}},
+                                             {"generated", (step.link.flags &
+                                                            formats::kLinkFlagGenerated) != 0}});
+                        }
                         j["links"] = links;
                     }
                     if (!entry.path.empty()) {
