@@ -22,8 +22,10 @@ inline constexpr uint32_t kKindNextHop = fourcc("NHOP");    // .nh: all-pairs ne
 inline constexpr uint32_t kKindHierNextHop = fourcc("NHHI");  // .nhh: hierarchical next-hop table
 
 // Newest layout version of each kind that this code writes and reads.
-inline constexpr uint32_t kGeometryVersion = 1;
-inline constexpr uint32_t kVoxelsVersion = 1;
+// Geometry and voxel grids: v2 adds the link specs of scene objects (SLNK, SLNM; FORMAT.md §4.4).
+// Writers emit v1 when there are none (byte-identical to before), v2 otherwise; readers take both.
+inline constexpr uint32_t kGeometryVersion = 2;
+inline constexpr uint32_t kVoxelsVersion = 2;
 // Graph and nav assets: v2 adds link lanes, user link types (LTYP), links on implicit volume
 // graphs and POV link-end vertices (FORMAT.md §6.2.1). Writers emit v1 for graphs without links
 // (byte-identical to before), v2 otherwise; readers take both.
@@ -37,6 +39,9 @@ inline constexpr uint32_t kHierNextHopVersion = 1;
 // Sections shared by several kinds.
 inline constexpr uint32_t kSecAreas = fourcc("AREA");       // area-type table
 inline constexpr uint32_t kSecSourceName = fourcc("NAME");  // optional: source file base name
+// Optional (GEOM and VOXL v2): links from scene objects, bake side only (navrt skips them).
+inline constexpr uint32_t kSecLinkSpecs = fourcc("SLNK");      // 64-byte link spec records
+inline constexpr uint32_t kSecLinkSpecNames = fourcc("SLNM");  // their names and user types
 
 // GEOM sections.
 inline constexpr uint32_t kSecGeometryHeader = fourcc("GHDR");

@@ -66,6 +66,30 @@ bool bytesToPod(const std::vector<uint8_t>& bytes, size_t count, std::vector<T>&
 
 }  // namespace
 
+void addLinkSpecSections(formats::ContainerWriter& writer, const std::vector<LinkSpec>& links) {
+    if (links.empty()) return;
+    std::vector<uint8_t> records, names;
+    encodeLinkSpecs(links, records, names);
+    writer.add(formats::kSecLinkSpecs, std::move(records));
+    writer.add(formats::kSecLinkSpecNames, std::move(names));
+}
+
+Result<std::vector<LinkSpec>> decodeLinkSpecSections(const LoadedContainer& c) {
+    const bool records = c.has(formats::kSecLinkSpecs), names = c.has(formats::kSecLinkSpecNames);
+    if (!records && !names) return std::vector<LinkSpec>{};
+    if (records != names)
+        return inputError("{}: section '{}' without section '{}' (both or neither)",
+                          c.path.string(), records ? "SLNK" : "SLNM", records ? "SLNM" : "SLNK");
+    if (c.container.kind_version < 2)
+        return inputError("{}: sections 'SLNK'/'SLNM' in a kind version {} file (links need 2)",
+                          c.path.string(), c.container.kind_version);
+    auto record_bytes = c.section(formats::kSecLinkSpecs);
+    if (!record_bytes) return record_bytes.error();
+    auto name_bytes = c.section(formats::kSecLinkSpecNames);
+    if (!name_bytes) return name_bytes.error();
+    return decodeLinkSpecs(*record_bytes, *name_bytes, c.path);
+}
+
 Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
     formats::GeometryHeader header;
     header.vertex_count = uint32_t(g.vertexCount());
@@ -88,7 +112,8 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
         names.str(object.material);
     }
 
-    formats::ContainerWriter writer(formats::kKindGeometry, formats::kGeometryVersion);
+    formats::ContainerWriter writer(formats::kKindGeometry,
+                                    g.links.empty() ? 1 : formats::kGeometryVersion);
     writer.add(formats::kSecGeometryHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, encodeAreaTable(g.areas), formats::Codec::raw);
     writer.add(formats::kSecVertices, arrayBytes(g.vertices));
@@ -96,6 +121,7 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
     writer.add(formats::kSecTriangleAreas, arrayBytes(g.triangle_areas));
     writer.add(formats::kSecTriangleObjects, arrayBytes(g.triangle_objects));
     writer.add(formats::kSecObjectNames, names.take());
+    addLinkSpecSections(writer, g.links);
     return saveContainer(path, writer);
 }
 
@@ -155,6 +181,9 @@ Result<Geometry> decodeGeometry(const LoadedContainer& c) {
         if (g.triangle_objects[t] >= header.object_count)
             return inputError("{}: section 'TOBJ': triangle {} has object {}, only {} exist", file,
                               t, g.triangle_objects[t], header.object_count);
+    auto links = decodeLinkSpecSections(c);
+    if (!links) return links.error();
+    g.links = std::move(links).value();
     return g;
 }
 

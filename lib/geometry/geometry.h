@@ -10,6 +10,7 @@
 
 #include "lib/common/file_io.h"
 #include "lib/common/result.h"
+#include "lib/geometry/link_spec.h"
 
 namespace nav::geometry {
 
@@ -53,6 +54,7 @@ struct Geometry {
     uint32_t source_mesh_count = 0;
     uint32_t dropped_degenerate = 0;
     uint32_t dropped_ignored = 0;
+    std::vector<LinkSpec> links;  // from scene objects matched by "link" tag rules (scene = true)
 
     size_t vertexCount() const { return vertices.size() / 3; }
     size_t triangleCount() const { return triangles.size() / 3; }
@@ -61,10 +63,18 @@ struct Geometry {
     bool operator==(const Geometry&) const = default;
 };
 
-// Writes the .geo artifact atomically.
+// Writes the .geo artifact atomically: kind version 1 without links (the layout before links
+// existed, byte-identical), 2 with SLNK/SLNM sections when there are.
 Status saveGeometry(const std::filesystem::path& path, const Geometry& geometry);
 // Reads and fully validates a .geo artifact (indices in range, finite vertices, known areas).
 Result<Geometry> loadGeometry(const std::filesystem::path& path);
 Result<Geometry> decodeGeometry(const LoadedContainer& container);
+
+// The optional link spec sections of .geo and .vox (FORMAT.md §4.4): SLNK + SLNM when `links` is
+// not empty, nothing otherwise.
+void addLinkSpecSections(formats::ContainerWriter& writer, const std::vector<LinkSpec>& links);
+// Reads them back (none when both are absent). Errors name the file: one section without the
+// other, links in a kind version 1 file, or a bad record (decodeLinkSpecs: byte offset).
+Result<std::vector<LinkSpec>> decodeLinkSpecSections(const LoadedContainer& container);
 
 }  // namespace nav::geometry

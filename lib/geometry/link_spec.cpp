@@ -66,6 +66,19 @@ std::string linkTypeWord(const LinkSpec& link) {
     return std::string(choiceName<formats::LinkType>(kLinkTypes, link.type));
 }
 
+std::map<std::string, uint64_t> linksByType(const std::vector<LinkSpec>& links) {
+    std::map<std::string, uint64_t> counts;
+    for (const LinkSpec& l : links) ++counts[linkTypeWord(l)];
+    return counts;
+}
+
+std::string linksByTypeText(const std::vector<LinkSpec>& links) {
+    std::string text;
+    for (const auto& [word, n] : linksByType(links))
+        text += fmt::format("{}{} {}", text.empty() ? "" : ", ", n, word);
+    return text;
+}
+
 std::string notALinkType(const std::string& word, const std::vector<LinkTypeDef>& types) {
     std::string user;
     for (const LinkTypeDef& t : types) user += (user.empty() ? "" : ", ") + t.name;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,9 @@ bool resolveLinkType(const std::string& word, const std::vector<LinkTypeDef>& ty
                      LinkSpec& link);
 // "drop", or the user type's name.
 std::string linkTypeWord(const LinkSpec& link);
+// How many links of each type word (sorted by word), and the same as text: "1 door, 2 ladder".
+std::map<std::string, uint64_t> linksByType(const std::vector<LinkSpec>& links);
+std::string linksByTypeText(const std::vector<LinkSpec>& links);
 // "'x' is not a link type (drop, jump, ..., or one of the level's link_types: a, b)".
 std::string notALinkType(const std::string& word, const std::vector<LinkTypeDef>& types);
 
@@ -109,7 +113,7 @@ void checkLinkTypes(const std::vector<LinkTypeDef>& types, ParamCheck& check);
 void describeLinks(const std::vector<LinkSpec>& links, StageKey& key);
 
 // Link specs in an artifact (scene-object links in .geo and .vox): SLNK (64-byte records) and
-// SLNM (their names and user types, UTF-8, back to back), FORMAT.md §4.1. Bake side only.
+// SLNM (their names and user types, UTF-8, back to back), FORMAT.md §4.4. Bake side only.
 void encodeLinkSpecs(const std::vector<LinkSpec>& links, std::vector<uint8_t>& records,
                      std::vector<uint8_t>& names);
 Result<std::vector<LinkSpec>> decodeLinkSpecs(const std::vector<uint8_t>& records,

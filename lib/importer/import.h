@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "lib/common/result.h"
 #include "lib/common/stage.h"
 #include "lib/geometry/geometry.h"
+#include "lib/geometry/link_spec.h"
 #include "lib/voxel/voxel_grid.h"
 
 namespace nav::importer {
@@ -20,36 +22,79 @@ namespace nav::importer {
 // ---- Tag rules --------------------------------------------------------------------------------
 // A rule matches a glob pattern (`*` any run, `?` one character, case-insensitive) against an
 // object's name (node or mesh name), its material's name, or either. The first rule that matches
-// decides the triangle's tag: "ignore" (dropped), "obstacle" (solid, never walkable) or the name
-// of an area type. Triangles no rule matches are "ground".
+// decides the triangle's tag: "ignore" (dropped), "obstacle" (solid, never walkable), "link" (the
+// object is a link, see LinkRule) or the name of an area type. Triangles no rule matches are
+// "ground".
 enum class MatchTarget { object, material, any };
+
+// How a "link" rule turns the objects it matches into links (geometry::LinkSpec):
+//   line    each line segment of the object is a link from its first point to its second; the
+//           object's triangles (if any) are dropped, counted as ignored
+//   ladder  one link from the centre of the bottom of the object's world bounding box to the
+//           centre of its top; its triangles are dropped (a proxy), counted as ignored
+//   door    one link through the box along its thinner horizontal axis, at the box's bottom
+//           height; its triangles stay, as obstacles, so only the link crosses the doorway
+enum class LinkShape { line, ladder, door };
+inline constexpr Choice<LinkShape> kLinkShapes[] = {
+    {"line", LinkShape::line}, {"ladder", LinkShape::ladder}, {"door", LinkShape::door}};
+
+struct LinkRule {
+    LinkShape shape = LinkShape::line;
+    // A built-in link type or one of TagConfig::link_types. Empty: "ladder" / "door" for those
+    // shapes; lines take the word after "link_" in the object's name ("link_jump_3" -> jump).
+    std::string type;
+    // Absent: ladders and doors are two-way, lines when the name contains "_twoway".
+    std::optional<bool> bidirectional;
+    float width = 0;         // [Units: m] > 0 makes a wide link (geometry::LinkSpec::width)
+    float cost = 0;          // from -> to; 0 = the type's default
+    float reverse_cost = 0;  // to -> from; 0 = the type's default
+    uint32_t user_data = 0;  // handed back to the game with the path
+};
 
 struct TagRule {
     std::string pattern;
     MatchTarget target = MatchTarget::any;
     std::string tag;
+    LinkRule link;  // used when tag is "link"
 };
 
 struct TagConfig {
     std::vector<geometry::AreaType> areas;  // area table; [0] obstacle, [1] ground, then the rest
     std::vector<TagRule> rules;             // tried in order
+    std::vector<geometry::LinkTypeDef> link_types;  // user link types scene links may name
 };
 
 inline constexpr std::string_view kTagIgnore = "ignore";
 inline constexpr std::string_view kTagObstacle = "obstacle";
+inline constexpr std::string_view kTagLink = "link";
 
-// Built-in rules and areas (see README, "Tag rules").
+// Built-in rules and areas (see README, "Tag rules"): the link rules `link_*`, `ladder_*` and
+// `door_*` (object names only) come first, then the ignore, obstacle, water and mud rules.
 TagConfig defaultTagConfig();
 
 // Reads a tags JSON file. Its rules come before the built-in ones (unless "use_defaults" is
-// false), its areas are added to (or override the cost of) the built-in ones. Unknown keys,
-// wrong types and unknown tags are errors naming the file and the JSON path.
+// false), its areas are added to (or override the cost of) the built-in ones, its "link_types"
+// declare user link types. Unknown keys, wrong types and unknown tags or link types are errors
+// naming the file and the JSON path.
 Result<TagConfig> loadTagConfig(const std::filesystem::path& path);
 Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& source_name);
 
-// Returns the area id for a triangle of this object/material, or -1 for "ignore".
+// The first rule matching the object (node or mesh name) or material, or null when none does.
+// `matched_name`, when given, receives the name the rule matched: the node or mesh name, or
+// for a material match the node name (the mesh name when the node has none).
+const TagRule* matchTagRule(const TagConfig& config, std::string_view object_name,
+                            std::string_view mesh_name, std::string_view material_name,
+                            std::string_view* matched_name = nullptr);
+
+// Returns the area id for a triangle of this object/material, or -1 for "ignore" (and for the
+// triangles of line and ladder link objects; door link objects are obstacles).
 int resolveTag(const TagConfig& config, std::string_view object_name, std::string_view mesh_name,
                std::string_view material_name);
+
+// The link type word an object's name gives: the characters after the first "link_"
+// (case-insensitive) up to the next '_' or any character a type name cannot hold (Blender's
+// ".001"), lower-cased: "Link_Jump_twoway_2" -> "jump". Empty when the name has no "link_".
+std::string linkTypeWordFromName(std::string_view name);
 
 bool globMatch(std::string_view pattern, std::string_view text);
 
@@ -64,10 +109,22 @@ struct ImportParams {
 };
 
 // Loads the file with Assimp, flattens the node hierarchy with its transforms, triangulates,
-// merges coincident vertices, drops degenerate triangles (counted) and applies tag rules.
-// Errors: unreadable file or format, empty scene, non-finite vertex (names mesh and node).
+// merges coincident vertices, drops degenerate triangles (counted), points and lines (but those of
+// link objects), and applies tag rules. Objects matched by "link" rules become
+// geometry::Geometry::links (scene = true, snap = kSnapAuto, named "<file name>: object '<name>'",
+// plus " segment k" for the k-th (1-based) of several line segments, id sceneLinkId(name)), in
+// world space like the triangles.
+// Errors: unreadable file or format, empty scene, non-finite vertex (names mesh and node), a link
+// object without a line (line shape), with an unknown type word, or two scene links with one id.
 Result<geometry::Geometry> importScene(const std::filesystem::path& path,
                                        const ImportParams& params, Context& context);
+
+// The id of the scene link named `name`: kSceneLinkIdFirst + XXH64(name) mod 2^30, so it stays the
+// same when other objects of the level change.
+uint32_t sceneLinkId(std::string_view name);
+// Two scene links with the same id (an object name used twice, or a hash collision) are an error
+// naming both.
+Status checkSceneLinkIds(const std::vector<geometry::LinkSpec>& links);
 
 // ---- MovingAI grid maps ------------------------------------------------------------------------
 // https://movingai.com/benchmarks/formats.html: "type octile", "height H", "width W", "map",

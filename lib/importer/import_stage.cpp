@@ -24,7 +24,7 @@ bool isGridFile(const std::filesystem::path& path) {
     return ext == ".map" || ext == ".3dmap";
 }
 
-// Appends `part` to `merged`: vertices, triangles (re-indexed), areas and objects.
+// Appends `part` to `merged`: vertices, triangles (re-indexed), areas, objects and links.
 Status appendGeometry(geometry::Geometry& merged, geometry::Geometry&& part,
                       const std::filesystem::path& part_path,
                       const std::filesystem::path& first_path) {
@@ -39,6 +39,8 @@ Status appendGeometry(geometry::Geometry& merged, geometry::Geometry&& part,
                                  part.triangle_areas.end());
     for (uint32_t o : part.triangle_objects) merged.triangle_objects.push_back(o + objects);
     merged.objects.insert(merged.objects.end(), part.objects.begin(), part.objects.end());
+    merged.links.insert(merged.links.end(), std::make_move_iterator(part.links.begin()),
+                        std::make_move_iterator(part.links.end()));
     merged.source_mesh_count += part.source_mesh_count;
     merged.dropped_degenerate += part.dropped_degenerate;
     merged.dropped_ignored += part.dropped_ignored;
@@ -144,11 +146,18 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
             return s.error();
         }
     }
+    if (inputs.sources.size() > 1)  // links of several files (each file checked its own)
+        if (Status s = checkSceneLinkIds(merged.links); !s) return s.error();
     if (Status s = geometry::saveGeometry(output_path, merged); !s) return s.error();
     result.milliseconds = elapsed();
     result.count("triangles", merged.triangleCount());
     result.count("vertices", merged.vertexCount());
     result.count("objects", merged.objects.size());
+    if (!merged.links.empty()) {
+        result.count("links", merged.links.size());
+        for (const auto& [word, n] : geometry::linksByType(merged.links))
+            result.count("links_" + word, n);
+    }
     const geometry::Bounds b = merged.bounds();
     std::vector<size_t> per_area(merged.areas.size(), 0);
     for (uint8_t a : merged.triangle_areas) ++per_area[a];
@@ -163,6 +172,10 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
                     merged.vertexCount()));
     result.summary.push_back(fmt::format("dropped: {} degenerate, {} ignored by tag rules",
                                          merged.dropped_degenerate, merged.dropped_ignored));
+    if (!merged.links.empty())
+        result.summary.push_back(fmt::format("links from scene objects: {} ({})",
+                                             merged.links.size(),
+                                             geometry::linksByTypeText(merged.links)));
     result.summary.push_back(fmt::format(
         "bounds: ({:.3f}, {:.3f}, {:.3f}) .. ({:.3f}, {:.3f}, {:.3f}) m -> {}", b.min[0], b.min[1],
         b.min[2], b.max[0], b.max[1], b.max[2], output_path.string()));

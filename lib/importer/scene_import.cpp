@@ -1,16 +1,27 @@
 // Assimp-based import. We flatten the node hierarchy ourselves (rather than with
 // aiProcess_PreTransformVertices) so each triangle keeps the name of the node it came from,
 // which the tag rules match against.
+//
+// Links from scene objects: a "link" tag rule makes an object a link instead of (or, for doors,
+// besides) geometry. Assimp is asked to keep line primitives (points are still removed), and
+// line segments are read only from objects a link rule matched; every other object's lines are
+// skipped, so scenes without link objects import exactly as before. All meshes of one node that
+// match the same link rule form one object: its segments, or its world bounding box for ladders
+// and doors, in the same world space as the triangles (node transforms, --up, --scale).
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <assimp/Importer.hpp>
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
 
 #include "formats/bytes.h"
 #include "formats/container.h"
+#include "formats/xxhash64.h"
 #include "lib/common/file_io.h"
 #include "lib/importer/import.h"
 
@@ -29,13 +40,37 @@ struct VertexKeyHash {
     }
 };
 
+// Before link objects existed Assimp removed line and point meshes, and the .geo counted the
+// meshes left: those with anything but points and lines.
+bool hasSurfaces(const aiMesh& mesh) {
+    return (mesh.mPrimitiveTypes & ~unsigned(aiPrimitiveType_POINT | aiPrimitiveType_LINE)) != 0;
+}
+
+bool containsNoCase(std::string_view text, std::string_view part) {
+    const auto lower = [](char c) { return char(std::tolower(static_cast<unsigned char>(c))); };
+    return std::search(text.begin(), text.end(), part.begin(), part.end(),
+                       [&](char a, char b) { return lower(a) == lower(b); }) != text.end();
+}
+
+// One object (the meshes of a node that one link rule matched) on its way to becoming links.
+struct LinkObject {
+    const TagRule* rule = nullptr;
+    std::string name;                                           // the name the rule matched
+    std::vector<std::array<std::array<float, 3>, 2>> segments;  // world space, line faces in order
+    float min[3] = {0, 0, 0}, max[3] = {0, 0, 0};               // world bounds of its vertices
+    bool has_vertices = false;
+};
+
 class SceneFlattener {
 public:
     SceneFlattener(const aiScene& scene, const ImportParams& params, const std::string& file,
                    Context& context)
         : scene_(scene), params_(params), file_(file), context_(context) {
         geometry_.areas = params.tags.areas;
-        geometry_.source_mesh_count = scene.mNumMeshes;
+        geometry_.source_mesh_count = 0;
+        for (unsigned m = 0; m < scene.mNumMeshes; ++m)
+            geometry_.source_mesh_count += hasSurfaces(*scene.mMeshes[m]) ? 1 : 0;
+        file_name_ = std::filesystem::path(file).filename().string();
     }
 
     Status run() {
@@ -72,20 +107,48 @@ private:
     Status visit(const aiNode* node, const aiMatrix4x4& parent) {
         if (context_.cancelled()) return makeError(ErrorKind::cancelled, "import cancelled");
         const aiMatrix4x4 transform = parent * node->mTransformation;
+        std::vector<LinkObject> link_objects;  // of this node, in the order first matched
         for (unsigned i = 0; i < node->mNumMeshes; ++i) {
             const unsigned mesh_index = node->mMeshes[i];
             if (mesh_index >= scene_.mNumMeshes)
                 return inputError("{}: node '{}' references missing mesh {}", file_,
                                   node->mName.C_Str(), mesh_index);
-            if (Status s = addMesh(*node, *scene_.mMeshes[mesh_index], transform); !s) return s;
+            if (Status s = addMesh(*node, *scene_.mMeshes[mesh_index], transform, link_objects); !s)
+                return s;
             context_.progress("import", ++done_meshes_, total_meshes_);
         }
+        for (const LinkObject& object : link_objects)
+            if (Status s = addLinks(object); !s) return s;
         for (unsigned i = 0; i < node->mNumChildren; ++i)
             if (Status s = visit(node->mChildren[i], transform); !s) return s;
         return {};
     }
 
-    Status addMesh(const aiNode& node, const aiMesh& mesh, const aiMatrix4x4& transform) {
+    // A source vertex in world space: the node's transform, then Z-up -> Y-up, then the scale.
+    // Errors (non-finite results) name the mesh, node and vertex.
+    Status worldVertex(const aiNode& node, const aiMesh& mesh, unsigned v,
+                       const aiMatrix4x4& transform, float p[3]) const {
+        const aiVector3D world = transform * mesh.mVertices[v];
+        p[0] = world.x;
+        p[1] = world.y;
+        p[2] = world.z;
+        if (params_.up == UpAxis::z) {
+            const float y = p[1];
+            p[1] = p[2];
+            p[2] = -y;
+        }
+        for (int k = 0; k < 3; ++k) p[k] *= params_.scale;
+        for (int k = 0; k < 3; ++k)
+            if (!std::isfinite(p[k]))
+                return inputError(
+                    "{}: mesh '{}' (node '{}'): vertex {} has a non-finite coordinate ({}, {}, {})",
+                    file_, mesh.mName.C_Str(), node.mName.C_Str(), v, mesh.mVertices[v].x,
+                    mesh.mVertices[v].y, mesh.mVertices[v].z);
+        return {};
+    }
+
+    Status addMesh(const aiNode& node, const aiMesh& mesh, const aiMatrix4x4& transform,
+                   std::vector<LinkObject>& link_objects) {
         const std::string node_name = node.mName.C_Str();
         const std::string mesh_name = mesh.mName.C_Str();
         std::string material_name;
@@ -94,6 +157,25 @@ private:
             if (scene_.mMaterials[mesh.mMaterialIndex]->Get(AI_MATKEY_NAME, name) == AI_SUCCESS)
                 material_name = name.C_Str();
         }
+        std::string_view matched;
+        const TagRule* rule =
+            matchTagRule(params_.tags, node_name, mesh_name, material_name, &matched);
+        if (rule != nullptr && rule->tag == kTagLink) {
+            auto object = std::find_if(
+                link_objects.begin(), link_objects.end(),
+                [&](const LinkObject& o) { return o.rule == rule && o.name == matched; });
+            if (object == link_objects.end()) {
+                link_objects.push_back({rule, std::string(matched), {}, {}, {}, false});
+                object = link_objects.end() - 1;
+            }
+            if (Status s = addLinkMesh(node, mesh, transform, *object); !s) return s;
+            if (rule->link.shape != LinkShape::door) {  // a proxy: its triangles are dropped
+                if (mesh.mPrimitiveTypes & aiPrimitiveType_TRIANGLE)
+                    for (unsigned f = 0; f < mesh.mNumFaces; ++f)
+                        geometry_.dropped_ignored += mesh.mFaces[f].mNumIndices == 3 ? 1 : 0;
+                return {};
+            }
+        }
         const int area = resolveTag(params_.tags, node_name, mesh_name, material_name);
         if (!(mesh.mPrimitiveTypes & aiPrimitiveType_TRIANGLE)) return {};  // points/lines only
 
@@ -101,22 +183,8 @@ private:
         std::vector<uint32_t> remap(mesh.mNumVertices);
         const bool ignored = area < 0;
         for (unsigned v = 0; v < mesh.mNumVertices; ++v) {
-            const aiVector3D world = transform * mesh.mVertices[v];
-            float p[3] = {world.x, world.y, world.z};
-            if (params_.up == UpAxis::z) {
-                const float y = p[1];
-                p[1] = p[2];
-                p[2] = -y;
-            }
-            for (float& c : p) c *= params_.scale;
-            for (float c : p) {
-                if (!std::isfinite(c))
-                    return inputError(
-                        "{}: mesh '{}' (node '{}'): vertex {} has a non-finite coordinate "
-                        "({}, {}, {})",
-                        file_, mesh_name, node_name, v, mesh.mVertices[v].x, mesh.mVertices[v].y,
-                        mesh.mVertices[v].z);
-            }
+            float p[3];
+            if (Status s = worldVertex(node, mesh, v, transform, p); !s) return s;
             if (!ignored) remap[v] = internVertex(p);
         }
 
@@ -149,6 +217,108 @@ private:
             geometry_.triangles.insert(geometry_.triangles.end(), {a, b, c});
             geometry_.triangle_areas.push_back(uint8_t(area));
             geometry_.triangle_objects.push_back(object_index);
+        }
+        return {};
+    }
+
+    // Adds a mesh of a link object: its line segments (faces of two indices) and the bounds of
+    // all its vertices.
+    Status addLinkMesh(const aiNode& node, const aiMesh& mesh, const aiMatrix4x4& transform,
+                       LinkObject& object) {
+        std::vector<std::array<float, 3>> world(mesh.mNumVertices);
+        for (unsigned v = 0; v < mesh.mNumVertices; ++v) {
+            if (Status s = worldVertex(node, mesh, v, transform, world[v].data()); !s) return s;
+            for (int k = 0; k < 3; ++k) {
+                object.min[k] = object.has_vertices ? std::min(object.min[k], world[v][size_t(k)])
+                                                    : world[v][size_t(k)];
+                object.max[k] = object.has_vertices ? std::max(object.max[k], world[v][size_t(k)])
+                                                    : world[v][size_t(k)];
+            }
+            object.has_vertices = true;
+        }
+        if (!(mesh.mPrimitiveTypes & aiPrimitiveType_LINE)) return {};
+        for (unsigned f = 0; f < mesh.mNumFaces; ++f) {
+            const aiFace& face = mesh.mFaces[f];
+            if (face.mNumIndices != 2) continue;
+            for (int k = 0; k < 2; ++k)
+                if (face.mIndices[k] >= mesh.mNumVertices)
+                    return inputError("{}: mesh '{}' line {} uses vertex {}, only {} exist", file_,
+                                      mesh.mName.C_Str(), f, face.mIndices[k], mesh.mNumVertices);
+            object.segments.push_back({world[face.mIndices[0]], world[face.mIndices[1]]});
+        }
+        return {};
+    }
+
+    // The links of one link object (see LinkShape).
+    Status addLinks(const LinkObject& object) {
+        const LinkRule& rule = object.rule->link;
+        const std::string object_text = fmt::format("{}: object '{}'", file_, object.name);
+        std::string word = rule.type;
+        if (word.empty()) {
+            if (rule.shape == LinkShape::ladder) word = "ladder";
+            if (rule.shape == LinkShape::door) word = "door";
+            if (rule.shape == LinkShape::line) word = linkTypeWordFromName(object.name);
+        }
+        geometry::LinkSpec base;
+        if (word.empty())
+            return inputError(
+                "{} matches the link rule '{}' but its name gives no link type: name it "
+                "link_<type>_... (e.g. link_drop_1) or give the rule a \"type\"",
+                object_text, object.rule->pattern);
+        if (!geometry::resolveLinkType(word, params_.tags.link_types, base))
+            return inputError("{}: {}", object_text,
+                              geometry::notALinkType(word, params_.tags.link_types));
+        base.scene = true;
+        base.snap = geometry::kSnapAuto;
+        base.bidirectional = rule.bidirectional.value_or(rule.shape != LinkShape::line ||
+                                                         containsNoCase(object.name, "_twoway"));
+        base.width = rule.width;
+        base.cost = rule.cost;
+        base.reverse_cost = rule.reverse_cost;
+        base.user_data = rule.user_data;
+        const std::string name_text = fmt::format("{}: object '{}'", file_name_, object.name);
+        auto add = [&](std::string name, const float from[3], const float to[3]) {
+            geometry::LinkSpec link = base;
+            link.id = sceneLinkId(name);
+            link.name = std::move(name);
+            std::copy(from, from + 3, link.from);
+            std::copy(to, to + 3, link.to);
+            geometry_.links.push_back(std::move(link));
+        };
+        const float centre[3] = {0.5f * (object.min[0] + object.max[0]),
+                                 0.5f * (object.min[1] + object.max[1]),
+                                 0.5f * (object.min[2] + object.max[2])};
+        switch (rule.shape) {
+            case LinkShape::line: {
+                if (object.segments.empty())
+                    return inputError(
+                        "{} has no line: draw the link as a line (first point = start) or use a "
+                        "ladder_ or door_ box",
+                        object_text);
+                for (size_t k = 0; k < object.segments.size(); ++k)
+                    add(object.segments.size() == 1
+                            ? name_text
+                            : fmt::format("{} segment {}", name_text, k + 1),
+                        object.segments[k][0].data(), object.segments[k][1].data());
+                break;
+            }
+            case LinkShape::ladder: {
+                const float bottom[3] = {centre[0], object.min[1], centre[2]};
+                const float top[3] = {centre[0], object.max[1], centre[2]};
+                add(name_text, bottom, top);
+                break;
+            }
+            case LinkShape::door: {
+                // Through the box along its thinner horizontal axis (X on a tie), at its floor.
+                const int axis =
+                    object.max[0] - object.min[0] <= object.max[2] - object.min[2] ? 0 : 2;
+                float from[3] = {centre[0], object.min[1], centre[2]};
+                float to[3] = {centre[0], object.min[1], centre[2]};
+                from[axis] = object.min[axis];
+                to[axis] = object.max[axis];
+                add(name_text, from, to);
+                break;
+            }
         }
         return {};
     }
@@ -190,6 +360,7 @@ private:
     const ImportParams& params_;
     const std::string& file_;
     Context& context_;
+    std::string file_name_;  // the file's base name: scene link names and ids never hold a path
     geometry::Geometry geometry_;
     std::unordered_map<VertexKey, uint32_t, VertexKeyHash> vertex_ids_;
     size_t total_meshes_ = 0;
@@ -197,6 +368,26 @@ private:
 };
 
 }  // namespace
+
+uint32_t sceneLinkId(std::string_view name) {
+    const uint64_t hash = formats::xxhash64(name.data(), name.size());
+    return geometry::kSceneLinkIdFirst + uint32_t(hash & ((uint64_t(1) << 30) - 1));
+}
+
+Status checkSceneLinkIds(const std::vector<geometry::LinkSpec>& links) {
+    std::vector<const geometry::LinkSpec*> by_id;
+    for (const geometry::LinkSpec& l : links)
+        if (l.scene) by_id.push_back(&l);
+    std::stable_sort(by_id.begin(), by_id.end(),
+                     [](const auto* a, const auto* b) { return a->id < b->id; });
+    for (size_t i = 1; i < by_id.size(); ++i)
+        if (by_id[i]->id == by_id[i - 1]->id)
+            return inputError(
+                "scene links '{}' and '{}' have the same id {}: rename one of the objects (the id "
+                "is a hash of the file and object name)",
+                by_id[i - 1]->name, by_id[i]->name, by_id[i]->id);
+    return {};
+}
 
 Result<geometry::Geometry> importScene(const std::filesystem::path& path,
                                        const ImportParams& params, Context& context) {
@@ -221,8 +412,8 @@ Result<geometry::Geometry> importScene(const std::filesystem::path& path,
     }
 
     Assimp::Importer importer;
-    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
-                                aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    // Lines stay: link objects are drawn as lines (the flattener skips every other object's).
+    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT);
     const unsigned flags =
         aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
     const aiScene* scene = importer.ReadFile(file, flags);
@@ -234,6 +425,11 @@ Result<geometry::Geometry> importScene(const std::filesystem::path& path,
     SceneFlattener flattener(*scene, params, file, context);
     if (Status s = flattener.run(); !s) return s.error();
     geometry::Geometry geometry = flattener.take();
+    if (Status s = checkSceneLinkIds(geometry.links); !s) return s.error();
+    ParamCheck link_check;
+    geometry::checkLinkSpecs(geometry.links, link_check);
+    if (Status s = paramError("scene links", link_check.issues); !s)
+        return inputError("{}: {}", file, s.error().message);
     if (geometry.triangleCount() == 0)
         return inputError(
             "{}: the scene has no usable triangles ({} meshes, {} degenerate and {} "

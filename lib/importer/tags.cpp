@@ -40,8 +40,20 @@ TagConfig defaultTagConfig() {
     config.areas = geometry::defaultAreaTable();
     config.areas.push_back({"water", 3.0f, true});
     config.areas.push_back({"mud", 2.0f, true});
+    // Link objects first: their prefixes are a naming convention an artist chose on purpose, and
+    // the substring rules below would otherwise swallow names such as "link_jump_over_water" or
+    // "door_mud_room" (the link silently lost). Object names only: a material called "door_oak"
+    // must not turn every object painted with it into a door.
+    const auto link = [&](const char* pattern, LinkShape shape) {
+        TagRule rule{pattern, MatchTarget::object, std::string(kTagLink), {}};
+        rule.link.shape = shape;
+        config.rules.push_back(std::move(rule));
+    };
+    link("link_*", LinkShape::line);
+    link("ladder_*", LinkShape::ladder);
+    link("door_*", LinkShape::door);
     const auto add = [&](const char* pattern, const char* tag) {
-        config.rules.push_back({pattern, MatchTarget::any, tag});
+        config.rules.push_back({pattern, MatchTarget::any, tag, {}});
     };
     add("*ignore*", "ignore");
     add("*trigger*", "ignore");
@@ -54,21 +66,62 @@ TagConfig defaultTagConfig() {
     return config;
 }
 
+const TagRule* matchTagRule(const TagConfig& config, std::string_view object_name,
+                            std::string_view mesh_name, std::string_view material_name,
+                            std::string_view* matched_name) {
+    for (const TagRule& rule : config.rules) {
+        std::string_view hit;
+        bool matched = false;
+        if (rule.target != MatchTarget::material) {
+            if (globMatch(rule.pattern, object_name)) {
+                hit = object_name;
+                matched = true;
+            } else if (globMatch(rule.pattern, mesh_name)) {
+                hit = mesh_name;
+                matched = true;
+            }
+        }
+        if (!matched && rule.target != MatchTarget::object &&
+            globMatch(rule.pattern, material_name)) {
+            hit = object_name.empty() ? mesh_name : object_name;
+            matched = true;
+        }
+        if (!matched) continue;
+        if (matched_name != nullptr) *matched_name = hit;
+        return &rule;
+    }
+    return nullptr;
+}
+
 int resolveTag(const TagConfig& config, std::string_view object_name, std::string_view mesh_name,
                std::string_view material_name) {
-    for (const TagRule& rule : config.rules) {
-        bool hit = false;
-        if (rule.target != MatchTarget::material)
-            hit = globMatch(rule.pattern, object_name) || globMatch(rule.pattern, mesh_name);
-        if (!hit && rule.target != MatchTarget::object)
-            hit = globMatch(rule.pattern, material_name);
-        if (!hit) continue;
-        if (rule.tag == kTagIgnore) return -1;
-        if (rule.tag == kTagObstacle) return geometry::kObstacleArea;
-        for (size_t i = 0; i < config.areas.size(); ++i)
-            if (config.areas[i].name == rule.tag) return int(i);
+    const TagRule* rule = matchTagRule(config, object_name, mesh_name, material_name);
+    if (rule == nullptr) return geometry::kGroundArea;
+    if (rule->tag == kTagIgnore) return -1;
+    if (rule->tag == kTagObstacle) return geometry::kObstacleArea;
+    if (rule->tag == kTagLink)
+        return rule->link.shape == LinkShape::door ? int(geometry::kObstacleArea) : -1;
+    for (size_t i = 0; i < config.areas.size(); ++i)
+        if (config.areas[i].name == rule->tag) return int(i);
+    return geometry::kGroundArea;  // parseTagConfig refuses unknown tags
+}
+
+std::string linkTypeWordFromName(std::string_view name) {
+    constexpr std::string_view kPrefix = "link_";
+    for (size_t at = 0; at + kPrefix.size() <= name.size(); ++at) {
+        bool prefix = true;
+        for (size_t k = 0; k < kPrefix.size() && prefix; ++k)
+            prefix = lower(name[at + k]) == kPrefix[k];
+        if (!prefix) continue;
+        std::string word;
+        for (size_t k = at + kPrefix.size(); k < name.size(); ++k) {
+            const char c = lower(name[k]);
+            if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) break;
+            word += c;
+        }
+        return word;
     }
-    return geometry::kGroundArea;
+    return {};
 }
 
 namespace {
@@ -89,6 +142,46 @@ Status readObjects(JsonReader& r, std::string_view key, const std::filesystem::p
         if (Status s = item.expectObject(); !s) return s;
         if (Status s = read(item); !s) return s;
     }
+    return {};
+}
+
+// The "link" object of a rule: {"type", "shape", "bidirectional", "width", "cost",
+// "reverse_cost", "user_data"}, all optional.
+Status parseLinkRule(const nlohmann::json& value, const std::string& path,
+                     const std::filesystem::path& file,
+                     const std::vector<geometry::LinkTypeDef>& types, LinkRule& out) {
+    JsonReader r(value, path, file);
+    if (Status s = r.expectObject(); !s) return s;
+    if (Status s = r.string("type", out.type); !s) return s;
+    if (r.has("type")) {
+        geometry::LinkSpec probe;
+        if (!geometry::resolveLinkType(out.type, types, probe))
+            return r.fail(r.at("type"), geometry::notALinkType(out.type, types));
+    }
+    if (Status s = r.choice<LinkShape>("shape", kLinkShapes, out.shape); !s) return s;
+    if (r.has("bidirectional")) {
+        bool two_way = false;
+        if (Status s = r.boolean("bidirectional", two_way); !s) return s;
+        out.bidirectional = two_way;
+    }
+    if (Status s = r.number("width", out.width); !s) return s;
+    if (Status s = r.number("cost", out.cost); !s) return s;
+    if (Status s = r.number("reverse_cost", out.reverse_cost); !s) return s;
+    if (Status s = r.integer("user_data", out.user_data); !s) return s;
+    if (Status s = r.finish(
+            {"type", "shape", "bidirectional", "width", "cost", "reverse_cost", "user_data"});
+        !s)
+        return s;
+    const auto inRange = [&](std::string_view key, float v, float high) -> Status {
+        if (std::isfinite(v) && v >= 0 && v <= high) return {};
+        return r.fail(r.at(key), fmt::format("{} must be in 0..{}", v, high));
+    };
+    if (Status s = inRange("width", out.width, 1000.0f); !s) return s;
+    if (Status s = inRange("cost", out.cost, 1e9f); !s) return s;
+    if (Status s = inRange("reverse_cost", out.reverse_cost, 1e9f); !s) return s;
+    if (out.reverse_cost != 0 && out.bidirectional == false)
+        return r.fail(r.at("reverse_cost"),
+                      "only for two-way links (\"bidirectional\": false here)");
     return {};
 }
 
@@ -115,7 +208,7 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
         if (Status s = entry.finish({"name", "cost"}); !s) return s;
         if (name.empty() || name.size() > 64)
             return entry.fail(entry.at("name"), "must be 1..64 characters");
-        if (name == kTagIgnore || name == kTagObstacle || name == "ground")
+        if (name == kTagIgnore || name == kTagObstacle || name == kTagLink || name == "ground")
             return entry.fail(entry.at("name"), fmt::format("'{}' is reserved", name));
         if (!(cost > 0 && cost <= 1e6))
             return entry.fail(entry.at("cost"),
@@ -132,21 +225,38 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
     });
     if (!areas) return areas.error();
 
+    if (r.has("link_types"))
+        if (Status s = geometry::parseLinkTypes(r.get("link_types"), "$.link_types", source,
+                                                config.link_types);
+            !s)
+            return s.error();
+
     Status rules = readObjects(r, "rules", source, [&](JsonReader& entry) -> Status {
         TagRule rule;
         if (!entry.has("match")) return entry.fail(entry.at("match"), "missing (a glob pattern)");
         if (!entry.has("tag"))
-            return entry.fail(entry.at("tag"), "missing (ignore, obstacle or an area)");
+            return entry.fail(entry.at("tag"), "missing (ignore, obstacle, link or an area)");
         if (Status s = entry.string("match", rule.pattern); !s) return s;
         if (Status s = entry.string("tag", rule.tag); !s) return s;
         if (Status s = entry.choice<MatchTarget>("on", kMatchTargets, rule.target); !s) return s;
-        if (Status s = entry.finish({"match", "on", "tag"}); !s) return s;
+        if (entry.has("link")) {
+            if (rule.tag != kTagLink)
+                return entry.fail(
+                    entry.at("link"),
+                    fmt::format("only with \"tag\": \"link\" (this rule's tag is '{}')", rule.tag));
+            if (Status s = parseLinkRule(entry.get("link"), entry.at("link"), source,
+                                         config.link_types, rule.link);
+                !s)
+                return s;
+        }
+        if (Status s = entry.finish({"match", "on", "tag", "link"}); !s) return s;
         const bool known =
-            rule.tag == kTagIgnore || rule.tag == kTagObstacle ||
+            rule.tag == kTagIgnore || rule.tag == kTagObstacle || rule.tag == kTagLink ||
             std::any_of(config.areas.begin(), config.areas.end(),
                         [&](const geometry::AreaType& a) { return a.name == rule.tag; });
         if (!known) {
-            std::vector<std::string> names = {std::string(kTagIgnore), std::string(kTagObstacle)};
+            std::vector<std::string> names = {std::string(kTagIgnore), std::string(kTagObstacle),
+                                              std::string(kTagLink)};
             for (size_t a = 1; a < config.areas.size(); ++a) names.push_back(config.areas[a].name);
             return entry.fail(entry.at("tag"), fmt::format("unknown tag '{}' (known: {})", rule.tag,
                                                            fmt::join(names, ", ")));
@@ -155,7 +265,7 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
         return {};
     });
     if (!rules) return rules.error();
-    if (Status s = r.finish({"use_defaults", "areas", "rules"}); !s) return s.error();
+    if (Status s = r.finish({"use_defaults", "areas", "link_types", "rules"}); !s) return s.error();
     if (use_defaults)
         config.rules.insert(config.rules.end(), defaults.rules.begin(), defaults.rules.end());
     return config;

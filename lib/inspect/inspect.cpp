@@ -37,6 +37,17 @@ Json boundsJson(const float min[3], const float max[3]) {
     return Json{{"min", {min[0], min[1], min[2]}}, {"max", {max[0], max[1], max[2]}}};
 }
 
+// Link specs carried by a .geo or .vox (scene objects), counted by type.
+void linkSpecStats(const std::vector<geometry::LinkSpec>& links, Json& stats) {
+    if (links.empty()) return;
+    Json by_type = Json::object();
+    for (const auto& [word, n] : geometry::linksByType(links)) by_type[word] = n;
+    size_t bidirectional = 0;
+    for (const geometry::LinkSpec& l : links) bidirectional += l.bidirectional ? 1 : 0;
+    stats["links"] = {
+        {"count", links.size()}, {"by_type", by_type}, {"bidirectional", bidirectional}};
+}
+
 Json geometryStats(const geometry::Geometry& g) {
     Json stats;
     stats["vertices"] = g.vertexCount();
@@ -57,6 +68,7 @@ Json geometryStats(const geometry::Geometry& g) {
                          {"walkable", g.areas[i].walkable},
                          {"triangles", per_area[i]}});
     stats["areas"] = areas;
+    linkSpecStats(g.links, stats);
     return stats;
 }
 
@@ -104,6 +116,7 @@ Json voxelStats(const voxel::VoxelGrid& grid) {
                          {"cost", grid.areas[i].cost},
                          {"walkable_spans", s.walkable_per_area[i]}});
     stats["areas"] = areas;
+    linkSpecStats(grid.links, stats);
     return stats;
 }
 

@@ -75,7 +75,9 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
             {s.y_min, s.y_max, s.area, uint8_t(s.walkable ? formats::kSpanFlagWalkable : 0)},
             spans.data() + i * formats::kSpanRecordSize);
     }
-    formats::ContainerWriter writer(formats::kKindVoxels, formats::kVoxelsVersion);
+    // v1 without links (the layout before links existed, byte-identical), v2 with them.
+    formats::ContainerWriter writer(formats::kKindVoxels,
+                                    grid.links.empty() ? 1 : formats::kVoxelsVersion);
     writer.add(formats::kSecVoxelHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, geometry::encodeAreaTable(grid.areas), formats::Codec::raw);
     writer.add(formats::kSecColumns, columns.take(), formats::Codec::zstd_delta32);
@@ -84,6 +86,7 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
         writer.add(formats::kSecSourceName,
                    std::vector<uint8_t>(grid.source_name.begin(), grid.source_name.end()),
                    formats::Codec::raw);
+    geometry::addLinkSpecSections(writer, grid.links);
     return saveContainer(path, writer);
 }
 
@@ -129,6 +132,9 @@ Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
             formats::decodeSpan(spans->data() + i * formats::kSpanRecordSize);
         grid.spans[i] = {r.y_min, r.y_max, r.area, (r.flags & formats::kSpanFlagWalkable) != 0};
     }
+    auto links = geometry::decodeLinkSpecSections(c);
+    if (!links) return links.error();
+    grid.links = std::move(links).value();
     return grid;
 }
 

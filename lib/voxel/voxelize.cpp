@@ -548,6 +548,7 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
     grid.cell_height = params.cell_height;
     grid.agent = params.agent;
     grid.areas = geometry.areas;
+    grid.links = geometry.links;  // scene-object links travel on to the graph stage
 
     auto toCellX = [&](float v) { return snapToGrid((double(v) - grid.origin[0]) / cs); };
     auto toCellY = [&](float v) { return snapToGrid((double(v) - grid.origin[1]) / ch); };

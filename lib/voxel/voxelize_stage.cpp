@@ -57,6 +57,11 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
         "{} spans, {} walkable ({}); {} walkable columns, {} multi-layer (up to {} layers)",
         stats.spans, stats.walkable_spans, per_area.empty() ? "none" : per_area,
         stats.walkable_columns, stats.multi_layer_columns, stats.max_walkable_layers));
+    if (!g.links.empty()) {
+        result.count("links", g.links.size());
+        result.summary.push_back(fmt::format("links from scene objects: {} ({}), for the graphs",
+                                             g.links.size(), geometry::linksByTypeText(g.links)));
+    }
     result.summary.push_back(
         fmt::format("voxelized in {:.3f} s -> {}", result.milliseconds / 1000.0, output.string()));
     if (stats.walkable_spans == 0)

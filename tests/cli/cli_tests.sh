@@ -163,6 +163,51 @@ JSON
   expect 1 "bad.json: \\$.rules\\[0\\].tag: unknown tag 'lava'" \
     "$navbake" import "$levels/indoor_two_floors.glb" -o "$work/t2.geo" --tags "$work/bad.json"
   ;;
+scene_links)
+  # Links drawn in the level: a ladder box against a 3 m block joins the floor to the block's top.
+  box() {  # box NAME X0 Y0 Z0 X1 Y1 Z1: an OBJ box, relative indices, faces outward
+    echo "o $1"
+    for k in 0 1 2 3 4 5 6 7; do
+      echo "v $( ((k & 1)) && echo "$5" || echo "$2") $( ((k & 2)) && echo "$6" || echo "$3") $( ((k & 4)) && echo "$7" || echo "$4")"
+    done
+    printf 'f -8 -7 -3\nf -8 -3 -4\nf -6 -2 -1\nf -6 -1 -5\nf -8 -6 -5\nf -8 -5 -7\n'
+    printf 'f -4 -3 -1\nf -4 -1 -2\nf -8 -4 -2\nf -8 -2 -6\nf -7 -5 -1\nf -7 -1 -3\n'
+  }
+  {
+    printf 'o floor\nv 0 0 0\nv 12 0 0\nv 12 0 10\nv 0 0 10\nf -4 -2 -3\nf -4 -1 -2\n'
+    box platform 12 0 0 20 3 10
+    box ladder_west 11.8 0 4.5 12 3 5.5
+  } >"$work/level.obj"
+  "$navbake" import "$work/level.obj" -o "$work/level.geo" 2>"$work/import.log" || fail "import: $(cat "$work/import.log")"
+  grep -q "links from scene objects: 1 (1 ladder)" "$work/import.log" || fail "no link count: $(cat "$work/import.log")"
+  grep -q "12 ignored by tag rules" "$work/import.log" || fail "ladder triangles not dropped: $(cat "$work/import.log")"
+  "$navbake" inspect "$work/level.geo" >"$work/geo.txt" || fail "inspect geo"
+  grep -q "layout v2" "$work/geo.txt" || fail "a .geo with links is not layout v2"
+  grep -q "SLNK" "$work/geo.txt" || fail "no SLNK section"
+  "$navbake" -q voxelize "$work/level.geo" -o "$work/level.vox" || fail "voxelize"
+  "$navbake" inspect "$work/level.vox" --json | grep -q '"ladder": 1' || fail "the .vox does not carry the ladder"
+  "$navbake" graph tile "$work/level.vox" -o "$work/level.graph" 2>"$work/graph.log" || fail "graph: $(cat "$work/graph.log")"
+  grep -q "links: 1 (1 ladder); components 2 before links, 1 with them" "$work/graph.log" ||
+    fail "no link summary: $(cat "$work/graph.log")"
+  "$navbake" -q pack "$work/level.graph" -o "$work/level.nav" || fail "pack"
+  "$navbake" query "$work/level.nav" --from 2,0,5 --to 16,3,5 | grep -q "pair 1: found" || fail "no path up the ladder"
+  # The build carries the links the same way (its grids also store the level's name, which the
+  # CLI's voxelize has not: compare the graph sections).
+  echo '{"input": "level.obj", "output": "out", "agents": [{"graphs": ["tile"]}]}' >"$work/level.json"
+  "$navbake" -q build "$work/level.json" || fail "build"
+  sections() {  # "ID CHECKSUM" per section but NAME
+    "$navbake" inspect "$1" --json | tr -d ' \n' | grep -oE '"id":"[A-Z0-9]{4}"|"checksum":"[0-9a-f]{16}"' |
+      paste -d' ' - - | grep -v '"NAME"'
+  }
+  sections "$work/level.nav" >"$work/cli.txt"
+  sections "$work/out/default.tile.nav" >"$work/build.txt"
+  grep -q '"LINK"' "$work/cli.txt" || fail "no LINK section in the asset: $(cat "$work/cli.txt")"
+  cmp "$work/cli.txt" "$work/build.txt" || fail "scene links: CLI and build graph sections differ"
+  # A link_ object must be a line.
+  { cat "$work/level.obj"; box link_jump_3 1 0 1 2 1 2; } >"$work/bad.obj"
+  expect 1 "bad.obj: object 'link_jump_3' has no line: draw the link as a line" \
+    "$navbake" import "$work/bad.obj" -o "$work/bad.geo"
+  ;;
 atomic_output)
   "$navbake" -q import "$levels/indoor_two_floors.glb" -o "$work/out.geo" || fail "import"
   cp "$work/out.geo" "$work/before.geo"

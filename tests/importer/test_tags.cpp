@@ -26,6 +26,30 @@ TEST_SUITE("import") {
         CHECK(config.areas[size_t(water)].cost == doctest::Approx(3.0));
     }
 
+    TEST_CASE("built-in link rules: object-name prefixes, before the other built-in rules") {
+        const TagConfig config = defaultTagConfig();
+        const auto rule = [&](const char* object, const char* material = "") {
+            return matchTagRule(config, object, "", material);
+        };
+        REQUIRE(rule("ladder_1") != nullptr);
+        CHECK(rule("ladder_1")->tag == "link");
+        CHECK(rule("ladder_1")->link.shape == LinkShape::ladder);
+        CHECK(rule("Door_Kitchen")->link.shape == LinkShape::door);
+        CHECK(rule("link_jump_over_water")->link.shape == LinkShape::line);  // not water
+        CHECK(resolveTag(config, "ladder_1", "", "") == -1);                 // a proxy: dropped
+        CHECK(resolveTag(config, "door_1", "", "") == nav::geometry::kObstacleArea);
+        CHECK(resolveTag(config, "link_drop_1", "", "") == -1);
+        // Not prefixes, or not object names: ordinary geometry.
+        CHECK(rule("trapdoor_1") == nullptr);
+        CHECK(rule("floor_near_ladder") == nullptr);
+        CHECK(rule("floor", "door_oak") == nullptr);
+        CHECK(resolveTag(config, "ramp", "", "ladder_metal") == nav::geometry::kGroundArea);
+        CHECK(linkTypeWordFromName("Link_Jump_twoway_2") == "jump");
+        CHECK(linkTypeWordFromName("link_drop.001") == "drop");
+        CHECK(linkTypeWordFromName("SM_link_zip-line_3") == "zip-line");
+        CHECK(linkTypeWordFromName("ladder_1").empty());
+    }
+
     TEST_CASE("a tags file adds areas and rules that come first") {
         auto config = parseTagConfig(R"({
         "areas": [{"name": "lava", "cost": 10}, {"name": "water", "cost": 5}],
@@ -59,11 +83,12 @@ TEST_SUITE("import") {
             const char* expected;
         };
         const Case cases[] = {
-            {R"({"rulez": []})", "$.rulez: unknown key (allowed here: use_defaults, areas, rules)"},
+            {R"({"rulez": []})",
+             "$.rulez: unknown key (allowed here: use_defaults, areas, link_types, rules)"},
             {R"({"rules": [{"match": "x", "tag": "nowhere"}]})",
              "$.rules[0].tag: unknown tag 'nowhere'"},
             {R"({"rules": [{"match": "x", "tag": "ignore", "extra": 1}]})",
-             "$.rules[0].extra: unknown key (allowed here: match, on, tag)"},
+             "$.rules[0].extra: unknown key (allowed here: match, on, tag, link)"},
             {R"({"areas": [{"name": "mud", "cost": -1}]})",
              "$.areas[0].cost: must be a number in (0, 1e6]"},
             {R"({"areas": [{"name": "obstacle", "cost": 2}]})",
