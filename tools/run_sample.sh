@@ -16,6 +16,13 @@ echo "  (second run: every stage is up to date)"
 "$navbake" build sample_levels/indoor_two_floors.json 2>&1 | grep "stages:"
 "$navbake" build sample_levels/indoor_two_floors.json --check
 
+step "navbake build: the links course (generated drops and jumps per agent; a ladder, a door, a teleport drawn in the scene; a zipline in the config)"
+"$navbake" build sample_levels/links_course.json
+echo "From the closed room to the walkway: through the door, then up the ladder (or, cheaper, down into the pit and out by the teleport):"
+echo "  tile graph: $("$navbake" query out/links_build/human.tile.nav --from 40,0,20 --to 10,3,5.2 | head -1)"
+echo "  navmesh:    $("$navbake" query out/links_build/human.navmesh.nav --from 40,0,20 --to 10,3,5.2 | head -1)"
+echo "  POV:        $("$navbake" query out/links_build/human.pov.nav --from 40,0,20 --to 10,3,5.2 | head -1)"
+
 step "Indoor level, stage by stage (glTF: four rooms, a mezzanine over two of them, ramp, stairs, water, crates)"
 "$navbake" import sample_levels/indoor_two_floors.glb -o "$out/indoor.geo"
 "$navbake" voxelize "$out/indoor.geo" -o "$out/indoor.vox"

@@ -35,6 +35,9 @@ struct Nearest {
     float point[3] = {0, 0, 0};
 };
 
+// A coordinate for messages: rounded to the millimetre (no 8.940697e-08 for a floor at 0).
+double mm(float v) { return std::round(double(v) * 1000.0) / 1000.0 + 0.0; }
+
 std::string describeMiss(const LinkSpec& l, const char* end, const float p[3], float vertical,
                          float snap, const Nearest& nearest) {
     std::string where =
@@ -45,12 +48,12 @@ std::string describeMiss(const LinkSpec& l, const char* end, const float p[3], f
         return fmt::format(
             "{}: its {} ({}, {}, {}) is not on the walkable surface ({}); the graph "
             "has no nodes",
-            l.name, end, p[0], p[1], p[2], where);
+            l.name, end, mm(p[0]), mm(p[1]), mm(p[2]), where);
     return fmt::format(
         "{}: its {} ({}, {}, {}) is not on the walkable surface ({}); the nearest is {:.2f} m away "
         "at ({}, {}, {})",
-        l.name, end, p[0], p[1], p[2], where, nearest.distance, nearest.point[0], nearest.point[1],
-        nearest.point[2]);
+        l.name, end, mm(p[0]), mm(p[1]), mm(p[2]), where, nearest.distance, mm(nearest.point[0]),
+        mm(nearest.point[1]), mm(nearest.point[2]));
 }
 
 // Resolves points on one graph: by kind, through its spatial index.
@@ -410,6 +413,12 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
                 finder.find(to_point.data(), snap).node == kNoNode ? "off" : "on");
         }
         if (made == 0) {
+            // Generated links come from the voxels; a graph that leaves their cells out (a
+            // navmesh dropping a region too small to keep) simply has no use for them.
+            if (l.generated) {
+                ++stats.generated_dropped;
+                continue;
+            }
             if (!l.shared) return inputError("{}", miss);
             stats.unusable.push_back({l.name, miss});
             continue;

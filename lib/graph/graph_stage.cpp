@@ -139,17 +139,21 @@ void reportLinks(const Graph& graph, const std::vector<uint32_t>& component_befo
     result.count("links", links);
     result.count("link_lanes", graph.links.size());
     result.count("links_generated", generated);
+    result.count("links_generated_off_graph", resolved.generated_dropped);
     result.count("components_before_links", components_before);
     for (const auto& [name, n] : by_type) result.count("links_" + name, n);
     const bool implicit_volume = (graph.header.flags & formats::kGraphFlagImplicitVolume) != 0;
     result.summary.push_back(fmt::format(
-        "links: {} ({}){}{}{}; components {} before links, {} with them (undirected)", links,
+        "links: {} ({}){}{}{}{}; components {} before links, {} with them (undirected)", links,
         byType(by_type),
         graph.links.size() != links ? fmt::format(", {} lanes", graph.links.size()) : "",
         resolved.lanes_dropped
             ? fmt::format(", {} lanes off the surface dropped", resolved.lanes_dropped)
             : "",
         resolved.duplicates ? fmt::format(", {} repeated lanes merged", resolved.duplicates) : "",
+        resolved.generated_dropped ? fmt::format(", {} generated links off this graph's surface",
+                                                 resolved.generated_dropped)
+                                   : "",
         components_before,
         graph.header.type == GraphType::pov ? graph.pov_stats.layer_component_count
                                             : graph.header.component_count));

@@ -98,6 +98,8 @@ struct LinkResolveStats {
     uint64_t lanes = 0;          // records made (a wide link makes one per cell across it)
     uint64_t lanes_dropped = 0;  // lanes of wide links whose ends missed the surface
     uint64_t duplicates = 0;     // lanes joining the same two nodes as an earlier lane of the link
+    uint64_t generated_dropped = 0;  // generated links with no lane on this graph (a navmesh
+                                     // region too small to keep under their cells)
     // Shared links (LinkSpec::shared) this agent cannot use: the name, and why (the error text
     // an unshared link would have given).
     std::vector<std::pair<std::string, std::string>> unusable;

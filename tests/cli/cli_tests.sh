@@ -220,7 +220,7 @@ atomic_output)
   ;;
 levelgen_reproducible)
   "$levelgen" "$work/levels" >/dev/null || fail "levelgen failed"
-  for f in indoor_two_floors.glb terrain.obj terrain.mtl maze3d.3dmap maze3d.3dscen; do
+  for f in indoor_two_floors.glb terrain.obj terrain.mtl links_course.obj links_course.mtl maze3d.3dmap maze3d.3dscen; do
     cmp "$work/levels/$f" "$levels/$f" || fail "sample_levels/$f differs from what levelgen writes (run 'make levels')"
   done
   ;;
@@ -619,6 +619,51 @@ JSON
   expect 1 '\$.agents\[0\].max_slope = 95 \(must be in 0..90 degrees\)' "$navbake" build "$work/bad.json"
   echo '{"input": "level.glb", "agents": [{"graphs": ["tile"], "hierarchy": true}]}' >"$work/bad.json"
   expect 1 '\$.agents\[0\].hierarchy: needs clusters' "$navbake" build "$work/bad.json"
+  ;;
+links_course)
+  # The links sample level: generated drops and jumps per agent, a ladder, a door and a teleport
+  # from scene objects, a zipline (a user link type) from the config; paths through them.
+  cp "$levels/links_course.obj" "$levels/links_course.mtl" "$work/"
+  sed 's|"output": "../out/links_build"|"output": "out"|; s|"debug_views": true|"debug_views": false|; s|"\$schema": "../formats/level.schema.json"|"$schema": "x"|' \
+    "$levels/links_course.json" >"$work/course.json"
+  "$navbake" build "$work/course.json" --jobs 2 >"$work/build.log" 2>&1 || fail "build: $(cat "$work/build.log")"
+  report="$work/out/course.report.json"
+  grep -q '"links_zipline": 1' "$report" || fail "no zipline in the report"
+  grep -q '"links_ladder": 1' "$report" || fail "no ladder in the report"
+  grep -q '"links_door": 1' "$report" || fail "no door in the report"
+  grep -q '"links_teleport": 1' "$report" || fail "no teleport in the report"
+  grep -Eq '"links_jump": [1-9]' "$report" || fail "no generated jump"
+  grep -Eq '"links_drop": [1-9]' "$report" || fail "no generated drop"
+  grep -Eq '"ledge_rejected_gap_too_wide": [1-9]' "$report" || fail "no rejection by reason"
+  # The ogre's wider body cannot reach the ladder's top: a warning, not a failure (the human can).
+  grep -q "graph navmesh ogre: this agent cannot use course.*ladder_walkway" "$work/build.log" ||
+    grep -q "graph navmesh ogre: this agent cannot use links_course.obj: object 'ladder_walkway'" "$work/build.log" ||
+    fail "no warning for the ogre's ladder: $(grep warning "$work/build.log")"
+  # The drone (a volume graph) keeps the teleport only.
+  "$navbake" inspect "$work/out/drone.volume.nav" --json | tr -d ' \n' | grep -q '"by_type":{"teleport":1}' ||
+    fail "the drone's graph should hold the teleport only"
+  # Paths: out of the room through the door, up the ladder onto the walkway; out of the pit by the
+  # teleport; every link step named with its segment of the straight path.
+  for kind in tile navmesh pov; do
+    "$navbake" query "$work/out/human.$kind.nav" --from 40,0,20 --to 10,3,5.2 --json >"$work/q.json" ||
+      fail "$kind: query"
+    grep -q '"status": "found"' "$work/q.json" || fail "$kind: no path from the room to the walkway"
+    grep -q '"type": "door"' "$work/q.json" || fail "$kind: the path does not take the door"
+    grep -q '"type": "ladder"' "$work/q.json" || fail "$kind: the path does not take the ladder"
+    grep -q '"segment":' "$work/q.json" || fail "$kind: link steps without segments"
+    "$navbake" query "$work/out/human.$kind.nav" --from 19,-2.4,15 --to 5,0,20 >"$work/q.txt" || fail "$kind: pit query"
+    grep -q "via teleport" "$work/q.txt" || fail "$kind: no way out of the pit but the teleport: $(cat "$work/q.txt")"
+    # Nobody walks up onto the 2 m platform.
+    "$navbake" query "$work/out/human.$kind.nav" --from 5,0,20 --to 25,2,4 | grep -q "no_path" ||
+      fail "$kind: a path up onto the 2 m platform"
+  done
+  "$navbake" query "$work/out/human.tile.nav" --from 13,3,5.2 --to 13,0,22 | grep -q "via zipline 1" ||
+    fail "the walkway's zipline is not taken"
+  # The same bytes at any --jobs, and --check passes.
+  cp -r "$work/out" "$work/out2"
+  "$navbake" -q build "$work/course.json" --jobs 1 --force || fail "rebuild"
+  for f in "$work"/out2/*.nav; do cmp "$f" "$work/out/$(basename "$f")" || fail "$(basename "$f") differs at --jobs 1"; done
+  "$navbake" -q build "$work/course.json" --check || fail "--check after a build"
   ;;
 view_cli)
   "$navbake" -q import "$levels/indoor_two_floors.glb" -o "$work/indoor.geo" || fail "import"

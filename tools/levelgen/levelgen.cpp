@@ -9,8 +9,10 @@
 //   OUTDIR/indoor_two_floors.glb   binary glTF 2.0, Y up, metres
 //   OUTDIR/terrain.obj             Wavefront OBJ height-field terrain
 //   OUTDIR/terrain.mtl             materials referenced by terrain.obj
-//   OUTDIR/maze3d.3dmap            MovingAI 3D voxel map: a hollow 3-storey maze
-//   OUTDIR/maze3d.3dscen           MovingAI 3D scenarios on it, with optimal lengths
+//   OUTDIR/links_course.obj        Wavefront OBJ: ledges, gaps, a pit, a walkway, ladder/door/link
+//   objects OUTDIR/links_course.mtl        its materials OUTDIR/maze3d.3dmap            MovingAI 3D
+//   voxel map: a hollow 3-storey maze OUTDIR/maze3d.3dscen           MovingAI 3D scenarios on it,
+//   with optimal lengths
 //
 // indoor_two_floors.glb — a 30 m x 20 m building (X in [0,30], Z in [0,20]):
 //   * ground slab (top Y=0), outer walls 4.5 m high, and four rooms separated
@@ -109,6 +111,7 @@ struct Mesh {
     std::string material;
     std::vector<Vec3> positions;
     std::vector<std::uint32_t> indices;
+    std::vector<std::uint32_t> lines;  // index pairs (OBJ 'l'): link objects drawn as lines
 
     std::uint32_t addVertex(Vec3 p) {
         positions.push_back(p);
@@ -751,9 +754,10 @@ std::string formatNumber(double value) {
     return result;
 }
 
-std::string encodeObj(const std::vector<Mesh>& meshes, const std::string& mtl_name) {
+std::string encodeObj(const std::vector<Mesh>& meshes, const std::string& mtl_name,
+                      const std::string& title) {
     std::string out;
-    out += "# navbake levelgen: outdoor terrain (Y up, metres)\n";
+    out += "# navbake levelgen: " + title + " (Y up, metres)\n";
     out += "mtllib " + mtl_name + "\n";
     std::size_t vertex_base = 1;
     for (const Mesh& mesh : meshes) {
@@ -767,6 +771,10 @@ std::string encodeObj(const std::vector<Mesh>& meshes, const std::string& mtl_na
             out += "f " + std::to_string(vertex_base + mesh.indices[t]) + " " +
                    std::to_string(vertex_base + mesh.indices[t + 1]) + " " +
                    std::to_string(vertex_base + mesh.indices[t + 2]) + "\n";
+        }
+        for (std::size_t l = 0; l + 1 < mesh.lines.size(); l += 2) {
+            out += "l " + std::to_string(vertex_base + mesh.lines[l]) + " " +
+                   std::to_string(vertex_base + mesh.lines[l + 1]) + "\n";
         }
         vertex_base += mesh.positions.size();
     }
@@ -783,6 +791,85 @@ std::string encodeMtl() {
            "\n"
            "newmtl water\n"
            "Kd 0.2000 0.4000 0.8000\n";
+}
+
+// ----------------------------------------------------------------------------
+// Links course (OBJ): what links are for
+// ----------------------------------------------------------------------------
+//
+// links_course.obj — a 48 m x 28 m floor (X in [0,48], Z in [0,28], top Y=0) with the places an
+//   agent needs more than walking, so `navbake build` shows generated and authored links:
+//   * a 2.4 m wide, 12 m long walkway 3 m up (no stairs): reached by `ladder_walkway`, a ladder
+//     box at its west end; one drops off its sides (generated drops);
+//   * platforms 1.2 m and 2.0 m high: drop off them (the 1.2 m one both ways with a 1.3 m
+//     jump), no other way up;
+//   * a 6 x 6 m pit 2.4 m deep cut into the floor: one drops in, and `link_teleport_pit`, a line
+//     from its floor to the floor outside, is the only way out;
+//   * stairs up to a 1 m platform, then platforms across gaps of 1.5 m (jumped) and 3.0 m (too
+//     wide: the last platform stays an island);
+//   * a room (walls 3 m high) whose only doorway is closed by `door_room`: the door link.
+// links_course.mtl — its materials.
+
+Mesh boxMesh(std::string name, std::string material, Vec3 lo, Vec3 hi) {
+    Mesh mesh = makeMesh(std::move(name), std::move(material));
+    appendBox(mesh, lo, hi);
+    return mesh;
+}
+
+std::vector<Mesh> buildLinksCourse() {
+    std::vector<Mesh> meshes;
+    // The floor, cut around the pit ([16, 22] x [12, 18]), and the pit.
+    Mesh floor = makeMesh("floor", "floor");
+    appendBox(floor, {0.0, -0.2, 0.0}, {16.0, 0.0, 28.0});
+    appendBox(floor, {22.0, -0.2, 0.0}, {48.0, 0.0, 28.0});
+    appendBox(floor, {16.0, -0.2, 0.0}, {22.0, 0.0, 12.0});
+    appendBox(floor, {16.0, -0.2, 18.0}, {22.0, 0.0, 28.0});
+    meshes.push_back(std::move(floor));
+    Mesh pit = makeMesh("pit", "floor");
+    appendBox(pit, {16.0, -2.6, 12.0}, {22.0, -2.4, 18.0});
+    appendBox(pit, {15.8, -2.4, 12.0}, {16.0, -0.2, 18.0});
+    appendBox(pit, {22.0, -2.4, 12.0}, {22.2, -0.2, 18.0});
+    appendBox(pit, {16.0, -2.4, 11.8}, {22.0, -0.2, 12.0});
+    appendBox(pit, {16.0, -2.4, 18.0}, {22.0, -0.2, 18.2});
+    meshes.push_back(std::move(pit));
+    meshes.push_back(boxMesh("walkway", "floor", {2.0, 2.8, 4.0}, {14.0, 3.0, 6.4}));
+    meshes.push_back(boxMesh("ladder_walkway", "wall", {1.7, 0.0, 4.8}, {2.0, 3.0, 5.6}));
+    meshes.push_back(boxMesh("platform_low", "wall", {16.0, 0.0, 2.0}, {20.0, 1.2, 6.0}));
+    meshes.push_back(boxMesh("platform_high", "wall", {23.0, 0.0, 2.0}, {27.0, 2.0, 6.0}));
+    // Stairs (five 0.2 m steps, 0.35 m runs) up the south side of the first 1 m platform.
+    Mesh stairs = makeMesh("stairs", "floor");
+    for (int k = 0; k < 5; ++k) {
+        const double z0 = 6.0 + 0.35 * (4 - k);
+        appendBox(stairs, {32.5, 0.0, z0}, {35.5, 0.2 * (k + 1), z0 + 0.35});
+    }
+    meshes.push_back(std::move(stairs));
+    meshes.push_back(boxMesh("platform_gap_a", "wall", {32.0, 0.0, 2.0}, {36.0, 1.0, 6.0}));
+    meshes.push_back(boxMesh("platform_gap_b", "wall", {37.5, 0.0, 2.0}, {41.5, 1.0, 6.0}));
+    meshes.push_back(boxMesh("platform_gap_c", "wall", {44.5, 0.0, 2.0}, {48.0, 1.0, 6.0}));
+    // The room: walls along z = 12 (doorway x in [38, 40]) and x = 30, door closing the doorway.
+    Mesh walls = makeMesh("room_walls", "wall");
+    appendBox(walls, {30.0, 0.0, 11.9}, {38.0, 3.0, 12.1});
+    appendBox(walls, {40.0, 0.0, 11.9}, {48.0, 3.0, 12.1});
+    appendBox(walls, {38.0, 2.4, 11.9}, {40.0, 3.0, 12.1});
+    appendBox(walls, {29.9, 0.0, 12.1}, {30.1, 3.0, 28.0});
+    meshes.push_back(std::move(walls));
+    meshes.push_back(boxMesh("door_room", "wall", {38.0, 0.0, 11.9}, {40.0, 2.4, 12.1}));
+    // A teleport out of the pit: a line from its floor to the floor by the walkway.
+    Mesh teleport = makeMesh("link_teleport_pit", "wall");
+    teleport.addVertex({19.0, -2.4, 15.0});
+    teleport.addVertex({8.0, 0.0, 14.0});
+    teleport.lines = {0, 1};
+    meshes.push_back(std::move(teleport));
+    return meshes;
+}
+
+std::string encodeLinksCourseMtl() {
+    return "# navbake levelgen: links course materials\n"
+           "newmtl floor\n"
+           "Kd 0.6000 0.5800 0.5500\n"
+           "\n"
+           "newmtl wall\n"
+           "Kd 0.8000 0.7800 0.7200\n";
 }
 
 // ----------------------------------------------------------------------------
@@ -1126,10 +1213,17 @@ int run(int argc, char** argv) {
         writeFile(out_dir / "indoor_two_floors.glb", glb.data(), glb.size());
 
         const std::string mtl_name = "terrain.mtl";
-        const std::string obj = encodeObj(buildTerrain(), mtl_name);
+        const std::string obj = encodeObj(buildTerrain(), mtl_name, "outdoor terrain");
         writeFile(out_dir / "terrain.obj", obj.data(), obj.size());
         const std::string mtl = encodeMtl();
         writeFile(out_dir / mtl_name, mtl.data(), mtl.size());
+
+        const std::string course_mtl = "links_course.mtl";
+        const std::string course = encodeObj(buildLinksCourse(), course_mtl,
+                                             "links course: ledges, gaps, a pit, a ladder, a door");
+        writeFile(out_dir / "links_course.obj", course.data(), course.size());
+        const std::string course_materials = encodeLinksCourseMtl();
+        writeFile(out_dir / course_mtl, course_materials.data(), course_materials.size());
 
         const VoxelVolume maze = buildMaze3d();
         const std::string map_name = "maze3d.3dmap";
