@@ -8,9 +8,11 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "formats/navmesh_locate.h"
 #include "lib/common/csr.h"
+#include "lib/common/parallel.h"
 #include "lib/graph/graph.h"
 #include "lib/graph/links.h"
 
@@ -74,11 +76,12 @@ public:
         }
     }
 
-    // The end of a lane at `p`; node = kNoNode when none qualifies.
-    End find(const float p[3], float snap) const {
+    // The end of a lane at `p`; node = kNoNode when none qualifies. `slot` (0 for starts, 1
+    // for ends) keeps a coherence hint per kind of end.
+    End find(const float p[3], float snap, int slot = 0) const {
         const formats::GraphHeader& h = g_.header;
         if (h.flags & formats::kGraphFlagImplicitVolume) return findVoxel(p, snap);
-        if (h.type == GraphType::navmesh) return findPoly(p, snap);
+        if (h.type == GraphType::navmesh) return findPoly(p, snap, hint_[slot]);
         return findCell(p, snap);
     }
 
@@ -183,14 +186,30 @@ private:
     // moved into it and onto its floor. The contours that bound polygons simplify the walkable
     // cells' outline, so a cell centre at the border may lie up to about a cell outside every
     // polygon: two cells of tolerance are always allowed.
-    End findPoly(const float p[3], float snap) const {
+    End findPoly(const float p[3], float snap, uint32_t& hint) const {
         End out;
         if (g_.mesh.polyCount() == 0) return out;
         const float tolerance = std::max(snap, 2.0f * g_.header.cell_size);
+        // Coherence: the lanes of a wide link fall in a row, mostly on the polygon of the one
+        // before. A point inside that polygon whose floor there is within half the agent's height
+        // has no better candidate (another floor over or under it lies at least that far away).
+        if (hint != kNoNode) {
+            float closest[3];
+            float y = 0;
+            const bool inside = formats::meshPolyDistance(mesh_, hint, p, closest) == 0 &&
+                                formats::meshPolyHeight(mesh_, hint, p[0], p[2], y);
+            if (inside && std::fabs(double(y) - p[1]) < 0.5 * g_.header.agent_height &&
+                std::fabs(double(y) - p[1]) <= vertical_) {
+                out.node = hint;
+                out.point[0] = p[0], out.point[1] = y, out.point[2] = p[2];
+                return out;
+            }
+        }
         const formats::MeshLocation at = formats::meshLocate(mesh_, p, tolerance, vertical_);
         if (at.poly == formats::MeshLocation{}.poly) return out;
         out.node = at.poly;
         std::copy(at.position, at.position + 3, out.point);
+        hint = at.poly;
         return out;
     }
 
@@ -253,6 +272,8 @@ private:
     const Graph& g_;
     float vertical_;
     formats::MeshArrays mesh_;
+    mutable uint32_t hint_[2] = {kNoNode, kNoNode};  // navmesh: the polygon the last start / end
+                                                     // fell in
 };
 
 // The distance the search heuristic assumes between a lane's two ends (before its safety factor):
@@ -269,6 +290,8 @@ float floorDistance(const Graph& g, const End& a, const End& b) {
     }
     return float(d * double(h.min_cost_multiplier));
 }
+
+constexpr size_t kNavmeshLaneStep = 2;
 
 // The lane points of a link: itself, or one per cell across its width.
 std::vector<std::pair<std::array<float, 3>, std::array<float, 3>>> lanesOf(const LinkSpec& l,
@@ -317,10 +340,10 @@ float linkDefaultCost(const LinkSpec& link, const float from[3], const float to[
 Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
                                                       const std::vector<LinkSpec>& links,
                                                       std::vector<std::string>& type_names,
-                                                      LinkResolveStats& stats, float vertical) {
-    std::vector<formats::LinkRecord> out;
+                                                      LinkResolveStats& stats, float vertical,
+                                                      int threads, Context* context) {
     type_names.clear();
-    if (links.empty()) return out;
+    if (links.empty()) return std::vector<formats::LinkRecord>{};
     for (const LinkSpec& l : links)
         if (!l.user_type.empty() &&
             std::find(type_names.begin(), type_names.end(), l.user_type) == type_names.end())
@@ -336,8 +359,19 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
         if (!fresh)
             return inputError("{}: id {} is already used by {}", l.name, l.id, it->second->name);
     }
-    const EndFinder finder(g, vertical);
-    for (const LinkSpec& l : links) {
+    // One link at a time, in chunks on the worker threads (each with its own finder and its
+    // own results, merged in link order: the same records at any thread count).
+    struct Chunk {
+        std::vector<formats::LinkRecord> records;
+        LinkResolveStats stats;
+        std::optional<Error> error;
+    };
+    constexpr size_t kLinksPerChunk = 64;
+    const size_t chunks = (links.size() + kLinksPerChunk - 1) / kLinksPerChunk;
+    std::vector<Chunk> results(chunks);
+    auto resolveOne = [&](const LinkSpec& l, const EndFinder& finder, Chunk& chunk) {
+        std::vector<formats::LinkRecord>& out = chunk.records;
+        LinkResolveStats& counts = chunk.stats;
         formats::LinkRecord base;
         base.id = l.id;
         base.user_data = l.user_data;
@@ -349,7 +383,16 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
                                                      type_names.begin()));
         base.flags = (l.bidirectional ? formats::kLinkFlagBidirectional : 0) |
                      (l.generated ? formats::kLinkFlagGenerated : 0);
-        const auto lanes = lanesOf(l, g.header.cell_size);
+        auto lanes = lanesOf(l, g.header.cell_size);
+        // Navmesh lanes attach to polygons, not cells: one every kNavmeshLaneStep cells (and the
+        // last) is enough to pick where a path takes a wide link to within half that, and keeps
+        // the graph small.
+        if (g.header.type == GraphType::navmesh && lanes.size() > kNavmeshLaneStep) {
+            decltype(lanes) kept;
+            for (size_t k = 0; k < lanes.size(); ++k)
+                if (k % kNavmeshLaneStep == 0 || k + 1 == lanes.size()) kept.push_back(lanes[k]);
+            lanes = std::move(kept);
+        }
         const float snap = l.snap == geometry::kSnapAuto
                                ? g.header.agent_radius + 2.0f * g.header.cell_size
                                : l.snap;
@@ -357,13 +400,15 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
         const size_t first = out.size();
         std::string miss;  // why the link cannot be used (no lane made)
         for (const auto& [from_point, to_point] : lanes) {
-            const End from = finder.find(from_point.data(), snap);
-            const End to = finder.find(to_point.data(), snap);
+            const End from = finder.find(from_point.data(), snap, 0);
+            const End to = finder.find(to_point.data(), snap, 1);
             if (from.node == kNoNode || to.node == kNoNode || from.node == to.node) {
                 if (lanes.size() > 1) {
-                    ++stats.lanes_dropped;
+                    ++counts.lanes_dropped;
                     continue;
                 }
+                if (l.generated)  // dropped quietly below: no message to build
+                    break;
                 if (from.node == kNoNode)
                     miss = describeMiss(l, "start", from_point.data(), vertical, snap,
                                         finder.nearest(from_point.data()));
@@ -386,7 +431,7 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
                 for (size_t k = first; k < out.size() && !repeated; ++k)
                     repeated = out[k].from_node == from.node && out[k].to_node == to.node;
                 if (repeated) {
-                    ++stats.duplicates;
+                    ++counts.duplicates;
                     continue;
                 }
             }
@@ -403,7 +448,7 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
             out.push_back(r);
             ++made;
         }
-        if (made == 0 && miss.empty()) {
+        if (made == 0 && miss.empty() && !l.generated) {
             const auto& [from_point, to_point] = lanes[lanes.size() / 2];
             miss = fmt::format(
                 "{}: none of its {} lanes has both ends on the walkable surface (the middle one: "
@@ -416,14 +461,42 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
             // Generated links come from the voxels; a graph that leaves their cells out (a
             // navmesh dropping a region too small to keep) simply has no use for them.
             if (l.generated) {
-                ++stats.generated_dropped;
-                continue;
+                ++counts.generated_dropped;
+                return;
             }
-            if (!l.shared) return inputError("{}", miss);
-            stats.unusable.push_back({l.name, miss});
-            continue;
+            if (!l.shared) {
+                chunk.error = inputError("{}", miss);
+                return;
+            }
+            counts.unusable.push_back({l.name, miss});
+            return;
         }
-        stats.lanes += made;
+        counts.lanes += made;
+    };
+    uint64_t progress = 0;
+    Context quiet;
+    Context& ctx = context != nullptr ? *context : quiet;
+    const Status ran = runParallel(
+        "graph links", chunks, resolveThreads(threads), ctx, progress, chunks, [&](size_t c) {
+            if (ctx.cancelled()) throw StageCancelled{};
+            const EndFinder finder(g, vertical);
+            const size_t end = std::min(links.size(), (c + 1) * kLinksPerChunk);
+            for (size_t i = c * kLinksPerChunk; i < end; ++i) {
+                resolveOne(links[i], finder, results[c]);
+                if (results[c].error) return;
+            }
+        });
+    if (!ran) return ran.error();
+    std::vector<formats::LinkRecord> out;
+    for (Chunk& c : results) {
+        if (c.error) return *c.error;
+        out.insert(out.end(), c.records.begin(), c.records.end());
+        stats.lanes += c.stats.lanes;
+        stats.lanes_dropped += c.stats.lanes_dropped;
+        stats.duplicates += c.stats.duplicates;
+        stats.generated_dropped += c.stats.generated_dropped;
+        stats.unusable.insert(stats.unusable.end(), c.stats.unusable.begin(),
+                              c.stats.unusable.end());
     }
     return out;
 }
@@ -551,7 +624,7 @@ Status attachLinks(Graph& g, const std::vector<LinkSpec>& links, int threads,
                    LinkResolveStats& stats, Context& context) {
     if (links.empty()) return {};
     std::vector<std::string> names;
-    auto records = resolveLinks(g, links, names, stats);
+    auto records = resolveLinks(g, links, names, stats, 1.0f, threads, &context);
     if (!records) return records.error();
     g.link_type_names = std::move(names);
     if (g.header.type == GraphType::pov)

@@ -21,9 +21,10 @@
 //    climb of its floor is the landing.
 // 4. Clearance. The agent (a cylinder of its radius and height) must fit along the whole
 //    trajectory (linkTrajectory: walk-off then straight fall for drops, a 45-degree parabola for
-//    jumps), sampled every half cell: no solid voxel of a column whose centre lies closer than the
-//    radius may overlap the body (half a cell height of slack at the feet and head for the grid's
-//    quantization). A hit rejects the sample (blocked).
+//    jumps), swept piece by piece: no solid voxel of a column whose centre lies closer than the
+//    radius to the path may overlap the body, from `climb` above its feet (steps it would walk
+//    over) to its head (half a cell height of slack at both ends for the grid's quantization).
+//    A hit rejects the sample (blocked).
 // 5. Merging. Samples of one direction along one straight ledge line (same take-off height, same
 //    landing offset, same type and two-way-ness) on consecutive cells become one wide link, at
 //    most max_width wide; its lanes (one per cell, graph/links.h) are exactly the samples.
@@ -66,6 +67,19 @@ uint32_t spacingCells(const LinkGenParams& p, double cell_size) {
         1, voxel::metresToCells(p.spacing, cell_size, voxel::CellRounding::down, 1 << 20)));
 }
 
+// The jump parabola y(t) = from.y + b t + c t^2 over t in [0, 1] (XZ moves linearly): through
+// both ends, its apex a quarter of the horizontal distance above the higher end (a 45-degree
+// launch). With u = to.y - from.y and H the apex's rise: c = u - b and from.y - b^2 / 4c =
+// from.y + H give b = 2H + 2 sqrt(H (H - u)) (the root with the apex inside).
+void jumpParabola(const float from[3], const float to[3], double& b, double& c) {
+    const double dx = double(to[0]) - from[0], dz = double(to[2]) - from[2];
+    const double horizontal = std::sqrt(dx * dx + dz * dz);
+    const double y0 = from[1], y1 = to[1];
+    const double u = y1 - y0, hh = std::max(y0, y1) + 0.25 * horizontal - y0;
+    b = hh > 0 ? 2 * hh + 2 * std::sqrt(std::max(0.0, hh * (hh - u))) : u;
+    c = u - b;
+}
+
 struct RowResult {
     std::vector<Sample> samples;
     uint64_t ledges = 0, linked = 0;
@@ -87,19 +101,72 @@ public:
                                          voxel::CellRounding::down, 1 << 20);
         jump_cells_ = voxel::metresToCells(params.jump_distance, grid.cell_size,
                                            voxel::CellRounding::down, 1 << 20);
-        step_ = 0.5f * std::min(grid.cell_size, grid.cell_height);
         spacing_cells_ = spacingCells(params, grid.cell_size);
     }
 
-    // The ledge samples of row z, in (x, span, direction) order.
-    void row(uint32_t z, RowResult& out) const {
+    // The ledge samples of row z, in (x, span, direction) order. Most walkable spans are inside
+    // the surface; the per-column tops of the first two walkable spans (prepare) settle that
+    // without reading spans: a branch-free pass over three rows of tops (vectorised by the
+    // compiler) marks the columns with one walkable span whose four neighbours have a walkable
+    // span within climb, and the loop below visits only the others.
+    void row(uint32_t z, RowResult& out, std::vector<uint8_t>& interior) const {
+        const size_t base = size_t(z) * g_.size_x;
+        interior.assign(g_.size_x, 0);
+        const int climb = climb_;
+        if (z > 0 && z + 1 < g_.size_z && g_.size_x > 2) {
+            const uint16_t* a = top_a_.data();
+            const uint16_t* b = top_b_.data();
+            for (uint32_t x = 1; x + 1 < g_.size_x; ++x) {
+                const size_t c = base + x;
+                const int t = a[c];
+                auto near = [&](size_t n) {
+                    return (std::abs(int(a[n]) - t) <= climb) | (std::abs(int(b[n]) - t) <= climb);
+                };
+                interior[x] = uint8_t((t < kSeveral) & (b[c] == kNone) & near(c - 1) & near(c + 1) &
+                                      near(c - g_.size_x) & near(c + g_.size_x));
+            }
+        }
         for (uint32_t x = 0; x < g_.size_x; ++x) {
+            if (interior[x] || top_a_[base + x] == kNone) continue;
             const auto spans = g_.column(x, z);
             for (size_t i = 0; i < spans.size(); ++i) {
                 if (!spans[i].walkable) continue;
-                for (uint8_t d = 0; d < 4; ++d) sample(x, z, spans, i, d, out);
+                const int top = spans[i].y_max;
+                for (uint8_t d = 0; d < 4; ++d) {
+                    const int nx = int(x) + kDx[d], nz = int(z) + kDz[d];
+                    if (inGrid(nx, nz)) {
+                        const size_t n = size_t(nz) * g_.size_x + size_t(nx);
+                        if (std::abs(int(top_a_[n]) - top) <= climb ||
+                            std::abs(int(top_b_[n]) - top) <= climb)
+                            continue;  // the surface goes on that way
+                    }
+                    sample(x, z, spans, i, d, out);
+                }
             }
         }
+    }
+
+    // Per column: the tops of its first two walkable spans (kNone where there are fewer; top_b_
+    // is kSeveral with three or more, whose further tops the spans themselves give).
+    static constexpr int kNone = 0xFFFF, kSeveral = 0xFFFE;
+    void prepare(int threads) {
+        top_a_.assign(g_.columnCount(), uint16_t(kNone));
+        top_b_.assign(g_.columnCount(), uint16_t(kNone));
+        constexpr size_t kColumnsPerTask = 1 << 16;
+        const size_t tasks = (g_.columnCount() + kColumnsPerTask - 1) / kColumnsPerTask;
+        parallelFor(tasks, threads, [&](size_t task, int) {
+            const size_t end = std::min(g_.columnCount(), (task + 1) * kColumnsPerTask);
+            for (size_t c = task * kColumnsPerTask; c < end; ++c) {
+                int count = 0;
+                for (uint32_t k = g_.column_offsets[c]; k < g_.column_offsets[c + 1]; ++k) {
+                    if (!g_.spans[k].walkable) continue;
+                    if (count == 0) top_a_[c] = g_.spans[k].y_max;
+                    if (count == 1) top_b_[c] = g_.spans[k].y_max;
+                    if (count == 2) top_b_[c] = uint16_t(kSeveral);
+                    ++count;
+                }
+            }
+        });
     }
 
 private:
@@ -166,37 +233,91 @@ private:
     float worldZ(double cz) const { return float(g_.origin[2] + (cz + 0.5) * g_.cell_size); }
     float worldY(int top) const { return g_.origin[1] + float(top) * g_.cell_height; }
 
-    // Whether the agent fits everywhere along the trajectory.
+    // Whether the agent fits everywhere along the trajectory, swept rather than sampled: the
+    // trajectory's pieces run straight in XZ, so each column whose centre lies closer than the
+    // radius to a piece (at least the columns it passes over) is under the body for an interval
+    // of the piece, over the heights the feet take there; solid from climb above the lowest of
+    // them to the agent's height above the highest blocks it. Drops are two pieces (along the
+    // take-off height, then straight down), jumps one (the parabola over its straight XZ line).
+    // Both are exact unions of the body's cylinders along the trajectory.
     bool clear(formats::LinkType type, const float from[3], const float to[3]) const {
-        const double r = g_.agent.radius, h = g_.agent.height;
+        if (type == formats::LinkType::jump) {
+            double b = 0, c = 0;
+            jumpParabola(from, to, b, c);
+            const double y0 = from[1];
+            return sweep(from, to, [&](double t0, double t1, double& low, double& high) {
+                auto y = [&](double t) { return y0 + b * t + c * t * t; };
+                low = std::min(y(t0), y(t1));
+                high = std::max(y(t0), y(t1));
+                if (c < 0) {  // the apex, where it falls inside
+                    const double apex = -b / (2 * c);
+                    if (apex > t0 && apex < t1) high = std::max(high, y(apex));
+                }
+            });
+        }
+        const float above[3] = {to[0], from[1], to[2]};
+        auto linear = [](const float* a, const float* z) {
+            return [a, z](double t0, double t1, double& low, double& high) {
+                const double ya = a[1] + (double(z[1]) - a[1]) * t0;
+                const double yb = a[1] + (double(z[1]) - a[1]) * t1;
+                low = std::min(ya, yb);
+                high = std::max(ya, yb);
+            };
+        };
+        return sweep(from, above, linear(from, above)) && sweep(above, to, linear(above, to));
+    }
+
+    // The piece a -> b (straight in XZ); heights(t0, t1, low, high) gives the feet's height range
+    // over the parameters [t0, t1] of the piece.
+    template <class Heights>
+    bool sweep(const float a[3], const float b[3], Heights&& heights) const {
+        const double cs = g_.cell_size;
         const double slack = 0.5 * g_.cell_height;
         const double step_over = double(climb_) * g_.cell_height;  // steps walking takes too
-        for (const auto& q : linkTrajectory(type, from, to, step_)) {
-            const double fx = (double(q[0]) - g_.origin[0]) / g_.cell_size - 0.5;
-            const double fz = (double(q[2]) - g_.origin[2]) / g_.cell_size - 0.5;
-            const double reach = r / g_.cell_size;
-            const double low = (double(q[1]) - g_.origin[1] + step_over + slack) / g_.cell_height;
-            const double high = (double(q[1]) - g_.origin[1] + h - slack) / g_.cell_height;
-            for (int z = int(std::ceil(fz - reach)); z <= int(std::floor(fz + reach)); ++z)
-                for (int x = int(std::ceil(fx - reach)); x <= int(std::floor(fx + reach)); ++x) {
-                    // Columns at exactly the radius (an agent eroded off a wall stands there)
-                    // are outside, with a margin for rounding.
-                    const double ex = double(x) - fx, ez = double(z) - fz;
-                    if (ex * ex + ez * ez >= (reach - 1e-3) * (reach - 1e-3) &&
-                        !(x == int(std::lround(fx)) && z == int(std::lround(fz))))
-                        continue;
-                    if (!inGrid(x, z)) continue;  // outside the grid there is no geometry
-                    for (const voxel::Span& s : g_.column(uint32_t(x), uint32_t(z)))
-                        if (double(s.y_min) < high && double(s.y_max) > low) return false;
+        // Columns at exactly the radius (an agent eroded off a wall stands there) are outside,
+        // with a margin for rounding; never less than the columns the piece passes over.
+        const double reach = std::max(double(g_.agent.radius) / cs - 1e-3, 0.7072);
+        const double ax = (double(a[0]) - g_.origin[0]) / cs - 0.5,
+                     az = (double(a[2]) - g_.origin[2]) / cs - 0.5;
+        const double bx = (double(b[0]) - g_.origin[0]) / cs - 0.5,
+                     bz = (double(b[2]) - g_.origin[2]) / cs - 0.5;
+        const double dx = bx - ax, dz = bz - az, len2 = dx * dx + dz * dz;
+        const int x0 = int(std::ceil(std::min(ax, bx) - reach)),
+                  x1 = int(std::floor(std::max(ax, bx) + reach));
+        const int z0 = int(std::ceil(std::min(az, bz) - reach)),
+                  z1 = int(std::floor(std::max(az, bz) + reach));
+        for (int z = std::max(z0, 0); z <= std::min(z1, int(g_.size_z) - 1); ++z)
+            for (int x = std::max(x0, 0); x <= std::min(x1, int(g_.size_x) - 1); ++x) {
+                // The parameters where the piece passes within `reach` of the column's centre.
+                double t0 = 0, t1 = 1;
+                if (len2 > 0) {
+                    const double tc = ((x - ax) * dx + (z - az) * dz) / len2;
+                    const double px = ax + tc * dx - x, pz = az + tc * dz - z;
+                    const double d2 = px * px + pz * pz;
+                    if (d2 >= reach * reach) continue;
+                    const double w = std::sqrt((reach * reach - d2) / len2);
+                    t0 = std::max(0.0, tc - w);
+                    t1 = std::min(1.0, tc + w);
+                    if (t0 > t1) continue;
+                } else {
+                    const double ex = x - ax, ez = z - az;
+                    if (ex * ex + ez * ez >= reach * reach) continue;
                 }
-        }
-        return true;
+                double feet_low = 0, feet_high = 0;
+                heights(t0, t1, feet_low, feet_high);
+                const double low = (feet_low - g_.origin[1] + step_over + slack) / g_.cell_height;
+                const double high =
+                    (feet_high - g_.origin[1] + g_.agent.height - slack) / g_.cell_height;
+                for (const voxel::Span& s : g_.column(uint32_t(x), uint32_t(z)))
+                    if (double(s.y_min) < high && double(s.y_max) > low) return false;
+            }
+        return true;  // outside the grid there is no geometry
     }
 
     void sample(uint32_t x, uint32_t z, std::span<const voxel::Span> spans, size_t i, uint8_t d,
                 RowResult& out) const {
         // With a spacing, only every spacing-th cell along the ledge line is tested.
-        if ((kDx[d] != 0 ? z : x) % spacing_cells_ != 0) return;
+        if (spacing_cells_ > 1 && (kDx[d] != 0 ? z : x) % spacing_cells_ != 0) return;
         const int top = spans[i].y_max;
         // 1. Walk out to the ledge.
         int edge = -1;  // columns from the take-off to the first one beyond the ledge
@@ -299,7 +420,7 @@ private:
     int height_ = 0, climb_ = 0, radius_ = 0, band_ = 0;
     int drop_cells_ = 0, up_cells_ = 0, jump_cells_ = 0;
     uint32_t spacing_cells_ = 1;
-    float step_ = 0.1f;
+    std::vector<uint16_t> top_a_, top_b_;
 };
 
 }  // namespace
@@ -331,13 +452,10 @@ std::vector<std::array<float, 3>> linkTrajectory(formats::LinkType type, const f
     const double horizontal = std::sqrt(dx * dx + dz * dz);
     step = step > 0 ? step : 0.1f;
     if (type == formats::LinkType::jump) {
-        // y(t) = y0 + b t + c t^2 with y(1) = y1 and its apex H above y0: c = u - b, and
-        // y0 - b^2 / 4c = y0 + H gives b = 2H + 2 sqrt(H (H - u)) (the root with the apex inside).
         const double y0 = from[1], y1 = to[1];
         const double apex = std::max(y0, y1) + 0.25 * horizontal;
-        const double u = y1 - y0, hh = apex - y0;
-        const double b = hh > 0 ? 2 * hh + 2 * std::sqrt(std::max(0.0, hh * (hh - u))) : u;
-        const double c = u - b;
+        double b = 0, c = 0;
+        jumpParabola(from, to, b, c);
         const double length = horizontal + 2 * (apex - std::min(y0, y1));
         const int n = std::max(2, int(std::ceil(length / step)));
         for (int i = 0; i <= n; ++i) {
@@ -370,7 +488,8 @@ Result<GeneratedLinks> generateLinks(const voxel::VoxelGrid& grid, const LinkGen
     ScopedTimer timer(context, "graph: link generation");
     GeneratedLinks out;
     if (!params.enabled() || grid.size_x == 0 || grid.size_z == 0) return out;
-    const Generator generator(grid, params);
+    Generator generator(grid, params);
+    generator.prepare(resolveThreads(params.threads));
     const size_t chunks = (grid.size_z + kRowsPerChunk - 1) / kRowsPerChunk;
     std::vector<RowResult> results(chunks);
     uint64_t progress = 0;
@@ -379,8 +498,9 @@ Result<GeneratedLinks> generateLinks(const voxel::VoxelGrid& grid, const LinkGen
                                  if (context.cancelled()) throw StageCancelled{};
                                  const uint32_t end = uint32_t(
                                      std::min<size_t>(grid.size_z, (chunk + 1) * kRowsPerChunk));
+                                 std::vector<uint8_t> interior;
                                  for (uint32_t z = uint32_t(chunk * kRowsPerChunk); z < end; ++z)
-                                     generator.row(z, results[chunk]);
+                                     generator.row(z, results[chunk], interior);
                              });
     if (!ran) return ran.error();
 

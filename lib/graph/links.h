@@ -106,19 +106,18 @@ struct LinkResolveStats {
 };
 
 // Resolves each spec to graph records (LinkRecord: nodes, lane points, costs, flags): a point link
-// is one record, a wide link one per cell across its width (lanes whose ends miss the surface are
-// dropped; none left is an error). Ends are found per graph kind: tile graphs the node of the
-// cell under the point (within `vertical` metres of its floor, the closest; within the spec's
-// snap horizontally, the nearest), navmesh graphs the polygon under it (the point is moved onto
-// it), POV graphs the layer cell (from_node/to_node are then layer cells; addPovLinks turns them
-// into vertices), volume graphs the free voxel holding it (or the nearest within snap). Costs of
-// 0 take linkDefaultCost. Errors name the link and say how far the end is from the surface.
-// `type_names` receives the user types in LTYP order (sorted by name).
-Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& graph,
-                                                      const std::vector<LinkSpec>& links,
-                                                      std::vector<std::string>& type_names,
-                                                      LinkResolveStats& stats,
-                                                      float vertical = 1.0f);
+// is one record, a wide link one per cell across its width (navmesh graphs: every second cell and
+// the last; lanes whose ends miss the surface are dropped, none left is an error). Ends are found
+// per graph kind: tile graphs the node of the cell under the point (within `vertical` metres of its
+// floor, the closest; within the spec's snap horizontally, the nearest), navmesh graphs the polygon
+// under it (the point is moved onto it), POV graphs the layer cell (from_node/to_node are then
+// layer cells; addPovLinks turns them into vertices), volume graphs the free voxel holding it (or
+// the nearest within snap). Costs of 0 take linkDefaultCost. Errors name the link and say how far
+// the end is from the surface. `type_names` receives the user types in LTYP order (sorted by name).
+// Links are resolved on up to `threads` threads (0 = all cores); the records do not depend on it.
+Result<std::vector<formats::LinkRecord>> resolveLinks(
+    const Graph& graph, const std::vector<LinkSpec>& links, std::vector<std::string>& type_names,
+    LinkResolveStats& stats, float vertical = 1.0f, int threads = 1, Context* context = nullptr);
 
 // Adds resolved links (explicit graphs: tile, navmesh) as edges: each node's own edges keep their
 // order and its link edges follow, by record order; a bidirectional link also adds to_node ->

@@ -11,6 +11,11 @@ for bench in "$build"/tests/bench/bench_*; do
   args=("$shared" sample_levels)
   # bench_recast (optional, needs librecast-dev) also writes all its figures as JSON.
   if [ "$name" = bench_recast ]; then args+=("$build/bench_recast.json"); fi
+  # bench_links also runs on a large generated town (levelgen --town).
+  if [ "$name" = bench_links ]; then
+    "$build/levelgen" --town 12 "$build/town12.obj" >/dev/null
+    args+=("$build/town12.obj")
+  fi
   "$bench" "${args[@]}"
   echo
 done

@@ -1,6 +1,7 @@
 // levelgen — deterministic sample-level generator for navbake.
 //
 // Usage: levelgen OUTDIR
+//        levelgen --town N FILE.obj   (a benchmark town of N x N blocks, see "Town" below)
 //
 // Writes, byte-identical on every run (no clock, no system RNG, fixed float
 // formatting, terrain noise built only from integer hashing, + - * / and sqrt,
@@ -863,6 +864,66 @@ std::vector<Mesh> buildLinksCourse() {
     return meshes;
 }
 
+// ----------------------------------------------------------------------------
+// Town (OBJ, for benchmarks; `levelgen --town N FILE.obj`, not a sample level)
+// ----------------------------------------------------------------------------
+//
+// An N x N grid of 40 x 40 m blocks with 10 m streets on one ground slab. Each block holds four
+// 15 x 15 m lots; each lot a building (footprint 8..14 m, height 3, 4.5, 6, 9 or 12 m, flat roof),
+// half of them with a 3 m annex on one side (a roof one can drop onto and from), some blocks a
+// 1.2 m plaza with stairs, some streets a 4 m high footbridge between blocks. Every choice comes
+// from integer hashing of the lot's indices, so the file is the same on every run.
+std::uint32_t townHash(int a, int b, int c) {
+    std::uint32_t h = mixBits(0x7A31C5E3u ^ static_cast<std::uint32_t>(a));
+    h = mixBits(h + 0x9E3779B9u * static_cast<std::uint32_t>(b));
+    return mixBits(h ^ (0x85EBCA6Bu * static_cast<std::uint32_t>(c)));
+}
+
+std::vector<Mesh> buildTown(int n) {
+    std::vector<Mesh> meshes;
+    constexpr double kBlock = 40.0, kStreet = 10.0, kPitch = kBlock + kStreet;
+    const double size = n * kPitch + kStreet;
+    meshes.push_back(boxMesh("ground", "floor", {0.0, -0.2, 0.0}, {size, 0.0, size}));
+    Mesh buildings = makeMesh("buildings", "wall");
+    Mesh plazas = makeMesh("plazas", "floor");
+    Mesh bridges = makeMesh("footbridges", "floor");
+    constexpr double kHeights[5] = {3.0, 4.5, 6.0, 9.0, 12.0};
+    for (int bx = 0; bx < n; ++bx) {
+        for (int bz = 0; bz < n; ++bz) {
+            const double x0 = kStreet + bx * kPitch, z0 = kStreet + bz * kPitch;
+            if (townHash(bx, bz, 99) % 4 == 0) {
+                // A plaza: a 1.2 m platform over the whole block, stairs on its south side.
+                appendBox(plazas, {x0, 0.0, z0}, {x0 + kBlock, 1.2, z0 + kBlock});
+                for (int k = 0; k < 5; ++k) {  // five 0.2 m steps down to the street
+                    const double z = z0 - 0.35 * (k + 1);
+                    appendBox(plazas, {x0 + 16.0, 0.0, z}, {x0 + 24.0, 1.0 - 0.2 * k, z + 0.35});
+                }
+                continue;
+            }
+            for (int lot = 0; lot < 4; ++lot) {
+                const std::uint32_t h = townHash(bx, bz, lot);
+                const double lx = x0 + (lot % 2) * 20.0 + 2.5, lz = z0 + (lot / 2) * 20.0 + 2.5;
+                const double w = 8.0 + double(h % 7), d = 8.0 + double((h >> 3) % 7);
+                const double height = kHeights[(h >> 6) % 5];
+                appendBox(buildings, {lx, 0.0, lz}, {lx + w, height, lz + d});
+                if ((h >> 9) % 2 == 0 && height > 4.0) {  // a 3 m annex on the east side
+                    appendBox(buildings, {lx + w, 0.0, lz}, {lx + w + 4.0, 3.0, lz + d});
+                }
+            }
+            // A footbridge 4 m up over the street east of the block, to the next block.
+            if (bx + 1 < n && townHash(bx, bz, 7) % 3 == 0) {
+                const double zc = z0 + 18.0;
+                appendBox(bridges, {x0 + kBlock - 2.0, 3.8, zc},
+                          {x0 + kPitch + 2.0, 4.0, zc + 2.4});
+            }
+        }
+    }
+    meshes.push_back(std::move(buildings));
+    meshes.push_back(std::move(plazas));
+    meshes.push_back(std::move(bridges));
+    return meshes;
+}
+
 std::string encodeLinksCourseMtl() {
     return "# navbake levelgen: links course materials\n"
            "newmtl floor\n"
@@ -1201,8 +1262,23 @@ void writeFile(const std::filesystem::path& path, const void* data, std::size_t 
 }  // namespace
 
 int run(int argc, char** argv) {
+    if (argc == 4 && std::string(argv[1]) == "--town") {
+        try {
+            const int n = std::stoi(argv[2]);
+            if (n < 1 || n > 200) throw std::runtime_error("--town N: N must be 1..200");
+            const std::string obj = encodeObj(buildTown(n), "links_course.mtl",
+                                              "town of " + std::to_string(n * n) + " blocks");
+            writeFile(argv[3], obj.data(), obj.size());
+        } catch (const std::exception& error) {
+            std::cerr << "levelgen: " << error.what() << "\n";
+            return 1;
+        }
+        return 0;
+    }
     if (argc != 2) {
-        std::cerr << "usage: levelgen OUTDIR\n";
+        std::cerr
+            << "usage: levelgen OUTDIR\n       levelgen --town N FILE.obj   (a benchmark town "
+               "of N x N blocks)\n";
         return 2;
     }
     try {
