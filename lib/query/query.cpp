@@ -441,6 +441,11 @@ Result<ScenarioReport> runScenarioFile(const navrt::GraphView& graph,
             continue;
         }
         ++report.solved;
+        if (graph.link_count > 0) {
+            const std::vector<LinkStep> steps = searcher->lastLinks();
+            report.via_links += !steps.empty();
+            for (const LinkStep& step : steps) ++report.link_steps_by_type[step.type];
+        }
         if (graph.isNavmesh() || graph.isPov()) {
             // Navmesh and POV paths are any-angle: compare their length with the grid optimum.
             // POV paths are the exact Euclidean shortest paths, so never longer than it (the

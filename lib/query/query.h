@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -174,6 +175,9 @@ struct ScenarioReport {
     bool any_angle = false;                 // POV graphs: optimal any-angle paths
     bool shortest_paths = true;             // returnsShortestPaths of the method on the graph
     std::vector<ScenarioFailure> failures;  // the first few unsolved or non-optimal entries
+    // Graphs with links: the solved paths that take at least one, and their link steps by type.
+    size_t via_links = 0;
+    std::map<std::string, size_t> link_steps_by_type;
 
     // The pass rule (`navbake scen`'s exit code): every scenario solved; and every one optimal
     // where that is promised: exact any-angle paths (POV), and shortest-path methods on grid

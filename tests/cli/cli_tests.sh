@@ -773,6 +773,13 @@ cli_build_parity)
   cmp "$work/rooms.nav" "$work/rooms/default.tile.nav" || fail "links: CLI and build assets differ"
   "$navbake" query "$work/rooms.nav" --from 8.5,0,1.5 --to 0.5,0,1.5 | grep -q "pair 1: found" ||
     fail "links: no path back up the ladder"
+  # Scenario runs count the paths that take links, by type (the listed optimum ignores links).
+  printf 'version 1
+0	rooms.map	9	3	1	1	7	1	6
+0	rooms.map	9	3	0	0	2	0	2
+' >"$work/rooms.scen"
+  "$navbake" scen "$work/rooms.nav" "$work/rooms.scen" | grep -q "1 of 2 paths take links (1 drop)" ||
+    fail "scen: no link count: $("$navbake" scen "$work/rooms.nav" "$work/rooms.scen")"
   # A one-way drop with no way back is a warning.
   echo '{"links": [{"from": [3.5, 0, 1.5], "to": [5.5, 0, 1.5], "type": "drop"}]}' >"$work/oneway.json"
   "$navbake" graph tile "$work/rooms.vox" -o "$work/oneway.graph" --links "$work/oneway.json" 2>"$work/oneway.log" ||

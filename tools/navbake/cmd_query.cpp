@@ -288,6 +288,10 @@ void registerScen(CLI::App& app, CommandBody& body) {
                     j["min_length_ratio"] = r.min_length_ratio;
                     j["mean_length"] = r.mean_length;
                 }
+                if ((*nav)->graph.link_count > 0) {
+                    j["paths_via_links"] = r.via_links;
+                    j["link_steps_by_type"] = r.link_steps_by_type;
+                }
                 text = j.dump(2) + "\n";
             } else {
                 if (r.exact && !r.shortest_paths)
@@ -320,6 +324,13 @@ void registerScen(CLI::App& app, CommandBody& body) {
                         "{:.1f}\n",
                         options->scenarios, r.total, r.solved, r.optimal, r.mean_smoothed_ratio,
                         r.max_length_ratio, r.mean_micros, r.mean_expansions);
+                if ((*nav)->graph.link_count > 0) {
+                    std::string types;
+                    for (const auto& [type, n] : r.link_steps_by_type)
+                        types += fmt::format("{}{} {}", types.empty() ? "" : ", ", n, type);
+                    text += fmt::format("  {} of {} paths take links{}\n", r.via_links, r.solved,
+                                        types.empty() ? "" : " (" + types + ")");
+                }
                 for (const auto& f : r.failures)
                     text += fmt::format("  line {}: {}\n", f.line, f.what);
             }
