@@ -659,6 +659,16 @@ links_course)
   done
   "$navbake" query "$work/out/human.tile.nav" --from 13,3,5.2 --to 13,0,22 | grep -q "via zipline 1" ||
     fail "the walkway's zipline is not taken"
+  # The same graph bytes at any thread count (generation, resolution, POV link vertices).
+  "$navbake" -q import "$work/links_course.obj" -o "$work/c.geo" && "$navbake" -q voxelize "$work/c.geo" -o "$work/c.vox" ||
+    fail "import/voxelize the course"
+  for kind in tile navmesh pov; do
+    for t in 1 3; do
+      "$navbake" -q graph $kind "$work/c.vox" -o "$work/c.$kind.$t.graph" --threads $t \
+        --drop-height 3.2 --jump-distance 2.2 --jump-up-height 1.3 || fail "graph $kind --threads $t"
+    done
+    cmp "$work/c.$kind.1.graph" "$work/c.$kind.3.graph" || fail "$kind graph with links differs at --threads 1 and 3"
+  done
   # The same bytes at any --jobs, and --check passes.
   cp -r "$work/out" "$work/out2"
   "$navbake" -q build "$work/course.json" --jobs 1 --force || fail "rebuild"

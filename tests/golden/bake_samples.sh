@@ -60,6 +60,21 @@ nb import "$levels/maze3d.3dmap" -o "$out/maze3d.vox"
 nb graph volume "$out/maze3d.vox" -o "$out/maze3d.graph"
 nb pack "$out/maze3d.graph" -o "$out/maze3d.nav"
 
+# The links course (graph v2): scene links (.geo/.vox v2), authored and generated links on every
+# graph kind, teleports on a volume graph, a view with links.
+nb import "$levels/links_course.obj" -o "$out/course.geo"
+nb voxelize "$out/course.geo" -o "$out/course.vox"
+printf '{"link_types": [{"name": "zipline", "cost_factor": 0.8}], "links": [{"from": [13, 3, 5.2], "to": [13, 0, 22], "type": "zipline", "id": 1, "user_data": 7}, {"from": [40, 0, 8], "to": [8, 0, 14], "type": "teleport", "width": 1.2, "bidirectional": true}]}\n' >"$out/course.links.json"
+for kind in tile navmesh pov; do
+  nb graph "$kind" "$out/course.vox" -o "$out/course.$kind.graph" --links "$out/course.links.json" \
+    --drop-height 3.2 --jump-distance 2.2 --jump-up-height 1.3
+  nb pack "$out/course.$kind.graph" -o "$out/course.$kind.nav"
+done
+nb graph volume "$out/course.vox" -o "$out/course.volume.graph" --agent-radius 0.4
+nb cluster "$out/course.tile.graph" -o "$out/course.clu"
+nb nexthop "$out/course.navmesh.graph" -o "$out/course.navmesh.nh"
+nb view "$out/course.navmesh.nav" -o "$out/course.navmesh.svg"
+
 # MovingAI maps from the shared data, when present.
 if [ -f "$shared/movingai/den312d.map" ]; then
   map="$shared/movingai/den312d.map"
