@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <limits>
 #include <queue>
+#include <random>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -19,10 +20,29 @@
 #include "lib/common/file_io.h"
 #include "lib/graph/graph.h"
 #include "lib/importer/import.h"
+#include "lib/nexthop/nexthop.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxel_grid.h"
+#include "tests/test_support.h"
 
 namespace nav::test {
+
+// A 48 x 40 MovingAI map of 10 x 10 rooms with doorways, and blocks scattered by `random`.
+inline std::string roomsMapText(std::mt19937& random) {
+    std::string text = "type octile\nheight 40\nwidth 48\nmap\n";
+    for (int y = 0; y < 40; ++y) {
+        for (int x = 0; x < 48; ++x) {
+            const bool wall = (x % 10 == 9 && y % 10 != 4) || (y % 10 == 9 && x % 10 != 3);
+            text += wall || random() % 19 == 0 ? '@' : '.';
+        }
+        text += '\n';
+    }
+    return text;
+}
+inline std::string roomsMapText(unsigned seed) {
+    std::mt19937 random(seed);
+    return roomsMapText(random);
+}
 
 // The tile graph of a MovingAI map (source name `name`, so scenario files match).
 inline graph::Graph tileGraphOf(const importer::GridMap& map, const std::string& name) {
@@ -69,6 +89,52 @@ inline std::vector<double> shortestFrom(const graph::Graph& g, uint32_t source) 
     return dist;
 }
 
+// Dijkstra over a voxel volume with the MovingAI 3D rule (26 moves, each allowed when every voxel
+// of the box it spans is free; cost = the move's length with cell sizes cs x ch x cs), plus the
+// moves extra(voxel, relax) adds (relax(target, cost): links). Voxel index (y * sz + z) * sx + x;
+// +infinity where unreachable. Written without navbake's code: the oracle of volume searches.
+template <class Free, class Extra>
+std::vector<double> voxelDijkstra(uint32_t sx, uint32_t sy, uint32_t sz, double cs, double ch,
+                                  uint32_t source, Free&& is_free, Extra&& extra) {
+    auto freeAt = [&](int x, int y, int z) {
+        return x >= 0 && y >= 0 && z >= 0 && uint32_t(x) < sx && uint32_t(y) < sy &&
+               uint32_t(z) < sz && is_free(uint32_t(x), uint32_t(y), uint32_t(z));
+    };
+    std::vector<double> dist(size_t(sx) * sy * sz, std::numeric_limits<double>::infinity());
+    using Item = std::pair<double, uint32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
+    dist[source] = 0;
+    open.push({0, source});
+    while (!open.empty()) {
+        auto [d, i] = open.top();
+        open.pop();
+        if (d > dist[i]) continue;
+        auto relax = [&](uint32_t j, double c) {
+            if (d + c < dist[j]) {
+                dist[j] = d + c;
+                open.push({dist[j], j});
+            }
+        };
+        extra(i, relax);
+        const int x = int(i % sx), z = int((i / sx) % sz), y = int(i / sx / sz);
+        for (int dx = -1; dx <= 1; ++dx)
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dz = -1; dz <= 1; ++dz) {
+                    if (!dx && !dy && !dz) continue;
+                    bool ok = true;
+                    for (int a = 0; a <= (dx != 0) && ok; ++a)
+                        for (int b = 0; b <= (dy != 0) && ok; ++b)
+                            for (int c = 0; c <= (dz != 0) && ok; ++c)
+                                ok = freeAt(x + a * dx, y + b * dy, z + c * dz);
+                    if (!ok) continue;
+                    const double mx = dx * cs, my = dy * ch, mz = dz * cs;
+                    relax((uint32_t(y + dy) * sz + uint32_t(z + dz)) * sx + uint32_t(x + dx),
+                          std::sqrt(mx * mx + my * my + mz * mz));
+                }
+    }
+    return dist;
+}
+
 using Edge = std::tuple<uint32_t, uint32_t, float>;  // source, target, cost
 
 // Every edge of `g` as (source, target, cost), in CSR order.
@@ -110,6 +176,27 @@ inline void checkWalk(const graph::Graph& g, const uint32_t* path, uint32_t leng
         sum += best;
     }
     CHECK(cost == doctest::Approx(sum).epsilon(epsilon));
+}
+
+// Walks `first` (with its next-hop table) through `sequence`: each incremental update of the table
+// to the next graph must equal a rebuild for it byte for byte (saved under `dir`).
+inline void checkUpdatesEqualRebuilds(const graph::Graph& first, const nexthop::Table& table,
+                                      std::initializer_list<const graph::Graph*> sequence,
+                                      const TempDir& dir) {
+    Context context;
+    const graph::Graph* previous = &first;
+    nexthop::Table current = table;
+    for (const graph::Graph* next : sequence) {
+        auto updated = nexthop::updateTable(current, *previous, *next, {}, context);
+        REQUIRE(updated.ok());
+        auto rebuilt = nexthop::buildTable(*next, {}, context);
+        REQUIRE(rebuilt.ok());
+        REQUIRE(nexthop::saveTable(dir / "updated.nh", *updated).ok());
+        REQUIRE(nexthop::saveTable(dir / "rebuilt.nh", *rebuilt).ok());
+        CHECK(readBytes(dir / "updated.nh") == readBytes(dir / "rebuilt.nh"));
+        current = std::move(updated).value();
+        previous = next;
+    }
 }
 
 // A .nav of `g` with the sections add(writer) appends, saved at `path`, loaded and viewed;

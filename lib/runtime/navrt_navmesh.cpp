@@ -315,30 +315,12 @@ double PathQuery::pointHeuristic(Vec3 p) const {
 
 void PathQuery::preparePointShortcuts() const {
     if (point_shortcuts_ == nullptr) return;
-    // As prepareShortcuts, over points, towards to_.
     const double h_scale = double(graph_->header.min_cost_multiplier) * kHeuristicSafety;
-    const uint32_t k = point_shortcut_count_;
-    bool settled[kMaxShortcuts] = {};
-    for (uint32_t i = 0; i < k; ++i) {
-        Shortcut& s = point_shortcuts_[i];
-        s.bound = s.cost * kHeuristicSafety + distance(s.to_point, to_) * h_scale;
-    }
-    for (uint32_t round = 0; round < k; ++round) {
-        uint32_t best = kNoNode;
-        for (uint32_t i = 0; i < k; ++i)
-            if (!settled[i] &&
-                (best == kNoNode || point_shortcuts_[i].bound < point_shortcuts_[best].bound))
-                best = i;
-        settled[best] = true;
-        for (uint32_t i = 0; i < k; ++i) {
-            if (settled[i]) continue;
-            Shortcut& s = point_shortcuts_[i];
-            const double via = s.cost * kHeuristicSafety +
-                               distance(s.to_point, point_shortcuts_[best].from_point) * h_scale +
-                               point_shortcuts_[best].bound;
-            if (via < s.bound) s.bound = via;
-        }
-    }
+    const Shortcut* s = point_shortcuts_;
+    chainShortcuts(
+        point_shortcuts_, point_shortcut_count_, kHeuristicSafety,
+        [&](uint32_t i) { return distance(s[i].to_point, to_) * h_scale; },
+        [&](uint32_t i, uint32_t j) { return distance(s[i].to_point, s[j].from_point) * h_scale; });
 }
 
 void PathQuery::funnelRange(uint32_t first, uint32_t last, Vec3 start, Vec3 end, Vec3* out,

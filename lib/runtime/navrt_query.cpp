@@ -607,28 +607,12 @@ double PathQuery::standardHeuristic(uint32_t node, uint32_t goal) const {
 
 void PathQuery::prepareShortcuts(uint32_t goal) const {
     if (shortcut_goal_ == goal) return;
-    // Dijkstra over the shortcuts, backwards from the goal: bound(S) = cost(S) + min(plain h from
-    // its exit to the goal, min over S' of plain h from its exit to S'.from + bound(S')).
-    const uint32_t k = shortcut_count_;
-    bool settled[kMaxShortcuts] = {};
-    for (uint32_t i = 0; i < k; ++i) {
-        Shortcut& s = shortcuts_[i];
-        s.bound = s.cost * kHeuristicSafety + plainHeuristic(s.to, goal);
-    }
-    for (uint32_t round = 0; round < k; ++round) {
-        uint32_t best = kNoNode;
-        for (uint32_t i = 0; i < k; ++i)
-            if (!settled[i] && (best == kNoNode || shortcuts_[i].bound < shortcuts_[best].bound))
-                best = i;
-        settled[best] = true;
-        for (uint32_t i = 0; i < k; ++i) {
-            if (settled[i]) continue;
-            Shortcut& s = shortcuts_[i];
-            const double via = s.cost * kHeuristicSafety +
-                               plainHeuristic(s.to, shortcuts_[best].from) + shortcuts_[best].bound;
-            if (via < s.bound) s.bound = via;
-        }
-    }
+    chainShortcuts(
+        shortcuts_, shortcut_count_, kHeuristicSafety,
+        [&](uint32_t i) { return plainHeuristic(shortcuts_[i].to, goal); },
+        [&](uint32_t i, uint32_t j) {
+            return plainHeuristic(shortcuts_[i].to, shortcuts_[j].from);
+        });
     shortcut_goal_ = goal;
 }
 

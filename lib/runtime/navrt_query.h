@@ -286,6 +286,30 @@ private:
     double plainHeuristic(uint32_t node, uint32_t goal) const;
     // Navmesh point searches: Euclidean lower bound from a point to to_, shortcut-aware.
     double pointHeuristic(Vec3 point) const;
+    // Fills each shortcut's bound by a Dijkstra over the shortcuts, backwards from the goal:
+    // bound(S) = cost(S) x safety + min(to_goal(S), min over S' of between(S, S') + bound(S')),
+    // where to_goal(i) bounds the way from shortcut i's exit to the goal and between(i, j) the way
+    // from its exit to shortcut j's entry. O(K^2) for K <= kMaxShortcuts; allocates nothing.
+    template <class ToGoal, class Between>
+    static void chainShortcuts(Shortcut* shortcuts, uint32_t count, double safety, ToGoal&& to_goal,
+                               Between&& between) {
+        bool settled[kMaxShortcuts] = {};
+        for (uint32_t i = 0; i < count; ++i)
+            shortcuts[i].bound = shortcuts[i].cost * safety + to_goal(i);
+        for (uint32_t round = 0; round < count; ++round) {
+            uint32_t best = kNoNode;
+            for (uint32_t i = 0; i < count; ++i)
+                if (!settled[i] && (best == kNoNode || shortcuts[i].bound < shortcuts[best].bound))
+                    best = i;
+            settled[best] = true;
+            for (uint32_t i = 0; i < count; ++i) {
+                if (settled[i]) continue;
+                const double via =
+                    shortcuts[i].cost * safety + between(i, best) + shortcuts[best].bound;
+                if (via < shortcuts[i].bound) shortcuts[i].bound = via;
+            }
+        }
+    }
     void prepareShortcuts(uint32_t goal) const;  // bounds for `goal` (node-level list)
     void preparePointShortcuts() const;          // bounds for to_ (navmesh point list)
     Error initLinks(const GraphView& graph);

@@ -45,14 +45,7 @@ float octile(const graph::Graph& g, uint32_t a, uint32_t b) {
 // one-way edges join random nodes (at least their octile distance, up to twice that).
 graph::Graph directedGraph(unsigned seed, int links) {
     std::mt19937 random(seed);
-    std::string text = "type octile\nheight 40\nwidth 48\nmap\n";
-    for (int y = 0; y < 40; ++y) {
-        for (int x = 0; x < 48; ++x) {
-            const bool wall = (x % 10 == 9 && y % 10 != 4) || (y % 10 == 9 && x % 10 != 3);
-            text += wall || random() % 19 == 0 ? '@' : '.';
-        }
-        text += '\n';
-    }
+    const std::string text = test::roomsMapText(random);
     const graph::Graph base = test::tileGraphOfText(text, "directed.map");
     std::vector<Edge> edges;
     std::uniform_real_distribution<float> factor(1.0f, 3.0f);
@@ -237,19 +230,7 @@ TEST_SUITE("directed") {
             const graph::Graph linked = withEdges(g, edges);
             edges.resize(before - 6);  // and drop a few of the original edges too
             const graph::Graph unlinked = withEdges(g, edges);
-            const graph::Graph* previous = &g;
-            nexthop::Table current = *table;
-            for (const graph::Graph* next : {&linked, &unlinked}) {
-                auto updated = nexthop::updateTable(current, *previous, *next, {}, context);
-                REQUIRE(updated.ok());
-                auto rebuilt = nexthop::buildTable(*next, {}, context);
-                REQUIRE(rebuilt.ok());
-                REQUIRE(nexthop::saveTable(dir / "u.nh", *updated).ok());
-                REQUIRE(nexthop::saveTable(dir / "r.nh", *rebuilt).ok());
-                CHECK(test::readBytes(dir / "u.nh") == test::readBytes(dir / "r.nh"));
-                current = std::move(updated).value();
-                previous = next;
-            }
+            test::checkUpdatesEqualRebuilds(g, *table, {&linked, &unlinked}, dir);
         }
     }
 

@@ -31,18 +31,24 @@ using namespace nav;
 
 namespace {
 
-// A 48 x 40 map of 10 x 10 rooms with doorways and scattered blocks.
-std::string roomsMap(unsigned seed) {
-    std::mt19937 random(seed);
-    std::string text = "type octile\nheight 40\nwidth 48\nmap\n";
-    for (int y = 0; y < 40; ++y) {
-        for (int x = 0; x < 48; ++x) {
-            const bool wall = (x % 10 == 9 && y % 10 != 4) || (y % 10 == 9 && x % 10 != 3);
-            text += wall || random() % 19 == 0 ? '@' : '.';
-        }
-        text += '\n';
+using test::roomsMapText;
+
+// Every segment the straight path says takes a link runs from one of that link's ends to the
+// other (the two points as the record holds them); returns how many there are.
+uint32_t checkLinkSegments(const navrt::GraphView& view, const std::vector<navrt::Vec3>& points,
+                           const std::vector<uint32_t>& segment_links, uint32_t count) {
+    uint32_t segments = 0;
+    for (uint32_t i = 0; i + 1 < count; ++i) {
+        if (segment_links[i] == formats::kNoLink) continue;
+        ++segments;
+        const formats::LinkRecord l = view.link(segment_links[i]);
+        const bool forward = points[i].x == l.from[0] && points[i].z == l.from[2] &&
+                             points[i + 1].x == l.to[0] && points[i + 1].z == l.to[2];
+        const bool back = points[i].x == l.to[0] && points[i].z == l.to[2] &&
+                          points[i + 1].x == l.from[0] && points[i + 1].z == l.from[2];
+        CHECK((forward || back));
     }
-    return text;
+    return segments;
 }
 
 // A link spec between two node positions of `g`.
@@ -75,7 +81,7 @@ TEST_SUITE("links") {
         // 5 teleports: the exact shortcut heuristic; 80: more than it keeps, the cheap fallback.
         for (int teleports : {5, 80}) {
             INFO(teleports, " teleports");
-            graph::Graph g = test::tileGraphOfText(roomsMap(7), "rooms.map");
+            graph::Graph g = test::tileGraphOfText(roomsMapText(7), "rooms.map");
             std::mt19937 random{unsigned(teleports)};
             const uint32_t n = uint32_t(g.nodeCount());
             std::vector<geometry::LinkSpec> specs;
@@ -157,7 +163,7 @@ TEST_SUITE("links") {
     }
 
     TEST_CASE("links on POV graphs: exact against an independent any-angle oracle") {
-        const std::string text = roomsMap(3);
+        const std::string text = roomsMapText(3);
         auto map = importer::parseMovingAiMap(text, "rooms.map");
         REQUIRE(map.ok());
         const voxel::VoxelGrid grid = importer::gridFromMap(*map);
@@ -219,16 +225,7 @@ TEST_SUITE("links") {
             CHECK(query.cost() == doctest::Approx(expected).epsilon(1e-5));
             // Link steps are segments of the path, named.
             const uint32_t count = query.smooth(points.data(), 4096, segment_links.data());
-            for (uint32_t i = 0; i + 1 < count; ++i) {
-                if (segment_links[i] == formats::kNoLink) continue;
-                ++linked;
-                const formats::LinkRecord l = p.view.link(segment_links[i]);
-                const bool forward = points[i].x == l.from[0] && points[i].z == l.from[2] &&
-                                     points[i + 1].x == l.to[0] && points[i + 1].z == l.to[2];
-                const bool back = points[i].x == l.to[0] && points[i].z == l.to[2] &&
-                                  points[i + 1].x == l.from[0] && points[i + 1].z == l.from[2];
-                CHECK((forward || back));
-            }
+            linked += checkLinkSegments(p.view, points, segment_links, count);
         }
         CHECK(found > 40);
         CHECK(linked > 0);
@@ -304,18 +301,7 @@ TEST_SUITE("links") {
             for (uint32_t i = 0; i + 1 < qm.pathLength(); ++i)
                 links_taken += qm.pathLink(i) != formats::kNoLink;
             const uint32_t count = qm.smooth(points.data(), 4096, segment_links.data());
-            uint32_t link_segments = 0;
-            for (uint32_t i = 0; i + 1 < count; ++i) {
-                if (segment_links[i] == formats::kNoLink) continue;
-                ++link_segments;
-                const formats::LinkRecord l = pm.view.link(segment_links[i]);
-                const bool forward = points[i].x == l.from[0] && points[i].z == l.from[2] &&
-                                     points[i + 1].x == l.to[0] && points[i + 1].z == l.to[2];
-                const bool back = points[i].x == l.to[0] && points[i].z == l.to[2] &&
-                                  points[i + 1].x == l.from[0] && points[i + 1].z == l.from[2];
-                CHECK((forward || back));
-            }
-            CHECK(link_segments == links_taken);
+            CHECK(checkLinkSegments(pm.view, points, segment_links, count) == links_taken);
             // The straight path's cost (its segments' lengths, links at their costs; every area
             // costs 1 here) within the usual 5% of the tile graph's.
             double straight = 0;
@@ -392,57 +378,21 @@ TEST_SUITE("links") {
         REQUIRE(view.link_count == 4);
         navrt::PathQuery query;
         REQUIRE_FALSE(query.init(view));
-        // Dijkstra over voxels (26 moves, MovingAI 3D rule via navrt-independent box test) and
-        // the links.
-        auto isFree = [&](int x, int y, int z) {
-            if (x < 0 || y < 0 || z < 0 || uint32_t(x) >= h.size_x || uint32_t(y) >= h.size_y ||
-                uint32_t(z) >= h.size_z)
-                return false;
-            const uint32_t i = (uint32_t(y) * h.size_z + uint32_t(z)) * h.size_x + uint32_t(x);
-            return bool((g->free_voxels[i >> 6] >> (i & 63)) & 1);
-        };
+        // Dijkstra over the graph's free voxels (the MovingAI 3D rule) and its links.
         auto dijkstra = [&](uint32_t source) {
-            std::vector<double> dist(g->nodeCount(), 1e300);
-            using Item = std::pair<double, uint32_t>;
-            std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
-            dist[source] = 0;
-            open.push({0, source});
-            while (!open.empty()) {
-                auto [d, i] = open.top();
-                open.pop();
-                if (d > dist[i]) continue;
-                auto relax = [&](uint32_t j, double c) {
-                    if (d + c < dist[j]) {
-                        dist[j] = d + c;
-                        open.push({dist[j], j});
+            return test::voxelDijkstra(
+                h.size_x, h.size_y, h.size_z, h.cell_size, h.cell_height, source,
+                [&](uint32_t x, uint32_t y, uint32_t z) {
+                    const uint32_t i = (y * h.size_z + z) * h.size_x + x;
+                    return bool((g->free_voxels[i >> 6] >> (i & 63)) & 1);
+                },
+                [&](uint32_t i, auto&& relax) {
+                    for (const formats::LinkRecord& l : g->links) {
+                        if (l.from_node == i) relax(l.to_node, double(l.cost));
+                        if ((l.flags & formats::kLinkFlagBidirectional) && l.to_node == i)
+                            relax(l.from_node, double(l.reverse_cost));
                     }
-                };
-                for (const formats::LinkRecord& l : g->links) {
-                    if (l.from_node == i) relax(l.to_node, l.cost);
-                    if ((l.flags & formats::kLinkFlagBidirectional) && l.to_node == i)
-                        relax(l.from_node, l.reverse_cost);
-                }
-                const int x = int(i % h.size_x), z = int((i / h.size_x) % h.size_z),
-                          y = int(i / h.size_x / h.size_z);
-                for (int dx = -1; dx <= 1; ++dx)
-                    for (int dy = -1; dy <= 1; ++dy)
-                        for (int dz = -1; dz <= 1; ++dz) {
-                            if (!dx && !dy && !dz) continue;
-                            bool ok = true;
-                            for (int a = 0; a <= (dx != 0) && ok; ++a)
-                                for (int bb = 0; bb <= (dy != 0) && ok; ++bb)
-                                    for (int c = 0; c <= (dz != 0) && ok; ++c)
-                                        ok = isFree(x + a * dx, y + bb * dy, z + c * dz);
-                            if (!ok) continue;
-                            const double ddx = dx * double(h.cell_size),
-                                         ddy = dy * double(h.cell_height),
-                                         ddz = dz * double(h.cell_size);
-                            relax((uint32_t(y + dy) * h.size_z + uint32_t(z + dz)) * h.size_x +
-                                      uint32_t(x + dx),
-                                  std::sqrt(ddx * ddx + ddy * ddy + ddz * ddz));
-                        }
-            }
-            return dist;
+                });
         };
         int teleported = 0;
         for (int trial = 0; trial < 12; ++trial) {
@@ -451,7 +401,7 @@ TEST_SUITE("links") {
             for (int k = 0; k < 8; ++k) {
                 const uint32_t t = free_voxels[random() % free_voxels.size()];
                 INFO("start ", s, " goal ", t);
-                if (dist[t] >= 1e300) {
+                if (!std::isfinite(dist[t])) {
                     CHECK(query.findPath(s, t) == navrt::PathStatus::no_path);
                     continue;
                 }
@@ -518,18 +468,6 @@ TEST_SUITE("links") {
         // Links added to the plain graph, then taken away: each update equals a rebuild.
         auto base = nexthop::buildTable(*plain, {}, context);
         REQUIRE(base.ok());
-        const graph::Graph* previous = &*plain;
-        nexthop::Table current = *base;
-        for (const graph::Graph* next : {&linked, &*plain}) {
-            auto updated = nexthop::updateTable(current, *previous, *next, {}, context);
-            REQUIRE(updated.ok());
-            auto rebuilt = nexthop::buildTable(*next, {}, context);
-            REQUIRE(rebuilt.ok());
-            REQUIRE(nexthop::saveTable(dir / "u.nh", *updated).ok());
-            REQUIRE(nexthop::saveTable(dir / "r.nh", *rebuilt).ok());
-            CHECK(test::readBytes(dir / "u.nh") == test::readBytes(dir / "r.nh"));
-            current = std::move(updated).value();
-            previous = next;
-        }
+        test::checkUpdatesEqualRebuilds(*plain, *base, {&linked, &*plain}, dir);
     }
 }

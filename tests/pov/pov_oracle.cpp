@@ -65,36 +65,7 @@ bool GridOracle::visible(Point2 a, Point2 b) const {
 }
 
 double GridOracle::shortestPath(Point2 start, Point2 goal) const {
-    if (blocked(long(std::floor(start.x)), long(std::floor(start.y))) ||
-        blocked(long(std::floor(goal.x)), long(std::floor(goal.y))))
-        return -1;
-    std::vector<Point2> nodes = corners_;
-    nodes.push_back(start);
-    nodes.push_back(goal);
-    const size_t s = nodes.size() - 2, g = nodes.size() - 1;
-    std::vector<double> dist(nodes.size(), 1e300);
-    std::vector<char> closed(nodes.size(), 0);
-    using Item = std::pair<double, size_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
-    auto heuristic = [&](size_t v) { return std::hypot(nodes[v].x - goal.x, nodes[v].y - goal.y); };
-    dist[s] = 0;
-    open.push({heuristic(s), s});
-    while (!open.empty()) {
-        const size_t u = open.top().second;
-        open.pop();
-        if (closed[u]) continue;
-        closed[u] = 1;
-        if (u == g) return dist[g];
-        for (size_t v = 0; v < nodes.size(); ++v) {
-            if (closed[v]) continue;
-            const double d = dist[u] + std::hypot(nodes[v].x - nodes[u].x, nodes[v].y - nodes[u].y);
-            if (d >= dist[v]) continue;
-            if (!visible(nodes[u], nodes[v])) continue;
-            dist[v] = d;
-            open.push({d + heuristic(v), v});
-        }
-    }
-    return -1;
+    return shortestPath(start, goal, {});
 }
 
 double GridOracle::shortestPath(Point2 start, Point2 goal, const std::vector<Link>& links) const {
@@ -114,12 +85,17 @@ double GridOracle::shortestPath(Point2 start, Point2 goal, const std::vector<Lin
     std::vector<char> closed(nodes.size(), 0);
     using Item = std::pair<double, size_t>;
     std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
+    // A* with the straight-line distance when there are no links (which may be shortcuts), else
+    // Dijkstra.
+    auto heuristic = [&](size_t v) {
+        return links.empty() ? std::hypot(nodes[v].x - goal.x, nodes[v].y - goal.y) : 0.0;
+    };
     dist[s] = 0;
-    open.push({0, s});
+    open.push({heuristic(s), s});
     auto relax = [&](size_t v, double d) {
         if (closed[v] || d >= dist[v]) return;
         dist[v] = d;
-        open.push({d, v});
+        open.push({d + heuristic(v), v});
     };
     while (!open.empty()) {
         const size_t u = open.top().second;

@@ -34,8 +34,8 @@ public:
         double cost = 0;
         bool both_ways = false;
     };
-    // The cheapest path when `links` may be taken too: Dijkstra (no heuristic, since links may
-    // be shortcuts) over the corners, the link ends, start and goal. -1 when there is none.
+    // The cheapest path when `links` may be taken too, over the corners, the link ends, start
+    // and goal (Dijkstra: links may be shortcuts). -1 when there is none.
     double shortestPath(Point2 start, Point2 goal, const std::vector<Link>& links) const;
     size_t cornerCount() const { return corners_.size(); }
 
