@@ -165,6 +165,15 @@ Status parseLinks(const nlohmann::json& array, const std::string& path,
                                  "reverse_cost", "id", "user_data", "agents"});
             !s)
             return s;
+        // Values: the same rules as the stage's check, reported here by JSON path (bad input,
+        // not a usage error).
+        ParamCheck check;
+        checkLinkSpecs({spec}, check);
+        if (!check.issues.empty()) {
+            const ParamIssue& issue = check.issues.front();
+            const std::string key = issue.field.substr(issue.field.rfind('.') + 1);
+            return r.fail(r.at(key), fmt::format("{} (must be {})", issue.value, issue.rule));
+        }
         if (spec.id == 0) spec.id = uint32_t(out.size() + 1);
         out.push_back(spec);
     }

@@ -299,6 +299,22 @@ TEST_SUITE("graph") {
         const Status t = geometry::parseLinks((*kind)["links"], "$.links", "k.json", {}, none);
         REQUIRE_FALSE(t.ok());
         CHECK(t.error().message.find("'rope'") != std::string::npos);
+        // Bad values: the same rules as the stage's check, named by JSON path.
+        auto negative = parseJson(
+            R"({"links": [{"from": [0, 0, 0], "to": [1, 0, 0]},
+                          {"from": [0, 0, 0], "to": [1, 0, 0], "cost": -2}]})",
+            "n.json");
+        REQUIRE(negative.ok());
+        const Status n = geometry::parseLinks((*negative)["links"], "$.links", "n.json", {}, none);
+        REQUIRE_FALSE(n.ok());
+        CHECK(n.error().message.find("n.json: $.links[1].cost: -2 (must be >= 0)") !=
+              std::string::npos);
+        auto one_way = parseJson(
+            R"({"links": [{"from": [0, 0, 0], "to": [1, 0, 0], "reverse_cost": 3}]})", "r.json");
+        REQUIRE(one_way.ok());
+        const Status r = geometry::parseLinks((*one_way)["links"], "$.links", "r.json", {}, none);
+        REQUIRE_FALSE(r.ok());
+        CHECK(r.error().message.find("$.links[0].reverse_cost: 3") != std::string::npos);
     }
 
     TEST_CASE("links: the straight path never cuts across a link; its ends are corners") {
