@@ -9,8 +9,8 @@
 
 namespace nav::formats {
 
-void ContainerWriter::add(uint32_t id, std::vector<uint8_t> bytes, Codec codec) {
-    sections_.push_back({id, codec, std::move(bytes)});
+void ContainerWriter::add(uint32_t id, std::vector<uint8_t> bytes, Codec codec, int level) {
+    sections_.push_back({id, codec, std::move(bytes), level});
 }
 
 namespace {
@@ -62,8 +62,8 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
                 input = &deltas;
             }
             std::vector<uint8_t> buffer(ZSTD_compressBound(s.bytes.size()));
-            const size_t n =
-                ZSTD_compress(buffer.data(), buffer.size(), input->data(), input->size(), level_);
+            const size_t n = ZSTD_compress(buffer.data(), buffer.size(), input->data(),
+                                           input->size(), s.level > 0 ? s.level : level_);
             if (ZSTD_isError(n)) {
                 error = std::string("zstd compression failed: ") + ZSTD_getErrorName(n);
                 return false;

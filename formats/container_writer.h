@@ -16,8 +16,9 @@ public:
         : kind_(kind), kind_version_(kind_version) {}
 
     // Adds a section. With Codec::zstd the bytes are compressed, unless compression does not make
-    // them smaller, in which case they are stored raw. Section ids must be unique.
-    void add(uint32_t id, std::vector<uint8_t> bytes, Codec codec = Codec::zstd);
+    // them smaller, in which case they are stored raw. Section ids must be unique. `level` > 0
+    // compresses this section at that zstd level instead of the writer's.
+    void add(uint32_t id, std::vector<uint8_t> bytes, Codec codec = Codec::zstd, int level = 0);
 
     // zstd level used for compressed sections (1..19). Single-threaded, hence deterministic.
     void setCompressionLevel(int level) { level_ = level; }
@@ -31,6 +32,7 @@ private:
         uint32_t id;
         Codec codec;
         std::vector<uint8_t> bytes;
+        int level;
     };
     uint32_t kind_;
     uint32_t kind_version_;

@@ -1,5 +1,6 @@
 #include "formats/navmesh_locate.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace nav::formats {
@@ -97,6 +98,11 @@ MeshLocation meshLocate(const MeshArrays& m, const float p[3], float horizontal_
                  j1 = std::floor((p[2] + reach - ix.min_z) / ix.cell);
     if (i1 < 0 || j1 < 0 || i0 >= ix.cells_x || j0 >= ix.cells_z) return result;
     double best = 1e300;
+    // A polygon listed in several of the cells is tested once (the result is the same: the best
+    // score, ties to the lowest id); the last few tested are remembered, without allocating.
+    constexpr size_t kRecent = 32;
+    uint32_t recent[kRecent];
+    size_t recent_count = 0;
     for (uint32_t j = uint32_t(std::fmax(j0, 0)); j <= uint32_t(std::fmin(j1, ix.cells_z - 1.0));
          ++j) {
         for (uint32_t i = uint32_t(std::fmax(i0, 0));
@@ -104,6 +110,10 @@ MeshLocation meshLocate(const MeshArrays& m, const float p[3], float horizontal_
             const size_t cell = size_t(j) * ix.cells_x + i;
             for (uint32_t k = m.index_offsets[cell]; k < m.index_offsets[cell + 1]; ++k) {
                 const uint32_t poly = m.index_polys[k];
+                if (std::find(recent, recent + std::min(recent_count, kRecent), poly) !=
+                    recent + std::min(recent_count, kRecent))
+                    continue;
+                recent[recent_count++ % kRecent] = poly;
                 float closest[3];
                 const double d = meshPolyDistance(m, poly, p, closest);
                 if (d > reach + 1e-6) continue;

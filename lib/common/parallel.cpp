@@ -54,11 +54,18 @@ void parallelFor(size_t count, int threads, const std::function<void(size_t, int
 Status runParallel(std::string_view stage, size_t count, int threads, Context& context,
                    uint64_t& progress_done, uint64_t progress_total,
                    const std::function<void(size_t)>& task) {
+    return runParallelWorkers(stage, count, threads, context, progress_done, progress_total,
+                              [&](size_t index, int) { task(index); });
+}
+
+Status runParallelWorkers(std::string_view stage, size_t count, int threads, Context& context,
+                          uint64_t& progress_done, uint64_t progress_total,
+                          const std::function<void(size_t, int)>& task) {
     std::atomic<uint64_t> completed{0};
     try {
         parallelFor(count, threads, [&](size_t index, int worker) {
             if (context.cancelled()) throw StageCancelled{};
-            task(index);
+            task(index, worker);
             const uint64_t done = completed.fetch_add(1, std::memory_order_relaxed) + 1;
             if (worker == 0) context.progress(stage, progress_done + done, progress_total);
         });

@@ -37,5 +37,10 @@ void parallelFor(size_t count, int threads,
 Status runParallel(std::string_view stage, size_t count, int threads, Context& context,
                    uint64_t& progress_done, uint64_t progress_total,
                    const std::function<void(size_t)>& task);
+// runParallel whose tasks also get the worker running them (0 .. threads-1), for per-worker
+// scratch; as with parallelFor, a task's output must depend on its index alone.
+Status runParallelWorkers(std::string_view stage, size_t count, int threads, Context& context,
+                          uint64_t& progress_done, uint64_t progress_total,
+                          const std::function<void(size_t index, int worker)>& task);
 
 }  // namespace nav

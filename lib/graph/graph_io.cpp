@@ -145,6 +145,10 @@ Status saveGraph(const std::filesystem::path& path, const Graph& g, uint32_t kin
     return saveContainer(path, graphWriter(g, kind));
 }
 
+namespace {
+constexpr int kLinkSectionLevel = 3;  // zstd level of the link sections of .graph files
+}  // namespace
+
 formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
     const formats::GraphHeader header = savedHeader(g);
     std::vector<uint8_t> header_bytes(formats::kGraphHeaderSize);
@@ -186,8 +190,14 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
         std::vector<uint8_t> links(g.links.size() * formats::kLinkRecordSize);
         for (size_t i = 0; i < g.links.size(); ++i)
             formats::encodeLinkRecord(g.links[i], links.data() + i * formats::kLinkRecordSize);
-        writer.add(formats::kSecLinks, std::move(links));
-        if (!implicit_volume) writer.add(formats::kSecEdgeLinks, arrayBytes(g.edge_links));
+        // Lanes of one wide link repeat most of their record: zstd's fast levels find that as
+        // well as level 9 (measured: 721 KB of records to 75 KB at level 3, 78 KB at 9) in a
+        // sixth of the time. Runtime assets (.nav) keep the writer's level.
+        const int level = kind == formats::kKindNav ? 0 : kLinkSectionLevel;
+        writer.add(formats::kSecLinks, std::move(links), formats::Codec::zstd, level);
+        if (!implicit_volume)
+            writer.add(formats::kSecEdgeLinks, arrayBytes(g.edge_links), formats::Codec::zstd,
+                       level);
         if (!g.link_type_names.empty()) {
             std::vector<uint8_t> names(g.link_type_names.size() * formats::kLinkTypeNameSize, 0);
             for (size_t k = 0; k < g.link_type_names.size(); ++k)

@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <chrono>
+#include <future>
 #include <map>
 
 #include "lib/graph/graph.h"
@@ -220,6 +221,19 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
     auto grid = voxel::loadVoxels(inputs.voxels);
     if (!grid) return grid.error();
     const auto start = std::chrono::steady_clock::now();
+    // Generated links need the voxel grid alone: they are made beside the graph (another thread;
+    // the result does not depend on it), so on several cores they add little to the bake's time.
+    std::future<Result<GeneratedLinks>> generating;
+    LinkGenParams generate = params.generate;
+    if (generate.threads == 0) generate.threads = params.threads;
+    if (generate.enabled()) {
+        try {
+            generating = std::async(std::launch::async,
+                                    [&] { return generateLinks(*grid, generate, context); });
+        } catch (const std::system_error&) {
+            // No thread to spare: generated after the graph below, with the same result.
+        }
+    }
     Result<Graph> graph = Graph{};
     switch (params.kind) {
         case GraphKind::tile: graph = buildTileGraph(*grid, context); break;
@@ -240,6 +254,11 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
             graph = buildVolumeGraph(*grid, params.agent_radius, context);
             break;
     }
+    Result<GeneratedLinks> made = GeneratedLinks{};
+    if (generating.valid())
+        made = generating.get();
+    else if (generate.enabled() && graph)
+        made = generateLinks(*grid, generate, context);
     if (!graph) return graph.error();
     StageResult result;
     const bool pov = graph->header.type == GraphType::pov;
@@ -251,10 +270,7 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
     // .vox), generated from the agent's abilities.
     std::vector<LinkSpec> links = params.links;
     links.insert(links.end(), grid->links.begin(), grid->links.end());
-    if (params.generate.enabled()) {
-        LinkGenParams generate = params.generate;
-        if (generate.threads == 0) generate.threads = params.threads;
-        auto made = generateLinks(*grid, generate, context);
+    if (generate.enabled()) {
         if (!made) return made.error();
         const LinkGenStats& st = made->stats;
         result.count("ledge_samples", st.ledge_samples);
@@ -281,8 +297,11 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
     for (LinkSpec& l : links)
         if (l.scene) l.shared = params.scene_links_shared;
     LinkResolveStats resolved;
-    if (Status s = attachLinks(*graph, links, params.threads, resolved, context); !s)
-        return s.error();
+    {
+        ScopedTimer timer(context, "graph: attach links");
+        if (Status s = attachLinks(*graph, links, params.threads, resolved, context); !s)
+            return s.error();
+    }
     for (const LinkSpec& l : links) {
         if (l.generated) continue;
         const bool unusable = std::any_of(resolved.unusable.begin(), resolved.unusable.end(),
@@ -291,7 +310,10 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
     }
     for (const auto& [name, why] : resolved.unusable)
         result.warnings.push_back(fmt::format("this agent cannot use {}", why));
-    if (Status s = saveGraph(output, *graph); !s) return s.error();
+    {
+        ScopedTimer timer(context, "graph: save");
+        if (Status s = saveGraph(output, *graph); !s) return s.error();
+    }
     result.milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     result.count("nodes", graph->nodeCount());
@@ -299,7 +321,10 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
     if (graph->header.type == GraphType::navmesh) result.count("polygons", graph->nodeCount());
     if (params.kind != GraphKind::volume) islandWarning(*graph, result);
     result.summary.push_back(summary(*graph, params.kind, result.milliseconds, output));
-    reportLinks(*graph, component_before, components_before, resolved, result);
+    {
+        ScopedTimer timer(context, "graph: link report");
+        reportLinks(*graph, component_before, components_before, resolved, result);
+    }
     return result;
 }
 

@@ -24,15 +24,19 @@
 //    jumps), swept piece by piece: no solid voxel of a column whose centre lies closer than the
 //    radius to the path may overlap the body, from `climb` above its feet (steps it would walk
 //    over) to its head (half a cell height of slack at both ends for the grid's quantization).
-//    A hit rejects the sample (blocked).
+//    A hit rejects the sample (blocked). The swept columns and heights depend on the move alone
+//    (landing offset and rise from a cell centre), so each move's are computed once as a stencil
+//    and applied to every sample that makes it.
 // 5. Merging. Samples of one direction along one straight ledge line (same take-off height, same
 //    landing offset, same type and two-way-ness) on consecutive cells become one wide link, at
 //    most max_width wide; its lanes (one per cell, graph/links.h) are exactly the samples.
 //    A drop whose height is at most jump_up_height is two-way (the way back up costs like a
 //    climb: 2 x its length).
 //
-// Deterministic: rows are processed in fixed chunks, merged in row order, runs sorted by their
-// first cell; ids are kGeneratedLinkIdFirst + the run's index.
+// Deterministic: rows are processed in fixed chunks (each with its own tops of the rows it needs),
+// merged in row order, runs sorted by their first cell; ids are kGeneratedLinkIdFirst + the run's
+// index. The graph stage runs generation beside the graph's own build (it needs the voxel grid
+// alone).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -48,7 +52,7 @@ namespace {
 
 constexpr int kDx[4] = {1, -1, 0, 0};
 constexpr int kDz[4] = {0, 0, 1, -1};
-constexpr uint32_t kRowsPerChunk = 8;
+constexpr uint32_t kRowsPerChunk = 32;
 
 struct Sample {
     uint32_t x = 0, z = 0;  // take-off column
@@ -80,6 +84,23 @@ void jumpParabola(const float from[3], const float to[3], double& b, double& c) 
     c = u - b;
 }
 
+// One column under the agent's body along a trajectory (Generator::clearance): its offset from
+// the take-off column and the heights, relative to the take-off top [cell heights], that no solid
+// span may overlap (low, high exclusive).
+struct StencilCell {
+    int dx = 0, dz = 0, low = 0, high = 0;
+};
+// Stencils by (type, landing offset x, z, rise): every sample with the same move shares one.
+using StencilCache = std::map<std::tuple<int, int, int, int>, std::vector<StencilCell>>;
+
+// A worker's scratch: the tops of the rows of a chunk and those beside it, the marks of a row
+// and the stencils it has made.
+struct Scratch {
+    std::vector<uint16_t> top_a, top_b;
+    std::vector<uint8_t> marks;
+    StencilCache stencils;
+};
+
 struct RowResult {
     std::vector<Sample> samples;
     uint64_t ledges = 0, linked = 0;
@@ -104,69 +125,91 @@ public:
         spacing_cells_ = spacingCells(params, grid.cell_size);
     }
 
-    // The ledge samples of row z, in (x, span, direction) order. Most walkable spans are inside
-    // the surface; the per-column tops of the first two walkable spans (prepare) settle that
-    // without reading spans: a branch-free pass over three rows of tops (vectorised by the
-    // compiler) marks the columns with one walkable span whose four neighbours have a walkable
-    // span within climb, and the loop below visits only the others.
-    void row(uint32_t z, RowResult& out, std::vector<uint8_t>& interior) const {
-        const size_t base = size_t(z) * g_.size_x;
-        interior.assign(g_.size_x, 0);
-        const int climb = climb_;
-        if (z > 0 && z + 1 < g_.size_z && g_.size_x > 2) {
-            const uint16_t* a = top_a_.data();
-            const uint16_t* b = top_b_.data();
-            for (uint32_t x = 1; x + 1 < g_.size_x; ++x) {
-                const size_t c = base + x;
-                const int t = a[c];
-                auto near = [&](size_t n) {
-                    return (std::abs(int(a[n]) - t) <= climb) | (std::abs(int(b[n]) - t) <= climb);
-                };
-                interior[x] = uint8_t((t < kSeveral) & (b[c] == kNone) & near(c - 1) & near(c + 1) &
-                                      near(c - g_.size_x) & near(c + g_.size_x));
+    // The ledge samples of rows z0 .. z1-1, in (z, x, span, direction) order. Most walkable spans
+    // are inside the surface; the per-column tops of the first two walkable spans (tops()) settle
+    // that without reading spans: a branch-free pass over three rows of tops (vectorised by the
+    // compiler) marks, for each column with one walkable span, the directions whose neighbour has
+    // no walkable span within climb (columns with several walkable spans, and those on the grid's
+    // border, are marked kGeneral and checked span by span), and the loop below visits only the
+    // marked columns.
+    static constexpr uint8_t kGeneral = 0x10;
+    void rows(uint32_t z0, uint32_t z1, RowResult& out, Scratch& scratch) const {
+        const uint32_t first = z0 > 0 ? z0 - 1 : 0, last = std::min(z1 + 1, g_.size_z);
+        tops(first, last, scratch);
+        const size_t stride = g_.size_x;
+        for (uint32_t z = z0; z < z1; ++z) {
+            // Tops of row z (and, a stride away, of its neighbour rows).
+            const uint16_t* a = scratch.top_a.data() + size_t(z - first) * stride;
+            const uint16_t* b = scratch.top_b.data() + size_t(z - first) * stride;
+            std::vector<uint8_t>& mark = scratch.marks;
+            mark.resize(stride);
+            uint8_t* marks = mark.data();  // locals only, so the pass below vectorises
+            const int climb = climb_;
+            const bool inner_row = z > 0 && z + 1 < g_.size_z;
+            for (size_t x = 0; x < stride; ++x) marks[x] = uint8_t(a[x] != kNone ? kGeneral : 0);
+            if (inner_row && stride > 2) {
+                for (size_t x = 1; x + 1 < stride; ++x) {
+                    const int t = a[x];
+                    auto far = [&](const uint16_t* pa, const uint16_t* pb) {
+                        return uint8_t((std::abs(int(*pa) - t) > climb) &
+                                       (std::abs(int(*pb) - t) > climb));
+                    };
+                    const uint8_t dirs =
+                        uint8_t(far(a + x + 1, b + x + 1) | (far(a + x - 1, b + x - 1) << 1) |
+                                (far(a + x + stride, b + x + stride) << 2) |
+                                (far(a + x - stride, b + x - stride) << 3));
+                    const bool single = (t != kNone) & (b[x] == kNone);
+                    marks[x] = single ? dirs : marks[x];
+                }
             }
-        }
-        for (uint32_t x = 0; x < g_.size_x; ++x) {
-            if (interior[x] || top_a_[base + x] == kNone) continue;
-            const auto spans = g_.column(x, z);
-            for (size_t i = 0; i < spans.size(); ++i) {
-                if (!spans[i].walkable) continue;
-                const int top = spans[i].y_max;
-                for (uint8_t d = 0; d < 4; ++d) {
-                    const int nx = int(x) + kDx[d], nz = int(z) + kDz[d];
-                    if (inGrid(nx, nz)) {
-                        const size_t n = size_t(nz) * g_.size_x + size_t(nx);
-                        if (std::abs(int(top_a_[n]) - top) <= climb ||
-                            std::abs(int(top_b_[n]) - top) <= climb)
-                            continue;  // the surface goes on that way
+            for (uint32_t x = 0; x < stride; ++x) {
+                if (marks[x] == 0) continue;
+                const auto spans = g_.column(x, z);
+                for (size_t i = 0; i < spans.size(); ++i) {
+                    if (!spans[i].walkable) continue;
+                    const int top = spans[i].y_max;
+                    for (uint8_t d = 0; d < 4; ++d) {
+                        if (marks[x] != kGeneral) {
+                            if ((marks[x] >> d) & 1)
+                                sample(x, z, spans, i, d, out, scratch.stencils);
+                            continue;
+                        }
+                        const int nx = int(x) + kDx[d], nz = int(z) + kDz[d];
+                        if (inGrid(nx, nz)) {
+                            const ptrdiff_t n = ptrdiff_t(kDz[d]) * ptrdiff_t(stride) + nx;
+                            if (std::abs(int(a[n]) - top) <= climb ||
+                                std::abs(int(b[n]) - top) <= climb)
+                                continue;  // the surface goes on that way
+                        }
+                        sample(x, z, spans, i, d, out, scratch.stencils);
                     }
-                    sample(x, z, spans, i, d, out);
                 }
             }
         }
     }
 
-    // Per column: the tops of its first two walkable spans (kNone where there are fewer; top_b_
-    // is kSeveral with three or more, whose further tops the spans themselves give).
+    // Per column of rows first .. last-1: the tops of its first two walkable spans (kNone where
+    // there are fewer; top_b is kSeveral with three or more, whose further tops the spans
+    // themselves give).
     static constexpr int kNone = 0xFFFF, kSeveral = 0xFFFE;
-    void prepare(int threads) {
-        top_a_.assign(g_.columnCount(), uint16_t(kNone));
-        top_b_.assign(g_.columnCount(), uint16_t(kNone));
-        constexpr size_t kColumnsPerTask = 1 << 16;
-        const size_t tasks = (g_.columnCount() + kColumnsPerTask - 1) / kColumnsPerTask;
-        parallelFor(tasks, threads, [&](size_t task, int) {
-            const size_t end = std::min(g_.columnCount(), (task + 1) * kColumnsPerTask);
-            for (size_t c = task * kColumnsPerTask; c < end; ++c) {
-                int count = 0;
-                for (uint32_t k = g_.column_offsets[c]; k < g_.column_offsets[c + 1]; ++k) {
-                    if (!g_.spans[k].walkable) continue;
-                    if (count == 0) top_a_[c] = g_.spans[k].y_max;
-                    if (count == 1) top_b_[c] = g_.spans[k].y_max;
-                    if (count == 2) top_b_[c] = uint16_t(kSeveral);
-                    ++count;
-                }
+    void tops(uint32_t first, uint32_t last, Scratch& scratch) const {
+        const size_t begin = size_t(first) * g_.size_x, end = size_t(last) * g_.size_x;
+        scratch.top_a.assign(end - begin, uint16_t(kNone));
+        scratch.top_b.assign(end - begin, uint16_t(kNone));
+        const uint32_t* offsets = g_.column_offsets.data();
+        const voxel::Span* spans = g_.spans.data();
+        uint16_t* top_a = scratch.top_a.data();
+        uint16_t* top_b = scratch.top_b.data();
+        for (size_t c = begin; c < end; ++c) {
+            int count = 0;
+            for (uint32_t k = offsets[c]; k < offsets[c + 1]; ++k) {
+                if (!spans[k].walkable) continue;
+                if (count == 0) top_a[c - begin] = spans[k].y_max;
+                if (count == 1) top_b[c - begin] = spans[k].y_max;
+                if (count == 2) top_b[c - begin] = uint16_t(kSeveral);
+                ++count;
             }
-        });
+        }
     }
 
 private:
@@ -229,24 +272,53 @@ private:
         return false;
     }
 
-    float worldX(double cx) const { return float(g_.origin[0] + (cx + 0.5) * g_.cell_size); }
-    float worldZ(double cz) const { return float(g_.origin[2] + (cz + 0.5) * g_.cell_size); }
-    float worldY(int top) const { return g_.origin[1] + float(top) * g_.cell_height; }
+    // Whether the agent fits everywhere along the trajectory from the take-off (x, z, top) to
+    // the landing `to` columns and cell heights away. The test depends on the relative move
+    // alone, so it is made once per move as a stencil (clearance()) and applied here.
+    bool clear(formats::LinkType type, uint32_t x, uint32_t z, int top, int land_dx, int land_dz,
+               int rise, StencilCache& cache) const {
+        const std::vector<StencilCell>& cells = stencil(type, land_dx, land_dz, rise, cache);
+        for (const StencilCell& c : cells) {
+            const int cx = int(x) + c.dx, cz = int(z) + c.dz;
+            if (!inGrid(cx, cz)) continue;  // outside the grid there is no geometry
+            const int low = top + c.low, high = top + c.high;
+            for (const voxel::Span& s : g_.column(uint32_t(cx), uint32_t(cz)))
+                if (int(s.y_min) < high && int(s.y_max) > low) return false;
+        }
+        return true;
+    }
 
-    // Whether the agent fits everywhere along the trajectory, swept rather than sampled: the
-    // trajectory's pieces run straight in XZ, so each column whose centre lies closer than the
-    // radius to a piece (at least the columns it passes over) is under the body for an interval
-    // of the piece, over the heights the feet take there; solid from climb above the lowest of
-    // them to the agent's height above the highest blocks it. Drops are two pieces (along the
-    // take-off height, then straight down), jumps one (the parabola over its straight XZ line).
-    // Both are exact unions of the body's cylinders along the trajectory.
-    bool clear(formats::LinkType type, const float from[3], const float to[3]) const {
+    const std::vector<StencilCell>& stencil(formats::LinkType type, int land_dx, int land_dz,
+                                            int rise, StencilCache& cache) const {
+        const auto key = std::make_tuple(int(type), land_dx, land_dz, rise);
+        auto it = cache.find(key);
+        if (it == cache.end())
+            it = cache.emplace(key, clearance(type, land_dx, land_dz, rise)).first;
+        return it->second;
+    }
+
+    // The columns under the agent's body along a trajectory, relative to the take-off column,
+    // each with the heights (relative to the take-off top, exclusive) that must hold no solid:
+    // swept rather than sampled. The trajectory's pieces run straight in XZ, so each column whose
+    // centre lies closer than the radius to a piece (at least the columns it passes over) is
+    // under the body for an interval of the piece, over the heights the feet take there; solid
+    // from climb above the lowest of them to the agent's height above the highest blocks it.
+    // Drops are two pieces (along the take-off height, then straight down), jumps one (the
+    // parabola over its straight XZ line). Both are exact unions of the body's cylinders along
+    // the trajectory.
+    std::vector<StencilCell> clearance(formats::LinkType type, int land_dx, int land_dz,
+                                       int rise) const {
+        // Metres, relative to the take-off point (the parabola's shape is set in metres).
+        const float from[3] = {0.0f, 0.0f, 0.0f};
+        const float to[3] = {float(double(land_dx) * g_.cell_size),
+                             float(double(rise) * g_.cell_height),
+                             float(double(land_dz) * g_.cell_size)};
+        std::vector<StencilCell> cells;
         if (type == formats::LinkType::jump) {
             double b = 0, c = 0;
             jumpParabola(from, to, b, c);
-            const double y0 = from[1];
-            return sweep(from, to, [&](double t0, double t1, double& low, double& high) {
-                auto y = [&](double t) { return y0 + b * t + c * t * t; };
+            sweep(from, to, cells, [&](double t0, double t1, double& low, double& high) {
+                auto y = [&](double t) { return b * t + c * t * t; };
                 low = std::min(y(t0), y(t1));
                 high = std::max(y(t0), y(t1));
                 if (c < 0) {  // the apex, where it falls inside
@@ -254,6 +326,7 @@ private:
                     if (apex > t0 && apex < t1) high = std::max(high, y(apex));
                 }
             });
+            return cells;
         }
         const float above[3] = {to[0], from[1], to[2]};
         auto linear = [](const float* a, const float* z) {
@@ -264,30 +337,32 @@ private:
                 high = std::max(ya, yb);
             };
         };
-        return sweep(from, above, linear(from, above)) && sweep(above, to, linear(above, to));
+        sweep(from, above, cells, linear(from, above));
+        sweep(above, to, cells, linear(above, to));
+        return cells;
     }
 
-    // The piece a -> b (straight in XZ); heights(t0, t1, low, high) gives the feet's height range
-    // over the parameters [t0, t1] of the piece.
+    // The piece a -> b (metres from the take-off's column centre and top; straight in XZ) adds
+    // its columns to `cells`; heights(t0, t1, low, high) gives the feet's height range over the
+    // parameters [t0, t1] of the piece.
     template <class Heights>
-    bool sweep(const float a[3], const float b[3], Heights&& heights) const {
+    void sweep(const float a[3], const float b[3], std::vector<StencilCell>& cells,
+               Heights&& heights) const {
         const double cs = g_.cell_size;
         const double slack = 0.5 * g_.cell_height;
         const double step_over = double(climb_) * g_.cell_height;  // steps walking takes too
         // Columns at exactly the radius (an agent eroded off a wall stands there) are outside,
         // with a margin for rounding; never less than the columns the piece passes over.
         const double reach = std::max(double(g_.agent.radius) / cs - 1e-3, 0.7072);
-        const double ax = (double(a[0]) - g_.origin[0]) / cs - 0.5,
-                     az = (double(a[2]) - g_.origin[2]) / cs - 0.5;
-        const double bx = (double(b[0]) - g_.origin[0]) / cs - 0.5,
-                     bz = (double(b[2]) - g_.origin[2]) / cs - 0.5;
+        const double ax = double(a[0]) / cs, az = double(a[2]) / cs;
+        const double bx = double(b[0]) / cs, bz = double(b[2]) / cs;
         const double dx = bx - ax, dz = bz - az, len2 = dx * dx + dz * dz;
         const int x0 = int(std::ceil(std::min(ax, bx) - reach)),
                   x1 = int(std::floor(std::max(ax, bx) + reach));
         const int z0 = int(std::ceil(std::min(az, bz) - reach)),
                   z1 = int(std::floor(std::max(az, bz) + reach));
-        for (int z = std::max(z0, 0); z <= std::min(z1, int(g_.size_z) - 1); ++z)
-            for (int x = std::max(x0, 0); x <= std::min(x1, int(g_.size_x) - 1); ++x) {
+        for (int z = z0; z <= z1; ++z)
+            for (int x = x0; x <= x1; ++x) {
                 // The parameters where the piece passes within `reach` of the column's centre.
                 double t0 = 0, t1 = 1;
                 if (len2 > 0) {
@@ -305,17 +380,16 @@ private:
                 }
                 double feet_low = 0, feet_high = 0;
                 heights(t0, t1, feet_low, feet_high);
-                const double low = (feet_low - g_.origin[1] + step_over + slack) / g_.cell_height;
-                const double high =
-                    (feet_high - g_.origin[1] + g_.agent.height - slack) / g_.cell_height;
-                for (const voxel::Span& s : g_.column(uint32_t(x), uint32_t(z)))
-                    if (double(s.y_min) < high && double(s.y_max) > low) return false;
+                // Solid spans are whole cells: y_min < high and y_max > low hold for integer
+                // bounds exactly when they hold for ceil(high) and floor(low).
+                const double low = (feet_low + step_over + slack) / g_.cell_height;
+                const double high = (feet_high + g_.agent.height - slack) / g_.cell_height;
+                cells.push_back({x, z, int(std::floor(low)), int(std::ceil(high))});
             }
-        return true;  // outside the grid there is no geometry
     }
 
     void sample(uint32_t x, uint32_t z, std::span<const voxel::Span> spans, size_t i, uint8_t d,
-                RowResult& out) const {
+                RowResult& out, StencilCache& cache) const {
         // With a spacing, only every spacing-th cell along the ledge line is tested.
         if (spacing_cells_ > 1 && (kDx[d] != 0 ? z : x) % spacing_cells_ != 0) return;
         const int top = spans[i].y_max;
@@ -339,7 +413,6 @@ private:
         if (edge < 0) return;
         ++out.ledges;
         const int ex = int(x) + edge * kDx[d], ez = int(z) + edge * kDz[d];
-        const float from[3] = {worldX(x), worldY(top), worldZ(z)};
         bool linked = false, blocked = false, no_room = false, too_high = false;
         // 2. Drop.
         if (p_.drop_height > 0 && inGrid(ex, ez)) {
@@ -349,8 +422,8 @@ private:
                 int offset = 0, land_top = 0;
                 if (landing(ex, ez, d, below, std::max(0, radius_ - 1), offset, land_top)) {
                     const int lx = ex + offset * kDx[d], lz = ez + offset * kDz[d];
-                    const float to[3] = {worldX(lx), worldY(land_top), worldZ(lz)};
-                    if (clear(formats::LinkType::drop, from, to)) {
+                    if (clear(formats::LinkType::drop, x, z, top, lx - int(x), lz - int(z),
+                              land_top - top, cache)) {
                         Sample s{x,
                                  z,
                                  uint16_t(top),
@@ -388,8 +461,8 @@ private:
                     break;
                 }
                 const int lx = cx + offset * kDx[d], lz = cz + offset * kDz[d];
-                const float to[3] = {worldX(lx), worldY(land_top), worldZ(lz)};
-                if (!clear(formats::LinkType::jump, from, to)) {
+                if (!clear(formats::LinkType::jump, x, z, top, lx - int(x), lz - int(z),
+                           land_top - top, cache)) {
                     blocked = true;
                     break;
                 }
@@ -420,7 +493,6 @@ private:
     int height_ = 0, climb_ = 0, radius_ = 0, band_ = 0;
     int drop_cells_ = 0, up_cells_ = 0, jump_cells_ = 0;
     uint32_t spacing_cells_ = 1;
-    std::vector<uint16_t> top_a_, top_b_;
 };
 
 }  // namespace
@@ -489,99 +561,99 @@ Result<GeneratedLinks> generateLinks(const voxel::VoxelGrid& grid, const LinkGen
     GeneratedLinks out;
     if (!params.enabled() || grid.size_x == 0 || grid.size_z == 0) return out;
     Generator generator(grid, params);
-    generator.prepare(resolveThreads(params.threads));
     const size_t chunks = (grid.size_z + kRowsPerChunk - 1) / kRowsPerChunk;
     std::vector<RowResult> results(chunks);
     uint64_t progress = 0;
-    Status ran = runParallel("link generation", chunks, resolveThreads(params.threads), context,
-                             progress, chunks, [&](size_t chunk) {
-                                 if (context.cancelled()) throw StageCancelled{};
-                                 const uint32_t end = uint32_t(
-                                     std::min<size_t>(grid.size_z, (chunk + 1) * kRowsPerChunk));
-                                 std::vector<uint8_t> interior;
-                                 for (uint32_t z = uint32_t(chunk * kRowsPerChunk); z < end; ++z)
-                                     generator.row(z, results[chunk], interior);
-                             });
+    const int threads = resolveThreads(params.threads);
+    std::vector<Scratch> scratch(size_t(std::max(threads, 1)));
+    Status ran = runParallelWorkers("link generation", chunks, threads, context, progress, chunks,
+                                    [&](size_t chunk, int worker) {
+                                        const uint32_t end = uint32_t(std::min<size_t>(
+                                            grid.size_z, (chunk + 1) * kRowsPerChunk));
+                                        generator.rows(uint32_t(chunk * kRowsPerChunk), end,
+                                                       results[chunk], scratch[size_t(worker)]);
+                                    });
     if (!ran) return ran.error();
 
     // ---- Merge samples into runs along each ledge line. ----
     LinkGenStats& stats = out.stats;
-    // Key: direction, the ledge line (x for +-X ledges, z for +-Z), take-off top, landing offset
-    // and top difference, type, two-way. Value: positions along the line.
+    // Key: type, direction, the ledge line (x for +-X ledges, z for +-Z), take-off top, landing
+    // offset and top difference, two-way; then the position along the line.
     using Key = std::tuple<int, int, uint32_t, int, int, int, int, bool>;
-    std::map<Key, std::vector<uint32_t>> lines;
+    std::vector<std::pair<Key, uint32_t>> placed;
     for (const RowResult& r : results) {
         stats.ledge_samples += r.ledges;
         stats.samples_linked += r.linked;
         for (size_t k = 0; k < r.rejected.size(); ++k) stats.rejected[k] += r.rejected[k];
         for (const Sample& s : r.samples) {
             const bool along_z = kDx[s.dir] != 0;  // +-X ledges run along Z
-            lines[Key{int(s.type), int(s.dir), along_z ? s.x : s.z, int(s.top), s.land_dx,
-                      s.land_dz, s.land_top - int(s.top), s.two_way}]
-                .push_back(along_z ? s.z : s.x);
+            placed.push_back({Key{int(s.type), int(s.dir), along_z ? s.x : s.z, int(s.top),
+                                  s.land_dx, s.land_dz, s.land_top - int(s.top), s.two_way},
+                              along_z ? s.z : s.x});
         }
     }
+    std::sort(placed.begin(), placed.end());
+    placed.erase(std::unique(placed.begin(), placed.end()), placed.end());
     const double cs = grid.cell_size;
     const uint32_t spacing_cells = spacingCells(params, cs);
     const uint32_t max_cells = std::max<uint32_t>(
         1,
         uint32_t(voxel::metresToCells(params.max_width, cs, voxel::CellRounding::down, 1 << 20)));
+    // Runs of one line: neighbouring positions (with a spacing, only every spacing_cells-th
+    // position was meant to be tested: the run covers the positions between two samples too),
+    // at most max_cells wide.
     struct Run {
-        uint32_t z, x;  // first take-off cell (for ordering)
-        LinkSpec spec;
+        uint32_t z, x;       // first take-off cell (for ordering)
+        size_t first, last;  // range of `placed`
     };
     std::vector<Run> runs;
-    for (auto& [key, positions] : lines) {
-        const auto [type, dir, line, top, land_dx, land_dz, rise, two_way] = key;
-        std::sort(positions.begin(), positions.end());
-        positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
-        const bool along_z = kDx[dir] != 0;
-        // With a spacing, only every spacing_cells-th position was meant to be tested: the run
-        // covers the positions between two neighbouring samples too.
-        size_t i = 0;
-        while (i < positions.size()) {
-            size_t j = i + 1;
-            while (j < positions.size() && positions[j] - positions[j - 1] <= spacing_cells &&
-                   positions[j] - positions[i] < max_cells)
-                ++j;
-            const uint32_t first = positions[i], last = positions[j - 1];
-            const double mid = 0.5 * (double(first) + double(last));
-            const uint32_t cells = last - first + 1;
-            LinkSpec l;
-            l.type = formats::LinkType(type);
-            l.generated = true;
-            l.bidirectional = two_way;
-            const double fx = along_z ? double(line) : mid, fz = along_z ? mid : double(line);
-            l.from[0] = float(grid.origin[0] + (fx + 0.5) * cs);
-            l.from[1] = grid.origin[1] + float(top) * grid.cell_height;
-            l.from[2] = float(grid.origin[2] + (fz + 0.5) * cs);
-            l.to[0] = float(grid.origin[0] + (fx + land_dx + 0.5) * cs);
-            l.to[1] = grid.origin[1] + float(top + rise) * grid.cell_height;
-            l.to[2] = float(grid.origin[2] + (fz + land_dz + 0.5) * cs);
-            l.width = cells > 1 ? float(double(cells) * cs) : 0.0f;
-            if (two_way) {
-                // The way back up is a climb: twice its length.
-                const double ddx = double(l.to[0]) - l.from[0], ddy = double(l.to[1]) - l.from[1],
-                             ddz = double(l.to[2]) - l.from[2];
-                l.reverse_cost = float(2.0 * std::sqrt(ddx * ddx + ddy * ddy + ddz * ddz));
-                ++stats.two_way;
-            }
-            runs.push_back(
-                {along_z ? first : uint32_t(line), along_z ? uint32_t(line) : first, std::move(l)});
-            i = j;
-        }
+    for (size_t i = 0; i < placed.size();) {
+        const Key& key = placed[i].first;
+        size_t j = i + 1;
+        while (j < placed.size() && placed[j].first == key &&
+               placed[j].second - placed[j - 1].second <= spacing_cells &&
+               placed[j].second - placed[i].second < max_cells)
+            ++j;
+        const bool along_z = kDx[std::get<1>(key)] != 0;
+        const uint32_t line = std::get<2>(key), first = placed[i].second;
+        runs.push_back({along_z ? first : line, along_z ? line : first, i, j - 1});
+        i = j;
     }
     std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
         return std::tie(a.z, a.x) < std::tie(b.z, b.x);
     });
-    for (size_t k = 0; k < runs.size(); ++k) {
-        LinkSpec& l = runs[k].spec;
-        l.id = geometry::kGeneratedLinkIdFirst + uint32_t(k);
-        l.name = fmt::format("generated {} link {} at ({:.2f}, {:.2f}, {:.2f})",
-                             choiceName<formats::LinkType>(kLinkTypes, l.type), l.id, l.from[0],
-                             l.from[1], l.from[2]);
-        ++stats.links_by_type[std::string(choiceName<formats::LinkType>(kLinkTypes, l.type))];
-        out.links.push_back(std::move(l));
+    out.links.reserve(runs.size());
+    for (const Run& run : runs) {
+        const auto [type, dir, line, top, land_dx, land_dz, rise, two_way] =
+            placed[run.first].first;
+        const uint32_t first = placed[run.first].second, last = placed[run.last].second;
+        const bool along_z = kDx[dir] != 0;
+        const double mid = 0.5 * (double(first) + double(last));
+        const uint32_t cells = last - first + 1;
+        LinkSpec& l = out.links.emplace_back();
+        l.type = formats::LinkType(type);
+        l.generated = true;
+        l.bidirectional = two_way;
+        const double fx = along_z ? double(line) : mid, fz = along_z ? mid : double(line);
+        l.from[0] = float(grid.origin[0] + (fx + 0.5) * cs);
+        l.from[1] = grid.origin[1] + float(top) * grid.cell_height;
+        l.from[2] = float(grid.origin[2] + (fz + 0.5) * cs);
+        l.to[0] = float(grid.origin[0] + (fx + land_dx + 0.5) * cs);
+        l.to[1] = grid.origin[1] + float(top + rise) * grid.cell_height;
+        l.to[2] = float(grid.origin[2] + (fz + land_dz + 0.5) * cs);
+        l.width = cells > 1 ? float(double(cells) * cs) : 0.0f;
+        if (two_way) {
+            // The way back up is a climb: twice its length.
+            const double ddx = double(l.to[0]) - l.from[0], ddy = double(l.to[1]) - l.from[1],
+                         ddz = double(l.to[2]) - l.from[2];
+            l.reverse_cost = float(2.0 * std::sqrt(ddx * ddx + ddy * ddy + ddz * ddz));
+            ++stats.two_way;
+        }
+        l.id = geometry::kGeneratedLinkIdFirst + uint32_t(out.links.size() - 1);
+        const std::string_view type_name = choiceName<formats::LinkType>(kLinkTypes, l.type);
+        l.name = fmt::format("generated {} link {} at ({:.2f}, {:.2f}, {:.2f})", type_name, l.id,
+                             l.from[0], l.from[1], l.from[2]);
+        ++stats.links_by_type[std::string(type_name)];
     }
     stats.milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

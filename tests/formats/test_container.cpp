@@ -84,6 +84,41 @@ TEST_SUITE("formats") {
         CHECK(sampleContainer() == sampleContainer());
     }
 
+    TEST_CASE("a section's own zstd level is used for it alone, and decodes the same") {
+        // Structured, compressible data where the fastest and the strongest levels differ.
+        std::vector<uint8_t> data;
+        uint32_t x = 12345;
+        for (int i = 0; i < 60000; ++i) {
+            x = x * 1103515245u + 12345u;
+            data.push_back(uint8_t((i % 64) < 40 ? (i / 64) & 0xFF : (x >> 24) & 0x0F));
+        }
+        auto make = [&](int section_level) {
+            ContainerWriter writer(kTestKind, 1);
+            writer.setCompressionLevel(19);
+            writer.add(fourcc("AAAA"), data, Codec::zstd, section_level);
+            writer.add(fourcc("BBBB"), data);
+            std::vector<uint8_t> out;
+            std::string error;
+            REQUIRE(writer.finish(out, error));
+            return out;
+        };
+        const std::vector<uint8_t> fast = make(1), writer_level = make(0);
+        Container a, b;
+        REQUIRE_FALSE(parseContainer(fast.data(), fast.size(), a));
+        REQUIRE_FALSE(parseContainer(writer_level.data(), writer_level.size(), b));
+        // Level 1 for AAAA only; BBBB (the writer's level) is the same in both files.
+        CHECK(a.sections[0].stored_size != b.sections[0].stored_size);
+        CHECK(a.sections[1].stored_size == b.sections[1].stored_size);
+        CHECK(b.sections[0].stored_size == b.sections[1].stored_size);
+        for (const auto& [c, bytes] : {std::pair{&a, &fast}, std::pair{&b, &writer_level}})
+            for (uint32_t i = 0; i < 2; ++i) {
+                std::vector<uint8_t> decoded(c->sections[i].raw_size);
+                CHECK_FALSE(
+                    decodeSection(bytes->data(), c->sections[i], decoded.data(), decoded.size()));
+                CHECK(decoded == data);
+            }
+    }
+
     TEST_CASE("container writer rejects a delta-coded section that is not u32s") {
         ContainerWriter writer(kTestKind, 1);
         writer.add(fourcc("AAAA"), {1, 2, 3}, Codec::zstd_delta32);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "lib/common/context.h"
@@ -29,7 +30,8 @@ struct GlobalOptions {
 };
 
 // Context that logs through spdlog (stderr) and shows progress: a redrawn line on a terminal,
-// periodic log lines otherwise.
+// periodic log lines otherwise. Safe to call from several threads (build jobs, link generation
+// beside a graph): one line at a time.
 class CliContext : public Context {
 public:
     explicit CliContext(const GlobalOptions& options);
@@ -38,7 +40,9 @@ public:
     void progress(std::string_view stage, uint64_t done, uint64_t total) override;
 
 private:
+    void write(LogLevel level, std::string_view message);  // log(), with mutex_ held
     void clearProgressLine();
+    std::mutex mutex_;
     GlobalOptions options_;
     bool tty_ = false;
     bool progress_shown_ = false;

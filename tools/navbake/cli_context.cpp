@@ -19,7 +19,10 @@ CliContext::CliContext(const GlobalOptions& options) : options_(options) {
     spdlog::set_default_logger(logger);
 }
 
-CliContext::~CliContext() { clearProgressLine(); }
+CliContext::~CliContext() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    clearProgressLine();
+}
 
 void CliContext::clearProgressLine() {
     if (progress_shown_) {
@@ -50,6 +53,11 @@ const char* levelName(LogLevel level) {
 }  // namespace
 
 void CliContext::log(LogLevel level, std::string_view message) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    write(level, message);
+}
+
+void CliContext::write(LogLevel level, std::string_view message) {
     const auto spd_level = toSpdlog(level);
     if (!spdlog::default_logger()->should_log(spd_level)) return;
     clearProgressLine();
@@ -67,6 +75,7 @@ void CliContext::log(LogLevel level, std::string_view message) {
 
 void CliContext::progress(std::string_view stage, uint64_t done, uint64_t total) {
     if (options_.quiet) return;
+    std::lock_guard<std::mutex> lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
     const bool finished = done >= total;
     if (tty_) {
@@ -88,8 +97,8 @@ void CliContext::progress(std::string_view stage, uint64_t done, uint64_t total)
     if (last_progress_ == std::chrono::steady_clock::time_point{}) last_progress_ = now;
     if (finished || now - last_progress_ < std::chrono::seconds(2)) return;
     last_progress_ = now;
-    log(LogLevel::info, fmt::format("{}: {}/{} ({:.0f}%)", stage, done, total,
-                                    total == 0 ? 100.0 : 100.0 * double(done) / double(total)));
+    write(LogLevel::info, fmt::format("{}: {}/{} ({:.0f}%)", stage, done, total,
+                                      total == 0 ? 100.0 : 100.0 * double(done) / double(total)));
 }
 
 int reportFailure(Context& context, const Error& error) {
