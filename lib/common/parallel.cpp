@@ -9,6 +9,11 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 namespace nav {
 
 int resolveThreads(int requested) {
@@ -82,6 +87,26 @@ Status runParallelWorkers(std::string_view stage, size_t count, int threads, Con
     if (context.cancelled()) return makeError(ErrorKind::cancelled, "{}: cancelled", stage);
     context.progress(stage, progress_done, progress_total);
     return {};
+}
+
+IdlePriority::IdlePriority() {
+#if defined(__linux__) && defined(SCHED_IDLE)
+    sched_param param{};
+    if (pthread_getschedparam(pthread_self(), &policy_, &param) != 0) return;
+    priority_ = param.sched_priority;
+    sched_param idle{};
+    idle.sched_priority = 0;
+    changed_ = pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle) == 0;
+#endif
+}
+
+IdlePriority::~IdlePriority() {
+#if defined(__linux__) && defined(SCHED_IDLE)
+    if (!changed_) return;
+    sched_param param{};
+    param.sched_priority = priority_;
+    pthread_setschedparam(pthread_self(), policy_, &param);
+#endif
 }
 
 }  // namespace nav

@@ -43,4 +43,20 @@ Status runParallelWorkers(std::string_view stage, size_t count, int threads, Con
                           uint64_t& progress_done, uint64_t progress_total,
                           const std::function<void(size_t index, int worker)>& task);
 
+// While alive, the calling thread (and the threads it starts) runs only on otherwise idle CPUs
+// (Linux SCHED_IDLE; elsewhere nothing changes): for work done beside a stage's own, so it takes
+// the cores that stage leaves idle instead of slowing it. Restores the policy when destroyed.
+class IdlePriority {
+public:
+    IdlePriority();
+    ~IdlePriority();
+    IdlePriority(const IdlePriority&) = delete;
+    IdlePriority& operator=(const IdlePriority&) = delete;
+
+private:
+    bool changed_ = false;
+    int policy_ = 0;
+    int priority_ = 0;
+};
+
 }  // namespace nav

@@ -3,9 +3,10 @@
 
 #include <bit>
 #include <chrono>
-#include <future>
 #include <map>
+#include <thread>
 
+#include "lib/common/parallel.h"
 #include "lib/graph/graph.h"
 #include "lib/voxel/voxel_grid.h"
 
@@ -221,17 +222,29 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
     auto grid = voxel::loadVoxels(inputs.voxels);
     if (!grid) return grid.error();
     const auto start = std::chrono::steady_clock::now();
-    // Generated links need the voxel grid alone: they are made beside the graph (another thread;
-    // the result does not depend on it), so on several cores they add little to the bake's time.
-    std::future<Result<GeneratedLinks>> generating;
+    // Generated links need the voxel grid alone: a thread at idle priority makes them beside the
+    // graph's build (on the cores it leaves idle), the rest is made after it on every thread.
+    // The result does not depend on how the work was shared.
     LinkGenParams generate = params.generate;
     if (generate.threads == 0) generate.threads = params.threads;
+    LinkGeneration generation(*grid, generate);
+    std::thread beside;
+    struct Join {
+        LinkGeneration& job;
+        std::thread& thread;
+        ~Join() {
+            job.stop();
+            if (thread.joinable()) thread.join();
+        }
+    } join{generation, beside};
     if (generate.enabled()) {
         try {
-            generating = std::async(std::launch::async,
-                                    [&] { return generateLinks(*grid, generate, context); });
+            beside = std::thread([&] {
+                const IdlePriority idle;
+                generation.help(context);
+            });
         } catch (const std::system_error&) {
-            // No thread to spare: generated after the graph below, with the same result.
+            // No thread to spare: everything is generated after the graph.
         }
     }
     Result<Graph> graph = Graph{};
@@ -255,10 +268,7 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
             break;
     }
     Result<GeneratedLinks> made = GeneratedLinks{};
-    if (generating.valid())
-        made = generating.get();
-    else if (generate.enabled() && graph)
-        made = generateLinks(*grid, generate, context);
+    if (generate.enabled() && graph) made = generation.finish(context);
     if (!graph) return graph.error();
     StageResult result;
     const bool pov = graph->header.type == GraphType::pov;
@@ -284,7 +294,7 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
                                         kLinkRejectNames[r]);
         result.summary.push_back(fmt::format(
             "generated links: {} ({}), {} two-way; {} ledge samples, {} linked, rejected: {}; "
-            "{:.1f} ms",
+            "{:.1f} ms of work (partly beside the graph's build)",
             made->links.size(), byType(st.links_by_type), st.two_way, st.ledge_samples,
             st.samples_linked, rejected.empty() ? "none" : rejected, st.milliseconds));
         links.insert(links.end(), made->links.begin(), made->links.end());

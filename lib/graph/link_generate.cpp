@@ -38,9 +38,12 @@
 // index. The graph stage runs generation beside the graph's own build (it needs the voxel grid
 // alone).
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <tuple>
 
 #include "lib/common/parallel.h"
@@ -552,28 +555,92 @@ std::vector<std::array<float, 3>> linkTrajectory(formats::LinkType type, const f
     return points;
 }
 
-Result<GeneratedLinks> generateLinks(const voxel::VoxelGrid& grid, const LinkGenParams& params,
-                                     Context& context) {
-    if (Status s = paramError("link generation parameters", checkLinkGenParams(params)); !s)
-        return s.error();
-    const auto start = std::chrono::steady_clock::now();
-    ScopedTimer timer(context, "graph: link generation");
+struct LinkGeneration::State {
+    State(const voxel::VoxelGrid& g, const LinkGenParams& p)
+        : grid(g), params(p), generator(g, params) {}
+    const voxel::VoxelGrid& grid;
+    const LinkGenParams params;
+    const Generator generator;
+    Status valid;
+    size_t chunks = 0;
+    std::vector<RowResult> results;
+    std::atomic<size_t> next{0};  // the next chunk to claim
+    std::atomic<size_t> done{0};  // chunks finished (or given up on an error)
+    std::atomic<bool> stopped{false};
+    std::atomic<uint64_t> work_ns{0};  // time spent generating chunks, summed over threads
+    std::mutex error_mutex;
+    std::optional<Error> error;
+
+    // Claims and generates chunks until none is left; `report` gives progress (one caller).
+    void work(Context& context, bool report) {
+        Scratch scratch;
+        while (!stopped.load(std::memory_order_relaxed) && !context.cancelled()) {
+            const size_t chunk = next.fetch_add(1);
+            if (chunk >= chunks) return;
+            const auto t0 = std::chrono::steady_clock::now();
+            try {
+                const uint32_t end =
+                    uint32_t(std::min<size_t>(grid.size_z, (chunk + 1) * kRowsPerChunk));
+                generator.rows(uint32_t(chunk * kRowsPerChunk), end, results[chunk], scratch);
+            } catch (const std::bad_alloc&) {
+                fail(makeError(ErrorKind::internal, "link generation: out of memory"));
+            } catch (const std::exception& e) {
+                fail(makeError(ErrorKind::internal, "link generation: {}", e.what()));
+            }
+            work_ns.fetch_add(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::steady_clock::now() - t0)
+                                           .count()));
+            const size_t finished = done.fetch_add(1) + 1;
+            done.notify_all();
+            if (report) context.progress("link generation", finished, chunks);
+        }
+    }
+    void fail(Error e) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::move(e);
+        stopped = true;
+    }
+};
+
+LinkGeneration::LinkGeneration(const voxel::VoxelGrid& grid, const LinkGenParams& params)
+    : state_(std::make_unique<State>(grid, params)) {
+    state_->valid = paramError("link generation parameters", checkLinkGenParams(params));
+    if (state_->valid && params.enabled() && grid.size_x > 0 && grid.size_z > 0)
+        state_->chunks = (grid.size_z + kRowsPerChunk - 1) / kRowsPerChunk;
+    state_->results.resize(state_->chunks);
+}
+
+LinkGeneration::~LinkGeneration() = default;
+
+void LinkGeneration::help(Context& context) { state_->work(context, false); }
+
+void LinkGeneration::stop() { state_->stopped = true; }
+
+Result<GeneratedLinks> LinkGeneration::finish(Context& context) {
+    State& st = *state_;
+    if (!st.valid) return st.valid.error();
+    ScopedTimer timer(context, "graph: link generation (what was left, and the merge)");
     GeneratedLinks out;
-    if (!params.enabled() || grid.size_x == 0 || grid.size_z == 0) return out;
-    Generator generator(grid, params);
-    const size_t chunks = (grid.size_z + kRowsPerChunk - 1) / kRowsPerChunk;
-    std::vector<RowResult> results(chunks);
-    uint64_t progress = 0;
-    const int threads = resolveThreads(params.threads);
-    std::vector<Scratch> scratch(size_t(std::max(threads, 1)));
-    Status ran = runParallelWorkers("link generation", chunks, threads, context, progress, chunks,
-                                    [&](size_t chunk, int worker) {
-                                        const uint32_t end = uint32_t(std::min<size_t>(
-                                            grid.size_z, (chunk + 1) * kRowsPerChunk));
-                                        generator.rows(uint32_t(chunk * kRowsPerChunk), end,
-                                                       results[chunk], scratch[size_t(worker)]);
-                                    });
-    if (!ran) return ran.error();
+    if (st.chunks == 0) return out;
+    const voxel::VoxelGrid& grid = st.grid;
+    const LinkGenParams& params = st.params;
+    // What is left, on up to `threads` threads (none started for a chunk or two).
+    const size_t left = st.chunks - std::min(st.next.load(), st.chunks);
+    const int threads = int(std::min<size_t>(size_t(resolveThreads(params.threads)), left / 2 + 1));
+    parallelFor(size_t(threads), threads,
+                [&](size_t, int worker) { st.work(context, worker == 0); });
+    // Chunks other threads are still on.
+    for (size_t d = st.done.load(); d < std::min(st.next.load(), st.chunks) && !st.stopped;
+         d = st.done.load())
+        st.done.wait(d);
+    if (context.cancelled()) return makeError(ErrorKind::cancelled, "link generation: cancelled");
+    {
+        std::lock_guard<std::mutex> lock(st.error_mutex);
+        if (st.error) return *st.error;
+    }
+    if (st.stopped) return makeError(ErrorKind::cancelled, "link generation: stopped");
+    const std::vector<RowResult>& results = st.results;
+    const auto merge_start = std::chrono::steady_clock::now();
 
     // ---- Merge samples into runs along each ledge line. ----
     LinkGenStats& stats = out.stats;
@@ -655,11 +722,20 @@ Result<GeneratedLinks> generateLinks(const voxel::VoxelGrid& grid, const LinkGen
                              l.from[0], l.from[1], l.from[2]);
         ++stats.links_by_type[std::string(type_name)];
     }
+    // The chunks' time summed over the threads that made them, and the merge.
     stats.milliseconds =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        double(st.work_ns.load()) * 1e-6 +
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - merge_start)
+            .count();
     context.debug("link generation: {} links from {} ledge samples ({} linked), {:.1f} ms",
                   out.links.size(), stats.ledge_samples, stats.samples_linked, stats.milliseconds);
     return out;
+}
+
+Result<GeneratedLinks> generateLinks(const voxel::VoxelGrid& grid, const LinkGenParams& params,
+                                     Context& context) {
+    LinkGeneration job(grid, params);
+    return job.finish(context);
 }
 
 }  // namespace nav::graph

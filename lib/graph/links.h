@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,7 @@ struct LinkGenStats {
     std::map<std::string, uint64_t> links_by_type;  // segment links made, by type word
     uint64_t samples_linked = 0;                    // ledge samples that got a link
     uint64_t two_way = 0;                           // drops made two-way (jump_up_height)
-    double milliseconds = 0;
+    double milliseconds = 0;  // generating, summed over the threads that worked on it, + merging
 };
 
 struct GeneratedLinks {
@@ -82,6 +83,27 @@ struct GeneratedLinks {
 // merge into wide links. Deterministic at any thread count.
 Result<GeneratedLinks> generateLinks(const voxel::VoxelGrid& grid, const LinkGenParams& params,
                                      Context& context);
+
+// generateLinks as a job several threads share, row chunk by row chunk: help() (from any thread,
+// concurrently) generates chunks nobody has claimed yet until none is left or stop() is called;
+// finish() generates the rest on the params' threads, waits for chunks other threads are still
+// on, and merges. The graph stage runs help() on a thread at idle priority while it builds the
+// graph, then finish(). The result does not depend on who generated which chunk. `grid` must
+// outlive the job, and every thread in help() must have returned before it is destroyed.
+class LinkGeneration {
+public:
+    LinkGeneration(const voxel::VoxelGrid& grid, const LinkGenParams& params);
+    ~LinkGeneration();
+    LinkGeneration(const LinkGeneration&) = delete;
+    LinkGeneration& operator=(const LinkGeneration&) = delete;
+    void help(Context& context);
+    void stop();
+    Result<GeneratedLinks> finish(Context& context);
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 // The trajectory the generator checked for a link of `type` from `from` to `to` (points on the
 // floor, metres): the polyline the agent's feet follow (the agent occupies a cylinder of its

@@ -2,9 +2,15 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "lib/common/parallel.h"
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 using namespace nav;
 
@@ -54,5 +60,25 @@ TEST_SUITE("common") {
         REQUIRE_FALSE(cancelled.ok());
         CHECK(cancelled.error().kind == ErrorKind::cancelled);
         CHECK(ran == 0);
+    }
+
+    TEST_CASE("IdlePriority: the thread runs at idle priority while it lives") {
+#if defined(__linux__) && defined(SCHED_IDLE)
+        std::thread t([] {
+            int policy = -1;
+            sched_param param{};
+            {
+                const IdlePriority idle;
+                REQUIRE(pthread_getschedparam(pthread_self(), &policy, &param) == 0);
+                CHECK(policy == SCHED_IDLE);
+            }
+            // Back to the policy it had (restoring may need privileges; then it stays idle).
+            REQUIRE(pthread_getschedparam(pthread_self(), &policy, &param) == 0);
+            CHECK((policy == SCHED_OTHER || policy == SCHED_IDLE));
+        });
+        t.join();
+#else
+        MESSAGE("no SCHED_IDLE on this platform: IdlePriority changes nothing");
+#endif
     }
 }

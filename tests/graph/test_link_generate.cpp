@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "lib/graph/graph.h"
@@ -363,6 +364,35 @@ TEST_SUITE("links") {
         for (const auto& l : one.links.links) total += l.width > 0 ? l.width : 0.3;
         for (const auto& l : narrow.links.links) narrow_total += l.width > 0 ? l.width : 0.3;
         CHECK(narrow_total == doctest::Approx(total).epsilon(1e-4));
+        // Shared by helper threads (as the graph stage shares it with a thread beside the graph's
+        // build): the same links and counts however the rows were split, and stop() or a
+        // cancelled context ends it with an error, not a partial result.
+        params.max_width = 6.0f;
+        for (int helpers : {1, 3}) {
+            Context context;
+            graph::LinkGeneration job(one.grid, params);
+            std::vector<std::thread> threads;
+            for (int h = 0; h < helpers; ++h) threads.emplace_back([&] { job.help(context); });
+            auto shared = job.finish(context);
+            for (std::thread& t : threads) t.join();
+            REQUIRE(shared.ok());
+            CHECK(shared->links == one.links.links);
+            CHECK(shared->stats.ledge_samples == one.links.stats.ledge_samples);
+            CHECK(shared->stats.rejected == one.links.stats.rejected);
+        }
+        {
+            Context context;
+            graph::LinkGeneration job(one.grid, params);
+            job.stop();
+            auto stopped = job.finish(context);
+            REQUIRE_FALSE(stopped.ok());
+            CHECK(stopped.error().kind == ErrorKind::cancelled);
+            context.requestCancel();
+            graph::LinkGeneration cancelled(one.grid, params);
+            auto none = cancelled.finish(context);
+            REQUIRE_FALSE(none.ok());
+            CHECK(none.error().kind == ErrorKind::cancelled);
+        }
         // Bad parameters: every one named.
         graph::LinkGenParams bad;
         bad.drop_height = -1;
