@@ -1,7 +1,8 @@
 // Benchmark of links (issue 13): link generation time and counts on the sample levels, the shared
 // Recast demo meshes, a large generated town and the links course tiled 6 x 6, and what links
 // add to the navmesh bake: the whole graph stage (load the .vox, bake, save) without and with
-// generated links, runs alternating so machine noise hits both alike; figures are medians.
+// generated links, runs alternating so machine noise hits both alike, as a share of that stage
+// and of the bake from geometry (voxelize + the stage); figures are medians.
 // Prints; asserts nothing.
 //
 // Usage: bench_links [SHARED_DATA [SAMPLE_LEVELS [LEVEL.obj ...]]] — make bench adds a town made by

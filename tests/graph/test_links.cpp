@@ -158,6 +158,36 @@ TEST_SUITE("graph") {
         CHECK(test::shortestFrom(g, b)[a] > 6.0);
     }
 
+    TEST_CASE("links: two connections between one pair of nodes; the path names the one used") {
+        // Millington 4.1.3: fall off the walkway, or climb down the ladder (and back up it).
+        for (const float drop_cost : {2.0f, 9.0f}) {
+            graph::Graph g = test::tileGraphOfText(kTwoRooms, "rooms.map");
+            const uint32_t a = nodeAt(g, 3.5f, 1.5f), b = nodeAt(g, 5.5f, 1.5f);
+            REQUIRE(
+                graph::addLinks(g, {makeLink(g, 1, a, b, drop_cost, formats::LinkType::drop),
+                                    makeLink(g, 2, a, b, 3.0f, formats::LinkType::ladder, 4.0f)})
+                    .ok());
+            test::TempDir dir;
+            test::PackedAsset p;
+            test::packAsset(g, dir / "two.nav", p, [](auto&) {});
+            REQUIRE_FALSE(p.error);
+            navrt::PathQuery query;
+            REQUIRE_FALSE(query.init(p.view));
+            auto linkTaken = [&](uint32_t s, uint32_t t) {
+                REQUIRE(query.findPath(s, t) == navrt::PathStatus::found);
+                REQUIRE(query.pathLength() == 2);
+                const uint32_t link = p.view.edgeLink(query.pathEdge(0));
+                REQUIRE(link != formats::kNoLink);
+                return p.view.link(link).id;
+            };
+            // Down: the cheaper of the two; up: only the ladder goes back, at its own cost.
+            CHECK(linkTaken(a, b) == (drop_cost < 3.0f ? 1u : 2u));
+            CHECK(query.cost() == doctest::Approx(std::min(drop_cost, 3.0f)));
+            CHECK(linkTaken(b, a) == 2u);
+            CHECK(query.cost() == doctest::Approx(4.0f));
+        }
+    }
+
     TEST_CASE("links: bad links are refused by id, corrupt sections alike by bake side and navrt") {
         const graph::Graph base = test::tileGraphOfText(kTwoRooms, "rooms.map");
         const uint32_t a = nodeAt(base, 3.5f, 1.5f), b = nodeAt(base, 5.5f, 1.5f);
