@@ -50,6 +50,27 @@ Status JsonReader::number(std::string_view key, float& out) {
     return {};
 }
 
+Status JsonReader::point(std::string_view key, float* out3, bool required) {
+    if (!has(key)) {
+        if (required) return fail(at(key), "missing (expected [x, y, z] in metres)");
+        return {};
+    }
+    const Json& v = get(key);
+    if (!toPoint(v, out3)) return typeError(at(key), "[x, y, z] (three numbers, metres)", v);
+    return {};
+}
+
+bool JsonReader::toPoint(const Json& v, float* out3) {
+    auto finite = [](const Json& n) {
+        return n.is_number() &&
+               std::abs(n.get<double>()) <= double(std::numeric_limits<float>::max());
+    };
+    if (!v.is_array() || v.size() != 3 || !finite(v[0]) || !finite(v[1]) || !finite(v[2]))
+        return false;
+    for (size_t k = 0; k < 3; ++k) out3[k] = v[k].get<float>();
+    return true;
+}
+
 Status JsonReader::integer(std::string_view key, uint32_t& out) {
     if (!has(key)) return {};
     const Json& v = get(key);

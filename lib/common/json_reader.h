@@ -41,6 +41,10 @@ public:
     Status integer(std::string_view key, uint32_t& out);
     Status integer(std::string_view key, int& out);
     Status boolean(std::string_view key, bool& out);
+    // A JSON [x, y, z] of numbers (metres); `required`: missing is an error.
+    Status point(std::string_view key, float* out3, bool required = false);
+    // The same for a value of its own (an array element): false when it is not [x, y, z].
+    static bool toPoint(const nlohmann::json& value, float* out3);
     Status string(std::string_view key, std::string& out);
     template <class E>
     Status choice(std::string_view key, std::span<const Choice<E>> choices, E& out) {

@@ -52,6 +52,80 @@ Bounds Geometry::bounds() const {
     return b;
 }
 
+Geometry clipToBox(const Geometry& g, const Bounds& box) {
+    Geometry out = g;  // objects, areas, counts and links as they are; triangles below
+    out.vertices.clear();
+    out.triangles.clear();
+    out.triangle_areas.clear();
+    out.triangle_objects.clear();
+    std::vector<uint32_t> remap(g.vertexCount(), UINT32_MAX);
+    auto keep = [&](uint32_t v) {
+        if (remap[v] == UINT32_MAX) {
+            remap[v] = uint32_t(out.vertexCount());
+            out.vertices.insert(out.vertices.end(), g.vertices.begin() + 3 * ptrdiff_t(v),
+                                g.vertices.begin() + 3 * ptrdiff_t(v) + 3);
+        }
+        return remap[v];
+    };
+    auto inside = [&](const float* p) {
+        for (int a = 0; a < 3; ++a)
+            if (p[a] < box.min[size_t(a)] || p[a] > box.max[size_t(a)]) return false;
+        return true;
+    };
+    using Point = std::array<double, 3>;
+    std::vector<Point> polygon, clipped;
+    for (size_t t = 0; t < g.triangleCount(); ++t) {
+        const uint32_t* tri = &g.triangles[3 * t];
+        const float* p[3] = {&g.vertices[3 * size_t(tri[0])], &g.vertices[3 * size_t(tri[1])],
+                             &g.vertices[3 * size_t(tri[2])]};
+        bool outside = false;
+        for (int a = 0; a < 3 && !outside; ++a)
+            outside = std::max({p[0][a], p[1][a], p[2][a]}) < box.min[size_t(a)] ||
+                      std::min({p[0][a], p[1][a], p[2][a]}) > box.max[size_t(a)];
+        if (outside) continue;
+        if (inside(p[0]) && inside(p[1]) && inside(p[2])) {
+            for (int k = 0; k < 3; ++k) out.triangles.push_back(keep(tri[k]));
+            out.triangle_areas.push_back(g.triangle_areas[t]);
+            out.triangle_objects.push_back(g.triangle_objects[t]);
+            continue;
+        }
+        // Sutherland-Hodgman against the six faces.
+        polygon.clear();
+        for (int k = 0; k < 3; ++k) polygon.push_back({p[k][0], p[k][1], p[k][2]});
+        for (int face = 0; face < 6 && !polygon.empty(); ++face) {
+            const int a = face / 2;
+            const double bound = face % 2 == 0 ? box.min[size_t(a)] : box.max[size_t(a)];
+            const double side = face % 2 == 0 ? 1.0 : -1.0;
+            clipped.clear();
+            for (size_t i = 0, j = polygon.size() - 1; i < polygon.size(); j = i++) {
+                const double da = (polygon[j][size_t(a)] - bound) * side;
+                const double db = (polygon[i][size_t(a)] - bound) * side;
+                if ((da > 0 && db < 0) || (da < 0 && db > 0)) {
+                    const double s = da / (da - db);
+                    Point q;
+                    for (int c = 0; c < 3; ++c)
+                        q[size_t(c)] = polygon[j][size_t(c)] +
+                                       (polygon[i][size_t(c)] - polygon[j][size_t(c)]) * s;
+                    q[size_t(a)] = bound;
+                    clipped.push_back(q);
+                }
+                if (db >= 0) clipped.push_back(polygon[i]);
+            }
+            polygon.swap(clipped);
+        }
+        if (polygon.size() < 3) continue;
+        const uint32_t first = uint32_t(out.vertexCount());
+        for (const Point& q : polygon)
+            for (int c = 0; c < 3; ++c) out.vertices.push_back(float(q[size_t(c)]));
+        for (uint32_t k = 1; k + 1 < polygon.size(); ++k) {
+            out.triangles.insert(out.triangles.end(), {first, first + k, first + k + 1});
+            out.triangle_areas.push_back(g.triangle_areas[t]);
+            out.triangle_objects.push_back(g.triangle_objects[t]);
+        }
+    }
+    return out;
+}
+
 namespace {
 
 using formats::arrayBytes;

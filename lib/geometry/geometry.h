@@ -63,6 +63,12 @@ struct Geometry {
     bool operator==(const Geometry&) const = default;
 };
 
+// The part of the geometry inside `box` (metres): triangles inside are kept as they are, those
+// that cross its faces are clipped to it (the pieces fan-triangulated, same area and object),
+// those outside dropped; unused vertices are dropped. Everything else (objects, areas, links) is
+// copied.
+Geometry clipToBox(const Geometry& geometry, const Bounds& box);
+
 // Writes the .geo artifact atomically: kind version 1 without links (the layout before links
 // existed, byte-identical), 2 with SLNK/SLNM sections when there are.
 Status saveGeometry(const std::filesystem::path& path, const Geometry& geometry);

@@ -12,20 +12,6 @@
 namespace nav::geometry {
 namespace {
 
-// A JSON [x, y, z] of numbers.
-Status point(JsonReader& r, std::string_view key, float (&out)[3], bool required) {
-    if (!r.has(key)) {
-        if (required) return r.fail(r.at(key), "missing (expected [x, y, z] in metres)");
-        return {};
-    }
-    const nlohmann::json& v = r.get(key);
-    if (!v.is_array() || v.size() != 3 || !v[0].is_number() || !v[1].is_number() ||
-        !v[2].is_number())
-        return r.typeError(r.at(key), "[x, y, z] (three numbers, metres)", v);
-    for (int k = 0; k < 3; ++k) out[k] = v[size_t(k)].get<float>();
-    return {};
-}
-
 constexpr size_t kSpecRecordSize = 64;
 constexpr uint32_t kSpecFlagBidirectional = 1;
 constexpr uint32_t kSpecFlagGenerated = 2;
@@ -132,8 +118,8 @@ Status parseLinks(const nlohmann::json& array, const std::string& path,
         if (Status s = r.expectObject(); !s) return s;
         LinkSpec spec;
         spec.name = file.empty() ? at : fmt::format("{}: {}", file.filename().string(), at);
-        if (Status s = point(r, "from", spec.from, true); !s) return s;
-        if (Status s = point(r, "to", spec.to, true); !s) return s;
+        if (Status s = r.point("from", spec.from, true); !s) return s;
+        if (Status s = r.point("to", spec.to, true); !s) return s;
         std::string type;
         if (Status s = r.string("type", type); !s) return s;
         if (r.has("type") && !resolveLinkType(type, types, spec))

@@ -158,6 +158,9 @@ struct GraphStage {
         // Set by a build with several agents: scene-object links whose ends miss this agent's
         // surface are reported unusable for it (the build fails only if no agent can use one).
         bool scene_links_shared = false;
+        // Seed points [Units: m] (tile, navmesh, pov): the walkable surface no seed reaches,
+        // walking or through the links, is pruned before the graph is built (graph/seeds.h).
+        std::vector<std::array<float, 3>> seeds;
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox
@@ -166,7 +169,8 @@ struct GraphStage {
     static void describe(const Params& params, StageKey& key);
     // Counts: nodes, edges, polygons (navmesh), components; with links: links and lanes by type,
     // generated links and rejected ledge samples by reason, components before and after links,
-    // links joining islands, nodes one-way links cut off. Warns about walkable islands that the
+    // links joining islands, nodes one-way links cut off; with seeds: seeds_on_surface,
+    // seed_pruned_cells. Warns about walkable islands that the
     // largest component cannot reach, nodes one-way links strand, and (as `skipped`) shared
     // links this agent cannot use.
     static Result<StageResult> run(const Inputs& inputs, const Params& params,

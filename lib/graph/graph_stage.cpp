@@ -1,6 +1,7 @@
 // The graph stage: one definition shared by `navbake graph KIND` and `navbake build`.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <map>
@@ -8,6 +9,7 @@
 
 #include "lib/common/parallel.h"
 #include "lib/graph/graph.h"
+#include "lib/graph/seeds.h"
 #include "lib/voxel/voxel_grid.h"
 
 namespace nav::graph {
@@ -75,6 +77,12 @@ ParamIssues GraphStage::check(const Params& params) {
     check.nonNegative("agent_radius", params.agent_radius);
     check.threads("threads", params.threads);
     geometry::checkLinkSpecs(params.links, check);
+    for (size_t i = 0; i < params.seeds.size(); ++i) {
+        const auto& p = params.seeds[i];
+        check.require(std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]),
+                      fmt::format("seeds[{}]", i), fmt::format("({}, {}, {})", p[0], p[1], p[2]),
+                      "a finite point");
+    }
     for (ParamIssue& issue : checkLinkGenParams(params.generate))
         check.issues.push_back(std::move(issue));
     if (params.kind == GraphKind::navmesh) {
@@ -93,6 +101,11 @@ void GraphStage::describe(const Params& params, StageKey& key) {
     geometry::describeLinks(params.links, key);
     describeLinkGen(params.generate, key);
     if (params.scene_links_shared) key.add("scene_links_shared", true);
+    if (!params.seeds.empty() && params.kind != GraphKind::volume) {
+        key.add("seeds", uint64_t(params.seeds.size()));
+        for (const auto& p : params.seeds)
+            key.add("seed_x", p[0]).add("seed_y", p[1]).add("seed_z", p[2]);
+    }
     if (params.kind == GraphKind::navmesh) {
         const navmesh::NavmeshParams& n = params.navmesh;
         key.add("partition", choiceName<navmesh::Partition>(navmesh::kPartitions, n.partition))
@@ -247,30 +260,62 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
             // No thread to spare: everything is generated after the graph.
         }
     }
+    // Seeds: the surface no seed reaches (walking or through any of the level's links, generated
+    // ones included, so those are made first) is pruned from a copy of the grid.
+    const bool seeded = !params.seeds.empty() && params.kind != GraphKind::volume;
+    Result<GeneratedLinks> made = GeneratedLinks{};
+    voxel::VoxelGrid pruned;
+    const voxel::VoxelGrid* surface = &*grid;
+    SeedPruning seeding;
+    if (seeded) {
+        if (generate.enabled()) {
+            made = generation.finish(context);
+            if (!made) return made.error();
+        }
+        std::vector<LinkSpec> all = params.links;
+        all.insert(all.end(), grid->links.begin(), grid->links.end());
+        all.insert(all.end(), made->links.begin(), made->links.end());
+        pruned = *grid;
+        auto seeds = pruneToSeeds(pruned, params.seeds, all, params.threads, context);
+        if (!seeds) return seeds.error();
+        seeding = std::move(seeds).value();
+        surface = &pruned;
+    }
     Result<Graph> graph = Graph{};
     switch (params.kind) {
-        case GraphKind::tile: graph = buildTileGraph(*grid, context); break;
+        case GraphKind::tile: graph = buildTileGraph(*surface, context); break;
         case GraphKind::navmesh: {
             navmesh::NavmeshParams navmesh = params.navmesh;
             navmesh.threads = params.threads;
-            graph = buildNavmeshGraph(*grid, navmesh, context);
+            graph = buildNavmeshGraph(*surface, navmesh, context);
             break;
         }
         case GraphKind::pov: {
             PovParams pov;
             pov.prune = params.prune;
             pov.threads = unsigned(params.threads);
-            graph = buildPovGraph(*grid, pov, context);
+            graph = buildPovGraph(*surface, pov, context);
             break;
         }
         case GraphKind::volume:
             graph = buildVolumeGraph(*grid, params.agent_radius, context);
             break;
     }
-    Result<GeneratedLinks> made = GeneratedLinks{};
-    if (generate.enabled() && graph) made = generation.finish(context);
+    if (!seeded && generate.enabled() && graph) made = generation.finish(context);
     if (!graph) return graph.error();
     StageResult result;
+    if (seeded) {
+        result.count("seeds_on_surface", seeding.seeds_on_surface);
+        result.count("seed_pruned_cells", seeding.pruned_cells);
+        result.summary.push_back(fmt::format(
+            "seeds: {} of {} on the walkable surface; {} walkable cells ({:.1f} m^2) no seed "
+            "reaches pruned",
+            seeding.seeds_on_surface, params.seeds.size(), seeding.pruned_cells,
+            double(seeding.pruned_cells) * grid->cell_size * grid->cell_size));
+        for (const std::string& off : seeding.off_surface) result.warnings.push_back(off);
+    } else if (!params.seeds.empty()) {
+        result.summary.push_back("seeds: not used by volume graphs (flyers have no surface)");
+    }
     const bool pov = graph->header.type == GraphType::pov;
     const uint32_t components_before =
         pov ? graph->pov_stats.layer_component_count : graph->header.component_count;
@@ -306,6 +351,17 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
         });
     for (LinkSpec& l : links)
         if (l.scene) l.shared = params.scene_links_shared;
+    // Links leading from or to surface no seed reaches are left out (said for authored ones).
+    if (!seeding.pruned_links.empty()) {
+        std::erase_if(links, [&](const LinkSpec& l) {
+            if (!std::binary_search(seeding.pruned_links.begin(), seeding.pruned_links.end(), l.id))
+                return false;
+            if (!l.generated)
+                result.warnings.push_back(fmt::format(
+                    "{}: left out, it leads from or to surface no seed reaches", l.name));
+            return true;
+        });
+    }
     LinkResolveStats resolved;
     {
         ScopedTimer timer(context, "graph: attach links");

@@ -181,6 +181,7 @@ Status checkStages(const LevelConfig& c) {
             auto name = [&](std::string_view field) -> std::string {
                 if (field == "cell_size" || field == "cell_height" || field == "threads")
                     return "$.voxel." + std::string(field);
+                if (field.starts_with("bounds[")) return "$." + std::string(field);
                 if (field.starts_with("agent_")) return agent + "." + std::string(field.substr(6));
                 return agent + "." + std::string(field);
             };
@@ -192,6 +193,7 @@ Status checkStages(const LevelConfig& c) {
             params.kind = kind;
             auto name = [&](std::string_view field) -> std::string {
                 if (field == "agent_radius") return agent + ".radius";
+                if (field.starts_with("seeds[")) return "$." + std::string(field);
                 for (std::string_view own : {"drop_height", "jump_distance", "jump_up_height",
                                              "link_spacing", "link_max_width"})
                     if (field == own) return agent + "." + std::string(field);
@@ -312,6 +314,40 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
             !s)
             return s.error();
     }
+    // Bake bounds and seed points: every agent's.
+    if (r.has("bounds")) {
+        const Json& boxes = r.get("bounds");
+        if (!boxes.is_array() || boxes.empty())
+            return r
+                .typeError("$.bounds",
+                           "a non-empty array of {\"min\": [x, y, z], \"max\": "
+                           "[x, y, z]} boxes",
+                           boxes)
+                .error();
+        for (size_t i = 0; i < boxes.size(); ++i) {
+            JsonReader br(boxes[i], JsonReader::at("$.bounds", i), path);
+            if (Status s = br.expectObject(); !s) return s.error();
+            geometry::Bounds box;
+            if (Status s = br.point("min", box.min.data(), true); !s) return s.error();
+            if (Status s = br.point("max", box.max.data(), true); !s) return s.error();
+            if (Status s = br.finish({"min", "max"}); !s) return s.error();
+            voxel.bounds.push_back(box);
+        }
+    }
+    if (r.has("seeds")) {
+        const Json& seeds = r.get("seeds");
+        if (!seeds.is_array() || seeds.empty())
+            return r.typeError("$.seeds", "a non-empty array of [x, y, z] points", seeds).error();
+        for (size_t i = 0; i < seeds.size(); ++i) {
+            std::array<float, 3> seed{};
+            if (!JsonReader::toPoint(seeds[i], seed.data()))
+                return r
+                    .typeError(JsonReader::at("$.seeds", i), "[x, y, z] (three numbers, metres)",
+                               seeds[i])
+                    .error();
+            graph.seeds.push_back(seed);
+        }
+    }
     std::vector<geometry::LinkTypeDef> link_types;
     if (r.has("link_types"))
         if (Status s =
@@ -373,7 +409,7 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         a.graph.scene_links_shared = c.agents.size() > 1;
     }
     if (Status s = r.finish({"$schema", "input", "output", "debug_views", "import", "voxel",
-                             "navmesh", "link_types", "links", "agents"});
+                             "navmesh", "bounds", "seeds", "link_types", "links", "agents"});
         !s)
         return s.error();
     if (Status s = checkStages(c); !s) return s.error();

@@ -506,6 +506,17 @@ ParamIssues checkVoxelizeParams(const VoxelizeParams& p) {
     check.nonNegative("agent_climb", p.agent.climb);
     check.range("max_slope", p.agent.max_slope_deg, 0.0f, 90.0f, "degrees");
     check.threads("threads", p.threads);
+    for (size_t i = 0; i < p.bounds.size(); ++i) {
+        const geometry::Bounds& b = p.bounds[i];
+        bool ok = true;
+        for (int a = 0; a < 3; ++a)
+            ok = ok && std::isfinite(b.min[size_t(a)]) && std::isfinite(b.max[size_t(a)]) &&
+                 b.min[size_t(a)] < b.max[size_t(a)];
+        check.require(ok, fmt::format("bounds[{}]", i),
+                      fmt::format("min ({}, {}, {}) max ({}, {}, {})", b.min[0], b.min[1], b.min[2],
+                                  b.max[0], b.max[1], b.max[2]),
+                      "finite, min < max on every axis");
+    }
     if (check.issues.empty()) {
         // Agent sizes that the grid's integer heights cannot represent.
         check.require(p.agent.height >= p.cell_height, "agent_height",
@@ -530,9 +541,10 @@ Status checkParams(const VoxelizeParams& params) {
     return paramError("voxelization parameters", checkVoxelizeParams(params));
 }
 
-Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
-                           Context& context) {
-    if (Status s = checkParams(params); !s) return s.error();
+namespace {
+
+Result<VoxelGrid> voxelizeAll(const geometry::Geometry& geometry, const VoxelizeParams& params,
+                              Context& context) {
     if (Status s = checkGeometry(geometry); !s) return s.error();
     ScopedTimer total_timer(context, "voxelize");
 
@@ -730,6 +742,66 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
     }
     for (size_t i = 0; i < grid.spans.size(); ++i) grid.spans[i].walkable = walkable[i] != 0;
     runner.finish();
+    return grid;
+}
+
+}  // namespace
+
+Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
+                           Context& context) {
+    return voxelize(geometry, params, context, nullptr);
+}
+
+Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
+                           Context& context, uint64_t* outside_bounds) {
+    if (Status s = checkParams(params); !s) return s.error();
+    if (outside_bounds) *outside_bounds = 0;
+    if (params.bounds.empty()) return voxelizeAll(geometry, params, context);
+    // The boxes' union, grown by the agent's reach; the geometry clipped to it.
+    geometry::Bounds reach = params.bounds[0];
+    for (const geometry::Bounds& b : params.bounds)
+        for (size_t a = 0; a < 3; ++a) {
+            reach.min[a] = std::min(reach.min[a], b.min[a]);
+            reach.max[a] = std::max(reach.max[a], b.max[a]);
+        }
+    const AgentCells cells = agentCells(params.agent, params.cell_size, params.cell_height);
+    const float grow_xz = float(cells.radius + 2) * params.cell_size;
+    const float grow_y = float(cells.height + cells.climb + 2) * params.cell_height;
+    for (size_t a = 0; a < 3; ++a) {
+        const float grow = a == 1 ? grow_y : grow_xz;
+        reach.min[a] -= grow;
+        reach.max[a] += grow;
+    }
+    const geometry::Geometry inside = geometry::clipToBox(geometry, reach);
+    if (inside.triangleCount() == 0) {
+        const geometry::Bounds all = geometry.bounds();
+        return makeError(ErrorKind::bad_input,
+                         "voxelize: the bake bounds hold none of the geometry (it spans ({}, {}, "
+                         "{}) to ({}, {}, {}))",
+                         all.min[0], all.min[1], all.min[2], all.max[0], all.max[1], all.max[2]);
+    }
+    auto grid = voxelizeAll(inside, params, context);
+    if (!grid) return grid.error();
+    // Walkable only inside a box: the top of the span at its column's centre.
+    uint64_t removed = 0;
+    for (uint32_t z = 0; z < grid->size_z; ++z)
+        for (uint32_t x = 0; x < grid->size_x; ++x) {
+            const size_t c = size_t(z) * grid->size_x + x;
+            const double wx = grid->origin[0] + (x + 0.5) * grid->cell_size;
+            const double wz = grid->origin[2] + (z + 0.5) * grid->cell_size;
+            for (uint32_t k = grid->column_offsets[c]; k < grid->column_offsets[c + 1]; ++k) {
+                Span& span = grid->spans[k];
+                if (!span.walkable) continue;
+                const double wy = grid->topY(span);
+                const bool in = std::any_of(
+                    params.bounds.begin(), params.bounds.end(), [&](const geometry::Bounds& b) {
+                        return wx >= b.min[0] && wx <= b.max[0] && wy >= b.min[1] &&
+                               wy <= b.max[1] && wz >= b.min[2] && wz <= b.max[2];
+                    });
+                if (!in) span.walkable = false, ++removed;
+            }
+        }
+    if (outside_bounds) *outside_bounds = removed;
     return grid;
 }
 

@@ -21,6 +21,12 @@ struct VoxelizeParams {
     float cell_size = 0.3f;    // [Units: m] XZ size of a column, > 0
     float cell_height = 0.2f;  // [Units: m] Y size of a cell, > 0
     AgentParams agent;
+    // Bake bounds [Units: m]: when given, only the surface inside one of these boxes is walkable
+    // (a span's top, at its column's centre) and geometry farther than the agent's reach outside
+    // all of them is not voxelized at all (triangles are clipped to the boxes' union grown by the
+    // agent's radius + 2 cells and height + 2 cells, so filters and erosion near a bound see the
+    // geometry beside it). Empty: everything is baked.
+    std::vector<geometry::Bounds> bounds;
     int threads = 0;  // worker threads (the caller's included); 0 = all cores
 };
 
@@ -38,14 +44,18 @@ struct AgentCells {
 AgentCells agentCells(const AgentParams& agent, float cell_size, float cell_height);
 
 // Every bad field, named cell_size, cell_height, agent_height, agent_radius, agent_climb,
-// max_slope, threads; also agents the grid cannot represent (lower than one cell height, or more
-// cells than the span heights hold).
+// max_slope, threads, bounds[i] (finite, min < max on every axis); also agents the grid cannot
+// represent (lower than one cell height, or more cells than the span heights hold).
 ParamIssues checkVoxelizeParams(const VoxelizeParams& params);
 // The same as one ErrorKind::usage error naming every bad field.
 Status checkParams(const VoxelizeParams& params);
 
 // Voxelizes the geometry. Errors: bad parameters or a grid too large for them (usage), empty or
-// inconsistent geometry (bad_input), context.cancelled() (cancelled), out of memory (internal).
+// inconsistent geometry, or bounds that hold none of it (bad_input), context.cancelled()
+// (cancelled), out of memory (internal). `outside_bounds`, when given, receives the number of
+// walkable spans the bounds took away.
+Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
+                           Context& context, uint64_t* outside_bounds);
 Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
                            Context& context);
 

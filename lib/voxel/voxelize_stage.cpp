@@ -15,6 +15,12 @@ void VoxelizeStage::describe(const Params& p, StageKey& key) {
         .add("agent_radius", p.agent.radius)
         .add("agent_climb", p.agent.climb)
         .add("max_slope", p.agent.max_slope_deg);
+    if (!p.bounds.empty()) {
+        key.add("bounds", uint64_t(p.bounds.size()));
+        for (const geometry::Bounds& b : p.bounds)
+            for (size_t a = 0; a < 3; ++a)
+                key.add("bound_min", b.min[a]).add("bound_max", b.max[a]);
+    }
 }
 
 Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& params,
@@ -23,7 +29,8 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
     auto geometry = geometry::loadGeometry(inputs.geometry);
     if (!geometry) return geometry.error();
     const auto start = std::chrono::steady_clock::now();
-    auto grid = voxelize(*geometry, params, context);
+    uint64_t outside_bounds = 0;
+    auto grid = voxelize(*geometry, params, context, &outside_bounds);
     if (!grid) return grid.error();
     grid->source_name = inputs.source_name;
     if (Status s = saveVoxels(output, *grid); !s) return s.error();
@@ -57,6 +64,13 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
         "{} spans, {} walkable ({}); {} walkable columns, {} multi-layer (up to {} layers)",
         stats.spans, stats.walkable_spans, per_area.empty() ? "none" : per_area,
         stats.walkable_columns, stats.multi_layer_columns, stats.max_walkable_layers));
+    if (!params.bounds.empty()) {
+        result.count("walkable_outside_bounds", outside_bounds);
+        result.summary.push_back(fmt::format(
+            "bake bounds: {} {}; {} walkable spans outside them left unwalkable ({:.1f} m^2)",
+            params.bounds.size(), params.bounds.size() == 1 ? "box" : "boxes", outside_bounds,
+            double(outside_bounds) * g.cell_size * g.cell_size));
+    }
     if (!g.links.empty()) {
         result.count("links", g.links.size());
         result.summary.push_back(fmt::format("links from scene objects: {} ({}), for the graphs",

@@ -737,6 +737,25 @@ cli_build_parity)
   echo '{"input": "level.glb", "agents": [{"graphs": ["tile"], "clusters": true, "hierarchy": {"fanout": 65}}]}' >"$work/bad.json"
   expect 1 "$text" "$navbake" build "$work/bad.json"
   expect 1 '\$.agents\[0\].hierarchy.fanout = 65' "$navbake" build "$work/bad.json"
+  # Bake bounds and seeds: the same graph from the command line and from a config; a bad box and
+  # a seed off the surface refused by both with the same text.
+  "$navbake" -q voxelize "$work/level.geo" -o "$work/bounded.vox" --bounds 0,-1,0:30,2,20 || fail "voxelize --bounds"
+  "$navbake" -q graph tile "$work/bounded.vox" -o "$work/bounded.graph" --seed 6,0,6 || fail "graph --seed"
+  "$navbake" -q pack "$work/bounded.graph" -o "$work/bounded.nav" || fail "pack bounded"
+  echo '{"input": "level.glb", "output": "bounded", "bounds": [{"min": [0, -1, 0], "max": [30, 2, 20]}], "seeds": [[6, 0, 6]], "agents": [{"graphs": ["tile"]}]}' >"$work/bounded.json"
+  "$navbake" build "$work/bounded.json" >"$work/bounded.log" 2>&1 || fail "build with bounds and seeds: $(cat "$work/bounded.log")"
+  [ "$(json_field <("$navbake" inspect "$work/bounded.nav" --json) nodes)" = "$(json_field <("$navbake" inspect "$work/bounded/default.tile.nav" --json) nodes)" ] ||
+    fail "bounds and seeds: CLI and build graphs differ in node count"
+  grep -q '"seed_pruned_cells": 1' "$work/bounded/bounded.report.json" || fail "no pruned count in the report: $(cat "$work/bounded/bounded.report.json")"
+  grep -q '"walkable_outside_bounds": 1694' "$work/bounded/bounded.report.json" || fail "no bounds count in the report"
+  text='= min \(5, 0, 0\) max \(1, 1, 1\) \(must be finite, min < max on every axis\)'
+  expect 2 "--bounds\[0\] $text" "$navbake" voxelize "$work/level.geo" -o "$work/x.vox" --bounds 5,0,0:1,1,1
+  echo '{"input": "level.glb", "bounds": [{"min": [5, 0, 0], "max": [1, 1, 1]}]}' >"$work/bad.json"
+  expect 1 "\\$.bounds\[0\] $text" "$navbake" build "$work/bad.json"
+  text="no seed is on this agent's walkable surface, so nothing would be left: seeds\[0\] \(90, 0, 90\)"
+  expect 1 "$text" "$navbake" graph tile "$work/level.vox" -o "$work/x.graph" --seed 90,0,90
+  echo '{"input": "level.glb", "output": "badseed", "seeds": [[90, 0, 90]], "agents": [{"graphs": ["tile"]}]}' >"$work/bad.json"
+  expect 1 "$text" "$navbake" build "$work/bad.json"
   # Bad voxelization values: every bad field at once, the same text on both sides.
   text='invalid voxelize parameters: [^ ]+ = -1 \(must be > 0\); [^ ]+ = 95 \(must be in 0..90 degrees\)'
   expect 2 "$text" "$navbake" voxelize "$work/level.geo" -o "$work/x.vox" --cell-size -1 --max-slope 95

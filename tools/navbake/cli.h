@@ -13,6 +13,7 @@
 #include "lib/common/context.h"
 #include "lib/common/result.h"
 #include "lib/common/stage.h"
+#include "lib/geometry/geometry.h"
 
 namespace nav::navbake {
 
@@ -48,6 +49,11 @@ private:
     bool progress_shown_ = false;
     std::chrono::steady_clock::time_point last_progress_{};
 };
+
+// "X,Y,Z" (metres, finite) into out; false when the text is not that.
+bool parseXYZ(const std::string& text, float out[3]);
+// "X,Y,Z:X,Y,Z" (a box's min and max corners, metres) into box; false when the text is not that.
+bool parseBox(const std::string& text, geometry::Bounds& box);
 
 // Exit code for a failed Result/Status, after logging its message.
 int reportFailure(Context& context, const Error& error);

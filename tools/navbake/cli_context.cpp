@@ -3,11 +3,29 @@
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "tools/navbake/cli.h"
 
 namespace nav::navbake {
+
+bool parseXYZ(const std::string& text, float out[3]) {
+    float v[3];
+    char extra;
+    if (std::sscanf(text.c_str(), "%f,%f,%f%c", &v[0], &v[1], &v[2], &extra) != 3) return false;
+    if (!std::isfinite(v[0]) || !std::isfinite(v[1]) || !std::isfinite(v[2])) return false;
+    std::copy(v, v + 3, out);
+    return true;
+}
+
+bool parseBox(const std::string& text, geometry::Bounds& box) {
+    const size_t colon = text.find(':');
+    if (colon == std::string::npos) return false;
+    return parseXYZ(text.substr(0, colon), box.min.data()) &&
+           parseXYZ(text.substr(colon + 1), box.max.data());
+}
 
 CliContext::CliContext(const GlobalOptions& options) : options_(options) {
     tty_ = ::isatty(STDERR_FILENO) != 0 && options.log_format == LogFormat::text;

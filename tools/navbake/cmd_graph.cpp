@@ -9,6 +9,7 @@ namespace nav::navbake {
 void registerGraph(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input, output, links, agent;
+        std::vector<std::string> seeds;
         graph::GraphStage::Params params;
     };
     auto options = std::make_shared<Options>();
@@ -72,6 +73,9 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                     "widest segment link merged from neighbouring ledge samples [m]")
         ->capture_default_str()
         ->group(links_group);
+    sub->add_option("--seed", options->seeds,
+                    "a seed (spawn) point X,Y,Z [m] (repeatable; tile, navmesh, pov): the walkable "
+                    "surface no seed reaches, walking or through links, is pruned");
     navmesh::NavmeshParams& nm = p.navmesh;
     const char* group = "Navmesh (names and defaults as in Recast)";
     addChoice<navmesh::Partition>(sub, "--partition", nm.partition, navmesh::kPartitions,
@@ -120,6 +124,14 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                 context.warn(
                     "--agent-radius applies to volume graphs; tile graphs use the "
                     "radius the walkable surface was eroded with");
+            options->params.seeds.clear();
+            for (const std::string& text : options->seeds) {
+                std::array<float, 3> seed{};
+                if (!parseXYZ(text, seed.data()))
+                    return reportFailure(
+                        context, makeError(ErrorKind::usage, "--seed '{}' is not X,Y,Z", text));
+                options->params.seeds.push_back(seed);
+            }
             if (!options->links.empty()) {
                 auto file = geometry::loadLinksFile(options->links);
                 if (!file) return reportFailure(context, file.error());

@@ -14,10 +14,9 @@ using Json = nlohmann::ordered_json;
 
 bool parsePoint(const std::string& text, navrt::Vec3& out) {
     float v[3];
-    char extra;
-    if (std::sscanf(text.c_str(), "%f,%f,%f%c", &v[0], &v[1], &v[2], &extra) != 3) return false;
+    if (!parseXYZ(text, v)) return false;
     out = {v[0], v[1], v[2]};
-    return std::isfinite(v[0]) && std::isfinite(v[1]) && std::isfinite(v[2]);
+    return true;
 }
 
 // Loads a .nav (or .graph) into an asset and a validated graph view, reporting errors by file.

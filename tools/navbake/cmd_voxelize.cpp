@@ -7,6 +7,7 @@ namespace nav::navbake {
 void registerVoxelize(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input, output;
+        std::vector<std::string> bounds;
         voxel::VoxelizeParams params;
     };
     auto options = std::make_shared<Options>();
@@ -34,9 +35,22 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
         ->capture_default_str();
     sub->add_option("--threads", p.threads, "Worker threads (0 = all cores)")
         ->capture_default_str();
+    sub->add_option("--bounds", options->bounds,
+                    "Bake bounds MINX,MINY,MINZ:MAXX,MAXY,MAXZ [m] (repeatable): only the surface "
+                    "inside a box is walkable, geometry far outside is not voxelized");
     // Ranges are checked by the stage, which names every bad value at once (exit code 2).
     sub->callback([&body, options] {
         body = [options](Context& context) {
+            options->params.bounds.clear();
+            for (const std::string& text : options->bounds) {
+                geometry::Bounds box;
+                if (!parseBox(text, box))
+                    return reportFailure(
+                        context,
+                        makeError(ErrorKind::usage,
+                                  "--bounds '{}' is not MINX,MINY,MINZ:MAXX,MAXY,MAXZ", text));
+                options->params.bounds.push_back(box);
+            }
             if (std::filesystem::path(options->output).extension() != ".vox")
                 context.warn("{}: a voxel grid is a .vox artifact; '.vox' is the usual extension",
                              options->output);

@@ -1,0 +1,116 @@
+#include "lib/graph/seeds.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "lib/graph/graph.h"
+#include "lib/graph/links.h"
+#include "lib/voxel/voxelize.h"
+
+namespace nav::graph {
+namespace {
+
+// The node a seed stands on, or kNoNode.
+uint32_t seedNode(const Graph& g, const voxel::VoxelGrid& grid, const std::array<float, 3>& p) {
+    const double fx = (double(p[0]) - grid.origin[0]) / grid.cell_size;
+    const double fz = (double(p[2]) - grid.origin[2]) / grid.cell_size;
+    const int cx = int(std::floor(fx)), cz = int(std::floor(fz));
+    const int reach = voxel::agentCells(grid.agent, grid.cell_size, grid.cell_height).radius + 2;
+    uint32_t best = kNoNode;
+    double best_d = std::numeric_limits<double>::infinity();
+    for (int dz = -reach; dz <= reach; ++dz)
+        for (int dx = -reach; dx <= reach; ++dx) {
+            const int x = cx + dx, z = cz + dz;
+            if (x < 0 || z < 0 || x >= int(grid.size_x) || z >= int(grid.size_z)) continue;
+            const size_t column = size_t(z) * grid.size_x + size_t(x);
+            for (uint32_t n = g.column_nodes[column]; n < g.column_nodes[column + 1]; ++n) {
+                const float* q = &g.positions[3 * size_t(n)];
+                if (std::fabs(double(q[1]) - p[1]) > 1.0) continue;
+                // The cell under the point wins; then the nearest.
+                const double d = (dx == 0 && dz == 0)
+                                     ? -1.0
+                                     : std::hypot(double(q[0]) - p[0], double(q[2]) - p[2]);
+                if (d < best_d) best_d = d, best = n;
+            }
+        }
+    return best;
+}
+
+}  // namespace
+
+Result<SeedPruning> pruneToSeeds(voxel::VoxelGrid& grid,
+                                 const std::vector<std::array<float, 3>>& seeds,
+                                 const std::vector<geometry::LinkSpec>& links, int threads,
+                                 Context& context) {
+    ScopedTimer timer(context, "graph: seeds");
+    auto tile = buildTileGraph(grid, context);
+    if (!tile) return tile.error();
+    Graph& g = *tile;
+    if (!links.empty()) {
+        // Links some ends of which miss the surface are left out here (the graph reports them).
+        std::vector<geometry::LinkSpec> lenient = links;
+        for (geometry::LinkSpec& l : lenient) l.shared = true;
+        LinkResolveStats stats;
+        if (Status s = attachLinks(g, lenient, threads, stats, context); !s) return s.error();
+    }
+    SeedPruning out;
+    std::vector<uint32_t> frontier;
+    std::vector<uint8_t> reached(g.nodeCount(), 0);
+    for (size_t i = 0; i < seeds.size(); ++i) {
+        const std::array<float, 3>& p = seeds[i];
+        const uint32_t n = seedNode(g, grid, p);
+        if (n == kNoNode) {
+            double nearest = std::numeric_limits<double>::infinity();
+            for (size_t k = 0; k < g.nodeCount(); ++k) {
+                const float* q = &g.positions[3 * k];
+                nearest = std::min(nearest, std::hypot(double(q[0]) - p[0], double(q[1]) - p[1],
+                                                       double(q[2]) - p[2]));
+            }
+            out.off_surface.push_back(fmt::format(
+                "seeds[{}] ({}, {}, {}) is not on this agent's walkable surface{}", i, p[0], p[1],
+                p[2],
+                std::isfinite(nearest) ? fmt::format(" (the nearest is {:.2f} m away)", nearest)
+                                       : std::string(" (there is none)")));
+            continue;
+        }
+        ++out.seeds_on_surface;
+        if (!reached[n]) reached[n] = 1, frontier.push_back(n);
+    }
+    if (out.seeds_on_surface == 0)
+        return inputError(
+            "no seed is on this agent's walkable surface, so nothing would be left: "
+            "{}",
+            out.off_surface.empty() ? std::string("no seeds") : out.off_surface[0]);
+    while (!frontier.empty()) {
+        const uint32_t n = frontier.back();
+        frontier.pop_back();
+        for (uint32_t e = g.edge_offsets[n]; e < g.edge_offsets[n + 1]; ++e) {
+            const uint32_t t = g.edge_targets[e];
+            if (!reached[t]) reached[t] = 1, frontier.push_back(t);
+        }
+    }
+    std::map<uint32_t, bool> link_kept;  // id -> some lane joins two reached cells
+    for (const formats::LinkRecord& l : g.links)
+        link_kept[l.id] = link_kept[l.id] || (reached[l.from_node] && reached[l.to_node]);
+    for (const auto& [id, kept] : link_kept)
+        if (!kept) out.pruned_links.push_back(id);
+    for (uint32_t n = 0; n < g.nodeCount(); ++n) {
+        if (reached[n]) continue;
+        const formats::NodeCell& cell = g.cells[n];
+        for (uint32_t k = grid.column_offsets[cell.column];
+             k < grid.column_offsets[cell.column + 1]; ++k) {
+            voxel::Span& s = grid.spans[k];
+            if (s.walkable && s.y_max == cell.y) {
+                s.walkable = false;
+                ++out.pruned_cells;
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace nav::graph
