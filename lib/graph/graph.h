@@ -14,6 +14,7 @@
 #include "lib/common/stage.h"
 #include "lib/geometry/geometry.h"
 #include "lib/graph/links.h"
+#include "lib/graph/seeds.h"
 #include "lib/navmesh/navmesh.h"
 #include "lib/voxel/voxel_grid.h"
 
@@ -161,6 +162,9 @@ struct GraphStage {
         // Seed points [Units: m] (tile, navmesh, pov): the walkable surface no seed reaches,
         // walking or through the links, is pruned before the graph is built (graph/seeds.h).
         std::vector<std::array<float, 3>> seeds;
+        // Points of interest (tile, navmesh, pov): each must be on the surface and reachable
+        // (from a seed, or in the largest walkable area); problems are warnings.
+        std::vector<PointOfInterest> points;
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox
@@ -170,7 +174,8 @@ struct GraphStage {
     // Counts: nodes, edges, polygons (navmesh), components; with links: links and lanes by type,
     // generated links and rejected ledge samples by reason, components before and after links,
     // links joining islands, nodes one-way links cut off; with seeds: seeds_on_surface,
-    // seed_pruned_cells. Warns about walkable islands that the
+    // seed_pruned_cells; with points of interest: points_reachable, points_unreachable,
+    // points_off_surface. Warns about walkable islands that the
     // largest component cannot reach, nodes one-way links strand, and (as `skipped`) shared
     // links this agent cannot use.
     static Result<StageResult> run(const Inputs& inputs, const Params& params,

@@ -83,6 +83,20 @@ ParamIssues GraphStage::check(const Params& params) {
                       fmt::format("seeds[{}]", i), fmt::format("({}, {}, {})", p[0], p[1], p[2]),
                       "a finite point");
     }
+    for (size_t i = 0; i < params.points.size(); ++i) {
+        const PointOfInterest& poi = params.points[i];
+        const std::string field = fmt::format("points_of_interest[{}]", i);
+        check.require(!poi.name.empty(), field + ".name", "\"\"", "a name");
+        check.require(
+            std::isfinite(poi.position[0]) && std::isfinite(poi.position[1]) &&
+                std::isfinite(poi.position[2]),
+            field + ".position",
+            fmt::format("({}, {}, {})", poi.position[0], poi.position[1], poi.position[2]),
+            "a finite point");
+        for (size_t k = 0; k < i; ++k)
+            check.require(params.points[k].name != poi.name, field + ".name", poi.name,
+                          fmt::format("unique (points_of_interest[{}] has it too)", k));
+    }
     for (ParamIssue& issue : checkLinkGenParams(params.generate))
         check.issues.push_back(std::move(issue));
     if (params.kind == GraphKind::navmesh) {
@@ -263,11 +277,12 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
     // Seeds: the surface no seed reaches (walking or through any of the level's links, generated
     // ones included, so those are made first) is pruned from a copy of the grid.
     const bool seeded = !params.seeds.empty() && params.kind != GraphKind::volume;
+    const bool checked = (seeded || !params.points.empty()) && params.kind != GraphKind::volume;
     Result<GeneratedLinks> made = GeneratedLinks{};
     voxel::VoxelGrid pruned;
     const voxel::VoxelGrid* surface = &*grid;
-    SeedPruning seeding;
-    if (seeded) {
+    SurfaceCheck seeding;
+    if (checked) {
         if (generate.enabled()) {
             made = generation.finish(context);
             if (!made) return made.error();
@@ -276,7 +291,9 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
         all.insert(all.end(), grid->links.begin(), grid->links.end());
         all.insert(all.end(), made->links.begin(), made->links.end());
         pruned = *grid;
-        auto seeds = pruneToSeeds(pruned, params.seeds, all, params.threads, context);
+        auto seeds =
+            checkSurface(pruned, seeded ? params.seeds : std::vector<std::array<float, 3>>{},
+                         params.points, all, params.threads, context);
         if (!seeds) return seeds.error();
         seeding = std::move(seeds).value();
         surface = &pruned;
@@ -301,7 +318,7 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
             graph = buildVolumeGraph(*grid, params.agent_radius, context);
             break;
     }
-    if (!seeded && generate.enabled() && graph) made = generation.finish(context);
+    if (!checked && generate.enabled() && graph) made = generation.finish(context);
     if (!graph) return graph.error();
     StageResult result;
     if (seeded) {
@@ -315,6 +332,20 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
         for (const std::string& off : seeding.off_surface) result.warnings.push_back(off);
     } else if (!params.seeds.empty()) {
         result.summary.push_back("seeds: not used by volume graphs (flyers have no surface)");
+    }
+    if (checked && !params.points.empty()) {
+        result.count("points_reachable", seeding.points_reachable);
+        result.count("points_unreachable", seeding.points_unreachable);
+        result.count("points_off_surface", seeding.points_off_surface);
+        result.summary.push_back(fmt::format(
+            "points of interest: {} of {} reachable ({}){}", seeding.points_reachable,
+            params.points.size(), seeded ? "from a seed" : "in the largest walkable area",
+            seeding.point_problems.empty()
+                ? ""
+                : fmt::format("; {} unreachable, {} off the surface", seeding.points_unreachable,
+                              seeding.points_off_surface)));
+        for (const std::string& problem : seeding.point_problems)
+            result.warnings.push_back(problem);
     }
     const bool pov = graph->header.type == GraphType::pov;
     const uint32_t components_before =

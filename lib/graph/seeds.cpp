@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -39,13 +40,26 @@ uint32_t seedNode(const Graph& g, const voxel::VoxelGrid& grid, const std::array
     return best;
 }
 
+// How far the surface is from `p` (for messages).
+std::string nearestText(const Graph& g, const std::array<float, 3>& p) {
+    double nearest = std::numeric_limits<double>::infinity();
+    for (size_t k = 0; k < g.nodeCount(); ++k) {
+        const float* q = &g.positions[3 * k];
+        nearest = std::min(
+            nearest, std::hypot(double(q[0]) - p[0], double(q[1]) - p[1], double(q[2]) - p[2]));
+    }
+    return std::isfinite(nearest) ? fmt::format(" (the nearest is {:.2f} m away)", nearest)
+                                  : std::string(" (there is none)");
+}
+
 }  // namespace
 
-Result<SeedPruning> pruneToSeeds(voxel::VoxelGrid& grid,
-                                 const std::vector<std::array<float, 3>>& seeds,
-                                 const std::vector<geometry::LinkSpec>& links, int threads,
-                                 Context& context) {
-    ScopedTimer timer(context, "graph: seeds");
+Result<SurfaceCheck> checkSurface(voxel::VoxelGrid& grid,
+                                  const std::vector<std::array<float, 3>>& seeds,
+                                  const std::vector<PointOfInterest>& points,
+                                  const std::vector<geometry::LinkSpec>& links, int threads,
+                                  Context& context) {
+    ScopedTimer timer(context, "graph: seeds and points of interest");
     auto tile = buildTileGraph(grid, context);
     if (!tile) return tile.error();
     Graph& g = *tile;
@@ -56,34 +70,26 @@ Result<SeedPruning> pruneToSeeds(voxel::VoxelGrid& grid,
         LinkResolveStats stats;
         if (Status s = attachLinks(g, lenient, threads, stats, context); !s) return s.error();
     }
-    SeedPruning out;
+    SurfaceCheck out;
     std::vector<uint32_t> frontier;
     std::vector<uint8_t> reached(g.nodeCount(), 0);
     for (size_t i = 0; i < seeds.size(); ++i) {
         const std::array<float, 3>& p = seeds[i];
         const uint32_t n = seedNode(g, grid, p);
         if (n == kNoNode) {
-            double nearest = std::numeric_limits<double>::infinity();
-            for (size_t k = 0; k < g.nodeCount(); ++k) {
-                const float* q = &g.positions[3 * k];
-                nearest = std::min(nearest, std::hypot(double(q[0]) - p[0], double(q[1]) - p[1],
-                                                       double(q[2]) - p[2]));
-            }
-            out.off_surface.push_back(fmt::format(
-                "seeds[{}] ({}, {}, {}) is not on this agent's walkable surface{}", i, p[0], p[1],
-                p[2],
-                std::isfinite(nearest) ? fmt::format(" (the nearest is {:.2f} m away)", nearest)
-                                       : std::string(" (there is none)")));
+            out.off_surface.push_back(
+                fmt::format("seeds[{}] ({}, {}, {}) is not on this agent's walkable surface{}", i,
+                            p[0], p[1], p[2], nearestText(g, p)));
             continue;
         }
         ++out.seeds_on_surface;
         if (!reached[n]) reached[n] = 1, frontier.push_back(n);
     }
-    if (out.seeds_on_surface == 0)
+    if (!seeds.empty() && out.seeds_on_surface == 0)
         return inputError(
             "no seed is on this agent's walkable surface, so nothing would be left: "
             "{}",
-            out.off_surface.empty() ? std::string("no seeds") : out.off_surface[0]);
+            out.off_surface[0]);
     while (!frontier.empty()) {
         const uint32_t n = frontier.back();
         frontier.pop_back();
@@ -92,6 +98,35 @@ Result<SeedPruning> pruneToSeeds(voxel::VoxelGrid& grid,
             if (!reached[t]) reached[t] = 1, frontier.push_back(t);
         }
     }
+    // Without seeds: the largest component (links joining components) is what counts.
+    uint32_t largest = kNoNode;
+    if (seeds.empty() && g.nodeCount() > 0) {
+        std::vector<uint64_t> size(g.header.component_count, 0);
+        for (uint32_t c : g.components)
+            if (c < size.size()) ++size[c];
+        largest = uint32_t(std::max_element(size.begin(), size.end()) - size.begin());
+    }
+    for (const PointOfInterest& point : points) {
+        const std::string what =
+            fmt::format("point of interest '{}'{} at ({}, {}, {})", point.name,
+                        point.kind.empty() ? "" : " (" + point.kind + ")", point.position[0],
+                        point.position[1], point.position[2]);
+        const uint32_t n = seedNode(g, grid, point.position);
+        if (n == kNoNode) {
+            ++out.points_off_surface;
+            out.point_problems.push_back(fmt::format("{} is not on this agent's walkable surface{}",
+                                                     what, nearestText(g, point.position)));
+        } else if (seeds.empty() ? g.components[n] != largest : !reached[n]) {
+            ++out.points_unreachable;
+            out.point_problems.push_back(fmt::format(
+                "{} cannot be reached: {}", what,
+                seeds.empty() ? "it is outside the largest walkable area (links included)"
+                              : "no seed reaches it, walking or through links"));
+        } else {
+            ++out.points_reachable;
+        }
+    }
+    if (seeds.empty()) return out;
     std::map<uint32_t, bool> link_kept;  // id -> some lane joins two reached cells
     for (const formats::LinkRecord& l : g.links)
         link_kept[l.id] = link_kept[l.id] || (reached[l.from_node] && reached[l.to_node]);

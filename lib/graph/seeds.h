@@ -1,7 +1,10 @@
-// Seed points (spawn points): the walkable surface that no seed reaches, walking or through the
-// level's links, is taken out before a graph is built, so islands on roofs, sky boxes and
-// unreachable pockets never reach the asset (Unity's and Unreal's "seed"/"navigation invoker"
-// pruning; Millington & Funge, AI for Games, ch. 4: generation "with some user supervision").
+// Seed points (spawn points) and points of interest, checked on an agent's walkable surface
+// before its graph is built. Seeds: the surface that no seed reaches, walking or through the
+// level's links, is taken out, so islands on roofs, sky boxes and unreachable pockets never reach
+// the asset (Unity's and Unreal's seed / invoker pruning; Millington & Funge, AI for Games, ch. 4:
+// generation works best "with some user supervision"). Points of interest (objectives, pickups,
+// spawns): each must stand on the surface and be reachable, which `navbake build --strict` turns
+// into a CI check (Dead Reckoning's objective the AI could not reach).
 #pragma once
 
 #include <array>
@@ -16,23 +19,37 @@
 
 namespace nav::graph {
 
-struct SeedPruning {
+struct PointOfInterest {
+    std::string name;  // unique in the level
+    std::string kind;  // "objective", "pickup", "spawn", ... (free text, may be empty)
+    std::array<float, 3> position{};  // [Units: m]
+    bool operator==(const PointOfInterest&) const = default;
+};
+
+struct SurfaceCheck {
     uint64_t seeds_on_surface = 0;
-    uint64_t pruned_cells = 0;             // walkable spans made unwalkable
+    uint64_t pruned_cells = 0;             // walkable spans made unwalkable (seeds only)
     std::vector<std::string> off_surface;  // one message per seed not on this agent's surface
     // Links (by id) none of whose lanes joins two reached cells: they lead from or to pruned
     // surface; the graph stage leaves them out.
     std::vector<uint32_t> pruned_links;
+    // Points of interest: counts and one message per point off the surface or unreachable.
+    uint64_t points_reachable = 0, points_unreachable = 0, points_off_surface = 0;
+    std::vector<std::string> point_problems;
 };
 
 // Reachability is the tile graph's (a step to a neighbouring cell within climb, with room for the
 // agent) plus `links` (directed; a link whose ends miss the surface is ignored here, the graph
-// reports it). A seed stands on the walkable cell under it within 1 m vertically, else on the
-// nearest one within the agent's radius + 2 cells horizontally. Errors: no seed on the surface
+// reports it). A point stands on the walkable cell under it within 1 m vertically, else on the
+// nearest one within the agent's radius + 2 cells horizontally.
+// With seeds, the surface no seed reaches is pruned from `grid` and a point of interest is
+// reachable when a seed reaches it; without, a point is reachable when it lies in the largest
+// walkable component (links joining components). Errors: seeds given but none on the surface
 // (nothing would be left), cancelled.
-Result<SeedPruning> pruneToSeeds(voxel::VoxelGrid& grid,
-                                 const std::vector<std::array<float, 3>>& seeds,
-                                 const std::vector<geometry::LinkSpec>& links, int threads,
-                                 Context& context);
+Result<SurfaceCheck> checkSurface(voxel::VoxelGrid& grid,
+                                  const std::vector<std::array<float, 3>>& seeds,
+                                  const std::vector<PointOfInterest>& points,
+                                  const std::vector<geometry::LinkSpec>& links, int threads,
+                                  Context& context);
 
 }  // namespace nav::graph

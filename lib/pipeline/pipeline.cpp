@@ -193,7 +193,8 @@ Status checkStages(const LevelConfig& c) {
             params.kind = kind;
             auto name = [&](std::string_view field) -> std::string {
                 if (field == "agent_radius") return agent + ".radius";
-                if (field.starts_with("seeds[")) return "$." + std::string(field);
+                if (field.starts_with("seeds[") || field.starts_with("points_of_interest["))
+                    return "$." + std::string(field);
                 for (std::string_view own : {"drop_height", "jump_distance", "jump_up_height",
                                              "link_spacing", "link_max_width"})
                     if (field == own) return agent + "." + std::string(field);
@@ -348,6 +349,25 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
             graph.seeds.push_back(seed);
         }
     }
+    if (r.has("points_of_interest")) {
+        const Json& points = r.get("points_of_interest");
+        if (!points.is_array() || points.empty())
+            return r
+                .typeError("$.points_of_interest",
+                           "a non-empty array of {\"name\", \"position\", \"kind\"} points", points)
+                .error();
+        for (size_t i = 0; i < points.size(); ++i) {
+            JsonReader pr(points[i], JsonReader::at("$.points_of_interest", i), path);
+            if (Status s = pr.expectObject(); !s) return s.error();
+            graph::PointOfInterest poi;
+            if (!pr.has("name")) return pr.fail(pr.at("name"), "missing (a unique name)").error();
+            if (Status s = pr.string("name", poi.name); !s) return s.error();
+            if (Status s = pr.string("kind", poi.kind); !s) return s.error();
+            if (Status s = pr.point("position", poi.position.data(), true); !s) return s.error();
+            if (Status s = pr.finish({"name", "kind", "position"}); !s) return s.error();
+            graph.points.push_back(poi);
+        }
+    }
     std::vector<geometry::LinkTypeDef> link_types;
     if (r.has("link_types"))
         if (Status s =
@@ -408,8 +428,9 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         a.graph.links = graph::linksForAgent(graph.links, a.name);
         a.graph.scene_links_shared = c.agents.size() > 1;
     }
-    if (Status s = r.finish({"$schema", "input", "output", "debug_views", "import", "voxel",
-                             "navmesh", "bounds", "seeds", "link_types", "links", "agents"});
+    if (Status s =
+            r.finish({"$schema", "input", "output", "debug_views", "import", "voxel", "navmesh",
+                      "bounds", "seeds", "points_of_interest", "link_types", "links", "agents"});
         !s)
         return s.error();
     if (Status s = checkStages(c); !s) return s.error();

@@ -756,6 +756,15 @@ cli_build_parity)
   expect 1 "$text" "$navbake" graph tile "$work/level.vox" -o "$work/x.graph" --seed 90,0,90
   echo '{"input": "level.glb", "output": "badseed", "seeds": [[90, 0, 90]], "agents": [{"graphs": ["tile"]}]}' >"$work/bad.json"
   expect 1 "$text" "$navbake" build "$work/bad.json"
+  # Points of interest: the same warning from the command line and a build; --strict fails on it.
+  text="point of interest 'chest' \\(pickup\\) at \\(5, 4, 5\\) is not on this agent's walkable surface"
+  expect 0 "$text" "$navbake" graph tile "$work/level.vox" -o "$work/x.graph" --poi "flag:objective@6,0,6" --poi "chest:pickup@5,4,5"
+  echo '{"input": "level.glb", "output": "poi", "points_of_interest": [{"name": "flag", "kind": "objective", "position": [6, 0, 6]}, {"name": "chest", "kind": "pickup", "position": [5, 4, 5]}], "agents": [{"graphs": ["tile"]}]}' >"$work/poi.json"
+  expect 0 "$text" "$navbake" build "$work/poi.json"
+  grep -q '"points_off_surface": 1' "$work/poi/poi.report.json" || fail "no point count in the report"
+  expect 1 "--strict: the build gave [0-9]+ warnings?; failing" "$navbake" build "$work/poi.json" --strict
+  echo '{"input": "level.glb", "output": "poi", "points_of_interest": [{"name": "flag", "position": [6, 0, 6]}, {"name": "flag", "position": [7, 0, 6]}], "agents": [{"graphs": ["tile"]}]}' >"$work/bad.json"
+  expect 1 '\$.points_of_interest\[1\].name = flag \(must be unique' "$navbake" build "$work/bad.json"
   # Bad voxelization values: every bad field at once, the same text on both sides.
   text='invalid voxelize parameters: [^ ]+ = -1 \(must be > 0\); [^ ]+ = 95 \(must be in 0..90 degrees\)'
   expect 2 "$text" "$navbake" voxelize "$work/level.geo" -o "$work/x.vox" --cell-size -1 --max-slope 95

@@ -179,4 +179,70 @@ TEST_SUITE("graph") {
         REQUIRE(issues.size() == 1);
         CHECK(issues[0].field == "seeds[0]");
     }
+
+    TEST_CASE("points of interest: on the surface and reachable, per agent, links count") {
+        test::LevelBuilder b;
+        b.box({0, -0.2, 0}, {12, 0, 6});
+        b.box({16, 0, 0}, {22, 1.5, 6});  // an island the floor cannot walk to
+        const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
+        test::TempDir dir;
+        REQUIRE(voxel::saveVoxels(dir / "l.vox", grid).ok());
+        auto count = [](const StageResult& r, const std::string& name) {
+            for (const auto& [n, v] : r.counts)
+                if (n == name) return v;
+            FAIL("no count " << name);
+            return uint64_t(0);
+        };
+        graph::GraphStage::Params params;
+        params.points = {{"flag", "objective", {{3, 0, 3}}},
+                         {"chest", "pickup", {{19, 1.5, 3}}},
+                         {"ghost", "", {{6, 9, 3}}}};
+        geometry::LinkSpec ladder;
+        ladder.name = "ladder";
+        ladder.type = formats::LinkType::ladder;
+        ladder.from[0] = 11, ladder.from[1] = 0, ladder.from[2] = 3;
+        ladder.to[0] = 17, ladder.to[1] = 1.5, ladder.to[2] = 3;
+        struct Case {
+            const char* what;
+            std::vector<std::array<float, 3>> seeds;
+            std::vector<geometry::LinkSpec> links;
+            uint64_t reachable, unreachable;
+        };
+        for (const Case& c :
+             {Case{"largest area, no link", {}, {}, 1, 1},
+              Case{"largest area, a ladder up", {}, {ladder}, 2, 0},
+              Case{"a seed on the floor", {{{3, 0, 3}}}, {}, 1, 1},
+              Case{"a seed on the floor, a ladder up", {{{3, 0, 3}}}, {ladder}, 2, 0},
+              Case{"a seed on the island", {{{19, 1.5, 3}}}, {}, 1, 1}}) {
+            INFO(c.what);
+            for (const graph::GraphKind kind :
+                 {graph::GraphKind::tile, graph::GraphKind::navmesh}) {
+                params.kind = kind;
+                params.seeds = c.seeds;
+                params.links = c.links;
+                Context context;
+                auto result =
+                    graph::GraphStage::run({dir / "l.vox"}, params, dir / "l.graph", context);
+                REQUIRE_MESSAGE(result.ok(), result.error().message);
+                CHECK(count(*result, "points_reachable") == c.reachable);
+                CHECK(count(*result, "points_unreachable") == c.unreachable);
+                CHECK(count(*result, "points_off_surface") == 1);
+                auto said = [&](const std::string& text) {
+                    return std::any_of(
+                        result->warnings.begin(), result->warnings.end(),
+                        [&](const std::string& w) { return w.find(text) != std::string::npos; });
+                };
+                CHECK(
+                    said("point of interest 'ghost' at (6, 9, 3) is not on this agent's "
+                         "walkable surface (the nearest is 9.0"));
+                CHECK(said("cannot be reached") == (c.unreachable > 0));
+            }
+        }
+        // Names must be given and unique; positions finite.
+        params.points = {{"a", "", {{0, 0, 0}}}, {"a", "", {{1, 0, 0}}}, {"", "", {{0, 0, 0}}}};
+        const ParamIssues issues = graph::GraphStage::check(params);
+        REQUIRE(issues.size() == 2);
+        CHECK(issues[0].field == "points_of_interest[1].name");
+        CHECK(issues[1].field == "points_of_interest[2].name");
+    }
 }

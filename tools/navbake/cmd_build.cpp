@@ -10,7 +10,7 @@ void registerBuild(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string config;
         int jobs = 0;
-        bool force = false, check = false;
+        bool force = false, check = false, strict = false;
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
@@ -29,6 +29,10 @@ void registerBuild(CLI::App& app, CommandBody& body) {
     sub->add_flag("--check", options->check,
                   "CI: exit 1 naming what is stale when the outputs do not match what the current "
                   "inputs and config would produce; writes nothing");
+    sub->add_flag("--strict", options->strict,
+                  "CI: exit 1 when the build warns (points of interest off the surface or "
+                  "unreachable, seeds off it, islands, links an agent cannot use, ...); the "
+                  "outputs and the report are still written");
     sub->callback([&body, options] {
         body = [options](Context& context) {
             auto config = pipeline::loadLevelConfig(options->config);
@@ -66,6 +70,12 @@ void registerBuild(CLI::App& app, CommandBody& body) {
             context.info(
                 "report: {}",
                 (config->output / (config->file.stem().string() + ".report.json")).string());
+            if (options->strict && warnings > 0) {
+                context.log(LogLevel::error,
+                            fmt::format("--strict: the build gave {} warning{}; failing", warnings,
+                                        warnings == 1 ? "" : "s"));
+                return kExitFailure;
+            }
             return kExitOk;
         };
     });

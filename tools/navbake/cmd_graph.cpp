@@ -9,7 +9,7 @@ namespace nav::navbake {
 void registerGraph(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input, output, links, agent;
-        std::vector<std::string> seeds;
+        std::vector<std::string> seeds, points;
         graph::GraphStage::Params params;
     };
     auto options = std::make_shared<Options>();
@@ -76,6 +76,10 @@ void registerGraph(CLI::App& app, CommandBody& body) {
     sub->add_option("--seed", options->seeds,
                     "a seed (spawn) point X,Y,Z [m] (repeatable; tile, navmesh, pov): the walkable "
                     "surface no seed reaches, walking or through links, is pruned");
+    sub->add_option("--poi", options->points,
+                    "a point of interest NAME[:KIND]@X,Y,Z [m] (repeatable; tile, navmesh, pov): "
+                    "warns when it is off the surface or unreachable (from a seed, else from the "
+                    "largest walkable area)");
     navmesh::NavmeshParams& nm = p.navmesh;
     const char* group = "Navmesh (names and defaults as in Recast)";
     addChoice<navmesh::Partition>(sub, "--partition", nm.partition, navmesh::kPartitions,
@@ -131,6 +135,21 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                     return reportFailure(
                         context, makeError(ErrorKind::usage, "--seed '{}' is not X,Y,Z", text));
                 options->params.seeds.push_back(seed);
+            }
+            options->params.points.clear();
+            for (const std::string& text : options->points) {
+                graph::PointOfInterest poi;
+                const size_t at = text.rfind('@');
+                const std::string head = text.substr(0, at == std::string::npos ? 0 : at);
+                const size_t colon = head.find(':');
+                poi.name = head.substr(0, colon);
+                if (colon != std::string::npos) poi.kind = head.substr(colon + 1);
+                if (at == std::string::npos || poi.name.empty() ||
+                    !parseXYZ(text.substr(at + 1), poi.position.data()))
+                    return reportFailure(
+                        context,
+                        makeError(ErrorKind::usage, "--poi '{}' is not NAME[:KIND]@X,Y,Z", text));
+                options->params.points.push_back(poi);
             }
             if (!options->links.empty()) {
                 auto file = geometry::loadLinksFile(options->links);
