@@ -39,6 +39,31 @@ std::vector<Walkable> walkableTops(const voxel::VoxelGrid& g) {
     return out;
 }
 
+// A floor (top y = 0) and, beside it, an island platform 1.5 m up that walking cannot reach.
+voxel::VoxelGrid floorAndIsland() {
+    test::LevelBuilder b;
+    b.box({0, -0.2, 0}, {12, 0, 6});
+    b.box({16, 0, 0}, {22, 1.5, 6});
+    return test::voxelizeOk(b.g, test::voxelParams());
+}
+
+// A ladder from the floor up to the island.
+geometry::LinkSpec ladderToIsland(const std::string& name) {
+    geometry::LinkSpec l;
+    l.name = name;
+    l.type = formats::LinkType::ladder;
+    l.from[0] = 11, l.from[1] = 0, l.from[2] = 3;
+    l.to[0] = 17, l.to[1] = 1.5, l.to[2] = 3;
+    return l;
+}
+
+uint64_t countOf(const StageResult& r, const std::string& name) {
+    for (const auto& [n, v] : r.counts)
+        if (n == name) return v;
+    FAIL("no count " << name);
+    return 0;
+}
+
 bool inBox(const Walkable& w, const geometry::Bounds& b) {
     return w.x >= b.min[0] && w.x <= b.max[0] && w.y >= b.min[1] && w.y <= b.max[1] &&
            w.z >= b.min[2] && w.z <= b.max[2];
@@ -102,27 +127,14 @@ TEST_SUITE("voxel") {
 TEST_SUITE("graph") {
     TEST_CASE("seeds: the surface no seed reaches is pruned, links count, per direction") {
         // A floor, and an island platform 1.5 m up beside it that walking cannot reach.
-        test::LevelBuilder b;
-        b.box({0, -0.2, 0}, {12, 0, 6});
-        b.box({16, 0, 0}, {22, 1.5, 6});
-        const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
+        const voxel::VoxelGrid grid = floorAndIsland();
         size_t floor_cells = 0, island_cells = 0;
         for (const Walkable& w : walkableTops(grid)) (w.y > 1 ? island_cells : floor_cells)++;
         REQUIRE(floor_cells > 0);
         REQUIRE(island_cells > 0);
         test::TempDir dir;
         REQUIRE(voxel::saveVoxels(dir / "l.vox", grid).ok());
-        auto count = [](const StageResult& r, const std::string& name) {
-            for (const auto& [n, v] : r.counts)
-                if (n == name) return v;
-            FAIL("no count " << name);
-            return uint64_t(0);
-        };
-        geometry::LinkSpec to_island;
-        to_island.name = "up";
-        to_island.type = formats::LinkType::ladder;
-        to_island.from[0] = 11, to_island.from[1] = 0, to_island.from[2] = 3;
-        to_island.to[0] = 17, to_island.to[1] = 1.5, to_island.to[2] = 3;
+        const geometry::LinkSpec to_island = ladderToIsland("up");
         struct Case {
             const char* what;
             std::vector<geometry::LinkSpec> links;
@@ -146,8 +158,8 @@ TEST_SUITE("graph") {
                 auto result =
                     graph::GraphStage::run({dir / "l.vox"}, params, dir / "l.graph", context);
                 REQUIRE_MESSAGE(result.ok(), result.error().message);
-                CHECK(count(*result, "seeds_on_surface") == 1);
-                CHECK(count(*result, "seed_pruned_cells") == c.pruned);
+                CHECK(countOf(*result, "seeds_on_surface") == 1);
+                CHECK(countOf(*result, "seed_pruned_cells") == c.pruned);
                 // The link out of the pruned island is left out, and said so.
                 const bool left_out =
                     std::any_of(result->warnings.begin(), result->warnings.end(),
@@ -181,27 +193,13 @@ TEST_SUITE("graph") {
     }
 
     TEST_CASE("points of interest: on the surface and reachable, per agent, links count") {
-        test::LevelBuilder b;
-        b.box({0, -0.2, 0}, {12, 0, 6});
-        b.box({16, 0, 0}, {22, 1.5, 6});  // an island the floor cannot walk to
-        const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
         test::TempDir dir;
-        REQUIRE(voxel::saveVoxels(dir / "l.vox", grid).ok());
-        auto count = [](const StageResult& r, const std::string& name) {
-            for (const auto& [n, v] : r.counts)
-                if (n == name) return v;
-            FAIL("no count " << name);
-            return uint64_t(0);
-        };
+        REQUIRE(voxel::saveVoxels(dir / "l.vox", floorAndIsland()).ok());
         graph::GraphStage::Params params;
         params.points = {{"flag", "objective", {{3, 0, 3}}},
                          {"chest", "pickup", {{19, 1.5, 3}}},
                          {"ghost", "", {{6, 9, 3}}}};
-        geometry::LinkSpec ladder;
-        ladder.name = "ladder";
-        ladder.type = formats::LinkType::ladder;
-        ladder.from[0] = 11, ladder.from[1] = 0, ladder.from[2] = 3;
-        ladder.to[0] = 17, ladder.to[1] = 1.5, ladder.to[2] = 3;
+        const geometry::LinkSpec ladder = ladderToIsland("ladder");
         struct Case {
             const char* what;
             std::vector<std::array<float, 3>> seeds;
@@ -224,9 +222,9 @@ TEST_SUITE("graph") {
                 auto result =
                     graph::GraphStage::run({dir / "l.vox"}, params, dir / "l.graph", context);
                 REQUIRE_MESSAGE(result.ok(), result.error().message);
-                CHECK(count(*result, "points_reachable") == c.reachable);
-                CHECK(count(*result, "points_unreachable") == c.unreachable);
-                CHECK(count(*result, "points_off_surface") == 1);
+                CHECK(countOf(*result, "points_reachable") == c.reachable);
+                CHECK(countOf(*result, "points_unreachable") == c.unreachable);
+                CHECK(countOf(*result, "points_off_surface") == 1);
                 auto said = [&](const std::string& text) {
                     return std::any_of(
                         result->warnings.begin(), result->warnings.end(),
