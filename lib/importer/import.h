@@ -102,10 +102,27 @@ bool globMatch(std::string_view pattern, std::string_view text);
 enum class UpAxis { y, z };
 inline constexpr Choice<UpAxis> kUpAxes[] = {{"y", UpAxis::y}, {"z", UpAxis::z}};
 
+// What a file's coordinates are measured in. file: the unit the file states, where its format
+// has one (FBX UnitScaleFactor, in centimetres; glTF is metres); metres: FBX coordinates are
+// metres whatever the file says. Collada's <unit> is always applied (Assimp 5.2's reader does it
+// and has no switch); other formats state no unit (metres).
+enum class Units { file, metres };
+inline constexpr Choice<Units> kUnits[] = {{"file", Units::file}, {"metres", Units::metres}};
+
 struct ImportParams {
     UpAxis up = UpAxis::y;  // source file's up axis; Z-up files are rotated to Y-up
     float scale = 1.0f;     // multiplies every coordinate (e.g. 0.01 for centimetre files)
+    Units units = Units::file;
+    bool flip_winding = false;  // reverse every triangle (meshes wound clockwise)
+    bool double_sided = false;  // faces count from either side: those facing down are turned up
     TagConfig tags = defaultTagConfig();
+};
+
+// What importing a file applied, for the report.
+struct ImportReport {
+    double unit_scale = 1.0;  // metres per file unit applied (times `scale`)
+    std::string units;        // how the unit was decided, in words
+    uint64_t turned_up = 0;   // double_sided: triangles turned to face up
 };
 
 // Loads the file with Assimp, flattens the node hierarchy with its transforms, triangulates,
@@ -117,7 +134,8 @@ struct ImportParams {
 // Errors: unreadable file or format, empty scene, non-finite vertex (names mesh and node), a link
 // object without a line (line shape), with an unknown type word, or two scene links with one id.
 Result<geometry::Geometry> importScene(const std::filesystem::path& path,
-                                       const ImportParams& params, Context& context);
+                                       const ImportParams& params, Context& context,
+                                       ImportReport* report = nullptr);
 
 // The id of the scene link named `name`: kSceneLinkIdFirst + XXH64(name) mod 2^30, so it stays the
 // same when other objects of the level change.
@@ -198,8 +216,11 @@ Result<ScenarioFile3D> loadScenario3D(const std::filesystem::path& path);
 struct ImportStage {
     static constexpr std::string_view kName = "import";
     struct Params {
-        UpAxis up = UpAxis::y;  // up axis of the scene files (Z-up is rotated to Y-up)
-        float scale = 1.0f;     // multiplies every coordinate, > 0
+        UpAxis up = UpAxis::y;      // up axis of the scene files (Z-up is rotated to Y-up)
+        float scale = 1.0f;         // multiplies every coordinate, > 0
+        Units units = Units::file;  // the file's own unit where its format states one
+        bool flip_winding = false;  // reverse every triangle
+        bool double_sided = false;  // faces count from either side
         std::filesystem::path
             tags;  // tag rules (JSON) tried before the built-in ones; empty = none
     };

@@ -48,8 +48,12 @@ Status appendGeometry(geometry::Geometry& merged, geometry::Geometry&& part,
 }
 
 std::string warnIfDefaultsChanged(const ImportStage::Params& params, std::string_view what) {
-    if (params.up == UpAxis::y && params.scale == 1.0f && params.tags.empty()) return {};
-    return fmt::format("up, scale and tags do not apply to {} and are ignored", what);
+    if (params.up == UpAxis::y && params.scale == 1.0f && params.tags.empty() &&
+        params.units == Units::file && !params.flip_winding && !params.double_sided)
+        return {};
+    return fmt::format(
+        "up, scale, units, flip_winding, double_sided and tags do not apply to {} and are ignored",
+        what);
 }
 
 }  // namespace
@@ -63,6 +67,9 @@ ParamIssues ImportStage::check(const Params& params) {
 void ImportStage::describe(const Params& params, StageKey& key) {
     // The tag file's bytes are part of the key as a source file.
     key.add("up", choiceName<UpAxis>(kUpAxes, params.up)).add("scale", params.scale);
+    key.add("units", choiceName<Units>(kUnits, params.units))
+        .add("flip_winding", params.flip_winding)
+        .add("double_sided", params.double_sided);
 }
 
 Result<ImportStage::Output> ImportStage::output(const Inputs& inputs, size_t* bad_input) {
@@ -125,6 +132,9 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
     ImportParams scene_params;
     scene_params.up = params.up;
     scene_params.scale = params.scale;
+    scene_params.units = params.units;
+    scene_params.flip_winding = params.flip_winding;
+    scene_params.double_sided = params.double_sided;
     if (!params.tags.empty()) {
         auto tags = loadTagConfig(params.tags);
         if (!tags) return tags.error();
@@ -132,11 +142,18 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
     }
     geometry::Geometry merged;
     std::string names;
+    std::vector<std::string> unit_lines;
+    uint64_t turned_up = 0;
     for (size_t i = 0; i < inputs.sources.size(); ++i) {
+        ImportReport report;
         auto part = [&] {
             ScopedTimer timer(context, "import " + inputs.sources[i].string());
-            return importScene(inputs.sources[i], scene_params, context);
+            return importScene(inputs.sources[i], scene_params, context, &report);
         }();
+        unit_lines.push_back(fmt::format(
+            "units of {}: {}{}", inputs.sources[i].filename().string(), report.units,
+            params.scale != 1.0f ? fmt::format(", then x {} (scale)", params.scale) : ""));
+        turned_up += report.turned_up;
         if (!part) return part.error();
         names += (i ? " + " : "") + inputs.sources[i].string();
         if (i == 0) {
@@ -172,6 +189,15 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
                     merged.vertexCount()));
     result.summary.push_back(fmt::format("dropped: {} degenerate, {} ignored by tag rules",
                                          merged.dropped_degenerate, merged.dropped_ignored));
+    for (std::string& line : unit_lines) result.summary.push_back(std::move(line));
+    if (params.flip_winding || params.double_sided) {
+        result.count("triangles_turned_up", turned_up);
+        result.summary.push_back(fmt::format(
+            "winding: {}{}", params.flip_winding ? "every triangle reversed" : "as in the file",
+            params.double_sided
+                ? fmt::format("; double-sided: {} triangles facing down turned up", turned_up)
+                : ""));
+    }
     if (!merged.links.empty())
         result.summary.push_back(fmt::format("links from scene objects: {} ({})",
                                              merged.links.size(),

@@ -64,8 +64,12 @@ struct LinkObject {
 class SceneFlattener {
 public:
     SceneFlattener(const aiScene& scene, const ImportParams& params, const std::string& file,
-                   Context& context)
-        : scene_(scene), params_(params), file_(file), context_(context) {
+                   double unit_scale, Context& context)
+        : scene_(scene),
+          params_(params),
+          file_(file),
+          context_(context),
+          scale_(float(double(params.scale) * unit_scale)) {
         geometry_.areas = params.tags.areas;
         geometry_.source_mesh_count = 0;
         for (unsigned m = 0; m < scene.mNumMeshes; ++m)
@@ -137,7 +141,7 @@ private:
             p[1] = p[2];
             p[2] = -y;
         }
-        for (int k = 0; k < 3; ++k) p[k] *= params_.scale;
+        for (int k = 0; k < 3; ++k) p[k] *= scale_;
         for (int k = 0; k < 3; ++k)
             if (!std::isfinite(p[k]))
                 return inputError(
@@ -214,7 +218,16 @@ private:
                     {node_name.empty() ? mesh_name : node_name, material_name});
                 object_created = true;
             }
-            geometry_.triangles.insert(geometry_.triangles.end(), {a, b, c});
+            // flip_winding reverses every triangle; double_sided then turns those facing down.
+            bool flip = params_.flip_winding;
+            if (params_.double_sided && normalY(a, b, c) * (flip ? -1.0 : 1.0) < 0) {
+                flip = !flip;
+                ++turned_up_;
+            }
+            if (flip)
+                geometry_.triangles.insert(geometry_.triangles.end(), {a, c, b});
+            else
+                geometry_.triangles.insert(geometry_.triangles.end(), {a, b, c});
             geometry_.triangle_areas.push_back(uint8_t(area));
             geometry_.triangle_objects.push_back(object_index);
         }
@@ -356,10 +369,25 @@ private:
         return twice_area <= 1e-6 * longest2;
     }
 
+    // The Y component of the normal of triangle (a, b, c), counter-clockwise = front.
+    double normalY(uint32_t a, uint32_t b, uint32_t c) const {
+        const float* pa = &geometry_.vertices[size_t(a) * 3];
+        const float* pb = &geometry_.vertices[size_t(b) * 3];
+        const float* pc = &geometry_.vertices[size_t(c) * 3];
+        return (double(pb[2]) - pa[2]) * (double(pc[0]) - pa[0]) -
+               (double(pb[0]) - pa[0]) * (double(pc[2]) - pa[2]);
+    }
+
+public:
+    uint64_t turnedUp() const { return turned_up_; }
+
+private:
     const aiScene& scene_;
     const ImportParams& params_;
     const std::string& file_;
     Context& context_;
+    const float scale_;  // params.scale x the file's unit
+    uint64_t turned_up_ = 0;
     std::string file_name_;  // the file's base name: scene link names and ids never hold a path
     geometry::Geometry geometry_;
     std::unordered_map<VertexKey, uint32_t, VertexKeyHash> vertex_ids_;
@@ -390,7 +418,8 @@ Status checkSceneLinkIds(const std::vector<geometry::LinkSpec>& links) {
 }
 
 Result<geometry::Geometry> importScene(const std::filesystem::path& path,
-                                       const ImportParams& params, Context& context) {
+                                       const ImportParams& params, Context& context,
+                                       ImportReport* report) {
     const std::string file = path.string();
     if (!(params.scale > 0) || !std::isfinite(params.scale))
         return makeError(ErrorKind::usage, "scale must be a positive finite number, got {}",
@@ -422,8 +451,51 @@ Result<geometry::Geometry> importScene(const std::filesystem::path& path,
     if (scene->mRootNode == nullptr || scene->mNumMeshes == 0)
         return inputError("{}: the scene is empty (no meshes)", file);
 
-    SceneFlattener flattener(*scene, params, file, context);
+    // The file's unit.
+    std::string ext = path.extension().string();
+    for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    double unit = 1.0;
+    std::string units;
+    auto metaNumber = [&](const char* key, double& out) {
+        if (scene->mMetaData == nullptr) return false;
+        float f = 0;
+        double d = 0;
+        int32_t i = 0;
+        if (scene->mMetaData->Get(key, f)) return out = f, true;
+        if (scene->mMetaData->Get(key, d)) return out = d, true;
+        if (scene->mMetaData->Get(key, i)) return out = i, true;
+        return false;
+    };
+    if (ext == ".fbx") {
+        double factor = 0;
+        if (metaNumber("UnitScaleFactor", factor) && std::isfinite(factor) && factor > 0) {
+            if (params.units == Units::file) {
+                unit = factor / 100.0;
+                units = fmt::format("FBX UnitScaleFactor {} (1 unit = {} cm): coordinates x {}",
+                                    factor, factor, unit);
+            } else {
+                units = fmt::format("FBX UnitScaleFactor {} ignored: coordinates taken as metres",
+                                    factor);
+            }
+        } else {
+            units = "FBX without a UnitScaleFactor: coordinates taken as metres";
+        }
+        double up = 1;
+        if (metaNumber("UpAxis", up) && up != 1)
+            units += fmt::format("; the file says its up axis is {} (pass --up z for a Z-up level)",
+                                 up == 0 ? "X" : "Z");
+    } else if (ext == ".dae") {
+        // Assimp 5.2's Collada reader always applies <unit> (no switch to turn it off).
+        units = "Collada: the file's <unit> applied by the reader (always; --scale undoes it)";
+    } else if (ext == ".gltf" || ext == ".glb") {
+        units = "glTF: metres by definition";
+    } else {
+        units = fmt::format("{}: the format states no unit, coordinates taken as metres",
+                            ext.empty() ? "no extension" : ext);
+    }
+    SceneFlattener flattener(*scene, params, file, unit, context);
     if (Status s = flattener.run(); !s) return s.error();
+    const uint64_t turned_up = flattener.turnedUp();
     geometry::Geometry geometry = flattener.take();
     if (Status s = checkSceneLinkIds(geometry.links); !s) return s.error();
     ParamCheck link_check;
@@ -436,6 +508,11 @@ Result<geometry::Geometry> importScene(const std::filesystem::path& path,
             "ignored triangles dropped)",
             file, geometry.source_mesh_count, geometry.dropped_degenerate,
             geometry.dropped_ignored);
+    if (report != nullptr) {
+        report->unit_scale = unit;
+        report->units = units;
+        report->turned_up = turned_up;
+    }
     return geometry;
 }
 

@@ -273,6 +273,10 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         if (Status s = ir.choice<importer::UpAxis>("up", importer::kUpAxes, c.import.up); !s)
             return s.error();
         if (Status s = ir.number("scale", c.import.scale); !s) return s.error();
+        if (Status s = ir.choice<importer::Units>("units", importer::kUnits, c.import.units); !s)
+            return s.error();
+        if (Status s = ir.boolean("flip_winding", c.import.flip_winding); !s) return s.error();
+        if (Status s = ir.boolean("double_sided", c.import.double_sided); !s) return s.error();
         if (Status s = ir.string("tags", tags); !s) return s.error();
         if (!tags.empty()) {
             c.import.tags = fs::absolute(base / tags).lexically_normal();
@@ -280,7 +284,9 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
             if (!fs::is_regular_file(c.import.tags, ec))
                 return ir.fail("$.import.tags", fmt::format("file '{}' not found", tags)).error();
         }
-        if (Status s = ir.finish({"up", "scale", "tags"}); !s) return s.error();
+        if (Status s = ir.finish({"up", "scale", "units", "flip_winding", "double_sided", "tags"});
+            !s)
+            return s.error();
     }
     voxel::VoxelizeParams voxel;
     if (r.has("voxel")) {

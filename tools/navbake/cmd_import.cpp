@@ -25,8 +25,16 @@ void registerImport(CLI::App& app, CommandBody& body) {
     addChoice<importer::UpAxis>(sub, "--up", options->params.up, importer::kUpAxes,
                                 "Up axis of the source file (Z-up files are rotated to Y-up)");
     sub->add_option("--scale", options->params.scale,
-                    "Multiply every coordinate (e.g. 0.01 for cm files)")
+                    "Multiply every coordinate (after the file's own unit)")
         ->capture_default_str();
+    addChoice<importer::Units>(sub, "--units", options->params.units, importer::kUnits,
+                               "file: apply the unit the file states (FBX UnitScaleFactor; glTF "
+                               "is metres; Collada's <unit> is always applied); metres: take FBX "
+                               "coordinates as metres. The import report says what was applied");
+    sub->add_flag("--flip-winding", options->params.flip_winding,
+                  "Reverse every triangle (meshes wound clockwise: no floor faces up)");
+    sub->add_flag("--double-sided", options->params.double_sided,
+                  "Faces count from either side: triangles facing down are turned up");
     sub->add_option("--tags", options->tags,
                     "JSON file of tag rules (ignore / obstacle / area types with costs) tried "
                     "before the built-in ones; see README");
