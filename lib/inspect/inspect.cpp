@@ -1,7 +1,10 @@
 #include "lib/inspect/inspect.h"
 
 #include <fmt/format.h>
+#include <algorithm>
+#include <array>
 #include <cstring>
+#include <map>
 
 #include "formats/layouts.h"
 #include "lib/cluster/cluster.h"
@@ -35,6 +38,47 @@ const char* kindDescription(uint32_t kind) {
 
 Json boundsJson(const float min[3], const float max[3]) {
     return Json{{"min", {min[0], min[1], min[2]}}, {"max", {max[0], max[1], max[2]}}};
+}
+
+// Where the walkable surface lies, for a designer looking for coordinates to query: its world
+// bounds, its height range and its floors: the heights (to the centimetre) that hold at least 2%
+// of the walkable points (cells, nodes or navmesh vertices), each with its XZ extent; slopes,
+// ramps and stairs are the rest.
+Json surfaceJson(const std::vector<std::array<float, 3>>& points) {
+    if (points.empty()) return Json::object();
+    float lo[3] = {points[0][0], points[0][1], points[0][2]}, hi[3] = {lo[0], lo[1], lo[2]};
+    struct Level {
+        size_t count = 0;
+        float lo[2] = {0, 0}, hi[2] = {0, 0};
+    };
+    std::map<long, Level> levels;
+    for (const auto& p : points) {
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = std::min(lo[k], p[size_t(k)]);
+            hi[k] = std::max(hi[k], p[size_t(k)]);
+        }
+        Level& l = levels[std::lround(double(p[1]) * 100.0)];
+        if (l.count++ == 0) {
+            l.lo[0] = l.hi[0] = p[0];
+            l.lo[1] = l.hi[1] = p[2];
+        }
+        l.lo[0] = std::min(l.lo[0], p[0]), l.hi[0] = std::max(l.hi[0], p[0]);
+        l.lo[1] = std::min(l.lo[1], p[2]), l.hi[1] = std::max(l.hi[1], p[2]);
+    }
+    Json floors = Json::array();
+    size_t on_floors = 0;
+    for (const auto& [cm, l] : levels) {
+        if (l.count * 50 < points.size()) continue;
+        on_floors += l.count;
+        floors.push_back({{"y", double(cm) / 100.0},
+                          {"points", l.count},
+                          {"x", {l.lo[0], l.hi[0]}},
+                          {"z", {l.lo[1], l.hi[1]}}});
+    }
+    return {{"bounds", boundsJson(lo, hi)},
+            {"floors", floors},
+            {"points_on_floors", on_floors},
+            {"points_elsewhere", points.size() - on_floors}};
 }
 
 // Link specs carried by a .geo or .vox (scene objects), counted by type.
@@ -104,6 +148,15 @@ Json voxelStats(const voxel::VoxelGrid& grid) {
                       {"radius", grid.agent.radius},
                       {"climb", grid.agent.climb},
                       {"max_slope_deg", grid.agent.max_slope_deg}};
+    std::vector<std::array<float, 3>> tops;
+    for (uint32_t z = 0; z < grid.size_z; ++z)
+        for (uint32_t x = 0; x < grid.size_x; ++x)
+            for (const voxel::Span& span : grid.column(x, z))
+                if (span.walkable)
+                    tops.push_back({grid.origin[0] + (float(x) + 0.5f) * grid.cell_size,
+                                    grid.topY(span),
+                                    grid.origin[2] + (float(z) + 0.5f) * grid.cell_size});
+    stats["walkable_surface"] = surfaceJson(tops);
     stats["spans"] = s.spans;
     stats["walkable_spans"] = s.walkable_spans;
     stats["walkable_columns"] = s.walkable_columns;
@@ -160,6 +213,19 @@ Json graphStats(const graph::Graph& g) {
                       {"radius", h.agent_radius},
                       {"climb", h.agent_climb},
                       {"max_slope_deg", h.max_slope_deg}};
+    if (!implicit) {
+        // Node points (navmesh: polygon vertices, which bound the surface; others: nodes).
+        std::vector<std::array<float, 3>> points;
+        if (h.type == formats::GraphType::navmesh)
+            for (size_t v = 0; v < g.mesh.vertexCount(); ++v)
+                points.push_back({g.mesh.vertices[3 * v], g.mesh.vertices[3 * v + 1],
+                                  g.mesh.vertices[3 * v + 2]});
+        else
+            for (size_t n = 0; n < g.nodeCount(); ++n)
+                points.push_back(
+                    {g.positions[3 * n], g.positions[3 * n + 1], g.positions[3 * n + 2]});
+        stats["walkable_surface"] = surfaceJson(points);
+    }
     if (!g.links.empty()) {
         // Counted by id: a wide link's lanes (records sharing its id) are one link.
         Json by_type = Json::object();

@@ -59,6 +59,15 @@ import_sample_levels)
   grep -q '"kind": "GEOM"' "$work/indoor.json" || fail "kind missing"
   grep -q '"checksum_ok": false' "$work/indoor.json" && fail "checksum reported bad"
   expect 0 "checksum OK" "$navbake" inspect "$work/terrain.geo"
+  # Where the walkable surface lies (for coordinates to query): the ground floor and the
+  # mezzanine 3 m up of the indoor level, on the grid and on its tile graph.
+  "$navbake" -q voxelize "$work/indoor.geo" -o "$work/indoor.vox" || fail "voxelize indoor"
+  "$navbake" -q graph tile "$work/indoor.vox" -o "$work/indoor.graph" || fail "graph indoor"
+  for artifact in indoor.vox indoor.graph; do
+    out=$("$navbake" inspect "$work/$artifact") || fail "inspect $artifact"
+    grep -q "y=0  points=4046  x=\[1.05, 28.95\]  z=\[1.05, 19.05\]" <<<"$out" || fail "$artifact: no ground floor: $out"
+    grep -q "y=3  points=1688" <<<"$out" || fail "$artifact: no mezzanine: $out"
+  done
   # Quiet mode prints no info lines; JSON logs are one object per line.
   out=$("$navbake" -q import "$levels/terrain.obj" -o "$work/q.geo" 2>&1) || fail "quiet import failed"
   [ -z "$out" ] || fail "quiet mode printed: $out"
