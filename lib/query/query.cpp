@@ -88,6 +88,26 @@ Status checkMethod(const navrt::GraphView& graph, Method method, const std::stri
     return {};
 }
 
+navrt::MeshPoint locatePoint(const navrt::GraphView& graph, navrt::Vec3 p, float horizontal,
+                             float vertical) {
+    if (graph.isNavmesh()) return navrt::locateOnMesh(graph, p, horizontal, vertical);
+    // Tile and volume graphs: the node under the point. POV graphs: the layer cell under it
+    // (findPathBetween places the point on that cell and connects it to the corners).
+    navrt::MeshPoint m{navrt::locate(graph, p, horizontal, vertical), p};
+    if (m.poly == navrt::kNoNode) return m;
+    if (graph.header.type == formats::GraphType::pov) {
+        const formats::NodeCell c =
+            formats::decodeNodeCell(graph.layer_cells + size_t(m.poly) * formats::kNodeCellSize);
+        const formats::GraphHeader& h = graph.header;
+        m.position = {h.origin[0] + (float(c.column % h.size_x) + 0.5f) * h.cell_size,
+                      h.origin[1] + float(c.y) * h.cell_height,
+                      h.origin[2] + (float(c.column / h.size_x) + 0.5f) * h.cell_size};
+    } else {
+        m.position = graph.position(m.poly);
+    }
+    return m;
+}
+
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
                      navrt::Vec3 to, const Tolerance& tolerance, bool smooth,
                      const SearchMethod& search, navrt::HierarchicalQuery* hierarchical,
@@ -100,16 +120,28 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
                                                        : navrt::Heuristic::standard);
     QueryRecord record;
     const auto start_time = std::chrono::steady_clock::now();
-    navrt::MeshPoint start{navrt::kNoNode, from}, goal{navrt::kNoNode, to};
-    if (graph.isNavmesh()) {
-        start = navrt::locateOnMesh(graph, from, tolerance.horizontal, tolerance.vertical);
-        goal = navrt::locateOnMesh(graph, to, tolerance.horizontal, tolerance.vertical);
-    } else {
-        // Tile and volume graphs: the node under the point. POV graphs: the layer cell under it
-        // (findPathBetween places the point on that cell and connects it to the corners).
-        start.poly = navrt::locate(graph, from, tolerance.horizontal, tolerance.vertical);
-        goal.poly = navrt::locate(graph, to, tolerance.horizontal, tolerance.vertical);
-    }
+    auto place = [&](navrt::Vec3 p, double& moved, navrt::Vec3& at) {
+        navrt::MeshPoint m = locatePoint(graph, p, tolerance.horizontal, tolerance.vertical);
+        if (m.poly != navrt::kNoNode) {
+            // On the surface: navmesh points are projected onto their polygon's floor, the
+            // others stay as given (findPathBetween connects them).
+            if (!graph.isNavmesh()) m.position = p;
+            return m;
+        }
+        if (tolerance.snap > 0) {
+            m = locatePoint(graph, p, std::max(tolerance.horizontal, tolerance.snap),
+                            std::max(tolerance.vertical, tolerance.snap));
+            if (m.poly != navrt::kNoNode) {
+                const double dx = double(m.position.x) - p.x, dy = double(m.position.y) - p.y,
+                             dz = double(m.position.z) - p.z;
+                moved = std::sqrt(dx * dx + dy * dy + dz * dz);
+                at = m.position;
+            }
+        }
+        return m;
+    };
+    const navrt::MeshPoint start = place(from, record.start_moved, record.start_at);
+    const navrt::MeshPoint goal = place(to, record.goal_moved, record.goal_at);
     record.start_node = start.poly;
     record.goal_node = goal.poly;
     navrt::PathStatus status = navrt::PathStatus::no_path;

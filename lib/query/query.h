@@ -21,6 +21,9 @@ namespace nav::query {
 struct Tolerance {
     float horizontal = 0.0f;  // [m] how far off the graph's cells a point may be
     float vertical = 1.0f;    // [m] how far above/below a floor a point may be
+    // [m] a point off the graph by the two above is moved to the nearest surface within this
+    // distance horizontally and vertically (a search box), and the record says how far; 0 = off.
+    float snap = 0.0f;
 };
 
 enum class Outcome { found, no_path, start_off_graph, goal_off_graph, out_of_nodes };
@@ -35,6 +38,10 @@ struct QueryRecord {
     uint32_t path_nodes = 0;
     uint32_t expansions = 0;
     double micros = 0;  // locate + A* time
+    // Tolerance::snap: how far the start / goal was moved onto the surface (< 0: not moved), and
+    // where to.
+    double start_moved = -1, goal_moved = -1;
+    navrt::Vec3 start_at{}, goal_at{};
 };
 
 // Search method: astar = A* with the standard heuristic (octile / Euclidean); cluster = A* with
@@ -64,6 +71,12 @@ bool returnsShortestPaths(const navrt::GraphView& graph, Method method);
 // Method::hier needs `hierarchical`, Method::nexthop `next_hop` (initialised on `graph`); the
 // record's smoothed length is then the path cost (no smoothing) and expansions count the table
 // lookups (nexthop).
+// The point on the graph under `p` (navmesh: the polygon and the point on its floor; tile and
+// volume: the node and its position; POV: the layer cell and its centre), within the tolerances;
+// poly = kNoNode when none.
+navrt::MeshPoint locatePoint(const navrt::GraphView& graph, navrt::Vec3 p, float horizontal,
+                             float vertical);
+
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
                      navrt::Vec3 to, const Tolerance& tolerance, bool smooth = true,
                      const SearchMethod& method = {},

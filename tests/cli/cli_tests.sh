@@ -263,7 +263,11 @@ query_cli)
   "$navbake" -q import "$work/q.map" -o "$work/q.vox" && "$navbake" -q graph tile "$work/q.vox" -o "$work/q.graph" &&
     "$navbake" -q pack "$work/q.graph" -o "$work/q.nav" || fail "bake"
   expect 0 "pair 1: found  cost 4.0000" "$navbake" query "$work/q.nav" --from 0.5,0,0.5 --to 4.5,0,0.5
-  expect 0 "pair 1: start_off_graph" "$navbake" query "$work/q.nav" --from 2.5,0,1.5 --to 4.5,0,0.5
+  expect 0 "pair 1: start_off_graph" "$navbake" query "$work/q.nav" --from 2.5,0,1.5 --to 4.5,0,0.5 --snap 0
+  # By default a point in the wall snaps to the nearest floor cell (1 m away, centre to centre), and
+  # the result says so; far points stay off.
+  expect 0 "start moved 1.00 m onto the surface, to \(2.500, 0.000, 0.500\)" "$navbake" query "$work/q.nav" --from 2.5,0,1.5 --to 4.5,0,0.5
+  "$navbake" query "$work/q.nav" --from 2.5,0,1.5 --to 4.5,0,0.5 --json | grep -q '"start_snapped"' || fail "no start_snapped in JSON"
   expect 0 "pair 1: goal_off_graph" "$navbake" query "$work/q.nav" --from 0.5,0,0.5 --to 40,0,0.5
   "$navbake" query "$work/q.nav" --from 0.5,0,1.5 --to 4.5,0,1.5 --json >"$work/q.json" || fail "json query"
   grep -q '"status": "found"' "$work/q.json" || fail "json status"
@@ -378,7 +382,7 @@ pov_pipeline)
   "$navbake" -q graph pov "$work/d.vox" -o "$work/d1.graph" --threads 1 || fail "1 thread"
   cmp "$work/d.graph" "$work/d1.graph" || fail "pov graph depends on the thread count"
   # A blocked start is off the graph; a straight query is one segment.
-  expect 0 "pair 1: start_off_graph" "$navbake" query "$work/d.nav" --from 0.5,0,0.5 --to 30.5,0,30.5
+  expect 0 "pair 1: start_off_graph" "$navbake" query "$work/d.nav" --from 0.5,0,0.5 --to 30.5,0,30.5 --snap 0
   ;;
 pov_indoor)
   "$navbake" -q import "$levels/indoor_two_floors.glb" -o "$work/indoor.geo" || fail "import"

@@ -11,6 +11,7 @@
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxelize.h"
+#include "tests/level_builder.h"
 #include "tests/test_support.h"
 
 using namespace nav;
@@ -117,5 +118,42 @@ TEST_SUITE("query") {
         navrt::Vec3 point{1, 0, 1};
         const query::QueryRecord r = query::runQuery(packed->view, query, point, point, {});
         CHECK(r.outcome == query::Outcome::start_off_graph);
+    }
+
+    TEST_CASE("query snapping: a point off the surface moves to the nearest one within the box") {
+        // A 10 x 10 m floor at y = 0.
+        test::LevelBuilder b;
+        b.box({0, -0.2, 0}, {10, 0, 10});
+        Context context;
+        auto grid = voxel::voxelize(b.g, test::voxelParams(), context);
+        REQUIRE(grid.ok());
+        test::TempDir dir;
+        for (const graph::GraphKind kind :
+             {graph::GraphKind::tile, graph::GraphKind::navmesh, graph::GraphKind::pov}) {
+            INFO(choiceName<graph::GraphKind>(graph::kGraphKinds, kind));
+            auto g = kind == graph::GraphKind::tile ? graph::buildTileGraph(*grid, context)
+                     : kind == graph::GraphKind::navmesh
+                         ? graph::buildNavmeshGraph(*grid, {}, context)
+                         : graph::buildPovGraph(*grid, {}, context);
+            REQUIRE(g.ok());
+            auto packed = pack(*g, dir / "s.nav");
+            navrt::PathQuery query;
+            REQUIRE_FALSE(query.init(packed->view));
+            const navrt::Vec3 high{5, 2.5, 5}, on{8, 0, 8};
+            // 2.5 m above the floor: off it by the default 1 m; snapped within 3 m.
+            CHECK(query::runQuery(packed->view, query, high, on, {}).outcome ==
+                  query::Outcome::start_off_graph);
+            query::Tolerance snap;
+            snap.snap = 3.0f;
+            const query::QueryRecord r = query::runQuery(packed->view, query, high, on, snap);
+            REQUIRE(r.outcome == query::Outcome::found);
+            CHECK(r.start_moved == doctest::Approx(2.5).epsilon(0.08));
+            CHECK(std::fabs(r.start_at.y) < 0.05f);
+            CHECK(r.goal_moved < 0);  // the goal was on the surface: not moved
+            // Beyond the box: still off.
+            snap.snap = 2.0f;
+            CHECK(query::runQuery(packed->view, query, high, on, snap).outcome ==
+                  query::Outcome::start_off_graph);
+        }
     }
 }

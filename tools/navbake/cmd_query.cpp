@@ -42,7 +42,27 @@ Json recordJson(const query::QueryRecord& r) {
     }
     j["expansions"] = r.expansions;
     j["micros"] = r.micros;
+    if (r.start_moved >= 0)
+        j["start_snapped"] = {{"distance", r.start_moved},
+                              {"to", {r.start_at.x, r.start_at.y, r.start_at.z}}};
+    if (r.goal_moved >= 0)
+        j["goal_snapped"] = {{"distance", r.goal_moved},
+                             {"to", {r.goal_at.x, r.goal_at.y, r.goal_at.z}}};
     return j;
+}
+
+// "start moved 0.42 m onto the surface, to (x, y, z)" lines for the text output.
+std::string snappedText(const query::QueryRecord& r) {
+    std::string text;
+    auto line = [&](const char* what, double moved, navrt::Vec3 at) {
+        if (moved >= 0)
+            text +=
+                fmt::format("  {} moved {:.2f} m onto the surface, to ({:.3f}, {:.3f}, {:.3f})\n",
+                            what, moved, at.x, at.y, at.z);
+    };
+    line("start", r.start_moved, r.start_at);
+    line("goal", r.goal_moved, r.goal_at);
+    return text;
 }
 
 // --method and the hierarchical search options, shared by query and scen.
@@ -100,7 +120,7 @@ void registerQuery(CLI::App& app, CommandBody& body) {
         std::string input;
         std::string from, to, pairs;
         bool json = false;
-        double horizontal = 0.0, vertical = 1.0;
+        double horizontal = 0.0, vertical = 1.0, snap = 2.0;
         MethodOptions method;
     };
     auto options = std::make_shared<Options>();
@@ -120,6 +140,12 @@ void registerQuery(CLI::App& app, CommandBody& body) {
         ->capture_default_str();
     sub->add_option("--vertical-tolerance", options->vertical,
                     "How far above or below a floor a point may be [m]")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    sub->add_option("--snap", options->snap,
+                    "A point off the surface (by the tolerances above) moves to the nearest "
+                    "surface within this distance across and up or down [m], and the result "
+                    "says how far; 0 = no snapping")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     sub->add_flag("--json", options->json, "Print results as JSON on stdout");
@@ -150,7 +176,8 @@ void registerQuery(CLI::App& app, CommandBody& body) {
             const query::SearchMethod method = options->method.resolve();
             const bool hier = method.method == query::Method::hier;
             const bool table = method.method == query::Method::nexthop;
-            const query::Tolerance tolerance{float(options->horizontal), float(options->vertical)};
+            const query::Tolerance tolerance{float(options->horizontal), float(options->vertical),
+                                             float(options->snap)};
             auto batch = query::runBatch((*nav)->graph, pairs, tolerance, method, options->input,
                                          options->json && pairs.size() == 1, context);
             if (!batch) return reportFailure(context, batch.error());
@@ -220,6 +247,7 @@ void registerQuery(CLI::App& app, CommandBody& body) {
                     text += fmt::format("pair {}: {}  expansions {}  {:.1f} us\n", i + 1,
                                         query::outcomeName(r.outcome), r.expansions, r.micros);
                 }
+                if (!options->json) text += snappedText(r);
             }
             if (options->json) {
                 Json report = {{"results", results},
