@@ -55,6 +55,26 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
     if (Status s = r.number("climb", agent.climb); !s) return s;
     if (Status s = r.number("max_slope", agent.max_slope_deg); !s) return s;
     out.graph.agent_radius = agent.radius;
+    if (r.has("area_costs")) {
+        const Json& costs = r.get("area_costs");
+        if (!costs.is_object())
+            return r.typeError(r.at("area_costs"), "an object of area name: cost", costs);
+        for (const auto& [name, cost] : costs.items()) {
+            if (!cost.is_number())
+                return r.typeError(r.at("area_costs") + "." + name, "a number", cost);
+            out.voxelize.area_costs.push_back({name, cost.get<float>()});
+        }
+    }
+    if (r.has("area_mask")) {
+        const Json& mask = r.get("area_mask");
+        if (!mask.is_array() || mask.empty())
+            return r.typeError(r.at("area_mask"), "a non-empty array of area names", mask);
+        for (size_t k = 0; k < mask.size(); ++k) {
+            if (!mask[k].is_string())
+                return r.typeError(JsonReader::at(r.at("area_mask"), k), "an area name", mask[k]);
+            out.voxelize.area_mask.push_back(mask[k].get<std::string>());
+        }
+    }
     graph::LinkGenParams& gen = out.graph.generate;
     if (Status s = r.number("drop_height", gen.drop_height); !s) return s;
     if (Status s = r.number("jump_distance", gen.jump_distance); !s) return s;
@@ -148,9 +168,10 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
     out.next_hop = !next_hop      ? AgentConfig::NextHop::none
                    : hierarchical ? AgentConfig::NextHop::hierarchical
                                   : AgentConfig::NextHop::flat;
-    if (Status s = r.finish({"name", "height", "radius", "climb", "max_slope", "drop_height",
-                             "jump_distance", "jump_up_height", "link_spacing", "link_max_width",
-                             "graphs", "clusters", "hierarchy", "nexthop"});
+    if (Status s =
+            r.finish({"name", "height", "radius", "climb", "max_slope", "area_costs", "area_mask",
+                      "drop_height", "jump_distance", "jump_up_height", "link_spacing",
+                      "link_max_width", "graphs", "clusters", "hierarchy", "nexthop"});
         !s)
         return s;
     const bool explicit_graph =

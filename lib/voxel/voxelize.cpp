@@ -517,6 +517,11 @@ ParamIssues checkVoxelizeParams(const VoxelizeParams& p) {
                                   b.max[0], b.max[1], b.max[2]),
                       "finite, min < max on every axis");
     }
+    for (const auto& [name, cost] : p.area_costs) check.positive("area_costs." + name, cost);
+    for (size_t i = 0; i < p.area_mask.size(); ++i)
+        for (size_t k = 0; k < i; ++k)
+            check.require(p.area_mask[k] != p.area_mask[i], "area_mask", p.area_mask[i],
+                          "each area once");
     if (check.issues.empty()) {
         // Agent sizes that the grid's integer heights cannot represent.
         check.require(p.agent.height >= p.cell_height, "agent_height",
@@ -747,15 +752,11 @@ Result<VoxelGrid> voxelizeAll(const geometry::Geometry& geometry, const Voxelize
 
 }  // namespace
 
-Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
-                           Context& context) {
-    return voxelize(geometry, params, context, nullptr);
-}
+namespace {
 
-Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
-                           Context& context, uint64_t* outside_bounds) {
-    if (Status s = checkParams(params); !s) return s.error();
-    if (outside_bounds) *outside_bounds = 0;
+// The part of the grid that bounds, area costs and the area mask change.
+Result<VoxelGrid> voxelizeBounded(const geometry::Geometry& geometry, const VoxelizeParams& params,
+                                  Context& context, uint64_t& outside_bounds) {
     if (params.bounds.empty()) return voxelizeAll(geometry, params, context);
     // The boxes' union, grown by the agent's reach; the geometry clipped to it.
     geometry::Bounds reach = params.bounds[0];
@@ -783,7 +784,6 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
     auto grid = voxelizeAll(inside, params, context);
     if (!grid) return grid.error();
     // Walkable only inside a box: the top of the span at its column's centre.
-    uint64_t removed = 0;
     for (uint32_t z = 0; z < grid->size_z; ++z)
         for (uint32_t x = 0; x < grid->size_x; ++x) {
             const size_t c = size_t(z) * grid->size_x + x;
@@ -798,10 +798,54 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
                         return wx >= b.min[0] && wx <= b.max[0] && wy >= b.min[1] &&
                                wy <= b.max[1] && wz >= b.min[2] && wz <= b.max[2];
                     });
-                if (!in) span.walkable = false, ++removed;
+                if (!in) span.walkable = false, ++outside_bounds;
             }
         }
-    if (outside_bounds) *outside_bounds = removed;
+    return grid;
+}
+
+}  // namespace
+
+Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
+                           Context& context) {
+    return voxelize(geometry, params, context, nullptr);
+}
+
+Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
+                           Context& context, VoxelizeCounts* counts) {
+    if (Status s = checkParams(params); !s) return s.error();
+    // Area names first: a typo fails before the work.
+    auto areaIndex = [&](const std::string& name) -> Result<size_t> {
+        for (size_t a = 0; a < geometry.areas.size(); ++a)
+            if (geometry.areas[a].name == name) return a;
+        std::string names;
+        for (const geometry::AreaType& a : geometry.areas)
+            names += (names.empty() ? "" : ", ") + a.name;
+        return inputError("voxelize: '{}' is not an area of this level (its areas: {})", name,
+                          names);
+    };
+    std::vector<uint8_t> allowed(geometry.areas.size(), params.area_mask.empty() ? 1 : 0);
+    for (const std::string& name : params.area_mask) {
+        auto a = areaIndex(name);
+        if (!a) return a.error();
+        allowed[*a] = 1;
+    }
+    std::vector<std::pair<size_t, float>> costs;
+    for (const auto& [name, cost] : params.area_costs) {
+        auto a = areaIndex(name);
+        if (!a) return a.error();
+        costs.push_back({*a, cost});
+    }
+    VoxelizeCounts local;
+    VoxelizeCounts& out = counts != nullptr ? *counts : local;
+    out = {};
+    auto grid = voxelizeBounded(geometry, params, context, out.outside_bounds);
+    if (!grid) return grid.error();
+    for (const auto& [a, cost] : costs) grid->areas[a].cost = cost;
+    if (!params.area_mask.empty())
+        for (Span& span : grid->spans)
+            if (span.walkable && (span.area >= allowed.size() || !allowed[span.area]))
+                span.walkable = false, ++out.masked;
     return grid;
 }
 

@@ -27,6 +27,11 @@ struct VoxelizeParams {
     // agent's radius + 2 cells and height + 2 cells, so filters and erosion near a bound see the
     // geometry beside it). Empty: everything is baked.
     std::vector<geometry::Bounds> bounds;
+    // This agent's view of the level's areas (names from the area table): costs that replace the
+    // table's, and the areas it may walk on (empty = every walkable area; the others' spans are
+    // left unwalkable for it: an ogre keeps out of water, a boat only swims).
+    std::vector<std::pair<std::string, float>> area_costs;
+    std::vector<std::string> area_mask;
     int threads = 0;  // worker threads (the caller's included); 0 = all cores
 };
 
@@ -44,7 +49,8 @@ struct AgentCells {
 AgentCells agentCells(const AgentParams& agent, float cell_size, float cell_height);
 
 // Every bad field, named cell_size, cell_height, agent_height, agent_radius, agent_climb,
-// max_slope, threads, bounds[i] (finite, min < max on every axis); also agents the grid cannot
+// max_slope, threads, bounds[i] (finite, min < max on every axis), area_costs.NAME (> 0),
+// area_mask (names given once); also agents the grid cannot
 // represent (lower than one cell height, or more cells than the span heights hold).
 ParamIssues checkVoxelizeParams(const VoxelizeParams& params);
 // The same as one ErrorKind::usage error naming every bad field.
@@ -52,10 +58,14 @@ Status checkParams(const VoxelizeParams& params);
 
 // Voxelizes the geometry. Errors: bad parameters or a grid too large for them (usage), empty or
 // inconsistent geometry, or bounds that hold none of it (bad_input), context.cancelled()
-// (cancelled), out of memory (internal). `outside_bounds`, when given, receives the number of
-// walkable spans the bounds took away.
+// (cancelled), out of memory (internal), an area name in area_costs or area_mask that the level
+// does not have (bad_input, listing its areas).
+struct VoxelizeCounts {
+    uint64_t outside_bounds = 0;  // walkable spans the bounds took away
+    uint64_t masked = 0;          // walkable spans of areas outside area_mask
+};
 Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
-                           Context& context, uint64_t* outside_bounds);
+                           Context& context, VoxelizeCounts* counts);
 Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
                            Context& context);
 

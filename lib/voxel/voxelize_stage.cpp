@@ -29,8 +29,9 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
     auto geometry = geometry::loadGeometry(inputs.geometry);
     if (!geometry) return geometry.error();
     const auto start = std::chrono::steady_clock::now();
-    uint64_t outside_bounds = 0;
-    auto grid = voxelize(*geometry, params, context, &outside_bounds);
+    VoxelizeCounts counts;
+    auto grid = voxelize(*geometry, params, context, &counts);
+    const uint64_t outside_bounds = counts.outside_bounds;
     if (!grid) return grid.error();
     grid->source_name = inputs.source_name;
     if (Status s = saveVoxels(output, *grid); !s) return s.error();
@@ -70,6 +71,20 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
             "bake bounds: {} {}; {} walkable spans outside them left unwalkable ({:.1f} m^2)",
             params.bounds.size(), params.bounds.size() == 1 ? "box" : "boxes", outside_bounds,
             double(outside_bounds) * g.cell_size * g.cell_size));
+    }
+    if (!params.area_costs.empty() || !params.area_mask.empty()) {
+        std::string costs;
+        for (const auto& [name, cost] : params.area_costs)
+            costs += fmt::format("{}{} {}", costs.empty() ? "" : ", ", name, cost);
+        std::string mask;
+        for (const std::string& name : params.area_mask) mask += (mask.empty() ? "" : ", ") + name;
+        if (!params.area_mask.empty()) result.count("walkable_masked", counts.masked);
+        result.summary.push_back(fmt::format(
+            "this agent's areas: {}{}", costs.empty() ? "table costs" : "costs " + costs,
+            mask.empty() ? std::string()
+                         : fmt::format("; walks only on {} ({} walkable spans of other areas left "
+                                       "unwalkable)",
+                                       mask, counts.masked)));
     }
     if (!g.links.empty()) {
         result.count("links", g.links.size());

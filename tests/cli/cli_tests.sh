@@ -778,6 +778,18 @@ cli_build_parity)
   expect 1 "--strict: the build gave [0-9]+ warnings?; failing" "$navbake" build "$work/poi.json" --strict
   echo '{"input": "level.glb", "output": "poi", "points_of_interest": [{"name": "flag", "position": [6, 0, 6]}, {"name": "flag", "position": [7, 0, 6]}], "agents": [{"graphs": ["tile"]}]}' >"$work/bad.json"
   expect 1 '\$.points_of_interest\[1\].name = flag \(must be unique' "$navbake" build "$work/bad.json"
+  # Per-agent area costs and masks: the same grid from both sides; bad values by option / path.
+  "$navbake" -q import "$work/terrain.obj" -o "$work/terrain.geo" || fail "import terrain"
+  "$navbake" voxelize "$work/terrain.geo" -o "$work/ogre.vox" --area-mask ground --area-cost water=9 >"$work/ogre.log" 2>&1 || fail "voxelize with areas"
+  grep -q "this agent's areas: costs water 9; walks only on ground (797 walkable spans" "$work/ogre.log" || fail "no area summary: $(cat "$work/ogre.log")"
+  echo '{"input": "terrain.obj", "output": "ogre", "agents": [{"name": "ogre", "area_mask": ["ground"], "area_costs": {"water": 9}, "graphs": ["tile"]}]}' >"$work/ogre.json"
+  "$navbake" -q build "$work/ogre.json" || fail "build with areas"
+  grep -q '"walkable_masked": 797' "$work/ogre/ogre.report.json" || fail "no masked count in the report"
+  expect 2 "area-costs.water = -1 \(must be > 0\)" "$navbake" voxelize "$work/terrain.geo" -o "$work/x.vox" --area-cost water=-1
+  echo '{"input": "terrain.obj", "agents": [{"area_costs": {"water": -1}}]}' >"$work/bad.json"
+  expect 1 '\$.agents\[0\].area_costs.water = -1 \(must be > 0\)' "$navbake" build "$work/bad.json"
+  echo '{"input": "terrain.obj", "agents": [{"area_mask": ["lava"]}]}' >"$work/bad.json"
+  expect 1 "'lava' is not an area of this level \(its areas: obstacle, ground, water, mud\)" "$navbake" build "$work/bad.json"
   # Bad voxelization values: every bad field at once, the same text on both sides.
   text='invalid voxelize parameters: [^ ]+ = -1 \(must be > 0\); [^ ]+ = 95 \(must be in 0..90 degrees\)'
   expect 2 "$text" "$navbake" voxelize "$work/level.geo" -o "$work/x.vox" --cell-size -1 --max-slope 95

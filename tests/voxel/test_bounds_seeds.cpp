@@ -85,8 +85,9 @@ TEST_SUITE("voxel") {
             const geometry::Bounds box{{-1, -1, -1}, {max_x, 3, 7}};
             params.bounds = {box};
             Context context;
-            uint64_t outside = 0;
-            auto bounded = voxel::voxelize(level, params, context, &outside);
+            voxel::VoxelizeCounts counts;
+            auto bounded = voxel::voxelize(level, params, context, &counts);
+            const uint64_t outside = counts.outside_bounds;
             REQUIRE(bounded.ok());
             // The far platform is not in the grid at all; the grid starts where the full one does.
             CHECK(bounded->size_x * bounded->cell_size < 20.0f);
@@ -121,6 +122,79 @@ TEST_SUITE("voxel") {
         REQUIRE_FALSE(none.ok());
         CHECK(none.error().kind == ErrorKind::bad_input);
         CHECK(none.error().message.find("hold none of the geometry") != std::string::npos);
+    }
+}
+
+TEST_SUITE("voxel") {
+    TEST_CASE("area costs and masks per agent: exact counts and edge costs") {
+        // A 12 x 6 m floor of ground with a 3 m strip of water across it.
+        test::LevelBuilder b;
+        b.g.areas.push_back({"water", 3.0f, true});
+        const uint8_t water = uint8_t(b.g.areas.size() - 1);
+        b.box({0, -0.2, 0}, {4.5, 0, 6});
+        b.box({4.5, -0.2, 0}, {7.5, 0, 6}, water);
+        b.box({7.5, -0.2, 0}, {12, 0, 6});
+        const voxel::VoxelGrid plain = test::voxelizeOk(b.g, test::voxelParams());
+        size_t water_spans = 0, all = 0;
+        for (const voxel::Span& s : plain.spans) {
+            all += s.walkable;
+            water_spans += s.walkable && s.area == water;
+        }
+        REQUIRE(water_spans > 0);
+        Context context;
+        // A mask of ground only: exactly the water spans are left unwalkable.
+        voxel::VoxelizeParams ogre = test::voxelParams();
+        ogre.area_mask = {"ground"};
+        voxel::VoxelizeCounts counts;
+        auto masked = voxel::voxelize(b.g, ogre, context, &counts);
+        REQUIRE(masked.ok());
+        CHECK(counts.masked == water_spans);
+        size_t walkable = 0;
+        for (const voxel::Span& s : masked->spans) {
+            walkable += s.walkable;
+            CHECK_FALSE((s.walkable && s.area == water));
+        }
+        CHECK(walkable == all - water_spans);
+        // A boat only swims.
+        voxel::VoxelizeParams boat = test::voxelParams();
+        boat.area_mask = {"water"};
+        auto swims = voxel::voxelize(b.g, boat, context, &counts);
+        REQUIRE(swims.ok());
+        CHECK(counts.masked == all - water_spans);
+        // A cost of 7 for water: a step between two water cells costs its length x 7.
+        voxel::VoxelizeParams wader = test::voxelParams();
+        wader.area_costs = {{"water", 7.0f}};
+        auto costly = voxel::voxelize(b.g, wader, context);
+        REQUIRE(costly.ok());
+        CHECK(costly->areas[water].cost == 7.0f);
+        auto g = graph::buildTileGraph(*costly, context);
+        REQUIRE(g.ok());
+        int water_steps = 0;
+        for (uint32_t n = 0; n < g->nodeCount(); ++n)
+            for (uint32_t e = g->edge_offsets[n]; e < g->edge_offsets[n + 1]; ++e) {
+                const uint32_t t = g->edge_targets[e];
+                if (g->cells[n].area != water || g->cells[t].area != water) continue;
+                const float* p = &g->positions[3 * size_t(n)];
+                const float* q = &g->positions[3 * size_t(t)];
+                const double length = std::hypot(double(q[0]) - p[0], double(q[2]) - p[2]);
+                CHECK(g->edge_costs[e] == doctest::Approx(7.0 * length).epsilon(1e-5));
+                ++water_steps;
+            }
+        CHECK(water_steps > 0);
+        // Names the level does not have, and bad costs, are refused by name.
+        voxel::VoxelizeParams typo = test::voxelParams();
+        typo.area_mask = {"lava"};
+        auto refused = voxel::voxelize(b.g, typo, context);
+        REQUIRE_FALSE(refused.ok());
+        CHECK(refused.error().message.find(
+                  "'lava' is not an area of this level (its areas: obstacle, ground, water)") !=
+              std::string::npos);
+        typo.area_mask = {"ground", "ground"};
+        typo.area_costs = {{"water", -1.0f}};
+        const ParamIssues issues = voxel::checkVoxelizeParams(typo);
+        REQUIRE(issues.size() == 2);
+        CHECK(issues[0].field == "area_costs.water");
+        CHECK(issues[1].field == "area_mask");
     }
 }
 

@@ -1,4 +1,6 @@
 // `navbake voxelize`: options onto voxel::VoxelizeStage, which does the work.
+#include <cstdio>
+
 #include "lib/voxel/voxelize.h"
 #include "tools/navbake/cli.h"
 
@@ -7,7 +9,7 @@ namespace nav::navbake {
 void registerVoxelize(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input, output;
-        std::vector<std::string> bounds;
+        std::vector<std::string> bounds, area_costs;
         voxel::VoxelizeParams params;
     };
     auto options = std::make_shared<Options>();
@@ -35,12 +37,29 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
         ->capture_default_str();
     sub->add_option("--threads", p.threads, "Worker threads (0 = all cores)")
         ->capture_default_str();
+    sub->add_option("--area-cost", options->area_costs,
+                    "This agent's cost of an area, NAME=COST (repeatable; replaces the area "
+                    "table's)");
+    sub->add_option("--area-mask", p.area_mask,
+                    "An area this agent may walk on (repeatable; default every walkable area)");
     sub->add_option("--bounds", options->bounds,
                     "Bake bounds MINX,MINY,MINZ:MAXX,MAXY,MAXZ [m] (repeatable): only the surface "
                     "inside a box is walkable, geometry far outside is not voxelized");
     // Ranges are checked by the stage, which names every bad value at once (exit code 2).
     sub->callback([&body, options] {
         body = [options](Context& context) {
+            options->params.area_costs.clear();
+            for (const std::string& text : options->area_costs) {
+                const size_t eq = text.find('=');
+                float cost = 0;
+                char extra;
+                if (eq == std::string::npos || eq == 0 ||
+                    std::sscanf(text.c_str() + eq + 1, "%f%c", &cost, &extra) != 1)
+                    return reportFailure(
+                        context,
+                        makeError(ErrorKind::usage, "--area-cost '{}' is not NAME=COST", text));
+                options->params.area_costs.push_back({text.substr(0, eq), cost});
+            }
             options->params.bounds.clear();
             for (const std::string& text : options->bounds) {
                 geometry::Bounds box;
