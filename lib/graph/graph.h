@@ -75,6 +75,11 @@ formats::GraphHeader headerForGrid(const voxel::VoxelGrid& grid, GraphType type)
 // MovingAI grid).
 Result<Graph> buildTileGraph(const voxel::VoxelGrid& grid, Context& context);
 
+// Adds gradient costs to the graph's edges (GraphStage::Params::uphill, downhill): + uphill x the
+// rise of a rising edge, + downhill x the fall of a falling one, from node to node. Returns the
+// number of edges whose cost changed.
+uint64_t addGradientCosts(Graph& graph, float uphill, float downhill);
+
 // Volume graph (flying agents, implicit): a voxel is solid inside a span of its column; it is
 // free for the agent when no voxel of the box of r = ceil(agent_radius / cell_size) cells
 // around it (Chebyshev ball; ceil(agent_radius / cell_height) along Y) is solid or outside the
@@ -165,6 +170,11 @@ struct GraphStage {
         // Points of interest (tile, navmesh, pov): each must be on the surface and reachable
         // (from a seed, or in the largest walkable area); problems are warnings.
         std::vector<PointOfInterest> points;
+        // Gradient costs (tile, navmesh) [Units: m of walking per m climbed / descended]: an edge
+        // rising by dy costs uphill x dy more, one falling by dy costs downhill x dy more, so
+        // the graph becomes directed (Millington & Funge 4.4.1: going downhill costs less).
+        // Both >= 0 (costs only grow: the heuristic stays admissible); 0 = none.
+        float uphill = 0, downhill = 0;
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox

@@ -97,6 +97,8 @@ ParamIssues GraphStage::check(const Params& params) {
             check.require(params.points[k].name != poi.name, field + ".name", poi.name,
                           fmt::format("unique (points_of_interest[{}] has it too)", k));
     }
+    check.range("uphill", params.uphill, 0.0f, 1000.0f, "m per m");
+    check.range("downhill", params.downhill, 0.0f, 1000.0f, "m per m");
     for (ParamIssue& issue : checkLinkGenParams(params.generate))
         check.issues.push_back(std::move(issue));
     if (params.kind == GraphKind::navmesh) {
@@ -319,6 +321,9 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
             break;
     }
     if (!checked && generate.enabled() && graph) made = generation.finish(context);
+    uint64_t gradient_edges = 0;
+    if (graph && (params.kind == GraphKind::tile || params.kind == GraphKind::navmesh))
+        gradient_edges = addGradientCosts(*graph, params.uphill, params.downhill);
     if (!graph) return graph.error();
     StageResult result;
     if (seeded) {
@@ -332,6 +337,15 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
         for (const std::string& off : seeding.off_surface) result.warnings.push_back(off);
     } else if (!params.seeds.empty()) {
         result.summary.push_back("seeds: not used by volume graphs (flyers have no surface)");
+    }
+    if (params.uphill > 0 || params.downhill > 0) {
+        result.count("gradient_edges", gradient_edges);
+        result.summary.push_back(
+            fmt::format("gradient costs: + {} per m climbed, + {} per m descended, on {} edges{}",
+                        params.uphill, params.downhill, gradient_edges,
+                        params.kind == GraphKind::tile || params.kind == GraphKind::navmesh
+                            ? ""
+                            : " (not used by this graph kind)"));
     }
     if (checked && !params.points.empty()) {
         result.count("points_reachable", seeding.points_reachable);

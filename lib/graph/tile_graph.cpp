@@ -134,6 +134,22 @@ Result<Graph> buildTileGraph(const voxel::VoxelGrid& grid, Context& context) {
     return g;
 }
 
+uint64_t addGradientCosts(Graph& g, float uphill, float downhill) {
+    if (!(uphill > 0) && !(downhill > 0)) return 0;
+    uint64_t changed = 0;
+    for (uint32_t n = 0; n + 1 < g.edge_offsets.size(); ++n)
+        for (uint32_t e = g.edge_offsets[n]; e < g.edge_offsets[n + 1]; ++e) {
+            const double dy = double(g.positions[3 * size_t(g.edge_targets[e]) + 1]) -
+                              double(g.positions[3 * size_t(n) + 1]);
+            const double extra = dy > 0 ? uphill * dy : downhill * -dy;
+            if (extra > 0) {
+                g.edge_costs[e] = float(double(g.edge_costs[e]) + extra);
+                ++changed;
+            }
+        }
+    return changed;
+}
+
 Symmetry edgeSymmetry(const Graph& g) {
     Symmetry result = Symmetry::symmetric;
     for (uint32_t u = 0; u + 1 < g.edge_offsets.size(); ++u) {

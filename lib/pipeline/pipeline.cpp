@@ -75,6 +75,8 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
             out.voxelize.area_mask.push_back(mask[k].get<std::string>());
         }
     }
+    if (Status s = r.number("uphill", out.graph.uphill); !s) return s;
+    if (Status s = r.number("downhill", out.graph.downhill); !s) return s;
     graph::LinkGenParams& gen = out.graph.generate;
     if (Status s = r.number("drop_height", gen.drop_height); !s) return s;
     if (Status s = r.number("jump_distance", gen.jump_distance); !s) return s;
@@ -216,8 +218,9 @@ Status checkStages(const LevelConfig& c) {
                 if (field == "agent_radius") return agent + ".radius";
                 if (field.starts_with("seeds[") || field.starts_with("points_of_interest["))
                     return "$." + std::string(field);
-                for (std::string_view own : {"drop_height", "jump_distance", "jump_up_height",
-                                             "link_spacing", "link_max_width"})
+                for (std::string_view own :
+                     {"drop_height", "jump_distance", "jump_up_height", "link_spacing",
+                      "link_max_width", "uphill", "downhill"})
                     if (field == own) return agent + "." + std::string(field);
                 if (field.starts_with("$.")) return std::string(field);  // a link, named by path
                 if (field.find(": ") != std::string_view::npos) return std::string(field);

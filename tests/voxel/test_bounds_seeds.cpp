@@ -7,7 +7,9 @@
 #include <string>
 
 #include "lib/graph/graph.h"
+#include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxelize.h"
+#include "tests/graph_test_support.h"
 #include "tests/level_builder.h"
 #include "tests/test_support.h"
 
@@ -316,5 +318,74 @@ TEST_SUITE("graph") {
         REQUIRE(issues.size() == 2);
         CHECK(issues[0].field == "points_of_interest[1].name");
         CHECK(issues[1].field == "points_of_interest[2].name");
+    }
+
+    TEST_CASE("gradient costs: up costs more than down, directed graphs searched exactly") {
+        // A floor, a ramp (rise 1.5 m over 6 m) and a platform at its top.
+        test::LevelBuilder b;
+        b.box({0, -0.2, 0}, {8, 0, 6});
+        b.quad({8, 0, 0}, {8, 0, 6}, {14, 1.5, 6}, {14, 1.5, 0});
+        b.box({14, 1.3, 0}, {20, 1.5, 6});
+        const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
+        Context context;
+        for (const graph::GraphKind kind : {graph::GraphKind::tile, graph::GraphKind::navmesh}) {
+            INFO(choiceName<graph::GraphKind>(graph::kGraphKinds, kind));
+            auto build = [&] {
+                return kind == graph::GraphKind::tile ? graph::buildTileGraph(grid, context)
+                                                      : graph::buildNavmeshGraph(grid, {}, context);
+            };
+            auto plain = build();
+            auto sloped = build();
+            REQUIRE(plain.ok());
+            REQUIRE(sloped.ok());
+            const uint64_t changed = graph::addGradientCosts(*sloped, 3.0f, 0.5f);
+            CHECK(changed > 0);
+            // Every edge: its plain cost + 3 x its rise or 0.5 x its fall.
+            for (uint32_t n = 0; n < sloped->nodeCount(); ++n)
+                for (uint32_t e = sloped->edge_offsets[n]; e < sloped->edge_offsets[n + 1]; ++e) {
+                    const double dy =
+                        double(sloped->positions[3 * size_t(sloped->edge_targets[e]) + 1]) -
+                        sloped->positions[3 * size_t(n) + 1];
+                    const double extra = dy > 0 ? 3.0 * dy : 0.5 * -dy;
+                    CHECK(sloped->edge_costs[e] ==
+                          doctest::Approx(double(plain->edge_costs[e]) + extra).epsilon(1e-5));
+                }
+            // Every edge keeps its way back, at another cost.
+            CHECK(graph::edgeSymmetry(*sloped) == graph::Symmetry::two_way);
+            // From the floor up costs the walk + 3 x 1.5 m; back down the walk + 0.5 x 1.5 m.
+            uint32_t low = 0, high = 0;
+            for (uint32_t n = 0; n < sloped->nodeCount(); ++n) {
+                const float y = sloped->positions[3 * size_t(n) + 1];
+                if (y < sloped->positions[3 * size_t(low) + 1]) low = n;
+                if (y > sloped->positions[3 * size_t(high) + 1]) high = n;
+            }
+            REQUIRE(sloped->positions[3 * size_t(high) + 1] -
+                        sloped->positions[3 * size_t(low) + 1] >
+                    0.5f);
+            const double walk_up = test::shortestFrom(*plain, low)[high];
+            const double walk_down = test::shortestFrom(*plain, high)[low];
+            const double up = test::shortestFrom(*sloped, low)[high];
+            const double down = test::shortestFrom(*sloped, high)[low];
+            const double rise = double(sloped->positions[3 * size_t(high) + 1]) -
+                                sloped->positions[3 * size_t(low) + 1];
+            CHECK(up == doctest::Approx(walk_up + 3.0 * rise).epsilon(1e-4));
+            CHECK(down == doctest::Approx(walk_down + 0.5 * rise).epsilon(1e-4));
+            // navrt's A* finds those costs exactly, both ways.
+            test::TempDir dir;
+            test::PackedAsset packed;
+            test::packAsset(*sloped, dir / "s.nav", packed, [](auto&) {});
+            REQUIRE_FALSE(packed.error);
+            navrt::PathQuery query;
+            REQUIRE_FALSE(query.init(packed.view));
+            REQUIRE(query.findPath(low, high) == navrt::PathStatus::found);
+            CHECK(query.cost() == doctest::Approx(up).epsilon(1e-5));
+            REQUIRE(query.findPath(high, low) == navrt::PathStatus::found);
+            CHECK(query.cost() == doctest::Approx(down).epsilon(1e-5));
+        }
+        graph::GraphStage::Params bad;
+        bad.uphill = -1;
+        const ParamIssues issues = graph::GraphStage::check(bad);
+        REQUIRE(issues.size() == 1);
+        CHECK(issues[0].field == "uphill");
     }
 }

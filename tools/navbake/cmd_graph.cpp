@@ -73,6 +73,13 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                     "widest segment link merged from neighbouring ledge samples [m]")
         ->capture_default_str()
         ->group(links_group);
+    sub->add_option("--uphill", p.uphill,
+                    "tile, navmesh: extra cost per metre climbed [m of walking per m], >= 0 "
+                    "(makes the graph directed)")
+        ->capture_default_str();
+    sub->add_option("--downhill", p.downhill,
+                    "tile, navmesh: extra cost per metre descended [m of walking per m], >= 0")
+        ->capture_default_str();
     sub->add_option("--seed", options->seeds,
                     "a seed (spawn) point X,Y,Z [m] (repeatable; tile, navmesh, pov): the walkable "
                     "surface no seed reaches, walking or through links, is pruned");
