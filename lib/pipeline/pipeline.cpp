@@ -379,6 +379,21 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
             graph.seeds.push_back(seed);
         }
     }
+    std::vector<voxel::ModifierVolume> volumes;
+    std::vector<std::vector<std::string>> volume_agents;
+    if (r.has("volumes")) {
+        if (Status s =
+                voxel::parseVolumes(r.get("volumes"), "$.volumes", path, volumes, volume_agents);
+            !s)
+            return s.error();
+        // Values checked here, by the config's own indices (each agent gets its share below).
+        voxel::VoxelizeParams all;
+        all.volumes = volumes;
+        if (Status s = checkStage<voxel::VoxelizeStage>(
+                all, [](std::string_view field) { return "$." + std::string(field); });
+            !s)
+            return inputError("{}: {}", path.string(), s.error().message);
+    }
     if (r.has("points_of_interest")) {
         const Json& points = r.get("points_of_interest");
         if (!points.is_array() || points.empty())
@@ -454,7 +469,23 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         const size_t users = l.agents.empty() ? c.agents.size() : l.agents.size();
         l.shared = users > 1;
     }
+    // Volumes naming agents: the same rules.
+    for (size_t i = 0; i < volume_agents.size(); ++i)
+        for (size_t k = 0; k < volume_agents[i].size(); ++k) {
+            const std::string& name = volume_agents[i][k];
+            if (std::none_of(c.agents.begin(), c.agents.end(),
+                             [&](const AgentConfig& a) { return a.name == name; }))
+                return r
+                    .fail(JsonReader::at(JsonReader::at("$.volumes", i) + ".agents", k),
+                          fmt::format("'{}' is not an agent of this level", name))
+                    .error();
+        }
     for (AgentConfig& a : c.agents) {
+        for (size_t i = 0; i < volumes.size(); ++i)
+            if (volume_agents[i].empty() ||
+                std::find(volume_agents[i].begin(), volume_agents[i].end(), a.name) !=
+                    volume_agents[i].end())
+                a.voxelize.volumes.push_back(volumes[i]);
         a.graph.links = graph::linksForAgent(graph.links, a.name);
         a.graph.scene_links_shared = c.agents.size() > 1;
     }

@@ -88,6 +88,7 @@
 #include <cmath>
 #include <exception>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <new>
 #include <numbers>
@@ -518,6 +519,19 @@ ParamIssues checkVoxelizeParams(const VoxelizeParams& p) {
                       "finite, min < max on every axis");
     }
     for (const auto& [name, cost] : p.area_costs) check.positive("area_costs." + name, cost);
+    for (size_t i = 0; i < p.volumes.size(); ++i) {
+        const ModifierVolume& v = p.volumes[i];
+        const std::string field = fmt::format("volumes[{}]", i);
+        bool ok = true;
+        for (size_t a = 0; a < 3; ++a)
+            ok = ok && std::isfinite(v.box.min[a]) && std::isfinite(v.box.max[a]) &&
+                 v.box.min[a] < v.box.max[a];
+        check.require(ok, field,
+                      fmt::format("min ({}, {}, {}) max ({}, {}, {})", v.box.min[0], v.box.min[1],
+                                  v.box.min[2], v.box.max[0], v.box.max[1], v.box.max[2]),
+                      "finite, min < max on every axis");
+        check.positive(field + ".cost_factor", v.cost_factor);
+    }
     for (size_t i = 0; i < p.area_mask.size(); ++i)
         for (size_t k = 0; k < i; ++k)
             check.require(p.area_mask[k] != p.area_mask[i], "area_mask", p.area_mask[i],
@@ -841,6 +855,54 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
     out = {};
     auto grid = voxelizeBounded(geometry, params, context, out.outside_bounds);
     if (!grid) return grid.error();
+    // Modifier volumes, in order.
+    out.in_volumes.assign(params.volumes.size(), 0);
+    std::map<std::pair<uint8_t, float>, uint8_t> derived;  // (area, factor) -> derived area
+    for (size_t i = 0; i < params.volumes.size(); ++i) {
+        const ModifierVolume& v = params.volumes[i];
+        int target = -1;
+        if (!v.area.empty()) {
+            auto a = areaIndex(v.area);
+            if (!a) return inputError("{}: {}", v.name, a.error().message);
+            target = int(*a);
+        }
+        for (uint32_t z = 0; z < grid->size_z; ++z) {
+            const double wz = grid->origin[2] + (z + 0.5) * grid->cell_size;
+            if (wz < v.box.min[2] || wz > v.box.max[2]) continue;
+            for (uint32_t x = 0; x < grid->size_x; ++x) {
+                const double wx = grid->origin[0] + (x + 0.5) * grid->cell_size;
+                if (wx < v.box.min[0] || wx > v.box.max[0]) continue;
+                const size_t c = size_t(z) * grid->size_x + x;
+                for (uint32_t k = grid->column_offsets[c]; k < grid->column_offsets[c + 1]; ++k) {
+                    Span& span = grid->spans[k];
+                    const double wy = grid->topY(span);
+                    if (!span.walkable || wy < v.box.min[1] || wy > v.box.max[1]) continue;
+                    ++out.in_volumes[i];
+                    if (v.forbid) {
+                        span.walkable = false;
+                        continue;
+                    }
+                    if (target >= 0) span.area = uint8_t(target);
+                    if (v.cost_factor != 1.0f) {
+                        auto [it, added] = derived.try_emplace({span.area, v.cost_factor}, 0);
+                        if (added) {
+                            if (grid->areas.size() >= formats::kMaxAreas)
+                                return inputError(
+                                    "{}: cost factors need more than {} areas in all; use fewer "
+                                    "distinct factors",
+                                    v.name, formats::kMaxAreas);
+                            geometry::AreaType d = grid->areas[span.area];
+                            d.name = fmt::format("{} x{}", d.name, v.cost_factor);
+                            d.cost *= v.cost_factor;
+                            it->second = uint8_t(grid->areas.size());
+                            grid->areas.push_back(d);
+                        }
+                        span.area = it->second;
+                    }
+                }
+            }
+        }
+    }
     for (const auto& [a, cost] : costs) grid->areas[a].cost = cost;
     if (!params.area_mask.empty())
         for (Span& span : grid->spans)

@@ -4,6 +4,8 @@
 // The result is byte-identical for any thread count. Rules and methods: see voxelize.cpp.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -16,6 +18,17 @@
 #include "lib/voxel/voxel_grid.h"
 
 namespace nav::voxel {
+
+// A modifier volume (designers' control): a box whose walkable surface (a span's top, at its
+// column's centre, inside the box) gets another area, a cost factor, or no walking at all.
+struct ModifierVolume {
+    std::string name;       // for messages: "level.json: $.volumes[2]"
+    geometry::Bounds box;   // [Units: m]
+    std::string area;       // the area the surface inside becomes ("" = keep)
+    float cost_factor = 1;  // multiplies the cost of the surface inside (> 0)
+    bool forbid = false;    // the surface inside is not walkable
+    bool operator==(const ModifierVolume&) const = default;
+};
 
 struct VoxelizeParams {
     float cell_size = 0.3f;    // [Units: m] XZ size of a column, > 0
@@ -32,6 +45,10 @@ struct VoxelizeParams {
     // left unwalkable for it: an ogre keeps out of water, a boat only swims).
     std::vector<std::pair<std::string, float>> area_costs;
     std::vector<std::string> area_mask;
+    // Modifier volumes, applied in order after the walkable surface is found (and after the
+    // bounds): a later volume wins where they overlap. Cost factors add derived areas to the
+    // grid's table ("water x2"); area costs and the mask apply after the volumes.
+    std::vector<ModifierVolume> volumes;
     int threads = 0;  // worker threads (the caller's included); 0 = all cores
 };
 
@@ -61,13 +78,24 @@ Status checkParams(const VoxelizeParams& params);
 // (cancelled), out of memory (internal), an area name in area_costs or area_mask that the level
 // does not have (bad_input, listing its areas).
 struct VoxelizeCounts {
-    uint64_t outside_bounds = 0;  // walkable spans the bounds took away
-    uint64_t masked = 0;          // walkable spans of areas outside area_mask
+    uint64_t outside_bounds = 0;       // walkable spans the bounds took away
+    uint64_t masked = 0;               // walkable spans of areas outside area_mask
+    std::vector<uint64_t> in_volumes;  // walkable spans each volume changed
 };
 Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
                            Context& context, VoxelizeCounts* counts);
 Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
                            Context& context);
+
+// Modifier volumes as a level config or a volumes file writes them: an array of {"min": [x, y,
+// z], "max": [...], "area": NAME, "cost_factor": F, "forbid": B, "agents": [NAMES]} at JSON path
+// `path` of `file`. Each volume is named "FILE: PATH[i]"; `agents` (empty = every agent) go to
+// `agents` in the same order. Errors name the JSON path.
+Status parseVolumes(const nlohmann::json& array, const std::string& path,
+                    const std::filesystem::path& file, std::vector<ModifierVolume>& out,
+                    std::vector<std::vector<std::string>>& agents);
+// A volumes file: {"volumes": [...]}, for `navbake voxelize --volumes`.
+Result<std::vector<ModifierVolume>> loadVolumesFile(const std::filesystem::path& file);
 
 // The voxelize stage (lib/common/stage.h): .geo -> .vox.
 struct VoxelizeStage {

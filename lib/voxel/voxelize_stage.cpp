@@ -72,6 +72,20 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
             params.bounds.size(), params.bounds.size() == 1 ? "box" : "boxes", outside_bounds,
             double(outside_bounds) * g.cell_size * g.cell_size));
     }
+    if (!params.volumes.empty()) {
+        uint64_t changed = 0;
+        std::string each;
+        for (size_t i = 0; i < params.volumes.size(); ++i) {
+            changed += counts.in_volumes[i];
+            each +=
+                fmt::format("{}{} ({}{}{})", each.empty() ? "" : "; ", params.volumes[i].name,
+                            counts.in_volumes[i], params.volumes[i].forbid ? " forbidden" : "",
+                            params.volumes[i].area.empty() ? "" : " -> " + params.volumes[i].area);
+        }
+        result.count("walkable_in_volumes", changed);
+        result.summary.push_back(
+            fmt::format("modifier volumes: {} walkable spans changed: {}", changed, each));
+    }
     if (!params.area_costs.empty() || !params.area_mask.empty()) {
         std::string costs;
         for (const auto& [name, cost] : params.area_costs)

@@ -790,6 +790,19 @@ cli_build_parity)
   expect 1 '\$.agents\[0\].area_costs.water = -1 \(must be > 0\)' "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "agents": [{"area_mask": ["lava"]}]}' >"$work/bad.json"
   expect 1 "'lava' is not an area of this level \(its areas: obstacle, ground, water, mud\)" "$navbake" build "$work/bad.json"
+  # Modifier volumes: a file on the command line, the config's (per agent) in a build.
+  echo '{"volumes": [{"min": [0, -1, 0], "max": [10, 2, 10], "forbid": true}, {"min": [10, -1, 0], "max": [20, 2, 20], "area": "water"}]}' >"$work/volumes.json"
+  "$navbake" voxelize "$work/level.geo" -o "$work/vol.vox" --volumes "$work/volumes.json" >"$work/vol.log" 2>&1 || fail "voxelize --volumes: $(cat "$work/vol.log")"
+  changed=$(sed -n 's/.*modifier volumes: \([0-9]*\) walkable spans changed.*/\1/p' "$work/vol.log")
+  [ -n "$changed" ] && [ "$changed" -gt 0 ] || fail "no volume summary: $(cat "$work/vol.log")"
+  echo '{"input": "level.glb", "output": "vol", "volumes": [{"min": [0, -1, 0], "max": [10, 2, 10], "forbid": true, "agents": ["ogre"]}, {"min": [10, -1, 0], "max": [20, 2, 20], "area": "water", "agents": ["ogre"]}], "agents": [{"name": "human", "graphs": ["tile"]}, {"name": "ogre", "graphs": ["tile"]}]}' >"$work/vol.json"
+  "$navbake" -q build "$work/vol.json" || fail "build with volumes"
+  grep -q "\"walkable_in_volumes\": $changed" "$work/vol/vol.report.json" || fail "the ogre's volume count differs from the command line's ($changed)"
+  [ "$(grep -c '"walkable_in_volumes"' "$work/vol/vol.report.json")" = 1 ] || fail "volumes applied to the human too"
+  echo '{"input": "level.glb", "volumes": [{"min": [5, 0, 0], "max": [1, 1, 1], "forbid": true}]}' >"$work/bad.json"
+  expect 1 '\$.volumes\[0\] = min \(5, 0, 0\) max \(1, 1, 1\) \(must be finite, min < max on every axis\)' "$navbake" build "$work/bad.json"
+  echo '{"input": "level.glb", "volumes": [{"min": [0, 0, 0], "max": [1, 1, 1], "forbid": true, "agents": ["troll"]}]}' >"$work/bad.json"
+  expect 1 "\\$.volumes\[0\].agents\[0\]: 'troll' is not an agent of this level" "$navbake" build "$work/bad.json"
   # Bad voxelization values: every bad field at once, the same text on both sides.
   text='invalid voxelize parameters: [^ ]+ = -1 \(must be > 0\); [^ ]+ = 95 \(must be in 0..90 degrees\)'
   expect 2 "$text" "$navbake" voxelize "$work/level.geo" -o "$work/x.vox" --cell-size -1 --max-slope 95

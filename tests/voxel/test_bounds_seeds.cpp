@@ -200,6 +200,71 @@ TEST_SUITE("voxel") {
     }
 }
 
+TEST_SUITE("voxel") {
+    TEST_CASE("modifier volumes: area, cost factor, forbid, in order; exact spans") {
+        test::LevelBuilder b;
+        b.g.areas.push_back({"water", 3.0f, true});
+        b.box({0, -0.2, 0}, {12, 0, 6});
+        const voxel::VoxelGrid plain = test::voxelizeOk(b.g, test::voxelParams());
+        const std::vector<Walkable> before = walkableTops(plain);
+        auto count = [&](double x0, double x1) {
+            size_t n = 0;
+            for (const Walkable& w : before) n += w.x >= x0 && w.x <= x1;
+            return n;
+        };
+        voxel::VoxelizeParams params = test::voxelParams();
+        auto volume = [](double x0, double x1, const char* area, float factor, bool forbid) {
+            voxel::ModifierVolume v;
+            v.name = "v";
+            v.box = {{float(x0), -1, -1}, {float(x1), 1, 7}};
+            v.area = area;
+            v.cost_factor = factor;
+            v.forbid = forbid;
+            return v;
+        };
+        params.volumes = {volume(0, 4, "water", 1, false), volume(4, 8, "", 2, false),
+                          volume(8, 10, "", 1, true), volume(0, 2, "", 1, true)};
+        Context context;
+        voxel::VoxelizeCounts counts;
+        auto grid = voxel::voxelize(b.g, params, context, &counts);
+        REQUIRE(grid.ok());
+        REQUIRE(counts.in_volumes.size() == 4);
+        CHECK(counts.in_volumes[0] == count(0, 4));
+        CHECK(counts.in_volumes[1] == count(4, 8));
+        CHECK(counts.in_volumes[2] == count(8, 10));
+        CHECK(counts.in_volumes[3] == count(0, 2));  // later volumes win where they overlap
+        REQUIRE(grid->areas.size() == 4);
+        CHECK(grid->areas[3].name == "ground x2");
+        CHECK(grid->areas[3].cost == 2.0f);
+        size_t water = 0, doubled = 0, walkable = 0;
+        for (uint32_t z = 0; z < grid->size_z; ++z)
+            for (uint32_t x = 0; x < grid->size_x; ++x)
+                for (const voxel::Span& s : grid->column(x, z)) {
+                    if (!s.walkable) continue;
+                    ++walkable;
+                    const double wx = grid->origin[0] + (x + 0.5) * grid->cell_size;
+                    CHECK_FALSE(((wx >= 8 && wx <= 10) || wx <= 2));
+                    water += s.area == 2;
+                    doubled += s.area == 3;
+                }
+        CHECK(water == count(0, 4) - count(0, 2));
+        CHECK(doubled == count(4, 8));
+        CHECK(walkable == before.size() - count(8, 10) - count(0, 2));
+        // Bad volumes are named; unknown areas list the level's.
+        params.volumes = {volume(0, 4, "lava", 1, false)};
+        params.volumes[0].name = "l.json: $.volumes[0]";
+        auto lava = voxel::voxelize(b.g, params, context);
+        REQUIRE_FALSE(lava.ok());
+        CHECK(lava.error().message.find("l.json: $.volumes[0]: voxelize: 'lava' is not an area") !=
+              std::string::npos);
+        params.volumes = {volume(4, 0, "", 0, false)};
+        const ParamIssues issues = voxel::checkVoxelizeParams(params);
+        REQUIRE(issues.size() == 2);
+        CHECK(issues[0].field == "volumes[0]");
+        CHECK(issues[1].field == "volumes[0].cost_factor");
+    }
+}
+
 TEST_SUITE("graph") {
     TEST_CASE("seeds: the surface no seed reaches is pruned, links count, per direction") {
         // A floor, and an island platform 1.5 m up beside it that walking cannot reach.

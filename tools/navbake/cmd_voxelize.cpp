@@ -10,6 +10,7 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input, output;
         std::vector<std::string> bounds, area_costs;
+        std::string volumes;
         voxel::VoxelizeParams params;
     };
     auto options = std::make_shared<Options>();
@@ -42,6 +43,10 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
                     "table's)");
     sub->add_option("--area-mask", p.area_mask,
                     "An area this agent may walk on (repeatable; default every walkable area)");
+    sub->add_option("--volumes", options->volumes,
+                    "Modifier volumes from this JSON file, {\"volumes\": [{\"min\": [x, y, z], "
+                    "\"max\": [...], \"area\": NAME, \"cost_factor\": F, \"forbid\": B}]} "
+                    "(as a level config's; \"agents\" is ignored here)");
     sub->add_option("--bounds", options->bounds,
                     "Bake bounds MINX,MINY,MINZ:MAXX,MAXY,MAXZ [m] (repeatable): only the surface "
                     "inside a box is walkable, geometry far outside is not voxelized");
@@ -59,6 +64,12 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
                         context,
                         makeError(ErrorKind::usage, "--area-cost '{}' is not NAME=COST", text));
                 options->params.area_costs.push_back({text.substr(0, eq), cost});
+            }
+            options->params.volumes.clear();
+            if (!options->volumes.empty()) {
+                auto volumes = voxel::loadVolumesFile(options->volumes);
+                if (!volumes) return reportFailure(context, volumes.error());
+                options->params.volumes = std::move(volumes).value();
             }
             options->params.bounds.clear();
             for (const std::string& text : options->bounds) {

@@ -1,0 +1,64 @@
+// Modifier volumes from JSON (level configs and `navbake voxelize --volumes` files): one parser.
+#include <fmt/format.h>
+
+#include "lib/common/json_reader.h"
+#include "lib/voxel/voxelize.h"
+
+namespace nav::voxel {
+
+Status parseVolumes(const nlohmann::json& array, const std::string& path,
+                    const std::filesystem::path& file, std::vector<ModifierVolume>& out,
+                    std::vector<std::vector<std::string>>& agents) {
+    JsonReader top(array, path, file);
+    if (!array.is_array() || array.empty())
+        return top.typeError(path, "a non-empty array of volumes", array);
+    for (size_t i = 0; i < array.size(); ++i) {
+        const std::string at = JsonReader::at(path, i);
+        JsonReader r(array[i], at, file);
+        if (Status s = r.expectObject(); !s) return s;
+        ModifierVolume v;
+        v.name = file.empty() ? at : fmt::format("{}: {}", file.filename().string(), at);
+        if (Status s = r.point("min", v.box.min.data(), true); !s) return s;
+        if (Status s = r.point("max", v.box.max.data(), true); !s) return s;
+        if (Status s = r.string("area", v.area); !s) return s;
+        if (Status s = r.number("cost_factor", v.cost_factor); !s) return s;
+        if (Status s = r.boolean("forbid", v.forbid); !s) return s;
+        std::vector<std::string> names;
+        if (r.has("agents")) {
+            const nlohmann::json& list = r.get("agents");
+            if (!list.is_array())
+                return r.typeError(r.at("agents"), "an array of agent names", list);
+            for (size_t k = 0; k < list.size(); ++k) {
+                if (!list[k].is_string())
+                    return r.typeError(JsonReader::at(r.at("agents"), k), "an agent name", list[k]);
+                names.push_back(list[k].get<std::string>());
+            }
+        }
+        if (Status s = r.finish({"min", "max", "area", "cost_factor", "forbid", "agents"}); !s)
+            return s;
+        if (v.area.empty() && v.cost_factor == 1.0f && !v.forbid)
+            return r.fail(at, "changes nothing (give \"area\", \"cost_factor\" or \"forbid\")");
+        out.push_back(v);
+        agents.push_back(std::move(names));
+    }
+    return {};
+}
+
+Result<std::vector<ModifierVolume>> loadVolumesFile(const std::filesystem::path& file) {
+    auto text = readTextFile(file);
+    if (!text) return text.error();
+    auto document = parseJson(*text, file);
+    if (!document) return document.error();
+    JsonReader r(*document, "$", file);
+    if (Status s = r.expectObject(); !s) return s.error();
+    if (!r.has("volumes"))
+        return r.fail("$.volumes", "missing (expected an array of volumes)").error();
+    std::vector<ModifierVolume> volumes;
+    std::vector<std::vector<std::string>> agents;
+    if (Status s = parseVolumes(r.get("volumes"), "$.volumes", file, volumes, agents); !s)
+        return s.error();
+    if (Status s = r.finish({"$schema", "volumes"}); !s) return s.error();
+    return volumes;
+}
+
+}  // namespace nav::voxel
