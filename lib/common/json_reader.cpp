@@ -60,6 +60,20 @@ Status JsonReader::point(std::string_view key, float* out3, bool required) {
     return {};
 }
 
+Status JsonReader::strings(std::string_view key, std::vector<std::string>& out,
+                           std::string_view item) {
+    if (!has(key)) return {};
+    const Json& list = get(key);
+    if (!list.is_array())
+        return typeError(at(key), fmt::format("an array of {}s", item.substr(item.find(' ') + 1)),
+                         list);
+    for (size_t k = 0; k < list.size(); ++k) {
+        if (!list[k].is_string()) return typeError(at(at(key), k), item, list[k]);
+        out.push_back(list[k].get<std::string>());
+    }
+    return {};
+}
+
 bool JsonReader::toPoint(const Json& v, float* out3) {
     auto finite = [](const Json& n) {
         return n.is_number() &&

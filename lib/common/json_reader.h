@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lib/common/result.h"
 #include "lib/common/stage.h"
@@ -43,6 +44,9 @@ public:
     Status boolean(std::string_view key, bool& out);
     // A JSON [x, y, z] of numbers (metres); `required`: missing is an error.
     Status point(std::string_view key, float* out3, bool required = false);
+    // An array of strings (each named by its JSON path when it is not one): `item` says what
+    // one is ("an agent name").
+    Status strings(std::string_view key, std::vector<std::string>& out, std::string_view item);
     // The same for a value of its own (an array element): false when it is not [x, y, z].
     static bool toPoint(const nlohmann::json& value, float* out3);
     Status string(std::string_view key, std::string& out);

@@ -136,17 +136,7 @@ Status parseLinks(const nlohmann::json& array, const std::string& path,
                                       "generated links)",
                                       spec.id, kSceneLinkIdFirst));
         if (Status s = r.integer("user_data", spec.user_data); !s) return s;
-        if (r.has("agents")) {
-            const nlohmann::json& agents = r.get("agents");
-            if (!agents.is_array())
-                return r.typeError(r.at("agents"), "an array of agent names", agents);
-            for (size_t k = 0; k < agents.size(); ++k) {
-                if (!agents[k].is_string())
-                    return r.typeError(JsonReader::at(r.at("agents"), k), "an agent name",
-                                       agents[k]);
-                spec.agents.push_back(agents[k].get<std::string>());
-            }
-        }
+        if (Status s = r.strings("agents", spec.agents, "an agent name"); !s) return s;
         if (Status s = r.finish({"from", "to", "type", "bidirectional", "width", "snap", "cost",
                                  "reverse_cost", "id", "user_data", "agents"});
             !s)

@@ -24,16 +24,7 @@ Status parseVolumes(const nlohmann::json& array, const std::string& path,
         if (Status s = r.number("cost_factor", v.cost_factor); !s) return s;
         if (Status s = r.boolean("forbid", v.forbid); !s) return s;
         std::vector<std::string> names;
-        if (r.has("agents")) {
-            const nlohmann::json& list = r.get("agents");
-            if (!list.is_array())
-                return r.typeError(r.at("agents"), "an array of agent names", list);
-            for (size_t k = 0; k < list.size(); ++k) {
-                if (!list[k].is_string())
-                    return r.typeError(JsonReader::at(r.at("agents"), k), "an agent name", list[k]);
-                names.push_back(list[k].get<std::string>());
-            }
-        }
+        if (Status s = r.strings("agents", names, "an agent name"); !s) return s;
         if (Status s = r.finish({"min", "max", "area", "cost_factor", "forbid", "agents"}); !s)
             return s;
         if (v.area.empty() && v.cost_factor == 1.0f && !v.forbid)
