@@ -110,6 +110,15 @@ Status checkOptions(const ViewOptions& options) {
          options.floor_min > options.floor_max))
         problem(fmt::format("floor range {}:{} is not a finite YMIN:YMAX with YMIN <= YMAX",
                             options.floor_min, options.floor_max));
+    if (options.crop &&
+        (!std::isfinite(options.crop_min[0]) || !std::isfinite(options.crop_min[1]) ||
+         !std::isfinite(options.crop_max[0]) || !std::isfinite(options.crop_max[1]) ||
+         !(options.crop_min[0] < options.crop_max[0]) ||
+         !(options.crop_min[1] < options.crop_max[1])))
+        problem(fmt::format(
+            "crop box {},{}:{},{} is not a finite MINX,MINZ:MAXX,MAXZ with MIN < "
+            "MAX",
+            options.crop_min[0], options.crop_min[1], options.crop_max[0], options.crop_max[1]));
     if (!(options.tolerance.horizontal >= 0) || !std::isfinite(options.tolerance.horizontal))
         problem(fmt::format("horizontal tolerance {} m is not >= 0", options.tolerance.horizontal));
     if (!(options.tolerance.vertical >= 0) || !std::isfinite(options.tolerance.vertical))
@@ -737,7 +746,10 @@ Status writeView(const std::filesystem::path& artifact, const std::filesystem::p
     stats.layers = layers;
     Scene scene;
     scene.title = options.title.empty() ? artifact.filename().string() : options.title;
-    scene.projection = fitProjection(a.min[0], a.min[2], a.max[0], a.max[2], options.size);
+    scene.projection = options.crop
+                           ? fitProjection(options.crop_min[0], options.crop_min[1],
+                                           options.crop_max[0], options.crop_max[1], options.size)
+                           : fitProjection(a.min[0], a.min[2], a.max[0], a.max[2], options.size);
     Builder builder(scene, options);
     if (layers & layerBit(Layer::geometry)) drawGeometry(builder, a.geometry, stats);
     if (a.kind == formats::kKindVoxels) {
@@ -754,6 +766,19 @@ Status writeView(const std::filesystem::path& artifact, const std::filesystem::p
             if (Status s = drawPaths(builder, a.graph, artifact, options, clusters, context, stats);
                 !s)
                 return s;
+    }
+    if (options.crop) {
+        // Only the shapes that reach into the box (writers clip the rest of them).
+        std::erase_if(scene.shapes, [&](const Shape& s) {
+            float lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+            for (uint32_t i = s.first; i < s.first + s.count; ++i) {
+                const Point3& p = scene.points[i];
+                lo[0] = std::min(lo[0], p.x), hi[0] = std::max(hi[0], p.x);
+                lo[1] = std::min(lo[1], p.z), hi[1] = std::max(hi[1], p.z);
+            }
+            return hi[0] < options.crop_min[0] || lo[0] > options.crop_max[0] ||
+                   hi[1] < options.crop_min[1] || lo[1] > options.crop_max[1];
+        });
     }
     finishScene(scene);
     for (const Shape& s : scene.shapes) {

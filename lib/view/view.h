@@ -72,8 +72,12 @@ struct ViewOptions {
     uint32_t max_edges = 100000;         // graph layer: skip edges above this many (undirected)
     uint32_t max_nodes = 100000;         // graph layer: skip node dots above this many
     std::string title;  // name of the drawing (GLB root node); empty = the file name
+    // When set, only the box [crop_min, crop_max] on X and Z [Units: m] is drawn (shapes that
+    // reach into it), and SVG / PNG views are fitted to it.
+    bool crop = false;
+    float crop_min[2] = {0, 0}, crop_max[2] = {0, 0};
 };
-// Reports every bad field at once (size, floor range, tolerances); usage errors.
+// Reports every bad field at once (size, floor range, crop box, tolerances); usage errors.
 Status checkOptions(const ViewOptions& options);
 
 // What a view drew. Element counts are per layer; the shape counts are what the output holds

@@ -245,6 +245,23 @@ TEST_SUITE("view") {
         REQUIRE(view::writeView(level.navmesh_graph, bare, plain, context, &stats).ok());
         CHECK(stats.polygons == level.polygons);
         CHECK(decodePng(bare).count(view::pathColour(0)) == 0);
+        const size_t all_shapes = stats.polygon_shapes + stats.line_shapes + stats.disc_shapes;
+
+        // Cropped to a 10 x 5 m box: fitted to it (2:1), fewer shapes drawn.
+        view::ViewOptions cropped = plain;
+        cropped.crop = true;
+        cropped.crop_min[0] = 0, cropped.crop_min[1] = 0;
+        cropped.crop_max[0] = 10, cropped.crop_max[1] = 5;
+        REQUIRE(
+            view::writeView(level.navmesh_graph, level.dir / "crop.png", cropped, context, &stats)
+                .ok());
+        CHECK(stats.width == 600);
+        CHECK(std::abs(int(stats.height) - int((600 - 2 * 8) / 2 + 2 * 8)) <= 1);
+        CHECK(stats.polygon_shapes + stats.line_shapes + stats.disc_shapes < all_shapes);
+        cropped.crop_max[0] = -1;
+        const Status bad_crop = view::checkOptions(cropped);
+        REQUIRE_FALSE(bad_crop.ok());
+        CHECK(bad_crop.error().message.find("crop box 0,0:-1,5") != std::string::npos);
     }
 
     TEST_CASE("view: SVG element counts match ViewStats and the document is balanced") {

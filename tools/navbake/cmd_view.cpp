@@ -10,7 +10,7 @@ void registerView(CLI::App& app, CommandBody& body) {
         std::string input, output;
         std::vector<std::string> layers;
         std::vector<std::string> paths;
-        std::string floor;
+        std::string floor, crop;
         view::ViewOptions view;
         double horizontal = 0.0, vertical = 1.0;
     };
@@ -38,6 +38,8 @@ void registerView(CLI::App& app, CommandBody& body) {
     sub->add_option("--size", options->view.size, "Longer side of an SVG / PNG [px]")
         ->check(CLI::Range(16, 16384))
         ->capture_default_str();
+    sub->add_option("--crop", options->crop,
+                    "Only draw the box MINX,MINZ:MAXX,MAXZ [m] (top-down views fit it)");
     sub->add_option("--floor", options->floor,
                     "Only draw what lies at heights YMIN:YMAX [m] (one floor of a multi-floor "
                     "level); paths are always drawn");
@@ -74,6 +76,16 @@ void registerView(CLI::App& app, CommandBody& body) {
                         context,
                         makeError(ErrorKind::usage, "--path '{}' is not X,Y,Z:X,Y,Z", text));
                 v.paths.push_back(request);
+            }
+            if (!options->crop.empty()) {
+                char extra;
+                if (std::sscanf(options->crop.c_str(), "%f,%f:%f,%f%c", &v.crop_min[0],
+                                &v.crop_min[1], &v.crop_max[0], &v.crop_max[1], &extra) != 4)
+                    return reportFailure(
+                        context,
+                        makeError(ErrorKind::usage, "--crop '{}' is not MINX,MINZ:MAXX,MAXZ",
+                                  options->crop));
+                v.crop = true;
             }
             if (!options->floor.empty()) {
                 float lo, hi;
