@@ -108,7 +108,8 @@ Result<SurfaceCheck> checkSurface(voxel::VoxelGrid& grid,
     }
     for (const PointOfInterest& point : points) {
         const std::string what =
-            fmt::format("point of interest '{}'{} at ({}, {}, {})", point.name,
+            fmt::format("{}point of interest '{}'{} at ({}, {}, {})",
+                        point.where.empty() ? "" : point.where + ": ", point.name,
                         point.kind.empty() ? "" : " (" + point.kind + ")", point.position[0],
                         point.position[1], point.position[2]);
         const uint32_t n = seedNode(g, grid, point.position);

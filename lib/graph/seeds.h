@@ -23,6 +23,7 @@ struct PointOfInterest {
     std::string name;  // unique in the level
     std::string kind;  // "objective", "pickup", "spawn", ... (free text, may be empty)
     std::array<float, 3> position{};  // [Units: m]
+    std::string where;  // where it was given, for messages ("level.json: $.points_of_interest[2]")
     bool operator==(const PointOfInterest&) const = default;
 };
 

@@ -194,12 +194,12 @@ scene_links)
   grep -q "layout v2" "$work/geo.txt" || fail "a .geo with links is not layout v2"
   grep -q "SLNK" "$work/geo.txt" || fail "no SLNK section"
   "$navbake" -q voxelize "$work/level.geo" -o "$work/level.vox" || fail "voxelize"
-  "$navbake" inspect "$work/level.vox" --json | grep -q '"ladder": 1' || fail "the .vox does not carry the ladder"
+  grep -q '"ladder": 1' <<<"$("$navbake" inspect "$work/level.vox" --json)" || fail "the .vox does not carry the ladder"
   "$navbake" graph tile "$work/level.vox" -o "$work/level.graph" 2>"$work/graph.log" || fail "graph: $(cat "$work/graph.log")"
   grep -q "links: 1 (1 ladder); components 2 before links, 1 with them" "$work/graph.log" ||
     fail "no link summary: $(cat "$work/graph.log")"
   "$navbake" -q pack "$work/level.graph" -o "$work/level.nav" || fail "pack"
-  "$navbake" query "$work/level.nav" --from 2,0,5 --to 16,3,5 | grep -q "pair 1: found" || fail "no path up the ladder"
+  grep -q "pair 1: found" <<<"$("$navbake" query "$work/level.nav" --from 2,0,5 --to 16,3,5)" || fail "no path up the ladder"
   # The build carries the links the same way (its grids also store the level's name, which the
   # CLI's voxelize has not: compare the graph sections).
   echo '{"input": "level.obj", "output": "out", "agents": [{"graphs": ["tile"]}]}' >"$work/level.json"
@@ -267,7 +267,7 @@ query_cli)
   # By default a point in the wall snaps to the nearest floor cell (1 m away, centre to centre), and
   # the result says so; far points stay off.
   expect 0 "start moved 1.00 m onto the surface, to \(2.500, 0.000, 0.500\)" "$navbake" query "$work/q.nav" --from 2.5,0,1.5 --to 4.5,0,0.5
-  "$navbake" query "$work/q.nav" --from 2.5,0,1.5 --to 4.5,0,0.5 --json | grep -q '"start_snapped"' || fail "no start_snapped in JSON"
+  grep -q '"start_snapped"' <<<"$("$navbake" query "$work/q.nav" --from 2.5,0,1.5 --to 4.5,0,0.5 --json)" || fail "no start_snapped in JSON"
   expect 0 "pair 1: goal_off_graph" "$navbake" query "$work/q.nav" --from 0.5,0,0.5 --to 40,0,0.5
   "$navbake" query "$work/q.nav" --from 0.5,0,1.5 --to 4.5,0,1.5 --json >"$work/q.json" || fail "json query"
   grep -q '"status": "found"' "$work/q.json" || fail "json status"
@@ -667,10 +667,10 @@ links_course)
     "$navbake" query "$work/out/human.$kind.nav" --from 19,-2.4,15 --to 5,0,20 >"$work/q.txt" || fail "$kind: pit query"
     grep -q "via teleport" "$work/q.txt" || fail "$kind: no way out of the pit but the teleport: $(cat "$work/q.txt")"
     # Nobody walks up onto the 2 m platform.
-    "$navbake" query "$work/out/human.$kind.nav" --from 5,0,20 --to 25,2,4 | grep -q "no_path" ||
+    grep -q "no_path" <<<"$("$navbake" query "$work/out/human.$kind.nav" --from 5,0,20 --to 25,2,4)" ||
       fail "$kind: a path up onto the 2 m platform"
   done
-  "$navbake" query "$work/out/human.tile.nav" --from 13,3,5.2 --to 13,0,22 | grep -q "via zipline 1" ||
+  grep -q "via zipline 1" <<<"$("$navbake" query "$work/out/human.tile.nav" --from 13,3,5.2 --to 13,0,22)" ||
     fail "the walkway's zipline is not taken"
   # The same graph bytes at any thread count (generation, resolution, POV link vertices).
   "$navbake" -q import "$work/links_course.obj" -o "$work/c.geo" && "$navbake" -q voxelize "$work/c.geo" -o "$work/c.vox" ||
@@ -730,7 +730,7 @@ cli_build_parity)
   echo '{"input": ["level.glb", "terrain.obj"], "output": "merged", "agents": [{"graphs": ["tile"]}]}' >"$work/merged.json"
   "$navbake" -q build "$work/merged.json" || fail "build of two inputs"
   # The build stores the level's name in its grids; the CLI's voxelize has no name to store.
-  "$navbake" inspect "$work/merged/default.tile.nav" --json | grep -q '"nodes": '"$(json_field <("$navbake" inspect "$work/merged.nav" --json) nodes)" ||
+  grep -q '"nodes": '"$(json_field <("$navbake" inspect "$work/merged.nav" --json) nodes)" <<<"$("$navbake" inspect "$work/merged/default.tile.nav" --json)" ||
     fail "CLI and build graphs of the merged inputs differ in node count"
   # A MovingAI .3dmap: accepted by both, the same asset byte for byte.
   "$navbake" -q import "$work/maze.3dmap" -o "$work/maze.vox" || fail "import 3dmap"
@@ -847,14 +847,14 @@ cli_build_parity)
   echo "{\"input\": \"rooms.map\", \"output\": \"rooms\", \"links\": $links, \"agents\": [{\"graphs\": [\"tile\"]}]}" >"$work/rooms.json"
   "$navbake" -q build "$work/rooms.json" || fail "build with links"
   cmp "$work/rooms.nav" "$work/rooms/default.tile.nav" || fail "links: CLI and build assets differ"
-  "$navbake" query "$work/rooms.nav" --from 8.5,0,1.5 --to 0.5,0,1.5 | grep -q "pair 1: found" ||
+  grep -q "pair 1: found" <<<"$("$navbake" query "$work/rooms.nav" --from 8.5,0,1.5 --to 0.5,0,1.5)" ||
     fail "links: no path back up the ladder"
   # Scenario runs count the paths that take links, by type (the listed optimum ignores links).
   printf 'version 1
 0	rooms.map	9	3	1	1	7	1	6
 0	rooms.map	9	3	0	0	2	0	2
 ' >"$work/rooms.scen"
-  "$navbake" scen "$work/rooms.nav" "$work/rooms.scen" | grep -q "1 of 2 paths take links (1 drop)" ||
+  grep -q "1 of 2 paths take links (1 drop)" <<<"$("$navbake" scen "$work/rooms.nav" "$work/rooms.scen")" ||
     fail "scen: no link count: $("$navbake" scen "$work/rooms.nav" "$work/rooms.scen")"
   # A one-way drop with no way back is a warning.
   echo '{"links": [{"from": [3.5, 0, 1.5], "to": [5.5, 0, 1.5], "type": "drop"}]}' >"$work/oneway.json"
@@ -867,14 +867,14 @@ cli_build_parity)
   echo '{"links": [{"from": [3.5, 0, 1.5], "to": [5.5, 0, 1.5], "type": "drop", "agents": ["human"]}]}' >"$work/human.json"
   "$navbake" -q graph tile "$work/rooms.vox" -o "$work/ogre.graph" --links "$work/human.json" --agent ogre ||
     fail "graph tile --agent ogre"
-  "$navbake" inspect "$work/ogre.graph" --json | grep -q '"links"' && fail "ogre's graph has the human's link"
+  grep -q '"links"' <<<"$("$navbake" inspect "$work/ogre.graph" --json)" && fail "ogre's graph has the human's link"
   "$navbake" -q graph tile "$work/rooms.vox" -o "$work/human.graph" --links "$work/human.json" --agent human ||
     fail "graph tile --agent human"
   "$navbake" -q pack "$work/human.graph" -o "$work/human.nav" || fail "pack human"
   echo '{"input": "rooms.map", "output": "agents", "links": [{"from": [3.5, 0, 1.5], "to": [5.5, 0, 1.5], "type": "drop", "agents": ["human"]}], "agents": [{"name": "human", "graphs": ["tile"]}, {"name": "ogre", "graphs": ["tile"]}]}' >"$work/agents.json"
   "$navbake" -q build "$work/agents.json" || fail "build with per-agent links"
   cmp "$work/human.nav" "$work/agents/human.tile.nav" || fail "per-agent links: CLI and build assets differ"
-  "$navbake" inspect "$work/agents/ogre.tile.nav" --json | grep -q '"links"' && fail "build: ogre got the human's link"
+  grep -q '"links"' <<<"$("$navbake" inspect "$work/agents/ogre.tile.nav" --json)" && fail "build: ogre got the human's link"
   sed -i 's/"agents": \["human"\]/"agents": ["troll"]/' "$work/agents.json"
   expect 1 "\\$.links\\[0\\].agents\\[0\\]: 'troll' is not an agent of this level" "$navbake" build "$work/agents.json"
   echo '{"links": [{"from": [4.5, 0, 1.5], "to": [5.5, 0, 1.5]}]}' >"$work/off.json"

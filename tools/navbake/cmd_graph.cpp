@@ -156,6 +156,7 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                     return reportFailure(
                         context,
                         makeError(ErrorKind::usage, "--poi '{}' is not NAME[:KIND]@X,Y,Z", text));
+                poi.where = "--poi " + text;
                 options->params.points.push_back(poi);
             }
             if (!options->links.empty()) {
