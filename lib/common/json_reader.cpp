@@ -50,6 +50,10 @@ Status JsonReader::number(std::string_view key, float& out) {
     return {};
 }
 
+std::string JsonReader::where() const {
+    return file_.empty() ? path_ : fmt::format("{}: {}", file_.filename().string(), path_);
+}
+
 Status JsonReader::point(std::string_view key, float* out3, bool required) {
     if (!has(key)) {
         if (required) return fail(at(key), "missing (expected [x, y, z] in metres)");

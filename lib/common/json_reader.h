@@ -34,6 +34,9 @@ public:
         return array_path + "[" + std::to_string(index) + "]";
     }
     const std::string& path() const { return path_; }
+    // What an entry read here is called in messages: "FILE: $.path" (the path alone without a
+    // file).
+    std::string where() const;
     const nlohmann::json& get(std::string_view key);  // marks the key read
 
     // Each reads `key` when present (absent: `out` keeps its default) and checks its type.

@@ -67,11 +67,7 @@ Geometry clipToBox(const Geometry& g, const Bounds& box) {
         }
         return remap[v];
     };
-    auto inside = [&](const float* p) {
-        for (int a = 0; a < 3; ++a)
-            if (p[a] < box.min[size_t(a)] || p[a] > box.max[size_t(a)]) return false;
-        return true;
-    };
+    auto inside = [&](const float* p) { return box.contains(p[0], p[1], p[2]); };
     using Point = std::array<double, 3>;
     std::vector<Point> polygon, clipped;
     for (size_t t = 0; t < g.triangleCount(); ++t) {

@@ -42,6 +42,11 @@ struct Bounds {
     std::array<float, 3> min{0, 0, 0};
     std::array<float, 3> max{0, 0, 0};
     bool operator==(const Bounds&) const = default;
+    // Whether (x, y, z) lies in the box, faces included.
+    bool contains(double x, double y, double z) const {
+        return x >= min[0] && x <= max[0] && y >= min[1] && y <= max[1] && z >= min[2] &&
+               z <= max[2];
+    }
 };
 
 struct Geometry {

@@ -117,7 +117,7 @@ Status parseLinks(const nlohmann::json& array, const std::string& path,
         JsonReader r(array[i], at, file);
         if (Status s = r.expectObject(); !s) return s;
         LinkSpec spec;
-        spec.name = file.empty() ? at : fmt::format("{}: {}", file.filename().string(), at);
+        spec.name = r.where();
         if (Status s = r.point("from", spec.from, true); !s) return s;
         if (Status s = r.point("to", spec.to, true); !s) return s;
         std::string type;

@@ -120,7 +120,7 @@ struct ImportParams {
 
 // What importing a file applied, for the report.
 struct ImportReport {
-    double unit_scale = 1.0;  // metres per file unit applied (times `scale`)
+    double unit_scale = 1.0;  // metres per file unit applied (before `scale`)
     std::string units;        // how the unit was decided, in words
     uint64_t turned_up = 0;   // double_sided: triangles turned to face up
 };

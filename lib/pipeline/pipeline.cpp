@@ -405,8 +405,7 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
             JsonReader pr(points[i], JsonReader::at("$.points_of_interest", i), path);
             if (Status s = pr.expectObject(); !s) return s.error();
             graph::PointOfInterest poi;
-            poi.where = fmt::format("{}: {}", path.filename().string(),
-                                    JsonReader::at("$.points_of_interest", i));
+            poi.where = pr.where();
             if (!pr.has("name")) return pr.fail(pr.at("name"), "missing (a unique name)").error();
             if (Status s = pr.string("name", poi.name); !s) return s.error();
             if (Status s = pr.string("kind", poi.kind); !s) return s.error();

@@ -17,7 +17,7 @@ Status parseVolumes(const nlohmann::json& array, const std::string& path,
         JsonReader r(array[i], at, file);
         if (Status s = r.expectObject(); !s) return s;
         ModifierVolume v;
-        v.name = file.empty() ? at : fmt::format("{}: {}", file.filename().string(), at);
+        v.name = r.where();
         if (Status s = r.point("min", v.box.min.data(), true); !s) return s;
         if (Status s = r.point("max", v.box.max.data(), true); !s) return s;
         if (Status s = r.string("area", v.area); !s) return s;

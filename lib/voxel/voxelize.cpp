@@ -487,6 +487,31 @@ Status checkGeometry(const geometry::Geometry& g) {
     return {};
 }
 
+// A box (bake bounds, modifier volume) as a parameter: finite, min < max on every axis.
+void checkBox(ParamCheck& check, const std::string& field, const geometry::Bounds& b) {
+    bool ok = true;
+    for (size_t a = 0; a < 3; ++a)
+        ok = ok && std::isfinite(b.min[a]) && std::isfinite(b.max[a]) && b.min[a] < b.max[a];
+    check.require(ok, field,
+                  fmt::format("min ({}, {}, {}) max ({}, {}, {})", b.min[0], b.min[1], b.min[2],
+                              b.max[0], b.max[1], b.max[2]),
+                  "finite, min < max on every axis");
+}
+
+// fn(span, x, y, z) for every walkable span, with its column's centre and its top [m].
+template <class Fn>
+void forEachWalkableTop(VoxelGrid& grid, Fn&& fn) {
+    for (uint32_t z = 0; z < grid.size_z; ++z)
+        for (uint32_t x = 0; x < grid.size_x; ++x) {
+            const size_t c = size_t(z) * grid.size_x + x;
+            const double wx = grid.origin[0] + (x + 0.5) * grid.cell_size;
+            const double wz = grid.origin[2] + (z + 0.5) * grid.cell_size;
+            for (uint32_t k = grid.column_offsets[c]; k < grid.column_offsets[c + 1]; ++k)
+                if (grid.spans[k].walkable)
+                    fn(grid.spans[k], wx, double(grid.topY(grid.spans[k])), wz);
+        }
+}
+
 }  // namespace
 
 AgentCells agentCells(const AgentParams& agent, float cell_size, float cell_height) {
@@ -507,30 +532,13 @@ ParamIssues checkVoxelizeParams(const VoxelizeParams& p) {
     check.nonNegative("agent_climb", p.agent.climb);
     check.range("max_slope", p.agent.max_slope_deg, 0.0f, 90.0f, "degrees");
     check.threads("threads", p.threads);
-    for (size_t i = 0; i < p.bounds.size(); ++i) {
-        const geometry::Bounds& b = p.bounds[i];
-        bool ok = true;
-        for (int a = 0; a < 3; ++a)
-            ok = ok && std::isfinite(b.min[size_t(a)]) && std::isfinite(b.max[size_t(a)]) &&
-                 b.min[size_t(a)] < b.max[size_t(a)];
-        check.require(ok, fmt::format("bounds[{}]", i),
-                      fmt::format("min ({}, {}, {}) max ({}, {}, {})", b.min[0], b.min[1], b.min[2],
-                                  b.max[0], b.max[1], b.max[2]),
-                      "finite, min < max on every axis");
-    }
+    for (size_t i = 0; i < p.bounds.size(); ++i)
+        checkBox(check, fmt::format("bounds[{}]", i), p.bounds[i]);
     for (const auto& [name, cost] : p.area_costs) check.positive("area_costs." + name, cost);
     for (size_t i = 0; i < p.volumes.size(); ++i) {
-        const ModifierVolume& v = p.volumes[i];
         const std::string field = fmt::format("volumes[{}]", i);
-        bool ok = true;
-        for (size_t a = 0; a < 3; ++a)
-            ok = ok && std::isfinite(v.box.min[a]) && std::isfinite(v.box.max[a]) &&
-                 v.box.min[a] < v.box.max[a];
-        check.require(ok, field,
-                      fmt::format("min ({}, {}, {}) max ({}, {}, {})", v.box.min[0], v.box.min[1],
-                                  v.box.min[2], v.box.max[0], v.box.max[1], v.box.max[2]),
-                      "finite, min < max on every axis");
-        check.positive(field + ".cost_factor", v.cost_factor);
+        checkBox(check, field, p.volumes[i].box);
+        check.positive(field + ".cost_factor", p.volumes[i].cost_factor);
     }
     for (size_t i = 0; i < p.area_mask.size(); ++i)
         for (size_t k = 0; k < i; ++k)
@@ -764,11 +772,7 @@ Result<VoxelGrid> voxelizeAll(const geometry::Geometry& geometry, const Voxelize
     return grid;
 }
 
-}  // namespace
-
-namespace {
-
-// The part of the grid that bounds, area costs and the area mask change.
+// The geometry within the bake bounds, voxelized; the surface outside them made unwalkable.
 Result<VoxelGrid> voxelizeBounded(const geometry::Geometry& geometry, const VoxelizeParams& params,
                                   Context& context, uint64_t& outside_bounds) {
     if (params.bounds.empty()) return voxelizeAll(geometry, params, context);
@@ -798,23 +802,11 @@ Result<VoxelGrid> voxelizeBounded(const geometry::Geometry& geometry, const Voxe
     auto grid = voxelizeAll(inside, params, context);
     if (!grid) return grid.error();
     // Walkable only inside a box: the top of the span at its column's centre.
-    for (uint32_t z = 0; z < grid->size_z; ++z)
-        for (uint32_t x = 0; x < grid->size_x; ++x) {
-            const size_t c = size_t(z) * grid->size_x + x;
-            const double wx = grid->origin[0] + (x + 0.5) * grid->cell_size;
-            const double wz = grid->origin[2] + (z + 0.5) * grid->cell_size;
-            for (uint32_t k = grid->column_offsets[c]; k < grid->column_offsets[c + 1]; ++k) {
-                Span& span = grid->spans[k];
-                if (!span.walkable) continue;
-                const double wy = grid->topY(span);
-                const bool in = std::any_of(
-                    params.bounds.begin(), params.bounds.end(), [&](const geometry::Bounds& b) {
-                        return wx >= b.min[0] && wx <= b.max[0] && wy >= b.min[1] &&
-                               wy <= b.max[1] && wz >= b.min[2] && wz <= b.max[2];
-                    });
-                if (!in) span.walkable = false, ++outside_bounds;
-            }
-        }
+    forEachWalkableTop(*grid, [&](Span& span, double x, double y, double z) {
+        if (std::none_of(params.bounds.begin(), params.bounds.end(),
+                         [&](const geometry::Bounds& b) { return b.contains(x, y, z); }))
+            span.walkable = false, ++outside_bounds;
+    });
     return grid;
 }
 
@@ -850,6 +842,14 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
         if (!a) return a.error();
         costs.push_back({*a, cost});
     }
+    std::vector<int> targets;  // per volume: the area it gives, -1 = keep
+    for (const ModifierVolume& v : params.volumes) {
+        targets.push_back(-1);
+        if (v.area.empty()) continue;
+        auto a = areaIndex(v.area);
+        if (!a) return inputError("{}: {}", v.name, a.error().message);
+        targets.back() = int(*a);
+    }
     VoxelizeCounts local;
     VoxelizeCounts& out = counts != nullptr ? *counts : local;
     out = {};
@@ -860,48 +860,34 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
     std::map<std::pair<uint8_t, float>, uint8_t> derived;  // (area, factor) -> derived area
     for (size_t i = 0; i < params.volumes.size(); ++i) {
         const ModifierVolume& v = params.volumes[i];
-        int target = -1;
-        if (!v.area.empty()) {
-            auto a = areaIndex(v.area);
-            if (!a) return inputError("{}: {}", v.name, a.error().message);
-            target = int(*a);
-        }
-        for (uint32_t z = 0; z < grid->size_z; ++z) {
-            const double wz = grid->origin[2] + (z + 0.5) * grid->cell_size;
-            if (wz < v.box.min[2] || wz > v.box.max[2]) continue;
-            for (uint32_t x = 0; x < grid->size_x; ++x) {
-                const double wx = grid->origin[0] + (x + 0.5) * grid->cell_size;
-                if (wx < v.box.min[0] || wx > v.box.max[0]) continue;
-                const size_t c = size_t(z) * grid->size_x + x;
-                for (uint32_t k = grid->column_offsets[c]; k < grid->column_offsets[c + 1]; ++k) {
-                    Span& span = grid->spans[k];
-                    const double wy = grid->topY(span);
-                    if (!span.walkable || wy < v.box.min[1] || wy > v.box.max[1]) continue;
-                    ++out.in_volumes[i];
-                    if (v.forbid) {
-                        span.walkable = false;
-                        continue;
-                    }
-                    if (target >= 0) span.area = uint8_t(target);
-                    if (v.cost_factor != 1.0f) {
-                        auto [it, added] = derived.try_emplace({span.area, v.cost_factor}, 0);
-                        if (added) {
-                            if (grid->areas.size() >= formats::kMaxAreas)
-                                return inputError(
-                                    "{}: cost factors need more than {} areas in all; use fewer "
-                                    "distinct factors",
-                                    v.name, formats::kMaxAreas);
-                            geometry::AreaType d = grid->areas[span.area];
-                            d.name = fmt::format("{} x{}", d.name, v.cost_factor);
-                            d.cost *= v.cost_factor;
-                            it->second = uint8_t(grid->areas.size());
-                            grid->areas.push_back(d);
-                        }
-                        span.area = it->second;
-                    }
-                }
+        Status failed;
+        forEachWalkableTop(*grid, [&](Span& span, double x, double y, double z) {
+            if (!failed || !v.box.contains(x, y, z)) return;
+            ++out.in_volumes[i];
+            if (v.forbid) {
+                span.walkable = false;
+                return;
             }
-        }
+            if (targets[i] >= 0) span.area = uint8_t(targets[i]);
+            if (v.cost_factor == 1.0f) return;
+            auto [it, added] = derived.try_emplace({span.area, v.cost_factor}, 0);
+            if (added) {
+                if (grid->areas.size() >= formats::kMaxAreas) {
+                    failed = inputError(
+                        "{}: cost factors need more than {} areas in all; use fewer distinct "
+                        "factors",
+                        v.name, formats::kMaxAreas);
+                    return;
+                }
+                geometry::AreaType d = grid->areas[span.area];
+                d.name = fmt::format("{} x{}", d.name, v.cost_factor);
+                d.cost *= v.cost_factor;
+                it->second = uint8_t(grid->areas.size());
+                grid->areas.push_back(d);
+            }
+            span.area = it->second;
+        });
+        if (!failed) return failed.error();
     }
     for (const auto& [a, cost] : costs) grid->areas[a].cost = cost;
     if (!params.area_mask.empty())

@@ -66,10 +66,7 @@ uint64_t countOf(const StageResult& r, const std::string& name) {
     return 0;
 }
 
-bool inBox(const Walkable& w, const geometry::Bounds& b) {
-    return w.x >= b.min[0] && w.x <= b.max[0] && w.y >= b.min[1] && w.y <= b.max[1] &&
-           w.z >= b.min[2] && w.z <= b.max[2];
-}
+bool inBox(const Walkable& w, const geometry::Bounds& b) { return b.contains(w.x, w.y, w.z); }
 
 }  // namespace
 
