@@ -22,10 +22,11 @@ inline constexpr uint32_t kKindNextHop = fourcc("NHOP");    // .nh: all-pairs ne
 inline constexpr uint32_t kKindHierNextHop = fourcc("NHHI");  // .nhh: hierarchical next-hop table
 
 // Newest layout version of each kind that this code writes and reads.
-// Geometry and voxel grids: v2 adds the link specs of scene objects (SLNK, SLNM; FORMAT.md §4.4).
+// Geometry and voxel grids: v2 adds the link specs of scene objects (SLNK, SLNM; FORMAT.md §4.4),
+// v3 the designer markers of scene objects (SMRK; §4.5).
 // Writers emit v1 when there are none (byte-identical to before), v2 otherwise; readers take both.
-inline constexpr uint32_t kGeometryVersion = 2;
-inline constexpr uint32_t kVoxelsVersion = 2;
+inline constexpr uint32_t kGeometryVersion = 3;
+inline constexpr uint32_t kVoxelsVersion = 3;
 // Graph and nav assets: v2 adds link lanes, user link types (LTYP), links on implicit volume
 // graphs and POV link-end vertices (FORMAT.md §6.2.1). Writers emit v1 for graphs without links
 // (byte-identical to before), v2 otherwise; readers take both.
@@ -42,6 +43,7 @@ inline constexpr uint32_t kSecSourceName = fourcc("NAME");  // optional: source 
 // Optional (GEOM and VOXL v2): links from scene objects, bake side only (navrt skips them).
 inline constexpr uint32_t kSecLinkSpecs = fourcc("SLNK");      // 64-byte link spec records
 inline constexpr uint32_t kSecLinkSpecNames = fourcc("SLNM");  // their names and user types
+inline constexpr uint32_t kSecMarkers = fourcc("SMRK");        // designer markers (§4.5)
 
 // GEOM sections.
 inline constexpr uint32_t kSecGeometryHeader = fourcc("GHDR");

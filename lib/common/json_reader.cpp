@@ -125,13 +125,19 @@ Status JsonReader::string(std::string_view key, std::string& out) {
 }
 
 Status JsonReader::finish(std::initializer_list<std::string_view> allowed) const {
+    return finish(std::span<const std::string_view>(allowed.begin(), allowed.size()));
+}
+
+Status JsonReader::finish(std::span<const std::string_view> allowed) const {
     for (auto it = value_.begin(); it != value_.end(); ++it)
         if (!seen_.count(it.key()) &&
             std::none_of(allowed.begin(), allowed.end(),
                          [&](std::string_view a) { return it.key() == a; })) {
             std::string list;
             for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-            return fail(at(it.key()), fmt::format("unknown key (allowed here: {})", list));
+            return fail(at(it.key()), list.empty()
+                                          ? std::string("unknown key (none is allowed here)")
+                                          : fmt::format("unknown key (allowed here: {})", list));
         }
     return {};
 }

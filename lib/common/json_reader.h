@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <initializer_list>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,7 @@ public:
     }
     // The first unknown key (in the document's order) with the keys allowed here.
     Status finish(std::initializer_list<std::string_view> allowed) const;
+    Status finish(std::span<const std::string_view> allowed) const;
 
     Status fail(const std::string& path, const std::string& what) const;
     Status typeError(const std::string& path, std::string_view expected,

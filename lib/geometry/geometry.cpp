@@ -160,6 +160,187 @@ Result<std::vector<LinkSpec>> decodeLinkSpecSections(const LoadedContainer& c) {
     return decodeLinkSpecs(*record_bytes, *name_bytes, c.path);
 }
 
+const char* markerKindName(MarkerKind kind) {
+    switch (kind) {
+        case MarkerKind::bounds: return "bounds";
+        case MarkerKind::volume: return "volume";
+        case MarkerKind::seed: return "seed";
+        case MarkerKind::point_of_interest: return "point_of_interest";
+        case MarkerKind::waypoint: return "waypoint";
+        case MarkerKind::cluster: return "cluster";
+    }
+    return "?";
+}
+
+// Brute force over point triples: a plane through three points is a face plane of the hull when
+// no point lies outside it. O(n^4) for n <= kMaxHullPoints (128: at most 4.4e7 point tests), which
+// a designer's proxy volume (a box, a wedge, a cylinder of 32 sides) never comes near; it needs no
+// orientation or degeneracy handling beyond the tolerance.
+Result<std::vector<Plane>> convexHullPlanes(const std::vector<std::array<float, 3>>& input) {
+    std::vector<std::array<double, 3>> points;
+    for (const auto& p : input) {
+        const std::array<double, 3> q{p[0], p[1], p[2]};
+        if (std::find(points.begin(), points.end(), q) == points.end()) points.push_back(q);
+    }
+    if (points.size() > kMaxHullPoints)
+        return inputError("{} distinct points, more than the {} a convex volume may have",
+                          points.size(), kMaxHullPoints);
+    constexpr double kTolerance = 1e-3;  // [m]
+    std::vector<Plane> planes;
+    const size_t n = points.size();
+    for (size_t i = 0; i < n; ++i)
+        for (size_t j = i + 1; j < n; ++j)
+            for (size_t k = j + 1; k < n; ++k) {
+                const auto& a = points[i];
+                const auto& b = points[j];
+                const auto& c = points[k];
+                const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+                const double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+                double normal[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
+                                    u[0] * v[1] - u[1] * v[0]};
+                const double length = std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] +
+                                                normal[2] * normal[2]);
+                if (length < 1e-9) continue;  // collinear
+                for (double& x : normal) x /= length;
+                double d = -(normal[0] * a[0] + normal[1] * a[1] + normal[2] * a[2]);
+                int above = 0, below = 0;
+                for (const auto& p : points) {
+                    const double side = normal[0] * p[0] + normal[1] * p[1] + normal[2] * p[2] + d;
+                    above += side > kTolerance;
+                    below += side < -kTolerance;
+                    if (above > 0 && below > 0) break;
+                }
+                if (above > 0 && below > 0) continue;
+                if (above > 0) {  // face outwards: the points lie on the side n.p + d <= 0
+                    for (double& x : normal) x = -x;
+                    d = -d;
+                }
+                const Plane plane{float(normal[0]), float(normal[1]), float(normal[2]), float(d)};
+                const bool known = std::any_of(planes.begin(), planes.end(), [&](const Plane& q) {
+                    return std::abs(q[0] - plane[0]) < 1e-4f && std::abs(q[1] - plane[1]) < 1e-4f &&
+                           std::abs(q[2] - plane[2]) < 1e-4f &&
+                           std::abs(q[3] - plane[3]) < float(kTolerance);
+                });
+                if (!known) planes.push_back(plane);
+            }
+    // A volume has two opposite planes at least; points on one plane give only that plane (and its
+    // opposite, since all points are on it): refuse them.
+    bool solid = false;
+    for (const auto& p : points)
+        for (const Plane& q : planes)
+            solid = solid || q[0] * p[0] + q[1] * p[1] + q[2] * p[2] + q[3] < -kTolerance;
+    if (planes.size() < 4 || !solid)
+        return inputError("the {} points span no volume (they lie on one plane or line)",
+                          points.size());
+    std::sort(planes.begin(), planes.end());
+    return planes;
+}
+
+bool insidePlanes(const std::vector<Plane>& planes, double x, double y, double z) {
+    for (const Plane& q : planes)
+        if (q[0] * x + q[1] * y + q[2] * z + q[3] > 1e-3) return false;
+    return true;
+}
+
+uint32_t sceneKindVersion(bool has_links, bool has_markers) {
+    return has_markers ? 3 : has_links ? 2 : 1;
+}
+
+// SMRK (FORMAT.md §4.5): u32 count, then per marker a fixed part and its strings.
+void addMarkerSection(formats::ContainerWriter& writer, const std::vector<SceneMarker>& markers) {
+    if (markers.empty()) return;
+    formats::ByteWriter out;
+    out.u32(uint32_t(markers.size()));
+    for (const SceneMarker& m : markers) {
+        out.u8(uint8_t(m.kind));
+        out.u8(m.forbid ? 1 : 0);
+        out.u16(uint16_t(m.planes.size()));
+        for (float v : m.box.min) out.f32(v);
+        for (float v : m.box.max) out.f32(v);
+        for (float v : m.position) out.f32(v);
+        out.f32(m.cost_factor);
+        out.f32(m.weight);
+        for (const Plane& q : m.planes)
+            for (float v : q) out.f32(v);
+        out.str(m.name);
+        out.str(m.object);
+        out.str(m.label);
+        out.str(m.area);
+        for (const auto* names : {&m.agents, &m.walkable_for}) {
+            out.u32(uint32_t(names->size()));
+            for (const std::string& name : *names) out.str(name);
+        }
+    }
+    writer.add(formats::kSecMarkers, out.take());
+}
+
+Result<std::vector<SceneMarker>> decodeMarkerSection(const LoadedContainer& c) {
+    if (!c.has(formats::kSecMarkers)) return std::vector<SceneMarker>{};
+    const std::string file = c.path.string();
+    if (c.container.kind_version < 3)
+        return inputError("{}: section 'SMRK' in a kind version {} file (markers need 3)", file,
+                          c.container.kind_version);
+    auto bytes = c.section(formats::kSecMarkers);
+    if (!bytes) return bytes.error();
+    formats::ByteReader in(bytes->data(), bytes->size());
+    constexpr uint32_t kMaxString = 4096, kMaxNames = 256;
+    const uint32_t count = in.u32();
+    std::vector<SceneMarker> markers;
+    for (uint32_t i = 0; in.ok() && i < count; ++i) {
+        const size_t at = in.position();
+        const auto bad = [&](std::string_view what) {
+            return inputError("{}: section 'SMRK' at byte {} (marker {}): {}", file, at, i, what);
+        };
+        SceneMarker m;
+        const uint8_t kind = in.u8();
+        const uint8_t flags = in.u8();
+        const uint16_t plane_count = in.u16();
+        for (float& v : m.box.min) v = in.f32();
+        for (float& v : m.box.max) v = in.f32();
+        for (float& v : m.position) v = in.f32();
+        m.cost_factor = in.f32();
+        m.weight = in.f32();
+        if (!in.have(size_t(plane_count) * 16)) break;
+        m.planes.resize(plane_count);
+        for (Plane& q : m.planes)
+            for (float& v : q) v = in.f32();
+        m.name = std::string(in.str(kMaxString));
+        m.object = std::string(in.str(kMaxString));
+        m.label = std::string(in.str(kMaxString));
+        m.area = std::string(in.str(kMaxString));
+        for (auto* names : {&m.agents, &m.walkable_for}) {
+            const uint32_t n = in.u32();
+            if (n > kMaxNames) return bad(fmt::format("{} agent names (at most {})", n, kMaxNames));
+            for (uint32_t k = 0; in.ok() && k < n; ++k) names->emplace_back(in.str(kMaxString));
+        }
+        if (!in.ok()) break;
+        if (kind < 1 || kind > uint8_t(kLastMarkerKind))
+            return bad(fmt::format("unknown kind {}", kind));
+        m.kind = MarkerKind(kind);
+        if (flags > 1) return bad(fmt::format("unknown flags 0x{:02x}", flags));
+        m.forbid = flags != 0;
+        bool finite = std::isfinite(m.cost_factor) && std::isfinite(m.weight);
+        for (size_t a = 0; a < 3; ++a)
+            finite = finite && std::isfinite(m.box.min[a]) && std::isfinite(m.box.max[a]) &&
+                     std::isfinite(m.position[a]);
+        for (const Plane& q : m.planes)
+            for (float v : q) finite = finite && std::isfinite(v);
+        if (!finite) return bad("a non-finite number");
+        for (size_t a = 0; a < 3; ++a)
+            if (m.box.min[a] > m.box.max[a]) return bad("a box with min > max");
+        if (!(m.cost_factor > 0) || !(m.weight > 0))
+            return bad("cost_factor and weight must be > 0");
+        markers.push_back(std::move(m));
+    }
+    if (!in.ok())
+        return inputError("{}: section 'SMRK' is truncated at byte {} ({} markers expected)", file,
+                          in.position(), count);
+    if (in.remaining() != 0)
+        return inputError("{}: section 'SMRK' has {} unexpected bytes after the last marker", file,
+                          in.remaining());
+    return markers;
+}
+
 Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
     formats::GeometryHeader header;
     header.vertex_count = uint32_t(g.vertexCount());
@@ -183,7 +364,7 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
     }
 
     formats::ContainerWriter writer(formats::kKindGeometry,
-                                    g.links.empty() ? 1 : formats::kGeometryVersion);
+                                    sceneKindVersion(!g.links.empty(), !g.markers.empty()));
     writer.add(formats::kSecGeometryHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, encodeAreaTable(g.areas), formats::Codec::raw);
     writer.add(formats::kSecVertices, arrayBytes(g.vertices));
@@ -192,6 +373,7 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
     writer.add(formats::kSecTriangleObjects, arrayBytes(g.triangle_objects));
     writer.add(formats::kSecObjectNames, names.take());
     addLinkSpecSections(writer, g.links);
+    addMarkerSection(writer, g.markers);
     return saveContainer(path, writer);
 }
 
@@ -254,6 +436,9 @@ Result<Geometry> decodeGeometry(const LoadedContainer& c) {
     auto links = decodeLinkSpecSections(c);
     if (!links) return links.error();
     g.links = std::move(links).value();
+    auto markers = decodeMarkerSection(c);
+    if (!markers) return markers.error();
+    g.markers = std::move(markers).value();
     return g;
 }
 

@@ -49,6 +49,54 @@ struct Bounds {
     }
 };
 
+// A plane n.p + d = 0 with |n| = 1; the inside of a convex volume is where n.p + d <= 0.
+using Plane = std::array<float, 4>;
+
+// A designer's marker from a scene object that a tag rule gave a marker tag (importer/import.h,
+// "Markers"): a bake bound, a modifier volume, a seed, a point of interest, a Dirichlet-domain
+// waypoint or a manual cluster. Config entries of the same kinds are not markers: they stay in
+// the stage parameters. Markers travel .geo -> .vox (FORMAT.md §4.5) to the stage that uses them.
+enum class MarkerKind : uint8_t {
+    bounds = 1,             // box: a bake bound
+    volume = 2,             // box (and planes): a modifier volume
+    seed = 3,               // position: a seed point
+    point_of_interest = 4,  // position, label = its kind
+    waypoint = 5,           // position, weight: a Dirichlet-domain waypoint
+    cluster = 6,            // box (and planes), label = its name: a manual cluster (a room)
+};
+inline constexpr MarkerKind kLastMarkerKind = MarkerKind::cluster;
+// "bounds", "volume", "seed", "point_of_interest", "waypoint", "cluster": the tag names.
+const char* markerKindName(MarkerKind kind);
+
+struct SceneMarker {
+    MarkerKind kind = MarkerKind::seed;
+    std::string name;    // for messages and reports: "FILE: object 'NAME'"
+    std::string object;  // the object's name ("NAME")
+    Bounds box;          // [Units: m] world bounds of the object's vertices (an empty: its origin)
+    std::array<float, 3> position{0, 0, 0};  // [Units: m] an empty's origin, else the box's
+                                             // bottom centre (a marker standing on the floor)
+    std::vector<Plane> planes;  // volume, cluster: a convex hull inside the box (empty = the box)
+    std::string label;          // point_of_interest: its kind; cluster: its name
+    // volume only (voxel::ModifierVolume has the same fields):
+    std::string area;                       // the area the surface inside becomes ("" = keep)
+    float cost_factor = 1;                  // multiplies the cost inside (> 0)
+    bool forbid = false;                    // the surface inside is not walkable
+    std::vector<std::string> agents;        // the agents it applies to (empty = every agent)
+    std::vector<std::string> walkable_for;  // forbidden for every agent but these (empty = none)
+    float weight = 1;                       // waypoint: its Voronoi weight (> 0)
+
+    bool operator==(const SceneMarker&) const = default;
+};
+
+// The half-spaces whose intersection is the convex hull of `points` [Units: m]: every plane
+// through three of the points with all points on or inside it (1 mm tolerance), duplicates
+// merged, in a deterministic order. At most kMaxHullPoints distinct points. Errors (a message
+// without the source): too many points, or points that span no volume (all on one plane).
+inline constexpr size_t kMaxHullPoints = 128;
+Result<std::vector<Plane>> convexHullPlanes(const std::vector<std::array<float, 3>>& points);
+// Whether (x, y, z) is inside every plane (1 mm tolerance).
+bool insidePlanes(const std::vector<Plane>& planes, double x, double y, double z);
+
 struct Geometry {
     std::vector<float> vertices;             // x, y, z per vertex [Units: m]
     std::vector<uint32_t> triangles;         // a, b, c vertex indices per triangle
@@ -60,6 +108,7 @@ struct Geometry {
     uint32_t dropped_degenerate = 0;
     uint32_t dropped_ignored = 0;
     std::vector<LinkSpec> links;  // from scene objects matched by "link" tag rules (scene = true)
+    std::vector<SceneMarker> markers;  // from scene objects matched by marker tag rules
 
     size_t vertexCount() const { return vertices.size() / 3; }
     size_t triangleCount() const { return triangles.size() / 3; }
@@ -74,8 +123,9 @@ struct Geometry {
 // copied.
 Geometry clipToBox(const Geometry& geometry, const Bounds& box);
 
-// Writes the .geo artifact atomically: kind version 1 without links (the layout before links
-// existed, byte-identical), 2 with SLNK/SLNM sections when there are.
+// Writes the .geo artifact atomically: kind version 1 without links or markers (the layout before
+// links existed, byte-identical), 2 with SLNK/SLNM sections when there are links, 3 with an SMRK
+// section when there are markers.
 Status saveGeometry(const std::filesystem::path& path, const Geometry& geometry);
 // Reads and fully validates a .geo artifact (indices in range, finite vertices, known areas).
 Result<Geometry> loadGeometry(const std::filesystem::path& path);
@@ -87,5 +137,14 @@ void addLinkSpecSections(formats::ContainerWriter& writer, const std::vector<Lin
 // Reads them back (none when both are absent). Errors name the file: one section without the
 // other, links in a kind version 1 file, or a bad record (decodeLinkSpecs: byte offset).
 Result<std::vector<LinkSpec>> decodeLinkSpecSections(const LoadedContainer& container);
+
+// The optional marker section of .geo and .vox (FORMAT.md §4.5): SMRK when `markers` is not
+// empty. Its reader names the file and byte offset of a bad record (unknown kind, non-finite
+// number, a box with min > max, a string too long, trailing bytes) and refuses it in a file of
+// kind version < 3.
+void addMarkerSection(formats::ContainerWriter& writer, const std::vector<SceneMarker>& markers);
+Result<std::vector<SceneMarker>> decodeMarkerSection(const LoadedContainer& container);
+// The kind version a .geo or .vox with these links and markers is written with (1, 2 or 3).
+uint32_t sceneKindVersion(bool has_links, bool has_markers);
 
 }  // namespace nav::geometry

@@ -245,11 +245,29 @@ void reportLinks(const Graph& graph, const std::vector<uint32_t>& component_befo
 
 }  // namespace
 
-Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& params,
+namespace {
+
+GraphStage::Params effectiveParams(const voxel::VoxelGrid& grid, const GraphStage::Params& given) {
+    GraphStage::Params p = given;
+    for (const geometry::SceneMarker& m : grid.markers) {
+        if (m.kind == geometry::MarkerKind::seed) p.seeds.push_back(m.position);
+        if (m.kind == geometry::MarkerKind::point_of_interest)
+            p.points.push_back({m.object, m.label, m.position, m.name});
+    }
+    return p;
+}
+
+}  // namespace
+
+Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
                                     const std::filesystem::path& output, Context& context) {
-    if (Status s = checkStage<GraphStage>(params); !s) return s.error();
+    if (Status s = checkStage<GraphStage>(given); !s) return s.error();
     auto grid = voxel::loadVoxels(inputs.voxels);
     if (!grid) return grid.error();
+    // Seeds and points of interest placed in the scene join the config's.
+    const Params params = effectiveParams(*grid, given);
+    if (params.points.size() != given.points.size())
+        if (Status s = checkStage<GraphStage>(params); !s) return s.error();
     const auto start = std::chrono::steady_clock::now();
     // Generated links need the voxel grid alone: a thread at idle priority makes them beside the
     // graph's build (on the cores it leaves idle), the rest is made after it on every thread.

@@ -51,12 +51,36 @@ struct LinkRule {
     uint32_t user_data = 0;  // handed back to the game with the path
 };
 
+// How a marker rule (tags "bounds", "volume", "seed", "point_of_interest", "waypoint",
+// "cluster": geometry::markerKindName) turns the objects it matches into geometry::SceneMarker:
+// the meshes of one node form one marker, their triangles dropped (a proxy, counted as ignored).
+// Bounds, volumes and clusters take the object's world box (or, with `hull`, the convex hull of
+// its vertices); seeds, points of interest and waypoints a point: a node without meshes (an
+// "empty") gives its origin, a mesh the bottom centre of its box. Field names are the config's.
+struct MarkerRule {
+    bool hull = false;  // volume, cluster: the convex hull of the vertices instead of the box
+    // volume: as voxel::ModifierVolume. Without area, cost_factor, forbid and walkable_for the
+    // object's name decides: the word after "volume_" names an area, or is "forbid".
+    std::string area;
+    float cost_factor = 1;
+    bool forbid = false;
+    std::vector<std::string> agents;
+    std::vector<std::string> walkable_for;
+    // point_of_interest: its kind; "" = the word after "poi_" in the name ("nav_poi_health_2"
+    // -> "health"), else "poi".
+    std::string kind;
+    float weight = 1;  // waypoint: its Voronoi weight (> 0)
+};
+
 struct TagRule {
     std::string pattern;
     MatchTarget target = MatchTarget::any;
     std::string tag;
-    LinkRule link;  // used when tag is "link"
+    LinkRule link;      // used when tag is "link"
+    MarkerRule marker;  // used when tag is a marker kind
 };
+// The marker kind a tag names, or false.
+bool markerTag(std::string_view tag, geometry::MarkerKind& kind);
 
 struct TagConfig {
     std::vector<geometry::AreaType> areas;  // area table; [0] obstacle, [1] ground, then the rest
@@ -69,7 +93,9 @@ inline constexpr std::string_view kTagObstacle = "obstacle";
 inline constexpr std::string_view kTagLink = "link";
 
 // Built-in rules and areas (see README, "Tag rules"): the link rules `link_*`, `ladder_*` and
-// `door_*` (object names only) come first, then the ignore, obstacle, water and mud rules.
+// `door_*` and the marker rules `nav_bounds*`, `nav_volume*`, `nav_seed*`, `nav_poi*`,
+// `nav_waypoint*`, `nav_cluster*` (object names only) come first, then the ignore, obstacle,
+// water and mud rules.
 TagConfig defaultTagConfig();
 
 // Reads a tags JSON file. Its rules come before the built-in ones (unless "use_defaults" is
@@ -95,6 +121,8 @@ int resolveTag(const TagConfig& config, std::string_view object_name, std::strin
 // (case-insensitive) up to the next '_' or any character a type name cannot hold (Blender's
 // ".001"), lower-cased: "Link_Jump_twoway_2" -> "jump". Empty when the name has no "link_".
 std::string linkTypeWordFromName(std::string_view name);
+// The same for any prefix: the word after the first `prefix` (case-insensitive), lower-cased.
+std::string wordAfter(std::string_view name, std::string_view prefix);
 
 bool globMatch(std::string_view pattern, std::string_view text);
 

@@ -41,6 +41,8 @@ Status appendGeometry(geometry::Geometry& merged, geometry::Geometry&& part,
     merged.objects.insert(merged.objects.end(), part.objects.begin(), part.objects.end());
     merged.links.insert(merged.links.end(), std::make_move_iterator(part.links.begin()),
                         std::make_move_iterator(part.links.end()));
+    merged.markers.insert(merged.markers.end(), std::make_move_iterator(part.markers.begin()),
+                          std::make_move_iterator(part.markers.end()));
     merged.source_mesh_count += part.source_mesh_count;
     merged.dropped_degenerate += part.dropped_degenerate;
     merged.dropped_ignored += part.dropped_ignored;
@@ -202,6 +204,26 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
         result.summary.push_back(fmt::format("links from scene objects: {} ({})",
                                              merged.links.size(),
                                              geometry::linksByTypeText(merged.links)));
+    if (!merged.markers.empty()) {
+        // Per kind: a count, and the objects by name.
+        std::string each;
+        for (uint8_t k = 1; k <= uint8_t(geometry::kLastMarkerKind); ++k) {
+            const auto kind = geometry::MarkerKind(k);
+            std::string names;
+            uint64_t n = 0;
+            for (const geometry::SceneMarker& m : merged.markers)
+                if (m.kind == kind) {
+                    ++n;
+                    if (n <= 8) names += fmt::format("{}{}", n > 1 ? ", " : "", m.name);
+                }
+            if (n == 0) continue;
+            result.count(fmt::format("markers_{}", geometry::markerKindName(kind)), n);
+            each += fmt::format("{}{} {} ({}{})", each.empty() ? "" : "; ", n,
+                                geometry::markerKindName(kind), names, n > 8 ? ", ..." : "");
+        }
+        result.count("markers", merged.markers.size());
+        result.summary.push_back(fmt::format("designer markers from scene objects: {}", each));
+    }
     result.summary.push_back(fmt::format(
         "bounds: ({:.3f}, {:.3f}, {:.3f}) .. ({:.3f}, {:.3f}, {:.3f}) m -> {}", b.min[0], b.min[1],
         b.min[2], b.max[0], b.max[1], b.max[2], output_path.string()));

@@ -61,6 +61,15 @@ struct LinkObject {
     bool has_vertices = false;
 };
 
+// One marker object (the meshes of a node that one marker rule matched) on its way to becoming a
+// geometry::SceneMarker.
+struct MarkerObject {
+    const TagRule* rule = nullptr;
+    geometry::MarkerKind kind{};
+    std::string name;                            // the name the rule matched
+    std::vector<std::array<float, 3>> vertices;  // world space
+};
+
 class SceneFlattener {
 public:
     SceneFlattener(const aiScene& scene, const ImportParams& params, const std::string& file,
@@ -112,17 +121,24 @@ private:
         if (context_.cancelled()) return makeError(ErrorKind::cancelled, "import cancelled");
         const aiMatrix4x4 transform = parent * node->mTransformation;
         std::vector<LinkObject> link_objects;  // of this node, in the order first matched
+        std::vector<MarkerObject> marker_objects;
         for (unsigned i = 0; i < node->mNumMeshes; ++i) {
             const unsigned mesh_index = node->mMeshes[i];
             if (mesh_index >= scene_.mNumMeshes)
                 return inputError("{}: node '{}' references missing mesh {}", file_,
                                   node->mName.C_Str(), mesh_index);
-            if (Status s = addMesh(*node, *scene_.mMeshes[mesh_index], transform, link_objects); !s)
+            if (Status s = addMesh(*node, *scene_.mMeshes[mesh_index], transform, link_objects,
+                                   marker_objects);
+                !s)
                 return s;
             context_.progress("import", ++done_meshes_, total_meshes_);
         }
         for (const LinkObject& object : link_objects)
             if (Status s = addLinks(object); !s) return s;
+        if (node->mNumMeshes == 0 && node != scene_.mRootNode)
+            if (Status s = addEmpty(*node, transform); !s) return s;
+        for (const MarkerObject& object : marker_objects)
+            if (Status s = addMarker(object, nullptr); !s) return s;
         for (unsigned i = 0; i < node->mNumChildren; ++i)
             if (Status s = visit(node->mChildren[i], transform); !s) return s;
         return {};
@@ -132,7 +148,17 @@ private:
     // Errors (non-finite results) name the mesh, node and vertex.
     Status worldVertex(const aiNode& node, const aiMesh& mesh, unsigned v,
                        const aiMatrix4x4& transform, float p[3]) const {
-        const aiVector3D world = transform * mesh.mVertices[v];
+        worldPoint(transform * mesh.mVertices[v], p);
+        for (int k = 0; k < 3; ++k)
+            if (!std::isfinite(p[k]))
+                return inputError(
+                    "{}: mesh '{}' (node '{}'): vertex {} has a non-finite coordinate ({}, {}, {})",
+                    file_, mesh.mName.C_Str(), node.mName.C_Str(), v, mesh.mVertices[v].x,
+                    mesh.mVertices[v].y, mesh.mVertices[v].z);
+        return {};
+    }
+    // A point of the file's world in ours: Z-up -> Y-up, then the scale.
+    void worldPoint(const aiVector3D& world, float p[3]) const {
         p[0] = world.x;
         p[1] = world.y;
         p[2] = world.z;
@@ -142,17 +168,104 @@ private:
             p[2] = -y;
         }
         for (int k = 0; k < 3; ++k) p[k] *= scale_;
-        for (int k = 0; k < 3; ++k)
-            if (!std::isfinite(p[k]))
-                return inputError(
-                    "{}: mesh '{}' (node '{}'): vertex {} has a non-finite coordinate ({}, {}, {})",
-                    file_, mesh.mName.C_Str(), node.mName.C_Str(), v, mesh.mVertices[v].x,
-                    mesh.mVertices[v].y, mesh.mVertices[v].z);
+    }
+
+    // A node without meshes that a marker rule of a point kind matches (by its name): a marker
+    // at its origin. Empties other rules match are left alone (they have nothing to tag).
+    Status addEmpty(const aiNode& node, const aiMatrix4x4& transform) {
+        const std::string name = node.mName.C_Str();
+        const TagRule* rule = matchTagRule(params_.tags, name, "", "");
+        geometry::MarkerKind kind{};
+        if (rule == nullptr || !markerTag(rule->tag, kind)) return {};
+        if (kind == geometry::MarkerKind::bounds || kind == geometry::MarkerKind::volume ||
+            kind == geometry::MarkerKind::cluster)
+            return inputError(
+                "{}: object '{}' is a {} marker without a mesh: model its box (or hull) as a mesh",
+                file_, name, geometry::markerKindName(kind));
+        float origin[3];
+        worldPoint(transform * aiVector3D(0, 0, 0), origin);
+        MarkerObject object{rule, kind, name, {{origin[0], origin[1], origin[2]}}};
+        return addMarker(object, origin);
+    }
+
+    // The marker of one marker object; `origin` is an empty's (null for meshes).
+    Status addMarker(const MarkerObject& object, const float* origin) {
+        using geometry::MarkerKind;
+        const MarkerRule& rule = object.rule->marker;
+        geometry::SceneMarker m;
+        m.kind = object.kind;
+        m.name = fmt::format("{}: object '{}'", file_name_, object.name);
+        m.object = object.name;
+        if (object.vertices.empty())
+            return inputError("{} is a {} marker without vertices", m.name,
+                              geometry::markerKindName(m.kind));
+        m.box.min = m.box.max = object.vertices[0];
+        for (const auto& p : object.vertices)
+            for (size_t a = 0; a < 3; ++a) {
+                if (!std::isfinite(p[a])) return inputError("{}: a non-finite vertex", m.name);
+                m.box.min[a] = std::min(m.box.min[a], p[a]);
+                m.box.max[a] = std::max(m.box.max[a], p[a]);
+            }
+        if (origin != nullptr)
+            m.position = {origin[0], origin[1], origin[2]};
+        else
+            m.position = {(m.box.min[0] + m.box.max[0]) / 2, m.box.min[1],
+                          (m.box.min[2] + m.box.max[2]) / 2};
+        const bool region = m.kind == MarkerKind::bounds || m.kind == MarkerKind::volume ||
+                            m.kind == MarkerKind::cluster;
+        if (region) {
+            for (size_t a = 0; a < 3; ++a)
+                if (!(m.box.min[a] < m.box.max[a]))
+                    return inputError(
+                        "{}: a {} marker must have a volume, but it is flat along {} "
+                        "(at {} m): give it some height or depth",
+                        m.name, geometry::markerKindName(m.kind), "XYZ"[a], m.box.min[a]);
+            if (rule.hull) {
+                auto planes = geometry::convexHullPlanes(object.vertices);
+                if (!planes) return inputError("{}: {}", m.name, planes.error().message);
+                m.planes = std::move(planes).value();
+            }
+        }
+        if (m.kind == MarkerKind::volume) {
+            m.area = rule.area;
+            m.cost_factor = rule.cost_factor;
+            m.forbid = rule.forbid;
+            m.agents = rule.agents;
+            m.walkable_for = rule.walkable_for;
+            if (m.area.empty() && m.cost_factor == 1 && !m.forbid && m.walkable_for.empty()) {
+                // No settings in the rule: the name says what the volume does.
+                const std::string word = wordAfter(object.name, "volume_");
+                if (word == "forbid") {
+                    m.forbid = true;
+                } else if (std::any_of(
+                               params_.tags.areas.begin() + 1, params_.tags.areas.end(),
+                               [&](const geometry::AreaType& a) { return a.name == word; })) {
+                    m.area = word;
+                } else {
+                    std::string areas;
+                    for (size_t a = 1; a < params_.tags.areas.size(); ++a)
+                        areas += (a > 1 ? ", " : "") + params_.tags.areas[a].name;
+                    return inputError(
+                        "{} is a volume marker that changes nothing: name it volume_<area> ({}) "
+                        "or volume_forbid, or give its rule a \"marker\" with \"area\", "
+                        "\"cost_factor\", \"forbid\" or \"walkable_for\"",
+                        m.name, areas);
+                }
+            }
+        }
+        if (m.kind == MarkerKind::point_of_interest) {
+            m.label = rule.kind.empty() ? wordAfter(object.name, "poi_") : rule.kind;
+            if (m.label.empty()) m.label = "poi";
+        }
+        if (m.kind == MarkerKind::cluster) m.label = object.name;
+        if (m.kind == MarkerKind::waypoint) m.weight = rule.weight;
+        geometry_.markers.push_back(std::move(m));
         return {};
     }
 
     Status addMesh(const aiNode& node, const aiMesh& mesh, const aiMatrix4x4& transform,
-                   std::vector<LinkObject>& link_objects) {
+                   std::vector<LinkObject>& link_objects,
+                   std::vector<MarkerObject>& marker_objects) {
         const std::string node_name = node.mName.C_Str();
         const std::string mesh_name = mesh.mName.C_Str();
         std::string material_name;
@@ -164,6 +277,25 @@ private:
         std::string_view matched;
         const TagRule* rule =
             matchTagRule(params_.tags, node_name, mesh_name, material_name, &matched);
+        geometry::MarkerKind marker_kind{};
+        if (rule != nullptr && markerTag(rule->tag, marker_kind)) {
+            auto object = std::find_if(
+                marker_objects.begin(), marker_objects.end(),
+                [&](const MarkerObject& o) { return o.rule == rule && o.name == matched; });
+            if (object == marker_objects.end()) {
+                marker_objects.push_back({rule, marker_kind, std::string(matched), {}});
+                object = marker_objects.end() - 1;
+            }
+            for (unsigned v = 0; v < mesh.mNumVertices; ++v) {
+                float p[3];
+                if (Status s = worldVertex(node, mesh, v, transform, p); !s) return s;
+                object->vertices.push_back({p[0], p[1], p[2]});
+            }
+            if (mesh.mPrimitiveTypes & aiPrimitiveType_TRIANGLE)  // a proxy: triangles dropped
+                for (unsigned f = 0; f < mesh.mNumFaces; ++f)
+                    geometry_.dropped_ignored += mesh.mFaces[f].mNumIndices == 3 ? 1 : 0;
+            return {};
+        }
         if (rule != nullptr && rule->tag == kTagLink) {
             auto object = std::find_if(
                 link_objects.begin(), link_objects.end(),

@@ -52,8 +52,18 @@ TagConfig defaultTagConfig() {
     link("link_*", LinkShape::line);
     link("ladder_*", LinkShape::ladder);
     link("door_*", LinkShape::door);
+    const auto marker = [&](const char* pattern, geometry::MarkerKind kind) {
+        config.rules.push_back(
+            {pattern, MatchTarget::object, geometry::markerKindName(kind), {}, {}});
+    };
+    marker("nav_bounds*", geometry::MarkerKind::bounds);
+    marker("nav_volume*", geometry::MarkerKind::volume);
+    marker("nav_seed*", geometry::MarkerKind::seed);
+    marker("nav_poi*", geometry::MarkerKind::point_of_interest);
+    marker("nav_waypoint*", geometry::MarkerKind::waypoint);
+    marker("nav_cluster*", geometry::MarkerKind::cluster);
     const auto add = [&](const char* pattern, const char* tag) {
-        config.rules.push_back({pattern, MatchTarget::any, tag, {}});
+        config.rules.push_back({pattern, MatchTarget::any, tag, {}, {}});
     };
     add("*ignore*", "ignore");
     add("*trigger*", "ignore");
@@ -106,8 +116,18 @@ int resolveTag(const TagConfig& config, std::string_view object_name, std::strin
     return geometry::kGroundArea;  // parseTagConfig refuses unknown tags
 }
 
-std::string linkTypeWordFromName(std::string_view name) {
-    constexpr std::string_view kPrefix = "link_";
+bool markerTag(std::string_view tag, geometry::MarkerKind& kind) {
+    for (uint8_t k = 1; k <= uint8_t(geometry::kLastMarkerKind); ++k)
+        if (tag == geometry::markerKindName(geometry::MarkerKind(k))) {
+            kind = geometry::MarkerKind(k);
+            return true;
+        }
+    return false;
+}
+
+std::string linkTypeWordFromName(std::string_view name) { return wordAfter(name, "link_"); }
+
+std::string wordAfter(std::string_view name, std::string_view kPrefix) {
     for (size_t at = 0; at + kPrefix.size() <= name.size(); ++at) {
         bool prefix = true;
         for (size_t k = 0; k < kPrefix.size() && prefix; ++k)
@@ -185,6 +205,60 @@ Status parseLinkRule(const nlohmann::json& value, const std::string& path,
     return {};
 }
 
+std::string markerTagNames() {
+    std::string names;
+    for (uint8_t k = 1; k <= uint8_t(geometry::kLastMarkerKind); ++k)
+        names += fmt::format("{}{}", k == 1 ? "" : ", ",
+                             geometry::markerKindName(geometry::MarkerKind(k)));
+    return names;
+}
+
+// A rule's "marker" object; only the fields of its kind are accepted.
+Status parseMarkerRule(const nlohmann::json& value, const std::string& at,
+                       const std::string& source, geometry::MarkerKind kind,
+                       const std::vector<geometry::AreaType>& areas, MarkerRule& out) {
+    JsonReader r(value, at, source);
+    if (Status s = r.expectObject(); !s) return s;
+    std::vector<std::string_view> keys;
+    using geometry::MarkerKind;
+    if (kind == MarkerKind::volume || kind == MarkerKind::cluster) {
+        std::string shape = "box";
+        if (Status s = r.string("shape", shape); !s) return s;
+        if (shape != "box" && shape != "hull")
+            return r.fail(r.at("shape"), fmt::format("'{}' is not box or hull", shape));
+        out.hull = shape == "hull";
+        keys.push_back("shape");
+    }
+    if (kind == MarkerKind::volume) {
+        if (Status s = r.string("area", out.area); !s) return s;
+        if (Status s = r.number("cost_factor", out.cost_factor); !s) return s;
+        if (Status s = r.boolean("forbid", out.forbid); !s) return s;
+        if (Status s = r.strings("agents", out.agents, "an agent name"); !s) return s;
+        if (Status s = r.strings("walkable_for", out.walkable_for, "an agent name"); !s) return s;
+        if (!(out.cost_factor > 0 && out.cost_factor <= 1e6))
+            return r.fail(r.at("cost_factor"),
+                          fmt::format("must be a number in (0, 1e6], got {}", out.cost_factor));
+        if (!out.area.empty() &&
+            std::none_of(areas.begin(), areas.end(),
+                         [&](const geometry::AreaType& a) { return a.name == out.area; }))
+            return r.fail(r.at("area"),
+                          fmt::format("'{}' is not an area of this tags file", out.area));
+        keys.insert(keys.end(), {"area", "cost_factor", "forbid", "agents", "walkable_for"});
+    }
+    if (kind == MarkerKind::point_of_interest) {
+        if (Status s = r.string("kind", out.kind); !s) return s;
+        keys.push_back("kind");
+    }
+    if (kind == MarkerKind::waypoint) {
+        if (Status s = r.number("weight", out.weight); !s) return s;
+        if (!(out.weight > 0 && out.weight <= 1e6))
+            return r.fail(r.at("weight"),
+                          fmt::format("must be a number in (0, 1e6], got {}", out.weight));
+        keys.push_back("weight");
+    }
+    return r.finish(keys);
+}
+
 }  // namespace
 
 Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& source) {
@@ -208,7 +282,9 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
         if (Status s = entry.finish({"name", "cost"}); !s) return s;
         if (name.empty() || name.size() > 64)
             return entry.fail(entry.at("name"), "must be 1..64 characters");
-        if (name == kTagIgnore || name == kTagObstacle || name == kTagLink || name == "ground")
+        geometry::MarkerKind unused;
+        if (name == kTagIgnore || name == kTagObstacle || name == kTagLink || name == "ground" ||
+            markerTag(name, unused))
             return entry.fail(entry.at("name"), fmt::format("'{}' is reserved", name));
         if (!(cost > 0 && cost <= 1e6))
             return entry.fail(entry.at("cost"),
@@ -249,14 +325,27 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
                 !s)
                 return s;
         }
-        if (Status s = entry.finish({"match", "on", "tag", "link"}); !s) return s;
+        geometry::MarkerKind marker_kind{};
+        const bool marker = markerTag(rule.tag, marker_kind);
+        if (entry.has("marker")) {
+            if (!marker)
+                return entry.fail(
+                    entry.at("marker"),
+                    fmt::format("only with a marker tag ({}; this rule's tag is '{}')",
+                                markerTagNames(), rule.tag));
+            if (Status s = parseMarkerRule(entry.get("marker"), entry.at("marker"), source,
+                                           marker_kind, config.areas, rule.marker);
+                !s)
+                return s;
+        }
+        if (Status s = entry.finish({"match", "on", "tag", "link", "marker"}); !s) return s;
         const bool known =
-            rule.tag == kTagIgnore || rule.tag == kTagObstacle || rule.tag == kTagLink ||
+            marker || rule.tag == kTagIgnore || rule.tag == kTagObstacle || rule.tag == kTagLink ||
             std::any_of(config.areas.begin(), config.areas.end(),
                         [&](const geometry::AreaType& a) { return a.name == rule.tag; });
         if (!known) {
             std::vector<std::string> names = {std::string(kTagIgnore), std::string(kTagObstacle),
-                                              std::string(kTagLink)};
+                                              std::string(kTagLink), markerTagNames()};
             for (size_t a = 1; a < config.areas.size(); ++a) names.push_back(config.areas[a].name);
             return entry.fail(entry.at("tag"), fmt::format("unknown tag '{}' (known: {})", rule.tag,
                                                            fmt::join(names, ", ")));

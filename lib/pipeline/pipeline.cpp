@@ -380,11 +380,8 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         }
     }
     std::vector<voxel::ModifierVolume> volumes;
-    std::vector<std::vector<std::string>> volume_agents;
     if (r.has("volumes")) {
-        if (Status s =
-                voxel::parseVolumes(r.get("volumes"), "$.volumes", path, volumes, volume_agents);
-            !s)
+        if (Status s = voxel::parseVolumes(r.get("volumes"), "$.volumes", path, volumes); !s)
             return s.error();
         // Values checked here, by the config's own indices (each agent gets its share below).
         voxel::VoxelizeParams all;
@@ -471,22 +468,22 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         l.shared = users > 1;
     }
     // Volumes naming agents: the same rules.
-    for (size_t i = 0; i < volume_agents.size(); ++i)
-        for (size_t k = 0; k < volume_agents[i].size(); ++k) {
-            const std::string& name = volume_agents[i][k];
-            if (std::none_of(c.agents.begin(), c.agents.end(),
-                             [&](const AgentConfig& a) { return a.name == name; }))
-                return r
-                    .fail(JsonReader::at(JsonReader::at("$.volumes", i) + ".agents", k),
-                          fmt::format("'{}' is not an agent of this level", name))
-                    .error();
-        }
+    for (size_t i = 0; i < volumes.size(); ++i)
+        for (const auto& [key, names] :
+             {std::pair<const char*, const std::vector<std::string>*>{"agents", &volumes[i].agents},
+              {"walkable_for", &volumes[i].walkable_for}})
+            for (size_t k = 0; k < names->size(); ++k) {
+                const std::string& name = (*names)[k];
+                if (std::none_of(c.agents.begin(), c.agents.end(),
+                                 [&](const AgentConfig& a) { return a.name == name; }))
+                    return r
+                        .fail(JsonReader::at(JsonReader::at("$.volumes", i) + "." + key, k),
+                              fmt::format("'{}' is not an agent of this level", name))
+                        .error();
+            }
     for (AgentConfig& a : c.agents) {
-        for (size_t i = 0; i < volumes.size(); ++i)
-            if (volume_agents[i].empty() ||
-                std::find(volume_agents[i].begin(), volume_agents[i].end(), a.name) !=
-                    volume_agents[i].end())
-                a.voxelize.volumes.push_back(volumes[i]);
+        a.voxelize.volumes = volumes;  // voxelize picks the ones for this agent by name
+        a.voxelize.agent_name = a.name;
         a.graph.links = graph::linksForAgent(graph.links, a.name);
         a.graph.scene_links_shared = c.agents.size() > 1;
     }

@@ -7,8 +7,7 @@
 namespace nav::voxel {
 
 Status parseVolumes(const nlohmann::json& array, const std::string& path,
-                    const std::filesystem::path& file, std::vector<ModifierVolume>& out,
-                    std::vector<std::vector<std::string>>& agents) {
+                    const std::filesystem::path& file, std::vector<ModifierVolume>& out) {
     JsonReader top(array, path, file);
     if (!array.is_array() || array.empty())
         return top.typeError(path, "a non-empty array of volumes", array);
@@ -18,19 +17,46 @@ Status parseVolumes(const nlohmann::json& array, const std::string& path,
         if (Status s = r.expectObject(); !s) return s;
         ModifierVolume v;
         v.name = r.where();
-        if (Status s = r.point("min", v.box.min.data(), true); !s) return s;
-        if (Status s = r.point("max", v.box.max.data(), true); !s) return s;
+        if (r.has("points")) {
+            if (r.has("min") || r.has("max"))
+                return r.fail(at,
+                              "either \"min\"/\"max\" (a box) or \"points\" (a hull), not both");
+            const nlohmann::json& points = r.get("points");
+            const std::string points_at = at + ".points";
+            if (!points.is_array() || points.size() < 4)
+                return r.typeError(points_at, "an array of 4 or more [x, y, z] points", points);
+            std::vector<std::array<float, 3>> hull(points.size());
+            for (size_t k = 0; k < points.size(); ++k)
+                if (!JsonReader::toPoint(points[k], hull[k].data()))
+                    return r.typeError(JsonReader::at(points_at, k),
+                                       "[x, y, z] (three numbers, metres)", points[k]);
+            auto planes = geometry::convexHullPlanes(hull);
+            if (!planes) return r.fail(points_at, planes.error().message);
+            v.planes = std::move(planes).value();
+            v.box.min = v.box.max = hull[0];
+            for (const auto& p : hull)
+                for (size_t a = 0; a < 3; ++a) {
+                    v.box.min[a] = std::min(v.box.min[a], p[a]);
+                    v.box.max[a] = std::max(v.box.max[a], p[a]);
+                }
+        } else {
+            if (Status s = r.point("min", v.box.min.data(), true); !s) return s;
+            if (Status s = r.point("max", v.box.max.data(), true); !s) return s;
+        }
         if (Status s = r.string("area", v.area); !s) return s;
         if (Status s = r.number("cost_factor", v.cost_factor); !s) return s;
         if (Status s = r.boolean("forbid", v.forbid); !s) return s;
-        std::vector<std::string> names;
-        if (Status s = r.strings("agents", names, "an agent name"); !s) return s;
-        if (Status s = r.finish({"min", "max", "area", "cost_factor", "forbid", "agents"}); !s)
+        if (Status s = r.strings("agents", v.agents, "an agent name"); !s) return s;
+        if (Status s = r.strings("walkable_for", v.walkable_for, "an agent name"); !s) return s;
+        if (Status s = r.finish({"min", "max", "points", "area", "cost_factor", "forbid", "agents",
+                                 "walkable_for"});
+            !s)
             return s;
-        if (v.area.empty() && v.cost_factor == 1.0f && !v.forbid)
-            return r.fail(at, "changes nothing (give \"area\", \"cost_factor\" or \"forbid\")");
+        if (v.area.empty() && v.cost_factor == 1.0f && !v.forbid && v.walkable_for.empty())
+            return r.fail(at,
+                          "changes nothing (give \"area\", \"cost_factor\", \"forbid\" or "
+                          "\"walkable_for\")");
         out.push_back(v);
-        agents.push_back(std::move(names));
     }
     return {};
 }
@@ -45,9 +71,7 @@ Result<std::vector<ModifierVolume>> loadVolumesFile(const std::filesystem::path&
     if (!r.has("volumes"))
         return r.fail("$.volumes", "missing (expected an array of volumes)").error();
     std::vector<ModifierVolume> volumes;
-    std::vector<std::vector<std::string>> agents;
-    if (Status s = parseVolumes(r.get("volumes"), "$.volumes", file, volumes, agents); !s)
-        return s.error();
+    if (Status s = parseVolumes(r.get("volumes"), "$.volumes", file, volumes); !s) return s.error();
     if (Status s = r.finish({"$schema", "volumes"}); !s) return s.error();
     return volumes;
 }

@@ -76,8 +76,9 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
             spans.data() + i * formats::kSpanRecordSize);
     }
     // v1 without links (the layout before links existed, byte-identical), v2 with them.
-    formats::ContainerWriter writer(formats::kKindVoxels,
-                                    grid.links.empty() ? 1 : formats::kVoxelsVersion);
+    formats::ContainerWriter writer(
+        formats::kKindVoxels,
+        geometry::sceneKindVersion(!grid.links.empty(), !grid.markers.empty()));
     writer.add(formats::kSecVoxelHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, geometry::encodeAreaTable(grid.areas), formats::Codec::raw);
     writer.add(formats::kSecColumns, columns.take(), formats::Codec::zstd_delta32);
@@ -87,6 +88,7 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
                    std::vector<uint8_t>(grid.source_name.begin(), grid.source_name.end()),
                    formats::Codec::raw);
     geometry::addLinkSpecSections(writer, grid.links);
+    geometry::addMarkerSection(writer, grid.markers);
     return saveContainer(path, writer);
 }
 
@@ -135,6 +137,9 @@ Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
     auto links = geometry::decodeLinkSpecSections(c);
     if (!links) return links.error();
     grid.links = std::move(links).value();
+    auto markers = geometry::decodeMarkerSection(c);
+    if (!markers) return markers.error();
+    grid.markers = std::move(markers).value();
     return grid;
 }
 

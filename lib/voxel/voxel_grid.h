@@ -48,6 +48,9 @@ struct VoxelGrid {
     std::vector<geometry::AreaType> areas = geometry::defaultAreaTable();
     std::string source_name;  // base name of the source file (e.g. "den520d.map"), may be empty
     std::vector<geometry::LinkSpec> links;  // links from scene objects (tag rules), for graphs
+    // Scene markers the graph and later stages use (seeds, points of interest, waypoints,
+    // clusters), copied from the .geo; bounds and volumes are applied by voxelize and dropped.
+    std::vector<geometry::SceneMarker> markers;
 
     size_t columnCount() const { return size_t(size_x) * size_z; }
     std::span<const Span> column(uint32_t x, uint32_t z) const {

@@ -539,6 +539,10 @@ ParamIssues checkVoxelizeParams(const VoxelizeParams& p) {
         const std::string field = fmt::format("volumes[{}]", i);
         checkBox(check, field, p.volumes[i].box);
         check.positive(field + ".cost_factor", p.volumes[i].cost_factor);
+        bool finite = true;
+        for (const geometry::Plane& q : p.volumes[i].planes)
+            for (float v : q) finite = finite && std::isfinite(v);
+        check.require(finite, field + ".planes", "a non-finite plane", "finite numbers");
     }
     for (size_t i = 0; i < p.area_mask.size(); ++i)
         for (size_t k = 0; k < i; ++k)
@@ -588,6 +592,9 @@ Result<VoxelGrid> voxelizeAll(const geometry::Geometry& geometry, const Voxelize
     grid.agent = params.agent;
     grid.areas = geometry.areas;
     grid.links = geometry.links;  // scene-object links travel on to the graph stage
+    for (const geometry::SceneMarker& m : geometry.markers)  // so do the markers later stages use
+        if (m.kind != geometry::MarkerKind::bounds && m.kind != geometry::MarkerKind::volume)
+            grid.markers.push_back(m);
 
     auto toCellX = [&](float v) { return snapToGrid((double(v) - grid.origin[0]) / cs); };
     auto toCellY = [&](float v) { return snapToGrid((double(v) - grid.origin[1]) / ch); };
@@ -817,9 +824,35 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
     return voxelize(geometry, params, context, nullptr);
 }
 
-Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
+VoxelizeParams effectiveParams(const geometry::Geometry& geometry, const VoxelizeParams& given) {
+    VoxelizeParams p = given;
+    std::vector<ModifierVolume> volumes;
+    for (const geometry::SceneMarker& m : geometry.markers) {
+        if (m.kind == geometry::MarkerKind::bounds) p.bounds.push_back(m.box);
+        if (m.kind == geometry::MarkerKind::volume)
+            volumes.push_back({m.name, m.box, m.planes, m.area, m.cost_factor, m.forbid, m.agents,
+                               m.walkable_for});
+    }
+    volumes.insert(volumes.end(), given.volumes.begin(), given.volumes.end());
+    p.volumes.clear();
+    const auto named = [&](const std::vector<std::string>& names) {
+        return std::find(names.begin(), names.end(), given.agent_name) != names.end();
+    };
+    for (ModifierVolume& v : volumes) {
+        if (!v.agents.empty() && !named(v.agents)) continue;
+        if (!v.walkable_for.empty() && !named(v.walkable_for)) v.forbid = true;
+        if (v.area.empty() && v.cost_factor == 1.0f && !v.forbid) continue;  // walkable for it
+        v.agents.clear();
+        v.walkable_for.clear();
+        p.volumes.push_back(std::move(v));
+    }
+    return p;
+}
+
+Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& given,
                            Context& context, VoxelizeCounts* counts) {
-    if (Status s = checkParams(params); !s) return s.error();
+    if (Status s = checkParams(given); !s) return s.error();
+    const VoxelizeParams params = effectiveParams(geometry, given);
     // Area names first: a typo fails before the work.
     auto areaIndex = [&](const std::string& name) -> Result<size_t> {
         for (size_t a = 0; a < geometry.areas.size(); ++a)
@@ -862,7 +895,7 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
         const ModifierVolume& v = params.volumes[i];
         Status failed;
         forEachWalkableTop(*grid, [&](Span& span, double x, double y, double z) {
-            if (!failed || !v.box.contains(x, y, z)) return;
+            if (!failed || !v.contains(x, y, z)) return;
             ++out.in_volumes[i];
             if (v.forbid) {
                 span.walkable = false;

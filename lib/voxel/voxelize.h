@@ -19,15 +19,23 @@
 
 namespace nav::voxel {
 
-// A modifier volume (designers' control): a box whose walkable surface (a span's top, at its
-// column's centre, inside the box) gets another area, a cost factor, or no walking at all.
+// A modifier volume (designers' control): a box, or a convex hull within it, whose walkable
+// surface (a span's top, at its column's centre, inside) gets another area, a cost factor, or no
+// walking at all, for every agent or some of them.
 struct ModifierVolume {
-    std::string name;       // for messages: "level.json: $.volumes[2]"
-    geometry::Bounds box;   // [Units: m]
-    std::string area;       // the area the surface inside becomes ("" = keep)
-    float cost_factor = 1;  // multiplies the cost of the surface inside (> 0)
-    bool forbid = false;    // the surface inside is not walkable
+    std::string name;                       // for messages: "level.json: $.volumes[2]"
+    geometry::Bounds box;                   // [Units: m]
+    std::vector<geometry::Plane> planes;    // a convex hull inside the box (empty = the box)
+    std::string area;                       // the area the surface inside becomes ("" = keep)
+    float cost_factor = 1;                  // multiplies the cost of the surface inside (> 0)
+    bool forbid = false;                    // the surface inside is not walkable
+    std::vector<std::string> agents;        // the agents it applies to (empty = every agent)
+    std::vector<std::string> walkable_for;  // not walkable for any agent but these (empty: no
+                                            // such rule): a bridge only the light agents cross
     bool operator==(const ModifierVolume&) const = default;
+    bool contains(double x, double y, double z) const {
+        return box.contains(x, y, z) && geometry::insidePlanes(planes, x, y, z);
+    }
 };
 
 struct VoxelizeParams {
@@ -49,6 +57,9 @@ struct VoxelizeParams {
     // bounds): a later volume wins where they overlap. Cost factors add derived areas to the
     // grid's table ("water x2"); area costs and the mask apply after the volumes.
     std::vector<ModifierVolume> volumes;
+    // The agent profile's name: volumes naming agents (agents, walkable_for) apply by it; "" = an
+    // unnamed agent, which volumes naming agents leave alone (walkable_for: forbid it).
+    std::string agent_name;
     int threads = 0;  // worker threads (the caller's included); 0 = all cores
 };
 
@@ -84,16 +95,20 @@ struct VoxelizeCounts {
 };
 Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
                            Context& context, VoxelizeCounts* counts);
+// The parameters voxelize applies to this geometry: the bounds and volumes of its scene markers
+// added (scene volumes first, so the config's, given later, win where they overlap), then the
+// volumes reduced to those that apply to params.agent_name, walkable_for turned into forbid.
+// VoxelizeCounts::in_volumes counts these volumes.
+VoxelizeParams effectiveParams(const geometry::Geometry& geometry, const VoxelizeParams& params);
 Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
                            Context& context);
 
 // Modifier volumes as a level config or a volumes file writes them: an array of {"min": [x, y,
-// z], "max": [...], "area": NAME, "cost_factor": F, "forbid": B, "agents": [NAMES]} at JSON path
-// `path` of `file`. Each volume is named "FILE: PATH[i]"; `agents` (empty = every agent) go to
-// `agents` in the same order. Errors name the JSON path.
+// z], "max": [...]} boxes or {"points": [[x, y, z], ...]} convex hulls, each with "area": NAME,
+// "cost_factor": F, "forbid": B, "agents": [NAMES], "walkable_for": [NAMES], at JSON path `path`
+// of `file`. Each volume is named "FILE: PATH[i]". Errors name the JSON path.
 Status parseVolumes(const nlohmann::json& array, const std::string& path,
-                    const std::filesystem::path& file, std::vector<ModifierVolume>& out,
-                    std::vector<std::vector<std::string>>& agents);
+                    const std::filesystem::path& file, std::vector<ModifierVolume>& out);
 // A volumes file: {"volumes": [...]}, for `navbake voxelize --volumes`.
 Result<std::vector<ModifierVolume>> loadVolumesFile(const std::filesystem::path& file);
 

@@ -21,6 +21,20 @@ void VoxelizeStage::describe(const Params& p, StageKey& key) {
             for (size_t a = 0; a < 3; ++a)
                 key.add("bound_min", b.min[a]).add("bound_max", b.max[a]);
     }
+    for (const auto& [name, cost] : p.area_costs) key.add("area_cost", name).add("cost", cost);
+    for (const std::string& name : p.area_mask) key.add("area_mask", name);
+    for (const ModifierVolume& v : p.volumes) {
+        key.add("volume", v.name).add("area", v.area).add("cost_factor", v.cost_factor);
+        key.add("forbid", uint64_t(v.forbid)).add("planes", uint64_t(v.planes.size()));
+        for (size_t a = 0; a < 3; ++a)
+            key.add("volume_min", v.box.min[a]).add("volume_max", v.box.max[a]);
+        for (const geometry::Plane& q : v.planes)
+            for (float x : q) key.add("plane", x);
+        for (const std::string& name : v.agents) key.add("volume_agent", name);
+        for (const std::string& name : v.walkable_for) key.add("walkable_for", name);
+    }
+    // Scene volumes may name agents: the .geo (in the key by its bytes) and this name decide.
+    if (!p.agent_name.empty()) key.add("agent", p.agent_name);
 }
 
 Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& params,
@@ -65,22 +79,23 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
         "{} spans, {} walkable ({}); {} walkable columns, {} multi-layer (up to {} layers)",
         stats.spans, stats.walkable_spans, per_area.empty() ? "none" : per_area,
         stats.walkable_columns, stats.multi_layer_columns, stats.max_walkable_layers));
-    if (!params.bounds.empty()) {
+    const VoxelizeParams applied = effectiveParams(*geometry, params);
+    if (!applied.bounds.empty()) {
         result.count("walkable_outside_bounds", outside_bounds);
         result.summary.push_back(fmt::format(
             "bake bounds: {} {}; {} walkable spans outside them left unwalkable ({:.1f} m^2)",
-            params.bounds.size(), params.bounds.size() == 1 ? "box" : "boxes", outside_bounds,
+            applied.bounds.size(), applied.bounds.size() == 1 ? "box" : "boxes", outside_bounds,
             double(outside_bounds) * g.cell_size * g.cell_size));
     }
-    if (!params.volumes.empty()) {
+    if (!applied.volumes.empty()) {
         uint64_t changed = 0;
         std::string each;
-        for (size_t i = 0; i < params.volumes.size(); ++i) {
+        for (size_t i = 0; i < applied.volumes.size(); ++i) {
+            const ModifierVolume& v = applied.volumes[i];
             changed += counts.in_volumes[i];
             each +=
-                fmt::format("{}{} ({}{}{})", each.empty() ? "" : "; ", params.volumes[i].name,
-                            counts.in_volumes[i], params.volumes[i].forbid ? " forbidden" : "",
-                            params.volumes[i].area.empty() ? "" : " -> " + params.volumes[i].area);
+                fmt::format("{}{} ({}{}{})", each.empty() ? "" : "; ", v.name, counts.in_volumes[i],
+                            v.forbid ? " forbidden" : "", v.area.empty() ? "" : " -> " + v.area);
         }
         result.count("walkable_in_volumes", changed);
         result.summary.push_back(

@@ -88,7 +88,7 @@ TEST_SUITE("import") {
             {R"({"rules": [{"match": "x", "tag": "nowhere"}]})",
              "$.rules[0].tag: unknown tag 'nowhere'"},
             {R"({"rules": [{"match": "x", "tag": "ignore", "extra": 1}]})",
-             "$.rules[0].extra: unknown key (allowed here: match, on, tag, link)"},
+             "$.rules[0].extra: unknown key (allowed here: match, on, tag, link, marker)"},
             {R"({"areas": [{"name": "mud", "cost": -1}]})",
              "$.areas[0].cost: must be a number in (0, 1e6]"},
             {R"({"areas": [{"name": "obstacle", "cost": 2}]})",

@@ -59,12 +59,7 @@ geometry::LinkSpec ladderToIsland(const std::string& name) {
     return l;
 }
 
-uint64_t countOf(const StageResult& r, const std::string& name) {
-    for (const auto& [n, v] : r.counts)
-        if (n == name) return v;
-    FAIL("no count " << name);
-    return 0;
-}
+using test::countOf;
 
 bool inBox(const Walkable& w, const geometry::Bounds& b) { return b.contains(w.x, w.y, w.z); }
 

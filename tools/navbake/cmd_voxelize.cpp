@@ -45,8 +45,12 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
                     "An area this agent may walk on (repeatable; default every walkable area)");
     sub->add_option("--volumes", options->volumes,
                     "Modifier volumes from this JSON file, {\"volumes\": [{\"min\": [x, y, z], "
-                    "\"max\": [...], \"area\": NAME, \"cost_factor\": F, \"forbid\": B}]} "
-                    "(as a level config's; \"agents\" is ignored here)");
+                    "\"max\": [...] or \"points\": [[x, y, z], ...], \"area\": NAME, "
+                    "\"cost_factor\": F, \"forbid\": B, \"agents\": [...], \"walkable_for\": "
+                    "[...]}]}, as a level config's; applied after the level's scene volumes");
+    sub->add_option("--agent", p.agent_name,
+                    "This agent profile's name: the volumes (scene or --volumes) that name agents "
+                    "apply by it (default: none of those naming agents; walkable_for ones forbid)");
     sub->add_option("--bounds", options->bounds,
                     "Bake bounds MINX,MINY,MINZ:MAXX,MAXY,MAXZ [m] (repeatable): only the surface "
                     "inside a box is walkable, geometry far outside is not voxelized");
