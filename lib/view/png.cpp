@@ -3,12 +3,15 @@
 // down to the output size, then encoded with libpng. Sampling at pixel centres with half-open
 // spans means that polygons sharing an edge never cover a sample twice, so translucent cells
 // tile without seams; a pixel wholly inside one opaque shape keeps its exact colour.
+// Annotations are drawn at the output size around the finished drawing: rectangles snapped to
+// whole pixels and text in the bitmap font (font.h), so they are crisp and their colours exact.
 #include <png.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "lib/view/font.h"
 #include "lib/view/scene.h"
 
 namespace nav::view {
@@ -146,6 +149,69 @@ bool encodeRows(PngSink& sink, png_bytep* rows, uint32_t width, uint32_t height,
     return true;
 }
 
+// The RGB output image: the drawing (box-filtered from the canvas) and the annotations.
+class Image {
+public:
+    Image(uint32_t width, uint32_t height, Colour background)
+        : width_(width), height_(height), rgb_(size_t(width) * height * 3) {
+        for (size_t i = 0; i < rgb_.size(); i += 3)
+            rgb_[i] = background.r, rgb_[i + 1] = background.g, rgb_[i + 2] = background.b;
+    }
+    const uint8_t* data() const { return rgb_.data(); }
+
+    uint32_t width() const { return width_; }
+    uint32_t height() const { return height_; }
+    uint8_t* at(uint32_t x, uint32_t y) { return rgb_.data() + (size_t(y) * width_ + x) * 3; }
+
+    void blend(int64_t x, int64_t y, Colour c) {
+        if (x < 0 || y < 0 || x >= int64_t(width_) || y >= int64_t(height_)) return;
+        uint8_t* p = rgb_.data() + (size_t(y) * width_ + size_t(x)) * 3;
+        const uint32_t a = c.a, inv = 255 - a;
+        p[0] = uint8_t((p[0] * inv + c.r * a + 127) / 255);
+        p[1] = uint8_t((p[1] * inv + c.g * a + 127) / 255);
+        p[2] = uint8_t((p[2] * inv + c.b * a + 127) / 255);
+    }
+
+    // The pixels whose centres lie in the rectangle (at least one column and row), or in the
+    // disc inscribed in it.
+    void rect(const OverlayRect& r) {
+        const int64_t x0 = std::lround(r.x), y0 = std::lround(r.y);
+        const int64_t x1 = std::max(x0 + 1, int64_t(std::lround(r.x + r.w)));
+        const int64_t y1 = std::max(y0 + 1, int64_t(std::lround(r.y + r.h)));
+        const float cx = r.x + r.w / 2, cy = r.y + r.h / 2, radius = std::min(r.w, r.h) / 2;
+        for (int64_t y = y0; y < y1; ++y)
+            for (int64_t x = x0; x < x1; ++x) {
+                const float dx = float(x) + 0.5f - cx, dy = float(y) + 0.5f - cy;
+                if (!r.round || dx * dx + dy * dy <= radius * radius) blend(x, y, r.fill);
+            }
+    }
+
+    // Text in the bitmap font, `scale` px per font pixel, anchored as the layout says.
+    void text(const OverlayText& t, uint32_t scale, Colour c) {
+        const float width = float(font::textWidth(t.text, scale));
+        const float start = t.anchor == Anchor::start    ? t.x
+                            : t.anchor == Anchor::middle ? t.x - width / 2
+                                                         : t.x - width;
+        int64_t x = std::lround(start);
+        const int64_t y = std::lround(t.y);
+        for (char32_t code : font::decodeUtf8(t.text)) {
+            const font::Rows& rows = font::glyph(code);
+            for (uint32_t gy = 0; gy < font::kGlyphRows; ++gy)
+                for (uint32_t gx = 0; gx < font::kGlyphWidth; ++gx) {
+                    if (!(rows[gy] >> (font::kGlyphWidth - 1 - gx) & 1)) continue;
+                    for (uint32_t sy = 0; sy < scale; ++sy)
+                        for (uint32_t sx = 0; sx < scale; ++sx)
+                            blend(x + int64_t(gx * scale + sx), y + int64_t(gy * scale + sy), c);
+                }
+            x += int64_t(font::kAdvance * scale);
+        }
+    }
+
+private:
+    uint32_t width_, height_;
+    std::vector<uint8_t> rgb_;
+};
+
 }  // namespace
 
 Result<std::vector<uint8_t>> encodePng(const uint8_t* pixels, uint32_t width, uint32_t height,
@@ -219,8 +285,12 @@ Result<std::vector<uint8_t>> renderPng(const Scene& scene) {
             }
         }
     }
-    // Box filter down to the output size.
-    std::vector<uint8_t> rgb(size_t(p.width) * p.height * 3);
+    // Box filter down to the output size, into the image at the drawing's place (the whole
+    // image without annotations).
+    const Annotations& a = scene.annotations;
+    Image image(a.on ? a.width : p.width, a.on ? a.height : p.height, scene.background);
+    uint8_t* rgb = image.at(a.on ? a.left : 0, a.on ? a.top : 0);
+    const size_t stride = size_t(image.width()) * 3;
     const uint8_t* src = canvas.data();
     const uint32_t samples = ss * ss;
     for (uint32_t y = 0; y < p.height; ++y)
@@ -232,9 +302,11 @@ Result<std::vector<uint8_t>> renderPng(const Scene& scene) {
                         sum +=
                             src[((size_t(y) * ss + sy) * canvas.width() + size_t(x) * ss + sx) * 3 +
                                 ch];
-                rgb[(size_t(y) * p.width + x) * 3 + ch] = uint8_t((sum + samples / 2) / samples);
+                rgb[y * stride + size_t(x) * 3 + ch] = uint8_t((sum + samples / 2) / samples);
             }
-    return encodePng(rgb.data(), p.width, p.height, false);
+    for (const OverlayRect& r : a.rects) image.rect(r);
+    for (const OverlayText& t : a.texts) image.text(t, a.text_scale, a.text_colour);
+    return encodePng(image.data(), image.width(), image.height(), false);
 }
 
 }  // namespace nav::view

@@ -1,10 +1,14 @@
 // SVG writer: one <g> per group in drawing order; every polygon (triangle, cell, navmesh polygon,
 // fill cell) is a <polygon>, every edge a <line>, every dot a <circle>, every path a <polyline>,
 // so the element counts match ViewStats. Coordinates are output pixels with 2 decimals.
+// With annotations the drawing is a nested <svg> placed (and clipped) in the image, followed by
+// <g id="annotations"> holding <rect> and <text> elements only (monospace, sized like the PNG's
+// bitmap font: a 10 px font per font scale step, baseline at the glyph box's bottom).
 #include <fmt/format.h>
 
 #include <string>
 
+#include "lib/view/font.h"
 #include "lib/view/scene.h"
 
 namespace nav::view {
@@ -38,20 +42,51 @@ void appendStroke(std::string& out, const Shape& s) {
     fmt::format_to(std::back_inserter(out), " stroke-width=\"{:.2f}\"", s.stroke_px);
 }
 
+void appendAnnotations(std::string& out, const Annotations& a) {
+    const float glyph_h = float(font::kGlyphHeight * a.text_scale);
+    fmt::format_to(std::back_inserter(out),
+                   "<g id=\"annotations\" font-family=\"monospace\" font-size=\"{}\" "
+                   "fill=\"{}\">\n",
+                   10 * a.text_scale, hex(a.text_colour));
+    for (const OverlayRect& r : a.rects) {
+        fmt::format_to(std::back_inserter(out),
+                       "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\"", r.x,
+                       r.y, r.w, r.h);
+        if (r.round) fmt::format_to(std::back_inserter(out), " rx=\"{:.2f}\"", r.w / 2);
+        appendPaint(out, "fill", r.fill);
+        out += "/>\n";
+    }
+    for (const OverlayText& t : a.texts) {
+        fmt::format_to(std::back_inserter(out), "<text x=\"{:.2f}\" y=\"{:.2f}\"{}>{}</text>\n",
+                       t.x, t.y + glyph_h,
+                       t.anchor == Anchor::middle ? " text-anchor=\"middle\""
+                       : t.anchor == Anchor::end  ? " text-anchor=\"end\""
+                                                  : "",
+                       escapeXml(t.text));
+    }
+    out += "</g>\n";
+}
+
 }  // namespace
 
 std::vector<uint8_t> renderSvg(const Scene& scene) {
     const Projection& p = scene.projection;
+    const Annotations& notes = scene.annotations;
     std::string out;
     out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     fmt::format_to(std::back_inserter(out),
                    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
                    "viewBox=\"0 0 {0} {1}\">\n",
-                   p.width, p.height);
+                   notes.on ? notes.width : p.width, notes.on ? notes.height : p.height);
     fmt::format_to(std::back_inserter(out), "<title>{}</title>\n", escapeXml(scene.title));
     out += "<rect width=\"100%\" height=\"100%\"";
     appendPaint(out, "fill", scene.background);
     out += "/>\n";
+    if (notes.on)
+        fmt::format_to(std::back_inserter(out),
+                       "<svg id=\"drawing\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+                       "viewBox=\"0 0 {} {}\">\n",
+                       notes.left, notes.top, p.width, p.height, p.width, p.height);
     bool open = false;
     Group current = Group::geometry;
     auto point = [&](uint32_t i) {
@@ -116,6 +151,10 @@ std::vector<uint8_t> renderSvg(const Scene& scene) {
         }
     }
     if (open) out += "</g>\n";
+    if (notes.on) {
+        out += "</svg>\n";
+        appendAnnotations(out, notes);
+    }
     out += "</svg>\n";
     return {out.begin(), out.end()};
 }

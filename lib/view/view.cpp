@@ -304,6 +304,9 @@ public:
     bool keep(float y) const {
         return !options_.floor_filter || (y >= options_.floor_min && y <= options_.floor_max);
     }
+    // The legend entry of the shapes added from now on.
+    uint16_t key(const LegendKey& key) { return key_ = scene_.addKey(key); }
+    void useKey(uint16_t key) { key_ = key; }
 
     void polygon(Group group, const Point3* corners, uint32_t count, Colour fill, Colour stroke,
                  float stroke_px, float sort_y) {
@@ -316,6 +319,7 @@ public:
         s.first = uint32_t(scene_.points.size());
         s.count = count;
         s.sort_y = sort_y;
+        s.key = key_;
         for (uint32_t i = 0; i < count; ++i) scene_.add(corners[i]);
         scene_.shapes.push_back(s);
     }
@@ -334,6 +338,7 @@ public:
         scene_.add(b);
         s.count = 2;
         s.sort_y = std::max(a.y, b.y);
+        s.key = key_;
         scene_.shapes.push_back(s);
     }
     void disc(Group group, Point3 centre, float radius_px, Colour fill, Colour stroke = {},
@@ -348,6 +353,7 @@ public:
         s.first = scene_.add(centre);
         s.count = 1;
         s.sort_y = centre.y;
+        s.key = key_;
         scene_.shapes.push_back(s);
     }
     void polyline(Group group, const std::vector<Point3>& points, Colour colour, float width_px) {
@@ -358,6 +364,7 @@ public:
         s.stroke_px = width_px;
         s.first = uint32_t(scene_.points.size());
         s.count = uint32_t(points.size());
+        s.key = key_;
         for (const Point3& p : points) scene_.add(p);
         scene_.shapes.push_back(s);
     }
@@ -365,6 +372,7 @@ public:
 private:
     Scene& scene_;
     const ViewOptions& options_;
+    uint16_t key_ = kNoKey;
 };
 
 Point3 toPoint(navrt::Vec3 v) { return {v.x, v.y, v.z}; }
@@ -379,6 +387,19 @@ Colour areaColour(const geometry::Geometry& g, uint8_t area) {
 }
 
 void drawGeometry(Builder& b, const geometry::Geometry& g, ViewStats& stats) {
+    // One legend key per area type, in id order (areas sharing a colour share an entry).
+    std::vector<uint16_t> keys(256, kNoKey);
+    auto keyOf = [&](uint8_t area) {
+        if (keys[area] == kNoKey) {
+            const std::string name = area < g.areas.size() && !g.areas[area].name.empty()
+                                         ? g.areas[area].name
+                                         : fmt::format("area {}", area);
+            keys[area] = b.key({name, Swatch::box, areaColour(g, area), kGeometryStroke});
+        }
+        return keys[area];
+    };
+    for (size_t area = 0; area < std::min<size_t>(g.areas.size(), 256); ++area)
+        keyOf(uint8_t(area));
     for (size_t t = 0; t < g.triangleCount(); ++t) {
         Point3 corners[3];
         float y = 0;
@@ -389,6 +410,7 @@ void drawGeometry(Builder& b, const geometry::Geometry& g, ViewStats& stats) {
             y += corners[k].y / 3;
         }
         if (!b.keep(y)) continue;
+        b.useKey(keyOf(g.triangle_areas[t]));
         b.polygon(Group::geometry, corners, 3, areaColour(g, g.triangle_areas[t]), kGeometryStroke,
                   0.4f, y);
         ++stats.triangles;
@@ -396,6 +418,7 @@ void drawGeometry(Builder& b, const geometry::Geometry& g, ViewStats& stats) {
 }
 
 void drawVoxelSurface(Builder& b, const voxel::VoxelGrid& g, ViewStats& stats) {
+    b.key({"walkable", Swatch::box, kWalkable, kNoColour});
     for (uint32_t z = 0; z < g.size_z; ++z)
         for (uint32_t x = 0; x < g.size_x; ++x)
             for (const voxel::Span& span : g.column(x, z)) {
@@ -449,7 +472,12 @@ void drawGraphSurface(Builder& b, const navrt::GraphView& g, bool clusters, View
         ++stats.clustered;
         return clusterColour(g.node_clusters[node]);
     };
+    const uint16_t cluster_key = clusters ? b.key({fmt::format("clusters ({})", g.cluster_count),
+                                                   Swatch::clusters, kNoColour, kNoColour})
+                                          : kNoKey;
+    if (clusters) b.useKey(cluster_key);
     if (g.isNavmesh()) {
+        if (!clusters) b.key({"navmesh", Swatch::box, kNavmesh, kNavmeshStroke});
         std::vector<Point3> corners;
         for (uint32_t p = 0; p < g.nodeCount(); ++p) {
             float y;
@@ -460,6 +488,7 @@ void drawGraphSurface(Builder& b, const navrt::GraphView& g, bool clusters, View
             ++stats.polygons;
         }
     } else if (g.isPov()) {
+        b.key({"walkable", Swatch::box, kWalkable, kNoColour});
         for (uint32_t c = 0; c < g.layer_cell_count; ++c) {
             const CellRect r = cellRect(h, g.layer_cells + size_t(c) * formats::kNodeCellSize);
             if (!b.keep(r.y)) continue;
@@ -467,6 +496,7 @@ void drawGraphSurface(Builder& b, const navrt::GraphView& g, bool clusters, View
             ++stats.cells;
         }
     } else if (g.implicitVolume()) {
+        b.key({"free space (lowest)", Swatch::box, kWalkable, kNoColour});
         // Lowest free voxel of each column.
         std::vector<uint32_t> lowest(size_t(h.size_x) * h.size_z, navrt::kNoNode);
         const size_t words = (size_t(g.nodeCount()) + 63) / 64;
@@ -488,6 +518,7 @@ void drawGraphSurface(Builder& b, const navrt::GraphView& g, bool clusters, View
             ++stats.cells;
         }
     } else {
+        if (!clusters) b.key({"walkable", Swatch::box, kWalkable, kNoColour});
         for (uint32_t n = 0; n < g.nodeCount(); ++n) {
             const CellRect r = cellRect(h, g.cells + size_t(n) * formats::kNodeCellSize);
             if (!b.keep(r.y)) continue;
@@ -542,6 +573,8 @@ void drawLinks(Builder& b, const navrt::GraphView& g, ViewStats& stats) {
         head(arc.back(), arc[arc.size() - 2]);
         if (l.flags & formats::kLinkFlagBidirectional) head(arc.front(), arc[1]);
     };
+    const uint16_t authored_key = b.key({"link (authored)", Swatch::line, kAuthored, kNoColour});
+    const uint16_t generated_key = b.key({"link (generated)", Swatch::line, kGenerated, kNoColour});
     for (uint32_t i = 0; i < g.link_count;) {
         uint32_t end = i + 1;
         const formats::LinkRecord first = g.link(i);
@@ -549,7 +582,9 @@ void drawLinks(Builder& b, const navrt::GraphView& g, ViewStats& stats) {
         const formats::LinkRecord last = g.link(end - 1);
         i = end;
         if (!b.keep(first.from[1]) && !b.keep(first.to[1])) continue;
-        const Colour colour = (first.flags & formats::kLinkFlagGenerated) ? kGenerated : kAuthored;
+        const bool generated = (first.flags & formats::kLinkFlagGenerated) != 0;
+        const Colour colour = generated ? kGenerated : kAuthored;
+        b.useKey(generated ? generated_key : authored_key);
         arcOf(first, colour);
         if (last.from[0] != first.from[0] || last.from[2] != first.from[2]) {  // lanes
             arcOf(last, colour);
@@ -576,6 +611,7 @@ void drawGraph(Builder& b, const navrt::GraphView& g, const ViewOptions& options
         for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
             undirected += g.edgeLink(e) == formats::kNoLink && drawn(u, g.edgeTarget(u, e));
     drawLinks(b, g, stats);
+    b.key({"graph edges", Swatch::line, tile ? kTileEdge : kEdge, kNoColour});
     if (undirected > options.max_edges) {
         stats.skipped_edges = undirected;
     } else {
@@ -595,6 +631,7 @@ void drawGraph(Builder& b, const navrt::GraphView& g, const ViewOptions& options
         stats.skipped_nodes = n;
         return;
     }
+    b.key({"graph nodes", Swatch::dot, tile ? kTileNode : kNode, kNoColour});
     for (uint32_t u = 0; u < n; ++u) {
         const navrt::Vec3 p = g.position(u);
         if (!b.keep(p.y)) continue;
@@ -607,6 +644,10 @@ void drawGraph(Builder& b, const navrt::GraphView& g, const ViewOptions& options
 void drawFill(Builder& b, const navrt::GraphView& g, const navrt::PathQuery& search, Colour fill,
               ViewStats& stats) {
     if (search.expansions() == 0) return;  // no search ran (e.g. different components)
+    if (g.isPov())
+        b.key({"A* expanded", Swatch::dot, kFillCorner, kNoColour});
+    else
+        b.key({"A* expanded", Swatch::box, fill, kNoColour});
     std::vector<Point3> corners;
     for (uint32_t n = 0; n < g.nodeCount(); ++n) {
         if (!std::isfinite(search.settledCost(n))) continue;
@@ -667,6 +708,9 @@ Status drawPaths(Builder& b, const navrt::GraphView& g, const std::filesystem::p
             std::vector<Point3> points;
             for (uint32_t k = 0; k < count; ++k) points.push_back(toPoint(smoothed[k]));
             if (points.size() >= 2) {
+                b.key({options.paths.size() == 1 ? std::string("path")
+                                                 : fmt::format("path {}", i + 1),
+                       Swatch::line, pathColour(i), kNoColour});
                 b.polyline(Group::paths, points, pathColour(i), kPathWidth);
                 stats.path_points += points.size();
             }
@@ -676,7 +720,9 @@ Status drawPaths(Builder& b, const navrt::GraphView& g, const std::filesystem::p
                          pointText(request.from), pointText(request.to),
                          query::outcomeName(record.outcome), record.expansions);
         }
+        b.key({"start", Swatch::dot, kStart, kMarkerStroke});
         b.disc(Group::markers, from, kMarkerRadius, kStart, kMarkerStroke, 1.5f);
+        b.key({"goal", Swatch::dot, kGoal, kMarkerStroke});
         b.disc(Group::markers, to, kMarkerRadius, kGoal, kMarkerStroke, 1.5f);
     }
     return {};
@@ -698,6 +744,7 @@ void finishScene(Scene& scene) {
             lo = std::min(lo, s.sort_y);
             hi = std::max(hi, s.sort_y);
         }
+    scene.shaded = hi > lo;
     if (hi > lo)
         for (Shape& s : scene.shapes)
             if (s.group == Group::geometry || s.group == Group::surface) {
@@ -746,10 +793,12 @@ Status writeView(const std::filesystem::path& artifact, const std::filesystem::p
     stats.layers = layers;
     Scene scene;
     scene.title = options.title.empty() ? artifact.filename().string() : options.title;
-    scene.projection = options.crop
-                           ? fitProjection(options.crop_min[0], options.crop_min[1],
-                                           options.crop_max[0], options.crop_max[1], options.size)
-                           : fitProjection(a.min[0], a.min[2], a.max[0], a.max[2], options.size);
+    // [Units: m] the box on X and Z the drawing is fitted to.
+    const float fit_min[2] = {options.crop ? options.crop_min[0] : a.min[0],
+                              options.crop ? options.crop_min[1] : a.min[2]};
+    const float fit_max[2] = {options.crop ? options.crop_max[0] : a.max[0],
+                              options.crop ? options.crop_max[1] : a.max[2]};
+    scene.projection = fitProjection(fit_min[0], fit_min[1], fit_max[0], fit_max[1], options.size);
     Builder builder(scene, options);
     if (layers & layerBit(Layer::geometry)) drawGeometry(builder, a.geometry, stats);
     if (a.kind == formats::kKindVoxels) {
@@ -792,8 +841,9 @@ Status writeView(const std::filesystem::path& artifact, const std::filesystem::p
     if (*format == ViewFormat::glb) {
         bytes = renderGlb(scene, &stats.glb_meshes, &stats.glb_vertices);
     } else {
-        stats.width = scene.projection.width;
-        stats.height = scene.projection.height;
+        stats.width = stats.drawing_width = scene.projection.width;
+        stats.height = stats.drawing_height = scene.projection.height;
+        if (options.annotations) annotate(scene, options, fit_min, fit_max, stats);
         if (*format == ViewFormat::svg) {
             bytes = renderSvg(scene);
         } else {

@@ -27,6 +27,24 @@
 // vertex colours COLOR_0), the fill lifted 4 cm (translucent), graph edges as LINES and nodes as
 // POINTS lifted 6 cm, each path as a LINE_STRIP and the markers as POINTS lifted 10 cm.
 //
+// Annotations (SVG and PNG, on unless ViewOptions::annotations is off) go in margins added
+// around the drawing, which keeps its size (ViewOptions::size is still its longer side):
+//   axes        above the drawing world X [Units: m] growing to the right, left of it world Z
+//               growing downwards, titled "X (m)" and "Z (m)": a tick and a label at every
+//               multiple of a nice step (niceStep: 1, 2 or 5 x 10^k, at most 10 ticks over the
+//               fitted box, labels apart) placed exactly where the drawing puts that coordinate
+//   scale bar   below the drawing: a bar of a nice length (scaleBarLength: about a fifth of the
+//               drawing's width), labelled "N m"
+//   caption     the title and the heights drawn: "floors Y 0.0–3.0 m" with a floor range,
+//               otherwise "Y 0.0–3.2 m" (lowest and highest point of what was drawn), and
+//               "(lower surfaces darker)" when surfaces lie at several heights
+//   legend      one entry per colour the drawing uses (area types by name, walkable, navmesh,
+//               clusters, links authored / generated, graph edges / nodes, A* expanded, each
+//               path, start, goal): only the elements actually drawn (after --floor and --crop)
+// SVG draws text as <text> (monospace) and the rest as <rect> (the drawing sits in a nested
+// <svg> that clips it), so the shape element counts below still hold; PNG draws text with
+// navbake's own 5 x 7 pixel font (font.h), 1 to 4 px per font pixel by the drawing's size.
+//
 // Outputs are written atomically (temporary file + rename): a failed run leaves no file.
 #pragma once
 
@@ -65,7 +83,7 @@ bool parsePathSpec(std::string_view text, PathRequest& out);
 struct ViewOptions {
     uint32_t layers = 0;                 // layerBit()s; 0 = every layer the artifact has
     std::vector<PathRequest> paths;      // needs a graph or runtime asset
-    uint32_t size = 1024;                // [Units: px] longer side of an SVG / PNG, 16..16384
+    uint32_t size = 1024;                // [Units: px] SVG / PNG drawing's longer side, 16..16384
     bool floor_filter = false;           // when set, only elements whose height lies in
     float floor_min = 0, floor_max = 0;  // [floor_min, floor_max] [Units: m] are drawn (not paths)
     query::Tolerance tolerance;          // how far off the graph a path point may be
@@ -76,17 +94,21 @@ struct ViewOptions {
     // reach into it), and SVG / PNG views are fitted to it.
     bool crop = false;
     float crop_min[2] = {0, 0}, crop_max[2] = {0, 0};
+    // SVG / PNG: axes, scale bar, caption and legend in margins around the drawing (see above),
+    // which make the image larger than `size`.
+    bool annotations = true;
 };
 // Reports every bad field at once (size, floor range, crop box, tolerances); usage errors.
 Status checkOptions(const ViewOptions& options);
 
 // What a view drew. Element counts are per layer; the shape counts are what the output holds
-// (SVG: <polygon>, <line>, <circle>, <polyline> elements; PNG: the same shapes rasterised) and
-// the GLB counts its meshes (one primitive each) and vertices.
+// (SVG: <polygon>, <line>, <circle>, <polyline> elements; PNG: the same shapes rasterised;
+// annotations are not counted there) and the GLB counts its meshes (one primitive each) and
+// vertices.
 struct ViewStats {
     std::string kind;                // "geometry", "voxel grid", "tile graph", "navmesh graph", ...
     uint32_t layers = 0;             // layerBit()s drawn
-    uint32_t width = 0, height = 0;  // [Units: px] SVG / PNG
+    uint32_t width = 0, height = 0;  // [Units: px] SVG / PNG: the whole image
     size_t triangles = 0;            // geometry
     size_t cells = 0;                // walkable (and clusters on tile graphs)
     size_t polygons = 0;             // navmesh (and clusters on navmesh graphs)
@@ -108,7 +130,28 @@ struct ViewStats {
     size_t glb_meshes = 0;           // GLB only
     size_t glb_vertices = 0;         // GLB only
     size_t bytes = 0;                // size of the written file
+    // Annotations (SVG / PNG with ViewOptions::annotations; the ticks, legend and caption are
+    // empty otherwise, and the drawing is the whole image).
+    uint32_t drawing_width = 0, drawing_height = 0;  // [Units: px] the drawing without margins
+    uint32_t drawing_left = 0, drawing_top = 0;      // [Units: px] its top-left corner
+    std::vector<double> x_ticks, z_ticks;            // [Units: m] labelled coordinates, ascending
+    double x_step = 0, z_step = 0;                   // [Units: m] tick steps
+    size_t ticks = 0;                                // x_ticks + z_ticks
+    double scale_bar = 0;                            // [Units: m] length of the scale bar
+    std::vector<std::string> legend;                 // entry labels, in legend order
+    size_t legend_entries = 0;                       // legend.size()
+    std::string caption;                             // title and heights ("floors Y 0.0–3.0 m")
+    size_t texts = 0;                                // text labels written (SVG <text> elements)
 };
+
+// Axis ticks. niceStep: the smallest step 1, 2 or 5 x 10^k [Units: m] of at least `min_step`
+// with at most `max_ticks` multiples in [lo, hi] (0..37 m: 5 m, 8 ticks). axisTicks: those
+// multiples, ascending. tickLabel: `value` with as many decimals as `step` needs ("35", "2.5",
+// "-0.2"; never "-0"). scaleBarLength: the 1, 2 or 5 x 10^k closest to width / 5 (by ratio).
+double niceStep(double lo, double hi, uint32_t max_ticks = 10, double min_step = 0);
+std::vector<double> axisTicks(double lo, double hi, double step);
+std::string tickLabel(double value, double step);
+double scaleBarLength(double width);
 
 // Reads `artifact`, draws the layers asked for (all it has by default) and writes `out` in the
 // format of its extension. Errors (bad_input unless said otherwise) name the file: unreadable or

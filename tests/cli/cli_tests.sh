@@ -694,11 +694,15 @@ view_cli)
   "$navbake" -q graph navmesh "$work/indoor.vox" -o "$work/nm.graph" || fail "navmesh"
   "$navbake" -q pack "$work/nm.graph" -o "$work/nm.nav" || fail "pack"
   expect 0 "--layer" "$navbake" view --help
-  expect 0 "[0-9]+ polygons, [0-9]+ nodes, [0-9]+ edges, 1 paths \(1 found, [0-9]+ nodes expanded\); 800 x [0-9]+ px" \
+  # --size is the drawing's longer side; axes, scale bar, caption and legend add margins.
+  expect 0 "[0-9]+ polygons, [0-9]+ nodes, [0-9]+ edges, 1 paths \(1 found, [0-9]+ nodes expanded\); [0-9]+ x [0-9]+ px \(drawing 800 x [0-9]+ px; [0-9]+ ticks, 7 legend entries\)" \
     "$navbake" view "$work/nm.nav" -o "$work/nm.png" --path 2,0,2:8,3,15 --size 800
   [ "$(head -c 8 "$work/nm.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "not a PNG"
+  expect 0 "; 800 x [0-9]+ px, [0-9]+ bytes" \
+    "$navbake" view "$work/nm.nav" -o "$work/bare.png" --path 2,0,2:8,3,15 --size 800 --no-annotations
   expect 0 "\[navmesh, paths\]" "$navbake" view "$work/nm.nav" -o "$work/nm.svg" --layer navmesh --path 2,0,2:8,3,15
   tail -c 7 "$work/nm.svg" | grep -q "</svg>" || fail "SVG not closed"
+  grep -q ">X (m)</text>" "$work/nm.svg" || fail "SVG without its X axis title"
   [ "$(grep -c "<polyline " "$work/nm.svg")" = 1 ] || fail "SVG path polyline"
   expect 0 "meshes, [0-9]+ vertices" "$navbake" view "$work/nm.nav" -o "$work/nm.glb" --layer navmesh,graph,paths --path 2,0,2:8,3,15
   [ "$(head -c 4 "$work/nm.glb")" = glTF ] || fail "not a GLB"

@@ -35,7 +35,8 @@ void registerView(CLI::App& app, CommandBody& body) {
     sub->add_option("--path", options->paths,
                     "A path to draw, X,Y,Z:X,Y,Z [m] (repeatable; graph and .nav only): the "
                     "expanded nodes shaded, the smoothed path, start and goal markers");
-    sub->add_option("--size", options->view.size, "Longer side of an SVG / PNG [px]")
+    sub->add_option("--size", options->view.size,
+                    "Longer side of an SVG / PNG drawing [px] (annotations add margins around it)")
         ->check(CLI::Range(16, 16384))
         ->capture_default_str();
     sub->add_option("--crop", options->crop,
@@ -43,6 +44,9 @@ void registerView(CLI::App& app, CommandBody& body) {
     sub->add_option("--floor", options->floor,
                     "Only draw what lies at heights YMIN:YMAX [m] (one floor of a multi-floor "
                     "level); paths are always drawn");
+    sub->add_flag("!--no-annotations", options->view.annotations,
+                  "SVG / PNG: draw no axes (X and Z in metres), scale bar, caption (heights drawn) "
+                  "or legend (the colours used) around the drawing");
     sub->add_option("--horizontal-tolerance", options->horizontal,
                     "How far beside the navigation data a path point may be [m]")
         ->check(CLI::NonNegativeNumber)
@@ -124,10 +128,14 @@ void registerView(CLI::App& app, CommandBody& body) {
             if (stats.skipped_nodes > 0)
                 context.warn("graph layer: {} nodes not drawn (more than --max-nodes {})",
                              stats.skipped_nodes, v.max_nodes);
-            const std::string size =
+            std::string size =
                 stats.width > 0
                     ? fmt::format("{} x {} px", stats.width, stats.height)
                     : fmt::format("{} meshes, {} vertices", stats.glb_meshes, stats.glb_vertices);
+            if (stats.width > 0 && v.annotations)
+                size += fmt::format(" (drawing {} x {} px; {} ticks, {} legend entries)",
+                                    stats.drawing_width, stats.drawing_height, stats.ticks,
+                                    stats.legend_entries);
             context.info("view of {} [{}]: {}; {}, {} bytes -> {}", options->input,
                          view::layerNames(stats.layers), drawn.empty() ? "nothing" : drawn, size,
                          stats.bytes, options->output);
