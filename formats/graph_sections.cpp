@@ -38,7 +38,8 @@ const uint32_t kGraphSectionIds[kGraphSectionCount] = {
     kSecPolyAreas,        kSecDetailOffsets,  kSecDetailTriangles, kSecMeshIndexHeader,
     kSecMeshIndexOffsets, kSecMeshIndexPolys, kSecPolyInfo,        kSecPovStats,
     kSecPovCorners,       kSecLayerCells,     kSecLayerColumns,    kSecLayerNeighbours,
-    kSecLayerComponents,  kSecLinks,          kSecEdgeLinks,       kSecLinkTypes};
+    kSecLayerComponents,  kSecLinks,          kSecEdgeLinks,       kSecLinkTypes,
+    kSecDomainOwners};
 
 Error missingSectionError(uint32_t id) {
     char name[5];
@@ -216,11 +217,56 @@ Error validateNavmeshSections(const GraphHeader& h, const GraphSections& s, uint
     return {};
 }
 
+namespace {
+
+// LCEL (one valid NodeCell per layer cell) and LCOL (column -> cells CSR, each cell listed under
+// its own column): the layer grid of POV and Dirichlet graphs.
+Error validateLayerGrid(const GraphHeader& h, const GraphSections& s, uint64_t cells,
+                        uint32_t area_count) {
+    using G = GraphSection;
+    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
+    if (s[G::layer_cells].size != cells * kNodeCellSize)
+        return sectionError(kSecLayerCells, 0, "size does not match the cell count");
+    const uint8_t* layer_cells = s[G::layer_cells].data;
+    for (uint64_t c = 0; c < cells; ++c) {
+        const uint8_t* p = layer_cells + c * kNodeCellSize;
+        const NodeCell cell = decodeNodeCell(p);
+        if (cell.column >= columns || cell.y > h.size_y || cell.area >= area_count || p[7] != 0)
+            return sectionError(kSecLayerCells, c * kNodeCellSize, "invalid layer cell");
+    }
+    if (s[G::layer_columns].size != (columns + 1) * 4)
+        return sectionError(kSecLayerColumns, 0, "size does not match the grid");
+    const uint32_t* layer_columns = u32s(s[G::layer_columns]);
+    if (Error e = checkCsrOffsets(layer_columns, columns, cells, kSecLayerColumns)) return e;
+    for (uint64_t c = 0; c < columns; ++c)
+        for (uint32_t v = layer_columns[c]; v < layer_columns[c + 1]; ++v)
+            if (decodeNodeCell(layer_cells + uint64_t(v) * kNodeCellSize).column != c)
+                return sectionError(kSecLayerColumns, c * 4,
+                                    "a cell is listed under the wrong column");
+    return {};
+}
+
+}  // namespace
+
+Error validateDirichletSections(const GraphHeader& h, const GraphSections& s, uint32_t area_count) {
+    using G = GraphSection;
+    if (Error e = requireAll(s, {G::layer_cells, G::layer_columns, G::domain_owners})) return e;
+    if (h.flags != 0) return sectionError(kSecGraphHeader, 76, "Dirichlet graphs take no flags");
+    const uint64_t cells = s[G::layer_cells].size / kNodeCellSize;
+    if (Error e = validateLayerGrid(h, s, cells, area_count)) return e;
+    if (s[G::domain_owners].size != cells * 4)
+        return sectionError(kSecDomainOwners, 0, "size does not match the cell count");
+    const uint32_t* owners = u32s(s[G::domain_owners]);
+    for (uint64_t c = 0; c < cells; ++c)
+        if (owners[c] >= h.node_count)
+            return sectionError(kSecDomainOwners, c * 4, "owner node out of range");
+    return {};
+}
+
 Error validatePovSections(const GraphHeader& h, const GraphSections& s, uint32_t area_count,
                           PovStats& st) {
     using G = GraphSection;
     const uint64_t n = h.node_count;
-    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
     if (Error e = requireAll(s, {G::pov_stats, G::pov_corners, G::layer_cells, G::layer_columns,
                                  G::layer_neighbours, G::layer_components}))
         return e;
@@ -231,30 +277,11 @@ Error validatePovSections(const GraphHeader& h, const GraphSections& s, uint32_t
     if (st.taut_edges != h.edge_count)
         return sectionError(kSecPovStats, 24, "taut edge count differs from the edge count");
     const uint64_t cells = st.layer_cell_count;
-    // LCEL: one NodeCell per layer cell.
-    if (s[G::layer_cells].size != cells * kNodeCellSize)
-        return sectionError(kSecLayerCells, 0, "size does not match PSTA's cell count");
+    if (Error e = validateLayerGrid(h, s, cells, area_count)) return e;
     const uint8_t* layer_cells = s[G::layer_cells].data;
     auto columnOf = [&](uint64_t cell) {
         return decodeNodeCell(layer_cells + cell * kNodeCellSize).column;
     };
-    for (uint64_t c = 0; c < cells; ++c) {
-        const uint8_t* p = layer_cells + c * kNodeCellSize;
-        const NodeCell cell = decodeNodeCell(p);
-        if (cell.column >= columns || cell.y > h.size_y || cell.area >= area_count || p[7] != 0)
-            return sectionError(kSecLayerCells, c * kNodeCellSize, "invalid layer cell");
-    }
-    // LCOL: column -> cells CSR, each cell listed under its own column.
-    if (s[G::layer_columns].size != (columns + 1) * 4)
-        return sectionError(kSecLayerColumns, 0, "size does not match the grid");
-    const uint32_t* layer_columns = u32s(s[G::layer_columns]);
-    if (Error e = checkCsrOffsets(layer_columns, columns, cells, kSecLayerColumns)) return e;
-    for (uint64_t c = 0; c < columns; ++c) {
-        for (uint32_t v = layer_columns[c]; v < layer_columns[c + 1]; ++v)
-            if (columnOf(v) != c)
-                return sectionError(kSecLayerColumns, c * 4,
-                                    "a cell is listed under the wrong column");
-    }
     // LNB4: every link names a cell of the adjacent column in its direction.
     if (s[G::layer_neighbours].size != cells * 16)
         return sectionError(kSecLayerNeighbours, 0, "size is not 4 planes of the cell count");

@@ -63,6 +63,7 @@ enum class GraphSection : uint32_t {
     links,
     edge_links,
     link_types,
+    domain_owners,
     count
 };
 inline constexpr uint32_t kGraphSectionCount = uint32_t(GraphSection::count);
@@ -101,6 +102,12 @@ Error validateNavmeshSections(const GraphHeader& header, const GraphSections& s,
 // PSTA's count, PCRN records valid with cells in range.
 Error validatePovSections(const GraphHeader& header, const GraphSections& s, uint32_t area_count,
                           PovStats& stats);
+
+// Dirichlet-domain graphs (graph_type 5, after validateGraphSections): GRHD flags zero; LCEL (the
+// cells of the domains, records valid) and LCOL (each cell under its own column) as in POV
+// graphs; DOWN one node id per layer cell, below node_count.
+Error validateDirichletSections(const GraphHeader& header, const GraphSections& s,
+                                uint32_t area_count);
 
 // LINK, ELNK and LTYP (after validateGraphSections): LINK absent -> ELNK and LTYP absent. Else
 // every record valid (decodeLinkRecord) with nodes in range and apart, ids non-decreasing, the

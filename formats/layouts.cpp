@@ -373,7 +373,7 @@ Error decodeGraphHeader(const uint8_t* data, size_t size, GraphHeader& h) {
     constexpr uint32_t id = kSecGraphHeader;
     if (Error e = decodeHeader(data, size, h)) return e;
     const uint32_t type = uint32_t(h.type);
-    if (type < 1 || type > 4)
+    if (type < 1 || type > uint32_t(GraphType::dirichlet))
         return makeError(ErrorCode::bad_section, 0, id, "section 'GRHD': unknown graph type %u",
                          type);
     const uint32_t heuristic = uint32_t(h.heuristic);

@@ -44,6 +44,7 @@ inline constexpr uint32_t kSecSourceName = fourcc("NAME");  // optional: source 
 inline constexpr uint32_t kSecLinkSpecs = fourcc("SLNK");      // 64-byte link spec records
 inline constexpr uint32_t kSecLinkSpecNames = fourcc("SLNM");  // their names and user types
 inline constexpr uint32_t kSecMarkers = fourcc("SMRK");        // designer markers (§4.5)
+inline constexpr uint32_t kSecDomainOwners = fourcc("DOWN");   // Dirichlet: owner per cell
 
 // GEOM sections.
 inline constexpr uint32_t kSecGeometryHeader = fourcc("GHDR");
@@ -241,7 +242,7 @@ Error validateGeometrySections(const GeometryHeader& header, const uint8_t* vert
                                size_t triangle_areas_size, uint32_t area_count);
 
 // ---- GRHD: 96 bytes ----------------------------------------------------------------------------
-enum class GraphType : uint32_t { tile = 1, volume = 2, pov = 3, navmesh = 4 };
+enum class GraphType : uint32_t { tile = 1, volume = 2, pov = 3, navmesh = 4, dirichlet = 5 };
 enum class HeuristicKind : uint32_t { octile = 1, euclidean = 2 };
 inline constexpr uint32_t kGraphFlagImplicitVolume = 1;  // volume: edges implicit in VFRE
 

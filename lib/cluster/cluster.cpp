@@ -548,6 +548,10 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
         return inputError(
             "cluster tables need an explicit graph; volume graphs (implicit "
             "26-connected voxels) are not supported");
+    if (h.type == formats::GraphType::dirichlet)
+        return inputError(
+            "cluster tables are for large graphs; a Dirichlet graph has one node per waypoint "
+            "(its domains are the designer's clusters already): search it as it is");
     const size_t n = g.nodeCount();
     if (n == 0) return inputError("the graph has no nodes to cluster");
     if (Status s = paramError("cluster parameters", checkClusterParams(params)); !s)

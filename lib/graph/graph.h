@@ -13,6 +13,7 @@
 #include "lib/common/result.h"
 #include "lib/common/stage.h"
 #include "lib/geometry/geometry.h"
+#include "lib/graph/dirichlet.h"
 #include "lib/graph/links.h"
 #include "lib/graph/seeds.h"
 #include "lib/navmesh/navmesh.h"
@@ -51,6 +52,9 @@ struct Graph {
     std::vector<uint32_t> layer_neighbours;  // 4 planes (+X, -X, +Z, -Z) of layer_cells.size()
     std::vector<uint32_t> layer_components;  // tile-graph component per layer cell
     formats::PovStats pov_stats;
+    // Dirichlet-domain graphs: node i = waypoint i; the layer cells (with layer_columns) are the
+    // cells of the domains, domain_owners the node each belongs to (DOWN).
+    std::vector<uint32_t> domain_owners;
     // Links (explicit graphs, optional): sorted by id; edge_links names each edge's link
     // (formats::kNoLink for the walkable surface's own edges). Empty when the graph has none.
     std::vector<formats::LinkRecord> links;
@@ -142,11 +146,12 @@ Result<Graph> decodeGraph(const LoadedContainer& container);
 
 // ---- The graph stage -----------------------------------------------------------------------
 // One definition shared by `navbake graph KIND` and `navbake build` (lib/common/stage.h).
-enum class GraphKind { tile, navmesh, pov, volume };
+enum class GraphKind { tile, navmesh, pov, volume, dirichlet };
 inline constexpr Choice<GraphKind> kGraphKinds[] = {{"tile", GraphKind::tile},
                                                     {"navmesh", GraphKind::navmesh},
                                                     {"pov", GraphKind::pov},
-                                                    {"volume", GraphKind::volume}};
+                                                    {"volume", GraphKind::volume},
+                                                    {"dirichlet", GraphKind::dirichlet}};
 
 struct GraphStage {
     static constexpr std::string_view kName = "graph";
@@ -175,6 +180,9 @@ struct GraphStage {
         // the graph becomes directed (Millington & Funge 4.4.1: going downhill costs less).
         // Both >= 0 (costs only grow: the heuristic stays admissible); 0 = none.
         float uphill = 0, downhill = 0;
+        // Dirichlet graphs: the designer's waypoints (scene waypoint markers the .vox carries are
+        // added after these). Unique names, finite positions, weights >= 0.
+        std::vector<Waypoint> waypoints;
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox

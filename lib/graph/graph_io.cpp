@@ -252,6 +252,16 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
         writer.add(formats::kSecLayerComponents, arrayBytes(g.layer_components));
         writer.add(formats::kSecPovStats, std::move(stats), formats::Codec::raw);
     }
+    if (header.type == GraphType::dirichlet) {
+        std::vector<uint8_t> layer_cells(g.layer_cells.size() * formats::kNodeCellSize);
+        for (size_t i = 0; i < g.layer_cells.size(); ++i)
+            formats::encodeNodeCell(g.layer_cells[i],
+                                    layer_cells.data() + i * formats::kNodeCellSize);
+        writer.add(formats::kSecLayerCells, std::move(layer_cells));
+        writer.add(formats::kSecLayerColumns, arrayBytes(g.layer_columns),
+                   formats::Codec::zstd_delta32);
+        writer.add(formats::kSecDomainOwners, arrayBytes(g.domain_owners));
+    }
     if (!g.source_name.empty())
         writer.add(formats::kSecSourceName,
                    std::vector<uint8_t>(g.source_name.begin(), g.source_name.end()),
@@ -294,6 +304,10 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
         if (formats::Error e = formats::validatePovSections(h, s.spans, area_count, g.pov_stats))
             return containerError(c.path, e);
     }
+    if (!implicit_volume && h.type == GraphType::dirichlet) {
+        if (formats::Error e = formats::validateDirichletSections(h, s.spans, area_count))
+            return containerError(c.path, e);
+    }
     if (!implicit_volume) {
         if (formats::Error e = formats::validateColumnNodes(h, s.spans))
             return containerError(c.path, e);
@@ -332,6 +346,11 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
     if (s.spans[G::links].present) take(s, G::edge_links, g.edge_links);
     if (h.type == GraphType::navmesh) takeMeshSections(s, h.node_count, g);
     if (h.type == GraphType::pov) takePovSections(s, g);
+    if (h.type == GraphType::dirichlet) {
+        g.layer_cells = takeCells(s, G::layer_cells);
+        take(s, G::layer_columns, g.layer_columns);
+        take(s, G::domain_owners, g.domain_owners);
+    }
     return g;
 }
 

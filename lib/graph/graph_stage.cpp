@@ -97,6 +97,20 @@ ParamIssues GraphStage::check(const Params& params) {
             check.require(params.points[k].name != poi.name, field + ".name", poi.name,
                           fmt::format("unique (points_of_interest[{}] has it too)", k));
     }
+    for (size_t i = 0; i < params.waypoints.size(); ++i) {
+        const Waypoint& w = params.waypoints[i];
+        const std::string field = fmt::format("waypoints[{}]", i);
+        check.require(!w.name.empty(), field + ".name", "\"\"", "a name");
+        check.require(std::isfinite(w.position[0]) && std::isfinite(w.position[1]) &&
+                          std::isfinite(w.position[2]),
+                      field + ".position",
+                      fmt::format("({}, {}, {})", w.position[0], w.position[1], w.position[2]),
+                      "a finite point");
+        check.range(field + ".weight", w.weight, 0.0f, 1e6f, "m");
+        for (size_t k = 0; k < i; ++k)
+            check.require(params.waypoints[k].name != w.name, field + ".name", w.name,
+                          fmt::format("unique (waypoints[{}] has it too)", k));
+    }
     check.range("uphill", params.uphill, 0.0f, 1000.0f, "m per m");
     check.range("downhill", params.downhill, 0.0f, 1000.0f, "m per m");
     for (ParamIssue& issue : checkLinkGenParams(params.generate))
@@ -122,6 +136,21 @@ void GraphStage::describe(const Params& params, StageKey& key) {
         for (const auto& p : params.seeds)
             key.add("seed_x", p[0]).add("seed_y", p[1]).add("seed_z", p[2]);
     }
+    for (const PointOfInterest& p : params.points)  // their warnings are part of the result
+        key.add("poi", p.name)
+            .add("poi_kind", p.kind)
+            .add("poi_x", p.position[0])
+            .add("poi_y", p.position[1])
+            .add("poi_z", p.position[2]);
+    if (params.uphill > 0 || params.downhill > 0)
+        key.add("uphill", params.uphill).add("downhill", params.downhill);
+    if (params.kind == GraphKind::dirichlet)
+        for (const Waypoint& w : params.waypoints)
+            key.add("waypoint", w.name)
+                .add("waypoint_x", w.position[0])
+                .add("waypoint_y", w.position[1])
+                .add("waypoint_z", w.position[2])
+                .add("weight", w.weight);
     if (params.kind == GraphKind::navmesh) {
         const navmesh::NavmeshParams& n = params.navmesh;
         key.add("partition", choiceName<navmesh::Partition>(navmesh::kPartitions, n.partition))
@@ -253,6 +282,8 @@ GraphStage::Params effectiveParams(const voxel::VoxelGrid& grid, const GraphStag
         if (m.kind == geometry::MarkerKind::seed) p.seeds.push_back(m.position);
         if (m.kind == geometry::MarkerKind::point_of_interest)
             p.points.push_back({m.object, m.label, m.position, m.name});
+        if (m.kind == geometry::MarkerKind::waypoint)
+            p.waypoints.push_back({m.object, m.position, m.weight, m.name});
     }
     return p;
 }
@@ -266,7 +297,8 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
     if (!grid) return grid.error();
     // Seeds and points of interest placed in the scene join the config's.
     const Params params = effectiveParams(*grid, given);
-    if (params.points.size() != given.points.size())
+    if (params.points.size() != given.points.size() ||
+        params.waypoints.size() != given.waypoints.size())
         if (Status s = checkStage<GraphStage>(params); !s) return s.error();
     const auto start = std::chrono::steady_clock::now();
     // Generated links need the voxel grid alone: a thread at idle priority makes them beside the
@@ -320,7 +352,8 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
     }
     Result<Graph> graph = Graph{};
     switch (params.kind) {
-        case GraphKind::tile: graph = buildTileGraph(*surface, context); break;
+        case GraphKind::tile:
+        case GraphKind::dirichlet: graph = buildTileGraph(*surface, context); break;
         case GraphKind::navmesh: {
             navmesh::NavmeshParams navmesh = params.navmesh;
             navmesh.threads = params.threads;
@@ -340,7 +373,8 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
     }
     if (!checked && generate.enabled() && graph) made = generation.finish(context);
     uint64_t gradient_edges = 0;
-    if (graph && (params.kind == GraphKind::tile || params.kind == GraphKind::navmesh))
+    if (graph && (params.kind == GraphKind::tile || params.kind == GraphKind::navmesh ||
+                  params.kind == GraphKind::dirichlet))
         gradient_edges = addGradientCosts(*graph, params.uphill, params.downhill);
     if (!graph) return graph.error();
     StageResult result;
@@ -361,7 +395,7 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
         result.summary.push_back(
             fmt::format("gradient costs: + {} per m climbed, + {} per m descended, on {} edges{}",
                         params.uphill, params.downhill, gradient_edges,
-                        params.kind == GraphKind::tile || params.kind == GraphKind::navmesh
+                        params.kind != GraphKind::pov && params.kind != GraphKind::volume
                             ? ""
                             : " (not used by this graph kind)"));
     }
@@ -439,17 +473,61 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
     }
     for (const auto& [name, why] : resolved.unusable)
         result.warnings.push_back(fmt::format("this agent cannot use {}", why));
+    // Dirichlet graphs: the domains of the tile graph just built (its links connect them too).
+    const Graph* saved = &*graph;
+    Graph domains;
+    if (params.kind == GraphKind::dirichlet) {
+        DirichletReport report;
+        auto built = buildDirichletGraph(*graph, *surface, params.waypoints, context, &report);
+        if (!built) return built.error();
+        domains = std::move(built).value();
+        saved = &domains;
+        for (std::string& moved : report.moved) result.warnings.push_back(std::move(moved));
+        uint64_t empty = 0;
+        for (size_t i = 0; i < params.waypoints.size(); ++i)
+            if (report.cells_per_waypoint[i] == 0) {
+                ++empty;
+                result.warnings.push_back(fmt::format(
+                    "{}waypoint '{}' owns no cells: a waypoint with a larger weight claims its "
+                    "surroundings",
+                    params.waypoints[i].where.empty() ? "" : params.waypoints[i].where + ": ",
+                    params.waypoints[i].name));
+            }
+        result.count("waypoints", params.waypoints.size());
+        result.count("domain_cells", domains.layer_cells.size());
+        result.count("cells_outside_domains", report.unassigned_cells);
+        if (report.unassigned_cells > 0)
+            result.warnings.push_back(fmt::format(
+                "{} walkable cells ({:.1f} m^2) lie in no Dirichlet domain: no waypoint reaches "
+                "them",
+                report.unassigned_cells,
+                double(report.unassigned_cells) * grid->cell_size * grid->cell_size));
+        std::string each;
+        for (size_t i = 0; i < params.waypoints.size() && i < 12; ++i)
+            each += fmt::format(
+                "{}{} {} ({:.1f} m^2)", i ? ", " : "", params.waypoints[i].name,
+                report.cells_per_waypoint[i],
+                double(report.cells_per_waypoint[i]) * grid->cell_size * grid->cell_size);
+        result.summary.push_back(fmt::format(
+            "Dirichlet domains: {} waypoints ({} empty), cells per domain: {}{}; {} connections{}",
+            params.waypoints.size(), empty, each, params.waypoints.size() > 12 ? ", ..." : "",
+            domains.edgeCount(),
+            report.dropped_connections > 0
+                ? fmt::format(" ({} touching pairs without a path between their waypoints)",
+                              report.dropped_connections)
+                : ""));
+    }
     {
         ScopedTimer timer(context, "graph: save");
-        if (Status s = saveGraph(output, *graph); !s) return s.error();
+        if (Status s = saveGraph(output, *saved); !s) return s.error();
     }
     result.milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    result.count("nodes", graph->nodeCount());
-    result.count("edges", graph->edgeCount());
+    result.count("nodes", saved->nodeCount());
+    result.count("edges", saved->edgeCount());
     if (graph->header.type == GraphType::navmesh) result.count("polygons", graph->nodeCount());
-    if (params.kind != GraphKind::volume) islandWarning(*graph, result);
-    result.summary.push_back(summary(*graph, params.kind, result.milliseconds, output));
+    if (params.kind != GraphKind::volume) islandWarning(*saved, result);
+    result.summary.push_back(summary(*saved, params.kind, result.milliseconds, output));
     {
         ScopedTimer timer(context, "graph: link report");
         reportLinks(*graph, component_before, components_before, resolved, result);

@@ -12,10 +12,8 @@
 #include "lib/voxel/voxelize.h"
 
 namespace nav::graph {
-namespace {
 
-// The node a seed stands on, or kNoNode.
-uint32_t seedNode(const Graph& g, const voxel::VoxelGrid& grid, const std::array<float, 3>& p) {
+uint32_t surfaceNode(const Graph& g, const voxel::VoxelGrid& grid, const std::array<float, 3>& p) {
     const double fx = (double(p[0]) - grid.origin[0]) / grid.cell_size;
     const double fz = (double(p[2]) - grid.origin[2]) / grid.cell_size;
     const int cx = int(std::floor(fx)), cz = int(std::floor(fz));
@@ -40,8 +38,7 @@ uint32_t seedNode(const Graph& g, const voxel::VoxelGrid& grid, const std::array
     return best;
 }
 
-// How far the surface is from `p` (for messages).
-std::string nearestText(const Graph& g, const std::array<float, 3>& p) {
+std::string nearestSurfaceText(const Graph& g, const std::array<float, 3>& p) {
     double nearest = std::numeric_limits<double>::infinity();
     for (size_t k = 0; k < g.nodeCount(); ++k) {
         const float* q = &g.positions[3 * k];
@@ -51,8 +48,6 @@ std::string nearestText(const Graph& g, const std::array<float, 3>& p) {
     return std::isfinite(nearest) ? fmt::format(" (the nearest is {:.2f} m away)", nearest)
                                   : std::string(" (there is none)");
 }
-
-}  // namespace
 
 Result<SurfaceCheck> checkSurface(voxel::VoxelGrid& grid,
                                   const std::vector<std::array<float, 3>>& seeds,
@@ -75,11 +70,11 @@ Result<SurfaceCheck> checkSurface(voxel::VoxelGrid& grid,
     std::vector<uint8_t> reached(g.nodeCount(), 0);
     for (size_t i = 0; i < seeds.size(); ++i) {
         const std::array<float, 3>& p = seeds[i];
-        const uint32_t n = seedNode(g, grid, p);
+        const uint32_t n = surfaceNode(g, grid, p);
         if (n == kNoNode) {
             out.off_surface.push_back(
                 fmt::format("seeds[{}] ({}, {}, {}) is not on this agent's walkable surface{}", i,
-                            p[0], p[1], p[2], nearestText(g, p)));
+                            p[0], p[1], p[2], nearestSurfaceText(g, p)));
             continue;
         }
         ++out.seeds_on_surface;
@@ -112,11 +107,11 @@ Result<SurfaceCheck> checkSurface(voxel::VoxelGrid& grid,
                         point.where.empty() ? "" : point.where + ": ", point.name,
                         point.kind.empty() ? "" : " (" + point.kind + ")", point.position[0],
                         point.position[1], point.position[2]);
-        const uint32_t n = seedNode(g, grid, point.position);
+        const uint32_t n = surfaceNode(g, grid, point.position);
         if (n == kNoNode) {
             ++out.points_off_surface;
             out.point_problems.push_back(fmt::format("{} is not on this agent's walkable surface{}",
-                                                     what, nearestText(g, point.position)));
+                                                     what, nearestSurfaceText(g, point.position)));
         } else if (seeds.empty() ? g.components[n] != largest : !reached[n]) {
             ++out.points_unreachable;
             out.point_problems.push_back(fmt::format(

@@ -39,6 +39,14 @@ struct SurfaceCheck {
     std::vector<std::string> point_problems;
 };
 
+struct Graph;
+// The tile node a point stands on: the walkable cell under it within 1 m vertically, else the
+// nearest one within the agent's radius + 2 cells horizontally; kNoNode when none.
+uint32_t surfaceNode(const Graph& tile, const voxel::VoxelGrid& grid,
+                     const std::array<float, 3>& point);
+// " (the nearest is 2.68 m away)" or " (there is none)", for messages.
+std::string nearestSurfaceText(const Graph& graph, const std::array<float, 3>& point);
+
 // Reachability is the tile graph's (a step to a neighbouring cell within climb, with room for the
 // agent) plus `links` (directed; a link whose ends miss the surface is ignored here, the graph
 // reports it). A point stands on the walkable cell under it within 1 m vertically, else on the

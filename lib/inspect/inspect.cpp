@@ -179,6 +179,7 @@ const char* graphTypeName(formats::GraphType type) {
         case formats::GraphType::volume: return "volume";
         case formats::GraphType::pov: return "pov";
         case formats::GraphType::navmesh: return "navmesh";
+        case formats::GraphType::dirichlet: return "dirichlet";
     }
     return "unknown";
 }

@@ -216,7 +216,8 @@ Status checkStages(const LevelConfig& c) {
             params.kind = kind;
             auto name = [&](std::string_view field) -> std::string {
                 if (field == "agent_radius") return agent + ".radius";
-                if (field.starts_with("seeds[") || field.starts_with("points_of_interest["))
+                if (field.starts_with("seeds[") || field.starts_with("points_of_interest[") ||
+                    field.starts_with("waypoints["))
                     return "$." + std::string(field);
                 for (std::string_view own :
                      {"drop_height", "jump_distance", "jump_up_height", "link_spacing",
@@ -411,6 +412,27 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
             graph.points.push_back(poi);
         }
     }
+    if (r.has("waypoints")) {
+        const Json& points = r.get("waypoints");
+        if (!points.is_array() || points.empty())
+            return r
+                .typeError("$.waypoints",
+                           "a non-empty array of {\"name\", \"position\", \"weight\"} waypoints",
+                           points)
+                .error();
+        for (size_t i = 0; i < points.size(); ++i) {
+            JsonReader wr(points[i], JsonReader::at("$.waypoints", i), path);
+            if (Status s = wr.expectObject(); !s) return s.error();
+            graph::Waypoint w;
+            w.where = wr.where();
+            if (!wr.has("name")) return wr.fail(wr.at("name"), "missing (a unique name)").error();
+            if (Status s = wr.string("name", w.name); !s) return s.error();
+            if (Status s = wr.point("position", w.position.data(), true); !s) return s.error();
+            if (Status s = wr.number("weight", w.weight); !s) return s.error();
+            if (Status s = wr.finish({"name", "position", "weight"}); !s) return s.error();
+            graph.waypoints.push_back(w);
+        }
+    }
     std::vector<geometry::LinkTypeDef> link_types;
     if (r.has("link_types"))
         if (Status s =
@@ -487,9 +509,9 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         a.graph.links = graph::linksForAgent(graph.links, a.name);
         a.graph.scene_links_shared = c.agents.size() > 1;
     }
-    if (Status s =
-            r.finish({"$schema", "input", "output", "debug_views", "import", "voxel", "navmesh",
-                      "bounds", "seeds", "points_of_interest", "link_types", "links", "agents"});
+    if (Status s = r.finish({"$schema", "input", "output", "debug_views", "import", "voxel",
+                             "navmesh", "bounds", "seeds", "points_of_interest", "waypoints",
+                             "link_types", "links", "agents"});
         !s)
         return s.error();
     if (Status s = checkStages(c); !s) return s.error();
@@ -605,7 +627,7 @@ std::vector<Node> planStages(const LevelConfig& c) {
             std::vector<size_t> pack_deps = {graph_node};
             const bool explicit_graph = kind != graph::GraphKind::volume;
             size_t clusters = SIZE_MAX, hierarchy = SIZE_MAX, next_hop = SIZE_MAX;
-            if (agent.clusters && explicit_graph) {
+            if (agent.clusters && explicit_graph && kind != graph::GraphKind::dirichlet) {
                 clusters = addStage<cluster::ClusterStage>(
                     nodes, cache, node("cluster", {graph_node}), agent.cluster,
                     [](const Node& self, const std::vector<Node>& all) {

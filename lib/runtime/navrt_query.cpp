@@ -267,6 +267,13 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     if (out.isPov()) {
         if (Error e = viewPovSections(s, area_count, out)) return e;
     }
+    if (out.isDirichlet()) {
+        if (Error e = fmt::validateDirichletSections(h, s, area_count)) return e;
+        out.layer_cell_count = uint32_t(s[G::layer_cells].size / fmt::kNodeCellSize);
+        out.layer_cells = s[G::layer_cells].data;
+        out.layer_columns = u32(G::layer_columns);
+        out.domain_owners = u32(G::domain_owners);
+    }
     if (asset.find(fmt::kSecClusterHeader).id != 0) {
         if (Error e = viewClusterSections(asset, out)) return e;
     }
@@ -358,11 +365,13 @@ uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float ve
         return best;
     }
     if (g.isNavmesh()) return locateOnMesh(g, p, horizontal_tolerance, vertical_tolerance).poly;
-    // Tile graphs: nodes by column; POV graphs: layer cells by column (floor from the cell).
-    const uint32_t* columns = g.isPov() ? g.layer_columns : g.column_nodes;
+    // Tile graphs: nodes by column; POV and Dirichlet graphs: layer cells by column (floor from
+    // the cell; a Dirichlet graph's node is the cell's owner).
+    const bool layered = g.isPov() || g.isDirichlet();
+    const uint32_t* columns = layered ? g.layer_columns : g.column_nodes;
     if (columns == nullptr) return kNoNode;
     auto floorY = [&](uint32_t n) {
-        if (!g.isPov()) return double(g.positions[3 * size_t(n) + 1]);
+        if (!layered) return double(g.positions[3 * size_t(n) + 1]);
         const fmt::NodeCell c = fmt::decodeNodeCell(g.layer_cells + size_t(n) * fmt::kNodeCellSize);
         return double(h.origin[1] + float(c.y) * h.cell_height);
     };
@@ -375,6 +384,7 @@ uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float ve
                 consider(n, horizontal, std::fabs(floorY(n) - p.y));
         }
     }
+    if (g.isDirichlet() && best != kNoNode) return g.domain_owners[best];
     return best;
 }
 
@@ -858,6 +868,9 @@ bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {
     const GraphView& g = *graph_;
     const fmt::GraphHeader& h = g.header;
     if (a == b) return true;
+    // Dirichlet graphs know their domains, not what lies between two waypoints: the path goes
+    // from waypoint to waypoint (Millington & Funge 4.4.2).
+    if (g.isDirichlet()) return false;
     if (g.isPov())
         return a < g.nodeCount() && b < g.nodeCount() && fmt::povCornersVisible(povGrid(g), a, b);
     if (g.isNavmesh()) {

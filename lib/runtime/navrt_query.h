@@ -57,6 +57,9 @@ struct GraphView {
     const uint32_t* layer_neighbours = nullptr;  // plane k (+X, -X, +Z, -Z) at k * layer_cell_count
     const uint32_t* layer_components = nullptr;  // per layer cell (LCMP)
     nav::formats::PovStats pov_stats;
+    // Dirichlet-domain graphs: node i = waypoint i; layer_cells / layer_columns are the cells of
+    // the domains and domain_owners (DOWN) the node each belongs to: locate() returns the owner.
+    const uint32_t* domain_owners = nullptr;
     // Cluster heuristic table (CLHD/CLND/CLTB, from `navbake pack --clusters`); null when absent.
     // Validated against the graph: node count and the GRHD/EOFF/EDST/ECST fingerprint.
     nav::formats::ClusterHeader cluster_header;
@@ -97,6 +100,7 @@ struct GraphView {
     bool hasHierarchy() const { return has_hierarchy; }
     bool isNavmesh() const { return header.type == nav::formats::GraphType::navmesh; }
     bool isPov() const { return header.type == nav::formats::GraphType::pov; }
+    bool isDirichlet() const { return header.type == nav::formats::GraphType::dirichlet; }
 
     bool implicitVolume() const {
         return (header.flags & nav::formats::kGraphFlagImplicitVolume) != 0;

@@ -211,6 +211,7 @@ struct Artifact {
 std::string graphKindName(const navrt::GraphView& g) {
     if (g.isNavmesh()) return "navmesh graph";
     if (g.isPov()) return "POV graph";
+    if (g.isDirichlet()) return "Dirichlet graph";
     if (g.implicitVolume()) return "volume graph";
     return "tile graph";
 }
@@ -487,6 +488,17 @@ void drawGraphSurface(Builder& b, const navrt::GraphView& g, bool clusters, View
                       colourOf(p, kNavmesh), kNavmeshStroke, 0.8f, y);
             ++stats.polygons;
         }
+    } else if (g.isDirichlet()) {
+        // Each domain in its own colour (the cluster palette), so the regions show.
+        const uint16_t key = b.key({fmt::format("Dirichlet domains ({})", g.nodeCount()),
+                                    Swatch::clusters, kNoColour, kNoColour});
+        b.useKey(key);
+        for (uint32_t c = 0; c < g.layer_cell_count; ++c) {
+            const CellRect r = cellRect(h, g.layer_cells + size_t(c) * formats::kNodeCellSize);
+            if (!b.keep(r.y)) continue;
+            b.quad(Group::surface, r.x0, r.z0, r.x1, r.z1, r.y, clusterColour(g.domain_owners[c]));
+            ++stats.cells;
+        }
     } else if (g.isPov()) {
         b.key({"walkable", Swatch::box, kWalkable, kNoColour});
         for (uint32_t c = 0; c < g.layer_cell_count; ++c) {
@@ -644,7 +656,7 @@ void drawGraph(Builder& b, const navrt::GraphView& g, const ViewOptions& options
 void drawFill(Builder& b, const navrt::GraphView& g, const navrt::PathQuery& search, Colour fill,
               ViewStats& stats) {
     if (search.expansions() == 0) return;  // no search ran (e.g. different components)
-    if (g.isPov())
+    if (g.isPov() || g.isDirichlet())
         b.key({"A* expanded", Swatch::dot, kFillCorner, kNoColour});
     else
         b.key({"A* expanded", Swatch::box, fill, kNoColour});
@@ -656,7 +668,7 @@ void drawFill(Builder& b, const navrt::GraphView& g, const navrt::PathQuery& sea
             polygonCorners(g, n, corners, y);
             if (corners.size() < 3 || !b.keep(y)) continue;
             b.polygon(Group::fill, corners.data(), uint32_t(corners.size()), fill, {}, 0, y);
-        } else if (g.isPov()) {
+        } else if (g.isPov() || g.isDirichlet()) {
             const navrt::Vec3 p = g.position(n);
             if (!b.keep(p.y)) continue;
             b.disc(Group::fill, toPoint(p), 4.5f, kFillCorner);  // around the 2 px node dot

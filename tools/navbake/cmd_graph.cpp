@@ -9,7 +9,7 @@ namespace nav::navbake {
 void registerGraph(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input, output, links, agent;
-        std::vector<std::string> seeds, points;
+        std::vector<std::string> seeds, points, waypoints;
         graph::GraphStage::Params params;
     };
     auto options = std::make_shared<Options>();
@@ -19,13 +19,15 @@ void registerGraph(CLI::App& app, CommandBody& body) {
         "Build a search graph from a voxel grid: 'tile' (2.5D walkable cells, 8-connected, "
         "multi-floor), 'volume' (free 3D space for flying agents, 26-connected), 'navmesh' "
         "(convex polygons with portals, detail heights; Recast-style options) or 'pov' "
-        "(points of visibility: obstacle corners and taut sight lines, optimal any-angle paths)");
+        "(points of visibility: obstacle corners and taut sight lines, optimal any-angle paths) "
+        "or 'dirichlet' (Dirichlet domains: a node per designer waypoint, regions of the surface "
+        "nearest each, connected where they touch)");
     sub->add_option_function<std::string>(
            "KIND",
            [options](const std::string& text) {
                parseChoice<graph::GraphKind>(graph::kGraphKinds, text, options->params.kind);
            },
-           "Graph kind: tile, navmesh, pov or volume")
+           "Graph kind: tile, navmesh, pov, volume or dirichlet")
         ->required()
         ->check(CLI::Validator(
             [](std::string& text) {
@@ -83,6 +85,9 @@ void registerGraph(CLI::App& app, CommandBody& body) {
     sub->add_option("--seed", options->seeds,
                     "a seed (spawn) point X,Y,Z [m] (repeatable; tile, navmesh, pov): the walkable "
                     "surface no seed reaches, walking or through links, is pruned");
+    sub->add_option("--waypoint", options->waypoints,
+                    "a Dirichlet-domain waypoint NAME@X,Y,Z[+W] [m] (repeatable; dirichlet; W = a "
+                    "head start in metres, default 0); scene waypoints (nav_waypoint*) are added");
     sub->add_option("--poi", options->points,
                     "a point of interest NAME[:KIND]@X,Y,Z [m] (repeatable; tile, navmesh, pov): "
                     "warns when it is off the surface or unreachable (from a seed, else from the "
@@ -158,6 +163,27 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                         makeError(ErrorKind::usage, "--poi '{}' is not NAME[:KIND]@X,Y,Z", text));
                 poi.where = "--poi " + text;
                 options->params.points.push_back(poi);
+            }
+            options->params.waypoints.clear();
+            for (const std::string& text : options->waypoints) {
+                graph::Waypoint w;
+                const size_t at = text.rfind('@');
+                std::string where = at == std::string::npos ? "" : text.substr(at + 1);
+                const size_t plus = where.find('+');
+                bool ok = at != std::string::npos && at > 0;
+                if (ok && plus != std::string::npos) {
+                    char extra;
+                    ok = std::sscanf(where.c_str() + plus + 1, "%f%c", &w.weight, &extra) == 1;
+                    where.resize(plus);
+                }
+                w.name = text.substr(0, at == std::string::npos ? 0 : at);
+                if (!ok || !parseXYZ(where, w.position.data()))
+                    return reportFailure(
+                        context,
+                        makeError(ErrorKind::usage,
+                                  "--waypoint '{}' is not NAME@X,Y,Z or NAME@X,Y,Z+W", text));
+                w.where = "--waypoint " + text;
+                options->params.waypoints.push_back(w);
             }
             if (!options->links.empty()) {
                 auto file = geometry::loadLinksFile(options->links);
