@@ -128,11 +128,18 @@ Result<Graph> buildDirichletGraph(const Graph& tile, const voxel::VoxelGrid& gri
                 "{} is not on this agent's walkable surface (in a wall, or off the "
                 "level){}",
                 what, nearestSurfaceText(tile, w.position));
+        // Not over the cell it was given: in a wall, or in the agent's margin beside one.
         const float* q = &tile.positions[3 * size_t(n)];
         const double off = std::hypot(double(q[0]) - w.position[0], double(q[2]) - w.position[2]);
-        if (report != nullptr && off > 0.5 * std::sqrt(2.0) * grid.cell_size + 1e-4)
+        const int64_t cx =
+            int64_t(std::floor((double(w.position[0]) - grid.origin[0]) / grid.cell_size));
+        const int64_t cz =
+            int64_t(std::floor((double(w.position[2]) - grid.origin[2]) / grid.cell_size));
+        if (report != nullptr && cz * int64_t(grid.size_x) + cx != int64_t(tile.cells[n].column))
             report->moved.push_back(fmt::format(
-                "{} is in a wall: moved {:.2f} m to the nearest walkable cell", what, off));
+                "{} is not over a walkable cell (in a wall, or in the agent's margin beside one): "
+                "moved {:.2f} m to the nearest one",
+                what, off));
         const auto same = std::find(sources.begin(), sources.end(), n);
         if (same != sources.end())
             return inputError("{} stands on the cell of waypoint '{}': move one of them", what,

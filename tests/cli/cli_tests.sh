@@ -807,6 +807,20 @@ cli_build_parity)
   expect 1 '\$.volumes\[0\] = min \(5, 0, 0\) max \(1, 1, 1\) \(must be finite, min < max on every axis\)' "$navbake" build "$work/bad.json"
   echo '{"input": "level.glb", "volumes": [{"min": [0, 0, 0], "max": [1, 1, 1], "forbid": true, "agents": ["troll"]}]}' >"$work/bad.json"
   expect 1 "\\$.volumes\[0\].agents\[0\]: 'troll' is not an agent of this level" "$navbake" build "$work/bad.json"
+  # Dirichlet domains: the same graph from the command line and a build (the same path cost);
+  # a waypoint deep in a wall fails both with its name.
+  "$navbake" -q graph dirichlet "$work/level.vox" -o "$work/dir.graph" --waypoint a@2,0,2 --waypoint b@25,0,15+2 --waypoint up@8,3,15 || fail "graph dirichlet"
+  echo '{"input": "level.glb", "output": "dir", "waypoints": [{"name": "a", "position": [2, 0, 2]}, {"name": "b", "position": [25, 0, 15], "weight": 2}, {"name": "up", "position": [8, 3, 15]}], "agents": [{"graphs": ["dirichlet"]}]}' >"$work/dir.json"
+  "$navbake" -q build "$work/dir.json" || fail "build with waypoints"
+  grep -q '"waypoints": 3' "$work/dir/dir.report.json" || fail "no waypoint count in the report"
+  cli_cost=$(json_field <("$navbake" query "$work/dir.graph" --from 25,0,15 --to 8,3,15 --json) cost)
+  build_cost=$(json_field <("$navbake" query "$work/dir/default.dirichlet.nav" --from 25,0,15 --to 8,3,15 --json) cost)
+  [ -n "$cli_cost" ] && [ "$cli_cost" = "$build_cost" ] || fail "Dirichlet path costs differ: $cli_cost vs $build_cost"
+  text="waypoint 'far' at \\(90, 0, 90\\) is not on this agent's walkable surface"
+  expect 1 "$text" "$navbake" graph dirichlet "$work/level.vox" -o "$work/x.graph" --waypoint far@90,0,90
+  echo '{"input": "level.glb", "output": "dirbad", "waypoints": [{"name": "far", "position": [90, 0, 90]}], "agents": [{"graphs": ["dirichlet"]}]}' >"$work/bad.json"
+  expect 1 "\\$.waypoints\\[0\\]: $text" "$navbake" build "$work/bad.json"
+  expect 2 "--waypoint 'far@1,2' is not NAME@X,Y,Z" "$navbake" graph dirichlet "$work/level.vox" -o "$work/x.graph" --waypoint far@1,2
   # Bad voxelization values: every bad field at once, the same text on both sides.
   text='invalid voxelize parameters: [^ ]+ = -1 \(must be > 0\); [^ ]+ = 95 \(must be in 0..90 degrees\)'
   expect 2 "$text" "$navbake" voxelize "$work/level.geo" -o "$work/x.vox" --cell-size -1 --max-slope 95

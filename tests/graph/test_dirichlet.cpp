@@ -165,8 +165,8 @@ TEST_SUITE("graph") {
         REQUIRE_MESSAGE(moved.ok(), moved.error().message);
         REQUIRE(report.moved.size() == 1);
         CHECK(report.moved[0] ==
-              "w.json: $.waypoints[1]: waypoint 'b' at (1.5, 0, 1.5) is in a wall: moved 1.00 m "
-              "to the nearest walkable cell");
+              "w.json: $.waypoints[1]: waypoint 'b' at (1.5, 0, 1.5) is not over a walkable cell "
+              "(in a wall, or in the agent's margin beside one): moved 1.00 m to the nearest one");
         auto twice = graph::buildDirichletGraph(
             l.tile, l.grid, {waypoint("a", 0, 0), {"b", {0.7f, 0, 0.2f}, 0, ""}}, context);
         REQUIRE_FALSE(twice.ok());
