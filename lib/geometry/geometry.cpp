@@ -328,8 +328,8 @@ Result<std::vector<SceneMarker>> decodeMarkerSection(const LoadedContainer& c) {
         if (!finite) return bad("a non-finite number");
         for (size_t a = 0; a < 3; ++a)
             if (m.box.min[a] > m.box.max[a]) return bad("a box with min > max");
-        if (!(m.cost_factor > 0) || !(m.weight > 0))
-            return bad("cost_factor and weight must be > 0");
+        if (!(m.cost_factor > 0) || !(m.weight >= 0))
+            return bad("cost_factor must be > 0 and weight >= 0");
         markers.push_back(std::move(m));
     }
     if (!in.ok())

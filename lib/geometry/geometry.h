@@ -83,7 +83,7 @@ struct SceneMarker {
     bool forbid = false;                    // the surface inside is not walkable
     std::vector<std::string> agents;        // the agents it applies to (empty = every agent)
     std::vector<std::string> walkable_for;  // forbidden for every agent but these (empty = none)
-    float weight = 1;                       // waypoint: its Voronoi weight (> 0)
+    float weight = 0;                       // waypoint: its head start [m] (>= 0)
 
     bool operator==(const SceneMarker&) const = default;
 };

@@ -69,7 +69,7 @@ struct MarkerRule {
     // point_of_interest: its kind; "" = the word after "poi_" in the name ("nav_poi_health_2"
     // -> "health"), else "poi".
     std::string kind;
-    float weight = 1;  // waypoint: its Voronoi weight (> 0)
+    float weight = 0;  // waypoint: its head start [m] (>= 0; graph::Waypoint::weight)
 };
 
 struct TagRule {
