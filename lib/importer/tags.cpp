@@ -251,9 +251,9 @@ Status parseMarkerRule(const nlohmann::json& value, const std::string& at,
     }
     if (kind == MarkerKind::waypoint) {
         if (Status s = r.number("weight", out.weight); !s) return s;
-        if (!(out.weight > 0 && out.weight <= 1e6))
+        if (!(out.weight >= 0 && out.weight <= 1e6))
             return r.fail(r.at("weight"),
-                          fmt::format("must be a number in (0, 1e6], got {}", out.weight));
+                          fmt::format("must be a number in [0, 1e6], got {}", out.weight));
         keys.push_back("weight");
     }
     return r.finish(keys);
