@@ -504,7 +504,8 @@ Error decodeClusterHeader(const uint8_t* data, size_t size, ClusterHeader& h) {
     constexpr uint32_t id = kSecClusterHeader;
     if (Error e = decodeHeader(data, size, h)) return e;
     const uint32_t method = uint32_t(h.method);
-    if (method != uint32_t(ClusterMethod::grid) && method != uint32_t(ClusterMethod::regions))
+    if (method != uint32_t(ClusterMethod::grid) && method != uint32_t(ClusterMethod::regions) &&
+        method != uint32_t(ClusterMethod::manual))
         return makeError(ErrorCode::bad_section, 0, id, "section 'CLHD': unknown method %u",
                          method);
     if ((h.flags & ~kClusterFlagSymmetric) != 0)

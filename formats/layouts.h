@@ -97,6 +97,8 @@ inline constexpr uint32_t kSecLinkTypes = fourcc("LTYP");  // 32-byte names of u
 inline constexpr uint32_t kSecClusterHeader = fourcc("CLHD");  // 64-byte cluster header
 inline constexpr uint32_t kSecNodeClusters = fourcc("CLND");   // u32 cluster per node
 inline constexpr uint32_t kSecClusterTable = fourcc("CLTB");   // u16 per ordered cluster pair
+// Optional, .clu of method manual only (bake side; pack and navrt skip it): the rooms.
+inline constexpr uint32_t kSecClusterRooms = fourcc("CLRM");
 
 // HIER sections (a .nav packed with --hierarchy holds the same after the cluster sections).
 inline constexpr uint32_t kSecHierHeader = fourcc("HRHD");       // 64-byte hierarchy header
@@ -433,7 +435,9 @@ Error decodeLinkRecord(const uint8_t* data, size_t size, LinkRecord& out);
 // Cluster heuristic table (Millington, "AI for Games", 4.3.8): CLTB[a * cluster_count + b] is
 // the minimum path cost from any node of cluster a to any node of cluster b, quantized down in
 // units of `scale`; kClusterUnreachable when no path exists.
-enum class ClusterMethod : uint32_t { grid = 1, regions = 2 };
+// manual: rooms a level designer drew (scene cluster markers, config rooms); the .clu then also
+// holds CLRM (FORMAT.md §7.2), which a .nav does not carry.
+enum class ClusterMethod : uint32_t { grid = 1, regions = 2, manual = 3 };
 inline constexpr uint16_t kClusterUnreachable = 0xFFFF;
 inline constexpr uint32_t kMaxClusters = 4096;  // table of at most 32 MiB
 // Every edge u -> v has a reverse edge v -> u of the same cost (lets navrt use BPMX).

@@ -508,6 +508,139 @@ std::vector<uint32_t> regionLabels(const graph::Graph& g, const ClusterParams& p
     return pieces;
 }
 
+// ---- Manual: rooms drawn by a level designer (Millington & Funge 4.3.8). ----
+
+// The rooms of a manual partition: the graph's scene rooms, then the config's. Errors: none at
+// all, a nameless room, two rooms of one name.
+Result<std::vector<Room>> manualRooms(const graph::Graph& g, const ClusterParams& params) {
+    std::vector<Room> rooms;
+    for (const geometry::SceneMarker& m : g.rooms) {
+        Room room;
+        room.name = m.label;
+        room.where = m.name;
+        room.box = m.box;
+        room.planes = m.planes;
+        rooms.push_back(std::move(room));
+    }
+    rooms.insert(rooms.end(), params.rooms.begin(), params.rooms.end());
+    if (rooms.empty())
+        return inputError(
+            "method manual needs rooms: the graph holds no scene rooms (objects named "
+            "nav_cluster*, or matched by a tag rule with \"tag\": \"cluster\") and none were "
+            "given (\"rooms\" in the agent's \"clusters\", or --rooms FILE)");
+    for (size_t i = 0; i < rooms.size(); ++i) {
+        if (rooms[i].name.empty()) return inputError("{}: a room without a name", rooms[i].where);
+        for (size_t k = 0; k < i; ++k)
+            if (rooms[k].name == rooms[i].name)
+                return inputError("{}: room '{}' is also {}: room names must be unique",
+                                  rooms[i].where, rooms[i].name, rooms[k].where);
+    }
+    return rooms;
+}
+
+// The group costs by room index. Errors name the entry: a name that is no room, one pair given
+// twice.
+Result<std::vector<RoomGroupCost>> resolveGroupCosts(const std::vector<Room>& rooms,
+                                                     const std::vector<GroupCost>& costs) {
+    auto find = [&](const std::string& name) {
+        for (uint32_t r = 0; r < rooms.size(); ++r)
+            if (rooms[r].name == name) return r;
+        return kNoRoom;
+    };
+    std::string names;
+    for (const Room& room : rooms) names += (names.empty() ? "'" : ", '") + room.name + "'";
+    std::vector<RoomGroupCost> out;
+    for (size_t i = 0; i < costs.size(); ++i) {
+        const GroupCost& c = costs[i];
+        const uint32_t from = find(c.from), to = find(c.to);
+        if (from == kNoRoom)
+            return inputError("{}.from: '{}' is not a room (rooms: {})", c.where, c.from, names);
+        if (to == kNoRoom)
+            return inputError("{}.to: '{}' is not a room (rooms: {})", c.where, c.to, names);
+        if (from == to)
+            return inputError("{}: \"from\" and \"to\" are both room '{}'", c.where, c.from);
+        for (size_t k = 0; k < out.size(); ++k)
+            if (out[k].from == from && out[k].to == to)
+                return inputError("{}: a second cost from '{}' to '{}' (the first is {})", c.where,
+                                  c.from, c.to, out[k].where);
+        out.push_back({from, to, c.cost, c.where});
+    }
+    return out;
+}
+
+// Node labels of a manual partition: the index of the first room holding the node's position,
+// else room_count + its grid block (navmesh graphs: room_count + its polygon region). Returns the
+// number of nodes in no room.
+uint32_t manualLabels(const graph::Graph& g, const std::vector<Room>& rooms, uint32_t size,
+                      std::vector<uint32_t>& label) {
+    const size_t n = g.nodeCount();
+    const uint32_t room_count = uint32_t(rooms.size());
+    const bool navmesh = g.header.type == graph::GraphType::navmesh;
+    const auto xz = navmesh ? std::vector<std::pair<uint32_t, uint32_t>>() : nodeColumns(g);
+    const uint32_t blocks_x = (g.header.size_x + size - 1) / size;
+    label.assign(n, kNone);
+    uint32_t outside = 0;
+    for (size_t v = 0; v < n; ++v) {
+        const double x = g.positions[3 * v], y = g.positions[3 * v + 1], z = g.positions[3 * v + 2];
+        for (uint32_t r = 0; r < room_count; ++r)
+            if (rooms[r].contains(x, y, z)) {
+                label[v] = r;
+                break;
+            }
+        if (label[v] != kNone) continue;
+        ++outside;
+        label[v] = room_count + (navmesh ? g.mesh.poly_regions[v]
+                                         : (xz[v].second / size) * blocks_x + xz[v].first / size);
+    }
+    return outside;
+}
+
+// The rooms as the .clu stores them: each room's representative (its node nearest the
+// representative point, 3D distance, lowest id on ties), every cluster's room, and the warnings
+// about rooms that hold no node or whose nodes are not connected.
+void resolveManual(const graph::Graph& g, const std::vector<Room>& rooms,
+                   const std::vector<uint32_t>& label, Clusters& out) {
+    const uint32_t room_count = uint32_t(rooms.size());
+    const uint32_t count = uint32_t(out.cluster_nodes.size());
+    out.cluster_rooms.assign(count, kNoRoom);
+    for (size_t v = 0; v < label.size(); ++v)
+        if (label[v] < room_count) out.cluster_rooms[out.node_clusters[v]] = label[v];
+    std::vector<uint32_t> nodes(room_count, 0), pieces(room_count, 0);
+    for (size_t v = 0; v < label.size(); ++v)
+        if (label[v] < room_count) ++nodes[label[v]];
+    for (uint32_t c = 0; c < count; ++c)
+        if (out.cluster_rooms[c] != kNoRoom) ++pieces[out.cluster_rooms[c]];
+    std::vector<double> best(room_count, kInf);
+    out.rooms.resize(room_count);
+    for (uint32_t r = 0; r < room_count; ++r) {
+        out.rooms[r].name = rooms[r].name;
+        out.rooms[r].where = rooms[r].where;
+    }
+    for (size_t v = 0; v < label.size(); ++v) {
+        const uint32_t r = label[v];
+        if (r >= room_count || !rooms[r].has_representative) continue;
+        double d = 0;
+        for (int k = 0; k < 3; ++k) {
+            const double delta = double(g.positions[3 * v + k]) - rooms[r].representative[k];
+            d += delta * delta;
+        }
+        if (d < best[r]) {
+            best[r] = d;
+            out.rooms[r].representative = uint32_t(v);
+        }
+    }
+    for (uint32_t r = 0; r < room_count; ++r) {
+        if (nodes[r] == 0)
+            out.warnings.push_back(fmt::format("room '{}' ({}) holds no node of this graph",
+                                               rooms[r].name, rooms[r].where));
+        else if (pieces[r] > 1)
+            out.warnings.push_back(fmt::format(
+                "room '{}' ({}) is split into {} clusters: its {} nodes are not connected inside "
+                "it",
+                rooms[r].name, rooms[r].where, pieces[r], nodes[r]));
+    }
+}
+
 }  // namespace
 
 double Clusters::bound(uint32_t a, uint32_t b) const {
@@ -562,6 +695,8 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
     ScopedTimer timer(context, "cluster");
     Clusters out;
     uint32_t count = 0;
+    std::vector<Room> manual_rooms;      // manual: the rooms (scene, then params)
+    std::vector<uint32_t> manual_label;  // manual: room index or room count + grid block
     if (params.method == ClusterParams::grid) {
         if (h.type == graph::GraphType::navmesh) {
             // The navmesh's regions are the initial partition.
@@ -589,9 +724,20 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
             out.header.cluster_size = size;
             count = gridPartition(g, xz, size, out.node_clusters);
         }
-    } else {
+    } else if (params.method == ClusterParams::regions) {
         out.header.cluster_size = params.cluster_size;
         count = splitConnected(g, regionLabels(g, params, context), out.node_clusters);
+    } else {
+        auto rooms = manualRooms(g, params);
+        if (!rooms) return rooms.error();
+        auto costs = resolveGroupCosts(*rooms, params.group_costs);
+        if (!costs) return costs.error();
+        manual_rooms = std::move(rooms).value();
+        out.group_costs = std::move(costs).value();
+        const uint32_t size = std::max<uint32_t>(1, params.cluster_size);
+        if (h.type != graph::GraphType::navmesh) out.header.cluster_size = size;
+        out.nodes_outside_rooms = manualLabels(g, manual_rooms, size, manual_label);
+        count = splitConnected(g, manual_label, out.node_clusters);
     }
     if (count > formats::kMaxClusters)
         return makeError(ErrorKind::usage,
@@ -629,9 +775,11 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
     out.max_cost = max_cost;
     out.cluster_nodes.assign(count, 0);
     for (uint32_t c : out.node_clusters) ++out.cluster_nodes[c];
+    if (params.method == ClusterParams::manual) resolveManual(g, manual_rooms, manual_label, out);
     formats::ClusterHeader& ch = out.header;
-    ch.method = params.method == ClusterParams::grid ? formats::ClusterMethod::grid
-                                                     : formats::ClusterMethod::regions;
+    ch.method = params.method == ClusterParams::grid      ? formats::ClusterMethod::grid
+                : params.method == ClusterParams::regions ? formats::ClusterMethod::regions
+                                                          : formats::ClusterMethod::manual;
     ch.cluster_count = count;
     ch.node_count = uint32_t(n);
     ch.edge_count = uint32_t(g.edgeCount());
@@ -654,10 +802,99 @@ void addClusterSections(formats::ContainerWriter& writer, const Clusters& c) {
     writer.add(formats::kSecClusterTable, arrayBytes(c.table));
 }
 
+namespace {
+
+// CLRM (FORMAT.md §7.2): u32 room count, u32 group cost count; per room u32 representative
+// node, name, where; per cluster u32 room; per group cost u32 from, u32 to, f32 cost, where.
+std::vector<uint8_t> encodeRooms(const Clusters& c) {
+    formats::ByteWriter out;
+    out.u32(uint32_t(c.rooms.size()));
+    out.u32(uint32_t(c.group_costs.size()));
+    for (const ClusterRoom& room : c.rooms) {
+        out.u32(room.representative);
+        out.str(room.name);
+        out.str(room.where);
+    }
+    for (uint32_t room : c.cluster_rooms) out.u32(room);
+    for (const RoomGroupCost& cost : c.group_costs) {
+        out.u32(cost.from);
+        out.u32(cost.to);
+        out.f32(cost.cost);
+        out.str(cost.where);
+    }
+    return out.take();
+}
+
+// Reads CLRM into `out` (whose header and CLND are checked already). Errors name the file, the
+// section and the byte offset.
+Status decodeRooms(const std::vector<uint8_t>& bytes, const std::string& file, Clusters& out) {
+    constexpr uint32_t kMaxString = 4096;
+    formats::ByteReader in(bytes.data(), bytes.size());
+    auto bad = [&](size_t at, std::string_view what) {
+        return inputError("{}: section 'CLRM' at byte {}: {}", file, at, what);
+    };
+    const uint32_t room_count = in.u32(), cost_count = in.u32();
+    // Each room takes 12 bytes at least, each cost 16: counts the bytes cannot hold are refused
+    // before anything is allocated.
+    if (!in.ok() ||
+        uint64_t(room_count) * 12 + uint64_t(cost_count) * 16 + uint64_t(out.count()) * 4 >
+            in.remaining())
+        return bad(0, fmt::format("{} rooms and {} group costs do not fit in its {} bytes",
+                                  room_count, cost_count, bytes.size()));
+    const uint32_t nodes = uint32_t(out.node_clusters.size());
+    out.rooms.resize(room_count);
+    std::vector<size_t> room_at(room_count);
+    for (uint32_t r = 0; r < room_count; ++r) {
+        ClusterRoom& room = out.rooms[r];
+        const size_t at = room_at[r] = in.position();
+        room.representative = in.u32();
+        room.name = std::string(in.str(kMaxString));
+        room.where = std::string(in.str(kMaxString));
+        if (!in.ok()) return bad(at, "truncated room");
+        if (room.name.empty()) return bad(at, "a room without a name");
+        if (room.representative != graph::kNoNode && room.representative >= nodes)
+            return bad(at, fmt::format("representative node {} of {}", room.representative, nodes));
+    }
+    out.cluster_rooms.resize(out.count());
+    for (uint32_t& room : out.cluster_rooms) {
+        const size_t at = in.position();
+        room = in.u32();
+        if (room != kNoRoom && room >= room_count)
+            return bad(at, fmt::format("room {} of {}", room, room_count));
+    }
+    for (uint32_t r = 0; r < room_count; ++r) {
+        const uint32_t rep = out.rooms[r].representative;
+        if (rep != graph::kNoNode && out.cluster_rooms[out.node_clusters[rep]] != r)
+            return bad(room_at[r], fmt::format("representative node {} is not in room {}", rep, r));
+    }
+    out.group_costs.resize(cost_count);
+    for (RoomGroupCost& cost : out.group_costs) {
+        const size_t at = in.position();
+        cost.from = in.u32();
+        cost.to = in.u32();
+        cost.cost = in.f32();
+        cost.where = std::string(in.str(kMaxString));
+        if (!in.ok()) return bad(at, "truncated group cost");
+        if (cost.from >= room_count || cost.to >= room_count || cost.from == cost.to)
+            return bad(at, fmt::format("a cost from room {} to room {} of {}", cost.from, cost.to,
+                                       room_count));
+        if (!(std::isfinite(cost.cost) && cost.cost > 0))
+            return bad(at + 8, "a cost that is not positive and finite");
+    }
+    if (in.remaining() != 0)
+        return bad(in.position(), fmt::format("{} unexpected bytes", in.remaining()));
+    return {};
+}
+
+}  // namespace
+
 Status saveClusters(const std::filesystem::path& path, const Clusters& c) {
-    return saveTableContainer(
-        path, formats::kKindClusters, formats::kClustersVersion,
-        [&](formats::ContainerWriter& writer) { addClusterSections(writer, c); });
+    return saveTableContainer(path, formats::kKindClusters, formats::kClustersVersion,
+                              [&](formats::ContainerWriter& writer) {
+                                  addClusterSections(writer, c);
+                                  if (c.header.method == formats::ClusterMethod::manual)
+                                      writer.add(formats::kSecClusterRooms, encodeRooms(c));
+                              });
 }
 
 Result<Clusters> decodeClusters(const LoadedContainer& container) {
@@ -690,6 +927,17 @@ Result<Clusters> decodeClusters(const LoadedContainer& container) {
     for (uint16_t q : out.table)
         if (q != formats::kClusterUnreachable)
             out.max_cost = std::max(out.max_cost, double(q) * double(h.scale));
+    // Manual rooms: in a .clu always, in a .nav never (pack leaves them out).
+    const bool manual = h.method == formats::ClusterMethod::manual;
+    if (container.has(formats::kSecClusterRooms)) {
+        if (!manual)
+            return inputError("{}: section 'CLRM' in clusters of another method than manual", file);
+        auto rooms = container.section(formats::kSecClusterRooms);
+        if (!rooms) return rooms.error();
+        if (Status s = decodeRooms(*rooms, file, out); !s) return s.error();
+    } else if (manual && container.container.kind == formats::kKindClusters) {
+        return inputError("{}: manual clusters without their rooms (section 'CLRM')", file);
+    }
     return out;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 
 #include "lib/cluster/cluster.h"
 #include "lib/cluster/hierarchy.h"
@@ -15,6 +16,55 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
         .count();
 }
 
+// What manual clusters made: per room its nodes, clusters and representative; the nodes outside
+// every room; the group costs.
+void reportRooms(const graph::Graph& g, const Clusters& c, StageResult& result) {
+    const size_t rooms = c.rooms.size();
+    std::vector<uint64_t> nodes(rooms, 0), pieces(rooms, 0);
+    for (uint32_t cluster = 0; cluster < c.count(); ++cluster) {
+        const uint32_t r = c.cluster_rooms[cluster];
+        if (r == kNoRoom) continue;
+        ++pieces[r];
+        nodes[r] += c.cluster_nodes[cluster];
+    }
+    uint64_t empty = 0, split = 0;
+    std::string each;
+    for (size_t r = 0; r < rooms; ++r) {
+        empty += nodes[r] == 0;
+        split += pieces[r] > 1;
+        std::string representative;
+        const uint32_t v = c.rooms[r].representative;
+        if (v != graph::kNoNode)
+            representative = fmt::format(", representative node {} at ({:.2f}, {:.2f}, {:.2f})", v,
+                                         g.positions[3 * size_t(v)], g.positions[3 * size_t(v) + 1],
+                                         g.positions[3 * size_t(v) + 2]);
+        each += fmt::format("{}'{}' {} nodes in {} cluster{}{}", each.empty() ? "" : "; ",
+                            c.rooms[r].name, nodes[r], pieces[r], pieces[r] == 1 ? "" : "s",
+                            representative);
+    }
+    uint32_t outside_clusters = 0;
+    for (uint32_t r : c.cluster_rooms) outside_clusters += r == kNoRoom;
+    result.count("rooms", rooms);
+    result.count("rooms_without_nodes", empty);
+    result.count("rooms_split", split);
+    result.count("nodes_outside_rooms", c.nodes_outside_rooms);
+    result.summary.push_back(fmt::format("rooms ({} from the scene): {}", g.rooms.size(), each));
+    result.summary.push_back(
+        fmt::format("{} nodes outside every room: {} grid clusters ({})", c.nodes_outside_rooms,
+                    outside_clusters,
+                    g.header.type == graph::GraphType::navmesh
+                        ? std::string("the navmesh's polygon regions")
+                        : fmt::format("blocks of {} x {} cells", c.header.cluster_size,
+                                      c.header.cluster_size)));
+    if (!c.group_costs.empty()) {
+        std::string costs;
+        for (const RoomGroupCost& cost : c.group_costs)
+            costs += fmt::format("{}'{}' -> '{}' {}", costs.empty() ? "" : ", ",
+                                 c.rooms[cost.from].name, c.rooms[cost.to].name, cost.cost);
+        result.summary.push_back(fmt::format("group costs for the hierarchy: {}", costs));
+    }
+}
+
 }  // namespace
 
 ParamIssues checkClusterParams(const ClusterParams& params) {
@@ -22,6 +72,50 @@ ParamIssues checkClusterParams(const ClusterParams& params) {
     check.range("cluster_size", params.cluster_size, 1u, kMaxClusterSize, "cells");
     check.range("clusters", params.clusters, 0u, formats::kMaxClusters);
     check.threads("threads", params.threads);
+    const bool manual = params.method == ClusterParams::manual;
+    if (manual)
+        check.require(params.clusters == 0, "clusters", fmt::format("{}", params.clusters),
+                      "0 with method manual: the rooms decide");
+    check.require(manual || params.rooms.empty(), "rooms",
+                  fmt::format("{} rooms", params.rooms.size()), "given with method manual only");
+    check.require(manual || params.group_costs.empty(), "group_costs",
+                  fmt::format("{} costs", params.group_costs.size()),
+                  "given with method manual only");
+    // The value checks of parseRooms, for callers that fill the rooms themselves.
+    for (size_t i = 0; i < params.rooms.size(); ++i) {
+        const Room& room = params.rooms[i];
+        const std::string field = fmt::format("rooms[{}]", i);
+        check.require(!room.name.empty(), field + ".name", "\"\"", "a name");
+        for (size_t k = 0; k < i; ++k)
+            check.require(params.rooms[k].name != room.name, field + ".name", room.name,
+                          fmt::format("unique (rooms[{}] has it too)", k));
+        bool box = true;
+        for (size_t a = 0; a < 3; ++a)
+            box = box && std::isfinite(room.box.min[a]) && std::isfinite(room.box.max[a]) &&
+                  room.box.min[a] <= room.box.max[a];
+        check.require(
+            box, field,
+            fmt::format("min ({}, {}, {}) max ({}, {}, {})", room.box.min[0], room.box.min[1],
+                        room.box.min[2], room.box.max[0], room.box.max[1], room.box.max[2]),
+            "finite, min <= max on every axis");
+        bool planes = true;
+        for (const geometry::Plane& q : room.planes)
+            for (float v : q) planes = planes && std::isfinite(v);
+        check.require(planes, field + ".points", "a non-finite plane", "finite numbers");
+        const auto& p = room.representative;
+        check.require(!room.has_representative ||
+                          (std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2])),
+                      field + ".representative", fmt::format("({}, {}, {})", p[0], p[1], p[2]),
+                      "a finite point");
+    }
+    for (size_t i = 0; i < params.group_costs.size(); ++i) {
+        const GroupCost& cost = params.group_costs[i];
+        const std::string field = fmt::format("group_costs[{}]", i);
+        check.require(!cost.from.empty(), field + ".from", "\"\"", "a room's name");
+        check.require(!cost.to.empty(), field + ".to", "\"\"", "a room's name");
+        check.require(cost.from != cost.to, field + ".to", cost.to, "another room than \"from\"");
+        check.positive(field + ".cost", cost.cost);
+    }
     return check.issues;
 }
 
@@ -37,6 +131,22 @@ void ClusterStage::describe(const Params& params, StageKey& key) {
     key.add("method", choiceName<ClusterParams::Method>(kClusterMethods, params.method))
         .add("cluster_size", params.cluster_size)
         .add("clusters", params.clusters);
+    // Rooms and group costs (their names and where they were given are stored in the .clu).
+    for (const Room& room : params.rooms) {
+        key.add("room", room.name).add("where", room.where);
+        for (size_t a = 0; a < 3; ++a)
+            key.add("room_min", room.box.min[a]).add("room_max", room.box.max[a]);
+        key.add("planes", uint64_t(room.planes.size()));
+        for (const geometry::Plane& q : room.planes)
+            for (float x : q) key.add("plane", x);
+        if (room.has_representative)
+            for (float x : room.representative) key.add("representative", x);
+    }
+    for (const GroupCost& cost : params.group_costs)
+        key.add("group_cost_from", cost.from)
+            .add("to", cost.to)
+            .add("cost", cost.cost)
+            .add("where", cost.where);
 }
 
 Result<StageResult> ClusterStage::run(const Inputs& inputs, const Params& params,
@@ -65,6 +175,13 @@ Result<StageResult> ClusterStage::run(const Inputs& inputs, const Params& params
         h.min_cluster_nodes, double(h.node_count) / double(h.cluster_count), h.max_cluster_nodes,
         h.cluster_count, h.cluster_count, clusters->table.size() * 2, stored, h.scale,
         clusters->max_cost, h.unreachable_pairs, result.milliseconds, output.string()));
+    if (params.method == ClusterParams::manual)
+        reportRooms(*graph, *clusters, result);
+    else if (!graph->rooms.empty())
+        result.summary.push_back(fmt::format(
+            "the graph holds {} scene rooms (cluster markers): only method manual uses them",
+            graph->rooms.size()));
+    for (const std::string& w : clusters->warnings) result.warnings.push_back(w);
     return result;
 }
 
@@ -102,6 +219,16 @@ Result<StageResult> HierarchyStage::run(const Inputs& inputs, const Params& para
         h.level_count, groups, h.abstract_edge_count, h.entrance_count,
         choiceName<formats::EntranceMode>(kEntranceModes, params.entrances), h.entrance_edge_count,
         std::filesystem::file_size(output, ec), result.milliseconds, output.string()));
+    if (!clusters->rooms.empty()) {
+        result.count("room_representatives", hierarchy->room_representatives);
+        result.count("room_cost_edges", hierarchy->room_cost_edges);
+        result.summary.push_back(fmt::format(
+            "manual clusters: {} representatives from rooms, {} level-1 abstract edges with a "
+            "designer's cost ({} group costs)",
+            hierarchy->room_representatives, hierarchy->room_cost_edges,
+            clusters->group_costs.size()));
+    }
+    for (const std::string& w : hierarchy->warnings) result.warnings.push_back(w);
     return result;
 }
 

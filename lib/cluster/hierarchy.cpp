@@ -1,5 +1,7 @@
 #include "lib/cluster/hierarchy.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -345,6 +347,29 @@ Status entranceEdges(const graph::Graph& g, const CsrGraph<float>& forward,
     return {};
 }
 
+// Group costs of manual clusters: every abstract edge of level 1 (its clusters) from a cluster of
+// room `from` to one of room `to` takes the designer's cost as all three of its costs.
+void applyGroupCosts(const Clusters& clusters, const Level& level, std::vector<float>& costs,
+                     Hierarchy& h) {
+    for (const RoomGroupCost& cost : clusters.group_costs) {
+        uint32_t edges = 0;
+        for (uint32_t a = 0; a < level.count; ++a) {
+            if (clusters.cluster_rooms[a] != cost.from) continue;
+            for (uint32_t k = level.offsets[a]; k < level.offsets[a + 1]; ++k) {
+                if (clusters.cluster_rooms[level.targets[k]] != cost.to) continue;
+                std::fill_n(costs.begin() + 3 * ptrdiff_t(k), 3, cost.cost);
+                ++edges;
+            }
+        }
+        h.room_cost_edges += edges;
+        if (edges == 0)
+            h.warnings.push_back(fmt::format(
+                "group cost from room '{}' to room '{}' ({}) not applied: no edge leads from one "
+                "to the other (the rooms are not adjacent)",
+                clusters.rooms[cost.from].name, clusters.rooms[cost.to].name, cost.where));
+    }
+}
+
 }  // namespace
 
 uint32_t Hierarchy::levelStart(uint32_t level) const {
@@ -377,10 +402,19 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters
     std::vector<Level> levels(1);
     levels[0].count = clusters.count();
     levels[0].node_group = clusters.node_clusters;
+    uint32_t room_representatives = 0;
     for (;;) {
         Level& top = levels.back();
         levelAdjacency(g, top);
         levelRepresentatives(g, top);
+        // Manual rooms: a designer's representative replaces the centroid's (before grouping,
+        // which measures distances between representatives).
+        if (levels.size() == 1)
+            for (const ClusterRoom& room : clusters.rooms)
+                if (room.representative != graph::kNoNode) {
+                    top.reps[clusters.node_clusters[room.representative]] = room.representative;
+                    ++room_representatives;
+                }
         const bool enough =
             params.levels > 0 ? levels.size() >= params.levels : top.count < kTopGroups;
         if (enough || levels.size() >= formats::kMaxHierLevels) break;
@@ -404,6 +438,7 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters
     const uint32_t level_count = uint32_t(levels.size());
 
     Hierarchy h;
+    h.room_representatives = room_representatives;
     formats::HierarchyHeader& hh = h.header;
     hh.level_count = level_count;
     hh.node_count = uint32_t(n);
@@ -428,6 +463,7 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters
         const Level& level = levels[l];
         std::vector<float> costs;
         if (Status s = levelCosts(g, reverse, level, threads, context, costs); !s) return s.error();
+        if (l == 0) applyGroupCosts(clusters, level, costs, h);
         for (uint32_t c = 0; c < level.count; ++c) {
             h.representatives.push_back(level.reps[c]);
             h.edge_offsets.push_back(h.edge_offsets.back() + level.offsets[c + 1] -

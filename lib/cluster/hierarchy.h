@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "formats/layouts.h"
@@ -55,6 +56,12 @@ struct Hierarchy {
     std::vector<uint32_t> entrance_edge_offsets;  // per entrance + 1
     std::vector<uint32_t> entrance_edge_targets;  // entrance index
     std::vector<float> entrance_edge_costs;       // exact cost of the path it stands for
+    // Manual clusters (statistics of the build, not stored): level-1 groups whose representative
+    // a room's representative point chose, abstract edges whose costs a group cost replaced, and
+    // what a user should read (group costs between rooms that are not adjacent).
+    uint32_t room_representatives = 0;
+    uint32_t room_cost_edges = 0;
+    std::vector<std::string> warnings;
 
     uint32_t levelCount() const { return header.level_count; }
     // Global id of the first group of `level` (1-based); levelStart(L + 1) = group count.
@@ -62,6 +69,12 @@ struct Hierarchy {
 };
 
 // Builds the hierarchy over `graph` from its clusters (which must match it; see checkMatches).
+// Manual clusters (Clusters::rooms) steer level 1: a room's representative node is the
+// representative of the cluster holding it (the room's other pieces keep theirs), and a group
+// cost from room A to room B sets all three costs of every level-1 abstract edge from a cluster
+// of A to a cluster of B; a cost between rooms no edge joins is a warning. Levels above are
+// computed as usual (their grouping sees the chosen representatives). Refinement searches the
+// graph itself, so paths stay valid whatever the costs; only their quality depends on them.
 // Usage errors: fanout < 2, levels above kMaxHierLevels.
 Result<Hierarchy> buildHierarchy(const graph::Graph& graph, const Clusters& clusters,
                                  const HierarchyParams& params, Context& context);
@@ -87,7 +100,7 @@ struct HierarchyStage {
     };
     static ParamIssues check(const Params& params) { return checkHierarchyParams(params); }
     static void describe(const Params& params, StageKey& key);
-    // Counts: levels, entrances.
+    // Counts: levels, entrances; manual clusters: room_representatives, room_cost_edges.
     static Result<StageResult> run(const Inputs& inputs, const Params& params,
                                    const std::filesystem::path& output, Context& context);
 };

@@ -28,6 +28,11 @@ public:
     // `value` must outlive the reader; `path` is its JSON path ("$", "$.agents[0]").
     JsonReader(const nlohmann::json& value, std::string path, std::filesystem::path file);
 
+    // A reader of `value`, an element of this reader's document at JSON path `path` (same file).
+    JsonReader child(const nlohmann::json& value, std::string path) const {
+        return JsonReader(value, std::move(path), file_);
+    }
+
     Status expectObject() const;
     bool has(std::string_view key) const { return value_.contains(key); }
     std::string at(std::string_view key) const { return path_ + "." + std::string(key); }

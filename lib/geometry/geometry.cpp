@@ -274,12 +274,13 @@ void addMarkerSection(formats::ContainerWriter& writer, const std::vector<SceneM
     writer.add(formats::kSecMarkers, out.take());
 }
 
-Result<std::vector<SceneMarker>> decodeMarkerSection(const LoadedContainer& c) {
+Result<std::vector<SceneMarker>> decodeMarkerSection(const LoadedContainer& c,
+                                                     uint32_t first_kind_version) {
     if (!c.has(formats::kSecMarkers)) return std::vector<SceneMarker>{};
     const std::string file = c.path.string();
-    if (c.container.kind_version < 3)
-        return inputError("{}: section 'SMRK' in a kind version {} file (markers need 3)", file,
-                          c.container.kind_version);
+    if (c.container.kind_version < first_kind_version)
+        return inputError("{}: section 'SMRK' in a kind version {} file (markers need {})", file,
+                          c.container.kind_version, first_kind_version);
     auto bytes = c.section(formats::kSecMarkers);
     if (!bytes) return bytes.error();
     formats::ByteReader in(bytes->data(), bytes->size());

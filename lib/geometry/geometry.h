@@ -138,12 +138,14 @@ void addLinkSpecSections(formats::ContainerWriter& writer, const std::vector<Lin
 // other, links in a kind version 1 file, or a bad record (decodeLinkSpecs: byte offset).
 Result<std::vector<LinkSpec>> decodeLinkSpecSections(const LoadedContainer& container);
 
-// The optional marker section of .geo and .vox (FORMAT.md §4.5): SMRK when `markers` is not
-// empty. Its reader names the file and byte offset of a bad record (unknown kind, non-finite
-// number, a box with min > max, a string too long, trailing bytes) and refuses it in a file of
-// kind version < 3.
+// The optional marker section of .geo, .vox (FORMAT.md §4.5) and .graph (§6.6): SMRK when
+// `markers` is not empty. Its reader names the file and byte offset of a bad record (unknown
+// kind, non-finite number, a box with min > max, a string too long, trailing bytes) and refuses
+// it in a file of kind version < `first_kind_version`, the first layout of the container's kind
+// that may hold it (3 for .geo and .vox; 1 for .graph, where it was optional from the start).
 void addMarkerSection(formats::ContainerWriter& writer, const std::vector<SceneMarker>& markers);
-Result<std::vector<SceneMarker>> decodeMarkerSection(const LoadedContainer& container);
+Result<std::vector<SceneMarker>> decodeMarkerSection(const LoadedContainer& container,
+                                                     uint32_t first_kind_version = 3);
 // The kind version a .geo or .vox with these links and markers is written with (1, 2 or 3).
 uint32_t sceneKindVersion(bool has_links, bool has_markers);
 

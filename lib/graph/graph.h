@@ -60,6 +60,10 @@ struct Graph {
     std::vector<formats::LinkRecord> links;
     std::vector<uint32_t> edge_links;
     std::vector<std::string> link_type_names;  // user link types (LTYP), type 256 + index
+    // Manual cluster rooms drawn in the scene (explicit graphs, optional): the .vox's cluster
+    // markers, carried to the cluster stage (SMRK, FORMAT.md §6.6). Written to .graph files only:
+    // a .nav never holds them.
+    std::vector<geometry::SceneMarker> rooms;
 
     size_t nodeCount() const {
         if (header.flags & formats::kGraphFlagImplicitVolume)

@@ -266,6 +266,8 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
         writer.add(formats::kSecSourceName,
                    std::vector<uint8_t>(g.source_name.begin(), g.source_name.end()),
                    formats::Codec::raw);
+    // Scene rooms are for the cluster stage: a runtime asset does not carry them.
+    if (kind == formats::kKindGraph) geometry::addMarkerSection(writer, g.rooms);
     return writer;
 }
 
@@ -284,6 +286,16 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
         if (!name) return name.error();
         g.source_name.assign(name->begin(), name->end());
     }
+    // Scene rooms (FORMAT.md §6.6): optional in any kind version; cluster markers only.
+    auto rooms = geometry::decodeMarkerSection(c, 1);
+    if (!rooms) return rooms.error();
+    for (const geometry::SceneMarker& m : *rooms)
+        if (m.kind != geometry::MarkerKind::cluster)
+            return inputError(
+                "{}: section 'SMRK' holds a {} marker ({}); a graph carries only "
+                "cluster markers",
+                c.path.string(), geometry::markerKindName(m.kind), m.name);
+    g.rooms = std::move(rooms).value();
 
     // The checks and their order are navrt's (viewGraph): one validator per section family, all
     // run before any section's bytes are moved out (which frees them).

@@ -473,6 +473,19 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
     }
     for (const auto& [name, why] : resolved.unusable)
         result.warnings.push_back(fmt::format("this agent cannot use {}", why));
+    // Rooms drawn in the scene travel on to the cluster stage (method manual) in the .graph.
+    if (params.kind != GraphKind::volume && params.kind != GraphKind::dirichlet)
+        for (const geometry::SceneMarker& m : grid->markers)
+            if (m.kind == geometry::MarkerKind::cluster) graph->rooms.push_back(m);
+    if (!graph->rooms.empty()) {
+        result.count("scene_rooms", graph->rooms.size());
+        std::string names;
+        for (const geometry::SceneMarker& m : graph->rooms)
+            names += (names.empty() ? "" : ", ") + m.label;
+        result.summary.push_back(
+            fmt::format("scene rooms: {} cluster markers kept for manual clusters ({})",
+                        graph->rooms.size(), names));
+    }
     // Dirichlet graphs: the domains of the tile graph just built (its links connect them too).
     const Graph* saved = &*graph;
     Graph domains;

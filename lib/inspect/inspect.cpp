@@ -253,6 +253,11 @@ Json graphStats(const graph::Graph& g) {
                           {"generated", generated}, {"shortcut_lanes", shortcuts}};
         if (!g.link_type_names.empty()) stats["links"]["user_types"] = g.link_type_names;
     }
+    if (!g.rooms.empty()) {
+        Json rooms = Json::array();
+        for (const geometry::SceneMarker& m : g.rooms) rooms.push_back(m.label);
+        stats["scene_rooms"] = rooms;
+    }
     if (h.type == formats::GraphType::navmesh) {
         const navmesh::NavMesh& m = g.mesh;
         size_t max_corners = 0;
@@ -298,21 +303,45 @@ Json graphStats(const graph::Graph& g) {
 Json clusterStats(const cluster::Clusters& c, const LoadedContainer& loaded) {
     const formats::ClusterHeader& h = c.header;
     const int index = loaded.container.find(formats::kSecClusterTable);
-    return {{"method", h.method == formats::ClusterMethod::grid ? "grid" : "regions"},
-            {"clusters", h.cluster_count},
-            {"nodes", h.node_count},
-            {"cluster_size", h.cluster_size},
-            {"requested_clusters", h.requested_clusters},
-            {"nodes_per_cluster",
-             {{"min", h.min_cluster_nodes},
-              {"mean", h.cluster_count ? double(h.node_count) / h.cluster_count : 0.0},
-              {"max", h.max_cluster_nodes}}},
-            {"scale", h.scale},
-            {"max_cost", c.max_cost},
-            {"unreachable_pairs", h.unreachable_pairs},
-            {"table_bytes_raw", c.table.size() * 2},
-            {"table_bytes_stored", index >= 0 ? loaded.container.sections[index].stored_size : 0},
-            {"graph_fingerprint", fmt::format("{:016x}", h.graph_fingerprint)}};
+    const char* method = h.method == formats::ClusterMethod::grid      ? "grid"
+                         : h.method == formats::ClusterMethod::regions ? "regions"
+                                                                       : "manual";
+    Json stats = {
+        {"method", method},
+        {"clusters", h.cluster_count},
+        {"nodes", h.node_count},
+        {"cluster_size", h.cluster_size},
+        {"requested_clusters", h.requested_clusters},
+        {"nodes_per_cluster",
+         {{"min", h.min_cluster_nodes},
+          {"mean", h.cluster_count ? double(h.node_count) / h.cluster_count : 0.0},
+          {"max", h.max_cluster_nodes}}},
+        {"scale", h.scale},
+        {"max_cost", c.max_cost},
+        {"unreachable_pairs", h.unreachable_pairs},
+        {"table_bytes_raw", c.table.size() * 2},
+        {"table_bytes_stored", index >= 0 ? loaded.container.sections[index].stored_size : 0},
+        {"graph_fingerprint", fmt::format("{:016x}", h.graph_fingerprint)}};
+    if (!c.rooms.empty()) {
+        Json rooms = Json::array();
+        for (uint32_t r = 0; r < c.rooms.size(); ++r) {
+            uint32_t clusters = 0;
+            for (uint32_t room : c.cluster_rooms) clusters += room == r;
+            Json room = {
+                {"name", c.rooms[r].name}, {"where", c.rooms[r].where}, {"clusters", clusters}};
+            if (c.rooms[r].representative != graph::kNoNode)
+                room["representative"] = c.rooms[r].representative;
+            rooms.push_back(room);
+        }
+        Json costs = Json::array();
+        for (const cluster::RoomGroupCost& cost : c.group_costs)
+            costs.push_back({{"from", c.rooms[cost.from].name},
+                             {"to", c.rooms[cost.to].name},
+                             {"cost", cost.cost}});
+        stats["rooms"] = rooms;
+        stats["group_costs"] = costs;
+    }
+    return stats;
 }
 
 // HRHD and HGCT of a .hier or a .nav packed with --hierarchy (the arrays are checked against

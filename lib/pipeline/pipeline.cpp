@@ -115,20 +115,20 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
         if (Status s = read(sr); !s) return s;
         return sr.finish(keys);
     };
-    if (Status st = section("clusters", out.clusters,
-                            [&](JsonReader& cr) -> Status {
-                                if (Status s = cr.choice<cluster::ClusterParams::Method>(
-                                        "method", cluster::kClusterMethods, out.cluster.method);
-                                    !s)
-                                    return s;
-                                if (Status s = cr.integer("cluster_size", out.cluster.cluster_size);
-                                    !s)
-                                    return s;
-                                if (Status s = cr.integer("clusters", out.cluster.clusters); !s)
-                                    return s;
-                                return cr.integer("threads", out.cluster.threads);
-                            },
-                            {"method", "cluster_size", "clusters", "threads"});
+    if (Status st =
+            section("clusters", out.clusters,
+                    [&](JsonReader& cr) -> Status {
+                        if (Status s = cr.choice<cluster::ClusterParams::Method>(
+                                "method", cluster::kClusterMethods, out.cluster.method);
+                            !s)
+                            return s;
+                        if (Status s = cr.integer("cluster_size", out.cluster.cluster_size); !s)
+                            return s;
+                        if (Status s = cr.integer("clusters", out.cluster.clusters); !s) return s;
+                        if (Status s = cluster::parseRooms(cr, out.cluster); !s) return s;
+                        return cr.integer("threads", out.cluster.threads);
+                    },
+                    {"method", "cluster_size", "clusters", "rooms", "group_costs", "threads"});
         !st)
         return st;
     if (Status st = section("hierarchy", out.hierarchy,

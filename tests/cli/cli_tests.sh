@@ -901,6 +901,54 @@ cli_build_parity)
   echo '{"input": "rooms.map", "links": [{"from": [4.5, 0, 1.5], "to": [5.5, 0, 1.5]}], "agents": [{"graphs": ["tile"]}]}' >"$work/off_build.json"
   expect 1 "off_build.json: $text" "$navbake" build "$work/off_build.json"
   ;;
+manual_clusters)
+  # obj_box NAME X0 Y0 Z0 X1 Y1 Z1: a closed box, as objBox in tests/test_support.cpp.
+  obj_box() {
+    awk -v n="$1" -v x0="$2" -v y0="$3" -v z0="$4" -v x1="$5" -v y1="$6" -v z1="$7" 'BEGIN {
+      print "o " n
+      for (k = 0; k < 8; k++)
+        print "v " (k % 2 ? x1 : x0) " " (int(k / 2) % 2 ? y1 : y0) " " (int(k / 4) ? z1 : z0)
+      split("0 1 5 4 2 6 7 3 0 2 3 1 4 5 7 6 0 4 6 2 1 3 7 5", q, " ")
+      for (f = 0; f < 6; f++) {
+        a = q[4 * f + 1] - 8; b = q[4 * f + 2] - 8; c = q[4 * f + 3] - 8; d = q[4 * f + 4] - 8
+        print "f " a " " b " " c; print "f " a " " c " " d
+      }
+    }'
+  }
+  # Two rooms split by a wall with a doorway, a corridor along both; the west room drawn in the
+  # scene, the east room and the doorway given in a rooms file.
+  { obj_box floor 0 -0.2 0 12 0 9; obj_box wall_a 6 0 0 6.5 2.5 2.5; obj_box wall_b 6 0 3.5 6.5 2.5 6
+    obj_box nav_cluster_west 0 -1 0 6 2 6; } >"$work/level.obj"
+  "$navbake" -q import "$work/level.obj" -o "$work/level.geo" || fail "import"
+  "$navbake" -q voxelize "$work/level.geo" -o "$work/level.vox" --cell-size 0.5 --agent-radius 0 || fail "voxelize"
+  expect 0 "scene rooms: 1 cluster markers kept for manual clusters \(nav_cluster_west\)" \
+    "$navbake" graph tile "$work/level.vox" -o "$work/level.graph"
+  echo '{"rooms": [{"name": "east", "min": [6.5, -1, 0], "max": [12, 2, 6], "representative": [9.2, 0, 3.2]}, {"name": "door", "min": [6, -1, 2.5], "max": [6.5, 2, 3.5]}], "group_costs": [{"from": "nav_cluster_west", "to": "door", "cost": 40}, {"from": "nav_cluster_west", "to": "east", "cost": 5}]}' >"$work/rooms.json"
+  expect 0 "rooms \(1 from the scene\): 'nav_cluster_west' [0-9]+ nodes in 1 cluster; 'east' [0-9]+ nodes in 1 cluster, representative node [0-9]+ at \(9\.25, 0\.00, 3\.25\); 'door' 2 nodes in 1 cluster" \
+    "$navbake" cluster "$work/level.graph" -o "$work/level.clu" --method manual --rooms "$work/rooms.json" --cluster-size 4
+  "$navbake" -q cluster "$work/level.graph" -o "$work/one.clu" --method manual --rooms "$work/rooms.json" --cluster-size 4 --threads 1 ||
+    fail "cluster --threads 1"
+  cmp "$work/level.clu" "$work/one.clu" || fail "manual clusters depend on the thread count"
+  grep -q '"method": "manual"' <<<"$("$navbake" inspect "$work/level.clu" --json)" || fail "inspect method"
+  expect 0 "manual clusters: 1 representatives from rooms, 1 level-1 abstract edges with a designer's cost \(2 group costs\)" \
+    "$navbake" hierarchy "$work/level.graph" --clusters "$work/level.clu" -o "$work/level.hier"
+  expect 0 "group cost from room 'nav_cluster_west' to room 'east' \(rooms.json: \\\$.group_costs\[1\]\) not applied" \
+    "$navbake" hierarchy "$work/level.graph" --clusters "$work/level.clu" -o "$work/level.hier"
+  "$navbake" -q pack "$work/level.graph" --clusters "$work/level.clu" --hierarchy "$work/level.hier" -o "$work/level.nav" || fail "pack"
+  expect 0 "pair 1: found" "$navbake" query "$work/level.nav" --from 1,0,1 --to 11,0,1 --method hier
+  expect 0 "pair 1: found" "$navbake" query "$work/level.nav" --from 1,0,1 --to 11,0,1 --method cluster
+  # Errors: a group cost naming no room (by JSON path), rooms without method manual.
+  echo '{"rooms": [{"name": "a", "min": [0, 0, 7], "max": [1, 1, 8]}], "group_costs": [{"from": "a", "to": "armory", "cost": 1}]}' >"$work/bad.json"
+  expect 1 "bad.json: \\\$.group_costs\[0\].to: 'armory' is not a room \(rooms: 'nav_cluster_west', 'a'\)" \
+    "$navbake" cluster "$work/level.graph" -o "$work/x.clu" --method manual --rooms "$work/bad.json"
+  expect 2 "invalid cluster parameters: --rooms = 2 rooms \(must be given with method manual only\)" \
+    "$navbake" cluster "$work/level.graph" -o "$work/x.clu" --rooms "$work/rooms.json"
+  # The same through a level config.
+  echo '{"input": "level.obj", "voxel": {"cell_size": 0.5}, "agents": [{"radius": 0, "graphs": ["tile"], "clusters": {"method": "manual", "cluster_size": 4, "rooms": [{"name": "east", "min": [6.5, -1, 0], "max": [12, 2, 6]}]}, "hierarchy": true}]}' >"$work/level.json"
+  "$navbake" -q build "$work/level.json" || fail "build with manual clusters"
+  grep -q '"nodes_outside_rooms": [1-9]' "$work/level.navbake/level.report.json" || fail "report: nodes_outside_rooms"
+  grep -q '"rooms": 2' "$work/level.navbake/level.report.json" || fail "report: rooms"
+  ;;
 *)
   fail "unknown case"
   ;;

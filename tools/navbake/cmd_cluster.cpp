@@ -7,7 +7,7 @@ namespace nav::navbake {
 
 void registerCluster(CLI::App& app, CommandBody& body) {
     struct Options {
-        std::string input, output;
+        std::string input, output, rooms;
         cluster::ClusterParams params;
     };
     auto options = std::make_shared<Options>();
@@ -22,11 +22,20 @@ void registerCluster(CLI::App& app, CommandBody& body) {
         sub, "--method", p.method, cluster::kClusterMethods,
         "grid: blocks of N x N columns (navmesh: its regions) split into connected pieces; "
         "regions: rooms cut at doorways and chokepoints (watershed of the clearance field; "
-        "navmesh: its regions), merged or split towards the target");
+        "navmesh: its regions), merged or split towards the target; manual: the rooms a "
+        "designer drew (the graph's scene cluster markers, then --rooms), nodes outside every "
+        "room in grid blocks");
     auto* size = sub->add_option("--cluster-size", p.cluster_size,
                                  "grid: block edge [cells]; regions: about N x N cells of walkable "
-                                 "surface per cluster; 1..4096")
+                                 "surface per cluster; manual: block edge for the nodes outside "
+                                 "every room; 1..4096")
                      ->capture_default_str();
+    sub->add_option("--rooms", options->rooms,
+                    "manual: rooms and group costs from this JSON file, {\"rooms\": [{\"name\": "
+                    "\"hall\", \"min\": [x, y, z], \"max\": [x, y, z]} or {\"name\", "
+                    "\"points\": [[x, y, z], ...]}, optional \"representative\": [x, y, z]], "
+                    "\"group_costs\": [{\"from\": \"hall\", \"to\": \"armoury\", \"cost\": "
+                    "40}]}, as a level config's; after the graph's scene rooms");
     sub->add_option("--clusters", p.clusters, "Target cluster count (instead of --cluster-size)")
         ->excludes(size);
     sub->add_option("--threads", p.threads,
@@ -34,7 +43,11 @@ void registerCluster(CLI::App& app, CommandBody& body) {
         ->capture_default_str();
     sub->callback([&body, options] {
         body = [options](Context& context) {
-            return runStage<cluster::ClusterStage>(context, {options->input}, options->params,
+            cluster::ClusterParams params = options->params;
+            if (!options->rooms.empty())
+                if (Status s = cluster::loadRoomsFile(options->rooms, params); !s)
+                    return reportFailure(context, s.error());
+            return runStage<cluster::ClusterStage>(context, {options->input}, params,
                                                    options->output);
         };
     });

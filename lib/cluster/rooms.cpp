@@ -1,0 +1,124 @@
+// Manual clusters from JSON (level configs and `navbake cluster --rooms` files): one parser.
+// The checks here name the JSON path; checkClusterParams repeats the value checks for callers
+// that fill ClusterParams themselves, and the cluster stage resolves room names against the
+// graph's scene rooms (only known there).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "lib/cluster/cluster.h"
+
+namespace nav::cluster {
+
+Status parseRooms(JsonReader& reader, ClusterParams& out) {
+    if (reader.has("rooms")) {
+        const nlohmann::json& rooms = reader.get("rooms");
+        const std::string path = reader.at("rooms");
+        if (!rooms.is_array() || rooms.empty())
+            return reader.typeError(
+                path, "a non-empty array of {\"name\", \"min\", \"max\"} or {\"name\", \"points\"}",
+                rooms);
+        for (size_t i = 0; i < rooms.size(); ++i) {
+            const std::string at = JsonReader::at(path, i);
+            JsonReader r = reader.child(rooms[i], at);
+            if (Status s = r.expectObject(); !s) return s;
+            Room room;
+            room.where = r.where();
+            if (!r.has("name")) return r.fail(r.at("name"), "missing (the room's unique name)");
+            if (Status s = r.string("name", room.name); !s) return s;
+            if (room.name.empty()) return r.fail(r.at("name"), "empty (give the room a name)");
+            for (const Room& other : out.rooms)
+                if (other.name == room.name)
+                    return r.fail(r.at("name"), fmt::format("'{}' is the name of {} too", room.name,
+                                                            other.where));
+            if (r.has("points")) {
+                if (r.has("min") || r.has("max"))
+                    return r.fail(
+                        at, "either \"min\"/\"max\" (a box) or \"points\" (a hull), not both");
+                const nlohmann::json& points = r.get("points");
+                const std::string points_at = r.at("points");
+                if (!points.is_array() || points.size() < 4)
+                    return r.typeError(points_at, "an array of 4 or more [x, y, z] points", points);
+                std::vector<std::array<float, 3>> hull(points.size());
+                for (size_t k = 0; k < points.size(); ++k)
+                    if (!JsonReader::toPoint(points[k], hull[k].data()))
+                        return r.typeError(JsonReader::at(points_at, k),
+                                           "[x, y, z] (three finite numbers, metres)", points[k]);
+                auto planes = geometry::convexHullPlanes(hull);
+                if (!planes) return r.fail(points_at, planes.error().message);
+                room.planes = std::move(planes).value();
+                room.box.min = room.box.max = hull[0];
+                for (const auto& p : hull)
+                    for (size_t a = 0; a < 3; ++a) {
+                        room.box.min[a] = std::min(room.box.min[a], p[a]);
+                        room.box.max[a] = std::max(room.box.max[a], p[a]);
+                    }
+            } else {
+                if (!r.has("min") && !r.has("max"))
+                    return r.fail(at,
+                                  "missing its volume: \"min\" and \"max\" (a box) or "
+                                  "\"points\" (a convex hull)");
+                if (Status s = r.point("min", room.box.min.data(), true); !s) return s;
+                if (Status s = r.point("max", room.box.max.data(), true); !s) return s;
+                for (size_t a = 0; a < 3; ++a)
+                    if (room.box.min[a] > room.box.max[a])
+                        return r.fail(at, fmt::format("min {} > max {} along {}", room.box.min[a],
+                                                      room.box.max[a], "xyz"[a]));
+            }
+            if (r.has("representative")) {
+                if (Status s = r.point("representative", room.representative.data()); !s) return s;
+                room.has_representative = true;
+            }
+            if (Status s = r.finish({"name", "min", "max", "points", "representative"}); !s)
+                return s;
+            out.rooms.push_back(std::move(room));
+        }
+    }
+    if (reader.has("group_costs")) {
+        const nlohmann::json& costs = reader.get("group_costs");
+        const std::string path = reader.at("group_costs");
+        if (!costs.is_array() || costs.empty())
+            return reader.typeError(path, "a non-empty array of {\"from\", \"to\", \"cost\"}",
+                                    costs);
+        for (size_t i = 0; i < costs.size(); ++i) {
+            JsonReader r = reader.child(costs[i], JsonReader::at(path, i));
+            if (Status s = r.expectObject(); !s) return s;
+            GroupCost cost;
+            cost.where = r.where();
+            for (const char* key : {"from", "to", "cost"})
+                if (!r.has(key))
+                    return r.fail(r.at(key), key == std::string_view("cost")
+                                                 ? "missing (the cost, > 0)"
+                                                 : "missing (a room's name)");
+            if (Status s = r.string("from", cost.from); !s) return s;
+            if (Status s = r.string("to", cost.to); !s) return s;
+            if (Status s = r.number("cost", cost.cost); !s) return s;
+            if (cost.from.empty()) return r.fail(r.at("from"), "empty (a room's name)");
+            if (cost.to.empty()) return r.fail(r.at("to"), "empty (a room's name)");
+            if (cost.from == cost.to)
+                return r.fail(
+                    r.at("to"),
+                    fmt::format("'{}' is also \"from\": a cost joins two rooms", cost.to));
+            if (!(std::isfinite(cost.cost) && cost.cost > 0))
+                return r.fail(r.at("cost"), fmt::format("{} (must be > 0)", cost.cost));
+            if (Status s = r.finish({"from", "to", "cost"}); !s) return s;
+            out.group_costs.push_back(std::move(cost));
+        }
+    }
+    return {};
+}
+
+Status loadRoomsFile(const std::filesystem::path& file, ClusterParams& out) {
+    auto text = readTextFile(file);
+    if (!text) return text.error();
+    auto document = parseJson(*text, file);
+    if (!document) return document.error();
+    JsonReader r(*document, "$", file);
+    if (Status s = r.expectObject(); !s) return s;
+    if (!r.has("rooms") && !r.has("group_costs"))
+        return r.fail("$.rooms", "missing (expected an array of rooms, or \"group_costs\")");
+    if (Status s = parseRooms(r, out); !s) return s;
+    return r.finish({"$schema", "rooms", "group_costs"});
+}
+
+}  // namespace nav::cluster
