@@ -138,7 +138,7 @@ void addLinkSpecSections(formats::ContainerWriter& writer, const std::vector<Lin
 // other, links in a kind version 1 file, or a bad record (decodeLinkSpecs: byte offset).
 Result<std::vector<LinkSpec>> decodeLinkSpecSections(const LoadedContainer& container);
 
-// The optional marker section of .geo, .vox (FORMAT.md §4.5) and .graph (§6.6): SMRK when
+// The optional marker section of .geo, .vox (FORMAT.md §4.5) and .graph (§6.7): SMRK when
 // `markers` is not empty. Its reader names the file and byte offset of a bad record (unknown
 // kind, non-finite number, a box with min > max, a string too long, trailing bytes) and refuses
 // it in a file of kind version < `first_kind_version`, the first layout of the container's kind

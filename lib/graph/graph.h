@@ -61,7 +61,7 @@ struct Graph {
     std::vector<uint32_t> edge_links;
     std::vector<std::string> link_type_names;  // user link types (LTYP), type 256 + index
     // Manual cluster rooms drawn in the scene (explicit graphs, optional): the .vox's cluster
-    // markers, carried to the cluster stage (SMRK, FORMAT.md §6.6). Written to .graph files only:
+    // markers, carried to the cluster stage (SMRK, FORMAT.md §6.7). Written to .graph files only:
     // a .nav never holds them.
     std::vector<geometry::SceneMarker> rooms;
 

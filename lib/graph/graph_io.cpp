@@ -286,7 +286,7 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
         if (!name) return name.error();
         g.source_name.assign(name->begin(), name->end());
     }
-    // Scene rooms (FORMAT.md §6.6): optional in any kind version; cluster markers only.
+    // Scene rooms (FORMAT.md §6.7): optional in any kind version; cluster markers only.
     auto rooms = geometry::decodeMarkerSection(c, 1);
     if (!rooms) return rooms.error();
     for (const geometry::SceneMarker& m : *rooms)
