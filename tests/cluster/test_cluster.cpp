@@ -273,7 +273,7 @@ TEST_SUITE("cluster") {
         }
     }
 
-    TEST_CASE("regions: the count follows --clusters and --cluster-size; navmesh and POV graphs") {
+    TEST_CASE("regions: the count follows --clusters and --cluster-size, navmesh and POV graphs") {
         const RoomsMap rooms = roomsMap({9, 14, 6, 11, 8}, {10, 7, 12, 9});
         const std::string open = "type octile\nheight 40\nwidth 40\nmap\n" + [] {
             std::string rows;

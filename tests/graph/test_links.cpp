@@ -158,7 +158,7 @@ TEST_SUITE("graph") {
         CHECK(test::shortestFrom(g, b)[a] > 6.0);
     }
 
-    TEST_CASE("links: two connections between one pair of nodes; the path names the one used") {
+    TEST_CASE("links: two connections between one pair of nodes, the path names the one used") {
         // Millington 4.1.3: fall off the walkway, or climb down the ladder (and back up it).
         for (const float drop_cost : {2.0f, 9.0f}) {
             graph::Graph g = test::tileGraphOfText(kTwoRooms, "rooms.map");
@@ -347,7 +347,7 @@ TEST_SUITE("graph") {
         CHECK(r.error().message.find("$.links[0].reverse_cost: 3") != std::string::npos);
     }
 
-    TEST_CASE("links: the straight path never cuts across a link; its ends are corners") {
+    TEST_CASE("links: the straight path never cuts across a link, its ends are corners") {
         // An open 9 x 3 floor whose walking costs twice its length, and a link along its middle
         // row that costs its length: the shortest path walks to the link, takes it, walks on.
         graph::Graph g = test::tileGraphOfText(

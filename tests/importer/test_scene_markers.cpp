@@ -240,7 +240,7 @@ TEST_SUITE("import") {
                   "t.json: $.rules[0].marker: only with a marker tag") != std::string::npos);
     }
 
-    TEST_CASE("scene markers: glTF empties give points at their origin; SMRK is checked") {
+    TEST_CASE("scene markers: glTF empties give points at their origin, SMRK is checked") {
         using Json = nlohmann::ordered_json;
         GltfWriter writer;
         const std::vector<float> floor = {0, 0, 0, 10, 0, 0, 10, 0, 10, 0, 0, 10};

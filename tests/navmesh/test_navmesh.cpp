@@ -993,7 +993,7 @@ TEST_SUITE("navmesh") {
     // two areas; odd seeds flat mazes of one-cell walls with no erosion (a point agent, as on
     // MovingAI maps), where contours of neighbouring regions run one cell apart. NAVMESH_FUZZ_SEEDS
     // sets how many (default 16; thousands pass).
-    TEST_CASE("navmesh of random grids: rolling floors, holes, upper floors, two areas; mazes") {
+    TEST_CASE("navmesh of random grids: rolling floors, holes, upper floors, two areas, mazes") {
         const char* env = std::getenv("NAVMESH_FUZZ_SEEDS");
         const int seeds = env ? std::atoi(env) : 16;
         for (int seed = 0; seed < seeds; ++seed) {

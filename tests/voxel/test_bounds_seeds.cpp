@@ -66,7 +66,7 @@ bool inBox(const Walkable& w, const geometry::Bounds& b) { return b.contains(w.x
 }  // namespace
 
 TEST_SUITE("voxel") {
-    TEST_CASE("bake bounds: only the surface inside is walkable; far geometry is not voxelized") {
+    TEST_CASE("bake bounds: only the surface inside is walkable, far geometry is not voxelized") {
         const geometry::Geometry level = roofLevel();
         const voxel::VoxelGrid all = test::voxelizeOk(level, test::voxelParams());
         const std::vector<Walkable> every = walkableTops(all);
@@ -193,7 +193,7 @@ TEST_SUITE("voxel") {
 }
 
 TEST_SUITE("voxel") {
-    TEST_CASE("modifier volumes: area, cost factor, forbid, in order; exact spans") {
+    TEST_CASE("modifier volumes: area, cost factor, forbid, in order, exact spans") {
         test::LevelBuilder b;
         b.g.areas.push_back({"water", 3.0f, true});
         b.box({0, -0.2, 0}, {12, 0, 6});
