@@ -39,7 +39,7 @@ const uint32_t kGraphSectionIds[kGraphSectionCount] = {
     kSecMeshIndexOffsets, kSecMeshIndexPolys, kSecPolyInfo,        kSecPovStats,
     kSecPovCorners,       kSecLayerCells,     kSecLayerColumns,    kSecLayerNeighbours,
     kSecLayerComponents,  kSecLinks,          kSecEdgeLinks,       kSecLinkTypes,
-    kSecDomainOwners};
+    kSecDomainOwners,     kSecPoiKinds,       kSecPoiDistances,    kSecPoiNext};
 
 Error missingSectionError(uint32_t id) {
     char name[5];
@@ -260,6 +260,58 @@ Error validateDirichletSections(const GraphHeader& h, const GraphSections& s, ui
     for (uint64_t c = 0; c < cells; ++c)
         if (owners[c] >= h.node_count)
             return sectionError(kSecDomainOwners, c * 4, "owner node out of range");
+    return {};
+}
+
+Error validatePoiSections(const GraphHeader& h, const GraphSections& s) {
+    using G = GraphSection;
+    const bool kinds = s[G::poi_kinds].present, distances = s[G::poi_distances].present,
+               next = s[G::poi_next].present;
+    if (!kinds && !distances && !next) return {};
+    if (Error e = requireAll(s, {G::poi_kinds, G::poi_distances, G::poi_next})) return e;
+    if (h.flags & kGraphFlagImplicitVolume)
+        return sectionError(kSecPoiKinds, 0, "volume graphs have no point-of-interest tables");
+    const SectionSpan& names = s[G::poi_kinds];
+    if (names.size == 0 || names.size % kPoiKindNameSize != 0 ||
+        names.size / kPoiKindNameSize > kMaxPoiKinds)
+        return sectionError(kSecPoiKinds, 0, "not 1..64 names of 32 bytes");
+    const uint64_t k = names.size / kPoiKindNameSize;
+    for (uint64_t i = 0; i < k; ++i) {
+        const uint8_t* name = names.data + i * kPoiKindNameSize;
+        uint32_t length = 0;
+        while (length < kPoiKindNameSize && name[length] != 0) ++length;
+        bool ok = length >= 1 && length < kPoiKindNameSize;
+        for (uint32_t b = 0; ok && b < length; ++b) ok = name[b] >= 0x20 && name[b] < 0x7f;
+        for (uint32_t b = length; ok && b < kPoiKindNameSize; ++b) ok = name[b] == 0;
+        for (uint64_t j = 0; ok && j < i; ++j)
+            ok = std::memcmp(name, names.data + j * kPoiKindNameSize, kPoiKindNameSize) != 0;
+        if (!ok)
+            return sectionError(kSecPoiKinds, i * kPoiKindNameSize, "invalid or repeated name");
+    }
+    const uint64_t n = h.node_count;
+    if (s[G::poi_distances].size != k * n * 4)
+        return sectionError(kSecPoiDistances, 0, "size is not kinds x nodes");
+    if (s[G::poi_next].size != k * n * 4)
+        return sectionError(kSecPoiNext, 0, "size is not kinds x nodes");
+    const float* distance = reinterpret_cast<const float*>(s[G::poi_distances].data);
+    const uint32_t* hop = u32s(s[G::poi_next]);
+    const uint32_t* offsets = u32s(s[G::edge_offsets]);
+    const uint32_t* targets = u32s(s[G::edge_targets]);
+    for (uint64_t i = 0; i < k * n; ++i) {
+        const float d = distance[i];
+        const uint32_t v = uint32_t(i % n);
+        if (!(d >= 0)) return sectionError(kSecPoiDistances, i * 4, "negative or NaN distance");
+        if (hop[i] == kNone) {
+            if (d != 0 && !std::isinf(d))
+                return sectionError(kSecPoiNext, i * 4, "no next hop on a finite distance");
+            continue;
+        }
+        bool edge = false;
+        for (uint32_t e = offsets[v]; e < offsets[v + 1] && !edge; ++e)
+            edge = v + targets[e] == hop[i];  // EDST is relative to the source
+        if (!edge || std::isinf(d) || !(distance[i - v + hop[i]] < d))
+            return sectionError(kSecPoiNext, i * 4, "next hop is not a neighbour on a path");
+    }
     return {};
 }
 

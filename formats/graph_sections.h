@@ -64,6 +64,9 @@ enum class GraphSection : uint32_t {
     edge_links,
     link_types,
     domain_owners,
+    poi_kinds,
+    poi_distances,
+    poi_next,
     count
 };
 inline constexpr uint32_t kGraphSectionCount = uint32_t(GraphSection::count);
@@ -108,6 +111,13 @@ Error validatePovSections(const GraphHeader& header, const GraphSections& s, uin
 // graphs; DOWN one node id per layer cell, below node_count.
 Error validateDirichletSections(const GraphHeader& header, const GraphSections& s,
                                 uint32_t area_count);
+
+// PKND, PDST and PHOP (after validateGraphSections; explicit graphs): all three or none. PKND 1..
+// kMaxPoiKinds names of kPoiKindNameSize bytes (1..31 printable bytes, zero-padded, unique); PDST
+// and PHOP one f32 / u32 per kind and node (kind-major). A distance is >= 0 or +inf (no NaN); a
+// next hop is kNoNode (at a point of interest, distance 0, and where none is reachable, +inf)
+// or a node the node has an edge to.
+Error validatePoiSections(const GraphHeader& header, const GraphSections& s);
 
 // LINK, ELNK and LTYP (after validateGraphSections): LINK absent -> ELNK and LTYP absent. Else
 // every record valid (decodeLinkRecord) with nodes in range and apart, ids non-decreasing, the

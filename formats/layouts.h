@@ -45,6 +45,11 @@ inline constexpr uint32_t kSecLinkSpecs = fourcc("SLNK");      // 64-byte link s
 inline constexpr uint32_t kSecLinkSpecNames = fourcc("SLNM");  // their names and user types
 inline constexpr uint32_t kSecMarkers = fourcc("SMRK");        // designer markers (§4.5)
 inline constexpr uint32_t kSecDomainOwners = fourcc("DOWN");   // Dirichlet: owner per cell
+inline constexpr uint32_t kSecPoiKinds = fourcc("PKND");       // point-of-interest kinds
+inline constexpr uint32_t kSecPoiDistances = fourcc("PDST");   // per kind, node: distance
+inline constexpr uint32_t kSecPoiNext = fourcc("PHOP");        // per kind, node: next hop
+inline constexpr uint32_t kPoiKindNameSize = 32;  // PKND: zero-padded names of 1..31 bytes
+inline constexpr uint32_t kMaxPoiKinds = 64;
 
 // GEOM sections.
 inline constexpr uint32_t kSecGeometryHeader = fourcc("GHDR");

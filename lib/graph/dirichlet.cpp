@@ -214,6 +214,7 @@ Result<Graph> buildDirichletGraph(const Graph& tile, const voxel::VoxelGrid& gri
         report->unassigned_cells = tile.nodeCount() - g.layer_cells.size();
         report->dropped_connections = dropped;
         report->nodes_of_waypoints = sources;
+        report->owners = owners;
     }
     return g;
 }

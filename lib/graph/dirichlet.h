@@ -31,6 +31,7 @@ struct DirichletReport {
     uint64_t unassigned_cells = 0;             // walkable cells no waypoint reaches (in no domain)
     uint64_t dropped_connections = 0;  // touching domains without a path between their waypoints
     std::vector<std::string> moved;    // waypoints not over a walkable cell, moved to the nearest
+    std::vector<uint32_t> owners;      // per tile node: its domain (kNoNode: none)
 };
 
 // The owner (waypoint index) of every node of `tile`: the source minimizing walking distance

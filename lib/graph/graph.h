@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "formats/layouts.h"
+#include "formats/navmesh_locate.h"
 #include "lib/common/context.h"
 #include "lib/common/file_io.h"
 #include "lib/common/result.h"
@@ -55,6 +56,12 @@ struct Graph {
     // Dirichlet-domain graphs: node i = waypoint i; the layer cells (with layer_columns) are the
     // cells of the domains, domain_owners the node each belongs to (DOWN).
     std::vector<uint32_t> domain_owners;
+    // Point-of-interest tables (explicit graphs, optional; PKND / PDST / PHOP): per kind k and
+    // node v, the cost of the cheapest path from v to a point of interest of kind k (+inf when
+    // none is reachable) and the next node on it (kNoNode at the point and where unreachable).
+    std::vector<std::string> poi_kinds;
+    std::vector<float> poi_distances;  // [k * node_count + v]
+    std::vector<uint32_t> poi_next;    // [k * node_count + v]
     // Links (explicit graphs, optional): sorted by id; edge_links names each edge's link
     // (formats::kNoLink for the walkable surface's own edges). Empty when the graph has none.
     std::vector<formats::LinkRecord> links;
@@ -122,6 +129,16 @@ Result<Graph> buildPovGraph(const voxel::VoxelGrid& grid, const PovParams& param
 // The graph of an already built navmesh (grid supplies dimensions, agent and area table).
 Graph navmeshGraph(navmesh::NavMesh mesh, const voxel::VoxelGrid& grid);
 
+// The navmesh arrays of a navmesh graph, for formats/navmesh_locate.h.
+formats::MeshArrays meshArraysOf(const Graph& graph);
+
+// Fills graph.poi_kinds / poi_distances / poi_next: for each kind (in first-seen order of
+// `targets`), a Dijkstra over the reversed edges from every target node of that kind (Fine's
+// "distance to the nearest health-pack", Millington & Funge 6.1 on tactical lookups), next hops
+// by the settled edge, ties to the lower node. Targets are (kind, node); kinds 1..31 printable
+// characters, at most formats::kMaxPoiKinds.
+void buildPoiTables(Graph& graph, const std::vector<std::pair<std::string, uint32_t>>& targets);
+
 // Labels connected components (undirected view) and fills the header's counts.
 void finalizeGraph(Graph& graph);
 
@@ -187,6 +204,9 @@ struct GraphStage {
         // Dirichlet graphs: the designer's waypoints (scene waypoint markers the .vox carries are
         // added after these). Unique names, finite positions, weights >= 0.
         std::vector<Waypoint> waypoints;
+        // Point-of-interest tables (tile, navmesh, dirichlet): per node and kind of `points`,
+        // the cost to the nearest one and the next node towards it, packed into the asset.
+        bool poi_tables = false;
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox

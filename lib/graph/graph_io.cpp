@@ -262,6 +262,15 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
                    formats::Codec::zstd_delta32);
         writer.add(formats::kSecDomainOwners, arrayBytes(g.domain_owners));
     }
+    if (!g.poi_kinds.empty()) {
+        std::vector<uint8_t> names(g.poi_kinds.size() * formats::kPoiKindNameSize, 0);
+        for (size_t k = 0; k < g.poi_kinds.size(); ++k)
+            std::copy(g.poi_kinds[k].begin(), g.poi_kinds[k].end(),
+                      names.begin() + ptrdiff_t(k * formats::kPoiKindNameSize));
+        writer.add(formats::kSecPoiKinds, std::move(names), formats::Codec::raw);
+        writer.add(formats::kSecPoiDistances, arrayBytes(g.poi_distances));
+        writer.add(formats::kSecPoiNext, arrayBytes(g.poi_next));
+    }
     if (!g.source_name.empty())
         writer.add(formats::kSecSourceName,
                    std::vector<uint8_t>(g.source_name.begin(), g.source_name.end()),
@@ -316,6 +325,8 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
         if (formats::Error e = formats::validatePovSections(h, s.spans, area_count, g.pov_stats))
             return containerError(c.path, e);
     }
+    if (formats::Error e = formats::validatePoiSections(h, s.spans))
+        return containerError(c.path, e);
     if (!implicit_volume && h.type == GraphType::dirichlet) {
         if (formats::Error e = formats::validateDirichletSections(h, s.spans, area_count))
             return containerError(c.path, e);
@@ -358,6 +369,16 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
     if (s.spans[G::links].present) take(s, G::edge_links, g.edge_links);
     if (h.type == GraphType::navmesh) takeMeshSections(s, h.node_count, g);
     if (h.type == GraphType::pov) takePovSections(s, g);
+    if (s.spans[G::poi_kinds].present) {
+        const formats::SectionSpan& names = s.spans[G::poi_kinds];
+        for (size_t k = 0; k < names.size / formats::kPoiKindNameSize; ++k) {
+            const char* name =
+                reinterpret_cast<const char*>(names.data) + k * formats::kPoiKindNameSize;
+            g.poi_kinds.emplace_back(name, strnlen(name, formats::kPoiKindNameSize));
+        }
+        take(s, G::poi_distances, g.poi_distances);
+        take(s, G::poi_next, g.poi_next);
+    }
     if (h.type == GraphType::dirichlet) {
         g.layer_cells = takeCells(s, G::layer_cells);
         take(s, G::layer_columns, g.layer_columns);

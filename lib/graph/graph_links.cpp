@@ -63,17 +63,7 @@ class EndFinder {
 public:
     EndFinder(const Graph& g, float vertical) : g_(g), vertical_(vertical) {
         const formats::GraphHeader& h = g.header;
-        if (h.type == GraphType::navmesh) {
-            const navmesh::NavMesh& m = g.mesh;
-            mesh_.vertices = m.vertices.data();
-            mesh_.poly_offsets = m.poly_offsets.data();
-            mesh_.poly_vertices = m.poly_vertices.data();
-            mesh_.detail_offsets = m.detail_offsets.data();
-            mesh_.detail_triangles = m.detail_triangles.data();
-            mesh_.index = g.mesh_index;
-            mesh_.index_offsets = g.index_offsets.data();
-            mesh_.index_polys = g.index_polys.data();
-        }
+        if (h.type == GraphType::navmesh) mesh_ = meshArraysOf(g);
     }
 
     // The end of a lane at `p`; node = kNoNode when none qualifies. `slot` (0 for starts, 1

@@ -144,6 +144,7 @@ void GraphStage::describe(const Params& params, StageKey& key) {
             .add("poi_z", p.position[2]);
     if (params.uphill > 0 || params.downhill > 0)
         key.add("uphill", params.uphill).add("downhill", params.downhill);
+    if (params.poi_tables) key.add("poi_tables", true);
     if (params.kind == GraphKind::dirichlet)
         for (const Waypoint& w : params.waypoints)
             key.add("waypoint", w.name)
@@ -489,6 +490,7 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
     // Dirichlet graphs: the domains of the tile graph just built (its links connect them too).
     const Graph* saved = &*graph;
     Graph domains;
+    std::vector<uint32_t> dirichlet_owners;
     if (params.kind == GraphKind::dirichlet) {
         DirichletReport report;
         auto built = buildDirichletGraph(*graph, *surface, params.waypoints, context, &report);
@@ -496,6 +498,7 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
         domains = std::move(built).value();
         saved = &domains;
         for (std::string& moved : report.moved) result.warnings.push_back(std::move(moved));
+        dirichlet_owners = std::move(report.owners);
         uint64_t empty = 0;
         for (size_t i = 0; i < params.waypoints.size(); ++i)
             if (report.cells_per_waypoint[i] == 0) {
@@ -529,6 +532,41 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
                 ? fmt::format(" ({} touching pairs without a path between their waypoints)",
                               report.dropped_connections)
                 : ""));
+    }
+    if (params.poi_tables && !params.points.empty()) {
+        ScopedTimer timer(context, "graph: point-of-interest tables");
+        const GraphKind kind = params.kind;
+        if (kind == GraphKind::pov || kind == GraphKind::volume) {
+            result.summary.push_back(
+                "point-of-interest tables: not for POV and volume graphs (tile, navmesh, "
+                "dirichlet)");
+        } else {
+            std::vector<std::pair<std::string, uint32_t>> targets;
+            const formats::MeshArrays mesh =
+                kind == GraphKind::navmesh ? meshArraysOf(*graph) : formats::MeshArrays{};
+            for (const PointOfInterest& p : params.points) {
+                uint32_t node = kNoNode;
+                if (kind == GraphKind::navmesh) {
+                    const formats::MeshLocation at =
+                        formats::meshLocate(mesh, p.position.data(), 2.0f * grid->cell_size, 1.0f);
+                    if (at.poly != formats::MeshLocation{}.poly) node = at.poly;
+                } else {
+                    node = surfaceNode(*graph, *surface, p.position);  // the tile graph
+                    if (kind == GraphKind::dirichlet && node != kNoNode)
+                        node = dirichlet_owners[node];
+                }
+                if (node != kNoNode) targets.push_back({p.kind.empty() ? "poi" : p.kind, node});
+            }
+            Graph& tables = params.kind == GraphKind::dirichlet ? domains : *graph;
+            buildPoiTables(tables, targets);
+            result.count("poi_kinds", tables.poi_kinds.size());
+            std::string kinds;
+            for (const std::string& k : tables.poi_kinds) kinds += (kinds.empty() ? "" : ", ") + k;
+            result.summary.push_back(fmt::format(
+                "point-of-interest tables: {} kinds ({}), {} of {} points on this graph, {} nodes",
+                tables.poi_kinds.size(), kinds.empty() ? "none" : kinds, targets.size(),
+                params.points.size(), tables.nodeCount()));
+        }
     }
     {
         ScopedTimer timer(context, "graph: save");

@@ -77,6 +77,7 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
     }
     if (Status s = r.number("uphill", out.graph.uphill); !s) return s;
     if (Status s = r.number("downhill", out.graph.downhill); !s) return s;
+    if (Status s = r.boolean("poi_tables", out.graph.poi_tables); !s) return s;
     graph::LinkGenParams& gen = out.graph.generate;
     if (Status s = r.number("drop_height", gen.drop_height); !s) return s;
     if (Status s = r.number("jump_distance", gen.jump_distance); !s) return s;

@@ -108,6 +108,50 @@ navrt::MeshPoint locatePoint(const navrt::GraphView& graph, navrt::Vec3 p, float
     return m;
 }
 
+Result<NearestPoi> nearestPoi(const navrt::GraphView& graph, const std::string& kind,
+                              navrt::Vec3 from, const Tolerance& tolerance,
+                              const std::string& asset) {
+    if (graph.poi_kind_count == 0)
+        return inputError(
+            "{}: the asset has no point-of-interest tables (build its graph with "
+            "--poi-tables, or \"poi_tables\": true in the agent)",
+            asset);
+    const uint32_t k = navrt::poiKind(graph, kind.data(), kind.size());
+    if (k == navrt::kNoNode) {
+        std::string kinds;
+        for (uint32_t i = 0; i < graph.poi_kind_count; ++i)
+            kinds += fmt::format(
+                "{}{}", i ? ", " : "",
+                std::string(graph.poi_kind_names + size_t(i) * formats::kPoiKindNameSize,
+                            strnlen(graph.poi_kind_names + size_t(i) * formats::kPoiKindNameSize,
+                                    formats::kPoiKindNameSize)));
+        return inputError("{}: no points of interest of kind '{}' (its kinds: {})", asset, kind,
+                          kinds);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    navrt::MeshPoint m = locatePoint(graph, from, tolerance.horizontal, tolerance.vertical);
+    NearestPoi out;
+    if (m.poly == navrt::kNoNode && tolerance.snap > 0) {
+        m = locatePoint(graph, from, std::max(tolerance.horizontal, tolerance.snap),
+                        std::max(tolerance.vertical, tolerance.snap));
+        if (m.poly != navrt::kNoNode)
+            out.snapped = std::sqrt(double(m.position.x - from.x) * (m.position.x - from.x) +
+                                    double(m.position.y - from.y) * (m.position.y - from.y) +
+                                    double(m.position.z - from.z) * (m.position.z - from.z));
+    }
+    if (m.poly == navrt::kNoNode || graph.isPov())
+        return inputError("{}: ({}, {}, {}) is not on the graph", asset, from.x, from.y, from.z);
+    const uint32_t n = graph.nodeCount();
+    out.cost = graph.poi_distances[size_t(k) * n + m.poly];
+    out.nodes.resize(n);
+    out.nodes.resize(navrt::walkToNearestPoi(graph, k, m.poly, out.nodes.data(), n));
+    out.reachable = !out.nodes.empty();
+    for (uint32_t v : out.nodes) out.path.push_back(graph.position(v));
+    out.micros =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    return out;
+}
+
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
                      navrt::Vec3 to, const Tolerance& tolerance, bool smooth,
                      const SearchMethod& search, navrt::HierarchicalQuery* hierarchical,

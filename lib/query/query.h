@@ -77,6 +77,22 @@ bool returnsShortestPaths(const navrt::GraphView& graph, Method method);
 navrt::MeshPoint locatePoint(const navrt::GraphView& graph, navrt::Vec3 p, float horizontal,
                              float vertical);
 
+// The way from `from` to the nearest point of interest of `kind`, read from the asset's
+// point-of-interest tables (navbake graph --poi-tables): no search. `from` is located like a
+// query's start (snapped within tolerance.snap). Errors (bad_input, naming `asset`): no tables,
+// an unknown kind (listing the asset's), `from` off the graph.
+struct NearestPoi {
+    bool reachable = false;
+    double cost = 0;                // the table's distance from the start node
+    std::vector<uint32_t> nodes;    // start node .. the point's node
+    std::vector<navrt::Vec3> path;  // the nodes' positions
+    double snapped = 0;             // how far `from` moved onto the graph [m]
+    double micros = 0;
+};
+Result<NearestPoi> nearestPoi(const navrt::GraphView& graph, const std::string& kind,
+                              navrt::Vec3 from, const Tolerance& tolerance,
+                              const std::string& asset);
+
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
                      navrt::Vec3 to, const Tolerance& tolerance, bool smooth = true,
                      const SearchMethod& method = {},

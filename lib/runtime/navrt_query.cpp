@@ -267,6 +267,13 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     if (out.isPov()) {
         if (Error e = viewPovSections(s, area_count, out)) return e;
     }
+    if (Error e = fmt::validatePoiSections(h, s)) return e;
+    if (s[G::poi_kinds].present) {
+        out.poi_kind_count = uint32_t(s[G::poi_kinds].size / fmt::kPoiKindNameSize);
+        out.poi_kind_names = reinterpret_cast<const char*>(s[G::poi_kinds].data);
+        out.poi_distances = reinterpret_cast<const float*>(s[G::poi_distances].data);
+        out.poi_next = u32(G::poi_next);
+    }
     if (out.isDirichlet()) {
         if (Error e = fmt::validateDirichletSections(h, s, area_count)) return e;
         out.layer_cell_count = uint32_t(s[G::layer_cells].size / fmt::kNodeCellSize);
@@ -386,6 +393,31 @@ uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float ve
     }
     if (g.isDirichlet() && best != kNoNode) return g.domain_owners[best];
     return best;
+}
+
+uint32_t poiKind(const GraphView& g, const char* name, size_t length) {
+    if (length == 0 || length >= fmt::kPoiKindNameSize) return kNoNode;
+    for (uint32_t k = 0; k < g.poi_kind_count; ++k) {
+        const char* stored = g.poi_kind_names + size_t(k) * fmt::kPoiKindNameSize;
+        if (std::memcmp(stored, name, length) == 0 && stored[length] == 0) return k;
+    }
+    return kNoNode;
+}
+
+uint32_t walkToNearestPoi(const GraphView& g, uint32_t kind, uint32_t node, uint32_t* out,
+                          uint32_t capacity) {
+    const size_t n = g.nodeCount();
+    if (kind >= g.poi_kind_count || node >= n) return 0;
+    const size_t base = size_t(kind) * n;
+    if (std::isinf(g.poi_distances[base + node])) return 0;
+    // Distances fall strictly along next hops (validated: every hop is an edge on a finite path;
+    // costs are positive), so the walk ends; the bound guards against a corrupt cycle anyway.
+    uint32_t count = 0;
+    for (uint32_t v = node; v != kNoNode && count <= n; v = g.poi_next[base + v]) {
+        if (count < capacity) out[count] = v;
+        ++count;
+    }
+    return count > n ? 0 : count;
 }
 
 PathQuery::~PathQuery() { release(); }

@@ -60,6 +60,14 @@ struct GraphView {
     // Dirichlet-domain graphs: node i = waypoint i; layer_cells / layer_columns are the cells of
     // the domains and domain_owners (DOWN) the node each belongs to: locate() returns the owner.
     const uint32_t* domain_owners = nullptr;
+    // Point-of-interest tables (PKND / PDST / PHOP, from `navbake graph --poi-tables`), validated:
+    // per kind k and node v, poi_distances[k * node_count + v] is the cost of the cheapest path to
+    // a point of interest of kind k (+inf: none reachable) and poi_next[...] the next node on it
+    // (kNoNode at the point itself). See poiKind() and walkToNearestPoi().
+    uint32_t poi_kind_count = 0;
+    const char* poi_kind_names = nullptr;  // nav::formats::kPoiKindNameSize bytes per kind
+    const float* poi_distances = nullptr;
+    const uint32_t* poi_next = nullptr;
     // Cluster heuristic table (CLHD/CLND/CLTB, from `navbake pack --clusters`); null when absent.
     // Validated against the graph: node count and the GRHD/EOFF/EDST/ECST fingerprint.
     nav::formats::ClusterHeader cluster_header;
@@ -149,6 +157,14 @@ enum class Heuristic : uint8_t { standard, cluster };
 // the point (not a corner id), the argument findPathBetween takes.
 uint32_t locate(const GraphView& graph, Vec3 position, float horizontal_tolerance = 0.0f,
                 float vertical_tolerance = 1.0f);
+
+// The index of the point-of-interest kind named `name` (`length` bytes), or kNoNode.
+uint32_t poiKind(const GraphView& graph, const char* name, size_t length);
+// Follows the next hops from `node` to the nearest point of interest of `kind`: writes the nodes
+// (from `node` to the point, both included) to `out` up to `capacity` and returns how many the
+// walk has (0 when none is reachable or the arguments are out of range). No search, no memory.
+uint32_t walkToNearestPoi(const GraphView& graph, uint32_t kind, uint32_t node, uint32_t* out,
+                          uint32_t capacity);
 
 // A point on a navmesh: the polygon under it and the point projected onto the polygon's floor.
 struct MeshPoint {

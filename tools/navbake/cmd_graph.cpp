@@ -75,6 +75,10 @@ void registerGraph(CLI::App& app, CommandBody& body) {
                     "widest segment link merged from neighbouring ledge samples [m]")
         ->capture_default_str()
         ->group(links_group);
+    sub->add_flag(
+        "--poi-tables", p.poi_tables,
+        "tile, navmesh, dirichlet: per node and kind of the --poi points (and the scene's), "
+        "the cost to the nearest one and the next node towards it, packed into the asset");
     sub->add_option("--uphill", p.uphill,
                     "tile, navmesh: extra cost per metre climbed [m of walking per m], >= 0 "
                     "(makes the graph directed)")

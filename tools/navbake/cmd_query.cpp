@@ -118,7 +118,7 @@ struct MethodOptions {
 void registerQuery(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input;
-        std::string from, to, pairs;
+        std::string from, to, pairs, nearest;
         bool json = false;
         double horizontal = 0.0, vertical = 1.0, snap = 2.0;
         MethodOptions method;
@@ -131,9 +131,13 @@ void registerQuery(CLI::App& app, CommandBody& body) {
     auto* to = sub->add_option("--to", options->to, "Goal point X,Y,Z [m]");
     auto* pairs_option = sub->add_option("--pairs", options->pairs,
                                          "File of point pairs, one 'sx sy sz gx gy gz' per line");
-    from->needs(to);
+    auto* nearest = sub->add_option(
+        "--nearest", options->nearest,
+        "With --from: the way to the nearest point of interest of this kind, read from the "
+        "asset's point-of-interest tables (graph --poi-tables), no search");
     to->needs(from);
-    pairs_option->excludes(from)->excludes(to);
+    nearest->needs(from)->excludes(to);
+    pairs_option->excludes(from)->excludes(to)->excludes(nearest);
     sub->add_option("--horizontal-tolerance", options->horizontal,
                     "How far beside the navigation data a point may be [m]")
         ->check(CLI::NonNegativeNumber)
@@ -155,6 +159,49 @@ void registerQuery(CLI::App& app, CommandBody& body) {
             if (options->pairs.empty() && options->from.empty())
                 return reportFailure(
                     context, makeError(ErrorKind::usage, "give --from and --to, or --pairs FILE"));
+            if (!options->from.empty() && options->to.empty() && options->nearest.empty())
+                return reportFailure(context,
+                                     makeError(ErrorKind::usage, "--from needs --to or --nearest"));
+            if (!options->nearest.empty()) {
+                navrt::Vec3 start;
+                if (!parsePoint(options->from, start))
+                    return reportFailure(
+                        context,
+                        makeError(ErrorKind::usage, "--from '{}' is not X,Y,Z", options->from));
+                auto nav = loadNav(options->input);
+                if (!nav) return reportFailure(context, nav.error());
+                const query::Tolerance tolerance{float(options->horizontal),
+                                                 float(options->vertical), float(options->snap)};
+                auto way = query::nearestPoi((*nav)->graph, options->nearest, start, tolerance,
+                                             options->input);
+                if (!way) return reportFailure(context, way.error());
+                std::string text;
+                if (options->json) {
+                    Json path = Json::array();
+                    for (const navrt::Vec3& p : way->path) path.push_back({p.x, p.y, p.z});
+                    Json j = {{"kind", options->nearest},
+                              {"status", way->reachable ? "found" : "no_path"},
+                              {"path_nodes", way->nodes.size()},
+                              {"micros", way->micros},
+                              {"path", path}};
+                    if (way->reachable) j["cost"] = way->cost;
+                    if (way->snapped > 0) j["start_snapped"] = way->snapped;
+                    text = j.dump(2) + "\n";
+                } else if (way->reachable) {
+                    const navrt::Vec3& end = way->path.back();
+                    text = fmt::format(
+                        "nearest {}: cost {:.4f}  nodes {}  at ({:.2f}, {:.2f}, {:.2f})  {:.1f} "
+                        "us{}\n",
+                        options->nearest, way->cost, way->nodes.size(), end.x, end.y, end.z,
+                        way->micros,
+                        way->snapped > 0 ? fmt::format("  (start snapped {:.2f} m)", way->snapped)
+                                         : "");
+                } else {
+                    text = fmt::format("nearest {}: none reachable\n", options->nearest);
+                }
+                std::fwrite(text.data(), 1, text.size(), stdout);
+                return kExitOk;
+            }
             std::vector<query::PointPair> pairs;
             if (!options->pairs.empty()) {
                 auto loaded = query::loadPairs(options->pairs);
