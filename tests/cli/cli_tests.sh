@@ -782,6 +782,19 @@ cli_build_parity)
   expect 1 "--strict: the build gave [0-9]+ warnings?; failing" "$navbake" build "$work/poi.json" --strict
   echo '{"input": "level.glb", "output": "poi", "points_of_interest": [{"name": "flag", "position": [6, 0, 6]}, {"name": "flag", "position": [7, 0, 6]}], "agents": [{"graphs": ["tile"]}]}' >"$work/bad.json"
   expect 1 '\$.points_of_interest\[1\].name = flag \(must be unique' "$navbake" build "$work/bad.json"
+  # Point-of-interest tables: the same nearest way from the command line and a build.
+  "$navbake" -q graph tile "$work/level.vox" -o "$work/pt.graph" --poi-tables --poi "hp:health@2,0,2" --poi "key:key@8,3,15" || fail "graph --poi-tables"
+  "$navbake" -q pack "$work/pt.graph" -o "$work/pt.nav" || fail "pack with tables"
+  echo '{"input": "level.glb", "output": "pt", "points_of_interest": [{"name": "hp", "kind": "health", "position": [2, 0, 2]}, {"name": "key", "kind": "key", "position": [8, 3, 15]}], "agents": [{"graphs": ["tile"], "poi_tables": true}]}' >"$work/pt.json"
+  "$navbake" -q build "$work/pt.json" || fail "build with poi_tables"
+  cli_cost=$(json_field <("$navbake" query "$work/pt.nav" --from 10,0,10 --nearest key --json) cost)
+  build_cost=$(json_field <("$navbake" query "$work/pt/default.tile.nav" --from 10,0,10 --nearest key --json) cost)
+  [ -n "$cli_cost" ] && [ "$cli_cost" = "$build_cost" ] || fail "nearest key costs differ: $cli_cost vs $build_cost"
+  path_cost=$(json_field <("$navbake" query "$work/pt.nav" --from 10,0,10 --to 8,3,15 --json) cost)
+  awk -v a="$cli_cost" -v b="$path_cost" 'BEGIN { d = a - b; exit !(d < 1e-4 && d > -1e-4) }' ||
+    fail "the table's cost $cli_cost is not the path's $path_cost"
+  expect 1 "no points of interest of kind 'ammo' \\(its kinds: health, key\\)" "$navbake" query "$work/pt.nav" --from 10,0,10 --nearest ammo
+  expect 1 "has no point-of-interest tables" "$navbake" query "$work/bounded.nav" --from 6,0,6 --nearest key
   # Per-agent area costs and masks: the same grid from both sides; bad values by option / path.
   "$navbake" -q import "$work/terrain.obj" -o "$work/terrain.geo" || fail "import terrain"
   "$navbake" voxelize "$work/terrain.geo" -o "$work/ogre.vox" --area-mask ground --area-cost water=9 >"$work/ogre.log" 2>&1 || fail "voxelize with areas"
