@@ -418,8 +418,54 @@ void drawGeometry(Builder& b, const geometry::Geometry& g, ViewStats& stats) {
     }
 }
 
+// Walkable surfaces coloured by area, so modifier volumes, area costs and masks show: plain
+// ground in the walkable green, water blue, mud brown, any other area (a volume's "ground x2", a
+// studio's "lava") its own palette colour; one legend entry per area drawn.
+class AreaPalette {
+public:
+    explicit AreaPalette(std::vector<geometry::AreaType> areas) : areas_(std::move(areas)) {}
+    Colour colour(uint8_t area) const {
+        if (area >= areas_.size()) return kWalkable;
+        const std::string& name = areas_[area].name;
+        if (area == geometry::kGroundArea && areas_[area].cost == 1.0f) return kWalkable;
+        if (name == "water" || name.starts_with("water x")) return kWater;
+        if (name == "mud" || name.starts_with("mud x")) return kMud;
+        return clusterColour(area * 7u + 3u);
+    }
+    // Selects (adding it once) the legend entry of `area`.
+    void use(Builder& b, uint8_t area) {
+        if (area == last_) return;
+        last_ = area;
+        auto it = std::find_if(keys_.begin(), keys_.end(),
+                               [&](const auto& k) { return k.first == area; });
+        if (it != keys_.end()) {
+            b.useKey(it->second);
+            return;
+        }
+        const std::string name =
+            area < areas_.size() ? areas_[area].name : fmt::format("area {}", area);
+        keys_.push_back({area, b.key({area == geometry::kGroundArea ? std::string("walkable")
+                                                                    : "walkable: " + name,
+                                      Swatch::box, colour(area), kNoColour})});
+    }
+
+private:
+    std::vector<geometry::AreaType> areas_;
+    std::vector<std::pair<uint8_t, uint16_t>> keys_;
+    int last_ = -1;
+};
+
+// The area table of a graph asset (AREA), or the default one.
+std::vector<geometry::AreaType> assetAreas(const navrt::Asset& asset) {
+    const navrt::SectionView areas = asset.find(formats::kSecAreas);
+    if (areas.data == nullptr) return geometry::defaultAreaTable();
+    auto table = geometry::decodeAreaTable(
+        std::vector<uint8_t>(areas.data, areas.data + areas.size), "asset");
+    return table ? std::move(table).value() : geometry::defaultAreaTable();
+}
+
 void drawVoxelSurface(Builder& b, const voxel::VoxelGrid& g, ViewStats& stats) {
-    b.key({"walkable", Swatch::box, kWalkable, kNoColour});
+    AreaPalette palette(g.areas);
     for (uint32_t z = 0; z < g.size_z; ++z)
         for (uint32_t x = 0; x < g.size_x; ++x)
             for (const voxel::Span& span : g.column(x, z)) {
@@ -428,7 +474,9 @@ void drawVoxelSurface(Builder& b, const voxel::VoxelGrid& g, ViewStats& stats) {
                 if (!b.keep(y)) continue;
                 const float x0 = g.origin[0] + float(x) * g.cell_size;
                 const float z0 = g.origin[2] + float(z) * g.cell_size;
-                b.quad(Group::surface, x0, z0, x0 + g.cell_size, z0 + g.cell_size, y, kWalkable);
+                palette.use(b, span.area);
+                b.quad(Group::surface, x0, z0, x0 + g.cell_size, z0 + g.cell_size, y,
+                       palette.colour(span.area));
                 ++stats.cells;
             }
 }
@@ -466,7 +514,8 @@ void polygonCorners(const navrt::GraphView& g, uint32_t poly, std::vector<Point3
 
 // Walkable cells, navmesh polygons, POV layer cells or the volume footprint, in cluster colours
 // when `clusters` is set.
-void drawGraphSurface(Builder& b, const navrt::GraphView& g, bool clusters, ViewStats& stats) {
+void drawGraphSurface(Builder& b, const navrt::GraphView& g, AreaPalette& palette, bool clusters,
+                      ViewStats& stats) {
     const formats::GraphHeader& h = g.header;
     auto colourOf = [&](uint32_t node, Colour plain) {
         if (!clusters) return plain;
@@ -530,11 +579,13 @@ void drawGraphSurface(Builder& b, const navrt::GraphView& g, bool clusters, View
             ++stats.cells;
         }
     } else {
-        if (!clusters) b.key({"walkable", Swatch::box, kWalkable, kNoColour});
         for (uint32_t n = 0; n < g.nodeCount(); ++n) {
-            const CellRect r = cellRect(h, g.cells + size_t(n) * formats::kNodeCellSize);
+            const uint8_t* record = g.cells + size_t(n) * formats::kNodeCellSize;
+            const CellRect r = cellRect(h, record);
             if (!b.keep(r.y)) continue;
-            b.quad(Group::surface, r.x0, r.z0, r.x1, r.z1, r.y, colourOf(n, kWalkable));
+            const uint8_t area = formats::decodeNodeCell(record).area;
+            if (!clusters) palette.use(b, area);
+            b.quad(Group::surface, r.x0, r.z0, r.x1, r.z1, r.y, colourOf(n, palette.colour(area)));
             ++stats.cells;
         }
     }
@@ -818,8 +869,10 @@ Status writeView(const std::filesystem::path& artifact, const std::filesystem::p
     } else if (a.kind == formats::kKindGraph || a.kind == formats::kKindNav) {
         const bool clusters = (layers & layerBit(Layer::clusters)) != 0;
         if (layers &
-            (layerBit(Layer::walkable) | layerBit(Layer::navmesh) | layerBit(Layer::clusters)))
-            drawGraphSurface(builder, a.graph, clusters, stats);
+            (layerBit(Layer::walkable) | layerBit(Layer::navmesh) | layerBit(Layer::clusters))) {
+            AreaPalette palette(assetAreas(a.asset));
+            drawGraphSurface(builder, a.graph, palette, clusters, stats);
+        }
         if (clusters) stats.clusters = a.graph.cluster_count;
         if (layers & layerBit(Layer::graph))
             drawGraph(builder, a.graph, options, scene.projection.scale, stats);
