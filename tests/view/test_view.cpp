@@ -781,6 +781,17 @@ TEST_SUITE("view") {
         REQUIRE(view::writeView(level.geo, out, upper, context, &stats).ok());
         CHECK(stats.caption.find("floors Y 2.0\u20134.0 m") != std::string::npos);
         CHECK(findText(svgTexts(readText(out)), stats.caption, "start") != nullptr);
+        // Walkable surfaces by area: the indoor level's water is its own entry (and colour) on
+        // the voxel grid and the tile graph, so volumes, costs and masks show.
+        view::ViewOptions walkable;
+        walkable.layers = view::layerBit(view::Layer::walkable);
+        for (const auto& artifact : {level.vox, level.tile}) {
+            REQUIRE(
+                view::writeView(artifact, level.dir / "areas.svg", walkable, context, &stats).ok());
+            CHECK(stats.legend == std::vector<std::string>{"walkable", "walkable: water"});
+            const std::string svg = readText(level.dir / "areas.svg");
+            CHECK(svg.find("#8cb9e6") != std::string::npos);  // the water blue
+        }
         // The GLB has no annotations.
         REQUIRE(view::writeView(level.geo, level.dir / "geo.glb", {}, context, &stats).ok());
         CHECK(stats.legend.empty());
