@@ -229,7 +229,7 @@ atomic_output)
   ;;
 levelgen_reproducible)
   "$levelgen" "$work/levels" >/dev/null || fail "levelgen failed"
-  for f in indoor_two_floors.glb terrain.obj terrain.mtl links_course.obj links_course.mtl maze3d.3dmap maze3d.3dscen; do
+  for f in indoor_two_floors.glb terrain.obj terrain.mtl links_course.obj links_course.mtl designer_yard.obj maze3d.3dmap maze3d.3dscen; do
     cmp "$work/levels/$f" "$levels/$f" || fail "sample_levels/$f differs from what levelgen writes (run 'make levels')"
   done
   ;;
@@ -632,6 +632,26 @@ JSON
   expect 1 '\$.agents\[0\].max_slope = 95 \(must be in 0..90 degrees\)' "$navbake" build "$work/bad.json"
   echo '{"input": "level.glb", "agents": [{"graphs": ["tile"], "hierarchy": true}]}' >"$work/bad.json"
   expect 1 '\$.agents\[0\].hierarchy: needs clusters' "$navbake" build "$work/bad.json"
+  ;;
+designer_yard)
+  # The designers' control walk-through (README): markers from the scene, the numbers the README
+  # quotes, the warnings a designer must fix, --strict failing on them, the tables answering.
+  cp "$levels/designer_yard.obj" "$levels/links_course.mtl" "$work/"
+  sed 's|"output": "../out/designer_yard"|"output": "out"|; s|"debug_views": true|"debug_views": false|; s|"\$schema": "../formats/level.schema.json"|"$schema": "x"|' \
+    "$levels/designer_yard.json" >"$work/yard.json"
+  "$navbake" build "$work/yard.json" --jobs 2 >"$work/build.log" 2>&1 || fail "build: $(cat "$work/build.log")"
+  report="$work/out/yard.report.json"
+  for count in '"markers_point_of_interest": 4' '"markers_waypoint": 4' '"walkable_in_volumes": 680' \
+    '"seed_pruned_cells": 570' '"walkable_masked": 420' '"waypoints": 4'; do
+    grep -q "$count" "$report" || fail "no $count in the report"
+  done
+  grep -q "object 'nav_poi_secret_roof': point of interest 'nav_poi_secret_roof' (secret) at (20.2, 3.2, 5.2) cannot be reached" "$work/build.log" ||
+    fail "no warning about the secret on the roof"
+  grep -q "graph navmesh ogre: .*'nav_poi_health_1' (health) .* cannot be reached" "$work/build.log" ||
+    fail "no warning about the ogre and the shed"
+  expect 1 "--strict: the build gave 5 warnings; failing" "$navbake" build "$work/yard.json" --strict
+  expect 0 "nearest health: cost 17.29" "$navbake" query "$work/out/human.tile.nav" --from 2,0,2 --nearest health
+  expect 0 "found  cost" "$navbake" query "$work/out/human.dirichlet.nav" --from 2,0,2 --to 28,0,11
   ;;
 links_course)
   # The links sample level: generated drops and jumps per agent, a ladder, a door and a teleport

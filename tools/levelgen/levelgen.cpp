@@ -10,6 +10,7 @@
 //   OUTDIR/indoor_two_floors.glb   binary glTF 2.0, Y up, metres
 //   OUTDIR/terrain.obj             Wavefront OBJ height-field terrain
 //   OUTDIR/terrain.mtl             materials referenced by terrain.obj
+//   OUTDIR/designer_yard.obj       Wavefront OBJ: the designers' control walk-through (markers)
 //   OUTDIR/links_course.obj        Wavefront OBJ: ledges, gaps, a pit, a walkway, ladder/door/link
 //   objects OUTDIR/links_course.mtl        its materials OUTDIR/maze3d.3dmap            MovingAI 3D
 //   voxel map: a hollow 3-storey maze OUTDIR/maze3d.3dscen           MovingAI 3D scenarios on it,
@@ -865,6 +866,49 @@ std::vector<Mesh> buildLinksCourse() {
 }
 
 // ----------------------------------------------------------------------------
+// Designer yard (OBJ): the README's walk-through of designers' control
+// ----------------------------------------------------------------------------
+//
+// designer_yard.obj — a 30 m x 20 m yard (top Y=0) with a shed (walls 3 m, a flat walkable roof at
+//   3.2 m, a 2 m door on its south side), a pond (tagged water by its name), a crate, a sky
+//   platform 50 m away, and the designer's markers as plain boxes named by the built-in marker
+//   rules: nav_bounds_yard (bake bounds), nav_seed_spawn, nav_volume_mud_1 (becomes mud),
+//   nav_volume_forbid_pit (unwalkable), four nav_poi_<kind>_* points of interest (one on the
+//   roof, which the seed does not reach) and four nav_waypoint_* boxes (Dirichlet domains).
+
+std::vector<Mesh> buildDesignerYard() {
+    std::vector<Mesh> meshes;
+    meshes.push_back(boxMesh("ground", "floor", {0.0, -0.2, 0.0}, {30.0, 0.0, 20.0}));
+    meshes.push_back(boxMesh("pond_water", "floor", {4.0, -0.2, 12.0}, {10.0, 0.02, 18.0}));
+    Mesh shed = makeMesh("shed_walls", "wall");
+    appendBox(shed, {16.0, 0.0, 2.0}, {26.0, 3.0, 2.3});
+    appendBox(shed, {16.0, 0.0, 8.7}, {21.0, 3.0, 9.0});
+    appendBox(shed, {23.0, 0.0, 8.7}, {26.0, 3.0, 9.0});
+    appendBox(shed, {16.0, 0.0, 2.0}, {16.3, 3.0, 9.0});
+    appendBox(shed, {25.7, 0.0, 2.0}, {26.0, 3.0, 9.0});
+    meshes.push_back(std::move(shed));
+    meshes.push_back(boxMesh("shed_roof", "floor", {15.8, 3.0, 1.8}, {26.2, 3.2, 9.2}));
+    meshes.push_back(boxMesh("crate_1", "wall", {12.0, 0.0, 4.0}, {13.2, 1.2, 5.2}));
+    meshes.push_back(boxMesh("sky_platform", "floor", {60.0, 20.0, 60.0}, {70.0, 20.5, 70.0}));
+    // The designer's markers (proxies: navbake drops their triangles).
+    meshes.push_back(boxMesh("nav_bounds_yard", "wall", {-0.5, -1.0, -0.5}, {30.5, 5.0, 20.5}));
+    meshes.push_back(boxMesh("nav_seed_spawn", "wall", {1.8, 0.0, 1.8}, {2.2, 0.4, 2.2}));
+    meshes.push_back(boxMesh("nav_volume_mud_1", "wall", {2.0, -0.5, 3.0}, {8.0, 0.5, 8.0}));
+    meshes.push_back(
+        boxMesh("nav_volume_forbid_pit", "wall", {24.0, -0.5, 13.0}, {29.0, 0.5, 19.0}));
+    meshes.push_back(
+        boxMesh("nav_poi_objective_flag", "wall", {27.8, 0.0, 10.8}, {28.2, 1.0, 11.2}));
+    meshes.push_back(boxMesh("nav_poi_health_1", "wall", {20.8, 0.0, 5.3}, {21.2, 0.3, 5.7}));
+    meshes.push_back(boxMesh("nav_poi_health_2", "wall", {3.0, 0.0, 18.5}, {3.4, 0.3, 18.9}));
+    meshes.push_back(boxMesh("nav_poi_secret_roof", "wall", {20.0, 3.2, 5.0}, {20.4, 3.5, 5.4}));
+    meshes.push_back(boxMesh("nav_waypoint_yard", "wall", {5.8, 0.0, 5.8}, {6.2, 0.2, 6.2}));
+    meshes.push_back(boxMesh("nav_waypoint_shed", "wall", {20.8, 0.0, 3.8}, {21.2, 0.2, 4.2}));
+    meshes.push_back(boxMesh("nav_waypoint_east", "wall", {27.8, 0.0, 5.8}, {28.2, 0.2, 6.2}));
+    meshes.push_back(boxMesh("nav_waypoint_south", "wall", {14.8, 0.0, 15.8}, {15.2, 0.2, 16.2}));
+    return meshes;
+}
+
+// ----------------------------------------------------------------------------
 // Town (OBJ, for benchmarks; `levelgen --town N FILE.obj`, not a sample level)
 // ----------------------------------------------------------------------------
 //
@@ -1300,6 +1344,11 @@ int run(int argc, char** argv) {
         writeFile(out_dir / "links_course.obj", course.data(), course.size());
         const std::string course_materials = encodeLinksCourseMtl();
         writeFile(out_dir / course_mtl, course_materials.data(), course_materials.size());
+
+        const std::string yard = encodeObj(
+            buildDesignerYard(), course_mtl,
+            "designer yard: markers for bounds, seed, volumes, points of interest, waypoints");
+        writeFile(out_dir / "designer_yard.obj", yard.data(), yard.size());
 
         const VoxelVolume maze = buildMaze3d();
         const std::string map_name = "maze3d.3dmap";
