@@ -80,4 +80,20 @@ inline voxel::VoxelGrid voxelizeOk(const geometry::Geometry& g,
     return std::move(grid).value();
 }
 
+// The top of every walkable span: its column's centre, its top [m] and its area.
+struct WalkableTop {
+    double x, y, z;
+    uint8_t area;
+};
+inline std::vector<WalkableTop> walkableTops(const voxel::VoxelGrid& g) {
+    std::vector<WalkableTop> out;
+    for (uint32_t z = 0; z < g.size_z; ++z)
+        for (uint32_t x = 0; x < g.size_x; ++x)
+            for (const voxel::Span& s : g.column(x, z))
+                if (s.walkable)
+                    out.push_back({g.origin[0] + (x + 0.5) * g.cell_size, g.topY(s),
+                                   g.origin[2] + (z + 0.5) * g.cell_size, s.area});
+    return out;
+}
+
 }  // namespace nav::test

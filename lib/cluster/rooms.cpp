@@ -31,40 +31,11 @@ Status parseRooms(JsonReader& reader, ClusterParams& out) {
                 if (other.name == room.name)
                     return r.fail(r.at("name"), fmt::format("'{}' is the name of {} too", room.name,
                                                             other.where));
-            if (r.has("points")) {
-                if (r.has("min") || r.has("max"))
-                    return r.fail(
-                        at, "either \"min\"/\"max\" (a box) or \"points\" (a hull), not both");
-                const nlohmann::json& points = r.get("points");
-                const std::string points_at = r.at("points");
-                if (!points.is_array() || points.size() < 4)
-                    return r.typeError(points_at, "an array of 4 or more [x, y, z] points", points);
-                std::vector<std::array<float, 3>> hull(points.size());
-                for (size_t k = 0; k < points.size(); ++k)
-                    if (!JsonReader::toPoint(points[k], hull[k].data()))
-                        return r.typeError(JsonReader::at(points_at, k),
-                                           "[x, y, z] (three finite numbers, metres)", points[k]);
-                auto planes = geometry::convexHullPlanes(hull);
-                if (!planes) return r.fail(points_at, planes.error().message);
-                room.planes = std::move(planes).value();
-                room.box.min = room.box.max = hull[0];
-                for (const auto& p : hull)
-                    for (size_t a = 0; a < 3; ++a) {
-                        room.box.min[a] = std::min(room.box.min[a], p[a]);
-                        room.box.max[a] = std::max(room.box.max[a], p[a]);
-                    }
-            } else {
-                if (!r.has("min") && !r.has("max"))
-                    return r.fail(at,
-                                  "missing its volume: \"min\" and \"max\" (a box) or "
-                                  "\"points\" (a convex hull)");
-                if (Status s = r.point("min", room.box.min.data(), true); !s) return s;
-                if (Status s = r.point("max", room.box.max.data(), true); !s) return s;
-                for (size_t a = 0; a < 3; ++a)
-                    if (room.box.min[a] > room.box.max[a])
-                        return r.fail(at, fmt::format("min {} > max {} along {}", room.box.min[a],
-                                                      room.box.max[a], "xyz"[a]));
-            }
+            if (Status s = geometry::readRegion(r, at, room.box, room.planes); !s) return s;
+            for (size_t a = 0; a < 3; ++a)
+                if (room.planes.empty() && room.box.min[a] > room.box.max[a])
+                    return r.fail(at, fmt::format("min {} > max {} along {}", room.box.min[a],
+                                                  room.box.max[a], "xyz"[a]));
             if (r.has("representative")) {
                 if (Status s = r.point("representative", room.representative.data()); !s) return s;
                 room.has_representative = true;

@@ -6,6 +6,7 @@
 
 #include "formats/bytes.h"
 #include "formats/layouts.h"
+#include "lib/common/json_reader.h"
 
 namespace nav::geometry {
 
@@ -240,6 +241,45 @@ bool insidePlanes(const std::vector<Plane>& planes, double x, double y, double z
     for (const Plane& q : planes)
         if (q[0] * x + q[1] * y + q[2] * z + q[3] > 1e-3) return false;
     return true;
+}
+
+Bounds boundsOf(const std::vector<std::array<float, 3>>& points) {
+    Bounds box;
+    box.min = box.max = points.front();
+    for (const auto& p : points)
+        for (size_t a = 0; a < 3; ++a) {
+            box.min[a] = std::min(box.min[a], p[a]);
+            box.max[a] = std::max(box.max[a], p[a]);
+        }
+    return box;
+}
+
+Status readRegion(JsonReader& r, const std::string& at, Bounds& box, std::vector<Plane>& planes) {
+    planes.clear();
+    if (!r.has("points")) {
+        if (!r.has("min") && !r.has("max"))
+            return r.fail(at,
+                          "missing its volume: \"min\" and \"max\" (a box) or \"points\" (a "
+                          "convex hull)");
+        if (Status s = r.point("min", box.min.data(), true); !s) return s;
+        return r.point("max", box.max.data(), true);
+    }
+    if (r.has("min") || r.has("max"))
+        return r.fail(at, "either \"min\"/\"max\" (a box) or \"points\" (a hull), not both");
+    const nlohmann::json& points = r.get("points");
+    const std::string points_at = r.at("points");
+    if (!points.is_array() || points.size() < 4)
+        return r.typeError(points_at, "an array of 4 or more [x, y, z] points", points);
+    std::vector<std::array<float, 3>> hull(points.size());
+    for (size_t k = 0; k < points.size(); ++k)
+        if (!JsonReader::toPoint(points[k], hull[k].data()))
+            return r.typeError(JsonReader::at(points_at, k), "[x, y, z] (three numbers, metres)",
+                               points[k]);
+    auto found = convexHullPlanes(hull);
+    if (!found) return r.fail(points_at, found.error().message);
+    planes = std::move(found).value();
+    box = boundsOf(hull);
+    return {};
 }
 
 uint32_t sceneKindVersion(bool has_links, bool has_markers) {

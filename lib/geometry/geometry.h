@@ -12,6 +12,10 @@
 #include "lib/common/result.h"
 #include "lib/geometry/link_spec.h"
 
+namespace nav {
+class JsonReader;
+}
+
 namespace nav::geometry {
 
 // An area type: what walking on a surface costs. Area id = index in the area table.
@@ -96,6 +100,13 @@ inline constexpr size_t kMaxHullPoints = 128;
 Result<std::vector<Plane>> convexHullPlanes(const std::vector<std::array<float, 3>>& points);
 // Whether (x, y, z) is inside every plane (1 mm tolerance).
 bool insidePlanes(const std::vector<Plane>& planes, double x, double y, double z);
+// The bounds of `points` (not empty).
+Bounds boundsOf(const std::vector<std::array<float, 3>>& points);
+// A region of a config entry that `r` reads (at JSON path `at`): "points" (4 or more [x, y, z]:
+// their convex hull, `box` its bounds) or "min" and "max" (a box; `planes` left empty). Errors name
+// the JSON path: both forms given, neither, a bad point, a hull without volume. The box's order
+// (min < max) is the caller's check.
+Status readRegion(JsonReader& r, const std::string& at, Bounds& box, std::vector<Plane>& planes);
 
 struct Geometry {
     std::vector<float> vertices;             // x, y, z per vertex [Units: m]

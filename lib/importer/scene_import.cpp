@@ -199,13 +199,10 @@ private:
         if (object.vertices.empty())
             return inputError("{} is a {} marker without vertices", m.name,
                               geometry::markerKindName(m.kind));
-        m.box.min = m.box.max = object.vertices[0];
-        for (const auto& p : object.vertices)
-            for (size_t a = 0; a < 3; ++a) {
-                if (!std::isfinite(p[a])) return inputError("{}: a non-finite vertex", m.name);
-                m.box.min[a] = std::min(m.box.min[a], p[a]);
-                m.box.max[a] = std::max(m.box.max[a], p[a]);
-            }
+        m.box = geometry::boundsOf(object.vertices);
+        for (size_t a = 0; a < 3; ++a)  // an empty's transform may hold anything
+            if (!std::isfinite(m.box.min[a]) || !std::isfinite(m.box.max[a]))
+                return inputError("{}: a non-finite position", m.name);
         if (origin != nullptr)
             m.position = {origin[0], origin[1], origin[2]};
         else

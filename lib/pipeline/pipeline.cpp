@@ -393,47 +393,50 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
             !s)
             return inputError("{}: {}", path.string(), s.error().message);
     }
-    if (r.has("points_of_interest")) {
-        const Json& points = r.get("points_of_interest");
-        if (!points.is_array() || points.empty())
-            return r
-                .typeError("$.points_of_interest",
-                           "a non-empty array of {\"name\", \"position\", \"kind\"} points", points)
-                .error();
+    // Named points (points of interest, waypoints): a non-empty array of objects, each with a
+    // unique "name" and a "position", read by `read` (which reads the rest) in order.
+    const auto namedPoints = [&](const char* key, std::string_view expected,
+                                 auto&& read) -> Status {
+        if (!r.has(key)) return {};
+        const std::string at = std::string("$.") + key;
+        const Json& points = r.get(key);
+        if (!points.is_array() || points.empty()) return r.typeError(at, expected, points);
         for (size_t i = 0; i < points.size(); ++i) {
-            JsonReader pr(points[i], JsonReader::at("$.points_of_interest", i), path);
-            if (Status s = pr.expectObject(); !s) return s.error();
-            graph::PointOfInterest poi;
-            poi.where = pr.where();
-            if (!pr.has("name")) return pr.fail(pr.at("name"), "missing (a unique name)").error();
-            if (Status s = pr.string("name", poi.name); !s) return s.error();
-            if (Status s = pr.string("kind", poi.kind); !s) return s.error();
-            if (Status s = pr.point("position", poi.position.data(), true); !s) return s.error();
-            if (Status s = pr.finish({"name", "kind", "position"}); !s) return s.error();
-            graph.points.push_back(poi);
+            JsonReader pr(points[i], JsonReader::at(at, i), path);
+            if (Status s = pr.expectObject(); !s) return s;
+            if (!pr.has("name")) return pr.fail(pr.at("name"), "missing (a unique name)");
+            if (Status s = read(pr); !s) return s;
         }
-    }
-    if (r.has("waypoints")) {
-        const Json& points = r.get("waypoints");
-        if (!points.is_array() || points.empty())
-            return r
-                .typeError("$.waypoints",
-                           "a non-empty array of {\"name\", \"position\", \"weight\"} waypoints",
-                           points)
-                .error();
-        for (size_t i = 0; i < points.size(); ++i) {
-            JsonReader wr(points[i], JsonReader::at("$.waypoints", i), path);
-            if (Status s = wr.expectObject(); !s) return s.error();
-            graph::Waypoint w;
-            w.where = wr.where();
-            if (!wr.has("name")) return wr.fail(wr.at("name"), "missing (a unique name)").error();
-            if (Status s = wr.string("name", w.name); !s) return s.error();
-            if (Status s = wr.point("position", w.position.data(), true); !s) return s.error();
-            if (Status s = wr.number("weight", w.weight); !s) return s.error();
-            if (Status s = wr.finish({"name", "position", "weight"}); !s) return s.error();
-            graph.waypoints.push_back(w);
-        }
-    }
+        return {};
+    };
+    if (Status s = namedPoints(
+            "points_of_interest", "a non-empty array of {\"name\", \"position\", \"kind\"} points",
+            [&](JsonReader& pr) -> Status {
+                graph::PointOfInterest poi;
+                poi.where = pr.where();
+                if (Status s = pr.string("name", poi.name); !s) return s;
+                if (Status s = pr.string("kind", poi.kind); !s) return s;
+                if (Status s = pr.point("position", poi.position.data(), true); !s) return s;
+                if (Status s = pr.finish({"name", "kind", "position"}); !s) return s;
+                graph.points.push_back(poi);
+                return {};
+            });
+        !s)
+        return s.error();
+    if (Status s = namedPoints(
+            "waypoints", "a non-empty array of {\"name\", \"position\", \"weight\"} waypoints",
+            [&](JsonReader& wr) -> Status {
+                graph::Waypoint w;
+                w.where = wr.where();
+                if (Status s = wr.string("name", w.name); !s) return s;
+                if (Status s = wr.point("position", w.position.data(), true); !s) return s;
+                if (Status s = wr.number("weight", w.weight); !s) return s;
+                if (Status s = wr.finish({"name", "position", "weight"}); !s) return s;
+                graph.waypoints.push_back(w);
+                return {};
+            });
+        !s)
+        return s.error();
     std::vector<geometry::LinkTypeDef> link_types;
     if (r.has("link_types"))
         if (Status s =

@@ -17,32 +17,7 @@ Status parseVolumes(const nlohmann::json& array, const std::string& path,
         if (Status s = r.expectObject(); !s) return s;
         ModifierVolume v;
         v.name = r.where();
-        if (r.has("points")) {
-            if (r.has("min") || r.has("max"))
-                return r.fail(at,
-                              "either \"min\"/\"max\" (a box) or \"points\" (a hull), not both");
-            const nlohmann::json& points = r.get("points");
-            const std::string points_at = at + ".points";
-            if (!points.is_array() || points.size() < 4)
-                return r.typeError(points_at, "an array of 4 or more [x, y, z] points", points);
-            std::vector<std::array<float, 3>> hull(points.size());
-            for (size_t k = 0; k < points.size(); ++k)
-                if (!JsonReader::toPoint(points[k], hull[k].data()))
-                    return r.typeError(JsonReader::at(points_at, k),
-                                       "[x, y, z] (three numbers, metres)", points[k]);
-            auto planes = geometry::convexHullPlanes(hull);
-            if (!planes) return r.fail(points_at, planes.error().message);
-            v.planes = std::move(planes).value();
-            v.box.min = v.box.max = hull[0];
-            for (const auto& p : hull)
-                for (size_t a = 0; a < 3; ++a) {
-                    v.box.min[a] = std::min(v.box.min[a], p[a]);
-                    v.box.max[a] = std::max(v.box.max[a], p[a]);
-                }
-        } else {
-            if (Status s = r.point("min", v.box.min.data(), true); !s) return s;
-            if (Status s = r.point("max", v.box.max.data(), true); !s) return s;
-        }
+        if (Status s = geometry::readRegion(r, at, v.box, v.planes); !s) return s;
         if (Status s = r.string("area", v.area); !s) return s;
         if (Status s = r.number("cost_factor", v.cost_factor); !s) return s;
         if (Status s = r.boolean("forbid", v.forbid); !s) return s;

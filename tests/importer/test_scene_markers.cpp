@@ -13,6 +13,7 @@
 #include "lib/graph/graph.h"
 #include "lib/importer/import.h"
 #include "lib/voxel/voxelize.h"
+#include "tests/level_builder.h"
 #include "tests/test_support.h"
 
 using namespace nav;
@@ -43,20 +44,8 @@ std::string wedge(const std::string& name) {
            "f -4 -1 -3\nf -4 -3 -6\n";
 }
 
-struct Top {
-    double x, y, z;
-    uint8_t area;
-};
-std::vector<Top> walkableTops(const voxel::VoxelGrid& g) {
-    std::vector<Top> out;
-    for (uint32_t z = 0; z < g.size_z; ++z)
-        for (uint32_t x = 0; x < g.size_x; ++x)
-            for (const voxel::Span& s : g.column(x, z))
-                if (s.walkable)
-                    out.push_back({g.origin[0] + (x + 0.5) * g.cell_size, g.topY(s),
-                                   g.origin[2] + (z + 0.5) * g.cell_size, s.area});
-    return out;
-}
+using Top = test::WalkableTop;
+using test::walkableTops;
 
 const geometry::SceneMarker& markerOf(const geometry::Geometry& g, const std::string& object) {
     for (const geometry::SceneMarker& m : g.markers)

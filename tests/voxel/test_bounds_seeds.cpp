@@ -27,19 +27,8 @@ geometry::Geometry roofLevel() {
     return b.g;
 }
 
-struct Walkable {
-    double x, y, z;  // column centre, top
-};
-std::vector<Walkable> walkableTops(const voxel::VoxelGrid& g) {
-    std::vector<Walkable> out;
-    for (uint32_t z = 0; z < g.size_z; ++z)
-        for (uint32_t x = 0; x < g.size_x; ++x)
-            for (const voxel::Span& s : g.column(x, z))
-                if (s.walkable)
-                    out.push_back({g.origin[0] + (x + 0.5) * g.cell_size, g.topY(s),
-                                   g.origin[2] + (z + 0.5) * g.cell_size});
-    return out;
-}
+using Walkable = test::WalkableTop;
+using test::walkableTops;
 
 // A floor (top y = 0) and, beside it, an island platform 1.5 m up that walking cannot reach.
 voxel::VoxelGrid floorAndIsland() {
