@@ -15,6 +15,9 @@ Result<Json> parseJson(std::string_view text, const std::filesystem::path& file)
         return Json::parse(text.begin(), text.end());
     } catch (const Json::parse_error& e) {
         return inputError("{}: not valid JSON at byte {}: {}", file.string(), e.byte, e.what());
+    } catch (const Json::exception& e) {
+        // A number too large for a double ("1e999") is out_of_range, thrown while parsing.
+        return inputError("{}: not valid JSON: {}", file.string(), e.what());
     }
 }
 

@@ -55,6 +55,8 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
     if (Status s = r.number("climb", agent.climb); !s) return s;
     if (Status s = r.number("max_slope", agent.max_slope_deg); !s) return s;
     out.graph.agent_radius = agent.radius;
+    out.voxelize.area_mask_where = r.where() + ".area_mask";
+    out.voxelize.area_costs_where = r.where() + ".area_costs";
     if (r.has("area_costs")) {
         const Json& costs = r.get("area_costs");
         if (!costs.is_object())

@@ -864,15 +864,16 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
                           names);
     };
     std::vector<uint8_t> allowed(geometry.areas.size(), params.area_mask.empty() ? 1 : 0);
-    for (const std::string& name : params.area_mask) {
-        auto a = areaIndex(name);
-        if (!a) return a.error();
+    // Unknown names are named where the agent gave them ("level.json: $.agents[1].area_mask[0]").
+    for (size_t i = 0; i < params.area_mask.size(); ++i) {
+        auto a = areaIndex(params.area_mask[i]);
+        if (!a) return inputError("{}[{}]: {}", params.area_mask_where, i, a.error().message);
         allowed[*a] = 1;
     }
     std::vector<std::pair<size_t, float>> costs;
     for (const auto& [name, cost] : params.area_costs) {
         auto a = areaIndex(name);
-        if (!a) return a.error();
+        if (!a) return inputError("{}.{}: {}", params.area_costs_where, name, a.error().message);
         costs.push_back({*a, cost});
     }
     std::vector<int> targets;  // per volume: the area it gives, -1 = keep

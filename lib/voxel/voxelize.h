@@ -53,6 +53,10 @@ struct VoxelizeParams {
     // left unwalkable for it: an ogre keeps out of water, a boat only swims).
     std::vector<std::pair<std::string, float>> area_costs;
     std::vector<std::string> area_mask;
+    // Where area_mask and area_costs were given, for messages about names the level lacks
+    // ("level.json: $.agents[1].area_mask" -> "level.json: $.agents[1].area_mask[0]: ...",
+    // "--area-cost" -> "--area-cost.lava: ..."); not in the key.
+    std::string area_mask_where = "area_mask", area_costs_where = "area_costs";
     // Modifier volumes, applied in order after the walkable surface is found (and after the
     // bounds): a later volume wins where they overlap. Cost factors add derived areas to the
     // grid's table ("water x2"); area costs and the mask apply after the volumes.

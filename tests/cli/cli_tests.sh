@@ -826,7 +826,10 @@ cli_build_parity)
   echo '{"input": "terrain.obj", "agents": [{"area_costs": {"water": -1}}]}' >"$work/bad.json"
   expect 1 '\$.agents\[0\].area_costs.water = -1 \(must be > 0\)' "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "agents": [{"area_mask": ["lava"]}]}' >"$work/bad.json"
-  expect 1 "'lava' is not an area of this level \(its areas: obstacle, ground, water, mud\)" "$navbake" build "$work/bad.json"
+  expect 1 "bad.json: \\$.agents\\[0\\].area_mask\\[0\\]: voxelize: 'lava' is not an area of this level \\(its areas: obstacle, ground, water, mud\\)" "$navbake" build "$work/bad.json"
+  expect 1 "--area-mask\\[0\\]: voxelize: 'lava' is not an area" "$navbake" voxelize "$work/terrain.geo" -o "$work/x.vox" --area-mask lava
+  echo '{"input": "terrain.obj", "volumes": [{"min": [0, 0, 0], "max": [1e999, 1, 1], "forbid": true}]}' >"$work/bad.json"
+  expect 1 "bad.json: not valid JSON: .*number overflow" "$navbake" build "$work/bad.json"
   # Modifier volumes: a file on the command line, the config's (per agent) in a build.
   echo '{"volumes": [{"min": [0, -1, 0], "max": [10, 2, 10], "forbid": true}, {"min": [10, -1, 0], "max": [20, 2, 20], "area": "water"}]}' >"$work/volumes.json"
   "$navbake" voxelize "$work/level.geo" -o "$work/vol.vox" --volumes "$work/volumes.json" >"$work/vol.log" 2>&1 || fail "voxelize --volumes: $(cat "$work/vol.log")"

@@ -169,8 +169,8 @@ TEST_SUITE("voxel") {
         typo.area_mask = {"lava"};
         auto refused = voxel::voxelize(b.g, typo, context);
         REQUIRE_FALSE(refused.ok());
-        CHECK(refused.error().message.find(
-                  "'lava' is not an area of this level (its areas: obstacle, ground, water)") !=
+        CHECK(refused.error().message.find("area_mask[0]: voxelize: 'lava' is not an area of this "
+                                           "level (its areas: obstacle, ground, water)") !=
               std::string::npos);
         typo.area_mask = {"ground", "ground"};
         typo.area_costs = {{"water", -1.0f}};

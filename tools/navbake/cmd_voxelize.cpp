@@ -41,6 +41,8 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
     sub->add_option("--area-cost", options->area_costs,
                     "This agent's cost of an area, NAME=COST (repeatable; replaces the area "
                     "table's)");
+    p.area_mask_where = "--area-mask";
+    p.area_costs_where = "--area-cost";
     sub->add_option("--area-mask", p.area_mask,
                     "An area this agent may walk on (repeatable; default every walkable area)");
     sub->add_option("--volumes", options->volumes,
