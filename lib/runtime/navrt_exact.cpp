@@ -1,0 +1,380 @@
+// Polyanya on navrt's navigation meshes (see navrt_exact.h; Cui, Harabor & Grastien, IJCAI 2017).
+// Conventions: XZ points as (x, z); cross(a, b, c) > 0 when c lies left of a -> b, so a polygon
+// whose corners run counter-clockwise has its inside on the left of every edge. A node's interval
+// lies on edge k (corner k -> corner k + 1, counter-clockwise) of the polygon it leads into; seen
+// from the root, which is on the far side of that edge, corner k is on the left.
+#include "lib/runtime/navrt_exact.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "formats/navmesh_locate.h"
+
+namespace navrt {
+
+namespace fmt = nav::formats;
+
+namespace {
+
+constexpr double kEps = 1e-9;
+
+double cross(const double a[2], const double b[2], const double c[2]) {
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+double dist(const double a[2], const double b[2]) { return std::hypot(a[0] - b[0], a[1] - b[1]); }
+void lerp(const double a[2], const double b[2], double t, double out[2]) {
+    out[0] = a[0] + t * (b[0] - a[0]);
+    out[1] = a[1] + t * (b[1] - a[1]);
+}
+
+// Narrows [lo, hi] to the t where f(t) = f0 + t (f1 - f0) >= bound.
+void clip(double f0, double f1, double bound, double& lo, double& hi) {
+    const double df = f1 - f0;
+    if (std::fabs(df) < 1e-15) {
+        if (f0 < bound) hi = -1;  // empty
+        return;
+    }
+    const double t = (bound - f0) / df;
+    if (df > 0)
+        lo = std::max(lo, t);
+    else
+        hi = std::min(hi, t);
+}
+
+}  // namespace
+
+Error ExactMeshQuery::init(const GraphView& g) {
+    graph_ = nullptr;
+    if (!g.isNavmesh())
+        return fmt::makeError(fmt::ErrorCode::bad_section, 0, 0,
+                              "exact paths need a navigation mesh asset");
+    if (g.link_count > 0)
+        return fmt::makeError(fmt::ErrorCode::bad_section, 0, 0,
+                              "exact paths do not take links yet (the asset has %u)", g.link_count);
+    const uint32_t polys = g.nodeCount();
+    area_cost_ = polys > 0 ? g.area_costs[g.poly_areas[0]] : 1.0;
+    for (uint32_t p = 0; p < polys; ++p)
+        if (g.area_costs[g.poly_areas[p]] != area_cost_)
+            return fmt::makeError(fmt::ErrorCode::bad_section, 0, 0,
+                                  "exact paths need one area cost for every polygon");
+    const fmt::MeshArrays mesh{g.mesh_vertices,  g.poly_offsets,     g.poly_vertices,
+                               g.detail_offsets, g.detail_triangles, g.mesh_index,
+                               g.index_offsets,  g.index_polys};
+    ccw_.resize(polys);
+    for (uint32_t p = 0; p < polys; ++p) ccw_[p] = fmt::meshPolyOrientation(mesh, p) > 0 ? 1 : -1;
+    root_g_.assign(g.mesh_vertex_count, 0);
+    root_stamp_.assign(g.mesh_vertex_count, 0);
+    stamp_ = 0;
+    graph_ = &g;
+    return {};
+}
+
+uint32_t ExactMeshQuery::vertexOf(uint32_t poly, uint32_t k) const {
+    const uint32_t first = graph_->poly_offsets[poly], n = graph_->poly_offsets[poly + 1] - first;
+    k %= n;
+    return graph_->poly_vertices[first + (ccw_[poly] > 0 ? k : n - 1 - k)];
+}
+
+void ExactMeshQuery::corner(uint32_t poly, uint32_t k, double out[2]) const {
+    const float* v = graph_->mesh_vertices + 3 * size_t(vertexOf(poly, k));
+    out[0] = v[0];
+    out[1] = v[2];
+}
+
+double ExactMeshQuery::heuristic(const double r[2], const double l[2], const double q[2]) const {
+    double g[2] = {goal_[0], goal_[1]};
+    const double side_r = cross(l, q, r), side_g = cross(l, q, g);
+    if ((side_r > 0 && side_g > 0) || (side_r < 0 && side_g < 0)) {  // reflect the goal
+        const double ex = q[0] - l[0], ez = q[1] - l[1];
+        const double len2 = ex * ex + ez * ez;
+        if (len2 > 0) {
+            const double t = ((g[0] - l[0]) * ex + (g[1] - l[1]) * ez) / len2;
+            g[0] = 2 * (l[0] + t * ex) - g[0];
+            g[1] = 2 * (l[1] + t * ez) - g[1];
+        }
+    }
+    // Where r -> g crosses the interval's line, as a parameter along l -> q.
+    const double dx = g[0] - r[0], dz = g[1] - r[1];
+    const double ex = q[0] - l[0], ez = q[1] - l[1];
+    const double denom = dx * ez - dz * ex;
+    if (std::fabs(denom) > 1e-15) {
+        const double u = ((l[0] - r[0]) * dz - (l[1] - r[1]) * dx) / denom;
+        if (u >= 0 && u <= 1) return std::hypot(dx, dz);
+    }
+    return std::min(dist(r, l) + dist(l, goal_), dist(r, q) + dist(q, goal_));
+}
+
+void ExactMeshQuery::push(Node node) {
+    if (node.root_vertex != kNoNode) {
+        uint32_t& stamp = root_stamp_[node.root_vertex];
+        double& best = root_g_[node.root_vertex];
+        if (stamp == stamp_ && best < node.g - kEps) return;  // the root is reached cheaper
+        if (stamp != stamp_ || node.g < best) best = node.g;
+        stamp = stamp_;
+    }
+    nodes_.push_back(node);
+    heap_.push_back(uint32_t(nodes_.size() - 1));
+    std::push_heap(heap_.begin(), heap_.end(), [&](uint32_t a, uint32_t b) {
+        return nodes_[a].f > nodes_[b].f || (nodes_[a].f == nodes_[b].f && a > b);
+    });
+}
+
+void ExactMeshQuery::expand(uint32_t index) {
+    const Node node = nodes_[index];
+    const GraphView& g = *graph_;
+    const uint32_t q = node.poly;
+    const uint32_t n = g.poly_offsets[q + 1] - g.poly_offsets[q];
+    // The goal's polygon: the final node, straight from the root or turning at an end.
+    if (q == goal_poly_) {
+        Node final_node;
+        final_node.goal = true;
+        const double f_right = cross(node.root, node.right, goal_);
+        const double f_left = cross(node.root, node.left, goal_);
+        double corner_left[2], corner_right[2];
+        corner(q, node.edge, corner_left);
+        corner(q, node.edge + 1, corner_right);
+        const bool in_sight =
+            dist(node.root, corner_left) < 1e-9 || dist(node.root, corner_right) < 1e-9;
+        if (in_sight || (f_right >= -kEps && f_left <= kEps)) {
+            final_node = node;  // the same root (and g): the goal is in sight
+            final_node.goal = true;
+            final_node.f = node.g + dist(node.root, goal_);
+            push(final_node);
+        } else {
+            const bool right = f_right < 0 && node.right_vertex;
+            const bool left = f_left > 0 && node.left_vertex;
+            if (right || left) {
+                const double* turn = right ? node.right : node.left;
+                final_node.root[0] = turn[0];
+                final_node.root[1] = turn[1];
+                final_node.root_vertex = vertexOf(q, right ? node.edge + 1 : node.edge);
+                final_node.g = node.g + dist(node.root, turn);
+                final_node.f = final_node.g + dist(turn, goal_);
+                final_node.parent = index;
+                final_node.goal = true;
+                push(final_node);
+            }
+        }
+    }
+    double entry_left[2], entry_right[2];
+    corner(q, node.edge, entry_left);
+    corner(q, node.edge + 1, entry_right);
+    // A root at a corner of the entry edge (reached along a straight boundary) sees all of this
+    // convex polygon: no cone to clip to, nothing hidden.
+    const bool edge_on = dist(node.root, entry_left) < 1e-9 || dist(node.root, entry_right) < 1e-9;
+    for (uint32_t step = 1; step < n; ++step) {
+        const uint32_t j = (node.edge + step) % n;
+        // The neighbour across edge j (stored edges run the other way on clockwise polygons).
+        const uint32_t first = g.poly_offsets[q];
+        const uint32_t stored = ccw_[q] > 0 ? j : (2 * n - 2 - j) % n;
+        const uint32_t next = g.poly_neighbours[first + stored];
+        if (next == kNoNode || next >= g.nodeCount()) continue;
+        double a[2], b[2];
+        corner(q, j, a);
+        corner(q, j + 1, b);
+        const uint32_t va = vertexOf(q, j), vb = vertexOf(q, j + 1);
+        struct Piece {
+            double lo, hi;
+            int turn;  // 0: the root sees it; 1: turn at the right end; -1: at the left end
+        };
+        Piece pieces[3];
+        int count = 0;
+        if (edge_on) {
+            pieces[count++] = {0, 1, 0};
+        } else {  // seen from the root: right of r->left, left of r->right
+            double lo = 0, hi = 1;
+            clip(cross(node.root, node.right, a), cross(node.root, node.right, b), -kEps, lo, hi);
+            clip(-cross(node.root, node.left, a), -cross(node.root, node.left, b), -kEps, lo, hi);
+            if (lo <= hi) pieces[count++] = {lo, hi, 0};
+        }
+        if (node.right_vertex && !edge_on) {  // behind the right end: only seen from it
+            double lo = 0, hi = 1;
+            clip(-cross(node.root, node.right, a), -cross(node.root, node.right, b), 0, lo, hi);
+            if (lo <= hi) pieces[count++] = {lo, hi, 1};
+        }
+        if (node.left_vertex && !edge_on) {
+            double lo = 0, hi = 1;
+            clip(cross(node.root, node.left, a), cross(node.root, node.left, b), 0, lo, hi);
+            if (lo <= hi) pieces[count++] = {lo, hi, -1};
+        }
+        for (int k = 0; k < count; ++k) {
+            const Piece& piece = pieces[k];
+            Node child;
+            // Ends within a micrometre of a corner are that corner (a cone's side through a
+            // vertex must keep it as a place to turn).
+            double lo = std::clamp(piece.lo, 0.0, 1.0), hi = std::clamp(piece.hi, 0.0, 1.0);
+            const double snap = 1e-6 / std::max(1e-9, dist(a, b));
+            if (lo < snap) lo = 0;
+            if (hi > 1 - snap) hi = 1;
+            if (hi < lo) continue;
+            lerp(a, b, hi, child.left);  // towards b: the next polygon's corner m
+            lerp(a, b, lo, child.right);
+            if (!enter(next, q, child)) continue;
+            if (piece.turn == 0) {
+                child.root[0] = node.root[0];
+                child.root[1] = node.root[1];
+                child.root_vertex = node.root_vertex;
+                child.g = node.g;
+                child.parent = node.parent;
+            } else {
+                const double* turn = piece.turn > 0 ? entry_right : entry_left;
+                child.root[0] = turn[0];
+                child.root[1] = turn[1];
+                child.root_vertex = vertexOf(q, piece.turn > 0 ? node.edge + 1 : node.edge);
+                child.g = node.g + dist(node.root, turn);
+                child.parent = index;
+            }
+            // A root on the edge's line sees the interval edge-on: what lies beyond is reached by
+            // turning at the edge's nearer end (a corner of this polygon, so in sight), from
+            // which the next polygon is seen whole.
+            if (std::fabs(cross(a, b, child.root)) <= kEps * (1 + dist(a, b))) {
+                const bool at_b = dist(child.root, b) < dist(child.root, a);
+                if (!(at_b ? child.left_vertex : child.right_vertex)) continue;
+                const double* turn = at_b ? b : a;
+                if (dist(child.root, turn) < 1e-9) {
+                    // The root is that corner already: the child stands as it is.
+                } else {
+                    uint32_t parent = index;
+                    if (piece.turn != 0) {  // keep the first turn in the chain
+                        nodes_.push_back(child);
+                        parent = uint32_t(nodes_.size() - 1);
+                    }
+                    child.g += dist(child.root, turn);
+                    child.root[0] = turn[0];
+                    child.root[1] = turn[1];
+                    child.root_vertex = at_b ? vb : va;
+                    child.parent = parent;
+                }
+            }
+            child.f = child.g + heuristic(child.root, child.left, child.right);
+            push(child);
+        }
+    }
+}
+
+bool ExactMeshQuery::enter(uint32_t next, uint32_t from, Node& child) const {
+    // The next polygon's edge back to `from` on the line of the interval. Tiles split polygons
+    // independently, so it may be only part of the edge the interval lies on (and use other
+    // vertex ids): the interval is clipped to it, and its ends are corners only where they are
+    // the next polygon's.
+    const GraphView& g = *graph_;
+    const uint32_t n = g.poly_offsets[next + 1] - g.poly_offsets[next];
+    for (uint32_t m = 0; m < n; ++m) {
+        const uint32_t stored = ccw_[next] > 0 ? m : (2 * n - 2 - m) % n;
+        if (g.poly_neighbours[g.poly_offsets[next] + stored] != from) continue;
+        double pl[2], pr[2];  // corner m (the left side) and corner m + 1
+        corner(next, m, pl);
+        corner(next, m + 1, pr);
+        const double len = dist(pl, pr);
+        if (len < 1e-12) continue;
+        if (std::fabs(cross(pl, pr, child.left)) > 1e-6 * (1 + len) ||
+            std::fabs(cross(pl, pr, child.right)) > 1e-6 * (1 + len))
+            continue;
+        auto along = [&](const double x[2]) {
+            return ((x[0] - pl[0]) * (pr[0] - pl[0]) + (x[1] - pl[1]) * (pr[1] - pl[1])) /
+                   (len * len);
+        };
+        double ul = along(child.left), ur = along(child.right);
+        const double snap = 1e-6 / len;
+        ul = std::max(0.0, ul);
+        ur = std::min(1.0, ur);
+        if (ul > ur + snap) continue;
+        if (ul < snap) ul = 0;
+        if (ur > 1 - snap) ur = 1;
+        lerp(pl, pr, ul, child.left);
+        lerp(pl, pr, std::max(ul, ur), child.right);
+        child.left_vertex = ul == 0;
+        child.right_vertex = ur == 1;
+        child.poly = next;
+        child.edge = m;
+        return true;
+    }
+    return false;
+}
+
+PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t goal) {
+    path_.clear();
+    cost_ = 0;
+    expansions_ = 0;
+    if (graph_ == nullptr) return PathStatus::not_initialized;
+    const GraphView& g = *graph_;
+    if (start >= g.nodeCount()) return PathStatus::invalid_start;
+    if (goal >= g.nodeCount()) return PathStatus::invalid_goal;
+    if (g.components[start] != g.components[goal]) return PathStatus::no_path;
+    from_ = from;
+    to_ = to;
+    goal_[0] = to.x;
+    goal_[1] = to.z;
+    goal_poly_ = goal;
+    if (++stamp_ == 0) {
+        std::fill(root_stamp_.begin(), root_stamp_.end(), 0);
+        stamp_ = 1;
+    }
+    nodes_.clear();
+    heap_.clear();
+    const double s[2] = {from.x, from.z};
+    if (start == goal) {
+        path_ = {from, to};
+        cost_ = dist(s, goal_) * area_cost_;
+        return PathStatus::found;
+    }
+    // The start polygon's portals, each a whole edge seen from the start.
+    const uint32_t n = g.poly_offsets[start + 1] - g.poly_offsets[start];
+    Node seed;
+    seed.root[0] = s[0];
+    seed.root[1] = s[1];
+    seed.poly = start;
+    seed.edge = 0;
+    {
+        // Expand the start polygon as if entered through no edge: every edge is a candidate.
+        for (uint32_t j = 0; j < n; ++j) {
+            const uint32_t stored = ccw_[start] > 0 ? j : (2 * n - 2 - j) % n;
+            const uint32_t next = g.poly_neighbours[g.poly_offsets[start] + stored];
+            if (next == kNoNode || next >= g.nodeCount()) continue;
+            double a[2], b[2];
+            corner(start, j, a);
+            corner(start, j + 1, b);
+            Node child = seed;
+            child.left[0] = b[0], child.left[1] = b[1];
+            child.right[0] = a[0], child.right[1] = a[1];
+            if (!enter(next, start, child)) continue;
+            if (std::fabs(cross(a, b, s)) <= kEps * (1 + dist(a, b))) continue;
+            child.g = 0;
+            child.f = heuristic(s, child.left, child.right);
+            push(child);
+        }
+    }
+    const auto later = [&](uint32_t a, uint32_t b) {
+        return nodes_[a].f > nodes_[b].f || (nodes_[a].f == nodes_[b].f && a > b);
+    };
+    while (!heap_.empty()) {
+        std::pop_heap(heap_.begin(), heap_.end(), later);
+        const uint32_t index = heap_.back();
+        heap_.pop_back();
+        const Node node = nodes_[index];
+        if (node.root_vertex != kNoNode && root_stamp_[node.root_vertex] == stamp_ &&
+            root_g_[node.root_vertex] < node.g - kEps)
+            continue;  // a cheaper way to this root came later
+        ++expansions_;
+        if (node.goal) {
+            // The corners: the goal, then each root back to the start.
+            path_.push_back(to);
+            for (uint32_t i = index; i != kNoNode; i = nodes_[i].parent) {
+                const Node& at = nodes_[i];
+                if (at.root_vertex == kNoNode) {
+                    path_.push_back(from);
+                } else {
+                    const float* v = g.mesh_vertices + 3 * size_t(at.root_vertex);
+                    path_.push_back({v[0], v[1], v[2]});
+                }
+            }
+            std::reverse(path_.begin(), path_.end());
+            cost_ = node.f * area_cost_;
+            return PathStatus::found;
+        }
+        expand(index);
+    }
+    return PathStatus::no_path;
+}
+
+}  // namespace navrt

@@ -1,0 +1,76 @@
+// Exact Euclidean shortest paths on a navigation mesh (Polyanya: M. Cui, D. Harabor and
+// A. Grastien, "Compromise-free Pathfinding on a Navigation Mesh", IJCAI 2017). A search node is
+// an interval of a polygon edge together with a root (the start or a mesh vertex) that sees all
+// of it; expanding one projects the interval through the next polygon, keeping the root for what
+// it sees and turning at an interval end that is a mesh vertex for what it does not. With the
+// straight-line heuristic through the interval, A* over these nodes returns the shortest path;
+// nothing is precomputed.
+//
+// Our meshes are 2.5D (floors over floors, ramps): the search runs on the polygons' XZ
+// projections joined by their portals only, so each floor is its own sheet and the path is the
+// shortest in the XZ metric along the surface; heights come from the mesh vertices (turns) and
+// the two end points. Exact when every polygon has the same area cost (the length is then scaled
+// by it); assets with links or with several costs are refused (use PathQuery's A* and funnel).
+//
+// Memory: the query keeps its node pool and heap between calls (they grow to the largest search
+// so far), unlike PathQuery, which sizes everything in init().
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "lib/runtime/navrt_query.h"
+
+namespace navrt {
+
+class ExactMeshQuery {
+public:
+    // Errors: not a navmesh asset, links, or polygons of different area costs (unsupported).
+    Error init(const GraphView& graph);
+    // From `from` in polygon `start` to `to` in polygon `goal` (as locateOnMesh gives them).
+    PathStatus findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t goal);
+    // After a found path: its length in the XZ metric times the area cost, its corners (from,
+    // the turning vertices, to), and the search nodes expanded.
+    double cost() const { return cost_; }
+    uint32_t pointCount() const { return uint32_t(path_.size()); }
+    const Vec3* points() const { return path_.data(); }
+    uint32_t expansions() const { return expansions_; }
+
+private:
+    struct Node {
+        double g = 0, f = 0;
+        double root[2] = {0, 0};         // XZ
+        uint32_t root_vertex = kNoNode;  // kNoNode: the start point
+        double left[2] = {0, 0}, right[2] = {0, 0};
+        bool left_vertex = false, right_vertex = false;  // an end is the entry edge's vertex
+        uint32_t poly = kNoNode;                         // the polygon the interval leads into
+        uint32_t edge = 0;          // index in `poly` of the entry edge (its vertex k is left's)
+        uint32_t parent = kNoNode;  // the node whose root led here (for the turning points)
+        bool goal = false;          // a final node: root -> the goal
+    };
+    void push(Node node);
+    // Fills child.poly / edge and clips its interval to `next`'s edge back to `from`; false when
+    // they share no part of it.
+    bool enter(uint32_t next, uint32_t from, Node& child) const;
+    void expand(uint32_t index);
+    double heuristic(const double root[2], const double left[2], const double right[2]) const;
+    void corner(uint32_t poly, uint32_t k, double out[2]) const;
+    uint32_t vertexOf(uint32_t poly, uint32_t k) const;
+
+    const GraphView* graph_ = nullptr;
+    std::vector<int8_t> ccw_;  // per polygon: +1 if its corners run counter-clockwise in XZ
+    std::vector<Node> nodes_;
+    std::vector<uint32_t> heap_;
+    std::vector<double> root_g_;  // per mesh vertex: the best g seen with it as root
+    std::vector<uint32_t> root_stamp_;
+    uint32_t stamp_ = 0;
+    double goal_[2] = {0, 0};
+    Vec3 from_{}, to_{};
+    uint32_t goal_poly_ = kNoNode;
+    double area_cost_ = 1;
+    double cost_ = 0;
+    uint32_t expansions_ = 0;
+    std::vector<Vec3> path_;
+};
+
+}  // namespace navrt
