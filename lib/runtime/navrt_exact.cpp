@@ -27,6 +27,14 @@ void lerp(const double a[2], const double b[2], double t, double out[2]) {
     out[1] = a[1] + t * (b[1] - a[1]);
 }
 
+// Whether p lies on the segment a-b (within a micrometre).
+bool onSegment(const double a[2], const double b[2], const double p[2]) {
+    const double len = dist(a, b);
+    if (std::fabs(cross(a, b, p)) > 1e-6 * (1 + len)) return false;
+    const double t = (p[0] - a[0]) * (b[0] - a[0]) + (p[1] - a[1]) * (b[1] - a[1]);
+    return t >= -1e-6 * (1 + len) && t <= len * len + 1e-6 * (1 + len);
+}
+
 // Narrows [lo, hi] to the t where f(t) = f0 + t (f1 - f0) >= bound.
 void clip(double f0, double f1, double bound, double& lo, double& hi) {
     const double df = f1 - f0;
@@ -133,8 +141,7 @@ void ExactMeshQuery::expand(uint32_t index) {
         double corner_left[2], corner_right[2];
         corner(q, node.edge, corner_left);
         corner(q, node.edge + 1, corner_right);
-        const bool in_sight =
-            dist(node.root, corner_left) < 1e-9 || dist(node.root, corner_right) < 1e-9;
+        const bool in_sight = onSegment(corner_left, corner_right, node.root);
         if (in_sight || (f_right >= -kEps && f_left <= kEps)) {
             final_node = node;  // the same root (and g): the goal is in sight
             final_node.goal = true;
@@ -159,9 +166,9 @@ void ExactMeshQuery::expand(uint32_t index) {
     double entry_left[2], entry_right[2];
     corner(q, node.edge, entry_left);
     corner(q, node.edge + 1, entry_right);
-    // A root at a corner of the entry edge (reached along a straight boundary) sees all of this
-    // convex polygon: no cone to clip to, nothing hidden.
-    const bool edge_on = dist(node.root, entry_left) < 1e-9 || dist(node.root, entry_right) < 1e-9;
+    // A root on the entry edge (a corner reached along a straight boundary, or a start on a
+    // polygon's side) sees all of this convex polygon: no cone to clip to, nothing hidden.
+    const bool edge_on = onSegment(entry_left, entry_right, node.root);
     for (uint32_t step = 1; step < n; ++step) {
         const uint32_t j = (node.edge + step) % n;
         // The neighbour across edge j (stored edges run the other way on clockwise polygons).
@@ -227,7 +234,8 @@ void ExactMeshQuery::expand(uint32_t index) {
             // A root on the edge's line sees the interval edge-on: what lies beyond is reached by
             // turning at the edge's nearer end (a corner of this polygon, so in sight), from
             // which the next polygon is seen whole.
-            if (std::fabs(cross(a, b, child.root)) <= kEps * (1 + dist(a, b))) {
+            if (std::fabs(cross(a, b, child.root)) <= kEps * (1 + dist(a, b)) &&
+                !onSegment(a, b, child.root)) {
                 const bool at_b = dist(child.root, b) < dist(child.root, a);
                 if (!(at_b ? child.left_vertex : child.right_vertex)) continue;
                 const double* turn = at_b ? b : a;
@@ -338,7 +346,9 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
             child.left[0] = b[0], child.left[1] = b[1];
             child.right[0] = a[0], child.right[1] = a[1];
             if (!enter(next, start, child)) continue;
-            if (std::fabs(cross(a, b, s)) <= kEps * (1 + dist(a, b))) continue;
+            // A start on this edge sees the next polygon whole (its expansion knows).
+            if (std::fabs(cross(a, b, s)) <= kEps * (1 + dist(a, b)) && !onSegment(a, b, s))
+                continue;
             child.g = 0;
             child.f = heuristic(s, child.left, child.right);
             push(child);
