@@ -29,12 +29,13 @@ const char* methodName(Method method) {
         case Method::cluster: return "cluster";
         case Method::hier: return "hier";
         case Method::nexthop: return "nexthop";
+        case Method::exact: return "exact";
     }
     return "unknown";
 }
 
 bool parseMethod(std::string_view name, Method& out) {
-    for (Method m : {Method::astar, Method::cluster, Method::hier, Method::nexthop})
+    for (Method m : {Method::astar, Method::cluster, Method::hier, Method::nexthop, Method::exact})
         if (name == methodName(m)) {
             out = m;
             return true;
@@ -54,6 +55,12 @@ Status checkMethod(const navrt::GraphView& graph, Method method, const std::stri
     const char* how = "";
     switch (method) {
         case Method::astar: return {};
+        case Method::exact:
+            if (!graph.isNavmesh())
+                return makeError(ErrorKind::usage,
+                                 "{}: --method exact needs a navigation mesh asset (graph navmesh)",
+                                 asset);
+            return {};
         case Method::cluster:
             present = graph.hasClusters();
             sections = "cluster";
@@ -155,10 +162,11 @@ Result<NearestPoi> nearestPoi(const navrt::GraphView& graph, const std::string& 
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
                      navrt::Vec3 to, const Tolerance& tolerance, bool smooth,
                      const SearchMethod& search, navrt::HierarchicalQuery* hierarchical,
-                     navrt::NextHopQuery* next_hop) {
+                     navrt::NextHopQuery* next_hop, navrt::ExactMeshQuery* exact) {
     Method method = search.method;
     if ((method == Method::hier && hierarchical == nullptr) ||
-        (method == Method::nexthop && next_hop == nullptr))
+        (method == Method::nexthop && next_hop == nullptr) ||
+        (method == Method::exact && exact == nullptr))
         method = Method::astar;
     (void)query.setHeuristic(method == Method::cluster ? navrt::Heuristic::cluster
                                                        : navrt::Heuristic::standard);
@@ -197,6 +205,8 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
         status = hierarchical->findPath(start.poly, goal.poly, search.hier);
     } else if (method == Method::nexthop) {
         status = next_hop->pathByNextHop(start.poly, goal.poly);
+    } else if (method == Method::exact) {
+        status = exact->findPath(start.position, start.poly, goal.position, goal.poly);
     } else {
         status = query.findPathBetween(start.position, start.poly, goal.position, goal.poly);
     }
@@ -212,6 +222,15 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
         if (record.outcome == Outcome::found) {
             record.cost = next_hop->cost();
             record.path_nodes = next_hop->pathLength();
+            record.smoothed_length = record.cost;
+        }
+        return record;
+    }
+    if (method == Method::exact) {
+        record.expansions = exact->expansions();
+        if (record.outcome == Outcome::found) {
+            record.cost = exact->cost();
+            record.path_nodes = exact->pointCount();
             record.smoothed_length = record.cost;
         }
         return record;
@@ -245,6 +264,9 @@ Status Searcher::init(const navrt::GraphView& graph, const SearchMethod& method,
         if (navrt::Error e = hierarchical_.init(graph))
             return makeError(ErrorKind::internal, "{}: cannot set up the hierarchical search: {}",
                              asset, e.message);
+    if (method.method == Method::exact)
+        if (navrt::Error e = exact_.init(graph))
+            return makeError(ErrorKind::bad_input, "{}: --method exact: {}", asset, e.message);
     if (method.method == Method::nexthop)
         if (navrt::Error e = next_hop_.init(graph))
             return makeError(ErrorKind::internal, "{}: cannot set up the next-hop lookups: {}",
@@ -254,7 +276,7 @@ Status Searcher::init(const navrt::GraphView& graph, const SearchMethod& method,
 
 QueryRecord Searcher::run(navrt::Vec3 from, navrt::Vec3 to, const Tolerance& tolerance) {
     return runQuery(*graph_, query_, from, to, tolerance, !tableMethod(), method_, &hierarchical_,
-                    &next_hop_);
+                    &next_hop_, &exact_);
 }
 
 std::span<const uint32_t> Searcher::nodePath() const {
@@ -262,7 +284,8 @@ std::span<const uint32_t> Searcher::nodePath() const {
         case Method::hier: return {hierarchical_.path(), hierarchical_.pathLength()};
         case Method::nexthop: return {next_hop_.path(), next_hop_.pathLength()};
         case Method::astar:
-        case Method::cluster: break;
+        case Method::cluster:
+        case Method::exact: break;
     }
     return {query_.path(), query_.pathLength()};
 }
@@ -273,6 +296,8 @@ bool Searcher::tableMethod() const {
 
 std::vector<navrt::Vec3> Searcher::lastPath() {
     std::vector<navrt::Vec3> points;
+    if (method_.method == Method::exact)
+        return {exact_.points(), exact_.points() + exact_.pointCount()};
     if (tableMethod()) {
         for (uint32_t node : nodePath()) points.push_back(graph_->position(node));
         return points;

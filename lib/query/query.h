@@ -12,6 +12,7 @@
 
 #include "lib/common/context.h"
 #include "lib/common/result.h"
+#include "lib/runtime/navrt_exact.h"
 #include "lib/runtime/navrt_hier.h"
 #include "lib/runtime/navrt_nexthop.h"
 #include "lib/runtime/navrt_query.h"
@@ -48,9 +49,10 @@ struct QueryRecord {
 // the cluster heuristic table packed into the asset (navrt::Heuristic::cluster); hier =
 // navrt::HierarchicalQuery over the packed hierarchy (groups or HPA* entrances; not optimal in
 // general); nexthop = chained lookups in the packed next-hop table (optimal).
-enum class Method { astar, cluster, hier, nexthop };
+enum class Method { astar, cluster, hier, nexthop, exact };
 const char* methodName(Method method);
-// Parses "astar", "cluster", "hier" or "nexthop"; false otherwise.
+// Parses "astar", "cluster", "hier", "nexthop" or "exact"; false otherwise. exact: navmesh
+// assets, the shortest path in the XZ metric (navrt::ExactMeshQuery, Polyanya).
 bool parseMethod(std::string_view name, Method& out);
 struct SearchMethod {
     Method method = Method::astar;
@@ -97,7 +99,8 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
                      navrt::Vec3 to, const Tolerance& tolerance, bool smooth = true,
                      const SearchMethod& method = {},
                      navrt::HierarchicalQuery* hierarchical = nullptr,
-                     navrt::NextHopQuery* next_hop = nullptr);
+                     navrt::NextHopQuery* next_hop = nullptr,
+                     navrt::ExactMeshQuery* exact = nullptr);
 
 // A step of a path that takes a link: from path node `step` to the next one, which is segment
 // `segment` of the path Searcher::lastPath() returns (its points `segment` and `segment + 1` are
@@ -143,6 +146,7 @@ private:
     navrt::PathQuery query_;
     navrt::HierarchicalQuery hierarchical_;
     navrt::NextHopQuery next_hop_;
+    navrt::ExactMeshQuery exact_;
 };
 
 struct PointPair {

@@ -61,10 +61,10 @@ Error ExactMeshQuery::init(const GraphView& g) {
                               "exact paths do not take links yet (the asset has %u)", g.link_count);
     const uint32_t polys = g.nodeCount();
     area_cost_ = polys > 0 ? g.area_costs[g.poly_areas[0]] : 1.0;
+    uniform_costs_ = true;
     for (uint32_t p = 0; p < polys; ++p)
-        if (g.area_costs[g.poly_areas[p]] != area_cost_)
-            return fmt::makeError(fmt::ErrorCode::bad_section, 0, 0,
-                                  "exact paths need one area cost for every polygon");
+        uniform_costs_ = uniform_costs_ && g.area_costs[g.poly_areas[p]] == area_cost_;
+    if (!uniform_costs_) area_cost_ = 1;  // the geometric length (see the header)
     const fmt::MeshArrays mesh{g.mesh_vertices,  g.poly_offsets,     g.poly_vertices,
                                g.detail_offsets, g.detail_triangles, g.mesh_index,
                                g.index_offsets,  g.index_polys};
@@ -113,6 +113,21 @@ double ExactMeshQuery::heuristic(const double r[2], const double l[2], const dou
 }
 
 void ExactMeshQuery::push(Node node) {
+    if (!node.goal) {
+        // The same node twice (equal root and g, polygon, edge and interval) adds nothing.
+        auto q = [](double v) { return uint64_t(int64_t(std::llround(v * 1e6))); };
+        uint64_t h = 1469598103934665603ull;
+        for (uint64_t v : {uint64_t(node.root_vertex), uint64_t(node.poly), uint64_t(node.edge),
+                           q(node.root[0]), q(node.root[1]), q(node.left[0]), q(node.left[1]),
+                           q(node.right[0]), q(node.right[1]), q(node.g)})
+            h = (h ^ v) * 1099511628211ull;
+        if (!seen_.insert(h).second) return;
+    }
+    // A bound on the work (a corrupt or pathological mesh): the search reports out_of_nodes.
+    if (nodes_.size() >= 64 * size_t(graph_->nodeCount()) + 100000) {
+        overflow_ = true;
+        return;
+    }
     if (node.root_vertex != kNoNode) {
         uint32_t& stamp = root_stamp_[node.root_vertex];
         double& best = root_g_[node.root_vertex];
@@ -320,6 +335,8 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     }
     nodes_.clear();
     heap_.clear();
+    seen_.clear();
+    overflow_ = false;
     const double s[2] = {from.x, from.z};
     if (start == goal) {
         path_ = {from, to};
@@ -384,7 +401,7 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
         }
         expand(index);
     }
-    return PathStatus::no_path;
+    return overflow_ ? PathStatus::out_of_nodes : PathStatus::no_path;
 }
 
 }  // namespace navrt

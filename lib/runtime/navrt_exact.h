@@ -10,13 +10,18 @@
 // projections joined by their portals only, so each floor is its own sheet and the path is the
 // shortest in the XZ metric along the surface; heights come from the mesh vertices (turns) and
 // the two end points. Exact when every polygon has the same area cost (the length is then scaled
-// by it); assets with links or with several costs are refused (use PathQuery's A* and funnel).
+// by it). With several costs the search still returns the shortest path and cost() is its length
+// (uniformCosts() false): its true cost is at most c_max / c_min times the cheapest path's (it is
+// at most c_max x its length, which is at most the cheapest path's length, itself at most the
+// cheapest cost / c_min). Assets with links are refused (use PathQuery's A* and funnel).
 //
 // Memory: the query keeps its node pool and heap between calls (they grow to the largest search
 // so far), unlike PathQuery, which sizes everything in init().
 #pragma once
 
 #include <cstdint>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "lib/runtime/navrt_query.h"
@@ -35,6 +40,7 @@ public:
     uint32_t pointCount() const { return uint32_t(path_.size()); }
     const Vec3* points() const { return path_.data(); }
     uint32_t expansions() const { return expansions_; }
+    bool uniformCosts() const { return uniform_costs_; }
 
 private:
     struct Node {
@@ -62,12 +68,18 @@ private:
     std::vector<Node> nodes_;
     std::vector<uint32_t> heap_;
     std::vector<double> root_g_;  // per mesh vertex: the best g seen with it as root
+    // Hashes of the nodes pushed this search (root and g, polygon, entry edge, interval ends to a
+    // micrometre): a root
+    // at a corner shared by a ring of polygons sees each of them whole, and would go round.
+    std::unordered_set<uint64_t> seen_;
+    bool overflow_ = false;
     std::vector<uint32_t> root_stamp_;
     uint32_t stamp_ = 0;
     double goal_[2] = {0, 0};
     Vec3 from_{}, to_{};
     uint32_t goal_poly_ = kNoNode;
     double area_cost_ = 1;
+    bool uniform_costs_ = true;
     double cost_ = 0;
     uint32_t expansions_ = 0;
     std::vector<Vec3> path_;

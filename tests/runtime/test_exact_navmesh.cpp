@@ -10,6 +10,7 @@
 #include <random>
 
 #include "lib/graph/graph.h"
+#include "lib/importer/import.h"
 #include "lib/runtime/navrt_exact.h"
 #include "lib/runtime/navrt_query.h"
 #include "tests/graph_test_support.h"
@@ -265,5 +266,58 @@ TEST_SUITE("runtime") {
         MESSAGE(pairs << " pairs; A* + funnel longer on " << shorter << ", by up to "
                       << worst_gain * 100 << "%");
         CHECK(pairs >= 400);
+    }
+
+    TEST_CASE("exact navmesh paths on two floors: found where A* finds one, never longer") {
+        const std::filesystem::path level = test::sampleLevels() / "indoor_two_floors.glb";
+        if (!std::filesystem::exists(level)) {
+            MESSAGE("skipped: " << level << " not found");
+            return;
+        }
+        Context context;
+        auto geometry = importer::importScene(level, {}, context);
+        REQUIRE(geometry.ok());
+        const voxel::VoxelGrid grid = test::voxelizeOk(*geometry, {});
+        auto built = graph::buildNavmeshGraph(grid, {}, context);
+        REQUIRE(built.ok());
+        test::TempDir dir;
+        test::PackedAsset packed;
+        test::packAsset(*built, dir / "m.nav", packed, [](formats::ContainerWriter&) {});
+        REQUIRE_FALSE(packed.error);
+        const navrt::GraphView& g = packed.view;
+        navrt::ExactMeshQuery exact;
+        REQUIRE_FALSE(exact.init(g));
+        CHECK_FALSE(exact.uniformCosts());  // the pool is water: the length is returned
+        navrt::PathQuery astar;
+        REQUIRE_FALSE(astar.init(g));
+        std::mt19937 random(5);
+        uint64_t pairs = 0, floors = 0;
+        std::vector<navrt::Vec3> points(4096);
+        for (int tries = 0; pairs < 300 && tries < 5000; ++tries) {
+            const uint32_t p = uint32_t(random() % g.nodeCount()),
+                           q = uint32_t(random() % g.nodeCount());
+            const navrt::Vec3 a = g.position(p), b = g.position(q);
+            const navrt::MeshPoint pa = navrt::locateOnMesh(g, a, 0, 0.5f);
+            const navrt::MeshPoint pb = navrt::locateOnMesh(g, b, 0, 0.5f);
+            if (pa.poly == navrt::kNoNode || pb.poly == navrt::kNoNode) continue;
+            const navrt::PathStatus want =
+                astar.findPathBetween(pa.position, pa.poly, pb.position, pb.poly);
+            INFO("from (" << a.x << ", " << a.y << ", " << a.z << ") to (" << b.x << ", " << b.y
+                          << ", " << b.z << ")");
+            const navrt::PathStatus got =
+                exact.findPath(pa.position, pa.poly, pb.position, pb.poly);
+            REQUIRE(got == want);
+            if (got != navrt::PathStatus::found) continue;
+            const uint32_t count = astar.smooth(points.data(), uint32_t(points.size()));
+            double funnel = 0;
+            for (uint32_t i = 0; i + 1 < count; ++i)
+                funnel += std::hypot(points[i].x - points[i + 1].x, points[i].z - points[i + 1].z);
+            CHECK(exact.cost() <= funnel + 1e-4);
+            floors += std::fabs(a.y - b.y) > 2;
+            ++pairs;
+        }
+        MESSAGE(pairs << " pairs, " << floors << " between floors");
+        CHECK(pairs >= 300);
+        CHECK(floors >= 30);
     }
 }

@@ -77,8 +77,9 @@ struct MethodOptions {
         sub->add_option("--method", method,
                         "astar: standard heuristic; cluster: cluster heuristic table (pack "
                         "--clusters); hier: hierarchical search (pack --hierarchy); nexthop: chain "
-                        "next-hop table lookups (pack --nexthop)")
-            ->check(CLI::IsMember({"astar", "cluster", "hier", "nexthop"}))
+                        "next-hop table lookups (pack --nexthop); exact: navmesh assets, the "
+                        "shortest path (Polyanya; length in the XZ metric)")
+            ->check(CLI::IsMember({"astar", "cluster", "hier", "nexthop", "exact"}))
             ->capture_default_str();
         sub->add_option("--hier-mode", hier_mode,
                         "hier: groups = plan over groups, refine level by level (Millington "
