@@ -652,6 +652,11 @@ designer_yard)
   expect 1 "--strict: the build gave 5 warnings; failing" "$navbake" build "$work/yard.json" --strict
   expect 0 "nearest health: cost 17.29" "$navbake" query "$work/out/human.tile.nav" --from 2,0,2 --nearest health
   expect 0 "found  cost" "$navbake" query "$work/out/human.dirichlet.nav" --from 2,0,2 --to 28,0,11
+  # The exact navmesh method (issue 15): never longer than A* + funnel; only for navmesh assets.
+  exact=$(json_field <("$navbake" query "$work/out/human.navmesh.nav" --from 2,0,2 --to 28,0,11 --method exact --json) smoothed_length)
+  funnel=$(json_field <("$navbake" query "$work/out/human.navmesh.nav" --from 2,0,2 --to 28,0,11 --json) smoothed_length)
+  awk -v e="$exact" -v f="$funnel" 'BEGIN { exit !(e > 0 && e <= f + 1e-4) }' || fail "exact $exact vs funnel $funnel"
+  expect 2 "--method exact needs a navigation mesh asset" "$navbake" query "$work/out/human.tile.nav" --from 2,0,2 --to 28,0,11 --method exact
   ;;
 links_course)
   # The links sample level: generated drops and jumps per agent, a ladder, a door and a teleport
