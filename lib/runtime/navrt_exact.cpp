@@ -137,9 +137,8 @@ void ExactMeshQuery::push(Node node) {
     }
     nodes_.push_back(node);
     heap_.push_back(uint32_t(nodes_.size() - 1));
-    std::push_heap(heap_.begin(), heap_.end(), [&](uint32_t a, uint32_t b) {
-        return nodes_[a].f > nodes_[b].f || (nodes_[a].f == nodes_[b].f && a > b);
-    });
+    std::push_heap(heap_.begin(), heap_.end(),
+                   [this](uint32_t a, uint32_t b) { return later(a, b); });
 }
 
 void ExactMeshQuery::expand(uint32_t index) {
@@ -371,11 +370,9 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
             push(child);
         }
     }
-    const auto later = [&](uint32_t a, uint32_t b) {
-        return nodes_[a].f > nodes_[b].f || (nodes_[a].f == nodes_[b].f && a > b);
-    };
     while (!heap_.empty()) {
-        std::pop_heap(heap_.begin(), heap_.end(), later);
+        std::pop_heap(heap_.begin(), heap_.end(),
+                      [this](uint32_t a, uint32_t b) { return later(a, b); });
         const uint32_t index = heap_.back();
         heap_.pop_back();
         const Node node = nodes_[index];

@@ -55,6 +55,11 @@ private:
         bool goal = false;          // a final node: root -> the goal
     };
     void push(Node node);
+    // Heap order: the node to expand later (larger f; ties to the later pushed, so the search is
+    // deterministic).
+    bool later(uint32_t a, uint32_t b) const {
+        return nodes_[a].f > nodes_[b].f || (nodes_[a].f == nodes_[b].f && a > b);
+    }
     // Fills child.poly / edge and clips its interval to `next`'s edge back to `from`; false when
     // they share no part of it.
     bool enter(uint32_t next, uint32_t from, Node& child) const;

@@ -189,6 +189,16 @@ double oracle(const Mesh2& m, P2 s, uint32_t s_poly, P2 t, uint32_t t_poly) {
     return d[1];
 }
 
+// The navmesh of `grid`, packed into `dir` and viewed.
+void navmeshAsset(const voxel::VoxelGrid& grid, const test::TempDir& dir,
+                  test::PackedAsset& packed) {
+    Context context;
+    auto built = graph::buildNavmeshGraph(grid, {}, context);
+    REQUIRE(built.ok());
+    test::packAsset(*built, dir / "m.nav", packed, [](formats::ContainerWriter&) {});
+    REQUIRE_FALSE(packed.error);
+}
+
 // A flat 24 x 16 m floor with boxes of random sizes on it; odd seeds add walls with doorways
 // (rooms and corridors: long boundaries split into many portals, collinear vertices).
 geometry::Geometry boxesLevel(unsigned seed) {
@@ -218,13 +228,9 @@ TEST_SUITE("runtime") {
         double worst_gain = 0;
         for (unsigned seed = 1; seed <= 80; ++seed) {
             const voxel::VoxelGrid grid = test::voxelizeOk(boxesLevel(seed), test::voxelParams());
-            Context context;
-            auto built = graph::buildNavmeshGraph(grid, {}, context);
-            REQUIRE(built.ok());
             test::TempDir dir;
             test::PackedAsset packed;
-            test::packAsset(*built, dir / "m.nav", packed, [](formats::ContainerWriter&) {});
-            REQUIRE_FALSE(packed.error);
+            navmeshAsset(grid, dir, packed);
             const navrt::GraphView& g = packed.view;
             const Mesh2 mesh = meshOf(g);
             navrt::ExactMeshQuery exact;
@@ -277,13 +283,9 @@ TEST_SUITE("runtime") {
         Context context;
         auto geometry = importer::importScene(level, {}, context);
         REQUIRE(geometry.ok());
-        const voxel::VoxelGrid grid = test::voxelizeOk(*geometry, {});
-        auto built = graph::buildNavmeshGraph(grid, {}, context);
-        REQUIRE(built.ok());
         test::TempDir dir;
         test::PackedAsset packed;
-        test::packAsset(*built, dir / "m.nav", packed, [](formats::ContainerWriter&) {});
-        REQUIRE_FALSE(packed.error);
+        navmeshAsset(test::voxelizeOk(*geometry, {}), dir, packed);
         const navrt::GraphView& g = packed.view;
         navrt::ExactMeshQuery exact;
         REQUIRE_FALSE(exact.init(g));
