@@ -137,6 +137,7 @@
 #include "lib/importer/import.h"
 #include "lib/navmesh/navmesh.h"
 #include "lib/runtime/navrt.h"
+#include "lib/runtime/navrt_exact.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxelize.h"
 
@@ -438,6 +439,15 @@ double length3(const float* points, int count) {
     return total;
 }
 
+// Length in the XZ metric (the exact method's): both peers' straight paths compared on it.
+double lengthXZ(const float* points, int count) {
+    double total = 0;
+    for (int i = 1; i < count; ++i)
+        total += std::hypot(double(points[3 * i]) - points[3 * i - 3],
+                            double(points[3 * i + 2]) - points[3 * i - 1]);
+    return total;
+}
+
 json point(const float* p) { return json::array({p[0], p[1], p[2]}); }
 
 struct LevelResult {
@@ -451,6 +461,12 @@ struct LevelResult {
     size_t pairs = 0, both = 0, disagree = 0, locate_failed = 0;
     double ratio_mean = 0, ratio_max = 0, ratio_min = 0;
     double detour_us = 0, ours_us = 0;
+    // --method exact (Polyanya): XZ length / Detour's XZ length over the pairs all three solved
+    // (mean, p95, max), mean µs per query (locate included), pairs where it was longer than
+    // A* + funnel (never, if exact), and pairs A* solved that it did not.
+    double exact_mean = 0, exact_p95 = 0, exact_max = 0, exact_us = 0, astar_xz_mean = 0;
+    size_t exact_longer = 0, exact_missed = 0;
+    bool exact_run = false;
     bool queried = false;
 };
 
@@ -560,6 +576,7 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
     navrt::Asset asset;
     navrt::GraphView view;
     navrt::PathQuery query;
+    navrt::ExactMeshQuery exact;
     if (auto saved = nav::graph::saveGraph(nav_path, ours.graph, nav::formats::kKindNav);
         !saved.ok()) {
         r.error = "save .nav: " + saved.error().message;
@@ -569,6 +586,8 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
         r.error = std::string("navrt::viewGraph: ") + e2.message;
     } else if (navrt::Error e3 = query.init(view)) {
         r.error = std::string("PathQuery::init: ") + e3.message;
+    } else {
+        r.exact_run = !exact.init(view);  // refused on assets with links
     }
     std::error_code ignored;
     std::filesystem::remove(nav_path, ignored);
@@ -622,13 +641,16 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
     json ex_detour_only = json::array(), ex_ours_only = json::array(), ex_locate = json::array();
     constexpr size_t kExamples = 8;
     std::vector<double> detour_lengths(pair_count, -1), ours_lengths(pair_count, -1);
+    std::vector<double> exact_ratios, astar_xz_ratios;
+    double exact_us_sum = 0;
+    std::vector<float> funnel_points(size_t(kMaxStraight) * 3);
 
     for (size_t i = 0; i < pair_count; ++i) {
         const float* a = &points[6 * i];
         const float* b = &points[6 * i + 3];
         // Detour
         bool d_found = false, d_partial = false;
-        double d_len = 0;
+        double d_len = 0, d_len_xz = 0;
         dtPolyRef d_start = 0, d_goal = 0;
         auto runDetour = [&] {
             const auto start = Clock::now();
@@ -649,6 +671,7 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
                     if (dtStatusSucceed(ss)) {
                         d_found = true;
                         d_len = length3(straight.data(), straight_count);
+                        d_len_xz = lengthXZ(straight.data(), straight_count);
                     }
                 }
             }
@@ -675,12 +698,46 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
             }
             ours_us_sum += usSince(start);
         };
-        if (i % 2 == 0) {
-            runDetour();
-            runOurs();
-        } else {
-            runOurs();
-            runDetour();
+        // The exact method: locate and search, timed like ours.
+        bool e_found = false;
+        double e_len = 0;
+        auto runExact = [&] {
+            if (!r.exact_run) return;
+            const auto start = Clock::now();
+            const navrt::MeshPoint ea = navrt::locateOnMesh(
+                view, {a[0], a[1], a[2]}, s.horizontal_tolerance, s.vertical_tolerance);
+            const navrt::MeshPoint eb = navrt::locateOnMesh(
+                view, {b[0], b[1], b[2]}, s.horizontal_tolerance, s.vertical_tolerance);
+            if (ea.poly != navrt::kNoNode && eb.poly != navrt::kNoNode &&
+                exact.findPath(ea.position, ea.poly, eb.position, eb.poly) ==
+                    navrt::PathStatus::found) {
+                e_found = true;
+            }
+            exact_us_sum += usSince(start);
+            if (e_found) {
+                e_len = 0;
+                for (uint32_t k = 1; k < exact.pointCount(); ++k)
+                    e_len += std::hypot(double(exact.points()[k].x) - exact.points()[k - 1].x,
+                                        double(exact.points()[k].z) - exact.points()[k - 1].z);
+            }
+        };
+        // Alternating order, so neither side always runs on a warm cache.
+        switch (i % 3) {
+            case 0: runDetour(), runOurs(), runExact(); break;
+            case 1: runOurs(), runExact(), runDetour(); break;
+            default: runExact(), runDetour(), runOurs(); break;
+        }
+        if (r.exact_run && o_found) {
+            // A* + funnel's straight path in XZ, against the exact one and Detour's.
+            const uint32_t count = query.smooth(
+                reinterpret_cast<navrt::Vec3*>(funnel_points.data()), uint32_t(kMaxStraight));
+            const double o_xz = lengthXZ(funnel_points.data(), int(count));
+            if (!e_found) ++r.exact_missed;
+            if (e_found && e_len > o_xz + 1e-4) ++r.exact_longer;
+            if (e_found && d_found && d_len_xz >= 1e-3) {
+                exact_ratios.push_back(e_len / d_len_xz);
+                astar_xz_ratios.push_back(o_xz / d_len_xz);
+            }
         }
         detour_locate_failed += d_start == 0 || d_goal == 0;
         // Why our locate failed (not timed): a polygon within the horizontal tolerance whose floor
@@ -747,9 +804,30 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
     r.ratio_min = ratio_min;
     r.detour_us = pair_count ? detour_us_sum / double(pair_count) : 0;
     r.ours_us = pair_count ? ours_us_sum / double(pair_count) : 0;
+    r.exact_us = pair_count ? exact_us_sum / double(pair_count) : 0;
+    if (!exact_ratios.empty()) {
+        double sum = 0, sum_astar = 0;
+        for (double x : exact_ratios) sum += x;
+        for (double x : astar_xz_ratios) sum_astar += x;
+        r.exact_mean = sum / double(exact_ratios.size());
+        r.astar_xz_mean = sum_astar / double(astar_xz_ratios.size());
+        std::sort(exact_ratios.begin(), exact_ratios.end());
+        r.exact_p95 = exact_ratios[size_t(0.95 * double(exact_ratios.size() - 1))];
+        r.exact_max = exact_ratios.back();
+    }
 
     json& q = level_json["queries"];
     q["pairs"] = pair_count;
+    if (r.exact_run)
+        q["exact"] = {{"length_xz_over_detour",
+                       {{"pairs", exact_ratios.size()},
+                        {"mean", r.exact_mean},
+                        {"p95", r.exact_p95},
+                        {"max", r.exact_max}}},
+                      {"astar_funnel_xz_over_detour_mean", r.astar_xz_mean},
+                      {"us", r.exact_us},
+                      {"longer_than_astar_funnel", r.exact_longer},
+                      {"missed_where_astar_found", r.exact_missed}};
     q["seed"] = s.seed;
     q["random_point_failures"] = random_failures;
     q["detour_found"] = detour_found;
@@ -901,6 +979,20 @@ int main(int argc, char** argv) {
                     100.0 * double(r.both) / n, 100.0 * double(r.disagree) / n,
                     100.0 * double(r.locate_failed) / n, r.ratio_mean, r.ratio_max, r.ratio_min,
                     r.detour_us, r.ours_us);
+    }
+    std::printf(
+        "\nExact paths (query --method exact, Polyanya; XZ lengths, the pairs all three solved):\n"
+        "| level | exact/Detour mean / p95 / max | A* + funnel/Detour mean | query us Detour / "
+        "A* / exact | exact longer than A* | exact missed |\n|---|---:|---:|---:|---:|---:|\n");
+    for (const LevelResult& r : results) {
+        if (!r.queried) continue;
+        if (!r.exact_run) {
+            std::printf("| %s | (links: not supported yet) |||||\n", r.name.c_str());
+            continue;
+        }
+        std::printf("| %s | %.4f / %.4f / %.4f | %.4f | %.1f / %.1f / %.1f | %zu | %zu |\n",
+                    r.name.c_str(), r.exact_mean, r.exact_p95, r.exact_max, r.astar_xz_mean,
+                    r.detour_us, r.ours_us, r.exact_us, r.exact_longer, r.exact_missed);
     }
     std::printf("\n(hardware threads: %u; JSON: %s)\n", std::thread::hardware_concurrency(),
                 out_path.c_str());
