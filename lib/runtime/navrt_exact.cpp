@@ -70,6 +70,14 @@ Error ExactMeshQuery::init(const GraphView& g) {
                                g.index_offsets,  g.index_polys};
     ccw_.resize(polys);
     for (uint32_t p = 0; p < polys; ++p) ccw_[p] = fmt::meshPolyOrientation(mesh, p) > 0 ? 1 : -1;
+    wall_vertex_.assign(g.mesh_vertex_count, 0);
+    for (uint32_t p = 0; p < polys; ++p) {
+        const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
+        for (uint32_t k = 0; k < n; ++k)
+            if (g.poly_neighbours[first + k] == kNoNode)
+                wall_vertex_[g.poly_vertices[first + k]] =
+                    wall_vertex_[g.poly_vertices[first + (k + 1) % n]] = 1;
+    }
     root_g_.assign(g.mesh_vertex_count, 0);
     root_stamp_.assign(g.mesh_vertex_count, 0);
     stamp_ = 0;
@@ -208,12 +216,14 @@ void ExactMeshQuery::expand(uint32_t index) {
             clip(-cross(node.root, node.left, a), -cross(node.root, node.left, b), -kEps, lo, hi);
             if (lo <= hi) pieces[count++] = {lo, hi, 0};
         }
-        if (node.right_vertex && !edge_on) {  // behind the right end: only seen from it
+        const bool right_corner = node.right_vertex && wall_vertex_[vertexOf(q, node.edge + 1)];
+        const bool left_corner = node.left_vertex && wall_vertex_[vertexOf(q, node.edge)];
+        if (right_corner && !edge_on) {  // behind the right end: only seen from it
             double lo = 0, hi = 1;
             clip(-cross(node.root, node.right, a), -cross(node.root, node.right, b), 0, lo, hi);
             if (lo <= hi) pieces[count++] = {lo, hi, 1};
         }
-        if (node.left_vertex && !edge_on) {
+        if (left_corner && !edge_on) {
             double lo = 0, hi = 1;
             clip(cross(node.root, node.left, a), cross(node.root, node.left, b), 0, lo, hi);
             if (lo <= hi) pieces[count++] = {lo, hi, -1};

@@ -70,6 +70,9 @@ private:
 
     const GraphView* graph_ = nullptr;
     std::vector<int8_t> ccw_;  // per polygon: +1 if its corners run counter-clockwise in XZ
+    // Per mesh vertex: on a wall (an edge without neighbour). Taut paths bend only there, so
+    // turns anywhere else are not generated (Polyanya's pruning of non-corner roots).
+    std::vector<uint8_t> wall_vertex_;
     std::vector<Node> nodes_;
     std::vector<uint32_t> heap_;
     std::vector<double> root_g_;  // per mesh vertex: the best g seen with it as root
