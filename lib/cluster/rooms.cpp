@@ -12,16 +12,9 @@ namespace nav::cluster {
 
 Status parseRooms(JsonReader& reader, ClusterParams& out) {
     if (reader.has("rooms")) {
-        const nlohmann::json& rooms = reader.get("rooms");
         const std::string path = reader.at("rooms");
-        if (!rooms.is_array() || rooms.empty())
-            return reader.typeError(
-                path, "a non-empty array of {\"name\", \"min\", \"max\"} or {\"name\", \"points\"}",
-                rooms);
-        for (size_t i = 0; i < rooms.size(); ++i) {
-            const std::string at = JsonReader::at(path, i);
-            JsonReader r = reader.child(rooms[i], at);
-            if (Status s = r.expectObject(); !s) return s;
+        const auto room_entry = [&](JsonReader& r) -> Status {
+            const std::string& at = r.path();
             Room room;
             room.where = r.where();
             if (!r.has("name")) return r.fail(r.at("name"), "missing (the room's unique name)");
@@ -43,17 +36,17 @@ Status parseRooms(JsonReader& reader, ClusterParams& out) {
             if (Status s = r.finish({"name", "min", "max", "points", "representative"}); !s)
                 return s;
             out.rooms.push_back(std::move(room));
-        }
+            return {};
+        };
+        if (Status s = reader.objects(
+                reader.get("rooms"), path,
+                "a non-empty array of {\"name\", \"min\", \"max\"} or {\"name\", \"points\"}", true,
+                room_entry);
+            !s)
+            return s;
     }
     if (reader.has("group_costs")) {
-        const nlohmann::json& costs = reader.get("group_costs");
-        const std::string path = reader.at("group_costs");
-        if (!costs.is_array() || costs.empty())
-            return reader.typeError(path, "a non-empty array of {\"from\", \"to\", \"cost\"}",
-                                    costs);
-        for (size_t i = 0; i < costs.size(); ++i) {
-            JsonReader r = reader.child(costs[i], JsonReader::at(path, i));
-            if (Status s = r.expectObject(); !s) return s;
+        const auto cost_entry = [&](JsonReader& r) -> Status {
             GroupCost cost;
             cost.where = r.where();
             for (const char* key : {"from", "to", "cost"})
@@ -74,7 +67,11 @@ Status parseRooms(JsonReader& reader, ClusterParams& out) {
                 return r.fail(r.at("cost"), fmt::format("{} (must be > 0)", cost.cost));
             if (Status s = r.finish({"from", "to", "cost"}); !s) return s;
             out.group_costs.push_back(std::move(cost));
-        }
+            return {};
+        };
+        return reader.objects(reader.get("group_costs"), reader.at("group_costs"),
+                              "a non-empty array of {\"from\", \"to\", \"cost\"}", true,
+                              cost_entry);
     }
     return {};
 }

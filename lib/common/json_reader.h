@@ -70,6 +70,22 @@ public:
     Status finish(std::initializer_list<std::string_view> allowed) const;
     Status finish(std::span<const std::string_view> allowed) const;
 
+    // `array` (an element of this document at JSON path `path`) as an array of objects: each
+    // element, read at "PATH[i]", goes to read(item). Errors name the path: not an array (or an
+    // empty one when `non_empty`), `expected` saying what was wanted; an element not an object.
+    template <class Read>
+    Status objects(const nlohmann::json& array, const std::string& path, std::string_view expected,
+                   bool non_empty, Read&& read) const {
+        if (!array.is_array() || (non_empty && array.empty()))
+            return typeError(path, expected, array);
+        for (size_t i = 0; i < array.size(); ++i) {
+            JsonReader item = child(array[i], at(path, i));
+            if (Status s = item.expectObject(); !s) return s;
+            if (Status s = read(item); !s) return s;
+        }
+        return {};
+    }
+
     Status fail(const std::string& path, const std::string& what) const;
     Status typeError(const std::string& path, std::string_view expected,
                      const nlohmann::json& got) const;

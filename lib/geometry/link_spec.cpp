@@ -110,12 +110,8 @@ Status parseLinkTypes(const nlohmann::json& array, const std::string& path,
 Status parseLinks(const nlohmann::json& array, const std::string& path,
                   const std::filesystem::path& file, const std::vector<LinkTypeDef>& types,
                   std::vector<LinkSpec>& out) {
-    JsonReader top(array, path, file);
-    if (!array.is_array()) return top.typeError(path, "an array of links", array);
-    for (size_t i = 0; i < array.size(); ++i) {
-        const std::string at = JsonReader::at(path, i);
-        JsonReader r(array[i], at, file);
-        if (Status s = r.expectObject(); !s) return s;
+    const JsonReader top(array, path, file);
+    return top.objects(array, path, "an array of links", false, [&](JsonReader& r) -> Status {
         LinkSpec spec;
         spec.name = r.where();
         if (Status s = r.point("from", spec.from, true); !s) return s;
@@ -152,8 +148,8 @@ Status parseLinks(const nlohmann::json& array, const std::string& path,
         }
         if (spec.id == 0) spec.id = uint32_t(out.size() + 1);
         out.push_back(spec);
-    }
-    return {};
+        return {};
+    });
 }
 
 Result<LinksFile> loadLinksFile(const std::filesystem::path& file) {

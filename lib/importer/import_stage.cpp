@@ -208,18 +208,19 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
         // Per kind: a count, and the objects by name.
         std::string each;
         for (uint8_t k = 1; k <= uint8_t(geometry::kLastMarkerKind); ++k) {
-            const auto kind = geometry::MarkerKind(k);
-            std::string names;
+            const auto marker_kind = geometry::MarkerKind(k);
+            std::string objects;
             uint64_t n = 0;
             for (const geometry::SceneMarker& m : merged.markers)
-                if (m.kind == kind) {
+                if (m.kind == marker_kind) {
                     ++n;
-                    if (n <= 8) names += fmt::format("{}{}", n > 1 ? ", " : "", m.name);
+                    if (n <= 8) objects += fmt::format("{}{}", n > 1 ? ", " : "", m.name);
                 }
             if (n == 0) continue;
-            result.count(fmt::format("markers_{}", geometry::markerKindName(kind)), n);
-            each += fmt::format("{}{} {} ({}{})", each.empty() ? "" : "; ", n,
-                                geometry::markerKindName(kind), names, n > 8 ? ", ..." : "");
+            result.count(fmt::format("markers_{}", geometry::markerKindName(marker_kind)), n);
+            each +=
+                fmt::format("{}{} {} ({}{})", each.empty() ? "" : "; ", n,
+                            geometry::markerKindName(marker_kind), objects, n > 8 ? ", ..." : "");
         }
         result.count("markers", merged.markers.size());
         result.summary.push_back(fmt::format("designer markers from scene objects: {}", each));

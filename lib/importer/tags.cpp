@@ -45,7 +45,7 @@ TagConfig defaultTagConfig() {
     // "door_mud_room" (the link silently lost). Object names only: a material called "door_oak"
     // must not turn every object painted with it into a door.
     const auto link = [&](const char* pattern, LinkShape shape) {
-        TagRule rule{pattern, MatchTarget::object, std::string(kTagLink), {}};
+        TagRule rule{pattern, MatchTarget::object, std::string(kTagLink), {}, {}};
         rule.link.shape = shape;
         config.rules.push_back(std::move(rule));
     };
@@ -152,17 +152,9 @@ inline constexpr Choice<MatchTarget> kMatchTargets[] = {{"object", MatchTarget::
 
 // An array member of `r` (absent: empty), each element an object read by `read`.
 template <class Read>
-Status readObjects(JsonReader& r, std::string_view key, const std::filesystem::path& file,
-                   Read&& read) {
+Status readObjects(JsonReader& r, std::string_view key, Read&& read) {
     if (!r.has(key)) return {};
-    const nlohmann::json& items = r.get(key);
-    if (!items.is_array()) return r.typeError(r.at(key), "an array", items);
-    for (size_t i = 0; i < items.size(); ++i) {
-        JsonReader item(items[i], JsonReader::at(r.at(key), i), file);
-        if (Status s = item.expectObject(); !s) return s;
-        if (Status s = read(item); !s) return s;
-    }
-    return {};
+    return r.objects(r.get(key), r.at(key), "an array", false, read);
 }
 
 // The "link" object of a rule: {"type", "shape", "bidirectional", "width", "cost",
@@ -272,7 +264,7 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
     TagConfig config;
     config.areas = use_defaults ? defaults.areas : geometry::defaultAreaTable();
 
-    Status areas = readObjects(r, "areas", source, [&](JsonReader& entry) -> Status {
+    Status areas = readObjects(r, "areas", [&](JsonReader& entry) -> Status {
         std::string name;
         double cost = 0;
         if (!entry.has("name")) return entry.fail(entry.at("name"), "missing (the area's name)");
@@ -307,7 +299,7 @@ Result<TagConfig> parseTagConfig(std::string_view json_text, const std::string& 
             !s)
             return s.error();
 
-    Status rules = readObjects(r, "rules", source, [&](JsonReader& entry) -> Status {
+    Status rules = readObjects(r, "rules", [&](JsonReader& entry) -> Status {
         TagRule rule;
         if (!entry.has("match")) return entry.fail(entry.at("match"), "missing (a glob pattern)");
         if (!entry.has("tag"))

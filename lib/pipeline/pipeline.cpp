@@ -400,18 +400,14 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
     const auto namedPoints = [&](const char* key, std::string_view expected,
                                  auto&& read) -> Status {
         if (!r.has(key)) return {};
-        const std::string at = std::string("$.") + key;
-        const Json& points = r.get(key);
-        if (!points.is_array() || points.empty()) return r.typeError(at, expected, points);
-        for (size_t i = 0; i < points.size(); ++i) {
-            JsonReader pr(points[i], JsonReader::at(at, i), path);
-            if (Status s = pr.expectObject(); !s) return s;
-            if (!pr.has("name")) return pr.fail(pr.at("name"), "missing (a unique name)");
-            if (Status s = read(pr); !s) return s;
-        }
-        return {};
+        return r.objects(r.get(key), std::string("$.") + key, expected, true,
+                         [&](JsonReader& pr) -> Status {
+                             if (!pr.has("name"))
+                                 return pr.fail(pr.at("name"), "missing (a unique name)");
+                             return read(pr);
+                         });
     };
-    if (Status s = namedPoints(
+    if (Status points = namedPoints(
             "points_of_interest", "a non-empty array of {\"name\", \"position\", \"kind\"} points",
             [&](JsonReader& pr) -> Status {
                 graph::PointOfInterest poi;
@@ -423,9 +419,9 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
                 graph.points.push_back(poi);
                 return {};
             });
-        !s)
-        return s.error();
-    if (Status s = namedPoints(
+        !points)
+        return points.error();
+    if (Status points = namedPoints(
             "waypoints", "a non-empty array of {\"name\", \"position\", \"weight\"} waypoints",
             [&](JsonReader& wr) -> Status {
                 graph::Waypoint w;
@@ -437,8 +433,8 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
                 graph.waypoints.push_back(w);
                 return {};
             });
-        !s)
-        return s.error();
+        !points)
+        return points.error();
     std::vector<geometry::LinkTypeDef> link_types;
     if (r.has("link_types"))
         if (Status s =
@@ -497,11 +493,11 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
     }
     // Volumes naming agents: the same rules.
     for (size_t i = 0; i < volumes.size(); ++i)
-        for (const auto& [key, names] :
+        for (const auto& [key, agent_names] :
              {std::pair<const char*, const std::vector<std::string>*>{"agents", &volumes[i].agents},
               {"walkable_for", &volumes[i].walkable_for}})
-            for (size_t k = 0; k < names->size(); ++k) {
-                const std::string& name = (*names)[k];
+            for (size_t k = 0; k < agent_names->size(); ++k) {
+                const std::string& name = (*agent_names)[k];
                 if (std::none_of(c.agents.begin(), c.agents.end(),
                                  [&](const AgentConfig& a) { return a.name == name; }))
                     return r

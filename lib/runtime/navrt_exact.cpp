@@ -91,6 +91,16 @@ uint32_t ExactMeshQuery::vertexOf(uint32_t poly, uint32_t k) const {
     return graph_->poly_vertices[first + (ccw_[poly] > 0 ? k : n - 1 - k)];
 }
 
+uint32_t ExactMeshQuery::neighbourOf(uint32_t poly, uint32_t k) const {
+    // Stored edge i runs from stored corner i to i + 1; on a clockwise polygon counter-clockwise
+    // edge k is stored edge n - 2 - k, run the other way.
+    const uint32_t first = graph_->poly_offsets[poly], n = graph_->poly_offsets[poly + 1] - first;
+    k %= n;
+    const uint32_t next =
+        graph_->poly_neighbours[first + (ccw_[poly] > 0 ? k : (2 * n - 2 - k) % n)];
+    return next < graph_->nodeCount() ? next : kNoNode;
+}
+
 void ExactMeshQuery::corner(uint32_t poly, uint32_t k, double out[2]) const {
     const float* v = graph_->mesh_vertices + 3 * size_t(vertexOf(poly, k));
     out[0] = v[0];
@@ -154,17 +164,19 @@ void ExactMeshQuery::expand(uint32_t index) {
     const GraphView& g = *graph_;
     const uint32_t q = node.poly;
     const uint32_t n = g.poly_offsets[q + 1] - g.poly_offsets[q];
+    double entry_left[2], entry_right[2];
+    corner(q, node.edge, entry_left);
+    corner(q, node.edge + 1, entry_right);
+    // A root on the entry edge (a corner reached along a straight boundary, or a start on a
+    // polygon's side) sees all of this convex polygon: no cone to clip to, nothing hidden.
+    const bool edge_on = onSegment(entry_left, entry_right, node.root);
     // The goal's polygon: the final node, straight from the root or turning at an end.
     if (q == goal_poly_) {
         Node final_node;
         final_node.goal = true;
         const double f_right = cross(node.root, node.right, goal_);
         const double f_left = cross(node.root, node.left, goal_);
-        double corner_left[2], corner_right[2];
-        corner(q, node.edge, corner_left);
-        corner(q, node.edge + 1, corner_right);
-        const bool in_sight = onSegment(corner_left, corner_right, node.root);
-        if (in_sight || (f_right >= -kEps && f_left <= kEps)) {
+        if (edge_on || (f_right >= -kEps && f_left <= kEps)) {
             final_node = node;  // the same root (and g): the goal is in sight
             final_node.goal = true;
             final_node.f = node.g + dist(node.root, goal_);
@@ -185,19 +197,10 @@ void ExactMeshQuery::expand(uint32_t index) {
             }
         }
     }
-    double entry_left[2], entry_right[2];
-    corner(q, node.edge, entry_left);
-    corner(q, node.edge + 1, entry_right);
-    // A root on the entry edge (a corner reached along a straight boundary, or a start on a
-    // polygon's side) sees all of this convex polygon: no cone to clip to, nothing hidden.
-    const bool edge_on = onSegment(entry_left, entry_right, node.root);
     for (uint32_t step = 1; step < n; ++step) {
         const uint32_t j = (node.edge + step) % n;
-        // The neighbour across edge j (stored edges run the other way on clockwise polygons).
-        const uint32_t first = g.poly_offsets[q];
-        const uint32_t stored = ccw_[q] > 0 ? j : (2 * n - 2 - j) % n;
-        const uint32_t next = g.poly_neighbours[first + stored];
-        if (next == kNoNode || next >= g.nodeCount()) continue;
+        const uint32_t next = neighbourOf(q, j);
+        if (next == kNoNode) continue;
         double a[2], b[2];
         corner(q, j, a);
         corner(q, j + 1, b);
@@ -292,8 +295,7 @@ bool ExactMeshQuery::enter(uint32_t next, uint32_t from, Node& child) const {
     const GraphView& g = *graph_;
     const uint32_t n = g.poly_offsets[next + 1] - g.poly_offsets[next];
     for (uint32_t m = 0; m < n; ++m) {
-        const uint32_t stored = ccw_[next] > 0 ? m : (2 * n - 2 - m) % n;
-        if (g.poly_neighbours[g.poly_offsets[next] + stored] != from) continue;
+        if (neighbourOf(next, m) != from) continue;
         double pl[2], pr[2];  // corner m (the left side) and corner m + 1
         corner(next, m, pl);
         corner(next, m + 1, pr);
@@ -362,9 +364,8 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     {
         // Expand the start polygon as if entered through no edge: every edge is a candidate.
         for (uint32_t j = 0; j < n; ++j) {
-            const uint32_t stored = ccw_[start] > 0 ? j : (2 * n - 2 - j) % n;
-            const uint32_t next = g.poly_neighbours[g.poly_offsets[start] + stored];
-            if (next == kNoNode || next >= g.nodeCount()) continue;
+            const uint32_t next = neighbourOf(start, j);
+            if (next == kNoNode) continue;
             double a[2], b[2];
             corner(start, j, a);
             corner(start, j + 1, b);

@@ -67,6 +67,8 @@ private:
     double heuristic(const double root[2], const double left[2], const double right[2]) const;
     void corner(uint32_t poly, uint32_t k, double out[2]) const;
     uint32_t vertexOf(uint32_t poly, uint32_t k) const;
+    // The polygon across counter-clockwise edge k of `poly`, or kNoNode (a wall).
+    uint32_t neighbourOf(uint32_t poly, uint32_t k) const;
 
     const GraphView* graph_ = nullptr;
     std::vector<int8_t> ccw_;  // per polygon: +1 if its corners run counter-clockwise in XZ

@@ -8,32 +8,28 @@ namespace nav::voxel {
 
 Status parseVolumes(const nlohmann::json& array, const std::string& path,
                     const std::filesystem::path& file, std::vector<ModifierVolume>& out) {
-    JsonReader top(array, path, file);
-    if (!array.is_array() || array.empty())
-        return top.typeError(path, "a non-empty array of volumes", array);
-    for (size_t i = 0; i < array.size(); ++i) {
-        const std::string at = JsonReader::at(path, i);
-        JsonReader r(array[i], at, file);
-        if (Status s = r.expectObject(); !s) return s;
-        ModifierVolume v;
-        v.name = r.where();
-        if (Status s = geometry::readRegion(r, at, v.box, v.planes); !s) return s;
-        if (Status s = r.string("area", v.area); !s) return s;
-        if (Status s = r.number("cost_factor", v.cost_factor); !s) return s;
-        if (Status s = r.boolean("forbid", v.forbid); !s) return s;
-        if (Status s = r.strings("agents", v.agents, "an agent name"); !s) return s;
-        if (Status s = r.strings("walkable_for", v.walkable_for, "an agent name"); !s) return s;
-        if (Status s = r.finish({"min", "max", "points", "area", "cost_factor", "forbid", "agents",
-                                 "walkable_for"});
-            !s)
-            return s;
-        if (v.area.empty() && v.cost_factor == 1.0f && !v.forbid && v.walkable_for.empty())
-            return r.fail(at,
-                          "changes nothing (give \"area\", \"cost_factor\", \"forbid\" or "
-                          "\"walkable_for\")");
-        out.push_back(v);
-    }
-    return {};
+    const JsonReader top(array, path, file);
+    return top.objects(
+        array, path, "a non-empty array of volumes", true, [&](JsonReader& r) -> Status {
+            ModifierVolume v;
+            v.name = r.where();
+            if (Status s = geometry::readRegion(r, r.path(), v.box, v.planes); !s) return s;
+            if (Status s = r.string("area", v.area); !s) return s;
+            if (Status s = r.number("cost_factor", v.cost_factor); !s) return s;
+            if (Status s = r.boolean("forbid", v.forbid); !s) return s;
+            if (Status s = r.strings("agents", v.agents, "an agent name"); !s) return s;
+            if (Status s = r.strings("walkable_for", v.walkable_for, "an agent name"); !s) return s;
+            if (Status s = r.finish({"min", "max", "points", "area", "cost_factor", "forbid",
+                                     "agents", "walkable_for"});
+                !s)
+                return s;
+            if (v.area.empty() && v.cost_factor == 1.0f && !v.forbid && v.walkable_for.empty())
+                return r.fail(r.path(),
+                              "changes nothing (give \"area\", \"cost_factor\", \"forbid\" or "
+                              "\"walkable_for\")");
+            out.push_back(v);
+            return {};
+        });
 }
 
 Result<std::vector<ModifierVolume>> loadVolumesFile(const std::filesystem::path& file) {
