@@ -77,9 +77,7 @@ Status parseRooms(JsonReader& reader, ClusterParams& out) {
 }
 
 Status loadRoomsFile(const std::filesystem::path& file, ClusterParams& out) {
-    auto text = readTextFile(file);
-    if (!text) return text.error();
-    auto document = parseJson(*text, file);
+    auto document = loadJson(file);
     if (!document) return document.error();
     JsonReader r(*document, "$", file);
     if (Status s = r.expectObject(); !s) return s;

@@ -1,5 +1,7 @@
 #include "lib/common/json_reader.h"
 
+#include "lib/common/file_io.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,6 +21,12 @@ Result<Json> parseJson(std::string_view text, const std::filesystem::path& file)
         // A number too large for a double ("1e999") is out_of_range, thrown while parsing.
         return inputError("{}: not valid JSON: {}", file.string(), e.what());
     }
+}
+
+Result<Json> loadJson(const std::filesystem::path& file) {
+    auto text = readTextFile(file);
+    if (!text) return text.error();
+    return parseJson(*text, file);
 }
 
 JsonReader::JsonReader(const Json& value, std::string path, std::filesystem::path file)

@@ -22,6 +22,8 @@ namespace nav {
 
 // Parses `text` (errors: file, byte offset and what the parser expected).
 Result<nlohmann::json> parseJson(std::string_view text, const std::filesystem::path& file);
+// Reads and parses a JSON file (errors name it: unreadable, not valid JSON).
+Result<nlohmann::json> loadJson(const std::filesystem::path& file);
 
 class JsonReader {
 public:

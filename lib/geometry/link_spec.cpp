@@ -153,9 +153,7 @@ Status parseLinks(const nlohmann::json& array, const std::string& path,
 }
 
 Result<LinksFile> loadLinksFile(const std::filesystem::path& file) {
-    auto text = readTextFile(file);
-    if (!text) return text.error();
-    auto document = parseJson(*text, file);
+    auto document = loadJson(file);
     if (!document) return document.error();
     JsonReader r(*document, "$", file);
     if (Status s = r.expectObject(); !s) return s.error();

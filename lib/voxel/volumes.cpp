@@ -33,9 +33,7 @@ Status parseVolumes(const nlohmann::json& array, const std::string& path,
 }
 
 Result<std::vector<ModifierVolume>> loadVolumesFile(const std::filesystem::path& file) {
-    auto text = readTextFile(file);
-    if (!text) return text.error();
-    auto document = parseJson(*text, file);
+    auto document = loadJson(file);
     if (!document) return document.error();
     JsonReader r(*document, "$", file);
     if (Status s = r.expectObject(); !s) return s.error();
