@@ -21,7 +21,10 @@ constexpr double kEps = 1e-9;
 double cross(const double a[2], const double b[2], const double c[2]) {
     return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
 }
-double dist(const double a[2], const double b[2]) { return std::hypot(a[0] - b[0], a[1] - b[1]); }
+double dist(const double a[2], const double b[2]) {
+    const double dx = a[0] - b[0], dz = a[1] - b[1];
+    return std::sqrt(dx * dx + dz * dz);  // not hypot: no overflow here, and 5x faster
+}
 void lerp(const double a[2], const double b[2], double t, double out[2]) {
     out[0] = a[0] + t * (b[0] - a[0]);
     out[1] = a[1] + t * (b[1] - a[1]);
@@ -78,6 +81,46 @@ Error ExactMeshQuery::init(const GraphView& g) {
                 wall_vertex_[g.poly_vertices[first + k]] =
                     wall_vertex_[g.poly_vertices[first + (k + 1) % n]] = 1;
     }
+    exits_.assign(polys, 0);
+    for (uint32_t p = 0; p < polys; ++p)
+        for (uint32_t k = g.poly_offsets[p]; k < g.poly_offsets[p + 1]; ++k)
+            if (g.poly_neighbours[k] < polys && exits_[p] < 255) ++exits_[p];
+    // Corners and neighbours in counter-clockwise order (corner n repeats corner 0). Stored edge
+    // i runs from stored corner i to i + 1; on a clockwise polygon counter-clockwise edge k is
+    // stored edge n - 2 - k, run the other way.
+    ccw_vertices_.resize(size_t(g.poly_offsets[polys]) + polys);
+    ccw_neighbours_.resize(g.poly_offsets[polys]);
+    for (uint32_t p = 0; p < polys; ++p) {
+        const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
+        for (uint32_t k = 0; k <= n; ++k)
+            ccw_vertices_[first + p + k] =
+                g.poly_vertices[first + (ccw_[p] > 0 ? k % n : n - 1 - k % n)];
+        for (uint32_t k = 0; k < n; ++k) {
+            const uint32_t next =
+                g.poly_neighbours[first + (ccw_[p] > 0 ? k : (2 * n - 2 - k) % n)];
+            ccw_neighbours_[first + k] = next < polys ? next : kNoNode;
+        }
+    }
+    // Per counter-clockwise edge: the neighbour's edge back when it joins the same two vertices.
+    back_edges_.assign(g.poly_offsets[polys], kNoNode);
+    for (uint32_t p = 0; p < polys; ++p) {
+        const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
+        for (uint32_t k = 0; k < n; ++k) {
+            const uint32_t q = ccw_neighbours_[first + k];
+            if (q == kNoNode) continue;
+            const uint32_t qfirst = g.poly_offsets[q], qn = g.poly_offsets[q + 1] - qfirst;
+            for (uint32_t m = 0; m < qn; ++m)
+                if (ccw_neighbours_[qfirst + m] == p &&
+                    ccw_vertices_[qfirst + q + m] == ccw_vertices_[first + p + k + 1] &&
+                    ccw_vertices_[qfirst + q + m + 1] == ccw_vertices_[first + p + k])
+                    back_edges_[first + k] = m;
+        }
+    }
+    xz_.resize(2 * size_t(g.mesh_vertex_count));
+    for (uint32_t v = 0; v < g.mesh_vertex_count; ++v) {
+        xz_[2 * size_t(v)] = g.mesh_vertices[3 * size_t(v)];
+        xz_[2 * size_t(v) + 1] = g.mesh_vertices[3 * size_t(v) + 2];
+    }
     root_g_.assign(g.mesh_vertex_count, 0);
     root_stamp_.assign(g.mesh_vertex_count, 0);
     stamp_ = 0;
@@ -86,25 +129,17 @@ Error ExactMeshQuery::init(const GraphView& g) {
 }
 
 uint32_t ExactMeshQuery::vertexOf(uint32_t poly, uint32_t k) const {
-    const uint32_t first = graph_->poly_offsets[poly], n = graph_->poly_offsets[poly + 1] - first;
-    k %= n;
-    return graph_->poly_vertices[first + (ccw_[poly] > 0 ? k : n - 1 - k)];
+    return ccw_vertices_[graph_->poly_offsets[poly] + poly + k];
 }
 
 uint32_t ExactMeshQuery::neighbourOf(uint32_t poly, uint32_t k) const {
-    // Stored edge i runs from stored corner i to i + 1; on a clockwise polygon counter-clockwise
-    // edge k is stored edge n - 2 - k, run the other way.
-    const uint32_t first = graph_->poly_offsets[poly], n = graph_->poly_offsets[poly + 1] - first;
-    k %= n;
-    const uint32_t next =
-        graph_->poly_neighbours[first + (ccw_[poly] > 0 ? k : (2 * n - 2 - k) % n)];
-    return next < graph_->nodeCount() ? next : kNoNode;
+    return ccw_neighbours_[graph_->poly_offsets[poly] + k];
 }
 
 void ExactMeshQuery::corner(uint32_t poly, uint32_t k, double out[2]) const {
-    const float* v = graph_->mesh_vertices + 3 * size_t(vertexOf(poly, k));
+    const double* v = &xz_[2 * size_t(vertexOf(poly, k))];
     out[0] = v[0];
-    out[1] = v[2];
+    out[1] = v[1];
 }
 
 double ExactMeshQuery::heuristic(const double r[2], const double l[2], const double q[2]) const {
@@ -125,42 +160,89 @@ double ExactMeshQuery::heuristic(const double r[2], const double l[2], const dou
     const double denom = dx * ez - dz * ex;
     if (std::fabs(denom) > 1e-15) {
         const double u = ((l[0] - r[0]) * dz - (l[1] - r[1]) * dx) / denom;
-        if (u >= 0 && u <= 1) return std::hypot(dx, dz);
+        if (u >= 0 && u <= 1) return std::sqrt(dx * dx + dz * dz);
     }
     return std::min(dist(r, l) + dist(l, goal_), dist(r, q) + dist(q, goal_));
 }
 
-void ExactMeshQuery::push(Node node) {
+bool ExactMeshQuery::insertSeen(uint64_t hash) {
+    if (hash == 0) hash = 1;
+    if (2 * (seen_used_.size() + 1) > seen_.size()) {  // grow to keep the load under a half
+        std::vector<uint64_t> old;
+        old.swap(seen_);
+        seen_.assign(std::max<size_t>(1024, 2 * old.size()), 0);
+        seen_used_.clear();
+        for (uint64_t h : old)
+            if (h != 0) insertSeen(h);
+    }
+    const size_t mask = seen_.size() - 1;
+    for (size_t i = (hash ^ (hash >> 29)) & mask;; i = (i + 1) & mask) {
+        if (seen_[i] == hash) return false;
+        if (seen_[i] == 0) {
+            seen_[i] = hash;
+            seen_used_.push_back(uint32_t(i));
+            return true;
+        }
+    }
+}
+
+bool ExactMeshQuery::admit(const Node& node) {
     if (!node.goal) {
         // The same node twice (equal root and g, polygon, edge and interval) adds nothing.
-        auto q = [](double v) { return uint64_t(int64_t(std::llround(v * 1e6))); };
+        // (Truncated to a micrometre: values a hair apart may hash apart, which only costs work.)
+        auto q = [](double v) { return uint64_t(int64_t(v * 1e6)); };
         uint64_t h = 1469598103934665603ull;
         for (uint64_t v : {uint64_t(node.root_vertex), uint64_t(node.poly), uint64_t(node.edge),
                            q(node.root[0]), q(node.root[1]), q(node.left[0]), q(node.left[1]),
                            q(node.right[0]), q(node.right[1]), q(node.g)})
             h = (h ^ v) * 1099511628211ull;
-        if (!seen_.insert(h).second) return;
+        if (node.poly != goal_poly_ && exits_[node.poly] <= 1) return false;  // a dead end
+        if (!insertSeen(h)) return false;
     }
     // A bound on the work (a corrupt or pathological mesh): the search reports out_of_nodes.
-    if (nodes_.size() >= 64 * size_t(graph_->nodeCount()) + 100000) {
+    if (nodes_.size() + expansions_ >= 64 * size_t(graph_->nodeCount()) + 100000) {
         overflow_ = true;
-        return;
+        return false;
     }
     if (node.root_vertex != kNoNode) {
         uint32_t& stamp = root_stamp_[node.root_vertex];
         double& best = root_g_[node.root_vertex];
-        if (stamp == stamp_ && best < node.g - kEps) return;  // the root is reached cheaper
+        if (stamp == stamp_ && best < node.g - kEps) return false;  // reached cheaper
         if (stamp != stamp_ || node.g < best) best = node.g;
         stamp = stamp_;
     }
+    return true;
+}
+
+void ExactMeshQuery::push(Node node, bool add_heuristic) {
+    if (!admit(node)) return;
+    if (add_heuristic) node.f = node.g + heuristic(node.root, node.left, node.right);
     nodes_.push_back(node);
-    heap_.push_back(uint32_t(nodes_.size() - 1));
-    std::push_heap(heap_.begin(), heap_.end(),
-                   [this](uint32_t a, uint32_t b) { return later(a, b); });
+    heap_.push_back({node.f, uint32_t(nodes_.size() - 1)});
+    std::push_heap(heap_.begin(), heap_.end(), later);
 }
 
 void ExactMeshQuery::expand(uint32_t index) {
-    const Node node = nodes_[index];
+    Node node = nodes_[index];
+    for (;;) {
+        children_.clear();
+        successors(node, index);
+        // Polyanya's intermediate pruning: a lone successor that keeps the root (it cannot
+        // turn or end here) is expanded at once, without the heap (its f is no smaller).
+        if (children_.size() == 1 && !children_[0].goal && children_[0].parent == node.parent &&
+            children_[0].root_vertex == node.root_vertex && children_[0].g == node.g &&
+            children_[0].poly != goal_poly_) {
+            if (!admit(children_[0])) return;
+            node = children_[0];
+            ++expansions_;
+            continue;
+        }
+        for (const Node& child : children_) push(child, !child.goal);
+        return;
+    }
+}
+
+void ExactMeshQuery::successors(const Node& node, uint32_t index) {
     const GraphView& g = *graph_;
     const uint32_t q = node.poly;
     const uint32_t n = g.poly_offsets[q + 1] - g.poly_offsets[q];
@@ -180,7 +262,7 @@ void ExactMeshQuery::expand(uint32_t index) {
             final_node = node;  // the same root (and g): the goal is in sight
             final_node.goal = true;
             final_node.f = node.g + dist(node.root, goal_);
-            push(final_node);
+            children_.push_back(final_node);
         } else {
             const bool right = f_right < 0 && node.right_vertex;
             const bool left = f_left > 0 && node.left_vertex;
@@ -193,17 +275,19 @@ void ExactMeshQuery::expand(uint32_t index) {
                 final_node.f = final_node.g + dist(turn, goal_);
                 final_node.parent = index;
                 final_node.goal = true;
-                push(final_node);
+                children_.push_back(final_node);
             }
         }
     }
     for (uint32_t step = 1; step < n; ++step) {
-        const uint32_t j = (node.edge + step) % n;
+        const uint32_t j = node.edge + step < n ? node.edge + step : node.edge + step - n;
         const uint32_t next = neighbourOf(q, j);
         if (next == kNoNode) continue;
+        if (next != goal_poly_ && exits_[next] <= 1) continue;  // a dead end (see push())
         double a[2], b[2];
         corner(q, j, a);
         corner(q, j + 1, b);
+        const double edge_length = dist(a, b);
         const uint32_t va = vertexOf(q, j), vb = vertexOf(q, j + 1);
         struct Piece {
             double lo, hi;
@@ -237,13 +321,13 @@ void ExactMeshQuery::expand(uint32_t index) {
             // Ends within a micrometre of a corner are that corner (a cone's side through a
             // vertex must keep it as a place to turn).
             double lo = std::clamp(piece.lo, 0.0, 1.0), hi = std::clamp(piece.hi, 0.0, 1.0);
-            const double snap = 1e-6 / std::max(1e-9, dist(a, b));
+            const double snap = 1e-6 / std::max(1e-9, edge_length);
             if (lo < snap) lo = 0;
             if (hi > 1 - snap) hi = 1;
             if (hi < lo) continue;
             lerp(a, b, hi, child.left);  // towards b: the next polygon's corner m
             lerp(a, b, lo, child.right);
-            if (!enter(next, q, child)) continue;
+            if (!enter(next, q, j, child)) continue;
             if (piece.turn == 0) {
                 child.root[0] = node.root[0];
                 child.root[1] = node.root[1];
@@ -261,7 +345,7 @@ void ExactMeshQuery::expand(uint32_t index) {
             // A root on the edge's line sees the interval edge-on: what lies beyond is reached by
             // turning at the edge's nearer end (a corner of this polygon, so in sight), from
             // which the next polygon is seen whole.
-            if (std::fabs(cross(a, b, child.root)) <= kEps * (1 + dist(a, b)) &&
+            if (std::fabs(cross(a, b, child.root)) <= kEps * (1 + edge_length) &&
                 !onSegment(a, b, child.root)) {
                 const bool at_b = dist(child.root, b) < dist(child.root, a);
                 if (!(at_b ? child.left_vertex : child.right_vertex)) continue;
@@ -281,13 +365,35 @@ void ExactMeshQuery::expand(uint32_t index) {
                     child.parent = parent;
                 }
             }
-            child.f = child.g + heuristic(child.root, child.left, child.right);
-            push(child);
+            // An interval shrunk to a point (a ray through a vertex) is the closed edge of a
+            // wider sibling's cone, or of the turn at that vertex, which carry every path along
+            // it; kept, it would go round the ring of polygons at the vertex. Unless the root
+            // is the point itself (it then sees the next polygon whole).
+            if (dist(child.left, child.right) < 1e-9 && dist(child.root, child.left) >= 1e-9)
+                continue;
+            children_.push_back(child);
         }
     }
 }
 
-bool ExactMeshQuery::enter(uint32_t next, uint32_t from, Node& child) const {
+bool ExactMeshQuery::enter(uint32_t next, uint32_t from, uint32_t from_edge, Node& child) const {
+    const uint32_t back = back_edges_[graph_->poly_offsets[from] + from_edge];
+    if (back != kNoNode) {
+        // The common case: the same edge on both sides. Ends on a corner become that corner.
+        double pl[2], pr[2];
+        corner(next, back, pl);
+        corner(next, back + 1, pr);
+        auto at = [](const double x[2], const double c[2]) {
+            return (x[0] - c[0]) * (x[0] - c[0]) + (x[1] - c[1]) * (x[1] - c[1]) < 1e-18;
+        };
+        child.left_vertex = at(child.left, pl);
+        child.right_vertex = at(child.right, pr);
+        if (child.left_vertex) child.left[0] = pl[0], child.left[1] = pl[1];
+        if (child.right_vertex) child.right[0] = pr[0], child.right[1] = pr[1];
+        child.poly = next;
+        child.edge = back;
+        return true;
+    }
     // The next polygon's edge back to `from` on the line of the interval. Tiles split polygons
     // independently, so it may be only part of the edge the interval lies on (and use other
     // vertex ids): the interval is clipped to it, and its ends are corners only where they are
@@ -346,7 +452,8 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     }
     nodes_.clear();
     heap_.clear();
-    seen_.clear();
+    for (uint32_t i : seen_used_) seen_[i] = 0;
+    seen_used_.clear();
     overflow_ = false;
     const double s[2] = {from.x, from.z};
     if (start == goal) {
@@ -372,7 +479,7 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
             Node child = seed;
             child.left[0] = b[0], child.left[1] = b[1];
             child.right[0] = a[0], child.right[1] = a[1];
-            if (!enter(next, start, child)) continue;
+            if (!enter(next, start, j, child)) continue;
             // A start on this edge sees the next polygon whole (its expansion knows).
             if (std::fabs(cross(a, b, s)) <= kEps * (1 + dist(a, b)) && !onSegment(a, b, s))
                 continue;
@@ -382,11 +489,10 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
         }
     }
     while (!heap_.empty()) {
-        std::pop_heap(heap_.begin(), heap_.end(),
-                      [this](uint32_t a, uint32_t b) { return later(a, b); });
-        const uint32_t index = heap_.back();
+        std::pop_heap(heap_.begin(), heap_.end(), later);
+        const uint32_t index = heap_.back().index;
         heap_.pop_back();
-        const Node node = nodes_[index];
+        const Node& node = nodes_[index];  // (expand() may grow nodes_: not used after it)
         if (node.root_vertex != kNoNode && root_stamp_[node.root_vertex] == stamp_ &&
             root_g_[node.root_vertex] < node.g - kEps)
             continue;  // a cheaper way to this root came later

@@ -21,7 +21,6 @@
 
 #include <cstdint>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "lib/runtime/navrt_query.h"
@@ -54,34 +53,60 @@ private:
         uint32_t parent = kNoNode;  // the node whose root led here (for the turning points)
         bool goal = false;          // a final node: root -> the goal
     };
-    void push(Node node);
+    // Adds the node unless pruned; add_heuristic: its f is g + the heuristic (computed only for a
+    // node that is kept).
+    void push(Node node, bool add_heuristic = false);
     // Heap order: the node to expand later (larger f; ties to the later pushed, so the search is
     // deterministic).
-    bool later(uint32_t a, uint32_t b) const {
-        return nodes_[a].f > nodes_[b].f || (nodes_[a].f == nodes_[b].f && a > b);
+    struct HeapEntry {
+        double f;
+        uint32_t index;  // in nodes_
+    };
+    static bool later(const HeapEntry& a, const HeapEntry& b) {
+        return a.f > b.f || (a.f == b.f && a.index > b.index);
     }
-    // Fills child.poly / edge and clips its interval to `next`'s edge back to `from`; false when
-    // they share no part of it.
-    bool enter(uint32_t next, uint32_t from, Node& child) const;
+    // Fills child.poly / edge and clips its interval (on counter-clockwise edge `from_edge` of
+    // `from`) to `next`'s edge back to `from`; false when they share no part of it.
+    bool enter(uint32_t next, uint32_t from, uint32_t from_edge, Node& child) const;
+    // Whether a node is worth keeping: not into a dead end, not seen before, its root not reached
+    // cheaper (and the work bound not reached); records its root's g.
+    bool admit(const Node& node);
     void expand(uint32_t index);
+    // The successors of `node` (stored at `index`, or expanded on from it) into children_; goal
+    // nodes come with their f, the others without.
+    void successors(const Node& node, uint32_t index);
+    std::vector<Node> children_;
     double heuristic(const double root[2], const double left[2], const double right[2]) const;
     void corner(uint32_t poly, uint32_t k, double out[2]) const;
+    // Counter-clockwise corner k (0 <= k <= n, n = corner 0) of `poly`.
     uint32_t vertexOf(uint32_t poly, uint32_t k) const;
-    // The polygon across counter-clockwise edge k of `poly`, or kNoNode (a wall).
+    // The polygon across counter-clockwise edge k (k < n) of `poly`, or kNoNode (a wall).
     uint32_t neighbourOf(uint32_t poly, uint32_t k) const;
 
     const GraphView* graph_ = nullptr;
     std::vector<int8_t> ccw_;  // per polygon: +1 if its corners run counter-clockwise in XZ
+    // Per polygon (at poly_offsets[p] + p): its n + 1 corners counter-clockwise; (at
+    // poly_offsets[p]) the neighbour across each counter-clockwise edge or kNoNode. Vertex XZ.
+    std::vector<uint32_t> ccw_vertices_, ccw_neighbours_;
+    std::vector<uint32_t> back_edges_;  // per edge (as ccw_neighbours_): see init()
+    std::vector<double> xz_;
     // Per mesh vertex: on a wall (an edge without neighbour). Taut paths bend only there, so
     // turns anywhere else are not generated (Polyanya's pruning of non-corner roots).
     std::vector<uint8_t> wall_vertex_;
     std::vector<Node> nodes_;
-    std::vector<uint32_t> heap_;
+    std::vector<HeapEntry> heap_;
     std::vector<double> root_g_;  // per mesh vertex: the best g seen with it as root
     // Hashes of the nodes pushed this search (root and g, polygon, entry edge, interval ends to a
     // micrometre): a root
     // at a corner shared by a ring of polygons sees each of them whole, and would go round.
-    std::unordered_set<uint64_t> seen_;
+    // An open-addressing set (0 = empty slot; a zero hash is stored as 1), its used slots reset
+    // at the start of each search.
+    std::vector<uint64_t> seen_;
+    std::vector<uint32_t> seen_used_;
+    bool insertSeen(uint64_t hash);
+    // Per polygon: how many neighbours it has (a polygon with one is a dead end unless the goal
+    // is in it: Polyanya's dead-end pruning).
+    std::vector<uint8_t> exits_;
     bool overflow_ = false;
     std::vector<uint32_t> root_stamp_;
     uint32_t stamp_ = 0;

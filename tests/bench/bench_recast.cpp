@@ -465,6 +465,7 @@ struct LevelResult {
     // (mean, p95, max), mean µs per query (locate included), pairs where it was longer than
     // A* + funnel (never, if exact), and pairs A* solved that it did not.
     double exact_mean = 0, exact_p95 = 0, exact_max = 0, exact_us = 0, astar_xz_mean = 0;
+    double astar_expansions = 0, exact_expansions = 0;  // means over the pairs both found
     size_t exact_longer = 0, exact_missed = 0;
     bool exact_run = false;
     bool queried = false;
@@ -642,7 +643,8 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
     constexpr size_t kExamples = 8;
     std::vector<double> detour_lengths(pair_count, -1), ours_lengths(pair_count, -1);
     std::vector<double> exact_ratios, astar_xz_ratios;
-    double exact_us_sum = 0;
+    double exact_us_sum = 0, astar_expansion_sum = 0, exact_expansion_sum = 0;
+    size_t expansion_pairs = 0;
     std::vector<float> funnel_points(size_t(kMaxStraight) * 3);
 
     for (size_t i = 0; i < pair_count; ++i) {
@@ -734,6 +736,11 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
             const double o_xz = lengthXZ(funnel_points.data(), int(count));
             if (!e_found) ++r.exact_missed;
             if (e_found && e_len > o_xz + 1e-4) ++r.exact_longer;
+            if (e_found) {
+                astar_expansion_sum += query.expansions();
+                exact_expansion_sum += exact.expansions();
+                ++expansion_pairs;
+            }
             if (e_found && d_found && d_len_xz >= 1e-3) {
                 exact_ratios.push_back(e_len / d_len_xz);
                 astar_xz_ratios.push_back(o_xz / d_len_xz);
@@ -805,6 +812,10 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
     r.detour_us = pair_count ? detour_us_sum / double(pair_count) : 0;
     r.ours_us = pair_count ? ours_us_sum / double(pair_count) : 0;
     r.exact_us = pair_count ? exact_us_sum / double(pair_count) : 0;
+    if (expansion_pairs > 0) {
+        r.astar_expansions = astar_expansion_sum / double(expansion_pairs);
+        r.exact_expansions = exact_expansion_sum / double(expansion_pairs);
+    }
     if (!exact_ratios.empty()) {
         double sum = 0, sum_astar = 0;
         for (double x : exact_ratios) sum += x;
@@ -826,6 +837,8 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
                         {"max", r.exact_max}}},
                       {"astar_funnel_xz_over_detour_mean", r.astar_xz_mean},
                       {"us", r.exact_us},
+                      {"expansions_mean", r.exact_expansions},
+                      {"astar_expansions_mean", r.astar_expansions},
                       {"longer_than_astar_funnel", r.exact_longer},
                       {"missed_where_astar_found", r.exact_missed}};
     q["seed"] = s.seed;
@@ -983,16 +996,19 @@ int main(int argc, char** argv) {
     std::printf(
         "\nExact paths (query --method exact, Polyanya; XZ lengths, the pairs all three solved):\n"
         "| level | exact/Detour mean / p95 / max | A* + funnel/Detour mean | query us Detour / "
-        "A* / exact | exact longer than A* | exact missed |\n|---|---:|---:|---:|---:|---:|\n");
+        "A* / exact | expansions A* / exact | exact longer than A* | exact missed |\n"
+        "|---|---:|---:|---:|---:|---:|---:|\n");
     for (const LevelResult& r : results) {
         if (!r.queried) continue;
         if (!r.exact_run) {
             std::printf("| %s | (links: not supported yet) |||||\n", r.name.c_str());
             continue;
         }
-        std::printf("| %s | %.4f / %.4f / %.4f | %.4f | %.1f / %.1f / %.1f | %zu | %zu |\n",
-                    r.name.c_str(), r.exact_mean, r.exact_p95, r.exact_max, r.astar_xz_mean,
-                    r.detour_us, r.ours_us, r.exact_us, r.exact_longer, r.exact_missed);
+        std::printf(
+            "| %s | %.4f / %.4f / %.4f | %.4f | %.1f / %.1f / %.1f | %.0f / %.0f | %zu | %zu |\n",
+            r.name.c_str(), r.exact_mean, r.exact_p95, r.exact_max, r.astar_xz_mean, r.detour_us,
+            r.ours_us, r.exact_us, r.astar_expansions, r.exact_expansions, r.exact_longer,
+            r.exact_missed);
     }
     std::printf("\n(hardware threads: %u; JSON: %s)\n", std::thread::hardware_concurrency(),
                 out_path.c_str());

@@ -274,6 +274,76 @@ TEST_SUITE("runtime") {
         CHECK(pairs >= 400);
     }
 
+    TEST_CASE("exact navmesh paths equal the oracle on the shared meshes and the sample levels") {
+        // Whatever of the Recast demo meshes (../shared/data) and this project's sample levels
+        // is present: random pairs of points in polygons of one component (random convex
+        // combinations of their corners), located on the surface (multi-floor: the oracle's fans
+        // keep each floor a sheet of its own).
+        std::vector<std::filesystem::path> levels;
+        for (const char* name : {"dungeon.obj", "nav_test.obj", "undulating.obj"})
+            levels.push_back(test::sharedData() / "meshes" / name);
+        for (const char* name : {"terrain.obj", "indoor_two_floors.glb", "designer_yard.obj"})
+            levels.push_back(test::sampleLevels() / name);
+        size_t tested = 0;
+        for (const auto& level : levels) {
+            if (!std::filesystem::exists(level)) {
+                MESSAGE("skipped: " << level << " not found (../shared/data is beside the repo)");
+                continue;
+            }
+            INFO(level.filename().string());
+            Context context;
+            auto geometry = importer::importScene(level, {}, context);
+            REQUIRE(geometry.ok());
+            test::TempDir dir;
+            test::PackedAsset packed;
+            navmeshAsset(test::voxelizeOk(*geometry, {}), dir, packed);
+            const navrt::GraphView& g = packed.view;
+            const Mesh2 mesh = meshOf(g);
+            navrt::ExactMeshQuery exact;
+            REQUIRE_FALSE(exact.init(g));
+            navrt::PathQuery astar;
+            REQUIRE_FALSE(astar.init(g));
+            std::mt19937 random(11);
+            size_t pairs = 0;
+            auto inside = [&](uint32_t poly) {
+                navrt::Vec3 sum{0, 0, 0};
+                double total = 0;
+                for (uint32_t k = g.poly_offsets[poly]; k < g.poly_offsets[poly + 1]; ++k) {
+                    const double w = 0.05 + double(random() % 1000) / 1000;
+                    const float* v = g.mesh_vertices + 3 * size_t(g.poly_vertices[k]);
+                    sum = {float(sum.x + w * v[0]), float(sum.y + w * v[1]),
+                           float(sum.z + w * v[2])};
+                    total += w;
+                }
+                return navrt::Vec3{float(sum.x / total), float(sum.y / total),
+                                   float(sum.z / total)};
+            };
+            for (int tries = 0; pairs < 100 && tries < 4000; ++tries) {
+                const uint32_t p = uint32_t(random() % g.nodeCount()),
+                               q = uint32_t(random() % g.nodeCount());
+                if (g.components[p] != g.components[q]) continue;
+                const navrt::MeshPoint pa = navrt::locateOnMesh(g, inside(p), 0, 0.5f);
+                const navrt::MeshPoint pb = navrt::locateOnMesh(g, inside(q), 0, 0.5f);
+                if (pa.poly != p || pb.poly != q) continue;
+                INFO("polygons " << p << " -> " << q);
+                REQUIRE(exact.findPath(pa.position, p, pb.position, q) == navrt::PathStatus::found);
+                const double want = oracle(mesh, {pa.position.x, pa.position.z}, p,
+                                           {pb.position.x, pb.position.z}, q);
+                const double length = exact.uniformCosts()
+                                          ? exact.cost() / g.area_costs[g.poly_areas[p]]
+                                          : exact.cost();
+                CHECK(length == doctest::Approx(want).epsilon(1e-4));
+                REQUIRE(astar.findPathBetween(pa.position, p, pb.position, q) ==
+                        navrt::PathStatus::found);
+                CHECK(length <= astar.smoothedLength() + 1e-4);
+                ++pairs;
+            }
+            CHECK(pairs >= 50);
+            tested += pairs;
+        }
+        MESSAGE(tested << " pairs on " << levels.size() << " levels");
+    }
+
     TEST_CASE("exact navmesh paths on two floors: found where A* finds one, never longer") {
         const std::filesystem::path level = test::sampleLevels() / "indoor_two_floors.glb";
         if (!std::filesystem::exists(level)) {
