@@ -87,9 +87,29 @@ bool meshPolyHeight(const MeshArrays& m, uint32_t poly, float x, float z, float&
 }
 
 MeshLocation meshLocate(const MeshArrays& m, const float p[3], float horizontal_tolerance,
-                        float vertical_tolerance) {
+                        float vertical_tolerance, uint32_t hint, uint32_t poly_count) {
     MeshLocation result;
     if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2])) return result;
+    auto done = [&] {
+        if (result.poly != 0xFFFFFFFFu) {
+            const double dx = double(result.position[0]) - p[0],
+                         dy = double(result.position[1]) - p[1],
+                         dz = double(result.position[2]) - p[2];
+            result.distance = float(std::sqrt(dx * dx + dy * dy + dz * dz));
+        }
+        return result;
+    };
+    if (hint < poly_count) {
+        float y = 0;
+        if (meshPolyHeight(m, hint, p[0], p[2], y) &&
+            std::fabs(double(y) - p[1]) <= vertical_tolerance) {
+            result.poly = hint;
+            result.position[0] = p[0];
+            result.position[1] = y;
+            result.position[2] = p[2];
+            return done();
+        }
+    }
     const MeshIndexHeader& ix = m.index;
     const double reach = horizontal_tolerance > 0 ? horizontal_tolerance : 0.0;
     const double i0 = std::floor((p[0] - reach - ix.min_x) / ix.cell),
@@ -132,7 +152,7 @@ MeshLocation meshLocate(const MeshArrays& m, const float p[3], float horizontal_
             }
         }
     }
-    return result;
+    return done();
 }
 
 }  // namespace nav::formats

@@ -34,11 +34,17 @@ bool meshPolyHeight(const MeshArrays& mesh, uint32_t poly, float x, float z, flo
 struct MeshLocation {
     uint32_t poly = 0xFFFFFFFFu;    // none
     float position[3] = {0, 0, 0};  // the point moved into the polygon and onto its floor
+    float distance = 0;             // from the point to `position` [m]
 };
 // The polygon under `point`: candidates from the grid index; a polygon qualifies when the point
 // is inside it in XZ (or within `horizontal_tolerance` of it) and its floor there is within
-// `vertical_tolerance`; the nearest (horizontal^2 + vertical^2, then the lower id) wins.
+// `vertical_tolerance` (the search box of Detour's findNearestPoly: half-extents horizontal,
+// vertical, horizontal); the nearest (horizontal^2 + vertical^2, then the lower id) wins.
+// `hint` (coherence, e.g. the polygon an agent stood on last frame): when the point is inside it
+// in XZ with its floor within `vertical_tolerance`, it is the answer at once (no index walk, and
+// an agent on one of two overlapping floors stays on its own).
 MeshLocation meshLocate(const MeshArrays& mesh, const float point[3], float horizontal_tolerance,
-                        float vertical_tolerance);
+                        float vertical_tolerance, uint32_t hint = 0xFFFFFFFFu,
+                        uint32_t poly_count = 0);
 
 }  // namespace nav::formats

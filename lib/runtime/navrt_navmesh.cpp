@@ -78,13 +78,14 @@ bool polyHeight(const GraphView& g, uint32_t poly, float x, float z, float& y) {
 }
 
 MeshPoint locateOnMesh(const GraphView& g, Vec3 p, float horizontal_tolerance,
-                       float vertical_tolerance) {
+                       float vertical_tolerance, uint32_t hint) {
     MeshPoint result;
     if (!g.isNavmesh()) return result;
     const float point[3] = {p.x, p.y, p.z};
-    const fmt::MeshLocation at =
-        fmt::meshLocate(meshArrays(g), point, horizontal_tolerance, vertical_tolerance);
+    const fmt::MeshLocation at = fmt::meshLocate(meshArrays(g), point, horizontal_tolerance,
+                                                 vertical_tolerance, hint, g.nodeCount());
     result.poly = at.poly;
+    result.distance = at.distance;
     result.position = {at.position[0], at.position[1], at.position[2]};
     return result;
 }

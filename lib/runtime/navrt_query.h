@@ -170,12 +170,16 @@ uint32_t walkToNearestPoi(const GraphView& graph, uint32_t kind, uint32_t node, 
 struct MeshPoint {
     uint32_t poly = kNoNode;
     Vec3 position;
+    float distance = 0;  // from the point asked for to `position` [m]
 };
 // The polygon under `position` (navmesh graphs): candidates come from the grid index; a polygon
 // qualifies when the point is inside it in XZ (or within `horizontal_tolerance` of it) and its
-// floor there is within `vertical_tolerance`; the nearest wins. poly = kNoNode when none does.
+// floor there is within `vertical_tolerance` (Detour's findNearestPoly box, half-extents
+// horizontal / vertical); the nearest wins. poly = kNoNode when none does. `hint`: a polygon to
+// try first (the one the agent was on): when the point is over it within the vertical tolerance,
+// it is returned without a search, so an agent stays on its floor where floors overlap.
 MeshPoint locateOnMesh(const GraphView& graph, Vec3 position, float horizontal_tolerance = 0.0f,
-                       float vertical_tolerance = 1.0f);
+                       float vertical_tolerance = 1.0f, uint32_t hint = kNoNode);
 // Floor height of polygon `poly` at (x, z) from its detail triangles; false when (x, z) is
 // outside the polygon.
 bool polyHeight(const GraphView& graph, uint32_t poly, float x, float z, float& y);

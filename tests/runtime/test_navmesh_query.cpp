@@ -94,7 +94,43 @@ TEST_SUITE("runtime") {
         const navrt::MeshPoint near = navrt::locateOnMesh(l->view, {1, 0, 2.3f}, 0.5f, 1.0f);
         CHECK(near.poly == 0);
         CHECK(near.position.z == doctest::Approx(2.0));
+        CHECK(near.distance == doctest::Approx(0.3));
+        CHECK(p2.distance == doctest::Approx(0.4));
         CHECK(navrt::locate(l->view, {3, 0, 1}) == 1);
+    }
+
+    TEST_CASE("navmesh locate: a hint keeps the agent on its floor where floors overlap") {
+        navmesh::NavMesh m = lMesh();
+        // P3: a landing 0.8 m over P0, on its own (no portals).
+        const uint32_t base = uint32_t(m.vertices.size() / 3);
+        const float v[4][2] = {{0, 0}, {2, 0}, {2, 2}, {0, 2}};
+        for (auto& p : v) m.vertices.insert(m.vertices.end(), {p[0], 0.8f, p[1]});
+        for (uint32_t k = 0; k < 4; ++k) {
+            m.poly_vertices.push_back(base + k);
+            m.poly_neighbours.push_back(navmesh::kNoNeighbour);
+        }
+        m.poly_offsets.push_back(uint32_t(m.poly_vertices.size()));
+        for (int t : {1, 2})
+            for (int corner : {0, t, t + 1})
+                m.detail_triangles.insert(m.detail_triangles.end(),
+                                          {v[corner][0], 0.8f, v[corner][1]});
+        m.detail_offsets.push_back(uint32_t(m.detail_triangles.size() / 9));
+        m.poly_areas.push_back(1);
+        m.poly_regions.push_back(1);
+        m.poly_tiles.push_back(0);
+        m.region_count = 2;
+        auto l = packMesh(std::move(m));
+        const navrt::Vec3 between{1, 0.5f, 1};  // 0.5 m over P0, 0.3 m under P3
+        CHECK(navrt::locateOnMesh(l->view, between, 0, 1).poly == 3);  // the nearer floor
+        const navrt::MeshPoint stay = navrt::locateOnMesh(l->view, between, 0, 1, 0);
+        CHECK(stay.poly == 0);  // the agent was on P0: it stays there
+        CHECK(stay.position.y == doctest::Approx(0.0));
+        CHECK(stay.distance == doctest::Approx(0.5));
+        // A hint the point is not over (or out of range) is ignored: the search decides.
+        CHECK(navrt::locateOnMesh(l->view, between, 0, 1, 1).poly == 3);
+        CHECK(navrt::locateOnMesh(l->view, between, 0, 1, 99).poly == 3);
+        // A hint whose floor is beyond the vertical tolerance is ignored too.
+        CHECK(navrt::locateOnMesh(l->view, {1, 0.7f, 1}, 0, 0.5f, 0).poly == 3);
     }
 
     TEST_CASE("navmesh paths: straight where visible, bent at the inner corner otherwise") {
