@@ -43,6 +43,14 @@ bool parseMethod(std::string_view name, Method& out) {
     return false;
 }
 
+Method defaultMethod(const navrt::GraphView& graph) {
+    if (!graph.isNavmesh()) return Method::astar;
+    for (uint32_t p = 1; p < graph.nodeCount(); ++p)
+        if (graph.area_costs[graph.poly_areas[p]] != graph.area_costs[graph.poly_areas[0]])
+            return Method::astar;
+    return Method::exact;
+}
+
 bool returnsShortestPaths(const navrt::GraphView& graph, Method method) {
     if (method == Method::hier) return false;
     return method != Method::nexthop || graph.next_hop_ranks != nullptr;
@@ -311,6 +319,26 @@ std::vector<LinkStep> Searcher::lastLinks() const {
     std::vector<LinkStep> steps;
     const navrt::GraphView& g = *graph_;
     if (g.link_count == 0) return steps;
+    auto typeOf = [&](const formats::LinkRecord& link) {
+        size_t length = 0;
+        const char* name = g.linkTypeName(link.type, length);
+        return name != nullptr ? std::string(name, length) : std::string("?");
+    };
+    if (method_.method == Method::exact) {
+        // No node path: a step is a segment of the straight path.
+        for (uint32_t i = 0; i + 1 < exact_.pointCount(); ++i) {
+            const uint32_t link = exact_.segmentLink(i);
+            if (link == formats::kNoLink) continue;
+            LinkStep step;
+            step.step = step.segment = i;
+            step.link = g.link(link);
+            step.reverse = exact_.points()[i].x != step.link.from[0] ||
+                           exact_.points()[i].z != step.link.from[2];
+            step.type = typeOf(step.link);
+            steps.push_back(step);
+        }
+        return steps;
+    }
     const std::span<const uint32_t> nodes = nodePath();
     auto add = [&](uint32_t k, uint32_t link) {
         LinkStep step;
@@ -318,9 +346,7 @@ std::vector<LinkStep> Searcher::lastLinks() const {
         step.segment = k;
         step.link = g.link(link);
         step.reverse = nodes[k] != step.link.from_node;
-        size_t length = 0;
-        const char* name = g.linkTypeName(step.link.type, length);
-        step.type = name != nullptr ? std::string(name, length) : "?";
+        step.type = typeOf(step.link);
         steps.push_back(step);
     };
     if (tableMethod()) {

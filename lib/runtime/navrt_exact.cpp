@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "formats/navmesh_locate.h"
 
@@ -59,9 +60,6 @@ Error ExactMeshQuery::init(const GraphView& g) {
     if (!g.isNavmesh())
         return fmt::makeError(fmt::ErrorCode::bad_section, 0, 0,
                               "exact paths need a navigation mesh asset");
-    if (g.link_count > 0)
-        return fmt::makeError(fmt::ErrorCode::bad_section, 0, 0,
-                              "exact paths do not take links yet (the asset has %u)", g.link_count);
     const uint32_t polys = g.nodeCount();
     area_cost_ = polys > 0 ? g.area_costs[g.poly_areas[0]] : 1.0;
     uniform_costs_ = true;
@@ -121,8 +119,43 @@ Error ExactMeshQuery::init(const GraphView& g) {
         xz_[2 * size_t(v)] = g.mesh_vertices[3 * size_t(v)];
         xz_[2 * size_t(v) + 1] = g.mesh_vertices[3 * size_t(v) + 2];
     }
-    root_g_.assign(g.mesh_vertex_count, 0);
-    root_stamp_.assign(g.mesh_vertex_count, 0);
+    // Links, each way it can be taken, grouped by the polygon of their entry point.
+    link_dirs_.clear();
+    for (uint32_t i = 0; i < g.link_count; ++i) {
+        const fmt::LinkRecord l = g.link(i);
+        for (int way = 0; way < (l.reverse_cost > 0 ? 2 : 1); ++way) {
+            LinkDir d;
+            const float* e = way == 0 ? l.from : l.to;
+            const float* x = way == 0 ? l.to : l.from;
+            d.entry_poly = way == 0 ? l.from_node : l.to_node;
+            d.exit_poly = way == 0 ? l.to_node : l.from_node;
+            if (d.entry_poly >= polys || d.exit_poly >= polys) continue;
+            d.link = i;
+            d.e[0] = e[0], d.e[1] = e[2], d.x[0] = x[0], d.x[1] = x[2];
+            d.e3 = {e[0], e[1], e[2]};
+            d.x3 = {x[0], x[1], x[2]};
+            d.cost = double(way == 0 ? l.cost : l.reverse_cost) / area_cost_;
+            d.shortcut = d.cost < dist(d.e, d.x) - 1e-9;  // a teleport: see heuristic()
+            link_dirs_.push_back(d);
+        }
+    }
+    std::stable_sort(link_dirs_.begin(), link_dirs_.end(), [](const LinkDir& a, const LinkDir& b) {
+        return a.entry_poly < b.entry_poly;
+    });
+    link_offsets_.assign(size_t(polys) + 1, 0);
+    for (const LinkDir& d : link_dirs_) ++link_offsets_[d.entry_poly + 1];
+    for (uint32_t p = 0; p < polys; ++p) {
+        link_offsets_[p + 1] += link_offsets_[p];
+        const uint32_t entries = link_offsets_[p + 1] - link_offsets_[p];
+        exits_[p] = uint8_t(std::min<uint32_t>(255, exits_[p] + entries));  // not a dead end
+    }
+    shortcuts_.clear();
+    for (uint32_t k = 0; k < link_dirs_.size(); ++k)
+        if (link_dirs_[k].shortcut) shortcuts_.push_back(k);
+    shortcut_bounds_.assign(shortcuts_.size(), 0);
+    // Roots: mesh vertices, then link exits (root id mesh_vertex_count + direction).
+    root_g_.assign(size_t(g.mesh_vertex_count) + link_dirs_.size(), 0);
+    root_stamp_.assign(size_t(g.mesh_vertex_count) + link_dirs_.size(), 0);
     stamp_ = 0;
     graph_ = &g;
     return {};
@@ -143,7 +176,19 @@ void ExactMeshQuery::corner(uint32_t poly, uint32_t k, double out[2]) const {
 }
 
 double ExactMeshQuery::heuristic(const double r[2], const double l[2], const double q[2]) const {
-    double g[2] = {goal_[0], goal_[1]};
+    double h = through(r, l, q, goal_);
+    if (shortcuts_.empty()) return h;
+    // Teleports: the way through a shortcut's entry is bounded below by the straight line to the
+    // entry plus its bound (its cost and a lower bound from its exit on, set per goal).
+    if (shortcuts_.size() > kMaxShortcutTerms) return std::min(h, min_shortcut_bound_);
+    for (size_t k = 0; k < shortcuts_.size(); ++k)
+        h = std::min(h, through(r, l, q, link_dirs_[shortcuts_[k]].e) + shortcut_bounds_[k]);
+    return h;
+}
+
+double ExactMeshQuery::through(const double r[2], const double l[2], const double q[2],
+                               const double target[2]) const {
+    double g[2] = {target[0], target[1]};
     const double side_r = cross(l, q, r), side_g = cross(l, q, g);
     if ((side_r > 0 && side_g > 0) || (side_r < 0 && side_g < 0)) {  // reflect the goal
         const double ex = q[0] - l[0], ez = q[1] - l[1];
@@ -162,7 +207,7 @@ double ExactMeshQuery::heuristic(const double r[2], const double l[2], const dou
         const double u = ((l[0] - r[0]) * dz - (l[1] - r[1]) * dx) / denom;
         if (u >= 0 && u <= 1) return std::sqrt(dx * dx + dz * dz);
     }
-    return std::min(dist(r, l) + dist(l, goal_), dist(r, q) + dist(q, goal_));
+    return std::min(dist(r, l) + dist(l, target), dist(r, q) + dist(q, target));
 }
 
 bool ExactMeshQuery::insertSeen(uint64_t hash) {
@@ -196,7 +241,8 @@ bool ExactMeshQuery::admit(const Node& node) {
                            q(node.root[0]), q(node.root[1]), q(node.left[0]), q(node.left[1]),
                            q(node.right[0]), q(node.right[1]), q(node.g)})
             h = (h ^ v) * 1099511628211ull;
-        if (node.poly != goal_poly_ && exits_[node.poly] <= 1) return false;  // a dead end
+        if (!node.exit && node.poly != goal_poly_ && exits_[node.poly] <= 1)
+            return false;  // a dead end
         if (!insertSeen(h)) return false;
     }
     // A bound on the work (a corrupt or pathological mesh): the search reports out_of_nodes.
@@ -242,10 +288,77 @@ void ExactMeshQuery::expand(uint32_t index) {
     }
 }
 
+void ExactMeshQuery::linkEntries(const Node& node, uint32_t index, bool sees_all) {
+    const uint32_t q = node.poly;
+    for (uint32_t k = link_offsets_[q]; k < link_offsets_[q + 1]; ++k) {
+        const LinkDir& d = link_dirs_[k];
+        Node exit;
+        exit.exit = true;
+        exit.poly = d.exit_poly;
+        exit.root[0] = exit.left[0] = exit.right[0] = d.x[0];
+        exit.root[1] = exit.left[1] = exit.right[1] = d.x[1];
+        exit.root_vertex = graph_->mesh_vertex_count + k;
+        // The entry point in sight, or behind an end of the interval that is a corner (as the
+        // goal is; see successors()).
+        const double f_right = cross(node.root, node.right, d.e);
+        const double f_left = cross(node.root, node.left, d.e);
+        if (sees_all || (f_right >= -kEps && f_left <= kEps)) {
+            exit.g = node.g + dist(node.root, d.e) + d.cost;
+            exit.parent = index;
+        } else {
+            const bool right = f_right < 0 && node.right_vertex;
+            const bool left = f_left > 0 && node.left_vertex;
+            if (!right && !left) continue;
+            Node turn = node;  // kept for the corners only
+            const double* at = right ? node.right : node.left;
+            turn.root[0] = at[0];
+            turn.root[1] = at[1];
+            turn.root_vertex = vertexOf(q, right ? node.edge + 1 : node.edge);
+            turn.g = node.g + dist(node.root, at);
+            turn.parent = index;
+            nodes_.push_back(turn);
+            exit.g = turn.g + dist(at, d.e) + d.cost;
+            exit.parent = uint32_t(nodes_.size() - 1);
+        }
+        children_.push_back(exit);
+    }
+}
+
 void ExactMeshQuery::successors(const Node& node, uint32_t index) {
     const GraphView& g = *graph_;
     const uint32_t q = node.poly;
     const uint32_t n = g.poly_offsets[q + 1] - g.poly_offsets[q];
+    if (node.exit) {
+        // A point root in polygon q (the start, or where a link lands): it sees all of it, the
+        // goal and link entries in it directly, and each portal whole.
+        if (q == goal_poly_) {
+            Node final_node = node;
+            final_node.exit = false;
+            final_node.goal = true;
+            final_node.f = node.g + dist(node.root, goal_);
+            children_.push_back(final_node);
+        }
+        linkEntries(node, index, true);
+        for (uint32_t j = 0; j < n; ++j) {
+            const uint32_t next = neighbourOf(q, j);
+            if (next == kNoNode) continue;
+            if (next != goal_poly_ && exits_[next] <= 1) continue;  // a dead end
+            double a[2], b[2];
+            corner(q, j, a);
+            corner(q, j + 1, b);
+            Node child = node;
+            child.exit = false;
+            child.left[0] = b[0], child.left[1] = b[1];
+            child.right[0] = a[0], child.right[1] = a[1];
+            if (!enter(next, q, j, child)) continue;
+            // A root on this edge's line beyond it: the polygon's corner there is the way on.
+            if (std::fabs(cross(a, b, node.root)) <= kEps * (1 + dist(a, b)) &&
+                !onSegment(a, b, node.root))
+                continue;
+            children_.push_back(child);
+        }
+        return;
+    }
     double entry_left[2], entry_right[2];
     corner(q, node.edge, entry_left);
     corner(q, node.edge + 1, entry_right);
@@ -279,6 +392,7 @@ void ExactMeshQuery::successors(const Node& node, uint32_t index) {
             }
         }
     }
+    if (link_offsets_[q] < link_offsets_[q + 1]) linkEntries(node, index, edge_on);
     for (uint32_t step = 1; step < n; ++step) {
         const uint32_t j = node.edge + step < n ? node.edge + step : node.edge + step - n;
         const uint32_t next = neighbourOf(q, j);
@@ -434,6 +548,7 @@ bool ExactMeshQuery::enter(uint32_t next, uint32_t from, uint32_t from_edge, Nod
 
 PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t goal) {
     path_.clear();
+    path_links_.clear();
     cost_ = 0;
     expansions_ = 0;
     if (graph_ == nullptr) return PathStatus::not_initialized;
@@ -456,38 +571,39 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     seen_used_.clear();
     overflow_ = false;
     const double s[2] = {from.x, from.z};
-    if (start == goal) {
+    if (start == goal && shortcuts_.empty()) {  // (a teleport might still be shorter)
         path_ = {from, to};
+        path_links_ = {fmt::kNoLink};
         cost_ = dist(s, goal_) * area_cost_;
         return PathStatus::found;
     }
-    // The start polygon's portals, each a whole edge seen from the start.
-    const uint32_t n = g.poly_offsets[start + 1] - g.poly_offsets[start];
-    Node seed;
-    seed.root[0] = s[0];
-    seed.root[1] = s[1];
-    seed.poly = start;
-    seed.edge = 0;
-    {
-        // Expand the start polygon as if entered through no edge: every edge is a candidate.
-        for (uint32_t j = 0; j < n; ++j) {
-            const uint32_t next = neighbourOf(start, j);
-            if (next == kNoNode) continue;
-            double a[2], b[2];
-            corner(start, j, a);
-            corner(start, j + 1, b);
-            Node child = seed;
-            child.left[0] = b[0], child.left[1] = b[1];
-            child.right[0] = a[0], child.right[1] = a[1];
-            if (!enter(next, start, j, child)) continue;
-            // A start on this edge sees the next polygon whole (its expansion knows).
-            if (std::fabs(cross(a, b, s)) <= kEps * (1 + dist(a, b)) && !onSegment(a, b, s))
-                continue;
-            child.g = 0;
-            child.f = heuristic(s, child.left, child.right);
-            push(child);
+    // Teleports: per shortcut, a lower bound on the cost from its entry to this goal (its cost,
+    // then the straight line to the goal or on through other shortcuts).
+    min_shortcut_bound_ = std::numeric_limits<double>::infinity();
+    if (!shortcuts_.empty() && shortcuts_.size() <= kMaxShortcutTerms) {
+        const size_t count = shortcuts_.size();
+        for (size_t k = 0; k < count; ++k) {
+            const LinkDir& d = link_dirs_[shortcuts_[k]];
+            shortcut_bounds_[k] = d.cost + dist(d.x, goal_);
         }
+        for (size_t round = 0; round < count; ++round)
+            for (size_t k = 0; k < count; ++k)
+                for (size_t j = 0; j < count; ++j) {
+                    const LinkDir& d = link_dirs_[shortcuts_[k]];
+                    shortcut_bounds_[k] = std::min(
+                        shortcut_bounds_[k],
+                        d.cost + dist(d.x, link_dirs_[shortcuts_[j]].e) + shortcut_bounds_[j]);
+                }
     }
+    for (uint32_t k : shortcuts_)
+        min_shortcut_bound_ = std::min(min_shortcut_bound_, link_dirs_[k].cost);
+    // The start: a point root that sees its whole polygon.
+    Node seed;
+    seed.exit = true;
+    seed.poly = start;
+    seed.root[0] = seed.left[0] = seed.right[0] = s[0];
+    seed.root[1] = seed.left[1] = seed.right[1] = s[1];
+    push(seed, true);
     while (!heap_.empty()) {
         std::pop_heap(heap_.begin(), heap_.end(), later);
         const uint32_t index = heap_.back().index;
@@ -499,17 +615,28 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
         ++expansions_;
         if (node.goal) {
             // The corners: the goal, then each root back to the start.
+            // A root where a link lands adds its landing and its take-off, the segment between
+            // them that link's.
             path_.push_back(to);
             for (uint32_t i = index; i != kNoNode; i = nodes_[i].parent) {
                 const Node& at = nodes_[i];
+                uint32_t link = fmt::kNoLink;
                 if (at.root_vertex == kNoNode) {
                     path_.push_back(from);
+                } else if (at.root_vertex >= g.mesh_vertex_count) {
+                    const LinkDir& d = link_dirs_[at.root_vertex - g.mesh_vertex_count];
+                    path_.push_back(d.x3);
+                    path_links_.push_back(fmt::kNoLink);
+                    path_.push_back(d.e3);
+                    link = d.link;
                 } else {
                     const float* v = g.mesh_vertices + 3 * size_t(at.root_vertex);
                     path_.push_back({v[0], v[1], v[2]});
                 }
+                path_links_.push_back(link);
             }
             std::reverse(path_.begin(), path_.end());
+            std::reverse(path_links_.begin(), path_links_.end());
             cost_ = node.f * area_cost_;
             return PathStatus::found;
         }

@@ -13,7 +13,16 @@
 // by it). With several costs the search still returns the shortest path and cost() is its length
 // (uniformCosts() false): its true cost is at most c_max / c_min times the cheapest path's (it is
 // at most c_max x its length, which is at most the cheapest path's length, itself at most the
-// cheapest cost / c_min). Assets with links are refused (use PathQuery's A* and funnel).
+// cheapest cost / c_min).
+//
+// Links (drops, jumps, ladders, doors): a link's entry point is a target like the goal (seen
+// from a root, or from the interval end it turns at); taking it makes a node rooted at the
+// landing point, which sees its whole polygon, with g raised by the link's cost. The path then
+// runs ... -> take-off -> landing -> ..., segmentLink() naming the link. Links cheaper than the
+// straight line between their ends (teleports) would make the straight-line heuristic
+// overestimate: h is then the minimum of it and, per teleport, the way through its entry plus a
+// per-goal bound (its cost and a lower bound on from its exit; up to 16 teleports, beyond that
+// the cheapest teleport's cost), so the search stays optimal.
 //
 // Memory: the query keeps its node pool and heap between calls (they grow to the largest search
 // so far), unlike PathQuery, which sizes everything in init().
@@ -29,7 +38,7 @@ namespace navrt {
 
 class ExactMeshQuery {
 public:
-    // Errors: not a navmesh asset, links, or polygons of different area costs (unsupported).
+    // Errors: not a navmesh asset.
     Error init(const GraphView& graph);
     // From `from` in polygon `start` to `to` in polygon `goal` (as locateOnMesh gives them).
     PathStatus findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t goal);
@@ -39,6 +48,11 @@ public:
     uint32_t pointCount() const { return uint32_t(path_.size()); }
     const Vec3* points() const { return path_.data(); }
     uint32_t expansions() const { return expansions_; }
+    // The link segment i (points()[i] -> points()[i + 1]) takes (an index into the graph's LINK
+    // records), or nav::formats::kNoLink.
+    uint32_t segmentLink(uint32_t i) const {
+        return i < path_links_.size() ? path_links_[i] : nav::formats::kNoLink;
+    }
     bool uniformCosts() const { return uniform_costs_; }
 
 private:
@@ -52,7 +66,22 @@ private:
         uint32_t edge = 0;          // index in `poly` of the entry edge (its vertex k is left's)
         uint32_t parent = kNoNode;  // the node whose root led here (for the turning points)
         bool goal = false;          // a final node: root -> the goal
+        bool exit = false;  // a point root in `poly` not expanded yet (the start, a link's exit)
     };
+    // A link taken one way: from its entry point (in entry_poly) to its exit (in exit_poly).
+    struct LinkDir {
+        uint32_t entry_poly = 0, exit_poly = 0, link = 0;
+        double e[2] = {0, 0}, x[2] = {0, 0};  // XZ
+        Vec3 e3, x3;
+        double cost = 0;        // in length units (the link's cost / the area cost)
+        bool shortcut = false;  // cheaper than the straight line between its ends (a teleport)
+    };
+    // The links whose entry is in node.poly: an exit node for each whose entry the root sees
+    // (sees_all: the whole polygon) or sees by turning at an end of the interval.
+    void linkEntries(const Node& node, uint32_t index, bool sees_all);
+    // The straight-line lower bound from root r through the interval l-q to `target`.
+    double through(const double r[2], const double l[2], const double q[2],
+                   const double target[2]) const;
     // Adds the node unless pruned; add_heuristic: its f is g + the heuristic (computed only for a
     // node that is kept).
     void push(Node node, bool add_heuristic = false);
@@ -118,6 +147,14 @@ private:
     double cost_ = 0;
     uint32_t expansions_ = 0;
     std::vector<Vec3> path_;
+    std::vector<uint32_t> path_links_;     // per segment of path_
+    std::vector<LinkDir> link_dirs_;       // sorted by entry polygon
+    std::vector<uint32_t> link_offsets_;   // per polygon: its entries in link_dirs_
+    std::vector<uint32_t> shortcuts_;      // link_dirs_ indices of the teleports
+    std::vector<double> shortcut_bounds_;  // per shortcut, for the current goal
+    double min_shortcut_bound_ = 0;
+    // With more teleports than this, h = min(straight line, the cheapest teleport's cost).
+    static constexpr size_t kMaxShortcutTerms = 16;
 };
 
 }  // namespace navrt

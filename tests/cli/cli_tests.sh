@@ -654,9 +654,11 @@ designer_yard)
   expect 0 "found  cost" "$navbake" query "$work/out/human.dirichlet.nav" --from 2,0,2 --to 28,0,11
   # The exact navmesh method (issue 15): never longer than A* + funnel; only for navmesh assets.
   exact=$(json_field <("$navbake" query "$work/out/human.navmesh.nav" --from 2,0,2 --to 28,0,11 --method exact --json) smoothed_length)
-  funnel=$(json_field <("$navbake" query "$work/out/human.navmesh.nav" --from 2,0,2 --to 28,0,11 --json) smoothed_length)
+  funnel=$(json_field <("$navbake" query "$work/out/human.navmesh.nav" --from 2,0,2 --to 28,0,11 --method astar --json) smoothed_length)
   awk -v e="$exact" -v f="$funnel" 'BEGIN { exit !(e > 0 && e <= f + 1e-4) }' || fail "exact $exact vs funnel $funnel"
   expect 2 "--method exact needs a navigation mesh asset" "$navbake" query "$work/out/human.tile.nav" --from 2,0,2 --to 28,0,11 --method exact
+  # Area costs here (volumes): the default stays A* + funnel, which follows them.
+  expect 0 "method astar" "$navbake" query "$work/out/human.navmesh.nav" --from 2,0,2 --to 28,0,11
   ;;
 links_course)
   # The links sample level: generated drops and jumps per agent, a ladder, a door and a teleport
@@ -697,6 +699,20 @@ links_course)
   done
   grep -q "via zipline 1" <<<"$("$navbake" query "$work/out/human.tile.nav" --from 13,3,5.2 --to 13,0,22)" ||
     fail "the walkway's zipline is not taken"
+  # The exact navmesh method takes links too: door and ladder, the pit's teleport, no climbing.
+  "$navbake" query "$work/out/human.navmesh.nav" --method exact --from 40,0,20 --to 10,3,5.2 --json >"$work/q.json" ||
+    fail "exact: query"
+  grep -q '"type": "door"' "$work/q.json" && grep -q '"type": "ladder"' "$work/q.json" ||
+    fail "exact: the path does not take the door and the ladder: $(cat "$work/q.json")"
+  grep -q "via teleport" <<<"$("$navbake" query "$work/out/human.navmesh.nav" --method exact --from 19,-2.4,15 --to 5,0,20)" ||
+    fail "exact: no way out of the pit"
+  grep -q "no_path" <<<"$("$navbake" query "$work/out/human.navmesh.nav" --method exact --from 5,0,20 --to 25,2,4)" ||
+    fail "exact: a path up onto the 2 m platform"
+  # The default method: exact on a navmesh with one area cost, astar on tile graphs.
+  grep -q "method exact$" <<<"$("$navbake" query "$work/out/human.navmesh.nav" --from 40,0,20 --to 10,3,5.2)" ||
+    fail "the navmesh query did not default to exact"
+  grep -q "method astar$" <<<"$("$navbake" query "$work/out/human.tile.nav" --from 40,0,20 --to 10,3,5.2)" ||
+    fail "the tile query did not default to astar"
   # The same graph bytes at any thread count (generation, resolution, POV link vertices).
   "$navbake" -q import "$work/links_course.obj" -o "$work/c.geo" && "$navbake" -q voxelize "$work/c.geo" -o "$work/c.vox" ||
     fail "import/voxelize the course"

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "lib/graph/graph.h"
+#include "lib/graph/links.h"
 #include "lib/importer/import.h"
 #include "lib/runtime/navrt_exact.h"
 #include "lib/runtime/navrt_query.h"
@@ -140,12 +141,27 @@ int64_t walk(const Mesh2& m, int64_t p, P2 a, P2 b) {
 // The oracle: Dijkstra over the start, the goal and one node per boundary vertex and fan of
 // polygons around it; an edge where walking the segment from the first node's fan arrives in
 // the second's.
-double oracle(const Mesh2& m, P2 s, uint32_t s_poly, P2 t, uint32_t t_poly) {
+// A link taken one way, for the oracle: from `entry` (in entry_poly) to `exit`, at `cost`.
+struct OracleLink {
+    P2 entry;
+    uint32_t entry_poly;
+    P2 exit;
+    uint32_t exit_poly;
+    double cost;
+};
+
+double oracle(const Mesh2& m, P2 s, uint32_t s_poly, P2 t, uint32_t t_poly,
+              const std::vector<OracleLink>& links = {}) {
     struct Node {
         P2 at;
         std::vector<uint32_t> fan;
     };
     std::vector<Node> nodes = {{s, {s_poly}}, {t, {t_poly}}};
+    // Links: nodes 2 + 2k (entry) and 3 + 2k (exit), a one-way edge between them.
+    for (const OracleLink& l : links) {
+        nodes.push_back({l.entry, {l.entry_poly}});
+        nodes.push_back({l.exit, {l.exit_poly}});
+    }
     for (uint32_t v = 0; v < m.vertex.size(); ++v) {
         if (!m.on_boundary[v]) continue;
         std::vector<uint8_t> taken(m.polys.size(), 0);
@@ -181,6 +197,10 @@ double oracle(const Mesh2& m, P2 s, uint32_t s_poly, P2 t, uint32_t t_poly) {
         if (u == n || !std::isfinite(d[u])) break;
         if (u == 1) return d[1];
         done[u] = 1;
+        if (u >= 2 && u < 2 + 2 * links.size() && u % 2 == 0) {
+            const size_t x = u + 1;
+            d[x] = std::min(d[x], d[u] + links[(u - 2) / 2].cost);
+        }
         for (size_t v = 0; v < n; ++v)
             if (!done[v] && d[u] + dist(nodes[u].at, nodes[v].at) < d[v] &&
                 edge(nodes[u], nodes[v]))
@@ -342,6 +362,134 @@ TEST_SUITE("runtime") {
             tested += pairs;
         }
         MESSAGE(tested << " pairs on " << levels.size() << " levels");
+    }
+
+    TEST_CASE("exact navmesh paths through links (drops, jumps, teleports) equal the oracle") {
+        // Platforms of several heights on a floor with drops and jumps generated off them, and
+        // three teleports (custom links far cheaper than their length, one two-way).
+        test::LevelBuilder b;
+        b.box({0, -0.2, 0}, {34, 0, 14});
+        const double heights[3] = {1.2, 2.0, 3.0};
+        for (int k = 0; k < 3; ++k) b.box({4.0 + 10 * k, 0, 4}, {9.0 + 10 * k, heights[k], 10});
+        b.box({12, 0, 11}, {22, 2.5, 11.3});  // a wall to go round
+        const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
+        Context context;
+        graph::LinkGenParams gen;
+        gen.drop_height = 3.2f;
+        gen.jump_up_height = 1.3f;
+        auto made = graph::generateLinks(grid, gen, context);
+        REQUIRE(made.ok());
+        auto mesh = graph::buildNavmeshGraph(grid, {}, context);
+        REQUIRE(mesh.ok());
+        std::vector<geometry::LinkSpec> specs = made->links;
+        const float teleports[3][6] = {
+            {1, 0, 1, 33, 0, 13}, {33, 0, 1, 26.5f, 3, 7}, {1, 0, 13, 16, 0, 13}};
+        for (int k = 0; k < 3; ++k) {
+            geometry::LinkSpec l;
+            l.name = "teleport " + std::to_string(k);
+            l.id = 900 + uint32_t(k);
+            l.type = formats::LinkType::custom;
+            l.bidirectional = k == 2;
+            l.cost = 1.5f;
+            for (int c = 0; c < 3; ++c) l.from[c] = teleports[k][c], l.to[c] = teleports[k][3 + c];
+            specs.push_back(l);
+        }
+        graph::LinkResolveStats stats;
+        const Status attached = graph::attachLinks(*mesh, specs, 1, stats, context);
+        REQUIRE_MESSAGE(attached.ok(), attached.error().message);
+        test::TempDir dir;
+        test::PackedAsset packed;
+        test::packAsset(*mesh, dir / "m.nav", packed, [](formats::ContainerWriter&) {});
+        REQUIRE_FALSE(packed.error);
+        const navrt::GraphView& g = packed.view;
+        REQUIRE(g.link_count >= specs.size());
+        const Mesh2 m2 = meshOf(g);
+        std::vector<OracleLink> links;
+        size_t shortcuts = 0;
+        for (uint32_t i = 0; i < g.link_count; ++i) {
+            const formats::LinkRecord l = g.link(i);
+            const P2 from{l.from[0], l.from[2]}, to{l.to[0], l.to[2]};
+            links.push_back({from, l.from_node, to, l.to_node, l.cost});
+            if (l.reverse_cost > 0)
+                links.push_back({to, l.to_node, from, l.from_node, l.reverse_cost});
+            shortcuts += l.cost < dist(from, to);
+        }
+        CHECK(shortcuts >= 3);
+        navrt::ExactMeshQuery exact;
+        REQUIRE_FALSE(exact.init(g));
+        REQUIRE(exact.uniformCosts());
+        navrt::PathQuery astar;
+        REQUIRE_FALSE(astar.init(g));
+        std::mt19937 random(3);
+        std::vector<navrt::Vec3> points(4096);
+        std::vector<uint32_t> segment_links(4096);
+        int found = 0, no_path = 0, via_links = 0, via_teleports = 0;
+        for (int trial = 0; trial < 400; ++trial) {
+            const navrt::Vec3 a{float(random() % 3400) / 100, 3.5f, float(random() % 1400) / 100};
+            const navrt::Vec3 c{float(random() % 3400) / 100, 3.5f, float(random() % 1400) / 100};
+            // Down onto whichever floor is under the point (the highest within 4 m).
+            const navrt::MeshPoint pa = navrt::locateOnMesh(g, a, 0, 3.6f);
+            const navrt::MeshPoint pc = navrt::locateOnMesh(g, c, 0, 3.6f);
+            if (pa.poly == navrt::kNoNode || pc.poly == navrt::kNoNode) continue;
+            INFO("from (" << a.x << ", " << a.z << ") to (" << c.x << ", " << c.z << ")");
+            const navrt::PathStatus want =
+                astar.findPathBetween(pa.position, pa.poly, pc.position, pc.poly);
+            const navrt::PathStatus got =
+                exact.findPath(pa.position, pa.poly, pc.position, pc.poly);
+            REQUIRE(got == want);
+            if (got != navrt::PathStatus::found) {
+                ++no_path;
+                continue;
+            }
+            ++found;
+            const double best = oracle(m2, {pa.position.x, pa.position.z}, pa.poly,
+                                       {pc.position.x, pc.position.z}, pc.poly, links);
+            CHECK(exact.cost() == doctest::Approx(best).epsilon(1e-4));
+            // The corners make a path of that cost: segments in XZ, links at their costs, each
+            // link segment from one end of it to the other.
+            double cost = 0;
+            bool teleported = false, linked = false;
+            for (uint32_t i = 0; i + 1 < exact.pointCount(); ++i) {
+                const navrt::Vec3 p = exact.points()[i], q = exact.points()[i + 1];
+                if (exact.segmentLink(i) == formats::kNoLink) {
+                    cost += dist({p.x, p.z}, {q.x, q.z});
+                    continue;
+                }
+                const formats::LinkRecord l = g.link(exact.segmentLink(i));
+                const bool forward =
+                    p.x == l.from[0] && p.z == l.from[2] && q.x == l.to[0] && q.z == l.to[2];
+                const bool back = p.x == l.to[0] && p.z == l.to[2] && q.x == l.from[0] &&
+                                  q.z == l.from[2] && l.reverse_cost > 0;
+                REQUIRE((forward || back));
+                cost += forward ? l.cost : l.reverse_cost;
+                linked = true;
+                teleported = teleported || l.type == formats::LinkType::custom;
+            }
+            CHECK(cost == doctest::Approx(exact.cost()).epsilon(1e-6));
+            via_links += linked;
+            via_teleports += teleported;
+            // Never above A* + funnel's straight path, costed the same way.
+            const uint32_t count = astar.smooth(points.data(), 4096, segment_links.data());
+            double straight = 0;
+            for (uint32_t i = 0; i + 1 < count; ++i) {
+                if (segment_links[i] == formats::kNoLink) {
+                    straight +=
+                        dist({points[i].x, points[i].z}, {points[i + 1].x, points[i + 1].z});
+                } else {
+                    const formats::LinkRecord l = g.link(segment_links[i]);
+                    straight += points[i].x == l.from[0] && points[i].z == l.from[2]
+                                    ? l.cost
+                                    : l.reverse_cost;
+                }
+            }
+            CHECK(exact.cost() <= straight + 1e-4);
+        }
+        MESSAGE(found << " found, " << no_path << " no path, " << via_links << " through links, "
+                      << via_teleports << " through teleports; " << g.link_count << " links ("
+                      << made->links.size() << " generated)");
+        CHECK(found >= 150);
+        CHECK(via_links >= 30);
+        CHECK(via_teleports >= 10);
     }
 
     TEST_CASE("exact navmesh paths on two floors: found where A* finds one, never longer") {

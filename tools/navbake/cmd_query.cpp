@@ -67,7 +67,7 @@ std::string snappedText(const query::QueryRecord& r) {
 
 // --method and the hierarchical search options, shared by query and scen.
 struct MethodOptions {
-    std::string method = "astar";
+    std::string method = "auto";
     std::string hier_mode = "groups";
     std::string hier_cost = "asset";
     bool no_exclusions = false;
@@ -78,8 +78,9 @@ struct MethodOptions {
                         "astar: standard heuristic; cluster: cluster heuristic table (pack "
                         "--clusters); hier: hierarchical search (pack --hierarchy); nexthop: chain "
                         "next-hop table lookups (pack --nexthop); exact: navmesh assets, the "
-                        "shortest path (Polyanya; length in the XZ metric)")
-            ->check(CLI::IsMember({"astar", "cluster", "hier", "nexthop", "exact"}))
+                        "shortest path (Polyanya; length in the XZ metric); auto: exact on navmesh "
+                        "assets with one area cost, else astar")
+            ->check(CLI::IsMember({"auto", "astar", "cluster", "hier", "nexthop", "exact"}))
             ->capture_default_str();
         sub->add_option("--hier-mode", hier_mode,
                         "hier: groups = plan over groups, refine level by level (Millington "
@@ -99,9 +100,12 @@ struct MethodOptions {
                           "hier: return only the first refined leg (what a moving character needs "
                           "next)");
     }
-    query::SearchMethod resolve() const {
+    query::SearchMethod resolve(const navrt::GraphView& graph) const {
         query::SearchMethod m;
-        query::parseMethod(method, m.method);
+        if (method == "auto")
+            m.method = query::defaultMethod(graph);
+        else
+            query::parseMethod(method, m.method);
         m.hier.mode =
             hier_mode == "entrances" ? navrt::HierMode::entrances : navrt::HierMode::groups;
         m.hier.cost = hier_cost == "min"       ? uint8_t(formats::HierCost::min)
@@ -221,7 +225,7 @@ void registerQuery(CLI::App& app, CommandBody& body) {
             }
             auto nav = loadNav(options->input);
             if (!nav) return reportFailure(context, nav.error());
-            const query::SearchMethod method = options->method.resolve();
+            const query::SearchMethod method = options->method.resolve((*nav)->graph);
             const bool hier = method.method == query::Method::hier;
             const bool table = method.method == query::Method::nexthop;
             const query::Tolerance tolerance{float(options->horizontal), float(options->vertical),
@@ -299,15 +303,17 @@ void registerQuery(CLI::App& app, CommandBody& body) {
             }
             if (options->json) {
                 Json report = {{"results", results},
+                               {"method", query::methodName(method.method)},
                                {"total", pairs.size()},
                                {"found", batch->found},
                                {"mean_micros", batch->mean_micros},
                                {"mean_expansions", batch->mean_expansions}};
                 text = report.dump(2) + "\n";
             } else {
-                text += fmt::format("total {}  found {}  mean {:.1f} us  mean expansions {:.1f}\n",
-                                    pairs.size(), batch->found, batch->mean_micros,
-                                    batch->mean_expansions);
+                text += fmt::format(
+                    "total {}  found {}  mean {:.1f} us  mean expansions {:.1f}  method {}\n",
+                    pairs.size(), batch->found, batch->mean_micros, batch->mean_expansions,
+                    query::methodName(method.method));
             }
             std::fwrite(text.data(), 1, text.size(), stdout);
             return kExitOk;
@@ -335,7 +341,7 @@ void registerScen(CLI::App& app, CommandBody& body) {
         body = [options](Context& context) {
             auto nav = loadNav(options->input);
             if (!nav) return reportFailure(context, nav.error());
-            const query::SearchMethod method = options->method.resolve();
+            const query::SearchMethod method = options->method.resolve((*nav)->graph);
             auto report = query::runScenarioFile((*nav)->graph, options->scenarios, context, method,
                                                  options->input);
             if (!report) return reportFailure(context, report.error());
