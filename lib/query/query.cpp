@@ -43,14 +43,6 @@ bool parseMethod(std::string_view name, Method& out) {
     return false;
 }
 
-Method defaultMethod(const navrt::GraphView& graph) {
-    if (!graph.isNavmesh()) return Method::astar;
-    for (uint32_t p = 1; p < graph.nodeCount(); ++p)
-        if (graph.area_costs[graph.poly_areas[p]] != graph.area_costs[graph.poly_areas[0]])
-            return Method::astar;
-    return Method::exact;
-}
-
 bool returnsShortestPaths(const navrt::GraphView& graph, Method method) {
     if (method == Method::hier) return false;
     return method != Method::nexthop || graph.next_hop_ranks != nullptr;

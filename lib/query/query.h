@@ -54,10 +54,6 @@ const char* methodName(Method method);
 // Parses "astar", "cluster", "hier", "nexthop" or "exact"; false otherwise. exact: navmesh
 // assets, the shortest path in the XZ metric (navrt::ExactMeshQuery, Polyanya).
 bool parseMethod(std::string_view name, Method& out);
-// The method a query runs when none is asked for: exact on navmesh assets whose polygons all have
-// one area cost (the shortest path, at 1-2x the time of A* + funnel on the bench levels), else
-// astar (exact would ignore the costs: see navrt_exact.h).
-Method defaultMethod(const navrt::GraphView& graph);
 struct SearchMethod {
     Method method = Method::astar;
     navrt::HierOptions hier;                                                 // Method::hier

@@ -157,6 +157,7 @@ struct Settings {
     int runs = 7;
     int pairs = 10000;
     uint32_t seed = 20240611u;
+    int tile = 0;  // large levels (--large): Recast tiled (this many cells, layers), ours too
 };
 
 double msSince(Clock::time_point start) {
@@ -233,8 +234,8 @@ rcConfig recastConfig(const Settings& s) {
     cfg.detailSampleDist =
         s.mesh.detail_sample_dist < 0.9f ? 0 : s.cell_size * s.mesh.detail_sample_dist;
     cfg.detailSampleMaxError = s.cell_height * s.mesh.detail_max_error;
-    cfg.borderSize = 0;  // solo build
-    cfg.tileSize = 0;
+    cfg.borderSize = 0;  // solo build (bakeRecastTiled sets its border)
+    cfg.tileSize = s.tile;
     return cfg;
 }
 
@@ -344,6 +345,142 @@ RecastBake bakeRecast(const RecastInput& in, rcConfig cfg) {
     return out;
 }
 
+// Recast's tiled pipeline (RecastDemo's Sample_TileMesh) for the large levels: per tile of
+// cfg.tileSize cells the triangles overlapping it with a border of radius + 3 cells, the solo
+// steps up to the compact heightfield, then layer regions (rcBuildLayerRegions), contours,
+// polygons, detail, and the tile added to one multi-tile dtNavMesh.
+RecastBake bakeRecastTiled(const RecastInput& in, rcConfig cfg) {
+    RecastBake out;
+    rcContext ctx(false);
+    float bmin[3], bmax[3];
+    rcCalcBounds(in.vertices.data(), in.vertex_count, bmin, bmax);
+    rcCalcGridSize(bmin, bmax, cfg.cs, &out.grid_width, &out.grid_height);
+    const int ts = cfg.tileSize;
+    cfg.borderSize = cfg.walkableRadius + 3;
+    cfg.width = cfg.height = ts + 2 * cfg.borderSize;
+    const int tw = (out.grid_width + ts - 1) / ts, th = (out.grid_height + ts - 1) / ts;
+    const float tcs = float(ts) * cfg.cs, pad = float(cfg.borderSize) * cfg.cs;
+    std::vector<std::vector<int>> bins(size_t(tw) * size_t(th));
+    for (int t = 0; t < in.triangle_count; ++t) {
+        float lo[2] = {1e30f, 1e30f}, hi[2] = {-1e30f, -1e30f};
+        for (int k = 0; k < 3; ++k) {
+            const float* v = &in.vertices[size_t(in.triangles[size_t(3 * t + k)]) * 3];
+            lo[0] = std::min(lo[0], v[0]), hi[0] = std::max(hi[0], v[0]);
+            lo[1] = std::min(lo[1], v[2]), hi[1] = std::max(hi[1], v[2]);
+        }
+        const int x0 = std::max(0, int(std::floor((lo[0] - pad - bmin[0]) / tcs)));
+        const int x1 = std::min(tw - 1, int(std::floor((hi[0] + pad - bmin[0]) / tcs)));
+        const int z0 = std::max(0, int(std::floor((lo[1] - pad - bmin[2]) / tcs)));
+        const int z1 = std::min(th - 1, int(std::floor((hi[1] + pad - bmin[2]) / tcs)));
+        for (int z = z0; z <= z1; ++z)
+            for (int x = x0; x <= x1; ++x) bins[size_t(z) * size_t(tw) + size_t(x)].push_back(t);
+    }
+    NavMeshPtr navmesh(dtAllocNavMesh());
+    dtNavMeshParams nm;
+    std::memset(&nm, 0, sizeof(nm));
+    rcVcopy(nm.orig, bmin);
+    nm.tileWidth = nm.tileHeight = tcs;
+    unsigned tile_bits = 0;
+    while ((1u << tile_bits) < unsigned(tw * th)) ++tile_bits;
+    tile_bits = std::min(tile_bits, 14u);
+    nm.maxTiles = 1 << tile_bits;
+    nm.maxPolys = 1 << (22 - tile_bits);
+    if (!navmesh || dtStatusFailed(navmesh->init(&nm))) {
+        out.error = "dtNavMesh::init (tiled)";
+        return out;
+    }
+    std::vector<int> tris;
+    std::vector<unsigned char> areas;
+    for (int ty = 0; ty < th; ++ty) {
+        for (int tx = 0; tx < tw; ++tx) {
+            const std::vector<int>& bin = bins[size_t(ty) * size_t(tw) + size_t(tx)];
+            if (bin.empty()) continue;
+            rcConfig tc = cfg;
+            tc.bmin[0] = bmin[0] + float(tx) * tcs - pad;
+            tc.bmin[1] = bmin[1];
+            tc.bmin[2] = bmin[2] + float(ty) * tcs - pad;
+            tc.bmax[0] = bmin[0] + float(tx + 1) * tcs + pad;
+            tc.bmax[1] = bmax[1];
+            tc.bmax[2] = bmin[2] + float(ty + 1) * tcs + pad;
+            std::unique_ptr<rcHeightfield, HeightfieldDeleter> solid(rcAllocHeightfield());
+            rcCreateHeightfield(&ctx, *solid, tc.width, tc.height, tc.bmin, tc.bmax, tc.cs, tc.ch);
+            tris.clear();
+            for (int t : bin)
+                for (int k = 0; k < 3; ++k) tris.push_back(in.triangles[size_t(3 * t + k)]);
+            areas.assign(bin.size(), RC_NULL_AREA);
+            rcMarkWalkableTriangles(&ctx, tc.walkableSlopeAngle, in.vertices.data(),
+                                    in.vertex_count, tris.data(), int(bin.size()), areas.data());
+            for (size_t i = 0; i < bin.size(); ++i) {
+                const uint8_t ours = in.triangle_areas[size_t(bin[i])];
+                if (in.area_blocked[ours])
+                    areas[i] = RC_NULL_AREA;
+                else if (areas[i] == RC_WALKABLE_AREA)
+                    areas[i] = ours;
+            }
+            rcRasterizeTriangles(&ctx, in.vertices.data(), in.vertex_count, tris.data(),
+                                 areas.data(), int(bin.size()), *solid, tc.walkableClimb);
+            rcFilterLowHangingWalkableObstacles(&ctx, tc.walkableClimb, *solid);
+            rcFilterLedgeSpans(&ctx, tc.walkableHeight, tc.walkableClimb, *solid);
+            rcFilterWalkableLowHeightSpans(&ctx, tc.walkableHeight, *solid);
+            std::unique_ptr<rcCompactHeightfield, CompactDeleter> chf(rcAllocCompactHeightfield());
+            rcBuildCompactHeightfield(&ctx, tc.walkableHeight, tc.walkableClimb, *solid, *chf);
+            solid.reset();
+            rcErodeWalkableArea(&ctx, tc.walkableRadius, *chf);
+            rcBuildLayerRegions(&ctx, *chf, tc.borderSize, tc.minRegionArea);
+            std::unique_ptr<rcContourSet, ContourDeleter> cset(rcAllocContourSet());
+            rcBuildContours(&ctx, *chf, tc.maxSimplificationError, tc.maxEdgeLen, *cset,
+                            RC_CONTOUR_TESS_WALL_EDGES);
+            std::unique_ptr<rcPolyMesh, PolyMeshDeleter> pmesh(rcAllocPolyMesh());
+            rcBuildPolyMesh(&ctx, *cset, tc.maxVertsPerPoly, *pmesh);
+            std::unique_ptr<rcPolyMeshDetail, DetailDeleter> dmesh(rcAllocPolyMeshDetail());
+            rcBuildPolyMeshDetail(&ctx, *pmesh, *chf, tc.detailSampleDist, tc.detailSampleMaxError,
+                                  *dmesh);
+            if (pmesh->npolys == 0) continue;
+            std::vector<unsigned short> flags(size_t(pmesh->npolys), 1);
+            dtNavMeshCreateParams params;
+            std::memset(&params, 0, sizeof(params));
+            params.verts = pmesh->verts;
+            params.vertCount = pmesh->nverts;
+            params.polys = pmesh->polys;
+            params.polyAreas = pmesh->areas;
+            params.polyFlags = flags.data();
+            params.polyCount = pmesh->npolys;
+            params.nvp = pmesh->nvp;
+            params.detailMeshes = dmesh->meshes;
+            params.detailVerts = dmesh->verts;
+            params.detailVertsCount = dmesh->nverts;
+            params.detailTris = dmesh->tris;
+            params.detailTriCount = dmesh->ntris;
+            params.walkableHeight = float(tc.walkableHeight) * tc.ch;
+            params.walkableRadius = float(tc.walkableRadius) * tc.cs;
+            params.walkableClimb = float(tc.walkableClimb) * tc.ch;
+            params.tileX = tx;
+            params.tileY = ty;
+            rcVcopy(params.bmin, pmesh->bmin);
+            rcVcopy(params.bmax, pmesh->bmax);
+            params.cs = tc.cs;
+            params.ch = tc.ch;
+            params.buildBvTree = true;
+            unsigned char* data = nullptr;
+            int size = 0;
+            if (!dtCreateNavMeshData(&params, &data, &size)) continue;
+            if (dtStatusFailed(navmesh->addTile(data, size, DT_TILE_FREE_DATA, 0, nullptr))) {
+                dtFree(data);
+                continue;
+            }
+            out.polys += pmesh->npolys;
+            out.vertices += pmesh->nverts;
+            out.detail_triangles += dmesh->ntris;
+        }
+    }
+    if (out.polys == 0) {
+        out.error = "empty mesh (no polygons)";
+        return out;
+    }
+    out.navmesh = std::move(navmesh);
+    return out;
+}
+
 double polygonAreaXZ(const float* const* corners, int n) {
     double twice = 0;
     for (int i = 0; i < n; ++i) {
@@ -415,6 +552,7 @@ OursBake bakeOurs(const nav::geometry::Geometry& geometry, const Settings& s, in
     }
     nav::navmesh::NavmeshParams mp = s.mesh;
     mp.threads = threads;
+    mp.tile_size = s.tile;
     auto graph = nav::graph::buildNavmeshGraph(*grid, mp, context);
     if (!graph) {
         out.error = "navmesh: " + graph.error().message;
@@ -516,7 +654,7 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
             const int which = (slot + run) % 3;  // rotate the order every run
             if (which == 0) {
                 const auto start = Clock::now();
-                RecastBake bake = bakeRecast(in, cfg);
+                RecastBake bake = s.tile > 0 ? bakeRecastTiled(in, cfg) : bakeRecast(in, cfg);
                 recast_times.push_back(msSince(start));
                 recast = std::move(bake);
             } else {
@@ -883,6 +1021,7 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
 int main(int argc, char** argv) {
     Settings s;
     std::vector<std::string> positional;
+    std::vector<std::filesystem::path> large;  // --large LEVEL: tiled, 1 bake run, 2,000 pairs
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&](const char* name) -> long {
@@ -904,10 +1043,12 @@ int main(int argc, char** argv) {
             s.pairs = int(value("--pairs"));
         else if (arg == "--seed")
             s.seed = uint32_t(value("--seed"));
+        else if (arg == "--large" && i + 1 < argc)
+            large.push_back(argv[++i]);
         else if (arg == "-h" || arg == "--help") {
             std::printf(
                 "usage: bench_recast [SHARED_DATA [SAMPLE_LEVELS [OUT.json]]] [--runs N] "
-                "[--pairs N] [--seed S]\n");
+                "[--pairs N] [--seed S] [--large LEVEL.obj]...\n");
             return 0;
         } else
             positional.push_back(arg);
@@ -961,6 +1102,20 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "bench_recast: %s ...\n", level.filename().c_str());
         json level_json;
         results.push_back(runLevel(level, s, level_json));
+        doc["levels"].push_back(std::move(level_json));
+    }
+    // Large generated levels: both sides tiled (64 cells; Recast with layer regions), one bake
+    // (bench_large.py times whole processes), 2,000 pairs.
+    for (const auto& level : large) {
+        std::fprintf(stderr, "bench_recast: %s (large, tiled) ...\n", level.filename().c_str());
+        Settings tiled = s;
+        tiled.tile = 64;
+        tiled.runs = 1;
+        tiled.pairs = std::min(s.pairs, 2000);
+        json level_json;
+        level_json["tiled"] = tiled.tile;
+        results.push_back(runLevel(level, tiled, level_json));
+        results.back().name += " (tiled)";
         doc["levels"].push_back(std::move(level_json));
     }
 

@@ -19,3 +19,7 @@ for bench in "$build"/tests/bench/bench_*; do
   "$bench" "${args[@]}"
   echo
 done
+# Large generated levels (levelgen --city / --tower): the whole bake, process against process,
+# against tiled Recast (recast_peer, built with bench_recast).
+echo "== bench_large"
+python3 tests/bench/bench_large.py "$build"

@@ -657,8 +657,6 @@ designer_yard)
   funnel=$(json_field <("$navbake" query "$work/out/human.navmesh.nav" --from 2,0,2 --to 28,0,11 --method astar --json) smoothed_length)
   awk -v e="$exact" -v f="$funnel" 'BEGIN { exit !(e > 0 && e <= f + 1e-4) }' || fail "exact $exact vs funnel $funnel"
   expect 2 "--method exact needs a navigation mesh asset" "$navbake" query "$work/out/human.tile.nav" --from 2,0,2 --to 28,0,11 --method exact
-  # Area costs here (volumes): the default stays A* + funnel, which follows them.
-  expect 0 "method astar" "$navbake" query "$work/out/human.navmesh.nav" --from 2,0,2 --to 28,0,11
   ;;
 links_course)
   # The links sample level: generated drops and jumps per agent, a ladder, a door and a teleport
@@ -708,11 +706,11 @@ links_course)
     fail "exact: no way out of the pit"
   grep -q "no_path" <<<"$("$navbake" query "$work/out/human.navmesh.nav" --method exact --from 5,0,20 --to 25,2,4)" ||
     fail "exact: a path up onto the 2 m platform"
-  # The default method: exact on a navmesh with one area cost, astar on tile graphs.
-  grep -q "method exact$" <<<"$("$navbake" query "$work/out/human.navmesh.nav" --from 40,0,20 --to 10,3,5.2)" ||
-    fail "the navmesh query did not default to exact"
-  grep -q "method astar$" <<<"$("$navbake" query "$work/out/human.tile.nav" --from 40,0,20 --to 10,3,5.2)" ||
-    fail "the tile query did not default to astar"
+  # The method used is printed: astar unless asked.
+  grep -q "method astar$" <<<"$("$navbake" query "$work/out/human.navmesh.nav" --from 40,0,20 --to 10,3,5.2)" ||
+    fail "the navmesh query did not default to astar"
+  grep -q "method exact$" <<<"$("$navbake" query "$work/out/human.navmesh.nav" --method exact --from 40,0,20 --to 10,3,5.2)" ||
+    fail "--method exact is not reported"
   # The same graph bytes at any thread count (generation, resolution, POV link vertices).
   "$navbake" -q import "$work/links_course.obj" -o "$work/c.geo" && "$navbake" -q voxelize "$work/c.geo" -o "$work/c.vox" ||
     fail "import/voxelize the course"

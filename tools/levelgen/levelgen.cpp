@@ -2,6 +2,8 @@
 //
 // Usage: levelgen OUTDIR
 //        levelgen --town N FILE.obj   (a benchmark town of N x N blocks, see "Town" below)
+//        levelgen --city N FILE.obj   (large: a town on terrain, see "City and tower" below)
+//        levelgen --tower N FLOORS FILE.obj   (large: a multi-storey maze, same section)
 //
 // Writes, byte-identical on every run (no clock, no system RNG, fixed float
 // formatting, terrain noise built only from integer hashing, + - * / and sqrt,
@@ -1055,13 +1057,14 @@ struct Maze2D {
     std::vector<std::uint8_t> open_south;  // cell (i, j) <-> (i, j + 1)
 };
 
-Maze2D carveMaze(MazeRandom& random, bool seal_cell) {
-    const int n = kMazeCells;
+// An n x n maze carved depth-first from cell (0, 0), then `extra_openings` walls opened for
+// loops; `sealed` (a cell index, or -1) is never entered.
+Maze2D carveMaze(MazeRandom& random, int n, int sealed, int extra_openings) {
+    const bool seal_cell = sealed >= 0;
     Maze2D maze;
     maze.open_east.assign(static_cast<std::size_t>(n * n), 0);
     maze.open_south.assign(static_cast<std::size_t>(n * n), 0);
     std::vector<std::uint8_t> visited(static_cast<std::size_t>(n * n), 0);
-    const int sealed = kMazeSealedCellZ * n + kMazeSealedCellX;
     if (seal_cell) visited[static_cast<std::size_t>(sealed)] = 1;
     // Iterative depth-first carving from cell (0, 0).
     std::vector<int> stack{0};
@@ -1091,7 +1094,7 @@ Maze2D carveMaze(MazeRandom& random, bool seal_cell) {
         stack.push_back(next);
     }
     // A few extra openings make loops (never into the sealed cell).
-    for (int k = 0; k < kMazeExtraOpenings;) {
+    for (int k = 0; k < extra_openings;) {
         const int cell = static_cast<int>(random.below(static_cast<std::uint32_t>(n * n)));
         const bool east = (random.next() & 1u) != 0;
         const int i = cell % n;
@@ -1119,7 +1122,9 @@ VoxelVolume buildMaze3d() {
     const int n = kMazeCells;
     auto cellMin = [](int c) { return 1 + c * kMazePitch; };  // first interior voxel of a cell
     for (int storey = 0; storey < kMazeStoreys; ++storey) {
-        const Maze2D maze = carveMaze(random, storey == 0);
+        const Maze2D maze =
+            carveMaze(random, n, storey == 0 ? kMazeSealedCellZ * n + kMazeSealedCellX : -1,
+                      kMazeExtraOpenings);
         const int y0 = 1 + storey * (kMazeHeadroom + 1);
         const int y1 = y0 + kMazeHeadroom;
         for (int j = 0; j < n; ++j) {
@@ -1303,9 +1308,246 @@ void writeFile(const std::filesystem::path& path, const void* data, std::size_t 
     std::cout << "wrote " << path.string() << " (" << size << " bytes)\n";
 }
 
+// ----------------------------------------------------------------------------
+// City and tower (OBJ, large benchmark levels; not sample levels)
+// ----------------------------------------------------------------------------
+//
+// `levelgen --city N FILE.obj`: N x N blocks of 40 m with 10 m streets on rolling terrain (a
+// height grid of 0.5 m cells: 2 x (100 N + 20)^2 triangles, most of the file). Per block: four
+// buildings (footprints 8..14 m, 3..12 m high, half with a 3 m annex) sunk into the terrain under
+// them, or a 1.2 m plaza with steps; along the streets kerbs (0.15 m above the ground, in 5 m
+// pieces that follow it), crates (0.5 m: within an agent's climb; 1.2 m: not) and rocks (low ones
+// within climb, untagged, so a baker decides; the "obstacle_rock" material on the tall ones);
+// some streets have a footbridge 4 m over them with ramps down to the ground at both ends.
+// Triangles: N = 4: 0.36 M, 8: 1.4 M, 12: 3.0 M.
+//
+// `levelgen --tower N FLOORS FILE.obj`: a multi-storey maze, N x N cells of 4 m per storey,
+// 0.25 m walls 3 m high, 0.3 m slabs; each storey its own maze (loops included), joined to the
+// next by ramps (a cell-long 39 degree wedge under a hole in the slab above) in a few cells.
+
+double cityGround(double x, double z) {
+    return 2.5 * valueNoise(x, z, 70.0, 101u) + 0.8 * valueNoise(x, z, 17.0, 103u) +
+           0.12 * valueNoise(x, z, 3.0, 107u);
+}
+
+// The lowest and highest ground over [x0, x1] x [z0, z1] (sampled every metre and at the ends).
+std::pair<double, double> groundRange(double x0, double z0, double x1, double z1) {
+    double lo = 1e300, hi = -1e300;
+    const int nx = 1 + static_cast<int>(std::ceil(x1 - x0)),
+              nz = 1 + static_cast<int>(std::ceil(z1 - z0));
+    for (int i = 0; i <= nx; ++i) {
+        for (int k = 0; k <= nz; ++k) {
+            const double h = cityGround(x0 + (x1 - x0) * i / nx, z0 + (z1 - z0) * k / nz);
+            lo = std::min(lo, h);
+            hi = std::max(hi, h);
+        }
+    }
+    return {lo, hi};
+}
+
+// A box standing on the ground: from below its lowest point to `height` above its highest.
+void appendGroundBox(Mesh& mesh, double x0, double z0, double x1, double z1, double height) {
+    const auto [lo, hi] = groundRange(x0, z0, x1, z1);
+    appendBox(mesh, {x0, lo - 0.5, z0}, {x1, hi + height, z1});
+}
+
+// A ramp along Z over [x0, x1] x [z0, z1]: its top runs from y_a at z0 to y_b at z1; its bottom
+// is flat at `base`.
+void appendRampZ(Mesh& mesh, double x0, double x1, double z0, double z1, double y_a, double y_b,
+                 double base) {
+    std::array<std::uint32_t, 8> v{};
+    for (int i = 0; i < 8; ++i) {
+        const double x = (i & 1) ? x1 : x0, z = (i & 4) ? z1 : z0;
+        v[i] = mesh.addVertex({x, (i & 2) ? ((i & 4) ? y_b : y_a) : base, z});
+    }
+    mesh.addQuad(v[0], v[2], v[6], v[4], {-1.0, 0.0, 0.0});
+    mesh.addQuad(v[1], v[3], v[7], v[5], {1.0, 0.0, 0.0});
+    mesh.addQuad(v[0], v[1], v[5], v[4], {0.0, -1.0, 0.0});
+    mesh.addQuad(v[2], v[3], v[7], v[6], {0.0, 1.0, 0.0});
+    mesh.addQuad(v[0], v[1], v[3], v[2], {0.0, 0.0, -1.0});
+    mesh.addQuad(v[4], v[5], v[7], v[6], {0.0, 0.0, 1.0});
+}
+
+std::vector<Mesh> buildCity(int n) {
+    constexpr double kBlock = 40.0, kStreet = 10.0, kPitch = kBlock + kStreet, kCell = 0.5;
+    const double size = n * kPitch + kStreet;
+    std::vector<Mesh> meshes;
+    // The ground: a height grid.
+    Mesh ground = makeMesh("ground", "grass");
+    const int cells = static_cast<int>(std::lround(size / kCell));
+    for (int k = 0; k <= cells; ++k)
+        for (int i = 0; i <= cells; ++i)
+            ground.addVertex({i * kCell, cityGround(i * kCell, k * kCell), k * kCell});
+    const auto at = [&](int i, int k) { return static_cast<std::uint32_t>(k * (cells + 1) + i); };
+    for (int k = 0; k < cells; ++k)
+        for (int i = 0; i < cells; ++i)
+            ground.addQuad(at(i, k), at(i + 1, k), at(i + 1, k + 1), at(i, k + 1), {0.0, 1.0, 0.0});
+    meshes.push_back(std::move(ground));
+    Mesh buildings = makeMesh("buildings", "wall");
+    Mesh plazas = makeMesh("plazas", "floor");
+    Mesh bridges = makeMesh("footbridges", "floor");
+    Mesh kerbs = makeMesh("kerbs", "floor");
+    Mesh crates = makeMesh("crates", "wall");
+    Mesh low_rocks = makeMesh("rocks", "floor");
+    Mesh tall_rocks = makeMesh("tall_rocks", "obstacle_rock");
+    constexpr double kHeights[5] = {3.0, 4.5, 6.0, 9.0, 12.0};
+    for (int bx = 0; bx < n; ++bx) {
+        for (int bz = 0; bz < n; ++bz) {
+            const double x0 = kStreet + bx * kPitch, z0 = kStreet + bz * kPitch;
+            // Kerbs round the block: 0.15 m above the ground, in 5 m pieces, 0.4 m wide.
+            for (int piece = 0; piece < 8; ++piece) {
+                const double a = piece * 5.0;
+                appendGroundBox(kerbs, x0 + a, z0 - 0.4, x0 + a + 5.0, z0, 0.15);
+                appendGroundBox(kerbs, x0 + a, z0 + kBlock, x0 + a + 5.0, z0 + kBlock + 0.4, 0.15);
+                appendGroundBox(kerbs, x0 - 0.4, z0 + a, x0, z0 + a + 5.0, 0.15);
+                appendGroundBox(kerbs, x0 + kBlock, z0 + a, x0 + kBlock + 0.4, z0 + a + 5.0, 0.15);
+            }
+            // Street furniture on the street south of the block: crates and rocks.
+            for (int item = 0; item < 6; ++item) {
+                const std::uint32_t h = townHash(bx, bz, 200 + item);
+                const double x = x0 + 2.0 + double(h % 3600) / 100.0;
+                const double z = z0 - kStreet + 1.5 + double((h >> 12) % 600) / 100.0;
+                switch ((h >> 24) % 4) {
+                    case 0: appendGroundBox(crates, x, z, x + 0.8, z + 0.8, 0.5); break;
+                    case 1: appendGroundBox(crates, x, z, x + 1.0, z + 1.0, 1.2); break;
+                    case 2: {
+                        const double y = cityGround(x, z);
+                        appendOctahedron(low_rocks, {x, y, z}, {0.9, 0.45, 0.7}, 0.8, 0.6);
+                        break;
+                    }
+                    default: {
+                        const double y = cityGround(x, z);
+                        appendOctahedron(tall_rocks, {x, y, z}, {1.2, 1.6, 1.0}, 0.6, 0.8);
+                    }
+                }
+            }
+            // A footbridge over the street north of the block, ramps down at both ends.
+            if (bz + 1 < n && townHash(bx, bz, 17) % 4 == 0) {
+                const double xb = x0 + 4.0, za = z0 + kBlock - 12.0, zb = z0 + kPitch + 12.0;
+                const double deck = groundRange(xb, za, xb + 2.4, zb).second + 4.0;
+                const double low_a = cityGround(xb + 1.2, za - 12.0);
+                const double low_b = cityGround(xb + 1.2, zb + 12.0);
+                appendBox(bridges, {xb, deck - 0.3, za}, {xb + 2.4, deck, zb});
+                appendRampZ(bridges, xb, xb + 2.4, za - 12.0, za, low_a, deck, low_a - 1.0);
+                appendRampZ(bridges, xb, xb + 2.4, zb, zb + 12.0, deck, low_b, low_b - 1.0);
+            }
+            if (townHash(bx, bz, 99) % 4 == 0) {
+                // A plaza: 1.2 m over the block's highest ground, steps on its south side.
+                const double top = groundRange(x0, z0, x0 + kBlock, z0 + kBlock).second + 1.2;
+                const double low = groundRange(x0, z0, x0 + kBlock, z0 + kBlock).first - 0.5;
+                appendBox(plazas, {x0, low, z0}, {x0 + kBlock, top, z0 + kBlock});
+                const double foot = cityGround(x0 + 20.0, z0 - 2.0);
+                const int steps = std::max(1, static_cast<int>(std::ceil((top - foot) / 0.2)));
+                for (int k = 0; k < steps && k < 40; ++k) {
+                    const double z = z0 - 0.35 * (k + 1);
+                    appendBox(plazas, {x0 + 16.0, low, z},
+                              {x0 + 24.0, top - 0.2 * (k + 1), z + 0.35});
+                }
+                continue;
+            }
+            for (int lot = 0; lot < 4; ++lot) {
+                const std::uint32_t h = townHash(bx, bz, lot);
+                const double lx = x0 + (lot % 2) * 20.0 + 2.5, lz = z0 + (lot / 2) * 20.0 + 2.5;
+                const double w = 8.0 + double(h % 7), d = 8.0 + double((h >> 3) % 7);
+                const double height = kHeights[(h >> 6) % 5];
+                appendGroundBox(buildings, lx, lz, lx + w, lz + d, height);
+                if ((h >> 9) % 2 == 0 && height > 4.0)
+                    appendGroundBox(buildings, lx + w, lz, lx + w + 4.0, lz + d, 3.0);
+            }
+        }
+    }
+    for (Mesh* mesh : {&buildings, &plazas, &bridges, &kerbs, &crates, &low_rocks, &tall_rocks})
+        if (!mesh->indices.empty()) meshes.push_back(std::move(*mesh));
+    return meshes;
+}
+
+std::vector<Mesh> buildTower(int n, int floors) {
+    constexpr double kCellSize = 4.0, kWall = 0.25, kStorey = 3.3, kSlab = 0.3;
+    MazeRandom random(0x746F776572000001ull + static_cast<std::uint64_t>(n * 131 + floors));
+    Mesh slabs = makeMesh("slabs", "floor");
+    Mesh walls = makeMesh("walls", "wall");
+    Mesh ramps = makeMesh("ramps", "floor");
+    const double size = n * kCellSize;
+    // Per storey boundary (k, k + 1): the cells holding a ramp up (about one per 40 cells).
+    std::vector<std::vector<int>> ramp_cells(static_cast<std::size_t>(floors));
+    for (int k = 0; k + 1 < floors; ++k)
+        for (int r = 0; r < std::max(2, n * n / 40); ++r)
+            ramp_cells[static_cast<std::size_t>(k)].push_back(
+                static_cast<int>(random.below(static_cast<std::uint32_t>(n * n))));
+    for (int k = 0; k < floors; ++k) {
+        const double y = k * kStorey;
+        // The slab: one box per row of cells, split around the holes above the ramps below.
+        const std::vector<int>& holes =
+            k > 0 ? ramp_cells[static_cast<std::size_t>(k - 1)] : std::vector<int>{};
+        for (int j = 0; j < n; ++j) {
+            int start = 0;
+            for (int i = 0; i <= n; ++i) {
+                const bool hole =
+                    i < n && std::find(holes.begin(), holes.end(), j * n + i) != holes.end();
+                if (i == n || hole) {
+                    if (i > start)
+                        appendBox(slabs, {start * kCellSize, y - kSlab, j * kCellSize},
+                                  {i * kCellSize, y, (j + 1) * kCellSize});
+                    start = i + 1;
+                }
+            }
+        }
+        const Maze2D maze = carveMaze(random, n, -1, n * n / 8);
+        const double top = y + kStorey - kSlab;
+        // Walls: the outer ring, then the closed walls between cells.
+        appendBox(walls, {-kWall, y, -kWall}, {size + kWall, top, 0.0});
+        appendBox(walls, {-kWall, y, size}, {size + kWall, top, size + kWall});
+        appendBox(walls, {-kWall, y, 0.0}, {0.0, top, size});
+        appendBox(walls, {size, y, 0.0}, {size + kWall, top, size});
+        for (int j = 0; j < n; ++j) {
+            for (int i = 0; i < n; ++i) {
+                const std::size_t cell = static_cast<std::size_t>(j * n + i);
+                if (i + 1 < n && !maze.open_east[cell])
+                    appendBox(walls, {(i + 1) * kCellSize - kWall / 2, y, j * kCellSize},
+                              {(i + 1) * kCellSize + kWall / 2, top, (j + 1) * kCellSize});
+                if (j + 1 < n && !maze.open_south[cell])
+                    appendBox(walls, {i * kCellSize, y, (j + 1) * kCellSize - kWall / 2},
+                              {(i + 1) * kCellSize, top, (j + 1) * kCellSize + kWall / 2});
+            }
+        }
+        if (k + 1 < floors) {
+            // Ramps: up along +Z through the cell, onto the slab above beyond the hole's far edge.
+            for (int cell : ramp_cells[static_cast<std::size_t>(k)]) {
+                const int i = cell % n, j = cell / n;
+                appendRampZ(ramps, i * kCellSize + 0.4, (i + 1) * kCellSize - 0.4, j * kCellSize,
+                            (j + 1) * kCellSize, y, y + kStorey, y);
+            }
+        }
+    }
+    return {std::move(slabs), std::move(walls), std::move(ramps)};
+}
+
 }  // namespace
 
 int run(int argc, char** argv) {
+    if ((argc == 4 && std::string(argv[1]) == "--city") ||
+        (argc == 5 && std::string(argv[1]) == "--tower")) {
+        try {
+            const bool city = std::string(argv[1]) == "--city";
+            const int n = std::stoi(argv[2]);
+            if (n < 1 || n > 200)
+                throw std::runtime_error(std::string(argv[1]) + " N: N must be 1..200");
+            const int floors = city ? 0 : std::stoi(argv[3]);
+            if (!city && (floors < 1 || floors > 50))
+                throw std::runtime_error("--tower N FLOORS: FLOORS must be 1..50");
+            const std::string obj =
+                city ? encodeObj(buildCity(n), "city.mtl",
+                                 "city of " + std::to_string(n * n) + " blocks on terrain")
+                     : encodeObj(buildTower(n, floors), "links_course.mtl",
+                                 "tower maze of " + std::to_string(floors) + " storeys of " +
+                                     std::to_string(n) + " x " + std::to_string(n) + " cells");
+            writeFile(argv[city ? 3 : 4], obj.data(), obj.size());
+        } catch (const std::exception& error) {
+            std::cerr << "levelgen: " << error.what() << "\n";
+            return 1;
+        }
+        return 0;
+    }
     if (argc == 4 && std::string(argv[1]) == "--town") {
         try {
             const int n = std::stoi(argv[2]);
@@ -1322,7 +1564,9 @@ int run(int argc, char** argv) {
     if (argc != 2) {
         std::cerr
             << "usage: levelgen OUTDIR\n       levelgen --town N FILE.obj   (a benchmark town "
-               "of N x N blocks)\n";
+               "of N x N blocks)\n       levelgen --city N FILE.obj   (N x N blocks on terrain, "
+               "kerbs, crates, rocks, footbridges)\n       levelgen --tower N FLOORS FILE.obj   "
+               "(a multi-storey maze of N x N cells)\n";
         return 2;
     }
     try {

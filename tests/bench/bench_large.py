@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Large generated levels: navbake's whole bake against tiled Recast, process against process.
+
+    bench_large.py BUILD_DIR [--runs N] [--levels city:4,city:8,city:12,tower:40x4,tower:60x6]
+
+Generates each level with levelgen (`--city N`: a town of N x N blocks on terrain, 0.36 M
+triangles at N = 4, 1.4 M at 8, 3.0 M at 12; `--tower N FLOORS`: a multi-storey maze) into
+BUILD_DIR/large/ unless it is there, then runs, N times (default 3) in alternating order:
+  - ours: `navbake import`, `navbake voxelize`, `navbake graph navmesh` as three processes
+    (Recast demo defaults; all cores). Wall = the sum of the three, CPU = their user + system
+    time, peak RSS = the largest of the three;
+  - Recast: `recast_peer LEVEL.obj` (OBJ load + tiled bake, tile 64, layers partition,
+    single-threaded; see recast_peer.cpp).
+Prints medians and the ratios ours / Recast as a Markdown table. Peak memory is each process's
+ru_maxrss (os.wait4). Needs recast_peer (librecast-dev, `make bench` installs it).
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def measure(argv):
+    """Runs argv; returns (wall s, cpu s, peak RSS KiB, stdout)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.monotonic() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"bench_large: {' '.join(argv)} failed ({proc.returncode})")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out.decode()
+
+
+def main():
+    args = sys.argv[1:]
+    if not args:
+        print(__doc__)
+        return 2
+    build = args[0]
+    runs = 3
+    levels = "city:4,city:8,city:12,tower:40x4,tower:60x6"
+    i = 1
+    while i < len(args):
+        if args[i] == "--runs":
+            runs = int(args[i + 1])
+        elif args[i] == "--levels":
+            levels = args[i + 1]
+        i += 2
+    navbake = os.path.join(build, "navbake")
+    levelgen = os.path.join(build, "levelgen")
+    peer = os.path.join(build, "tests", "bench", "recast_peer")
+    if not os.path.exists(peer):
+        print("bench_large: recast_peer not built (librecast-dev missing): skipped")
+        return 0
+    work = os.path.join(build, "large")
+    os.makedirs(work, exist_ok=True)
+    rows = []
+    for spec in levels.split(","):
+        kind, size = spec.split(":")
+        if kind == "city":
+            obj = os.path.join(work, f"city{size}.obj")
+            gen = [levelgen, "--city", size, obj]
+        else:
+            n, floors = size.split("x")
+            obj = os.path.join(work, f"tower{n}x{floors}.obj")
+            gen = [levelgen, "--tower", n, floors, obj]
+        if not os.path.exists(obj):
+            subprocess.run(gen, check=True, stdout=subprocess.DEVNULL)
+        triangles = 0
+        with open(obj, "rb") as f:
+            for line in f:
+                triangles += line.startswith(b"f ")
+        base = os.path.join(work, os.path.basename(obj)[:-4])
+        ours = {"wall": [], "cpu": [], "peak": [], "stages": []}
+        recast = {"wall": [], "cpu": [], "peak": []}
+        polys = {}
+        for run in range(runs):
+            def run_ours():
+                stages = []
+                for argv in ([navbake, "-q", "import", obj, "-o", base + ".geo"],
+                             [navbake, "-q", "voxelize", base + ".geo", "-o", base + ".vox"],
+                             [navbake, "-q", "graph", "navmesh", base + ".vox", "-o",
+                              base + ".graph"]):
+                    stages.append(measure(argv)[:3])
+                ours["wall"].append(sum(s[0] for s in stages))
+                ours["cpu"].append(sum(s[1] for s in stages))
+                ours["peak"].append(max(s[2] for s in stages))
+                ours["stages"].append(stages)
+
+            def run_recast():
+                wall, cpu, peak, out = measure([peer, obj])
+                recast["wall"].append(wall)
+                recast["cpu"].append(cpu)
+                recast["peak"].append(peak)
+                polys["recast"] = json.loads(out)["polygons"]
+
+            for step in ((run_ours, run_recast) if run % 2 == 0 else (run_recast, run_ours)):
+                step()
+        info = subprocess.run([navbake, "inspect", base + ".graph", "--json"], check=True,
+                              capture_output=True, text=True).stdout
+        polys["ours"] = json.loads(info)["stats"]["nodes"]
+        med = {k: {m: statistics.median(v[m]) for m in ("wall", "cpu", "peak")}
+               for k, v in (("ours", ours), ("recast", recast))}
+        stage_peaks = [statistics.median(r[k][2] for r in ours["stages"]) for k in range(3)]
+        stage_walls = [statistics.median(r[k][0] for r in ours["stages"]) for k in range(3)]
+        rows.append((os.path.basename(obj), triangles, med, stage_walls, stage_peaks, polys))
+
+    print(f"Whole bake, navbake (import + voxelize + graph navmesh, 3 processes) vs tiled Recast "
+          f"(recast_peer: OBJ load + tile 64 layers bake); medians of {runs} alternating runs, "
+          f"{os.cpu_count()} hardware threads.\n")
+    print("| level | triangles | wall s Recast / ours (ratio) | CPU s Recast / ours | peak MiB "
+          "Recast / ours (ratio) | ours wall s import / voxelize / navmesh | ours peak MiB "
+          "import / voxelize / navmesh | polygons Recast / ours |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, tris, med, walls, peaks, polys in rows:
+        o, r = med["ours"], med["recast"]
+        print(f"| {name} | {tris:,} | {r['wall']:.2f} / {o['wall']:.2f} ({o['wall'] / r['wall']:.2f}) "
+              f"| {r['cpu']:.2f} / {o['cpu']:.2f} | {r['peak'] / 1024:.0f} / {o['peak'] / 1024:.0f} "
+              f"({o['peak'] / r['peak']:.1f}) | {walls[0]:.2f} / {walls[1]:.2f} / {walls[2]:.2f} "
+              f"| {peaks[0] / 1024:.0f} / {peaks[1] / 1024:.0f} / {peaks[2] / 1024:.0f} "
+              f"| {polys.get('recast', 0):,} / {polys.get('ours', 0):,} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
