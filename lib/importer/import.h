@@ -153,17 +153,24 @@ struct ImportReport {
     uint64_t turned_up = 0;   // double_sided: triangles turned to face up
 };
 
-// Loads the file with Assimp, flattens the node hierarchy with its transforms, triangulates,
-// merges coincident vertices, drops degenerate triangles (counted), points and lines (but those of
-// link objects), and applies tag rules. Objects matched by "link" rules become
+// Loads the file (Assimp, or obj_reader for OBJ), flattens the node hierarchy with its transforms,
+// triangulates, merges coincident vertices, drops degenerate triangles (counted), points and lines
+// (but those of link objects), and applies tag rules. Objects matched by "link" rules become
 // geometry::Geometry::links (scene = true, snap = kSnapAuto, named "<file name>: object '<name>'",
 // plus " segment k" for the k-th (1-based) of several line segments, id sceneLinkId(name)), in
 // world space like the triangles.
 // Errors: unreadable file or format, empty scene, non-finite vertex (names mesh and node), a link
 // object without a line (line shape), with an unknown type word, or two scene links with one id.
+// OBJ files are read by obj_reader (one streaming pass, a fraction of Assimp's time and memory)
+// into the same scene Assimp would make; every other format by Assimp.
 Result<geometry::Geometry> importScene(const std::filesystem::path& path,
                                        const ImportParams& params, Context& context,
                                        ImportReport* report = nullptr);
+// The same with Assimp for every format, OBJ included (what importScene did before obj_reader;
+// the tests compare the two).
+Result<geometry::Geometry> importSceneAssimp(const std::filesystem::path& path,
+                                             const ImportParams& params, Context& context,
+                                             ImportReport* report = nullptr);
 
 // The id of the scene link named `name`: kSceneLinkIdFirst + XXH64(name) mod 2^30, so it stays the
 // same when other objects of the level change.

@@ -24,6 +24,7 @@
 #include "formats/xxhash64.h"
 #include "lib/common/file_io.h"
 #include "lib/importer/import.h"
+#include "lib/importer/obj_reader.h"
 
 namespace nav::importer {
 namespace {
@@ -45,6 +46,77 @@ struct VertexKeyHash {
 bool hasSurfaces(const aiMesh& mesh) {
     return (mesh.mPrimitiveTypes & ~unsigned(aiPrimitiveType_POINT | aiPrimitiveType_LINE)) != 0;
 }
+
+// The two kinds of mesh the flattener reads, behind one face: an Assimp mesh, and a run of one
+// OBJ object's faces from obj_reader (its triangles or its lines, each a mesh of its own as
+// Assimp's SortByPType makes them), whose vertices are the positions its faces use in the order
+// of first use, as Assimp's per-corner vertices weld to.
+struct AssimpMesh {
+    const aiScene& scene;
+    const aiMesh& mesh;
+    std::string name() const { return mesh.mName.C_Str(); }
+    std::string material() const {
+        aiString n;
+        if (mesh.mMaterialIndex < scene.mNumMaterials &&
+            scene.mMaterials[mesh.mMaterialIndex]->Get(AI_MATKEY_NAME, n) == AI_SUCCESS)
+            return n.C_Str();
+        return "";
+    }
+    unsigned vertexCount() const { return mesh.mNumVertices; }
+    aiVector3D vertex(unsigned v) const { return mesh.mVertices[v]; }
+    bool triangles() const { return (mesh.mPrimitiveTypes & aiPrimitiveType_TRIANGLE) != 0; }
+    bool lines() const { return (mesh.mPrimitiveTypes & aiPrimitiveType_LINE) != 0; }
+    unsigned faceCount() const { return mesh.mNumFaces; }
+    unsigned faceSize(unsigned f) const { return mesh.mFaces[f].mNumIndices; }
+    unsigned index(unsigned f, unsigned k) const { return mesh.mFaces[f].mIndices[k]; }
+};
+
+class ObjMeshView {
+public:
+    // `local` is scratch of positions / 3 entries, all kNone on entry and on return.
+    ObjMeshView(const ObjScene& scene, const ObjMesh& mesh, bool lines,
+                std::vector<uint32_t>& local)
+        : scene_(scene),
+          mesh_(mesh),
+          lines_(lines),
+          list_(lines ? mesh.lines : mesh.triangles),
+          local_(local) {
+        for (uint32_t g : list_)
+            if (local_[g] == kNone) {
+                local_[g] = uint32_t(order_.size());
+                order_.push_back(g);
+            }
+    }
+    ~ObjMeshView() {
+        for (uint32_t g : order_) local_[g] = kNone;
+    }
+    ObjMeshView(const ObjMeshView&) = delete;
+    ObjMeshView& operator=(const ObjMeshView&) = delete;
+    static constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+    std::string name() const { return mesh_.name; }
+    std::string material() const { return mesh_.material; }
+    unsigned vertexCount() const { return unsigned(order_.size()); }
+    aiVector3D vertex(unsigned v) const {
+        const float* p = &scene_.positions[3 * size_t(order_[v])];
+        return {p[0], p[1], p[2]};
+    }
+    bool triangles() const { return !lines_; }
+    bool lines() const { return lines_; }
+    unsigned faceCount() const { return unsigned(list_.size() / (lines_ ? 2 : 3)); }
+    unsigned faceSize(unsigned) const { return lines_ ? 2 : 3; }
+    unsigned index(unsigned f, unsigned k) const {
+        return local_[list_[size_t(f) * (lines_ ? 2 : 3) + k]];
+    }
+
+private:
+    const ObjScene& scene_;
+    const ObjMesh& mesh_;
+    bool lines_;
+    const std::vector<uint32_t>& list_;
+    std::vector<uint32_t>& local_;
+    std::vector<uint32_t> order_;
+};
 
 bool containsNoCase(std::string_view text, std::string_view part) {
     const auto lower = [](char c) { return char(std::tolower(static_cast<unsigned char>(c))); };
@@ -72,7 +144,7 @@ struct MarkerObject {
 
 class SceneFlattener {
 public:
-    SceneFlattener(const aiScene& scene, const ImportParams& params, const std::string& file,
+    SceneFlattener(const aiScene* scene, const ImportParams& params, const std::string& file,
                    double unit_scale, Context& context)
         : scene_(scene),
           params_(params),
@@ -81,14 +153,51 @@ public:
           scale_(float(double(params.scale) * unit_scale)) {
         geometry_.areas = params.tags.areas;
         geometry_.source_mesh_count = 0;
-        for (unsigned m = 0; m < scene.mNumMeshes; ++m)
-            geometry_.source_mesh_count += hasSurfaces(*scene.mMeshes[m]) ? 1 : 0;
+        if (scene != nullptr)
+            for (unsigned m = 0; m < scene->mNumMeshes; ++m)
+                geometry_.source_mesh_count += hasSurfaces(*scene->mMeshes[m]) ? 1 : 0;
         file_name_ = std::filesystem::path(file).filename().string();
     }
 
+    // An Assimp scene (constructed with it).
     Status run() {
-        total_meshes_ = countMeshInstances(scene_.mRootNode);
-        return visit(scene_.mRootNode, aiMatrix4x4());
+        total_meshes_ = countMeshInstances(scene_->mRootNode);
+        return visit(scene_->mRootNode, aiMatrix4x4());
+    }
+
+    // An OBJ file read by obj_reader (constructed without a scene): each object a node under
+    // the root, its meshes in order, lines before triangles (as SortByPType orders them).
+    Status runObj(const ObjScene& obj) {
+        for (const ObjObject& object : obj.objects) {
+            total_meshes_ += object.meshes.size();
+            for (const ObjMesh& mesh : object.meshes)
+                geometry_.source_mesh_count += mesh.triangles.empty() ? 0 : 1;
+        }
+        std::vector<uint32_t> local(obj.positions.size() / 3, ObjMeshView::kNone);
+        const aiMatrix4x4 identity;
+        for (const ObjObject& object : obj.objects) {
+            if (context_.cancelled()) return makeError(ErrorKind::cancelled, "import cancelled");
+            std::vector<LinkObject> link_objects;
+            std::vector<MarkerObject> marker_objects;
+            for (const ObjMesh& mesh : object.meshes) {
+                for (bool lines : {true, false}) {
+                    if ((lines ? mesh.lines : mesh.triangles).empty()) continue;
+                    const ObjMeshView view(obj, mesh, lines, local);
+                    if (Status s =
+                            addMesh(object.name, view, identity, link_objects, marker_objects);
+                        !s)
+                        return s;
+                }
+                context_.progress("import", ++done_meshes_, total_meshes_);
+            }
+            for (const LinkObject& link : link_objects)
+                if (Status s = addLinks(link); !s) return s;
+            if (object.meshes.empty())
+                if (Status s = addEmpty(object.name, identity); !s) return s;
+            for (const MarkerObject& marker : marker_objects)
+                if (Status s = addMarker(marker, nullptr); !s) return s;
+        }
+        return {};
     }
     // Returns the geometry with vertices that no kept triangle uses removed (those of ignored
     // or degenerate triangles), keeping the remaining vertices in their original order.
@@ -124,19 +233,20 @@ private:
         std::vector<MarkerObject> marker_objects;
         for (unsigned i = 0; i < node->mNumMeshes; ++i) {
             const unsigned mesh_index = node->mMeshes[i];
-            if (mesh_index >= scene_.mNumMeshes)
+            if (mesh_index >= scene_->mNumMeshes)
                 return inputError("{}: node '{}' references missing mesh {}", file_,
                                   node->mName.C_Str(), mesh_index);
-            if (Status s = addMesh(*node, *scene_.mMeshes[mesh_index], transform, link_objects,
-                                   marker_objects);
+            if (Status s =
+                    addMesh(node->mName.C_Str(), AssimpMesh{*scene_, *scene_->mMeshes[mesh_index]},
+                            transform, link_objects, marker_objects);
                 !s)
                 return s;
             context_.progress("import", ++done_meshes_, total_meshes_);
         }
         for (const LinkObject& object : link_objects)
             if (Status s = addLinks(object); !s) return s;
-        if (node->mNumMeshes == 0 && node != scene_.mRootNode)
-            if (Status s = addEmpty(*node, transform); !s) return s;
+        if (node->mNumMeshes == 0 && node != scene_->mRootNode)
+            if (Status s = addEmpty(node->mName.C_Str(), transform); !s) return s;
         for (const MarkerObject& object : marker_objects)
             if (Status s = addMarker(object, nullptr); !s) return s;
         for (unsigned i = 0; i < node->mNumChildren; ++i)
@@ -146,15 +256,16 @@ private:
 
     // A source vertex in world space: the node's transform, then Z-up -> Y-up, then the scale.
     // Errors (non-finite results) name the mesh, node and vertex.
-    Status worldVertex(const aiNode& node, const aiMesh& mesh, unsigned v,
+    template <class Mesh>
+    Status worldVertex(const std::string& node_name, const Mesh& mesh, unsigned v,
                        const aiMatrix4x4& transform, float p[3]) const {
-        worldPoint(transform * mesh.mVertices[v], p);
+        const aiVector3D local = mesh.vertex(v);
+        worldPoint(transform * local, p);
         for (int k = 0; k < 3; ++k)
             if (!std::isfinite(p[k]))
                 return inputError(
                     "{}: mesh '{}' (node '{}'): vertex {} has a non-finite coordinate ({}, {}, {})",
-                    file_, mesh.mName.C_Str(), node.mName.C_Str(), v, mesh.mVertices[v].x,
-                    mesh.mVertices[v].y, mesh.mVertices[v].z);
+                    file_, mesh.name(), node_name, v, local.x, local.y, local.z);
         return {};
     }
     // A point of the file's world in ours: Z-up -> Y-up, then the scale.
@@ -172,8 +283,7 @@ private:
 
     // A node without meshes that a marker rule of a point kind matches (by its name): a marker
     // at its origin. Empties other rules match are left alone (they have nothing to tag).
-    Status addEmpty(const aiNode& node, const aiMatrix4x4& transform) {
-        const std::string name = node.mName.C_Str();
+    Status addEmpty(const std::string& name, const aiMatrix4x4& transform) {
         const TagRule* rule = matchTagRule(params_.tags, name, "", "");
         geometry::MarkerKind kind{};
         if (rule == nullptr || !markerTag(rule->tag, kind)) return {};
@@ -260,17 +370,12 @@ private:
         return {};
     }
 
-    Status addMesh(const aiNode& node, const aiMesh& mesh, const aiMatrix4x4& transform,
+    template <class Mesh>
+    Status addMesh(const std::string& node_name, const Mesh& mesh, const aiMatrix4x4& transform,
                    std::vector<LinkObject>& link_objects,
                    std::vector<MarkerObject>& marker_objects) {
-        const std::string node_name = node.mName.C_Str();
-        const std::string mesh_name = mesh.mName.C_Str();
-        std::string material_name;
-        if (mesh.mMaterialIndex < scene_.mNumMaterials) {
-            aiString name;
-            if (scene_.mMaterials[mesh.mMaterialIndex]->Get(AI_MATKEY_NAME, name) == AI_SUCCESS)
-                material_name = name.C_Str();
-        }
+        const std::string mesh_name = mesh.name();
+        const std::string material_name = mesh.material();
         std::string_view matched;
         const TagRule* rule =
             matchTagRule(params_.tags, node_name, mesh_name, material_name, &matched);
@@ -283,14 +388,14 @@ private:
                 marker_objects.push_back({rule, marker_kind, std::string(matched), {}});
                 object = marker_objects.end() - 1;
             }
-            for (unsigned v = 0; v < mesh.mNumVertices; ++v) {
+            for (unsigned v = 0; v < mesh.vertexCount(); ++v) {
                 float p[3];
-                if (Status s = worldVertex(node, mesh, v, transform, p); !s) return s;
+                if (Status s = worldVertex(node_name, mesh, v, transform, p); !s) return s;
                 object->vertices.push_back({p[0], p[1], p[2]});
             }
-            if (mesh.mPrimitiveTypes & aiPrimitiveType_TRIANGLE)  // a proxy: triangles dropped
-                for (unsigned f = 0; f < mesh.mNumFaces; ++f)
-                    geometry_.dropped_ignored += mesh.mFaces[f].mNumIndices == 3 ? 1 : 0;
+            if (mesh.triangles())  // a proxy: its triangles are dropped
+                for (unsigned f = 0; f < mesh.faceCount(); ++f)
+                    geometry_.dropped_ignored += mesh.faceSize(f) == 3 ? 1 : 0;
             return {};
         }
         if (rule != nullptr && rule->tag == kTagLink) {
@@ -301,42 +406,41 @@ private:
                 link_objects.push_back({rule, std::string(matched), {}, {}, {}, false});
                 object = link_objects.end() - 1;
             }
-            if (Status s = addLinkMesh(node, mesh, transform, *object); !s) return s;
+            if (Status s = addLinkMesh(node_name, mesh, transform, *object); !s) return s;
             if (rule->link.shape != LinkShape::door) {  // a proxy: its triangles are dropped
-                if (mesh.mPrimitiveTypes & aiPrimitiveType_TRIANGLE)
-                    for (unsigned f = 0; f < mesh.mNumFaces; ++f)
-                        geometry_.dropped_ignored += mesh.mFaces[f].mNumIndices == 3 ? 1 : 0;
+                if (mesh.triangles())
+                    for (unsigned f = 0; f < mesh.faceCount(); ++f)
+                        geometry_.dropped_ignored += mesh.faceSize(f) == 3 ? 1 : 0;
                 return {};
             }
         }
         const int area = resolveTag(params_.tags, node_name, mesh_name, material_name);
-        if (!(mesh.mPrimitiveTypes & aiPrimitiveType_TRIANGLE)) return {};  // points/lines only
+        if (!mesh.triangles()) return {};  // points/lines only
 
         // Transform all vertices first so a non-finite one is reported even if unused.
-        std::vector<uint32_t> remap(mesh.mNumVertices);
+        std::vector<uint32_t> remap(mesh.vertexCount());
         const bool ignored = area < 0;
-        for (unsigned v = 0; v < mesh.mNumVertices; ++v) {
+        for (unsigned v = 0; v < mesh.vertexCount(); ++v) {
             float p[3];
-            if (Status s = worldVertex(node, mesh, v, transform, p); !s) return s;
+            if (Status s = worldVertex(node_name, mesh, v, transform, p); !s) return s;
             if (!ignored) remap[v] = internVertex(p);
         }
 
         uint32_t object_index = 0;
         bool object_created = false;
-        for (unsigned f = 0; f < mesh.mNumFaces; ++f) {
-            const aiFace& face = mesh.mFaces[f];
-            if (face.mNumIndices != 3) continue;  // points and lines left by SortByPType
-            for (int k = 0; k < 3; ++k)
-                if (face.mIndices[k] >= mesh.mNumVertices)
+        for (unsigned f = 0; f < mesh.faceCount(); ++f) {
+            if (mesh.faceSize(f) != 3) continue;  // points and lines left by SortByPType
+            for (unsigned k = 0; k < 3; ++k)
+                if (mesh.index(f, k) >= mesh.vertexCount())
                     return inputError("{}: mesh '{}' face {} uses vertex {}, only {} exist", file_,
-                                      mesh_name, f, face.mIndices[k], mesh.mNumVertices);
+                                      mesh_name, f, mesh.index(f, k), mesh.vertexCount());
             if (ignored) {
                 ++geometry_.dropped_ignored;
                 continue;
             }
-            const uint32_t a = remap[face.mIndices[0]];
-            const uint32_t b = remap[face.mIndices[1]];
-            const uint32_t c = remap[face.mIndices[2]];
+            const uint32_t a = remap[mesh.index(f, 0)];
+            const uint32_t b = remap[mesh.index(f, 1)];
+            const uint32_t c = remap[mesh.index(f, 2)];
             if (isDegenerate(a, b, c)) {
                 ++geometry_.dropped_degenerate;
                 continue;
@@ -365,11 +469,13 @@ private:
 
     // Adds a mesh of a link object: its line segments (faces of two indices) and the bounds of
     // all its vertices.
-    Status addLinkMesh(const aiNode& node, const aiMesh& mesh, const aiMatrix4x4& transform,
+    template <class Mesh>
+    Status addLinkMesh(const std::string& node_name, const Mesh& mesh, const aiMatrix4x4& transform,
                        LinkObject& object) {
-        std::vector<std::array<float, 3>> world(mesh.mNumVertices);
-        for (unsigned v = 0; v < mesh.mNumVertices; ++v) {
-            if (Status s = worldVertex(node, mesh, v, transform, world[v].data()); !s) return s;
+        std::vector<std::array<float, 3>> world(mesh.vertexCount());
+        for (unsigned v = 0; v < mesh.vertexCount(); ++v) {
+            if (Status s = worldVertex(node_name, mesh, v, transform, world[v].data()); !s)
+                return s;
             for (int k = 0; k < 3; ++k) {
                 object.min[k] = object.has_vertices ? std::min(object.min[k], world[v][size_t(k)])
                                                     : world[v][size_t(k)];
@@ -378,15 +484,14 @@ private:
             }
             object.has_vertices = true;
         }
-        if (!(mesh.mPrimitiveTypes & aiPrimitiveType_LINE)) return {};
-        for (unsigned f = 0; f < mesh.mNumFaces; ++f) {
-            const aiFace& face = mesh.mFaces[f];
-            if (face.mNumIndices != 2) continue;
-            for (int k = 0; k < 2; ++k)
-                if (face.mIndices[k] >= mesh.mNumVertices)
+        if (!mesh.lines()) return {};
+        for (unsigned f = 0; f < mesh.faceCount(); ++f) {
+            if (mesh.faceSize(f) != 2) continue;
+            for (unsigned k = 0; k < 2; ++k)
+                if (mesh.index(f, k) >= mesh.vertexCount())
                     return inputError("{}: mesh '{}' line {} uses vertex {}, only {} exist", file_,
-                                      mesh.mName.C_Str(), f, face.mIndices[k], mesh.mNumVertices);
-            object.segments.push_back({world[face.mIndices[0]], world[face.mIndices[1]]});
+                                      mesh.name(), f, mesh.index(f, k), mesh.vertexCount());
+            object.segments.push_back({world[mesh.index(f, 0)], world[mesh.index(f, 1)]});
         }
         return {};
     }
@@ -465,15 +570,38 @@ private:
         return {};
     }
 
+    // The id of the vertex at p (bit-exact, -0 = +0), added when new. An open-addressing table
+    // of vertex ids + 1 (0 = empty) over geometry_.vertices: 4 bytes a slot, load under a half.
     uint32_t internVertex(const float p[3]) {
+        const VertexKey key = keyOf(p);
+        const size_t count = geometry_.vertices.size() / 3;
+        if (2 * (count + 1) > vertex_slots_.size()) {
+            vertex_slots_.assign(std::max<size_t>(1024, 2 * vertex_slots_.size()), 0);
+            for (size_t v = 0; v < count; ++v) {
+                size_t i =
+                    VertexKeyHash{}(keyOf(&geometry_.vertices[3 * v])) & (vertex_slots_.size() - 1);
+                while (vertex_slots_[i] != 0) i = (i + 1) & (vertex_slots_.size() - 1);
+                vertex_slots_[i] = uint32_t(v + 1);
+            }
+        }
+        const size_t mask = vertex_slots_.size() - 1;
+        for (size_t i = VertexKeyHash{}(key)&mask;; i = (i + 1) & mask) {
+            const uint32_t slot = vertex_slots_[i];
+            if (slot == 0) {
+                vertex_slots_[i] = uint32_t(count + 1);
+                geometry_.vertices.insert(geometry_.vertices.end(), {p[0], p[1], p[2]});
+                return uint32_t(count);
+            }
+            if (keyOf(&geometry_.vertices[3 * size_t(slot - 1)]) == key) return slot - 1;
+        }
+    }
+    static VertexKey keyOf(const float p[3]) {
         VertexKey key;
         for (int i = 0; i < 3; ++i) {
             const float c = p[i] == 0.0f ? 0.0f : p[i];  // fold -0 into +0
             std::memcpy(&key.bits[i], &c, 4);
         }
-        auto [it, inserted] = vertex_ids_.try_emplace(key, uint32_t(geometry_.vertices.size() / 3));
-        if (inserted) geometry_.vertices.insert(geometry_.vertices.end(), {p[0], p[1], p[2]});
-        return it->second;
+        return key;
     }
 
     // A triangle is degenerate when two corners coincide or its area is negligible against its
@@ -511,7 +639,7 @@ public:
     uint64_t turnedUp() const { return turned_up_; }
 
 private:
-    const aiScene& scene_;
+    const aiScene* scene_;  // null for OBJ files read by obj_reader
     const ImportParams& params_;
     const std::string& file_;
     Context& context_;
@@ -519,7 +647,7 @@ private:
     uint64_t turned_up_ = 0;
     std::string file_name_;  // the file's base name: scene link names and ids never hold a path
     geometry::Geometry geometry_;
-    std::unordered_map<VertexKey, uint32_t, VertexKeyHash> vertex_ids_;
+    std::vector<uint32_t> vertex_slots_;  // internVertex's table (power-of-two size)
     size_t total_meshes_ = 0;
     size_t done_meshes_ = 0;
 };
@@ -546,9 +674,10 @@ Status checkSceneLinkIds(const std::vector<geometry::LinkSpec>& links) {
     return {};
 }
 
-Result<geometry::Geometry> importScene(const std::filesystem::path& path,
-                                       const ImportParams& params, Context& context,
-                                       ImportReport* report) {
+namespace {
+
+Result<geometry::Geometry> importWith(const std::filesystem::path& path, const ImportParams& params,
+                                      Context& context, ImportReport* report, bool assimp_for_obj) {
     const std::string file = path.string();
     if (!(params.scale > 0) || !std::isfinite(params.scale))
         return makeError(ErrorKind::usage, "scale must be a positive finite number, got {}",
@@ -569,24 +698,37 @@ Result<geometry::Geometry> importScene(const std::filesystem::path& path,
             file, kind);
     }
 
-    Assimp::Importer importer;
-    // Lines stay: link objects are drawn as lines (the flattener skips every other object's).
-    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT);
-    const unsigned flags =
-        aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
-    const aiScene* scene = importer.ReadFile(file, flags);
-    if (scene == nullptr)
-        return inputError("{}: cannot import: {}", file, importer.GetErrorString());
-    if (scene->mRootNode == nullptr || scene->mNumMeshes == 0)
-        return inputError("{}: the scene is empty (no meshes)", file);
-
-    // The file's unit.
     std::string ext = path.extension().string();
     for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    const bool own_obj = ext == ".obj" && !assimp_for_obj;
+    Assimp::Importer importer;
+    const aiScene* scene = nullptr;
+    ObjScene obj;
+    if (own_obj) {
+        auto read = readObj(path);
+        if (!read) return read.error();
+        obj = std::move(read).value();
+        size_t meshes = 0;
+        for (const ObjObject& object : obj.objects) meshes += object.meshes.size();
+        if (meshes == 0) return inputError("{}: the scene is empty (no meshes)", file);
+    } else {
+        // Lines stay: link objects are drawn as lines (the flattener skips every other
+        // object's).
+        importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT);
+        const unsigned flags =
+            aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
+        scene = importer.ReadFile(file, flags);
+        if (scene == nullptr)
+            return inputError("{}: cannot import: {}", file, importer.GetErrorString());
+        if (scene->mRootNode == nullptr || scene->mNumMeshes == 0)
+            return inputError("{}: the scene is empty (no meshes)", file);
+    }
+
+    // The file's unit.
     double unit = 1.0;
     std::string units;
     auto metaNumber = [&](const char* key, double& out) {
-        if (scene->mMetaData == nullptr) return false;
+        if (scene == nullptr || scene->mMetaData == nullptr) return false;
         float f = 0;
         double d = 0;
         int32_t i = 0;
@@ -622,8 +764,9 @@ Result<geometry::Geometry> importScene(const std::filesystem::path& path,
         units = fmt::format("{}: the format states no unit, coordinates taken as metres",
                             ext.empty() ? "no extension" : ext);
     }
-    SceneFlattener flattener(*scene, params, file, unit, context);
-    if (Status s = flattener.run(); !s) return s.error();
+    SceneFlattener flattener(scene, params, file, unit, context);
+    if (Status s = own_obj ? flattener.runObj(obj) : flattener.run(); !s) return s.error();
+    obj = {};  // its memory is not needed any more
     const uint64_t turned_up = flattener.turnedUp();
     geometry::Geometry geometry = flattener.take();
     if (Status s = checkSceneLinkIds(geometry.links); !s) return s.error();
@@ -643,6 +786,20 @@ Result<geometry::Geometry> importScene(const std::filesystem::path& path,
         report->turned_up = turned_up;
     }
     return geometry;
+}
+
+}  // namespace
+
+Result<geometry::Geometry> importScene(const std::filesystem::path& path,
+                                       const ImportParams& params, Context& context,
+                                       ImportReport* report) {
+    return importWith(path, params, context, report, false);
+}
+
+Result<geometry::Geometry> importSceneAssimp(const std::filesystem::path& path,
+                                             const ImportParams& params, Context& context,
+                                             ImportReport* report) {
+    return importWith(path, params, context, report, true);
 }
 
 }  // namespace nav::importer

@@ -4,13 +4,24 @@
 set -euo pipefail
 build=$1
 shared=$2
+# Large generated levels (bench_recast --large and bench_large.py): towns on terrain and a
+# multi-storey maze, made once by levelgen.
+mkdir -p "$build/large"
+for spec in "city 4" "city 8" "city 12" "tower 40 4" "tower 60 6"; do
+  set -- $spec
+  file="$build/large/$1$2${3:+x$3}.obj"
+  [ -f "$file" ] || "$build/levelgen" "--$1" "$2" ${3:+"$3"} "$file" >/dev/null
+done
 for bench in "$build"/tests/bench/bench_*; do
   [ -x "$bench" ] || continue
   name=$(basename "$bench")
   echo "== $name"
   args=("$shared" sample_levels)
   # bench_recast (optional, needs librecast-dev) also writes all its figures as JSON.
-  if [ "$name" = bench_recast ]; then args+=("$build/bench_recast.json"); fi
+  if [ "$name" = bench_recast ]; then
+    args+=("$build/bench_recast.json")
+    for level in city4 city8 city12 tower40x4; do args+=(--large "$build/large/$level.obj"); done
+  fi
   # bench_links also runs on a large generated town (levelgen --town).
   if [ "$name" = bench_links ]; then
     "$build/levelgen" --town 12 "$build/town12.obj" >/dev/null

@@ -1,0 +1,242 @@
+// Streaming Wavefront OBJ reader (see obj_reader.h). The file is read in 8 MiB chunks, each
+// complete line parsed in place with std::from_chars.
+#include "lib/importer/obj_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+namespace nav::importer {
+
+namespace {
+
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+class Parser {
+public:
+    explicit Parser(std::string file) : file_(std::move(file)) {}
+
+    Status line(const char* p, const char* end, size_t number) {
+        while (p < end && isSpace(*p)) ++p;
+        if (p == end || *p == '#') return {};
+        const char* word = p;
+        while (p < end && !isSpace(*p)) ++p;
+        const std::string_view keyword(word, size_t(p - word));
+        if (keyword == "v") return vertex(p, end, number);
+        if (keyword == "f" || keyword == "l") return face(p, end, number, keyword == "l");
+        if (keyword == "o") return startObject(rest(p, end)), Status{};
+        if (keyword == "g") {
+            const std::string name = rest(p, end);
+            if (name != group_) startObject(name);
+            group_ = name;
+            return {};
+        }
+        if (keyword == "usemtl") {
+            material_ = rest(p, end);
+            if (!scene_.objects.empty()) {
+                ObjObject& object = scene_.objects.back();
+                if (object.meshes.empty()) return {};
+                ObjMesh& mesh = object.meshes.back();
+                if (mesh.triangles.empty() && mesh.lines.empty())
+                    mesh.material = material_;
+                else if (mesh.material != material_)
+                    object.meshes.push_back({material_, material_, {}, {}});
+            }
+            return {};
+        }
+        return {};  // vt, vn, s, mtllib, ...: not used
+    }
+
+    ObjScene take() {
+        for (ObjObject& object : scene_.objects)
+            std::erase_if(object.meshes,
+                          [](const ObjMesh& m) { return m.triangles.empty() && m.lines.empty(); });
+        return std::move(scene_);
+    }
+
+private:
+    static std::string rest(const char* p, const char* end) {
+        while (p < end && isSpace(*p)) ++p;
+        while (end > p && isSpace(end[-1])) --end;
+        return std::string(p, size_t(end - p));
+    }
+
+    void startObject(std::string name) {
+        scene_.objects.push_back({name, {{name, material_, {}, {}}}});
+    }
+
+    Status vertex(const char* p, const char* end, size_t number) {
+        float xyz[3];
+        for (float& value : xyz) {
+            while (p < end && isSpace(*p)) ++p;
+            const auto [next, ec] = std::from_chars(p, end, value);
+            if (ec != std::errc())
+                return inputError("{}:{}: a vertex needs three numbers ('v X Y Z')", file_, number);
+            p = next;
+        }
+        scene_.positions.insert(scene_.positions.end(), xyz, xyz + 3);
+        return {};
+    }
+
+    Status face(const char* p, const char* end, size_t number, bool line) {
+        corners_.clear();
+        const long long count = (long long)(scene_.positions.size() / 3);
+        while (true) {
+            while (p < end && isSpace(*p)) ++p;
+            if (p == end) break;
+            long long index = 0;
+            const auto [next, ec] = std::from_chars(p, end, index);
+            if (ec != std::errc())
+                return inputError("{}:{}: '{}' is not a vertex index", file_, number,
+                                  std::string(p, size_t(std::min<ptrdiff_t>(end - p, 20))));
+            const long long resolved = index < 0 ? count + index : index - 1;
+            if (index == 0 || resolved < 0 || resolved >= count)
+                return inputError("{}:{}: vertex index {} is out of range ({} vertices so far)",
+                                  file_, number, index, count);
+            corners_.push_back(uint32_t(resolved));
+            p = next;
+            while (p < end && !isSpace(*p)) ++p;  // /texture/normal
+        }
+        if (scene_.objects.empty()) startObject("defaultobject");
+        ObjMesh& mesh = scene_.objects.back().meshes.back();
+        if (line || corners_.size() == 2) {  // a polyline: one segment per pair of points
+            for (size_t k = 1; k < corners_.size(); ++k)
+                mesh.lines.insert(mesh.lines.end(), {corners_[k - 1], corners_[k]});
+            return {};
+        }
+        triangulate(mesh.triangles);
+        return {};
+    }
+
+    // Triangles of the face in corners_, as Assimp's Triangulate step makes them for triangles
+    // and quads (a quad is fanned from its concave corner, if any); larger polygons by ear
+    // clipping in the plane their normal is closest to, so concave ones stay inside their
+    // outline (Assimp clips ears too, not always the same ones: the same surface).
+    void triangulate(std::vector<uint32_t>& out) const {
+        const size_t n = corners_.size();
+        if (n < 3) return;
+        auto at = [&](size_t k) {
+            const float* p = &scene_.positions[3 * size_t(corners_[k % n])];
+            return std::array<double, 3>{p[0], p[1], p[2]};
+        };
+        if (n == 3) {
+            out.insert(out.end(), {corners_[0], corners_[1], corners_[2]});
+            return;
+        }
+        if (n == 4) {
+            size_t start = 0;
+            for (size_t i = 0; i < 4; ++i) {
+                const auto v = at(i);
+                auto unit = [&](const std::array<double, 3>& a) {
+                    std::array<float, 3> d{float(a[0] - v[0]), float(a[1] - v[1]),
+                                           float(a[2] - v[2])};
+                    const float len = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+                    if (len > 0)
+                        for (float& c : d) c /= len;
+                    return d;
+                };
+                const auto left = unit(at(i + 3)), diag = unit(at(i + 2)), right = unit(at(i + 1));
+                auto dot = [](const std::array<float, 3>& a, const std::array<float, 3>& b) {
+                    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];  // acos(> 1): NaN, not concave
+                };
+                if (std::acos(dot(left, diag)) + std::acos(dot(right, diag)) > 3.14159265f) {
+                    start = i;  // the concave corner
+                    break;
+                }
+            }
+            const uint32_t c[4] = {corners_[0], corners_[1], corners_[2], corners_[3]};
+            out.insert(out.end(), {c[start], c[(start + 1) % 4], c[(start + 2) % 4], c[start],
+                                   c[(start + 2) % 4], c[(start + 3) % 4]});
+            return;
+        }
+        // Ear clipping on the projection that drops the normal's (Newell's) largest axis.
+        double normal[3] = {0, 0, 0};
+        for (size_t k = 0; k < n; ++k) {
+            const auto a = at(k), b = at(k + 1);
+            normal[0] += (a[1] - b[1]) * (a[2] + b[2]);
+            normal[1] += (a[2] - b[2]) * (a[0] + b[0]);
+            normal[2] += (a[0] - b[0]) * (a[1] + b[1]);
+        }
+        const int drop = std::fabs(normal[0]) > std::fabs(normal[1])
+                             ? (std::fabs(normal[0]) > std::fabs(normal[2]) ? 0 : 2)
+                             : (std::fabs(normal[1]) > std::fabs(normal[2]) ? 1 : 2);
+        const int u = drop == 0 ? 1 : 0, w = drop == 2 ? 1 : 2;
+        double area2 = 0;  // twice the projection's signed area: its orientation
+        for (size_t k = 0; k < n; ++k) {
+            const auto a = at(k), b = at(k + 1);
+            area2 += a[size_t(u)] * b[size_t(w)] - b[size_t(u)] * a[size_t(w)];
+        }
+        const double sign = area2 >= 0 ? 1 : -1;
+        auto turn = [&](size_t a, size_t b, size_t c) {
+            const auto pa = at(a), pb = at(b), pc = at(c);
+            return sign * ((pb[size_t(u)] - pa[size_t(u)]) * (pc[size_t(w)] - pa[size_t(w)]) -
+                           (pb[size_t(w)] - pa[size_t(w)]) * (pc[size_t(u)] - pa[size_t(u)]));
+        };
+        std::vector<size_t> ring(n);
+        for (size_t k = 0; k < n; ++k) ring[k] = k;
+        while (ring.size() > 3) {
+            bool clipped = false;
+            for (size_t i = 0; i < ring.size() && !clipped; ++i) {
+                const size_t a = ring[(i + ring.size() - 1) % ring.size()], b = ring[i],
+                             c = ring[(i + 1) % ring.size()];
+                if (turn(a, b, c) <= 0) continue;  // reflex or flat: not an ear
+                bool inside = false;
+                for (size_t p : ring)
+                    inside = inside || (p != a && p != b && p != c && turn(a, b, p) >= 0 &&
+                                        turn(b, c, p) >= 0 && turn(c, a, p) >= 0);
+                if (inside) continue;
+                out.insert(out.end(), {corners_[a], corners_[b], corners_[c]});
+                ring.erase(ring.begin() + ptrdiff_t(i));
+                clipped = true;
+            }
+            if (!clipped) break;  // a self-touching outline: fan what is left
+        }
+        for (size_t k = 2; k < ring.size(); ++k)
+            out.insert(out.end(), {corners_[ring[0]], corners_[ring[k - 1]], corners_[ring[k]]});
+    }
+
+    std::string file_;
+    ObjScene scene_;
+    std::string material_ = "DefaultMaterial";
+    std::string group_;
+    std::vector<uint32_t> corners_;
+};
+
+}  // namespace
+
+Result<ObjScene> readObj(const std::filesystem::path& path) {
+    const std::string file = path.string();
+    std::unique_ptr<FILE, int (*)(FILE*)> in(std::fopen(file.c_str(), "rb"), std::fclose);
+    if (!in) return makeError(ErrorKind::io, "{}: cannot open", file);
+    Parser parser(file);
+    constexpr size_t kChunk = size_t(8) << 20;
+    std::vector<char> buffer(kChunk);
+    size_t kept = 0, number = 0;
+    while (true) {
+        const size_t got = std::fread(buffer.data() + kept, 1, buffer.size() - kept, in.get());
+        const size_t filled = kept + got;
+        const bool last = got == 0 || std::feof(in.get());
+        size_t start = 0;
+        while (start < filled) {
+            const void* nl = std::memchr(buffer.data() + start, '\n', filled - start);
+            if (nl == nullptr && !last) break;  // an incomplete line: read more
+            const size_t stop =
+                nl != nullptr ? size_t(static_cast<const char*>(nl) - buffer.data()) : filled;
+            if (Status s = parser.line(buffer.data() + start, buffer.data() + stop, ++number); !s)
+                return s.error();
+            start = stop + 1;
+        }
+        if (std::ferror(in.get())) return makeError(ErrorKind::io, "{}: read error", file);
+        if (last) break;
+        kept = filled - std::min(start, filled);
+        std::memmove(buffer.data(), buffer.data() + (filled - kept), kept);
+        if (kept == buffer.size()) buffer.resize(2 * buffer.size());  // a line longer than 8 MiB
+    }
+    return parser.take();
+}
+
+}  // namespace nav::importer
