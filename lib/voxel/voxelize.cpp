@@ -386,9 +386,14 @@ void filterColumn(const GridView& view, const std::vector<uint8_t>& blocked_area
     }
 }
 
-// Walkable connections of the walkable spans of one column (-1 = none), 4 per span.
+// A span's walkable connection in one direction: the neighbour's index within its column
+// (columns hold at most 32,768 spans: heights are 16-bit), kNoLink when none. 8 bytes a span
+// where span indices took 16.
+constexpr uint16_t kNoLink = 0xFFFF;
+
+// Walkable connections of the walkable spans of one column, 4 per span.
 void connectColumn(const GridView& view, uint32_t x, uint32_t z, const AgentCells& agent,
-                   const std::vector<uint8_t>& walkable, std::vector<int32_t>& links) {
+                   const std::vector<uint8_t>& walkable, std::vector<uint16_t>& links) {
     const VoxelGrid& g = view.grid;
     const size_t c = size_t(z) * g.size_x + x;
     const size_t end = g.column_offsets[c + 1];
@@ -398,7 +403,7 @@ void connectColumn(const GridView& view, uint32_t x, uint32_t z, const AgentCell
         const int ceiling = view.ceilingOf(i, end);
         for (int dir = 0; dir < 4; ++dir) {
             size_t nb, ne;
-            int32_t best = -1;
+            uint16_t best = kNoLink;
             int best_step = kUnbounded;
             if (view.neighbour(x, z, dir, nb, ne)) {
                 for (size_t k = nb; k < ne; ++k) {
@@ -409,7 +414,7 @@ void connectColumn(const GridView& view, uint32_t x, uint32_t z, const AgentCell
                         continue;
                     const int step = std::abs(n_floor - floor);
                     if (step <= agent.climb && step < best_step) {
-                        best = int32_t(k);
+                        best = uint16_t(k - nb);
                         best_step = step;
                     }
                 }
@@ -420,29 +425,39 @@ void connectColumn(const GridView& view, uint32_t x, uint32_t z, const AgentCell
 }
 
 // Chamfer 2/3 distance to the boundary, then clears spans closer than the radius.
-void erode(const VoxelGrid& g, const std::vector<int32_t>& links, int radius_cells,
+void erode(const GridView& view, const std::vector<uint16_t>& links, int radius_cells,
            std::vector<uint8_t>& walkable) {
+    const VoxelGrid& g = view.grid;
     std::vector<uint16_t> dist(g.spans.size(), kFar);
     for (size_t i = 0; i < g.spans.size(); ++i) {
         if (!walkable[i]) continue;
         for (int dir = 0; dir < 4; ++dir)
-            if (links[4 * i + size_t(dir)] < 0) dist[i] = 0;
+            if (links[4 * i + size_t(dir)] == kNoLink) dist[i] = 0;
     }
-    auto relax = [&](size_t i, int dir, int diagonal_dir) {
-        const int32_t n = links[4 * i + size_t(dir)];
-        if (n < 0) return;
-        dist[i] = uint16_t(std::min<uint32_t>(dist[i], uint32_t(dist[size_t(n)]) + 2));
-        const int32_t d = links[4 * size_t(n) + size_t(diagonal_dir)];
-        if (d < 0) return;
-        dist[i] = uint16_t(std::min<uint32_t>(dist[i], uint32_t(dist[size_t(d)]) + 3));
+    // The span linked from span i of column (x, z) in direction dir, or false.
+    auto linked = [&](uint32_t x, uint32_t z, size_t i, int dir, size_t& out) {
+        const uint16_t l = links[4 * i + size_t(dir)];
+        size_t nb, ne;
+        if (l == kNoLink || !view.neighbour(x, z, dir, nb, ne)) return false;
+        out = nb + l;
+        return true;
+    };
+    auto relax = [&](uint32_t x, uint32_t z, size_t i, int dir, int diagonal_dir) {
+        size_t n, d;
+        if (!linked(x, z, i, dir, n)) return;
+        dist[i] = uint16_t(std::min<uint32_t>(dist[i], uint32_t(dist[n]) + 2));
+        if (!linked(uint32_t(int64_t(x) + kDx[dir]), uint32_t(int64_t(z) + kDz[dir]), n,
+                    diagonal_dir, d))
+            return;
+        dist[i] = uint16_t(std::min<uint32_t>(dist[i], uint32_t(dist[d]) + 3));
     };
     for (uint32_t z = 0; z < g.size_z; ++z) {
         for (uint32_t x = 0; x < g.size_x; ++x) {
             const size_t c = size_t(z) * g.size_x + x;
             for (size_t i = g.column_offsets[c]; i < g.column_offsets[c + 1]; ++i) {
                 if (!walkable[i]) continue;
-                relax(i, 0, 3);  // (-1, 0), then (-1, -1)
-                relax(i, 3, 2);  // (0, -1), then (+1, -1)
+                relax(x, z, i, 0, 3);  // (-1, 0), then (-1, -1)
+                relax(x, z, i, 3, 2);  // (0, -1), then (+1, -1)
             }
         }
     }
@@ -451,8 +466,8 @@ void erode(const VoxelGrid& g, const std::vector<int32_t>& links, int radius_cel
             const size_t c = size_t(z) * g.size_x + x;
             for (size_t i = g.column_offsets[c + 1]; i-- > g.column_offsets[c];) {
                 if (!walkable[i]) continue;
-                relax(i, 2, 1);  // (+1, 0), then (+1, +1)
-                relax(i, 1, 0);  // (0, +1), then (-1, +1)
+                relax(x, z, i, 2, 1);  // (+1, 0), then (+1, +1)
+                relax(x, z, i, 1, 0);  // (0, +1), then (-1, +1)
             }
         }
     }
@@ -765,14 +780,14 @@ Result<VoxelGrid> voxelizeAll(const geometry::Geometry& geometry, const Voxelize
     }
     if (erode_radius) {
         ScopedTimer timer(context, "voxelize: erosion");
-        std::vector<int32_t> links(4 * grid.spans.size(), -1);
+        std::vector<uint16_t> links(4 * grid.spans.size(), kNoLink);
         Status s = runner.run(band_count, [&](size_t b) {
             forBandColumns(b, [&](uint32_t x, uint32_t z) {
                 connectColumn(view, x, z, frame.agent, walkable, links);
             });
         });
         if (!s) return s.error();
-        erode(grid, links, frame.agent.radius, walkable);
+        erode(view, links, frame.agent.radius, walkable);
     }
     for (size_t i = 0; i < grid.spans.size(); ++i) grid.spans[i].walkable = walkable[i] != 0;
     runner.finish();
