@@ -19,6 +19,7 @@
 #include "lib/common/context.h"
 #include "lib/common/file_io.h"
 #include "lib/graph/graph.h"
+#include "lib/graph/links.h"
 #include "lib/importer/import.h"
 #include "lib/nexthop/nexthop.h"
 #include "lib/runtime/navrt_query.h"
@@ -28,6 +29,18 @@
 namespace nav::test {
 
 // A 48 x 40 MovingAI map of 10 x 10 rooms with doorways, and blocks scattered by `random`.
+// Drops (and, up to jump_up_height, jumps back up) generated off the ledges of `grid`.
+inline std::vector<geometry::LinkSpec> generatedDrops(const voxel::VoxelGrid& grid,
+                                                      float drop_height, float jump_up_height) {
+    Context context;
+    graph::LinkGenParams gen;
+    gen.drop_height = drop_height;
+    gen.jump_up_height = jump_up_height;
+    auto made = graph::generateLinks(grid, gen, context);
+    REQUIRE(made.ok());
+    return made->links;
+}
+
 inline std::string roomsMapText(std::mt19937& random) {
     std::string text = "type octile\nheight 40\nwidth 48\nmap\n";
     for (int y = 0; y < 40; ++y) {

@@ -140,6 +140,7 @@
 #include "lib/runtime/navrt_exact.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxelize.h"
+#include "tests/bench/recast_tiles.h"
 
 namespace {
 
@@ -307,28 +308,7 @@ RecastBake bakeRecast(const RecastInput& in, rcConfig cfg) {
     if (pmesh->npolys == 0) return fail("empty mesh (no polygons)");
     // Step 8: Detour data and navmesh.
     std::vector<unsigned short> flags(size_t(pmesh->npolys), 1);
-    dtNavMeshCreateParams params;
-    std::memset(&params, 0, sizeof(params));
-    params.verts = pmesh->verts;
-    params.vertCount = pmesh->nverts;
-    params.polys = pmesh->polys;
-    params.polyAreas = pmesh->areas;
-    params.polyFlags = flags.data();
-    params.polyCount = pmesh->npolys;
-    params.nvp = pmesh->nvp;
-    params.detailMeshes = dmesh->meshes;
-    params.detailVerts = dmesh->verts;
-    params.detailVertsCount = dmesh->nverts;
-    params.detailTris = dmesh->tris;
-    params.detailTriCount = dmesh->ntris;
-    params.walkableHeight = float(cfg.walkableHeight) * cfg.ch;
-    params.walkableRadius = float(cfg.walkableRadius) * cfg.cs;
-    params.walkableClimb = float(cfg.walkableClimb) * cfg.ch;
-    rcVcopy(params.bmin, pmesh->bmin);
-    rcVcopy(params.bmax, pmesh->bmax);
-    params.cs = cfg.cs;
-    params.ch = cfg.ch;
-    params.buildBvTree = true;
+    dtNavMeshCreateParams params = detourParams(*pmesh, *dmesh, cfg, flags.data());
     unsigned char* data = nullptr;
     int data_size = 0;
     if (!dtCreateNavMeshData(&params, &data, &data_size)) return fail("dtCreateNavMeshData");
@@ -360,21 +340,8 @@ RecastBake bakeRecastTiled(const RecastInput& in, rcConfig cfg) {
     cfg.width = cfg.height = ts + 2 * cfg.borderSize;
     const int tw = (out.grid_width + ts - 1) / ts, th = (out.grid_height + ts - 1) / ts;
     const float tcs = float(ts) * cfg.cs, pad = float(cfg.borderSize) * cfg.cs;
-    std::vector<std::vector<int>> bins(size_t(tw) * size_t(th));
-    for (int t = 0; t < in.triangle_count; ++t) {
-        float lo[2] = {1e30f, 1e30f}, hi[2] = {-1e30f, -1e30f};
-        for (int k = 0; k < 3; ++k) {
-            const float* v = &in.vertices[size_t(in.triangles[size_t(3 * t + k)]) * 3];
-            lo[0] = std::min(lo[0], v[0]), hi[0] = std::max(hi[0], v[0]);
-            lo[1] = std::min(lo[1], v[2]), hi[1] = std::max(hi[1], v[2]);
-        }
-        const int x0 = std::max(0, int(std::floor((lo[0] - pad - bmin[0]) / tcs)));
-        const int x1 = std::min(tw - 1, int(std::floor((hi[0] + pad - bmin[0]) / tcs)));
-        const int z0 = std::max(0, int(std::floor((lo[1] - pad - bmin[2]) / tcs)));
-        const int z1 = std::min(th - 1, int(std::floor((hi[1] + pad - bmin[2]) / tcs)));
-        for (int z = z0; z <= z1; ++z)
-            for (int x = x0; x <= x1; ++x) bins[size_t(z) * size_t(tw) + size_t(x)].push_back(t);
-    }
+    const std::vector<std::vector<int>> bins = binTriangles(
+        in.vertices.data(), in.triangles.data(), in.triangle_count, bmin, tcs, pad, tw, th);
     NavMeshPtr navmesh(dtAllocNavMesh());
     dtNavMeshParams nm;
     std::memset(&nm, 0, sizeof(nm));
@@ -395,13 +362,7 @@ RecastBake bakeRecastTiled(const RecastInput& in, rcConfig cfg) {
         for (int tx = 0; tx < tw; ++tx) {
             const std::vector<int>& bin = bins[size_t(ty) * size_t(tw) + size_t(tx)];
             if (bin.empty()) continue;
-            rcConfig tc = cfg;
-            tc.bmin[0] = bmin[0] + float(tx) * tcs - pad;
-            tc.bmin[1] = bmin[1];
-            tc.bmin[2] = bmin[2] + float(ty) * tcs - pad;
-            tc.bmax[0] = bmin[0] + float(tx + 1) * tcs + pad;
-            tc.bmax[1] = bmax[1];
-            tc.bmax[2] = bmin[2] + float(ty + 1) * tcs + pad;
+            const rcConfig tc = tileConfig(cfg, bmin, bmax, tx, ty);
             std::unique_ptr<rcHeightfield, HeightfieldDeleter> solid(rcAllocHeightfield());
             rcCreateHeightfield(&ctx, *solid, tc.width, tc.height, tc.bmin, tc.bmax, tc.cs, tc.ch);
             tris.clear();
@@ -437,30 +398,7 @@ RecastBake bakeRecastTiled(const RecastInput& in, rcConfig cfg) {
                                   *dmesh);
             if (pmesh->npolys == 0) continue;
             std::vector<unsigned short> flags(size_t(pmesh->npolys), 1);
-            dtNavMeshCreateParams params;
-            std::memset(&params, 0, sizeof(params));
-            params.verts = pmesh->verts;
-            params.vertCount = pmesh->nverts;
-            params.polys = pmesh->polys;
-            params.polyAreas = pmesh->areas;
-            params.polyFlags = flags.data();
-            params.polyCount = pmesh->npolys;
-            params.nvp = pmesh->nvp;
-            params.detailMeshes = dmesh->meshes;
-            params.detailVerts = dmesh->verts;
-            params.detailVertsCount = dmesh->nverts;
-            params.detailTris = dmesh->tris;
-            params.detailTriCount = dmesh->ntris;
-            params.walkableHeight = float(tc.walkableHeight) * tc.ch;
-            params.walkableRadius = float(tc.walkableRadius) * tc.cs;
-            params.walkableClimb = float(tc.walkableClimb) * tc.ch;
-            params.tileX = tx;
-            params.tileY = ty;
-            rcVcopy(params.bmin, pmesh->bmin);
-            rcVcopy(params.bmax, pmesh->bmax);
-            params.cs = tc.cs;
-            params.ch = tc.ch;
-            params.buildBvTree = true;
+            dtNavMeshCreateParams params = detourParams(*pmesh, *dmesh, tc, flags.data(), tx, ty);
             unsigned char* data = nullptr;
             int size = 0;
             if (!dtCreateNavMeshData(&params, &data, &size)) continue;

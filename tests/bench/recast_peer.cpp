@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/bench/recast_tiles.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -136,23 +138,9 @@ int main(int argc, char** argv) {
     const float tcs = float(tile_size) * cfg.cs;
 
     // Triangles binned by the tiles (with borders) their XZ bounds overlap.
-    std::vector<std::vector<int>> bins(size_t(tw) * size_t(th));
     const float pad = float(cfg.borderSize) * cfg.cs;
-    for (int t = 0; t < ntris; ++t) {
-        float lo[2] = {1e30f, 1e30f}, hi[2] = {-1e30f, -1e30f};
-        for (int k = 0; k < 3; ++k) {
-            const float* v = &mesh.vertices[size_t(mesh.triangles[size_t(3 * t + k)]) * 3];
-            lo[0] = std::min(lo[0], v[0]), hi[0] = std::max(hi[0], v[0]);
-            lo[1] = std::min(lo[1], v[2]), hi[1] = std::max(hi[1], v[2]);
-        }
-        const int x0 = std::max(0, int(std::floor((lo[0] - pad - bmin[0]) / tcs)));
-        const int x1 = std::min(tw - 1, int(std::floor((hi[0] + pad - bmin[0]) / tcs)));
-        const int z0 = std::max(0, int(std::floor((lo[1] - pad - bmin[2]) / tcs)));
-        const int z1 = std::min(th - 1, int(std::floor((hi[1] + pad - bmin[2]) / tcs)));
-        for (int z = z0; z <= z1; ++z)
-            for (int x = x0; x <= x1; ++x) bins[size_t(z) * size_t(tw) + size_t(x)].push_back(t);
-    }
-
+    const std::vector<std::vector<int>> bins =
+        binTriangles(mesh.vertices.data(), mesh.triangles.data(), ntris, bmin, tcs, pad, tw, th);
     dtNavMesh* navmesh = dtAllocNavMesh();
     dtNavMeshParams nm;
     std::memset(&nm, 0, sizeof(nm));
@@ -175,13 +163,7 @@ int main(int argc, char** argv) {
         for (int tx = 0; tx < tw; ++tx) {
             const std::vector<int>& bin = bins[size_t(ty) * size_t(tw) + size_t(tx)];
             if (bin.empty()) continue;
-            rcConfig tc = cfg;
-            tc.bmin[0] = bmin[0] + float(tx) * tcs - pad;
-            tc.bmin[1] = bmin[1];
-            tc.bmin[2] = bmin[2] + float(ty) * tcs - pad;
-            tc.bmax[0] = bmin[0] + float(tx + 1) * tcs + pad;
-            tc.bmax[1] = bmax[1];
-            tc.bmax[2] = bmin[2] + float(ty + 1) * tcs + pad;
+            const rcConfig tc = tileConfig(cfg, bmin, bmax, tx, ty);
             rcHeightfield* solid = rcAllocHeightfield();
             rcCreateHeightfield(&ctx, *solid, tc.width, tc.height, tc.bmin, tc.bmax, tc.cs, tc.ch);
             tile_tris.clear();
@@ -213,31 +195,8 @@ int main(int argc, char** argv) {
                 std::vector<unsigned short> flags(size_t(pmesh->npolys), 1);
                 for (int i = 0; i < pmesh->npolys; ++i)
                     if (pmesh->areas[i] == RC_WALKABLE_AREA) pmesh->areas[i] = 0;
-                dtNavMeshCreateParams params;
-                std::memset(&params, 0, sizeof(params));
-                params.verts = pmesh->verts;
-                params.vertCount = pmesh->nverts;
-                params.polys = pmesh->polys;
-                params.polyAreas = pmesh->areas;
-                params.polyFlags = flags.data();
-                params.polyCount = pmesh->npolys;
-                params.nvp = pmesh->nvp;
-                params.detailMeshes = dmesh->meshes;
-                params.detailVerts = dmesh->verts;
-                params.detailVertsCount = dmesh->nverts;
-                params.detailTris = dmesh->tris;
-                params.detailTriCount = dmesh->ntris;
-                params.walkableHeight = 2.0f;
-                params.walkableRadius = 0.6f;
-                params.walkableClimb = 0.9f;
-                params.tileX = tx;
-                params.tileY = ty;
-                params.tileLayer = 0;
-                rcVcopy(params.bmin, pmesh->bmin);
-                rcVcopy(params.bmax, pmesh->bmax);
-                params.cs = tc.cs;
-                params.ch = tc.ch;
-                params.buildBvTree = true;
+                dtNavMeshCreateParams params =
+                    detourParams(*pmesh, *dmesh, tc, flags.data(), tx, ty);
                 unsigned char* data = nullptr;
                 int size = 0;
                 if (dtCreateNavMeshData(&params, &data, &size)) {

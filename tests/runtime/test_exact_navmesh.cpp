@@ -219,6 +219,16 @@ void navmeshAsset(const voxel::VoxelGrid& grid, const test::TempDir& dir,
     REQUIRE_FALSE(packed.error);
 }
 
+// The navmesh of a scene file (imported with the default rules, voxelized with the defaults),
+// packed into `dir` and viewed.
+void sceneNavmeshAsset(const std::filesystem::path& level, const test::TempDir& dir,
+                       test::PackedAsset& packed) {
+    Context context;
+    auto geometry = importer::importScene(level, {}, context);
+    REQUIRE(geometry.ok());
+    navmeshAsset(test::voxelizeOk(*geometry, {}), dir, packed);
+}
+
 // A flat 24 x 16 m floor with boxes of random sizes on it; odd seeds add walls with doorways
 // (rooms and corridors: long boundaries split into many portals, collinear vertices).
 geometry::Geometry boxesLevel(unsigned seed) {
@@ -311,12 +321,9 @@ TEST_SUITE("runtime") {
                 continue;
             }
             INFO(level.filename().string());
-            Context context;
-            auto geometry = importer::importScene(level, {}, context);
-            REQUIRE(geometry.ok());
             test::TempDir dir;
             test::PackedAsset packed;
-            navmeshAsset(test::voxelizeOk(*geometry, {}), dir, packed);
+            sceneNavmeshAsset(level, dir, packed);
             const navrt::GraphView& g = packed.view;
             const Mesh2 mesh = meshOf(g);
             navrt::ExactMeshQuery exact;
@@ -374,14 +381,10 @@ TEST_SUITE("runtime") {
         b.box({12, 0, 11}, {22, 2.5, 11.3});  // a wall to go round
         const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
         Context context;
-        graph::LinkGenParams gen;
-        gen.drop_height = 3.2f;
-        gen.jump_up_height = 1.3f;
-        auto made = graph::generateLinks(grid, gen, context);
-        REQUIRE(made.ok());
         auto mesh = graph::buildNavmeshGraph(grid, {}, context);
         REQUIRE(mesh.ok());
-        std::vector<geometry::LinkSpec> specs = made->links;
+        std::vector<geometry::LinkSpec> specs = test::generatedDrops(grid, 3.2f, 1.3f);
+        const size_t generated = specs.size();
         const float teleports[3][6] = {
             {1, 0, 1, 33, 0, 13}, {33, 0, 1, 26.5f, 3, 7}, {1, 0, 13, 16, 0, 13}};
         for (int k = 0; k < 3; ++k) {
@@ -486,7 +489,7 @@ TEST_SUITE("runtime") {
         }
         MESSAGE(found << " found, " << no_path << " no path, " << via_links << " through links, "
                       << via_teleports << " through teleports; " << g.link_count << " links ("
-                      << made->links.size() << " generated)");
+                      << generated << " generated)");
         CHECK(found >= 150);
         CHECK(via_links >= 30);
         CHECK(via_teleports >= 10);
@@ -498,12 +501,9 @@ TEST_SUITE("runtime") {
             MESSAGE("skipped: " << level << " not found");
             return;
         }
-        Context context;
-        auto geometry = importer::importScene(level, {}, context);
-        REQUIRE(geometry.ok());
         test::TempDir dir;
         test::PackedAsset packed;
-        navmeshAsset(test::voxelizeOk(*geometry, {}), dir, packed);
+        sceneNavmeshAsset(level, dir, packed);
         const navrt::GraphView& g = packed.view;
         navrt::ExactMeshQuery exact;
         REQUIRE_FALSE(exact.init(g));

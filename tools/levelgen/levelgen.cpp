@@ -925,15 +925,17 @@ std::uint32_t townHash(int a, int b, int c) {
     return mixBits(h ^ (0x85EBCA6Bu * static_cast<std::uint32_t>(c)));
 }
 
+// Blocks and streets of the town and the city, and their buildings' heights.
+constexpr double kBlock = 40.0, kStreet = 10.0, kPitch = kBlock + kStreet;
+constexpr double kBuildingHeights[5] = {3.0, 4.5, 6.0, 9.0, 12.0};
+
 std::vector<Mesh> buildTown(int n) {
     std::vector<Mesh> meshes;
-    constexpr double kBlock = 40.0, kStreet = 10.0, kPitch = kBlock + kStreet;
     const double size = n * kPitch + kStreet;
     meshes.push_back(boxMesh("ground", "floor", {0.0, -0.2, 0.0}, {size, 0.0, size}));
     Mesh buildings = makeMesh("buildings", "wall");
     Mesh plazas = makeMesh("plazas", "floor");
     Mesh bridges = makeMesh("footbridges", "floor");
-    constexpr double kHeights[5] = {3.0, 4.5, 6.0, 9.0, 12.0};
     for (int bx = 0; bx < n; ++bx) {
         for (int bz = 0; bz < n; ++bz) {
             const double x0 = kStreet + bx * kPitch, z0 = kStreet + bz * kPitch;
@@ -950,7 +952,7 @@ std::vector<Mesh> buildTown(int n) {
                 const std::uint32_t h = townHash(bx, bz, lot);
                 const double lx = x0 + (lot % 2) * 20.0 + 2.5, lz = z0 + (lot / 2) * 20.0 + 2.5;
                 const double w = 8.0 + double(h % 7), d = 8.0 + double((h >> 3) % 7);
-                const double height = kHeights[(h >> 6) % 5];
+                const double height = kBuildingHeights[(h >> 6) % 5];
                 appendBox(buildings, {lx, 0.0, lz}, {lx + w, height, lz + d});
                 if ((h >> 9) % 2 == 0 && height > 4.0) {  // a 3 m annex on the east side
                     appendBox(buildings, {lx + w, 0.0, lz}, {lx + w + 4.0, 3.0, lz + d});
@@ -1369,7 +1371,7 @@ void appendRampZ(Mesh& mesh, double x0, double x1, double z0, double z1, double 
 }
 
 std::vector<Mesh> buildCity(int n) {
-    constexpr double kBlock = 40.0, kStreet = 10.0, kPitch = kBlock + kStreet, kCell = 0.5;
+    constexpr double kCell = 0.5;  // the ground grid
     const double size = n * kPitch + kStreet;
     std::vector<Mesh> meshes;
     // The ground: a height grid.
@@ -1390,7 +1392,6 @@ std::vector<Mesh> buildCity(int n) {
     Mesh crates = makeMesh("crates", "wall");
     Mesh low_rocks = makeMesh("rocks", "floor");
     Mesh tall_rocks = makeMesh("tall_rocks", "obstacle_rock");
-    constexpr double kHeights[5] = {3.0, 4.5, 6.0, 9.0, 12.0};
     for (int bx = 0; bx < n; ++bx) {
         for (int bz = 0; bz < n; ++bz) {
             const double x0 = kStreet + bx * kPitch, z0 = kStreet + bz * kPitch;
@@ -1449,7 +1450,7 @@ std::vector<Mesh> buildCity(int n) {
                 const std::uint32_t h = townHash(bx, bz, lot);
                 const double lx = x0 + (lot % 2) * 20.0 + 2.5, lz = z0 + (lot / 2) * 20.0 + 2.5;
                 const double w = 8.0 + double(h % 7), d = 8.0 + double((h >> 3) % 7);
-                const double height = kHeights[(h >> 6) % 5];
+                const double height = kBuildingHeights[(h >> 6) % 5];
                 appendGroundBox(buildings, lx, lz, lx + w, lz + d, height);
                 if ((h >> 9) % 2 == 0 && height > 4.0)
                     appendGroundBox(buildings, lx + w, lz, lx + w + 4.0, lz + d, 3.0);
