@@ -71,14 +71,6 @@ Error ExactMeshQuery::init(const GraphView& g) {
                                g.index_offsets,  g.index_polys};
     ccw_.resize(polys);
     for (uint32_t p = 0; p < polys; ++p) ccw_[p] = fmt::meshPolyOrientation(mesh, p) > 0 ? 1 : -1;
-    wall_vertex_.assign(g.mesh_vertex_count, 0);
-    for (uint32_t p = 0; p < polys; ++p) {
-        const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
-        for (uint32_t k = 0; k < n; ++k)
-            if (g.poly_neighbours[first + k] == kNoNode)
-                wall_vertex_[g.poly_vertices[first + k]] =
-                    wall_vertex_[g.poly_vertices[first + (k + 1) % n]] = 1;
-    }
     exits_.assign(polys, 0);
     for (uint32_t p = 0; p < polys; ++p)
         for (uint32_t k = g.poly_offsets[p]; k < g.poly_offsets[p + 1]; ++k)
@@ -118,6 +110,47 @@ Error ExactMeshQuery::init(const GraphView& g) {
     for (uint32_t v = 0; v < g.mesh_vertex_count; ++v) {
         xz_[2 * size_t(v)] = g.mesh_vertices[3 * size_t(v)];
         xz_[2 * size_t(v) + 1] = g.mesh_vertices[3 * size_t(v) + 2];
+    }
+    // Corners: the wall vertices where a taut path can bend, those where the boundary (walked
+    // with the free space on its left: counter-clockwise polygon edges without a neighbour)
+    // turns right, so the free space around the vertex spans more than half a turn. Vertices
+    // on a straight stretch of wall or in an inner corner are no place to turn. A vertex with
+    // other than one wall edge in and one out (a pinch point, a wall edge of another tile passing
+    // through it, several floors sharing it) is kept as a corner.
+    {
+        struct Ends {
+            uint32_t in = 0, out = 0;
+            double in_dir[2] = {0, 0}, out_dir[2] = {0, 0};
+        };
+        std::vector<Ends> ends(g.mesh_vertex_count);
+        for (uint32_t p = 0; p < polys; ++p) {
+            const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
+            for (uint32_t k = 0; k < n; ++k) {
+                if (ccw_neighbours_[first + k] != kNoNode) continue;
+                const uint32_t a = ccw_vertices_[first + p + k],
+                               b = ccw_vertices_[first + p + k + 1];
+                const double d[2] = {xz_[2 * size_t(b)] - xz_[2 * size_t(a)],
+                                     xz_[2 * size_t(b) + 1] - xz_[2 * size_t(a) + 1]};
+                Ends& out = ends[a];
+                Ends& in = ends[b];
+                ++out.out, out.out_dir[0] = d[0], out.out_dir[1] = d[1];
+                ++in.in, in.in_dir[0] = d[0], in.in_dir[1] = d[1];
+            }
+        }
+        corner_.assign(g.mesh_vertex_count, 0);
+        for (uint32_t v = 0; v < g.mesh_vertex_count; ++v) {
+            const Ends& e = ends[v];
+            if (e.in == 0 && e.out == 0) continue;
+            if (e.in != 1 || e.out != 1) {
+                corner_[v] = 1;
+                continue;
+            }
+            const double turn = e.in_dir[0] * e.out_dir[1] - e.in_dir[1] * e.out_dir[0];
+            const double along = e.in_dir[0] * e.out_dir[0] + e.in_dir[1] * e.out_dir[1];
+            const double scale =
+                std::hypot(e.in_dir[0], e.in_dir[1]) * std::hypot(e.out_dir[0], e.out_dir[1]);
+            corner_[v] = turn < -1e-9 * scale || (std::fabs(turn) <= 1e-9 * scale && along < 0);
+        }
     }
     // Links, each way it can be taken, grouped by the polygon of their entry point.
     link_dirs_.clear();
@@ -417,8 +450,8 @@ void ExactMeshQuery::successors(const Node& node, uint32_t index) {
             clip(-cross(node.root, node.left, a), -cross(node.root, node.left, b), -kEps, lo, hi);
             if (lo <= hi) pieces[count++] = {lo, hi, 0};
         }
-        const bool right_corner = node.right_vertex && wall_vertex_[vertexOf(q, node.edge + 1)];
-        const bool left_corner = node.left_vertex && wall_vertex_[vertexOf(q, node.edge)];
+        const bool right_corner = node.right_vertex && corner_[vertexOf(q, node.edge + 1)];
+        const bool left_corner = node.left_vertex && corner_[vertexOf(q, node.edge)];
         if (right_corner && !edge_on) {  // behind the right end: only seen from it
             double lo = 0, hi = 1;
             clip(-cross(node.root, node.right, a), -cross(node.root, node.right, b), 0, lo, hi);

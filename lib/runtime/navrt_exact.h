@@ -119,9 +119,9 @@ private:
     std::vector<uint32_t> ccw_vertices_, ccw_neighbours_;
     std::vector<uint32_t> back_edges_;  // per edge (as ccw_neighbours_): see init()
     std::vector<double> xz_;
-    // Per mesh vertex: on a wall (an edge without neighbour). Taut paths bend only there, so
-    // turns anywhere else are not generated (Polyanya's pruning of non-corner roots).
-    std::vector<uint8_t> wall_vertex_;
+    // Per mesh vertex: a corner of the walls (see init()). Taut paths bend only there, so turns
+    // anywhere else are not generated (Polyanya's pruning of non-corner roots).
+    std::vector<uint8_t> corner_;
     std::vector<Node> nodes_;
     std::vector<HeapEntry> heap_;
     std::vector<double> root_g_;  // per mesh vertex: the best g seen with it as root
