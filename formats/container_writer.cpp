@@ -70,6 +70,7 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
             }
             if (n < s.bytes.size()) {
                 buffer.resize(n);
+                buffer.shrink_to_fit();  // the bound's spare capacity back before the next one
                 e.codec = s.codec;
                 e.compressed = std::move(buffer);
             }

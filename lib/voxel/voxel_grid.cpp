@@ -79,6 +79,7 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
     formats::ContainerWriter writer(
         formats::kKindVoxels,
         geometry::sceneKindVersion(!grid.links.empty(), !grid.markers.empty()));
+    writer.setCompressionLevel(3);  // an intermediate, large on big levels (as .geo)
     writer.add(formats::kSecVoxelHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, geometry::encodeAreaTable(grid.areas), formats::Codec::raw);
     writer.add(formats::kSecColumns, columns.take(), formats::Codec::zstd_delta32);

@@ -48,6 +48,11 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
     const uint64_t outside_bounds = counts.outside_bounds;
     if (!grid) return grid.error();
     grid->source_name = inputs.source_name;
+    // What the summary needs from the geometry, then its memory back before the grid is encoded
+    // (on a large level the two would otherwise peak together).
+    const size_t triangle_count = geometry->triangleCount();
+    const VoxelizeParams applied = effectiveParams(*geometry, params);
+    *geometry = geometry::Geometry{};
     if (Status s = saveVoxels(output, *grid); !s) return s.error();
 
     StageResult result;
@@ -63,8 +68,8 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
     result.summary.push_back(fmt::format(
         "{}: {} triangles -> {} x {} x {} cells (x, z, y) of {} x {} m, origin ({:.3f}, {:.3f}, "
         "{:.3f})",
-        inputs.geometry.string(), geometry->triangleCount(), g.size_x, g.size_z, g.size_y,
-        g.cell_size, g.cell_height, g.origin[0], g.origin[1], g.origin[2]));
+        inputs.geometry.string(), triangle_count, g.size_x, g.size_z, g.size_y, g.cell_size,
+        g.cell_height, g.origin[0], g.origin[1], g.origin[2]));
     result.summary.push_back(fmt::format(
         "agent: height {} m ({} cells), radius {} m ({} cells), climb {} m ({} cells), max slope "
         "{} degrees",
@@ -79,7 +84,6 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
         "{} spans, {} walkable ({}); {} walkable columns, {} multi-layer (up to {} layers)",
         stats.spans, stats.walkable_spans, per_area.empty() ? "none" : per_area,
         stats.walkable_columns, stats.multi_layer_columns, stats.max_walkable_layers));
-    const VoxelizeParams applied = effectiveParams(*geometry, params);
     if (!applied.bounds.empty()) {
         result.count("walkable_outside_bounds", outside_bounds);
         result.summary.push_back(fmt::format(
