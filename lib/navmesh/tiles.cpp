@@ -198,18 +198,24 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& 
     uint64_t progress_done = 0;
     const uint64_t progress_total = 2 * uint64_t(tile_count);
 
+    // A tile's compact field, distance field and regions.
+    auto partition = [&](TileWork& w) {
+        stage("compact", [&] { buildCompactField(grid, agent, w.box, inner_threads, w.field); });
+        if (params.partition == Partition::watershed)
+            stage("distance field", [&] { buildDistanceField(w.field, inner_threads); });
+        stage("partition", [&] { buildRegions(w.field, region_settings); });
+    };
     // Pass 1.
     {
         ScopedTimer timer(context, "navmesh: regions");
         Status s =
             runTasks(tile_count, threads, context, progress_done, progress_total, [&](size_t t) {
                 TileWork& w = work[t];
-                stage("compact",
-                      [&] { buildCompactField(grid, agent, w.box, inner_threads, w.field); });
-                if (params.partition == Partition::watershed)
-                    stage("distance field", [&] { buildDistanceField(w.field, inner_threads); });
-                stage("partition", [&] { buildRegions(w.field, region_settings); });
+                partition(w);
                 stage("trace", [&] { traceContours(w.field, w.raw, w.seam); });
+                // Several tiles: pass 2 builds the field again rather than every tile's field
+                // being held at once (the same steps on the same input give the same field).
+                if (tile_count > 1) w.field = CompactField{};
             });
         if (!s) return s.error();
     }
@@ -230,6 +236,7 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& 
                         work[size_t(nz[side]) * size_t(tiles_x) + size_t(nx[side])];
                     neighbour_points[size_t(side)] = other.seam[size_t((side + 2) & 3)];
                 }
+                if (tile_count > 1) partition(w);
                 std::vector<Contour> contours;
                 stage("contours",
                       [&] { buildContours(w.raw, neighbour_points, contour_settings, contours); });

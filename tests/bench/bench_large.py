@@ -6,8 +6,8 @@
 Generates each level with levelgen (`--city N`: a town of N x N blocks on terrain, 0.36 M
 triangles at N = 4, 1.4 M at 8, 3.0 M at 12; `--tower N FLOORS`: a multi-storey maze) into
 BUILD_DIR/large/ unless it is there, then runs, N times (default 3) in alternating order:
-  - ours: `navbake import`, `navbake voxelize`, `navbake graph navmesh` as three processes
-    (Recast demo defaults; all cores). Wall = the sum of the three, CPU = their user + system
+  - ours: `navbake import`, `navbake voxelize`, `navbake graph navmesh --tile-size 64` as three
+    processes (Recast demo defaults, tiled like Recast's side; all cores). Wall = the sum of the three, CPU = their user + system
     time, peak RSS = the largest of the three;
   - Recast: `recast_peer LEVEL.obj` (OBJ load + tiled bake, tile 64, layers partition,
     single-threaded; see recast_peer.cpp).
@@ -84,7 +84,7 @@ def main():
                 for argv in ([navbake, "-q", "import", obj, "-o", base + ".geo"],
                              [navbake, "-q", "voxelize", base + ".geo", "-o", base + ".vox"],
                              [navbake, "-q", "graph", "navmesh", base + ".vox", "-o",
-                              base + ".graph"]):
+                              base + ".graph", "--tile-size", "64"]):
                     stages.append(measure(argv)[:3])
                 ours["wall"].append(sum(s[0] for s in stages))
                 ours["cpu"].append(sum(s[1] for s in stages))
@@ -109,7 +109,7 @@ def main():
         stage_walls = [statistics.median(r[k][0] for r in ours["stages"]) for k in range(3)]
         rows.append((os.path.basename(obj), triangles, med, stage_walls, stage_peaks, polys))
 
-    print(f"Whole bake, navbake (import + voxelize + graph navmesh, 3 processes) vs tiled Recast "
+    print(f"Whole bake, navbake (import + voxelize + graph navmesh --tile-size 64, 3 processes) vs tiled Recast "
           f"(recast_peer: OBJ load + tile 64 layers bake); medians of {runs} alternating runs, "
           f"{os.cpu_count()} hardware threads.\n")
     print("| level | triangles | wall s Recast / ours (ratio) | CPU s Recast / ours | peak MiB "
