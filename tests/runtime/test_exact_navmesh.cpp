@@ -219,6 +219,17 @@ void navmeshAsset(const voxel::VoxelGrid& grid, const test::TempDir& dir,
     REQUIRE_FALSE(packed.error);
 }
 
+// The oracle's mesh and both searches over one asset.
+struct Queries {
+    Mesh2 mesh;
+    navrt::ExactMeshQuery exact;
+    navrt::PathQuery astar;
+    explicit Queries(const navrt::GraphView& g) : mesh(meshOf(g)) {
+        REQUIRE_FALSE(exact.init(g));
+        REQUIRE_FALSE(astar.init(g));
+    }
+};
+
 // The navmesh of a scene file (imported with the default rules, voxelized with the defaults),
 // packed into `dir` and viewed.
 void sceneNavmeshAsset(const std::filesystem::path& level, const test::TempDir& dir,
@@ -262,11 +273,10 @@ TEST_SUITE("runtime") {
             test::PackedAsset packed;
             navmeshAsset(grid, dir, packed);
             const navrt::GraphView& g = packed.view;
-            const Mesh2 mesh = meshOf(g);
-            navrt::ExactMeshQuery exact;
-            REQUIRE_FALSE(exact.init(g));
-            navrt::PathQuery astar;
-            REQUIRE_FALSE(astar.init(g));
+            Queries q(g);
+            const Mesh2& mesh = q.mesh;
+            navrt::ExactMeshQuery& exact = q.exact;
+            navrt::PathQuery& astar = q.astar;
             std::mt19937 random(seed * 77);
             int tries = 0;
             for (int found = 0; found < 60 && tries < 2000; ++tries) {
@@ -325,11 +335,10 @@ TEST_SUITE("runtime") {
             test::PackedAsset packed;
             sceneNavmeshAsset(level, dir, packed);
             const navrt::GraphView& g = packed.view;
-            const Mesh2 mesh = meshOf(g);
-            navrt::ExactMeshQuery exact;
-            REQUIRE_FALSE(exact.init(g));
-            navrt::PathQuery astar;
-            REQUIRE_FALSE(astar.init(g));
+            Queries q(g);
+            const Mesh2& mesh = q.mesh;
+            navrt::ExactMeshQuery& exact = q.exact;
+            navrt::PathQuery& astar = q.astar;
             std::mt19937 random(11);
             size_t pairs = 0;
             auto inside = [&](uint32_t poly) {

@@ -929,6 +929,24 @@ std::uint32_t townHash(int a, int b, int c) {
 constexpr double kBlock = 40.0, kStreet = 10.0, kPitch = kBlock + kStreet;
 constexpr double kBuildingHeights[5] = {3.0, 4.5, 6.0, 9.0, 12.0};
 
+// Lot `lot` (0..3) of block (bx, bz) whose corner is (x0, z0): a building's footprint, height and
+// whether it has a 3 m annex on its east side.
+struct Lot {
+    double x = 0, z = 0, w = 0, d = 0, height = 0;
+    bool annex = false;
+};
+Lot townLot(int bx, int bz, int lot, double x0, double z0) {
+    const std::uint32_t h = townHash(bx, bz, lot);
+    Lot l;
+    l.x = x0 + (lot % 2) * 20.0 + 2.5;
+    l.z = z0 + (lot / 2) * 20.0 + 2.5;
+    l.w = 8.0 + double(h % 7);
+    l.d = 8.0 + double((h >> 3) % 7);
+    l.height = kBuildingHeights[(h >> 6) % 5];
+    l.annex = (h >> 9) % 2 == 0 && l.height > 4.0;
+    return l;
+}
+
 std::vector<Mesh> buildTown(int n) {
     std::vector<Mesh> meshes;
     const double size = n * kPitch + kStreet;
@@ -948,15 +966,11 @@ std::vector<Mesh> buildTown(int n) {
                 }
                 continue;
             }
-            for (int lot = 0; lot < 4; ++lot) {
-                const std::uint32_t h = townHash(bx, bz, lot);
-                const double lx = x0 + (lot % 2) * 20.0 + 2.5, lz = z0 + (lot / 2) * 20.0 + 2.5;
-                const double w = 8.0 + double(h % 7), d = 8.0 + double((h >> 3) % 7);
-                const double height = kBuildingHeights[(h >> 6) % 5];
-                appendBox(buildings, {lx, 0.0, lz}, {lx + w, height, lz + d});
-                if ((h >> 9) % 2 == 0 && height > 4.0) {  // a 3 m annex on the east side
-                    appendBox(buildings, {lx + w, 0.0, lz}, {lx + w + 4.0, 3.0, lz + d});
-                }
+            for (int k = 0; k < 4; ++k) {
+                const Lot l = townLot(bx, bz, k, x0, z0);
+                appendBox(buildings, {l.x, 0.0, l.z}, {l.x + l.w, l.height, l.z + l.d});
+                if (l.annex)  // a 3 m annex on the east side
+                    appendBox(buildings, {l.x + l.w, 0.0, l.z}, {l.x + l.w + 4.0, 3.0, l.z + l.d});
             }
             // A footbridge 4 m up over the street east of the block, to the next block.
             if (bx + 1 < n && townHash(bx, bz, 7) % 3 == 0) {
@@ -1446,14 +1460,11 @@ std::vector<Mesh> buildCity(int n) {
                 }
                 continue;
             }
-            for (int lot = 0; lot < 4; ++lot) {
-                const std::uint32_t h = townHash(bx, bz, lot);
-                const double lx = x0 + (lot % 2) * 20.0 + 2.5, lz = z0 + (lot / 2) * 20.0 + 2.5;
-                const double w = 8.0 + double(h % 7), d = 8.0 + double((h >> 3) % 7);
-                const double height = kBuildingHeights[(h >> 6) % 5];
-                appendGroundBox(buildings, lx, lz, lx + w, lz + d, height);
-                if ((h >> 9) % 2 == 0 && height > 4.0)
-                    appendGroundBox(buildings, lx + w, lz, lx + w + 4.0, lz + d, 3.0);
+            for (int k = 0; k < 4; ++k) {
+                const Lot l = townLot(bx, bz, k, x0, z0);
+                appendGroundBox(buildings, l.x, l.z, l.x + l.w, l.z + l.d, l.height);
+                if (l.annex)
+                    appendGroundBox(buildings, l.x + l.w, l.z, l.x + l.w + 4.0, l.z + l.d, 3.0);
             }
         }
     }
