@@ -147,6 +147,17 @@ Mesh makeMesh(std::string name, std::string material) {
     return mesh;
 }
 
+// The six faces of a box-like solid whose corner i lies at the x1 / y1 / z1 side when bit 0 / 1 / 2
+// of i is set (the top may slope: see appendRampZ).
+void appendBoxFaces(Mesh& mesh, const std::array<std::uint32_t, 8>& v) {
+    mesh.addQuad(v[0], v[2], v[6], v[4], {-1.0, 0.0, 0.0});
+    mesh.addQuad(v[1], v[3], v[7], v[5], {1.0, 0.0, 0.0});
+    mesh.addQuad(v[0], v[1], v[5], v[4], {0.0, -1.0, 0.0});
+    mesh.addQuad(v[2], v[3], v[7], v[6], {0.0, 1.0, 0.0});
+    mesh.addQuad(v[0], v[1], v[3], v[2], {0.0, 0.0, -1.0});
+    mesh.addQuad(v[4], v[5], v[7], v[6], {0.0, 0.0, 1.0});
+}
+
 // Axis-aligned box: 8 vertices, 12 outward-facing triangles.
 void appendBox(Mesh& mesh, Vec3 lo, Vec3 hi) {
     std::array<std::uint32_t, 8> v{};
@@ -154,12 +165,7 @@ void appendBox(Mesh& mesh, Vec3 lo, Vec3 hi) {
         v[i] =
             mesh.addVertex({(i & 1) ? hi.x : lo.x, (i & 2) ? hi.y : lo.y, (i & 4) ? hi.z : lo.z});
     }
-    mesh.addQuad(v[0], v[2], v[6], v[4], {-1.0, 0.0, 0.0});
-    mesh.addQuad(v[1], v[3], v[7], v[5], {1.0, 0.0, 0.0});
-    mesh.addQuad(v[0], v[1], v[5], v[4], {0.0, -1.0, 0.0});
-    mesh.addQuad(v[2], v[3], v[7], v[6], {0.0, 1.0, 0.0});
-    mesh.addQuad(v[0], v[1], v[3], v[2], {0.0, 0.0, -1.0});
-    mesh.addQuad(v[4], v[5], v[7], v[6], {0.0, 0.0, 1.0});
+    appendBoxFaces(mesh, v);
 }
 
 // Wedge (ramp): base rectangle [x0,x1] x [z0,z1] at y0; the sloped top rises
@@ -1376,12 +1382,7 @@ void appendRampZ(Mesh& mesh, double x0, double x1, double z0, double z1, double 
         const double x = (i & 1) ? x1 : x0, z = (i & 4) ? z1 : z0;
         v[i] = mesh.addVertex({x, (i & 2) ? ((i & 4) ? y_b : y_a) : base, z});
     }
-    mesh.addQuad(v[0], v[2], v[6], v[4], {-1.0, 0.0, 0.0});
-    mesh.addQuad(v[1], v[3], v[7], v[5], {1.0, 0.0, 0.0});
-    mesh.addQuad(v[0], v[1], v[5], v[4], {0.0, -1.0, 0.0});
-    mesh.addQuad(v[2], v[3], v[7], v[6], {0.0, 1.0, 0.0});
-    mesh.addQuad(v[0], v[1], v[3], v[2], {0.0, 0.0, -1.0});
-    mesh.addQuad(v[4], v[5], v[7], v[6], {0.0, 0.0, 1.0});
+    appendBoxFaces(mesh, v);
 }
 
 std::vector<Mesh> buildCity(int n) {
