@@ -1,7 +1,7 @@
 // Exact Euclidean shortest paths on a navigation mesh (Polyanya: M. Cui, D. Harabor and
 // A. Grastien, "Compromise-free Pathfinding on a Navigation Mesh", IJCAI 2017). A search node is
-// an interval of a polygon edge together with a root (the start or a mesh vertex) that sees all
-// of it; expanding one projects the interval through the next polygon, keeping the root for what
+// an interval of a polygon edge together with a root (the start, a mesh vertex or a link's
+// landing) that sees all of it; expanding one projects the interval through the next polygon, keeping the root for what
 // it sees and turning at an interval end that is a mesh vertex for what it does not. With the
 // straight-line heuristic through the interval, A* over these nodes returns the shortest path;
 // nothing is precomputed.
