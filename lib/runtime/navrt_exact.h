@@ -1,10 +1,10 @@
 // Exact Euclidean shortest paths on a navigation mesh (Polyanya: M. Cui, D. Harabor and
 // A. Grastien, "Compromise-free Pathfinding on a Navigation Mesh", IJCAI 2017). A search node is
 // an interval of a polygon edge together with a root (the start, a mesh vertex or a link's
-// landing) that sees all of it; expanding one projects the interval through the next polygon, keeping the root for what
-// it sees and turning at an interval end that is a mesh vertex for what it does not. With the
-// straight-line heuristic through the interval, A* over these nodes returns the shortest path;
-// nothing is precomputed.
+// landing) that sees all of it; expanding one projects the interval through the next polygon,
+// keeping the root for what it sees and turning at an interval end that is a mesh vertex for what
+// it does not. With the straight-line heuristic through the interval, A* over these nodes returns
+// the shortest path; nothing is precomputed.
 //
 // Our meshes are 2.5D (floors over floors, ramps): the search runs on the polygons' XZ
 // projections joined by their portals only, so each floor is its own sheet and the path is the
