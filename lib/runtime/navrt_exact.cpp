@@ -66,11 +66,7 @@ Error ExactMeshQuery::init(const GraphView& g) {
     for (uint32_t p = 0; p < polys; ++p)
         uniform_costs_ = uniform_costs_ && g.area_costs[g.poly_areas[p]] == area_cost_;
     if (!uniform_costs_) area_cost_ = 1;  // the geometric length (see the header)
-    const fmt::MeshArrays mesh{g.mesh_vertices,  g.poly_offsets,     g.poly_vertices,
-                               g.detail_offsets, g.detail_triangles, g.mesh_index,
-                               g.index_offsets,  g.index_polys};
-    ccw_.resize(polys);
-    for (uint32_t p = 0; p < polys; ++p) ccw_[p] = fmt::meshPolyOrientation(mesh, p) > 0 ? 1 : -1;
+    const fmt::MeshArrays mesh = meshArrays(g);
     exits_.assign(polys, 0);
     for (uint32_t p = 0; p < polys; ++p)
         for (uint32_t k = g.poly_offsets[p]; k < g.poly_offsets[p + 1]; ++k)
@@ -82,12 +78,11 @@ Error ExactMeshQuery::init(const GraphView& g) {
     ccw_neighbours_.resize(g.poly_offsets[polys]);
     for (uint32_t p = 0; p < polys; ++p) {
         const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
+        const bool ccw = fmt::meshPolyOrientation(mesh, p) > 0;
         for (uint32_t k = 0; k <= n; ++k)
-            ccw_vertices_[first + p + k] =
-                g.poly_vertices[first + (ccw_[p] > 0 ? k % n : n - 1 - k % n)];
+            ccw_vertices_[first + p + k] = g.poly_vertices[first + (ccw ? k % n : n - 1 - k % n)];
         for (uint32_t k = 0; k < n; ++k) {
-            const uint32_t next =
-                g.poly_neighbours[first + (ccw_[p] > 0 ? k : (2 * n - 2 - k) % n)];
+            const uint32_t next = g.poly_neighbours[first + (ccw ? k : (2 * n - 2 - k) % n)];
             ccw_neighbours_[first + k] = next < polys ? next : kNoNode;
         }
     }
@@ -274,8 +269,6 @@ bool ExactMeshQuery::admit(const Node& node) {
                            q(node.root[0]), q(node.root[1]), q(node.left[0]), q(node.left[1]),
                            q(node.right[0]), q(node.right[1]), q(node.g)})
             h = (h ^ v) * 1099511628211ull;
-        if (!node.exit && node.poly != goal_poly_ && exits_[node.poly] <= 1)
-            return false;  // a dead end
         if (!insertSeen(h)) return false;
     }
     // A bound on the work (a corrupt or pathological mesh): the search reports out_of_nodes.
@@ -321,6 +314,33 @@ void ExactMeshQuery::expand(uint32_t index) {
     }
 }
 
+ExactMeshQuery::Reach ExactMeshQuery::reach(const Node& node, uint32_t index, bool sees_all,
+                                            const double target[2], Node& from) const {
+    from = node;
+    const double f_right = cross(node.root, node.right, target);
+    const double f_left = cross(node.root, node.left, target);
+    if (sees_all || (f_right >= -kEps && f_left <= kEps)) return Reach::in_sight;
+    const bool right = f_right < 0 && node.right_vertex;
+    const bool left = f_left > 0 && node.left_vertex;
+    if (!right && !left) return Reach::none;
+    const double* at = right ? node.right : node.left;
+    from.root[0] = at[0];
+    from.root[1] = at[1];
+    from.root_vertex = vertexOf(node.poly, right ? node.edge + 1 : node.edge);
+    from.g = node.g + dist(node.root, at);
+    from.parent = index;
+    return Reach::turned;
+}
+
+void ExactMeshQuery::addGoal(const Node& node, uint32_t index, bool sees_all) {
+    Node final_node;
+    if (reach(node, index, sees_all, goal_, final_node) == Reach::none) return;
+    final_node.exit = false;
+    final_node.goal = true;
+    final_node.f = final_node.g + dist(final_node.root, goal_);
+    children_.push_back(final_node);
+}
+
 void ExactMeshQuery::linkEntries(const Node& node, uint32_t index, bool sees_all) {
     const uint32_t q = node.poly;
     for (uint32_t k = link_offsets_[q]; k < link_offsets_[q + 1]; ++k) {
@@ -331,28 +351,15 @@ void ExactMeshQuery::linkEntries(const Node& node, uint32_t index, bool sees_all
         exit.root[0] = exit.left[0] = exit.right[0] = d.x[0];
         exit.root[1] = exit.left[1] = exit.right[1] = d.x[1];
         exit.root_vertex = graph_->mesh_vertex_count + k;
-        // The entry point in sight, or behind an end of the interval that is a corner (as the
-        // goal is; see successors()).
-        const double f_right = cross(node.root, node.right, d.e);
-        const double f_left = cross(node.root, node.left, d.e);
-        if (sees_all || (f_right >= -kEps && f_left <= kEps)) {
-            exit.g = node.g + dist(node.root, d.e) + d.cost;
-            exit.parent = index;
-        } else {
-            const bool right = f_right < 0 && node.right_vertex;
-            const bool left = f_left > 0 && node.left_vertex;
-            if (!right && !left) continue;
-            Node turn = node;  // kept for the corners only
-            const double* at = right ? node.right : node.left;
-            turn.root[0] = at[0];
-            turn.root[1] = at[1];
-            turn.root_vertex = vertexOf(q, right ? node.edge + 1 : node.edge);
-            turn.g = node.g + dist(node.root, at);
-            turn.parent = index;
-            nodes_.push_back(turn);
-            exit.g = turn.g + dist(at, d.e) + d.cost;
+        Node from;  // the last root before the entry point
+        const Reach how = reach(node, index, sees_all, d.e, from);
+        if (how == Reach::none) continue;
+        exit.parent = index;
+        if (how == Reach::turned) {  // the turn is kept for the corners only
+            nodes_.push_back(from);
             exit.parent = uint32_t(nodes_.size() - 1);
         }
+        exit.g = from.g + dist(from.root, d.e) + d.cost;
         children_.push_back(exit);
     }
 }
@@ -364,13 +371,7 @@ void ExactMeshQuery::successors(const Node& node, uint32_t index) {
     if (node.exit) {
         // A point root in polygon q (the start, or where a link lands): it sees all of it, the
         // goal and link entries in it directly, and each portal whole.
-        if (q == goal_poly_) {
-            Node final_node = node;
-            final_node.exit = false;
-            final_node.goal = true;
-            final_node.f = node.g + dist(node.root, goal_);
-            children_.push_back(final_node);
-        }
+        if (q == goal_poly_) addGoal(node, index, true);
         linkEntries(node, index, true);
         for (uint32_t j = 0; j < n; ++j) {
             const uint32_t next = neighbourOf(q, j);
@@ -399,38 +400,13 @@ void ExactMeshQuery::successors(const Node& node, uint32_t index) {
     // polygon's side) sees all of this convex polygon: no cone to clip to, nothing hidden.
     const bool edge_on = onSegment(entry_left, entry_right, node.root);
     // The goal's polygon: the final node, straight from the root or turning at an end.
-    if (q == goal_poly_) {
-        Node final_node;
-        final_node.goal = true;
-        const double f_right = cross(node.root, node.right, goal_);
-        const double f_left = cross(node.root, node.left, goal_);
-        if (edge_on || (f_right >= -kEps && f_left <= kEps)) {
-            final_node = node;  // the same root (and g): the goal is in sight
-            final_node.goal = true;
-            final_node.f = node.g + dist(node.root, goal_);
-            children_.push_back(final_node);
-        } else {
-            const bool right = f_right < 0 && node.right_vertex;
-            const bool left = f_left > 0 && node.left_vertex;
-            if (right || left) {
-                const double* turn = right ? node.right : node.left;
-                final_node.root[0] = turn[0];
-                final_node.root[1] = turn[1];
-                final_node.root_vertex = vertexOf(q, right ? node.edge + 1 : node.edge);
-                final_node.g = node.g + dist(node.root, turn);
-                final_node.f = final_node.g + dist(turn, goal_);
-                final_node.parent = index;
-                final_node.goal = true;
-                children_.push_back(final_node);
-            }
-        }
-    }
+    if (q == goal_poly_) addGoal(node, index, edge_on);
     if (link_offsets_[q] < link_offsets_[q + 1]) linkEntries(node, index, edge_on);
     for (uint32_t step = 1; step < n; ++step) {
         const uint32_t j = node.edge + step < n ? node.edge + step : node.edge + step - n;
         const uint32_t next = neighbourOf(q, j);
         if (next == kNoNode) continue;
-        if (next != goal_poly_ && exits_[next] <= 1) continue;  // a dead end (see push())
+        if (next != goal_poly_ && exits_[next] <= 1) continue;  // a dead end
         double a[2], b[2];
         corner(q, j, a);
         corner(q, j + 1, b);
@@ -589,8 +565,6 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     if (start >= g.nodeCount()) return PathStatus::invalid_start;
     if (goal >= g.nodeCount()) return PathStatus::invalid_goal;
     if (g.components[start] != g.components[goal]) return PathStatus::no_path;
-    from_ = from;
-    to_ = to;
     goal_[0] = to.x;
     goal_[1] = to.z;
     goal_poly_ = goal;

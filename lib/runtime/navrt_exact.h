@@ -76,6 +76,15 @@ private:
         double cost = 0;        // in length units (the link's cost / the area cost)
         bool shortcut = false;  // cheaper than the straight line between its ends (a teleport)
     };
+    // How a target point in node.poly (the goal, a link's entry) is reached from `node` (stored
+    // at `index`): in sight of its root (sees_all: the root sees the whole polygon), by turning
+    // at an end of the interval that is a mesh corner, or not from this node. `from` receives
+    // the node whose root is the last before the target (node itself, or the turn).
+    enum class Reach { none, in_sight, turned };
+    Reach reach(const Node& node, uint32_t index, bool sees_all, const double target[2],
+                Node& from) const;
+    // The final node when node.poly holds the goal.
+    void addGoal(const Node& node, uint32_t index, bool sees_all);
     // The links whose entry is in node.poly: an exit node for each whose entry the root sees
     // (sees_all: the whole polygon) or sees by turning at an end of the interval.
     void linkEntries(const Node& node, uint32_t index, bool sees_all);
@@ -113,7 +122,6 @@ private:
     uint32_t neighbourOf(uint32_t poly, uint32_t k) const;
 
     const GraphView* graph_ = nullptr;
-    std::vector<int8_t> ccw_;  // per polygon: +1 if its corners run counter-clockwise in XZ
     // Per polygon (at poly_offsets[p] + p): its n + 1 corners counter-clockwise; (at
     // poly_offsets[p]) the neighbour across each counter-clockwise edge or kNoNode. Vertex XZ.
     std::vector<uint32_t> ccw_vertices_, ccw_neighbours_;
@@ -140,7 +148,6 @@ private:
     std::vector<uint32_t> root_stamp_;
     uint32_t stamp_ = 0;
     double goal_[2] = {0, 0};
-    Vec3 from_{}, to_{};
     uint32_t goal_poly_ = kNoNode;
     double area_cost_ = 1;
     bool uniform_costs_ = true;

@@ -41,6 +41,8 @@ double cross(Vec3 a, Vec3 b, Vec3 c) {
     return (double(b.x) - a.x) * (double(c.z) - a.z) - (double(b.z) - a.z) * (double(c.x) - a.x);
 }
 
+}  // namespace
+
 fmt::MeshArrays meshArrays(const GraphView& g) {
     fmt::MeshArrays m;
     m.vertices = g.mesh_vertices;
@@ -53,8 +55,6 @@ fmt::MeshArrays meshArrays(const GraphView& g) {
     m.index_polys = g.index_polys;
     return m;
 }
-
-}  // namespace
 
 Error viewNavmeshSections(const fmt::GraphSections& s, uint32_t area_count, GraphView& out) {
     using G = fmt::GraphSection;

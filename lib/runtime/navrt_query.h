@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "formats/navmesh_locate.h"
 #include "formats/pov_sight.h"
 #include "lib/runtime/navrt.h"
 
@@ -180,6 +181,8 @@ struct MeshPoint {
 // it is returned without a search, so an agent stays on its floor where floors overlap.
 MeshPoint locateOnMesh(const GraphView& graph, Vec3 position, float horizontal_tolerance = 0.0f,
                        float vertical_tolerance = 1.0f, uint32_t hint = kNoNode);
+// The mesh arrays of a navmesh view, as formats/navmesh_locate.h takes them.
+nav::formats::MeshArrays meshArrays(const GraphView& graph);
 // Floor height of polygon `poly` at (x, z) from its detail triangles; false when (x, z) is
 // outside the polygon.
 bool polyHeight(const GraphView& graph, uint32_t poly, float x, float z, float& y);
