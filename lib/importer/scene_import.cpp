@@ -190,12 +190,10 @@ public:
                 }
                 context_.progress("import", ++done_meshes_, total_meshes_);
             }
-            for (const LinkObject& link : link_objects)
-                if (Status s = addLinks(link); !s) return s;
-            if (object.meshes.empty())
-                if (Status s = addEmpty(object.name, identity); !s) return s;
-            for (const MarkerObject& marker : marker_objects)
-                if (Status s = addMarker(marker, nullptr); !s) return s;
+            if (Status s = finishNode(object.name, identity, object.meshes.empty(), link_objects,
+                                      marker_objects);
+                !s)
+                return s;
         }
         return {};
     }
@@ -243,14 +241,27 @@ private:
                 return s;
             context_.progress("import", ++done_meshes_, total_meshes_);
         }
-        for (const LinkObject& object : link_objects)
-            if (Status s = addLinks(object); !s) return s;
-        if (node->mNumMeshes == 0 && node != scene_->mRootNode)
-            if (Status s = addEmpty(node->mName.C_Str(), transform); !s) return s;
-        for (const MarkerObject& object : marker_objects)
-            if (Status s = addMarker(object, nullptr); !s) return s;
+        if (Status s = finishNode(node->mName.C_Str(), transform,
+                                  node->mNumMeshes == 0 && node != scene_->mRootNode, link_objects,
+                                  marker_objects);
+            !s)
+            return s;
         for (unsigned i = 0; i < node->mNumChildren; ++i)
             if (Status s = visit(node->mChildren[i], transform); !s) return s;
+        return {};
+    }
+
+    // After a node's meshes: its link objects become links, an empty node (one without meshes,
+    // not the root) a marker if a rule names it, its marker objects markers.
+    Status finishNode(const std::string& name, const aiMatrix4x4& transform, bool empty,
+                      const std::vector<LinkObject>& link_objects,
+                      const std::vector<MarkerObject>& marker_objects) {
+        for (const LinkObject& object : link_objects)
+            if (Status s = addLinks(object); !s) return s;
+        if (empty)
+            if (Status s = addEmpty(name, transform); !s) return s;
+        for (const MarkerObject& object : marker_objects)
+            if (Status s = addMarker(object, nullptr); !s) return s;
         return {};
     }
 
