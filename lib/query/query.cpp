@@ -115,6 +115,26 @@ navrt::MeshPoint locatePoint(const navrt::GraphView& graph, navrt::Vec3 p, float
     return m;
 }
 
+namespace {
+
+// `p` located within the tolerances; when it is off the graph and tolerance.snap > 0, located
+// again within the snap distance and `moved` set to how far it moved (left as it is otherwise).
+navrt::MeshPoint placePoint(const navrt::GraphView& graph, navrt::Vec3 p,
+                            const Tolerance& tolerance, double& moved) {
+    navrt::MeshPoint m = locatePoint(graph, p, tolerance.horizontal, tolerance.vertical);
+    if (m.poly != navrt::kNoNode || !(tolerance.snap > 0)) return m;
+    m = locatePoint(graph, p, std::max(tolerance.horizontal, tolerance.snap),
+                    std::max(tolerance.vertical, tolerance.snap));
+    if (m.poly != navrt::kNoNode) {
+        const double dx = double(m.position.x) - p.x, dy = double(m.position.y) - p.y,
+                     dz = double(m.position.z) - p.z;
+        moved = std::sqrt(dx * dx + dy * dy + dz * dz);
+    }
+    return m;
+}
+
+}  // namespace
+
 Result<NearestPoi> nearestPoi(const navrt::GraphView& graph, const std::string& kind,
                               navrt::Vec3 from, const Tolerance& tolerance,
                               const std::string& asset) {
@@ -136,16 +156,10 @@ Result<NearestPoi> nearestPoi(const navrt::GraphView& graph, const std::string& 
                           kinds);
     }
     const auto start = std::chrono::steady_clock::now();
-    navrt::MeshPoint m = locatePoint(graph, from, tolerance.horizontal, tolerance.vertical);
     NearestPoi out;
-    if (m.poly == navrt::kNoNode && tolerance.snap > 0) {
-        m = locatePoint(graph, from, std::max(tolerance.horizontal, tolerance.snap),
-                        std::max(tolerance.vertical, tolerance.snap));
-        if (m.poly != navrt::kNoNode)
-            out.snapped = std::sqrt(double(m.position.x - from.x) * (m.position.x - from.x) +
-                                    double(m.position.y - from.y) * (m.position.y - from.y) +
-                                    double(m.position.z - from.z) * (m.position.z - from.z));
-    }
+    double moved = -1;
+    const navrt::MeshPoint m = placePoint(graph, from, tolerance, moved);
+    if (moved >= 0) out.snapped = moved;
     if (m.poly == navrt::kNoNode || graph.isPov())
         return inputError("{}: ({}, {}, {}) is not on the graph", asset, from.x, from.y, from.z);
     const uint32_t n = graph.nodeCount();
@@ -173,22 +187,14 @@ QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, nav
     QueryRecord record;
     const auto start_time = std::chrono::steady_clock::now();
     auto place = [&](navrt::Vec3 p, double& moved, navrt::Vec3& at) {
-        navrt::MeshPoint m = locatePoint(graph, p, tolerance.horizontal, tolerance.vertical);
-        if (m.poly != navrt::kNoNode) {
+        navrt::MeshPoint m = placePoint(graph, p, tolerance, moved);
+        if (m.poly == navrt::kNoNode) return m;
+        if (moved >= 0) {
+            at = m.position;
+        } else if (!graph.isNavmesh()) {
             // On the surface: navmesh points are projected onto their polygon's floor, the
             // others stay as given (findPathBetween connects them).
-            if (!graph.isNavmesh()) m.position = p;
-            return m;
-        }
-        if (tolerance.snap > 0) {
-            m = locatePoint(graph, p, std::max(tolerance.horizontal, tolerance.snap),
-                            std::max(tolerance.vertical, tolerance.snap));
-            if (m.poly != navrt::kNoNode) {
-                const double dx = double(m.position.x) - p.x, dy = double(m.position.y) - p.y,
-                             dz = double(m.position.z) - p.z;
-                moved = std::sqrt(dx * dx + dy * dy + dz * dz);
-                at = m.position;
-            }
+            m.position = p;
         }
         return m;
     };
