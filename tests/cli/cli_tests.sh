@@ -31,6 +31,15 @@ $output"
   fi
 }
 
+# build_sample LEVEL NAME: builds sample level LEVEL (its .obj, links_course.mtl and its .json,
+# written to $work/NAME.json with its output in $work/out and no debug views); log in build.log.
+build_sample() {
+  cp "$levels/$1.obj" "$levels/links_course.mtl" "$work/"
+  sed 's|"output": "[^"]*"|"output": "out"|; s|"debug_views": true|"debug_views": false|; s|"\$schema": "../formats/level.schema.json"|"$schema": "x"|' \
+    "$levels/$1.json" >"$work/$2.json"
+  "$navbake" build "$work/$2.json" --jobs 2 >"$work/build.log" 2>&1 || fail "build: $(cat "$work/build.log")"
+}
+
 # json_field FILE KEY: first numeric value of "KEY": in a pretty-printed JSON file.
 json_field() { grep -Eo "\"$2\": -?[0-9.e+-]+" "$1" | head -1 | awk '{print $2}'; }
 
@@ -636,10 +645,7 @@ JSON
 designer_yard)
   # The designers' control walk-through (README): markers from the scene, the numbers the README
   # quotes, the warnings a designer must fix, --strict failing on them, the tables answering.
-  cp "$levels/designer_yard.obj" "$levels/links_course.mtl" "$work/"
-  sed 's|"output": "../out/designer_yard"|"output": "out"|; s|"debug_views": true|"debug_views": false|; s|"\$schema": "../formats/level.schema.json"|"$schema": "x"|' \
-    "$levels/designer_yard.json" >"$work/yard.json"
-  "$navbake" build "$work/yard.json" --jobs 2 >"$work/build.log" 2>&1 || fail "build: $(cat "$work/build.log")"
+  build_sample designer_yard yard
   report="$work/out/yard.report.json"
   for count in '"markers_point_of_interest": 4' '"markers_waypoint": 4' '"walkable_in_volumes": 680' \
     '"seed_pruned_cells": 570' '"walkable_masked": 420' '"waypoints": 4'; do
@@ -661,10 +667,7 @@ designer_yard)
 links_course)
   # The links sample level: generated drops and jumps per agent, a ladder, a door and a teleport
   # from scene objects, a zipline (a user link type) from the config; paths through them.
-  cp "$levels/links_course.obj" "$levels/links_course.mtl" "$work/"
-  sed 's|"output": "../out/links_build"|"output": "out"|; s|"debug_views": true|"debug_views": false|; s|"\$schema": "../formats/level.schema.json"|"$schema": "x"|' \
-    "$levels/links_course.json" >"$work/course.json"
-  "$navbake" build "$work/course.json" --jobs 2 >"$work/build.log" 2>&1 || fail "build: $(cat "$work/build.log")"
+  build_sample links_course course
   report="$work/out/course.report.json"
   grep -q '"links_zipline": 1' "$report" || fail "no zipline in the report"
   grep -q '"links_ladder": 1' "$report" || fail "no ladder in the report"
