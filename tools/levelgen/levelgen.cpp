@@ -1449,8 +1449,8 @@ std::vector<Mesh> buildCity(int n) {
             }
             if (townHash(bx, bz, 99) % 4 == 0) {
                 // A plaza: 1.2 m over the block's highest ground, steps on its south side.
-                const double top = groundRange(x0, z0, x0 + kBlock, z0 + kBlock).second + 1.2;
-                const double low = groundRange(x0, z0, x0 + kBlock, z0 + kBlock).first - 0.5;
+                const auto [ground_lo, ground_hi] = groundRange(x0, z0, x0 + kBlock, z0 + kBlock);
+                const double top = ground_hi + 1.2, low = ground_lo - 0.5;
                 appendBox(plazas, {x0, low, z0}, {x0 + kBlock, top, z0 + kBlock});
                 const double foot = cityGround(x0 + 20.0, z0 - 2.0);
                 const int steps = std::max(1, static_cast<int>(std::ceil((top - foot) / 0.2)));
