@@ -107,6 +107,7 @@
 //    single pairs ranged from 0.47 to 1.91. Read max / min as corridor-choice outliers and the
 //    mean as the quality figure.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -541,6 +542,9 @@ struct LevelResult {
     // (mean, p95, max), mean µs per query (locate included), pairs where it was longer than
     // A* + funnel (never, if exact), and pairs A* solved that it did not.
     double exact_mean = 0, exact_p95 = 0, exact_max = 0, exact_us = 0, astar_xz_mean = 0;
+    // Over the same pairs: A* + funnel / Detour, and each side's length over the exact optimum
+    // (A* + funnel / exact, Detour / exact): mean, p95, max.
+    std::array<double, 3> astar_over_detour{}, astar_over_exact{}, detour_over_exact{};
     double astar_expansions = 0, exact_expansions = 0;  // means over the pairs both found
     size_t exact_longer = 0, exact_missed = 0;
     bool exact_run = false;
@@ -718,7 +722,7 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
     json ex_detour_only = json::array(), ex_ours_only = json::array(), ex_locate = json::array();
     constexpr size_t kExamples = 8;
     std::vector<double> detour_lengths(pair_count, -1), ours_lengths(pair_count, -1);
-    std::vector<double> exact_ratios, astar_xz_ratios;
+    std::vector<double> exact_ratios, astar_xz_ratios, astar_exact_ratios, detour_exact_ratios;
     double exact_us_sum = 0, astar_expansion_sum = 0, exact_expansion_sum = 0;
     size_t expansion_pairs = 0;
     std::vector<float> funnel_points(size_t(kMaxStraight) * 3);
@@ -820,6 +824,10 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
             if (e_found && d_found && d_len_xz >= 1e-3) {
                 exact_ratios.push_back(e_len / d_len_xz);
                 astar_xz_ratios.push_back(o_xz / d_len_xz);
+                if (e_len >= 1e-3) {
+                    astar_exact_ratios.push_back(o_xz / e_len);
+                    detour_exact_ratios.push_back(d_len_xz / e_len);
+                }
             }
         }
         detour_locate_failed += d_start == 0 || d_goal == 0;
@@ -892,16 +900,24 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
         r.astar_expansions = astar_expansion_sum / double(expansion_pairs);
         r.exact_expansions = exact_expansion_sum / double(expansion_pairs);
     }
-    if (!exact_ratios.empty()) {
-        double sum = 0, sum_astar = 0;
-        for (double x : exact_ratios) sum += x;
-        for (double x : astar_xz_ratios) sum_astar += x;
-        r.exact_mean = sum / double(exact_ratios.size());
-        r.astar_xz_mean = sum_astar / double(astar_xz_ratios.size());
-        std::sort(exact_ratios.begin(), exact_ratios.end());
-        r.exact_p95 = exact_ratios[size_t(0.95 * double(exact_ratios.size() - 1))];
-        r.exact_max = exact_ratios.back();
-    }
+    // Mean, p95 and max of a list of ratios (zeros when it is empty).
+    auto spread = [](std::vector<double> v) {
+        std::array<double, 3> out{};
+        if (v.empty()) return out;
+        double sum = 0;
+        for (double x : v) sum += x;
+        std::sort(v.begin(), v.end());
+        out = {sum / double(v.size()), v[size_t(0.95 * double(v.size() - 1))], v.back()};
+        return out;
+    };
+    const std::array<double, 3> exact_spread = spread(exact_ratios);
+    r.exact_mean = exact_spread[0];
+    r.exact_p95 = exact_spread[1];
+    r.exact_max = exact_spread[2];
+    r.astar_over_detour = spread(astar_xz_ratios);
+    r.astar_xz_mean = r.astar_over_detour[0];
+    r.astar_over_exact = spread(astar_exact_ratios);
+    r.detour_over_exact = spread(detour_exact_ratios);
 
     json& q = level_json["queries"];
     q["pairs"] = pair_count;
@@ -912,6 +928,10 @@ LevelResult runLevel(const std::filesystem::path& file, const Settings& s, json&
                         {"p95", r.exact_p95},
                         {"max", r.exact_max}}},
                       {"astar_funnel_xz_over_detour_mean", r.astar_xz_mean},
+                      {"astar_funnel_xz_over_detour_p95_max",
+                       {r.astar_over_detour[1], r.astar_over_detour[2]}},
+                      {"astar_funnel_xz_over_exact", r.astar_over_exact},
+                      {"detour_xz_over_exact", r.detour_over_exact},
                       {"us", r.exact_us},
                       {"expansions_mean", r.exact_expansions},
                       {"astar_expansions_mean", r.astar_expansions},
@@ -1088,20 +1108,26 @@ int main(int argc, char** argv) {
     }
     std::printf(
         "\nExact paths (query --method exact, Polyanya; XZ lengths, the pairs all three solved):\n"
-        "| level | exact/Detour mean / p95 / max | A* + funnel/Detour mean | query us Detour / "
-        "A* / exact | expansions A* / exact | exact longer than A* | exact missed |\n"
-        "|---|---:|---:|---:|---:|---:|---:|\n");
+        "| level | exact/Detour mean / p95 / max | A* + funnel/Detour mean / p95 / max | A* + "
+        "funnel/exact mean / p95 / max | Detour/exact mean / p95 / max | query us Detour / A* / "
+        "exact | expansions A* / exact | exact longer than A* | exact missed |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const LevelResult& r : results) {
         if (!r.queried) continue;
         if (!r.exact_run) {
-            std::printf("| %s | (links: not supported yet) |||||\n", r.name.c_str());
+            std::printf("| %s | (exact: not run) ||||||||\n", r.name.c_str());
             continue;
         }
-        std::printf(
-            "| %s | %.4f / %.4f / %.4f | %.4f | %.1f / %.1f / %.1f | %.0f / %.0f | %zu | %zu |\n",
-            r.name.c_str(), r.exact_mean, r.exact_p95, r.exact_max, r.astar_xz_mean, r.detour_us,
-            r.ours_us, r.exact_us, r.astar_expansions, r.exact_expansions, r.exact_longer,
-            r.exact_missed);
+        auto three = [](const std::array<double, 3>& v) {
+            char text[64];
+            std::snprintf(text, sizeof(text), "%.4f / %.4f / %.4f", v[0], v[1], v[2]);
+            return std::string(text);
+        };
+        std::printf("| %s | %s | %s | %s | %s | %.1f / %.1f / %.1f | %.0f / %.0f | %zu | %zu |\n",
+                    r.name.c_str(), three({r.exact_mean, r.exact_p95, r.exact_max}).c_str(),
+                    three(r.astar_over_detour).c_str(), three(r.astar_over_exact).c_str(),
+                    three(r.detour_over_exact).c_str(), r.detour_us, r.ours_us, r.exact_us,
+                    r.astar_expansions, r.exact_expansions, r.exact_longer, r.exact_missed);
     }
     std::printf("\n(hardware threads: %u; JSON: %s)\n", std::thread::hardware_concurrency(),
                 out_path.c_str());
