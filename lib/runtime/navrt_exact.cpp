@@ -197,6 +197,15 @@ uint32_t ExactMeshQuery::neighbourOf(uint32_t poly, uint32_t k) const {
     return ccw_neighbours_[graph_->poly_offsets[poly] + k];
 }
 
+uint32_t ExactMeshQuery::openEdge(uint32_t poly, uint32_t k, double a[2], double b[2]) const {
+    const uint32_t next = neighbourOf(poly, k);
+    if (next == kNoNode) return kNoNode;
+    if (next != goal_poly_ && exits_[next] <= 1) return kNoNode;  // a dead end
+    corner(poly, k, a);
+    corner(poly, k + 1, b);
+    return next;
+}
+
 void ExactMeshQuery::corner(uint32_t poly, uint32_t k, double out[2]) const {
     const double* v = &xz_[2 * size_t(vertexOf(poly, k))];
     out[0] = v[0];
@@ -374,12 +383,9 @@ void ExactMeshQuery::successors(const Node& node, uint32_t index) {
         if (q == goal_poly_) addGoal(node, index, true);
         linkEntries(node, index, true);
         for (uint32_t j = 0; j < n; ++j) {
-            const uint32_t next = neighbourOf(q, j);
-            if (next == kNoNode) continue;
-            if (next != goal_poly_ && exits_[next] <= 1) continue;  // a dead end
             double a[2], b[2];
-            corner(q, j, a);
-            corner(q, j + 1, b);
+            const uint32_t next = openEdge(q, j, a, b);
+            if (next == kNoNode) continue;
             Node child = node;
             child.exit = false;
             child.left[0] = b[0], child.left[1] = b[1];
@@ -404,12 +410,9 @@ void ExactMeshQuery::successors(const Node& node, uint32_t index) {
     if (link_offsets_[q] < link_offsets_[q + 1]) linkEntries(node, index, edge_on);
     for (uint32_t step = 1; step < n; ++step) {
         const uint32_t j = node.edge + step < n ? node.edge + step : node.edge + step - n;
-        const uint32_t next = neighbourOf(q, j);
-        if (next == kNoNode) continue;
-        if (next != goal_poly_ && exits_[next] <= 1) continue;  // a dead end
         double a[2], b[2];
-        corner(q, j, a);
-        corner(q, j + 1, b);
+        const uint32_t next = openEdge(q, j, a, b);
+        if (next == kNoNode) continue;
         const double edge_length = dist(a, b);
         const uint32_t va = vertexOf(q, j), vb = vertexOf(q, j + 1);
         struct Piece {

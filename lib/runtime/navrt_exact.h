@@ -118,6 +118,10 @@ private:
     void corner(uint32_t poly, uint32_t k, double out[2]) const;
     // Counter-clockwise corner k (0 <= k <= n, n = corner 0) of `poly`.
     uint32_t vertexOf(uint32_t poly, uint32_t k) const;
+    // The polygon across counter-clockwise edge k of `poly` with the edge's corners (a = corner
+    // k, b = k + 1), or kNoNode for a wall or a dead end (a polygon with one way out, not the
+    // goal's: Polyanya's dead-end pruning).
+    uint32_t openEdge(uint32_t poly, uint32_t k, double a[2], double b[2]) const;
     // The polygon across counter-clockwise edge k (k < n) of `poly`, or kNoNode (a wall).
     uint32_t neighbourOf(uint32_t poly, uint32_t k) const;
 
