@@ -9,74 +9,79 @@
 
 namespace nav::formats {
 
-void ContainerWriter::add(uint32_t id, std::vector<uint8_t> bytes, Codec codec, int level) {
-    sections_.push_back({id, codec, std::move(bytes), level});
-}
-
 namespace {
 size_t alignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+std::string sectionName(uint32_t id) {
+    char name[5];
+    fourccToString(id, name);
+    return name;
+}
 }  // namespace
 
+void ContainerWriter::add(uint32_t id, std::vector<uint8_t> bytes, Codec codec, int level) {
+    if (!error_.empty()) return;
+    Encoded e{id, Codec::raw, bytes.size(), {}};
+    if (codec == Codec::zstd_delta32 && bytes.size() % 4 != 0) {
+        error_ = "section '" + sectionName(id) + "' is delta-coded but not an array of u32";
+        return;
+    }
+    if (codec != Codec::raw && bytes.size() > 64) {
+        if (codec == Codec::zstd_delta32) {  // in place: the raw values are not kept
+            uint32_t previous = 0;
+            for (size_t k = 0; k < bytes.size(); k += 4) {
+                const uint32_t value = loadLe32(bytes.data() + k);
+                storeLe32(bytes.data() + k, value - previous);
+                previous = value;
+            }
+        }
+        std::vector<uint8_t> buffer(ZSTD_compressBound(bytes.size()));
+        const size_t n = ZSTD_compress(buffer.data(), buffer.size(), bytes.data(), bytes.size(),
+                                       level > 0 ? level : level_);
+        if (ZSTD_isError(n)) {
+            error_ = std::string("zstd compression failed: ") + ZSTD_getErrorName(n);
+            return;
+        }
+        if (n < bytes.size()) {
+            buffer.resize(n);
+            buffer.shrink_to_fit();  // the bound's spare capacity back before the next one
+            e.codec = codec;
+            e.stored = std::move(buffer);
+        } else if (codec == Codec::zstd_delta32) {  // stored raw: undo the deltas
+            uint32_t sum = 0;
+            for (size_t k = 0; k < bytes.size(); k += 4) {
+                sum += loadLe32(bytes.data() + k);
+                storeLe32(bytes.data() + k, sum);
+            }
+        }
+    }
+    if (e.codec == Codec::raw) e.stored = std::move(bytes);
+    sections_.push_back(std::move(e));
+}
+
+void ContainerWriter::addEncoded(uint32_t id, Codec codec, uint64_t raw_size,
+                                 std::vector<uint8_t> stored) {
+    if (!error_.empty()) return;
+    sections_.push_back({id, codec, raw_size, std::move(stored)});
+}
+
 bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) const {
+    if (!error_.empty()) {
+        error = error_;
+        return false;
+    }
     if (sections_.size() > kMaxSections) {
         error = "too many sections (" + std::to_string(sections_.size()) + ", at most " +
                 std::to_string(kMaxSections) + ")";
         return false;
     }
-    struct Encoded {
-        uint32_t id;
-        Codec codec;
-        std::vector<uint8_t> compressed;  // empty when stored raw
-        const std::vector<uint8_t>* raw;
-    };
-    std::vector<Encoded> encoded;
-    encoded.reserve(sections_.size());
-    for (size_t i = 0; i < sections_.size(); ++i) {
-        const Pending& s = sections_[i];
-        for (size_t j = 0; j < i; ++j) {
-            if (sections_[j].id == s.id) {
-                char name[5];
-                fourccToString(s.id, name);
-                error = std::string("duplicate section id '") + name + "'";
+    for (size_t i = 0; i < sections_.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            if (sections_[j].id == sections_[i].id) {
+                error = "duplicate section id '" + sectionName(sections_[i].id) + "'";
                 return false;
             }
-        }
-        Encoded e{s.id, Codec::raw, {}, &s.bytes};
-        if (s.codec == Codec::zstd_delta32 && s.bytes.size() % 4 != 0) {
-            char name[5];
-            fourccToString(s.id, name);
-            error = std::string("section '") + name + "' is delta-coded but not an array of u32";
-            return false;
-        }
-        if (s.codec != Codec::raw && s.bytes.size() > 64) {
-            const std::vector<uint8_t>* input = &s.bytes;
-            std::vector<uint8_t> deltas;
-            if (s.codec == Codec::zstd_delta32) {
-                deltas.resize(s.bytes.size());
-                uint32_t previous = 0;
-                for (size_t k = 0; k < s.bytes.size(); k += 4) {
-                    const uint32_t value = loadLe32(s.bytes.data() + k);
-                    storeLe32(deltas.data() + k, value - previous);
-                    previous = value;
-                }
-                input = &deltas;
-            }
-            std::vector<uint8_t> buffer(ZSTD_compressBound(s.bytes.size()));
-            const size_t n = ZSTD_compress(buffer.data(), buffer.size(), input->data(),
-                                           input->size(), s.level > 0 ? s.level : level_);
-            if (ZSTD_isError(n)) {
-                error = std::string("zstd compression failed: ") + ZSTD_getErrorName(n);
-                return false;
-            }
-            if (n < s.bytes.size()) {
-                buffer.resize(n);
-                buffer.shrink_to_fit();  // the bound's spare capacity back before the next one
-                e.codec = s.codec;
-                e.compressed = std::move(buffer);
-            }
-        }
-        encoded.push_back(std::move(e));
-    }
+    const std::vector<Encoded>& encoded = sections_;
 
     const size_t table_end = kHeaderSize + encoded.size() * kSectionEntrySize;
     std::vector<uint64_t> offsets(encoded.size());
@@ -85,7 +90,7 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
         cursor = alignUp(cursor, kSectionAlignment);
         offsets[i] = cursor;
         const auto& e = encoded[i];
-        cursor += e.codec != Codec::raw ? e.compressed.size() : e.raw->size();
+        cursor += e.stored.size();
     }
     const size_t file_size = cursor;
 
@@ -100,13 +105,13 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
     storeLe64(h + 32, kHeaderSize);
     for (size_t i = 0; i < encoded.size(); ++i) {
         const auto& e = encoded[i];
-        const std::vector<uint8_t>& stored = e.codec != Codec::raw ? e.compressed : *e.raw;
+        const std::vector<uint8_t>& stored = e.stored;
         uint8_t* p = h + kHeaderSize + i * kSectionEntrySize;
         storeLe32(p, e.id);
         storeLe32(p + 4, uint32_t(e.codec));
         storeLe64(p + 8, offsets[i]);
         storeLe64(p + 16, stored.size());
-        storeLe64(p + 24, e.raw->size());
+        storeLe64(p + 24, e.raw_size);
         storeLe64(p + 32, xxhash64(stored.data(), stored.size()));
         if (!stored.empty()) std::memcpy(h + offsets[i], stored.data(), stored.size());
     }
@@ -115,6 +120,110 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
     hash.update(h, kHeaderSize);
     hash.update(h + kHeaderSize, encoded.size() * kSectionEntrySize);
     storeLe64(h + 40, hash.digest());
+    return true;
+}
+
+}  // namespace nav::formats
+
+namespace nav::formats {
+
+ZstdSectionStream::ZstdSectionStream(int level, bool delta32, size_t hold)
+    : level_(level), delta32_(delta32), hold_(hold) {}
+
+ZstdSectionStream::~ZstdSectionStream() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(context_)); }
+
+bool ZstdSectionStream::start() {
+    ZSTD_CCtx* cctx = ZSTD_createCCtx();
+    context_ = cctx;
+    if (cctx == nullptr ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level_)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1))) {
+        error_ = "zstd: cannot create a compression context";
+        return false;
+    }
+    std::vector<uint8_t> held = std::move(held_);
+    held_ = {};
+    return feed(held.data(), held.size());
+}
+
+bool ZstdSectionStream::pump(const uint8_t* bytes, size_t size, bool end) {
+    ZSTD_CCtx* cctx = static_cast<ZSTD_CCtx*>(context_);
+    ZSTD_inBuffer in{bytes, size, 0};
+    const size_t chunk = ZSTD_CStreamOutSize();
+    for (;;) {
+        const size_t used = out_.size();
+        out_.resize(used + chunk);
+        ZSTD_outBuffer out{out_.data() + used, chunk, 0};
+        const size_t left =
+            ZSTD_compressStream2(cctx, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+        out_.resize(used + out.pos);
+        if (ZSTD_isError(left)) {
+            error_ = std::string("zstd compression failed: ") + ZSTD_getErrorName(left);
+            return false;
+        }
+        if (end ? left == 0 : in.pos == in.size) return true;
+    }
+}
+
+bool ZstdSectionStream::feed(const uint8_t* bytes, size_t size) {
+    if (!delta32_) return pump(bytes, size, false);
+    scratch_.resize(size);
+    for (size_t k = 0; k < size; k += 4) {
+        const uint32_t value = loadLe32(bytes + k);
+        storeLe32(scratch_.data() + k, value - previous_);
+        previous_ = value;
+    }
+    return pump(scratch_.data(), size, false);
+}
+
+bool ZstdSectionStream::write(const uint8_t* bytes, size_t size) {
+    if (!error_.empty()) return false;
+    if (delta32_ && size % 4 != 0) {
+        error_ = "zstd+delta32 section stream fed a partial u32";
+        return false;
+    }
+    raw_size_ += size;
+    if (context_ == nullptr) {
+        if (held_.size() + size <= hold_) {
+            held_.insert(held_.end(), bytes, bytes + size);
+            return true;
+        }
+        if (!start()) return false;
+    }
+    return feed(bytes, size);
+}
+
+bool ZstdSectionStream::addTo(ContainerWriter& writer, uint32_t id) {
+    if (!error_.empty()) return false;
+    const Codec codec = delta32_ ? Codec::zstd_delta32 : Codec::zstd;
+    if (context_ == nullptr) {  // small: as add would store it
+        writer.add(id, std::move(held_), codec, level_);
+        held_ = {};
+        return true;
+    }
+    if (!pump(nullptr, 0, true)) return false;
+    scratch_ = {};
+    // A frame begun without knowing its size leaves the content size out of its header (RFC
+    // 8878 §3.1.1.1: Frame_Content_Size_flag 0, no Single_Segment_flag, so a Window_Descriptor
+    // follows the descriptor). Readers here require it: it goes in as an 8-byte field (flag 3)
+    // after the window descriptor (no dictionary id here); decoders then check the size made.
+    if (out_.size() < 6 ||
+        ZSTD_getFrameContentSize(out_.data(), out_.size()) != ZSTD_CONTENTSIZE_UNKNOWN ||
+        (out_[4] & 0xE3) != 0) {
+        error_ = "zstd section stream: unexpected frame header";
+        return false;
+    }
+    uint8_t field[8];
+    storeLe64(field, raw_size_);
+    out_[4] = uint8_t(out_[4] | 0xC0);
+    out_.insert(out_.begin() + 6, field, field + 8);
+    if (ZSTD_getFrameContentSize(out_.data(), out_.size()) != raw_size_) {
+        error_ = "zstd section stream: could not declare the content size";
+        return false;
+    }
+    out_.shrink_to_fit();
+    writer.addEncoded(id, codec, raw_size_, std::move(out_));
+    out_ = {};
     return true;
 }
 

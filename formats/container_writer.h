@@ -17,10 +17,16 @@ public:
 
     // Adds a section. With Codec::zstd the bytes are compressed, unless compression does not make
     // them smaller, in which case they are stored raw. Section ids must be unique. `level` > 0
-    // compresses this section at that zstd level instead of the writer's.
+    // compresses this section at that zstd level instead of the writer's. Sections are encoded
+    // here, as they are added, so the writer holds only their stored bytes (a large raw array is
+    // not kept beside its compressed form until finish).
     void add(uint32_t id, std::vector<uint8_t> bytes, Codec codec = Codec::zstd, int level = 0);
+    // Adds a section already encoded by the caller (e.g. compressed as a stream,
+    // ZstdSectionStream): `stored` is kept as it is, with `raw_size` the size it decodes to.
+    void addEncoded(uint32_t id, Codec codec, uint64_t raw_size, std::vector<uint8_t> stored);
 
-    // zstd level used for compressed sections (1..19). Single-threaded, hence deterministic.
+    // zstd level used for compressed sections (1..19) added after this call. Single-threaded,
+    // hence deterministic.
     void setCompressionLevel(int level) { level_ = level; }
 
     // Serialises header, table and sections. Returns false and sets `error` on failure
@@ -28,16 +34,54 @@ public:
     bool finish(std::vector<uint8_t>& out, std::string& error) const;
 
 private:
-    struct Pending {
+    struct Encoded {
         uint32_t id;
-        Codec codec;
-        std::vector<uint8_t> bytes;
-        int level;
+        Codec codec;        // as stored (raw when compression did not pay)
+        uint64_t raw_size;  // bytes after decoding
+        std::vector<uint8_t> stored;
     };
     uint32_t kind_;
     uint32_t kind_version_;
     int level_ = 9;
-    std::vector<Pending> sections_;
+    std::vector<Encoded> sections_;
+    std::string error_;  // the first failure of add, reported by finish
+};
+
+// One section written as a stream (the rows of a voxel grid as they are made), for a section too
+// large to hold raw. Bytes are held until there are more than `hold` of them; a section that ends
+// by then is added as ContainerWriter::add would (raw where compression does not pay), a larger one
+// is compressed as it comes into one zstd frame that declares its content size (FORMAT.md §1.3),
+// like ZSTD_compress's, so readers see no difference. The frame depends only on the bytes written,
+// not on how they were split into calls. `delta32` gives the zstd+delta32 codec (feed whole u32s).
+class ZstdSectionStream {
+public:
+    static constexpr size_t kHoldBytes = size_t(1) << 20;
+    explicit ZstdSectionStream(int level, bool delta32 = false, size_t hold = kHoldBytes);
+    ~ZstdSectionStream();
+    ZstdSectionStream(const ZstdSectionStream&) = delete;
+    ZstdSectionStream& operator=(const ZstdSectionStream&) = delete;
+
+    // False once compression failed (see error()).
+    bool write(const uint8_t* bytes, size_t size);
+    // Ends the section and adds it to `writer` as `id`. False (error() set) on failure.
+    bool addTo(ContainerWriter& writer, uint32_t id);
+    uint64_t rawSize() const { return raw_size_; }
+    const std::string& error() const { return error_; }
+
+private:
+    bool start();
+    bool pump(const uint8_t* bytes, size_t size, bool end);
+    bool feed(const uint8_t* bytes, size_t size);  // delta-codes, then pumps
+    void* context_ = nullptr;                      // ZSTD_CCtx, once streaming
+    int level_;
+    bool delta32_;
+    size_t hold_;
+    uint32_t previous_ = 0;
+    uint64_t raw_size_ = 0;
+    std::vector<uint8_t> held_;  // raw bytes, until there are more than hold_
+    std::vector<uint8_t> out_;
+    std::vector<uint8_t> scratch_;
+    std::string error_;
 };
 
 }  // namespace nav::formats

@@ -85,7 +85,7 @@ Error containerError(const std::filesystem::path& path, const formats::Error& er
                      formats::errorName(error.code));
 }
 
-Result<std::vector<uint8_t>> LoadedContainer::section(uint32_t id) const {
+Result<uint64_t> LoadedContainer::rawSize(uint32_t id) const {
     const int index = container.find(id);
     if (index < 0) {
         char name[5];
@@ -93,17 +93,20 @@ Result<std::vector<uint8_t>> LoadedContainer::section(uint32_t id) const {
         return makeError(ErrorKind::bad_input, "{}: required section '{}' is missing",
                          path.string(), name);
     }
-    const formats::SectionEntry& entry = container.sections[index];
-    std::vector<uint8_t> out;
-    try {
-        out.resize(size_t(entry.raw_size));
-    } catch (const std::bad_alloc&) {
-        return makeError(ErrorKind::bad_input, "{}: section decodes to {} bytes, too large",
-                         path.string(), entry.raw_size);
-    }
-    if (formats::Error error = formats::decodeSection(bytes.data(), entry, out.data(), out.size()))
+    return container.sections[index].raw_size;
+}
+
+Status LoadedContainer::decodeInto(uint32_t id, uint8_t* out, size_t size) const {
+    auto raw = rawSize(id);
+    if (!raw) return raw.error();
+    const formats::SectionEntry& entry = container.sections[container.find(id)];
+    if (formats::Error error = formats::decodeSection(bytes.data(), entry, out, size))
         return containerError(path, error);
-    return out;
+    return {};
+}
+
+Result<std::vector<uint8_t>> LoadedContainer::section(uint32_t id) const {
+    return array<uint8_t>(id);
 }
 
 Result<LoadedContainer> parseContainerBytes(std::vector<uint8_t> bytes,

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "formats/container.h"
@@ -44,6 +46,14 @@ struct LoadedContainer {
     bool has(uint32_t id) const { return container.find(id) >= 0; }
     // Verifies the checksum and decodes one section; a missing section is an error.
     Result<std::vector<uint8_t>> section(uint32_t id) const;
+    // section(id) decoded straight into an array of T (its bytes as stored, little-endian, as the
+    // hosts this builds for are), without a byte copy beside it: raw_size must be a multiple of
+    // sizeof(T). For the large arrays of big levels.
+    template <class T>
+    Result<std::vector<T>> array(uint32_t id) const;
+    // The section's decoded size, and decoding into `size` bytes at `out` (size == raw_size).
+    Result<uint64_t> rawSize(uint32_t id) const;
+    Status decodeInto(uint32_t id, uint8_t* out, size_t size) const;
     // Decodes the header section `id` with its formats decoder (e.g. formats::decodeGraphHeader);
     // errors name the file.
     template <class Header>
@@ -68,6 +78,27 @@ Status saveContainer(const std::filesystem::path& path, const formats::Container
 // baked once and loaded many times, so the slow level pays off.
 Status saveTableContainer(const std::filesystem::path& path, uint32_t kind, uint32_t kind_version,
                           const std::function<void(formats::ContainerWriter&)>& add);
+
+template <class T>
+Result<std::vector<T>> LoadedContainer::array(uint32_t id) const {
+    static_assert(std::is_trivially_copyable_v<T>);
+    auto size = rawSize(id);
+    if (!size) return size.error();
+    if (*size % sizeof(T) != 0)
+        return makeError(ErrorKind::bad_input,
+                         "{}: section holds {} bytes, not whole {}-byte items", path.string(),
+                         *size, sizeof(T));
+    std::vector<T> out;
+    try {
+        out.resize(size_t(*size / sizeof(T)));
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorKind::bad_input, "{}: section decodes to {} bytes, too large",
+                         path.string(), *size);
+    }
+    if (Status s = decodeInto(id, reinterpret_cast<uint8_t*>(out.data()), size_t(*size)); !s)
+        return s.error();
+    return out;
+}
 
 template <class Header>
 Status LoadedContainer::header(uint32_t id,

@@ -83,7 +83,7 @@ Geometry clipToBox(const Geometry& g, const Bounds& box) {
         if (inside(p[0]) && inside(p[1]) && inside(p[2])) {
             for (int k = 0; k < 3; ++k) out.triangles.push_back(keep(tri[k]));
             out.triangle_areas.push_back(g.triangle_areas[t]);
-            out.triangle_objects.push_back(g.triangle_objects[t]);
+            if (!g.triangle_objects.empty()) out.triangle_objects.push_back(g.triangle_objects[t]);
             continue;
         }
         // Sutherland-Hodgman against the six faces.
@@ -117,7 +117,7 @@ Geometry clipToBox(const Geometry& g, const Bounds& box) {
         for (uint32_t k = 1; k + 1 < polygon.size(); ++k) {
             out.triangles.insert(out.triangles.end(), {first, first + k, first + k + 1});
             out.triangle_areas.push_back(g.triangle_areas[t]);
-            out.triangle_objects.push_back(g.triangle_objects[t]);
+            if (!g.triangle_objects.empty()) out.triangle_objects.push_back(g.triangle_objects[t]);
         }
     }
     return out;
@@ -421,7 +421,7 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
     return saveContainer(path, writer);
 }
 
-Result<Geometry> decodeGeometry(const LoadedContainer& c) {
+Result<Geometry> decodeGeometry(const LoadedContainer& c, GeometryParts parts) {
     const std::string file = c.path.string();
     formats::GeometryHeader header;
     if (Status s = c.header(formats::kSecGeometryHeader, formats::decodeGeometryHeader, header); !s)
@@ -438,24 +438,29 @@ Result<Geometry> decodeGeometry(const LoadedContainer& c) {
     if (!area_table) return area_table.error();
     g.areas = std::move(area_table).value();
 
-    auto vertices = c.section(formats::kSecVertices);
+    // Decoded straight into the arrays (no byte copies beside them: on a large level these are
+    // most of the stage's memory).
+    auto vertices = c.array<float>(formats::kSecVertices);
     if (!vertices) return vertices.error();
-    auto triangles = c.section(formats::kSecTriangles);
+    auto triangles = c.array<uint32_t>(formats::kSecTriangles);
     if (!triangles) return triangles.error();
     auto tri_areas = c.section(formats::kSecTriangleAreas);
     if (!tri_areas) return tri_areas.error();
     if (formats::Error e = formats::validateGeometrySections(
-            header, vertices->data(), vertices->size(), triangles->data(), triangles->size(),
+            header, reinterpret_cast<const uint8_t*>(vertices->data()), vertices->size() * 4,
+            reinterpret_cast<const uint8_t*>(triangles->data()), triangles->size() * 4,
             tri_areas->data(), tri_areas->size(), uint32_t(g.areas.size())))
         return containerError(c.path, e);
-    (void)bytesToPod(*vertices, size_t(header.vertex_count) * 3, g.vertices);
-    (void)bytesToPod(*triangles, size_t(header.triangle_count) * 3, g.triangles);
+    g.vertices = std::move(vertices).value();
+    g.triangles = std::move(triangles).value();
     g.triangle_areas = std::move(tri_areas).value();
-    auto tri_objects = c.section(formats::kSecTriangleObjects);
-    if (!tri_objects) return tri_objects.error();
-    if (!bytesToPod(*tri_objects, header.triangle_count, g.triangle_objects))
-        return inputError("{}: section 'TOBJ' holds {} bytes, expected {} from the GHDR counts",
-                          file, tri_objects->size(), size_t(header.triangle_count) * 4);
+    if (parts == GeometryParts::all) {
+        auto tri_objects = c.section(formats::kSecTriangleObjects);
+        if (!tri_objects) return tri_objects.error();
+        if (!bytesToPod(*tri_objects, header.triangle_count, g.triangle_objects))
+            return inputError("{}: section 'TOBJ' holds {} bytes, expected {} from the GHDR counts",
+                              file, tri_objects->size(), size_t(header.triangle_count) * 4);
+    }
 
     auto names = c.section(formats::kSecObjectNames);
     if (!names) return names.error();
@@ -486,10 +491,10 @@ Result<Geometry> decodeGeometry(const LoadedContainer& c) {
     return g;
 }
 
-Result<Geometry> loadGeometry(const std::filesystem::path& path) {
+Result<Geometry> loadGeometry(const std::filesystem::path& path, GeometryParts parts) {
     auto container = loadContainer(path, formats::kKindGeometry, formats::kGeometryVersion);
     if (!container) return container.error();
-    return decodeGeometry(*container);
+    return decodeGeometry(*container, parts);
 }
 
 }  // namespace nav::geometry

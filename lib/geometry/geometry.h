@@ -132,6 +132,7 @@ struct Geometry {
 // that cross its faces are clipped to it (the pieces fan-triangulated, same area and object),
 // those outside dropped; unused vertices are dropped. Everything else (objects, areas, links) is
 // copied.
+// (triangle_objects stays empty when the geometry's is.)
 Geometry clipToBox(const Geometry& geometry, const Bounds& box);
 
 // Writes the .geo artifact atomically: kind version 1 without links or markers (the layout before
@@ -139,8 +140,13 @@ Geometry clipToBox(const Geometry& geometry, const Bounds& box);
 // section when there are markers.
 Status saveGeometry(const std::filesystem::path& path, const Geometry& geometry);
 // Reads and fully validates a .geo artifact (indices in range, finite vertices, known areas).
-Result<Geometry> loadGeometry(const std::filesystem::path& path);
-Result<Geometry> decodeGeometry(const LoadedContainer& container);
+// GeometryParts::without_objects leaves triangle_objects empty (voxelize does not use them; on a
+// large level they are 4 bytes a triangle).
+enum class GeometryParts { all, without_objects };
+Result<Geometry> loadGeometry(const std::filesystem::path& path,
+                              GeometryParts parts = GeometryParts::all);
+Result<Geometry> decodeGeometry(const LoadedContainer& container,
+                                GeometryParts parts = GeometryParts::all);
 
 // The optional link spec sections of .geo and .vox (FORMAT.md §4.4): SLNK + SLNM when `links` is
 // not empty, nothing otherwise.

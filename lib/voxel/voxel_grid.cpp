@@ -21,32 +21,95 @@ bool VoxelGrid::operator==(const VoxelGrid& o) const {
            spans == o.spans && areas == o.areas && source_name == o.source_name && links == o.links;
 }
 
+void addColumnStats(VoxelStats& stats, std::span<const Span> spans,
+                    std::span<const uint32_t> counts) {
+    size_t k = 0;
+    for (uint32_t count : counts) {
+        size_t layers = 0;
+        for (uint32_t e = 0; e < count; ++e, ++k) {
+            const Span& span = spans[k];
+            if (!span.walkable) continue;
+            ++layers;
+            ++stats.walkable_spans;
+            if (span.area >= stats.walkable_per_area.size())
+                stats.walkable_per_area.resize(size_t(span.area) + 1, 0);
+            ++stats.walkable_per_area[span.area];
+        }
+        if (layers > 0) ++stats.walkable_columns;
+        if (layers > 1) ++stats.multi_layer_columns;
+        stats.max_walkable_layers = std::max(stats.max_walkable_layers, layers);
+    }
+}
+
 VoxelStats computeStats(const VoxelGrid& grid) {
     VoxelStats stats;
     stats.columns = grid.columnCount();
     stats.spans = grid.spans.size();
-    stats.walkable_per_area.assign(grid.areas.size(), 0);
-    for (uint32_t z = 0; z < grid.size_z; ++z) {
-        for (uint32_t x = 0; x < grid.size_x; ++x) {
-            size_t layers = 0;
-            for (const Span& span : grid.column(x, z)) {
-                if (!span.walkable) continue;
-                ++layers;
-                ++stats.walkable_spans;
-                if (span.area < stats.walkable_per_area.size())
-                    ++stats.walkable_per_area[span.area];
-            }
-            if (layers > 0) ++stats.walkable_columns;
-            if (layers > 1) ++stats.multi_layer_columns;
-            stats.max_walkable_layers = std::max(stats.max_walkable_layers, layers);
-        }
-    }
+    std::vector<uint32_t> counts(grid.columnCount());
+    for (size_t c = 0; c < counts.size(); ++c)
+        counts[c] = grid.column_offsets[c + 1] - grid.column_offsets[c];
+    addColumnStats(stats, grid.spans, counts);
+    stats.walkable_per_area.resize(grid.areas.size());
     return stats;
 }
 
-Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
-    if (grid.column_offsets.size() != grid.columnCount() + 1 ||
-        grid.column_offsets.back() != grid.spans.size())
+namespace {
+constexpr int kVoxelZstdLevel = 3;  // an intermediate, large on big levels (as .geo)
+}
+
+VoxelWriter::VoxelWriter(size_t column_count)
+    : column_count_(column_count),
+      columns_stream_(std::make_unique<formats::ZstdSectionStream>(kVoxelZstdLevel, true)),
+      spans_stream_(std::make_unique<formats::ZstdSectionStream>(kVoxelZstdLevel)) {
+    uint8_t zero[4] = {0, 0, 0, 0};
+    columns_stream_->write(zero, 4);  // COLS[0]
+}
+
+Status VoxelWriter::addColumns(std::span<const Span> spans, std::span<const uint32_t> counts) {
+    uint64_t total = 0;
+    for (uint32_t count : counts) total += count;
+    if (total != spans.size() || columns_ + counts.size() > column_count_)
+        return makeError(ErrorKind::internal, "voxel writer: {} columns of {} spans given {} spans",
+                         counts.size(), total, spans.size());
+    if (spans_ + total > UINT32_MAX)
+        return makeError(ErrorKind::usage,
+                         "voxelize: more than {} spans exceed the format's limit; use larger cells",
+                         UINT32_MAX);
+    scratch_.resize(counts.size() * 4);
+    uint64_t offset = spans_;
+    for (size_t c = 0; c < counts.size(); ++c) {
+        offset += counts[c];
+        formats::storeLe32(scratch_.data() + 4 * c, uint32_t(offset));
+    }
+    columns_stream_->write(scratch_.data(), scratch_.size());
+    scratch_.resize(spans.size() * formats::kSpanRecordSize);
+    for (size_t i = 0; i < spans.size(); ++i) {
+        const Span& s = spans[i];
+        walkable_ += s.walkable;
+        formats::encodeSpan(
+            {s.y_min, s.y_max, s.area, uint8_t(s.walkable ? formats::kSpanFlagWalkable : 0)},
+            scratch_.data() + i * formats::kSpanRecordSize);
+    }
+    spans_stream_->write(scratch_.data(), scratch_.size());
+    spans_ += total;
+    columns_ += counts.size();
+    addColumnStats(stats_, spans, counts);
+    if (!columns_stream_->error().empty() || !spans_stream_->error().empty())
+        return makeError(ErrorKind::internal, "voxel writer: {}{}", columns_stream_->error(),
+                         spans_stream_->error());
+    return {};
+}
+
+VoxelStats VoxelWriter::stats(size_t area_count) const {
+    VoxelStats stats = stats_;
+    stats.columns = columns_;
+    stats.spans = spans_;
+    stats.walkable_per_area.resize(area_count, 0);
+    return stats;
+}
+
+Status VoxelWriter::finish(const std::filesystem::path& path, const VoxelGrid& grid) {
+    if (columns_ != column_count_ || grid.columnCount() != column_count_)
         return makeError(ErrorKind::internal, "{}: voxel grid column offsets are inconsistent",
                          path.string());
     formats::VoxelHeader header;
@@ -61,29 +124,22 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
     header.agent_radius = grid.agent.radius;
     header.agent_climb = grid.agent.climb;
     header.max_slope_deg = grid.agent.max_slope_deg;
-    header.span_count = uint32_t(grid.spans.size());
-    header.walkable_count = uint32_t(grid.walkableCount());
+    header.span_count = uint32_t(spans_);
+    header.walkable_count = uint32_t(walkable_);
     std::vector<uint8_t> header_bytes(formats::kVoxelHeaderSize);
     formats::encodeVoxelHeader(header, header_bytes.data());
 
-    formats::ByteWriter columns;
-    for (uint32_t offset : grid.column_offsets) columns.u32(offset);
-    std::vector<uint8_t> spans(grid.spans.size() * formats::kSpanRecordSize);
-    for (size_t i = 0; i < grid.spans.size(); ++i) {
-        const Span& s = grid.spans[i];
-        formats::encodeSpan(
-            {s.y_min, s.y_max, s.area, uint8_t(s.walkable ? formats::kSpanFlagWalkable : 0)},
-            spans.data() + i * formats::kSpanRecordSize);
-    }
     // v1 without links (the layout before links existed, byte-identical), v2 with them.
     formats::ContainerWriter writer(
         formats::kKindVoxels,
         geometry::sceneKindVersion(!grid.links.empty(), !grid.markers.empty()));
-    writer.setCompressionLevel(3);  // an intermediate, large on big levels (as .geo)
+    writer.setCompressionLevel(kVoxelZstdLevel);
     writer.add(formats::kSecVoxelHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, geometry::encodeAreaTable(grid.areas), formats::Codec::raw);
-    writer.add(formats::kSecColumns, columns.take(), formats::Codec::zstd_delta32);
-    writer.add(formats::kSecSpans, std::move(spans));
+    if (!columns_stream_->addTo(writer, formats::kSecColumns) ||
+        !spans_stream_->addTo(writer, formats::kSecSpans))
+        return makeError(ErrorKind::internal, "{}: {}{}", path.string(), columns_stream_->error(),
+                         spans_stream_->error());
     if (!grid.source_name.empty())
         writer.add(formats::kSecSourceName,
                    std::vector<uint8_t>(grid.source_name.begin(), grid.source_name.end()),
@@ -91,6 +147,19 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
     geometry::addLinkSpecSections(writer, grid.links);
     geometry::addMarkerSection(writer, grid.markers);
     return saveContainer(path, writer);
+}
+
+Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
+    if (grid.column_offsets.size() != grid.columnCount() + 1 ||
+        grid.column_offsets.back() != grid.spans.size())
+        return makeError(ErrorKind::internal, "{}: voxel grid column offsets are inconsistent",
+                         path.string());
+    VoxelWriter writer(grid.columnCount());
+    std::vector<uint32_t> counts(grid.columnCount());
+    for (size_t c = 0; c < counts.size(); ++c)
+        counts[c] = grid.column_offsets[c + 1] - grid.column_offsets[c];
+    if (Status s = writer.addColumns(grid.spans, counts); !s) return s;
+    return writer.finish(path, grid);
 }
 
 Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {

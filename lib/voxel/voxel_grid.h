@@ -5,10 +5,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "formats/container_writer.h"
 #include "formats/layouts.h"
 #include "lib/common/file_io.h"
 #include "lib/common/result.h"
@@ -82,6 +84,35 @@ struct VoxelStats {
     std::vector<size_t> walkable_per_area;  // indexed by area id
 };
 VoxelStats computeStats(const VoxelGrid& grid);
+
+// The statistics of consecutive columns (their spans, `counts` spans each) added to `stats`;
+// computeStats is this over the whole grid (with columns and spans counted).
+void addColumnStats(VoxelStats& stats, std::span<const Span> spans,
+                    std::span<const uint32_t> counts);
+
+// Writes a .vox file column by column in grid order (z, then x), compressing as it goes, so a
+// grid's spans need never be all in memory: voxelize streams large grids through it, saveVoxels
+// writes a whole grid with it (same bytes however the columns are split into calls).
+class VoxelWriter {
+public:
+    explicit VoxelWriter(size_t column_count);
+    // The next columns: their spans in order, `counts` spans each.
+    Status addColumns(std::span<const Span> spans, std::span<const uint32_t> counts);
+    // Writes the file atomically: `header` gives everything but the columns and spans (sizes,
+    // origin, agent, areas, source name, links, markers); every column must have been added.
+    Status finish(const std::filesystem::path& path, const VoxelGrid& header);
+    // The statistics of what was added, for a grid with `area_count` areas.
+    VoxelStats stats(size_t area_count) const;
+
+private:
+    size_t column_count_;
+    size_t columns_ = 0;
+    uint64_t spans_ = 0;
+    uint64_t walkable_ = 0;
+    std::unique_ptr<formats::ZstdSectionStream> columns_stream_, spans_stream_;
+    VoxelStats stats_;
+    std::vector<uint8_t> scratch_;
+};
 
 Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid);
 Result<VoxelGrid> loadVoxels(const std::filesystem::path& path);

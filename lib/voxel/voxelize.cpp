@@ -85,6 +85,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <functional>
@@ -92,6 +93,7 @@
 #include <mutex>
 #include <new>
 #include <numbers>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -158,27 +160,6 @@ struct RawSpan {
     uint8_t key;
 };
 
-struct Frame {
-    uint32_t size_x = 0;
-    uint32_t size_z = 0;
-    int top_cells = 0;  // highest possible span top
-    AgentCells agent;
-};
-
-// Which side a face lying exactly on a cell border goes to (see the file comment).
-constexpr uint8_t kLowerX = 1;  // normal +x: the solid is on the -x side
-constexpr uint8_t kUpperY = 2;  // normal -y: the solid is above
-constexpr uint8_t kLowerZ = 4;  // normal +z: the solid is on the -z side
-
-struct Prepared {
-    std::vector<Vec3d> vertices;           // cell units, snapped
-    std::vector<uint8_t> keys;             // per triangle
-    std::vector<uint8_t> sides;            // per triangle: kLowerX | kUpperY | kLowerZ
-    std::vector<uint32_t> row_range;       // per triangle: first row, last row
-    std::vector<uint32_t> band_start;      // CSR: band b's triangles are
-    std::vector<uint32_t> band_triangles;  // band_triangles[band_start[b] .. band_start[b+1])
-};
-
 // A triangle clipped by four half-planes has at most 7 corners; the margin (and the guard in
 // clipPolygon) covers nearly collinear pieces whose rounding could add a crossing or two.
 constexpr int kMaxPolygon = 16;
@@ -218,15 +199,88 @@ void cellRange(double lo, double hi, uint32_t size, bool prefer_lower, uint32_t&
     last = uint32_t(std::clamp(l, 0.0, max_index));
 }
 
-void rasterizeTriangle(const Frame& frame, const Prepared& prep, uint32_t triangle,
-                       const geometry::Geometry& geometry, uint32_t band_row0, uint32_t band_row1,
-                       std::vector<RawSpan>& raw) {
-    Vec3d tri[3];
-    for (int k = 0; k < 3; ++k) tri[k] = prep.vertices[geometry.triangles[3 * triangle + k]];
-    const uint8_t key = prep.keys[triangle];
-    const uint8_t sides = prep.sides[triangle];
-    const uint32_t row0 = std::max(prep.row_range[2 * triangle], band_row0);
-    const uint32_t row1 = std::min(prep.row_range[2 * triangle + 1], band_row1 - 1);
+struct Frame {
+    uint32_t size_x = 0;
+    uint32_t size_z = 0;
+    int top_cells = 0;  // highest possible span top
+    AgentCells agent;
+    double origin[3] = {0, 0, 0};  // [Units: m]
+    double cell_size = 1;          // [Units: m]
+    double cell_height = 1;        // [Units: m]
+    double cos_slope = 0;          // of the steepest walkable slope
+    std::vector<uint8_t> blocked;  // per area id: an obstacle or unwalkable area
+};
+
+// Which side a face lying exactly on a cell border goes to (see the file comment).
+constexpr uint8_t kLowerX = 1;  // normal +x: the solid is on the -x side
+constexpr uint8_t kUpperY = 2;  // normal -y: the solid is above
+constexpr uint8_t kLowerZ = 4;  // normal +z: the solid is on the -z side
+
+// One triangle as rasterization sees it, derived from the geometry when needed (nothing per
+// vertex or triangle is kept beside the geometry: on a large level that would double it).
+struct TriangleInfo {
+    Vec3d v[3];         // [Units: cells], snapped
+    uint8_t key = 0;    // surfaceKey
+    uint8_t sides = 0;  // kLowerX | kUpperY | kLowerZ
+    uint32_t row0 = 0;  // first and last row it covers
+    uint32_t row1 = 0;
+    bool up = false;    // faces up within the max slope
+    bool down = false;  // faces down within it
+};
+
+TriangleInfo describeTriangle(const Frame& frame, const geometry::Geometry& geometry, size_t t) {
+    TriangleInfo info;
+    const float* p[3];
+    for (int k = 0; k < 3; ++k) {
+        p[k] = &geometry.vertices[3 * size_t(geometry.triangles[3 * t + size_t(k)])];
+        info.v[k] = {snapToGrid((double(p[k][0]) - frame.origin[0]) / frame.cell_size),
+                     snapToGrid((double(p[k][1]) - frame.origin[1]) / frame.cell_height),
+                     snapToGrid((double(p[k][2]) - frame.origin[2]) / frame.cell_size)};
+    }
+    const double e0[3] = {double(p[1][0]) - p[0][0], double(p[1][1]) - p[0][1],
+                          double(p[1][2]) - p[0][2]};
+    const double e1[3] = {double(p[2][0]) - p[0][0], double(p[2][1]) - p[0][1],
+                          double(p[2][2]) - p[0][2]};
+    const double n[3] = {e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
+                         e0[0] * e1[1] - e0[1] * e1[0]};
+    const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    const uint8_t area = geometry.triangle_areas[t];
+    info.up = length > 0 && n[1] >= frame.cos_slope * length;
+    info.down = length > 0 && -n[1] >= frame.cos_slope * length;
+    const SurfaceClass surface = frame.blocked[area] ? kObstacleSurface
+                                 : info.up           ? kWalkableSurface
+                                                     : kSteep;
+    info.key = surfaceKey(surface, area);
+    info.sides =
+        uint8_t((n[0] > 0 ? kLowerX : 0) | (n[1] < 0 ? kUpperY : 0) | (n[2] > 0 ? kLowerZ : 0));
+    const double z_lo = std::min({info.v[0].z, info.v[1].z, info.v[2].z});
+    const double z_hi = std::max({info.v[0].z, info.v[1].z, info.v[2].z});
+    cellRange(z_lo, z_hi, frame.size_z, (info.sides & kLowerZ) != 0, info.row0, info.row1);
+    return info;
+}
+
+// The rows a triangle covers (describeTriangle's row0 and row1, for less).
+void triangleRows(const Frame& frame, const geometry::Geometry& geometry, size_t t, uint32_t& row0,
+                  uint32_t& row1) {
+    const float* p[3];
+    double z[3];
+    for (int k = 0; k < 3; ++k) {
+        p[k] = &geometry.vertices[3 * size_t(geometry.triangles[3 * t + size_t(k)])];
+        z[k] = snapToGrid((double(p[k][2]) - frame.origin[2]) / frame.cell_size);
+    }
+    const double nz = (double(p[1][0]) - p[0][0]) * (double(p[2][1]) - p[0][1]) -
+                      (double(p[1][1]) - p[0][1]) * (double(p[2][0]) - p[0][0]);
+    cellRange(std::min({z[0], z[1], z[2]}), std::max({z[0], z[1], z[2]}), frame.size_z, nz > 0,
+              row0, row1);
+}
+
+void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t band_row0,
+                       uint32_t band_row1, std::vector<RawSpan>& raw) {
+    const Vec3d* tri = info.v;
+    const uint8_t key = info.key;
+    const uint8_t sides = info.sides;
+    const uint32_t row0 = std::max(info.row0, band_row0);
+    const uint32_t row1 = std::min(info.row1, band_row1 - 1);
     Vec3d tmp[kMaxPolygon], row_piece[kMaxPolygon], tmp2[kMaxPolygon], cell[kMaxPolygon];
     for (uint32_t row = row0; row <= row1; ++row) {
         int n = clipPolygon(tri, 3, tmp, 2, double(row), 1.0);
@@ -513,20 +567,6 @@ void checkBox(ParamCheck& check, const std::string& field, const geometry::Bound
                   "finite, min < max on every axis");
 }
 
-// fn(span, x, y, z) for every walkable span, with its column's centre and its top [m].
-template <class Fn>
-void forEachWalkableTop(VoxelGrid& grid, Fn&& fn) {
-    for (uint32_t z = 0; z < grid.size_z; ++z)
-        for (uint32_t x = 0; x < grid.size_x; ++x) {
-            const size_t c = size_t(z) * grid.size_x + x;
-            const double wx = grid.origin[0] + (x + 0.5) * grid.cell_size;
-            const double wz = grid.origin[2] + (z + 0.5) * grid.cell_size;
-            for (uint32_t k = grid.column_offsets[c]; k < grid.column_offsets[c + 1]; ++k)
-                if (grid.spans[k].walkable)
-                    fn(grid.spans[k], wx, double(grid.topY(grid.spans[k])), wz);
-        }
-}
-
 }  // namespace
 
 AgentCells agentCells(const AgentParams& agent, float cell_size, float cell_height) {
@@ -589,15 +629,29 @@ Status checkParams(const VoxelizeParams& params) {
 
 namespace {
 
-Result<VoxelGrid> voxelizeAll(const geometry::Geometry& geometry, const VoxelizeParams& params,
-                              Context& context) {
-    if (Status s = checkGeometry(geometry); !s) return s.error();
-    ScopedTimer total_timer(context, "voxelize");
+// Rows of the finished grid, in order: the spans of columns row0 .. row1-1 (z) times 0 .. size_x-1
+// (x), and the number of spans of each.
+struct FinishedRows {
+    uint32_t row0 = 0;
+    uint32_t row1 = 0;
+    std::vector<Span> spans;
+    std::vector<uint32_t> counts;
+};
+using RowSink = std::function<Status(FinishedRows&)>;
 
+// The grid a geometry voxelizes into (no spans yet) and the frame rasterization works in.
+struct Shape {
+    VoxelGrid grid;
+    Frame frame;
+};
+
+Result<Shape> gridShape(const geometry::Geometry& geometry, const VoxelizeParams& params) {
+    if (Status s = checkGeometry(geometry); !s) return s.error();
     const double cs = params.cell_size;
     const double ch = params.cell_height;
     const geometry::Bounds bounds = geometry.bounds();
-    VoxelGrid grid;
+    Shape shape;
+    VoxelGrid& grid = shape.grid;
     grid.source = formats::VoxelSource::mesh;
     grid.origin[0] = bounds.min[0];
     grid.origin[1] = bounds.min[1] - params.cell_height;
@@ -611,11 +665,18 @@ Result<VoxelGrid> voxelizeAll(const geometry::Geometry& geometry, const Voxelize
         if (m.kind != geometry::MarkerKind::bounds && m.kind != geometry::MarkerKind::volume)
             grid.markers.push_back(m);
 
+    Frame& frame = shape.frame;
+    for (int a = 0; a < 3; ++a) frame.origin[a] = grid.origin[a];
+    frame.cell_size = cs;
+    frame.cell_height = ch;
+    frame.cos_slope = std::cos(double(params.agent.max_slope_deg) * std::numbers::pi / 180.0);
+    frame.blocked.resize(geometry.areas.size());
+    for (size_t a = 0; a < frame.blocked.size(); ++a)
+        frame.blocked[a] = a == geometry::kObstacleArea || !geometry.areas[a].walkable;
     auto toCellX = [&](float v) { return snapToGrid((double(v) - grid.origin[0]) / cs); };
     auto toCellY = [&](float v) { return snapToGrid((double(v) - grid.origin[1]) / ch); };
     auto toCellZ = [&](float v) { return snapToGrid((double(v) - grid.origin[2]) / cs); };
 
-    Frame frame;
     frame.agent = agentCells(params.agent, params.cell_size, params.cell_height);
     const double size_x = std::max(1.0, std::ceil(toCellX(bounds.max[0])));
     const double size_z = std::max(1.0, std::ceil(toCellZ(bounds.max[2])));
@@ -639,197 +700,318 @@ Result<VoxelGrid> voxelizeAll(const geometry::Geometry& geometry, const Voxelize
     frame.size_z = grid.size_z;
     frame.top_cells = int(top_cells) + 1;  // room for a downward face on the top boundary
     grid.size_y = uint32_t(frame.top_cells + frame.agent.height);
+    return shape;
+}
 
-    const int threads = resolveThreads(params.threads);
-    const uint32_t band_count = (grid.size_z + kBandRows - 1) / kBandRows;
+// Rasterizes, filters and erodes the geometry row band by row band and hands the finished rows
+// to `sink` in order. Only a window of bands is held: a chunk of kChunkBands bands is finished
+// from the bands within `halo` rows of it (filters look one column away, erosion by the radius
+// less than radius columns, each through the walkable flags of the columns beside), so its
+// result equals the whole grid's; the bands before the window are dropped. Peak memory is the
+// geometry, the triangles' band lists and the window, however large the level.
+Status voxelizeRows(const geometry::Geometry& geometry, const Frame& frame, int threads,
+                    Context& context, const RowSink& sink) {
+    const uint32_t band_count = (frame.size_z + kBandRows - 1) / kBandRows;
     const bool erode_radius = frame.agent.radius > 0;
-    ParallelRunner runner(threads, context, uint64_t(band_count) * (erode_radius ? 3 : 2) + 1);
-    context.debug(
-        "voxelize: {} x {} x {} cells, agent {} / {} / {} cells (height / climb / "
-        "radius), {} threads",
-        grid.size_x, grid.size_z, grid.size_y, frame.agent.height, frame.agent.climb,
-        frame.agent.radius, threads);
+    const uint32_t halo_rows = uint32_t(frame.agent.radius) + 3;
+    const uint32_t halo_bands = (halo_rows + kBandRows - 1) / kBandRows;
+    const uint32_t chunk_bands = std::max<uint32_t>(8, 2 * halo_bands);
+    const uint32_t chunk_count = (band_count + chunk_bands - 1) / chunk_bands;
+    auto windowOf = [&](uint32_t chunk, uint32_t& lo, uint32_t& b0, uint32_t& b1, uint32_t& hi) {
+        b0 = chunk * chunk_bands;
+        b1 = std::min(band_count, b0 + chunk_bands);
+        lo = b0 > halo_bands ? b0 - halo_bands : 0;
+        hi = std::min(band_count, b1 + halo_bands);
+    };
+    const uint64_t progress_total = uint64_t(band_count) + chunk_count + 1;
+    ParallelRunner runner(threads, context, progress_total);
 
-    // ---- Prepare: cell coordinates, surface keys, row ranges, band lists. ----
-    Prepared prep;
-    const size_t triangle_count = geometry.triangleCount();
+    // ---- Each band's triangles. ----
+    std::vector<uint32_t> band_start, band_triangles;
     {
         ScopedTimer timer(context, "voxelize: prepare");
-        prep.vertices.resize(geometry.vertexCount());
-        for (size_t v = 0; v < prep.vertices.size(); ++v)
-            prep.vertices[v] = {toCellX(geometry.vertices[3 * v]),
-                                toCellY(geometry.vertices[3 * v + 1]),
-                                toCellZ(geometry.vertices[3 * v + 2])};
-        std::vector<uint8_t> blocked(geometry.areas.size());
-        for (size_t a = 0; a < blocked.size(); ++a)
-            blocked[a] = a == geometry::kObstacleArea || !geometry.areas[a].walkable;
-        const double cos_slope =
-            std::cos(double(params.agent.max_slope_deg) * std::numbers::pi / 180.0);
-        prep.keys.resize(triangle_count);
-        prep.sides.resize(triangle_count);
-        prep.row_range.resize(2 * triangle_count);
+        const size_t triangle_count = geometry.triangleCount();
         size_t facing_up = 0, facing_down = 0;
-        for (size_t t = 0; t < triangle_count; ++t) {
-            if ((t & 0xffff) == 0 && context.cancelled())
-                return makeError(ErrorKind::cancelled, "voxelize: cancelled");
-            const float* p[3];
-            double z_lo = 0, z_hi = 0;
-            for (int k = 0; k < 3; ++k) {
-                const uint32_t v = geometry.triangles[3 * t + size_t(k)];
-                p[k] = &geometry.vertices[3 * size_t(v)];
-                const double z = prep.vertices[v].z;
-                z_lo = k == 0 ? z : std::min(z_lo, z);
-                z_hi = k == 0 ? z : std::max(z_hi, z);
-            }
-            const double e0[3] = {double(p[1][0]) - p[0][0], double(p[1][1]) - p[0][1],
-                                  double(p[1][2]) - p[0][2]};
-            const double e1[3] = {double(p[2][0]) - p[0][0], double(p[2][1]) - p[0][1],
-                                  double(p[2][2]) - p[0][2]};
-            const double n[3] = {e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
-                                 e0[0] * e1[1] - e0[1] * e1[0]};
-            const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-            const uint8_t area = geometry.triangle_areas[t];
-            const bool up = length > 0 && n[1] >= cos_slope * length;
-            facing_up += up;
-            facing_down += length > 0 && -n[1] >= cos_slope * length;
-            const SurfaceClass surface = blocked[area] ? kObstacleSurface
-                                         : up          ? kWalkableSurface
-                                                       : kSteep;
-            prep.keys[t] = surfaceKey(surface, area);
-            prep.sides[t] = uint8_t((n[0] > 0 ? kLowerX : 0) | (n[1] < 0 ? kUpperY : 0) |
-                                    (n[2] > 0 ? kLowerZ : 0));
-            uint32_t row0, row1;
-            cellRange(z_lo, z_hi, grid.size_z, (prep.sides[t] & kLowerZ) != 0, row0, row1);
-            prep.row_range[2 * t] = row0;
-            prep.row_range[2 * t + 1] = row1;
-        }
+        int pass = 0;
+        bool cancelled = false;
+        csrBuild<uint32_t>(
+            band_count,
+            [&](auto&& emit) {
+                ++pass;
+                for (size_t t = 0; t < triangle_count && !cancelled; ++t) {
+                    if ((t & 0xffff) == 0 && context.cancelled()) cancelled = true;
+                    uint32_t row0, row1;
+                    if (pass == 1) {
+                        const TriangleInfo info = describeTriangle(frame, geometry, t);
+                        facing_up += info.up, facing_down += info.down;
+                        row0 = info.row0, row1 = info.row1;
+                    } else {
+                        triangleRows(frame, geometry, t, row0, row1);
+                    }
+                    for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b)
+                        emit(b, uint32_t(t));
+                }
+            },
+            band_start, band_triangles);
+        if (cancelled) return makeError(ErrorKind::cancelled, "voxelize: cancelled");
         if (facing_up == 0 && facing_down > 0)
             context.warn(
                 "voxelize: no triangle faces up within the max slope but {} face down; "
                 "is the mesh wound clockwise (normals flipped)?",
                 facing_down);
-        csrBuild<uint32_t>(
-            band_count,
-            [&](auto&& emit) {
-                for (size_t t = 0; t < triangle_count; ++t)
-                    for (uint32_t b = prep.row_range[2 * t] / kBandRows;
-                         b <= prep.row_range[2 * t + 1] / kBandRows; ++b)
-                        emit(b, uint32_t(t));
-            },
-            prep.band_start, prep.band_triangles);
     }
 
-    // ---- Rasterize and merge, per band. ----
-    std::vector<BandOutput> bands(band_count);
-    {
-        ScopedTimer timer(context, "voxelize: rasterize");
-        Status s = runner.run(band_count, [&](size_t b) {
-            const uint32_t row0 = uint32_t(b) * kBandRows;
-            const uint32_t row1 = std::min(grid.size_z, row0 + kBandRows);
-            std::vector<RawSpan> raw;
-            for (uint32_t i = prep.band_start[b]; i < prep.band_start[b + 1]; ++i)
-                rasterizeTriangle(frame, prep, prep.band_triangles[i], geometry, row0, row1, raw);
-            mergeBand(raw, (row1 - row0) * grid.size_x, frame.agent.climb, bands[b]);
-        });
-        if (!s) return s.error();
-    }
-    prep = Prepared{};
-
-    // ---- Assemble the grid. ----
-    {
-        size_t span_count = 0;
-        for (const BandOutput& band : bands) span_count += band.spans.size();
-        if (span_count > UINT32_MAX)
-            return makeError(ErrorKind::usage,
-                             "voxelize: {} spans exceed the format's limit; use larger cells",
-                             span_count);
-        grid.spans.reserve(span_count);
-        grid.column_offsets.reserve(grid.columnCount() + 1);
-        for (BandOutput& band : bands) {
-            for (uint32_t count : band.counts) {
-                grid.column_offsets.push_back(uint32_t(grid.spans.size()));
-                grid.spans.resize(grid.spans.size() + count);  // columns follow in band order
-            }
-            std::copy(band.spans.begin(), band.spans.end(),
-                      grid.spans.end() - ptrdiff_t(band.spans.size()));
-            band = BandOutput{};
-        }
-        grid.column_offsets.push_back(uint32_t(grid.spans.size()));
-    }
-
-    // ---- Filters, connectivity and erosion. ----
-    const GridView view{grid};
-    std::vector<uint8_t> walkable(grid.spans.size(), 0);
+    std::vector<BandOutput> bands(band_count);  // only the window's are filled
     std::vector<uint8_t> blocked_area(256, 1);
-    for (size_t a = 0; a < grid.areas.size(); ++a)
-        blocked_area[a] = a == geometry::kObstacleArea || !grid.areas[a].walkable;
-    auto forBandColumns = [&](size_t b, auto&& fn) {
-        const uint32_t row0 = uint32_t(b) * kBandRows;
-        const uint32_t row1 = std::min(grid.size_z, row0 + kBandRows);
-        for (uint32_t z = row0; z < row1; ++z)
-            for (uint32_t x = 0; x < grid.size_x; ++x) fn(x, z);
-    };
-    {
-        ScopedTimer timer(context, "voxelize: filters");
-        Status s = runner.run(band_count, [&](size_t b) {
-            forBandColumns(b, [&](uint32_t x, uint32_t z) {
+    for (size_t a = 0; a < frame.blocked.size(); ++a) blocked_area[a] = frame.blocked[a];
+    // One chunk's rows, finished from the bands of its window (all rasterized).
+    auto finishChunk = [&](uint32_t chunk, FinishedRows& rows) {
+        uint32_t lo, b0, b1, hi;
+        windowOf(chunk, lo, b0, b1, hi);
+        // ---- The window as a grid of its own rows. ----
+        VoxelGrid local;
+        local.size_x = frame.size_x;
+        local.size_z = std::min(frame.size_z, hi * kBandRows) - lo * kBandRows;
+        size_t span_count = 0;
+        for (uint32_t b = lo; b < hi; ++b) span_count += bands[b].spans.size();
+        local.spans.reserve(span_count);
+        local.column_offsets.reserve(local.columnCount() + 1);
+        for (uint32_t b = lo; b < hi; ++b) {
+            uint32_t offset = uint32_t(local.spans.size());
+            for (uint32_t count : bands[b].counts) {
+                local.column_offsets.push_back(offset);
+                offset += count;
+            }
+            local.spans.insert(local.spans.end(), bands[b].spans.begin(), bands[b].spans.end());
+        }
+        local.column_offsets.push_back(uint32_t(local.spans.size()));
+        // ---- Filters, connectivity and erosion on the window. ----
+        const GridView view{local};
+        std::vector<uint8_t> walkable(local.spans.size(), 0);
+        for (uint32_t z = 0; z < local.size_z; ++z)
+            for (uint32_t x = 0; x < local.size_x; ++x)
                 filterColumn(view, blocked_area, x, z, frame.agent, walkable);
-            });
+        if (erode_radius) {
+            std::vector<uint16_t> links(4 * local.spans.size(), kNoLink);
+            for (uint32_t z = 0; z < local.size_z; ++z)
+                for (uint32_t x = 0; x < local.size_x; ++x)
+                    connectColumn(view, x, z, frame.agent, walkable, links);
+            erode(view, links, frame.agent.radius, walkable);
+        }
+        // ---- The chunk's rows. ----
+        rows.row0 = b0 * kBandRows;
+        rows.row1 = std::min(frame.size_z, b1 * kBandRows);
+        const size_t c0 = size_t(rows.row0 - lo * kBandRows) * frame.size_x;
+        const size_t c1 = size_t(rows.row1 - lo * kBandRows) * frame.size_x;
+        const uint32_t s0 = local.column_offsets[c0], s1 = local.column_offsets[c1];
+        rows.spans.assign(local.spans.begin() + s0, local.spans.begin() + s1);
+        for (uint32_t i = s0; i < s1; ++i) rows.spans[i - s0].walkable = walkable[i] != 0;
+        rows.counts.resize(c1 - c0);
+        for (size_t c = c0; c < c1; ++c)
+            rows.counts[c - c0] = local.column_offsets[c + 1] - local.column_offsets[c];
+    };
+
+    // Waves of one chunk per thread: their new bands rasterized in parallel, then the chunks
+    // finished in parallel, then handed on in order.
+    const uint32_t wave_chunks = uint32_t(std::max(1, threads));
+    uint32_t rasterized = 0;  // bands [0, rasterized) done (or dropped)
+    double raster_ms = 0, finish_ms = 0;
+    std::vector<FinishedRows> finished(wave_chunks);
+    for (uint32_t first_chunk = 0; first_chunk < chunk_count; first_chunk += wave_chunks) {
+        const uint32_t end_chunk = std::min(chunk_count, first_chunk + wave_chunks);
+        uint32_t lo, b0, b1, hi, unused;
+        windowOf(first_chunk, lo, b0, b1, unused);
+        windowOf(end_chunk - 1, unused, b0, b1, hi);
+        for (uint32_t b = 0; b < lo; ++b) bands[b] = BandOutput{};
+        const auto t0 = std::chrono::steady_clock::now();
+        const uint32_t first = rasterized;
+        Status s = runner.run(hi - first, [&](size_t i) {
+            const uint32_t b = first + uint32_t(i);
+            const uint32_t row0 = b * kBandRows;
+            const uint32_t row1 = std::min(frame.size_z, row0 + kBandRows);
+            std::vector<RawSpan> raw;
+            for (uint32_t k = band_start[b]; k < band_start[b + 1]; ++k)
+                rasterizeTriangle(frame, describeTriangle(frame, geometry, band_triangles[k]), row0,
+                                  row1, raw);
+            mergeBand(raw, (row1 - row0) * frame.size_x, frame.agent.climb, bands[b]);
         });
         if (!s) return s.error();
-    }
-    if (erode_radius) {
-        ScopedTimer timer(context, "voxelize: erosion");
-        std::vector<uint16_t> links(4 * grid.spans.size(), kNoLink);
-        Status s = runner.run(band_count, [&](size_t b) {
-            forBandColumns(b, [&](uint32_t x, uint32_t z) {
-                connectColumn(view, x, z, frame.agent, walkable, links);
-            });
-        });
+        rasterized = hi;
+        const auto t1 = std::chrono::steady_clock::now();
+        s = runner.run(end_chunk - first_chunk,
+                       [&](size_t i) { finishChunk(first_chunk + uint32_t(i), finished[i]); });
         if (!s) return s.error();
-        erode(view, links, frame.agent.radius, walkable);
+        finish_ms +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1)
+                .count();
+        raster_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
+        for (uint32_t c = first_chunk; c < end_chunk; ++c) {
+            if (Status out = sink(finished[c - first_chunk]); !out) return out.error();
+            finished[c - first_chunk] = FinishedRows{};
+        }
     }
-    for (size_t i = 0; i < grid.spans.size(); ++i) grid.spans[i].walkable = walkable[i] != 0;
+    context.debug("voxelize: rasterize: {:.1f} ms; filters and erosion: {:.1f} ms", raster_ms,
+                  finish_ms);
     runner.finish();
-    return grid;
+    return {};
 }
 
-// The geometry within the bake bounds, voxelized; the surface outside them made unwalkable.
-Result<VoxelGrid> voxelizeBounded(const geometry::Geometry& geometry, const VoxelizeParams& params,
-                                  Context& context, uint64_t& outside_bounds) {
-    if (params.bounds.empty()) return voxelizeAll(geometry, params, context);
-    // The boxes' union, grown by the agent's reach; the geometry clipped to it.
-    geometry::Bounds reach = params.bounds[0];
-    for (const geometry::Bounds& b : params.bounds)
+// What voxelize applies to the finished rows of every agent's grid, in order: the bake bounds,
+// the modifier volumes, the agent's area mask. Area costs change only the table.
+struct SurfaceRules {
+    const VoxelizeParams& params;
+    std::vector<uint8_t> allowed;  // per area: this agent may walk on it
+    std::vector<int> targets;      // per volume: the area it gives, -1 = keep
+    std::map<std::pair<uint8_t, float>, uint8_t> derived;  // (area, factor) -> derived area
+
+    // Applies them to `rows` of `grid` (whose table gains derived areas), counting into `out`.
+    Status apply(VoxelGrid& grid, FinishedRows& rows, VoxelizeCounts& out) {
+        const bool bounded = !params.bounds.empty();
+        const bool masked = !params.area_mask.empty();
+        if (!bounded && params.volumes.empty() && !masked) return {};
+        size_t k = 0;
+        for (uint32_t z = rows.row0; z < rows.row1; ++z)
+            for (uint32_t x = 0; x < grid.size_x; ++x) {
+                const uint32_t count = rows.counts[size_t(z - rows.row0) * grid.size_x + x];
+                const double wx = grid.origin[0] + (x + 0.5) * grid.cell_size;
+                const double wz = grid.origin[2] + (z + 0.5) * grid.cell_size;
+                for (uint32_t e = 0; e < count; ++e, ++k) {
+                    Span& span = rows.spans[k];
+                    if (!span.walkable) continue;
+                    const double wy = double(grid.topY(span));
+                    // Walkable only inside a box: the top of the span at its column's centre.
+                    if (bounded && std::none_of(params.bounds.begin(), params.bounds.end(),
+                                                [&](const geometry::Bounds& b) {
+                                                    return b.contains(wx, wy, wz);
+                                                })) {
+                        span.walkable = false, ++out.outside_bounds;
+                        continue;
+                    }
+                    for (size_t i = 0; i < params.volumes.size() && span.walkable; ++i) {
+                        const ModifierVolume& v = params.volumes[i];
+                        if (!v.contains(wx, wy, wz)) continue;
+                        ++out.in_volumes[i];
+                        if (v.forbid) {
+                            span.walkable = false;
+                            break;
+                        }
+                        if (targets[i] >= 0) span.area = uint8_t(targets[i]);
+                        if (v.cost_factor == 1.0f) continue;
+                        auto [it, added] = derived.try_emplace({span.area, v.cost_factor}, 0);
+                        if (added) {
+                            if (grid.areas.size() >= formats::kMaxAreas)
+                                return inputError(
+                                    "{}: cost factors need more than {} areas in all; use fewer "
+                                    "distinct factors",
+                                    v.name, formats::kMaxAreas);
+                            geometry::AreaType d = grid.areas[span.area];
+                            d.name = fmt::format("{} x{}", d.name, v.cost_factor);
+                            d.cost *= v.cost_factor;
+                            it->second = uint8_t(grid.areas.size());
+                            grid.areas.push_back(d);
+                        }
+                        span.area = it->second;
+                    }
+                    if (masked && span.walkable &&
+                        (span.area >= allowed.size() || !allowed[span.area]))
+                        span.walkable = false, ++out.masked;
+                }
+            }
+        return {};
+    }
+};
+
+// voxelize and voxelizeToFile: the grid's header (no spans; its area table final) after every
+// finished row went through the rules to `sink`.
+Result<VoxelGrid> voxelizeWith(const geometry::Geometry& geometry, const VoxelizeParams& given,
+                               Context& context, VoxelizeCounts* counts,
+                               const std::function<Status(const VoxelGrid&, FinishedRows&)>& sink) {
+    if (Status s = checkParams(given); !s) return s.error();
+    const VoxelizeParams params = effectiveParams(geometry, given);
+    // Area names first: a typo fails before the work.
+    auto areaIndex = [&](const std::string& name) -> Result<size_t> {
+        for (size_t a = 0; a < geometry.areas.size(); ++a)
+            if (geometry.areas[a].name == name) return a;
+        std::string names;
+        for (const geometry::AreaType& a : geometry.areas)
+            names += (names.empty() ? "" : ", ") + a.name;
+        return inputError("voxelize: '{}' is not an area of this level (its areas: {})", name,
+                          names);
+    };
+    SurfaceRules rules{params, {}, {}, {}};
+    rules.allowed.assign(geometry.areas.size(), params.area_mask.empty() ? 1 : 0);
+    // Unknown names are named where the agent gave them ("level.json: $.agents[1].area_mask[0]").
+    for (size_t i = 0; i < params.area_mask.size(); ++i) {
+        auto a = areaIndex(params.area_mask[i]);
+        if (!a) return inputError("{}[{}]: {}", params.area_mask_where, i, a.error().message);
+        rules.allowed[*a] = 1;
+    }
+    std::vector<std::pair<size_t, float>> costs;
+    for (const auto& [name, cost] : params.area_costs) {
+        auto a = areaIndex(name);
+        if (!a) return inputError("{}.{}: {}", params.area_costs_where, name, a.error().message);
+        costs.push_back({*a, cost});
+    }
+    for (const ModifierVolume& v : params.volumes) {
+        rules.targets.push_back(-1);
+        if (v.area.empty()) continue;
+        auto a = areaIndex(v.area);
+        if (!a) return inputError("{}: {}", v.name, a.error().message);
+        rules.targets.back() = int(*a);
+    }
+    VoxelizeCounts local;
+    VoxelizeCounts& out = counts != nullptr ? *counts : local;
+    out = {};
+    out.in_volumes.assign(params.volumes.size(), 0);
+
+    // With bake bounds, only the geometry within the agent's reach of them: the boxes' union,
+    // grown by the agent's reach, the geometry clipped to it.
+    geometry::Geometry inside;
+    if (!params.bounds.empty()) {
+        geometry::Bounds reach = params.bounds[0];
+        for (const geometry::Bounds& b : params.bounds)
+            for (size_t a = 0; a < 3; ++a) {
+                reach.min[a] = std::min(reach.min[a], b.min[a]);
+                reach.max[a] = std::max(reach.max[a], b.max[a]);
+            }
+        const AgentCells cells = agentCells(params.agent, params.cell_size, params.cell_height);
+        const float grow_xz = float(cells.radius + 2) * params.cell_size;
+        const float grow_y = float(cells.height + cells.climb + 2) * params.cell_height;
         for (size_t a = 0; a < 3; ++a) {
-            reach.min[a] = std::min(reach.min[a], b.min[a]);
-            reach.max[a] = std::max(reach.max[a], b.max[a]);
+            const float grow = a == 1 ? grow_y : grow_xz;
+            reach.min[a] -= grow;
+            reach.max[a] += grow;
         }
-    const AgentCells cells = agentCells(params.agent, params.cell_size, params.cell_height);
-    const float grow_xz = float(cells.radius + 2) * params.cell_size;
-    const float grow_y = float(cells.height + cells.climb + 2) * params.cell_height;
-    for (size_t a = 0; a < 3; ++a) {
-        const float grow = a == 1 ? grow_y : grow_xz;
-        reach.min[a] -= grow;
-        reach.max[a] += grow;
+        inside = geometry::clipToBox(geometry, reach);
+        if (inside.triangleCount() == 0) {
+            const geometry::Bounds all = geometry.bounds();
+            return makeError(ErrorKind::bad_input,
+                             "voxelize: the bake bounds hold none of the geometry (it spans ({}, "
+                             "{}, {}) to ({}, {}, {}))",
+                             all.min[0], all.min[1], all.min[2], all.max[0], all.max[1],
+                             all.max[2]);
+        }
     }
-    const geometry::Geometry inside = geometry::clipToBox(geometry, reach);
-    if (inside.triangleCount() == 0) {
-        const geometry::Bounds all = geometry.bounds();
-        return makeError(ErrorKind::bad_input,
-                         "voxelize: the bake bounds hold none of the geometry (it spans ({}, {}, "
-                         "{}) to ({}, {}, {}))",
-                         all.min[0], all.min[1], all.min[2], all.max[0], all.max[1], all.max[2]);
+    const geometry::Geometry& source = params.bounds.empty() ? geometry : inside;
+    auto shape = gridShape(source, params);
+    if (!shape) return shape.error();
+    VoxelGrid& grid = shape->grid;
+    {
+        ScopedTimer total_timer(context, "voxelize");
+        context.debug(
+            "voxelize: {} x {} x {} cells, agent {} / {} / {} cells (height / climb / radius), "
+            "{} threads",
+            grid.size_x, grid.size_z, grid.size_y, shape->frame.agent.height,
+            shape->frame.agent.climb, shape->frame.agent.radius, resolveThreads(params.threads));
+        Status s = voxelizeRows(source, shape->frame, resolveThreads(params.threads), context,
+                                [&](FinishedRows& rows) -> Status {
+                                    if (Status r = rules.apply(grid, rows, out); !r) return r;
+                                    return sink(grid, rows);
+                                });
+        if (!s) return s.error();
     }
-    auto grid = voxelizeAll(inside, params, context);
-    if (!grid) return grid.error();
-    // Walkable only inside a box: the top of the span at its column's centre.
-    forEachWalkableTop(*grid, [&](Span& span, double x, double y, double z) {
-        if (std::none_of(params.bounds.begin(), params.bounds.end(),
-                         [&](const geometry::Bounds& b) { return b.contains(x, y, z); }))
-            span.walkable = false, ++outside_bounds;
-    });
-    return grid;
+    for (const auto& [a, cost] : costs) grid.areas[a].cost = cost;
+    return std::move(grid);
 }
 
 }  // namespace
@@ -866,84 +1048,43 @@ VoxelizeParams effectiveParams(const geometry::Geometry& geometry, const Voxeliz
 
 Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& given,
                            Context& context, VoxelizeCounts* counts) {
-    if (Status s = checkParams(given); !s) return s.error();
-    const VoxelizeParams params = effectiveParams(geometry, given);
-    // Area names first: a typo fails before the work.
-    auto areaIndex = [&](const std::string& name) -> Result<size_t> {
-        for (size_t a = 0; a < geometry.areas.size(); ++a)
-            if (geometry.areas[a].name == name) return a;
-        std::string names;
-        for (const geometry::AreaType& a : geometry.areas)
-            names += (names.empty() ? "" : ", ") + a.name;
-        return inputError("voxelize: '{}' is not an area of this level (its areas: {})", name,
-                          names);
-    };
-    std::vector<uint8_t> allowed(geometry.areas.size(), params.area_mask.empty() ? 1 : 0);
-    // Unknown names are named where the agent gave them ("level.json: $.agents[1].area_mask[0]").
-    for (size_t i = 0; i < params.area_mask.size(); ++i) {
-        auto a = areaIndex(params.area_mask[i]);
-        if (!a) return inputError("{}[{}]: {}", params.area_mask_where, i, a.error().message);
-        allowed[*a] = 1;
-    }
-    std::vector<std::pair<size_t, float>> costs;
-    for (const auto& [name, cost] : params.area_costs) {
-        auto a = areaIndex(name);
-        if (!a) return inputError("{}.{}: {}", params.area_costs_where, name, a.error().message);
-        costs.push_back({*a, cost});
-    }
-    std::vector<int> targets;  // per volume: the area it gives, -1 = keep
-    for (const ModifierVolume& v : params.volumes) {
-        targets.push_back(-1);
-        if (v.area.empty()) continue;
-        auto a = areaIndex(v.area);
-        if (!a) return inputError("{}: {}", v.name, a.error().message);
-        targets.back() = int(*a);
-    }
-    VoxelizeCounts local;
-    VoxelizeCounts& out = counts != nullptr ? *counts : local;
-    out = {};
-    auto grid = voxelizeBounded(geometry, params, context, out.outside_bounds);
+    std::vector<uint32_t> offsets{0};
+    std::vector<Span> spans;
+    auto grid = voxelizeWith(geometry, given, context, counts,
+                             [&](const VoxelGrid&, FinishedRows& rows) -> Status {
+                                 if (spans.size() + rows.spans.size() > UINT32_MAX)
+                                     return makeError(ErrorKind::usage,
+                                                      "voxelize: more than {} spans exceed the "
+                                                      "format's limit; use larger cells",
+                                                      UINT32_MAX);
+                                 for (uint32_t count : rows.counts)
+                                     offsets.push_back(offsets.back() + count);
+                                 spans.insert(spans.end(), rows.spans.begin(), rows.spans.end());
+                                 return {};
+                             });
     if (!grid) return grid.error();
-    // Modifier volumes, in order.
-    out.in_volumes.assign(params.volumes.size(), 0);
-    std::map<std::pair<uint8_t, float>, uint8_t> derived;  // (area, factor) -> derived area
-    for (size_t i = 0; i < params.volumes.size(); ++i) {
-        const ModifierVolume& v = params.volumes[i];
-        Status failed;
-        forEachWalkableTop(*grid, [&](Span& span, double x, double y, double z) {
-            if (!failed || !v.contains(x, y, z)) return;
-            ++out.in_volumes[i];
-            if (v.forbid) {
-                span.walkable = false;
-                return;
-            }
-            if (targets[i] >= 0) span.area = uint8_t(targets[i]);
-            if (v.cost_factor == 1.0f) return;
-            auto [it, added] = derived.try_emplace({span.area, v.cost_factor}, 0);
-            if (added) {
-                if (grid->areas.size() >= formats::kMaxAreas) {
-                    failed = inputError(
-                        "{}: cost factors need more than {} areas in all; use fewer distinct "
-                        "factors",
-                        v.name, formats::kMaxAreas);
-                    return;
-                }
-                geometry::AreaType d = grid->areas[span.area];
-                d.name = fmt::format("{} x{}", d.name, v.cost_factor);
-                d.cost *= v.cost_factor;
-                it->second = uint8_t(grid->areas.size());
-                grid->areas.push_back(d);
-            }
-            span.area = it->second;
-        });
-        if (!failed) return failed.error();
-    }
-    for (const auto& [a, cost] : costs) grid->areas[a].cost = cost;
-    if (!params.area_mask.empty())
-        for (Span& span : grid->spans)
-            if (span.walkable && (span.area >= allowed.size() || !allowed[span.area]))
-                span.walkable = false, ++out.masked;
+    grid->column_offsets = std::move(offsets);
+    grid->spans = std::move(spans);
     return grid;
+}
+
+Result<VoxelizedFile> voxelizeToFile(const geometry::Geometry& geometry,
+                                     const VoxelizeParams& params, Context& context,
+                                     VoxelizeCounts* counts, const std::filesystem::path& path,
+                                     const std::string& source_name) {
+    std::optional<VoxelWriter> writer;
+    VoxelizedFile result;
+    auto grid = voxelizeWith(geometry, params, context, counts,
+                             [&](const VoxelGrid& header, FinishedRows& rows) -> Status {
+                                 if (!writer) writer.emplace(header.columnCount());
+                                 return writer->addColumns(rows.spans, rows.counts);
+                             });
+    if (!grid) return grid.error();
+    grid->source_name = source_name;
+    if (Status s = writer->finish(path, *grid); !s) return s.error();
+    result.stats = writer->stats(grid->areas.size());
+    result.header = std::move(grid).value();
+    return result;
 }
 
 }  // namespace nav::voxel

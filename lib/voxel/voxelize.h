@@ -107,6 +107,19 @@ VoxelizeParams effectiveParams(const geometry::Geometry& geometry, const Voxeliz
 Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
                            Context& context);
 
+// voxelize, written straight to a .vox file as rows are finished: the grid's spans are never all
+// in memory (the peak is the geometry and a window of row bands however large the level). The
+// file's bytes equal saveVoxels of voxelize's grid with that source name. Returns the grid's
+// header (no spans or column offsets) and its statistics.
+struct VoxelizedFile {
+    VoxelGrid header;
+    VoxelStats stats;
+};
+Result<VoxelizedFile> voxelizeToFile(const geometry::Geometry& geometry,
+                                     const VoxelizeParams& params, Context& context,
+                                     VoxelizeCounts* counts, const std::filesystem::path& path,
+                                     const std::string& source_name);
+
 // Modifier volumes as a level config or a volumes file writes them: an array of {"min": [x, y,
 // z], "max": [...]} boxes or {"points": [[x, y, z], ...]} convex hulls, each with "area": NAME,
 // "cost_factor": F, "forbid": B, "agents": [NAMES], "walkable_for": [NAMES], at JSON path `path`

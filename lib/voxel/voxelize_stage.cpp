@@ -40,26 +40,24 @@ void VoxelizeStage::describe(const Params& p, StageKey& key) {
 Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& params,
                                        const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<VoxelizeStage>(params); !s) return s.error();
-    auto geometry = geometry::loadGeometry(inputs.geometry);
+    auto geometry =
+        geometry::loadGeometry(inputs.geometry, geometry::GeometryParts::without_objects);
     if (!geometry) return geometry.error();
     const auto start = std::chrono::steady_clock::now();
     VoxelizeCounts counts;
-    auto grid = voxelize(*geometry, params, context, &counts);
+    // Streamed to the file as rows are finished: the grid is never all in memory.
+    auto voxelized =
+        voxelizeToFile(*geometry, params, context, &counts, output, inputs.source_name);
+    if (!voxelized) return voxelized.error();
     const uint64_t outside_bounds = counts.outside_bounds;
-    if (!grid) return grid.error();
-    grid->source_name = inputs.source_name;
-    // What the summary needs from the geometry, then its memory back before the grid is encoded
-    // (on a large level the two would otherwise peak together).
     const size_t triangle_count = geometry->triangleCount();
     const VoxelizeParams applied = effectiveParams(*geometry, params);
-    *geometry = geometry::Geometry{};
-    if (Status s = saveVoxels(output, *grid); !s) return s.error();
 
     StageResult result;
     result.milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    const VoxelGrid& g = *grid;
-    const VoxelStats stats = computeStats(g);
+    const VoxelGrid& g = voxelized->header;
+    const VoxelStats& stats = voxelized->stats;
     result.count("columns", stats.columns);
     result.count("spans", stats.spans);
     result.count("walkable_spans", stats.walkable_spans);
