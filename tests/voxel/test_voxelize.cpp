@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "formats/container_writer.h"
 #include "lib/geometry/geometry.h"
 #include "lib/importer/import.h"
 #include "lib/voxel/voxel_grid.h"
@@ -1238,4 +1239,105 @@ TEST_SUITE("voxel") {
                 if (s.walkable) CHECK(s.area == 2);
         }
     }
+}
+
+// Voxelize streams the grid: rows are finished chunk by chunk from a window of row bands with a
+// halo (filters one column, erosion the radius). Nothing may depend on where chunks begin.
+namespace {
+
+// A level spanning many chunks along Z: bumpy terrain (ledges within and beyond climb), walls,
+// pillars and a platform with a floor under it (multi-layer columns), deterministic.
+test::LevelBuilder streamedLevel(double size, double z_shift) {
+    Builder b;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const double step = 2.0;
+    for (double x = 0; x < size; x += step)
+        for (double z = 0; z < size; z += step) {
+            const double y = (u(rng) < 0.15 ? 0.6 : 0.0) + (u(rng) < 0.05 ? 1.5 : 0.0);
+            b.rect(x, z + z_shift, x + step, z + step + z_shift, y);
+        }
+    for (int i = 0; i < 40; ++i) {
+        const double x = u(rng) * (size - 8), z = u(rng) * (size - 8) + z_shift;
+        if (i % 3 == 0)
+            b.box({x, 0, z}, {x + 6, 3, z + 0.4});  // wall
+        else if (i % 3 == 1)
+            b.box({x, 0, z}, {x + 0.5, 4, z + 0.5});  // pillar
+        else
+            b.box({x, 2.6, z}, {x + 7, 2.9, z + 5});  // platform over the ground
+    }
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("voxelize: results do not depend on where the streamed chunks begin") {
+    // Shifting the whole level by whole rows in Z and adding a small far marker triangle south
+    // of it moves the chunk borders across the level; every column must stay the same.
+    for (float radius : {0.6f, 3.0f, 6.5f}) {  // halo of 1, 1 and 2 bands at 0.3 m cells
+        CAPTURE(radius);
+        const voxel::VoxelizeParams params = makeParams(0.3f, 0.2f, radius);
+        Builder base = streamedLevel(130.0, 0.0);
+        const voxel::VoxelGrid reference = voxelizeOk(base.g, params);
+        REQUIRE(reference.size_z > 3 * 128);  // several chunks
+        for (int shift_rows : {1, 7, 16, 37, 100}) {
+            CAPTURE(shift_rows);
+            Builder shifted = streamedLevel(130.0, 0.0);
+            // A tiny ledge far to the west and south: the grid's origin moves by shift_rows rows.
+            const double z0 = -0.3 * shift_rows;
+            shifted.tri({0, 0, z0}, {0, 0, z0 + 0.1}, {0.1, 0, z0});
+            const voxel::VoxelGrid grid = voxelizeOk(shifted.g, params);
+            REQUIRE(grid.size_x == reference.size_x);
+            REQUIRE(grid.size_z == reference.size_z + uint32_t(shift_rows));
+            size_t differing = 0;
+            for (uint32_t z = 0; z < reference.size_z; ++z)
+                for (uint32_t x = 0; x < reference.size_x; ++x) {
+                    const auto a = reference.column(x, z);
+                    const auto c = grid.column(x, z + uint32_t(shift_rows));
+                    if (!std::equal(a.begin(), a.end(), c.begin(), c.end()) &&
+                        !(x < 2 && z < 2))  // the marker's own corner
+                        ++differing;
+                }
+            CHECK(differing == 0);
+        }
+    }
+}
+
+TEST_CASE("voxelize: the streamed .vox equals saveVoxels of the grid, byte for byte") {
+    // Large enough that the spans (and columns) go through the zstd stream, not the held path.
+    Builder b = streamedLevel(120.0, 0.0);
+    voxel::VoxelizeParams params = makeParams();
+    voxel::ModifierVolume mud;  // cost factors add derived areas in the order they are met
+    mud.name = "mud";
+    mud.box = {{10, -1, 10}, {50, 5, 90}};
+    mud.cost_factor = 3;
+    voxel::ModifierVolume no_go;
+    no_go.name = "no_go";
+    no_go.box = {{70, -1, 20}, {90, 5, 40}};
+    no_go.forbid = true;
+    params.volumes = {mud, no_go};
+    Context context;
+    voxel::VoxelizeCounts memory_counts, file_counts;
+    auto grid = voxel::voxelize(b.g, params, context, &memory_counts);
+    REQUIRE(grid.ok());
+    REQUIRE(grid->spans.size() * 8 > formats::ZstdSectionStream::kHoldBytes);
+    test::TempDir dir;
+    grid->source_name = "streamed.obj";
+    REQUIRE(voxel::saveVoxels(dir / "whole.vox", *grid).ok());
+    auto streamed = voxel::voxelizeToFile(b.g, params, context, &file_counts,
+                                          dir / "streamed.vox", "streamed.obj");
+    REQUIRE(streamed.ok());
+    CHECK(test::readBytes(dir / "whole.vox") == test::readBytes(dir / "streamed.vox"));
+    CHECK(file_counts.in_volumes == memory_counts.in_volumes);
+    CHECK(memory_counts.in_volumes[0] > 0);
+    CHECK(memory_counts.in_volumes[1] > 0);
+    const voxel::VoxelStats stats = voxel::computeStats(*grid);
+    CHECK(streamed->stats.spans == stats.spans);
+    CHECK(streamed->stats.walkable_spans == stats.walkable_spans);
+    CHECK(streamed->stats.walkable_per_area == stats.walkable_per_area);
+    CHECK(streamed->stats.multi_layer_columns == stats.multi_layer_columns);
+    CHECK(stats.multi_layer_columns > 0);
+    auto loaded = voxel::loadVoxels(dir / "streamed.vox");
+    REQUIRE(loaded.ok());
+    CHECK(*loaded == *grid);
 }
