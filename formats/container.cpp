@@ -278,6 +278,87 @@ Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst
     return {};
 }
 
+SectionStream::SectionStream(const uint8_t* file, const SectionEntry& entry)
+    : file_(file), src_(file + entry.offset), entry_(entry) {}
+
+SectionStream::~SectionStream() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(context_)); }
+
+Error SectionStream::start() {
+    char name[5];
+    fourccToString(entry_.id, name);
+    if (Error error = verifySection(file_, entry_)) return error;
+    if (entry_.codec == Codec::raw) return {};
+    if (entry_.codec != Codec::zstd)
+        return makeError(ErrorCode::invalid_argument, entry_.offset, entry_.id,
+                         "section '%s': only raw and zstd sections are streamed", name);
+    const unsigned long long frame_size =
+        ZSTD_getFrameContentSize(src_, size_t(entry_.stored_size));
+    if (frame_size == ZSTD_CONTENTSIZE_ERROR || frame_size != entry_.raw_size)
+        return makeError(ErrorCode::decompress_failed, entry_.offset, entry_.id,
+                         "section '%s': zstd frame does not declare the expected %llu bytes", name,
+                         static_cast<unsigned long long>(entry_.raw_size));
+    context_ = ZSTD_createDCtx();
+    if (context_ == nullptr)
+        return makeError(ErrorCode::decompress_failed, entry_.offset, entry_.id,
+                         "section '%s': cannot create a zstd context", name);
+    return {};
+}
+
+Error SectionStream::read(uint8_t* dst, size_t size) {
+    char name[5];
+    fourccToString(entry_.id, name);
+    if (out_pos_ + size > entry_.raw_size)
+        return makeError(ErrorCode::invalid_argument, entry_.offset, entry_.id,
+                         "section '%s': read past its %llu decoded bytes", name,
+                         static_cast<unsigned long long>(entry_.raw_size));
+    if (entry_.codec == Codec::raw) {
+        if (size > 0) std::memcpy(dst, src_ + out_pos_, size);
+        out_pos_ += size;
+        return {};
+    }
+    ZSTD_outBuffer out{dst, size, 0};
+    while (out.pos < out.size) {
+        ZSTD_inBuffer in{src_, size_t(entry_.stored_size), in_pos_};
+        const size_t before = out.pos;
+        const size_t r = ZSTD_decompressStream(static_cast<ZSTD_DCtx*>(context_), &out, &in);
+        const bool progress = out.pos > before || in.pos > in_pos_;
+        in_pos_ = in.pos;
+        frame_done_ = r == 0;
+        if (ZSTD_isError(r) || (r == 0 && out.pos < out.size) || !progress)
+            return makeError(ErrorCode::decompress_failed, entry_.offset, entry_.id,
+                             "section '%s': zstd decompression failed (%s)", name,
+                             ZSTD_isError(r) ? ZSTD_getErrorName(r) : "frame ended early");
+    }
+    out_pos_ += size;
+    return {};
+}
+
+Error SectionStream::finish() {
+    char name[5];
+    fourccToString(entry_.id, name);
+    if (out_pos_ != entry_.raw_size)
+        return makeError(ErrorCode::invalid_argument, entry_.offset, entry_.id,
+                         "section '%s': %llu of %llu bytes read", name,
+                         static_cast<unsigned long long>(out_pos_),
+                         static_cast<unsigned long long>(entry_.raw_size));
+    if (entry_.codec == Codec::raw) return {};
+    // The frame must end here: nothing more to decode, every stored byte used.
+    uint8_t extra = 0;
+    ZSTD_outBuffer out{&extra, 1, 0};
+    ZSTD_inBuffer in{src_, size_t(entry_.stored_size), in_pos_};
+    size_t r = frame_done_ ? 0 : 1;
+    for (size_t before = size_t(-1);
+         !ZSTD_isError(r) && r != 0 && out.pos == 0 && in.pos != before;) {
+        before = in.pos;
+        r = ZSTD_decompressStream(static_cast<ZSTD_DCtx*>(context_), &out, &in);
+    }
+    if (ZSTD_isError(r) || r != 0 || out.pos != 0 || in.pos != size_t(entry_.stored_size))
+        return makeError(ErrorCode::decompress_failed, entry_.offset, entry_.id,
+                         "section '%s': zstd frame does not end after %llu bytes", name,
+                         static_cast<unsigned long long>(entry_.raw_size));
+    return {};
+}
+
 Error checkCsrOffsets(const uint32_t* offsets, uint64_t count, uint64_t total, uint32_t section) {
     char name[5];
     fourccToString(section, name);

@@ -114,4 +114,28 @@ Error verifySection(const uint8_t* file, const SectionEntry& entry);
 // Verifies and decodes a section into `dst`, which must hold exactly entry.raw_size bytes.
 Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst, size_t dst_size);
 
+// Decodes a raw or zstd section piece by piece, for sections too large to decode whole (the spans
+// of a large voxel grid): the checksum is verified first, then read() hands out the next bytes;
+// finish() checks that every byte was read and the frame ended. Same checks and errors as
+// decodeSection. zstd+delta32 sections are not streamed (use decodeSection).
+class SectionStream {
+public:
+    SectionStream(const uint8_t* file, const SectionEntry& entry);
+    ~SectionStream();
+    SectionStream(const SectionStream&) = delete;
+    SectionStream& operator=(const SectionStream&) = delete;
+    Error start();                          // checksum and frame header
+    Error read(uint8_t* dst, size_t size);  // the next `size` decoded bytes
+    Error finish();
+
+private:
+    const uint8_t* file_;
+    const uint8_t* src_;
+    SectionEntry entry_;
+    void* context_ = nullptr;  // ZSTD_DCtx
+    size_t in_pos_ = 0;        // stored bytes consumed
+    uint64_t out_pos_ = 0;     // decoded bytes handed out
+    bool frame_done_ = false;  // zstd reported the frame's end
+};
+
 }  // namespace nav::formats

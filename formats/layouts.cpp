@@ -306,8 +306,8 @@ Error validateGeometrySections(const GeometryHeader& h, const uint8_t* vertices,
     return {};
 }
 
-Error validateVoxelSections(const VoxelHeader& h, const uint8_t* columns, size_t columns_size,
-                            const uint8_t* spans, size_t spans_size, uint32_t area_count) {
+Error validateVoxelColumnOffsets(const VoxelHeader& h, const uint8_t* columns, size_t columns_size,
+                                 uint64_t spans_size) {
     const uint64_t column_count = uint64_t(h.size_x) * h.size_z;
     if (columns_size != (column_count + 1) * 4)
         return makeError(ErrorCode::bad_section, 0, kSecColumns,
@@ -316,13 +316,13 @@ Error validateVoxelSections(const VoxelHeader& h, const uint8_t* columns, size_t
                          static_cast<unsigned long long>(column_count));
     if (spans_size != uint64_t(h.span_count) * kSpanRecordSize)
         return makeError(ErrorCode::bad_section, 0, kSecSpans,
-                         "section 'SPAN' is %zu bytes, expected %llu for %u spans", spans_size,
+                         "section 'SPAN' is %llu bytes, expected %llu for %u spans",
+                         static_cast<unsigned long long>(spans_size),
                          static_cast<unsigned long long>(uint64_t(h.span_count) * kSpanRecordSize),
                          h.span_count);
     if (loadLe32(columns) != 0)
         return makeError(ErrorCode::bad_section, 0, kSecColumns,
                          "section 'COLS': first column does not start at span 0");
-    uint32_t walkable = 0;
     for (uint64_t c = 0; c < column_count; ++c) {
         const uint32_t begin = loadLe32(columns + 4 * c);
         const uint32_t end = loadLe32(columns + 4 * (c + 1));
@@ -330,9 +330,23 @@ Error validateVoxelSections(const VoxelHeader& h, const uint8_t* columns, size_t
             return makeError(ErrorCode::bad_section, 4 * (c + 1), kSecColumns,
                              "section 'COLS': column %llu span range %u..%u is invalid (%u spans)",
                              static_cast<unsigned long long>(c), begin, end, h.span_count);
+    }
+    if (loadLe32(columns + 4 * column_count) != h.span_count)
+        return makeError(ErrorCode::bad_section, 4 * column_count, kSecColumns,
+                         "section 'COLS': last offset is not the span count %u", h.span_count);
+    return {};
+}
+
+Error validateVoxelSpans(const VoxelHeader& h, const uint8_t* columns, uint64_t column_begin,
+                         uint64_t column_end, const uint8_t* spans, uint32_t area_count,
+                         uint32_t& walkable) {
+    const uint32_t first = loadLe32(columns + 4 * column_begin);
+    for (uint64_t c = column_begin; c < column_end; ++c) {
+        const uint32_t begin = loadLe32(columns + 4 * c);
+        const uint32_t end = loadLe32(columns + 4 * (c + 1));
         uint32_t previous_top = 0;
         for (uint32_t s = begin; s < end; ++s) {
-            const uint8_t* p = spans + size_t(s) * kSpanRecordSize;
+            const uint8_t* p = spans + size_t(s - first) * kSpanRecordSize;
             const SpanRecord span = decodeSpan(p);
             const uint64_t offset = uint64_t(s) * kSpanRecordSize;
             if (span.y_min >= span.y_max || span.y_max > h.size_y)
@@ -355,14 +369,25 @@ Error validateVoxelSections(const VoxelHeader& h, const uint8_t* columns, size_t
             previous_top = span.y_max;
         }
     }
-    if (loadLe32(columns + 4 * column_count) != h.span_count)
-        return makeError(ErrorCode::bad_section, 4 * column_count, kSecColumns,
-                         "section 'COLS': last offset is not the span count %u", h.span_count);
+    return {};
+}
+
+Error validateVoxelWalkableCount(const VoxelHeader& h, uint32_t walkable) {
     if (walkable != h.walkable_count)
         return makeError(ErrorCode::bad_section, 0, kSecSpans,
                          "section 'SPAN': %u walkable spans but header says %u", walkable,
                          h.walkable_count);
     return {};
+}
+
+Error validateVoxelSections(const VoxelHeader& h, const uint8_t* columns, size_t columns_size,
+                            const uint8_t* spans, size_t spans_size, uint32_t area_count) {
+    if (Error e = validateVoxelColumnOffsets(h, columns, columns_size, spans_size)) return e;
+    uint32_t walkable = 0;
+    if (Error e = validateVoxelSpans(h, columns, 0, uint64_t(h.size_x) * h.size_z, spans,
+                                     area_count, walkable))
+        return e;
+    return validateVoxelWalkableCount(h, walkable);
 }
 
 void encodeGraphHeader(const GraphHeader& h, uint8_t out[kGraphHeaderSize]) {

@@ -239,6 +239,15 @@ inline void encodeSpan(const SpanRecord& s, uint8_t* p) {
 // bytes zero, walkable count matching. Offsets in errors are within the named section.
 Error validateVoxelSections(const VoxelHeader& header, const uint8_t* columns, size_t columns_size,
                             const uint8_t* spans, size_t spans_size, uint32_t area_count);
+// The same checks in parts, for a reader that decodes SPAN piece by piece: the offsets (and both
+// sections' sizes), then the spans of columns [column_begin, column_end) (`spans` holding the
+// records from span COLS[column_begin] on; walkable ones counted into `walkable`), then the count.
+Error validateVoxelColumnOffsets(const VoxelHeader& header, const uint8_t* columns,
+                                 size_t columns_size, uint64_t spans_size);
+Error validateVoxelSpans(const VoxelHeader& header, const uint8_t* columns, uint64_t column_begin,
+                         uint64_t column_end, const uint8_t* spans, uint32_t area_count,
+                         uint32_t& walkable);
+Error validateVoxelWalkableCount(const VoxelHeader& header, uint32_t walkable);
 
 // Checks the VERT, TRIS and TARE sections of a geometry against its header and an area table of
 // `area_count` entries: sizes from the header counts, finite coordinates, vertex indices and area

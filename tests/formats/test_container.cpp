@@ -249,3 +249,73 @@ TEST_SUITE("formats") {
         }
     }
 }
+
+TEST_CASE("ZstdSectionStream: streamed sections decode like added ones, whole or piece by piece") {
+    // 3 MiB: past the held 1 MiB, so the frame is streamed and its content size patched in.
+    std::vector<uint8_t> big = pattern(3u << 20, 13);
+    std::vector<uint8_t> small = pattern(5000, 3);
+    std::vector<uint8_t> values;  // monotone u32s, for zstd+delta32
+    {
+        ByteWriter w;
+        uint32_t v = 0;
+        for (uint32_t i = 0; i < 400000; ++i) w.u32(v += i % 3);
+        values = w.take();
+    }
+    ContainerWriter streamed(kTestKind, 1), added(kTestKind, 1);
+    ZstdSectionStream s_big(3), s_small(3), s_values(3, true);
+    for (size_t i = 0; i < big.size(); i += 65536)  // uneven pieces
+        REQUIRE(s_big.write(big.data() + i, std::min<size_t>(65536, big.size() - i)));
+    REQUIRE(s_small.write(small.data(), small.size()));
+    for (size_t i = 0; i < values.size(); i += 4 * 1000)
+        REQUIRE(s_values.write(values.data() + i, std::min<size_t>(4000, values.size() - i)));
+    REQUIRE(s_big.addTo(streamed, fourcc("BIGS")));
+    REQUIRE(s_small.addTo(streamed, fourcc("SMAL")));
+    REQUIRE(s_values.addTo(streamed, fourcc("VALS")));
+    added.setCompressionLevel(3);
+    added.add(fourcc("SMAL"), small);
+    std::vector<uint8_t> a, b;
+    std::string error;
+    REQUIRE(streamed.finish(a, error));
+    REQUIRE(added.finish(b, error));
+    Container c;
+    REQUIRE_FALSE(parseContainer(a.data(), a.size(), c));
+    REQUIRE(c.section_count == 3);
+    // Small sections are added as add() would: same stored bytes.
+    Container d;
+    REQUIRE_FALSE(parseContainer(b.data(), b.size(), d));
+    CHECK(c.sections[1].stored_size == d.sections[0].stored_size);
+    CHECK(std::memcmp(a.data() + c.sections[1].offset, b.data() + d.sections[0].offset,
+                      size_t(d.sections[0].stored_size)) == 0);
+    // Whole decoding.
+    std::vector<uint8_t> out(big.size());
+    CHECK(c.sections[0].codec == Codec::zstd);
+    CHECK(c.sections[0].stored_size < big.size());
+    REQUIRE_FALSE(decodeSection(a.data(), c.sections[0], out.data(), out.size()));
+    CHECK(out == big);
+    std::vector<uint8_t> decoded_values(values.size());
+    CHECK(c.sections[2].codec == Codec::zstd_delta32);
+    REQUIRE_FALSE(
+        decodeSection(a.data(), c.sections[2], decoded_values.data(), decoded_values.size()));
+    CHECK(decoded_values == values);
+    // Piece by piece.
+    SectionStream stream(a.data(), c.sections[0]);
+    REQUIRE_FALSE(stream.start());
+    std::vector<uint8_t> pieces;
+    for (size_t n : {size_t(1), size_t(100000), size_t(2u << 20)}) {
+        std::vector<uint8_t> part(n);
+        REQUIRE_FALSE(stream.read(part.data(), n));
+        pieces.insert(pieces.end(), part.begin(), part.end());
+    }
+    CHECK(stream.finish().code == ErrorCode::invalid_argument);  // not all read yet
+    std::vector<uint8_t> rest(big.size() - pieces.size());
+    REQUIRE_FALSE(stream.read(rest.data(), rest.size()));
+    pieces.insert(pieces.end(), rest.begin(), rest.end());
+    CHECK(pieces == big);
+    uint8_t extra = 0;
+    CHECK(stream.read(&extra, 1).code == ErrorCode::invalid_argument);
+    CHECK_FALSE(stream.finish());
+    // A damaged stored byte fails the checksum before any decoding.
+    a[size_t(c.sections[0].offset) + 100] ^= 0x40;
+    SectionStream damaged(a.data(), c.sections[0]);
+    CHECK(damaged.start().code == ErrorCode::checksum_mismatch);
+}

@@ -1324,8 +1324,8 @@ TEST_CASE("voxelize: the streamed .vox equals saveVoxels of the grid, byte for b
     test::TempDir dir;
     grid->source_name = "streamed.obj";
     REQUIRE(voxel::saveVoxels(dir / "whole.vox", *grid).ok());
-    auto streamed = voxel::voxelizeToFile(b.g, params, context, &file_counts,
-                                          dir / "streamed.vox", "streamed.obj");
+    auto streamed = voxel::voxelizeToFile(b.g, params, context, &file_counts, dir / "streamed.vox",
+                                          "streamed.obj");
     REQUIRE(streamed.ok());
     CHECK(test::readBytes(dir / "whole.vox") == test::readBytes(dir / "streamed.vox"));
     CHECK(file_counts.in_volumes == memory_counts.in_volumes);
