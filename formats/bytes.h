@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +37,12 @@ std::vector<uint8_t> arrayBytes(const std::vector<T>& values) {
     std::vector<uint8_t> bytes(values.size() * sizeof(T));
     if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
     return bytes;
+}
+
+// The bytes of an array of plain values, viewed in place (little-endian hosts, as arrayBytes).
+template <class T>
+std::span<const uint8_t> byteView(const std::vector<T>& values) {
+    return {reinterpret_cast<const uint8_t*>(values.data()), values.size() * sizeof(T)};
 }
 
 // Appends little-endian fields to a growing byte vector (bake side only).

@@ -59,6 +59,29 @@ void ContainerWriter::add(uint32_t id, std::vector<uint8_t> bytes, Codec codec, 
     sections_.push_back(std::move(e));
 }
 
+void ContainerWriter::add(uint32_t id, std::span<const uint8_t> bytes, Codec codec, int level) {
+    if (codec != Codec::zstd || bytes.size() <= 64) {  // raw, tiny or delta-coded: via a copy
+        add(id, std::vector<uint8_t>(bytes.begin(), bytes.end()), codec, level);
+        return;
+    }
+    if (!error_.empty()) return;
+    std::vector<uint8_t> buffer(ZSTD_compressBound(bytes.size()));
+    const size_t n = ZSTD_compress(buffer.data(), buffer.size(), bytes.data(), bytes.size(),
+                                   level > 0 ? level : level_);
+    if (ZSTD_isError(n)) {
+        error_ = std::string("zstd compression failed: ") + ZSTD_getErrorName(n);
+        return;
+    }
+    if (n < bytes.size()) {
+        buffer.resize(n);
+        buffer.shrink_to_fit();
+        sections_.push_back({id, codec, bytes.size(), std::move(buffer)});
+    } else {
+        sections_.push_back(
+            {id, Codec::raw, bytes.size(), std::vector<uint8_t>(bytes.begin(), bytes.end())});
+    }
+}
+
 void ContainerWriter::addEncoded(uint32_t id, Codec codec, uint64_t raw_size,
                                  std::vector<uint8_t> stored) {
     if (!error_.empty()) return;

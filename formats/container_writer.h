@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ public:
     // here, as they are added, so the writer holds only their stored bytes (a large raw array is
     // not kept beside its compressed form until finish).
     void add(uint32_t id, std::vector<uint8_t> bytes, Codec codec = Codec::zstd, int level = 0);
+    // The same for bytes the caller keeps (a large array viewed in place, not copied to be
+    // compressed): only what is stored is kept.
+    void add(uint32_t id, std::span<const uint8_t> bytes, Codec codec = Codec::zstd, int level = 0);
     // Adds a section already encoded by the caller (e.g. compressed as a stream,
     // ZstdSectionStream): `stored` is kept as it is, with `raw_size` the size it decodes to.
     void addEncoded(uint32_t id, Codec codec, uint64_t raw_size, std::vector<uint8_t> stored);

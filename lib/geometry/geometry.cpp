@@ -411,10 +411,11 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
     writer.setCompressionLevel(3);
     writer.add(formats::kSecGeometryHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, encodeAreaTable(g.areas), formats::Codec::raw);
-    writer.add(formats::kSecVertices, arrayBytes(g.vertices));
-    writer.add(formats::kSecTriangles, arrayBytes(g.triangles));
-    writer.add(formats::kSecTriangleAreas, arrayBytes(g.triangle_areas));
-    writer.add(formats::kSecTriangleObjects, arrayBytes(g.triangle_objects));
+    // The arrays compressed in place (little-endian hosts, as the loader assumes): no copies.
+    writer.add(formats::kSecVertices, formats::byteView(g.vertices));
+    writer.add(formats::kSecTriangles, formats::byteView(g.triangles));
+    writer.add(formats::kSecTriangleAreas, formats::byteView(g.triangle_areas));
+    writer.add(formats::kSecTriangleObjects, formats::byteView(g.triangle_objects));
     writer.add(formats::kSecObjectNames, names.take());
     addLinkSpecSections(writer, g.links);
     addMarkerSection(writer, g.markers);

@@ -52,9 +52,17 @@ public:
     }
 
     ObjScene take() {
-        for (ObjObject& object : scene_.objects)
+        // Spare capacity back (up to half of each array after growth by doubling): the importer
+        // builds the geometry beside these.
+        scene_.positions.shrink_to_fit();
+        for (ObjObject& object : scene_.objects) {
             std::erase_if(object.meshes,
                           [](const ObjMesh& m) { return m.triangles.empty() && m.lines.empty(); });
+            for (ObjMesh& mesh : object.meshes) {
+                mesh.triangles.shrink_to_fit();
+                mesh.lines.shrink_to_fit();
+            }
+        }
         return std::move(scene_);
     }
 

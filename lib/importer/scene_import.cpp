@@ -17,6 +17,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <unordered_map>
 
 #include "formats/bytes.h"
@@ -167,26 +168,42 @@ public:
 
     // An OBJ file read by obj_reader (constructed without a scene): each object a node under
     // the root, its meshes in order, lines before triangles (as SortByPType orders them).
-    Status runObj(const ObjScene& obj) {
+    // Consumes the scene: each mesh's index lists are freed once added, so the scene and the
+    // geometry built from it are not both whole in memory.
+    Status runObj(ObjScene& obj) {
+        size_t triangles = 0;
         for (const ObjObject& object : obj.objects) {
             total_meshes_ += object.meshes.size();
-            for (const ObjMesh& mesh : object.meshes)
+            for (const ObjMesh& mesh : object.meshes) {
                 geometry_.source_mesh_count += mesh.triangles.empty() ? 0 : 1;
+                triangles += mesh.triangles.size() / 3;
+            }
         }
+        // At most this many (degenerate and ignored ones are dropped): no growth by doubling.
+        geometry_.triangles.reserve(3 * triangles);
+        geometry_.triangle_areas.reserve(triangles);
+        geometry_.triangle_objects.reserve(triangles);
+        geometry_.vertices.reserve(obj.positions.size());  // welding only removes
+        size_t slots = 1024;
+        while (slots < 2 * (obj.positions.size() / 3 + 1)) slots *= 2;
+        vertex_slots_.assign(slots, 0);  // no rehashing as it fills
         std::vector<uint32_t> local(obj.positions.size() / 3, ObjMeshView::kNone);
         const aiMatrix4x4 identity;
-        for (const ObjObject& object : obj.objects) {
+        for (ObjObject& object : obj.objects) {
             if (context_.cancelled()) return makeError(ErrorKind::cancelled, "import cancelled");
             std::vector<LinkObject> link_objects;
             std::vector<MarkerObject> marker_objects;
-            for (const ObjMesh& mesh : object.meshes) {
+            for (ObjMesh& mesh : object.meshes) {
                 for (bool lines : {true, false}) {
                     if ((lines ? mesh.lines : mesh.triangles).empty()) continue;
-                    const ObjMeshView view(obj, mesh, lines, local);
-                    if (Status s =
-                            addMesh(object.name, view, identity, link_objects, marker_objects);
-                        !s)
-                        return s;
+                    {
+                        const ObjMeshView view(obj, mesh, lines, local);
+                        if (Status s =
+                                addMesh(object.name, view, identity, link_objects, marker_objects);
+                            !s)
+                            return s;
+                    }
+                    std::vector<uint32_t>().swap(lines ? mesh.lines : mesh.triangles);
                 }
                 context_.progress("import", ++done_meshes_, total_meshes_);
             }
@@ -200,6 +217,7 @@ public:
     // Returns the geometry with vertices that no kept triangle uses removed (those of ignored
     // or degenerate triangles), keeping the remaining vertices in their original order.
     geometry::Geometry take() {
+        vertex_slots_ = {};
         const size_t count = geometry_.vertexCount();
         std::vector<uint32_t> new_index(count, UINT32_MAX);
         for (uint32_t v : geometry_.triangles) new_index[v] = 0;
@@ -699,10 +717,13 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
     if (std::filesystem::is_directory(path, ec))
         return makeError(ErrorKind::io, "{}: is a directory, expected a file", file);
 
-    if (auto head = readFile(path); head && head->size() >= formats::kHeaderSize &&
-                                    std::memcmp(head->data(), formats::kMagic, 8) == 0) {
+    // Only the first bytes: a navbake artifact's magic and kind (the file may be gigabytes).
+    uint8_t head[16] = {};
+    std::ifstream probe(path, std::ios::binary);
+    if (probe.read(reinterpret_cast<char*>(head), sizeof(head)) &&
+        std::memcmp(head, formats::kMagic, 8) == 0) {
         char kind[5];
-        formats::fourccToString(formats::loadLe32(head->data() + 12), kind);
+        formats::fourccToString(formats::loadLe32(head + 12), kind);
         return inputError(
             "{}: this is a navbake '{}' artifact, not level geometry; import reads "
             "source files (OBJ, glTF, FBX, ... or a MovingAI .map)",

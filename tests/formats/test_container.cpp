@@ -31,9 +31,9 @@ std::vector<uint8_t> offsets() {
 
 std::vector<uint8_t> sampleContainer() {
     ContainerWriter writer(kTestKind, 3);
-    writer.add(fourcc("AAAA"), pattern(5000, 3));       // compressible -> zstd
-    writer.add(fourcc("BBBB"), {1, 2, 3}, Codec::raw);  // tiny, raw
-    writer.add(fourcc("CCCC"), {});                     // empty
+    writer.add(fourcc("AAAA"), pattern(5000, 3));        // compressible -> zstd
+    writer.add(fourcc("BBBB"), {1, 2, 3}, Codec::raw);   // tiny, raw
+    writer.add(fourcc("CCCC"), std::vector<uint8_t>{});  // empty
     writer.add(fourcc("DDDD"), pattern(777, 11), Codec::raw);
     writer.add(fourcc("EEEE"), offsets(), Codec::zstd_delta32);
     std::vector<uint8_t> out;
