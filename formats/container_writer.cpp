@@ -19,6 +19,22 @@ std::string sectionName(uint32_t id) {
 }
 }  // namespace
 
+bool ContainerWriter::compress(std::span<const uint8_t> input, int level,
+                               std::vector<uint8_t>& out) {
+    std::vector<uint8_t> buffer(ZSTD_compressBound(input.size()));
+    const size_t n = ZSTD_compress(buffer.data(), buffer.size(), input.data(), input.size(),
+                                   level > 0 ? level : level_);
+    if (ZSTD_isError(n)) {
+        error_ = std::string("zstd compression failed: ") + ZSTD_getErrorName(n);
+        return false;
+    }
+    if (n >= input.size()) return false;
+    buffer.resize(n);
+    buffer.shrink_to_fit();  // the bound's spare capacity back before the next one
+    out = std::move(buffer);
+    return true;
+}
+
 void ContainerWriter::add(uint32_t id, std::vector<uint8_t> bytes, Codec codec, int level) {
     if (!error_.empty()) return;
     Encoded e{id, Codec::raw, bytes.size(), {}};
@@ -35,18 +51,10 @@ void ContainerWriter::add(uint32_t id, std::vector<uint8_t> bytes, Codec codec, 
                 previous = value;
             }
         }
-        std::vector<uint8_t> buffer(ZSTD_compressBound(bytes.size()));
-        const size_t n = ZSTD_compress(buffer.data(), buffer.size(), bytes.data(), bytes.size(),
-                                       level > 0 ? level : level_);
-        if (ZSTD_isError(n)) {
-            error_ = std::string("zstd compression failed: ") + ZSTD_getErrorName(n);
-            return;
-        }
-        if (n < bytes.size()) {
-            buffer.resize(n);
-            buffer.shrink_to_fit();  // the bound's spare capacity back before the next one
+        if (compress(bytes, level, e.stored)) {
             e.codec = codec;
-            e.stored = std::move(buffer);
+        } else if (!error_.empty()) {
+            return;
         } else if (codec == Codec::zstd_delta32) {  // stored raw: undo the deltas
             uint32_t sum = 0;
             for (size_t k = 0; k < bytes.size(); k += 4) {
@@ -65,21 +73,13 @@ void ContainerWriter::add(uint32_t id, std::span<const uint8_t> bytes, Codec cod
         return;
     }
     if (!error_.empty()) return;
-    std::vector<uint8_t> buffer(ZSTD_compressBound(bytes.size()));
-    const size_t n = ZSTD_compress(buffer.data(), buffer.size(), bytes.data(), bytes.size(),
-                                   level > 0 ? level : level_);
-    if (ZSTD_isError(n)) {
-        error_ = std::string("zstd compression failed: ") + ZSTD_getErrorName(n);
-        return;
+    Encoded e{id, Codec::zstd, bytes.size(), {}};
+    if (!compress(bytes, level, e.stored)) {
+        if (!error_.empty()) return;
+        e.codec = Codec::raw;
+        e.stored.assign(bytes.begin(), bytes.end());
     }
-    if (n < bytes.size()) {
-        buffer.resize(n);
-        buffer.shrink_to_fit();
-        sections_.push_back({id, codec, bytes.size(), std::move(buffer)});
-    } else {
-        sections_.push_back(
-            {id, Codec::raw, bytes.size(), std::vector<uint8_t>(bytes.begin(), bytes.end())});
-    }
+    sections_.push_back(std::move(e));
 }
 
 void ContainerWriter::addEncoded(uint32_t id, Codec codec, uint64_t raw_size,

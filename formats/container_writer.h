@@ -44,6 +44,8 @@ private:
         uint64_t raw_size;  // bytes after decoding
         std::vector<uint8_t> stored;
     };
+    // Compresses `input` into `out`; false when that does not make it smaller or fails (error_).
+    bool compress(std::span<const uint8_t> input, int level, std::vector<uint8_t>& out);
     uint32_t kind_;
     uint32_t kind_version_;
     int level_ = 9;
