@@ -1,5 +1,9 @@
 #include "lib/common/parallel.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -106,6 +110,12 @@ IdlePriority::~IdlePriority() {
     sched_param param{};
     param.sched_priority = priority_;
     pthread_setschedparam(pthread_self(), policy_, &param);
+#endif
+}
+
+void returnLargeBlocksToSystem() {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
 }
 

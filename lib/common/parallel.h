@@ -43,6 +43,13 @@ Status runParallelWorkers(std::string_view stage, size_t count, int threads, Con
                           uint64_t& progress_done, uint64_t progress_total,
                           const std::function<void(size_t index, int worker)>& task);
 
+// Makes large heap blocks (256 KiB and up) come from and go back to the system at once (glibc: a
+// fixed mmap threshold instead of the adaptive one, which after the first large block is freed
+// serves later ones from the heap and keeps them there). The streamed stages free their large
+// buffers as they go (voxelize's row windows, an OBJ's index blocks); with this the process's
+// peak resident memory follows what they hold. Called once by the CLI at start; elsewhere a no-op.
+void returnLargeBlocksToSystem();
+
 // While alive, the calling thread (and the threads it starts) runs only on otherwise idle CPUs
 // (Linux SCHED_IDLE; elsewhere nothing changes): for work done beside a stage's own, so it takes
 // the cores that stage leaves idle instead of slowing it. Restores the policy when destroyed.

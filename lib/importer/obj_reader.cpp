@@ -59,8 +59,8 @@ public:
             std::erase_if(object.meshes,
                           [](const ObjMesh& m) { return m.triangles.empty() && m.lines.empty(); });
             for (ObjMesh& mesh : object.meshes) {
-                mesh.triangles.shrink_to_fit();
-                mesh.lines.shrink_to_fit();
+                mesh.triangles.shrinkToFit();
+                mesh.lines.shrinkToFit();
             }
         }
         return std::move(scene_);
@@ -113,7 +113,7 @@ private:
         ObjMesh& mesh = scene_.objects.back().meshes.back();
         if (line || corners_.size() == 2) {  // a polyline: one segment per pair of points
             for (size_t k = 1; k < corners_.size(); ++k)
-                mesh.lines.insert(mesh.lines.end(), {corners_[k - 1], corners_[k]});
+                mesh.lines.push({corners_[k - 1], corners_[k]});
             return {};
         }
         triangulate(mesh.triangles);
@@ -124,7 +124,7 @@ private:
     // and quads (a quad is fanned from its concave corner, if any); larger polygons by ear
     // clipping in the plane their normal is closest to, so concave ones stay inside their
     // outline (Assimp clips ears too, not always the same ones: the same surface).
-    void triangulate(std::vector<uint32_t>& out) const {
+    void triangulate(ObjIndexList& out) const {
         const size_t n = corners_.size();
         if (n < 3) return;
         auto at = [&](size_t k) {
@@ -132,7 +132,7 @@ private:
             return std::array<double, 3>{p[0], p[1], p[2]};
         };
         if (n == 3) {
-            out.insert(out.end(), {corners_[0], corners_[1], corners_[2]});
+            out.push({corners_[0], corners_[1], corners_[2]});
             return;
         }
         if (n == 4) {
@@ -157,8 +157,8 @@ private:
                 }
             }
             const uint32_t c[4] = {corners_[0], corners_[1], corners_[2], corners_[3]};
-            out.insert(out.end(), {c[start], c[(start + 1) % 4], c[(start + 2) % 4], c[start],
-                                   c[(start + 2) % 4], c[(start + 3) % 4]});
+            out.push({c[start], c[(start + 1) % 4], c[(start + 2) % 4], c[start],
+                      c[(start + 2) % 4], c[(start + 3) % 4]});
             return;
         }
         // Ear clipping on the projection that drops the normal's (Newell's) largest axis.
@@ -197,14 +197,14 @@ private:
                     inside = inside || (p != a && p != b && p != c && turn(a, b, p) >= 0 &&
                                         turn(b, c, p) >= 0 && turn(c, a, p) >= 0);
                 if (inside) continue;
-                out.insert(out.end(), {corners_[a], corners_[b], corners_[c]});
+                out.push({corners_[a], corners_[b], corners_[c]});
                 ring.erase(ring.begin() + ptrdiff_t(i));
                 clipped = true;
             }
             if (!clipped) break;  // a self-touching outline: fan what is left
         }
         for (size_t k = 2; k < ring.size(); ++k)
-            out.insert(out.end(), {corners_[ring[0]], corners_[ring[k - 1]], corners_[ring[k]]});
+            out.push({corners_[ring[0]], corners_[ring[k - 1]], corners_[ring[k]]});
     }
 
     std::string file_;

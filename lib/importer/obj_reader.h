@@ -11,7 +11,9 @@
 // groups and material libraries are skipped (navbake uses positions and names only).
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -19,11 +21,50 @@
 
 namespace nav::importer {
 
+// Position indices in blocks of 2^18 (1 MiB each at most), so that a reader of the list can
+// give back the part it has used (the importer frees each block once the geometry holds its
+// faces: the OBJ's index lists and the geometry's are then not both whole in memory).
+class ObjIndexList {
+public:
+    static constexpr size_t kBlock = size_t(1) << 18;
+    void push(std::initializer_list<uint32_t> values) {
+        for (uint32_t v : values) {
+            if (size_ % kBlock == 0) blocks_.emplace_back();
+            blocks_.back().push_back(v);
+            ++size_;
+        }
+    }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    uint32_t operator[](size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
+    // Frees the blocks wholly before index i (they must not be read again).
+    void releaseBefore(size_t i) {
+        for (size_t b = released_; b < i / kBlock; ++b) std::vector<uint32_t>().swap(blocks_[b]);
+        released_ = std::max(released_, i / kBlock);
+    }
+    void clear() { *this = ObjIndexList{}; }
+    void shrinkToFit() {
+        if (!blocks_.empty()) blocks_.back().shrink_to_fit();
+    }
+    std::vector<uint32_t> toVector() const {
+        std::vector<uint32_t> out;
+        out.reserve(size_);
+        for (const std::vector<uint32_t>& block : blocks_)
+            out.insert(out.end(), block.begin(), block.end());
+        return out;
+    }
+
+private:
+    std::vector<std::vector<uint32_t>> blocks_;
+    size_t size_ = 0;
+    size_t released_ = 0;
+};
+
 struct ObjMesh {
     std::string name;
     std::string material;
-    std::vector<uint32_t> triangles;  // 0-based position indices, 3 per triangle
-    std::vector<uint32_t> lines;      // 2 per segment
+    ObjIndexList triangles;  // 0-based position indices, 3 per triangle
+    ObjIndexList lines;      // 2 per segment
 };
 struct ObjObject {
     std::string name;

@@ -70,20 +70,20 @@ struct AssimpMesh {
     unsigned faceCount() const { return mesh.mNumFaces; }
     unsigned faceSize(unsigned f) const { return mesh.mFaces[f].mNumIndices; }
     unsigned index(unsigned f, unsigned k) const { return mesh.mFaces[f].mIndices[k]; }
+    void release(unsigned) const {}  // Assimp's scene stays whole
 };
 
 class ObjMeshView {
 public:
     // `local` is scratch of positions / 3 entries, all kNone on entry and on return.
-    ObjMeshView(const ObjScene& scene, const ObjMesh& mesh, bool lines,
-                std::vector<uint32_t>& local)
+    ObjMeshView(const ObjScene& scene, ObjMesh& mesh, bool lines, std::vector<uint32_t>& local)
         : scene_(scene),
           mesh_(mesh),
           lines_(lines),
           list_(lines ? mesh.lines : mesh.triangles),
           local_(local) {
-        for (uint32_t g : list_)
-            if (local_[g] == kNone) {
+        for (size_t i = 0; i < list_.size(); ++i)
+            if (const uint32_t g = list_[i]; local_[g] == kNone) {
                 local_[g] = uint32_t(order_.size());
                 order_.push_back(g);
             }
@@ -109,12 +109,14 @@ public:
     unsigned index(unsigned f, unsigned k) const {
         return local_[list_[size_t(f) * (lines_ ? 2 : 3) + k]];
     }
+    // Faces before f will not be read again: their index blocks go back.
+    void release(unsigned f) const { list_.releaseBefore(size_t(f) * (lines_ ? 2 : 3)); }
 
 private:
     const ObjScene& scene_;
-    const ObjMesh& mesh_;
+    ObjMesh& mesh_;
     bool lines_;
-    const std::vector<uint32_t>& list_;
+    ObjIndexList& list_;
     std::vector<uint32_t>& local_;
     std::vector<uint32_t> order_;
 };
@@ -203,7 +205,7 @@ public:
                             !s)
                             return s;
                     }
-                    std::vector<uint32_t>().swap(lines ? mesh.lines : mesh.triangles);
+                    (lines ? mesh.lines : mesh.triangles).clear();
                 }
                 context_.progress("import", ++done_meshes_, total_meshes_);
             }
@@ -458,7 +460,8 @@ private:
         uint32_t object_index = 0;
         bool object_created = false;
         for (unsigned f = 0; f < mesh.faceCount(); ++f) {
-            if (mesh.faceSize(f) != 3) continue;  // points and lines left by SortByPType
+            if ((f & 0xffff) == 0) mesh.release(f);  // faces read once from here on
+            if (mesh.faceSize(f) != 3) continue;     // points and lines left by SortByPType
             for (unsigned k = 0; k < 3; ++k)
                 if (mesh.index(f, k) >= mesh.vertexCount())
                     return inputError("{}: mesh '{}' face {} uses vertex {}, only {} exist", file_,

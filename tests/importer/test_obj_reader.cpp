@@ -138,6 +138,27 @@ TEST_SUITE("importer") {
               "o link_drop_1\nv 2 1 2\nv 3 0 2\nv 3.5 0 2.5\nl -3 -2 -1\nf -2 -1\n");
         checkSame(dir / "rules.obj", true);  // a pentagon
         ++files;
+        // One mesh whose index list spans several blocks (ObjIndexList::kBlock), freed block by
+        // block as the geometry takes its faces, then a second object.
+        {
+            std::string text = "o ground\n";
+            const int n = 260;  // 2 * 259^2 triangles: 402,486 indices, two blocks
+            for (int z = 0; z < n; ++z)
+                for (int x = 0; x < n; ++x)
+                    text += "v " + std::to_string(x) + " " + std::to_string((x * 7 + z * 3) % 5) +
+                            " " + std::to_string(z) + "\n";
+            for (int z = 0; z + 1 < n; ++z)
+                for (int x = 0; x + 1 < n; ++x) {
+                    const int a = z * n + x + 1;
+                    const std::string p = std::to_string(a), q = std::to_string(a + n),
+                                      r = std::to_string(a + n + 1), t = std::to_string(a + 1);
+                    text += "f " + p + " " + q + " " + r + "\nf " + p + " " + r + " " + t + "\n";
+                }
+            text += "o crate\nv 0 5 0\nv 1 5 0\nv 1 5 1\nf -3 -1 -2\n";
+            write(dir / "blocks.obj", text);
+            checkSame(dir / "blocks.obj");
+            ++files;
+        }
         MESSAGE(files << " OBJ files compared");
     }
 
@@ -168,7 +189,8 @@ TEST_SUITE("importer") {
         CHECK(scene->positions.size() == 900000);
         REQUIRE(scene->objects.size() == 1);
         CHECK(scene->objects[0].name == "defaultobject");
-        CHECK(scene->objects[0].meshes[0].triangles == std::vector<uint32_t>{0, 1, 299999});
+        CHECK(scene->objects[0].meshes[0].triangles.toVector() ==
+              std::vector<uint32_t>{0, 1, 299999});
         // A concave polygon (Assimp 5.2 cuts this one across its notch): the ears stay inside,
         // the area is the outline's, 0.75 m^2.
         write(dir / "concave.obj",

@@ -3,6 +3,7 @@
 #include <csignal>
 
 #include "formats/container.h"
+#include "lib/common/parallel.h"
 #include "tools/navbake/cli.h"
 #include "tools/navbake/version.h"
 
@@ -19,6 +20,7 @@ extern "C" void onInterrupt(int) {
 
 int main(int argc, char** argv) {
     using namespace nav::navbake;
+    nav::returnLargeBlocksToSystem();
     CLI::App app{
         "navbake: bakes level geometry into navigation data (voxel grids, graphs, navigation "
         "meshes, lookup tables) packed into compact, checksummed runtime assets.",
