@@ -29,7 +29,11 @@ public:
     static constexpr size_t kBlock = size_t(1) << 18;
     void push(std::initializer_list<uint32_t> values) {
         for (uint32_t v : values) {
-            if (size_ % kBlock == 0) blocks_.emplace_back();
+            if (size_ % kBlock == 0) {
+                blocks_.emplace_back();
+                // Past the first block the list is large: whole blocks at once, no regrowth.
+                if (size_ > 0) blocks_.back().reserve(kBlock);
+            }
             blocks_.back().push_back(v);
             ++size_;
         }

@@ -131,6 +131,12 @@ public:
                            task);
     }
 
+    // run whose tasks also get the worker (0 .. threads-1) running them, for per-worker scratch.
+    Status runWorkers(size_t count, const std::function<void(size_t, int)>& task) {
+        return runParallelWorkers("voxelize", count, threads_, context_, progress_done_,
+                                  progress_total_, task);
+    }
+
     void finish() { context_.progress("voxelize", progress_total_, progress_total_); }
 
 private:
@@ -324,9 +330,20 @@ struct BandOutput {
 };
 
 // Merges the raw spans of each column of a band (the merge rule in the file comment).
-void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, BandOutput& out) {
+// Per-worker buffers kept across bands and chunks (a large level would otherwise allocate and
+// fault in fresh ones for every band).
+struct Scratch {
+    std::vector<RawSpan> raw, sorted;
     std::vector<uint32_t> start;
-    std::vector<RawSpan> sorted;
+    VoxelGrid local;
+    std::vector<uint8_t> walkable;
+    std::vector<uint16_t> links;
+};
+
+void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, BandOutput& out,
+               Scratch& scratch) {
+    std::vector<uint32_t>& start = scratch.start;
+    std::vector<RawSpan>& sorted = scratch.sorted;
     csrBuild<RawSpan>(
         column_count,
         [&](auto&& emit) {
@@ -765,11 +782,14 @@ Status voxelizeRows(const geometry::Geometry& geometry, const Frame& frame, int 
     std::vector<uint8_t> blocked_area(256, 1);
     for (size_t a = 0; a < frame.blocked.size(); ++a) blocked_area[a] = frame.blocked[a];
     // One chunk's rows, finished from the bands of its window (all rasterized).
-    auto finishChunk = [&](uint32_t chunk, FinishedRows& rows) {
+    std::vector<Scratch> scratch(size_t(std::max(1, threads)));
+    auto finishChunk = [&](uint32_t chunk, FinishedRows& rows, Scratch& work) {
         uint32_t lo, b0, b1, hi;
         windowOf(chunk, lo, b0, b1, hi);
         // ---- The window as a grid of its own rows. ----
-        VoxelGrid local;
+        VoxelGrid& local = work.local;
+        local.spans.clear();
+        local.column_offsets.clear();
         local.size_x = frame.size_x;
         local.size_z = std::min(frame.size_z, hi * kBandRows) - lo * kBandRows;
         size_t span_count = 0;
@@ -787,12 +807,14 @@ Status voxelizeRows(const geometry::Geometry& geometry, const Frame& frame, int 
         local.column_offsets.push_back(uint32_t(local.spans.size()));
         // ---- Filters, connectivity and erosion on the window. ----
         const GridView view{local};
-        std::vector<uint8_t> walkable(local.spans.size(), 0);
+        std::vector<uint8_t>& walkable = work.walkable;
+        walkable.assign(local.spans.size(), 0);
         for (uint32_t z = 0; z < local.size_z; ++z)
             for (uint32_t x = 0; x < local.size_x; ++x)
                 filterColumn(view, blocked_area, x, z, frame.agent, walkable);
         if (erode_radius) {
-            std::vector<uint16_t> links(4 * local.spans.size(), kNoLink);
+            std::vector<uint16_t>& links = work.links;
+            links.assign(4 * local.spans.size(), kNoLink);
             for (uint32_t z = 0; z < local.size_z; ++z)
                 for (uint32_t x = 0; x < local.size_x; ++x)
                     connectColumn(view, x, z, frame.agent, walkable, links);
@@ -825,21 +847,24 @@ Status voxelizeRows(const geometry::Geometry& geometry, const Frame& frame, int 
         for (uint32_t b = 0; b < lo; ++b) bands[b] = BandOutput{};
         const auto t0 = std::chrono::steady_clock::now();
         const uint32_t first = rasterized;
-        Status s = runner.run(hi - first, [&](size_t i) {
+        Status s = runner.runWorkers(hi - first, [&](size_t i, int worker) {
             const uint32_t b = first + uint32_t(i);
             const uint32_t row0 = b * kBandRows;
             const uint32_t row1 = std::min(frame.size_z, row0 + kBandRows);
-            std::vector<RawSpan> raw;
+            std::vector<RawSpan>& raw = scratch[size_t(worker)].raw;
+            raw.clear();
             for (uint32_t k = band_start[b]; k < band_start[b + 1]; ++k)
                 rasterizeTriangle(frame, describeTriangle(frame, geometry, band_triangles[k]), row0,
                                   row1, raw);
-            mergeBand(raw, (row1 - row0) * frame.size_x, frame.agent.climb, bands[b]);
+            mergeBand(raw, (row1 - row0) * frame.size_x, frame.agent.climb, bands[b],
+                      scratch[size_t(worker)]);
         });
         if (!s) return s.error();
         rasterized = hi;
         const auto t1 = std::chrono::steady_clock::now();
-        s = runner.run(end_chunk - first_chunk,
-                       [&](size_t i) { finishChunk(first_chunk + uint32_t(i), finished[i]); });
+        s = runner.runWorkers(end_chunk - first_chunk, [&](size_t i, int worker) {
+            finishChunk(first_chunk + uint32_t(i), finished[i], scratch[size_t(worker)]);
+        });
         if (!s) return s.error();
         finish_ms +=
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1)
@@ -847,7 +872,8 @@ Status voxelizeRows(const geometry::Geometry& geometry, const Frame& frame, int 
         raster_ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
         for (uint32_t c = first_chunk; c < end_chunk; ++c) {
             if (Status out = sink(finished[c - first_chunk]); !out) return out.error();
-            finished[c - first_chunk] = FinishedRows{};
+            finished[c - first_chunk].spans.clear();  // capacity kept for the next wave
+            finished[c - first_chunk].counts.clear();
         }
     }
     context.debug("voxelize: rasterize: {:.1f} ms; filters and erosion: {:.1f} ms", raster_ms,
