@@ -71,7 +71,6 @@ public:
     bool write(const uint8_t* bytes, size_t size);
     // Ends the section and adds it to `writer` as `id`. False (error() set) on failure.
     bool addTo(ContainerWriter& writer, uint32_t id);
-    uint64_t rawSize() const { return raw_size_; }
     const std::string& error() const { return error_; }
 
 private:

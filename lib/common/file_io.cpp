@@ -97,8 +97,7 @@ Result<uint64_t> LoadedContainer::rawSize(uint32_t id) const {
 }
 
 Status LoadedContainer::decodeInto(uint32_t id, uint8_t* out, size_t size) const {
-    auto raw = rawSize(id);
-    if (!raw) return raw.error();
+    if (auto raw = rawSize(id); !raw) return raw.error();  // missing: named
     const formats::SectionEntry& entry = container.sections[container.find(id)];
     if (formats::Error error = formats::decodeSection(bytes.data(), entry, out, size))
         return containerError(path, error);

@@ -68,15 +68,15 @@ VoxelWriter::VoxelWriter(size_t column_count)
 Status VoxelWriter::addColumns(std::span<const Span> spans, std::span<const uint32_t> counts) {
     uint64_t total = 0;
     for (uint32_t count : counts) total += count;
-    if (total != spans.size() || columns_ + counts.size() > column_count_)
+    if (total != spans.size() || stats_.columns + counts.size() > column_count_)
         return makeError(ErrorKind::internal, "voxel writer: {} columns of {} spans given {} spans",
                          counts.size(), total, spans.size());
-    if (spans_ + total > UINT32_MAX)
+    if (stats_.spans + total > UINT32_MAX)
         return makeError(ErrorKind::usage,
                          "voxelize: more than {} spans exceed the format's limit; use larger cells",
                          UINT32_MAX);
     scratch_.resize(counts.size() * 4);
-    uint64_t offset = spans_;
+    uint64_t offset = stats_.spans;
     for (size_t c = 0; c < counts.size(); ++c) {
         offset += counts[c];
         formats::storeLe32(scratch_.data() + 4 * c, uint32_t(offset));
@@ -85,14 +85,13 @@ Status VoxelWriter::addColumns(std::span<const Span> spans, std::span<const uint
     scratch_.resize(spans.size() * formats::kSpanRecordSize);
     for (size_t i = 0; i < spans.size(); ++i) {
         const Span& s = spans[i];
-        walkable_ += s.walkable;
         formats::encodeSpan(
             {s.y_min, s.y_max, s.area, uint8_t(s.walkable ? formats::kSpanFlagWalkable : 0)},
             scratch_.data() + i * formats::kSpanRecordSize);
     }
     spans_stream_->write(scratch_.data(), scratch_.size());
-    spans_ += total;
-    columns_ += counts.size();
+    stats_.spans += total;
+    stats_.columns += counts.size();
     addColumnStats(stats_, spans, counts);
     if (!columns_stream_->error().empty() || !spans_stream_->error().empty())
         return makeError(ErrorKind::internal, "voxel writer: {}{}", columns_stream_->error(),
@@ -102,14 +101,12 @@ Status VoxelWriter::addColumns(std::span<const Span> spans, std::span<const uint
 
 VoxelStats VoxelWriter::stats(size_t area_count) const {
     VoxelStats stats = stats_;
-    stats.columns = columns_;
-    stats.spans = spans_;
     stats.walkable_per_area.resize(area_count, 0);
     return stats;
 }
 
 Status VoxelWriter::finish(const std::filesystem::path& path, const VoxelGrid& grid) {
-    if (columns_ != column_count_ || grid.columnCount() != column_count_)
+    if (stats_.columns != column_count_ || grid.columnCount() != column_count_)
         return makeError(ErrorKind::internal, "{}: voxel grid column offsets are inconsistent",
                          path.string());
     formats::VoxelHeader header;
@@ -124,8 +121,8 @@ Status VoxelWriter::finish(const std::filesystem::path& path, const VoxelGrid& g
     header.agent_radius = grid.agent.radius;
     header.agent_climb = grid.agent.climb;
     header.max_slope_deg = grid.agent.max_slope_deg;
-    header.span_count = uint32_t(spans_);
-    header.walkable_count = uint32_t(walkable_);
+    header.span_count = uint32_t(stats_.spans);
+    header.walkable_count = uint32_t(stats_.walkable_spans);
     std::vector<uint8_t> header_bytes(formats::kVoxelHeaderSize);
     formats::encodeVoxelHeader(header, header_bytes.data());
 

@@ -106,11 +106,8 @@ public:
 
 private:
     size_t column_count_;
-    size_t columns_ = 0;
-    uint64_t spans_ = 0;
-    uint64_t walkable_ = 0;
     std::unique_ptr<formats::ZstdSectionStream> columns_stream_, spans_stream_;
-    VoxelStats stats_;
+    VoxelStats stats_;  // of the columns added so far (columns, spans, walkable spans, ...)
     std::vector<uint8_t> scratch_;
 };
 

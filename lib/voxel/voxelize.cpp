@@ -217,6 +217,11 @@ struct Frame {
     std::vector<uint8_t> blocked;  // per area id: an obstacle or unwalkable area
 };
 
+// A coordinate [m] on `axis` (0 x, 1 y, 2 z) in cells of the frame, snapped.
+double toCell(const Frame& frame, int axis, double v) {
+    return snapToGrid((v - frame.origin[axis]) / (axis == 1 ? frame.cell_height : frame.cell_size));
+}
+
 // Which side a face lying exactly on a cell border goes to (see the file comment).
 constexpr uint8_t kLowerX = 1;  // normal +x: the solid is on the -x side
 constexpr uint8_t kUpperY = 2;  // normal -y: the solid is above
@@ -239,9 +244,8 @@ TriangleInfo describeTriangle(const Frame& frame, const geometry::Geometry& geom
     const float* p[3];
     for (int k = 0; k < 3; ++k) {
         p[k] = &geometry.vertices[3 * size_t(geometry.triangles[3 * t + size_t(k)])];
-        info.v[k] = {snapToGrid((double(p[k][0]) - frame.origin[0]) / frame.cell_size),
-                     snapToGrid((double(p[k][1]) - frame.origin[1]) / frame.cell_height),
-                     snapToGrid((double(p[k][2]) - frame.origin[2]) / frame.cell_size)};
+        info.v[k] = {toCell(frame, 0, p[k][0]), toCell(frame, 1, p[k][1]),
+                     toCell(frame, 2, p[k][2])};
     }
     const double e0[3] = {double(p[1][0]) - p[0][0], double(p[1][1]) - p[0][1],
                           double(p[1][2]) - p[0][2]};
@@ -272,7 +276,7 @@ void triangleRows(const Frame& frame, const geometry::Geometry& geometry, size_t
     double z[3];
     for (int k = 0; k < 3; ++k) {
         p[k] = &geometry.vertices[3 * size_t(geometry.triangles[3 * t + size_t(k)])];
-        z[k] = snapToGrid((double(p[k][2]) - frame.origin[2]) / frame.cell_size);
+        z[k] = toCell(frame, 2, p[k][2]);
     }
     const double nz = (double(p[1][0]) - p[0][0]) * (double(p[2][1]) - p[0][1]) -
                       (double(p[1][1]) - p[0][1]) * (double(p[2][0]) - p[0][0]);
@@ -329,7 +333,6 @@ struct BandOutput {
     std::vector<uint32_t> counts;  // spans per column of the band
 };
 
-// Merges the raw spans of each column of a band (the merge rule in the file comment).
 // Per-worker buffers kept across bands and chunks (a large level would otherwise allocate and
 // fault in fresh ones for every band).
 struct Scratch {
@@ -340,6 +343,7 @@ struct Scratch {
     std::vector<uint16_t> links;
 };
 
+// Merges the raw spans of each column of a band (the merge rule in the file comment).
 void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, BandOutput& out,
                Scratch& scratch) {
     std::vector<uint32_t>& start = scratch.start;
@@ -690,14 +694,11 @@ Result<Shape> gridShape(const geometry::Geometry& geometry, const VoxelizeParams
     frame.blocked.resize(geometry.areas.size());
     for (size_t a = 0; a < frame.blocked.size(); ++a)
         frame.blocked[a] = a == geometry::kObstacleArea || !geometry.areas[a].walkable;
-    auto toCellX = [&](float v) { return snapToGrid((double(v) - grid.origin[0]) / cs); };
-    auto toCellY = [&](float v) { return snapToGrid((double(v) - grid.origin[1]) / ch); };
-    auto toCellZ = [&](float v) { return snapToGrid((double(v) - grid.origin[2]) / cs); };
 
     frame.agent = agentCells(params.agent, params.cell_size, params.cell_height);
-    const double size_x = std::max(1.0, std::ceil(toCellX(bounds.max[0])));
-    const double size_z = std::max(1.0, std::ceil(toCellZ(bounds.max[2])));
-    const double top_cells = std::max(1.0, std::ceil(toCellY(bounds.max[1])));
+    const double size_x = std::max(1.0, std::ceil(toCell(frame, 0, bounds.max[0])));
+    const double size_z = std::max(1.0, std::ceil(toCell(frame, 2, bounds.max[2])));
+    const double top_cells = std::max(1.0, std::ceil(toCell(frame, 1, bounds.max[1])));
     if (size_x * size_z > double(kMaxColumns))
         return makeError(ErrorKind::usage,
                          "voxelize: the level is {:.1f} x {:.1f} m; at cell size {} m that is {} x "
