@@ -67,10 +67,6 @@ Error ExactMeshQuery::init(const GraphView& g) {
         uniform_costs_ = uniform_costs_ && g.area_costs[g.poly_areas[p]] == area_cost_;
     if (!uniform_costs_) area_cost_ = 1;  // the geometric length (see the header)
     const fmt::MeshArrays mesh = meshArrays(g);
-    exits_.assign(polys, 0);
-    for (uint32_t p = 0; p < polys; ++p)
-        for (uint32_t k = g.poly_offsets[p]; k < g.poly_offsets[p + 1]; ++k)
-            if (g.poly_neighbours[k] < polys && exits_[p] < 255) ++exits_[p];
     // Corners and neighbours in counter-clockwise order (corner n repeats corner 0). Stored edge
     // i runs from stored corner i to i + 1; on a clockwise polygon counter-clockwise edge k is
     // stored edge n - 2 - k, run the other way.
@@ -84,21 +80,6 @@ Error ExactMeshQuery::init(const GraphView& g) {
         for (uint32_t k = 0; k < n; ++k) {
             const uint32_t next = g.poly_neighbours[first + (ccw ? k : (2 * n - 2 - k) % n)];
             ccw_neighbours_[first + k] = next < polys ? next : kNoNode;
-        }
-    }
-    // Per counter-clockwise edge: the neighbour's edge back when it joins the same two vertices.
-    back_edges_.assign(g.poly_offsets[polys], kNoNode);
-    for (uint32_t p = 0; p < polys; ++p) {
-        const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
-        for (uint32_t k = 0; k < n; ++k) {
-            const uint32_t q = ccw_neighbours_[first + k];
-            if (q == kNoNode) continue;
-            const uint32_t qfirst = g.poly_offsets[q], qn = g.poly_offsets[q + 1] - qfirst;
-            for (uint32_t m = 0; m < qn; ++m)
-                if (ccw_neighbours_[qfirst + m] == p &&
-                    ccw_vertices_[qfirst + q + m] == ccw_vertices_[first + p + k + 1] &&
-                    ccw_vertices_[qfirst + q + m + 1] == ccw_vertices_[first + p + k])
-                    back_edges_[first + k] = m;
         }
     }
     xz_.resize(2 * size_t(g.mesh_vertex_count));
@@ -147,6 +128,25 @@ Error ExactMeshQuery::init(const GraphView& g) {
             corner_[v] = turn < -1e-9 * scale || (std::fabs(turn) <= 1e-9 * scale && along < 0);
         }
     }
+    // Corners are found on the original polygons (their walls are the same); the search runs on
+    // the merged ones.
+    mergeConvex(g);
+    const uint32_t merged = uint32_t(offsets_.size() - 1);
+    // Per counter-clockwise edge: the neighbour's edge back when it joins the same two vertices.
+    back_edges_.assign(offsets_[merged], kNoNode);
+    for (uint32_t p = 0; p < merged; ++p) {
+        const uint32_t first = offsets_[p], n = offsets_[p + 1] - first;
+        for (uint32_t k = 0; k < n; ++k) {
+            const uint32_t q = ccw_neighbours_[first + k];
+            if (q == kNoNode) continue;
+            const uint32_t qfirst = offsets_[q], qn = offsets_[q + 1] - qfirst;
+            for (uint32_t m = 0; m < qn; ++m)
+                if (ccw_neighbours_[qfirst + m] == p &&
+                    ccw_vertices_[qfirst + q + m] == ccw_vertices_[first + p + k + 1] &&
+                    ccw_vertices_[qfirst + q + m + 1] == ccw_vertices_[first + p + k])
+                    back_edges_[first + k] = m;
+        }
+    }
     // Links, each way it can be taken, grouped by the polygon of their entry point.
     link_dirs_.clear();
     for (uint32_t i = 0; i < g.link_count; ++i) {
@@ -158,6 +158,8 @@ Error ExactMeshQuery::init(const GraphView& g) {
             d.entry_poly = way == 0 ? l.from_node : l.to_node;
             d.exit_poly = way == 0 ? l.to_node : l.from_node;
             if (d.entry_poly >= polys || d.exit_poly >= polys) continue;
+            d.entry_poly = merged_of_[d.entry_poly];
+            d.exit_poly = merged_of_[d.exit_poly];
             d.link = i;
             d.e[0] = e[0], d.e[1] = e[2], d.x[0] = x[0], d.x[1] = x[2];
             d.e3 = {e[0], e[1], e[2]};
@@ -170,13 +172,10 @@ Error ExactMeshQuery::init(const GraphView& g) {
     std::stable_sort(link_dirs_.begin(), link_dirs_.end(), [](const LinkDir& a, const LinkDir& b) {
         return a.entry_poly < b.entry_poly;
     });
-    link_offsets_.assign(size_t(polys) + 1, 0);
+    link_offsets_.assign(size_t(merged) + 1, 0);
     for (const LinkDir& d : link_dirs_) ++link_offsets_[d.entry_poly + 1];
-    for (uint32_t p = 0; p < polys; ++p) {
-        link_offsets_[p + 1] += link_offsets_[p];
-        const uint32_t entries = link_offsets_[p + 1] - link_offsets_[p];
-        exits_[p] = uint8_t(std::min<uint32_t>(255, exits_[p] + entries));  // not a dead end
-    }
+    for (uint32_t p = 0; p < merged; ++p) link_offsets_[p + 1] += link_offsets_[p];
+    findDeadEnds();
     shortcuts_.clear();
     for (uint32_t k = 0; k < link_dirs_.size(); ++k)
         if (link_dirs_[k].shortcut) shortcuts_.push_back(k);
@@ -189,18 +188,204 @@ Error ExactMeshQuery::init(const GraphView& g) {
     return {};
 }
 
+void ExactMeshQuery::mergeConvex(const GraphView& g) {
+    const uint32_t polys = g.nodeCount();
+    // Each polygon's ring: corner i and the polygon (an original id) across edge i -> i + 1.
+    struct Ring {
+        std::vector<uint32_t> v, across;
+    };
+    std::vector<Ring> rings(polys);
+    for (uint32_t p = 0; p < polys; ++p) {
+        const uint32_t first = g.poly_offsets[p], n = g.poly_offsets[p + 1] - first;
+        rings[p].v.assign(ccw_vertices_.begin() + first + p, ccw_vertices_.begin() + first + p + n);
+        rings[p].across.assign(ccw_neighbours_.begin() + first,
+                               ccw_neighbours_.begin() + first + n);
+    }
+    std::vector<uint32_t> rep(polys);
+    for (uint32_t p = 0; p < polys; ++p) rep[p] = p;
+    auto find = [&](uint32_t p) {
+        while (rep[p] != p) p = rep[p] = rep[rep[p]];
+        return p;
+    };
+    auto at = [&](uint32_t v) { return &xz_[2 * size_t(v)]; };
+    // Candidate edges: shared whole (the same two vertices on both sides) by polygons of one
+    // area, longest first (Hertel & Mehlhorn's greedy removal of diagonals), then by id.
+    struct Candidate {
+        double length;
+        uint32_t p, u, v;
+    };
+    std::vector<Candidate> candidates;
+    for (uint32_t p = 0; p < polys; ++p) {
+        const Ring& r = rings[p];
+        const uint32_t n = uint32_t(r.v.size());
+        for (uint32_t k = 0; k < n; ++k) {
+            const uint32_t q = r.across[k];
+            if (q == kNoNode || q < p || g.poly_areas[q] != g.poly_areas[p]) continue;
+            const uint32_t u = r.v[k], v = r.v[(k + 1) % n];
+            candidates.push_back({dist(at(u), at(v)), p, u, v});
+        }
+    }
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.length > b.length; });
+    // Whether the corner a -> b -> c does not turn right (within the corners' tolerance).
+    auto convex = [&](uint32_t a, uint32_t b, uint32_t c) {
+        const double *pa = at(a), *pb = at(b), *pc = at(c);
+        return cross(pa, pb, pc) >= -1e-9 * dist(pa, pb) * dist(pb, pc);
+    };
+    std::vector<uint32_t> mark(g.mesh_vertex_count, 0);  // the corners of A, by stamp
+    uint32_t stamp = 0;
+    for (const Candidate& c : candidates) {
+        const uint32_t a = find(c.p);
+        Ring& ra = rings[a];
+        const uint32_t na = uint32_t(ra.v.size());
+        uint32_t i = kNoNode;
+        for (uint32_t k = 0; k < na; ++k)
+            if (ra.v[k] == c.u && ra.v[(k + 1) % na] == c.v) i = k;
+        if (i == kNoNode || ra.across[i] == kNoNode) continue;
+        const uint32_t b = find(ra.across[i]);
+        if (b == a) continue;
+        uint32_t shared = 0;
+        for (uint32_t k = 0; k < na; ++k)
+            if (ra.across[k] != kNoNode && find(ra.across[k]) == b) ++shared;
+        Ring& rb = rings[b];
+        const uint32_t nb = uint32_t(rb.v.size());
+        uint32_t j = kNoNode;
+        for (uint32_t k = 0; k < nb; ++k) {
+            if (rb.across[k] == kNoNode || find(rb.across[k]) != a) continue;
+            ++shared;
+            if (rb.v[k] == c.v && rb.v[(k + 1) % nb] == c.u) j = k;
+        }
+        if (j == kNoNode || shared != 2) continue;  // one edge between them, the same both ways
+        // Convex at both ends of the removed edge: at u (A's corner before it, B's after u) and
+        // at v (B's corner before v, A's after it).
+        const uint32_t a_prev = ra.v[(i + na - 1) % na], a_next = ra.v[(i + 2) % na];
+        const uint32_t b_prev = rb.v[(j + nb - 1) % nb], b_next = rb.v[(j + 2) % nb];
+        if (!convex(a_prev, c.u, b_next) || !convex(b_prev, c.v, a_next)) continue;
+        if (na + nb - 2 > kMaxMergedCorners) continue;
+        // No other corner in common (the union would pinch there).
+        ++stamp;
+        for (uint32_t v : ra.v) mark[v] = stamp;
+        bool pinched = false;
+        for (uint32_t k = 2; k < nb && !pinched; ++k) pinched = mark[rb.v[(j + k) % nb]] == stamp;
+        if (pinched) continue;
+        // The union: A from v round to u, whose edge is now B's edge out of u, then B on to v.
+        Ring joined;
+        joined.v.reserve(na + nb - 2);
+        joined.across.reserve(na + nb - 2);
+        for (uint32_t k = 1; k <= na; ++k) {
+            const uint32_t ak = (i + k) % na;
+            joined.v.push_back(ra.v[ak]);
+            joined.across.push_back(ak == i ? rb.across[(j + 1) % nb] : ra.across[ak]);
+        }
+        for (uint32_t k = 2; k < nb; ++k) {
+            joined.v.push_back(rb.v[(j + k) % nb]);
+            joined.across.push_back(rb.across[(j + k) % nb]);
+        }
+        const uint32_t keep = std::min(a, b), gone = std::max(a, b);
+        rings[keep] = std::move(joined);
+        rings[gone] = {};
+        rep[gone] = keep;
+    }
+    // The merged polygons numbered in the order of their smallest original id.
+    std::vector<uint32_t> id_of(polys, kNoNode);
+    uint32_t count = 0;
+    for (uint32_t p = 0; p < polys; ++p)
+        if (find(p) == p) id_of[p] = count++;
+    merged_of_.resize(polys);
+    for (uint32_t p = 0; p < polys; ++p) merged_of_[p] = id_of[find(p)];
+    offsets_.assign(size_t(count) + 1, 0);
+    ccw_vertices_.clear();
+    ccw_neighbours_.clear();
+    for (uint32_t p = 0; p < polys; ++p) {
+        if (id_of[p] == kNoNode) continue;
+        const Ring& r = rings[p];
+        const uint32_t n = uint32_t(r.v.size());
+        offsets_[id_of[p] + 1] = offsets_[id_of[p]] + n;
+        for (uint32_t k = 0; k <= n; ++k) ccw_vertices_.push_back(r.v[k % n]);
+        for (uint32_t q : r.across) ccw_neighbours_.push_back(q == kNoNode ? kNoNode : merged_of_[q]);
+    }
+}
+
+void ExactMeshQuery::findDeadEnds() {
+    const uint32_t polys = uint32_t(offsets_.size() - 1);
+    // The distinct neighbours of each polygon; one with a link's take-off is never peeled.
+    std::vector<uint32_t> degree(polys, 0), adjacent_offsets(size_t(polys) + 1, 0), adjacent;
+    for (uint32_t p = 0; p < polys; ++p) {
+        const size_t begin = adjacent.size();
+        for (uint32_t k = offsets_[p]; k < offsets_[p + 1]; ++k) {
+            const uint32_t q = ccw_neighbours_[k];
+            if (q != kNoNode && q != p &&
+                std::find(adjacent.begin() + begin, adjacent.end(), q) == adjacent.end())
+                adjacent.push_back(q);
+        }
+        adjacent_offsets[p + 1] = uint32_t(adjacent.size());
+        degree[p] = uint32_t(adjacent.size() - begin);
+        if (link_offsets_[p] < link_offsets_[p + 1]) degree[p] += 2;
+    }
+    // Peel polygons with at most one neighbour left, in order; each hangs off that neighbour.
+    branch_parent_.assign(polys, kNoNode);
+    std::vector<uint8_t> peeled(polys, 0);
+    std::vector<uint32_t> queue;
+    for (uint32_t p = 0; p < polys; ++p)
+        if (degree[p] <= 1) queue.push_back(p);
+    for (size_t head = 0; head < queue.size(); ++head) {
+        const uint32_t p = queue[head];
+        peeled[p] = 1;
+        for (uint32_t k = adjacent_offsets[p]; k < adjacent_offsets[p + 1]; ++k) {
+            const uint32_t q = adjacent[k];
+            if (peeled[q]) continue;
+            branch_parent_[p] = q;
+            if (--degree[q] == 1) queue.push_back(q);
+        }
+    }
+    // Number each branch in depth-first order, so that the polygons below p are those numbered
+    // branch_first_[p] .. branch_last_[p].
+    std::vector<uint32_t> child_offsets(size_t(polys) + 1, 0), children(polys);
+    for (uint32_t p = 0; p < polys; ++p)
+        if (branch_parent_[p] != kNoNode) ++child_offsets[branch_parent_[p] + 1];
+    for (uint32_t p = 0; p < polys; ++p) child_offsets[p + 1] += child_offsets[p];
+    {
+        std::vector<uint32_t> fill(child_offsets.begin(), child_offsets.end() - 1);
+        for (uint32_t p = 0; p < polys; ++p)
+            if (branch_parent_[p] != kNoNode) children[fill[branch_parent_[p]]++] = p;
+    }
+    branch_first_.assign(polys, 0);
+    branch_last_.assign(polys, 0);
+    uint32_t order = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> stack;  // polygon, next child to visit
+    for (uint32_t r = 0; r < polys; ++r) {
+        if (branch_parent_[r] != kNoNode) continue;
+        stack.push_back({r, child_offsets[r]});
+        branch_first_[r] = order++;
+        while (!stack.empty()) {
+            auto& [p, next] = stack.back();
+            if (next < child_offsets[p + 1]) {
+                const uint32_t c = children[next++];
+                branch_first_[c] = order++;
+                stack.push_back({c, child_offsets[c]});
+            } else {
+                branch_last_[p] = order - 1;
+                stack.pop_back();
+            }
+        }
+    }
+}
+
 uint32_t ExactMeshQuery::vertexOf(uint32_t poly, uint32_t k) const {
-    return ccw_vertices_[graph_->poly_offsets[poly] + poly + k];
+    return ccw_vertices_[offsets_[poly] + poly + k];
 }
 
 uint32_t ExactMeshQuery::neighbourOf(uint32_t poly, uint32_t k) const {
-    return ccw_neighbours_[graph_->poly_offsets[poly] + k];
+    return ccw_neighbours_[offsets_[poly] + k];
 }
 
 uint32_t ExactMeshQuery::openEdge(uint32_t poly, uint32_t k, double a[2], double b[2]) const {
     const uint32_t next = neighbourOf(poly, k);
     if (next == kNoNode) return kNoNode;
-    if (next != goal_poly_ && exits_[next] <= 1) return kNoNode;  // a dead end
+    // Down into a dead-end branch without the goal.
+    if (branch_parent_[next] == poly &&
+        (goal_order_ < branch_first_[next] || goal_order_ > branch_last_[next]))
+        return kNoNode;
     corner(poly, k, a);
     corner(poly, k + 1, b);
     return next;
@@ -374,9 +559,8 @@ void ExactMeshQuery::linkEntries(const Node& node, uint32_t index, bool sees_all
 }
 
 void ExactMeshQuery::successors(const Node& node, uint32_t index) {
-    const GraphView& g = *graph_;
     const uint32_t q = node.poly;
-    const uint32_t n = g.poly_offsets[q + 1] - g.poly_offsets[q];
+    const uint32_t n = offsets_[q + 1] - offsets_[q];
     if (node.exit) {
         // A point root in polygon q (the start, or where a link lands): it sees all of it, the
         // goal and link entries in it directly, and each portal whole.
@@ -503,7 +687,7 @@ void ExactMeshQuery::successors(const Node& node, uint32_t index) {
 }
 
 bool ExactMeshQuery::enter(uint32_t next, uint32_t from, uint32_t from_edge, Node& child) const {
-    const uint32_t back = back_edges_[graph_->poly_offsets[from] + from_edge];
+    const uint32_t back = back_edges_[offsets_[from] + from_edge];
     if (back != kNoNode) {
         // The common case: the same edge on both sides. Ends on a corner become that corner.
         double pl[2], pr[2];
@@ -524,8 +708,7 @@ bool ExactMeshQuery::enter(uint32_t next, uint32_t from, uint32_t from_edge, Nod
     // independently, so it may be only part of the edge the interval lies on (and use other
     // vertex ids): the interval is clipped to it, and its ends are corners only where they are
     // the next polygon's.
-    const GraphView& g = *graph_;
-    const uint32_t n = g.poly_offsets[next + 1] - g.poly_offsets[next];
+    const uint32_t n = offsets_[next + 1] - offsets_[next];
     for (uint32_t m = 0; m < n; ++m) {
         if (neighbourOf(next, m) != from) continue;
         double pl[2], pr[2];  // corner m (the left side) and corner m + 1
@@ -570,7 +753,8 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     if (g.components[start] != g.components[goal]) return PathStatus::no_path;
     goal_[0] = to.x;
     goal_[1] = to.z;
-    goal_poly_ = goal;
+    goal_poly_ = merged_of_[goal];
+    goal_order_ = branch_first_[goal_poly_];
     if (++stamp_ == 0) {
         std::fill(root_stamp_.begin(), root_stamp_.end(), 0);
         stamp_ = 1;
@@ -581,7 +765,7 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     seen_used_.clear();
     overflow_ = false;
     const double s[2] = {from.x, from.z};
-    if (start == goal && shortcuts_.empty()) {  // (a teleport might still be shorter)
+    if (merged_of_[start] == goal_poly_ && shortcuts_.empty()) {  // one convex polygon  // (a teleport might still be shorter)
         path_ = {from, to};
         path_links_ = {fmt::kNoLink};
         cost_ = dist(s, goal_) * area_cost_;
@@ -610,7 +794,7 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     // The start: a point root that sees its whole polygon.
     Node seed;
     seed.exit = true;
-    seed.poly = start;
+    seed.poly = merged_of_[start];
     seed.root[0] = seed.left[0] = seed.right[0] = s[0];
     seed.root[1] = seed.left[1] = seed.right[1] = s[1];
     push(seed, true);
