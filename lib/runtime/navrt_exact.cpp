@@ -132,6 +132,11 @@ Error ExactMeshQuery::init(const GraphView& g) {
     // the merged ones.
     mergeConvex(g);
     const uint32_t merged = uint32_t(offsets_.size() - 1);
+    ring_xz_.resize(2 * ccw_vertices_.size());
+    for (size_t k = 0; k < ccw_vertices_.size(); ++k) {
+        ring_xz_[2 * k] = xz_[2 * size_t(ccw_vertices_[k])];
+        ring_xz_[2 * k + 1] = xz_[2 * size_t(ccw_vertices_[k]) + 1];
+    }
     // Per counter-clockwise edge: the neighbour's edge back when it joins the same two vertices.
     back_edges_.assign(offsets_[merged], kNoNode);
     for (uint32_t p = 0; p < merged; ++p) {
@@ -392,7 +397,7 @@ uint32_t ExactMeshQuery::openEdge(uint32_t poly, uint32_t k, double a[2], double
 }
 
 void ExactMeshQuery::corner(uint32_t poly, uint32_t k, double out[2]) const {
-    const double* v = &xz_[2 * size_t(vertexOf(poly, k))];
+    const double* v = &ring_xz_[2 * (size_t(offsets_[poly]) + poly + k)];
     out[0] = v[0];
     out[1] = v[1];
 }
@@ -485,7 +490,7 @@ void ExactMeshQuery::push(Node node, bool add_heuristic) {
     if (add_heuristic) node.f = node.g + heuristic(node.root, node.left, node.right);
     nodes_.push_back(node);
     heap_.push_back({node.f, uint32_t(nodes_.size() - 1)});
-    std::push_heap(heap_.begin(), heap_.end(), later);
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 
 void ExactMeshQuery::expand(uint32_t index) {
@@ -592,13 +597,14 @@ void ExactMeshQuery::successors(const Node& node, uint32_t index) {
     // The goal's polygon: the final node, straight from the root or turning at an end.
     if (q == goal_poly_) addGoal(node, index, edge_on);
     if (link_offsets_[q] < link_offsets_[q + 1]) linkEntries(node, index, edge_on);
+    const bool right_corner =
+        !edge_on && node.right_vertex && corner_[vertexOf(q, node.edge + 1)];
+    const bool left_corner = !edge_on && node.left_vertex && corner_[vertexOf(q, node.edge)];
     for (uint32_t step = 1; step < n; ++step) {
         const uint32_t j = node.edge + step < n ? node.edge + step : node.edge + step - n;
         double a[2], b[2];
         const uint32_t next = openEdge(q, j, a, b);
         if (next == kNoNode) continue;
-        const double edge_length = dist(a, b);
-        const uint32_t va = vertexOf(q, j), vb = vertexOf(q, j + 1);
         struct Piece {
             double lo, hi;
             int turn;  // 0: the root sees it; 1: turn at the right end; -1: at the left end
@@ -613,18 +619,18 @@ void ExactMeshQuery::successors(const Node& node, uint32_t index) {
             clip(-cross(node.root, node.left, a), -cross(node.root, node.left, b), -kEps, lo, hi);
             if (lo <= hi) pieces[count++] = {lo, hi, 0};
         }
-        const bool right_corner = node.right_vertex && corner_[vertexOf(q, node.edge + 1)];
-        const bool left_corner = node.left_vertex && corner_[vertexOf(q, node.edge)];
-        if (right_corner && !edge_on) {  // behind the right end: only seen from it
+        if (right_corner) {  // behind the right end: only seen from it
             double lo = 0, hi = 1;
             clip(-cross(node.root, node.right, a), -cross(node.root, node.right, b), 0, lo, hi);
             if (lo <= hi) pieces[count++] = {lo, hi, 1};
         }
-        if (left_corner && !edge_on) {
+        if (left_corner) {
             double lo = 0, hi = 1;
             clip(cross(node.root, node.left, a), cross(node.root, node.left, b), 0, lo, hi);
             if (lo <= hi) pieces[count++] = {lo, hi, -1};
         }
+        if (count == 0) continue;
+        const double edge_length = dist(a, b);
         for (int k = 0; k < count; ++k) {
             const Piece& piece = pieces[k];
             Node child;
@@ -671,7 +677,7 @@ void ExactMeshQuery::successors(const Node& node, uint32_t index) {
                     child.g += dist(child.root, turn);
                     child.root[0] = turn[0];
                     child.root[1] = turn[1];
-                    child.root_vertex = at_b ? vb : va;
+                    child.root_vertex = vertexOf(q, at_b ? j + 1 : j);
                     child.parent = parent;
                 }
             }
@@ -799,7 +805,7 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     seed.root[1] = seed.left[1] = seed.right[1] = s[1];
     push(seed, true);
     while (!heap_.empty()) {
-        std::pop_heap(heap_.begin(), heap_.end(), later);
+        std::pop_heap(heap_.begin(), heap_.end(), Later{});
         const uint32_t index = heap_.back().index;
         heap_.pop_back();
         const Node& node = nodes_[index];  // (expand() may grow nodes_: not used after it)

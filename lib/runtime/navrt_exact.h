@@ -106,9 +106,11 @@ private:
         double f;
         uint32_t index;  // in nodes_
     };
-    static bool later(const HeapEntry& a, const HeapEntry& b) {
-        return a.f > b.f || (a.f == b.f && a.index > b.index);
-    }
+    struct Later {
+        bool operator()(const HeapEntry& a, const HeapEntry& b) const {
+            return a.f > b.f || (a.f == b.f && a.index > b.index);
+        }
+    };
     // Fills child.poly / edge and clips its interval (on counter-clockwise edge `from_edge` of
     // `from`) to `next`'s edge back to `from`; false when they share no part of it.
     bool enter(uint32_t next, uint32_t from, uint32_t from_edge, Node& child) const;
@@ -147,6 +149,7 @@ private:
     std::vector<uint32_t> ccw_vertices_, ccw_neighbours_;
     std::vector<uint32_t> back_edges_;  // per edge (as ccw_neighbours_): see init()
     std::vector<double> xz_;
+    std::vector<double> ring_xz_;  // XZ of each corner of ccw_vertices_, in its order
     // Per mesh vertex: a corner of the walls (see init()). Taut paths bend only there, so turns
     // anywhere else are not generated (Polyanya's pruning of non-corner roots).
     std::vector<uint8_t> corner_;
