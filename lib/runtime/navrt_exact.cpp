@@ -307,7 +307,8 @@ void ExactMeshQuery::mergeConvex(const GraphView& g) {
         const uint32_t n = uint32_t(r.v.size());
         offsets_[id_of[p] + 1] = offsets_[id_of[p]] + n;
         for (uint32_t k = 0; k <= n; ++k) ccw_vertices_.push_back(r.v[k % n]);
-        for (uint32_t q : r.across) ccw_neighbours_.push_back(q == kNoNode ? kNoNode : merged_of_[q]);
+        for (uint32_t q : r.across)
+            ccw_neighbours_.push_back(q == kNoNode ? kNoNode : merged_of_[q]);
     }
 }
 
@@ -439,16 +440,22 @@ double ExactMeshQuery::through(const double r[2], const double l[2], const doubl
 
 bool ExactMeshQuery::insertSeen(uint64_t hash) {
     if (hash == 0) hash = 1;
-    if (2 * (seen_used_.size() + 1) > seen_.size()) {  // grow to keep the load under a half
-        std::vector<uint64_t> old;
-        old.swap(seen_);
-        seen_.assign(std::max<size_t>(1024, 2 * old.size()), 0);
+    if (2 * (seen_used_.size() + 1) > seen_mask_ + 1) {
+        // Grow the part in use to keep the load under a half. Each search starts small, so a
+        // short one stays in cache however large an earlier one grew the table.
+        const size_t size = std::max<size_t>(kSeenStart, 2 * (seen_mask_ + 1));
+        if (seen_.size() < size) seen_.resize(size, 0);
+        std::vector<uint64_t> held;
+        held.reserve(seen_used_.size());
+        for (uint32_t i : seen_used_) {
+            held.push_back(seen_[i]);
+            seen_[i] = 0;
+        }
         seen_used_.clear();
-        for (uint64_t h : old)
-            if (h != 0) insertSeen(h);
+        seen_mask_ = size - 1;
+        for (uint64_t h : held) insertSeen(h);
     }
-    const size_t mask = seen_.size() - 1;
-    for (size_t i = (hash ^ (hash >> 29)) & mask;; i = (i + 1) & mask) {
+    for (size_t i = (hash ^ (hash >> 29)) & seen_mask_;; i = (i + 1) & seen_mask_) {
         if (seen_[i] == hash) return false;
         if (seen_[i] == 0) {
             seen_[i] = hash;
@@ -597,8 +604,7 @@ void ExactMeshQuery::successors(const Node& node, uint32_t index) {
     // The goal's polygon: the final node, straight from the root or turning at an end.
     if (q == goal_poly_) addGoal(node, index, edge_on);
     if (link_offsets_[q] < link_offsets_[q + 1]) linkEntries(node, index, edge_on);
-    const bool right_corner =
-        !edge_on && node.right_vertex && corner_[vertexOf(q, node.edge + 1)];
+    const bool right_corner = !edge_on && node.right_vertex && corner_[vertexOf(q, node.edge + 1)];
     const bool left_corner = !edge_on && node.left_vertex && corner_[vertexOf(q, node.edge)];
     for (uint32_t step = 1; step < n; ++step) {
         const uint32_t j = node.edge + step < n ? node.edge + step : node.edge + step - n;
@@ -769,9 +775,11 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     heap_.clear();
     for (uint32_t i : seen_used_) seen_[i] = 0;
     seen_used_.clear();
+    seen_mask_ = seen_.empty() ? 0 : std::min(seen_.size(), kSeenStart) - 1;
     overflow_ = false;
     const double s[2] = {from.x, from.z};
-    if (merged_of_[start] == goal_poly_ && shortcuts_.empty()) {  // one convex polygon  // (a teleport might still be shorter)
+    if (merged_of_[start] == goal_poly_ &&
+        shortcuts_.empty()) {  // one convex polygon  // (a teleport might still be shorter)
         path_ = {from, to};
         path_links_ = {fmt::kNoLink};
         cost_ = dist(s, goal_) * area_cost_;

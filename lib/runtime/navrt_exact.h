@@ -160,9 +160,11 @@ private:
     // micrometre): a root
     // at a corner shared by a ring of polygons sees each of them whole, and would go round.
     // An open-addressing set (0 = empty slot; a zero hash is stored as 1), its used slots reset
-    // at the start of each search.
+    // at the start of each search; only the first seen_mask_ + 1 slots are in use.
     std::vector<uint64_t> seen_;
     std::vector<uint32_t> seen_used_;
+    size_t seen_mask_ = 0;
+    static constexpr size_t kSeenStart = 1024;
     bool insertSeen(uint64_t hash);
     // Dead-end branches (Polyanya's dead-end pruning carried to whole trees): polygons that
     // peel off when those with at most one neighbour are removed again and again, each below the
