@@ -60,6 +60,10 @@ public:
         return i < path_links_.size() ? path_links_[i] : nav::formats::kNoLink;
     }
     bool uniformCosts() const { return uniform_costs_; }
+    // The polygons the search runs on (the asset's, merged while convex: see below).
+    uint32_t searchPolygonCount() const {
+        return uint32_t(offsets_.empty() ? 0 : offsets_.size() - 1);
+    }
 
 private:
     struct Node {

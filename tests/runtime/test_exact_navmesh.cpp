@@ -314,6 +314,90 @@ TEST_SUITE("runtime") {
         CHECK(pairs >= 400);
     }
 
+    TEST_CASE("exact navmesh paths in perfect mazes (every side corridor a dead-end branch)") {
+        // A maze of 8 x 8 cells of 3 m whose passages form a tree: every corridor off the way
+        // between two points is a dead-end branch the search skips unless the goal is in it. The
+        // lengths equal the oracle's (a branch wrongly skipped loses the path or lengthens it),
+        // and the search runs on fewer polygons than the asset has (merged while convex).
+        constexpr int kCells = 8;
+        constexpr double kCell = 3, kWall = 0.3;
+        uint64_t pairs = 0;
+        for (unsigned seed = 1; seed <= 6; ++seed) {
+            std::mt19937 random(seed);
+            // Passages: a random depth-first spanning tree of the cells.
+            std::vector<uint8_t> open_east(kCells * kCells, 0), open_south(kCells * kCells, 0);
+            std::vector<uint8_t> visited(kCells * kCells, 0);
+            std::vector<int> stack = {0};
+            visited[0] = 1;
+            while (!stack.empty()) {
+                const int c = stack.back(), x = c % kCells, z = c / kCells;
+                int options[4], count = 0;
+                if (x > 0 && !visited[c - 1]) options[count++] = c - 1;
+                if (x + 1 < kCells && !visited[c + 1]) options[count++] = c + 1;
+                if (z > 0 && !visited[c - kCells]) options[count++] = c - kCells;
+                if (z + 1 < kCells && !visited[c + kCells]) options[count++] = c + kCells;
+                if (count == 0) {
+                    stack.pop_back();
+                    continue;
+                }
+                const int next = options[random() % count];
+                if (next == c + 1) open_east[c] = 1;
+                if (next == c - 1) open_east[next] = 1;
+                if (next == c + kCells) open_south[c] = 1;
+                if (next == c - kCells) open_south[next] = 1;
+                visited[next] = 1;
+                stack.push_back(next);
+            }
+            test::LevelBuilder b;
+            const double size = kCells * kCell;
+            b.box({-1, -0.2, -1}, {size + 1, 0, size + 1});
+            b.box({-kWall, 0, -kWall}, {size + kWall, 2.5, 0});
+            b.box({-kWall, 0, size}, {size + kWall, 2.5, size + kWall});
+            b.box({-kWall, 0, 0}, {0, 2.5, size});
+            b.box({size, 0, 0}, {size + kWall, 2.5, size});
+            for (int z = 0; z < kCells; ++z)
+                for (int x = 0; x < kCells; ++x) {
+                    const int c = z * kCells + x;
+                    const double x1 = (x + 1) * kCell, z1 = (z + 1) * kCell;
+                    if (x + 1 < kCells && !open_east[c])
+                        b.box({x1 - kWall / 2, 0, z * kCell - kWall / 2},
+                              {x1 + kWall / 2, 2.5, z1 + kWall / 2});
+                    if (z + 1 < kCells && !open_south[c])
+                        b.box({x * kCell - kWall / 2, 0, z1 - kWall / 2},
+                              {x1 + kWall / 2, 2.5, z1 + kWall / 2});
+                }
+            const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
+            test::TempDir dir;
+            test::PackedAsset packed;
+            navmeshAsset(grid, dir, packed);
+            const navrt::GraphView& g = packed.view;
+            Queries q(g);
+            INFO("seed " << seed << ", " << g.nodeCount() << " polygons, searched as "
+                         << q.exact.searchPolygonCount());
+            CHECK(q.exact.searchPolygonCount() < g.nodeCount());
+            for (int k = 0; k < 40; ++k) {
+                auto point = [&] {
+                    return navrt::Vec3{
+                        float((random() % kCells) * kCell + 1.2 + double(random() % 60) / 100), 0,
+                        float((random() % kCells) * kCell + 1.2 + double(random() % 60) / 100)};
+                };
+                const navrt::MeshPoint pa = navrt::locateOnMesh(g, point(), 0, 1);
+                const navrt::MeshPoint pb = navrt::locateOnMesh(g, point(), 0, 1);
+                REQUIRE(pa.poly != navrt::kNoNode);
+                REQUIRE(pb.poly != navrt::kNoNode);
+                INFO("from (" << pa.position.x << ", " << pa.position.z << ") to (" << pb.position.x
+                              << ", " << pb.position.z << ")");
+                REQUIRE(q.exact.findPath(pa.position, pa.poly, pb.position, pb.poly) ==
+                        navrt::PathStatus::found);
+                const double want = oracle(q.mesh, {pa.position.x, pa.position.z}, pa.poly,
+                                           {pb.position.x, pb.position.z}, pb.poly);
+                CHECK(q.exact.cost() == doctest::Approx(want).epsilon(1e-4));
+                ++pairs;
+            }
+        }
+        CHECK(pairs == 240);
+    }
+
     TEST_CASE("exact navmesh paths equal the oracle on the shared meshes and the sample levels") {
         // Whatever of the Recast demo meshes (../shared/data) and this project's sample levels
         // is present: random pairs of points in polygons of one component (random convex
