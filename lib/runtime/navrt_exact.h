@@ -118,8 +118,8 @@ private:
     // Fills child.poly / edge and clips its interval (on counter-clockwise edge `from_edge` of
     // `from`) to `next`'s edge back to `from`; false when they share no part of it.
     bool enter(uint32_t next, uint32_t from, uint32_t from_edge, Node& child) const;
-    // Whether a node is worth keeping: not into a dead end, not seen before, its root not reached
-    // cheaper (and the work bound not reached); records its root's g.
+    // Whether a node is worth keeping: not seen before, its root not reached cheaper (and the work
+    // bound not reached); records its root's g.
     bool admit(const Node& node);
     void expand(uint32_t index);
     // The successors of `node` (stored at `index`, or expanded on from it) into children_; goal
@@ -131,8 +131,8 @@ private:
     // Counter-clockwise corner k (0 <= k <= n, n = corner 0) of `poly`.
     uint32_t vertexOf(uint32_t poly, uint32_t k) const;
     // The polygon across counter-clockwise edge k of `poly` with the edge's corners (a = corner
-    // k, b = k + 1), or kNoNode for a wall or a dead end (a polygon with one way out, not the
-    // goal's: Polyanya's dead-end pruning).
+    // k, b = k + 1), or kNoNode for a wall or the way down a dead-end branch the goal is not in
+    // (see branch_parent_).
     uint32_t openEdge(uint32_t poly, uint32_t k, double a[2], double b[2]) const;
     // The polygon across counter-clockwise edge k (k < n) of `poly`, or kNoNode (a wall).
     uint32_t neighbourOf(uint32_t poly, uint32_t k) const;
