@@ -568,6 +568,14 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
                 params.points.size(), tables.nodeCount()));
         }
     }
+    // The grid's columns are not needed any more: freed before the graph is compressed, whose
+    // encoders then take their place instead of adding to them (the peak of a large level).
+    generation.stop();
+    if (beside.joinable()) beside.join();
+    for (voxel::VoxelGrid* g : {&*grid, &pruned}) {
+        std::vector<uint32_t>().swap(g->column_offsets);
+        std::vector<voxel::Span>().swap(g->spans);
+    }
     {
         ScopedTimer timer(context, "graph: save");
         if (Status s = saveGraph(output, *saved); !s) return s.error();

@@ -213,9 +213,13 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& 
                 TileWork& w = work[t];
                 partition(w);
                 stage("trace", [&] { traceContours(w.field, w.raw, w.seam); });
-                // Several tiles: pass 2 builds the field again rather than every tile's field
-                // being held at once (the same steps on the same input give the same field).
-                if (tile_count > 1) w.field = CompactField{};
+                // Several tiles: pass 2 builds the field and traces it again rather than every
+                // tile's field and contours being held at once (the same steps on the same input
+                // give the same field and contours); only the seam points wait for it.
+                if (tile_count > 1) {
+                    w.field = CompactField{};
+                    w.raw = {};
+                }
             });
         if (!s) return s.error();
     }
@@ -236,7 +240,11 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& 
                         work[size_t(nz[side]) * size_t(tiles_x) + size_t(nx[side])];
                     neighbour_points[size_t(side)] = other.seam[size_t((side + 2) & 3)];
                 }
-                if (tile_count > 1) partition(w);
+                if (tile_count > 1) {
+                    partition(w);
+                    SeamPoints own;  // as pass 1 found them (w.seam, which neighbours read now)
+                    traceContours(w.field, w.raw, own);
+                }
                 std::vector<Contour> contours;
                 stage("contours",
                       [&] { buildContours(w.raw, neighbour_points, contour_settings, contours); });
