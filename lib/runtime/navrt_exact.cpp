@@ -466,6 +466,14 @@ bool ExactMeshQuery::insertSeen(uint64_t hash) {
 }
 
 bool ExactMeshQuery::admit(const Node& node) {
+    // A root reached cheaper before prunes the node (checked first: it is the cheaper test).
+    if (node.root_vertex != kNoNode) {
+        uint32_t& stamp = root_stamp_[node.root_vertex];
+        double& best = root_g_[node.root_vertex];
+        if (stamp == stamp_ && best < node.g - kEps) return false;  // reached cheaper
+        if (stamp != stamp_ || node.g < best) best = node.g;
+        stamp = stamp_;
+    }
     if (!node.goal) {
         // The same node twice (equal root and g, polygon, edge and interval) adds nothing.
         // (Truncated to a micrometre: values a hair apart may hash apart, which only costs work.)
@@ -481,13 +489,6 @@ bool ExactMeshQuery::admit(const Node& node) {
     if (nodes_.size() + expansions_ >= 64 * size_t(graph_->nodeCount()) + 100000) {
         overflow_ = true;
         return false;
-    }
-    if (node.root_vertex != kNoNode) {
-        uint32_t& stamp = root_stamp_[node.root_vertex];
-        double& best = root_g_[node.root_vertex];
-        if (stamp == stamp_ && best < node.g - kEps) return false;  // reached cheaper
-        if (stamp != stamp_ || node.g < best) best = node.g;
-        stamp = stamp_;
     }
     return true;
 }
