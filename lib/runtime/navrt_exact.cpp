@@ -493,12 +493,46 @@ bool ExactMeshQuery::admit(const Node& node) {
     return true;
 }
 
+// A 4-ary heap: half the depth of a binary one, and a node's children side by side in memory.
+// The order is total (f, then the index), so the nodes come out as from any heap.
+void ExactMeshQuery::heapPush(HeapEntry entry) {
+    size_t i = heap_.size();
+    heap_.push_back(entry);
+    while (i > 0) {
+        const size_t parent = (i - 1) / 4;
+        if (!Later{}(heap_[parent], entry)) break;
+        heap_[i] = heap_[parent];
+        i = parent;
+    }
+    heap_[i] = entry;
+}
+
+ExactMeshQuery::HeapEntry ExactMeshQuery::heapPop() {
+    const HeapEntry top = heap_[0];
+    const HeapEntry last = heap_.back();
+    heap_.pop_back();
+    const size_t n = heap_.size();
+    if (n == 0) return top;
+    size_t i = 0;
+    for (;;) {
+        const size_t first = 4 * i + 1;
+        if (first >= n) break;
+        size_t best = first;
+        for (size_t k = first + 1; k < std::min(first + 4, n); ++k)
+            if (Later{}(heap_[best], heap_[k])) best = k;
+        if (!Later{}(last, heap_[best])) break;
+        heap_[i] = heap_[best];
+        i = best;
+    }
+    heap_[i] = last;
+    return top;
+}
+
 void ExactMeshQuery::push(Node node, bool add_heuristic) {
     if (!admit(node)) return;
     if (add_heuristic) node.f = node.g + heuristic(node.root, node.left, node.right);
     nodes_.push_back(node);
-    heap_.push_back({node.f, uint32_t(nodes_.size() - 1)});
-    std::push_heap(heap_.begin(), heap_.end(), Later{});
+    heapPush({node.f, uint32_t(nodes_.size() - 1)});
 }
 
 void ExactMeshQuery::expand(uint32_t index) {
@@ -814,9 +848,7 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     seed.root[1] = seed.left[1] = seed.right[1] = s[1];
     push(seed, true);
     while (!heap_.empty()) {
-        std::pop_heap(heap_.begin(), heap_.end(), Later{});
-        const uint32_t index = heap_.back().index;
-        heap_.pop_back();
+        const uint32_t index = heapPop().index;
         const Node& node = nodes_[index];  // (expand() may grow nodes_: not used after it)
         if (node.root_vertex != kNoNode && root_stamp_[node.root_vertex] == stamp_ &&
             root_g_[node.root_vertex] < node.g - kEps)

@@ -110,6 +110,8 @@ private:
         double f;
         uint32_t index;  // in nodes_
     };
+    void heapPush(HeapEntry entry);
+    HeapEntry heapPop();  // the next node to expand (the heap is not empty)
     struct Later {
         bool operator()(const HeapEntry& a, const HeapEntry& b) const {
             return a.f > b.f || (a.f == b.f && a.index > b.index);
