@@ -1274,12 +1274,12 @@ test::LevelBuilder streamedLevel(double size, double z_shift) {
 TEST_CASE("voxelize: results do not depend on where the streamed chunks begin") {
     // Shifting the whole level by whole rows in Z and adding a small far marker triangle south
     // of it moves the chunk borders across the level; every column must stay the same.
-    for (float radius : {0.6f, 3.0f, 6.5f}) {  // halo of 1, 1 and 2 bands at 0.3 m cells
+    for (float radius : {0.6f, 3.0f, 6.5f}) {  // halo of 1, 2 and 4 bands at 0.3 m cells
         CAPTURE(radius);
         const voxel::VoxelizeParams params = makeParams(0.3f, 0.2f, radius);
         Builder base = streamedLevel(130.0, 0.0);
         const voxel::VoxelGrid reference = voxelizeOk(base.g, params);
-        REQUIRE(reference.size_z > 3 * 128);  // several chunks
+        REQUIRE(reference.size_z > 3 * 32);  // several chunks
         for (int shift_rows : {1, 7, 16, 37, 100}) {
             CAPTURE(shift_rows);
             Builder shifted = streamedLevel(130.0, 0.0);
