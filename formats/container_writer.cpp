@@ -3,6 +3,9 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <memory>
+#include <new>
+#include <string>
 
 #include "formats/bytes.h"
 #include "formats/xxhash64.h"
@@ -21,17 +24,23 @@ std::string sectionName(uint32_t id) {
 
 bool ContainerWriter::compress(std::span<const uint8_t> input, int level,
                                std::vector<uint8_t>& out) {
-    std::vector<uint8_t> buffer(ZSTD_compressBound(input.size()));
-    const size_t n = ZSTD_compress(buffer.data(), buffer.size(), input.data(), input.size(),
-                                   level > 0 ? level : level_);
+    // Into a buffer of the bound's size that is not zero-filled: the pages zstd never writes
+    // (most of them: the bound is the input's size) are never touched, so never resident.
+    const size_t bound = ZSTD_compressBound(input.size());
+    std::unique_ptr<uint8_t[]> buffer(new (std::nothrow) uint8_t[bound]);
+    if (!buffer) {
+        error_ =
+            "out of memory compressing a section of " + std::to_string(input.size()) + " bytes";
+        return false;
+    }
+    const size_t n =
+        ZSTD_compress(buffer.get(), bound, input.data(), input.size(), level > 0 ? level : level_);
     if (ZSTD_isError(n)) {
         error_ = std::string("zstd compression failed: ") + ZSTD_getErrorName(n);
         return false;
     }
     if (n >= input.size()) return false;
-    buffer.resize(n);
-    buffer.shrink_to_fit();  // the bound's spare capacity back before the next one
-    out = std::move(buffer);
+    out.assign(buffer.get(), buffer.get() + n);
     return true;
 }
 

@@ -110,6 +110,10 @@ Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius,
 // empty graph and a warning.
 Result<Graph> buildNavmeshGraph(const voxel::VoxelGrid& grid, const navmesh::NavmeshParams& params,
                                 Context& context);
+// The same from a .vox read a band of rows at a time (tiled navmeshes hold the rows of three
+// tile rows, not the whole grid); the reader's remaining rows are checked after the build.
+Result<Graph> buildNavmeshGraph(voxel::VoxelRowReader& reader, const navmesh::NavmeshParams& params,
+                                Context& context);
 
 struct PovParams {
     // false keeps every visible corner pair (all corners marked kPovCornerAnyDirection): the full

@@ -5,6 +5,7 @@
 #include <bit>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include "lib/common/parallel.h"
@@ -294,19 +295,40 @@ GraphStage::Params effectiveParams(const voxel::VoxelGrid& grid, const GraphStag
 Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
                                     const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<GraphStage>(given); !s) return s.error();
-    auto grid = voxel::loadVoxels(inputs.voxels);
-    if (!grid) return grid.error();
+    // A tiled navmesh reads the grid a band of rows at a time (voxel::VoxelRowReader) when nothing
+    // else needs it whole (no generated links, seeds or points of interest): the peak is then the
+    // rows of three tile rows, not the level's spans. Everything else loads the whole grid.
+    std::unique_ptr<voxel::VoxelRowReader> rows;
+    Result<voxel::VoxelGrid> grid = voxel::VoxelGrid{};
+    if (given.kind == GraphKind::navmesh && given.navmesh.tile_size > 0) {
+        auto reader = voxel::VoxelRowReader::open(inputs.voxels);
+        if (!reader) return reader.error();
+        rows = std::move(reader).value();
+        grid = rows->header();
+    } else {
+        grid = voxel::loadVoxels(inputs.voxels);
+        if (!grid) return grid.error();
+    }
     // Seeds and points of interest placed in the scene join the config's.
     const Params params = effectiveParams(*grid, given);
     if (params.points.size() != given.points.size() ||
         params.waypoints.size() != given.waypoints.size())
         if (Status s = checkStage<GraphStage>(params); !s) return s.error();
     const auto start = std::chrono::steady_clock::now();
+    LinkGenParams generate = params.generate;
+    if (generate.threads == 0) generate.threads = params.threads;
+    // Seeds: the surface no seed reaches (walking or through any of the level's links, generated
+    // ones included, so those are made first) is pruned from a copy of the grid.
+    const bool seeded = !params.seeds.empty() && params.kind != GraphKind::volume;
+    const bool checked = (seeded || !params.points.empty()) && params.kind != GraphKind::volume;
+    if (rows && (generate.enabled() || checked)) {
+        rows.reset();
+        grid = voxel::loadVoxels(inputs.voxels);
+        if (!grid) return grid.error();
+    }
     // Generated links need the voxel grid alone: a thread at idle priority makes them beside the
     // graph's build (on the cores it leaves idle), the rest is made after it on every thread.
     // The result does not depend on how the work was shared.
-    LinkGenParams generate = params.generate;
-    if (generate.threads == 0) generate.threads = params.threads;
     LinkGeneration generation(*grid, generate);
     std::thread beside;
     struct Join {
@@ -327,10 +349,6 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
             // No thread to spare: everything is generated after the graph.
         }
     }
-    // Seeds: the surface no seed reaches (walking or through any of the level's links, generated
-    // ones included, so those are made first) is pruned from a copy of the grid.
-    const bool seeded = !params.seeds.empty() && params.kind != GraphKind::volume;
-    const bool checked = (seeded || !params.points.empty()) && params.kind != GraphKind::volume;
     Result<GeneratedLinks> made = GeneratedLinks{};
     voxel::VoxelGrid pruned;
     const voxel::VoxelGrid* surface = &*grid;
@@ -358,7 +376,12 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
         case GraphKind::navmesh: {
             navmesh::NavmeshParams navmesh = params.navmesh;
             navmesh.threads = params.threads;
-            graph = buildNavmeshGraph(*surface, navmesh, context);
+            if (rows) {
+                graph = buildNavmeshGraph(*rows, navmesh, context);
+                rows.reset();
+            } else {
+                graph = buildNavmeshGraph(*surface, navmesh, context);
+            }
             break;
         }
         case GraphKind::pov: {

@@ -77,6 +77,20 @@ Result<Graph> buildNavmeshGraph(const voxel::VoxelGrid& grid, const navmesh::Nav
     return navmeshGraph(std::move(mesh).value(), grid);
 }
 
+Result<Graph> buildNavmeshGraph(voxel::VoxelRowReader& reader, const navmesh::NavmeshParams& params,
+                                Context& context) {
+    auto mesh = navmesh::buildNavmesh(
+        reader.header(), reader.spanCount(),
+        [&](uint32_t keep_from, uint32_t need_to) { return reader.rows(keep_from, need_to); },
+        params.tile_size > 0, params, context);
+    if (!mesh) return mesh.error();
+    if (Status s = reader.finish(); !s) return s.error();
+    const voxel::VoxelGrid& grid = reader.header();
+    if (mesh->polyCount() == 0)
+        context.warn("the level has no walkable surface for this agent: the navmesh is empty");
+    return navmeshGraph(std::move(mesh).value(), grid);
+}
+
 Graph navmeshGraph(navmesh::NavMesh mesh, const voxel::VoxelGrid& grid) {
     Graph g;
     g.header = headerForGrid(grid, GraphType::navmesh);

@@ -11,8 +11,9 @@
 // defaults, the rule is symmetric already and nothing is dropped.
 //
 // Spans of area 0 (obstacle) are never part of the field even when flagged walkable.
-// Work is split into fixed bands of rows (each writes only its own columns), so the field is the
-// same for any thread count.
+// The rows the window reads must be in `grid` (a whole grid, or the band of rows the streamed
+// build holds). Work is split into fixed bands of rows (each writes only its own columns), so the
+// field is the same for any thread count.
 #include <algorithm>
 #include <cstdlib>
 
@@ -23,7 +24,7 @@ namespace {
 constexpr int kUnbounded = 1 << 24;
 }
 
-void buildCompactField(const voxel::VoxelGrid& grid, const voxel::AgentCells& agent,
+void buildCompactField(const voxel::GridRows& grid, const voxel::AgentCells& agent,
                        const TileBox& box, int threads, CompactField& f) {
     const int gx0 = std::max(0, box.x0 - box.border);
     const int gz0 = std::max(0, box.z0 - box.border);
@@ -62,8 +63,8 @@ void buildCompactField(const voxel::VoxelGrid& grid, const voxel::AgentCells& ag
     parallelFor(bands, threads, [&](size_t band, int) {
         forBand(band, [&](int, int, size_t cell, size_t column) {
             uint32_t count = 0;
-            for (uint32_t s = grid.column_offsets[column]; s < grid.column_offsets[column + 1]; ++s)
-                count += included(grid.spans[s]);
+            for (uint32_t s = grid.begin(column); s < grid.end(column); ++s)
+                count += included(grid.span(s));
             f.cells[cell + 1] = count;
         });
     });
@@ -76,13 +77,13 @@ void buildCompactField(const voxel::VoxelGrid& grid, const voxel::AgentCells& ag
         forBand(band, [&](int, int, size_t cell, size_t column) {
             uint32_t at = f.cells[cell];
             const uint32_t stop = f.cells[cell + 1];
-            const uint32_t end = grid.column_offsets[column + 1];
-            for (uint32_t s = grid.column_offsets[column]; s < end && at < stop; ++s) {
-                const voxel::Span& span = grid.spans[s];
+            const uint32_t end = grid.end(column);
+            for (uint32_t s = grid.begin(column); s < end && at < stop; ++s) {
+                const voxel::Span& span = grid.span(s);
                 if (!included(span)) continue;
                 f.y[at] = span.y_max;
                 f.area[at] = span.area;
-                ceiling[at] = s + 1 < end ? int(grid.spans[s + 1].y_min) : kUnbounded;
+                ceiling[at] = s + 1 < end ? int(grid.span(s + 1).y_min) : kUnbounded;
                 ++at;
             }
         });

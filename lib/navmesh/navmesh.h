@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "lib/common/context.h"
@@ -75,5 +76,15 @@ struct NavMesh {
 // voxelization or a grid map: spans with walkable flags). Deterministic for any thread count.
 Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& params,
                              Context& context);
+
+// The same mesh from a grid whose rows are handed over a band at a time (a .vox read as the build
+// goes, voxel::VoxelRowReader): `grid` is the grid without spans, `span_count` its spans, and
+// feed(keep_from, need_to) returns rows [keep_from, need_to) at least (both never decrease). With
+// `streamed` the tiles are built a tile row at a time, so that only the rows of three tile rows
+// and their borders are asked for at once; otherwise the feed is asked once for everything.
+// Byte-identical to the build from the whole grid.
+using RowFeed = std::function<Result<voxel::GridRows>(uint32_t keep_from, uint32_t need_to)>;
+Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, const RowFeed& feed,
+                             bool streamed, const NavmeshParams& params, Context& context);
 
 }  // namespace nav::navmesh

@@ -69,7 +69,7 @@ struct RegionSettings {
     int merge_area = 400;  // [Units: cells] region_merge_size^2
 };
 
-void buildCompactField(const voxel::VoxelGrid& grid, const voxel::AgentCells& agent,
+void buildCompactField(const voxel::GridRows& grid, const voxel::AgentCells& agent,
                        const TileBox& box, int threads, CompactField& field);
 void buildDistanceField(CompactField& field, int threads);
 void buildRegions(CompactField& field, const RegionSettings& settings);

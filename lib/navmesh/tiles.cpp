@@ -13,6 +13,9 @@
 //   2. contours simplified keeping both their own and the neighbour's seam points on each shared
 //      side, so the two tiles put vertices at exactly the same places along their border; then
 //      polygons and the detail mesh.
+// A grid read from a .vox a band of rows at a time (RowFeed, streamed) is built a tile row at a
+// time instead: step s runs pass 1 of tile row s and pass 2 of tile row s - 2, so only the rows of
+// three tile rows and their borders are held, whatever the level's size; same tasks, same output.
 // Stitching, in tile index order: vertices on a tile side shared with another tile are welded
 // with the vertices already emitted at the same corner (heights within the weld tolerance, 2
 // cell heights as Recast's rcBuildPolyMesh uses); then polygon edges flagged as tile-border
@@ -56,13 +59,21 @@ Status runTasks(size_t count, int threads, Context& context, uint64_t& progress_
 
 namespace {
 
-Status checkGrid(const voxel::VoxelGrid& g) {
+// The grid's header: cell sizes and dimensions.
+Status checkGridHeader(const voxel::VoxelGrid& g) {
     if (!(std::isfinite(g.cell_size) && g.cell_size > 0 && std::isfinite(g.cell_height) &&
           g.cell_height > 0))
         return inputError(
             "navmesh: the voxel grid has cell size {} and cell height {} (both must "
             "be > 0)",
             g.cell_size, g.cell_height);
+    if (g.size_x >= (1u << 30) || g.size_z >= (1u << 30))
+        return inputError("navmesh: a {} x {} grid is too large", g.size_x, g.size_z);
+    return {};
+}
+
+Status checkGrid(const voxel::VoxelGrid& g) {
+    if (Status s = checkGridHeader(g); !s) return s;
     if (g.column_offsets.size() != g.columnCount() + 1 || g.column_offsets.back() != g.spans.size())
         return inputError(
             "navmesh: the voxel grid's column index does not match its {} x {} "
@@ -71,8 +82,6 @@ Status checkGrid(const voxel::VoxelGrid& g) {
     for (size_t c = 0; c + 1 < g.column_offsets.size(); ++c)
         if (g.column_offsets[c] > g.column_offsets[c + 1])
             return inputError("navmesh: the voxel grid's column offsets decrease at column {}", c);
-    if (g.size_x >= (1u << 30) || g.size_z >= (1u << 30))
-        return inputError("navmesh: a {} x {} grid is too large", g.size_x, g.size_z);
     return {};
 }
 
@@ -122,8 +131,17 @@ Status checkParams(const NavmeshParams& params) {
 
 Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& params,
                              Context& context) {
-    if (Status s = checkParams(params); !s) return s.error();
     if (Status s = checkGrid(grid); !s) return s.error();
+    const voxel::GridRows all = voxel::GridRows::whole(grid);
+    return buildNavmesh(
+        grid, uint32_t(grid.spans.size()),
+        [&](uint32_t, uint32_t) -> Result<voxel::GridRows> { return all; }, false, params, context);
+}
+
+Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, const RowFeed& feed,
+                             bool streamed, const NavmeshParams& params, Context& context) {
+    if (Status s = checkParams(params); !s) return s.error();
+    if (Status s = checkGridHeader(grid); !s) return s.error();
     ScopedTimer total_timer(context, "navmesh");
 
     const voxel::AgentCells agent = voxel::agentCells(grid.agent, grid.cell_size, grid.cell_height);
@@ -178,7 +196,7 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& 
         "navmesh: {} x {} tiles of {} cells (border {}), {} threads, agent {} / {} / {} "
         "cells (height / climb / radius)",
         tiles_x, tiles_z, tile, border, threads, agent.height, agent.climb, agent.radius);
-    if (grid.spans.empty() || size_x == 0 || size_z == 0) return out;
+    if (span_count == 0 || size_x == 0 || size_z == 0) return out;
 
     // One-tile builds (run on the calling thread) log stage timings and check for
     // cancellation between stages; tiled builds check between tiles.
@@ -193,73 +211,106 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& 
     };
     // One tile: the stages split their own work over the threads, when there is enough of it to
     // pay for starting them; several tiles: one tile per thread.
-    const int inner_threads =
-        tile_count == 1 && grid.spans.size() >= kParallelMinSpans ? threads : 1;
+    const int inner_threads = tile_count == 1 && span_count >= kParallelMinSpans ? threads : 1;
     uint64_t progress_done = 0;
     const uint64_t progress_total = 2 * uint64_t(tile_count);
 
+    // The rows the feed holds now (all of them unless streamed).
+    voxel::GridRows rows;
     // A tile's compact field, distance field and regions.
     auto partition = [&](TileWork& w) {
-        stage("compact", [&] { buildCompactField(grid, agent, w.box, inner_threads, w.field); });
+        stage("compact", [&] { buildCompactField(rows, agent, w.box, inner_threads, w.field); });
         if (params.partition == Partition::watershed)
             stage("distance field", [&] { buildDistanceField(w.field, inner_threads); });
         stage("partition", [&] { buildRegions(w.field, region_settings); });
     };
     // Pass 1.
-    {
-        ScopedTimer timer(context, "navmesh: regions");
-        Status s =
-            runTasks(tile_count, threads, context, progress_done, progress_total, [&](size_t t) {
-                TileWork& w = work[t];
-                partition(w);
-                stage("trace", [&] { traceContours(w.field, w.raw, w.seam); });
-                // Several tiles: pass 2 builds the field and traces it again rather than every
-                // tile's field and contours being held at once (the same steps on the same input
-                // give the same field and contours); only the seam points wait for it.
-                if (tile_count > 1) {
-                    w.field = CompactField{};
-                    w.raw = {};
-                }
-            });
-        if (!s) return s.error();
-    }
+    auto pass1 = [&](size_t t) {
+        TileWork& w = work[t];
+        partition(w);
+        stage("trace", [&] { traceContours(w.field, w.raw, w.seam); });
+        // Several tiles: pass 2 builds the field and traces it again rather than every tile's
+        // field and contours being held at once (the same steps on the same input give the same
+        // field and contours); only the seam points wait for it.
+        if (tile_count > 1) {
+            w.field = CompactField{};
+            w.raw = {};
+        }
+    };
     // Pass 2.
+    auto pass2 = [&](size_t t) {
+        TileWork& w = work[t];
+        const int tx = int(t % size_t(tiles_x)), tz = int(t / size_t(tiles_x));
+        SeamPoints neighbour_points;
+        const int nx[4] = {tx - 1, tx, tx + 1, tx};
+        const int nz[4] = {tz, tz + 1, tz, tz - 1};
+        for (int side = 0; side < 4; ++side) {
+            if (nx[side] < 0 || nz[side] < 0 || nx[side] >= tiles_x || nz[side] >= tiles_z)
+                continue;
+            const TileWork& other = work[size_t(nz[side]) * size_t(tiles_x) + size_t(nx[side])];
+            neighbour_points[size_t(side)] = other.seam[size_t((side + 2) & 3)];
+        }
+        if (tile_count > 1) {
+            partition(w);
+            SeamPoints own;  // as pass 1 found them (w.seam, which neighbours read now)
+            traceContours(w.field, w.raw, own);
+        }
+        std::vector<Contour> contours;
+        stage("contours",
+              [&] { buildContours(w.raw, neighbour_points, contour_settings, contours); });
+        w.raw = {};
+        stage("polygons", [&] {
+            w.failed_contours =
+                buildPolyMesh(w.field, contours, params.max_verts_per_poly, kWeldTolerance, w.mesh);
+        });
+        stage("detail",
+              [&] { buildDetailMesh(grid, w.field, detail_settings, inner_threads, w.mesh); });
+        w.region_count = w.field.region_count;
+        w.field = CompactField{};
+    };
+    // Batches of (pass, tile) tasks, each batch parallel over its tiles. In memory: every tile's
+    // pass 1, then every tile's pass 2. Streamed: step s runs pass 1 of tile row s and pass 2 of
+    // tile row s - 2 (whose neighbours' seams pass 1 of rows s - 3 .. s - 1 found), so only the
+    // grid rows of three tile rows and their borders are held.
+    std::vector<std::vector<std::pair<int, size_t>>> batches;
+    std::vector<std::pair<int, int>> batch_rows;  // tile rows [first, last] a batch reads
+    if (!streamed) {
+        batches.resize(2);
+        for (size_t t = 0; t < tile_count; ++t) batches[0].push_back({1, t});
+        for (size_t t = 0; t < tile_count; ++t) batches[1].push_back({2, t});
+        batch_rows = {{0, tiles_z - 1}, {0, tiles_z - 1}};
+    } else {
+        for (int step = 0; step < tiles_z + 2; ++step) {
+            std::vector<std::pair<int, size_t>> batch;
+            for (int pass : {2, 1}) {
+                const int tz = pass == 1 ? step : step - 2;
+                if (tz < 0 || tz >= tiles_z) continue;
+                for (int tx = 0; tx < tiles_x; ++tx)
+                    batch.push_back({pass, size_t(tz) * size_t(tiles_x) + size_t(tx)});
+            }
+            batches.push_back(std::move(batch));
+            batch_rows.push_back({std::max(0, step - 2), std::min(step, tiles_z - 1)});
+        }
+    }
     {
-        ScopedTimer timer(context, "navmesh: polygons");
-        Status s =
-            runTasks(tile_count, threads, context, progress_done, progress_total, [&](size_t t) {
-                TileWork& w = work[t];
-                const int tx = int(t % size_t(tiles_x)), tz = int(t / size_t(tiles_x));
-                SeamPoints neighbour_points;
-                const int nx[4] = {tx - 1, tx, tx + 1, tx};
-                const int nz[4] = {tz, tz + 1, tz, tz - 1};
-                for (int side = 0; side < 4; ++side) {
-                    if (nx[side] < 0 || nz[side] < 0 || nx[side] >= tiles_x || nz[side] >= tiles_z)
-                        continue;
-                    const TileWork& other =
-                        work[size_t(nz[side]) * size_t(tiles_x) + size_t(nx[side])];
-                    neighbour_points[size_t(side)] = other.seam[size_t((side + 2) & 3)];
-                }
-                if (tile_count > 1) {
-                    partition(w);
-                    SeamPoints own;  // as pass 1 found them (w.seam, which neighbours read now)
-                    traceContours(w.field, w.raw, own);
-                }
-                std::vector<Contour> contours;
-                stage("contours",
-                      [&] { buildContours(w.raw, neighbour_points, contour_settings, contours); });
-                w.raw = {};
-                stage("polygons", [&] {
-                    w.failed_contours = buildPolyMesh(w.field, contours, params.max_verts_per_poly,
-                                                      kWeldTolerance, w.mesh);
-                });
-                stage("detail", [&] {
-                    buildDetailMesh(grid, w.field, detail_settings, inner_threads, w.mesh);
-                });
-                w.region_count = w.field.region_count;
-                w.field = CompactField{};
-            });
-        if (!s) return s.error();
+        ScopedTimer timer(context, "navmesh: tiles");
+        for (size_t b = 0; b < batches.size(); ++b) {
+            if (batches[b].empty()) continue;
+            const int first_row = std::max(0, batch_rows[b].first * tile - border);
+            const int last_row = std::min(size_z, (batch_rows[b].second + 1) * tile + border);
+            auto held = feed(uint32_t(first_row), uint32_t(last_row));
+            if (!held) return held.error();
+            rows = *held;
+            const auto& batch = batches[b];
+            Status s = runTasks(batch.size(), threads, context, progress_done, progress_total,
+                                [&](size_t i) {
+                                    if (batch[i].first == 1)
+                                        pass1(batch[i].second);
+                                    else
+                                        pass2(batch[i].second);
+                                });
+            if (!s) return s.error();
+        }
     }
 
     // Stitch.

@@ -159,27 +159,16 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {
     return writer.finish(path, grid);
 }
 
-Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
-    formats::VoxelHeader header;
+namespace {
+
+// Everything of a .vox but its columns and spans: header, areas, source name, links, markers.
+Status decodeGridHeader(const LoadedContainer& c, formats::VoxelHeader& header, VoxelGrid& grid) {
     if (Status s = c.header(formats::kSecVoxelHeader, formats::decodeVoxelHeader, header); !s)
-        return s.error();
+        return s;
     auto area_bytes = c.section(formats::kSecAreas);
     if (!area_bytes) return area_bytes.error();
     auto areas = geometry::decodeAreaTable(*area_bytes, c.path);
     if (!areas) return areas.error();
-    // COLS decoded into place; SPAN decoded, checked and converted a group of columns at a time
-    // (8 bytes a span on disk beside 6 in memory would otherwise double the peak).
-    auto columns = c.array<uint32_t>(formats::kSecColumns);
-    if (!columns) return columns.error();
-    auto spans_size = c.rawSize(formats::kSecSpans);
-    if (!spans_size) return spans_size.error();
-    const uint8_t* column_bytes = reinterpret_cast<const uint8_t*>(columns->data());
-    if (formats::Error e = formats::validateVoxelColumnOffsets(header, column_bytes,
-                                                               columns->size() * 4, *spans_size))
-        return containerError(c.path, e);
-    const uint32_t area_count = uint32_t(areas->size());
-
-    VoxelGrid grid;
     grid.size_x = header.size_x;
     grid.size_z = header.size_z;
     grid.size_y = header.size_y;
@@ -195,39 +184,152 @@ Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
         if (!name) return name.error();
         grid.source_name.assign(name->begin(), name->end());
     }
-    grid.spans.resize(header.span_count);
-    formats::SectionStream stream(c.bytes.data(),
-                                  c.container.sections[c.container.find(formats::kSecSpans)]);
-    if (formats::Error e = stream.start()) return containerError(c.path, e);
-    constexpr uint64_t kGroup = 1 << 16;  // columns decoded at a time
-    std::vector<uint8_t> records;
-    uint32_t walkable = 0;
-    for (uint64_t c0 = 0; c0 < grid.columnCount(); c0 += kGroup) {
-        const uint64_t c1 = std::min<uint64_t>(grid.columnCount(), c0 + kGroup);
-        const uint32_t first = (*columns)[c0], end = (*columns)[c1];
-        records.resize(size_t(end - first) * formats::kSpanRecordSize);
-        if (formats::Error e = stream.read(records.data(), records.size()))
-            return containerError(c.path, e);
-        if (formats::Error e = formats::validateVoxelSpans(header, column_bytes, c0, c1,
-                                                           records.data(), area_count, walkable))
-            return containerError(c.path, e);
-        for (uint32_t i = first; i < end; ++i) {
-            const formats::SpanRecord r =
-                formats::decodeSpan(records.data() + size_t(i - first) * formats::kSpanRecordSize);
-            grid.spans[i] = {r.y_min, r.y_max, r.area, (r.flags & formats::kSpanFlagWalkable) != 0};
-        }
-    }
-    if (formats::Error e = stream.finish()) return containerError(c.path, e);
-    if (formats::Error e = formats::validateVoxelWalkableCount(header, walkable))
-        return containerError(c.path, e);
-    grid.column_offsets = std::move(columns).value();
     auto links = geometry::decodeLinkSpecSections(c);
     if (!links) return links.error();
     grid.links = std::move(links).value();
     auto markers = geometry::decodeMarkerSection(c);
     if (!markers) return markers.error();
     grid.markers = std::move(markers).value();
+    return {};
+}
+
+// The COLS section, checked against the header and the SPAN section's size.
+Result<std::vector<uint32_t>> decodeColumns(const LoadedContainer& c,
+                                            const formats::VoxelHeader& header) {
+    auto columns = c.array<uint32_t>(formats::kSecColumns);
+    if (!columns) return columns.error();
+    auto spans_size = c.rawSize(formats::kSecSpans);
+    if (!spans_size) return spans_size.error();
+    if (formats::Error e = formats::validateVoxelColumnOffsets(
+            header, reinterpret_cast<const uint8_t*>(columns->data()), columns->size() * 4,
+            *spans_size))
+        return containerError(c.path, e);
+    return columns;
+}
+
+// Decodes the spans of columns [c0, c1) from `stream` (checked; walkable ones counted) into `out`.
+Status readSpans(const LoadedContainer& c, const formats::VoxelHeader& header,
+                 const std::vector<uint32_t>& columns, uint32_t area_count,
+                 formats::SectionStream& stream, uint64_t c0, uint64_t c1,
+                 std::vector<uint8_t>& records, Span* out, uint32_t& walkable) {
+    const uint8_t* column_bytes = reinterpret_cast<const uint8_t*>(columns.data());
+    constexpr uint64_t kGroup = 1 << 16;  // columns decoded at a time
+    for (uint64_t g0 = c0; g0 < c1; g0 += kGroup) {
+        const uint64_t g1 = std::min<uint64_t>(c1, g0 + kGroup);
+        const uint32_t first = columns[g0], end = columns[g1];
+        records.resize(size_t(end - first) * formats::kSpanRecordSize);
+        if (formats::Error e = stream.read(records.data(), records.size()))
+            return containerError(c.path, e);
+        if (formats::Error e = formats::validateVoxelSpans(header, column_bytes, g0, g1,
+                                                           records.data(), area_count, walkable))
+            return containerError(c.path, e);
+        for (uint32_t i = first; i < end; ++i) {
+            const formats::SpanRecord r =
+                formats::decodeSpan(records.data() + size_t(i - first) * formats::kSpanRecordSize);
+            *out++ = {r.y_min, r.y_max, r.area, (r.flags & formats::kSpanFlagWalkable) != 0};
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
+    formats::VoxelHeader header;
+    VoxelGrid grid;
+    if (Status s = decodeGridHeader(c, header, grid); !s) return s.error();
+    // COLS decoded into place; SPAN decoded, checked and converted a group of columns at a time
+    // (8 bytes a span on disk beside 6 in memory would otherwise double the peak).
+    auto columns = decodeColumns(c, header);
+    if (!columns) return columns.error();
+    grid.spans.resize(header.span_count);
+    formats::SectionStream stream(c.bytes.data(),
+                                  c.container.sections[c.container.find(formats::kSecSpans)]);
+    if (formats::Error e = stream.start()) return containerError(c.path, e);
+    std::vector<uint8_t> records;
+    uint32_t walkable = 0;
+    if (Status s = readSpans(c, header, *columns, uint32_t(grid.areas.size()), stream, 0,
+                             grid.columnCount(), records, grid.spans.data(), walkable);
+        !s)
+        return s.error();
+    if (formats::Error e = stream.finish()) return containerError(c.path, e);
+    if (formats::Error e = formats::validateVoxelWalkableCount(header, walkable))
+        return containerError(c.path, e);
+    grid.column_offsets = std::move(columns).value();
     return grid;
+}
+
+Result<std::unique_ptr<VoxelRowReader>> VoxelRowReader::open(const std::filesystem::path& path) {
+    auto container = loadContainer(path, formats::kKindVoxels, formats::kVoxelsVersion);
+    if (!container) return container.error();
+    std::unique_ptr<VoxelRowReader> r(new VoxelRowReader());
+    r->container_ = std::move(container).value();
+    const LoadedContainer& c = r->container_;
+    if (Status s = decodeGridHeader(c, r->file_header_, r->header_); !s) return s.error();
+    auto columns = decodeColumns(c, r->file_header_);
+    if (!columns) return columns.error();
+    r->columns_ = std::move(columns).value();
+    r->span_count_ = r->file_header_.span_count;
+    r->stream_ = std::make_unique<formats::SectionStream>(
+        c.bytes.data(), c.container.sections[c.container.find(formats::kSecSpans)]);
+    if (formats::Error e = r->stream_->start()) return containerError(c.path, e);
+    return r;
+}
+
+VoxelRowReader::~VoxelRowReader() = default;
+
+Status VoxelRowReader::readTo(uint32_t row) {
+    row = std::min(row, header_.size_z);
+    if (row <= row1_) return {};
+    const uint64_t c0 = uint64_t(row1_) * header_.size_x, c1 = uint64_t(row) * header_.size_x;
+    const size_t before = spans_.size();
+    spans_.resize(before + (columns_[c1] - columns_[c0]));
+    if (Status s = readSpans(container_, file_header_, columns_, uint32_t(header_.areas.size()),
+                             *stream_, c0, c1, records_, spans_.data() + before, walkable_);
+        !s)
+        return s;
+    row1_ = row;
+    return {};
+}
+
+Result<GridRows> VoxelRowReader::rows(uint32_t keep_from, uint32_t need_to) {
+    keep_from = std::min(keep_from, header_.size_z);
+    if (keep_from > row0_) {
+        const uint32_t drop_to = std::min(keep_from, row1_);
+        const uint32_t first = columns_[uint64_t(drop_to) * header_.size_x];
+        spans_.erase(spans_.begin(), spans_.begin() + (first - span_base_));
+        span_base_ = first;
+        row0_ = drop_to;
+        if (row1_ < keep_from) {  // rows skipped over: read (and checked), not kept
+            if (Status s = readTo(keep_from); !s) return s.error();
+            const uint32_t skipped = columns_[uint64_t(keep_from) * header_.size_x];
+            spans_.clear();
+            span_base_ = skipped;
+            row0_ = keep_from;
+        }
+    }
+    if (Status s = readTo(need_to); !s) return s.error();
+    records_ = {};
+    GridRows rows;
+    rows.size_x = header_.size_x;
+    rows.size_z = header_.size_z;
+    rows.row0 = row0_;
+    rows.row1 = row1_;
+    rows.column_offsets = columns_.data();
+    rows.spans = spans_.data();
+    rows.span_base = span_base_;
+    return rows;
+}
+
+Status VoxelRowReader::finish() {
+    if (Status s = readTo(header_.size_z); !s) return s;
+    spans_ = {};
+    span_base_ = span_count_;
+    row0_ = row1_;
+    if (formats::Error e = stream_->finish()) return containerError(container_.path, e);
+    if (formats::Error e = formats::validateVoxelWalkableCount(file_header_, walkable_))
+        return containerError(container_.path, e);
+    return {};
 }
 
 Result<VoxelGrid> loadVoxels(const std::filesystem::path& path) {

@@ -115,4 +115,58 @@ Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid);
 Result<VoxelGrid> loadVoxels(const std::filesystem::path& path);
 Result<VoxelGrid> decodeVoxels(const LoadedContainer& container);
 
+// Rows [row0, row1) of a grid, as a stage that works a band of rows at a time reads them: the
+// column offsets of the whole grid, and the spans of those rows (span i is spans[i - span_base]).
+struct GridRows {
+    uint32_t size_x = 0, size_z = 0;
+    uint32_t row0 = 0, row1 = 0;
+    const uint32_t* column_offsets = nullptr;  // size_x * size_z + 1 (the whole grid)
+    const Span* spans = nullptr;
+    uint32_t span_base = 0;
+
+    // All rows of a grid in memory.
+    static GridRows whole(const VoxelGrid& grid) {
+        return {grid.size_x,
+                grid.size_z,
+                0,
+                grid.size_z,
+                grid.column_offsets.data(),
+                grid.spans.data(),
+                0};
+    }
+    uint32_t spanCount() const { return column_offsets[size_t(size_x) * size_z]; }
+    uint32_t begin(size_t column) const { return column_offsets[column]; }
+    uint32_t end(size_t column) const { return column_offsets[column + 1]; }
+    const Span& span(uint32_t i) const { return spans[i - span_base]; }
+};
+
+// A .vox file read a band of rows at a time, so that a stage working row by row (the tiled
+// navmesh) never holds the whole grid's spans: the column offsets are decoded whole and checked,
+// the spans decoded (and checked, as loadVoxels checks them) as rows are asked for.
+class VoxelRowReader {
+public:
+    static Result<std::unique_ptr<VoxelRowReader>> open(const std::filesystem::path& path);
+    ~VoxelRowReader();
+    // The grid without spans (column_offsets empty; links, markers, areas and names as loaded).
+    const VoxelGrid& header() const { return header_; }
+    uint32_t spanCount() const { return span_count_; }
+    // Rows [keep_from, need_to) (clamped to the grid); rows are asked for in increasing order
+    // (keep_from and need_to never decrease): rows before keep_from are let go.
+    Result<GridRows> rows(uint32_t keep_from, uint32_t need_to);
+    // Reads whatever rows are left (checking them) and checks the section's end and counts.
+    Status finish();
+
+private:
+    VoxelRowReader() = default;
+    Status readTo(uint32_t row);
+    LoadedContainer container_;
+    VoxelGrid header_;
+    formats::VoxelHeader file_header_;
+    std::vector<uint32_t> columns_;
+    std::unique_ptr<formats::SectionStream> stream_;
+    std::vector<Span> spans_;  // rows [row0_, row1_)
+    std::vector<uint8_t> records_;
+    uint32_t row0_ = 0, row1_ = 0, span_base_ = 0, span_count_ = 0, walkable_ = 0;
+};
+
 }  // namespace nav::voxel

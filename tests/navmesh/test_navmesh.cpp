@@ -915,6 +915,32 @@ TEST_SUITE("navmesh") {
                 // The tiled mesh covers about the same surface as the solo one.
                 CHECK(totalArea(one, level.grid) ==
                       doctest::Approx(totalArea(solo, level.grid)).epsilon(0.05));
+                // Built from the .vox read a band of rows at a time: the same mesh, and never
+                // more than three tile rows and their borders asked for at once.
+                test::TempDir dir;
+                REQUIRE(voxel::saveVoxels(dir / "level.vox", level.grid).ok());
+                auto reader = voxel::VoxelRowReader::open(dir / "level.vox");
+                REQUIRE(reader.ok());
+                uint32_t widest = 0, calls = 0;
+                Context context;
+                auto streamed =
+                    navmesh::buildNavmesh((*reader)->header(), (*reader)->spanCount(),
+                                          [&](uint32_t keep_from, uint32_t need_to) {
+                                              widest = std::max(widest, need_to - keep_from);
+                                              ++calls;
+                                              return (*reader)->rows(keep_from, need_to);
+                                          },
+                                          true, params, context);
+                REQUIRE(streamed.ok());
+                CHECK((*reader)->finish().ok());
+                CHECK(sameMesh(one, *streamed));
+                const uint32_t border =
+                    uint32_t(voxel::agentCells(level.grid.agent, level.grid.cell_size,
+                                               level.grid.cell_height)
+                                 .radius +
+                             3);
+                CHECK(widest <= 3 * uint32_t(tile) + 2 * border);
+                CHECK(calls >= one.tiles_z);
             }
             // Solo builds split their stages over threads: the same for any thread count.
             for (int threads : {1, 2, 3}) {
@@ -924,6 +950,27 @@ TEST_SUITE("navmesh") {
                 CHECK(sameMesh(solo, buildOk(level.grid, p2)));
             }
         }
+    }
+
+    TEST_CASE("navmesh from a .vox read row by row: a bad span in the last rows is an error") {
+        GridBuilder b(40, 40);
+        b.floor(0, 0, 40, 40, 10);
+        b.add(5, 38, {20, 22, 9, true});  // area 9: the grid has 3 areas
+        test::TempDir dir;
+        REQUIRE(voxel::saveVoxels(dir / "bad.vox", b.build()).ok());
+        auto reader = voxel::VoxelRowReader::open(dir / "bad.vox");
+        REQUIRE(reader.ok());  // columns are fine; the spans are read as the build goes
+        NavmeshParams params;
+        params.tile_size = 16;
+        Context context;
+        auto mesh = navmesh::buildNavmesh((*reader)->header(), (*reader)->spanCount(),
+                                          [&](uint32_t keep_from, uint32_t need_to) {
+                                              return (*reader)->rows(keep_from, need_to);
+                                          },
+                                          true, params, context);
+        REQUIRE_FALSE(mesh.ok());
+        CHECK(mesh.error().message.find("bad.vox") != std::string::npos);
+        CHECK(mesh.error().message.find("has area 9") != std::string::npos);
     }
 
     TEST_CASE("navmesh tiled monotone build is valid and stitched") {
