@@ -746,33 +746,53 @@ Status voxelizeRows(const geometry::Geometry& geometry, const Frame& frame, int 
     const uint64_t progress_total = uint64_t(band_count) + chunk_count + 1;
     ParallelRunner runner(threads, context, progress_total);
 
-    // ---- Each band's triangles. ----
-    std::vector<uint32_t> band_start, band_triangles;
+    // ---- Each band's triangles: ascending triangle indices, stored as LEB128 varints of their
+    // differences (1-2 bytes each on real levels, where neighbouring triangles are mostly
+    // neighbours in the file too, against 4 for the indices: a large level lists millions). ----
+    std::vector<size_t> band_start(size_t(band_count) + 1, 0);
+    std::vector<uint8_t> band_triangles;
     {
         ScopedTimer timer(context, "voxelize: prepare");
         const size_t triangle_count = geometry.triangleCount();
         size_t facing_up = 0, facing_down = 0;
-        int pass = 0;
         bool cancelled = false;
-        csrBuild<uint32_t>(
-            band_count,
-            [&](auto&& emit) {
-                ++pass;
-                for (size_t t = 0; t < triangle_count && !cancelled; ++t) {
-                    if ((t & 0xffff) == 0 && context.cancelled()) cancelled = true;
-                    uint32_t row0, row1;
-                    if (pass == 1) {
-                        const TriangleInfo info = describeTriangle(frame, geometry, t);
-                        facing_up += info.up, facing_down += info.down;
-                        row0 = info.row0, row1 = info.row1;
-                    } else {
-                        triangleRows(frame, geometry, t, row0, row1);
-                    }
-                    for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b)
-                        emit(b, uint32_t(t));
+        std::vector<uint32_t> last(band_count, 0);  // per band: the previous triangle listed + 1
+        auto varintSize = [](uint32_t v) {
+            size_t n = 1;
+            while (v >= 0x80) v >>= 7, ++n;
+            return n;
+        };
+        for (int pass = 1; pass <= 2 && !cancelled; ++pass) {
+            std::fill(last.begin(), last.end(), 0);
+            std::vector<size_t> at;
+            if (pass == 2) {
+                for (uint32_t b = 0; b < band_count; ++b) band_start[b + 1] += band_start[b];
+                band_triangles.resize(band_start[band_count]);
+                at.assign(band_start.begin(), band_start.end() - 1);
+            }
+            for (size_t t = 0; t < triangle_count && !cancelled; ++t) {
+                if ((t & 0xffff) == 0 && context.cancelled()) cancelled = true;
+                uint32_t row0, row1;
+                if (pass == 1) {
+                    const TriangleInfo info = describeTriangle(frame, geometry, t);
+                    facing_up += info.up, facing_down += info.down;
+                    row0 = info.row0, row1 = info.row1;
+                } else {
+                    triangleRows(frame, geometry, t, row0, row1);
                 }
-            },
-            band_start, band_triangles);
+                for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b) {
+                    uint32_t delta = uint32_t(t) + 1 - last[b];
+                    last[b] = uint32_t(t) + 1;
+                    if (pass == 1) {
+                        band_start[b + 1] += varintSize(delta);
+                        continue;
+                    }
+                    for (; delta >= 0x80; delta >>= 7)
+                        band_triangles[at[b]++] = uint8_t(delta | 0x80);
+                    band_triangles[at[b]++] = uint8_t(delta);
+                }
+            }
+        }
         if (cancelled) return makeError(ErrorKind::cancelled, "voxelize: cancelled");
         if (facing_up == 0 && facing_down > 0)
             context.warn(
@@ -856,9 +876,17 @@ Status voxelizeRows(const geometry::Geometry& geometry, const Frame& frame, int 
             const uint32_t row1 = std::min(frame.size_z, row0 + kBandRows);
             std::vector<RawSpan>& raw = scratch[size_t(worker)].raw;
             raw.clear();
-            for (uint32_t k = band_start[b]; k < band_start[b + 1]; ++k)
-                rasterizeTriangle(frame, describeTriangle(frame, geometry, band_triangles[k]), row0,
-                                  row1, raw);
+            uint32_t t = 0;  // the previous triangle + 1
+            for (size_t k = band_start[b]; k < band_start[b + 1];) {
+                uint32_t delta = 0;
+                for (int shift = 0;; shift += 7) {
+                    const uint8_t byte = band_triangles[k++];
+                    delta |= uint32_t(byte & 0x7f) << shift;
+                    if (byte < 0x80) break;
+                }
+                t += delta;
+                rasterizeTriangle(frame, describeTriangle(frame, geometry, t - 1), row0, row1, raw);
+            }
             mergeBand(raw, (row1 - row0) * frame.size_x, frame.agent.climb, bands[b],
                       scratch[size_t(worker)]);
         });
