@@ -10,7 +10,6 @@
 // and doors, in the same world space as the triangles (node transforms, --up, --scale).
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
-#include <assimp/Importer.hpp>
 
 #include <algorithm>
 #include <array>
@@ -24,6 +23,7 @@
 #include "formats/container.h"
 #include "formats/xxhash64.h"
 #include "lib/common/file_io.h"
+#include "lib/importer/assimp_library.h"
 #include "lib/importer/import.h"
 #include "lib/importer/obj_reader.h"
 
@@ -53,13 +53,15 @@ bool hasSurfaces(const aiMesh& mesh) {
 // Assimp's SortByPType makes them), whose vertices are the positions its faces use in the order
 // of first use, as Assimp's per-corner vertices weld to.
 struct AssimpMesh {
+    const AssimpLibrary& assimp;
     const aiScene& scene;
     const aiMesh& mesh;
     std::string name() const { return mesh.mName.C_Str(); }
     std::string material() const {
         aiString n;
         if (mesh.mMaterialIndex < scene.mNumMaterials &&
-            scene.mMaterials[mesh.mMaterialIndex]->Get(AI_MATKEY_NAME, n) == AI_SUCCESS)
+            assimp.get_material_string(scene.mMaterials[mesh.mMaterialIndex], AI_MATKEY_NAME, &n) ==
+                AI_SUCCESS)
             return n.C_Str();
         return "";
     }
@@ -147,9 +149,10 @@ struct MarkerObject {
 
 class SceneFlattener {
 public:
-    SceneFlattener(const aiScene* scene, const ImportParams& params, const std::string& file,
-                   double unit_scale, Context& context)
-        : scene_(scene),
+    SceneFlattener(const AssimpLibrary* assimp, const aiScene* scene, const ImportParams& params,
+                   const std::string& file, double unit_scale, Context& context)
+        : assimp_(assimp),
+          scene_(scene),
           params_(params),
           file_(file),
           context_(context),
@@ -254,9 +257,9 @@ private:
             if (mesh_index >= scene_->mNumMeshes)
                 return inputError("{}: node '{}' references missing mesh {}", file_,
                                   node->mName.C_Str(), mesh_index);
-            if (Status s =
-                    addMesh(node->mName.C_Str(), AssimpMesh{*scene_, *scene_->mMeshes[mesh_index]},
-                            transform, link_objects, marker_objects);
+            if (Status s = addMesh(node->mName.C_Str(),
+                                   AssimpMesh{*assimp_, *scene_, *scene_->mMeshes[mesh_index]},
+                                   transform, link_objects, marker_objects);
                 !s)
                 return s;
             context_.progress("import", ++done_meshes_, total_meshes_);
@@ -671,7 +674,8 @@ public:
     uint64_t turnedUp() const { return turned_up_; }
 
 private:
-    const aiScene* scene_;  // null for OBJ files read by obj_reader
+    const AssimpLibrary* assimp_;  // null for OBJ files read by obj_reader
+    const aiScene* scene_;         // null for OBJ files read by obj_reader
     const ImportParams& params_;
     const std::string& file_;
     Context& context_;
@@ -736,7 +740,14 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
     std::string ext = path.extension().string();
     for (char& ch : ext) ch = char(std::tolower(static_cast<unsigned char>(ch)));
     const bool own_obj = ext == ".obj" && !assimp_for_obj;
-    Assimp::Importer importer;
+    // An Assimp scene, released with the library's own function.
+    struct ImportedScene {
+        const AssimpLibrary* assimp = nullptr;
+        const aiScene* scene = nullptr;
+        ~ImportedScene() {
+            if (scene != nullptr) assimp->release_import(scene);
+        }
+    } imported;
     const aiScene* scene = nullptr;
     ObjScene obj;
     if (own_obj) {
@@ -749,12 +760,19 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
     } else {
         // Lines stay: link objects are drawn as lines (the flattener skips every other
         // object's).
-        importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT);
+        auto assimp = assimpLibrary();
+        if (!assimp) return makeError(assimp.error().kind, "{}: {}", file, assimp.error().message);
+        imported.assimp = *assimp;
+        aiPropertyStore* properties = (*assimp)->create_property_store();
+        (*assimp)->set_import_property_integer(properties, AI_CONFIG_PP_SBP_REMOVE,
+                                               aiPrimitiveType_POINT);
         const unsigned flags =
             aiProcess_Triangulate | aiProcess_SortByPType | aiProcess_ValidateDataStructure;
-        scene = importer.ReadFile(file, flags);
+        imported.scene = (*assimp)->import_file(file.c_str(), flags, nullptr, properties);
+        (*assimp)->release_property_store(properties);
+        scene = imported.scene;
         if (scene == nullptr)
-            return inputError("{}: cannot import: {}", file, importer.GetErrorString());
+            return inputError("{}: cannot import: {}", file, (*assimp)->error_string());
         if (scene->mRootNode == nullptr || scene->mNumMeshes == 0)
             return inputError("{}: the scene is empty (no meshes)", file);
     }
@@ -799,7 +817,7 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
         units = fmt::format("{}: the format states no unit, coordinates taken as metres",
                             ext.empty() ? "no extension" : ext);
     }
-    SceneFlattener flattener(scene, params, file, unit, context);
+    SceneFlattener flattener(imported.assimp, scene, params, file, unit, context);
     if (Status s = own_obj ? flattener.runObj(obj) : flattener.run(); !s) return s.error();
     obj = {};  // its memory is not needed any more
     const uint64_t turned_up = flattener.turnedUp();
