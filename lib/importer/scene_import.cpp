@@ -226,16 +226,19 @@ public:
         const size_t count = geometry_.vertexCount();
         std::vector<uint32_t> new_index(count, UINT32_MAX);
         for (uint32_t v : geometry_.triangles) new_index[v] = 0;
-        std::vector<float> kept;
-        kept.reserve(geometry_.vertices.size());
+        // In place: a kept vertex only moves down (no second copy of the vertex array).
+        std::vector<float>& vertices = geometry_.vertices;
+        size_t kept = 0;
         for (size_t v = 0; v < count; ++v) {
             if (new_index[v] == UINT32_MAX) continue;
-            new_index[v] = uint32_t(kept.size() / 3);
-            kept.insert(kept.end(), geometry_.vertices.begin() + ptrdiff_t(3 * v),
-                        geometry_.vertices.begin() + ptrdiff_t(3 * v + 3));
+            new_index[v] = uint32_t(kept);
+            std::copy_n(vertices.begin() + ptrdiff_t(3 * v), 3,
+                        vertices.begin() + ptrdiff_t(3 * kept));
+            ++kept;
         }
         for (uint32_t& v : geometry_.triangles) v = new_index[v];
-        geometry_.vertices = std::move(kept);
+        vertices.resize(3 * kept);
+        if (kept < count) vertices.shrink_to_fit();
         return std::move(geometry_);
     }
 
