@@ -263,4 +263,25 @@ bool ZstdSectionStream::addTo(ContainerWriter& writer, uint32_t id) {
     return true;
 }
 
+std::vector<uint8_t> ZstdSectionStream::takeRaw() {
+    if (!error_.empty()) return {};
+    if (context_ == nullptr) return std::move(held_);
+    if (!pump(nullptr, 0, true)) return {};
+    std::vector<uint8_t> raw(raw_size_);
+    const size_t n = ZSTD_decompress(raw.data(), raw.size(), out_.data(), out_.size());
+    out_ = {};
+    if (ZSTD_isError(n) || n != raw_size_) {
+        error_ = "zstd section stream: cannot decode what was written";
+        return {};
+    }
+    if (delta32_) {
+        uint32_t sum = 0;
+        for (size_t k = 0; k + 4 <= raw.size(); k += 4) {
+            sum += loadLe32(raw.data() + k);
+            storeLe32(raw.data() + k, sum);
+        }
+    }
+    return raw;
+}
+
 }  // namespace nav::formats

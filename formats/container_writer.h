@@ -71,6 +71,10 @@ public:
     bool write(const uint8_t* bytes, size_t size);
     // Ends the section and adds it to `writer` as `id`. False (error() set) on failure.
     bool addTo(ContainerWriter& writer, uint32_t id);
+    // Ends the section and returns every byte written, decoded (empty with error() set on
+    // failure); the stream is spent. For a writer that must change what it wrote (a rare case).
+    std::vector<uint8_t> takeRaw();
+    uint64_t rawSize() const { return raw_size_; }
     const std::string& error() const { return error_; }
 
 private:

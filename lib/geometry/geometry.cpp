@@ -382,10 +382,63 @@ Result<std::vector<SceneMarker>> decodeMarkerSection(const LoadedContainer& c,
     return markers;
 }
 
-Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
+namespace {
+constexpr int kGeometryZstdLevel = 3;
+}
+
+TriangleStreams::TriangleStreams()
+    : triangles_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel)),
+      areas_stream_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel)),
+      objects_stream_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel)) {
+    block_.reserve(kBlock);
+}
+
+TriangleStreams::~TriangleStreams() = default;
+
+void TriangleStreams::flush() {
+    if (areas_.empty()) return;
+    triangles_->write(reinterpret_cast<const uint8_t*>(block_.data()), block_.size() * 4);
+    areas_stream_->write(areas_.data(), areas_.size());
+    objects_stream_->write(reinterpret_cast<const uint8_t*>(objects_.data()), objects_.size() * 4);
+    count_ += areas_.size();
+    block_.clear();
+    areas_.clear();
+    objects_.clear();
+}
+
+Status TriangleStreams::renumber(const std::vector<uint32_t>& new_index) {
+    flush();
+    std::vector<uint8_t> raw = triangles_->takeRaw();
+    if (!triangles_->error().empty())
+        return makeError(ErrorKind::internal, "geometry: {}", triangles_->error());
+    renumbered_.resize(raw.size() / 4);
+    taken_ = true;
+    std::memcpy(renumbered_.data(), raw.data(), raw.size());
+    raw = {};
+    for (uint32_t& v : renumbered_) v = new_index[v];
+    return {};
+}
+
+Status TriangleStreams::addTo(formats::ContainerWriter& writer) {
+    flush();
+    const bool whole = taken_;
+    if (whole) {
+        writer.add(formats::kSecTriangles, formats::byteView(renumbered_));
+        renumbered_ = {};
+    }
+    if ((!whole && !triangles_->addTo(writer, formats::kSecTriangles)) ||
+        !areas_stream_->addTo(writer, formats::kSecTriangleAreas) ||
+        !objects_stream_->addTo(writer, formats::kSecTriangleObjects))
+        return makeError(ErrorKind::internal, "geometry: {}{}{}", triangles_->error(),
+                         areas_stream_->error(), objects_stream_->error());
+    return {};
+}
+
+Status saveGeometry(const std::filesystem::path& path, const Geometry& g,
+                    TriangleStreams* streams) {
     formats::GeometryHeader header;
     header.vertex_count = uint32_t(g.vertexCount());
-    header.triangle_count = uint32_t(g.triangleCount());
+    header.triangle_count = uint32_t(streams != nullptr ? streams->count() : g.triangleCount());
     header.object_count = uint32_t(g.objects.size());
     header.source_mesh_count = g.source_mesh_count;
     const Bounds b = g.bounds();
@@ -408,14 +461,18 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g) {
                                     sceneKindVersion(!g.links.empty(), !g.markers.empty()));
     // An intermediate artifact, and the largest (a few million triangles on big levels): zstd
     // level 3 writes it several times faster than the default 9 for a few percent more bytes.
-    writer.setCompressionLevel(3);
+    writer.setCompressionLevel(kGeometryZstdLevel);
     writer.add(formats::kSecGeometryHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, encodeAreaTable(g.areas), formats::Codec::raw);
     // The arrays compressed in place (little-endian hosts, as the loader assumes): no copies.
     writer.add(formats::kSecVertices, formats::byteView(g.vertices));
-    writer.add(formats::kSecTriangles, formats::byteView(g.triangles));
-    writer.add(formats::kSecTriangleAreas, formats::byteView(g.triangle_areas));
-    writer.add(formats::kSecTriangleObjects, formats::byteView(g.triangle_objects));
+    if (streams != nullptr) {
+        if (Status s = streams->addTo(writer); !s) return s;
+    } else {
+        writer.add(formats::kSecTriangles, formats::byteView(g.triangles));
+        writer.add(formats::kSecTriangleAreas, formats::byteView(g.triangle_areas));
+        writer.add(formats::kSecTriangleObjects, formats::byteView(g.triangle_objects));
+    }
     writer.add(formats::kSecObjectNames, names.take());
     addLinkSpecSections(writer, g.links);
     addMarkerSection(writer, g.markers);

@@ -5,9 +5,11 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "formats/container_writer.h"
 #include "lib/common/file_io.h"
 #include "lib/common/result.h"
 #include "lib/geometry/link_spec.h"
@@ -135,10 +137,49 @@ struct Geometry {
 // (triangle_objects stays empty when the geometry's is.)
 Geometry clipToBox(const Geometry& geometry, const Bounds& box);
 
+// The per-triangle arrays of a geometry (triangles, triangle_areas, triangle_objects) compressed
+// as they are made, for saveGeometry: an importer that writes its triangles here never holds them
+// whole (on a large level they are most of its memory: 13 bytes a triangle).
+class TriangleStreams {
+public:
+    TriangleStreams();
+    ~TriangleStreams();
+    TriangleStreams(const TriangleStreams&) = delete;
+    TriangleStreams& operator=(const TriangleStreams&) = delete;
+    void add(uint32_t a, uint32_t b, uint32_t c, uint8_t area, uint32_t object) {
+        if (block_.size() + 3 > kBlock) flush();
+        block_.insert(block_.end(), {a, b, c});
+        areas_.push_back(area);
+        objects_.push_back(object);
+        ++per_area_[area];
+    }
+    uint64_t count() const { return count_ + areas_.size(); }
+    // Triangles per area id (256 entries).
+    const std::vector<uint64_t>& perArea() const { return per_area_; }
+    // Renumbers the vertices of every triangle written (vertex v becomes new_index[v]): what was
+    // compressed is decoded, renumbered and compressed again (an importer that dropped vertices).
+    Status renumber(const std::vector<uint32_t>& new_index);
+    // Adds the three sections to `writer` (the streams are spent).
+    Status addTo(formats::ContainerWriter& writer);
+
+private:
+    static constexpr size_t kBlock = 3 * 16384;
+    void flush();
+    std::unique_ptr<formats::ZstdSectionStream> triangles_, areas_stream_, objects_stream_;
+    std::vector<uint32_t> block_, objects_;
+    std::vector<uint8_t> areas_;
+    std::vector<uint64_t> per_area_ = std::vector<uint64_t>(256, 0);
+    uint64_t count_ = 0;                // triangles flushed
+    std::vector<uint32_t> renumbered_;  // after renumber: the triangles, whole
+    bool taken_ = false;                // renumbered: triangles_ is spent
+};
+
 // Writes the .geo artifact atomically: kind version 1 without links or markers (the layout before
 // links existed, byte-identical), 2 with SLNK/SLNM sections when there are links, 3 with an SMRK
-// section when there are markers.
-Status saveGeometry(const std::filesystem::path& path, const Geometry& geometry);
+// section when there are markers. With `streams` the per-triangle arrays come from them (the
+// geometry's own are empty).
+Status saveGeometry(const std::filesystem::path& path, const Geometry& geometry,
+                    TriangleStreams* streams = nullptr);
 // Reads and fully validates a .geo artifact (indices in range, finite vertices, known areas).
 // GeometryParts::without_objects leaves triangle_objects empty (voxelize does not use them; on a
 // large level they are 4 bytes a triangle).

@@ -163,9 +163,12 @@ struct ImportReport {
 // object without a line (line shape), with an unknown type word, or two scene links with one id.
 // OBJ files are read by obj_reader (one streaming pass, a fraction of Assimp's time and memory)
 // into the same scene Assimp would make; every other format by Assimp.
+// With `streams` the triangles go there (compressed as they come, for saveGeometry) and the
+// geometry's per-triangle arrays stay empty: the import stage of a single file.
 Result<geometry::Geometry> importScene(const std::filesystem::path& path,
                                        const ImportParams& params, Context& context,
-                                       ImportReport* report = nullptr);
+                                       ImportReport* report = nullptr,
+                                       geometry::TriangleStreams* streams = nullptr);
 // The same with Assimp for every format, OBJ included (what importScene did before obj_reader;
 // the tests compare the two).
 Result<geometry::Geometry> importSceneAssimp(const std::filesystem::path& path,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <memory>
 
 #include "lib/geometry/geometry.h"
 #include "lib/importer/import.h"
@@ -143,6 +144,10 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
         scene_params.tags = std::move(*tags);
     }
     geometry::Geometry merged;
+    // One file: its triangles are compressed as they are made (never whole in memory); several
+    // are merged in memory.
+    std::unique_ptr<geometry::TriangleStreams> streams;
+    if (inputs.sources.size() == 1) streams = std::make_unique<geometry::TriangleStreams>();
     std::string names;
     std::vector<std::string> unit_lines;
     uint64_t turned_up = 0;
@@ -150,7 +155,7 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
         ImportReport report;
         auto part = [&] {
             ScopedTimer timer(context, "import " + inputs.sources[i].string());
-            return importScene(inputs.sources[i], scene_params, context, &report);
+            return importScene(inputs.sources[i], scene_params, context, &report, streams.get());
         }();
         unit_lines.push_back(fmt::format(
             "units of {}: {}{}", inputs.sources[i].filename().string(), report.units,
@@ -167,9 +172,16 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
     }
     if (inputs.sources.size() > 1)  // links of several files (each file checked its own)
         if (Status s = checkSceneLinkIds(merged.links); !s) return s.error();
-    if (Status s = geometry::saveGeometry(output_path, merged); !s) return s.error();
+    const uint64_t triangle_count = streams ? streams->count() : merged.triangleCount();
+    std::vector<uint64_t> per_area(merged.areas.size(), 0);
+    if (streams) {
+        for (size_t a = 0; a < per_area.size(); ++a) per_area[a] = streams->perArea()[a];
+    } else {
+        for (uint8_t a : merged.triangle_areas) ++per_area[a];
+    }
+    if (Status s = geometry::saveGeometry(output_path, merged, streams.get()); !s) return s.error();
     result.milliseconds = elapsed();
-    result.count("triangles", merged.triangleCount());
+    result.count("triangles", triangle_count);
     result.count("vertices", merged.vertexCount());
     result.count("objects", merged.objects.size());
     if (!merged.links.empty()) {
@@ -178,8 +190,6 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
             result.count("links_" + word, n);
     }
     const geometry::Bounds b = merged.bounds();
-    std::vector<size_t> per_area(merged.areas.size(), 0);
-    for (uint8_t a : merged.triangle_areas) ++per_area[a];
     std::string areas;
     for (size_t i = 0; i < merged.areas.size(); ++i)
         if (per_area[i] > 0)
@@ -187,7 +197,7 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
                                  merged.areas[i].name);
     result.summary.push_back(
         fmt::format("{}: {} meshes, {} objects, {} triangles ({}), {} vertices", names,
-                    merged.source_mesh_count, merged.objects.size(), merged.triangleCount(), areas,
+                    merged.source_mesh_count, merged.objects.size(), triangle_count, areas,
                     merged.vertexCount()));
     result.summary.push_back(fmt::format("dropped: {} degenerate, {} ignored by tag rules",
                                          merged.dropped_degenerate, merged.dropped_ignored));

@@ -185,9 +185,11 @@ public:
             }
         }
         // At most this many (degenerate and ignored ones are dropped): no growth by doubling.
-        geometry_.triangles.reserve(3 * triangles);
-        geometry_.triangle_areas.reserve(triangles);
-        geometry_.triangle_objects.reserve(triangles);
+        if (streams_ == nullptr) {
+            geometry_.triangles.reserve(3 * triangles);
+            geometry_.triangle_areas.reserve(triangles);
+            geometry_.triangle_objects.reserve(triangles);
+        }
         geometry_.vertices.reserve(obj.positions.size());  // welding only removes
         size_t slots = 1024;
         while (slots < 2 * (obj.positions.size() / 3 + 1)) slots *= 2;
@@ -221,10 +223,17 @@ public:
     }
     // Returns the geometry with vertices that no kept triangle uses removed (those of ignored
     // or degenerate triangles), keeping the remaining vertices in their original order.
-    geometry::Geometry take() {
+    // Streamed triangles (streamTo) are renumbered in their streams when vertices were dropped.
+    Result<geometry::Geometry> take() {
         vertex_slots_ = {};
         const size_t count = geometry_.vertexCount();
         std::vector<uint32_t> new_index(count, UINT32_MAX);
+        if (streams_ != nullptr) {
+            used_.resize(count, 0);
+            for (size_t v = 0; v < count; ++v)
+                if (used_[v]) new_index[v] = 0;
+            used_ = {};
+        }
         for (uint32_t v : geometry_.triangles) new_index[v] = 0;
         // In place: a kept vertex only moves down (no second copy of the vertex array).
         std::vector<float>& vertices = geometry_.vertices;
@@ -237,6 +246,8 @@ public:
             ++kept;
         }
         for (uint32_t& v : geometry_.triangles) v = new_index[v];
+        if (streams_ != nullptr && kept < count)
+            if (Status s = streams_->renumber(new_index); !s) return s.error();
         vertices.resize(3 * kept);
         if (kept < count) vertices.shrink_to_fit();
         return std::move(geometry_);
@@ -465,6 +476,7 @@ private:
 
         uint32_t object_index = 0;
         bool object_created = false;
+        if (streams_ != nullptr) used_.resize(geometry_.vertexCount(), 0);
         for (unsigned f = 0; f < mesh.faceCount(); ++f) {
             if ((f & 0xffff) == 0) mesh.release(f);  // faces read once from here on
             if (mesh.faceSize(f) != 3) continue;     // points and lines left by SortByPType
@@ -494,6 +506,14 @@ private:
             if (params_.double_sided && normalY(a, b, c) * (flip ? -1.0 : 1.0) < 0) {
                 flip = !flip;
                 ++turned_up_;
+            }
+            if (streams_ != nullptr) {
+                used_[a] = used_[b] = used_[c] = 1;
+                if (flip)
+                    streams_->add(a, c, b, uint8_t(area), object_index);
+                else
+                    streams_->add(a, b, c, uint8_t(area), object_index);
+                continue;
             }
             if (flip)
                 geometry_.triangles.insert(geometry_.triangles.end(), {a, c, b});
@@ -675,6 +695,8 @@ private:
 
 public:
     uint64_t turnedUp() const { return turned_up_; }
+    // Triangles go to `streams` instead of the geometry's arrays.
+    void streamTo(geometry::TriangleStreams* streams) { streams_ = streams; }
 
 private:
     const AssimpLibrary* assimp_;  // null for OBJ files read by obj_reader
@@ -687,6 +709,8 @@ private:
     std::string file_name_;  // the file's base name: scene link names and ids never hold a path
     geometry::Geometry geometry_;
     std::vector<uint32_t> vertex_slots_;  // internVertex's table (power-of-two size)
+    geometry::TriangleStreams* streams_ = nullptr;
+    std::vector<uint8_t> used_;  // streamed: per vertex, whether a triangle uses it
     size_t total_meshes_ = 0;
     size_t done_meshes_ = 0;
 };
@@ -716,7 +740,8 @@ Status checkSceneLinkIds(const std::vector<geometry::LinkSpec>& links) {
 namespace {
 
 Result<geometry::Geometry> importWith(const std::filesystem::path& path, const ImportParams& params,
-                                      Context& context, ImportReport* report, bool assimp_for_obj) {
+                                      Context& context, ImportReport* report, bool assimp_for_obj,
+                                      geometry::TriangleStreams* streams) {
     const std::string file = path.string();
     if (!(params.scale > 0) || !std::isfinite(params.scale))
         return makeError(ErrorKind::usage, "scale must be a positive finite number, got {}",
@@ -821,16 +846,19 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
                             ext.empty() ? "no extension" : ext);
     }
     SceneFlattener flattener(imported.assimp, scene, params, file, unit, context);
+    flattener.streamTo(streams);
     if (Status s = own_obj ? flattener.runObj(obj) : flattener.run(); !s) return s.error();
     obj = {};  // its memory is not needed any more
     const uint64_t turned_up = flattener.turnedUp();
-    geometry::Geometry geometry = flattener.take();
+    auto taken = flattener.take();
+    if (!taken) return taken.error();
+    geometry::Geometry geometry = std::move(taken).value();
     if (Status s = checkSceneLinkIds(geometry.links); !s) return s.error();
     ParamCheck link_check;
     geometry::checkLinkSpecs(geometry.links, link_check);
     if (Status s = paramError("scene links", link_check.issues); !s)
         return inputError("{}: {}", file, s.error().message);
-    if (geometry.triangleCount() == 0)
+    if ((streams != nullptr ? streams->count() : geometry.triangleCount()) == 0)
         return inputError(
             "{}: the scene has no usable triangles ({} meshes, {} degenerate and {} "
             "ignored triangles dropped)",
@@ -848,14 +876,14 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
 
 Result<geometry::Geometry> importScene(const std::filesystem::path& path,
                                        const ImportParams& params, Context& context,
-                                       ImportReport* report) {
-    return importWith(path, params, context, report, false);
+                                       ImportReport* report, geometry::TriangleStreams* streams) {
+    return importWith(path, params, context, report, false, streams);
 }
 
 Result<geometry::Geometry> importSceneAssimp(const std::filesystem::path& path,
                                              const ImportParams& params, Context& context,
                                              ImportReport* report) {
-    return importWith(path, params, context, report, true);
+    return importWith(path, params, context, report, true, nullptr);
 }
 
 }  // namespace nav::importer

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "lib/common/context.h"
+#include "lib/geometry/geometry.h"
 #include "lib/importer/import.h"
 #include "tests/test_support.h"
 
@@ -38,6 +41,51 @@ TEST_SUITE("import") {
         CHECK(b.max == std::array<float, 3>{1, 0, 1});
         CHECK(std::all_of(g->triangle_areas.begin(), g->triangle_areas.end(),
                           [](uint8_t a) { return a == geometry::kGroundArea; }));
+    }
+
+    TEST_CASE("the import stage streams a file's triangles into the .geo: same geometry") {
+        // Small (held whole before compression) and large (compressed as it comes: 2 MiB of
+        // triangles); each with vertices only degenerate triangles use, listed first so that
+        // dropping them renumbers every triangle written, and without.
+        auto grid = [](int n, bool broken_first) {
+            std::string text;
+            if (broken_first) text += "o broken\nv 9 0 9\nv 9 1 9\nv 9 2 9\nf 1 2 3\n";
+            const int base = broken_first ? 3 : 0;
+            text += "o floor\nusemtl stone\n";
+            for (int z = 0; z <= n; ++z)
+                for (int x = 0; x <= n; ++x)
+                    text += fmt::format("v {} {} {}\n", x, (x * 7 + z * 3) % 5 * 0.1, z);
+            for (int z = 0; z < n; ++z)
+                for (int x = 0; x < n; ++x) {
+                    const int a = base + z * (n + 1) + x + 1;
+                    text += fmt::format("f {} {} {} {}\n", a, a + n + 1, a + n + 2, a + 1);
+                }
+            return text;
+        };
+        test::TempDir dir;
+        for (int n : {4, 320})
+            for (bool broken_first : {false, true}) {
+                INFO("grid " << n << ", broken first " << broken_first);
+                test::writeText(dir / "level.obj", grid(n, broken_first));
+                Context context;
+                auto whole = importer::importScene(dir / "level.obj", {}, context);
+                REQUIRE(whole.ok());
+                auto staged = importer::ImportStage::run({{dir / "level.obj"}}, {},
+                                                         dir / "level.geo", context);
+                REQUIRE(staged.ok());
+                CHECK(test::countOf(*staged, "triangles") == uint64_t(2 * n * n));
+                auto loaded = geometry::loadGeometry(dir / "level.geo");
+                REQUIRE(loaded.ok());
+                CHECK(loaded->triangleCount() == size_t(2 * n * n));
+                CHECK(loaded->dropped_degenerate == (broken_first ? 1u : 0u));
+                CHECK(loaded->vertices == whole->vertices);
+                CHECK(loaded->triangles == whole->triangles);
+                CHECK(loaded->triangle_areas == whole->triangle_areas);
+                CHECK(loaded->triangle_objects == whole->triangle_objects);
+                CHECK(loaded->objects == whole->objects);
+                CHECK(*std::max_element(loaded->triangles.begin(), loaded->triangles.end()) + 1 ==
+                      loaded->vertexCount());
+            }
     }
 
     TEST_CASE("Z-up and scale are applied") {
