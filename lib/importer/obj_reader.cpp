@@ -1,4 +1,4 @@
-// Streaming Wavefront OBJ reader (see obj_reader.h). The file is read in 8 MiB chunks, each
+// Streaming Wavefront OBJ reader (see obj_reader.h). The file is read in 1 MiB chunks, each
 // complete line parsed in place with std::from_chars.
 #include "lib/importer/obj_reader.h"
 
@@ -18,7 +18,7 @@ bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 class Parser {
 public:
-    explicit Parser(std::string file) : file_(std::move(file)) {}
+    Parser(std::string file, ObjSink* sink) : file_(std::move(file)), sink_(sink) {}
 
     Status line(const char* p, const char* end, size_t number) {
         while (p < end && isSpace(*p)) ++p;
@@ -28,10 +28,11 @@ public:
         const std::string_view keyword(word, size_t(p - word));
         if (keyword == "v") return vertex(p, end, number);
         if (keyword == "f" || keyword == "l") return face(p, end, number, keyword == "l");
-        if (keyword == "o") return startObject(rest(p, end)), Status{};
+        if (keyword == "o") return startObject(rest(p, end));
         if (keyword == "g") {
             const std::string name = rest(p, end);
-            if (name != group_) startObject(name);
+            if (name != group_)
+                if (Status s = startObject(name); !s) return s;
             group_ = name;
             return {};
         }
@@ -41,23 +42,28 @@ public:
                 ObjObject& object = scene_.objects.back();
                 if (object.meshes.empty()) return {};
                 ObjMesh& mesh = object.meshes.back();
-                if (mesh.triangles.empty() && mesh.lines.empty())
+                if (mesh.empty()) {
                     mesh.material = material_;
-                else if (mesh.material != material_)
+                } else if (mesh.material != material_) {
+                    if (Status s = meshDone(); !s) return s;
                     object.meshes.push_back({material_, material_, {}, {}});
+                }
             }
             return {};
         }
         return {};  // vt, vn, s, mtllib, ...: not used
     }
 
+    // The file ended: the last mesh and object are complete.
+    Status end() { return objectDone(); }
+    size_t meshesHandedOver() const { return handed_over_; }
+
     ObjScene take() {
         // Spare capacity back (up to half of each array after growth by doubling): the importer
         // builds the geometry beside these.
         scene_.positions.shrink_to_fit();
         for (ObjObject& object : scene_.objects) {
-            std::erase_if(object.meshes,
-                          [](const ObjMesh& m) { return m.triangles.empty() && m.lines.empty(); });
+            std::erase_if(object.meshes, [](const ObjMesh& m) { return m.empty(); });
             for (ObjMesh& mesh : object.meshes) {
                 mesh.triangles.shrinkToFit();
                 mesh.lines.shrinkToFit();
@@ -73,8 +79,31 @@ private:
         return std::string(p, size_t(end - p));
     }
 
-    void startObject(std::string name) {
+    Status startObject(std::string name) {
+        if (Status s = objectDone(); !s) return s;
         scene_.objects.push_back({name, {{name, material_, {}, {}}}});
+        return {};
+    }
+    // The last mesh of the last object has all its faces: to the sink (when not empty).
+    Status meshDone() {
+        if (sink_ == nullptr || scene_.objects.empty()) return {};
+        ObjObject& object = scene_.objects.back();
+        if (object.meshes.empty()) return {};
+        ObjMesh& mesh = object.meshes.back();
+        if (mesh.empty()) return {};
+        ++handed_over_;
+        ++object_meshes_;
+        return sink_->mesh(scene_, object, mesh);
+    }
+    // The last object has all its meshes.
+    Status objectDone() {
+        if (sink_ == nullptr || scene_.objects.empty()) return {};
+        if (Status s = meshDone(); !s) return s;
+        // The sink sees meshes only if one was handed over (it may have emptied them).
+        ObjObject& object = scene_.objects.back();
+        if (object_meshes_ == 0) object.meshes.clear();
+        object_meshes_ = 0;
+        return sink_->object(scene_, object);
     }
 
     Status vertex(const char* p, const char* end, size_t number) {
@@ -109,22 +138,47 @@ private:
             p = next;
             while (p < end && !isSpace(*p)) ++p;  // /texture/normal
         }
-        if (scene_.objects.empty()) startObject("defaultobject");
-        ObjMesh& mesh = scene_.objects.back().meshes.back();
+        if (scene_.objects.empty())
+            if (Status s = startObject("defaultobject"); !s) return s;
+        ObjObject& object = scene_.objects.back();
+        ObjMesh& mesh = object.meshes.back();
         if (line || corners_.size() == 2) {  // a polyline: one segment per pair of points
             for (size_t k = 1; k < corners_.size(); ++k)
                 mesh.lines.push({corners_[k - 1], corners_[k]});
             return {};
         }
-        triangulate(mesh.triangles);
+        if (sink_ != nullptr && !mesh.direct && mesh.triangles.empty())
+            mesh.direct = sink_->direct(scene_, object, mesh);
+        if (!mesh.direct) {
+            triangulate(mesh.triangles);
+            return {};
+        }
+        face_.values.clear();
+        triangulate(face_);
+        for (size_t k = 0; k + 2 < face_.values.size(); k += 3) {
+            ++mesh.direct_triangles;
+            if (Status s = sink_->triangle(scene_, mesh, face_.values[k], face_.values[k + 1],
+                                           face_.values[k + 2]);
+                !s)
+                return s;
+        }
         return {};
     }
+
+    // The triangles of one face, for a sink that takes them one by one.
+    struct FaceTriangles {
+        std::vector<uint32_t> values;
+        void push(std::initializer_list<uint32_t> list) {
+            values.insert(values.end(), list.begin(), list.end());
+        }
+    };
 
     // Triangles of the face in corners_, as Assimp's Triangulate step makes them for triangles
     // and quads (a quad is fanned from its concave corner, if any); larger polygons by ear
     // clipping in the plane their normal is closest to, so concave ones stay inside their
     // outline (Assimp clips ears too, not always the same ones: the same surface).
-    void triangulate(ObjIndexList& out) const {
+    template <class Out>
+    void triangulate(Out& out) const {
         const size_t n = corners_.size();
         if (n < 3) return;
         auto at = [&](size_t k) {
@@ -208,25 +262,35 @@ private:
     }
 
     std::string file_;
+    ObjSink* sink_;  // null: the whole scene is kept
+    size_t handed_over_ = 0;
+    size_t object_meshes_ = 0;  // meshes of the last object handed over
     ObjScene scene_;
     std::string material_ = "DefaultMaterial";
     std::string group_;
     std::vector<uint32_t> corners_;
+    FaceTriangles face_;
 };
 
 }  // namespace
 
-Result<ObjScene> readObj(const std::filesystem::path& path) {
+namespace {
+
+Status parseFile(const std::filesystem::path& path, Parser& parser, ObjSink* sink) {
     const std::string file = path.string();
     std::unique_ptr<FILE, int (*)(FILE*)> in(std::fopen(file.c_str(), "rb"), std::fclose);
     if (!in) return makeError(ErrorKind::io, "{}: cannot open", file);
-    Parser parser(file);
-    constexpr size_t kChunk = size_t(8) << 20;
+    std::error_code ec;
+    const uint64_t file_size = std::filesystem::file_size(path, ec);
+    uint64_t bytes_read = 0;
+    constexpr size_t kChunk = size_t(1) << 20;
     std::vector<char> buffer(kChunk);
     size_t kept = 0, number = 0;
     while (true) {
         const size_t got = std::fread(buffer.data() + kept, 1, buffer.size() - kept, in.get());
         const size_t filled = kept + got;
+        bytes_read += got;
+        if (sink != nullptr) sink->progress(bytes_read, ec ? 0 : file_size);
         const bool last = got == 0 || std::feof(in.get());
         size_t start = 0;
         while (start < filled) {
@@ -235,16 +299,31 @@ Result<ObjScene> readObj(const std::filesystem::path& path) {
             const size_t stop =
                 nl != nullptr ? size_t(static_cast<const char*>(nl) - buffer.data()) : filled;
             if (Status s = parser.line(buffer.data() + start, buffer.data() + stop, ++number); !s)
-                return s.error();
+                return s;
             start = stop + 1;
         }
         if (std::ferror(in.get())) return makeError(ErrorKind::io, "{}: read error", file);
         if (last) break;
         kept = filled - std::min(start, filled);
         std::memmove(buffer.data(), buffer.data() + (filled - kept), kept);
-        if (kept == buffer.size()) buffer.resize(2 * buffer.size());  // a line longer than 8 MiB
+        if (kept == buffer.size())
+            buffer.resize(2 * buffer.size());  // a line longer than the buffer
     }
+    return parser.end();
+}
+
+}  // namespace
+
+Result<ObjScene> readObj(const std::filesystem::path& path) {
+    Parser parser(path.string(), nullptr);
+    if (Status s = parseFile(path, parser, nullptr); !s) return s.error();
     return parser.take();
+}
+
+Result<size_t> readObj(const std::filesystem::path& path, ObjSink& sink) {
+    Parser parser(path.string(), &sink);
+    if (Status s = parseFile(path, parser, &sink); !s) return s.error();
+    return parser.meshesHandedOver();
 }
 
 }  // namespace nav::importer

@@ -69,6 +69,11 @@ struct ObjMesh {
     std::string material;
     ObjIndexList triangles;  // 0-based position indices, 3 per triangle
     ObjIndexList lines;      // 2 per segment
+    // Streamed reads: the sink took this mesh's triangles face by face (ObjSink::direct), so
+    // `triangles` stays empty; how many it took.
+    bool direct = false;
+    uint64_t direct_triangles = 0;
+    bool empty() const { return triangles.empty() && lines.empty() && direct_triangles == 0; }
 };
 struct ObjObject {
     std::string name;
@@ -79,7 +84,37 @@ struct ObjScene {
     std::vector<ObjObject> objects;
 };
 
+// What a streaming read hands over as it goes, in file order: each mesh (not empty) as soon as
+// its last face has been read (the next mesh or object began, or the file ended), then each object
+// once its last mesh has been; `scene` holds the positions read so far. The sink may empty the
+// mesh's index lists (the importer frees them as it flattens them). A sink's error stops the read.
+class ObjSink {
+public:
+    virtual ~ObjSink() = default;
+    virtual Status mesh(const ObjScene& scene, ObjObject& object, ObjMesh& mesh) = 0;
+    virtual Status object(const ObjScene& scene, ObjObject& object) = 0;
+    // At a mesh's first triangle: whether the sink takes its triangles one by one as they are
+    // read (triangle(), in file order; then the mesh keeps no triangle lists and mesh() comes at
+    // its end as before) instead of whole at its end.
+    virtual bool direct(const ObjScene& scene, ObjObject& object, ObjMesh& mesh) {
+        (void)scene, (void)object, (void)mesh;
+        return false;
+    }
+    virtual Status triangle(const ObjScene& scene, ObjMesh& mesh, uint32_t a, uint32_t b,
+                            uint32_t c) {
+        (void)scene, (void)mesh, (void)a, (void)b, (void)c;
+        return {};
+    }
+    virtual void progress(uint64_t bytes_read, uint64_t file_size) {
+        (void)bytes_read, (void)file_size;
+    }
+};
+
 // Errors name the file and the line: a malformed number, a vertex index out of range.
+// The whole scene, empty meshes dropped.
 Result<ObjScene> readObj(const std::filesystem::path& path);
+// Streamed to `sink`: only the positions and the index lists of the mesh being read are held
+// (what the sink keeps aside). Returns the number of meshes handed over.
+Result<size_t> readObj(const std::filesystem::path& path, ObjSink& sink);
 
 }  // namespace nav::importer

@@ -147,7 +147,7 @@ struct MarkerObject {
     std::vector<std::array<float, 3>> vertices;  // world space
 };
 
-class SceneFlattener {
+class SceneFlattener final : public ObjSink {
 public:
     SceneFlattener(const AssimpLibrary* assimp, const aiScene* scene, const ImportParams& params,
                    const std::string& file, double unit_scale, Context& context)
@@ -171,56 +171,92 @@ public:
         return visit(scene_->mRootNode, aiMatrix4x4());
     }
 
-    // An OBJ file read by obj_reader (constructed without a scene): each object a node under
-    // the root, its meshes in order, lines before triangles (as SortByPType orders them).
-    // Consumes the scene: each mesh's index lists are freed once added, so the scene and the
-    // geometry built from it are not both whole in memory.
-    Status runObj(ObjScene& obj) {
-        size_t triangles = 0;
-        for (const ObjObject& object : obj.objects) {
-            total_meshes_ += object.meshes.size();
-            for (const ObjMesh& mesh : object.meshes) {
-                geometry_.source_mesh_count += mesh.triangles.empty() ? 0 : 1;
-                triangles += mesh.triangles.size() / 3;
-            }
+    // An OBJ file read by obj_reader (constructed without a scene), as it is read (ObjSink):
+    // each object a node under the root, its meshes in order, lines before triangles (as
+    // SortByPType orders them). Each mesh is flattened as soon as its last face is read and its
+    // index lists freed as they are used, so neither the file's index lists nor its meshes are
+    // ever all in memory (only the positions read so far).
+    Status mesh(const ObjScene& obj, ObjObject& object, ObjMesh& mesh) override {
+        if (context_.cancelled()) return makeError(ErrorKind::cancelled, "import cancelled");
+        geometry_.source_mesh_count += mesh.triangles.empty() && !mesh.direct ? 0 : 1;
+        if (mesh.direct) {  // its triangles are in; its scratch entries back to kNone
+            for (uint32_t g : direct_.order) local_[g] = ObjMeshView::kNone;
+            direct_ = {};
         }
-        // At most this many (degenerate and ignored ones are dropped): no growth by doubling.
-        if (streams_ == nullptr) {
-            geometry_.triangles.reserve(3 * triangles);
-            geometry_.triangle_areas.reserve(triangles);
-            geometry_.triangle_objects.reserve(triangles);
-        }
-        geometry_.vertices.reserve(obj.positions.size());  // welding only removes
-        size_t slots = 1024;
-        while (slots < 2 * (obj.positions.size() / 3 + 1)) slots *= 2;
-        vertex_slots_.assign(slots, 0);  // no rehashing as it fills
-        std::vector<uint32_t> local(obj.positions.size() / 3, ObjMeshView::kNone);
+        local_.resize(obj.positions.size() / 3, ObjMeshView::kNone);
         const aiMatrix4x4 identity;
-        for (ObjObject& object : obj.objects) {
-            if (context_.cancelled()) return makeError(ErrorKind::cancelled, "import cancelled");
-            std::vector<LinkObject> link_objects;
-            std::vector<MarkerObject> marker_objects;
-            for (ObjMesh& mesh : object.meshes) {
-                for (bool lines : {true, false}) {
-                    if ((lines ? mesh.lines : mesh.triangles).empty()) continue;
-                    {
-                        const ObjMeshView view(obj, mesh, lines, local);
-                        if (Status s =
-                                addMesh(object.name, view, identity, link_objects, marker_objects);
-                            !s)
-                            return s;
-                    }
-                    (lines ? mesh.lines : mesh.triangles).clear();
-                }
-                context_.progress("import", ++done_meshes_, total_meshes_);
+        for (bool lines : {true, false}) {
+            if ((lines ? mesh.lines : mesh.triangles).empty()) continue;
+            {
+                const ObjMeshView view(obj, mesh, lines, local_);
+                if (Status s = addMesh(object.name, view, identity, link_objects_, marker_objects_);
+                    !s)
+                    return s;
             }
-            if (Status s = finishNode(object.name, identity, object.meshes.empty(), link_objects,
-                                      marker_objects);
-                !s)
-                return s;
+            (lines ? mesh.lines : mesh.triangles).clear();
         }
         return {};
     }
+    Status object(const ObjScene&, ObjObject& object) override {
+        const aiMatrix4x4 identity;
+        Status s = finishNode(object.name, identity, object.meshes.empty(), link_objects_,
+                              marker_objects_);
+        link_objects_.clear();
+        marker_objects_.clear();
+        return s;
+    }
+    // A mesh of ground (no link or marker rule: its triangles are the only thing it gives) is
+    // flattened face by face as it is read, exactly as addMesh would at its end: its vertices
+    // interned in the order of first use (addMesh's order for an OBJ mesh), then each triangle
+    // dropped (ignored, degenerate) or kept. Its index lists are never made.
+    bool direct(const ObjScene&, ObjObject& object, ObjMesh& mesh) override {
+        const TagRule* rule = matchTagRule(params_.tags, object.name, mesh.name, mesh.material);
+        geometry::MarkerKind kind{};
+        if (rule != nullptr && (markerTag(rule->tag, kind) || rule->tag == kTagLink)) return false;
+        direct_ = {};
+        direct_.area = resolveTag(params_.tags, object.name, mesh.name, mesh.material);
+        direct_.node = object.name;
+        return true;
+    }
+    Status triangle(const ObjScene& obj, ObjMesh& mesh, uint32_t a, uint32_t b,
+                    uint32_t c) override {
+        if ((++direct_.triangles & 0xffff) == 0 && context_.cancelled())
+            return makeError(ErrorKind::cancelled, "import cancelled");
+        const bool ignored = direct_.area < 0;
+        uint32_t ids[3];
+        const uint32_t corners[3] = {a, b, c};
+        for (int k = 0; k < 3; ++k) {
+            const uint32_t g = corners[k];
+            if (g >= local_.size()) local_.resize(obj.positions.size() / 3, ObjMeshView::kNone);
+            if (local_[g] == ObjMeshView::kNone) {
+                const float* q = &obj.positions[3 * size_t(g)];
+                float p[3];
+                worldPoint(aiMatrix4x4() * aiVector3D(q[0], q[1], q[2]), p);  // as addMesh
+                for (int i = 0; i < 3; ++i)
+                    if (!std::isfinite(p[i]))
+                        return inputError(
+                            "{}: mesh '{}' (node '{}'): vertex {} has a non-finite coordinate "
+                            "({}, {}, {})",
+                            file_, mesh.name, direct_.node, direct_.order.size(), q[0], q[1], q[2]);
+                local_[g] = ignored ? 0 : internVertex(p);
+                direct_.order.push_back(g);
+            }
+            ids[k] = local_[g];
+        }
+        if (ignored) {
+            ++geometry_.dropped_ignored;
+            return {};
+        }
+        if (streams_ != nullptr) used_.resize(geometry_.vertexCount(), 0);
+        return keepTriangle(ids[0], ids[1], ids[2], direct_.area, direct_.node, mesh.name,
+                            mesh.material, direct_.object_index, direct_.object_created);
+    }
+    void progress(uint64_t bytes_read, uint64_t file_size) override {
+        if (file_size > 0) context_.progress("import", bytes_read, file_size);
+    }
+    // After the whole OBJ file: the scratch back.
+    void objDone() { local_ = {}; }
+
     // Returns the geometry with vertices that no kept triangle uses removed (those of ignored
     // or degenerate triangles), keeping the remaining vertices in their original order.
     // Streamed triangles (streamTo) are renumbered in their streams when vertices were dropped.
@@ -488,40 +524,45 @@ private:
                 ++geometry_.dropped_ignored;
                 continue;
             }
-            const uint32_t a = remap[mesh.index(f, 0)];
-            const uint32_t b = remap[mesh.index(f, 1)];
-            const uint32_t c = remap[mesh.index(f, 2)];
-            if (isDegenerate(a, b, c)) {
-                ++geometry_.dropped_degenerate;
-                continue;
-            }
-            if (!object_created) {
-                object_index = uint32_t(geometry_.objects.size());
-                geometry_.objects.push_back(
-                    {node_name.empty() ? mesh_name : node_name, material_name});
-                object_created = true;
-            }
-            // flip_winding reverses every triangle; double_sided then turns those facing down.
-            bool flip = params_.flip_winding;
-            if (params_.double_sided && normalY(a, b, c) * (flip ? -1.0 : 1.0) < 0) {
-                flip = !flip;
-                ++turned_up_;
-            }
-            if (streams_ != nullptr) {
-                used_[a] = used_[b] = used_[c] = 1;
-                if (flip)
-                    streams_->add(a, c, b, uint8_t(area), object_index);
-                else
-                    streams_->add(a, b, c, uint8_t(area), object_index);
-                continue;
-            }
-            if (flip)
-                geometry_.triangles.insert(geometry_.triangles.end(), {a, c, b});
-            else
-                geometry_.triangles.insert(geometry_.triangles.end(), {a, b, c});
-            geometry_.triangle_areas.push_back(uint8_t(area));
-            geometry_.triangle_objects.push_back(object_index);
+            if (Status s = keepTriangle(remap[mesh.index(f, 0)], remap[mesh.index(f, 1)],
+                                        remap[mesh.index(f, 2)], area, node_name, mesh_name,
+                                        material_name, object_index, object_created);
+                !s)
+                return s;
         }
+        return {};
+    }
+
+    // A triangle of a mesh with area `area` (not ignored), its corners interned: dropped when
+    // degenerate, else added (the mesh's object made at its first kept triangle), turned as
+    // flip_winding and double_sided say.
+    Status keepTriangle(uint32_t a, uint32_t b, uint32_t c, int area, const std::string& node_name,
+                        const std::string& mesh_name, const std::string& material_name,
+                        uint32_t& object_index, bool& object_created) {
+        if (isDegenerate(a, b, c)) {
+            ++geometry_.dropped_degenerate;
+            return {};
+        }
+        if (!object_created) {
+            object_index = uint32_t(geometry_.objects.size());
+            geometry_.objects.push_back({node_name.empty() ? mesh_name : node_name, material_name});
+            object_created = true;
+        }
+        // flip_winding reverses every triangle; double_sided then turns those facing down.
+        bool flip = params_.flip_winding;
+        if (params_.double_sided && normalY(a, b, c) * (flip ? -1.0 : 1.0) < 0) {
+            flip = !flip;
+            ++turned_up_;
+        }
+        if (flip) std::swap(b, c);
+        if (streams_ != nullptr) {
+            used_[a] = used_[b] = used_[c] = 1;
+            streams_->add(a, b, c, uint8_t(area), object_index);
+            return {};
+        }
+        geometry_.triangles.insert(geometry_.triangles.end(), {a, b, c});
+        geometry_.triangle_areas.push_back(uint8_t(area));
+        geometry_.triangle_objects.push_back(object_index);
         return {};
     }
 
@@ -711,6 +752,19 @@ private:
     std::vector<uint32_t> vertex_slots_;  // internVertex's table (power-of-two size)
     geometry::TriangleStreams* streams_ = nullptr;
     std::vector<uint8_t> used_;  // streamed: per vertex, whether a triangle uses it
+    // OBJ: the mesh views' scratch (one entry per position) and the current object's link and
+    // marker objects.
+    std::vector<uint32_t> local_;
+    std::vector<LinkObject> link_objects_;
+    std::vector<MarkerObject> marker_objects_;
+    struct DirectMesh {  // the OBJ mesh being flattened face by face (direct)
+        int area = 0;
+        std::string node;
+        std::vector<uint32_t> order;  // its positions in the order of first use
+        uint32_t object_index = 0;
+        bool object_created = false;
+        uint64_t triangles = 0;
+    } direct_;
     size_t total_meshes_ = 0;
     size_t done_meshes_ = 0;
 };
@@ -777,15 +831,7 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
         }
     } imported;
     const aiScene* scene = nullptr;
-    ObjScene obj;
-    if (own_obj) {
-        auto read = readObj(path);
-        if (!read) return read.error();
-        obj = std::move(read).value();
-        size_t meshes = 0;
-        for (const ObjObject& object : obj.objects) meshes += object.meshes.size();
-        if (meshes == 0) return inputError("{}: the scene is empty (no meshes)", file);
-    } else {
+    if (!own_obj) {
         // Lines stay: link objects are drawn as lines (the flattener skips every other
         // object's).
         auto assimp = assimpLibrary();
@@ -847,8 +893,15 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
     }
     SceneFlattener flattener(imported.assimp, scene, params, file, unit, context);
     flattener.streamTo(streams);
-    if (Status s = own_obj ? flattener.runObj(obj) : flattener.run(); !s) return s.error();
-    obj = {};  // its memory is not needed any more
+    if (own_obj) {
+        // Flattened as it is read (the OBJ's unit is the file's: metres).
+        auto meshes = readObj(path, flattener);
+        if (!meshes) return meshes.error();
+        flattener.objDone();
+        if (*meshes == 0) return inputError("{}: the scene is empty (no meshes)", file);
+    } else if (Status s = flattener.run(); !s) {
+        return s.error();
+    }
     const uint64_t turned_up = flattener.turnedUp();
     auto taken = flattener.take();
     if (!taken) return taken.error();
