@@ -207,15 +207,15 @@ Result<std::vector<uint32_t>> decodeColumns(const LoadedContainer& c,
     return columns;
 }
 
-// Decodes the spans of columns [c0, c1) from `stream` (checked; walkable ones counted) into `out`.
+// Decodes the spans of columns [c0, c1) from `stream` (checked; walkable ones counted) into `out`,
+// `group` columns at a time (their records held meanwhile).
 Status readSpans(const LoadedContainer& c, const formats::VoxelHeader& header,
                  const std::vector<uint32_t>& columns, uint32_t area_count,
-                 formats::SectionStream& stream, uint64_t c0, uint64_t c1,
+                 formats::SectionStream& stream, uint64_t c0, uint64_t c1, uint64_t group,
                  std::vector<uint8_t>& records, Span* out, uint32_t& walkable) {
     const uint8_t* column_bytes = reinterpret_cast<const uint8_t*>(columns.data());
-    constexpr uint64_t kGroup = 1 << 16;  // columns decoded at a time
-    for (uint64_t g0 = c0; g0 < c1; g0 += kGroup) {
-        const uint64_t g1 = std::min<uint64_t>(c1, g0 + kGroup);
+    for (uint64_t g0 = c0; g0 < c1; g0 += group) {
+        const uint64_t g1 = std::min<uint64_t>(c1, g0 + group);
         const uint32_t first = columns[g0], end = columns[g1];
         records.resize(size_t(end - first) * formats::kSpanRecordSize);
         if (formats::Error e = stream.read(records.data(), records.size()))
@@ -249,7 +249,7 @@ Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
     std::vector<uint8_t> records;
     uint32_t walkable = 0;
     if (Status s = readSpans(c, header, *columns, uint32_t(grid.areas.size()), stream, 0,
-                             grid.columnCount(), records, grid.spans.data(), walkable);
+                             grid.columnCount(), 1 << 16, records, grid.spans.data(), walkable);
         !s)
         return s.error();
     if (formats::Error e = stream.finish()) return containerError(c.path, e);
@@ -285,7 +285,7 @@ Status VoxelRowReader::readTo(uint32_t row) {
     const size_t before = spans_.size();
     spans_.resize(before + (columns_[c1] - columns_[c0]));
     if (Status s = readSpans(container_, file_header_, columns_, uint32_t(header_.areas.size()),
-                             *stream_, c0, c1, records_, spans_.data() + before, walkable_);
+                             *stream_, c0, c1, 4096, records_, spans_.data() + before, walkable_);
         !s)
         return s;
     row1_ = row;
@@ -309,7 +309,6 @@ Result<GridRows> VoxelRowReader::rows(uint32_t keep_from, uint32_t need_to) {
         }
     }
     if (Status s = readTo(need_to); !s) return s.error();
-    records_ = {};
     GridRows rows;
     rows.size_x = header_.size_x;
     rows.size_z = header_.size_z;
