@@ -80,7 +80,6 @@ public:
     // Ends the section and returns every byte written, decoded (empty with error() set on
     // failure); the stream is spent. For a writer that must change what it wrote (a rare case).
     std::vector<uint8_t> takeRaw();
-    uint64_t rawSize() const { return raw_size_; }
     const std::string& error() const { return error_; }
 
 private:

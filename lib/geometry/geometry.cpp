@@ -421,12 +421,11 @@ Status TriangleStreams::renumber(const std::vector<uint32_t>& new_index) {
 
 Status TriangleStreams::addTo(formats::ContainerWriter& writer) {
     flush();
-    const bool whole = taken_;
-    if (whole) {
+    if (taken_) {  // renumbered: added whole
         writer.add(formats::kSecTriangles, formats::byteView(renumbered_));
         renumbered_ = {};
     }
-    if ((!whole && !triangles_->addTo(writer, formats::kSecTriangles)) ||
+    if ((!taken_ && !triangles_->addTo(writer, formats::kSecTriangles)) ||
         !areas_stream_->addTo(writer, formats::kSecTriangleAreas) ||
         !objects_stream_->addTo(writer, formats::kSecTriangleObjects))
         return makeError(ErrorKind::internal, "geometry: {}{}{}", triangles_->error(),

@@ -230,14 +230,12 @@ public:
             if (g >= local_.size()) local_.resize(obj.positions.size() / 3, ObjMeshView::kNone);
             if (local_[g] == ObjMeshView::kNone) {
                 const float* q = &obj.positions[3 * size_t(g)];
+                const aiVector3D local(q[0], q[1], q[2]);
                 float p[3];
-                worldPoint(aiMatrix4x4() * aiVector3D(q[0], q[1], q[2]), p);  // as addMesh
-                for (int i = 0; i < 3; ++i)
-                    if (!std::isfinite(p[i]))
-                        return inputError(
-                            "{}: mesh '{}' (node '{}'): vertex {} has a non-finite coordinate "
-                            "({}, {}, {})",
-                            file_, mesh.name, direct_.node, direct_.order.size(), q[0], q[1], q[2]);
+                worldPoint(aiMatrix4x4() * local, p);  // as addMesh
+                if (Status s = checkFinite(mesh.name, direct_.node, direct_.order.size(), local, p);
+                    !s)
+                    return s;
                 local_[g] = ignored ? 0 : internVertex(p);
                 direct_.order.push_back(g);
             }
@@ -247,7 +245,6 @@ public:
             ++geometry_.dropped_ignored;
             return {};
         }
-        if (streams_ != nullptr) used_.resize(geometry_.vertexCount(), 0);
         return keepTriangle(ids[0], ids[1], ids[2], direct_.area, direct_.node, mesh.name,
                             mesh.material, direct_.object_index, direct_.object_created);
     }
@@ -345,11 +342,16 @@ private:
                        const aiMatrix4x4& transform, float p[3]) const {
         const aiVector3D local = mesh.vertex(v);
         worldPoint(transform * local, p);
+        return checkFinite(mesh.name(), node_name, v, local, p);
+    }
+    // An error naming the mesh, node and vertex when the world point p of `local` is not finite.
+    Status checkFinite(const std::string& mesh_name, const std::string& node_name, size_t v,
+                       const aiVector3D& local, const float p[3]) const {
         for (int k = 0; k < 3; ++k)
             if (!std::isfinite(p[k]))
                 return inputError(
                     "{}: mesh '{}' (node '{}'): vertex {} has a non-finite coordinate ({}, {}, {})",
-                    file_, mesh.name(), node_name, v, local.x, local.y, local.z);
+                    file_, mesh_name, node_name, v, local.x, local.y, local.z);
         return {};
     }
     // A point of the file's world in ours: Z-up -> Y-up, then the scale.
@@ -512,7 +514,6 @@ private:
 
         uint32_t object_index = 0;
         bool object_created = false;
-        if (streams_ != nullptr) used_.resize(geometry_.vertexCount(), 0);
         for (unsigned f = 0; f < mesh.faceCount(); ++f) {
             if ((f & 0xffff) == 0) mesh.release(f);  // faces read once from here on
             if (mesh.faceSize(f) != 3) continue;     // points and lines left by SortByPType
@@ -556,6 +557,7 @@ private:
         }
         if (flip) std::swap(b, c);
         if (streams_ != nullptr) {
+            if (used_.size() < geometry_.vertexCount()) used_.resize(geometry_.vertexCount(), 0);
             used_[a] = used_[b] = used_[c] = 1;
             streams_->add(a, b, c, uint8_t(area), object_index);
             return {};
