@@ -387,7 +387,7 @@ constexpr int kGeometryZstdLevel = 3;
 }
 
 TriangleStreams::TriangleStreams()
-    : triangles_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel)),
+    : triangles_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel, true)),
       areas_stream_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel)),
       objects_stream_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel)) {
     block_.reserve(kBlock);
@@ -408,21 +408,19 @@ void TriangleStreams::flush() {
 
 Status TriangleStreams::renumber(const std::vector<uint32_t>& new_index) {
     flush();
-    std::vector<uint8_t> raw = triangles_->takeRaw();
+    renumbered_ = triangles_->takeRaw();
     if (!triangles_->error().empty())
         return makeError(ErrorKind::internal, "geometry: {}", triangles_->error());
-    renumbered_.resize(raw.size() / 4);
     taken_ = true;
-    std::memcpy(renumbered_.data(), raw.data(), raw.size());
-    raw = {};
-    for (uint32_t& v : renumbered_) v = new_index[v];
+    for (size_t k = 0; k + 4 <= renumbered_.size(); k += 4)
+        formats::storeLe32(&renumbered_[k], new_index[formats::loadLe32(&renumbered_[k])]);
     return {};
 }
 
 Status TriangleStreams::addTo(formats::ContainerWriter& writer) {
     flush();
     if (taken_) {  // renumbered: added whole
-        writer.add(formats::kSecTriangles, formats::byteView(renumbered_));
+        writer.add(formats::kSecTriangles, std::move(renumbered_), formats::Codec::zstd_delta32);
         renumbered_ = {};
     }
     if ((!taken_ && !triangles_->addTo(writer, formats::kSecTriangles)) ||
@@ -468,7 +466,8 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g,
     if (streams != nullptr) {
         if (Status s = streams->addTo(writer); !s) return s;
     } else {
-        writer.add(formats::kSecTriangles, formats::byteView(g.triangles));
+        writer.add(formats::kSecTriangles, formats::byteView(g.triangles),
+                   formats::Codec::zstd_delta32);
         writer.add(formats::kSecTriangleAreas, formats::byteView(g.triangle_areas));
         writer.add(formats::kSecTriangleObjects, formats::byteView(g.triangle_objects));
     }

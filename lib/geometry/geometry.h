@@ -169,9 +169,9 @@ private:
     std::vector<uint32_t> block_, objects_;
     std::vector<uint8_t> areas_;
     std::vector<uint64_t> per_area_ = std::vector<uint64_t>(256, 0);
-    uint64_t count_ = 0;                // triangles flushed
-    std::vector<uint32_t> renumbered_;  // after renumber: the triangles, whole
-    bool taken_ = false;                // renumbered: triangles_ is spent
+    uint64_t count_ = 0;               // triangles flushed
+    std::vector<uint8_t> renumbered_;  // after renumber: the triangles, whole (u32 LE)
+    bool taken_ = false;               // renumbered: triangles_ is spent
 };
 
 // Writes the .geo artifact atomically: kind version 1 without links or markers (the layout before

@@ -3,6 +3,8 @@
 #include <limits>
 #include <string>
 
+#include "formats/layouts.h"
+#include "lib/common/file_io.h"
 #include "lib/geometry/geometry.h"
 #include "lib/runtime/navrt.h"
 #include "lib/voxel/voxel_grid.h"
@@ -85,6 +87,56 @@ TEST_SUITE("geometry") {
             CHECK(e.code == navrt::ErrorCode::bad_section);
             CHECK(std::string(e.message).find(c.expected) != std::string::npos);
         }
+    }
+
+    TEST_CASE(
+        "TRIS is stored delta-coded, streamed or not, and a .geo with plain zstd TRIS loads") {
+        // A strip of quads: enough triangles for compression to pay.
+        geometry::Geometry g;
+        g.areas.push_back({"water", 3.0f, true});
+        g.objects = {{"floor", "stone"}};
+        for (uint32_t i = 0; i <= 400; ++i)
+            g.vertices.insert(g.vertices.end(), {float(i), 0, 0, float(i), 0, 1});
+        for (uint32_t i = 0; i < 400; ++i) {
+            g.triangles.insert(g.triangles.end(),
+                               {2 * i, 2 * i + 1, 2 * i + 2, 2 * i + 2, 2 * i + 1, 2 * i + 3});
+            g.triangle_areas.insert(g.triangle_areas.end(), {1, 1});
+            g.triangle_objects.insert(g.triangle_objects.end(), {0, 0});
+        }
+        test::TempDir dir;
+        REQUIRE(geometry::saveGeometry(dir / "whole.geo", g).ok());
+        geometry::Geometry bare = g;
+        bare.triangles.clear(), bare.triangle_areas.clear(), bare.triangle_objects.clear();
+        geometry::TriangleStreams streams;
+        for (size_t t = 0; t < g.triangleCount(); ++t)
+            streams.add(g.triangles[3 * t], g.triangles[3 * t + 1], g.triangles[3 * t + 2], 1, 0);
+        REQUIRE(geometry::saveGeometry(dir / "streamed.geo", bare, &streams).ok());
+        CHECK(test::readBytes(dir / "whole.geo") == test::readBytes(dir / "streamed.geo"));
+        auto c = loadContainer(dir / "whole.geo", formats::kKindGeometry, 3);
+        REQUIRE(c.ok());
+        const formats::SectionEntry& tris =
+            c->container.sections[size_t(c->container.find(formats::kSecTriangles))];
+        CHECK(tris.codec == formats::Codec::zstd_delta32);
+        CHECK(tris.stored_size < tris.raw_size / 20);
+        auto loaded = geometry::loadGeometry(dir / "whole.geo");
+        REQUIRE(loaded.ok());
+        CHECK(*loaded == g);
+        // The same sections with TRIS as plain zstd (as written before): the same geometry.
+        formats::ContainerWriter writer(formats::kKindGeometry, c->container.kind_version);
+        for (const formats::SectionEntry& e : c->container.sections) {
+            auto bytes = c->section(e.id);
+            REQUIRE(bytes.ok());
+            writer.add(e.id, std::move(*bytes),
+                       e.id == formats::kSecTriangles ? formats::Codec::zstd : e.codec);
+        }
+        REQUIRE(saveContainer(dir / "plain.geo", writer).ok());
+        auto plain = loadContainer(dir / "plain.geo", formats::kKindGeometry, 3);
+        REQUIRE(plain.ok());
+        CHECK(plain->container.sections[size_t(plain->container.find(formats::kSecTriangles))]
+                  .codec == formats::Codec::zstd);
+        auto from_plain = geometry::loadGeometry(dir / "plain.geo");
+        REQUIRE(from_plain.ok());
+        CHECK(*from_plain == g);
     }
 
     TEST_CASE("a failed write leaves no file behind") {
