@@ -288,9 +288,9 @@ Error SectionStream::start() {
     fourccToString(entry_.id, name);
     if (Error error = verifySection(file_, entry_)) return error;
     if (entry_.codec == Codec::raw) return {};
-    if (entry_.codec != Codec::zstd)
+    if (entry_.codec != Codec::zstd && entry_.codec != Codec::zstd_delta32)
         return makeError(ErrorCode::invalid_argument, entry_.offset, entry_.id,
-                         "section '%s': only raw and zstd sections are streamed", name);
+                         "section '%s': codec %u cannot be streamed", name, unsigned(entry_.codec));
     const unsigned long long frame_size =
         ZSTD_getFrameContentSize(src_, size_t(entry_.stored_size));
     if (frame_size == ZSTD_CONTENTSIZE_ERROR || frame_size != entry_.raw_size)
@@ -316,6 +316,11 @@ Error SectionStream::read(uint8_t* dst, size_t size) {
         out_pos_ += size;
         return {};
     }
+    const bool delta32 = entry_.codec == Codec::zstd_delta32;
+    if (delta32 && size % 4 != 0)
+        return makeError(ErrorCode::invalid_argument, entry_.offset, entry_.id,
+                         "section '%s': zstd+delta32 read in pieces of whole u32s, not %zu bytes",
+                         name, size);
     ZSTD_outBuffer out{dst, size, 0};
     while (out.pos < out.size) {
         ZSTD_inBuffer in{src_, size_t(entry_.stored_size), in_pos_};
@@ -329,6 +334,11 @@ Error SectionStream::read(uint8_t* dst, size_t size) {
                              "section '%s': zstd decompression failed (%s)", name,
                              ZSTD_isError(r) ? ZSTD_getErrorName(r) : "frame ended early");
     }
+    if (delta32)
+        for (size_t k = 0; k < size; k += 4) {
+            sum_ += loadLe32(dst + k);
+            storeLe32(dst + k, sum_);
+        }
     out_pos_ += size;
     return {};
 }

@@ -117,7 +117,8 @@ Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst
 // Decodes a raw or zstd section piece by piece, for sections too large to decode whole (the spans
 // of a large voxel grid): the checksum is verified first, then read() hands out the next bytes;
 // finish() checks that every byte was read and the frame ended. Same checks and errors as
-// decodeSection. zstd+delta32 sections are not streamed (use decodeSection).
+// decodeSection. A zstd+delta32 section is read in whole u32s (sizes multiples of 4), its
+// differences summed as they come.
 class SectionStream {
 public:
     SectionStream(const uint8_t* file, const SectionEntry& entry);
@@ -136,6 +137,7 @@ private:
     size_t in_pos_ = 0;        // stored bytes consumed
     uint64_t out_pos_ = 0;     // decoded bytes handed out
     bool frame_done_ = false;  // zstd reported the frame's end
+    uint32_t sum_ = 0;         // zstd+delta32: the last value handed out
 };
 
 }  // namespace nav::formats

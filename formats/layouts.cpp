@@ -270,40 +270,60 @@ Error decodeAreaCosts(const uint8_t* data, size_t size, uint32_t& count, float* 
     return e;
 }
 
-Error validateGeometrySections(const GeometryHeader& h, const uint8_t* vertices,
-                               size_t vertices_size, const uint8_t* triangles,
-                               size_t triangles_size, const uint8_t* triangle_areas,
-                               size_t triangle_areas_size, uint32_t area_count) {
+Error validateGeometrySizes(const GeometryHeader& h, uint64_t vertices_size,
+                            uint64_t triangles_size, uint64_t triangle_areas_size) {
     using ull = unsigned long long;
     const uint64_t vertex_bytes = uint64_t(h.vertex_count) * 12;
     const uint64_t triangle_bytes = uint64_t(h.triangle_count) * 12;
     if (vertices_size != vertex_bytes)
         return makeError(ErrorCode::bad_section, 0, kSecVertices,
-                         "section 'VERT' is %zu bytes, expected %llu for %u vertices",
-                         vertices_size, ull(vertex_bytes), h.vertex_count);
+                         "section 'VERT' is %llu bytes, expected %llu for %u vertices",
+                         ull(vertices_size), ull(vertex_bytes), h.vertex_count);
     if (triangles_size != triangle_bytes)
         return makeError(ErrorCode::bad_section, 0, kSecTriangles,
-                         "section 'TRIS' is %zu bytes, expected %llu for %u triangles",
-                         triangles_size, ull(triangle_bytes), h.triangle_count);
+                         "section 'TRIS' is %llu bytes, expected %llu for %u triangles",
+                         ull(triangles_size), ull(triangle_bytes), h.triangle_count);
     if (triangle_areas_size != h.triangle_count)
         return makeError(ErrorCode::bad_section, 0, kSecTriangleAreas,
-                         "section 'TARE' is %zu bytes, expected %u for %u triangles",
-                         triangle_areas_size, h.triangle_count, h.triangle_count);
+                         "section 'TARE' is %llu bytes, expected %u for %u triangles",
+                         ull(triangle_areas_size), h.triangle_count, h.triangle_count);
+    return {};
+}
+
+Error validateGeometryVertices(const GeometryHeader& h, const uint8_t* vertices) {
     for (uint64_t i = 0; i < uint64_t(h.vertex_count) * 3; ++i)
         if (!std::isfinite(std::bit_cast<float>(loadLe32(vertices + 4 * i))))
             return makeError(ErrorCode::bad_section, 4 * i, kSecVertices,
-                             "section 'VERT': vertex %llu has a non-finite coordinate", ull(i / 3));
-    for (uint64_t i = 0; i < uint64_t(h.triangle_count) * 3; ++i)
-        if (const uint32_t v = loadLe32(triangles + 4 * i); v >= h.vertex_count)
-            return makeError(ErrorCode::bad_section, 4 * i, kSecTriangles,
-                             "section 'TRIS': triangle %llu uses vertex %u, only %u exist",
-                             ull(i / 3), v, h.vertex_count);
-    for (uint64_t t = 0; t < h.triangle_count; ++t)
-        if (triangle_areas[t] >= area_count)
-            return makeError(ErrorCode::bad_section, t, kSecTriangleAreas,
-                             "section 'TARE': triangle %llu has area %u, only %u areas exist",
-                             ull(t), triangle_areas[t], area_count);
+                             "section 'VERT': vertex %llu has a non-finite coordinate",
+                             static_cast<unsigned long long>(i / 3));
     return {};
+}
+
+Error validateGeometryTriangles(const GeometryHeader& h, uint64_t first, uint64_t count,
+                                const uint8_t* triangles, const uint8_t* triangle_areas,
+                                uint32_t area_count) {
+    using ull = unsigned long long;
+    for (uint64_t i = 0; i < count * 3; ++i)
+        if (const uint32_t v = loadLe32(triangles + 4 * i); v >= h.vertex_count)
+            return makeError(ErrorCode::bad_section, 12 * first + 4 * i, kSecTriangles,
+                             "section 'TRIS': triangle %llu uses vertex %u, only %u exist",
+                             ull(first + i / 3), v, h.vertex_count);
+    for (uint64_t t = 0; t < count; ++t)
+        if (triangle_areas[t] >= area_count)
+            return makeError(ErrorCode::bad_section, first + t, kSecTriangleAreas,
+                             "section 'TARE': triangle %llu has area %u, only %u areas exist",
+                             ull(first + t), triangle_areas[t], area_count);
+    return {};
+}
+
+Error validateGeometrySections(const GeometryHeader& h, const uint8_t* vertices,
+                               size_t vertices_size, const uint8_t* triangles,
+                               size_t triangles_size, const uint8_t* triangle_areas,
+                               size_t triangle_areas_size, uint32_t area_count) {
+    if (Error e = validateGeometrySizes(h, vertices_size, triangles_size, triangle_areas_size))
+        return e;
+    if (Error e = validateGeometryVertices(h, vertices)) return e;
+    return validateGeometryTriangles(h, 0, h.triangle_count, triangles, triangle_areas, area_count);
 }
 
 Error validateVoxelColumnOffsets(const VoxelHeader& h, const uint8_t* columns, size_t columns_size,

@@ -256,6 +256,15 @@ Error validateGeometrySections(const GeometryHeader& header, const uint8_t* vert
                                size_t vertices_size, const uint8_t* triangles,
                                size_t triangles_size, const uint8_t* triangle_areas,
                                size_t triangle_areas_size, uint32_t area_count);
+// Its pieces, for a reader that decodes TRIS and TARE a block at a time: the three sizes, the
+// coordinates, and triangles first .. first + count - 1 (12 bytes of corners and 1 area byte
+// each; error offsets are within the whole sections).
+Error validateGeometrySizes(const GeometryHeader& header, uint64_t vertices_size,
+                            uint64_t triangles_size, uint64_t triangle_areas_size);
+Error validateGeometryVertices(const GeometryHeader& header, const uint8_t* vertices);
+Error validateGeometryTriangles(const GeometryHeader& header, uint64_t first, uint64_t count,
+                                const uint8_t* triangles, const uint8_t* triangle_areas,
+                                uint32_t area_count);
 
 // ---- GRHD: 96 bytes ----------------------------------------------------------------------------
 enum class GraphType : uint32_t { tile = 1, volume = 2, pov = 3, navmesh = 4, dirichlet = 5 };

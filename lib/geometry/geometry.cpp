@@ -477,7 +477,10 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g,
     return saveContainer(path, writer);
 }
 
-Result<Geometry> decodeGeometry(const LoadedContainer& c, GeometryParts parts) {
+namespace {
+
+// decodeGeometry; without `triangles` the per-triangle arrays are left out (their sizes checked).
+Result<Geometry> decodeGeometryWith(const LoadedContainer& c, GeometryParts parts, bool triangles) {
     const std::string file = c.path.string();
     formats::GeometryHeader header;
     if (Status s = c.header(formats::kSecGeometryHeader, formats::decodeGeometryHeader, header); !s)
@@ -498,19 +501,33 @@ Result<Geometry> decodeGeometry(const LoadedContainer& c, GeometryParts parts) {
     // most of the stage's memory).
     auto vertices = c.array<float>(formats::kSecVertices);
     if (!vertices) return vertices.error();
-    auto triangles = c.array<uint32_t>(formats::kSecTriangles);
-    if (!triangles) return triangles.error();
-    auto tri_areas = c.section(formats::kSecTriangleAreas);
-    if (!tri_areas) return tri_areas.error();
-    if (formats::Error e = formats::validateGeometrySections(
-            header, reinterpret_cast<const uint8_t*>(vertices->data()), vertices->size() * 4,
-            reinterpret_cast<const uint8_t*>(triangles->data()), triangles->size() * 4,
-            tri_areas->data(), tri_areas->size(), uint32_t(g.areas.size())))
-        return containerError(c.path, e);
-    g.vertices = std::move(vertices).value();
-    g.triangles = std::move(triangles).value();
-    g.triangle_areas = std::move(tri_areas).value();
-    if (parts == GeometryParts::all) {
+    if (!triangles) {
+        auto corners_size = c.rawSize(formats::kSecTriangles);
+        if (!corners_size) return corners_size.error();
+        auto areas_size = c.rawSize(formats::kSecTriangleAreas);
+        if (!areas_size) return areas_size.error();
+        if (formats::Error e = formats::validateGeometrySizes(header, vertices->size() * 4,
+                                                              *corners_size, *areas_size))
+            return containerError(c.path, e);
+        if (formats::Error e = formats::validateGeometryVertices(
+                header, reinterpret_cast<const uint8_t*>(vertices->data())))
+            return containerError(c.path, e);
+        g.vertices = std::move(vertices).value();
+    } else {
+        auto corners = c.array<uint32_t>(formats::kSecTriangles);
+        if (!corners) return corners.error();
+        auto tri_areas = c.section(formats::kSecTriangleAreas);
+        if (!tri_areas) return tri_areas.error();
+        if (formats::Error e = formats::validateGeometrySections(
+                header, reinterpret_cast<const uint8_t*>(vertices->data()), vertices->size() * 4,
+                reinterpret_cast<const uint8_t*>(corners->data()), corners->size() * 4,
+                tri_areas->data(), tri_areas->size(), uint32_t(g.areas.size())))
+            return containerError(c.path, e);
+        g.vertices = std::move(vertices).value();
+        g.triangles = std::move(corners).value();
+        g.triangle_areas = std::move(tri_areas).value();
+    }
+    if (triangles && parts == GeometryParts::all) {
         auto tri_objects = c.section(formats::kSecTriangleObjects);
         if (!tri_objects) return tri_objects.error();
         if (!bytesToPod(*tri_objects, header.triangle_count, g.triangle_objects))
@@ -547,10 +564,68 @@ Result<Geometry> decodeGeometry(const LoadedContainer& c, GeometryParts parts) {
     return g;
 }
 
+}  // namespace
+
+Result<Geometry> decodeGeometry(const LoadedContainer& c, GeometryParts parts) {
+    return decodeGeometryWith(c, parts, true);
+}
+
 Result<Geometry> loadGeometry(const std::filesystem::path& path, GeometryParts parts) {
     auto container = loadContainer(path, formats::kKindGeometry, formats::kGeometryVersion);
     if (!container) return container.error();
     return decodeGeometry(*container, parts);
+}
+
+Result<Geometry> loadGeometry(const std::filesystem::path& path, StoredTriangles& triangles) {
+    auto container = loadContainer(path, formats::kKindGeometry, formats::kGeometryVersion);
+    if (!container) return container.error();
+    auto g = decodeGeometryWith(*container, GeometryParts::without_objects, false);
+    if (!g) return g.error();
+    StoredTriangles stored;
+    stored.file_ = path;
+    if (Status s = container->header(formats::kSecGeometryHeader, formats::decodeGeometryHeader,
+                                     stored.header_);
+        !s)
+        return s.error();
+    stored.area_count_ = uint32_t(g->areas.size());
+    // Only the two sections' stored bytes are kept (the rest of the file is dropped).
+    auto keep = [&](uint32_t id, formats::SectionEntry& entry, std::vector<uint8_t>& bytes) {
+        entry = container->container.sections[size_t(container->container.find(id))];
+        const uint8_t* at = container->bytes.data() + entry.offset;
+        bytes.assign(at, at + entry.stored_size);
+        entry.offset = 0;
+    };
+    keep(formats::kSecTriangles, stored.corners_entry_, stored.corners_bytes_);
+    keep(formats::kSecTriangleAreas, stored.areas_entry_, stored.areas_bytes_);
+    triangles = std::move(stored);
+    return g;
+}
+
+Status StoredTriangles::forEach(const Visit& visit) const {
+    constexpr uint64_t kBlock = 16384;  // triangles decoded at a time
+    formats::SectionStream corners(corners_bytes_.data(), corners_entry_);
+    formats::SectionStream areas(areas_bytes_.data(), areas_entry_);
+    if (formats::Error e = corners.start()) return containerError(file_, e);
+    if (formats::Error e = areas.start()) return containerError(file_, e);
+    std::vector<uint32_t> block_corners;
+    std::vector<uint8_t> block_areas;
+    for (uint64_t first = 0; first < count(); first += kBlock) {
+        const uint64_t n = std::min(kBlock, count() - first);
+        block_corners.resize(3 * n);
+        block_areas.resize(n);
+        if (formats::Error e =
+                corners.read(reinterpret_cast<uint8_t*>(block_corners.data()), 12 * n))
+            return containerError(file_, e);
+        if (formats::Error e = areas.read(block_areas.data(), n)) return containerError(file_, e);
+        if (formats::Error e = formats::validateGeometryTriangles(
+                header_, first, n, reinterpret_cast<const uint8_t*>(block_corners.data()),
+                block_areas.data(), area_count_))
+            return containerError(file_, e);
+        if (Status s = visit(first, block_corners, block_areas); !s) return s;
+    }
+    if (formats::Error e = corners.finish()) return containerError(file_, e);
+    if (formats::Error e = areas.finish()) return containerError(file_, e);
+    return {};
 }
 
 }  // namespace nav::geometry

@@ -5,11 +5,14 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "formats/container_writer.h"
+#include "formats/layouts.h"
 #include "lib/common/file_io.h"
 #include "lib/common/result.h"
 #include "lib/geometry/link_spec.h"
@@ -188,6 +191,34 @@ Result<Geometry> loadGeometry(const std::filesystem::path& path,
                               GeometryParts parts = GeometryParts::all);
 Result<Geometry> decodeGeometry(const LoadedContainer& container,
                                 GeometryParts parts = GeometryParts::all);
+
+// A .geo's per-triangle arrays TRIS and TARE kept as the file stores them (compressed: 13 bytes a
+// triangle decoded, a small fraction of that stored) and decoded a block at a time, as often as
+// asked, with decodeGeometry's checks: for a stage that visits the triangles in a few passes but
+// need not hold them (voxelize).
+class StoredTriangles {
+public:
+    uint64_t count() const { return header_.triangle_count; }
+    // Calls visit(first, corners, areas) for consecutive blocks of triangles, the first from
+    // triangle 0: 3 vertex indices a triangle in `corners`, its area id in `areas`. Returns the
+    // first error of the file (naming it, the section and the byte) or of visit.
+    using Visit = std::function<Status(uint64_t first, std::span<const uint32_t> corners,
+                                       std::span<const uint8_t> areas)>;
+    Status forEach(const Visit& visit) const;
+
+private:
+    friend Result<Geometry> loadGeometry(const std::filesystem::path& path,
+                                         StoredTriangles& triangles);
+    std::filesystem::path file_;
+    formats::GeometryHeader header_;
+    uint32_t area_count_ = 0;
+    formats::SectionEntry corners_entry_, areas_entry_;  // offsets into their own bytes (0)
+    std::vector<uint8_t> corners_bytes_, areas_bytes_;
+};
+// Loads a .geo without its per-triangle arrays (triangles, triangle_areas and triangle_objects
+// stay empty): TRIS and TARE are kept stored in `triangles`, checked for their sizes here and
+// for their contents as they are visited.
+Result<Geometry> loadGeometry(const std::filesystem::path& path, StoredTriangles& triangles);
 
 // The optional link spec sections of .geo and .vox (FORMAT.md §4.4): SLNK + SLNM when `links` is
 // not empty, nothing otherwise.

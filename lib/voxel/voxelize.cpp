@@ -94,6 +94,7 @@
 #include <new>
 #include <numbers>
 #include <optional>
+#include <span>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -239,11 +240,46 @@ struct TriangleInfo {
     bool down = false;  // faces down within it
 };
 
-TriangleInfo describeTriangle(const Frame& frame, const geometry::Geometry& geometry, size_t t) {
+// One triangle as the band lists hold it: its corners (vertex indices) and area id.
+struct TriangleRef {
+    uint32_t corner[3];
+    uint8_t area;
+};
+
+// The triangles to rasterize, visited in order a block at a time, as often as asked: the
+// geometry's own arrays, or a .geo's stored ones decoded as they are visited.
+using TriangleBlocks = std::function<Status(const geometry::StoredTriangles::Visit&)>;
+
+// Band list format: per triangle, LEB128 varints of the zigzagged (wrapping u32) differences
+// first corner - the band's previous first corner, second - first and third - first, then the
+// area byte: 4-9 bytes a triangle on real levels, where neighbouring triangles share corners,
+// against 13 for the arrays (which then need not be held at all).
+uint32_t zigzag(uint32_t d) { return (d << 1) ^ uint32_t(int32_t(d) >> 31); }
+uint32_t unzigzag(uint32_t z) { return (z >> 1) ^ (0u - (z & 1)); }
+size_t varintSize(uint32_t v) {
+    size_t n = 1;
+    while (v >= 0x80) v >>= 7, ++n;
+    return n;
+}
+void putVarint(uint8_t*& out, uint32_t v) {
+    for (; v >= 0x80; v >>= 7) *out++ = uint8_t(v | 0x80);
+    *out++ = uint8_t(v);
+}
+uint32_t getVarint(const uint8_t*& in) {
+    uint32_t v = 0;
+    for (int shift = 0;; shift += 7) {
+        const uint8_t byte = *in++;
+        v |= uint32_t(byte & 0x7f) << shift;
+        if (byte < 0x80) return v;
+    }
+}
+
+TriangleInfo describeTriangle(const Frame& frame, const std::vector<float>& vertices,
+                              const TriangleRef& ref) {
     TriangleInfo info;
     const float* p[3];
     for (int k = 0; k < 3; ++k) {
-        p[k] = &geometry.vertices[3 * size_t(geometry.triangles[3 * t + size_t(k)])];
+        p[k] = &vertices[3 * size_t(ref.corner[k])];
         info.v[k] = {toCell(frame, 0, p[k][0]), toCell(frame, 1, p[k][1]),
                      toCell(frame, 2, p[k][2])};
     }
@@ -254,7 +290,7 @@ TriangleInfo describeTriangle(const Frame& frame, const geometry::Geometry& geom
     const double n[3] = {e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
                          e0[0] * e1[1] - e0[1] * e1[0]};
     const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    const uint8_t area = geometry.triangle_areas[t];
+    const uint8_t area = ref.area;
     info.up = length > 0 && n[1] >= frame.cos_slope * length;
     info.down = length > 0 && -n[1] >= frame.cos_slope * length;
     const SurfaceClass surface = frame.blocked[area] ? kObstacleSurface
@@ -270,12 +306,12 @@ TriangleInfo describeTriangle(const Frame& frame, const geometry::Geometry& geom
 }
 
 // The rows a triangle covers (describeTriangle's row0 and row1, for less).
-void triangleRows(const Frame& frame, const geometry::Geometry& geometry, size_t t, uint32_t& row0,
-                  uint32_t& row1) {
+void triangleRows(const Frame& frame, const std::vector<float>& vertices, const TriangleRef& ref,
+                  uint32_t& row0, uint32_t& row1) {
     const float* p[3];
     double z[3];
     for (int k = 0; k < 3; ++k) {
-        p[k] = &geometry.vertices[3 * size_t(geometry.triangles[3 * t + size_t(k)])];
+        p[k] = &vertices[3 * size_t(ref.corner[k])];
         z[k] = toCell(frame, 2, p[k][2]);
     }
     const double nz = (double(p[1][0]) - p[0][0]) * (double(p[2][1]) - p[0][1]) -
@@ -551,14 +587,17 @@ void erode(const GridView& view, const std::vector<uint16_t>& links, int radius_
         if (walkable[i] && dist[i] < threshold) walkable[i] = 0;
 }
 
-Status checkGeometry(const geometry::Geometry& g) {
+// With `stored`, the triangles are those (checked as they are decoded), not the geometry's.
+Status checkGeometry(const geometry::Geometry& g, const geometry::StoredTriangles* stored) {
     if (g.vertices.size() % 3 != 0 || g.triangles.size() % 3 != 0 ||
-        g.triangle_areas.size() != g.triangleCount())
+        g.triangle_areas.size() != g.triangleCount() ||
+        (stored != nullptr && !g.triangle_areas.empty()))
         return inputError(
             "geometry: inconsistent array sizes ({} vertex floats, {} indices, {} "
             "triangle areas)",
             g.vertices.size(), g.triangles.size(), g.triangle_areas.size());
-    if (g.triangleCount() == 0) return inputError("geometry has no triangles; nothing to voxelize");
+    if ((stored != nullptr ? stored->count() : g.triangleCount()) == 0)
+        return inputError("geometry has no triangles; nothing to voxelize");
     if (g.areas.empty() || g.areas.size() > size_t(kMaxAreas))
         return inputError("geometry: {} area types (1 to {} supported)", g.areas.size(), kMaxAreas);
     for (size_t i = 0; i < g.vertices.size(); ++i)
@@ -666,8 +705,9 @@ struct Shape {
     Frame frame;
 };
 
-Result<Shape> gridShape(const geometry::Geometry& geometry, const VoxelizeParams& params) {
-    if (Status s = checkGeometry(geometry); !s) return s.error();
+Result<Shape> gridShape(const geometry::Geometry& geometry, const geometry::StoredTriangles* stored,
+                        const VoxelizeParams& params) {
+    if (Status s = checkGeometry(geometry, stored); !s) return s.error();
     const double cs = params.cell_size;
     const double ch = params.cell_height;
     const geometry::Bounds bounds = geometry.bounds();
@@ -729,8 +769,8 @@ Result<Shape> gridShape(const geometry::Geometry& geometry, const VoxelizeParams
 // geometry, the triangles' band lists and the window, however large the level. (Bands of 8 rows
 // in chunks of 4: on the large generated levels bands of 16 in chunks of 8 took 1.1-1.8x the
 // memory and no less time; bands of 4 rows were 1.1-1.2x slower.)
-Status voxelizeRows(const geometry::Geometry& geometry, const Frame& frame, int threads,
-                    Context& context, const RowSink& sink) {
+Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& blocks,
+                    const Frame& frame, int threads, Context& context, const RowSink& sink) {
     const uint32_t band_count = (frame.size_z + kBandRows - 1) / kBandRows;
     const bool erode_radius = frame.agent.radius > 0;
     const uint32_t halo_rows = uint32_t(frame.agent.radius) + 3;
@@ -746,54 +786,58 @@ Status voxelizeRows(const geometry::Geometry& geometry, const Frame& frame, int 
     const uint64_t progress_total = uint64_t(band_count) + chunk_count + 1;
     ParallelRunner runner(threads, context, progress_total);
 
-    // ---- Each band's triangles: ascending triangle indices, stored as LEB128 varints of their
-    // differences (1-2 bytes each on real levels, where neighbouring triangles are mostly
-    // neighbours in the file too, against 4 for the indices: a large level lists millions). ----
+    // ---- Each band's triangles (those whose rows meet it), in ascending index order, as
+    // TriangleRef records (band list format above): both passes over the triangles visit them in
+    // blocks, the first sizing the lists, the second filling them. ----
     std::vector<size_t> band_start(size_t(band_count) + 1, 0);
     std::vector<uint8_t> band_triangles;
     {
         ScopedTimer timer(context, "voxelize: prepare");
-        const size_t triangle_count = geometry.triangleCount();
         size_t facing_up = 0, facing_down = 0;
-        bool cancelled = false;
-        std::vector<uint32_t> last(band_count, 0);  // per band: the previous triangle listed + 1
-        auto varintSize = [](uint32_t v) {
-            size_t n = 1;
-            while (v >= 0x80) v >>= 7, ++n;
-            return n;
-        };
-        for (int pass = 1; pass <= 2 && !cancelled; ++pass) {
+        std::vector<uint32_t> last(band_count, 0);  // per band: the previous first corner
+        std::vector<size_t> at;
+        for (int pass = 1; pass <= 2; ++pass) {
             std::fill(last.begin(), last.end(), 0);
-            std::vector<size_t> at;
             if (pass == 2) {
                 for (uint32_t b = 0; b < band_count; ++b) band_start[b + 1] += band_start[b];
                 band_triangles.resize(band_start[band_count]);
                 at.assign(band_start.begin(), band_start.end() - 1);
             }
-            for (size_t t = 0; t < triangle_count && !cancelled; ++t) {
-                if ((t & 0xffff) == 0 && context.cancelled()) cancelled = true;
-                uint32_t row0, row1;
-                if (pass == 1) {
-                    const TriangleInfo info = describeTriangle(frame, geometry, t);
-                    facing_up += info.up, facing_down += info.down;
-                    row0 = info.row0, row1 = info.row1;
-                } else {
-                    triangleRows(frame, geometry, t, row0, row1);
-                }
-                for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b) {
-                    uint32_t delta = uint32_t(t) + 1 - last[b];
-                    last[b] = uint32_t(t) + 1;
+            Status s = blocks([&](uint64_t first, std::span<const uint32_t> corners,
+                                  std::span<const uint8_t> areas) -> Status {
+                for (size_t i = 0; i < areas.size(); ++i) {
+                    if (((first + i) & 0xffff) == 0 && context.cancelled())
+                        return makeError(ErrorKind::cancelled, "voxelize: cancelled");
+                    const TriangleRef ref{{corners[3 * i], corners[3 * i + 1], corners[3 * i + 2]},
+                                          areas[i]};
+                    uint32_t row0, row1;
                     if (pass == 1) {
-                        band_start[b + 1] += varintSize(delta);
-                        continue;
+                        const TriangleInfo info = describeTriangle(frame, vertices, ref);
+                        facing_up += info.up, facing_down += info.down;
+                        row0 = info.row0, row1 = info.row1;
+                    } else {
+                        triangleRows(frame, vertices, ref, row0, row1);
                     }
-                    for (; delta >= 0x80; delta >>= 7)
-                        band_triangles[at[b]++] = uint8_t(delta | 0x80);
-                    band_triangles[at[b]++] = uint8_t(delta);
+                    const uint32_t second = zigzag(ref.corner[1] - ref.corner[0]);
+                    const uint32_t third = zigzag(ref.corner[2] - ref.corner[0]);
+                    for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b) {
+                        const uint32_t lead = zigzag(ref.corner[0] - last[b]);
+                        last[b] = ref.corner[0];
+                        if (pass == 1) {
+                            band_start[b + 1] +=
+                                varintSize(lead) + varintSize(second) + varintSize(third) + 1;
+                            continue;
+                        }
+                        uint8_t* out = band_triangles.data() + at[b];
+                        for (uint32_t v : {lead, second, third}) putVarint(out, v);
+                        *out++ = ref.area;
+                        at[b] = size_t(out - band_triangles.data());
+                    }
                 }
-            }
+                return {};
+            });
+            if (!s) return s.error();
         }
-        if (cancelled) return makeError(ErrorKind::cancelled, "voxelize: cancelled");
         if (facing_up == 0 && facing_down > 0)
             context.warn(
                 "voxelize: no triangle faces up within the max slope but {} face down; "
@@ -876,16 +920,15 @@ Status voxelizeRows(const geometry::Geometry& geometry, const Frame& frame, int 
             const uint32_t row1 = std::min(frame.size_z, row0 + kBandRows);
             std::vector<RawSpan>& raw = scratch[size_t(worker)].raw;
             raw.clear();
-            uint32_t t = 0;  // the previous triangle + 1
-            for (size_t k = band_start[b]; k < band_start[b + 1];) {
-                uint32_t delta = 0;
-                for (int shift = 0;; shift += 7) {
-                    const uint8_t byte = band_triangles[k++];
-                    delta |= uint32_t(byte & 0x7f) << shift;
-                    if (byte < 0x80) break;
-                }
-                t += delta;
-                rasterizeTriangle(frame, describeTriangle(frame, geometry, t - 1), row0, row1, raw);
+            const uint8_t* in = band_triangles.data() + band_start[b];
+            const uint8_t* const end = band_triangles.data() + band_start[b + 1];
+            TriangleRef ref{{0, 0, 0}, 0};
+            while (in < end) {
+                ref.corner[0] += unzigzag(getVarint(in));
+                ref.corner[1] = ref.corner[0] + unzigzag(getVarint(in));
+                ref.corner[2] = ref.corner[0] + unzigzag(getVarint(in));
+                ref.area = *in++;
+                rasterizeTriangle(frame, describeTriangle(frame, vertices, ref), row0, row1, raw);
             }
             mergeBand(raw, (row1 - row0) * frame.size_x, frame.agent.climb, bands[b],
                       scratch[size_t(worker)]);
@@ -980,11 +1023,17 @@ struct SurfaceRules {
 
 // voxelize and voxelizeToFile: the grid's header (no spans; its area table final) after every
 // finished row went through the rules to `sink`.
-Result<VoxelGrid> voxelizeWith(const geometry::Geometry& geometry, const VoxelizeParams& given,
+// With `stored` the triangles are those (the geometry's arrays are empty), and there must be no
+// bake bounds (clipping to them needs the triangles whole).
+Result<VoxelGrid> voxelizeWith(const geometry::Geometry& geometry,
+                               const geometry::StoredTriangles* stored, const VoxelizeParams& given,
                                Context& context, VoxelizeCounts* counts,
                                const std::function<Status(const VoxelGrid&, FinishedRows&)>& sink) {
     if (Status s = checkParams(given); !s) return s.error();
     const VoxelizeParams params = effectiveParams(geometry, given);
+    if (stored != nullptr && !params.bounds.empty())
+        return makeError(ErrorKind::internal,
+                         "voxelize: bake bounds need the triangles in memory, not stored");
     // Area names first: a typo fails before the work.
     auto areaIndex = [&](const std::string& name) -> Result<size_t> {
         for (size_t a = 0; a < geometry.areas.size(); ++a)
@@ -1050,7 +1099,7 @@ Result<VoxelGrid> voxelizeWith(const geometry::Geometry& geometry, const Voxeliz
         }
     }
     const geometry::Geometry& source = params.bounds.empty() ? geometry : inside;
-    auto shape = gridShape(source, params);
+    auto shape = gridShape(source, stored, params);
     if (!shape) return shape.error();
     VoxelGrid& grid = shape->grid;
     {
@@ -1060,11 +1109,27 @@ Result<VoxelGrid> voxelizeWith(const geometry::Geometry& geometry, const Voxeliz
             "{} threads",
             grid.size_x, grid.size_z, grid.size_y, shape->frame.agent.height,
             shape->frame.agent.climb, shape->frame.agent.radius, resolveThreads(params.threads));
-        Status s = voxelizeRows(source, shape->frame, resolveThreads(params.threads), context,
-                                [&](FinishedRows& rows) -> Status {
-                                    if (Status r = rules.apply(grid, rows, out); !r) return r;
-                                    return sink(grid, rows);
-                                });
+        // The triangles a block at a time (the arrays' blocks are views, the stored ones decoded).
+        const TriangleBlocks blocks = [&](const geometry::StoredTriangles::Visit& visit) {
+            if (stored != nullptr) return stored->forEach(visit);
+            constexpr size_t kBlock = 16384;
+            const std::span<const uint32_t> corners = source.triangles;
+            const std::span<const uint8_t> areas = source.triangle_areas;
+            for (size_t first = 0; first < areas.size(); first += kBlock) {
+                const size_t n = std::min(kBlock, areas.size() - first);
+                if (Status v =
+                        visit(first, corners.subspan(3 * first, 3 * n), areas.subspan(first, n));
+                    !v)
+                    return v;
+            }
+            return Status{};
+        };
+        Status s =
+            voxelizeRows(source.vertices, blocks, shape->frame, resolveThreads(params.threads),
+                         context, [&](FinishedRows& rows) -> Status {
+                             if (Status r = rules.apply(grid, rows, out); !r) return r;
+                             return sink(grid, rows);
+                         });
         if (!s) return s.error();
     }
     for (const auto& [a, cost] : costs) grid.areas[a].cost = cost;
@@ -1107,7 +1172,7 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
                            Context& context, VoxelizeCounts* counts) {
     std::vector<uint32_t> offsets{0};
     std::vector<Span> spans;
-    auto grid = voxelizeWith(geometry, given, context, counts,
+    auto grid = voxelizeWith(geometry, nullptr, given, context, counts,
                              [&](const VoxelGrid&, FinishedRows& rows) -> Status {
                                  if (spans.size() + rows.spans.size() > UINT32_MAX)
                                      return makeError(ErrorKind::usage,
@@ -1129,9 +1194,17 @@ Result<VoxelizedFile> voxelizeToFile(const geometry::Geometry& geometry,
                                      const VoxelizeParams& params, Context& context,
                                      VoxelizeCounts* counts, const std::filesystem::path& path,
                                      const std::string& source_name) {
+    return voxelizeToFile(geometry, nullptr, params, context, counts, path, source_name);
+}
+
+Result<VoxelizedFile> voxelizeToFile(const geometry::Geometry& geometry,
+                                     const geometry::StoredTriangles* stored,
+                                     const VoxelizeParams& params, Context& context,
+                                     VoxelizeCounts* counts, const std::filesystem::path& path,
+                                     const std::string& source_name) {
     std::optional<VoxelWriter> writer;
     VoxelizedFile result;
-    auto grid = voxelizeWith(geometry, params, context, counts,
+    auto grid = voxelizeWith(geometry, stored, params, context, counts,
                              [&](const VoxelGrid& header, FinishedRows& rows) -> Status {
                                  if (!writer) writer.emplace(header.columnCount());
                                  return writer->addColumns(rows.spans, rows.counts);

@@ -119,6 +119,16 @@ Result<VoxelizedFile> voxelizeToFile(const geometry::Geometry& geometry,
                                      const VoxelizeParams& params, Context& context,
                                      VoxelizeCounts* counts, const std::filesystem::path& path,
                                      const std::string& source_name);
+// The same for a geometry loaded with its triangles left stored (geometry::loadGeometry with
+// StoredTriangles; its own triangle arrays empty): they are decoded a block at a time as they are
+// visited, never whole, so a large level's 13 bytes a triangle are not held. Same bytes as the
+// geometry with its triangles. Not for bake bounds (effectiveParams(...).bounds non-empty:
+// clipping needs the triangles whole; an internal error).
+Result<VoxelizedFile> voxelizeToFile(const geometry::Geometry& geometry,
+                                     const geometry::StoredTriangles* stored,
+                                     const VoxelizeParams& params, Context& context,
+                                     VoxelizeCounts* counts, const std::filesystem::path& path,
+                                     const std::string& source_name);
 
 // Modifier volumes as a level config or a volumes file writes them: an array of {"min": [x, y,
 // z], "max": [...]} boxes or {"points": [[x, y, z], ...]} convex hulls, each with "area": NAME,

@@ -40,17 +40,25 @@ void VoxelizeStage::describe(const Params& p, StageKey& key) {
 Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& params,
                                        const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<VoxelizeStage>(params); !s) return s.error();
-    auto geometry =
-        geometry::loadGeometry(inputs.geometry, geometry::GeometryParts::without_objects);
+    // The triangles stay stored (compressed) and are decoded as voxelize visits them, unless
+    // bake bounds clip the geometry (which needs them whole).
+    geometry::StoredTriangles stored;
+    auto geometry = geometry::loadGeometry(inputs.geometry, stored);
     if (!geometry) return geometry.error();
+    const bool whole = !effectiveParams(*geometry, params).bounds.empty();
+    if (whole) {
+        geometry =
+            geometry::loadGeometry(inputs.geometry, geometry::GeometryParts::without_objects);
+        if (!geometry) return geometry.error();
+    }
     const auto start = std::chrono::steady_clock::now();
     VoxelizeCounts counts;
     // Streamed to the file as rows are finished: the grid is never all in memory.
-    auto voxelized =
-        voxelizeToFile(*geometry, params, context, &counts, output, inputs.source_name);
+    auto voxelized = voxelizeToFile(*geometry, whole ? nullptr : &stored, params, context, &counts,
+                                    output, inputs.source_name);
     if (!voxelized) return voxelized.error();
     const uint64_t outside_bounds = counts.outside_bounds;
-    const size_t triangle_count = geometry->triangleCount();
+    const size_t triangle_count = whole ? geometry->triangleCount() : size_t(stored.count());
     const VoxelizeParams applied = effectiveParams(*geometry, params);
 
     StageResult result;

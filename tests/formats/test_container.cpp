@@ -333,6 +333,15 @@ TEST_CASE("ZstdSectionStream: streamed sections decode like added ones, whole or
     REQUIRE_FALSE(
         decodeSection(a.data(), c.sections[2], decoded_values.data(), decoded_values.size()));
     CHECK(decoded_values == values);
+    // zstd+delta32 piece by piece, in whole u32s: the running sums carry across pieces.
+    SectionStream value_stream(a.data(), c.sections[2]);
+    REQUIRE_FALSE(value_stream.start());
+    std::vector<uint8_t> value_pieces(values.size());
+    CHECK(value_stream.read(value_pieces.data(), 6).code == ErrorCode::invalid_argument);
+    for (size_t at = 0, n = 4; at < values.size(); at += n, n = std::min<size_t>(n * 3, 1 << 20))
+        REQUIRE_FALSE(value_stream.read(value_pieces.data() + at, std::min(n, values.size() - at)));
+    CHECK_FALSE(value_stream.finish());
+    CHECK(value_pieces == values);
     // Piece by piece.
     SectionStream stream(a.data(), c.sections[0]);
     REQUIRE_FALSE(stream.start());

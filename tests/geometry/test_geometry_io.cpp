@@ -123,9 +123,10 @@ TEST_SUITE("geometry") {
         CHECK(*loaded == g);
         // The same sections with TRIS as plain zstd (as written before): the same geometry.
         formats::ContainerWriter writer(formats::kKindGeometry, c->container.kind_version);
-        for (const formats::SectionEntry& e : c->container.sections) {
+        for (uint32_t i = 0; i < c->container.section_count; ++i) {
+            const formats::SectionEntry& e = c->container.sections[i];
             auto bytes = c->section(e.id);
-            REQUIRE(bytes.ok());
+            REQUIRE_MESSAGE(bytes.ok(), bytes.error().message);
             writer.add(e.id, std::move(*bytes),
                        e.id == formats::kSecTriangles ? formats::Codec::zstd : e.codec);
         }

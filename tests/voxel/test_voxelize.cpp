@@ -1303,6 +1303,69 @@ TEST_CASE("voxelize: results do not depend on where the streamed chunks begin") 
     }
 }
 
+TEST_CASE(
+    "voxelize: triangles left stored in the .geo give the same .vox, and bad ones are refused") {
+    Builder b = streamedLevel(60.0, 0.0);
+    const voxel::VoxelizeParams params = makeParams();
+    test::TempDir dir;
+    REQUIRE(geometry::saveGeometry(dir / "level.geo", b.g).ok());
+    Context context;
+    voxel::VoxelizeCounts counts;
+    auto whole = voxel::voxelizeToFile(b.g, params, context, &counts, dir / "whole.vox", "level");
+    REQUIRE(whole.ok());
+    geometry::StoredTriangles stored;
+    auto bare = geometry::loadGeometry(dir / "level.geo", stored);
+    REQUIRE(bare.ok());
+    CHECK(bare->triangles.empty());
+    CHECK(bare->triangle_areas.empty());
+    CHECK(stored.count() == b.g.triangleCount());
+    CHECK(bare->vertices == b.g.vertices);
+    auto from_stored = voxel::voxelizeToFile(*bare, &stored, params, context, &counts,
+                                             dir / "stored.vox", "level");
+    REQUIRE(from_stored.ok());
+    CHECK(test::readBytes(dir / "whole.vox") == test::readBytes(dir / "stored.vox"));
+    CHECK(from_stored->stats.spans > 1000);
+    // Visited in blocks: every triangle once, in order, as the arrays hold them.
+    std::vector<uint32_t> corners;
+    std::vector<uint8_t> areas;
+    REQUIRE(stored
+                .forEach([&](uint64_t first, std::span<const uint32_t> c,
+                             std::span<const uint8_t> a) -> Status {
+                    CHECK(first == areas.size());
+                    corners.insert(corners.end(), c.begin(), c.end());
+                    areas.insert(areas.end(), a.begin(), a.end());
+                    return {};
+                })
+                .ok());
+    CHECK(corners == b.g.triangles);
+    CHECK(areas == b.g.triangle_areas);
+    // A vertex index out of range, found only when the triangles are visited: named by file,
+    // section, triangle and byte.
+    geometry::Geometry bad = b.g;
+    const size_t t = bad.triangleCount() - 7;
+    bad.triangles[3 * t + 1] = uint32_t(bad.vertexCount());
+    REQUIRE(geometry::saveGeometry(dir / "bad.geo", bad).ok());
+    geometry::StoredTriangles bad_stored;
+    auto bad_bare = geometry::loadGeometry(dir / "bad.geo", bad_stored);
+    REQUIRE(bad_bare.ok());
+    auto refused = voxel::voxelizeToFile(*bad_bare, &bad_stored, params, context, &counts,
+                                         dir / "bad.vox", "bad");
+    REQUIRE_FALSE(refused.ok());
+    const std::string& message = refused.error().message;
+    CHECK(message.find("bad.geo") != std::string::npos);
+    CHECK(message.find("section 'TRIS'") != std::string::npos);
+    CHECK(message.find(fmt::format("triangle {} uses vertex {}", t, bad.vertexCount())) !=
+          std::string::npos);
+    CHECK(message.find(fmt::format("byte {}", 12 * t + 4)) != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(dir / "bad.vox"));
+    // Bake bounds need the triangles whole: the stored form is refused, not mis-clipped.
+    voxel::VoxelizeParams bounded = params;
+    bounded.bounds = {{{0, -1, 0}, {20, 5, 20}}};
+    CHECK_FALSE(voxel::voxelizeToFile(*bare, &stored, bounded, context, &counts,
+                                      dir / "bounded.vox", "level")
+                    .ok());
+}
+
 TEST_CASE("voxelize: the streamed .vox equals saveVoxels of the grid, byte for byte") {
     // Large enough that the spans (and columns) go through the zstd stream, not the held path.
     Builder b = streamedLevel(120.0, 0.0);
