@@ -113,7 +113,9 @@ constexpr int kMaxAreas = 64;        // area ids fit in 6 bits of the priority k
 constexpr uint16_t kFar = 0xffff;    // distance of spans not yet reached
 
 double snapToGrid(double v) {
-    const double r = std::round(v);
+    // The nearest whole number wherever it matters (within kSnap of v; halves are never snapped),
+    // by floor, which compiles inline where round is a library call.
+    const double r = std::floor(v + 0.5);
     return std::abs(v - r) <= kSnap ? r : v;
 }
 
@@ -796,6 +798,12 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         size_t facing_up = 0, facing_down = 0;
         std::vector<uint32_t> last(band_count, 0);  // per band: the previous first corner
         std::vector<size_t> at;
+        struct BlockRows {
+            uint32_t row0 = 0, row1 = 0;
+            uint8_t facing = 0;  // bit 0 up, bit 1 down
+        };
+        std::vector<BlockRows> block_rows;
+        constexpr size_t kPiece = 2048;  // triangles a task
         for (int pass = 1; pass <= 2; ++pass) {
             std::fill(last.begin(), last.end(), 0);
             if (pass == 2) {
@@ -803,21 +811,35 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 band_triangles.resize(band_start[band_count]);
                 at.assign(band_start.begin(), band_start.end() - 1);
             }
-            Status s = blocks([&](uint64_t first, std::span<const uint32_t> corners,
+            Status s = blocks([&](uint64_t, std::span<const uint32_t> corners,
                                   std::span<const uint8_t> areas) -> Status {
-                for (size_t i = 0; i < areas.size(); ++i) {
-                    if (((first + i) & 0xffff) == 0 && context.cancelled())
-                        return makeError(ErrorKind::cancelled, "voxelize: cancelled");
-                    const TriangleRef ref{{corners[3 * i], corners[3 * i + 1], corners[3 * i + 2]},
-                                          areas[i]};
-                    uint32_t row0, row1;
-                    if (pass == 1) {
-                        const TriangleInfo info = describeTriangle(frame, vertices, ref);
-                        facing_up += info.up, facing_down += info.down;
-                        row0 = info.row0, row1 = info.row1;
-                    } else {
-                        triangleRows(frame, vertices, ref, row0, row1);
+                if (context.cancelled())
+                    return makeError(ErrorKind::cancelled, "voxelize: cancelled");
+                auto refOf = [&](size_t i) {
+                    return TriangleRef{{corners[3 * i], corners[3 * i + 1], corners[3 * i + 2]},
+                                       areas[i]};
+                };
+                // The block's row ranges (and facing) in parallel, then its lists in order.
+                block_rows.resize(areas.size());
+                const size_t pieces = (areas.size() + kPiece - 1) / kPiece;
+                parallelFor(pieces, threads, [&](size_t piece, int) {
+                    const size_t end = std::min(areas.size(), (piece + 1) * kPiece);
+                    for (size_t i = piece * kPiece; i < end; ++i) {
+                        BlockRows& r = block_rows[i];
+                        if (pass == 1) {
+                            const TriangleInfo info = describeTriangle(frame, vertices, refOf(i));
+                            r = {info.row0, info.row1, uint8_t(info.up | info.down << 1)};
+                        } else {
+                            triangleRows(frame, vertices, refOf(i), r.row0, r.row1);
+                        }
                     }
+                });
+                for (size_t i = 0; i < areas.size(); ++i) {
+                    const TriangleRef ref = refOf(i);
+                    const uint32_t row0 = block_rows[i].row0, row1 = block_rows[i].row1;
+                    if (pass == 1)
+                        facing_up += block_rows[i].facing & 1,
+                            facing_down += block_rows[i].facing >> 1;
                     const uint32_t second = zigzag(ref.corner[1] - ref.corner[0]);
                     const uint32_t third = zigzag(ref.corner[2] - ref.corner[0]);
                     for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b) {
