@@ -312,6 +312,34 @@ Status parseFile(const std::filesystem::path& path, Parser& parser, ObjSink* sin
     return parser.end();
 }
 
+// The `v` lines of a regular file (0 for anything else, which cannot be read twice): a pass of
+// memchr over the bytes, a few percent of parsing them.
+uint64_t countPositions(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return 0;
+    std::unique_ptr<FILE, int (*)(FILE*)> in(std::fopen(path.string().c_str(), "rb"), std::fclose);
+    if (!in) return 0;
+    // Each chunk is read after the last two bytes of the one before (a newline first: the file
+    // begins a line), so "\nv " split across chunks is seen, each newline once.
+    std::vector<char> buffer((size_t(1) << 20) + 2);
+    buffer[0] = '\n';
+    size_t carried = 1;
+    uint64_t count = 0;
+    while (true) {
+        const size_t got =
+            std::fread(buffer.data() + carried, 1, buffer.size() - carried, in.get());
+        if (got == 0) break;
+        const char* p = buffer.data();
+        const char* const end = p + carried + got;
+        for (const char* nl; (nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p))));
+             p = nl + 1)
+            if (end - nl > 2 && nl[1] == 'v' && isSpace(nl[2])) ++count;
+        carried = std::min<size_t>(2, carried + got);
+        std::memmove(buffer.data(), end - carried, carried);
+    }
+    return count;
+}
+
 }  // namespace
 
 Result<ObjScene> readObj(const std::filesystem::path& path) {
@@ -321,6 +349,8 @@ Result<ObjScene> readObj(const std::filesystem::path& path) {
 }
 
 Result<size_t> readObj(const std::filesystem::path& path, ObjSink& sink) {
+    const uint64_t positions = countPositions(path);
+    if (positions > 0) sink.expectPositions(positions);
     Parser parser(path.string(), &sink);
     if (Status s = parseFile(path, parser, &sink); !s) return s.error();
     return parser.meshesHandedOver();

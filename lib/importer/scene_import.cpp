@@ -251,6 +251,12 @@ public:
     void progress(uint64_t bytes_read, uint64_t file_size) override {
         if (file_size > 0) context_.progress("import", bytes_read, file_size);
     }
+    // Every vertex of an OBJ is one of its positions' world points: at most `count` of them.
+    void expectPositions(uint64_t count) override {
+        if (count >= (uint64_t(1) << 32)) return;
+        geometry_.vertices.reserve(3 * size_t(count));
+        local_.reserve(size_t(count));
+    }
     // After the whole OBJ file: the scratch back.
     void objDone() { local_ = {}; }
 

@@ -162,6 +162,28 @@ TEST_SUITE("importer") {
         MESSAGE(files << " OBJ files compared");
     }
 
+    TEST_CASE("the built-in OBJ reader tells a sink how many positions the file holds") {
+        struct Counting : importer::ObjSink {
+            uint64_t expected = 0;
+            Status mesh(const importer::ObjScene&, importer::ObjObject&,
+                        importer::ObjMesh&) override {
+                return {};
+            }
+            Status object(const importer::ObjScene&, importer::ObjObject&) override { return {}; }
+            void expectPositions(uint64_t count) override { expected = count; }
+        };
+        test::TempDir dir;
+        // `v` lines first, after comments, at the very end without a newline, with a tab;
+        // normals and texture coordinates are not positions. More than one read chunk long.
+        std::string text = "v 0 0 0\n# v 9 9 9\nvn 0 1 0\nvt 0 0\nv\t1 0 0\n";
+        for (int i = 0; i < 200000; ++i) text += "v " + std::to_string(i) + " 0 1\n";
+        text += "f 1 2 3\nv 0 0 2";
+        write(dir / "count.obj", text);
+        Counting sink;
+        REQUIRE(importer::readObj(dir / "count.obj", sink).ok());
+        CHECK(sink.expected == 200003);
+    }
+
     TEST_CASE("the built-in OBJ reader: malformed files name the line") {
         test::TempDir dir;
         auto message = [&](const std::string& text) {
