@@ -253,25 +253,26 @@ struct TriangleRef {
 using TriangleBlocks = std::function<Status(const geometry::StoredTriangles::Visit&)>;
 
 // Band list format: per triangle, LEB128 varints of the zigzagged (wrapping u32) differences
-// first corner - the band's previous first corner, second - first and third - first, then the
-// area byte: 4-9 bytes a triangle on real levels, where neighbouring triangles share corners,
-// against 13 for the arrays (which then need not be held at all).
+// first corner - the band's previous first corner (times 2, plus 1 when the area differs from the
+// band's previous triangle's, 0 before the first), second - first and third - first, then the
+// area byte only when it differs: 3-8 bytes a triangle on real levels, where neighbouring
+// triangles share corners and areas, against 13 for the arrays (which need not be held at all).
 uint32_t zigzag(uint32_t d) { return (d << 1) ^ uint32_t(int32_t(d) >> 31); }
 uint32_t unzigzag(uint32_t z) { return (z >> 1) ^ (0u - (z & 1)); }
-size_t varintSize(uint32_t v) {
+size_t varintSize(uint64_t v) {
     size_t n = 1;
     while (v >= 0x80) v >>= 7, ++n;
     return n;
 }
-void putVarint(uint8_t*& out, uint32_t v) {
+void putVarint(uint8_t*& out, uint64_t v) {
     for (; v >= 0x80; v >>= 7) *out++ = uint8_t(v | 0x80);
     *out++ = uint8_t(v);
 }
-uint32_t getVarint(const uint8_t*& in) {
-    uint32_t v = 0;
+uint64_t getVarint(const uint8_t*& in) {
+    uint64_t v = 0;
     for (int shift = 0;; shift += 7) {
         const uint8_t byte = *in++;
-        v |= uint32_t(byte & 0x7f) << shift;
+        v |= uint64_t(byte & 0x7f) << shift;
         if (byte < 0x80) return v;
     }
 }
@@ -796,7 +797,8 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     {
         ScopedTimer timer(context, "voxelize: prepare");
         size_t facing_up = 0, facing_down = 0;
-        std::vector<uint32_t> last(band_count, 0);  // per band: the previous first corner
+        std::vector<uint32_t> last(band_count, 0);      // per band: the previous first corner
+        std::vector<uint8_t> last_area(band_count, 0);  // and area
         std::vector<size_t> at;
         struct BlockRows {
             uint32_t row0 = 0, row1 = 0;
@@ -806,6 +808,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         constexpr size_t kPiece = 2048;  // triangles a task
         for (int pass = 1; pass <= 2; ++pass) {
             std::fill(last.begin(), last.end(), 0);
+            std::fill(last_area.begin(), last_area.end(), 0);
             if (pass == 2) {
                 for (uint32_t b = 0; b < band_count; ++b) band_start[b + 1] += band_start[b];
                 band_triangles.resize(band_start[band_count]);
@@ -843,16 +846,20 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                     const uint32_t second = zigzag(ref.corner[1] - ref.corner[0]);
                     const uint32_t third = zigzag(ref.corner[2] - ref.corner[0]);
                     for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b) {
-                        const uint32_t lead = zigzag(ref.corner[0] - last[b]);
+                        const bool new_area = ref.area != last_area[b];
+                        const uint64_t lead =
+                            uint64_t(zigzag(ref.corner[0] - last[b])) << 1 | uint64_t(new_area);
                         last[b] = ref.corner[0];
+                        last_area[b] = ref.area;
                         if (pass == 1) {
-                            band_start[b + 1] +=
-                                varintSize(lead) + varintSize(second) + varintSize(third) + 1;
+                            band_start[b + 1] += varintSize(lead) + varintSize(second) +
+                                                 varintSize(third) + size_t(new_area);
                             continue;
                         }
                         uint8_t* out = band_triangles.data() + at[b];
-                        for (uint32_t v : {lead, second, third}) putVarint(out, v);
-                        *out++ = ref.area;
+                        for (uint64_t v : {lead, uint64_t(second), uint64_t(third)})
+                            putVarint(out, v);
+                        if (new_area) *out++ = ref.area;
                         at[b] = size_t(out - band_triangles.data());
                     }
                 }
@@ -946,10 +953,11 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
             const uint8_t* const end = band_triangles.data() + band_start[b + 1];
             TriangleRef ref{{0, 0, 0}, 0};
             while (in < end) {
-                ref.corner[0] += unzigzag(getVarint(in));
-                ref.corner[1] = ref.corner[0] + unzigzag(getVarint(in));
-                ref.corner[2] = ref.corner[0] + unzigzag(getVarint(in));
-                ref.area = *in++;
+                const uint64_t lead = getVarint(in);
+                ref.corner[0] += unzigzag(uint32_t(lead >> 1));
+                ref.corner[1] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
+                ref.corner[2] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
+                if (lead & 1) ref.area = *in++;
                 rasterizeTriangle(frame, describeTriangle(frame, vertices, ref), row0, row1, raw);
             }
             mergeBand(raw, (row1 - row0) * frame.size_x, frame.agent.climb, bands[b],
