@@ -15,8 +15,11 @@ namespace nav::formats {
 namespace {
 size_t alignUp(size_t v, size_t a) { return (v + a - 1) / a * a; }
 // A streamed section's zstd window: 512 KiB (its context ~1.2 MiB at level 3, against ~3.3 MiB
-// with the level's own 2 MiB window; a voxel grid streams two sections).
+// with the level's own 2 MiB window; a voxel grid streams two sections, a .geo three), and match
+// tables of 2^14 entries each where level 3 takes 2^17 and 2^16: about 1 MiB less a stream, for
+// streamed .vox files 0.1-0.7% smaller and .geo files the same size on the generated levels.
 constexpr int kStreamWindowLog = 19;
+constexpr int kStreamTableLog = 14;
 
 std::string sectionName(uint32_t id) {
     char name[5];
@@ -188,7 +191,9 @@ bool ZstdSectionStream::start() {
     if (cctx == nullptr ||
         ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level_)) ||
         ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1)) ||
-        ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, kStreamWindowLog))) {
+        ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, kStreamWindowLog)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_hashLog, kStreamTableLog)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_chainLog, kStreamTableLog))) {
         error_ = "zstd: cannot create a compression context";
         return false;
     }
