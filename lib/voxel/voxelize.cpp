@@ -23,8 +23,9 @@
 // them exactly, which makes the border rule below apply as intended.
 //
 // Rasterization (conservative, exact clipping). Each triangle is clipped (Sutherland-Hodgman, in
-// cell units) to the strip of each row it covers, and that piece to each column it covers; the
-// clipped polygon's Y range [y_lo, y_hi] gives the span [floor(y_lo), ceil(y_hi)).
+// cell units) to the strip of each row it covers, and that piece to each column it covers (cut off
+// one border after another, the rest carried on, as Recast's dividePoly does); the clipped
+// polygon's Y range [y_lo, y_hi] gives the span [floor(y_lo), ceil(y_hi)).
 // Border rule: which columns a triangle touches, with F its XZ footprint:
 //   * F has an area (any non-vertical triangle): the columns whose square meets F in a region of
 //     positive area. Touching a border or a corner only does not count, so a floor that ends on a
@@ -194,6 +195,29 @@ int clipPolygon(const Vec3d* in, int n, Vec3d* out, int axis, double bound, doub
     return m;
 }
 
+// Splits the convex polygon at (p.axis = bound) into the part at or below it (`below`) and the part
+// at or above it (`above`), in one pass: each is exactly what clipPolygon makes with side -1 and +1
+// (the same crossings, computed from the same corners: negating both distances leaves t as it is).
+void dividePolygon(const Vec3d* in, int n, int axis, double bound, Vec3d* below, int& nb,
+                   Vec3d* above, int& na) {
+    nb = na = 0;
+    for (int i = 0, j = n - 1; i < n; j = i++) {
+        const Vec3d& a = in[j];
+        const Vec3d& b = in[i];
+        const double da = (axis == 0 ? a.x : a.z) - bound;
+        const double db = (axis == 0 ? b.x : b.z) - bound;
+        if ((da > 0 && db < 0) || (da < 0 && db > 0)) {
+            const double t = da / (da - db);
+            Vec3d p{a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t};
+            (axis == 0 ? p.x : p.z) = bound;
+            if (nb + 2 <= kMaxPolygon) below[nb++] = p;
+            if (na + 2 <= kMaxPolygon) above[na++] = p;
+        }
+        if (db <= 0 && nb + 2 <= kMaxPolygon) below[nb++] = b;
+        if (db >= 0 && na + 2 <= kMaxPolygon) above[na++] = b;
+    }
+}
+
 // First and last cell an extent [lo, hi] covers by the border rule (see the file comment).
 void cellRange(double lo, double hi, uint32_t size, bool prefer_lower, uint32_t& first,
                uint32_t& last) {
@@ -330,10 +354,15 @@ void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t ba
     const uint8_t sides = info.sides;
     const uint32_t row0 = std::max(info.row0, band_row0);
     const uint32_t row1 = std::min(info.row1, band_row1 - 1);
-    Vec3d tmp[kMaxPolygon], row_piece[kMaxPolygon], tmp2[kMaxPolygon], cell[kMaxPolygon];
-    for (uint32_t row = row0; row <= row1; ++row) {
-        int n = clipPolygon(tri, 3, tmp, 2, double(row), 1.0);
-        n = clipPolygon(tmp, n, row_piece, 2, double(row) + 1.0, -1.0);
+    // Rows and then columns are cut off the rest of the polygon one after another, Recast's way
+    // (one divide per border instead of two clips of the whole).
+    Vec3d rest[2][kMaxPolygon], row_piece[kMaxPolygon], rest_row[2][kMaxPolygon], cell[kMaxPolygon];
+    int rest_n = clipPolygon(tri, 3, rest[0], 2, double(row0), 1.0);
+    int r = 0;
+    for (uint32_t row = row0; row <= row1 && rest_n > 0; ++row) {
+        int n = 0;
+        dividePolygon(rest[r], rest_n, 2, double(row) + 1.0, row_piece, n, rest[r ^ 1], rest_n);
+        r ^= 1;
         if (n == 0) continue;
         double x_lo = row_piece[0].x, x_hi = row_piece[0].x;
         for (int i = 1; i < n; ++i) {
@@ -342,9 +371,13 @@ void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t ba
         }
         uint32_t col0, col1;
         cellRange(x_lo, x_hi, frame.size_x, (sides & kLowerX) != 0, col0, col1);
-        for (uint32_t col = col0; col <= col1; ++col) {
-            int m = clipPolygon(row_piece, n, tmp2, 0, double(col), 1.0);
-            m = clipPolygon(tmp2, m, cell, 0, double(col) + 1.0, -1.0);
+        int rest_m = clipPolygon(row_piece, n, rest_row[0], 0, double(col0), 1.0);
+        int c = 0;
+        for (uint32_t col = col0; col <= col1 && rest_m > 0; ++col) {
+            int m = 0;
+            dividePolygon(rest_row[c], rest_m, 0, double(col) + 1.0, cell, m, rest_row[c ^ 1],
+                          rest_m);
+            c ^= 1;
             if (m == 0) continue;
             double y_lo = cell[0].y, y_hi = cell[0].y;
             for (int i = 1; i < m; ++i) {
