@@ -162,13 +162,16 @@ uint8_t surfaceKey(SurfaceClass surface_class, uint8_t area) {
     return uint8_t((surface_class << 6) | area);
 }
 
-// One triangle's contribution to one column, before merging.
-struct RawSpan {
+// One triangle's contribution to one column, before merging. Packed: 9 bytes where alignment
+// would make 12 (a band of a multi-storey level holds a few hundred thousand, twice: raw and
+// grouped by column, per worker).
+struct [[gnu::packed]] RawSpan {
     uint32_t column;  // within the band
     uint16_t y_min;
     uint16_t y_max;
     uint8_t key;
 };
+static_assert(sizeof(RawSpan) == 9);
 
 // A triangle clipped by four half-planes has at most 7 corners; the margin (and the guard in
 // clipPolygon) covers nearly collinear pieces whose rounding could add a crossing or two.
