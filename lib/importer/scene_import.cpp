@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <unordered_map>
 
 #include "formats/bytes.h"
@@ -252,10 +253,14 @@ public:
         if (file_size > 0) context_.progress("import", bytes_read, file_size);
     }
     // Every vertex of an OBJ is one of its positions' world points: at most `count` of them.
+    // A hint: where the room cannot be had, the arrays grow as they are filled.
     void expectPositions(uint64_t count) override {
         if (count >= (uint64_t(1) << 32)) return;
-        geometry_.vertices.reserve(3 * size_t(count));
-        local_.reserve(size_t(count));
+        try {
+            geometry_.vertices.reserve(3 * size_t(count));
+            local_.reserve(size_t(count));
+        } catch (const std::bad_alloc&) {
+        }
     }
     // After the whole OBJ file: the scratch back.
     void objDone() { local_ = {}; }
