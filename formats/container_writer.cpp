@@ -40,22 +40,7 @@ bool ContainerWriter::compress(std::span<const uint8_t> input, int level,
         return false;
     }
     const int use_level = level > 0 ? level : level_;
-    size_t n = 0;
-    if (table_log_limit_ > 0 && use_level >= 6 && input.size() > (size_t(256) << 10)) {
-        ZSTD_CCtx* cctx = ZSTD_createCCtx();
-        if (cctx == nullptr ||
-            ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, use_level)) ||
-            ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_hashLog, table_log_limit_)) ||
-            ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_chainLog, table_log_limit_))) {
-            ZSTD_freeCCtx(cctx);
-            error_ = "zstd: cannot create a compression context";
-            return false;
-        }
-        n = ZSTD_compress2(cctx, buffer.get(), bound, input.data(), input.size());
-        ZSTD_freeCCtx(cctx);
-    } else {
-        n = ZSTD_compress(buffer.get(), bound, input.data(), input.size(), use_level);
-    }
+    const size_t n = ZSTD_compress(buffer.get(), bound, input.data(), input.size(), use_level);
     if (ZSTD_isError(n)) {
         error_ = std::string("zstd compression failed: ") + ZSTD_getErrorName(n);
         return false;

@@ -32,11 +32,6 @@ public:
     // zstd level used for compressed sections (1..19) added after this call. Single-threaded,
     // hence deterministic.
     void setCompressionLevel(int level) { level_ = level; }
-    // Caps zstd's match-finder tables at 2^log entries each for sections of more than 256 KiB at
-    // levels 6 and up, where zstd sizes them for the whole input (2^21..2^24 entries: tens of MiB,
-    // all cleared; the peak of a stage writing a large intermediate artifact). 0 = zstd's own.
-    // Smaller sections and lower levels compress exactly as without it.
-    void setMatchTableLimit(int log) { table_log_limit_ = log; }
 
     // Serialises header, table and sections. Returns false and sets `error` on failure
     // (duplicate id, too many sections, compression failure).
@@ -54,7 +49,6 @@ private:
     uint32_t kind_;
     uint32_t kind_version_;
     int level_ = 9;
-    int table_log_limit_ = 0;
     std::vector<Encoded> sections_;
     std::string error_;  // the first failure of add, reported by finish
 };

@@ -119,42 +119,6 @@ TEST_SUITE("formats") {
             }
     }
 
-    TEST_CASE("a match-table limit changes large sections only, and they decode the same") {
-        // 1 MiB of structured data (above the 256 KiB where the limit applies) and 64 KiB.
-        std::vector<uint8_t> large;
-        uint32_t x = 777;
-        for (int i = 0; i < (1 << 20); ++i) {
-            x = x * 1103515245u + 12345u;
-            large.push_back(uint8_t((i % 97) < 60 ? (i / 97) & 0xFF : (x >> 24) & 0x1F));
-        }
-        const std::vector<uint8_t> small(large.begin(), large.begin() + (64 << 10));
-        auto make = [&](int limit, int level) {
-            ContainerWriter writer(kTestKind, 1);
-            writer.setCompressionLevel(level);
-            writer.setMatchTableLimit(limit);
-            writer.add(fourcc("LRGE"), large);
-            writer.add(fourcc("SMAL"), small);
-            std::vector<uint8_t> out;
-            std::string error;
-            REQUIRE(writer.finish(out, error));
-            return out;
-        };
-        const std::vector<uint8_t> plain = make(0, 9), capped = make(14, 9);
-        const std::vector<uint8_t> low = make(0, 3), low_capped = make(14, 3);
-        CHECK(low == low_capped);  // below level 6 the limit does nothing
-        Container a, b;
-        REQUIRE_FALSE(parseContainer(plain.data(), plain.size(), a));
-        REQUIRE_FALSE(parseContainer(capped.data(), capped.size(), b));
-        CHECK(a.sections[0].stored_size != b.sections[0].stored_size);  // the large one changed
-        CHECK(a.sections[1].stored_size == b.sections[1].stored_size);  // the small one did not
-        for (uint32_t i = 0; i < 2; ++i) {
-            std::vector<uint8_t> decoded(b.sections[i].raw_size);
-            CHECK_FALSE(
-                decodeSection(capped.data(), b.sections[i], decoded.data(), decoded.size()));
-            CHECK(decoded == (i == 0 ? large : small));
-        }
-    }
-
     TEST_CASE("container writer rejects a delta-coded section that is not u32s") {
         ContainerWriter writer(kTestKind, 1);
         writer.add(fourcc("AAAA"), {1, 2, 3}, Codec::zstd_delta32);
