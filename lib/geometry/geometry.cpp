@@ -479,10 +479,11 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g,
 
 namespace {
 
-// decodeGeometry; without `triangles` the per-triangle arrays are left out (their sizes checked).
-Result<Geometry> decodeGeometryWith(const LoadedContainer& c, GeometryParts parts, bool triangles) {
+// decodeGeometry, its header in `header`; without `triangles` the per-triangle arrays are left
+// out (their sizes checked).
+Result<Geometry> decodeGeometryWith(const LoadedContainer& c, GeometryParts parts, bool triangles,
+                                    formats::GeometryHeader& header) {
     const std::string file = c.path.string();
-    formats::GeometryHeader header;
     if (Status s = c.header(formats::kSecGeometryHeader, formats::decodeGeometryHeader, header); !s)
         return s.error();
 
@@ -501,29 +502,26 @@ Result<Geometry> decodeGeometryWith(const LoadedContainer& c, GeometryParts part
     // most of the stage's memory).
     auto vertices = c.array<float>(formats::kSecVertices);
     if (!vertices) return vertices.error();
-    if (!triangles) {
-        auto corners_size = c.rawSize(formats::kSecTriangles);
-        if (!corners_size) return corners_size.error();
-        auto areas_size = c.rawSize(formats::kSecTriangleAreas);
-        if (!areas_size) return areas_size.error();
-        if (formats::Error e = formats::validateGeometrySizes(header, vertices->size() * 4,
-                                                              *corners_size, *areas_size))
-            return containerError(c.path, e);
-        if (formats::Error e = formats::validateGeometryVertices(
-                header, reinterpret_cast<const uint8_t*>(vertices->data())))
-            return containerError(c.path, e);
-        g.vertices = std::move(vertices).value();
-    } else {
+    auto corners_size = c.rawSize(formats::kSecTriangles);
+    if (!corners_size) return corners_size.error();
+    auto areas_size = c.rawSize(formats::kSecTriangleAreas);
+    if (!areas_size) return areas_size.error();
+    if (formats::Error e = formats::validateGeometrySizes(header, vertices->size() * 4,
+                                                          *corners_size, *areas_size))
+        return containerError(c.path, e);
+    if (formats::Error e = formats::validateGeometryVertices(
+            header, reinterpret_cast<const uint8_t*>(vertices->data())))
+        return containerError(c.path, e);
+    g.vertices = std::move(vertices).value();
+    if (triangles) {
         auto corners = c.array<uint32_t>(formats::kSecTriangles);
         if (!corners) return corners.error();
         auto tri_areas = c.section(formats::kSecTriangleAreas);
         if (!tri_areas) return tri_areas.error();
-        if (formats::Error e = formats::validateGeometrySections(
-                header, reinterpret_cast<const uint8_t*>(vertices->data()), vertices->size() * 4,
-                reinterpret_cast<const uint8_t*>(corners->data()), corners->size() * 4,
-                tri_areas->data(), tri_areas->size(), uint32_t(g.areas.size())))
+        if (formats::Error e = formats::validateGeometryTriangles(
+                header, 0, header.triangle_count, reinterpret_cast<const uint8_t*>(corners->data()),
+                tri_areas->data(), uint32_t(g.areas.size())))
             return containerError(c.path, e);
-        g.vertices = std::move(vertices).value();
         g.triangles = std::move(corners).value();
         g.triangle_areas = std::move(tri_areas).value();
     }
@@ -567,7 +565,8 @@ Result<Geometry> decodeGeometryWith(const LoadedContainer& c, GeometryParts part
 }  // namespace
 
 Result<Geometry> decodeGeometry(const LoadedContainer& c, GeometryParts parts) {
-    return decodeGeometryWith(c, parts, true);
+    formats::GeometryHeader header;
+    return decodeGeometryWith(c, parts, true, header);
 }
 
 Result<Geometry> loadGeometry(const std::filesystem::path& path, GeometryParts parts) {
@@ -579,14 +578,10 @@ Result<Geometry> loadGeometry(const std::filesystem::path& path, GeometryParts p
 Result<Geometry> loadGeometry(const std::filesystem::path& path, StoredTriangles& triangles) {
     auto container = loadContainer(path, formats::kKindGeometry, formats::kGeometryVersion);
     if (!container) return container.error();
-    auto g = decodeGeometryWith(*container, GeometryParts::without_objects, false);
-    if (!g) return g.error();
     StoredTriangles stored;
+    auto g = decodeGeometryWith(*container, GeometryParts::without_objects, false, stored.header_);
+    if (!g) return g.error();
     stored.file_ = path;
-    if (Status s = container->header(formats::kSecGeometryHeader, formats::decodeGeometryHeader,
-                                     stored.header_);
-        !s)
-        return s.error();
     stored.area_count_ = uint32_t(g->areas.size());
     // Only the two sections' stored bytes are kept (the rest of the file is dropped).
     auto keep = [&](uint32_t id, formats::SectionEntry& entry, std::vector<uint8_t>& bytes) {
@@ -601,8 +596,31 @@ Result<Geometry> loadGeometry(const std::filesystem::path& path, StoredTriangles
     return g;
 }
 
+Status forEachTriangleBlock(const Geometry& g, const StoredTriangles::Visit& visit) {
+    const std::span<const uint32_t> corners = g.triangles;
+    const std::span<const uint8_t> areas = g.triangle_areas;
+    for (size_t first = 0; first < areas.size(); first += StoredTriangles::kBlock) {
+        const size_t n = std::min<size_t>(StoredTriangles::kBlock, areas.size() - first);
+        if (Status s = visit(first, corners.subspan(3 * first, 3 * n), areas.subspan(first, n)); !s)
+            return s;
+    }
+    return {};
+}
+
+Status StoredTriangles::decodeInto(Geometry& g) const {
+    g.triangles.clear();
+    g.triangle_areas.clear();
+    g.triangles.reserve(3 * size_t(count()));
+    g.triangle_areas.reserve(size_t(count()));
+    return forEach(
+        [&](uint64_t, std::span<const uint32_t> corners, std::span<const uint8_t> areas) -> Status {
+            g.triangles.insert(g.triangles.end(), corners.begin(), corners.end());
+            g.triangle_areas.insert(g.triangle_areas.end(), areas.begin(), areas.end());
+            return {};
+        });
+}
+
 Status StoredTriangles::forEach(const Visit& visit) const {
-    constexpr uint64_t kBlock = 16384;  // triangles decoded at a time
     formats::SectionStream corners(corners_bytes_.data(), corners_entry_);
     formats::SectionStream areas(areas_bytes_.data(), areas_entry_);
     if (formats::Error e = corners.start()) return containerError(file_, e);

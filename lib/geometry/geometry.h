@@ -204,7 +204,11 @@ public:
     // first error of the file (naming it, the section and the byte) or of visit.
     using Visit = std::function<Status(uint64_t first, std::span<const uint32_t> corners,
                                        std::span<const uint8_t> areas)>;
+    static constexpr uint64_t kBlock = 16384;  // triangles a block
     Status forEach(const Visit& visit) const;
+    // Decodes them whole into `g`'s triangles and triangle_areas (for work that needs them all at
+    // once, e.g. clipping to bake bounds).
+    Status decodeInto(Geometry& g) const;
 
 private:
     friend Result<Geometry> loadGeometry(const std::filesystem::path& path,
@@ -219,6 +223,8 @@ private:
 // stay empty): TRIS and TARE are kept stored in `triangles`, checked for their sizes here and
 // for their contents as they are visited.
 Result<Geometry> loadGeometry(const std::filesystem::path& path, StoredTriangles& triangles);
+// The geometry's own triangles, in StoredTriangles::forEach's blocks (views of its arrays).
+Status forEachTriangleBlock(const Geometry& g, const StoredTriangles::Visit& visit);
 
 // The optional link spec sections of .geo and .vox (FORMAT.md §4.4): SLNK + SLNM when `links` is
 // not empty, nothing otherwise.

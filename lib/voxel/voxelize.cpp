@@ -1177,18 +1177,8 @@ Result<VoxelGrid> voxelizeWith(const geometry::Geometry& geometry,
             shape->frame.agent.climb, shape->frame.agent.radius, resolveThreads(params.threads));
         // The triangles a block at a time (the arrays' blocks are views, the stored ones decoded).
         const TriangleBlocks blocks = [&](const geometry::StoredTriangles::Visit& visit) {
-            if (stored != nullptr) return stored->forEach(visit);
-            constexpr size_t kBlock = 16384;
-            const std::span<const uint32_t> corners = source.triangles;
-            const std::span<const uint8_t> areas = source.triangle_areas;
-            for (size_t first = 0; first < areas.size(); first += kBlock) {
-                const size_t n = std::min(kBlock, areas.size() - first);
-                if (Status v =
-                        visit(first, corners.subspan(3 * first, 3 * n), areas.subspan(first, n));
-                    !v)
-                    return v;
-            }
-            return Status{};
+            return stored != nullptr ? stored->forEach(visit)
+                                     : geometry::forEachTriangleBlock(source, visit);
         };
         Status s =
             voxelizeRows(source.vertices, blocks, shape->frame, resolveThreads(params.threads),

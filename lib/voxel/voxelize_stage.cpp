@@ -45,12 +45,10 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
     geometry::StoredTriangles stored;
     auto geometry = geometry::loadGeometry(inputs.geometry, stored);
     if (!geometry) return geometry.error();
-    const bool whole = !effectiveParams(*geometry, params).bounds.empty();
-    if (whole) {
-        geometry =
-            geometry::loadGeometry(inputs.geometry, geometry::GeometryParts::without_objects);
-        if (!geometry) return geometry.error();
-    }
+    const VoxelizeParams applied = effectiveParams(*geometry, params);
+    const bool whole = !applied.bounds.empty();
+    if (whole)
+        if (Status s = stored.decodeInto(*geometry); !s) return s.error();
     const auto start = std::chrono::steady_clock::now();
     VoxelizeCounts counts;
     // Streamed to the file as rows are finished: the grid is never all in memory.
@@ -58,8 +56,7 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
                                     output, inputs.source_name);
     if (!voxelized) return voxelized.error();
     const uint64_t outside_bounds = counts.outside_bounds;
-    const size_t triangle_count = whole ? geometry->triangleCount() : size_t(stored.count());
-    const VoxelizeParams applied = effectiveParams(*geometry, params);
+    const size_t triangle_count = size_t(stored.count());
 
     StageResult result;
     result.milliseconds =

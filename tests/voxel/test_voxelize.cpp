@@ -1339,6 +1339,11 @@ TEST_CASE(
                 .ok());
     CHECK(corners == b.g.triangles);
     CHECK(areas == b.g.triangle_areas);
+    // Decoded whole (as bake bounds need them): the geometry as saved.
+    geometry::Geometry decoded = *bare;
+    REQUIRE(stored.decodeInto(decoded).ok());
+    CHECK(decoded.triangles == b.g.triangles);
+    CHECK(decoded.triangle_areas == b.g.triangle_areas);
     // A vertex index out of range, found only when the triangles are visited: named by file,
     // section, triangle and byte.
     geometry::Geometry bad = b.g;
