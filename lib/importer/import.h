@@ -144,6 +144,7 @@ struct ImportParams {
     bool flip_winding = false;  // reverse every triangle (meshes wound clockwise)
     bool double_sided = false;  // faces count from either side: those facing down are turned up
     TagConfig tags = defaultTagConfig();
+    int threads = 0;  // OBJ files: 1 reads and parses on the calling thread; else on a second one
 };
 
 // What importing a file applied, for the report.
@@ -260,7 +261,8 @@ struct ImportStage {
         bool flip_winding = false;  // reverse every triangle
         bool double_sided = false;  // faces count from either side
         std::filesystem::path
-            tags;  // tag rules (JSON) tried before the built-in ones; empty = none
+            tags;         // tag rules (JSON) tried before the built-in ones; empty = none
+        int threads = 0;  // worker threads (OBJ files: 1 = the file read on the calling thread)
     };
     struct Inputs {
         std::vector<std::filesystem::path> sources;

@@ -64,6 +64,7 @@ std::string warnIfDefaultsChanged(const ImportStage::Params& params, std::string
 ParamIssues ImportStage::check(const Params& params) {
     ParamCheck check;
     check.positive("scale", params.scale);
+    check.threads("threads", params.threads);
     return check.issues;
 }
 
@@ -138,6 +139,7 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
     scene_params.units = params.units;
     scene_params.flip_winding = params.flip_winding;
     scene_params.double_sided = params.double_sided;
+    scene_params.threads = params.threads;
     if (!params.tags.empty()) {
         auto tags = loadTagConfig(params.tags);
         if (!tags) return tags.error();

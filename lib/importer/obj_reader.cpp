@@ -1,14 +1,22 @@
-// Streaming Wavefront OBJ reader (see obj_reader.h). The file is read in 1 MiB chunks, each
-// complete line parsed in place with std::from_chars.
+// Streaming Wavefront OBJ reader (see obj_reader.h). Two steps, on two threads where there are
+// two: a tokenizer reads the file in chunks of whole lines and parses their numbers in place with
+// std::from_chars (positions; face indices resolved and range-checked; names; the first error),
+// and the parser builds the scene from those tokens in file order (objects, meshes, triangulation,
+// the sink). The tokens of a chunk are a few hundred KiB; at most three chunks' are alive.
 #include "lib/importer/obj_reader.h"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <thread>
+
+#include "lib/common/parallel.h"
 
 namespace nav::importer {
 
@@ -16,46 +24,227 @@ namespace {
 
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-class Parser {
-public:
-    Parser(std::string file, ObjSink* sink) : file_(std::move(file)), sink_(sink) {}
+// What the tokenizer makes of one chunk of whole lines, in file order: runs of positions, faces
+// and polylines (their corners resolved to 0-based indices and checked), object, group and
+// material names; an error ends the tokens (nothing after it is read).
+struct Tokens {
+    enum class Kind : uint8_t { vertices, face, line, object, group, material };
+    struct Item {
+        Kind kind;
+        uint32_t count;  // vertices: positions; face, line: corners; names: characters
+    };
+    std::vector<Item> items;
+    std::vector<float> positions;  // 3 per position
+    std::vector<uint32_t> corners;
+    std::string names;
+    bool failed = false;  // `error` follows the items
+    Error error;
+    bool end = false;  // the file ended after these
+    uint64_t bytes_read = 0, file_size = 0;
 
-    Status line(const char* p, const char* end, size_t number) {
+    void clear() {
+        items.clear();
+        positions.clear();
+        corners.clear();
+        names.clear();
+        failed = false;
+        end = false;
+    }
+};
+
+class Tokenizer {
+public:
+    explicit Tokenizer(const std::filesystem::path& path)
+        : path_(path), file_(path.string()), in_(nullptr, std::fclose) {}
+
+    // Tokenizes the next chunk of whole lines into `out` (cleared first).
+    void next(Tokens& out) {
+        out.clear();
+        if (!opened_) {
+            opened_ = true;
+            in_.reset(std::fopen(file_.c_str(), "rb"));
+            if (!in_) return fail(out, makeError(ErrorKind::io, "{}: cannot open", file_));
+            std::error_code ec;
+            file_size_ = std::filesystem::file_size(path_, ec);
+            if (ec) file_size_ = 0;
+            buffer_.resize(kChunk);
+        }
+        const size_t got = std::fread(buffer_.data() + kept_, 1, buffer_.size() - kept_, in_.get());
+        const size_t filled = kept_ + got;
+        bytes_read_ += got;
+        out.bytes_read = bytes_read_;
+        out.file_size = file_size_;
+        const bool last = got == 0 || std::feof(in_.get());
+        size_t start = 0;
+        while (start < filled) {
+            const void* nl = std::memchr(buffer_.data() + start, '\n', filled - start);
+            if (nl == nullptr && !last) break;  // an incomplete line: read more
+            const size_t stop =
+                nl != nullptr ? size_t(static_cast<const char*>(nl) - buffer_.data()) : filled;
+            if (Status s = line(buffer_.data() + start, buffer_.data() + stop, ++number_, out); !s)
+                return fail(out, s.error());
+            start = stop + 1;
+        }
+        if (std::ferror(in_.get()))
+            return fail(out, makeError(ErrorKind::io, "{}: read error", file_));
+        if (last) {
+            out.end = true;
+            return;
+        }
+        kept_ = filled - std::min(start, filled);
+        std::memmove(buffer_.data(), buffer_.data() + (filled - kept_), kept_);
+        if (kept_ == buffer_.size()) buffer_.resize(2 * buffer_.size());  // a line longer than it
+    }
+
+private:
+    static constexpr size_t kChunk = size_t(1) << 18;
+
+    void fail(Tokens& out, Error error) {
+        out.failed = true;
+        out.error = std::move(error);
+        out.end = true;
+    }
+
+    Status line(const char* p, const char* end, size_t number, Tokens& out) {
         while (p < end && isSpace(*p)) ++p;
         if (p == end || *p == '#') return {};
         const char* word = p;
         while (p < end && !isSpace(*p)) ++p;
         const std::string_view keyword(word, size_t(p - word));
-        if (keyword == "v") return vertex(p, end, number);
-        if (keyword == "f" || keyword == "l") return face(p, end, number, keyword == "l");
-        if (keyword == "o") return startObject(rest(p, end));
-        if (keyword == "g") {
-            const std::string name = rest(p, end);
-            if (name != group_)
-                if (Status s = startObject(name); !s) return s;
-            group_ = name;
-            return {};
-        }
-        if (keyword == "usemtl") {
-            material_ = rest(p, end);
-            if (!scene_.objects.empty()) {
-                ObjObject& object = scene_.objects.back();
-                if (object.meshes.empty()) return {};
-                ObjMesh& mesh = object.meshes.back();
-                if (mesh.empty()) {
-                    mesh.material = material_;
-                } else if (mesh.material != material_) {
-                    if (Status s = meshDone(); !s) return s;
-                    object.meshes.push_back({material_, material_, {}, {}});
-                }
-            }
-            return {};
-        }
+        if (keyword == "v") return vertex(p, end, number, out);
+        if (keyword == "f" || keyword == "l")
+            return face(p, end, number, keyword == "l" ? Tokens::Kind::line : Tokens::Kind::face,
+                        out);
+        if (keyword == "o") return name(Tokens::Kind::object, p, end, out);
+        if (keyword == "g") return name(Tokens::Kind::group, p, end, out);
+        if (keyword == "usemtl") return name(Tokens::Kind::material, p, end, out);
         return {};  // vt, vn, s, mtllib, ...: not used
     }
 
+    static Status name(Tokens::Kind kind, const char* p, const char* end, Tokens& out) {
+        while (p < end && isSpace(*p)) ++p;
+        while (end > p && isSpace(end[-1])) --end;
+        out.items.push_back({kind, uint32_t(end - p)});
+        out.names.append(p, size_t(end - p));
+        return {};
+    }
+
+    Status vertex(const char* p, const char* end, size_t number, Tokens& out) {
+        float xyz[3];
+        for (float& value : xyz) {
+            while (p < end && isSpace(*p)) ++p;
+            const auto [next, ec] = std::from_chars(p, end, value);
+            if (ec != std::errc())
+                return inputError("{}:{}: a vertex needs three numbers ('v X Y Z')", file_, number);
+            p = next;
+        }
+        out.positions.insert(out.positions.end(), xyz, xyz + 3);
+        if (out.items.empty() || out.items.back().kind != Tokens::Kind::vertices)
+            out.items.push_back({Tokens::Kind::vertices, 0});
+        ++out.items.back().count;
+        ++positions_;
+        return {};
+    }
+
+    Status face(const char* p, const char* end, size_t number, Tokens::Kind kind, Tokens& out) {
+        const long long count = (long long)positions_;
+        uint32_t corners = 0;
+        while (true) {
+            while (p < end && isSpace(*p)) ++p;
+            if (p == end) break;
+            long long index = 0;
+            const auto [next, ec] = std::from_chars(p, end, index);
+            if (ec != std::errc())
+                return inputError("{}:{}: '{}' is not a vertex index", file_, number,
+                                  std::string(p, size_t(std::min<ptrdiff_t>(end - p, 20))));
+            const long long resolved = index < 0 ? count + index : index - 1;
+            if (index == 0 || resolved < 0 || resolved >= count)
+                return inputError("{}:{}: vertex index {} is out of range ({} vertices so far)",
+                                  file_, number, index, count);
+            out.corners.push_back(uint32_t(resolved));
+            ++corners;
+            p = next;
+            while (p < end && !isSpace(*p)) ++p;  // /texture/normal
+        }
+        out.items.push_back({kind, corners});
+        return {};
+    }
+
+    std::filesystem::path path_;
+    std::string file_;
+    std::unique_ptr<FILE, int (*)(FILE*)> in_;
+    bool opened_ = false;
+    uint64_t file_size_ = 0, bytes_read_ = 0;
+    std::vector<char> buffer_;
+    size_t kept_ = 0, number_ = 0;
+    uint64_t positions_ = 0;
+};
+
+class Parser {
+public:
+    Parser(std::string file, ObjSink* sink) : file_(std::move(file)), sink_(sink) {}
+
+    // The scene from one chunk's tokens, in order; their error, if any, at its place.
+    Status consume(const Tokens& tokens) {
+        const float* positions = tokens.positions.data();
+        const uint32_t* corners = tokens.corners.data();
+        const char* names = tokens.names.data();
+        for (const Tokens::Item& item : tokens.items) {
+            Status s;
+            switch (item.kind) {
+                case Tokens::Kind::vertices:
+                    scene_.positions.insert(scene_.positions.end(), positions,
+                                            positions + 3 * size_t(item.count));
+                    positions += 3 * size_t(item.count);
+                    break;
+                case Tokens::Kind::face:
+                case Tokens::Kind::line:
+                    corners_.assign(corners, corners + item.count);
+                    corners += item.count;
+                    s = face(item.kind == Tokens::Kind::line);
+                    break;
+                default: {
+                    std::string name(names, item.count);
+                    names += item.count;
+                    s = flush();
+                    if (s) s = named(item.kind, std::move(name));
+                }
+            }
+            if (!s) return s;
+        }
+        if (Status s = flush(); !s) return s;
+        if (tokens.failed) return tokens.error;
+        return {};
+    }
+
+    Status named(Tokens::Kind kind, std::string name) {
+        if (kind == Tokens::Kind::object) return startObject(std::move(name));
+        if (kind == Tokens::Kind::group) {
+            if (name != group_)
+                if (Status s = startObject(name); !s) return s;
+            group_ = std::move(name);
+            return {};
+        }
+        material_ = std::move(name);  // usemtl
+        if (!scene_.objects.empty()) {
+            ObjObject& object = scene_.objects.back();
+            if (object.meshes.empty()) return {};
+            ObjMesh& mesh = object.meshes.back();
+            if (mesh.empty()) {
+                mesh.material = material_;
+            } else if (mesh.material != material_) {
+                if (Status s = meshDone(); !s) return s;
+                object.meshes.push_back({material_, material_, {}, {}});
+            }
+        }
+        return {};
+    }
+
     // The file ended: the last mesh and object are complete.
-    Status end() { return objectDone(); }
+    Status end() {
+        if (Status s = flush(); !s) return s;
+        return objectDone();
+    }
     size_t meshesHandedOver() const { return handed_over_; }
 
     ObjScene take() {
@@ -73,12 +262,6 @@ public:
     }
 
 private:
-    static std::string rest(const char* p, const char* end) {
-        while (p < end && isSpace(*p)) ++p;
-        while (end > p && isSpace(end[-1])) --end;
-        return std::string(p, size_t(end - p));
-    }
-
     Status startObject(std::string name) {
         if (Status s = objectDone(); !s) return s;
         scene_.objects.push_back({name, {{name, material_, {}, {}}}});
@@ -106,38 +289,8 @@ private:
         return sink_->object(scene_, object);
     }
 
-    Status vertex(const char* p, const char* end, size_t number) {
-        float xyz[3];
-        for (float& value : xyz) {
-            while (p < end && isSpace(*p)) ++p;
-            const auto [next, ec] = std::from_chars(p, end, value);
-            if (ec != std::errc())
-                return inputError("{}:{}: a vertex needs three numbers ('v X Y Z')", file_, number);
-            p = next;
-        }
-        scene_.positions.insert(scene_.positions.end(), xyz, xyz + 3);
-        return {};
-    }
-
-    Status face(const char* p, const char* end, size_t number, bool line) {
-        corners_.clear();
-        const long long count = (long long)(scene_.positions.size() / 3);
-        while (true) {
-            while (p < end && isSpace(*p)) ++p;
-            if (p == end) break;
-            long long index = 0;
-            const auto [next, ec] = std::from_chars(p, end, index);
-            if (ec != std::errc())
-                return inputError("{}:{}: '{}' is not a vertex index", file_, number,
-                                  std::string(p, size_t(std::min<ptrdiff_t>(end - p, 20))));
-            const long long resolved = index < 0 ? count + index : index - 1;
-            if (index == 0 || resolved < 0 || resolved >= count)
-                return inputError("{}:{}: vertex index {} is out of range ({} vertices so far)",
-                                  file_, number, index, count);
-            corners_.push_back(uint32_t(resolved));
-            p = next;
-            while (p < end && !isSpace(*p)) ++p;  // /texture/normal
-        }
+    // The face (or polyline) in corners_.
+    Status face(bool line) {
         if (scene_.objects.empty())
             if (Status s = startObject("defaultobject"); !s) return s;
         ObjObject& object = scene_.objects.back();
@@ -153,19 +306,23 @@ private:
             triangulate(mesh.triangles);
             return {};
         }
-        face_.values.clear();
+        const size_t before = face_.values.size();
         triangulate(face_);
-        for (size_t k = 0; k + 2 < face_.values.size(); k += 3) {
-            ++mesh.direct_triangles;
-            if (Status s = sink_->triangle(scene_, mesh, face_.values[k], face_.values[k + 1],
-                                           face_.values[k + 2]);
-                !s)
-                return s;
-        }
-        return {};
+        mesh.direct_triangles += (face_.values.size() - before) / 3;
+        return face_.values.size() >= kBatch ? flush() : Status{};
     }
 
-    // The triangles of one face, for a sink that takes them one by one.
+    // The triangles of the current mesh not yet handed to the sink, to it (in batches: it can
+    // look ahead at the positions they use).
+    static constexpr size_t kBatch = 3 * 512;
+    Status flush() {
+        if (face_.values.empty()) return {};
+        Status s = sink_->triangles(scene_, scene_.objects.back().meshes.back(), face_.values);
+        face_.values.clear();
+        return s;
+    }
+
+    // The triangles of direct meshes' faces, for flush.
     struct FaceTriangles {
         std::vector<uint32_t> values;
         void push(std::initializer_list<uint32_t> list) {
@@ -276,38 +433,80 @@ private:
 
 namespace {
 
-Status parseFile(const std::filesystem::path& path, Parser& parser, ObjSink* sink) {
-    const std::string file = path.string();
-    std::unique_ptr<FILE, int (*)(FILE*)> in(std::fopen(file.c_str(), "rb"), std::fclose);
-    if (!in) return makeError(ErrorKind::io, "{}: cannot open", file);
-    std::error_code ec;
-    const uint64_t file_size = std::filesystem::file_size(path, ec);
-    uint64_t bytes_read = 0;
-    constexpr size_t kChunk = size_t(1) << 20;
-    std::vector<char> buffer(kChunk);
-    size_t kept = 0, number = 0;
-    while (true) {
-        const size_t got = std::fread(buffer.data() + kept, 1, buffer.size() - kept, in.get());
-        const size_t filled = kept + got;
-        bytes_read += got;
-        if (sink != nullptr) sink->progress(bytes_read, ec ? 0 : file_size);
-        const bool last = got == 0 || std::feof(in.get());
-        size_t start = 0;
-        while (start < filled) {
-            const void* nl = std::memchr(buffer.data() + start, '\n', filled - start);
-            if (nl == nullptr && !last) break;  // an incomplete line: read more
-            const size_t stop =
-                nl != nullptr ? size_t(static_cast<const char*>(nl) - buffer.data()) : filled;
-            if (Status s = parser.line(buffer.data() + start, buffer.data() + stop, ++number); !s)
-                return s;
-            start = stop + 1;
+// Reads and parses the file. With `threads` > 1 the tokenizer runs on a thread of its own, at
+// most two chunks ahead of the parser; else the two take turns on the calling thread. The same
+// scene (and the same first error) either way.
+Status parseFile(const std::filesystem::path& path, Parser& parser, ObjSink* sink, int threads) {
+    Tokenizer tokenizer(path);
+    auto handOver = [&](const Tokens& tokens) -> Status {
+        if (sink != nullptr) sink->progress(tokens.bytes_read, tokens.file_size);
+        return parser.consume(tokens);
+    };
+    if (threads <= 1) {
+        Tokens tokens;
+        do {
+            tokenizer.next(tokens);
+            if (Status s = handOver(tokens); !s) return s;
+        } while (!tokens.end);
+        return parser.end();
+    }
+    constexpr size_t kSlots = 3;
+    std::array<Tokens, kSlots> slots;
+    std::mutex mutex;
+    std::condition_variable changed;
+    size_t produced = 0, consumed = 0;
+    bool stop = false;
+    std::thread reader([&] {
+        for (size_t i = 0;; ++i) {
+            {
+                std::unique_lock lock(mutex);
+                changed.wait(lock, [&] { return stop || i < consumed + kSlots; });
+                if (stop) return;
+            }
+            Tokens& tokens = slots[i % kSlots];
+            try {
+                tokenizer.next(tokens);
+            } catch (const std::bad_alloc&) {
+                tokens.clear();
+                tokens.failed = tokens.end = true;
+                tokens.error = makeError(ErrorKind::internal, "{}: out of memory", path.string());
+            }
+            {
+                std::lock_guard lock(mutex);
+                produced = i + 1;
+            }
+            changed.notify_all();
+            if (tokens.end) return;
         }
-        if (std::ferror(in.get())) return makeError(ErrorKind::io, "{}: read error", file);
-        if (last) break;
-        kept = filled - std::min(start, filled);
-        std::memmove(buffer.data(), buffer.data() + (filled - kept), kept);
-        if (kept == buffer.size())
-            buffer.resize(2 * buffer.size());  // a line longer than the buffer
+    });
+    // The reader stops and is joined however the parser leaves (an error, an exception).
+    struct Join {
+        std::thread& thread;
+        std::mutex& mutex;
+        std::condition_variable& changed;
+        bool& stop;
+        ~Join() {
+            {
+                std::lock_guard lock(mutex);
+                stop = true;
+            }
+            changed.notify_all();
+            thread.join();
+        }
+    } join{reader, mutex, changed, stop};
+    for (size_t i = 0;; ++i) {
+        {
+            std::unique_lock lock(mutex);
+            changed.wait(lock, [&] { return i < produced; });
+        }
+        const Tokens& tokens = slots[i % kSlots];
+        if (Status s = handOver(tokens); !s) return s;
+        if (tokens.end) break;
+        {
+            std::lock_guard lock(mutex);
+            consumed = i + 1;
+        }
+        changed.notify_all();
     }
     return parser.end();
 }
@@ -344,15 +543,15 @@ uint64_t countPositions(const std::filesystem::path& path) {
 
 Result<ObjScene> readObj(const std::filesystem::path& path) {
     Parser parser(path.string(), nullptr);
-    if (Status s = parseFile(path, parser, nullptr); !s) return s.error();
+    if (Status s = parseFile(path, parser, nullptr, resolveThreads(0)); !s) return s.error();
     return parser.take();
 }
 
-Result<size_t> readObj(const std::filesystem::path& path, ObjSink& sink) {
+Result<size_t> readObj(const std::filesystem::path& path, ObjSink& sink, int threads) {
     const uint64_t positions = countPositions(path);
     if (positions > 0) sink.expectPositions(positions);
     Parser parser(path.string(), &sink);
-    if (Status s = parseFile(path, parser, &sink); !s) return s.error();
+    if (Status s = parseFile(path, parser, &sink, resolveThreads(threads)); !s) return s.error();
     return parser.meshesHandedOver();
 }
 

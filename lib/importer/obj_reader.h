@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -93,16 +94,16 @@ public:
     virtual ~ObjSink() = default;
     virtual Status mesh(const ObjScene& scene, ObjObject& object, ObjMesh& mesh) = 0;
     virtual Status object(const ObjScene& scene, ObjObject& object) = 0;
-    // At a mesh's first triangle: whether the sink takes its triangles one by one as they are
-    // read (triangle(), in file order; then the mesh keeps no triangle lists and mesh() comes at
-    // its end as before) instead of whole at its end.
+    // At a mesh's first triangle: whether the sink takes its triangles as they are read
+    // (triangles(), in file order, a few hundred at a time, 3 corners each; then the mesh keeps no
+    // triangle lists and mesh() comes at its end as before) instead of whole at its end.
     virtual bool direct(const ObjScene& scene, ObjObject& object, ObjMesh& mesh) {
         (void)scene, (void)object, (void)mesh;
         return false;
     }
-    virtual Status triangle(const ObjScene& scene, ObjMesh& mesh, uint32_t a, uint32_t b,
-                            uint32_t c) {
-        (void)scene, (void)mesh, (void)a, (void)b, (void)c;
+    virtual Status triangles(const ObjScene& scene, ObjMesh& mesh,
+                             std::span<const uint32_t> corners) {
+        (void)scene, (void)mesh, (void)corners;
         return {};
     }
     virtual void progress(uint64_t bytes_read, uint64_t file_size) {
@@ -119,7 +120,9 @@ public:
 // The whole scene, empty meshes dropped.
 Result<ObjScene> readObj(const std::filesystem::path& path);
 // Streamed to `sink`: only the positions and the index lists of the mesh being read are held
-// (what the sink keeps aside). Returns the number of meshes handed over.
-Result<size_t> readObj(const std::filesystem::path& path, ObjSink& sink);
+// (what the sink keeps aside). Returns the number of meshes handed over. With `threads` other
+// than 1 (0 = every core) the file is read and its numbers parsed on a second thread while the
+// sink works on the calling one (the same calls either way; the sink is only called there).
+Result<size_t> readObj(const std::filesystem::path& path, ObjSink& sink, int threads = 0);
 
 }  // namespace nav::importer

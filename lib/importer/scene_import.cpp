@@ -219,35 +219,58 @@ public:
         direct_.node = object.name;
         return true;
     }
-    Status triangle(const ObjScene& obj, ObjMesh& mesh, uint32_t a, uint32_t b,
-                    uint32_t c) override {
-        if ((++direct_.triangles & 0xffff) == 0 && context_.cancelled())
-            return makeError(ErrorKind::cancelled, "import cancelled");
+    Status triangles(const ObjScene& obj, ObjMesh& mesh,
+                     std::span<const uint32_t> corners) override {
+        if (context_.cancelled()) return makeError(ErrorKind::cancelled, "import cancelled");
         const bool ignored = direct_.area < 0;
-        uint32_t ids[3];
-        const uint32_t corners[3] = {a, b, c};
-        for (int k = 0; k < 3; ++k) {
-            const uint32_t g = corners[k];
-            if (g >= local_.size()) local_.resize(obj.positions.size() / 3, ObjMeshView::kNone);
-            if (local_[g] == ObjMeshView::kNone) {
-                const float* q = &obj.positions[3 * size_t(g)];
-                const aiVector3D local(q[0], q[1], q[2]);
-                float p[3];
-                worldPoint(aiMatrix4x4() * local, p);  // as addMesh
-                if (Status s = checkFinite(mesh.name, direct_.node, direct_.order.size(), local, p);
-                    !s)
-                    return s;
-                local_[g] = ignored ? 0 : internVertex(p);
-                direct_.order.push_back(g);
+        if (local_.size() < obj.positions.size() / 3)
+            local_.resize(obj.positions.size() / 3, ObjMeshView::kNone);
+        // The positions first used here, in order of first use, with their world points and
+        // hashes; then interned in that order, each one's table slot (and the vertex in it)
+        // fetched a few positions ahead: the table is far larger than the caches.
+        pending_.clear();
+        for (const uint32_t g : corners) {
+            if (local_[g] != ObjMeshView::kNone) continue;
+            const float* q = &obj.positions[3 * size_t(g)];
+            const aiVector3D local(q[0], q[1], q[2]);
+            Pending next{g, {}, 0};
+            worldPoint(aiMatrix4x4() * local, next.p);  // as addMesh
+            if (Status s =
+                    checkFinite(mesh.name, direct_.node, direct_.order.size(), local, next.p);
+                !s)
+                return s;
+            direct_.order.push_back(g);
+            if (ignored) {
+                local_[g] = 0;
+                continue;
             }
-            ids[k] = local_[g];
+            local_[g] = kPendingVertex;
+            next.hash = VertexKeyHash{}(keyOf(next.p));
+            pending_.push_back(next);
+        }
+        constexpr size_t kAhead = 8;
+        for (size_t i = 0; i < pending_.size(); ++i) {
+            const size_t mask = vertex_slots_.size() - 1;
+            if (i + 2 * kAhead < pending_.size() && !vertex_slots_.empty())
+                __builtin_prefetch(&vertex_slots_[pending_[i + 2 * kAhead].hash & mask]);
+            if (i + kAhead < pending_.size() && !vertex_slots_.empty())
+                if (const uint32_t slot = vertex_slots_[pending_[i + kAhead].hash & mask];
+                    slot != 0)
+                    __builtin_prefetch(&geometry_.vertices[3 * size_t(slot - 1)]);
+            local_[pending_[i].g] = internVertex(pending_[i].p, pending_[i].hash);
         }
         if (ignored) {
-            ++geometry_.dropped_ignored;
+            geometry_.dropped_ignored += uint32_t(corners.size() / 3);
             return {};
         }
-        return keepTriangle(ids[0], ids[1], ids[2], direct_.area, direct_.node, mesh.name,
-                            mesh.material, direct_.object_index, direct_.object_created);
+        for (size_t k = 0; k + 2 < corners.size(); k += 3)
+            if (Status s =
+                    keepTriangle(local_[corners[k]], local_[corners[k + 1]], local_[corners[k + 2]],
+                                 direct_.area, direct_.node, mesh.name, mesh.material,
+                                 direct_.object_index, direct_.object_created);
+                !s)
+                return s;
+        return {};
     }
     void progress(uint64_t bytes_read, uint64_t file_size) override {
         if (file_size > 0) context_.progress("import", bytes_read, file_size);
@@ -259,6 +282,12 @@ public:
         try {
             geometry_.vertices.reserve(3 * size_t(count));
             local_.reserve(size_t(count));
+            // internVertex's table at the size it would grow to (no rehash on the way).
+            if (geometry_.vertices.empty()) {
+                size_t slots = 1024;
+                while (4 * (count + 1) > 3 * slots) slots *= 2;
+                vertex_slots_.assign(slots, 0);
+            }
         } catch (const std::bad_alloc&) {
         }
     }
@@ -685,7 +714,9 @@ private:
     // The id of the vertex at p (bit-exact, -0 = +0), added when new. An open-addressing table
     // of vertex ids + 1 (0 = empty) over geometry_.vertices: 4 bytes a slot, at most 3/4 full
     // (linear probes stay short and mostly in one cache line; at most half full, twice the table).
-    uint32_t internVertex(const float p[3]) {
+    uint32_t internVertex(const float p[3]) { return internVertex(p, VertexKeyHash{}(keyOf(p))); }
+    // The same with the hash of p's key already computed.
+    uint32_t internVertex(const float p[3], size_t hash) {
         const VertexKey key = keyOf(p);
         const size_t count = geometry_.vertices.size() / 3;
         if (4 * (count + 1) > 3 * vertex_slots_.size()) {
@@ -698,7 +729,7 @@ private:
             }
         }
         const size_t mask = vertex_slots_.size() - 1;
-        for (size_t i = VertexKeyHash{}(key)&mask;; i = (i + 1) & mask) {
+        for (size_t i = hash & mask;; i = (i + 1) & mask) {
             const uint32_t slot = vertex_slots_[i];
             if (slot == 0) {
                 vertex_slots_[i] = uint32_t(count + 1);
@@ -764,6 +795,14 @@ private:
     std::string file_name_;  // the file's base name: scene link names and ids never hold a path
     geometry::Geometry geometry_;
     std::vector<uint32_t> vertex_slots_;  // internVertex's table (power-of-two size)
+    // triangles(): the positions a batch uses first, and the mark of those not yet interned.
+    struct Pending {
+        uint32_t g;
+        float p[3];
+        size_t hash;
+    };
+    std::vector<Pending> pending_;
+    static constexpr uint32_t kPendingVertex = ObjMeshView::kNone - 1;
     geometry::TriangleStreams* streams_ = nullptr;
     std::vector<uint8_t> used_;  // streamed: per vertex, whether a triangle uses it
     // OBJ: the mesh views' scratch (one entry per position) and the current object's link and
@@ -777,7 +816,6 @@ private:
         std::vector<uint32_t> order;  // its positions in the order of first use
         uint32_t object_index = 0;
         bool object_created = false;
-        uint64_t triangles = 0;
     } direct_;
     size_t total_meshes_ = 0;
     size_t done_meshes_ = 0;
@@ -909,7 +947,7 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
     flattener.streamTo(streams);
     if (own_obj) {
         // Flattened as it is read (the OBJ's unit is the file's: metres).
-        auto meshes = readObj(path, flattener);
+        auto meshes = readObj(path, flattener, params.threads);
         if (!meshes) return meshes.error();
         flattener.objDone();
         if (*meshes == 0) return inputError("{}: the scene is empty (no meshes)", file);

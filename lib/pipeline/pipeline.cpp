@@ -306,13 +306,15 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         if (Status s = ir.boolean("flip_winding", c.import.flip_winding); !s) return s.error();
         if (Status s = ir.boolean("double_sided", c.import.double_sided); !s) return s.error();
         if (Status s = ir.string("tags", tags); !s) return s.error();
+        if (Status s = ir.integer("threads", c.import.threads); !s) return s.error();
         if (!tags.empty()) {
             c.import.tags = fs::absolute(base / tags).lexically_normal();
             std::error_code ec;
             if (!fs::is_regular_file(c.import.tags, ec))
                 return ir.fail("$.import.tags", fmt::format("file '{}' not found", tags)).error();
         }
-        if (Status s = ir.finish({"up", "scale", "units", "flip_winding", "double_sided", "tags"});
+        if (Status s = ir.finish(
+                {"up", "scale", "units", "flip_winding", "double_sided", "tags", "threads"});
             !s)
             return s.error();
     }

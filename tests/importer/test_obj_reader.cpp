@@ -225,4 +225,56 @@ TEST_SUITE("importer") {
         for (const auto& [key, area] : areaByObject(*concave)) total += area;
         CHECK(total == doctest::Approx(1.5));
     }
+
+    TEST_CASE("the built-in OBJ reader gives the same scene and errors on one thread and two") {
+        test::TempDir dir;
+        // Many read chunks: a terrain of quads over several objects and materials, shared and
+        // repeated positions (welded), relative indices, an ignored mesh.
+        std::string text;
+        const int n = 160;
+        for (int part = 0; part < 3; ++part) {
+            text += "o part" + std::to_string(part) + "\nusemtl " +
+                    (part == 1 ? "ignore_me" : "stone") + "\n";
+            const int base = part * n * n;
+            for (int z = 0; z < n; ++z)
+                for (int x = 0; x < n; ++x)
+                    text += "v " + std::to_string(x * 0.5) + " " +
+                            std::to_string((x * z) % 7 * 0.1) + " " + std::to_string(z * 0.5) +
+                            "\n";
+            for (int z = 0; z + 1 < n; ++z)
+                for (int x = 0; x + 1 < n; ++x) {
+                    const int a = base + z * n + x + 1;
+                    text += "f " + std::to_string(a) + " " + std::to_string(a + n) + " " +
+                            std::to_string(a + n + 1) + " " + std::to_string(a + 1) + "\n";
+                }
+            text += "usemtl grass\nf -1 -2 -3\n";
+        }
+        REQUIRE(text.size() > 4 * (size_t(1) << 18));
+        write(dir / "many.obj", text);
+        importer::ImportParams one, two;
+        one.threads = 1;
+        two.threads = 2;
+        Context context;
+        auto a = importer::importScene(dir / "many.obj", one, context);
+        auto b = importer::importScene(dir / "many.obj", two, context);
+        REQUIRE(a.ok());
+        REQUIRE(b.ok());
+        CHECK(a->triangleCount() == 2 * 2 * (n - 1) * (n - 1) + 3);
+        CHECK(a->vertices == b->vertices);
+        CHECK(a->triangles == b->triangles);
+        CHECK(a->triangle_areas == b->triangle_areas);
+        CHECK(a->triangle_objects == b->triangle_objects);
+        CHECK(a->objects.size() == b->objects.size());
+        CHECK(a->dropped_degenerate == b->dropped_degenerate);
+        // An error far into the file names its line either way.
+        const size_t lines = size_t(std::count(text.begin(), text.end(), '\n'));
+        write(dir / "late.obj", text + "f 1 2 " + std::to_string(3 * n * n + 1) + "\n" + text);
+        for (const importer::ImportParams& params : {one, two}) {
+            auto late = importer::importScene(dir / "late.obj", params, context);
+            REQUIRE_FALSE(late.ok());
+            CHECK(late.error().message.find(fmt::format(
+                      "late.obj:{}: vertex index {} is out of range", lines + 1, 3 * n * n + 1)) !=
+                  std::string::npos);
+        }
+    }
 }

@@ -35,6 +35,10 @@ void registerImport(CLI::App& app, CommandBody& body) {
                   "Reverse every triangle (meshes wound clockwise: no floor faces up)");
     sub->add_flag("--double-sided", options->params.double_sided,
                   "Faces count from either side: triangles facing down are turned up");
+    sub->add_option("--threads", options->params.threads,
+                    "Worker threads (0 = all cores; OBJ files are read and parsed on a second "
+                    "thread beside the one building the geometry)")
+        ->capture_default_str();
     sub->add_option("--tags", options->tags,
                     "JSON file of tag rules (ignore / obstacle / area types with costs) tried "
                     "before the built-in ones; see README");
