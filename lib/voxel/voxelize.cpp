@@ -493,7 +493,16 @@ void filterColumn(const GridView& view, const std::vector<uint8_t>& blocked_area
         below_top = s.y_max;
         walkable[i] = w;
     }
-    // 2. Ledges and 3. low height.
+    // 2. Ledges and 3. low height. A neighbour span can give the agent room only when it ends
+    // below this span's ceiling less the height and its own ceiling is at least the height above
+    // this floor: a run of the neighbour's spans that moves up with this span (a cursor per side,
+    // so a column of many layers is not compared with every layer of its neighbours).
+    size_t nb[4], ne[4], cursor[4];
+    bool inside[4];
+    for (int dir = 0; dir < 4; ++dir) {
+        inside[dir] = view.neighbour(x, z, dir, nb[dir], ne[dir]);
+        cursor[dir] = inside[dir] ? nb[dir] : 0;
+    }
     for (size_t i = begin; i < end; ++i) {
         if (!walkable[i]) continue;
         const int floor = g.spans[i].y_max;
@@ -505,20 +514,23 @@ void filterColumn(const GridView& view, const std::vector<uint8_t>& blocked_area
         bool ledge = false;
         int reach_min = floor, reach_max = floor;
         for (int dir = 0; dir < 4 && !ledge; ++dir) {
-            size_t nb, ne;
-            if (!view.neighbour(x, z, dir, nb, ne)) {
+            if (!inside[dir]) {
                 ledge = true;  // the grid's edge is a drop into the void
                 break;
             }
             // The open space under the neighbour's lowest span is a bottomless drop.
-            const int under = nb < ne ? int(g.spans[nb].y_min) : kUnbounded;
+            const size_t n_begin = nb[dir], n_end = ne[dir];
+            const int under = n_begin < n_end ? int(g.spans[n_begin].y_min) : kUnbounded;
             if (std::min(ceiling, under) - floor >= agent.height) {
                 ledge = true;
                 break;
             }
-            for (size_t k = nb; k < ne; ++k) {
+            size_t& k0 = cursor[dir];
+            while (k0 < n_end && view.ceilingOf(k0, n_end) - floor < agent.height) ++k0;
+            for (size_t k = k0; k < n_end; ++k) {
                 const int n_floor = g.spans[k].y_max;
-                const int n_ceiling = view.ceilingOf(k, ne);
+                if (ceiling - n_floor < agent.height) break;  // and every span above it
+                const int n_ceiling = view.ceilingOf(k, n_end);
                 if (std::min(ceiling, n_ceiling) - std::max(floor, n_floor) < agent.height)
                     continue;
                 const int step = n_floor - floor;
@@ -541,30 +553,40 @@ void filterColumn(const GridView& view, const std::vector<uint8_t>& blocked_area
 // where span indices took 16.
 constexpr uint16_t kNoLink = 0xFFFF;
 
-// Walkable connections of the walkable spans of one column, 4 per span.
+// Walkable connections of the walkable spans of one column, 4 per span (the neighbours that can
+// give room found with a cursor per side, as in filterColumn).
 void connectColumn(const GridView& view, uint32_t x, uint32_t z, const AgentCells& agent,
                    const std::vector<uint8_t>& walkable, std::vector<uint16_t>& links) {
     const VoxelGrid& g = view.grid;
     const size_t c = size_t(z) * g.size_x + x;
     const size_t end = g.column_offsets[c + 1];
+    size_t nb[4], ne[4], cursor[4];
+    bool inside[4];
+    for (int dir = 0; dir < 4; ++dir) {
+        inside[dir] = view.neighbour(x, z, dir, nb[dir], ne[dir]);
+        cursor[dir] = inside[dir] ? nb[dir] : 0;
+    }
     for (size_t i = g.column_offsets[c]; i < end; ++i) {
         if (!walkable[i]) continue;
         const int floor = g.spans[i].y_max;
         const int ceiling = view.ceilingOf(i, end);
         for (int dir = 0; dir < 4; ++dir) {
-            size_t nb, ne;
             uint16_t best = kNoLink;
             int best_step = kUnbounded;
-            if (view.neighbour(x, z, dir, nb, ne)) {
-                for (size_t k = nb; k < ne; ++k) {
-                    if (!walkable[k]) continue;
+            if (inside[dir]) {
+                const size_t n_end = ne[dir];
+                size_t& k0 = cursor[dir];
+                while (k0 < n_end && view.ceilingOf(k0, n_end) - floor < agent.height) ++k0;
+                for (size_t k = k0; k < n_end; ++k) {
                     const int n_floor = g.spans[k].y_max;
-                    const int n_ceiling = view.ceilingOf(k, ne);
+                    if (ceiling - n_floor < agent.height) break;  // and every span above it
+                    if (!walkable[k]) continue;
+                    const int n_ceiling = view.ceilingOf(k, n_end);
                     if (std::min(ceiling, n_ceiling) - std::max(floor, n_floor) < agent.height)
                         continue;
                     const int step = std::abs(n_floor - floor);
                     if (step <= agent.climb && step < best_step) {
-                        best = uint16_t(k - nb);
+                        best = uint16_t(k - nb[dir]);
                         best_step = step;
                     }
                 }
