@@ -99,10 +99,15 @@ void buildCompactField(const voxel::GridRows& grid, const voxel::AgentCells& age
         const int top = ceiling[i];
         uint32_t best = kNoSpan;
         int best_step = kUnbounded;
-        for (uint32_t k = nb; k < ne; ++k) {
+        // Floors rise through a column: the candidates (within a climb of this floor) are a run
+        // of it, found by bisection (a column of many floors is not read whole for every span).
+        const auto first = std::lower_bound(f.y.begin() + nb, f.y.begin() + ne, floor - agent.climb,
+                                            [](uint16_t y, int v) { return int(y) < v; });
+        for (uint32_t k = uint32_t(first - f.y.begin()); k < ne; ++k) {
             const int n_floor = f.y[k];
+            if (n_floor > floor + agent.climb) break;
             const int step = std::abs(n_floor - floor);
-            if (step > agent.climb || step >= best_step) continue;
+            if (step >= best_step) continue;
             if (std::min(top, ceiling[k]) - std::max(floor, n_floor) < agent.height) continue;
             best = k;
             best_step = step;
