@@ -88,9 +88,11 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <numbers>
@@ -279,18 +281,15 @@ struct TriangleRef {
 // geometry's own arrays, or a .geo's stored ones decoded as they are visited.
 using TriangleBlocks = std::function<Status(const geometry::StoredTriangles::Visit&)>;
 
-// Band list format: per triangle, LEB128 varints of the zigzagged (wrapping u32) differences
-// first corner - the band's previous first corner (times 2, plus 1 when the area differs from the
-// band's previous triangle's, 0 before the first), second - first and third - first, then the
-// area byte only when it differs: 3-8 bytes a triangle on real levels, where neighbouring
-// triangles share corners and areas, against 13 for the arrays (which need not be held at all).
+// Band list format: segments, each a LEB128 varint of its byte length and then, per triangle,
+// LEB128 varints of the zigzagged (wrapping u32) differences first corner - the segment's
+// previous first corner (times 2, plus 1 when the area differs from the segment's previous
+// triangle's, 0 before the first), second - first and third - first, then the area byte only
+// when it differs: 3-8 bytes a triangle on real levels, where neighbouring triangles share
+// corners and areas, against 13 for the arrays (which need not be held at all). A segment is
+// what one piece of consecutive triangles gives the band, so pieces are encoded in parallel.
 uint32_t zigzag(uint32_t d) { return (d << 1) ^ uint32_t(int32_t(d) >> 31); }
 uint32_t unzigzag(uint32_t z) { return (z >> 1) ^ (0u - (z & 1)); }
-size_t varintSize(uint64_t v) {
-    size_t n = 1;
-    while (v >= 0x80) v >>= 7, ++n;
-    return n;
-}
 void putVarint(uint8_t*& out, uint64_t v) {
     for (; v >= 0x80; v >>= 7) *out++ = uint8_t(v | 0x80);
     *out++ = uint8_t(v);
@@ -303,6 +302,41 @@ uint64_t getVarint(const uint8_t*& in) {
         if (byte < 0x80) return v;
     }
 }
+
+// The band lists: per band, its bytes in pages (appended in triangle order, handed back once the
+// band is rasterized). Pages keep the lists from being sized in a pass of their own or regrown.
+class BandLists {
+public:
+    explicit BandLists(uint32_t band_count) : bands_(band_count) {}
+    void append(uint32_t band, const uint8_t* data, size_t n) {
+        Band& b = bands_[band];
+        while (n > 0) {
+            if (b.size == b.pages.size() * kPage)
+                b.pages.push_back(std::make_unique_for_overwrite<uint8_t[]>(kPage));
+            const size_t at = b.size % kPage;
+            const size_t take = std::min(n, kPage - at);
+            std::memcpy(b.pages.back().get() + at, data, take);
+            b.size += take, data += take, n -= take;
+        }
+    }
+    // The band's bytes, contiguous in `out`.
+    void gather(uint32_t band, std::vector<uint8_t>& out) const {
+        const Band& b = bands_[band];
+        out.resize(b.size);
+        for (size_t p = 0; p < b.pages.size(); ++p)
+            std::memcpy(out.data() + p * kPage, b.pages[p].get(),
+                        std::min(kPage, b.size - p * kPage));
+    }
+    void release(uint32_t band) { bands_[band] = Band{}; }
+
+private:
+    static constexpr size_t kPage = 4096;
+    struct Band {
+        std::vector<std::unique_ptr<uint8_t[]>> pages;
+        size_t size = 0;
+    };
+    std::vector<Band> bands_;
+};
 
 TriangleInfo describeTriangle(const Frame& frame, const std::vector<float>& vertices,
                               const TriangleRef& ref) {
@@ -333,21 +367,6 @@ TriangleInfo describeTriangle(const Frame& frame, const std::vector<float>& vert
     const double z_hi = std::max({info.v[0].z, info.v[1].z, info.v[2].z});
     cellRange(z_lo, z_hi, frame.size_z, (info.sides & kLowerZ) != 0, info.row0, info.row1);
     return info;
-}
-
-// The rows a triangle covers (describeTriangle's row0 and row1, for less).
-void triangleRows(const Frame& frame, const std::vector<float>& vertices, const TriangleRef& ref,
-                  uint32_t& row0, uint32_t& row1) {
-    const float* p[3];
-    double z[3];
-    for (int k = 0; k < 3; ++k) {
-        p[k] = &vertices[3 * size_t(ref.corner[k])];
-        z[k] = toCell(frame, 2, p[k][2]);
-    }
-    const double nz = (double(p[1][0]) - p[0][0]) * (double(p[2][1]) - p[0][1]) -
-                      (double(p[1][1]) - p[0][1]) * (double(p[2][0]) - p[0][0]);
-    cellRange(std::min({z[0], z[1], z[2]}), std::max({z[0], z[1], z[2]}), frame.size_z, nz > 0,
-              row0, row1);
 }
 
 void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t band_row0,
@@ -412,6 +431,7 @@ struct BandOutput {
 // fault in fresh ones for every band).
 struct Scratch {
     std::vector<RawSpan> raw, sorted;
+    std::vector<uint8_t> list;  // a band's list, gathered
     std::vector<uint32_t> start;
     VoxelGrid local;
     std::vector<uint8_t> walkable;
@@ -848,83 +868,92 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     ParallelRunner runner(threads, context, progress_total);
 
     // ---- Each band's triangles (those whose rows meet it), in ascending index order, as
-    // TriangleRef records (band list format above): both passes over the triangles visit them in
-    // blocks, the first sizing the lists, the second filling them. ----
-    std::vector<size_t> band_start(size_t(band_count) + 1, 0);
-    std::vector<uint8_t> band_triangles;
+    // TriangleRef records (band list format above), from one pass over the triangles in blocks:
+    // each block's pieces encoded in parallel, their segments appended in order. ----
+    BandLists band_lists(band_count);
     {
         ScopedTimer timer(context, "voxelize: prepare");
-        size_t facing_up = 0, facing_down = 0;
-        std::vector<uint32_t> last(band_count, 0);      // per band: the previous first corner
-        std::vector<uint8_t> last_area(band_count, 0);  // and area
-        std::vector<size_t> at;
-        struct BlockRows {
-            uint32_t row0 = 0, row1 = 0;
-            uint8_t facing = 0;  // bit 0 up, bit 1 down
+        constexpr size_t kPiece = 2048;  // triangles a segment at most
+        struct Piece {
+            std::vector<int32_t> slot;  // per band: its list in `lists`, -1 none
+            std::vector<uint32_t> bands;
+            std::vector<std::vector<uint8_t>> lists;
+            std::vector<uint32_t> last;      // per list: the previous first corner
+            std::vector<uint8_t> last_area;  // and area
+            size_t used = 0;
+            uint64_t up = 0, down = 0;
         };
-        std::vector<BlockRows> block_rows;
-        constexpr size_t kPiece = 2048;  // triangles a task
-        for (int pass = 1; pass <= 2; ++pass) {
-            std::fill(last.begin(), last.end(), 0);
-            std::fill(last_area.begin(), last_area.end(), 0);
-            if (pass == 2) {
-                for (uint32_t b = 0; b < band_count; ++b) band_start[b + 1] += band_start[b];
-                band_triangles.resize(band_start[band_count]);
-                at.assign(band_start.begin(), band_start.end() - 1);
-            }
-            Status s = blocks([&](uint64_t, std::span<const uint32_t> corners,
-                                  std::span<const uint8_t> areas) -> Status {
-                if (context.cancelled())
-                    return makeError(ErrorKind::cancelled, "voxelize: cancelled");
-                auto refOf = [&](size_t i) {
-                    return TriangleRef{{corners[3 * i], corners[3 * i + 1], corners[3 * i + 2]},
-                                       areas[i]};
-                };
-                // The block's row ranges (and facing) in parallel, then its lists in order.
-                block_rows.resize(areas.size());
-                const size_t pieces = (areas.size() + kPiece - 1) / kPiece;
-                parallelFor(pieces, threads, [&](size_t piece, int) {
-                    const size_t end = std::min(areas.size(), (piece + 1) * kPiece);
-                    for (size_t i = piece * kPiece; i < end; ++i) {
-                        BlockRows& r = block_rows[i];
-                        if (pass == 1) {
-                            const TriangleInfo info = describeTriangle(frame, vertices, refOf(i));
-                            r = {info.row0, info.row1, uint8_t(info.up | info.down << 1)};
-                        } else {
-                            triangleRows(frame, vertices, refOf(i), r.row0, r.row1);
-                        }
-                    }
-                });
-                for (size_t i = 0; i < areas.size(); ++i) {
-                    const TriangleRef ref = refOf(i);
-                    const uint32_t row0 = block_rows[i].row0, row1 = block_rows[i].row1;
-                    if (pass == 1)
-                        facing_up += block_rows[i].facing & 1,
-                            facing_down += block_rows[i].facing >> 1;
+        std::vector<Piece> pieces((geometry::StoredTriangles::kBlock + kPiece - 1) / kPiece);
+        for (Piece& piece : pieces) piece.slot.assign(band_count, -1);
+        uint64_t facing_up = 0, facing_down = 0;
+        Status s = blocks([&](uint64_t, std::span<const uint32_t> corners,
+                              std::span<const uint8_t> areas) -> Status {
+            if (context.cancelled()) return makeError(ErrorKind::cancelled, "voxelize: cancelled");
+            const size_t piece_count = (areas.size() + kPiece - 1) / kPiece;
+            if (piece_count > pieces.size()) pieces.resize(piece_count);
+            parallelFor(piece_count, threads, [&](size_t index, int) {
+                Piece& piece = pieces[index];
+                if (piece.slot.size() != band_count) piece.slot.assign(band_count, -1);
+                piece.used = 0;
+                piece.up = piece.down = 0;
+                const size_t end = std::min(areas.size(), (index + 1) * kPiece);
+                for (size_t i = index * kPiece; i < end; ++i) {
+                    const TriangleRef ref{{corners[3 * i], corners[3 * i + 1], corners[3 * i + 2]},
+                                          areas[i]};
+                    const TriangleInfo info = describeTriangle(frame, vertices, ref);
+                    piece.up += info.up;
+                    piece.down += info.down;
                     const uint32_t second = zigzag(ref.corner[1] - ref.corner[0]);
                     const uint32_t third = zigzag(ref.corner[2] - ref.corner[0]);
-                    for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b) {
-                        const bool new_area = ref.area != last_area[b];
-                        const uint64_t lead =
-                            uint64_t(zigzag(ref.corner[0] - last[b])) << 1 | uint64_t(new_area);
-                        last[b] = ref.corner[0];
-                        last_area[b] = ref.area;
-                        if (pass == 1) {
-                            band_start[b + 1] += varintSize(lead) + varintSize(second) +
-                                                 varintSize(third) + size_t(new_area);
-                            continue;
+                    for (uint32_t b = info.row0 / kBandRows; b <= info.row1 / kBandRows; ++b) {
+                        int32_t& slot = piece.slot[b];
+                        if (slot < 0) {
+                            slot = int32_t(piece.used++);
+                            if (piece.lists.size() < piece.used) {
+                                piece.lists.emplace_back();
+                                piece.bands.push_back(0);
+                                piece.last.push_back(0);
+                                piece.last_area.push_back(0);
+                            }
+                            piece.bands[size_t(slot)] = b;
+                            piece.lists[size_t(slot)].clear();
+                            piece.last[size_t(slot)] = 0;
+                            piece.last_area[size_t(slot)] = 0;
                         }
-                        uint8_t* out = band_triangles.data() + at[b];
+                        const size_t k = size_t(slot);
+                        const bool new_area = ref.area != piece.last_area[k];
+                        const uint64_t lead = uint64_t(zigzag(ref.corner[0] - piece.last[k])) << 1 |
+                                              uint64_t(new_area);
+                        piece.last[k] = ref.corner[0];
+                        piece.last_area[k] = ref.area;
+                        std::vector<uint8_t>& list = piece.lists[k];
+                        const size_t at = list.size();
+                        list.resize(at + 16);
+                        uint8_t* out = list.data() + at;
                         for (uint64_t v : {lead, uint64_t(second), uint64_t(third)})
                             putVarint(out, v);
                         if (new_area) *out++ = ref.area;
-                        at[b] = size_t(out - band_triangles.data());
+                        list.resize(size_t(out - list.data()));
                     }
                 }
-                return {};
             });
-            if (!s) return s.error();
-        }
+            for (size_t index = 0; index < piece_count; ++index) {
+                Piece& piece = pieces[index];
+                facing_up += piece.up;
+                facing_down += piece.down;
+                for (size_t k = 0; k < piece.used; ++k) {
+                    const std::vector<uint8_t>& list = piece.lists[k];
+                    uint8_t header[10];
+                    uint8_t* out = header;
+                    putVarint(out, list.size());
+                    band_lists.append(piece.bands[k], header, size_t(out - header));
+                    band_lists.append(piece.bands[k], list.data(), list.size());
+                    piece.slot[piece.bands[k]] = -1;
+                }
+            }
+            return {};
+        });
+        if (!s) return s.error();
         if (facing_up == 0 && facing_down > 0)
             context.warn(
                 "voxelize: no triangle faces up within the max slope but {} face down; "
@@ -1007,16 +1036,24 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
             const uint32_t row1 = std::min(frame.size_z, row0 + kBandRows);
             std::vector<RawSpan>& raw = scratch[size_t(worker)].raw;
             raw.clear();
-            const uint8_t* in = band_triangles.data() + band_start[b];
-            const uint8_t* const end = band_triangles.data() + band_start[b + 1];
-            TriangleRef ref{{0, 0, 0}, 0};
+            std::vector<uint8_t>& list = scratch[size_t(worker)].list;
+            band_lists.gather(b, list);
+            band_lists.release(b);
+            const uint8_t* in = list.data();
+            const uint8_t* const end = in + list.size();
             while (in < end) {
-                const uint64_t lead = getVarint(in);
-                ref.corner[0] += unzigzag(uint32_t(lead >> 1));
-                ref.corner[1] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
-                ref.corner[2] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
-                if (lead & 1) ref.area = *in++;
-                rasterizeTriangle(frame, describeTriangle(frame, vertices, ref), row0, row1, raw);
+                const uint64_t length = getVarint(in);
+                const uint8_t* const segment_end = in + length;
+                TriangleRef ref{{0, 0, 0}, 0};
+                while (in < segment_end) {
+                    const uint64_t lead = getVarint(in);
+                    ref.corner[0] += unzigzag(uint32_t(lead >> 1));
+                    ref.corner[1] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
+                    ref.corner[2] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
+                    if (lead & 1) ref.area = *in++;
+                    rasterizeTriangle(frame, describeTriangle(frame, vertices, ref), row0, row1,
+                                      raw);
+                }
             }
             mergeBand(raw, (row1 - row0) * frame.size_x, frame.agent.climb, bands[b],
                       scratch[size_t(worker)]);
