@@ -2,7 +2,7 @@
 // two: a tokenizer reads the file in chunks of whole lines and parses their numbers in place with
 // std::from_chars (positions; face indices resolved and range-checked; names; the first error),
 // and the parser builds the scene from those tokens in file order (objects, meshes, triangulation,
-// the sink). The tokens of a chunk are a few hundred KiB; at most three chunks' are alive.
+// the sink). The tokens of a chunk are a few hundred KiB; two chunks' are alive at most.
 #include "lib/importer/obj_reader.h"
 
 #include <algorithm>
@@ -434,7 +434,7 @@ private:
 namespace {
 
 // Reads and parses the file. With `threads` > 1 the tokenizer runs on a thread of its own, at
-// most two chunks ahead of the parser; else the two take turns on the calling thread. The same
+// most one chunk ahead of the parser; else the two take turns on the calling thread. The same
 // scene (and the same first error) either way.
 Status parseFile(const std::filesystem::path& path, Parser& parser, ObjSink* sink, int threads) {
     Tokenizer tokenizer(path);
@@ -450,7 +450,7 @@ Status parseFile(const std::filesystem::path& path, Parser& parser, ObjSink* sin
         } while (!tokens.end);
         return parser.end();
     }
-    constexpr size_t kSlots = 3;
+    constexpr size_t kSlots = 2;
     std::array<Tokens, kSlots> slots;
     std::mutex mutex;
     std::condition_variable changed;
