@@ -51,8 +51,9 @@ constexpr size_t kParallelMinSpans = 64 * 1024;
 using CancelledBuild = StageCancelled;
 
 Status runTasks(size_t count, int threads, Context& context, uint64_t& progress_done,
-                uint64_t progress_total, const std::function<void(size_t)>& task) {
-    return runParallel("navmesh", count, threads, context, progress_done, progress_total, task);
+                uint64_t progress_total, const std::function<void(size_t, int)>& task) {
+    return runParallelWorkers("navmesh", count, threads, context, progress_done, progress_total,
+                              task);
 }
 
 }  // namespace
@@ -218,28 +219,34 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
     // The rows the feed holds now (all of them unless streamed).
     voxel::GridRows rows;
     // A tile's compact field, distance field and regions.
-    auto partition = [&](TileWork& w) {
-        stage("compact", [&] { buildCompactField(rows, agent, w.box, inner_threads, w.field); });
+    // Several tiles: each worker builds its tiles' fields in one field of its own, whose arrays
+    // keep their room from tile to tile (fresh ones would be fresh pages, faulted in, every tile);
+    // one tile: the field is the tile's, kept from pass 1 to pass 2.
+    std::vector<CompactField> worker_fields(tile_count > 1 ? size_t(std::max(1, threads)) : 0);
+    auto fieldOf = [&](TileWork& w, int worker) -> CompactField& {
+        return tile_count > 1 ? worker_fields[size_t(worker)] : w.field;
+    };
+    auto partition = [&](TileWork& w, CompactField& field) {
+        stage("compact", [&] { buildCompactField(rows, agent, w.box, inner_threads, field); });
         if (params.partition == Partition::watershed)
-            stage("distance field", [&] { buildDistanceField(w.field, inner_threads); });
-        stage("partition", [&] { buildRegions(w.field, region_settings); });
+            stage("distance field", [&] { buildDistanceField(field, inner_threads); });
+        stage("partition", [&] { buildRegions(field, region_settings); });
     };
     // Pass 1.
-    auto pass1 = [&](size_t t) {
+    auto pass1 = [&](size_t t, int worker) {
         TileWork& w = work[t];
-        partition(w);
-        stage("trace", [&] { traceContours(w.field, w.raw, w.seam); });
+        CompactField& field = fieldOf(w, worker);
+        partition(w, field);
+        stage("trace", [&] { traceContours(field, w.raw, w.seam); });
         // Several tiles: pass 2 builds the field and traces it again rather than every tile's
         // field and contours being held at once (the same steps on the same input give the same
         // field and contours); only the seam points wait for it.
-        if (tile_count > 1) {
-            w.field = CompactField{};
-            w.raw = {};
-        }
+        if (tile_count > 1) w.raw = {};
     };
     // Pass 2.
-    auto pass2 = [&](size_t t) {
+    auto pass2 = [&](size_t t, int worker) {
         TileWork& w = work[t];
+        CompactField& field = fieldOf(w, worker);
         const int tx = int(t % size_t(tiles_x)), tz = int(t / size_t(tiles_x));
         SeamPoints neighbour_points;
         const int nx[4] = {tx - 1, tx, tx + 1, tx};
@@ -251,9 +258,9 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
             neighbour_points[size_t(side)] = other.seam[size_t((side + 2) & 3)];
         }
         if (tile_count > 1) {
-            partition(w);
+            partition(w, field);
             SeamPoints own;  // as pass 1 found them (w.seam, which neighbours read now)
-            traceContours(w.field, w.raw, own);
+            traceContours(field, w.raw, own);
         }
         std::vector<Contour> contours;
         stage("contours",
@@ -261,12 +268,12 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
         w.raw = {};
         stage("polygons", [&] {
             w.failed_contours =
-                buildPolyMesh(w.field, contours, params.max_verts_per_poly, kWeldTolerance, w.mesh);
+                buildPolyMesh(field, contours, params.max_verts_per_poly, kWeldTolerance, w.mesh);
         });
         stage("detail",
-              [&] { buildDetailMesh(grid, w.field, detail_settings, inner_threads, w.mesh); });
-        w.region_count = w.field.region_count;
-        w.field = CompactField{};
+              [&] { buildDetailMesh(grid, field, detail_settings, inner_threads, w.mesh); });
+        w.region_count = field.region_count;
+        if (tile_count == 1) w.field = CompactField{};
     };
     // Batches of (pass, tile) tasks, each batch parallel over its tiles. In memory: every tile's
     // pass 1, then every tile's pass 2. Streamed: step s runs pass 1 of tile row s and pass 2 of
@@ -303,11 +310,11 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
             rows = *held;
             const auto& batch = batches[b];
             Status s = runTasks(batch.size(), threads, context, progress_done, progress_total,
-                                [&](size_t i) {
+                                [&](size_t i, int worker) {
                                     if (batch[i].first == 1)
-                                        pass1(batch[i].second);
+                                        pass1(batch[i].second, worker);
                                     else
-                                        pass2(batch[i].second);
+                                        pass2(batch[i].second, worker);
                                 });
             if (!s) return s.error();
         }

@@ -1020,6 +1020,8 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     // finished in parallel, then handed on in order.
     const uint32_t wave_chunks = uint32_t(std::max(1, threads));
     uint32_t rasterized = 0;  // bands [0, rasterized) done (or dropped)
+    uint32_t dropped = 0;     // bands [0, dropped) dropped
+    std::vector<BandOutput> spare;
     double raster_ms = 0, finish_ms = 0;
     std::vector<FinishedRows> finished(wave_chunks);
     for (uint32_t first_chunk = 0; first_chunk < chunk_count; first_chunk += wave_chunks) {
@@ -1027,9 +1029,17 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         uint32_t lo, b0, b1, hi, unused;
         windowOf(first_chunk, lo, b0, b1, unused);
         windowOf(end_chunk - 1, unused, b0, b1, hi);
-        for (uint32_t b = 0; b < lo; ++b) bands[b] = BandOutput{};
+        // Bands below the window are done: their arrays (their room kept) go to the new ones.
+        for (; dropped < lo; ++dropped) {
+            spare.push_back(std::move(bands[dropped]));
+            bands[dropped] = BandOutput{};
+        }
         const auto t0 = std::chrono::steady_clock::now();
         const uint32_t first = rasterized;
+        for (uint32_t b = first; b < hi && !spare.empty(); ++b) {
+            bands[b] = std::move(spare.back());
+            spare.pop_back();
+        }
         Status s = runner.runWorkers(hi - first, [&](size_t i, int worker) {
             const uint32_t b = first + uint32_t(i);
             const uint32_t row0 = b * kBandRows;
