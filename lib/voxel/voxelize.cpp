@@ -969,23 +969,34 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     auto finishChunk = [&](uint32_t chunk, FinishedRows& rows, Scratch& work) {
         uint32_t lo, b0, b1, hi;
         windowOf(chunk, lo, b0, b1, hi);
-        // ---- The window as a grid of its own rows. ----
+        // ---- The window as a grid of its own rows: the chunk's and halo_rows on either side
+        // (of the halo bands, only those rows). ----
+        const uint32_t window0 = b0 * kBandRows > halo_rows ? b0 * kBandRows - halo_rows : 0;
+        const uint32_t window1 = std::min(frame.size_z, b1 * kBandRows + halo_rows);
         VoxelGrid& local = work.local;
         local.spans.clear();
         local.column_offsets.clear();
         local.size_x = frame.size_x;
-        local.size_z = std::min(frame.size_z, hi * kBandRows) - lo * kBandRows;
-        size_t span_count = 0;
-        for (uint32_t b = lo; b < hi; ++b) span_count += bands[b].spans.size();
-        local.spans.reserve(span_count);
+        local.size_z = window1 - window0;
         local.column_offsets.reserve(local.columnCount() + 1);
         for (uint32_t b = lo; b < hi; ++b) {
+            const BandOutput& band = bands[b];
+            const uint32_t first_row = std::max(b * kBandRows, window0) - b * kBandRows;
+            const uint32_t end_row =
+                std::min({(b + 1) * kBandRows, window1, frame.size_z}) - b * kBandRows;
+            const size_t c0 = size_t(first_row) * frame.size_x;
+            const size_t c1 = size_t(end_row) * frame.size_x;
+            size_t s0 = 0;
+            for (size_t c = 0; c < c0; ++c) s0 += band.counts[c];
             uint32_t offset = uint32_t(local.spans.size());
-            for (uint32_t count : bands[b].counts) {
+            size_t s1 = s0;
+            for (size_t c = c0; c < c1; ++c) {
                 local.column_offsets.push_back(offset);
-                offset += count;
+                offset += band.counts[c];
+                s1 += band.counts[c];
             }
-            local.spans.insert(local.spans.end(), bands[b].spans.begin(), bands[b].spans.end());
+            local.spans.insert(local.spans.end(), band.spans.begin() + ptrdiff_t(s0),
+                               band.spans.begin() + ptrdiff_t(s1));
         }
         local.column_offsets.push_back(uint32_t(local.spans.size()));
         // ---- Filters, connectivity and erosion on the window. ----
@@ -1006,8 +1017,8 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         // ---- The chunk's rows. ----
         rows.row0 = b0 * kBandRows;
         rows.row1 = std::min(frame.size_z, b1 * kBandRows);
-        const size_t c0 = size_t(rows.row0 - lo * kBandRows) * frame.size_x;
-        const size_t c1 = size_t(rows.row1 - lo * kBandRows) * frame.size_x;
+        const size_t c0 = size_t(rows.row0 - window0) * frame.size_x;
+        const size_t c1 = size_t(rows.row1 - window0) * frame.size_x;
         const uint32_t s0 = local.column_offsets[c0], s1 = local.column_offsets[c1];
         rows.spans.assign(local.spans.begin() + s0, local.spans.begin() + s1);
         for (uint32_t i = s0; i < s1; ++i) rows.spans[i - s0].walkable = walkable[i] != 0;
