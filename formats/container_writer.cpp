@@ -243,7 +243,7 @@ bool ZstdSectionStream::addTo(ContainerWriter& writer, uint32_t id) {
         return true;
     }
     if (!pump(nullptr, 0, true)) return false;
-    scratch_ = {};
+    scratch_ = std::vector<uint8_t>();  // (`= {}` would keep the room)
     // A frame begun without knowing its size leaves the content size out of its header (RFC
     // 8878 §3.1.1.1: Frame_Content_Size_flag 0, no Single_Segment_flag, so a Window_Descriptor
     // follows the descriptor). Readers here require it: it goes in as an 8-byte field (flag 3)

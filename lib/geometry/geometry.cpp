@@ -421,7 +421,7 @@ Status TriangleStreams::addTo(formats::ContainerWriter& writer) {
     flush();
     if (taken_) {  // renumbered: added whole
         writer.add(formats::kSecTriangles, std::move(renumbered_), formats::Codec::zstd_delta32);
-        renumbered_ = {};
+        renumbered_ = std::vector<uint8_t>();
     }
     if ((!taken_ && !triangles_->addTo(writer, formats::kSecTriangles)) ||
         !areas_stream_->addTo(writer, formats::kSecTriangleAreas) ||

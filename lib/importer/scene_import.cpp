@@ -292,20 +292,20 @@ public:
         }
     }
     // After the whole OBJ file: the scratch back.
-    void objDone() { local_ = {}; }
+    void objDone() { local_ = std::vector<uint32_t>(); }
 
     // Returns the geometry with vertices that no kept triangle uses removed (those of ignored
     // or degenerate triangles), keeping the remaining vertices in their original order.
     // Streamed triangles (streamTo) are renumbered in their streams when vertices were dropped.
     Result<geometry::Geometry> take() {
-        vertex_slots_ = {};
+        vertex_slots_ = std::vector<uint32_t>();  // (`= {}` would keep the room)
         const size_t count = geometry_.vertexCount();
         std::vector<uint32_t> new_index(count, UINT32_MAX);
         if (streams_ != nullptr) {
             used_.resize(count, 0);
             for (size_t v = 0; v < count; ++v)
                 if (used_[v]) new_index[v] = 0;
-            used_ = {};
+            used_ = std::vector<uint8_t>();
         }
         for (uint32_t v : geometry_.triangles) new_index[v] = 0;
         // In place: a kept vertex only moves down (no second copy of the vertex array).

@@ -86,6 +86,28 @@ Status checkGrid(const voxel::VoxelGrid& g) {
     return {};
 }
 
+// A field's regions in 16 bits a span: a region as it is (below 0xFFF0), a border region
+// (kBorderRegion | side) as 0xFFF0 | side. False when one does not fit (then nothing is kept).
+bool packRegions(const std::vector<uint32_t>& regions, std::vector<uint16_t>& out) {
+    out.resize(regions.size());
+    for (size_t i = 0; i < regions.size(); ++i) {
+        const uint32_t r = regions[i];
+        if (r & kBorderRegion) {
+            if ((r & ~kBorderRegion) > 0xF) return out.clear(), false;
+            out[i] = uint16_t(0xFFF0u | (r & 0xF));
+        } else {
+            if (r >= 0xFFF0u) return out.clear(), false;
+            out[i] = uint16_t(r);
+        }
+    }
+    return true;
+}
+void unpackRegions(const std::vector<uint16_t>& packed, std::vector<uint32_t>& out) {
+    out.resize(packed.size());
+    for (size_t i = 0; i < packed.size(); ++i)
+        out[i] = packed[i] >= 0xFFF0u ? kBorderRegion | (packed[i] & 0xFu) : packed[i];
+}
+
 struct TileWork {
     TileBox box;
     CompactField field;
@@ -94,6 +116,10 @@ struct TileWork {
     TileMesh mesh;
     uint32_t region_count = 0;
     int failed_contours = 0;
+    // Several tiles: the field's regions from pass 1 (16 bits a span where the tile has fewer
+    // than 65,535 regions, else 32), for pass 2, which rebuilds only the compact field.
+    std::vector<uint16_t> regions16;
+    std::vector<uint32_t> regions32;
 };
 
 }  // namespace
@@ -238,10 +264,15 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
         CompactField& field = fieldOf(w, worker);
         partition(w, field);
         stage("trace", [&] { traceContours(field, w.raw, w.seam); });
-        // Several tiles: pass 2 builds the field and traces it again rather than every tile's
-        // field and contours being held at once (the same steps on the same input give the same
-        // field and contours); only the seam points wait for it.
-        if (tile_count > 1) w.raw = {};
+        // Several tiles: pass 2 builds the compact field and traces it again rather than every
+        // tile's field and contours being held at once (the same steps on the same input give
+        // the same field and contours); the seam points and the regions (2 bytes a span; the
+        // distance field and watershed are most of a tile's work) wait for it.
+        if (tile_count > 1) {
+            w.raw = std::vector<Contour>();
+            w.region_count = field.region_count;
+            if (!packRegions(field.regions, w.regions16)) w.regions32 = field.regions;
+        }
     };
     // Pass 2.
     auto pass2 = [&](size_t t, int worker) {
@@ -258,14 +289,21 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
             neighbour_points[size_t(side)] = other.seam[size_t((side + 2) & 3)];
         }
         if (tile_count > 1) {
-            partition(w, field);
+            buildCompactField(rows, agent, w.box, inner_threads, field);
+            field.region_count = w.region_count;
+            if (w.regions32.empty())
+                unpackRegions(w.regions16, field.regions);
+            else
+                field.regions = w.regions32;
+            w.regions16 = std::vector<uint16_t>();
+            w.regions32 = std::vector<uint32_t>();
             SeamPoints own;  // as pass 1 found them (w.seam, which neighbours read now)
             traceContours(field, w.raw, own);
         }
         std::vector<Contour> contours;
         stage("contours",
               [&] { buildContours(w.raw, neighbour_points, contour_settings, contours); });
-        w.raw = {};
+        w.raw = std::vector<Contour>();
         stage("polygons", [&] {
             w.failed_contours =
                 buildPolyMesh(field, contours, params.max_verts_per_poly, kWeldTolerance, w.mesh);

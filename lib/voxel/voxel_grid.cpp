@@ -322,7 +322,7 @@ Result<GridRows> VoxelRowReader::rows(uint32_t keep_from, uint32_t need_to) {
 
 Status VoxelRowReader::finish() {
     if (Status s = readTo(header_.size_z); !s) return s;
-    spans_ = {};
+    spans_ = std::vector<Span>();  // (`= {}` would keep the room)
     span_base_ = span_count_;
     row0_ = row1_;
     if (formats::Error e = stream_->finish()) return containerError(container_.path, e);
