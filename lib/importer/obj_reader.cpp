@@ -16,6 +16,13 @@
 #include <mutex>
 #include <thread>
 
+#if defined(__unix__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
 #include "lib/common/parallel.h"
 
 namespace nav::importer {
@@ -512,10 +519,47 @@ Status parseFile(const std::filesystem::path& path, Parser& parser, ObjSink* sin
 }
 
 // The `v` lines of a regular file (0 for anything else, which cannot be read twice): a pass of
-// memchr over the bytes, a few percent of parsing them.
+// memchr over the bytes, a few percent of parsing them — over the file mapped into memory where
+// it can be (no copy of it), else read a chunk at a time.
 uint64_t countPositions(const std::filesystem::path& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) return 0;
+#if defined(__unix__)
+    // Mapped a window of 4 MiB at a time (each with the two bytes after it, for a "\nv " across
+    // its end): resident pages of a mapping count as the process's, so never the whole file.
+    {
+        const int fd = ::open(path.c_str(), O_RDONLY);
+        if (fd >= 0) {
+            struct stat st {};
+            uint64_t n = 0;
+            bool mapped = ::fstat(fd, &st) == 0;
+            const uint64_t size = mapped ? uint64_t(st.st_size) : 0;
+            constexpr uint64_t kWindow = uint64_t(1) << 22;
+            for (uint64_t offset = 0; mapped && offset < size; offset += kWindow) {
+                const uint64_t own = std::min(kWindow, size - offset);
+                const size_t length = size_t(std::min(own + 2, size - offset));
+                void* at = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, off_t(offset));
+                if (at == MAP_FAILED) {
+                    mapped = false;
+                    break;
+                }
+                const char* const bytes = static_cast<const char*>(at);
+                const char* const mapped_end = bytes + length;
+                // The file begins a line; a window's first line is counted with the one before.
+                if (offset == 0 && length >= 2 && bytes[0] == 'v' && isSpace(bytes[1])) ++n;
+                const char* p = bytes;
+                const char* const end = bytes + own;
+                for (const char* nl;
+                     (nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p))));
+                     p = nl + 1)
+                    if (mapped_end - nl > 2 && nl[1] == 'v' && isSpace(nl[2])) ++n;
+                ::munmap(at, length);
+            }
+            ::close(fd);
+            if (mapped) return n;
+        }
+    }
+#endif
     std::unique_ptr<FILE, int (*)(FILE*)> in(std::fopen(path.string().c_str(), "rb"), std::fclose);
     if (!in) return 0;
     // Each chunk is read after the last two bytes of the one before (a newline first: the file
@@ -523,7 +567,7 @@ uint64_t countPositions(const std::filesystem::path& path) {
     std::vector<char> buffer((size_t(1) << 20) + 2);
     buffer[0] = '\n';
     size_t carried = 1;
-    uint64_t count = 0;
+    uint64_t n = 0;
     while (true) {
         const size_t got =
             std::fread(buffer.data() + carried, 1, buffer.size() - carried, in.get());
@@ -532,11 +576,11 @@ uint64_t countPositions(const std::filesystem::path& path) {
         const char* const end = p + carried + got;
         for (const char* nl; (nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p))));
              p = nl + 1)
-            if (end - nl > 2 && nl[1] == 'v' && isSpace(nl[2])) ++count;
+            if (end - nl > 2 && nl[1] == 'v' && isSpace(nl[2])) ++n;
         carried = std::min<size_t>(2, carried + got);
         std::memmove(buffer.data(), end - carried, carried);
     }
-    return count;
+    return n;
 }
 
 }  // namespace

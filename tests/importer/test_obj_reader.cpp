@@ -182,6 +182,21 @@ TEST_SUITE("importer") {
         Counting sink;
         REQUIRE(importer::readObj(dir / "count.obj", sink).ok());
         CHECK(sink.expected == 200003);
+        // Files read a window of 4 MiB at a time: a `v` line at every place against a window's
+        // end (lines of 8 bytes after a padding of 0..7 bytes), the first line a `v` line or not.
+        const size_t lines = ((size_t(1) << 22) + 64) / 8;
+        std::string body;
+        body.reserve(8 * lines);
+        for (size_t i = 0; i < lines; ++i) body += "v 1 0 1\n";
+        for (int pad = 0; pad < 8; ++pad) {
+            const std::string head = pad == 0   ? ""
+                                     : pad == 1 ? "\n"
+                                                : "#" + std::string(size_t(pad - 2), 'x') + "\n";
+            write(dir / "windows.obj", head + body + "f 1 2 3\n");
+            Counting windows;
+            REQUIRE(importer::readObj(dir / "windows.obj", windows).ok());
+            CHECK_MESSAGE(windows.expected == lines, "padding " << pad);
+        }
     }
 
     TEST_CASE("the built-in OBJ reader: malformed files name the line") {
