@@ -369,6 +369,29 @@ TriangleInfo describeTriangle(const Frame& frame, const std::vector<float>& vert
     return info;
 }
 
+// What the band lists need of a triangle: the rows it covers (describeTriangle's row0 and row1)
+// and whether it faces up or down within the max slope (for the winding warning), for less.
+void triangleRows(const Frame& frame, const std::vector<float>& vertices, const TriangleRef& ref,
+                  uint32_t& row0, uint32_t& row1, bool& up, bool& down) {
+    const float* p[3];
+    double z[3];
+    for (int k = 0; k < 3; ++k) {
+        p[k] = &vertices[3 * size_t(ref.corner[k])];
+        z[k] = toCell(frame, 2, p[k][2]);
+    }
+    const double e0[3] = {double(p[1][0]) - p[0][0], double(p[1][1]) - p[0][1],
+                          double(p[1][2]) - p[0][2]};
+    const double e1[3] = {double(p[2][0]) - p[0][0], double(p[2][1]) - p[0][1],
+                          double(p[2][2]) - p[0][2]};
+    const double n[3] = {e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
+                         e0[0] * e1[1] - e0[1] * e1[0]};
+    const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    up = length > 0 && n[1] >= frame.cos_slope * length;
+    down = length > 0 && -n[1] >= frame.cos_slope * length;
+    cellRange(std::min({z[0], z[1], z[2]}), std::max({z[0], z[1], z[2]}), frame.size_z, n[2] > 0,
+              row0, row1);
+}
+
 void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t band_row0,
                        uint32_t band_row1, std::vector<RawSpan>& raw) {
     const Vec3d* tri = info.v;
@@ -900,12 +923,14 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 for (size_t i = index * kPiece; i < end; ++i) {
                     const TriangleRef ref{{corners[3 * i], corners[3 * i + 1], corners[3 * i + 2]},
                                           areas[i]};
-                    const TriangleInfo info = describeTriangle(frame, vertices, ref);
-                    piece.up += info.up;
-                    piece.down += info.down;
+                    uint32_t row0, row1;
+                    bool up, down;
+                    triangleRows(frame, vertices, ref, row0, row1, up, down);
+                    piece.up += up;
+                    piece.down += down;
                     const uint32_t second = zigzag(ref.corner[1] - ref.corner[0]);
                     const uint32_t third = zigzag(ref.corner[2] - ref.corner[0]);
-                    for (uint32_t b = info.row0 / kBandRows; b <= info.row1 / kBandRows; ++b) {
+                    for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b) {
                         int32_t& slot = piece.slot[b];
                         if (slot < 0) {
                             slot = int32_t(piece.used++);
