@@ -338,14 +338,38 @@ private:
     std::vector<Band> bands_;
 };
 
+// A vertex in cells (toCell on each axis), remembered for the next triangles that use it: a
+// direct-mapped cache per worker (neighbouring triangles share corners; three divisions saved
+// each time one is found).
+class CellCache {
+public:
+    CellCache() : entries_(kSize) {}
+    const Vec3d& at(const Frame& frame, const std::vector<float>& vertices, uint32_t vertex) {
+        Entry& e = entries_[vertex & (kSize - 1)];
+        if (e.vertex != vertex) {
+            const float* p = &vertices[3 * size_t(vertex)];
+            e.vertex = vertex;
+            e.cell = {toCell(frame, 0, p[0]), toCell(frame, 1, p[1]), toCell(frame, 2, p[2])};
+        }
+        return e.cell;
+    }
+
+private:
+    static constexpr size_t kSize = 4096;
+    struct Entry {
+        uint32_t vertex = UINT32_MAX;
+        Vec3d cell{0, 0, 0};
+    };
+    std::vector<Entry> entries_;
+};
+
 TriangleInfo describeTriangle(const Frame& frame, const std::vector<float>& vertices,
-                              const TriangleRef& ref) {
+                              const TriangleRef& ref, CellCache& cells) {
     TriangleInfo info;
     const float* p[3];
     for (int k = 0; k < 3; ++k) {
         p[k] = &vertices[3 * size_t(ref.corner[k])];
-        info.v[k] = {toCell(frame, 0, p[k][0]), toCell(frame, 1, p[k][1]),
-                     toCell(frame, 2, p[k][2])};
+        info.v[k] = cells.at(frame, vertices, ref.corner[k]);
     }
     const double e0[3] = {double(p[1][0]) - p[0][0], double(p[1][1]) - p[0][1],
                           double(p[1][2]) - p[0][2]};
@@ -455,6 +479,7 @@ struct BandOutput {
 struct Scratch {
     std::vector<RawSpan> raw, sorted;
     std::vector<uint8_t> list;  // a band's list, gathered
+    CellCache cells;
     std::vector<uint32_t> start;
     VoxelGrid local;
     std::vector<uint8_t> walkable;
@@ -1097,8 +1122,10 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                     ref.corner[1] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
                     ref.corner[2] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
                     if (lead & 1) ref.area = *in++;
-                    rasterizeTriangle(frame, describeTriangle(frame, vertices, ref), row0, row1,
-                                      raw);
+                    rasterizeTriangle(
+                        frame,
+                        describeTriangle(frame, vertices, ref, scratch[size_t(worker)].cells), row0,
+                        row1, raw);
                 }
             }
             mergeBand(raw, (row1 - row0) * frame.size_x, frame.agent.climb, bands[b],
