@@ -338,6 +338,27 @@ private:
     std::vector<Band> bands_;
 };
 
+// A triangle's normal (corners p, counter-clockwise = front) and whether it faces up or down
+// within the max slope.
+struct Facing {
+    double n[3];
+    bool up, down;
+};
+Facing facingOf(const Frame& frame, const float* const p[3]) {
+    Facing f;
+    const double e0[3] = {double(p[1][0]) - p[0][0], double(p[1][1]) - p[0][1],
+                          double(p[1][2]) - p[0][2]};
+    const double e1[3] = {double(p[2][0]) - p[0][0], double(p[2][1]) - p[0][1],
+                          double(p[2][2]) - p[0][2]};
+    const double n[3] = {e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
+                         e0[0] * e1[1] - e0[1] * e1[0]};
+    const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    f.n[0] = n[0], f.n[1] = n[1], f.n[2] = n[2];
+    f.up = length > 0 && n[1] >= frame.cos_slope * length;
+    f.down = length > 0 && -n[1] >= frame.cos_slope * length;
+    return f;
+}
+
 // A vertex in cells (toCell on each axis), remembered for the next triangles that use it: a
 // direct-mapped cache per worker (neighbouring triangles share corners; three divisions saved
 // each time one is found).
@@ -371,16 +392,11 @@ TriangleInfo describeTriangle(const Frame& frame, const std::vector<float>& vert
         p[k] = &vertices[3 * size_t(ref.corner[k])];
         info.v[k] = cells.at(frame, vertices, ref.corner[k]);
     }
-    const double e0[3] = {double(p[1][0]) - p[0][0], double(p[1][1]) - p[0][1],
-                          double(p[1][2]) - p[0][2]};
-    const double e1[3] = {double(p[2][0]) - p[0][0], double(p[2][1]) - p[0][1],
-                          double(p[2][2]) - p[0][2]};
-    const double n[3] = {e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
-                         e0[0] * e1[1] - e0[1] * e1[0]};
-    const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    const Facing facing = facingOf(frame, p);
+    const double* n = facing.n;
     const uint8_t area = ref.area;
-    info.up = length > 0 && n[1] >= frame.cos_slope * length;
-    info.down = length > 0 && -n[1] >= frame.cos_slope * length;
+    info.up = facing.up;
+    info.down = facing.down;
     const SurfaceClass surface = frame.blocked[area] ? kObstacleSurface
                                  : info.up           ? kWalkableSurface
                                                      : kSteep;
@@ -403,17 +419,11 @@ void triangleRows(const Frame& frame, const std::vector<float>& vertices, const 
         p[k] = &vertices[3 * size_t(ref.corner[k])];
         z[k] = toCell(frame, 2, p[k][2]);
     }
-    const double e0[3] = {double(p[1][0]) - p[0][0], double(p[1][1]) - p[0][1],
-                          double(p[1][2]) - p[0][2]};
-    const double e1[3] = {double(p[2][0]) - p[0][0], double(p[2][1]) - p[0][1],
-                          double(p[2][2]) - p[0][2]};
-    const double n[3] = {e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
-                         e0[0] * e1[1] - e0[1] * e1[0]};
-    const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    up = length > 0 && n[1] >= frame.cos_slope * length;
-    down = length > 0 && -n[1] >= frame.cos_slope * length;
-    cellRange(std::min({z[0], z[1], z[2]}), std::max({z[0], z[1], z[2]}), frame.size_z, n[2] > 0,
-              row0, row1);
+    const Facing facing = facingOf(frame, p);
+    up = facing.up;
+    down = facing.down;
+    cellRange(std::min({z[0], z[1], z[2]}), std::max({z[0], z[1], z[2]}), frame.size_z,
+              facing.n[2] > 0, row0, row1);
 }
 
 void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t band_row0,
