@@ -183,8 +183,10 @@ bool ZstdSectionStream::start() {
         return false;
     }
     std::vector<uint8_t> held = std::move(held_);
-    held_ = {};
-    return feed(held.data(), held.size());
+    held_ = std::vector<uint8_t>();
+    const bool fed = feed(held.data(), held.size());
+    scratch_ = std::vector<uint8_t>();  // sized for the held bytes; later writes are smaller
+    return fed;
 }
 
 bool ZstdSectionStream::pump(const uint8_t* bytes, size_t size, bool end) {
@@ -226,6 +228,9 @@ bool ZstdSectionStream::write(const uint8_t* bytes, size_t size) {
     raw_size_ += size;
     if (context_ == nullptr) {
         if (held_.size() + size <= hold_) {
+            // Room for all it may hold at once: no copies while it grows, and only the pages
+            // written are ever resident.
+            if (held_.capacity() < hold_ && held_.size() + size > 4096) held_.reserve(hold_);
             held_.insert(held_.end(), bytes, bytes + size);
             return true;
         }
