@@ -184,9 +184,7 @@ bool ZstdSectionStream::start() {
     }
     std::vector<uint8_t> held = std::move(held_);
     held_ = std::vector<uint8_t>();
-    const bool fed = feed(held.data(), held.size());
-    scratch_ = std::vector<uint8_t>();  // sized for the held bytes; later writes are smaller
-    return fed;
+    return feed(held.data(), held.size());
 }
 
 bool ZstdSectionStream::pump(const uint8_t* bytes, size_t size, bool end) {
@@ -210,13 +208,19 @@ bool ZstdSectionStream::pump(const uint8_t* bytes, size_t size, bool end) {
 
 bool ZstdSectionStream::feed(const uint8_t* bytes, size_t size) {
     if (!delta32_) return pump(bytes, size, false);
-    scratch_.resize(size);
-    for (size_t k = 0; k < size; k += 4) {
-        const uint32_t value = loadLe32(bytes + k);
-        storeLe32(scratch_.data() + k, value - previous_);
-        previous_ = value;
+    // Delta-coded 64 KiB at a time (the compressor sees the same bytes in the same order).
+    constexpr size_t kPiece = size_t(1) << 16;
+    for (size_t at = 0; at < size; at += kPiece) {
+        const size_t n = std::min(kPiece, size - at);
+        scratch_.resize(n);
+        for (size_t k = 0; k < n; k += 4) {
+            const uint32_t value = loadLe32(bytes + at + k);
+            storeLe32(scratch_.data() + k, value - previous_);
+            previous_ = value;
+        }
+        if (!pump(scratch_.data(), n, false)) return false;
     }
-    return pump(scratch_.data(), size, false);
+    return true;
 }
 
 bool ZstdSectionStream::write(const uint8_t* bytes, size_t size) {
