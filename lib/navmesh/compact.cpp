@@ -119,8 +119,10 @@ void buildCompactField(const voxel::GridRows& grid, const voxel::AgentCells& age
         const uint32_t bb = f.cells[b], be = f.cells[b + 1];
         if (ab == ae || bb == be) return;
         const int back = (dir + 2) & 3;
-        if (ae - ab == 1 && be - bb == 1) {  // the common case: one floor each
-            if (bestIn(ab, bb, be) == bb) {
+        if (ae - ab == 1 && be - bb == 1) {  // the common case: one floor each (bestIn's test)
+            const int fa = f.y[ab], fb = f.y[bb];
+            if (std::abs(fb - fa) <= agent.climb &&
+                std::min(ceiling[ab], ceiling[bb]) - std::max(fa, fb) >= agent.height) {
                 f.links[4 * size_t(ab) + size_t(dir)] = bb;
                 f.links[4 * size_t(bb) + size_t(back)] = ab;
             }
