@@ -264,12 +264,11 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
         CompactField& field = fieldOf(w, worker);
         partition(w, field);
         stage("trace", [&] { traceContours(field, w.raw, w.seam); });
-        // Several tiles: pass 2 builds the compact field and traces it again rather than every
-        // tile's field and contours being held at once (the same steps on the same input give
-        // the same field and contours); the seam points and the regions (2 bytes a span; the
-        // distance field and watershed are most of a tile's work) wait for it.
+        // Several tiles: pass 2 builds the compact field again rather than every tile's field
+        // being held at once (the same steps on the same input give the same field); the seam
+        // points, the raw contours and the regions (2 bytes a span; the distance field and
+        // watershed are most of a tile's work) wait for it.
         if (tile_count > 1) {
-            w.raw = std::vector<Contour>();
             w.region_count = field.region_count;
             if (!packRegions(field.regions, w.regions16)) w.regions32 = field.regions;
         }
@@ -297,8 +296,6 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
                 field.regions = w.regions32;
             w.regions16 = std::vector<uint16_t>();
             w.regions32 = std::vector<uint32_t>();
-            SeamPoints own;  // as pass 1 found them (w.seam, which neighbours read now)
-            traceContours(field, w.raw, own);
         }
         std::vector<Contour> contours;
         stage("contours",
