@@ -94,9 +94,12 @@ void buildCompactField(const voxel::GridRows& grid, const voxel::AgentCells& age
     // the two choose each other. A pair is handled by the band of its lower column; the bytes it
     // writes (direction +x / +z of one column, -x / -z of the other) belong to that pair alone.
     f.links.assign(4 * span_count, kNoSpan);
+    // Whether spans i and k (in neighbouring columns) share the agent's height of clearance.
+    auto room = [&](uint32_t i, uint32_t k) {
+        return std::min(ceiling[i], ceiling[k]) - std::max<int>(f.y[i], f.y[k]) >= agent.height;
+    };
     auto bestIn = [&](uint32_t i, uint32_t nb, uint32_t ne) -> uint32_t {
         const int floor = f.y[i];
-        const int top = ceiling[i];
         uint32_t best = kNoSpan;
         int best_step = kUnbounded;
         // Floors rise through a column: the candidates (within a climb of this floor) are a run
@@ -107,8 +110,7 @@ void buildCompactField(const voxel::GridRows& grid, const voxel::AgentCells& age
             const int n_floor = f.y[k];
             if (n_floor > floor + agent.climb) break;
             const int step = std::abs(n_floor - floor);
-            if (step >= best_step) continue;
-            if (std::min(top, ceiling[k]) - std::max(floor, n_floor) < agent.height) continue;
+            if (step >= best_step || !room(i, k)) continue;
             best = k;
             best_step = step;
         }
@@ -120,9 +122,7 @@ void buildCompactField(const voxel::GridRows& grid, const voxel::AgentCells& age
         if (ab == ae || bb == be) return;
         const int back = (dir + 2) & 3;
         if (ae - ab == 1 && be - bb == 1) {  // the common case: one floor each (bestIn's test)
-            const int fa = f.y[ab], fb = f.y[bb];
-            if (std::abs(fb - fa) <= agent.climb &&
-                std::min(ceiling[ab], ceiling[bb]) - std::max(fa, fb) >= agent.height) {
+            if (std::abs(int(f.y[bb]) - int(f.y[ab])) <= agent.climb && room(ab, bb)) {
                 f.links[4 * size_t(ab) + size_t(dir)] = bb;
                 f.links[4 * size_t(bb) + size_t(back)] = ab;
             }
