@@ -518,6 +518,16 @@ Status parseFile(const std::filesystem::path& path, Parser& parser, ObjSink* sin
     return parser.end();
 }
 
+// The newlines in [p, scan_end) that begin a `v` line ("\nv " or "\nv\t"), the bytes after them
+// readable up to data_end.
+uint64_t countPositionLines(const char* p, const char* scan_end, const char* data_end) {
+    uint64_t n = 0;
+    for (const char* nl;
+         (nl = static_cast<const char*>(std::memchr(p, '\n', size_t(scan_end - p)))); p = nl + 1)
+        if (data_end - nl > 2 && nl[1] == 'v' && isSpace(nl[2])) ++n;
+    return n;
+}
+
 // The `v` lines of a regular file (0 for anything else, which cannot be read twice): a pass of
 // memchr over the bytes, a few percent of parsing them — over the file mapped into memory where
 // it can be (no copy of it), else read a chunk at a time.
@@ -527,37 +537,26 @@ uint64_t countPositions(const std::filesystem::path& path) {
 #if defined(__unix__)
     // Mapped a window of 4 MiB at a time (each with the two bytes after it, for a "\nv " across
     // its end): resident pages of a mapping count as the process's, so never the whole file.
-    {
-        const int fd = ::open(path.c_str(), O_RDONLY);
-        if (fd >= 0) {
-            struct stat st {};
-            uint64_t n = 0;
-            bool mapped = ::fstat(fd, &st) == 0;
-            const uint64_t size = mapped ? uint64_t(st.st_size) : 0;
-            constexpr uint64_t kWindow = uint64_t(1) << 22;
-            for (uint64_t offset = 0; mapped && offset < size; offset += kWindow) {
-                const uint64_t own = std::min(kWindow, size - offset);
-                const size_t length = size_t(std::min(own + 2, size - offset));
-                void* at = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, off_t(offset));
-                if (at == MAP_FAILED) {
-                    mapped = false;
-                    break;
-                }
-                const char* const bytes = static_cast<const char*>(at);
-                const char* const mapped_end = bytes + length;
-                // The file begins a line; a window's first line is counted with the one before.
-                if (offset == 0 && length >= 2 && bytes[0] == 'v' && isSpace(bytes[1])) ++n;
-                const char* p = bytes;
-                const char* const end = bytes + own;
-                for (const char* nl;
-                     (nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p))));
-                     p = nl + 1)
-                    if (mapped_end - nl > 2 && nl[1] == 'v' && isSpace(nl[2])) ++n;
-                ::munmap(at, length);
-            }
-            ::close(fd);
-            if (mapped) return n;
+    if (const int fd = ::open(path.c_str(), O_RDONLY); fd >= 0) {
+        struct stat st {};
+        bool mapped = ::fstat(fd, &st) == 0;
+        const uint64_t size = mapped ? uint64_t(st.st_size) : 0;
+        constexpr uint64_t kWindow = uint64_t(1) << 22;
+        uint64_t n = 0;
+        for (uint64_t offset = 0; mapped && offset < size; offset += kWindow) {
+            const uint64_t own = std::min(kWindow, size - offset);
+            const size_t length = size_t(std::min(own + 2, size - offset));
+            void* at = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, off_t(offset));
+            mapped = at != MAP_FAILED;
+            if (!mapped) break;
+            const char* const bytes = static_cast<const char*>(at);
+            // The file begins a line; a window's first line is counted with the one before.
+            if (offset == 0 && length >= 2 && bytes[0] == 'v' && isSpace(bytes[1])) ++n;
+            n += countPositionLines(bytes, bytes + own, bytes + length);
+            ::munmap(at, length);
         }
+        ::close(fd);
+        if (mapped) return n;
     }
 #endif
     std::unique_ptr<FILE, int (*)(FILE*)> in(std::fopen(path.string().c_str(), "rb"), std::fclose);
@@ -572,11 +571,8 @@ uint64_t countPositions(const std::filesystem::path& path) {
         const size_t got =
             std::fread(buffer.data() + carried, 1, buffer.size() - carried, in.get());
         if (got == 0) break;
-        const char* p = buffer.data();
-        const char* const end = p + carried + got;
-        for (const char* nl; (nl = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p))));
-             p = nl + 1)
-            if (end - nl > 2 && nl[1] == 'v' && isSpace(nl[2])) ++n;
+        const char* const end = buffer.data() + carried + got;
+        n += countPositionLines(buffer.data(), end, end);
         carried = std::min<size_t>(2, carried + got);
         std::memmove(buffer.data(), end - carried, carried);
     }
