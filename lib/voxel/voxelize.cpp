@@ -932,26 +932,30 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     {
         ScopedTimer timer(context, "voxelize: prepare");
         constexpr size_t kPiece = 2048;  // triangles a segment at most
+        // One band's segment of a piece: the band, its bytes, and the previous triangle's first
+        // corner and area (what the next one is coded against).
+        struct Segment {
+            uint32_t band = 0;
+            std::vector<uint8_t> bytes;
+            uint32_t last = 0;
+            uint8_t last_area = 0;
+        };
         struct Piece {
-            std::vector<int32_t> slot;  // per band: its list in `lists`, -1 none
-            std::vector<uint32_t> bands;
-            std::vector<std::vector<uint8_t>> lists;
-            std::vector<uint32_t> last;      // per list: the previous first corner
-            std::vector<uint8_t> last_area;  // and area
+            std::vector<int32_t> slot;      // per band: its segment in `segments`, -1 none
+            std::vector<Segment> segments;  // [0, used) in use (the rest keep their room)
             size_t used = 0;
             uint64_t up = 0, down = 0;
         };
-        std::vector<Piece> pieces((geometry::StoredTriangles::kBlock + kPiece - 1) / kPiece);
-        for (Piece& piece : pieces) piece.slot.assign(band_count, -1);
+        std::vector<Piece> pieces;
         uint64_t facing_up = 0, facing_down = 0;
         Status s = blocks([&](uint64_t, std::span<const uint32_t> corners,
                               std::span<const uint8_t> areas) -> Status {
             if (context.cancelled()) return makeError(ErrorKind::cancelled, "voxelize: cancelled");
             const size_t piece_count = (areas.size() + kPiece - 1) / kPiece;
-            if (piece_count > pieces.size()) pieces.resize(piece_count);
+            while (pieces.size() < piece_count)
+                pieces.push_back({std::vector<int32_t>(band_count, -1), {}, 0, 0, 0});
             parallelFor(piece_count, threads, [&](size_t index, int) {
                 Piece& piece = pieces[index];
-                if (piece.slot.size() != band_count) piece.slot.assign(band_count, -1);
                 piece.used = 0;
                 piece.up = piece.down = 0;
                 const size_t end = std::min(areas.size(), (index + 1) * kPiece);
@@ -969,31 +973,27 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                         int32_t& slot = piece.slot[b];
                         if (slot < 0) {
                             slot = int32_t(piece.used++);
-                            if (piece.lists.size() < piece.used) {
-                                piece.lists.emplace_back();
-                                piece.bands.push_back(0);
-                                piece.last.push_back(0);
-                                piece.last_area.push_back(0);
-                            }
-                            piece.bands[size_t(slot)] = b;
-                            piece.lists[size_t(slot)].clear();
-                            piece.last[size_t(slot)] = 0;
-                            piece.last_area[size_t(slot)] = 0;
+                            if (piece.segments.size() < piece.used) piece.segments.emplace_back();
+                            Segment& fresh = piece.segments[size_t(slot)];
+                            fresh.band = b;
+                            fresh.bytes.clear();
+                            fresh.last = 0;
+                            fresh.last_area = 0;
                         }
-                        const size_t k = size_t(slot);
-                        const bool new_area = ref.area != piece.last_area[k];
-                        const uint64_t lead = uint64_t(zigzag(ref.corner[0] - piece.last[k])) << 1 |
+                        Segment& segment = piece.segments[size_t(slot)];
+                        const bool new_area = ref.area != segment.last_area;
+                        const uint64_t lead = uint64_t(zigzag(ref.corner[0] - segment.last)) << 1 |
                                               uint64_t(new_area);
-                        piece.last[k] = ref.corner[0];
-                        piece.last_area[k] = ref.area;
-                        std::vector<uint8_t>& list = piece.lists[k];
-                        const size_t at = list.size();
-                        list.resize(at + 16);
-                        uint8_t* out = list.data() + at;
+                        segment.last = ref.corner[0];
+                        segment.last_area = ref.area;
+                        std::vector<uint8_t>& bytes = segment.bytes;
+                        const size_t at = bytes.size();
+                        bytes.resize(at + 16);
+                        uint8_t* out = bytes.data() + at;
                         for (uint64_t v : {lead, uint64_t(second), uint64_t(third)})
                             putVarint(out, v);
                         if (new_area) *out++ = ref.area;
-                        list.resize(size_t(out - list.data()));
+                        bytes.resize(size_t(out - bytes.data()));
                     }
                 }
             });
@@ -1002,13 +1002,13 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 facing_up += piece.up;
                 facing_down += piece.down;
                 for (size_t k = 0; k < piece.used; ++k) {
-                    const std::vector<uint8_t>& list = piece.lists[k];
+                    const Segment& segment = piece.segments[k];
                     uint8_t header[10];
                     uint8_t* out = header;
-                    putVarint(out, list.size());
-                    band_lists.append(piece.bands[k], header, size_t(out - header));
-                    band_lists.append(piece.bands[k], list.data(), list.size());
-                    piece.slot[piece.bands[k]] = -1;
+                    putVarint(out, segment.bytes.size());
+                    band_lists.append(segment.band, header, size_t(out - header));
+                    band_lists.append(segment.band, segment.bytes.data(), segment.bytes.size());
+                    piece.slot[segment.band] = -1;
                 }
             }
             return {};
