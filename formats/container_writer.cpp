@@ -232,8 +232,8 @@ bool ZstdSectionStream::write(const uint8_t* bytes, size_t size) {
     raw_size_ += size;
     if (context_ == nullptr) {
         if (held_.size() + size <= hold_) {
-            // Room for all it may hold at once: no copies while it grows, and only the pages
-            // written are ever resident.
+            // Past its first page, room for all it may hold at once: no copies while it grows,
+            // and only the pages written are ever resident (a small section stays small).
             if (held_.capacity() < hold_ && held_.size() + size > 4096) held_.reserve(hold_);
             held_.insert(held_.end(), bytes, bytes + size);
             return true;
