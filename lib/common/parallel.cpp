@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -88,6 +90,104 @@ Status runParallelWorkers(std::string_view stage, size_t count, int threads, Con
         return makeError(ErrorKind::internal, "{}: unknown failure in a worker", stage);
     }
     progress_done += count;
+    if (context.cancelled()) return makeError(ErrorKind::cancelled, "{}: cancelled", stage);
+    context.progress(stage, progress_done, progress_total);
+    return {};
+}
+
+Status runDynamic(std::string_view stage, int threads, Context& context, uint64_t& progress_done,
+                  uint64_t progress_total, const std::function<Pick(int)>& pick,
+                  const std::function<Status(uint64_t, int)>& run,
+                  const std::function<void(uint64_t, int)>& complete) {
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool stop = false;
+    int alive = 0;    // workers in the loop
+    int running = 0;  // tasks being run
+    // Stalled = nothing running and every worker in the loop told to wait since the last task
+    // completed (one told so before it may find work now).
+    uint64_t generation = 0;  // tasks completed so far
+    int stuck = 0;            // workers told to wait in this generation
+    std::vector<uint64_t> waited_at(size_t(std::max(threads, 1)), UINT64_MAX);
+    uint64_t completed = 0;
+    std::optional<Error> error;
+    auto fail = [&](Error e) {  // under the lock
+        if (!error) error = std::move(e);
+        stop = true;
+    };
+    auto work = [&](int worker) {
+        std::unique_lock<std::mutex> lock(mutex);
+        while (!stop) {
+            if (context.cancelled()) {
+                fail(makeError(ErrorKind::cancelled, "{}: cancelled", stage));
+                break;
+            }
+            const Pick next = pick(worker);
+            if (next.kind == Pick::done) break;
+            if (next.kind == Pick::wait) {
+                if (waited_at[size_t(worker)] != generation) {
+                    waited_at[size_t(worker)] = generation;
+                    ++stuck;
+                }
+                if (running == 0 && stuck >= alive) {
+                    fail(makeError(ErrorKind::internal, "{}: no task can start (stalled)", stage));
+                    break;
+                }
+                changed.wait(lock);
+                continue;
+            }
+            ++running;
+            lock.unlock();
+            Status status;
+            try {
+                status = run(next.id, worker);
+            } catch (const StageCancelled&) {
+                status = makeError(ErrorKind::cancelled, "{}: cancelled", stage);
+            } catch (const std::bad_alloc&) {
+                status = makeError(ErrorKind::internal, "{}: out of memory", stage);
+            } catch (const std::exception& e) {
+                status = makeError(ErrorKind::internal, "{}: {}", stage, e.what());
+            } catch (...) {
+                status = makeError(ErrorKind::internal, "{}: unknown failure in a worker", stage);
+            }
+            lock.lock();
+            --running;
+            if (!status) {
+                fail(status.error());
+                break;
+            }
+            complete(next.id, worker);
+            ++completed;
+            ++generation;
+            stuck = 0;
+            changed.notify_all();
+            if (worker == 0) {
+                const uint64_t done = progress_done + completed;
+                lock.unlock();
+                context.progress(stage, done, progress_total);
+                lock.lock();
+            }
+        }
+        --alive;
+        changed.notify_all();
+    };
+    std::vector<std::thread> workers;
+    {
+        // The workers start on the lock, so `alive` counts them all before any picks.
+        std::lock_guard<std::mutex> lock(mutex);
+        for (int i = 1; i < std::max(threads, 1); ++i) {
+            try {
+                workers.emplace_back(work, i);
+            } catch (const std::system_error&) {
+                break;  // fewer threads than asked; the result is the same
+            }
+        }
+        alive = int(workers.size()) + 1;
+    }
+    work(0);
+    for (std::thread& worker : workers) worker.join();
+    if (error) return *error;
+    progress_done += completed;
     if (context.cancelled()) return makeError(ErrorKind::cancelled, "{}: cancelled", stage);
     context.progress(stage, progress_done, progress_total);
     return {};

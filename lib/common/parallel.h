@@ -43,6 +43,32 @@ Status runParallelWorkers(std::string_view stage, size_t count, int threads, Con
                           uint64_t& progress_done, uint64_t progress_total,
                           const std::function<void(size_t index, int worker)>& task);
 
+// What a dynamic loop's `pick` gives a worker: a task to run (its id), nothing yet (wait until a
+// running task completes), or nothing ever again (every task is done).
+struct Pick {
+    enum Kind { run, wait, done } kind = done;
+    uint64_t id = 0;
+    static Pick task(uint64_t id) { return {run, id}; }
+    static Pick later() { return {wait, 0}; }
+    static Pick finished() { return {done, 0}; }
+};
+
+// The worker loop for tasks that depend on one another (a chunk needs its bands, rows must be
+// written in order): no barrier between phases, each worker takes whatever can start. On up to
+// `threads` threads, the caller's included (worker 0; fewer when threads cannot be started, with
+// the same result). `pick(worker)` chooses the next task, `complete(id, worker)` records one that
+// ran; both are called under the loop's lock, so they may share plain state. `run(id, worker)`
+// runs the task outside it; a non-ok Status, a thrown exception (as runParallelWorkers: cancelled,
+// out of memory, internal) or a cancelled context stops the loop, and the first such error is
+// returned once every worker has stopped. The caller must make `pick` give a task whenever none
+// is running and not all are done (or the loop fails as stalled rather than hanging). Only the
+// calling thread reports progress, one step per completed task. A task's output must depend on
+// its id alone for results to be the same at any thread count.
+Status runDynamic(std::string_view stage, int threads, Context& context, uint64_t& progress_done,
+                  uint64_t progress_total, const std::function<Pick(int worker)>& pick,
+                  const std::function<Status(uint64_t id, int worker)>& run,
+                  const std::function<void(uint64_t id, int worker)>& complete);
+
 // Makes large heap blocks (256 KiB and up) come from and go back to the system at once (glibc: a
 // fixed mmap threshold instead of the adaptive one, which after the first large block is freed
 // serves later ones from the heap and keeps them there). The streamed stages free their large
