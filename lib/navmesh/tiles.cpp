@@ -6,16 +6,18 @@
 // marked kBorderRegion | side and never join a region. With tile_size 0 there is one tile with no
 // border.
 //
-// Two passes, each parallel over tiles on `threads` workers (tasks taken in index order from a
-// shared counter, results stored per tile, so the output is the same for any thread count):
+// Two passes, each parallel over tiles on `threads` workers (results stored per tile, so the
+// output is the same for any thread count):
 //   1. compact field, distance field, regions, raw contours, and the tile's seam points: where its
 //      contours change (region, area, connectivity) along each tile side;
 //   2. contours simplified keeping both their own and the neighbour's seam points on each shared
 //      side, so the two tiles put vertices at exactly the same places along their border; then
 //      polygons and the detail mesh.
 // A grid read from a .vox a band of rows at a time (RowFeed, streamed) is built a tile row at a
-// time instead: step s runs pass 1 of tile row s and pass 2 of tile row s - 2, so only the rows of
-// three tile rows and their borders are held, whatever the level's size; same tasks, same output.
+// time instead: reading a tile row's grid rows, pass 1 and pass 2 of each tile are tasks taken as
+// soon as they can start (runDynamic: pass 2 once the tile and its neighbours are through pass 1,
+// a read only while at most three tile rows and their borders are held), so no thread waits at a
+// barrier and the memory is bounded whatever the level's size; same tasks, same output.
 // Stitching, in tile index order: vertices on a tile side shared with another tile are welded
 // with the vertices already emitted at the same corner (heights within the weld tolerance, 2
 // cell heights as Recast's rcBuildPolyMesh uses); then polygon edges flagged as tile-border
@@ -28,6 +30,7 @@
 #include <functional>
 #include <mutex>
 #include <new>
+#include <shared_mutex>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -242,8 +245,10 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
     uint64_t progress_done = 0;
     const uint64_t progress_total = 2 * uint64_t(tile_count);
 
-    // The rows the feed holds now (all of them unless streamed).
+    // The rows the feed holds now (all of them unless streamed). Read by a tile only while it
+    // builds its compact field (shared), replaced by the feed (exclusive) as tiles run.
     voxel::GridRows rows;
+    std::shared_mutex rows_mutex;
     // A tile's compact field, distance field and regions.
     // Several tiles: each worker builds its tiles' fields in one field of its own, whose arrays
     // keep their room from tile to tile (fresh ones would be fresh pages, faulted in, every tile);
@@ -253,7 +258,10 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
         return tile_count > 1 ? worker_fields[size_t(worker)] : w.field;
     };
     auto partition = [&](TileWork& w, CompactField& field) {
-        stage("compact", [&] { buildCompactField(rows, agent, w.box, inner_threads, field); });
+        stage("compact", [&] {
+            std::shared_lock<std::shared_mutex> reading(rows_mutex);
+            buildCompactField(rows, agent, w.box, inner_threads, field);
+        });
         if (params.partition == Partition::watershed)
             stage("distance field", [&] { buildDistanceField(field, inner_threads); });
         stage("partition", [&] { buildRegions(field, region_settings); });
@@ -288,7 +296,10 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
             neighbour_points[size_t(side)] = other.seam[size_t((side + 2) & 3)];
         }
         if (tile_count > 1) {
-            buildCompactField(rows, agent, w.box, inner_threads, field);
+            {
+                std::shared_lock<std::shared_mutex> reading(rows_mutex);
+                buildCompactField(rows, agent, w.box, inner_threads, field);
+            }
             field.region_count = w.region_count;
             if (w.regions32.empty())
                 unpackRegions(w.regions16, field.regions);
@@ -310,49 +321,93 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
         w.region_count = field.region_count;
         if (tile_count == 1) w.field = CompactField{};
     };
-    // Batches of (pass, tile) tasks, each batch parallel over its tiles. In memory: every tile's
-    // pass 1, then every tile's pass 2. Streamed: step s runs pass 1 of tile row s and pass 2 of
-    // tile row s - 2 (whose neighbours' seams pass 1 of rows s - 3 .. s - 1 found), so only the
-    // grid rows of three tile rows and their borders are held.
-    std::vector<std::vector<std::pair<int, size_t>>> batches;
-    std::vector<std::pair<int, int>> batch_rows;  // tile rows [first, last] a batch reads
-    if (!streamed) {
-        batches.resize(2);
-        for (size_t t = 0; t < tile_count; ++t) batches[0].push_back({1, t});
-        for (size_t t = 0; t < tile_count; ++t) batches[1].push_back({2, t});
-        batch_rows = {{0, tiles_z - 1}, {0, tiles_z - 1}};
-    } else {
-        for (int step = 0; step < tiles_z + 2; ++step) {
-            std::vector<std::pair<int, size_t>> batch;
-            for (int pass : {2, 1}) {
-                const int tz = pass == 1 ? step : step - 2;
-                if (tz < 0 || tz >= tiles_z) continue;
-                for (int tx = 0; tx < tiles_x; ++tx)
-                    batch.push_back({pass, size_t(tz) * size_t(tiles_x) + size_t(tx)});
-            }
-            batches.push_back(std::move(batch));
-            batch_rows.push_back({std::max(0, step - 2), std::min(step, tiles_z - 1)});
-        }
-    }
-    {
+    if (!streamed || tile_count == 1) {
+        // In memory: every tile's pass 1, then every tile's pass 2.
         ScopedTimer timer(context, "navmesh: tiles");
-        for (size_t b = 0; b < batches.size(); ++b) {
-            if (batches[b].empty()) continue;
-            const int first_row = std::max(0, batch_rows[b].first * tile - border);
-            const int last_row = std::min(size_z, (batch_rows[b].second + 1) * tile + border);
-            auto held = feed(uint32_t(first_row), uint32_t(last_row));
-            if (!held) return held.error();
-            rows = *held;
-            const auto& batch = batches[b];
-            Status s = runTasks(batch.size(), threads, context, progress_done, progress_total,
-                                [&](size_t i, int worker) {
-                                    if (batch[i].first == 1)
-                                        pass1(batch[i].second, worker);
+        auto held = feed(0, uint32_t(size_z));
+        if (!held) return held.error();
+        rows = *held;
+        for (int pass : {1, 2}) {
+            Status s = runTasks(tile_count, threads, context, progress_done, progress_total,
+                                [&](size_t t, int worker) {
+                                    if (pass == 1)
+                                        pass1(t, worker);
                                     else
-                                        pass2(batch[i].second, worker);
+                                        pass2(t, worker);
                                 });
             if (!s) return s.error();
         }
+    } else {
+        // Streamed: tasks taken as soon as they can start (runDynamic, no barrier): read the
+        // grid rows of tile row r (in order, while at most three tile rows and their borders are
+        // held: r <= the oldest tile row whose pass 2 is not done + 2; the rows below that row's
+        // border are let go), pass 1 of a tile (in order, once its rows are read), pass 2 of a tile
+        // (in order, once it and its four neighbours are through pass 1). Same tasks, same output.
+        ScopedTimer timer(context, "navmesh: tiles");
+        enum Kind : uint64_t { kRead = 0, kPass1 = 1, kPass2 = 2 };
+        std::vector<uint8_t> pass1_done(tile_count, 0);
+        std::vector<int> pass2_left(size_t(tiles_z), tiles_x);  // per tile row
+        int rows_read = 0;                                      // tile rows [0, rows_read) read
+        bool reading = false;                                   // a read is running
+        int oldest = 0;                         // the first tile row with a pass 2 not done
+        size_t next_pass1 = 0, next_pass2 = 0;  // tiles [0, next) taken
+        uint32_t keep_from = 0, need_to = 0;    // the running read's rows
+        auto through1 = [&](int tx, int tz) {
+            return tx < 0 || tz < 0 || tx >= tiles_x || tz >= tiles_z ||
+                   pass1_done[size_t(tz) * size_t(tiles_x) + size_t(tx)] != 0;
+        };
+        auto pick = [&](int) -> Pick {
+            if (oldest == tiles_z) return Pick::finished();
+            if (next_pass2 < tile_count) {
+                const int tx = int(next_pass2 % size_t(tiles_x));
+                const int tz = int(next_pass2 / size_t(tiles_x));
+                if (through1(tx, tz) && through1(tx - 1, tz) && through1(tx + 1, tz) &&
+                    through1(tx, tz - 1) && through1(tx, tz + 1))
+                    return Pick::task(uint64_t(next_pass2++) << 2 | kPass2);
+            }
+            if (!reading && rows_read < tiles_z && rows_read <= oldest + 2) {
+                reading = true;
+                keep_from = uint32_t(std::max(0, oldest * tile - border));
+                need_to = uint32_t(std::min(size_z, (rows_read + 1) * tile + border));
+                return Pick::task(uint64_t(rows_read) << 2 | kRead);
+            }
+            if (next_pass1 < tile_count && int(next_pass1 / size_t(tiles_x)) < rows_read)
+                return Pick::task(uint64_t(next_pass1++) << 2 | kPass1);
+            return Pick::later();
+        };
+        auto run = [&](uint64_t id, int worker) -> Status {
+            const size_t index = size_t(id >> 2);
+            switch (Kind(id & 3)) {
+                case kRead: {
+                    std::unique_lock<std::shared_mutex> writing(rows_mutex);
+                    auto held = feed(keep_from, need_to);
+                    if (!held) return held.error();
+                    rows = *held;
+                    break;
+                }
+                case kPass1: pass1(index, worker); break;
+                case kPass2: pass2(index, worker); break;
+            }
+            return {};
+        };
+        auto complete = [&](uint64_t id, int) {
+            const size_t index = size_t(id >> 2);
+            switch (Kind(id & 3)) {
+                case kRead:
+                    reading = false;
+                    ++rows_read;
+                    break;
+                case kPass1: pass1_done[index] = 1; break;
+                case kPass2:
+                    --pass2_left[index / size_t(tiles_x)];
+                    while (oldest < tiles_z && pass2_left[size_t(oldest)] == 0) ++oldest;
+                    break;
+            }
+        };
+        uint64_t progress_read = 0;
+        Status s = runDynamic("navmesh", threads, context, progress_read,
+                              progress_total + uint64_t(tiles_z), pick, run, complete);
+        if (!s) return s.error();
     }
 
     // Stitch.
