@@ -181,7 +181,11 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
     } else {
         for (uint8_t a : merged.triangle_areas) ++per_area[a];
     }
-    if (Status s = geometry::saveGeometry(output_path, merged, streams.get()); !s) return s.error();
+    {
+        ScopedTimer timer(context, "import: save");
+        if (Status s = geometry::saveGeometry(output_path, merged, streams.get()); !s)
+            return s.error();
+    }
     result.milliseconds = elapsed();
     result.count("triangles", triangle_count);
     result.count("vertices", merged.vertexCount());

@@ -266,13 +266,46 @@ Result<std::unique_ptr<VoxelRowReader>> VoxelRowReader::open(const std::filesyst
     r->container_ = std::move(container).value();
     const LoadedContainer& c = r->container_;
     if (Status s = decodeGridHeader(c, r->file_header_, r->header_); !s) return s.error();
-    auto columns = decodeColumns(c, r->file_header_);
-    if (!columns) return columns.error();
-    r->columns_ = std::move(columns).value();
-    r->span_count_ = r->file_header_.span_count;
+    // The sections' sizes now (validateVoxelColumnOffsets' first checks); the offsets themselves
+    // as their rows are read.
+    const formats::VoxelHeader& h = r->file_header_;
+    auto columns_size = c.rawSize(formats::kSecColumns);
+    if (!columns_size) return columns_size.error();
+    auto spans_size = c.rawSize(formats::kSecSpans);
+    if (!spans_size) return spans_size.error();
+    const uint64_t column_count = uint64_t(h.size_x) * h.size_z;
+    if (*columns_size != (column_count + 1) * 4)
+        return containerError(
+            c.path, formats::makeError(formats::ErrorCode::bad_section, 0, formats::kSecColumns,
+                                       "section 'COLS' is %llu bytes, expected %llu for %llu "
+                                       "columns",
+                                       static_cast<unsigned long long>(*columns_size),
+                                       static_cast<unsigned long long>((column_count + 1) * 4),
+                                       static_cast<unsigned long long>(column_count)));
+    if (*spans_size != uint64_t(h.span_count) * formats::kSpanRecordSize)
+        return containerError(
+            c.path, formats::makeError(formats::ErrorCode::bad_section, 0, formats::kSecSpans,
+                                       "section 'SPAN' is %llu bytes, expected %llu for %u spans",
+                                       static_cast<unsigned long long>(*spans_size),
+                                       static_cast<unsigned long long>(uint64_t(h.span_count) *
+                                                                       formats::kSpanRecordSize),
+                                       h.span_count));
+    r->span_count_ = h.span_count;
+    r->columns_stream_ = std::make_unique<formats::SectionStream>(
+        c.bytes.data(), c.container.sections[c.container.find(formats::kSecColumns)]);
+    if (formats::Error e = r->columns_stream_->start()) return containerError(c.path, e);
     r->stream_ = std::make_unique<formats::SectionStream>(
         c.bytes.data(), c.container.sections[c.container.find(formats::kSecSpans)]);
     if (formats::Error e = r->stream_->start()) return containerError(c.path, e);
+    // Column 0's offset, which must be 0.
+    r->columns_.resize(1);
+    if (formats::Error e =
+            r->columns_stream_->read(reinterpret_cast<uint8_t*>(r->columns_.data()), 4))
+        return containerError(c.path, e);
+    if (r->columns_[0] != 0)
+        return containerError(
+            c.path, formats::makeError(formats::ErrorCode::bad_section, 0, formats::kSecColumns,
+                                       "section 'COLS': first column does not start at span 0"));
     return r;
 }
 
@@ -281,11 +314,34 @@ VoxelRowReader::~VoxelRowReader() = default;
 Status VoxelRowReader::readTo(uint32_t row) {
     row = std::min(row, header_.size_z);
     if (row <= row1_) return {};
-    const uint64_t c0 = uint64_t(row1_) * header_.size_x, c1 = uint64_t(row) * header_.size_x;
+    const uint64_t size_x = header_.size_x;
+    const uint64_t column_base = uint64_t(row0_) * size_x;
+    const uint64_t c0 = uint64_t(row1_) * size_x, c1 = uint64_t(row) * size_x;
+    // The offsets of columns (c0, c1], checked as validateVoxelColumnOffsets checks them.
+    const size_t have = columns_.size();
+    columns_.resize(have + size_t(c1 - c0));
+    if (formats::Error e = columns_stream_->read(reinterpret_cast<uint8_t*>(columns_.data() + have),
+                                                 size_t(c1 - c0) * 4))
+        return containerError(container_.path, e);
+    for (uint64_t c = c0; c < c1; ++c) {
+        const uint32_t begin = columns_[size_t(c - column_base)];
+        const uint32_t end = columns_[size_t(c + 1 - column_base)];
+        if (end < begin || end > span_count_)
+            return containerError(
+                container_.path,
+                formats::makeError(formats::ErrorCode::bad_section, 4 * (c + 1),
+                                   formats::kSecColumns,
+                                   "section 'COLS': column %llu span range %u..%u is invalid "
+                                   "(%u spans)",
+                                   static_cast<unsigned long long>(c), begin, end, span_count_));
+    }
+    // Their spans (relative column indices: the window's offsets).
     const size_t before = spans_.size();
-    spans_.resize(before + (columns_[c1] - columns_[c0]));
+    const uint32_t* window = columns_.data();
+    spans_.resize(before + (window[c1 - column_base] - window[c0 - column_base]));
     if (Status s = readSpans(container_, file_header_, columns_, uint32_t(header_.areas.size()),
-                             *stream_, c0, c1, 4096, records_, spans_.data() + before, walkable_);
+                             *stream_, c0 - column_base, c1 - column_base, 4096, records_,
+                             spans_.data() + before, walkable_);
         !s)
         return s;
     row1_ = row;
@@ -294,19 +350,16 @@ Status VoxelRowReader::readTo(uint32_t row) {
 
 Result<GridRows> VoxelRowReader::rows(uint32_t keep_from, uint32_t need_to) {
     keep_from = std::min(keep_from, header_.size_z);
+    const uint64_t size_x = header_.size_x;
     if (keep_from > row0_) {
-        const uint32_t drop_to = std::min(keep_from, row1_);
-        const uint32_t first = columns_[uint64_t(drop_to) * header_.size_x];
-        spans_.erase(spans_.begin(), spans_.begin() + (first - span_base_));
-        span_base_ = first;
-        row0_ = drop_to;
-        if (row1_ < keep_from) {  // rows skipped over: read (and checked), not kept
+        if (row1_ < keep_from)  // rows skipped over: read (and checked), not kept
             if (Status s = readTo(keep_from); !s) return s.error();
-            const uint32_t skipped = columns_[uint64_t(keep_from) * header_.size_x];
-            spans_.clear();
-            span_base_ = skipped;
-            row0_ = keep_from;
-        }
+        const uint64_t dropped = uint64_t(keep_from - row0_) * size_x;
+        const uint32_t first = columns_[size_t(dropped)];
+        spans_.erase(spans_.begin(), spans_.begin() + (first - span_base_));
+        columns_.erase(columns_.begin(), columns_.begin() + ptrdiff_t(dropped));
+        span_base_ = first;
+        row0_ = keep_from;
     }
     if (Status s = readTo(need_to); !s) return s.error();
     GridRows rows;
@@ -315,6 +368,7 @@ Result<GridRows> VoxelRowReader::rows(uint32_t keep_from, uint32_t need_to) {
     rows.row0 = row0_;
     rows.row1 = row1_;
     rows.column_offsets = columns_.data();
+    rows.column_base = uint64_t(row0_) * size_x;
     rows.spans = spans_.data();
     rows.span_base = span_base_;
     return rows;
@@ -322,9 +376,18 @@ Result<GridRows> VoxelRowReader::rows(uint32_t keep_from, uint32_t need_to) {
 
 Status VoxelRowReader::finish() {
     if (Status s = readTo(header_.size_z); !s) return s;
+    if (columns_.back() != span_count_)
+        return containerError(
+            container_.path,
+            formats::makeError(formats::ErrorCode::bad_section,
+                               4 * uint64_t(header_.size_x) * header_.size_z, formats::kSecColumns,
+                               "section 'COLS': last offset is not the span count %u",
+                               span_count_));
     spans_ = std::vector<Span>();  // (`= {}` would keep the room)
+    columns_ = std::vector<uint32_t>();
     span_base_ = span_count_;
     row0_ = row1_;
+    if (formats::Error e = columns_stream_->finish()) return containerError(container_.path, e);
     if (formats::Error e = stream_->finish()) return containerError(container_.path, e);
     if (formats::Error e = formats::validateVoxelWalkableCount(file_header_, walkable_))
         return containerError(container_.path, e);

@@ -116,33 +116,29 @@ Result<VoxelGrid> loadVoxels(const std::filesystem::path& path);
 Result<VoxelGrid> decodeVoxels(const LoadedContainer& container);
 
 // Rows [row0, row1) of a grid, as a stage that works a band of rows at a time reads them: the
-// column offsets of the whole grid, and the spans of those rows (span i is spans[i - span_base]).
+// column offsets of those rows' columns and the one after them (column c's is
+// column_offsets[c - column_base]), and their spans (span i is spans[i - span_base]).
 struct GridRows {
     uint32_t size_x = 0, size_z = 0;
     uint32_t row0 = 0, row1 = 0;
-    const uint32_t* column_offsets = nullptr;  // size_x * size_z + 1 (the whole grid)
+    const uint32_t* column_offsets = nullptr;
     const Span* spans = nullptr;
     uint32_t span_base = 0;
+    uint64_t column_base = 0;  // row0 * size_x
 
     // All rows of a grid in memory.
     static GridRows whole(const VoxelGrid& grid) {
-        return {grid.size_x,
-                grid.size_z,
-                0,
-                grid.size_z,
-                grid.column_offsets.data(),
-                grid.spans.data(),
-                0};
+        return {grid.size_x,       grid.size_z, 0, grid.size_z, grid.column_offsets.data(),
+                grid.spans.data(), 0,           0};
     }
-    uint32_t spanCount() const { return column_offsets[size_t(size_x) * size_z]; }
-    uint32_t begin(size_t column) const { return column_offsets[column]; }
-    uint32_t end(size_t column) const { return column_offsets[column + 1]; }
+    uint32_t begin(size_t column) const { return column_offsets[column - column_base]; }
+    uint32_t end(size_t column) const { return column_offsets[column + 1 - column_base]; }
     const Span& span(uint32_t i) const { return spans[i - span_base]; }
 };
 
 // A .vox file read a band of rows at a time, so that a stage working row by row (the tiled
-// navmesh) never holds the whole grid's spans: the column offsets are decoded whole and checked,
-// the spans decoded (and checked, as loadVoxels checks them) as rows are asked for.
+// navmesh) never holds the whole grid: the column offsets and the spans are decoded (and checked,
+// as loadVoxels checks them) as rows are asked for, and let go with the rows.
 class VoxelRowReader {
 public:
     static Result<std::unique_ptr<VoxelRowReader>> open(const std::filesystem::path& path);
@@ -162,8 +158,10 @@ private:
     LoadedContainer container_;
     VoxelGrid header_;
     formats::VoxelHeader file_header_;
+    // Column offsets of columns [row0_ * size_x, row1_ * size_x] (the last one: where the next
+    // row begins), as the COLS section stores them (little-endian, as the loader assumes).
     std::vector<uint32_t> columns_;
-    std::unique_ptr<formats::SectionStream> stream_;
+    std::unique_ptr<formats::SectionStream> columns_stream_, stream_;
     std::vector<Span> spans_;  // rows [row0_, row1_)
     std::vector<uint8_t> records_;
     uint32_t row0_ = 0, row1_ = 0, span_base_ = 0, span_count_ = 0, walkable_ = 0;

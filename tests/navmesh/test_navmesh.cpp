@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -23,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "formats/container_writer.h"
+#include "lib/common/file_io.h"
 #include "lib/importer/import.h"
 #include "lib/navmesh/navmesh.h"
 #include "lib/voxel/voxel_grid.h"
@@ -950,6 +953,74 @@ TEST_SUITE("navmesh") {
                 CHECK(sameMesh(solo, buildOk(level.grid, p2)));
             }
         }
+    }
+
+    TEST_CASE("navmesh from a .vox read row by row: bad column offsets are errors, found as read") {
+        GridBuilder b(40, 40);
+        b.floor(0, 0, 40, 40, 10);
+        test::TempDir dir;
+        REQUIRE(voxel::saveVoxels(dir / "good.vox", b.build()).ok());
+        auto good = loadContainer(dir / "good.vox");
+        REQUIRE(good.ok());
+        // The same file with COLS changed by `edit` (sections re-encoded, checksums valid).
+        auto craft = [&](const std::string& name,
+                         const std::function<void(std::vector<uint32_t>&)>& edit) {
+            formats::ContainerWriter writer(good->container.kind, good->container.kind_version);
+            for (uint32_t i = 0; i < good->container.section_count; ++i) {
+                const formats::SectionEntry& e = good->container.sections[i];
+                if (e.id == formats::kSecColumns) {
+                    auto columns = good->array<uint32_t>(e.id);
+                    REQUIRE(columns.ok());
+                    edit(*columns);
+                    std::vector<uint8_t> bytes(columns->size() * 4);
+                    std::memcpy(bytes.data(), columns->data(), bytes.size());
+                    writer.add(e.id, std::move(bytes), e.codec);
+                } else {
+                    auto bytes = good->section(e.id);
+                    REQUIRE(bytes.ok());
+                    writer.add(e.id, std::move(*bytes), e.codec);
+                }
+            }
+            REQUIRE(saveContainer(dir / name, writer).ok());
+            return dir / name;
+        };
+        NavmeshParams params;
+        params.tile_size = 16;
+        auto build = [&](const std::filesystem::path& path) -> Status {
+            auto reader = voxel::VoxelRowReader::open(path);
+            if (!reader) return reader.error();
+            Context context;
+            auto mesh = navmesh::buildNavmesh((*reader)->header(), (*reader)->spanCount(),
+                                              [&](uint32_t keep_from, uint32_t need_to) {
+                                                  return (*reader)->rows(keep_from, need_to);
+                                              },
+                                              true, params, context);
+            if (!mesh) return mesh.error();
+            return (*reader)->finish();
+        };
+        REQUIRE(build(dir / "good.vox").ok());
+        // A column in the last rows ending before it begins.
+        const Status backwards = build(craft("backwards.vox", [](std::vector<uint32_t>& c) {
+            std::swap(c[c.size() - 30], c[c.size() - 20]);
+        }));
+        REQUIRE_FALSE(backwards.ok());
+        CHECK(backwards.error().message.find("backwards.vox") != std::string::npos);
+        CHECK(backwards.error().message.find("span range") != std::string::npos);
+        // The first offset not 0: found when the file is opened.
+        const Status first = build(craft("first.vox", [](std::vector<uint32_t>& c) { c[0] = 1; }));
+        REQUIRE_FALSE(first.ok());
+        CHECK(first.error().message.find("does not start at span 0") != std::string::npos);
+        // The last offset short of the span count.
+        const Status last =
+            build(craft("last.vox", [](std::vector<uint32_t>& c) { c.back() -= 1; }));
+        REQUIRE_FALSE(last.ok());
+        CHECK(last.error().message.find("last.vox") != std::string::npos);
+        CHECK(last.error().message.find("last offset is not the span count") != std::string::npos);
+        // One offset too many: the section's size.
+        const Status size =
+            build(craft("size.vox", [](std::vector<uint32_t>& c) { c.push_back(c.back()); }));
+        REQUIRE_FALSE(size.ok());
+        CHECK(size.error().message.find("section 'COLS' is") != std::string::npos);
     }
 
     TEST_CASE("navmesh from a .vox read row by row: a bad span in the last rows is an error") {
