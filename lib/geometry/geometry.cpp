@@ -462,7 +462,10 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g,
     writer.add(formats::kSecGeometryHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, encodeAreaTable(g.areas), formats::Codec::raw);
     // The arrays compressed in place (little-endian hosts, as the loader assumes): no copies.
-    writer.add(formats::kSecVertices, formats::byteView(g.vertices));
+    // Vertices at level 1: float coordinates compress about as well as at 3 (on the generated
+    // towns 1.4% smaller, on the demo meshes up to 14% larger, a few KiB), at about 0.6x the time
+    // (on the 3 M-triangle town the import took 0.85x as long).
+    writer.add(formats::kSecVertices, formats::byteView(g.vertices), formats::Codec::zstd, 1);
     if (streams != nullptr) {
         if (Status s = streams->addTo(writer); !s) return s;
     } else {

@@ -1441,6 +1441,7 @@ Result<VoxelizedFile> voxelizeToFile(const geometry::Geometry& geometry,
                              });
     if (!grid) return grid.error();
     grid->source_name = source_name;
+    ScopedTimer timer(context, "voxelize: save");
     if (Status s = writer->finish(path, *grid); !s) return s.error();
     result.stats = writer->stats(grid->areas.size());
     result.header = std::move(grid).value();

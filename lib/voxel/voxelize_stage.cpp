@@ -43,7 +43,10 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
     // The triangles stay stored (compressed) and are decoded as voxelize visits them, unless
     // bake bounds clip the geometry (which needs them whole).
     geometry::StoredTriangles stored;
-    auto geometry = geometry::loadGeometry(inputs.geometry, stored);
+    auto geometry = [&] {
+        ScopedTimer timer(context, "voxelize: load");
+        return geometry::loadGeometry(inputs.geometry, stored);
+    }();
     if (!geometry) return geometry.error();
     const VoxelizeParams applied = effectiveParams(*geometry, params);
     const bool whole = !applied.bounds.empty();
