@@ -406,34 +406,64 @@ void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t ba
     const uint32_t row0 = std::max(info.row0, band_row0);
     const uint32_t row1 = std::min(info.row1, band_row1 - 1);
     // Rows and then columns are cut off the rest of the polygon one after another, Recast's way
-    // (one divide per border instead of two clips of the whole).
+    // (one divide per border instead of two clips of the whole). A cut that would leave the
+    // polygon whole (every corner on the kept side: the first border below all of it, the last
+    // above) is not made: the polygon is the piece, the same corners in the same order, exactly
+    // what the cut gives. Most triangles of a large level cover a few cells, so this skips most
+    // cuts. (The rest's top corner is always the triangle's own, as is the row piece's rightmost
+    // corner in what is left of it, so their extents need no new scan.)
     Vec3d rest[2][kMaxPolygon], row_piece[kMaxPolygon], rest_row[2][kMaxPolygon], cell[kMaxPolygon];
-    int rest_n = clipPolygon(tri, 3, rest[0], 2, double(row0), 1.0);
-    int r = 0;
+    const double z_min = std::min({tri[0].z, tri[1].z, tri[2].z});
+    const double z_max = std::max({tri[0].z, tri[1].z, tri[2].z});
+    const Vec3d* rest_at = tri;
+    int rest_n = 3;
+    if (z_min < double(row0)) {
+        rest_n = clipPolygon(tri, 3, rest[0], 2, double(row0), 1.0);
+        rest_at = rest[0];
+    }
     for (uint32_t row = row0; row <= row1 && rest_n > 0; ++row) {
+        const Vec3d* piece = row_piece;
         int n = 0;
-        dividePolygon(rest[r], rest_n, 2, double(row) + 1.0, row_piece, n, rest[r ^ 1], rest_n);
-        r ^= 1;
+        if (z_max <= double(row) + 1.0) {  // the last row: all that is left
+            piece = rest_at;
+            n = rest_n;
+            rest_n = 0;
+        } else {
+            Vec3d* next = rest_at == rest[0] ? rest[1] : rest[0];
+            dividePolygon(rest_at, rest_n, 2, double(row) + 1.0, row_piece, n, next, rest_n);
+            rest_at = next;
+        }
         if (n == 0) continue;
-        double x_lo = row_piece[0].x, x_hi = row_piece[0].x;
+        double x_lo = piece[0].x, x_hi = piece[0].x;
         for (int i = 1; i < n; ++i) {
-            x_lo = std::min(x_lo, row_piece[i].x);
-            x_hi = std::max(x_hi, row_piece[i].x);
+            x_lo = std::min(x_lo, piece[i].x);
+            x_hi = std::max(x_hi, piece[i].x);
         }
         uint32_t col0, col1;
         cellRange(x_lo, x_hi, frame.size_x, (sides & kLowerX) != 0, col0, col1);
-        int rest_m = clipPolygon(row_piece, n, rest_row[0], 0, double(col0), 1.0);
-        int c = 0;
+        const Vec3d* row_rest = piece;
+        int rest_m = n;
+        if (x_lo < double(col0)) {
+            rest_m = clipPolygon(piece, n, rest_row[0], 0, double(col0), 1.0);
+            row_rest = rest_row[0];
+        }
         for (uint32_t col = col0; col <= col1 && rest_m > 0; ++col) {
+            const Vec3d* cell_at = cell;
             int m = 0;
-            dividePolygon(rest_row[c], rest_m, 0, double(col) + 1.0, cell, m, rest_row[c ^ 1],
-                          rest_m);
-            c ^= 1;
+            if (x_hi <= double(col) + 1.0) {  // the last column: all that is left
+                cell_at = row_rest;
+                m = rest_m;
+                rest_m = 0;
+            } else {
+                Vec3d* next = row_rest == rest_row[0] ? rest_row[1] : rest_row[0];
+                dividePolygon(row_rest, rest_m, 0, double(col) + 1.0, cell, m, next, rest_m);
+                row_rest = next;
+            }
             if (m == 0) continue;
-            double y_lo = cell[0].y, y_hi = cell[0].y;
+            double y_lo = cell_at[0].y, y_hi = cell_at[0].y;
             for (int i = 1; i < m; ++i) {
-                y_lo = std::min(y_lo, cell[i].y);
-                y_hi = std::max(y_hi, cell[i].y);
+                y_lo = std::min(y_lo, cell_at[i].y);
+                y_hi = std::max(y_hi, cell_at[i].y);
             }
             int lo = int(std::floor(y_lo + kNoise));
             int hi = int(std::ceil(y_hi - kNoise));
