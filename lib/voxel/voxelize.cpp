@@ -90,6 +90,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -947,59 +948,147 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
             size_t used = 0;
             uint64_t up = 0, down = 0;
         };
-        std::vector<Piece> pieces;
+        // Two blocks in flight: while the calling thread decodes the next block (the visitor's
+        // caller), helper threads encode the pieces of the one before; the calling thread then
+        // helps finish them and appends them to the band lists, in order.
+        struct Slot {
+            std::vector<uint32_t> corners;  // the block's, copied (a visit's spans do not last)
+            std::vector<uint8_t> areas;
+            std::vector<Piece> pieces;
+            size_t piece_count = 0, next_piece = 0, done_pieces = 0;
+            uint64_t block = 0;  // its number, for oldest-first hand-out
+        };
+        Slot slots[2];
+        std::mutex mutex;
+        std::condition_variable changed;
+        bool closing = false;
+        std::exception_ptr failure;
+        auto encodePiece = [&](Slot& slot, size_t index) {
+            Piece& piece = slot.pieces[index];
+            piece.used = 0;
+            piece.up = piece.down = 0;
+            const std::vector<uint32_t>& corners = slot.corners;
+            const std::vector<uint8_t>& areas = slot.areas;
+            const size_t end = std::min(areas.size(), (index + 1) * kPiece);
+            for (size_t i = index * kPiece; i < end; ++i) {
+                const TriangleRef ref{{corners[3 * i], corners[3 * i + 1], corners[3 * i + 2]},
+                                      areas[i]};
+                uint32_t row0, row1;
+                bool up, down;
+                triangleRows(frame, vertices, ref, row0, row1, up, down);
+                piece.up += up;
+                piece.down += down;
+                const uint32_t second = zigzag(ref.corner[1] - ref.corner[0]);
+                const uint32_t third = zigzag(ref.corner[2] - ref.corner[0]);
+                for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b) {
+                    int32_t& at_band = piece.slot[b];
+                    if (at_band < 0) {
+                        at_band = int32_t(piece.used++);
+                        if (piece.segments.size() < piece.used) piece.segments.emplace_back();
+                        Segment& fresh = piece.segments[size_t(at_band)];
+                        fresh.band = b;
+                        fresh.bytes.clear();
+                        fresh.last = 0;
+                        fresh.last_area = 0;
+                    }
+                    Segment& segment = piece.segments[size_t(at_band)];
+                    const bool new_area = ref.area != segment.last_area;
+                    const uint64_t lead =
+                        uint64_t(zigzag(ref.corner[0] - segment.last)) << 1 | uint64_t(new_area);
+                    segment.last = ref.corner[0];
+                    segment.last_area = ref.area;
+                    std::vector<uint8_t>& bytes = segment.bytes;
+                    const size_t at = bytes.size();
+                    bytes.resize(at + 16);
+                    uint8_t* out = bytes.data() + at;
+                    for (uint64_t v : {lead, uint64_t(second), uint64_t(third)}) putVarint(out, v);
+                    if (new_area) *out++ = ref.area;
+                    bytes.resize(size_t(out - bytes.data()));
+                }
+            }
+        };
+        // Takes the next piece to encode (oldest block first) under the lock, or nullptr.
+        auto takePiece = [&](size_t& index) -> Slot* {
+            Slot* oldest = nullptr;
+            for (Slot& slot : slots)
+                if (slot.next_piece < slot.piece_count && (!oldest || slot.block < oldest->block))
+                    oldest = &slot;
+            if (oldest) index = oldest->next_piece++;
+            return oldest;
+        };
+        // Encodes one taken piece and records it (any thread); a failure is kept for the caller.
+        auto encodeTaken = [&](Slot& slot, size_t index, std::unique_lock<std::mutex>& lock) {
+            lock.unlock();
+            std::exception_ptr error;
+            try {
+                encodePiece(slot, index);
+            } catch (...) {
+                error = std::current_exception();
+            }
+            lock.lock();
+            if (error && !failure) failure = error;
+            ++slot.done_pieces;
+            changed.notify_all();
+        };
+        std::vector<std::thread> helpers;
+        auto helper = [&] {
+            std::unique_lock<std::mutex> lock(mutex);
+            while (true) {
+                size_t index = 0;
+                Slot* slot = nullptr;
+                changed.wait(lock, [&] { return closing || (slot = takePiece(index)) != nullptr; });
+                if (!slot) return;
+                encodeTaken(*slot, index, lock);
+            }
+        };
+        for (int i = 1; i < threads; ++i) {
+            try {
+                helpers.emplace_back(helper);
+            } catch (const std::system_error&) {
+                break;  // fewer helpers; the same bytes
+            }
+        }
+        // Stops and joins the helpers however prepare ends.
+        struct Join {
+            std::vector<std::thread>& threads;
+            std::mutex& mutex;
+            std::condition_variable& changed;
+            bool& closing;
+            ~Join() {
+                {
+                    std::lock_guard<std::mutex> lock(mutex);
+                    closing = true;
+                }
+                changed.notify_all();
+                for (std::thread& t : threads) t.join();
+            }
+        } join{helpers, mutex, changed, closing};
         uint64_t facing_up = 0, facing_down = 0;
-        Status s = blocks([&](uint64_t, std::span<const uint32_t> corners,
-                              std::span<const uint8_t> areas) -> Status {
-            if (context.cancelled()) return makeError(ErrorKind::cancelled, "voxelize: cancelled");
-            const size_t piece_count = (areas.size() + kPiece - 1) / kPiece;
-            while (pieces.size() < piece_count)
-                pieces.push_back({std::vector<int32_t>(band_count, -1), {}, 0, 0, 0});
-            parallelFor(piece_count, threads, [&](size_t index, int) {
-                Piece& piece = pieces[index];
-                piece.used = 0;
-                piece.up = piece.down = 0;
-                const size_t end = std::min(areas.size(), (index + 1) * kPiece);
-                for (size_t i = index * kPiece; i < end; ++i) {
-                    const TriangleRef ref{{corners[3 * i], corners[3 * i + 1], corners[3 * i + 2]},
-                                          areas[i]};
-                    uint32_t row0, row1;
-                    bool up, down;
-                    triangleRows(frame, vertices, ref, row0, row1, up, down);
-                    piece.up += up;
-                    piece.down += down;
-                    const uint32_t second = zigzag(ref.corner[1] - ref.corner[0]);
-                    const uint32_t third = zigzag(ref.corner[2] - ref.corner[0]);
-                    for (uint32_t b = row0 / kBandRows; b <= row1 / kBandRows; ++b) {
-                        int32_t& slot = piece.slot[b];
-                        if (slot < 0) {
-                            slot = int32_t(piece.used++);
-                            if (piece.segments.size() < piece.used) piece.segments.emplace_back();
-                            Segment& fresh = piece.segments[size_t(slot)];
-                            fresh.band = b;
-                            fresh.bytes.clear();
-                            fresh.last = 0;
-                            fresh.last_area = 0;
-                        }
-                        Segment& segment = piece.segments[size_t(slot)];
-                        const bool new_area = ref.area != segment.last_area;
-                        const uint64_t lead = uint64_t(zigzag(ref.corner[0] - segment.last)) << 1 |
-                                              uint64_t(new_area);
-                        segment.last = ref.corner[0];
-                        segment.last_area = ref.area;
-                        std::vector<uint8_t>& bytes = segment.bytes;
-                        const size_t at = bytes.size();
-                        bytes.resize(at + 16);
-                        uint8_t* out = bytes.data() + at;
-                        for (uint64_t v : {lead, uint64_t(second), uint64_t(third)})
-                            putVarint(out, v);
-                        if (new_area) *out++ = ref.area;
-                        bytes.resize(size_t(out - bytes.data()));
+        uint64_t block_count = 0;
+        // Block `block`'s pieces all encoded (the calling thread helping), then appended.
+        auto complete = [&](uint64_t block) -> Status {
+            Slot& slot = slots[block % 2];
+            {
+                std::unique_lock<std::mutex> lock(mutex);
+                while (slot.next_piece < slot.piece_count) {
+                    const size_t index = slot.next_piece++;
+                    encodeTaken(slot, index, lock);
+                }
+                changed.wait(lock, [&] { return slot.done_pieces == slot.piece_count; });
+                if (failure) {
+                    try {
+                        std::rethrow_exception(failure);
+                    } catch (const std::bad_alloc&) {
+                        return makeError(ErrorKind::internal, "voxelize: out of memory");
+                    } catch (const std::exception& e) {
+                        return makeError(ErrorKind::internal, "voxelize: {}", e.what());
+                    } catch (...) {
+                        return makeError(ErrorKind::internal, "voxelize: unknown failure");
                     }
                 }
-            });
-            for (size_t index = 0; index < piece_count; ++index) {
-                Piece& piece = pieces[index];
+            }
+            for (size_t index = 0; index < slot.piece_count; ++index) {
+                Piece& piece = slot.pieces[index];
                 facing_up += piece.up;
                 facing_down += piece.down;
                 for (size_t k = 0; k < piece.used; ++k) {
@@ -1013,7 +1102,27 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 }
             }
             return {};
+        };
+        Status s = blocks([&](uint64_t, std::span<const uint32_t> corners,
+                              std::span<const uint8_t> areas) -> Status {
+            if (context.cancelled()) return makeError(ErrorKind::cancelled, "voxelize: cancelled");
+            const uint64_t block = block_count++;
+            Slot& slot = slots[block % 2];  // free: its block was completed two visits ago
+            slot.corners.assign(corners.begin(), corners.end());
+            slot.areas.assign(areas.begin(), areas.end());
+            const size_t piece_count = (areas.size() + kPiece - 1) / kPiece;
+            while (slot.pieces.size() < piece_count)
+                slot.pieces.push_back({std::vector<int32_t>(band_count, -1), {}, 0, 0, 0});
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                slot.block = block;
+                slot.piece_count = piece_count;
+                slot.next_piece = slot.done_pieces = 0;
+            }
+            changed.notify_all();
+            return block > 0 ? complete(block - 1) : Status{};
         });
+        if (s && block_count > 0) s = complete(block_count - 1);
         if (!s) return s.error();
         if (facing_up == 0 && facing_down > 0)
             context.warn(
