@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <condition_variable>
@@ -531,30 +532,39 @@ uint64_t countPositionLines(const char* p, const char* scan_end, const char* dat
 // The `v` lines of a regular file (0 for anything else, which cannot be read twice): a pass of
 // memchr over the bytes, a few percent of parsing them — over the file mapped into memory where
 // it can be (no copy of it), else read a chunk at a time.
-uint64_t countPositions(const std::filesystem::path& path) {
+uint64_t countPositions(const std::filesystem::path& path, int threads) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) return 0;
 #if defined(__unix__)
     // Mapped a window of 4 MiB at a time (each with the two bytes after it, for a "\nv " across
-    // its end): resident pages of a mapping count as the process's, so never the whole file.
+    // its end): resident pages of a mapping count as the process's, so never the whole file. The
+    // windows are counted on `threads` threads (the parser's and the tokenizer's are idle yet);
+    // the sum does not depend on which counted what.
     if (const int fd = ::open(path.c_str(), O_RDONLY); fd >= 0) {
         struct stat st {};
-        bool mapped = ::fstat(fd, &st) == 0;
-        const uint64_t size = mapped ? uint64_t(st.st_size) : 0;
+        const bool opened = ::fstat(fd, &st) == 0;
+        const uint64_t size = opened ? uint64_t(st.st_size) : 0;
         constexpr uint64_t kWindow = uint64_t(1) << 22;
-        uint64_t n = 0;
-        for (uint64_t offset = 0; mapped && offset < size; offset += kWindow) {
+        std::atomic<uint64_t> n{0};
+        std::atomic<bool> mapped{opened};
+        parallelFor(size_t((size + kWindow - 1) / kWindow), threads, [&](size_t window, int) {
+            if (!mapped.load(std::memory_order_relaxed)) return;
+            const uint64_t offset = uint64_t(window) * kWindow;
             const uint64_t own = std::min(kWindow, size - offset);
             const size_t length = size_t(std::min(own + 2, size - offset));
             void* at = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, off_t(offset));
-            mapped = at != MAP_FAILED;
-            if (!mapped) break;
+            if (at == MAP_FAILED) {
+                mapped = false;
+                return;
+            }
             const char* const bytes = static_cast<const char*>(at);
             // The file begins a line; a window's first line is counted with the one before.
-            if (offset == 0 && length >= 2 && bytes[0] == 'v' && isSpace(bytes[1])) ++n;
-            n += countPositionLines(bytes, bytes + own, bytes + length);
+            uint64_t here = 0;
+            if (offset == 0 && length >= 2 && bytes[0] == 'v' && isSpace(bytes[1])) ++here;
+            here += countPositionLines(bytes, bytes + own, bytes + length);
             ::munmap(at, length);
-        }
+            n += here;
+        });
         ::close(fd);
         if (mapped) return n;
     }
@@ -588,7 +598,7 @@ Result<ObjScene> readObj(const std::filesystem::path& path) {
 }
 
 Result<size_t> readObj(const std::filesystem::path& path, ObjSink& sink, int threads) {
-    const uint64_t positions = countPositions(path);
+    const uint64_t positions = countPositions(path, resolveThreads(threads));
     if (positions > 0) sink.expectPositions(positions);
     Parser parser(path.string(), &sink);
     if (Status s = parseFile(path, parser, &sink, resolveThreads(threads)); !s) return s.error();

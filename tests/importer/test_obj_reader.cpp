@@ -193,9 +193,12 @@ TEST_SUITE("importer") {
                                      : pad == 1 ? "\n"
                                                 : "#" + std::string(size_t(pad - 2), 'x') + "\n";
             write(dir / "windows.obj", head + body + "f 1 2 3\n");
-            Counting windows;
-            REQUIRE(importer::readObj(dir / "windows.obj", windows).ok());
-            CHECK_MESSAGE(windows.expected == lines, "padding " << pad);
+            for (int threads : {1, 3}) {  // the windows counted on one thread or several
+                Counting windows;
+                REQUIRE(importer::readObj(dir / "windows.obj", windows, threads).ok());
+                CHECK_MESSAGE(windows.expected == lines,
+                              "padding " << pad << ", threads " << threads);
+            }
         }
     }
 
