@@ -181,6 +181,7 @@ Error ExactMeshQuery::init(const GraphView& g) {
     for (const LinkDir& d : link_dirs_) ++link_offsets_[d.entry_poly + 1];
     for (uint32_t p = 0; p < merged; ++p) link_offsets_[p + 1] += link_offsets_[p];
     findDeadEnds();
+    buildClusters(g);
     shortcuts_.clear();
     for (uint32_t k = 0; k < link_dirs_.size(); ++k)
         if (link_dirs_[k].shortcut) shortcuts_.push_back(k);
@@ -530,9 +531,251 @@ ExactMeshQuery::HeapEntry ExactMeshQuery::heapPop() {
 
 void ExactMeshQuery::push(Node node, bool add_heuristic) {
     if (!admit(node)) return;
-    if (add_heuristic) node.f = node.g + heuristic(node.root, node.left, node.right);
+    if (add_heuristic) {
+        node.f = node.g + heuristic(node.root, node.left, node.right);
+        if (cluster_ready_) node.f = std::max(node.f, node.g + clusterBound(node));
+    }
     nodes_.push_back(node);
     heapPush({node.f, uint32_t(nodes_.size() - 1)});
+}
+
+namespace {
+// Distance in XZ between two boxes (min x, min z, max x, max z); 0 when they meet.
+double boxDistance(const double a[4], const double b[4]) {
+    const double dx = std::max({0.0, a[0] - b[2], b[0] - a[2]});
+    const double dz = std::max({0.0, a[1] - b[3], b[1] - a[3]});
+    return std::sqrt(dx * dx + dz * dz);
+}
+double pointBoxDistance(const double p[2], const double b[4]) {
+    const double dx = std::max({0.0, b[0] - p[0], p[0] - b[2]});
+    const double dz = std::max({0.0, b[1] - p[1], p[1] - b[3]});
+    return std::sqrt(dx * dx + dz * dz);
+}
+// Distance in XZ from p to the segment a-b.
+double pointSegmentDistance(const double p[2], const double a[2], const double b[2]) {
+    const double ex = b[0] - a[0], ez = b[1] - a[1];
+    const double len2 = ex * ex + ez * ez;
+    double t = len2 > 0 ? ((p[0] - a[0]) * ex + (p[1] - a[1]) * ez) / len2 : 0;
+    t = std::clamp(t, 0.0, 1.0);
+    const double dx = a[0] + t * ex - p[0], dz = a[1] + t * ez - p[1];
+    return std::sqrt(dx * dx + dz * dz);
+}
+}  // namespace
+
+bool ExactMeshQuery::floorsStack(const GraphView& g, const std::vector<uint32_t>& offsets,
+                                 const std::vector<uint32_t>& ring) {
+    const uint32_t polys = uint32_t(offsets.size() - 1);
+    if (polys < 2) return false;
+    // Per polygon: its XZ box and Y range (its ring: corners offsets[p] + p .. offsets[p + 1] + p,
+    // the last repeating the first).
+    struct Box {
+        float x0, z0, x1, z1, y0, y1;
+    };
+    std::vector<Box> boxes(polys);
+    float min_x = HUGE_VALF, min_z = HUGE_VALF, max_x = -HUGE_VALF, max_z = -HUGE_VALF;
+    for (uint32_t p = 0; p < polys; ++p) {
+        Box b{HUGE_VALF, HUGE_VALF, -HUGE_VALF, -HUGE_VALF, HUGE_VALF, -HUGE_VALF};
+        for (uint32_t k = offsets[p] + p; k < offsets[p + 1] + p; ++k) {
+            const float* v = g.mesh_vertices + 3 * size_t(ring[k]);
+            b.x0 = std::min(b.x0, v[0]), b.x1 = std::max(b.x1, v[0]);
+            b.y0 = std::min(b.y0, v[1]), b.y1 = std::max(b.y1, v[1]);
+            b.z0 = std::min(b.z0, v[2]), b.z1 = std::max(b.z1, v[2]);
+        }
+        boxes[p] = b;
+        min_x = std::min(min_x, b.x0), max_x = std::max(max_x, b.x1);
+        min_z = std::min(min_z, b.z0), max_z = std::max(max_z, b.z1);
+    }
+    // A grid of at most 128 x 128 cells over them; per cell the lowest top and the highest bottom
+    // of the polygons holding its centre (convex, counter-clockwise in XZ: the centre on the left
+    // of every edge, or on it).
+    constexpr int kCells = 128;
+    const float cell = std::max({(max_x - min_x) / kCells, (max_z - min_z) / kCells, 1e-3f});
+    const int nx = std::min(kCells, int((max_x - min_x) / cell) + 1);
+    const int nz = std::min(kCells, int((max_z - min_z) / cell) + 1);
+    std::vector<float> lowest_top(size_t(nx) * size_t(nz), HUGE_VALF),
+        highest_bottom(size_t(nx) * size_t(nz), -HUGE_VALF);
+    for (uint32_t p = 0; p < polys; ++p) {
+        const Box& b = boxes[p];
+        const int cx0 = std::clamp(int((b.x0 - min_x) / cell), 0, nx - 1);
+        const int cx1 = std::clamp(int((b.x1 - min_x) / cell), 0, nx - 1);
+        const int cz0 = std::clamp(int((b.z0 - min_z) / cell), 0, nz - 1);
+        const int cz1 = std::clamp(int((b.z1 - min_z) / cell), 0, nz - 1);
+        for (int z = cz0; z <= cz1; ++z)
+            for (int x = cx0; x <= cx1; ++x) {
+                const double c[2] = {min_x + (x + 0.5) * double(cell),
+                                     min_z + (z + 0.5) * double(cell)};
+                bool inside = true;
+                for (uint32_t k = offsets[p] + p; inside && k < offsets[p + 1] + p; ++k) {
+                    const float* u = g.mesh_vertices + 3 * size_t(ring[k]);
+                    const float* w = g.mesh_vertices + 3 * size_t(ring[k + 1]);
+                    const double a[2] = {u[0], u[2]}, e[2] = {w[0], w[2]};
+                    inside = cross(a, e, c) >= 0;
+                }
+                if (!inside) continue;
+                const size_t at = size_t(z) * size_t(nx) + size_t(x);
+                lowest_top[at] = std::min(lowest_top[at], b.y1);
+                highest_bottom[at] = std::max(highest_bottom[at], b.y0);
+            }
+    }
+    const float height = g.header.agent_height > 0 ? g.header.agent_height : 2.0f;
+    size_t occupied = 0, stacked = 0;
+    for (size_t c = 0; c < lowest_top.size(); ++c) {
+        if (lowest_top[c] == HUGE_VALF) continue;
+        ++occupied;
+        stacked += highest_bottom[c] - lowest_top[c] > height;
+    }
+    return double(stacked) >= kStackedShare * double(occupied);
+}
+
+void ExactMeshQuery::buildClusters(const GraphView& g) {
+    const uint32_t polys = uint32_t(offsets_.size() - 1);
+    cluster_of_.assign(polys, kNoNode);
+    portals_.clear();
+    cluster_portals_.clear();
+    cluster_portal_offsets_.assign(1, 0);
+    portal_edge_offsets_.assign(1, 0);
+    portal_edges_.clear();
+    cluster_ready_ = false;
+    // Links join clusters no portal does: no bound with them.
+    if (!link_dirs_.empty() || cluster_polygons_ == 0) return;
+    if (!force_clusters_ && !floorsStack(g, offsets_, ccw_vertices_)) return;
+    // Clusters grown breadth-first from the first polygon not in one, in polygon order.
+    uint32_t clusters = 0;
+    std::vector<uint32_t> queue;
+    for (uint32_t seed = 0; seed < polys; ++seed) {
+        if (cluster_of_[seed] != kNoNode) continue;
+        queue.assign(1, seed);
+        cluster_of_[seed] = clusters;
+        for (size_t head = 0; head < queue.size() && queue.size() < cluster_polygons_; ++head)
+            for (uint32_t k = offsets_[queue[head]]; k < offsets_[queue[head] + 1]; ++k) {
+                const uint32_t q = ccw_neighbours_[k];
+                if (q == kNoNode || cluster_of_[q] != kNoNode || queue.size() >= cluster_polygons_)
+                    continue;
+                cluster_of_[q] = clusters;
+                queue.push_back(q);
+            }
+        ++clusters;
+    }
+    if (clusters < 2) return;
+    // Portals: the edges between two clusters, per pair (lower cluster first), as boxes.
+    struct Edge {
+        uint32_t a, b;  // clusters, a < b
+        double box[4];
+    };
+    std::vector<Edge> edges;
+    for (uint32_t p = 0; p < polys; ++p)
+        for (uint32_t k = 0; k + offsets_[p] < offsets_[p + 1]; ++k) {
+            const uint32_t q = ccw_neighbours_[offsets_[p] + k];
+            if (q == kNoNode || cluster_of_[q] == cluster_of_[p]) continue;
+            double a[2], b[2];
+            corner(p, k, a);
+            corner(p, k + 1, b);
+            edges.push_back({std::min(cluster_of_[p], cluster_of_[q]),
+                             std::max(cluster_of_[p], cluster_of_[q]),
+                             {std::min(a[0], b[0]), std::min(a[1], b[1]), std::max(a[0], b[0]),
+                              std::max(a[1], b[1])}});
+        }
+    std::stable_sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
+        return x.a != y.a ? x.a < y.a : x.b < y.b;
+    });
+    std::vector<std::pair<uint32_t, uint32_t>> ends;  // per portal: its two clusters
+    for (size_t i = 0; i < edges.size();) {
+        size_t j = i;
+        Portal portal;
+        std::copy(edges[i].box, edges[i].box + 4, portal.box);
+        for (; j < edges.size() && edges[j].a == edges[i].a && edges[j].b == edges[i].b; ++j) {
+            portal.box[0] = std::min(portal.box[0], edges[j].box[0]);
+            portal.box[1] = std::min(portal.box[1], edges[j].box[1]);
+            portal.box[2] = std::max(portal.box[2], edges[j].box[2]);
+            portal.box[3] = std::max(portal.box[3], edges[j].box[3]);
+        }
+        portals_.push_back(portal);
+        ends.push_back({edges[i].a, edges[i].b});
+        i = j;
+    }
+    // Each cluster's portals, and the portal graph: two portals of one cluster joined.
+    cluster_portal_offsets_.assign(size_t(clusters) + 1, 0);
+    for (const auto& [a, b] : ends)
+        ++cluster_portal_offsets_[a + 1], ++cluster_portal_offsets_[b + 1];
+    for (uint32_t c = 0; c < clusters; ++c)
+        cluster_portal_offsets_[c + 1] += cluster_portal_offsets_[c];
+    cluster_portals_.resize(cluster_portal_offsets_[clusters]);
+    {
+        std::vector<uint32_t> fill(cluster_portal_offsets_.begin(),
+                                   cluster_portal_offsets_.end() - 1);
+        for (uint32_t i = 0; i < ends.size(); ++i) {
+            cluster_portals_[fill[ends[i].first]++] = i;
+            cluster_portals_[fill[ends[i].second]++] = i;
+        }
+    }
+    std::vector<std::vector<std::pair<uint32_t, double>>> adjacent(portals_.size());
+    for (uint32_t c = 0; c < clusters; ++c)
+        for (uint32_t i = cluster_portal_offsets_[c]; i < cluster_portal_offsets_[c + 1]; ++i)
+            for (uint32_t j = cluster_portal_offsets_[c]; j < cluster_portal_offsets_[c + 1]; ++j) {
+                if (i == j) continue;
+                const uint32_t x = cluster_portals_[i], y = cluster_portals_[j];
+                adjacent[x].push_back({y, boxDistance(portals_[x].box, portals_[y].box)});
+            }
+    for (const auto& list : adjacent) {
+        portal_edges_.insert(portal_edges_.end(), list.begin(), list.end());
+        portal_edge_offsets_.push_back(uint32_t(portal_edges_.size()));
+    }
+    portal_d_.assign(portals_.size(), 0);
+    cluster_lb_.assign(clusters, 0);
+}
+
+void ExactMeshQuery::clusterBounds() {
+    const double inf = std::numeric_limits<double>::infinity();
+    std::fill(portal_d_.begin(), portal_d_.end(), inf);
+    portal_heap_.clear();
+    const auto later = [](const std::pair<double, uint32_t>& a,
+                          const std::pair<double, uint32_t>& b) { return a.first > b.first; };
+    const uint32_t goal_cluster = cluster_of_[goal_poly_];
+    for (uint32_t i = cluster_portal_offsets_[goal_cluster];
+         i < cluster_portal_offsets_[goal_cluster + 1]; ++i) {
+        const uint32_t portal = cluster_portals_[i];
+        portal_d_[portal] = pointBoxDistance(goal_, portals_[portal].box);
+        portal_heap_.push_back({portal_d_[portal], portal});
+    }
+    std::make_heap(portal_heap_.begin(), portal_heap_.end(), later);
+    while (!portal_heap_.empty()) {
+        std::pop_heap(portal_heap_.begin(), portal_heap_.end(), later);
+        const auto [d, portal] = portal_heap_.back();
+        portal_heap_.pop_back();
+        if (d > portal_d_[portal]) continue;
+        for (uint32_t e = portal_edge_offsets_[portal]; e < portal_edge_offsets_[portal + 1]; ++e) {
+            const auto [next, w] = portal_edges_[e];
+            if (d + w < portal_d_[next]) {
+                portal_d_[next] = d + w;
+                portal_heap_.push_back({d + w, next});
+                std::push_heap(portal_heap_.begin(), portal_heap_.end(), later);
+            }
+        }
+    }
+    for (uint32_t c = 0; c + 1 < cluster_portal_offsets_.size(); ++c) {
+        double lb = inf;
+        for (uint32_t i = cluster_portal_offsets_[c]; i < cluster_portal_offsets_[c + 1]; ++i)
+            lb = std::min(lb, portal_d_[cluster_portals_[i]]);
+        cluster_lb_[c] = c == goal_cluster ? 0 : lb;
+    }
+    cluster_ready_ = true;
+}
+
+double ExactMeshQuery::clusterBound(const Node& node) const {
+    const uint32_t cluster = cluster_of_[node.poly];
+    if (cluster_lb_[cluster] <= 0) return 0;  // the goal's cluster
+    // Out through portal P at y: |root - x| + ... >= max(|root - I|, |root - P's box|) + D(P).
+    const double to_interval = pointSegmentDistance(node.root, node.left, node.right);
+    double best = std::numeric_limits<double>::infinity();
+    for (uint32_t i = cluster_portal_offsets_[cluster]; i < cluster_portal_offsets_[cluster + 1];
+         ++i) {
+        const uint32_t portal = cluster_portals_[i];
+        const double d = portal_d_[portal];
+        if (d + to_interval >= best) continue;
+        best = std::min(
+            best, std::max(to_interval, pointBoxDistance(node.root, portals_[portal].box)) + d);
+    }
+    return best;
 }
 
 void ExactMeshQuery::expand(uint32_t index) {
@@ -812,6 +1055,7 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     seen_used_.clear();
     seen_mask_ = seen_.empty() ? 0 : std::min(seen_.size(), kSeenStart) - 1;
     overflow_ = false;
+    cluster_ready_ = false;
     const double s[2] = {from.x, from.z};
     if (merged_of_[start] == goal_poly_ &&
         shortcuts_.empty()) {  // one convex polygon  // (a teleport might still be shorter)
@@ -854,6 +1098,8 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
             root_g_[node.root_vertex] < node.g - kEps)
             continue;  // a cheaper way to this root came later
         ++expansions_;
+        if (expansions_ == std::max<uint32_t>(1, cluster_after_) && !portals_.empty())
+            clusterBounds();
         if (node.goal) {
             // The corners: the goal, then each root back to the start.
             // A root where a link lands adds its landing and its take-off, the segment between

@@ -219,14 +219,28 @@ void navmeshAsset(const voxel::VoxelGrid& grid, const test::TempDir& dir,
     REQUIRE_FALSE(packed.error);
 }
 
-// The oracle's mesh and both searches over one asset.
+// The oracle's mesh and both searches over one asset; and the exact search with its cluster
+// bound from the first expansion on, over clusters of 1 and of 3 polygons (the default starts it
+// only on long searches: here every search uses it, so a bound too high would show as a path
+// longer than the oracle's).
 struct Queries {
     Mesh2 mesh;
     navrt::ExactMeshQuery exact;
     navrt::PathQuery astar;
+    navrt::ExactMeshQuery clustered[2];
     explicit Queries(const navrt::GraphView& g) : mesh(meshOf(g)) {
         REQUIRE_FALSE(exact.init(g));
         REQUIRE_FALSE(astar.init(g));
+        clustered[0].setClusterBound(1, 0, true);
+        clustered[1].setClusterBound(3, 0, true);
+        for (navrt::ExactMeshQuery& c : clustered) REQUIRE_FALSE(c.init(g));
+    }
+    // The clustered searches find the same cost as `want`.
+    void checkClustered(const navrt::MeshPoint& a, const navrt::MeshPoint& b, double want) {
+        for (navrt::ExactMeshQuery& c : clustered) {
+            REQUIRE(c.findPath(a.position, a.poly, b.position, b.poly) == navrt::PathStatus::found);
+            CHECK(c.cost() == doctest::Approx(want).epsilon(1e-4));
+        }
     }
 };
 
@@ -274,6 +288,7 @@ TEST_SUITE("runtime") {
             navmeshAsset(grid, dir, packed);
             const navrt::GraphView& g = packed.view;
             Queries q(g);
+            CHECK_FALSE(q.exact.usesClusterBound());  // one floor: the straight line alone
             const Mesh2& mesh = q.mesh;
             navrt::ExactMeshQuery& exact = q.exact;
             navrt::PathQuery& astar = q.astar;
@@ -293,6 +308,7 @@ TEST_SUITE("runtime") {
                 const double want = oracle(mesh, {pa.position.x, pa.position.z}, pa.poly,
                                            {pb.position.x, pb.position.z}, pb.poly);
                 CHECK(exact.cost() == doctest::Approx(want).epsilon(1e-4));
+                q.checkClustered(pa, pb, want);
                 // The corners make a path of that length.
                 double length = 0;
                 for (uint32_t i = 0; i + 1 < exact.pointCount(); ++i)
@@ -392,6 +408,7 @@ TEST_SUITE("runtime") {
                 const double want = oracle(q.mesh, {pa.position.x, pa.position.z}, pa.poly,
                                            {pb.position.x, pb.position.z}, pb.poly);
                 CHECK(q.exact.cost() == doctest::Approx(want).epsilon(1e-4));
+                q.checkClustered(pa, pb, want);
                 ++pairs;
             }
         }
@@ -588,6 +605,31 @@ TEST_SUITE("runtime") {
         CHECK(via_teleports >= 10);
     }
 
+    TEST_CASE("exact navmesh queries set the cluster bound up where most floors stack") {
+        // Two floors of 20 x 20 m, one 3 m over the other, joined by stairs beside them (steps
+        // of 0.3 m up to a landing, then a bridge back to the upper floor), and the lower floor
+        // alone: the bound for the first, the straight line alone for the second.
+        for (int floors : {2, 1}) {
+            test::LevelBuilder b;
+            b.box({0, -0.2, 0}, {20, 0, 20});
+            if (floors == 2) {
+                b.box({0, 2.8, 0}, {20, 3, 20});
+                for (int i = 0; i < 10; ++i)
+                    b.box({20.0 + i, -0.2, 0}, {21.0 + i, 0.3 * (i + 1), 4});
+                b.box({30, -0.2, 0}, {34, 3, 10});  // the landing
+                b.box({20, 2.8, 6}, {30, 3, 10});   // the bridge
+            }
+            const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
+            test::TempDir dir;
+            test::PackedAsset packed;
+            navmeshAsset(grid, dir, packed);
+            navrt::ExactMeshQuery exact;
+            REQUIRE_FALSE(exact.init(packed.view));
+            INFO(floors << " floors");
+            CHECK(exact.usesClusterBound() == (floors > 1));
+        }
+    }
+
     TEST_CASE("exact navmesh paths on two floors: found where A* finds one, never longer") {
         const std::filesystem::path level = test::sampleLevels() / "indoor_two_floors.glb";
         if (!std::filesystem::exists(level)) {
@@ -601,6 +643,12 @@ TEST_SUITE("runtime") {
         navrt::ExactMeshQuery exact;
         REQUIRE_FALSE(exact.init(g));
         CHECK_FALSE(exact.uniformCosts());  // the pool is water: the length is returned
+        // The cluster bound (here from the first expansion on, over clusters of 2) gives the same
+        // lengths between floors.
+        navrt::ExactMeshQuery clustered;
+        clustered.setClusterBound(2, 0, true);
+        REQUIRE_FALSE(clustered.init(g));
+        CHECK(clustered.usesClusterBound());
         navrt::PathQuery astar;
         REQUIRE_FALSE(astar.init(g));
         std::mt19937 random(5);
@@ -626,6 +674,8 @@ TEST_SUITE("runtime") {
             for (uint32_t i = 0; i + 1 < count; ++i)
                 funnel += std::hypot(points[i].x - points[i + 1].x, points[i].z - points[i + 1].z);
             CHECK(exact.cost() <= funnel + 1e-4);
+            REQUIRE(clustered.findPath(pa.position, pa.poly, pb.position, pb.poly) == got);
+            CHECK(clustered.cost() == doctest::Approx(exact.cost()).epsilon(1e-9));
             floors += std::fabs(a.y - b.y) > 2;
             ++pairs;
         }
