@@ -399,6 +399,33 @@ void triangleRows(const Frame& frame, const std::vector<float>& vertices, const 
               facing.n[2] > 0, row0, row1);
 }
 
+// A polygon cut into pieces one border at a time (rows, then a row's columns), the rest kept in
+// one of two buffers while the next cut fills the other.
+struct Cutter {
+    Cutter(const Vec3d* polygon, int count) : rest(polygon), n(count) {}
+    const Vec3d* rest;
+    int n;
+    Vec3d buffers[2][kMaxPolygon];  // (not cleared: only what a cut writes is read)
+    // Starts from the part of `polygon` at or above `bound` on `axis`.
+    void start(const Vec3d* polygon, int count, int axis, double bound) {
+        n = clipPolygon(polygon, count, buffers[0], axis, bound, 1.0);
+        rest = buffers[0];
+    }
+    // The piece at or below `bound` (into `piece`), the rest kept; or, when `last` (the rest lies
+    // wholly at or below it, so the cut would give it whole), all that is left.
+    const Vec3d* next(int axis, double bound, bool last, Vec3d* piece, int& count) {
+        if (last) {
+            count = n;
+            n = 0;
+            return rest;
+        }
+        Vec3d* other = rest == buffers[0] ? buffers[1] : buffers[0];
+        dividePolygon(rest, n, axis, bound, piece, count, other, n);
+        rest = other;
+        return piece;
+    }
+};
+
 void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t band_row0,
                        uint32_t band_row1, std::vector<RawSpan>& raw) {
     const Vec3d* tri = info.v;
@@ -413,27 +440,16 @@ void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t ba
     // what the cut gives. Most triangles of a large level cover a few cells, so this skips most
     // cuts. (The rest's top corner is always the triangle's own, as is the row piece's rightmost
     // corner in what is left of it, so their extents need no new scan.)
-    Vec3d rest[2][kMaxPolygon], row_piece[kMaxPolygon], rest_row[2][kMaxPolygon], cell[kMaxPolygon];
+    Vec3d row_piece[kMaxPolygon], cell[kMaxPolygon];
     const double z_min = std::min({tri[0].z, tri[1].z, tri[2].z});
     const double z_max = std::max({tri[0].z, tri[1].z, tri[2].z});
-    const Vec3d* rest_at = tri;
-    int rest_n = 3;
-    if (z_min < double(row0)) {
-        rest_n = clipPolygon(tri, 3, rest[0], 2, double(row0), 1.0);
-        rest_at = rest[0];
-    }
-    for (uint32_t row = row0; row <= row1 && rest_n > 0; ++row) {
-        const Vec3d* piece = row_piece;
+    Cutter rows(tri, 3);
+    if (z_min < double(row0)) rows.start(tri, 3, 2, double(row0));
+    for (uint32_t row = row0; row <= row1 && rows.n > 0; ++row) {
         int n = 0;
-        if (z_max <= double(row) + 1.0) {  // the last row: all that is left
-            piece = rest_at;
-            n = rest_n;
-            rest_n = 0;
-        } else {
-            Vec3d* next = rest_at == rest[0] ? rest[1] : rest[0];
-            dividePolygon(rest_at, rest_n, 2, double(row) + 1.0, row_piece, n, next, rest_n);
-            rest_at = next;
-        }
+        // The last row: all that is left.
+        const Vec3d* piece =
+            rows.next(2, double(row) + 1.0, z_max <= double(row) + 1.0, row_piece, n);
         if (n == 0) continue;
         double x_lo = piece[0].x, x_hi = piece[0].x;
         for (int i = 1; i < n; ++i) {
@@ -442,24 +458,12 @@ void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t ba
         }
         uint32_t col0, col1;
         cellRange(x_lo, x_hi, frame.size_x, (sides & kLowerX) != 0, col0, col1);
-        const Vec3d* row_rest = piece;
-        int rest_m = n;
-        if (x_lo < double(col0)) {
-            rest_m = clipPolygon(piece, n, rest_row[0], 0, double(col0), 1.0);
-            row_rest = rest_row[0];
-        }
-        for (uint32_t col = col0; col <= col1 && rest_m > 0; ++col) {
-            const Vec3d* cell_at = cell;
+        Cutter columns(piece, n);
+        if (x_lo < double(col0)) columns.start(piece, n, 0, double(col0));
+        for (uint32_t col = col0; col <= col1 && columns.n > 0; ++col) {
             int m = 0;
-            if (x_hi <= double(col) + 1.0) {  // the last column: all that is left
-                cell_at = row_rest;
-                m = rest_m;
-                rest_m = 0;
-            } else {
-                Vec3d* next = row_rest == rest_row[0] ? rest_row[1] : rest_row[0];
-                dividePolygon(row_rest, rest_m, 0, double(col) + 1.0, cell, m, next, rest_m);
-                row_rest = next;
-            }
+            const Vec3d* cell_at =
+                columns.next(0, double(col) + 1.0, x_hi <= double(col) + 1.0, cell, m);
             if (m == 0) continue;
             double y_lo = cell_at[0].y, y_hi = cell_at[0].y;
             for (int i = 1; i < m; ++i) {
