@@ -75,21 +75,31 @@ Status VoxelWriter::addColumns(std::span<const Span> spans, std::span<const uint
         return makeError(ErrorKind::usage,
                          "voxelize: more than {} spans exceed the format's limit; use larger cells",
                          UINT32_MAX);
-    scratch_.resize(counts.size() * 4);
+    // Encoded 8,192 offsets or spans (32 or 64 KiB) at a time: the streams' frames depend only
+    // on the bytes, and a chunk of a large level's rows would otherwise be encoded whole beside
+    // itself.
+    constexpr size_t kPiece = 8192;
     uint64_t offset = stats_.spans;
-    for (size_t c = 0; c < counts.size(); ++c) {
-        offset += counts[c];
-        formats::storeLe32(scratch_.data() + 4 * c, uint32_t(offset));
+    for (size_t first = 0; first < counts.size(); first += kPiece) {
+        const size_t n = std::min(kPiece, counts.size() - first);
+        scratch_.resize(n * 4);
+        for (size_t c = 0; c < n; ++c) {
+            offset += counts[first + c];
+            formats::storeLe32(scratch_.data() + 4 * c, uint32_t(offset));
+        }
+        columns_stream_->write(scratch_.data(), scratch_.size());
     }
-    columns_stream_->write(scratch_.data(), scratch_.size());
-    scratch_.resize(spans.size() * formats::kSpanRecordSize);
-    for (size_t i = 0; i < spans.size(); ++i) {
-        const Span& s = spans[i];
-        formats::encodeSpan(
-            {s.y_min, s.y_max, s.area, uint8_t(s.walkable ? formats::kSpanFlagWalkable : 0)},
-            scratch_.data() + i * formats::kSpanRecordSize);
+    for (size_t first = 0; first < spans.size(); first += kPiece) {
+        const size_t n = std::min(kPiece, spans.size() - first);
+        scratch_.resize(n * formats::kSpanRecordSize);
+        for (size_t i = 0; i < n; ++i) {
+            const Span& s = spans[first + i];
+            formats::encodeSpan(
+                {s.y_min, s.y_max, s.area, uint8_t(s.walkable ? formats::kSpanFlagWalkable : 0)},
+                scratch_.data() + i * formats::kSpanRecordSize);
+        }
+        spans_stream_->write(scratch_.data(), scratch_.size());
     }
-    spans_stream_->write(scratch_.data(), scratch_.size());
     stats_.spans += total;
     stats_.columns += counts.size();
     addColumnStats(stats_, spans, counts);
