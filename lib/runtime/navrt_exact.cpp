@@ -540,12 +540,6 @@ void ExactMeshQuery::push(Node node, bool add_heuristic) {
 }
 
 namespace {
-// Distance in XZ between two boxes (min x, min z, max x, max z); 0 when they meet.
-double boxDistance(const double a[4], const double b[4]) {
-    const double dx = std::max({0.0, a[0] - b[2], b[0] - a[2]});
-    const double dz = std::max({0.0, a[1] - b[3], b[1] - a[3]});
-    return std::sqrt(dx * dx + dz * dz);
-}
 double pointBoxDistance(const double p[2], const double b[4]) {
     const double dx = std::max({0.0, b[0] - p[0], p[0] - b[2]});
     const double dz = std::max({0.0, b[1] - p[1], p[1] - b[3]});
@@ -657,10 +651,11 @@ void ExactMeshQuery::buildClusters(const GraphView& g) {
         ++clusters;
     }
     if (clusters < 2) return;
-    // Portals: the edges between two clusters, per pair (lower cluster first), as boxes.
+    // Portals: the edges between two clusters, per pair (lower cluster first), with their box.
     struct Edge {
         uint32_t a, b;  // clusters, a < b
         double box[4];
+        double from[2], to[2];
     };
     std::vector<Edge> edges;
     for (uint32_t p = 0; p < polys; ++p)
@@ -673,13 +668,17 @@ void ExactMeshQuery::buildClusters(const GraphView& g) {
             edges.push_back({std::min(cluster_of_[p], cluster_of_[q]),
                              std::max(cluster_of_[p], cluster_of_[q]),
                              {std::min(a[0], b[0]), std::min(a[1], b[1]), std::max(a[0], b[0]),
-                              std::max(a[1], b[1])}});
+                              std::max(a[1], b[1])},
+                             {a[0], a[1]},
+                             {b[0], b[1]}});
         }
     std::stable_sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) {
         return x.a != y.a ? x.a < y.a : x.b < y.b;
     });
     std::vector<std::pair<uint32_t, uint32_t>> ends;  // per portal: its two clusters
+    std::vector<uint32_t> portal_first;               // per portal: its first edge in `edges`
     for (size_t i = 0; i < edges.size();) {
+        portal_first.push_back(uint32_t(i));
         size_t j = i;
         Portal portal;
         std::copy(edges[i].box, edges[i].box + 4, portal.box);
@@ -693,6 +692,26 @@ void ExactMeshQuery::buildClusters(const GraphView& g) {
         ends.push_back({edges[i].a, edges[i].b});
         i = j;
     }
+    portal_first.push_back(uint32_t(edges.size()));
+    // The distance between two portals' edge sets (segments: 0 where they cross, else the
+    // nearest end to the other segment), at least their boxes'.
+    auto segmentDistance = [](const Edge& x, const Edge& y) {
+        const double c1 = cross(x.from, x.to, y.from), c2 = cross(x.from, x.to, y.to);
+        const double c3 = cross(y.from, y.to, x.from), c4 = cross(y.from, y.to, x.to);
+        if (((c1 > 0 && c2 < 0) || (c1 < 0 && c2 > 0)) &&
+            ((c3 > 0 && c4 < 0) || (c3 < 0 && c4 > 0)))
+            return 0.0;
+        return std::min(
+            {pointSegmentDistance(x.from, y.from, y.to), pointSegmentDistance(x.to, y.from, y.to),
+             pointSegmentDistance(y.from, x.from, x.to), pointSegmentDistance(y.to, x.from, x.to)});
+    };
+    auto portalDistance = [&](uint32_t x, uint32_t y) {
+        double best = std::numeric_limits<double>::infinity();
+        for (uint32_t i = portal_first[x]; i < portal_first[x + 1] && best > 0; ++i)
+            for (uint32_t j = portal_first[y]; j < portal_first[y + 1] && best > 0; ++j)
+                best = std::min(best, segmentDistance(edges[i], edges[j]));
+        return best;
+    };
     // Each cluster's portals, and the portal graph: two portals of one cluster joined.
     cluster_portal_offsets_.assign(size_t(clusters) + 1, 0);
     for (const auto& [a, b] : ends)
@@ -714,7 +733,7 @@ void ExactMeshQuery::buildClusters(const GraphView& g) {
             for (uint32_t j = cluster_portal_offsets_[c]; j < cluster_portal_offsets_[c + 1]; ++j) {
                 if (i == j) continue;
                 const uint32_t x = cluster_portals_[i], y = cluster_portals_[j];
-                adjacent[x].push_back({y, boxDistance(portals_[x].box, portals_[y].box)});
+                adjacent[x].push_back({y, portalDistance(x, y)});
             }
     for (const auto& list : adjacent) {
         portal_edges_.insert(portal_edges_.end(), list.begin(), list.end());

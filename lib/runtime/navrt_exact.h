@@ -209,16 +209,18 @@ private:
     // are grouped into clusters of up to cluster_polygons_ neighbours (grown breadth-first, in
     // polygon order); a portal is all the edges between two clusters, kept as their XZ bounding
     // box. Per search, a Dijkstra from the goal over the portals (two portals of one cluster
-    // joined by the distance between their boxes, the goal's cluster's by the distance from the
-    // goal to them) gives each portal a lower bound on the way on from any of its points, and
-    // each cluster the smallest of its portals' (0 for the goal's). A path from a node's
-    // interval leaves its polygon's cluster through one of its portals, so g + the distance to
-    // the interval + that bound is a lower bound too, and f takes the larger. Started only once a
-    // search has expanded cluster_after_ nodes (short searches do not pay for the Dijkstra), and
-    // not with links (they join clusters no portal does). Only where most floors stack (see
-    // floorsStack(): 84% of tower40x4's cells, where it took 0.74-0.8x the time, expansions 4,306
-    // -> 2,669; 21-28% of the generated towns' (building interiors under roofs, bridges), where
-    // the straight line is nearly as good: city8's expansions -2%, its queries 1.05-1.2x slower).
+    // joined by the distance between their edges, found in init(); the goal's cluster's by the
+    // distance from the goal to their boxes; boxes for the edges were 1.12x the expansions) gives
+    // each portal a lower bound on the way on from any of its points, and each cluster the smallest
+    // of its portals' (0 for the goal's). A path from a node's interval leaves its polygon's
+    // cluster through one of its portals P, so g + the smallest over them of (the larger of the
+    // root's distances to the interval and to P's box) + P's bound is a lower bound too, and f
+    // takes the larger. Started only once a search has expanded
+    // cluster_after_ nodes (short searches do not pay for the Dijkstra), and not with links (they
+    // join clusters no portal does). Only where most floors stack (see floorsStack(): 84% of
+    // tower40x4's cells, where it took 0.67-0.77x the time, expansions 4,306 -> 2,381; 21-28% of
+    // the generated towns' (building interiors under roofs, bridges), where the straight line is
+    // nearly as good: city8's expansions -2%, its queries 1.05-1.2x slower).
     uint32_t cluster_polygons_ = 8;  // (12: 1.05x the expansions on tower40x4, 32: 1.3x)
     uint32_t cluster_after_ = 128;
     bool force_clusters_ = false;
