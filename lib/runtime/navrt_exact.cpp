@@ -533,7 +533,13 @@ void ExactMeshQuery::push(Node node, bool add_heuristic) {
     if (!admit(node)) return;
     if (add_heuristic) {
         node.f = node.g + heuristic(node.root, node.left, node.right);
-        if (cluster_ready_) node.f = std::max(node.f, node.g + clusterBound(node));
+        if (cluster_ready_) {
+            bool capped = false;
+            node.f = std::max(node.f, node.g + clusterBound(node, capped));
+            node.bound_at = capped ? portal_radius_ : std::numeric_limits<double>::infinity();
+        } else if (!portals_.empty()) {
+            node.bound_at = -1;  // taken once the Dijkstra is started
+        }
     }
     nodes_.push_back(node);
     heapPush({node.f, uint32_t(nodes_.size() - 1)});
@@ -740,59 +746,111 @@ void ExactMeshQuery::buildClusters(const GraphView& g) {
         portal_edge_offsets_.push_back(uint32_t(portal_edges_.size()));
     }
     portal_d_.assign(portals_.size(), 0);
-    cluster_lb_.assign(clusters, 0);
+    portal_slot_.assign(portals_.size(), kNoNode);
 }
 
-void ExactMeshQuery::clusterBounds() {
-    const double inf = std::numeric_limits<double>::infinity();
-    std::fill(portal_d_.begin(), portal_d_.end(), inf);
+void ExactMeshQuery::startClusterBounds() {
+    std::fill(portal_d_.begin(), portal_d_.end(), std::numeric_limits<double>::infinity());
+    for (uint32_t portal : portal_heap_) portal_slot_[portal] = kNoNode;  // the last search's
     portal_heap_.clear();
-    const auto later = [](const std::pair<double, uint32_t>& a,
-                          const std::pair<double, uint32_t>& b) { return a.first > b.first; };
     const uint32_t goal_cluster = cluster_of_[goal_poly_];
     for (uint32_t i = cluster_portal_offsets_[goal_cluster];
          i < cluster_portal_offsets_[goal_cluster + 1]; ++i) {
         const uint32_t portal = cluster_portals_[i];
-        portal_d_[portal] = pointBoxDistance(goal_, portals_[portal].box);
-        portal_heap_.push_back({portal_d_[portal], portal});
+        portalReached(portal, pointBoxDistance(goal_, portals_[portal].box));
     }
-    std::make_heap(portal_heap_.begin(), portal_heap_.end(), later);
-    while (!portal_heap_.empty()) {
-        std::pop_heap(portal_heap_.begin(), portal_heap_.end(), later);
-        const auto [d, portal] = portal_heap_.back();
-        portal_heap_.pop_back();
-        if (d > portal_d_[portal]) continue;
-        for (uint32_t e = portal_edge_offsets_[portal]; e < portal_edge_offsets_[portal + 1]; ++e) {
-            const auto [next, w] = portal_edges_[e];
-            if (d + w < portal_d_[next]) {
-                portal_d_[next] = d + w;
-                portal_heap_.push_back({d + w, next});
-                std::push_heap(portal_heap_.begin(), portal_heap_.end(), later);
-            }
-        }
-    }
-    for (uint32_t c = 0; c + 1 < cluster_portal_offsets_.size(); ++c) {
-        double lb = inf;
-        for (uint32_t i = cluster_portal_offsets_[c]; i < cluster_portal_offsets_[c + 1]; ++i)
-            lb = std::min(lb, portal_d_[cluster_portals_[i]]);
-        cluster_lb_[c] = c == goal_cluster ? 0 : lb;
-    }
+    portal_radius_ = 0;
     cluster_ready_ = true;
+    settlePortals(0);
 }
 
-double ExactMeshQuery::clusterBound(const Node& node) const {
+// The portal heap: a 4-ary min-heap of portal ids on portal_d_ (ties: the lower id), each
+// portal's slot in it kept (portal_slot_), so a shorter way moves it up instead of adding it
+// again.
+void ExactMeshQuery::portalReached(uint32_t portal, double d) {
+    portal_d_[portal] = d;
+    size_t i = portal_slot_[portal];
+    if (i == kNoNode) {
+        i = portal_heap_.size();
+        portal_heap_.push_back(portal);
+    }
+    auto before = [&](uint32_t a, uint32_t b) {
+        return portal_d_[a] < portal_d_[b] || (portal_d_[a] == portal_d_[b] && a < b);
+    };
+    while (i > 0) {
+        const size_t parent = (i - 1) / 4;
+        if (!before(portal, portal_heap_[parent])) break;
+        portal_heap_[i] = portal_heap_[parent];
+        portal_slot_[portal_heap_[i]] = uint32_t(i);
+        i = parent;
+    }
+    portal_heap_[i] = portal;
+    portal_slot_[portal] = uint32_t(i);
+}
+
+uint32_t ExactMeshQuery::portalPop() {
+    const uint32_t top = portal_heap_[0];
+    portal_slot_[top] = kNoNode;
+    const uint32_t last = portal_heap_.back();
+    portal_heap_.pop_back();
+    const size_t n = portal_heap_.size();
+    if (n == 0) return top;
+    auto before = [&](uint32_t a, uint32_t b) {
+        return portal_d_[a] < portal_d_[b] || (portal_d_[a] == portal_d_[b] && a < b);
+    };
+    size_t i = 0;
+    for (;;) {
+        const size_t first = 4 * i + 1;
+        if (first >= n) break;
+        size_t best = first;
+        for (size_t k = first + 1; k < std::min(first + 4, n); ++k)
+            if (before(portal_heap_[k], portal_heap_[best])) best = k;
+        if (!before(portal_heap_[best], last)) break;
+        portal_heap_[i] = portal_heap_[best];
+        portal_slot_[portal_heap_[i]] = uint32_t(i);
+        i = best;
+    }
+    portal_heap_[i] = last;
+    portal_slot_[last] = uint32_t(i);
+    return top;
+}
+
+void ExactMeshQuery::settlePortals(double radius) {
+    while (!portal_heap_.empty()) {
+        const double d = portal_d_[portal_heap_[0]];
+        if (d > radius) {
+            portal_radius_ = d;
+            return;
+        }
+        const uint32_t portal = portalPop();
+        for (uint32_t e = portal_edge_offsets_[portal]; e < portal_edge_offsets_[portal + 1]; ++e) {
+            const auto [next, w] = portal_edges_[e];
+            if (d + w < portal_d_[next]) portalReached(next, d + w);
+        }
+    }
+    portal_radius_ = std::numeric_limits<double>::infinity();
+}
+
+double ExactMeshQuery::clusterBound(const Node& node, bool& capped) const {
+    capped = false;
     const uint32_t cluster = cluster_of_[node.poly];
-    if (cluster_lb_[cluster] <= 0) return 0;  // the goal's cluster
-    // Out through portal P at y: |root - x| + ... >= max(|root - I|, |root - P's box|) + D(P).
+    if (cluster == cluster_of_[goal_poly_]) return 0;
+    // Out through portal P at y: |root - x| + ... >= max(|root - I|, |root - P's box|) + D(P),
+    // D(P) at least min(tentative, radius) while P is not settled.
     const double to_interval = pointSegmentDistance(node.root, node.left, node.right);
     double best = std::numeric_limits<double>::infinity();
     for (uint32_t i = cluster_portal_offsets_[cluster]; i < cluster_portal_offsets_[cluster + 1];
          ++i) {
         const uint32_t portal = cluster_portals_[i];
-        const double d = portal_d_[portal];
+        const bool settled = portal_d_[portal] <= portal_radius_;
+        const double d = settled ? portal_d_[portal] : portal_radius_;
         if (d + to_interval >= best) continue;
-        best = std::min(
-            best, std::max(to_interval, pointBoxDistance(node.root, portals_[portal].box)) + d);
+        const double bound =
+            std::max(to_interval, pointBoxDistance(node.root, portals_[portal].box)) + d;
+        if (bound < best) {
+            best = bound;
+            capped = !settled;
+        }
     }
     return best;
 }
@@ -1112,13 +1170,26 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
     push(seed, true);
     while (!heap_.empty()) {
         const uint32_t index = heapPop().index;
-        const Node& node = nodes_[index];  // (expand() may grow nodes_: not used after it)
+        Node& node = nodes_[index];  // (expand() may grow nodes_: not used after it)
         if (node.root_vertex != kNoNode && root_stamp_[node.root_vertex] == stamp_ &&
             root_g_[node.root_vertex] < node.g - kEps)
             continue;  // a cheaper way to this root came later
+        if (!cluster_ready_ && !portals_.empty() && expansions_ + 1 >= cluster_after_)
+            startClusterBounds();
+        if (cluster_ready_) {
+            settlePortals(node.f);
+            if (node.bound_at < portal_radius_) {  // a bound the radius cut short: again
+                bool capped = false;
+                const double f = std::max(node.f, node.g + clusterBound(node, capped));
+                node.bound_at = capped ? portal_radius_ : std::numeric_limits<double>::infinity();
+                if (f > node.f) {
+                    node.f = f;
+                    heapPush({f, index});
+                    continue;
+                }
+            }
+        }
         ++expansions_;
-        if (expansions_ == std::max<uint32_t>(1, cluster_after_) && !portals_.empty())
-            clusterBounds();
         if (node.goal) {
             // The corners: the goal, then each root back to the start.
             // A root where a link lands adds its landing and its take-off, the segment between

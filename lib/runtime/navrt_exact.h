@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -87,6 +88,9 @@ private:
         uint32_t parent = kNoNode;  // the node whose root led here (for the turning points)
         bool goal = false;          // a final node: root -> the goal
         bool exit = false;  // a point root in `poly` not expanded yet (the start, a link's exit)
+        // The cluster bound in f: taken with the portal Dijkstra at this radius (see
+        // portal_radius_), to be taken again once it has grown; +inf: final (or none to take).
+        double bound_at = std::numeric_limits<double>::infinity();
     };
     // A link taken one way: from its entry point (in entry_poly) to its exit (in exit_poly).
     struct LinkDir {
@@ -211,18 +215,29 @@ private:
     // box. Per search, a Dijkstra from the goal over the portals (two portals of one cluster
     // joined by the distance between their edges, found in init(); the goal's cluster's by the
     // distance from the goal to their boxes; boxes for the edges were 1.12x the expansions) gives
-    // each portal a lower bound on the way on from any of its points, and each cluster the smallest
-    // of its portals' (0 for the goal's). A path from a node's interval leaves its polygon's
-    // cluster through one of its portals P, so g + the smallest over them of (the larger of the
-    // root's distances to the interval and to P's box) + P's bound is a lower bound too, and f
-    // takes the larger. Started only once a search has expanded
-    // cluster_after_ nodes (short searches do not pay for the Dijkstra), and not with links (they
-    // join clusters no portal does). Only where most floors stack (see floorsStack(): 84% of
-    // tower40x4's cells, where it took 0.67-0.77x the time, expansions 4,306 -> 2,381; 21-28% of
-    // the generated towns' (building interiors under roofs, bridges), where the straight line is
-    // nearly as good: city8's expansions -2%, its queries 1.05-1.2x slower).
-    uint32_t cluster_polygons_ = 8;  // (12: 1.05x the expansions on tower40x4, 32: 1.3x)
-    uint32_t cluster_after_ = 128;
+    // each portal a lower bound on the way on from any of its points. A path from a node's
+    // interval leaves its polygon's cluster (unless it is the goal's) through one of its portals
+    // P, so g + the smallest over them of (the larger of the root's distances to the interval
+    // and to P's box) + P's bound is a lower bound too, and f takes the larger.
+    // The Dijkstra runs only as far as the search needs: before a node is expanded, until every
+    // portal within its f of the goal is settled (portal_radius_: the smallest distance not
+    // settled; no portal left has less, so min(tentative, radius) bounds any portal). A node
+    // whose bound a radius cut short, or that was pushed before the Dijkstra started (bound_at),
+    // takes it again when popped after the radius grew, and goes back to the heap if its f rose:
+    // a node is expanded only at f <= the path's cost, and by then the radius is at least that,
+    // so the bound is as good as the whole Dijkstra's where it matters, and only the portals
+    // within the path's cost of the goal are settled. Started from the first expansion (after
+    // the 128th with the whole Dijkstra, the nodes pushed before never bounded: on tower40x4
+    // expansions 2,381 -> 1,974, 0.91x the time, 1.9-2.05x Detour's instead of 2.1-2.2x in the
+    // same runs). Not with links (they join clusters no portal does). Only where most floors
+    // stack (see floorsStack(): 84% of tower40x4's cells, where expansions went 4,306 -> 1,974;
+    // 21-28% of the generated towns' (building interiors under roofs, bridges), where the
+    // straight line is nearly as good: city8's expansions -2%, its queries 1.05-1.2x slower).
+    // (Also tried: the interval's distance to the portal's box added to the root's distance to
+    // the interval: expansions -2.6%, 1.2x the time.)
+    // (12: 1.10x the expansions on tower40x4, 16: 1.20x, 5 and 6: the same, no faster)
+    uint32_t cluster_polygons_ = 8;
+    uint32_t cluster_after_ = 1;
     bool force_clusters_ = false;
     struct Portal {
         double box[4] = {0, 0, 0, 0};  // XZ bounding box of its edges: min x, min z, max x, max z
@@ -233,16 +248,22 @@ private:
     static bool floorsStack(const GraphView& g, const std::vector<uint32_t>& offsets,
                             const std::vector<uint32_t>& ring);
     static constexpr double kStackedShare = 0.5;
-    void clusterBounds();  // per search: cluster_lb_ (see above)
-    double clusterBound(const Node& node) const;
-    bool cluster_ready_ = false;        // cluster_lb_ holds this search's bounds
+    void startClusterBounds();          // per search: the Dijkstra seeded from the goal
+    void settlePortals(double radius);  // on until every portal within `radius` is settled
+    // The node's cluster bound with the portals settled so far; `capped`: a portal not settled
+    // gave it (a larger radius may raise it).
+    double clusterBound(const Node& node, bool& capped) const;
+    bool cluster_ready_ = false;        // this search's Dijkstra is started
     std::vector<uint32_t> cluster_of_;  // per search polygon
     std::vector<Portal> portals_;
     std::vector<uint32_t> cluster_portal_offsets_, cluster_portals_;  // per cluster: its portals
     std::vector<uint32_t> portal_edge_offsets_;                       // per portal: its edges
     std::vector<std::pair<uint32_t, double>> portal_edges_;           // (portal, box distance)
-    std::vector<double> portal_d_, cluster_lb_;
-    std::vector<std::pair<double, uint32_t>> portal_heap_;
+    std::vector<double> portal_d_;  // tentative (settled where at most portal_radius_)
+    double portal_radius_ = 0;
+    std::vector<uint32_t> portal_heap_, portal_slot_;  // see portalReached()
+    void portalReached(uint32_t portal, double d);     // portal_d_[portal] = d, in the heap
+    uint32_t portalPop();
     std::vector<uint32_t> shortcuts_;      // link_dirs_ indices of the teleports
     std::vector<double> shortcut_bounds_;  // per shortcut, for the current goal
     double min_shortcut_bound_ = 0;
