@@ -745,87 +745,43 @@ void ExactMeshQuery::buildClusters(const GraphView& g) {
         portal_edges_.insert(portal_edges_.end(), list.begin(), list.end());
         portal_edge_offsets_.push_back(uint32_t(portal_edges_.size()));
     }
-    portal_d_.assign(portals_.size(), 0);
-    portal_slot_.assign(portals_.size(), kNoNode);
+    portal_d_.assign(portals_.size(), PortalRecord{});
+    portal_heap_.assign(portals_.size(), 0);
 }
 
 void ExactMeshQuery::startClusterBounds() {
-    std::fill(portal_d_.begin(), portal_d_.end(), std::numeric_limits<double>::infinity());
-    for (uint32_t portal : portal_heap_) portal_slot_[portal] = kNoNode;  // the last search's
-    portal_heap_.clear();
+    std::fill(portal_d_.begin(), portal_d_.end(), PortalRecord{});
+    portal_heap_size_ = 0;
     const uint32_t goal_cluster = cluster_of_[goal_poly_];
     for (uint32_t i = cluster_portal_offsets_[goal_cluster];
          i < cluster_portal_offsets_[goal_cluster + 1]; ++i) {
         const uint32_t portal = cluster_portals_[i];
-        portalReached(portal, pointBoxDistance(goal_, portals_[portal].box));
+        portal_d_[portal].f = pointBoxDistance(goal_, portals_[portal].box);
+        heap::push(portal_d_.data(), portal_heap_.data(), portal_heap_size_, portal);
     }
     portal_radius_ = 0;
     cluster_ready_ = true;
     settlePortals(0);
 }
 
-// The portal heap: a 4-ary min-heap of portal ids on portal_d_ (ties: the lower id), each
-// portal's slot in it kept (portal_slot_), so a shorter way moves it up instead of adding it
-// again.
-void ExactMeshQuery::portalReached(uint32_t portal, double d) {
-    portal_d_[portal] = d;
-    size_t i = portal_slot_[portal];
-    if (i == kNoNode) {
-        i = portal_heap_.size();
-        portal_heap_.push_back(portal);
-    }
-    auto before = [&](uint32_t a, uint32_t b) {
-        return portal_d_[a] < portal_d_[b] || (portal_d_[a] == portal_d_[b] && a < b);
-    };
-    while (i > 0) {
-        const size_t parent = (i - 1) / 4;
-        if (!before(portal, portal_heap_[parent])) break;
-        portal_heap_[i] = portal_heap_[parent];
-        portal_slot_[portal_heap_[i]] = uint32_t(i);
-        i = parent;
-    }
-    portal_heap_[i] = portal;
-    portal_slot_[portal] = uint32_t(i);
-}
-
-uint32_t ExactMeshQuery::portalPop() {
-    const uint32_t top = portal_heap_[0];
-    portal_slot_[top] = kNoNode;
-    const uint32_t last = portal_heap_.back();
-    portal_heap_.pop_back();
-    const size_t n = portal_heap_.size();
-    if (n == 0) return top;
-    auto before = [&](uint32_t a, uint32_t b) {
-        return portal_d_[a] < portal_d_[b] || (portal_d_[a] == portal_d_[b] && a < b);
-    };
-    size_t i = 0;
-    for (;;) {
-        const size_t first = 4 * i + 1;
-        if (first >= n) break;
-        size_t best = first;
-        for (size_t k = first + 1; k < std::min(first + 4, n); ++k)
-            if (before(portal_heap_[k], portal_heap_[best])) best = k;
-        if (!before(portal_heap_[best], last)) break;
-        portal_heap_[i] = portal_heap_[best];
-        portal_slot_[portal_heap_[i]] = uint32_t(i);
-        i = best;
-    }
-    portal_heap_[i] = last;
-    portal_slot_[last] = uint32_t(i);
-    return top;
-}
-
 void ExactMeshQuery::settlePortals(double radius) {
-    while (!portal_heap_.empty()) {
-        const double d = portal_d_[portal_heap_[0]];
+    PortalRecord* records = portal_d_.data();
+    while (portal_heap_size_ > 0) {
+        const double d = records[portal_heap_[0]].f;
         if (d > radius) {
             portal_radius_ = d;
             return;
         }
-        const uint32_t portal = portalPop();
+        const uint32_t portal = heap::pop(records, portal_heap_.data(), portal_heap_size_);
         for (uint32_t e = portal_edge_offsets_[portal]; e < portal_edge_offsets_[portal + 1]; ++e) {
             const auto [next, w] = portal_edges_[e];
-            if (d + w < portal_d_[next]) portalReached(next, d + w);
+            PortalRecord& r = records[next];
+            if (d + w >= r.f) continue;  // (a settled portal has no more than d)
+            r.f = d + w;
+            if (r.heap_index == heap::kNotInHeap)
+                heap::push(records, portal_heap_.data(), portal_heap_size_, next);
+            else
+                heap::siftUp(records, portal_heap_.data(), next);
         }
     }
     portal_radius_ = std::numeric_limits<double>::infinity();
@@ -842,8 +798,8 @@ double ExactMeshQuery::clusterBound(const Node& node, bool& capped) const {
     for (uint32_t i = cluster_portal_offsets_[cluster]; i < cluster_portal_offsets_[cluster + 1];
          ++i) {
         const uint32_t portal = cluster_portals_[i];
-        const bool settled = portal_d_[portal] <= portal_radius_;
-        const double d = settled ? portal_d_[portal] : portal_radius_;
+        const bool settled = portal_d_[portal].f <= portal_radius_;
+        const double d = settled ? portal_d_[portal].f : portal_radius_;
         if (d + to_interval >= best) continue;
         const double bound =
             std::max(to_interval, pointBoxDistance(node.root, portals_[portal].box)) + d;

@@ -39,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/runtime/navrt_heap.h"
 #include "lib/runtime/navrt_query.h"
 
 namespace navrt {
@@ -259,11 +260,17 @@ private:
     std::vector<uint32_t> cluster_portal_offsets_, cluster_portals_;  // per cluster: its portals
     std::vector<uint32_t> portal_edge_offsets_;                       // per portal: its edges
     std::vector<std::pair<uint32_t, double>> portal_edges_;           // (portal, box distance)
-    std::vector<double> portal_d_;  // tentative (settled where at most portal_radius_)
+    // Per portal: its tentative distance in f (settled where at most portal_radius_) and its
+    // place in portal_heap_ (navrt_heap.h; g unused).
+    struct PortalRecord {
+        double f = std::numeric_limits<double>::infinity();
+        double g = 0;
+        uint32_t heap_index = heap::kNotInHeap;
+    };
+    std::vector<PortalRecord> portal_d_;
+    std::vector<uint32_t> portal_heap_;
+    uint32_t portal_heap_size_ = 0;
     double portal_radius_ = 0;
-    std::vector<uint32_t> portal_heap_, portal_slot_;  // see portalReached()
-    void portalReached(uint32_t portal, double d);     // portal_d_[portal] = d, in the heap
-    uint32_t portalPop();
     std::vector<uint32_t> shortcuts_;      // link_dirs_ indices of the teleports
     std::vector<double> shortcut_bounds_;  // per shortcut, for the current goal
     double min_shortcut_bound_ = 0;
