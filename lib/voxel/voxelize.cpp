@@ -111,12 +111,13 @@
 namespace nav::voxel {
 namespace {
 
-constexpr double kSnap = 1e-4;       // [Units: cells] snapping tolerance for cell coordinates
-constexpr double kNoise = 1e-9;      // [Units: cells] rounding noise of clipped coordinates
-constexpr uint32_t kBandRows = 8;    // rows per work item
-constexpr int kUnbounded = 1 << 24;  // a ceiling above any grid [Units: cell heights]
-constexpr int kMaxAreas = 64;        // area ids fit in 6 bits of the priority key
-constexpr uint16_t kFar = 0xffff;    // distance of spans not yet reached
+constexpr double kSnap = 1e-4;            // [Units: cells] snapping tolerance for cell coordinates
+constexpr double kNoise = 1e-9;           // [Units: cells] rounding noise of clipped coordinates
+constexpr uint32_t kBandRows = 8;         // rows per work item
+constexpr uint32_t kFinishColumns = 256;  // columns a block when a chunk is finished
+constexpr int kUnbounded = 1 << 24;       // a ceiling above any grid [Units: cell heights]
+constexpr int kMaxAreas = 64;             // area ids fit in 6 bits of the priority key
+constexpr uint16_t kFar = 0xffff;         // distance of spans not yet reached
 
 double snapToGrid(double v) {
     // The nearest whole number wherever it matters (within kSnap of v; halves are never snapped),
@@ -488,7 +489,7 @@ void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t ba
 
 struct BandOutput {
     std::vector<Span> spans;
-    std::vector<uint32_t> counts;  // spans per column of the band
+    std::vector<uint32_t> offsets;  // per column of the band its first span, then the end
 };
 
 // Per-worker buffers kept across bands and chunks (a large level would otherwise allocate and
@@ -500,7 +501,7 @@ struct Scratch {
     std::vector<uint32_t> start;
     VoxelGrid local;
     std::vector<uint8_t> walkable;
-    std::vector<uint16_t> links;
+    std::vector<uint16_t> links, dist;
 };
 
 // Merges the raw spans of each column of a band (the merge rule in the file comment).
@@ -514,13 +515,13 @@ void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, Band
             for (const RawSpan& r : raw) emit(r.column, r);
         },
         start, sorted);
-    out.counts.assign(column_count, 0);
+    out.offsets.resize(size_t(column_count) + 1);
     out.spans.clear();
     for (uint32_t c = 0; c < column_count; ++c) {
         const auto begin = sorted.begin() + start[c];
         const auto end = sorted.begin() + start[c + 1];
         std::sort(begin, end, [](const RawSpan& a, const RawSpan& b) { return a.y_min < b.y_min; });
-        const size_t before = out.spans.size();
+        out.offsets[c] = uint32_t(out.spans.size());
         for (auto i = begin; i != end;) {
             int hi = i->y_max;
             auto j = i + 1;
@@ -532,8 +533,8 @@ void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, Band
                 Span{i->y_min, uint16_t(hi), uint8_t(key & 63), (key >> 6) == kWalkableSurface});
             i = j;
         }
-        out.counts[c] = uint32_t(out.spans.size() - before);
     }
+    out.offsets[column_count] = uint32_t(out.spans.size());
 }
 
 // ---- Filters and erosion ----------------------------------------------------------------------
@@ -682,10 +683,11 @@ void connectColumn(const GridView& view, uint32_t x, uint32_t z, const AgentCell
 }
 
 // Chamfer 2/3 distance to the boundary, then clears spans closer than the radius.
+// `dist`: room for the distances (its capacity kept by the caller).
 void erode(const GridView& view, const std::vector<uint16_t>& links, int radius_cells,
-           std::vector<uint8_t>& walkable) {
+           std::vector<uint8_t>& walkable, std::vector<uint16_t>& dist) {
     const VoxelGrid& g = view.grid;
-    std::vector<uint16_t> dist(g.spans.size(), kFar);
+    dist.assign(g.spans.size(), kFar);
     for (size_t i = 0; i < g.spans.size(); ++i) {
         if (!walkable[i]) continue;
         for (int dir = 0; dir < 4; ++dir)
@@ -1140,65 +1142,89 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     for (size_t a = 0; a < frame.blocked.size(); ++a) blocked_area[a] = frame.blocked[a];
     // One chunk's rows, finished from the bands of its window (all rasterized).
     std::vector<Scratch> scratch(size_t(std::max(1, threads)));
+    // One chunk's rows, finished from the bands of its window (all rasterized), a block of
+    // kFinishColumns columns at a time: each block's window holds halo_rows rows and halo_rows
+    // columns beyond it on every side (as far as the grid goes), which is as far as the filters
+    // and erosion carry a grid edge's effect (see voxelizeRows), so the block's flags equal the
+    // whole grid's. (Whole rows at once held a window of the level's width per thread: on the
+    // towers 3-4 MiB more, and no faster.)
     auto finishChunk = [&](uint32_t chunk, FinishedRows& rows, Scratch& work) {
         uint32_t lo, b0, b1, hi;
         windowOf(chunk, lo, b0, b1, hi);
-        // ---- The window as a grid of its own rows: the chunk's and halo_rows on either side
-        // (of the halo bands, only those rows). ----
         const uint32_t window0 = b0 * kBandRows > halo_rows ? b0 * kBandRows - halo_rows : 0;
         const uint32_t window1 = std::min(frame.size_z, b1 * kBandRows + halo_rows);
-        VoxelGrid& local = work.local;
-        local.spans.clear();
-        local.column_offsets.clear();
-        local.size_x = frame.size_x;
-        local.size_z = window1 - window0;
-        local.column_offsets.reserve(local.columnCount() + 1);
-        for (uint32_t b = lo; b < hi; ++b) {
-            const BandOutput& band = bands[b];
-            const uint32_t first_row = std::max(b * kBandRows, window0) - b * kBandRows;
-            const uint32_t end_row =
-                std::min({(b + 1) * kBandRows, window1, frame.size_z}) - b * kBandRows;
-            const size_t c0 = size_t(first_row) * frame.size_x;
-            const size_t c1 = size_t(end_row) * frame.size_x;
-            size_t s0 = 0;
-            for (size_t c = 0; c < c0; ++c) s0 += band.counts[c];
-            uint32_t offset = uint32_t(local.spans.size());
-            size_t s1 = s0;
-            for (size_t c = c0; c < c1; ++c) {
-                local.column_offsets.push_back(offset);
-                offset += band.counts[c];
-                s1 += band.counts[c];
-            }
-            local.spans.insert(local.spans.end(), band.spans.begin() + ptrdiff_t(s0),
-                               band.spans.begin() + ptrdiff_t(s1));
-        }
-        local.column_offsets.push_back(uint32_t(local.spans.size()));
-        // ---- Filters, connectivity and erosion on the window. ----
-        const GridView view{local};
-        std::vector<uint8_t>& walkable = work.walkable;
-        walkable.assign(local.spans.size(), 0);
-        for (uint32_t z = 0; z < local.size_z; ++z)
-            for (uint32_t x = 0; x < local.size_x; ++x)
-                filterColumn(view, blocked_area, x, z, frame.agent, walkable);
-        if (erode_radius) {
-            std::vector<uint16_t>& links = work.links;
-            links.assign(4 * local.spans.size(), kNoLink);
-            for (uint32_t z = 0; z < local.size_z; ++z)
-                for (uint32_t x = 0; x < local.size_x; ++x)
-                    connectColumn(view, x, z, frame.agent, walkable, links);
-            erode(view, links, frame.agent.radius, walkable);
-        }
-        // ---- The chunk's rows. ----
+        // ---- The chunk's rows, as rasterized (whole bands); their flags are set below. ----
         rows.row0 = b0 * kBandRows;
         rows.row1 = std::min(frame.size_z, b1 * kBandRows);
-        const size_t c0 = size_t(rows.row0 - window0) * frame.size_x;
-        const size_t c1 = size_t(rows.row1 - window0) * frame.size_x;
-        const uint32_t s0 = local.column_offsets[c0], s1 = local.column_offsets[c1];
-        rows.spans.assign(local.spans.begin() + s0, local.spans.begin() + s1);
-        for (uint32_t i = s0; i < s1; ++i) rows.spans[i - s0].walkable = walkable[i] != 0;
-        rows.counts.resize(c1 - c0);
-        for (size_t c = c0; c < c1; ++c)
-            rows.counts[c - c0] = local.column_offsets[c + 1] - local.column_offsets[c];
+        rows.spans.clear();
+        rows.counts.clear();
+        for (uint32_t b = b0; b < b1; ++b) {
+            const BandOutput& band = bands[b];
+            rows.spans.insert(rows.spans.end(), band.spans.begin(), band.spans.end());
+            for (size_t c = 0; c + 1 < band.offsets.size(); ++c)
+                rows.counts.push_back(band.offsets[c + 1] - band.offsets[c]);
+        }
+        std::vector<uint32_t>& row_starts = work.start;  // per chunk row: its first span
+        row_starts.resize(size_t(rows.row1 - rows.row0) + 1);
+        {
+            uint32_t at = 0;
+            for (uint32_t z = rows.row0; z < rows.row1; ++z) {
+                row_starts[z - rows.row0] = at;
+                const BandOutput& band = bands[z / kBandRows];
+                const size_t r = z % kBandRows;
+                at += band.offsets[(r + 1) * frame.size_x] - band.offsets[r * frame.size_x];
+            }
+        }
+        VoxelGrid& local = work.local;
+        for (uint32_t x0 = 0; x0 < frame.size_x; x0 += kFinishColumns) {
+            const uint32_t x1 = std::min(frame.size_x, x0 + kFinishColumns);
+            const uint32_t wx0 = x0 > halo_rows ? x0 - halo_rows : 0;
+            const uint32_t wx1 = std::min(frame.size_x, x1 + halo_rows);
+            // ---- The block's window as a grid of its own. ----
+            local.spans.clear();
+            local.column_offsets.clear();
+            local.size_x = wx1 - wx0;
+            local.size_z = window1 - window0;
+            local.column_offsets.reserve(local.columnCount() + 1);
+            for (uint32_t z = window0; z < window1; ++z) {
+                const BandOutput& band = bands[z / kBandRows];
+                const size_t c0 = size_t(z % kBandRows) * frame.size_x;
+                const uint32_t s0 = band.offsets[c0 + wx0], s1 = band.offsets[c0 + wx1];
+                const uint32_t base = uint32_t(local.spans.size()) - s0;
+                for (size_t c = c0 + wx0; c < c0 + wx1; ++c)
+                    local.column_offsets.push_back(base + band.offsets[c]);
+                local.spans.insert(local.spans.end(), band.spans.begin() + ptrdiff_t(s0),
+                                   band.spans.begin() + ptrdiff_t(s1));
+            }
+            local.column_offsets.push_back(uint32_t(local.spans.size()));
+            // ---- Filters, connectivity and erosion on the window. ----
+            const GridView view{local};
+            std::vector<uint8_t>& walkable = work.walkable;
+            walkable.assign(local.spans.size(), 0);
+            for (uint32_t z = 0; z < local.size_z; ++z)
+                for (uint32_t x = 0; x < local.size_x; ++x)
+                    filterColumn(view, blocked_area, x, z, frame.agent, walkable);
+            if (erode_radius) {
+                std::vector<uint16_t>& links = work.links;
+                links.assign(4 * local.spans.size(), kNoLink);
+                for (uint32_t z = 0; z < local.size_z; ++z)
+                    for (uint32_t x = 0; x < local.size_x; ++x)
+                        connectColumn(view, x, z, frame.agent, walkable, links);
+                erode(view, links, frame.agent.radius, walkable, work.dist);
+            }
+            // ---- The block's flags into the chunk's rows. ----
+            for (uint32_t z = rows.row0; z < rows.row1; ++z) {
+                const BandOutput& band = bands[z / kBandRows];
+                const size_t c0 = size_t(z % kBandRows) * frame.size_x;
+                const uint32_t out =
+                    row_starts[z - rows.row0] + band.offsets[c0 + x0] - band.offsets[c0];
+                const size_t lc = size_t(z - window0) * local.size_x + (x0 - wx0);
+                const uint32_t from = local.column_offsets[lc];
+                const uint32_t to = local.column_offsets[lc + (x1 - x0)];
+                for (uint32_t i = from; i < to; ++i)
+                    rows.spans[out + (i - from)].walkable = walkable[i] != 0;
+            }
+        }
     };
 
     // Three kinds of task, each taken as soon as it can start (no barrier between phases):

@@ -1271,35 +1271,45 @@ test::LevelBuilder streamedLevel(double size, double z_shift) {
 
 }  // namespace
 
-TEST_CASE("voxelize: results do not depend on where the streamed chunks begin") {
-    // Shifting the whole level by whole rows in Z and adding a small far marker triangle south
-    // of it moves the chunk borders across the level; every column must stay the same.
+TEST_CASE("voxelize: results do not depend on where the streamed chunks and blocks begin") {
+    // Shifting the whole level by whole rows in Z (or columns in X) and adding a small far marker
+    // triangle south (west) of it moves the chunk borders (the borders of the column blocks a
+    // chunk is finished in, 256 columns wide: the level is 434 wide) across the level; every
+    // column must stay the same.
     for (float radius : {0.6f, 3.0f, 6.5f}) {  // halo of 1, 2 and 4 bands at 0.3 m cells
         CAPTURE(radius);
         const voxel::VoxelizeParams params = makeParams(0.3f, 0.2f, radius);
         Builder base = streamedLevel(130.0, 0.0);
         const voxel::VoxelGrid reference = voxelizeOk(base.g, params);
         REQUIRE(reference.size_z > 3 * 32);  // several chunks
-        for (int shift_rows : {1, 7, 16, 37, 100}) {
-            CAPTURE(shift_rows);
-            Builder shifted = streamedLevel(130.0, 0.0);
-            // A tiny ledge far to the west and south: the grid's origin moves by shift_rows rows.
-            const double z0 = -0.3 * shift_rows;
-            shifted.tri({0, 0, z0}, {0, 0, z0 + 0.1}, {0.1, 0, z0});
-            const voxel::VoxelGrid grid = voxelizeOk(shifted.g, params);
-            REQUIRE(grid.size_x == reference.size_x);
-            REQUIRE(grid.size_z == reference.size_z + uint32_t(shift_rows));
-            size_t differing = 0;
-            for (uint32_t z = 0; z < reference.size_z; ++z)
-                for (uint32_t x = 0; x < reference.size_x; ++x) {
-                    const auto a = reference.column(x, z);
-                    const auto c = grid.column(x, z + uint32_t(shift_rows));
-                    if (!std::equal(a.begin(), a.end(), c.begin(), c.end()) &&
-                        !(x < 2 && z < 2))  // the marker's own corner
-                        ++differing;
-                }
-            CHECK(differing == 0);
-        }
+        REQUIRE(reference.size_x > 256);     // two blocks
+        for (bool along_x : {false, true})
+            for (int shift : {1, 7, 16, 37, 100}) {
+                CAPTURE(along_x);
+                CAPTURE(shift);
+                Builder shifted = streamedLevel(130.0, 0.0);
+                // A tiny ledge far to the west or south: the grid's origin moves by `shift` cells.
+                const double w0 = -0.3 * shift;
+                if (along_x)
+                    shifted.tri({w0, 0, 0}, {w0, 0, 0.1}, {w0 + 0.1, 0, 0});
+                else
+                    shifted.tri({0, 0, w0}, {0, 0, w0 + 0.1}, {0.1, 0, w0});
+                const voxel::VoxelGrid grid = voxelizeOk(shifted.g, params);
+                const uint32_t dx = along_x ? uint32_t(shift) : 0;
+                const uint32_t dz = along_x ? 0 : uint32_t(shift);
+                REQUIRE(grid.size_x == reference.size_x + dx);
+                REQUIRE(grid.size_z == reference.size_z + dz);
+                size_t differing = 0;
+                for (uint32_t z = 0; z < reference.size_z; ++z)
+                    for (uint32_t x = 0; x < reference.size_x; ++x) {
+                        const auto a = reference.column(x, z);
+                        const auto c = grid.column(x + dx, z + dz);
+                        if (!std::equal(a.begin(), a.end(), c.begin(), c.end()) &&
+                            !(x < 2 && z < 2))  // the marker's own corner
+                            ++differing;
+                    }
+                CHECK(differing == 0);
+            }
     }
 }
 
