@@ -62,6 +62,20 @@ void parallelFor(size_t count, int threads, const std::function<void(size_t, int
     if (error) std::rethrow_exception(error);
 }
 
+Error errorFromException(std::string_view stage, std::exception_ptr exception) {
+    try {
+        std::rethrow_exception(exception);
+    } catch (const StageCancelled&) {
+        return makeError(ErrorKind::cancelled, "{}: cancelled", stage);
+    } catch (const std::bad_alloc&) {
+        return makeError(ErrorKind::internal, "{}: out of memory", stage);
+    } catch (const std::exception& e) {
+        return makeError(ErrorKind::internal, "{}: {}", stage, e.what());
+    } catch (...) {
+        return makeError(ErrorKind::internal, "{}: unknown failure in a worker", stage);
+    }
+}
+
 Status runParallel(std::string_view stage, size_t count, int threads, Context& context,
                    uint64_t& progress_done, uint64_t progress_total,
                    const std::function<void(size_t)>& task) {
@@ -80,14 +94,8 @@ Status runParallelWorkers(std::string_view stage, size_t count, int threads, Con
             const uint64_t done = completed.fetch_add(1, std::memory_order_relaxed) + 1;
             if (worker == 0) context.progress(stage, progress_done + done, progress_total);
         });
-    } catch (const StageCancelled&) {
-        return makeError(ErrorKind::cancelled, "{}: cancelled", stage);
-    } catch (const std::bad_alloc&) {
-        return makeError(ErrorKind::internal, "{}: out of memory", stage);
-    } catch (const std::exception& e) {
-        return makeError(ErrorKind::internal, "{}: {}", stage, e.what());
     } catch (...) {
-        return makeError(ErrorKind::internal, "{}: unknown failure in a worker", stage);
+        return errorFromException(stage, std::current_exception());
     }
     progress_done += count;
     if (context.cancelled()) return makeError(ErrorKind::cancelled, "{}: cancelled", stage);
@@ -141,14 +149,8 @@ Status runDynamic(std::string_view stage, int threads, Context& context, uint64_
             Status status;
             try {
                 status = run(next.id, worker);
-            } catch (const StageCancelled&) {
-                status = makeError(ErrorKind::cancelled, "{}: cancelled", stage);
-            } catch (const std::bad_alloc&) {
-                status = makeError(ErrorKind::internal, "{}: out of memory", stage);
-            } catch (const std::exception& e) {
-                status = makeError(ErrorKind::internal, "{}: {}", stage, e.what());
             } catch (...) {
-                status = makeError(ErrorKind::internal, "{}: unknown failure in a worker", stage);
+                status = errorFromException(stage, std::current_exception());
             }
             lock.lock();
             --running;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string_view>
 
@@ -27,6 +28,11 @@ struct StageCancelled {};
 // has stopped. For the inner loops of a stage; stages themselves use runParallel.
 void parallelFor(size_t count, int threads,
                  const std::function<void(size_t index, int worker)>& task);
+
+// The error for an exception a worker threw (caught with catch (...)): StageCancelled gives
+// ErrorKind::cancelled, std::bad_alloc "out of memory", other exceptions their message
+// (ErrorKind::internal), each prefixed with `stage`.
+Error errorFromException(std::string_view stage, std::exception_ptr exception);
 
 // parallelFor with the context: runs tasks 0..count-1 on up to `threads` threads (the caller's
 // included; fewer when threads cannot be started, with the same result). Only the calling thread

@@ -582,10 +582,8 @@ struct LinkGeneration::State {
                 const uint32_t end =
                     uint32_t(std::min<size_t>(grid.size_z, (chunk + 1) * kRowsPerChunk));
                 generator.rows(uint32_t(chunk * kRowsPerChunk), end, results[chunk], scratch);
-            } catch (const std::bad_alloc&) {
-                fail(makeError(ErrorKind::internal, "link generation: out of memory"));
-            } catch (const std::exception& e) {
-                fail(makeError(ErrorKind::internal, "link generation: {}", e.what()));
+            } catch (...) {
+                fail(errorFromException("link generation", std::current_exception()));
             }
             work_ns.fetch_add(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                            std::chrono::steady_clock::now() - t0)

@@ -1081,17 +1081,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                     encodeTaken(slot, index, lock);
                 }
                 changed.wait(lock, [&] { return slot.done_pieces == slot.piece_count; });
-                if (failure) {
-                    try {
-                        std::rethrow_exception(failure);
-                    } catch (const std::bad_alloc&) {
-                        return makeError(ErrorKind::internal, "voxelize: out of memory");
-                    } catch (const std::exception& e) {
-                        return makeError(ErrorKind::internal, "voxelize: {}", e.what());
-                    } catch (...) {
-                        return makeError(ErrorKind::internal, "voxelize: unknown failure");
-                    }
-                }
+                if (failure) return errorFromException("voxelize", failure);
             }
             for (size_t index = 0; index < slot.piece_count; ++index) {
                 Piece& piece = slot.pieces[index];

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <new>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -170,6 +171,28 @@ TEST_SUITE("common") {
         REQUIRE_FALSE(cancelled.ok());
         CHECK(cancelled.error().kind == ErrorKind::cancelled);
         CHECK(ran == 0);
+    }
+
+    TEST_CASE("errorFromException: cancelled, out of memory, a message, anything else") {
+        auto from = [](auto thrown) {
+            try {
+                throw thrown;
+            } catch (...) {
+                return errorFromException("stage", std::current_exception());
+            }
+        };
+        const Error cancelled = from(StageCancelled{});
+        CHECK(cancelled.kind == ErrorKind::cancelled);
+        CHECK(cancelled.message == "stage: cancelled");
+        const Error memory = from(std::bad_alloc{});
+        CHECK(memory.kind == ErrorKind::internal);
+        CHECK(memory.message == "stage: out of memory");
+        const Error message = from(std::runtime_error("a bad thing"));
+        CHECK(message.kind == ErrorKind::internal);
+        CHECK(message.message == "stage: a bad thing");
+        const Error other = from(42);
+        CHECK(other.kind == ErrorKind::internal);
+        CHECK(other.message == "stage: unknown failure in a worker");
     }
 
     TEST_CASE("IdlePriority: the thread runs at idle priority while it lives") {
