@@ -326,13 +326,13 @@ Error validateGeometrySections(const GeometryHeader& h, const uint8_t* vertices,
     return validateGeometryTriangles(h, 0, h.triangle_count, triangles, triangle_areas, area_count);
 }
 
-Error validateVoxelColumnOffsets(const VoxelHeader& h, const uint8_t* columns, size_t columns_size,
-                                 uint64_t spans_size) {
+Error validateVoxelSectionSizes(const VoxelHeader& h, uint64_t columns_size, uint64_t spans_size) {
     const uint64_t column_count = uint64_t(h.size_x) * h.size_z;
     if (columns_size != (column_count + 1) * 4)
         return makeError(ErrorCode::bad_section, 0, kSecColumns,
-                         "section 'COLS' is %zu bytes, expected %llu for %llu columns",
-                         columns_size, static_cast<unsigned long long>((column_count + 1) * 4),
+                         "section 'COLS' is %llu bytes, expected %llu for %llu columns",
+                         static_cast<unsigned long long>(columns_size),
+                         static_cast<unsigned long long>((column_count + 1) * 4),
                          static_cast<unsigned long long>(column_count));
     if (spans_size != uint64_t(h.span_count) * kSpanRecordSize)
         return makeError(ErrorCode::bad_section, 0, kSecSpans,
@@ -340,21 +340,33 @@ Error validateVoxelColumnOffsets(const VoxelHeader& h, const uint8_t* columns, s
                          static_cast<unsigned long long>(spans_size),
                          static_cast<unsigned long long>(uint64_t(h.span_count) * kSpanRecordSize),
                          h.span_count);
-    if (loadLe32(columns) != 0)
+    return {};
+}
+
+Error validateVoxelColumnRange(const VoxelHeader& h, const uint8_t* offsets, uint64_t c0,
+                               uint64_t c1) {
+    if (c0 == 0 && loadLe32(offsets) != 0)
         return makeError(ErrorCode::bad_section, 0, kSecColumns,
                          "section 'COLS': first column does not start at span 0");
-    for (uint64_t c = 0; c < column_count; ++c) {
-        const uint32_t begin = loadLe32(columns + 4 * c);
-        const uint32_t end = loadLe32(columns + 4 * (c + 1));
+    for (uint64_t c = c0; c < c1; ++c) {
+        const uint32_t begin = loadLe32(offsets + 4 * (c - c0));
+        const uint32_t end = loadLe32(offsets + 4 * (c + 1 - c0));
         if (end < begin || end > h.span_count)
             return makeError(ErrorCode::bad_section, 4 * (c + 1), kSecColumns,
                              "section 'COLS': column %llu span range %u..%u is invalid (%u spans)",
                              static_cast<unsigned long long>(c), begin, end, h.span_count);
     }
-    if (loadLe32(columns + 4 * column_count) != h.span_count)
+    const uint64_t column_count = uint64_t(h.size_x) * h.size_z;
+    if (c1 == column_count && loadLe32(offsets + 4 * (c1 - c0)) != h.span_count)
         return makeError(ErrorCode::bad_section, 4 * column_count, kSecColumns,
                          "section 'COLS': last offset is not the span count %u", h.span_count);
     return {};
+}
+
+Error validateVoxelColumnOffsets(const VoxelHeader& h, const uint8_t* columns, size_t columns_size,
+                                 uint64_t spans_size) {
+    if (Error e = validateVoxelSectionSizes(h, columns_size, spans_size)) return e;
+    return validateVoxelColumnRange(h, columns, 0, uint64_t(h.size_x) * h.size_z);
 }
 
 Error validateVoxelSpans(const VoxelHeader& h, const uint8_t* columns, uint64_t column_begin,

@@ -244,6 +244,13 @@ Error validateVoxelSections(const VoxelHeader& header, const uint8_t* columns, s
 // records from span COLS[column_begin] on; walkable ones counted into `walkable`), then the count.
 Error validateVoxelColumnOffsets(const VoxelHeader& header, const uint8_t* columns,
                                  size_t columns_size, uint64_t spans_size);
+// validateVoxelColumnOffsets in parts, for a reader that decodes COLS piece by piece too: both
+// sections' sizes, then the offsets of columns [c0, c1) (`offsets`: the c1 - c0 + 1 values from
+// column c0's on; column 0 must start at span 0, the last column end at the span count).
+Error validateVoxelSectionSizes(const VoxelHeader& header, uint64_t columns_size,
+                                uint64_t spans_size);
+Error validateVoxelColumnRange(const VoxelHeader& header, const uint8_t* offsets, uint64_t c0,
+                               uint64_t c1);
 Error validateVoxelSpans(const VoxelHeader& header, const uint8_t* columns, uint64_t column_begin,
                          uint64_t column_end, const uint8_t* spans, uint32_t area_count,
                          uint32_t& walkable);

@@ -276,30 +276,14 @@ Result<std::unique_ptr<VoxelRowReader>> VoxelRowReader::open(const std::filesyst
     r->container_ = std::move(container).value();
     const LoadedContainer& c = r->container_;
     if (Status s = decodeGridHeader(c, r->file_header_, r->header_); !s) return s.error();
-    // The sections' sizes now (validateVoxelColumnOffsets' first checks); the offsets themselves
-    // as their rows are read.
+    // The sections' sizes now; the offsets as their rows are read.
     const formats::VoxelHeader& h = r->file_header_;
     auto columns_size = c.rawSize(formats::kSecColumns);
     if (!columns_size) return columns_size.error();
     auto spans_size = c.rawSize(formats::kSecSpans);
     if (!spans_size) return spans_size.error();
-    const uint64_t column_count = uint64_t(h.size_x) * h.size_z;
-    if (*columns_size != (column_count + 1) * 4)
-        return containerError(
-            c.path, formats::makeError(formats::ErrorCode::bad_section, 0, formats::kSecColumns,
-                                       "section 'COLS' is %llu bytes, expected %llu for %llu "
-                                       "columns",
-                                       static_cast<unsigned long long>(*columns_size),
-                                       static_cast<unsigned long long>((column_count + 1) * 4),
-                                       static_cast<unsigned long long>(column_count)));
-    if (*spans_size != uint64_t(h.span_count) * formats::kSpanRecordSize)
-        return containerError(
-            c.path, formats::makeError(formats::ErrorCode::bad_section, 0, formats::kSecSpans,
-                                       "section 'SPAN' is %llu bytes, expected %llu for %u spans",
-                                       static_cast<unsigned long long>(*spans_size),
-                                       static_cast<unsigned long long>(uint64_t(h.span_count) *
-                                                                       formats::kSpanRecordSize),
-                                       h.span_count));
+    if (formats::Error e = formats::validateVoxelSectionSizes(h, *columns_size, *spans_size))
+        return containerError(c.path, e);
     r->span_count_ = h.span_count;
     r->columns_stream_ = std::make_unique<formats::SectionStream>(
         c.bytes.data(), c.container.sections[c.container.find(formats::kSecColumns)]);
@@ -312,10 +296,9 @@ Result<std::unique_ptr<VoxelRowReader>> VoxelRowReader::open(const std::filesyst
     if (formats::Error e =
             r->columns_stream_->read(reinterpret_cast<uint8_t*>(r->columns_.data()), 4))
         return containerError(c.path, e);
-    if (r->columns_[0] != 0)
-        return containerError(
-            c.path, formats::makeError(formats::ErrorCode::bad_section, 0, formats::kSecColumns,
-                                       "section 'COLS': first column does not start at span 0"));
+    if (formats::Error e = formats::validateVoxelColumnRange(
+            h, reinterpret_cast<const uint8_t*>(r->columns_.data()), 0, 0))
+        return containerError(c.path, e);
     return r;
 }
 
@@ -333,18 +316,10 @@ Status VoxelRowReader::readTo(uint32_t row) {
     if (formats::Error e = columns_stream_->read(reinterpret_cast<uint8_t*>(columns_.data() + have),
                                                  size_t(c1 - c0) * 4))
         return containerError(container_.path, e);
-    for (uint64_t c = c0; c < c1; ++c) {
-        const uint32_t begin = columns_[size_t(c - column_base)];
-        const uint32_t end = columns_[size_t(c + 1 - column_base)];
-        if (end < begin || end > span_count_)
-            return containerError(
-                container_.path,
-                formats::makeError(formats::ErrorCode::bad_section, 4 * (c + 1),
-                                   formats::kSecColumns,
-                                   "section 'COLS': column %llu span range %u..%u is invalid "
-                                   "(%u spans)",
-                                   static_cast<unsigned long long>(c), begin, end, span_count_));
-    }
+    if (formats::Error e = formats::validateVoxelColumnRange(
+            file_header_, reinterpret_cast<const uint8_t*>(columns_.data() + (c0 - column_base)),
+            c0, c1))
+        return containerError(container_.path, e);
     // Their spans (relative column indices: the window's offsets).
     const size_t before = spans_.size();
     const uint32_t* window = columns_.data();
@@ -385,15 +360,8 @@ Result<GridRows> VoxelRowReader::rows(uint32_t keep_from, uint32_t need_to) {
 }
 
 Status VoxelRowReader::finish() {
-    if (Status s = readTo(header_.size_z); !s) return s;
-    if (columns_.back() != span_count_)
-        return containerError(
-            container_.path,
-            formats::makeError(formats::ErrorCode::bad_section,
-                               4 * uint64_t(header_.size_x) * header_.size_z, formats::kSecColumns,
-                               "section 'COLS': last offset is not the span count %u",
-                               span_count_));
-    spans_ = std::vector<Span>();  // (`= {}` would keep the room)
+    if (Status s = readTo(header_.size_z); !s) return s;  // (the last offset checked there)
+    spans_ = std::vector<Span>();                         // (`= {}` would keep the room)
     columns_ = std::vector<uint32_t>();
     span_base_ = span_count_;
     row0_ = row1_;
