@@ -53,16 +53,6 @@ constexpr size_t kParallelMinSpans = 64 * 1024;
 // Thrown between the stages of a one-tile build when the context asks to stop.
 using CancelledBuild = StageCancelled;
 
-Status runTasks(size_t count, int threads, Context& context, uint64_t& progress_done,
-                uint64_t progress_total, const std::function<void(size_t, int)>& task) {
-    return runParallelWorkers("navmesh", count, threads, context, progress_done, progress_total,
-                              task);
-}
-
-}  // namespace
-
-namespace {
-
 // The grid's header: cell sizes and dimensions.
 Status checkGridHeader(const voxel::VoxelGrid& g) {
     if (!(std::isfinite(g.cell_size) && g.cell_size > 0 && std::isfinite(g.cell_height) &&
@@ -328,13 +318,13 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
         if (!held) return held.error();
         rows = *held;
         for (int pass : {1, 2}) {
-            Status s = runTasks(tile_count, threads, context, progress_done, progress_total,
-                                [&](size_t t, int worker) {
-                                    if (pass == 1)
-                                        pass1(t, worker);
-                                    else
-                                        pass2(t, worker);
-                                });
+            Status s = runParallelWorkers("navmesh", tile_count, threads, context, progress_done,
+                                          progress_total, [&](size_t t, int worker) {
+                                              if (pass == 1)
+                                                  pass1(t, worker);
+                                              else
+                                                  pass2(t, worker);
+                                          });
             if (!s) return s.error();
         }
     } else {
