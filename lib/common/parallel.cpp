@@ -62,6 +62,16 @@ void parallelFor(size_t count, int threads, const std::function<void(size_t, int
     if (error) std::rethrow_exception(error);
 }
 
+StopAndJoin::~StopAndJoin() {
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        stop = true;
+    }
+    changed.notify_all();
+    for (std::thread& t : threads)
+        if (t.joinable()) t.join();
+}
+
 Error errorFromException(std::string_view stage, std::exception_ptr exception) {
     try {
         std::rethrow_exception(exception);

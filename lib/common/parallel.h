@@ -2,11 +2,15 @@
 // a stage whose tasks write disjoint outputs gives the same result at any thread count.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "lib/common/context.h"
 #include "lib/common/result.h"
@@ -28,6 +32,16 @@ struct StageCancelled {};
 // has stopped. For the inner loops of a stage; stages themselves use runParallel.
 void parallelFor(size_t count, int threads,
                  const std::function<void(size_t index, int worker)>& task);
+
+// Stops and joins helper threads however the scope that started them ends: sets `stop` under
+// `mutex`, wakes every waiter on `changed` (the threads leave once they see it), joins each.
+struct StopAndJoin {
+    std::vector<std::thread>& threads;
+    std::mutex& mutex;
+    std::condition_variable& changed;
+    bool& stop;
+    ~StopAndJoin();
+};
 
 // The error for an exception a worker threw (caught with catch (...)): StageCancelled gives
 // ErrorKind::cancelled, std::bad_alloc "out of memory", other exceptions their message

@@ -464,7 +464,8 @@ Status parseFile(const std::filesystem::path& path, Parser& parser, ObjSink* sin
     std::condition_variable changed;
     size_t produced = 0, consumed = 0;
     bool stop = false;
-    std::thread reader([&] {
+    std::vector<std::thread> reader;
+    reader.emplace_back([&] {
         for (size_t i = 0;; ++i) {
             {
                 std::unique_lock lock(mutex);
@@ -488,20 +489,7 @@ Status parseFile(const std::filesystem::path& path, Parser& parser, ObjSink* sin
         }
     });
     // The reader stops and is joined however the parser leaves (an error, an exception).
-    struct Join {
-        std::thread& thread;
-        std::mutex& mutex;
-        std::condition_variable& changed;
-        bool& stop;
-        ~Join() {
-            {
-                std::lock_guard lock(mutex);
-                stop = true;
-            }
-            changed.notify_all();
-            thread.join();
-        }
-    } join{reader, mutex, changed, stop};
+    const StopAndJoin join{reader, mutex, changed, stop};
     for (size_t i = 0;; ++i) {
         {
             std::unique_lock lock(mutex);

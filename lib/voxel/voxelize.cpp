@@ -1054,21 +1054,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 break;  // fewer helpers; the same bytes
             }
         }
-        // Stops and joins the helpers however prepare ends.
-        struct Join {
-            std::vector<std::thread>& threads;
-            std::mutex& mutex;
-            std::condition_variable& changed;
-            bool& closing;
-            ~Join() {
-                {
-                    std::lock_guard<std::mutex> lock(mutex);
-                    closing = true;
-                }
-                changed.notify_all();
-                for (std::thread& t : threads) t.join();
-            }
-        } join{helpers, mutex, changed, closing};
+        const StopAndJoin join{helpers, mutex, changed, closing};  // however prepare ends
         uint64_t facing_up = 0, facing_down = 0;
         uint64_t block_count = 0;
         // Block `block`'s pieces all encoded (the calling thread helping), then appended.

@@ -2,6 +2,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <thread>
@@ -193,6 +195,28 @@ TEST_SUITE("common") {
         const Error other = from(42);
         CHECK(other.kind == ErrorKind::internal);
         CHECK(other.message == "stage: unknown failure in a worker");
+    }
+
+    TEST_CASE("StopAndJoin: waiting helpers are told to stop and joined however a scope ends") {
+        std::mutex mutex;
+        std::condition_variable changed;
+        bool stop = false;
+        std::atomic<int> left{0};
+        std::vector<std::thread> helpers;
+        auto scope = [&] {
+            const StopAndJoin join{helpers, mutex, changed, stop};
+            for (int i = 0; i < 3; ++i)
+                helpers.emplace_back([&] {
+                    std::unique_lock<std::mutex> lock(mutex);
+                    changed.wait(lock, [&] { return stop; });
+                    ++left;
+                });
+            throw std::runtime_error("the scope ends early");
+        };
+        CHECK_THROWS_AS(scope(), std::runtime_error);
+        CHECK(stop);
+        CHECK(left == 3);
+        for (const std::thread& t : helpers) CHECK_FALSE(t.joinable());
     }
 
     TEST_CASE("IdlePriority: the thread runs at idle priority while it lives") {
