@@ -148,6 +148,13 @@ struct [[gnu::packed]] RawSpan {
     uint8_t key;
 };
 static_assert(sizeof(RawSpan) == 9);
+// A raw span grouped by column (its column is its group's): 5 bytes.
+struct [[gnu::packed]] ColumnSpan {
+    uint16_t y_min;
+    uint16_t y_max;
+    uint8_t key;
+};
+static_assert(sizeof(ColumnSpan) == 5);
 
 // A triangle clipped by four half-planes has at most 7 corners; the margin (and the guard in
 // clipPolygon) covers nearly collinear pieces whose rounding could add a crossing or two.
@@ -495,7 +502,8 @@ struct BandOutput {
 // Per-worker buffers kept across bands and chunks (a large level would otherwise allocate and
 // fault in fresh ones for every band).
 struct Scratch {
-    std::vector<RawSpan> raw, sorted;
+    std::vector<RawSpan> raw;
+    std::vector<ColumnSpan> sorted;
     std::vector<uint8_t> list;  // a band's list, gathered
     CellCache cells;
     std::vector<uint32_t> start;
@@ -508,11 +516,11 @@ struct Scratch {
 void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, BandOutput& out,
                Scratch& scratch) {
     std::vector<uint32_t>& start = scratch.start;
-    std::vector<RawSpan>& sorted = scratch.sorted;
-    csrBuild<RawSpan>(
+    std::vector<ColumnSpan>& sorted = scratch.sorted;
+    csrBuild<ColumnSpan>(
         column_count,
         [&](auto&& emit) {
-            for (const RawSpan& r : raw) emit(r.column, r);
+            for (const RawSpan& r : raw) emit(r.column, ColumnSpan{r.y_min, r.y_max, r.key});
         },
         start, sorted);
     out.offsets.resize(size_t(column_count) + 1);
@@ -520,7 +528,8 @@ void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, Band
     for (uint32_t c = 0; c < column_count; ++c) {
         const auto begin = sorted.begin() + start[c];
         const auto end = sorted.begin() + start[c + 1];
-        std::sort(begin, end, [](const RawSpan& a, const RawSpan& b) { return a.y_min < b.y_min; });
+        std::sort(begin, end,
+                  [](const ColumnSpan& a, const ColumnSpan& b) { return a.y_min < b.y_min; });
         out.offsets[c] = uint32_t(out.spans.size());
         for (auto i = begin; i != end;) {
             int hi = i->y_max;
