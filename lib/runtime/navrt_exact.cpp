@@ -701,15 +701,18 @@ void ExactMeshQuery::buildClusters(const GraphView& g) {
     portal_first.push_back(uint32_t(edges.size()));
     // The distance between two portals' edge sets (segments: 0 where they cross, else the
     // nearest end to the other segment), at least their boxes'.
-    auto segmentDistance = [](const Edge& x, const Edge& y) {
-        const double c1 = cross(x.from, x.to, y.from), c2 = cross(x.from, x.to, y.to);
-        const double c3 = cross(y.from, y.to, x.from), c4 = cross(y.from, y.to, x.to);
+    auto segmentsDistance = [](const double* x0, const double* x1, const double* y0,
+                               const double* y1) {
+        const double c1 = cross(x0, x1, y0), c2 = cross(x0, x1, y1);
+        const double c3 = cross(y0, y1, x0), c4 = cross(y0, y1, x1);
         if (((c1 > 0 && c2 < 0) || (c1 < 0 && c2 > 0)) &&
             ((c3 > 0 && c4 < 0) || (c3 < 0 && c4 > 0)))
             return 0.0;
-        return std::min(
-            {pointSegmentDistance(x.from, y.from, y.to), pointSegmentDistance(x.to, y.from, y.to),
-             pointSegmentDistance(y.from, x.from, x.to), pointSegmentDistance(y.to, x.from, x.to)});
+        return std::min({pointSegmentDistance(x0, y0, y1), pointSegmentDistance(x1, y0, y1),
+                         pointSegmentDistance(y0, x0, x1), pointSegmentDistance(y1, x0, x1)});
+    };
+    auto segmentDistance = [&](const Edge& x, const Edge& y) {
+        return segmentsDistance(x.from, x.to, y.from, y.to);
     };
     auto portalDistance = [&](uint32_t x, uint32_t y) {
         double best = std::numeric_limits<double>::infinity();
@@ -733,14 +736,85 @@ void ExactMeshQuery::buildClusters(const GraphView& g) {
             cluster_portals_[fill[ends[i].second]++] = i;
         }
     }
+    // Within a cluster, a way from portal X to portal Y crosses a chain of its polygons, each
+    // from one of its edges to another: at least the sum of those edges' distances. The least
+    // such sum (a Dijkstra over the cluster's edges, polygon by polygon) bounds it as well as
+    // the distance between X and Y themselves; the portal graph takes the larger.
+    std::vector<uint32_t> cluster_poly_offsets(size_t(clusters) + 1, 0), cluster_polys(polys);
+    for (uint32_t p = 0; p < polys; ++p) ++cluster_poly_offsets[cluster_of_[p] + 1];
+    for (uint32_t c = 0; c < clusters; ++c) cluster_poly_offsets[c + 1] += cluster_poly_offsets[c];
+    {
+        std::vector<uint32_t> fill(cluster_poly_offsets.begin(), cluster_poly_offsets.end() - 1);
+        for (uint32_t p = 0; p < polys; ++p) cluster_polys[fill[cluster_of_[p]]++] = p;
+    }
+    struct Side {                     // an open edge of one of the cluster's polygons
+        uint32_t poly, next, portal;  // portal: kNoNode for an edge inside the cluster
+        double a[2], b[2];
+    };
+    std::vector<Side> sides;
+    std::vector<double> chain;  // per side, from the portal being searched
+    std::vector<uint8_t> done;
     std::vector<std::vector<std::pair<uint32_t, double>>> adjacent(portals_.size());
-    for (uint32_t c = 0; c < clusters; ++c)
-        for (uint32_t i = cluster_portal_offsets_[c]; i < cluster_portal_offsets_[c + 1]; ++i)
+    for (uint32_t c = 0; c < clusters; ++c) {
+        sides.clear();
+        for (uint32_t i = cluster_poly_offsets[c]; i < cluster_poly_offsets[c + 1]; ++i) {
+            const uint32_t p = cluster_polys[i];
+            for (uint32_t k = 0; k + offsets_[p] < offsets_[p + 1]; ++k) {
+                const uint32_t q = ccw_neighbours_[offsets_[p] + k];
+                if (q == kNoNode) continue;
+                Side side{p, q, kNoNode, {0, 0}, {0, 0}};
+                corner(p, k, side.a);
+                corner(p, k + 1, side.b);
+                if (cluster_of_[q] != c)
+                    for (uint32_t j = cluster_portal_offsets_[c];
+                         j < cluster_portal_offsets_[c + 1]; ++j) {
+                        const uint32_t x = cluster_portals_[j];
+                        const uint32_t other = ends[x].first == c ? ends[x].second : ends[x].first;
+                        if (other == cluster_of_[q]) side.portal = x;
+                    }
+                sides.push_back(side);
+            }
+        }
+        // Two sides are joined when they bound one polygon (the way across it) or face each
+        // other across an edge inside the cluster (from one polygon into the next).
+        auto weight = [&](const Side& u, const Side& v) {
+            const bool joined = u.poly == v.poly || (u.next == v.poly && v.next == u.poly);
+            return joined ? segmentsDistance(u.a, u.b, v.a, v.b)
+                          : std::numeric_limits<double>::infinity();
+        };
+        for (uint32_t i = cluster_portal_offsets_[c]; i < cluster_portal_offsets_[c + 1]; ++i) {
+            const uint32_t x = cluster_portals_[i];
+            chain.assign(sides.size(), std::numeric_limits<double>::infinity());
+            done.assign(sides.size(), 0);
+            for (size_t k = 0; k < sides.size(); ++k)
+                if (sides[k].portal == x) chain[k] = 0;
+            for (;;) {  // (a few dozen sides: the simple Dijkstra)
+                size_t u = sides.size();
+                for (size_t k = 0; k < sides.size(); ++k)
+                    if (!done[k] && chain[k] < std::numeric_limits<double>::infinity() &&
+                        (u == sides.size() || chain[k] < chain[u]))
+                        u = k;
+                if (u == sides.size()) break;
+                done[u] = 1;
+                if (sides[u].portal != kNoNode && sides[u].portal != x) continue;  // left
+                for (size_t k = 0; k < sides.size(); ++k)
+                    if (!done[k])
+                        chain[k] = std::min(chain[k], chain[u] + weight(sides[u], sides[k]));
+            }
             for (uint32_t j = cluster_portal_offsets_[c]; j < cluster_portal_offsets_[c + 1]; ++j) {
                 if (i == j) continue;
-                const uint32_t x = cluster_portals_[i], y = cluster_portals_[j];
-                adjacent[x].push_back({y, portalDistance(x, y)});
+                const uint32_t y = cluster_portals_[j];
+                double within = std::numeric_limits<double>::infinity();
+                for (size_t k = 0; k < sides.size(); ++k)
+                    if (sides[k].portal == y) within = std::min(within, chain[k]);
+                // (within is finite: a cluster is grown over its polygons' own edges)
+                const double apart = portalDistance(x, y);
+                adjacent[x].push_back({y, within < std::numeric_limits<double>::infinity()
+                                              ? std::max(apart, within)
+                                              : apart});
             }
+        }
+    }
     for (const auto& list : adjacent) {
         portal_edges_.insert(portal_edges_.end(), list.begin(), list.end());
         portal_edge_offsets_.push_back(uint32_t(portal_edges_.size()));
