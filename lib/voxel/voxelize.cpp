@@ -1125,7 +1125,6 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     std::vector<BandOutput> bands(band_count);  // only the window's are filled
     std::vector<uint8_t> blocked_area(256, 1);
     for (size_t a = 0; a < frame.blocked.size(); ++a) blocked_area[a] = frame.blocked[a];
-    // One chunk's rows, finished from the bands of its window (all rasterized).
     std::vector<Scratch> scratch(size_t(std::max(1, threads)));
     // One chunk's rows, finished from the bands of its window (all rasterized), a block of
     // kFinishColumns columns at a time: each block's window holds halo_rows rows and halo_rows
@@ -1143,22 +1142,14 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         rows.row1 = std::min(frame.size_z, b1 * kBandRows);
         rows.spans.clear();
         rows.counts.clear();
+        std::vector<uint32_t>& band_base = work.start;  // per chunk band: its first span there
+        band_base.clear();
         for (uint32_t b = b0; b < b1; ++b) {
             const BandOutput& band = bands[b];
+            band_base.push_back(uint32_t(rows.spans.size()));
             rows.spans.insert(rows.spans.end(), band.spans.begin(), band.spans.end());
             for (size_t c = 0; c + 1 < band.offsets.size(); ++c)
                 rows.counts.push_back(band.offsets[c + 1] - band.offsets[c]);
-        }
-        std::vector<uint32_t>& row_starts = work.start;  // per chunk row: its first span
-        row_starts.resize(size_t(rows.row1 - rows.row0) + 1);
-        {
-            uint32_t at = 0;
-            for (uint32_t z = rows.row0; z < rows.row1; ++z) {
-                row_starts[z - rows.row0] = at;
-                const BandOutput& band = bands[z / kBandRows];
-                const size_t r = z % kBandRows;
-                at += band.offsets[(r + 1) * frame.size_x] - band.offsets[r * frame.size_x];
-            }
         }
         VoxelGrid& local = work.local;
         for (uint32_t x0 = 0; x0 < frame.size_x; x0 += kFinishColumns) {
@@ -1201,8 +1192,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
             for (uint32_t z = rows.row0; z < rows.row1; ++z) {
                 const BandOutput& band = bands[z / kBandRows];
                 const size_t c0 = size_t(z % kBandRows) * frame.size_x;
-                const uint32_t out =
-                    row_starts[z - rows.row0] + band.offsets[c0 + x0] - band.offsets[c0];
+                const uint32_t out = band_base[z / kBandRows - b0] + band.offsets[c0 + x0];
                 const size_t lc = size_t(z - window0) * local.size_x + (x0 - wx0);
                 const uint32_t from = local.column_offsets[lc];
                 const uint32_t to = local.column_offsets[lc + (x1 - x0)];
