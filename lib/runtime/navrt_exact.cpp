@@ -534,9 +534,7 @@ void ExactMeshQuery::push(Node node, bool add_heuristic) {
     if (add_heuristic) {
         node.f = node.g + heuristic(node.root, node.left, node.right);
         if (cluster_ready_) {
-            bool capped = false;
-            node.f = std::max(node.f, node.g + clusterBound(node, capped));
-            node.bound_at = capped ? portal_radius_ : std::numeric_limits<double>::infinity();
+            raiseByClusterBound(node);
         } else if (!portals_.empty()) {
             node.bound_at = -1;  // taken once the Dijkstra is started
         }
@@ -885,6 +883,12 @@ double ExactMeshQuery::clusterBound(const Node& node, bool& capped) const {
     return best;
 }
 
+void ExactMeshQuery::raiseByClusterBound(Node& node) const {
+    bool capped = false;
+    node.f = std::max(node.f, node.g + clusterBound(node, capped));
+    node.bound_at = capped ? portal_radius_ : std::numeric_limits<double>::infinity();
+}
+
 void ExactMeshQuery::expand(uint32_t index) {
     Node node = nodes_[index];
     for (;;) {
@@ -1209,12 +1213,10 @@ PathStatus ExactMeshQuery::findPath(Vec3 from, uint32_t start, Vec3 to, uint32_t
         if (cluster_ready_) {
             settlePortals(node.f);
             if (node.bound_at < portal_radius_) {  // a bound the radius cut short: again
-                bool capped = false;
-                const double f = std::max(node.f, node.g + clusterBound(node, capped));
-                node.bound_at = capped ? portal_radius_ : std::numeric_limits<double>::infinity();
-                if (f > node.f) {
-                    node.f = f;
-                    heapPush({f, index});
+                const double before = node.f;
+                raiseByClusterBound(node);
+                if (node.f > before) {
+                    heapPush({node.f, index});
                     continue;
                 }
             }

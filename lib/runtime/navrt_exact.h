@@ -258,6 +258,8 @@ private:
     // The node's cluster bound with the portals settled so far; `capped`: a portal not settled
     // gave it (a larger radius may raise it).
     double clusterBound(const Node& node, bool& capped) const;
+    // f raised to g + the cluster bound where that is more, and bound_at set.
+    void raiseByClusterBound(Node& node) const;
     bool cluster_ready_ = false;        // this search's Dijkstra is started
     std::vector<uint32_t> cluster_of_;  // per search polygon
     std::vector<Portal> portals_;

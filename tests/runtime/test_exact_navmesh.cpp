@@ -220,9 +220,9 @@ void navmeshAsset(const voxel::VoxelGrid& grid, const test::TempDir& dir,
 }
 
 // The oracle's mesh and both searches over one asset; and the exact search with its cluster
-// bound from the first expansion on, over clusters of 1 and of 3 polygons (the default starts it
-// only on long searches: here every search uses it, so a bound too high would show as a path
-// longer than the oracle's).
+// bound from the first expansion on, over clusters of 1 and of 3 polygons, on every mesh (the
+// default sets it up only where floors stack: here every search uses it, so a bound too high
+// would show as a path longer than the oracle's).
 struct Queries {
     Mesh2 mesh;
     navrt::ExactMeshQuery exact;
