@@ -284,7 +284,6 @@ Result<std::unique_ptr<VoxelRowReader>> VoxelRowReader::open(const std::filesyst
     if (!spans_size) return spans_size.error();
     if (formats::Error e = formats::validateVoxelSectionSizes(h, *columns_size, *spans_size))
         return containerError(c.path, e);
-    r->span_count_ = h.span_count;
     r->columns_stream_ = std::make_unique<formats::SectionStream>(
         c.bytes.data(), c.container.sections[c.container.find(formats::kSecColumns)]);
     if (formats::Error e = r->columns_stream_->start()) return containerError(c.path, e);
@@ -363,7 +362,7 @@ Status VoxelRowReader::finish() {
     if (Status s = readTo(header_.size_z); !s) return s;  // (the last offset checked there)
     spans_ = std::vector<Span>();                         // (`= {}` would keep the room)
     columns_ = std::vector<uint32_t>();
-    span_base_ = span_count_;
+    span_base_ = file_header_.span_count;
     row0_ = row1_;
     if (formats::Error e = columns_stream_->finish()) return containerError(container_.path, e);
     if (formats::Error e = stream_->finish()) return containerError(container_.path, e);

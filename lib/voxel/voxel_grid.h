@@ -145,7 +145,7 @@ public:
     ~VoxelRowReader();
     // The grid without spans (column_offsets empty; links, markers, areas and names as loaded).
     const VoxelGrid& header() const { return header_; }
-    uint32_t spanCount() const { return span_count_; }
+    uint32_t spanCount() const { return file_header_.span_count; }
     // Rows [keep_from, need_to) (clamped to the grid); rows are asked for in increasing order
     // (keep_from and need_to never decrease): rows before keep_from are let go.
     Result<GridRows> rows(uint32_t keep_from, uint32_t need_to);
@@ -164,7 +164,7 @@ private:
     std::unique_ptr<formats::SectionStream> columns_stream_, stream_;
     std::vector<Span> spans_;  // rows [row0_, row1_)
     std::vector<uint8_t> records_;
-    uint32_t row0_ = 0, row1_ = 0, span_base_ = 0, span_count_ = 0, walkable_ = 0;
+    uint32_t row0_ = 0, row1_ = 0, span_base_ = 0, walkable_ = 0;
 };
 
 }  // namespace nav::voxel
