@@ -59,10 +59,18 @@ private:
 // is compressed as it comes into one zstd frame that declares its content size (FORMAT.md §1.3),
 // like ZSTD_compress's, so readers see no difference. The frame depends only on the bytes written,
 // not on how they were split into calls. `delta32` gives the zstd+delta32 codec (feed whole u32s).
+// `window` sizes the compressor's memory (see StreamWindow).
+enum class StreamWindow {
+    wide,    // 256 KiB of history, 2^14-entry match tables: a context of ~1.1 MiB
+    narrow,  // 64 KiB, 2^12: ~0.5 MiB. For sections whose repeats are near (per-column counts,
+             // per-triangle ids): as small within a few % on the levels here
+};
 class ZstdSectionStream {
 public:
-    static constexpr size_t kHoldBytes = size_t(1) << 20;
-    explicit ZstdSectionStream(int level, bool delta32 = false, size_t hold = kHoldBytes);
+    // (256 KiB: the held bytes and the context that takes them are both resident as it starts.)
+    static constexpr size_t kHoldBytes = size_t(1) << 18;
+    explicit ZstdSectionStream(int level, bool delta32 = false,
+                               StreamWindow window = StreamWindow::wide, size_t hold = kHoldBytes);
     ~ZstdSectionStream();
     ZstdSectionStream(const ZstdSectionStream&) = delete;
     ZstdSectionStream& operator=(const ZstdSectionStream&) = delete;
@@ -83,6 +91,7 @@ private:
     void* context_ = nullptr;                      // ZSTD_CCtx, once streaming
     int level_;
     bool delta32_;
+    StreamWindow window_;
     size_t hold_;
     uint32_t previous_ = 0;
     uint64_t raw_size_ = 0;

@@ -387,9 +387,12 @@ constexpr int kGeometryZstdLevel = 3;
 }
 
 TriangleStreams::TriangleStreams()
-    : triangles_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel, true)),
-      areas_stream_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel)),
-      objects_stream_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel)) {
+    : triangles_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel, true,
+                                                              formats::StreamWindow::narrow)),
+      areas_stream_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel, false,
+                                                                 formats::StreamWindow::narrow)),
+      objects_stream_(std::make_unique<formats::ZstdSectionStream>(kGeometryZstdLevel, false,
+                                                                   formats::StreamWindow::narrow)) {
     block_.reserve(kBlock);
 }
 

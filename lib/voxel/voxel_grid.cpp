@@ -59,7 +59,8 @@ constexpr int kVoxelZstdLevel = 3;  // an intermediate, large on big levels (as 
 
 VoxelWriter::VoxelWriter(size_t column_count)
     : column_count_(column_count),
-      columns_stream_(std::make_unique<formats::ZstdSectionStream>(kVoxelZstdLevel, true)),
+      columns_stream_(std::make_unique<formats::ZstdSectionStream>(kVoxelZstdLevel, true,
+                                                                   formats::StreamWindow::narrow)),
       spans_stream_(std::make_unique<formats::ZstdSectionStream>(kVoxelZstdLevel)) {
     uint8_t zero[4] = {0, 0, 0, 0};
     columns_stream_->write(zero, 4);  // COLS[0]

@@ -12,7 +12,9 @@ BUILD_DIR/large/ unless it is there, then runs, N times (default 3) in alternati
   - Recast: `recast_peer LEVEL.obj` (OBJ load + tiled bake, tile 64, layers partition,
     single-threaded; see recast_peer.cpp).
 Prints medians and the ratios ours / Recast as a Markdown table. Peak memory is each process's
-ru_maxrss (os.wait4). Needs recast_peer (librecast-dev, `make bench` installs it).
+ru_maxrss as peak_rss (tests/bench/peak_rss.cpp) sees it: a child forked from Python would carry
+the interpreter's ~14 MiB as a floor into its peak. Needs recast_peer (librecast-dev, `make bench`
+installs it).
 """
 import json
 import os
@@ -22,17 +24,17 @@ import sys
 import time
 
 
-def measure(argv):
-    """Runs argv; returns (wall s, cpu s, peak RSS KiB, stdout)."""
+def measure(argv, peak_rss, report):
+    """Runs argv under peak_rss; returns (wall s, cpu s, peak RSS KiB, stdout)."""
     start = time.monotonic()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc = subprocess.run([peak_rss, report] + argv, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL)
     wall = time.monotonic() - start
     if proc.returncode != 0:
         raise SystemExit(f"bench_large: {' '.join(argv)} failed ({proc.returncode})")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out.decode()
+    with open(report) as f:
+        peak, user, system = f.read().split()
+    return wall, float(user) + float(system), int(peak), proc.stdout.decode()
 
 
 def main():
@@ -53,11 +55,13 @@ def main():
     navbake = os.path.join(build, "navbake")
     levelgen = os.path.join(build, "levelgen")
     peer = os.path.join(build, "tests", "bench", "recast_peer")
+    peak_rss = os.path.join(build, "tests", "bench", "peak_rss")
     if not os.path.exists(peer):
         print("bench_large: recast_peer not built (librecast-dev missing): skipped")
         return 0
     work = os.path.join(build, "large")
     os.makedirs(work, exist_ok=True)
+    report = os.path.join(work, "peak_rss.txt")
     rows = []
     for spec in levels.split(","):
         kind, size = spec.split(":")
@@ -85,14 +89,14 @@ def main():
                              [navbake, "-q", "voxelize", base + ".geo", "-o", base + ".vox"],
                              [navbake, "-q", "graph", "navmesh", base + ".vox", "-o",
                               base + ".graph", "--tile-size", "64"]):
-                    stages.append(measure(argv)[:3])
+                    stages.append(measure(argv, peak_rss, report)[:3])
                 ours["wall"].append(sum(s[0] for s in stages))
                 ours["cpu"].append(sum(s[1] for s in stages))
                 ours["peak"].append(max(s[2] for s in stages))
                 ours["stages"].append(stages)
 
             def run_recast():
-                wall, cpu, peak, out = measure([peer, obj])
+                wall, cpu, peak, out = measure([peer, obj], peak_rss, report)
                 recast["wall"].append(wall)
                 recast["cpu"].append(cpu)
                 recast["peak"].append(peak)

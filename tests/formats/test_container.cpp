@@ -251,7 +251,7 @@ TEST_SUITE("formats") {
 }
 
 TEST_CASE("ZstdSectionStream: streamed sections decode like added ones, whole or piece by piece") {
-    // 3 MiB: past the held 1 MiB, so the frame is streamed and its content size patched in.
+    // 3 MiB: past the held 256 KiB, so the frame is streamed and its content size patched in.
     std::vector<uint8_t> big = pattern(3u << 20, 13);
     std::vector<uint8_t> small = pattern(5000, 3);
     std::vector<uint8_t> values;  // monotone u32s, for zstd+delta32
