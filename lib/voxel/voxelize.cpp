@@ -114,6 +114,7 @@ namespace {
 constexpr double kSnap = 1e-4;            // [Units: cells] snapping tolerance for cell coordinates
 constexpr double kNoise = 1e-9;           // [Units: cells] rounding noise of clipped coordinates
 constexpr uint32_t kBandRows = 8;         // rows per work item
+constexpr uint32_t kPassRows = 4;         // rows a band's rasterization holds the raw spans of
 constexpr uint32_t kFinishColumns = 256;  // columns a block when a chunk is finished
 constexpr int kUnbounded = 1 << 24;       // a ceiling above any grid [Units: cell heights]
 constexpr int kMaxAreas = 64;             // area ids fit in 6 bits of the priority key
@@ -434,13 +435,16 @@ struct Cutter {
     }
 };
 
+// The triangle's spans in rows emit0 .. emit1-1 of its band (band_row0 ..), each span's column
+// counted from row emit0. It is cut from the band's first row whatever rows it emits, so the spans
+// of a row do not depend on which rows are emitted together.
 void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t band_row0,
-                       uint32_t band_row1, std::vector<RawSpan>& raw) {
+                       uint32_t emit0, uint32_t emit1, std::vector<RawSpan>& raw) {
     const Vec3d* tri = info.v;
     const uint8_t key = info.key;
     const uint8_t sides = info.sides;
     const uint32_t row0 = std::max(info.row0, band_row0);
-    const uint32_t row1 = std::min(info.row1, band_row1 - 1);
+    const uint32_t row1 = std::min(info.row1, emit1 - 1);
     // Rows and then columns are cut off the rest of the polygon one after another, Recast's way
     // (one divide per border instead of two clips of the whole). A cut that would leave the
     // polygon whole (every corner on the kept side: the first border below all of it, the last
@@ -458,7 +462,7 @@ void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t ba
         // The last row: all that is left.
         const Vec3d* piece =
             rows.next(2, double(row) + 1.0, z_max <= double(row) + 1.0, row_piece, n);
-        if (n == 0) continue;
+        if (n == 0 || row < emit0) continue;
         double x_lo = piece[0].x, x_hi = piece[0].x;
         for (int i = 1; i < n; ++i) {
             x_lo = std::min(x_lo, piece[i].x);
@@ -488,7 +492,7 @@ void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t ba
             }
             lo = std::clamp(lo, 0, frame.top_cells - 1);
             hi = std::clamp(hi, lo + 1, frame.top_cells);
-            const uint32_t column = (row - band_row0) * frame.size_x + col;
+            const uint32_t column = (row - emit0) * frame.size_x + col;
             raw.push_back({column, uint16_t(lo), uint16_t(hi), key});
         }
     }
@@ -504,7 +508,8 @@ struct BandOutput {
 struct Scratch {
     std::vector<RawSpan> raw;
     std::vector<ColumnSpan> sorted;
-    std::vector<uint8_t> list;  // a band's list, gathered
+    std::vector<uint8_t> list;   // a band's list, gathered
+    std::vector<uint8_t> later;  // per triangle of the list: whether it reaches the next pass
     CellCache cells;
     std::vector<uint32_t> start;
     VoxelGrid local;
@@ -512,9 +517,21 @@ struct Scratch {
     std::vector<uint16_t> links, dist;
 };
 
-// Merges the raw spans of each column of a band (the merge rule in the file comment).
-void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, BandOutput& out,
-               Scratch& scratch) {
+// Empties `v` with room for `n`: exactly, unless the room it has is within 1/8 over that.
+template <class T>
+void reserveExactly(std::vector<T>& v, size_t n) {
+    if (v.capacity() < n || v.capacity() - n > n / 8) v = std::vector<T>();
+    v.clear();
+    v.reserve(n);
+}
+
+// Merges the raw spans of each column of a band (the merge rule in the file comment). The band's
+// span array is sized to what it holds (reserveExactly): grown by doubling, up to half of every
+// held band's room was unused.
+// Columns column_base .. column_base + column_count - 1 of the band (those before them merged
+// already; raw's columns counted from column_base).
+void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, uint32_t column_base,
+               BandOutput& out, Scratch& scratch) {
     std::vector<uint32_t>& start = scratch.start;
     std::vector<ColumnSpan>& sorted = scratch.sorted;
     csrBuild<ColumnSpan>(
@@ -523,18 +540,35 @@ void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, Band
             for (const RawSpan& r : raw) emit(r.column, ColumnSpan{r.y_min, r.y_max, r.key});
         },
         start, sorted);
-    out.offsets.resize(size_t(column_count) + 1);
-    out.spans.clear();
+    // Each column's spans by their bottom, and the number of merged spans they make.
+    auto mergedEnd = [](std::vector<ColumnSpan>::iterator i, std::vector<ColumnSpan>::iterator end,
+                        int& hi) {
+        hi = i->y_max;
+        auto j = i + 1;
+        for (; j != end && j->y_min <= hi; ++j) hi = std::max<int>(hi, j->y_max);
+        return j;
+    };
+    size_t merged = 0;
     for (uint32_t c = 0; c < column_count; ++c) {
         const auto begin = sorted.begin() + start[c];
         const auto end = sorted.begin() + start[c + 1];
         std::sort(begin, end,
                   [](const ColumnSpan& a, const ColumnSpan& b) { return a.y_min < b.y_min; });
-        out.offsets[c] = uint32_t(out.spans.size());
+        int hi = 0;
+        for (auto i = begin; i != end; i = mergedEnd(i, end, hi)) ++merged;
+    }
+    if (column_base == 0)
+        reserveExactly(out.spans, merged);
+    else
+        out.spans.reserve(out.spans.size() + merged);
+    out.offsets.resize(size_t(column_base) + column_count + 1);
+    for (uint32_t c = 0; c < column_count; ++c) {
+        const auto begin = sorted.begin() + start[c];
+        const auto end = sorted.begin() + start[c + 1];
+        out.offsets[column_base + c] = uint32_t(out.spans.size());
+        int hi = 0;
         for (auto i = begin; i != end;) {
-            int hi = i->y_max;
-            auto j = i + 1;
-            for (; j != end && j->y_min <= hi; ++j) hi = std::max<int>(hi, j->y_max);
+            const auto j = mergedEnd(i, end, hi);
             uint8_t key = 0;
             for (auto k = i; k != j; ++k)
                 if (k->y_max + climb >= hi) key = std::max(key, k->key);
@@ -543,7 +577,7 @@ void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, Band
             i = j;
         }
     }
-    out.offsets[column_count] = uint32_t(out.spans.size());
+    out.offsets[column_base + column_count] = uint32_t(out.spans.size());
 }
 
 // ---- Filters and erosion ----------------------------------------------------------------------
@@ -1144,6 +1178,10 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         rows.counts.clear();
         std::vector<uint32_t>& band_base = work.start;  // per chunk band: its first span there
         band_base.clear();
+        size_t chunk_spans = 0;
+        for (uint32_t b = b0; b < b1; ++b) chunk_spans += bands[b].spans.size();
+        reserveExactly(rows.spans, chunk_spans);
+        reserveExactly(rows.counts, size_t(rows.row1 - rows.row0) * frame.size_x);
         for (uint32_t b = b0; b < b1; ++b) {
             const BandOutput& band = bands[b];
             band_base.push_back(uint32_t(rows.spans.size()));
@@ -1255,31 +1293,51 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         Scratch& work = scratch[size_t(worker)];
         switch (Kind(id & 3)) {
             case kRaster: {
+                // The band's rows in two passes over its list (each pass's raw spans merged
+                // before the next: half the raw spans held), each triangle cut from the band's
+                // first row as in one pass, so the spans are the same.
                 const uint32_t b = index;
                 const uint32_t row0 = b * kBandRows;
                 const uint32_t row1 = std::min(frame.size_z, row0 + kBandRows);
-                std::vector<RawSpan>& raw = work.raw;
-                raw.clear();
                 std::vector<uint8_t>& list = work.list;
                 band_lists.gather(b, list);
                 band_lists.release(b);
-                const uint8_t* in = list.data();
-                const uint8_t* const end = in + list.size();
-                while (in < end) {
-                    const uint64_t length = getVarint(in);
-                    const uint8_t* const segment_end = in + length;
-                    TriangleRef ref{{0, 0, 0}, 0};
-                    while (in < segment_end) {
-                        const uint64_t lead = getVarint(in);
-                        ref.corner[0] += unzigzag(uint32_t(lead >> 1));
-                        ref.corner[1] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
-                        ref.corner[2] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
-                        if (lead & 1) ref.area = *in++;
-                        rasterizeTriangle(frame, describeTriangle(frame, vertices, ref, work.cells),
-                                          row0, row1, raw);
+                // Per triangle of the list: whether it reaches past the current pass (only those
+                // are described again in the next).
+                std::vector<uint8_t>& later = work.later;
+                later.clear();
+                for (uint32_t pass0 = row0; pass0 < row1; pass0 += kPassRows) {
+                    const uint32_t pass1 = std::min(row1, pass0 + kPassRows);
+                    std::vector<RawSpan>& raw = work.raw;
+                    raw.clear();
+                    const uint8_t* in = list.data();
+                    const uint8_t* const end = in + list.size();
+                    size_t triangle = 0;
+                    while (in < end) {
+                        const uint64_t length = getVarint(in);
+                        const uint8_t* const segment_end = in + length;
+                        TriangleRef ref{{0, 0, 0}, 0};
+                        while (in < segment_end) {
+                            const uint64_t lead = getVarint(in);
+                            ref.corner[0] += unzigzag(uint32_t(lead >> 1));
+                            ref.corner[1] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
+                            ref.corner[2] = ref.corner[0] + unzigzag(uint32_t(getVarint(in)));
+                            if (lead & 1) ref.area = *in++;
+                            if (pass0 > row0 && !later[triangle]) {
+                                ++triangle;
+                                continue;
+                            }
+                            const TriangleInfo info =
+                                describeTriangle(frame, vertices, ref, work.cells);
+                            if (pass0 == row0) later.push_back(0);
+                            later[triangle++] = info.row1 >= pass1;
+                            if (info.row0 < pass1 && info.row1 >= pass0)
+                                rasterizeTriangle(frame, info, row0, pass0, pass1, raw);
+                        }
                     }
+                    mergeBand(raw, (pass1 - pass0) * frame.size_x, frame.agent.climb,
+                              (pass0 - row0) * frame.size_x, bands[b], work);
                 }
-                mergeBand(raw, (row1 - row0) * frame.size_x, frame.agent.climb, bands[b], work);
                 break;
             }
             case kFinish: finishChunk(index, finished[index % slots], work); break;
