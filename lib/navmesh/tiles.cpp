@@ -332,8 +332,9 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
         // grid rows of tile row r (in order, while at most two tile rows and their borders are
         // held: r <= the oldest tile row whose pass 2 is not done + 1; the rows below that row's
         // border are let go. Three, reading one row further ahead, held 1-2 MiB more on the
-        // towers and city8 for no faster a stage on tower60x6, city8 and city4, 5% on tower40x4), pass 1 of a tile (in order, once its rows are read), pass 2 of a tile
-        // (in order, once it and its four neighbours are through pass 1). Same tasks, same output.
+        // towers and city8; with two the stage takes 4-5% longer on the towers, the same on the
+        // towns), pass 1 of a tile (in order, once its rows are read), pass 2 of a tile (in
+        // order, once it and its four neighbours are through pass 1). Same tasks, same output.
         ScopedTimer timer(context, "navmesh: tiles");
         enum Kind : uint64_t { kRead = 0, kPass1 = 1, kPass2 = 2 };
         std::vector<uint8_t> pass1_done(tile_count, 0);
