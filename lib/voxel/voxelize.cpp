@@ -1166,29 +1166,28 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     // and erosion carry a grid edge's effect (see voxelizeRows), so the block's flags equal the
     // whole grid's. (Whole rows at once held a window of the level's width per thread: on the
     // towers 3-4 MiB more, and no faster.)
-    auto finishChunk = [&](uint32_t chunk, FinishedRows& rows, Scratch& work) {
+    // A finished chunk: its spans' final flags (1 byte a span, in the order of its bands' spans)
+    // until it is handed on; its spans stay in the bands, which are kept until then.
+    struct FinishedChunk {
+        std::vector<uint8_t> walkable;
+        std::vector<uint32_t> band_base;  // per band of the chunk: its first span's flag
+    };
+    auto finishChunk = [&](uint32_t chunk, FinishedChunk& rows, Scratch& work) {
         uint32_t lo, b0, b1, hi;
         windowOf(chunk, lo, b0, b1, hi);
         const uint32_t window0 = b0 * kBandRows > halo_rows ? b0 * kBandRows - halo_rows : 0;
         const uint32_t window1 = std::min(frame.size_z, b1 * kBandRows + halo_rows);
-        // ---- The chunk's rows, as rasterized (whole bands); their flags are set below. ----
-        rows.row0 = b0 * kBandRows;
-        rows.row1 = std::min(frame.size_z, b1 * kBandRows);
-        rows.spans.clear();
-        rows.counts.clear();
-        std::vector<uint32_t>& band_base = work.start;  // per chunk band: its first span there
+        const uint32_t row0 = b0 * kBandRows;
+        const uint32_t row1 = std::min(frame.size_z, b1 * kBandRows);
+        std::vector<uint32_t>& band_base = rows.band_base;
         band_base.clear();
         size_t chunk_spans = 0;
-        for (uint32_t b = b0; b < b1; ++b) chunk_spans += bands[b].spans.size();
-        reserveExactly(rows.spans, chunk_spans);
-        reserveExactly(rows.counts, size_t(rows.row1 - rows.row0) * frame.size_x);
         for (uint32_t b = b0; b < b1; ++b) {
-            const BandOutput& band = bands[b];
-            band_base.push_back(uint32_t(rows.spans.size()));
-            rows.spans.insert(rows.spans.end(), band.spans.begin(), band.spans.end());
-            for (size_t c = 0; c + 1 < band.offsets.size(); ++c)
-                rows.counts.push_back(band.offsets[c + 1] - band.offsets[c]);
+            band_base.push_back(uint32_t(chunk_spans));
+            chunk_spans += bands[b].spans.size();
         }
+        reserveExactly(rows.walkable, chunk_spans);
+        rows.walkable.resize(chunk_spans);
         VoxelGrid& local = work.local;
         for (uint32_t x0 = 0; x0 < frame.size_x; x0 += kFinishColumns) {
             const uint32_t x1 = std::min(frame.size_x, x0 + kFinishColumns);
@@ -1226,16 +1225,15 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                         connectColumn(view, x, z, frame.agent, walkable, links);
                 erode(view, links, frame.agent.radius, walkable, work.dist);
             }
-            // ---- The block's flags into the chunk's rows. ----
-            for (uint32_t z = rows.row0; z < rows.row1; ++z) {
+            // ---- The block's flags into the chunk's. ----
+            for (uint32_t z = row0; z < row1; ++z) {
                 const BandOutput& band = bands[z / kBandRows];
                 const size_t c0 = size_t(z % kBandRows) * frame.size_x;
                 const uint32_t out = band_base[z / kBandRows - b0] + band.offsets[c0 + x0];
                 const size_t lc = size_t(z - window0) * local.size_x + (x0 - wx0);
                 const uint32_t from = local.column_offsets[lc];
                 const uint32_t to = local.column_offsets[lc + (x1 - x0)];
-                for (uint32_t i = from; i < to; ++i)
-                    rows.spans[out + (i - from)].walkable = walkable[i] != 0;
+                for (uint32_t i = from; i < to; ++i) rows.walkable[out + (i - from)] = walkable[i];
             }
         }
     };
@@ -1243,8 +1241,10 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     // Three kinds of task, each taken as soon as it can start (no barrier between phases):
     // rasterize band b (in order, at most the windows of `ahead` chunks past the oldest unfinished
     // one: that bounds the bands held), finish chunk c (in order, once its window's bands are
-    // rasterized and one of `slots` result slots is free) and hand chunk c's rows on (in order, on
-    // the calling thread, which also logs). Each result depends on its band or chunk alone.
+    // rasterized and one of `slots` result slots is free: its spans' flags go there) and hand
+    // chunk c's rows on (in order, on the calling thread, which also logs; a band at a time, from
+    // the bands, kept until then, and the chunk's flags: a copy of the chunk's spans per slot
+    // held 0.8-2 MiB more). Each result depends on its band or chunk alone.
     // (ahead = threads: on 2 threads one less was 1.3x slower, a worker starved waiting for the
     // oldest chunk; one more was no faster and held more bands. Against the waves of one chunk
     // per thread with a barrier after each phase this was: 0.8x the wall time on the towers.)
@@ -1252,7 +1252,8 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     const uint32_t ahead = workers;
     const uint32_t slots = workers + 1;
     enum Kind : uint64_t { kRaster = 0, kFinish = 1, kSink = 2 };
-    std::vector<FinishedRows> finished(slots);
+    std::vector<FinishedChunk> finished(slots);
+    FinishedRows band_rows;  // a band of a chunk handed on: its spans with their final flags
     std::vector<uint8_t> band_done(band_count, 0), chunk_done(chunk_count, 0);
     uint32_t next_band = 0;        // bands [0, next_band) taken
     uint32_t bands_ready = 0;      // bands [0, bands_ready) rasterized
@@ -1342,10 +1343,23 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
             }
             case kFinish: finishChunk(index, finished[index % slots], work); break;
             case kSink: {
-                FinishedRows& rows = finished[index % slots];
-                if (Status out = sink(rows); !out) return out;
-                rows.spans.clear();  // capacity kept for a later chunk
-                rows.counts.clear();
+                // The chunk's bands one at a time, each with the chunk's flags.
+                FinishedChunk& chunk = finished[index % slots];
+                uint32_t lo, b0, b1, hi;
+                windowOf(index, lo, b0, b1, hi);
+                for (uint32_t b = b0; b < b1; ++b) {
+                    const BandOutput& band = bands[b];
+                    band_rows.row0 = b * kBandRows;
+                    band_rows.row1 = std::min(frame.size_z, band_rows.row0 + kBandRows);
+                    reserveExactly(band_rows.spans, band.spans.size());
+                    band_rows.spans.assign(band.spans.begin(), band.spans.end());
+                    const uint8_t* flag = chunk.walkable.data() + chunk.band_base[b - b0];
+                    for (Span& span : band_rows.spans) span.walkable = *flag++ != 0;
+                    band_rows.counts.resize(band.offsets.size() - 1);
+                    for (size_t c = 0; c + 1 < band.offsets.size(); ++c)
+                        band_rows.counts[c] = band.offsets[c + 1] - band.offsets[c];
+                    if (Status out = sink(band_rows); !out) return out;
+                }
                 return {};
             }
         }
@@ -1356,6 +1370,20 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         task_ms[size_t(id & 3)] += ms;
         return {};
     };
+    // Bands below the oldest unfinished chunk's window and the oldest chunk not handed on (whose
+    // spans the hand-on reads from its bands) are done with.
+    auto dropDone = [&] {
+        uint32_t keep = std::min<uint64_t>(band_count, uint64_t(next_sink) * chunk_bands);
+        if (chunks_finished < chunk_count) {
+            uint32_t lo, b0, b1, hi;
+            windowOf(chunks_finished, lo, b0, b1, hi);
+            keep = std::min(keep, lo);
+        }
+        for (; dropped < keep; ++dropped) {
+            spare.push_back(std::move(bands[dropped]));
+            bands[dropped] = BandOutput{};
+        }
+    };
     auto complete = [&](uint64_t id, int) {
         const uint32_t index = uint32_t(id >> 2);
         switch (Kind(id & 3)) {
@@ -1363,26 +1391,16 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 band_done[index] = 1;
                 while (bands_ready < band_count && band_done[bands_ready]) ++bands_ready;
                 break;
-            case kFinish: {
+            case kFinish:
                 chunk_done[index] = 1;
                 while (chunks_finished < chunk_count && chunk_done[chunks_finished])
                     ++chunks_finished;
-                // Bands below the oldest unfinished chunk's window are done with.
-                uint32_t keep = band_count;
-                if (chunks_finished < chunk_count) {
-                    uint32_t lo, b0, b1, hi;
-                    windowOf(chunks_finished, lo, b0, b1, hi);
-                    keep = lo;
-                }
-                for (; dropped < keep; ++dropped) {
-                    spare.push_back(std::move(bands[dropped]));
-                    bands[dropped] = BandOutput{};
-                }
+                dropDone();
                 break;
-            }
             case kSink:
                 sinking = false;
                 ++next_sink;
+                dropDone();
                 break;
         }
     };
