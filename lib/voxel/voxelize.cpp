@@ -1373,7 +1373,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     // Bands below the oldest unfinished chunk's window and the oldest chunk not handed on (whose
     // spans the hand-on reads from its bands) are done with.
     auto dropDone = [&] {
-        uint32_t keep = std::min<uint64_t>(band_count, uint64_t(next_sink) * chunk_bands);
+        uint32_t keep = uint32_t(std::min<uint64_t>(band_count, uint64_t(next_sink) * chunk_bands));
         if (chunks_finished < chunk_count) {
             uint32_t lo, b0, b1, hi;
             windowOf(chunks_finished, lo, b0, b1, hi);
