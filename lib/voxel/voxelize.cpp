@@ -1262,7 +1262,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     uint32_t next_sink = 0;        // chunks [0, next_sink) handed on
     uint32_t dropped = 0;          // bands [0, dropped) dropped
     bool sinking = false;
-    std::vector<BandOutput> spare;  // dropped bands' arrays, their room kept for new ones
+    std::vector<BandOutput> spare;  // dropped bands' offset arrays, their room kept for new ones
     std::vector<double> task_ms(2, 0.0);
     std::mutex time_mutex;
     auto windowHi = [&](uint32_t chunk) {
@@ -1381,6 +1381,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         }
         for (; dropped < keep; ++dropped) {
             spare.push_back(std::move(bands[dropped]));
+            spare.back().spans = std::vector<Span>();  // sized anew for each band (mergeBand)
             bands[dropped] = BandOutput{};
         }
     };
