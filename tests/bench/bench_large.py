@@ -2,6 +2,7 @@
 """Large generated levels: navbake's whole bake against tiled Recast, process against process.
 
     bench_large.py BUILD_DIR [--runs N] [--levels city:4,city:8,city:12,tower:40x4,tower:60x6]
+                   [--meshes A.obj,B.obj,...]
 
 Generates each level with levelgen (`--city N`: a town of N x N blocks on terrain, 0.36 M
 triangles at N = 4, 1.4 M at 8, 3.0 M at 12; `--tower N FLOORS`: a multi-storey maze) into
@@ -11,7 +12,9 @@ BUILD_DIR/large/ unless it is there, then runs, N times (default 3) in alternati
     time, peak RSS = the largest of the three;
   - Recast: `recast_peer LEVEL.obj` (OBJ load + tiled bake, tile 64, layers partition,
     single-threaded; see recast_peer.cpp).
-Prints medians and the ratios ours / Recast as a Markdown table. Peak memory is each process's
+With --meshes, each OBJ given is also baked whole, ours untiled against `recast_peer --solo` (one
+tile, watershed regions: RecastDemo's solo bake), in a second table (`--levels ""` for that one
+alone). Prints medians and the ratios ours / Recast as a Markdown table. Peak memory is each process's
 ru_maxrss as peak_rss (tests/bench/peak_rss.cpp) sees it: a child forked from Python would carry
 the interpreter's ~14 MiB as a floor into its peak. Needs recast_peer (librecast-dev, `make bench`
 installs it).
@@ -45,12 +48,17 @@ def main():
     build = args[0]
     runs = 3
     levels = "city:4,city:8,city:12,tower:40x4,tower:60x6"
+    meshes = []
     i = 1
     while i < len(args):
         if args[i] == "--runs":
             runs = int(args[i + 1])
         elif args[i] == "--levels":
             levels = args[i + 1]
+        elif args[i] == "--meshes":
+            meshes = [m for m in args[i + 1].split(",") if m]
+        else:
+            raise SystemExit(f"bench_large: unknown argument {args[i]}")
         i += 2
     navbake = os.path.join(build, "navbake")
     levelgen = os.path.join(build, "levelgen")
@@ -62,33 +70,24 @@ def main():
     work = os.path.join(build, "large")
     os.makedirs(work, exist_ok=True)
     report = os.path.join(work, "peak_rss.txt")
-    rows = []
-    for spec in levels.split(","):
-        kind, size = spec.split(":")
-        if kind == "city":
-            obj = os.path.join(work, f"city{size}.obj")
-            gen = [levelgen, "--city", size, obj]
-        else:
-            n, floors = size.split("x")
-            obj = os.path.join(work, f"tower{n}x{floors}.obj")
-            gen = [levelgen, "--tower", n, floors, obj]
-        if not os.path.exists(obj):
-            subprocess.run(gen, check=True, stdout=subprocess.DEVNULL)
+    def bench(obj, base, solo):
+        """One level: medians of `runs` alternating runs of ours and Recast's; a table row (with
+        the OBJ's face count: its triangles on the generated levels)."""
         triangles = 0
         with open(obj, "rb") as f:
             for line in f:
                 triangles += line.startswith(b"f ")
-        base = os.path.join(work, os.path.basename(obj)[:-4])
         ours = {"wall": [], "cpu": [], "peak": [], "stages": []}
         recast = {"wall": [], "cpu": [], "peak": []}
         polys = {}
+        tiling = [] if solo else ["--tile-size", "64"]
         for run in range(runs):
             def run_ours():
                 stages = []
                 for argv in ([navbake, "-q", "import", obj, "-o", base + ".geo"],
                              [navbake, "-q", "voxelize", base + ".geo", "-o", base + ".vox"],
                              [navbake, "-q", "graph", "navmesh", base + ".vox", "-o",
-                              base + ".graph", "--tile-size", "64"]):
+                              base + ".graph"] + tiling):
                     stages.append(measure(argv, peak_rss, report)[:3])
                 ours["wall"].append(sum(s[0] for s in stages))
                 ours["cpu"].append(sum(s[1] for s in stages))
@@ -96,7 +95,8 @@ def main():
                 ours["stages"].append(stages)
 
             def run_recast():
-                wall, cpu, peak, out = measure([peer, obj], peak_rss, report)
+                argv = [peer, obj] + (["--solo"] if solo else [])
+                wall, cpu, peak, out = measure(argv, peak_rss, report)
                 recast["wall"].append(wall)
                 recast["cpu"].append(cpu)
                 recast["peak"].append(peak)
@@ -111,22 +111,51 @@ def main():
                for k, v in (("ours", ours), ("recast", recast))}
         stage_peaks = [statistics.median(r[k][2] for r in ours["stages"]) for k in range(3)]
         stage_walls = [statistics.median(r[k][0] for r in ours["stages"]) for k in range(3)]
-        rows.append((os.path.basename(obj), triangles, med, stage_walls, stage_peaks, polys))
+        return (os.path.basename(obj), triangles, med, stage_walls, stage_peaks, polys)
 
-    print(f"Whole bake, navbake (import + voxelize + graph navmesh --tile-size 64, 3 processes) vs tiled Recast "
-          f"(recast_peer: OBJ load + tile 64 layers bake); medians of {runs} alternating runs, "
-          f"{os.cpu_count()} hardware threads.\n")
-    print("| level | triangles | wall s Recast / ours (ratio) | CPU s Recast / ours | peak MiB "
-          "Recast / ours (ratio) | ours wall s import / voxelize / navmesh | ours peak MiB "
-          "import / voxelize / navmesh | polygons Recast / ours |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, tris, med, walls, peaks, polys in rows:
-        o, r = med["ours"], med["recast"]
-        print(f"| {name} | {tris:,} | {r['wall']:.2f} / {o['wall']:.2f} ({o['wall'] / r['wall']:.2f}) "
-              f"| {r['cpu']:.2f} / {o['cpu']:.2f} | {r['peak'] / 1024:.0f} / {o['peak'] / 1024:.0f} "
-              f"({o['peak'] / r['peak']:.1f}) | {walls[0]:.2f} / {walls[1]:.2f} / {walls[2]:.2f} "
-              f"| {peaks[0] / 1024:.0f} / {peaks[1] / 1024:.0f} / {peaks[2] / 1024:.0f} "
-              f"| {polys.get('recast', 0):,} / {polys.get('ours', 0):,} |")
+    def table(rows, digits, count_name):
+        print(f"| level | {count_name} | wall s Recast / ours (ratio) | CPU s Recast / ours | peak MiB "
+              "Recast / ours (ratio) | ours wall s import / voxelize / navmesh | ours peak MiB "
+              "import / voxelize / navmesh | polygons Recast / ours |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for name, tris, med, walls, peaks, polys in rows:
+            o, r = med["ours"], med["recast"]
+            print(f"| {name} | {tris:,} | {r['wall']:.{digits}f} / {o['wall']:.{digits}f} "
+                  f"({o['wall'] / r['wall']:.2f}) | {r['cpu']:.{digits}f} / {o['cpu']:.{digits}f} "
+                  f"| {r['peak'] / 1024:.1f} / {o['peak'] / 1024:.1f} ({o['peak'] / r['peak']:.1f}) "
+                  f"| {walls[0]:.{digits}f} / {walls[1]:.{digits}f} / {walls[2]:.{digits}f} "
+                  f"| {peaks[0] / 1024:.1f} / {peaks[1] / 1024:.1f} / {peaks[2] / 1024:.1f} "
+                  f"| {polys.get('recast', 0):,} / {polys.get('ours', 0):,} |")
+
+    rows = []
+    for spec in levels.split(",") if levels else []:
+        kind, size = spec.split(":")
+        if kind == "city":
+            obj = os.path.join(work, f"city{size}.obj")
+            gen = [levelgen, "--city", size, obj]
+        else:
+            n, floors = size.split("x")
+            obj = os.path.join(work, f"tower{n}x{floors}.obj")
+            gen = [levelgen, "--tower", n, floors, obj]
+        if not os.path.exists(obj):
+            subprocess.run(gen, check=True, stdout=subprocess.DEVNULL)
+        rows.append(bench(obj, os.path.join(work, os.path.basename(obj)[:-4]), False))
+    if rows:
+        print(f"Whole bake, navbake (import + voxelize + graph navmesh --tile-size 64, 3 processes) "
+              f"vs tiled Recast (recast_peer: OBJ load + tile 64 layers bake); medians of {runs} "
+              f"alternating runs, {os.cpu_count()} hardware threads.\n")
+        table(rows, 2, "triangles")
+    small = []
+    for obj in meshes:
+        if not os.path.exists(obj):
+            print(f"bench_large: {obj} not found: skipped")
+            continue
+        small.append(bench(obj, os.path.join(work, "solo_" + os.path.basename(obj)[:-4]), True))
+    if small:
+        print(f"\nSmall meshes, whole bake, navbake (import + voxelize + graph navmesh, untiled) vs "
+              f"solo Recast (recast_peer --solo: OBJ load + one tile, watershed regions); medians "
+              f"of {runs} alternating runs.\n")
+        table(small, 3, "faces")
     return 0
 
 

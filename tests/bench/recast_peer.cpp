@@ -2,7 +2,7 @@
 // bench_large.py (wall, CPU, peak memory against navbake's import -> voxelize -> graph navmesh).
 // Only built with librecast-dev (like bench_recast); the product never links Recast.
 //
-//   recast_peer LEVEL.obj [--tile CELLS] [--out FILE.bin]
+//   recast_peer LEVEL.obj [--tile CELLS] [--solo] [--out FILE.bin]
 //
 // Loads the OBJ the lean way (read line by line: `v` positions and `f` faces, polygons fanned;
 // everything else ignored, as RecastDemo's loader does), then bakes it tile by tile as
@@ -13,6 +13,8 @@
 // vertices), detail mesh, dtCreateNavMeshData, added to one multi-tile dtNavMesh. Parameters:
 // Recast demo defaults (cell 0.3 x 0.2 m, agent 2.0 / 0.6 / 0.9 m, 45 degrees, edge 12 m / 1.3
 // cells, detail 6 cells / 1 cell), tile 64 cells. Single-threaded (Recast has no threading).
+// --solo bakes the level as one tile without a border and with watershed regions
+// (rcBuildDistanceField, rcBuildRegions; merge 20 x 20), as RecastDemo's Sample_SoloMesh does.
 // Prints one JSON line: triangles, tiles, polygons, load and bake milliseconds, peak RSS (KiB).
 // --out writes the tiles' Detour data (for a check that something real was built).
 #include <DetourNavMesh.h>
@@ -92,14 +94,25 @@ unsigned ilog2(unsigned v) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: recast_peer LEVEL.obj [--tile CELLS] [--out FILE.bin]\n");
+        std::fprintf(stderr,
+                     "usage: recast_peer LEVEL.obj [--tile CELLS] [--solo] [--out FILE.bin]\n");
         return 2;
     }
     int tile_size = 64;
+    bool solo = false;
     const char* out_path = nullptr;
-    for (int i = 2; i + 1 < argc; i += 2) {
-        if (std::string(argv[i]) == "--tile") tile_size = std::atoi(argv[i + 1]);
-        if (std::string(argv[i]) == "--out") out_path = argv[i + 1];
+    for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--solo") {
+            solo = true;
+        } else if ((arg == "--tile" || arg == "--out") && i + 1 < argc) {
+            if (arg == "--tile") tile_size = std::atoi(argv[i + 1]);
+            if (arg == "--out") out_path = argv[i + 1];
+            ++i;
+        } else {
+            std::fprintf(stderr, "recast_peer: unknown argument %s\n", argv[i]);
+            return 2;
+        }
     }
     const auto start = Clock::now();
     Mesh mesh;
@@ -126,14 +139,15 @@ int main(int argc, char** argv) {
     cfg.maxVertsPerPoly = 6;
     cfg.detailSampleDist = 6.0f * cfg.cs;
     cfg.detailSampleMaxError = 1.0f * cfg.ch;
-    cfg.tileSize = tile_size;
-    cfg.borderSize = cfg.walkableRadius + 3;
-    cfg.width = cfg.tileSize + 2 * cfg.borderSize;
-    cfg.height = cfg.tileSize + 2 * cfg.borderSize;
     float bmin[3], bmax[3];
     rcCalcBounds(mesh.vertices.data(), nverts, bmin, bmax);
     int gw = 0, gh = 0;
     rcCalcGridSize(bmin, bmax, cfg.cs, &gw, &gh);
+    if (solo) tile_size = std::max(gw, gh);
+    cfg.tileSize = tile_size;
+    cfg.borderSize = solo ? 0 : cfg.walkableRadius + 3;
+    cfg.width = cfg.tileSize + 2 * cfg.borderSize;
+    cfg.height = cfg.tileSize + 2 * cfg.borderSize;
     const int tw = (gw + tile_size - 1) / tile_size, th = (gh + tile_size - 1) / tile_size;
     const float tcs = float(tile_size) * cfg.cs;
 
@@ -181,7 +195,12 @@ int main(int argc, char** argv) {
             rcBuildCompactHeightfield(&ctx, tc.walkableHeight, tc.walkableClimb, *solid, *chf);
             rcFreeHeightField(solid);
             rcErodeWalkableArea(&ctx, tc.walkableRadius, *chf);
-            rcBuildLayerRegions(&ctx, *chf, tc.borderSize, tc.minRegionArea);
+            if (solo) {
+                rcBuildDistanceField(&ctx, *chf);
+                rcBuildRegions(&ctx, *chf, 0, tc.minRegionArea, tc.mergeRegionArea);
+            } else {
+                rcBuildLayerRegions(&ctx, *chf, tc.borderSize, tc.minRegionArea);
+            }
             rcContourSet* cset = rcAllocContourSet();
             rcBuildContours(&ctx, *chf, tc.maxSimplificationError, tc.maxEdgeLen, *cset);
             rcPolyMesh* pmesh = rcAllocPolyMesh();

@@ -31,6 +31,11 @@ for bench in "$build"/tests/bench/bench_*; do
   echo
 done
 # Large generated levels (levelgen --city / --tower): the whole bake, process against process,
-# against tiled Recast (recast_peer, built with bench_recast).
+# against tiled Recast (recast_peer, built with bench_recast); then the small meshes (the shared
+# demo meshes that are there and the sample terrain) against solo Recast.
 echo "== bench_large"
-python3 tests/bench/bench_large.py "$build"
+meshes=""
+for mesh in "$shared"/meshes/*.obj sample_levels/terrain.obj; do
+  [ -f "$mesh" ] && meshes="$meshes${meshes:+,}$mesh"
+done
+python3 tests/bench/bench_large.py "$build" --meshes "$meshes"
