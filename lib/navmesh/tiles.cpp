@@ -400,6 +400,9 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
         Status s = runDynamic("navmesh", threads, context, progress_read,
                               progress_total + uint64_t(tiles_z), pick, run, complete);
         if (!s) return s.error();
+        // The last rows let go before the tiles are stitched (the stitch held them beside every
+        // tile's mesh and the output: tower60x6's peak).
+        if (auto none = feed(size_z, size_z); !none) return none.error();
     }
 
     // Stitch.

@@ -345,6 +345,11 @@ Result<GridRows> VoxelRowReader::rows(uint32_t keep_from, uint32_t need_to) {
         columns_.erase(columns_.begin(), columns_.begin() + ptrdiff_t(dropped));
         span_base_ = first;
         row0_ = keep_from;
+        if (row0_ == header_.size_z) {  // none kept, none to come: their room let go
+            spans_ = std::vector<Span>();
+            columns_ = std::vector<uint32_t>(columns_.begin(), columns_.end());
+            records_ = std::vector<uint8_t>();
+        }
     }
     if (Status s = readTo(need_to); !s) return s.error();
     GridRows rows;
