@@ -333,6 +333,12 @@ Status VoxelRowReader::readTo(uint32_t row) {
     return {};
 }
 
+void VoxelRowReader::releaseRows() {
+    spans_ = std::vector<Span>();  // (`= {}` would keep the room)
+    columns_ = std::vector<uint32_t>();
+    records_ = std::vector<uint8_t>();
+}
+
 Result<GridRows> VoxelRowReader::rows(uint32_t keep_from, uint32_t need_to) {
     keep_from = std::min(keep_from, header_.size_z);
     const uint64_t size_x = header_.size_x;
@@ -345,11 +351,7 @@ Result<GridRows> VoxelRowReader::rows(uint32_t keep_from, uint32_t need_to) {
         columns_.erase(columns_.begin(), columns_.begin() + ptrdiff_t(dropped));
         span_base_ = first;
         row0_ = keep_from;
-        if (row0_ == header_.size_z) {  // none kept, none to come: their room let go
-            spans_ = std::vector<Span>();
-            columns_ = std::vector<uint32_t>(columns_.begin(), columns_.end());
-            records_ = std::vector<uint8_t>();
-        }
+        if (row0_ == header_.size_z) releaseRows();  // none kept, none to come
     }
     if (Status s = readTo(need_to); !s) return s.error();
     GridRows rows;
@@ -366,8 +368,7 @@ Result<GridRows> VoxelRowReader::rows(uint32_t keep_from, uint32_t need_to) {
 
 Status VoxelRowReader::finish() {
     if (Status s = readTo(header_.size_z); !s) return s;  // (the last offset checked there)
-    spans_ = std::vector<Span>();                         // (`= {}` would keep the room)
-    columns_ = std::vector<uint32_t>();
+    releaseRows();
     span_base_ = file_header_.span_count;
     row0_ = row1_;
     if (formats::Error e = columns_stream_->finish()) return containerError(container_.path, e);

@@ -155,6 +155,7 @@ public:
 private:
     VoxelRowReader() = default;
     Status readTo(uint32_t row);
+    void releaseRows();  // every row let go, with the room they took
     LoadedContainer container_;
     VoxelGrid header_;
     formats::VoxelHeader file_header_;

@@ -525,11 +525,10 @@ void reserveExactly(std::vector<T>& v, size_t n) {
     v.reserve(n);
 }
 
-// Merges the raw spans of each column of a band (the merge rule in the file comment). The band's
-// span array is sized to what it holds (reserveExactly): grown by doubling, up to half of every
-// held band's room was unused.
-// Columns column_base .. column_base + column_count - 1 of the band (those before them merged
-// already; raw's columns counted from column_base).
+// Merges the raw spans of columns column_base .. column_base + column_count - 1 of a band (those
+// before them merged already; raw's columns counted from column_base) by the merge rule in the
+// file comment. The band's span array is sized to what it holds (reserveExactly): grown by
+// doubling, up to half of every held band's room was unused.
 void mergeBand(std::vector<RawSpan>& raw, uint32_t column_count, int climb, uint32_t column_base,
                BandOutput& out, Scratch& scratch) {
     std::vector<uint32_t>& start = scratch.start;
@@ -1172,22 +1171,22 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         std::vector<uint8_t> walkable;
         std::vector<uint32_t> band_base;  // per band of the chunk: its first span's flag
     };
-    auto finishChunk = [&](uint32_t chunk, FinishedChunk& rows, Scratch& work) {
+    auto finishChunk = [&](uint32_t chunk, FinishedChunk& done, Scratch& work) {
         uint32_t lo, b0, b1, hi;
         windowOf(chunk, lo, b0, b1, hi);
         const uint32_t window0 = b0 * kBandRows > halo_rows ? b0 * kBandRows - halo_rows : 0;
         const uint32_t window1 = std::min(frame.size_z, b1 * kBandRows + halo_rows);
         const uint32_t row0 = b0 * kBandRows;
         const uint32_t row1 = std::min(frame.size_z, b1 * kBandRows);
-        std::vector<uint32_t>& band_base = rows.band_base;
+        std::vector<uint32_t>& band_base = done.band_base;
         band_base.clear();
         size_t chunk_spans = 0;
         for (uint32_t b = b0; b < b1; ++b) {
             band_base.push_back(uint32_t(chunk_spans));
             chunk_spans += bands[b].spans.size();
         }
-        reserveExactly(rows.walkable, chunk_spans);
-        rows.walkable.resize(chunk_spans);
+        reserveExactly(done.walkable, chunk_spans);
+        done.walkable.resize(chunk_spans);
         VoxelGrid& local = work.local;
         for (uint32_t x0 = 0; x0 < frame.size_x; x0 += kFinishColumns) {
             const uint32_t x1 = std::min(frame.size_x, x0 + kFinishColumns);
@@ -1233,7 +1232,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 const size_t lc = size_t(z - window0) * local.size_x + (x0 - wx0);
                 const uint32_t from = local.column_offsets[lc];
                 const uint32_t to = local.column_offsets[lc + (x1 - x0)];
-                for (uint32_t i = from; i < to; ++i) rows.walkable[out + (i - from)] = walkable[i];
+                for (uint32_t i = from; i < to; ++i) done.walkable[out + (i - from)] = walkable[i];
             }
         }
     };
