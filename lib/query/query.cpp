@@ -12,128 +12,42 @@
 
 namespace nav::query {
 
-const char* outcomeName(Outcome outcome) {
-    switch (outcome) {
-        case Outcome::found: return "found";
-        case Outcome::no_path: return "no_path";
-        case Outcome::start_off_graph: return "start_off_graph";
-        case Outcome::goal_off_graph: return "goal_off_graph";
-        case Outcome::out_of_nodes: return "out_of_nodes";
-    }
-    return "unknown";
-}
-
-const char* methodName(Method method) {
-    switch (method) {
-        case Method::astar: return "astar";
-        case Method::cluster: return "cluster";
-        case Method::hier: return "hier";
-        case Method::nexthop: return "nexthop";
-        case Method::exact: return "exact";
-    }
-    return "unknown";
-}
-
 bool parseMethod(std::string_view name, Method& out) {
-    for (Method m : {Method::astar, Method::cluster, Method::hier, Method::nexthop, Method::exact})
-        if (name == methodName(m)) {
-            out = m;
-            return true;
-        }
-    return false;
-}
-
-bool returnsShortestPaths(const navrt::GraphView& graph, Method method) {
-    if (method == Method::hier) return false;
-    return method != Method::nexthop || graph.next_hop_ranks != nullptr;
+    return navrt::parseMethod(name.data(), name.size(), out);
 }
 
 Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset) {
+    const navrt::Error e = navrt::checkMethod(graph, method);
+    if (!e) return {};
+    if (method == Method::exact)
+        return makeError(ErrorKind::usage,
+                         "{}: --method exact needs a navigation mesh asset (graph navmesh)", asset);
+    // navrt's message begins "method NAME": as the option it was given by.
+    if (e.code != navrt::ErrorCode::missing_section)
+        return inputError("{}: --{}", asset, e.message);
     // What each method beyond plain A* needs packed into the asset, and how to build it.
-    bool present = true;
-    const char* sections = "";
     const char* how = "";
     switch (method) {
-        case Method::astar: return {};
-        case Method::exact:
-            if (!graph.isNavmesh())
-                return makeError(ErrorKind::usage,
-                                 "{}: --method exact needs a navigation mesh asset (graph navmesh)",
-                                 asset);
-            return {};
         case Method::cluster:
-            present = graph.hasClusters();
-            sections = "cluster";
             how =
                 "'navbake cluster GRAPH -o FILE.clu', then 'navbake pack GRAPH --clusters "
                 "FILE.clu'";
             break;
         case Method::hier:
-            present = graph.hasHierarchy();
-            sections = "hierarchy";
             how =
                 "'navbake hierarchy GRAPH --clusters FILE.clu -o FILE.hier', then 'navbake "
                 "pack GRAPH --clusters FILE.clu --hierarchy FILE.hier'";
             break;
         case Method::nexthop:
-            present = graph.hasNextHop();
-            sections = "next-hop";
             how =
                 "'navbake nexthop GRAPH -o FILE.nh', then 'navbake pack GRAPH --nexthop "
                 "FILE.nh'";
             break;
+        case Method::astar:
+        case Method::exact: break;
     }
-    if (!present)
-        return inputError(
-            "{}: --method {} needs {} sections, and this asset has none (build them with {})",
-            asset, methodName(method), sections, how);
-    if (graph.header.type != formats::GraphType::tile)
-        return inputError(
-            "{}: --method {} applies to tile graphs; navmesh and POV point queries use their "
-            "own costs",
-            asset, methodName(method));
-    return {};
+    return inputError("{}: --{} (build them with {})", asset, e.message, how);
 }
-
-navrt::MeshPoint locatePoint(const navrt::GraphView& graph, navrt::Vec3 p, float horizontal,
-                             float vertical) {
-    if (graph.isNavmesh()) return navrt::locateOnMesh(graph, p, horizontal, vertical);
-    // Tile and volume graphs: the node under the point. POV graphs: the layer cell under it
-    // (findPathBetween places the point on that cell and connects it to the corners).
-    navrt::MeshPoint m{navrt::locate(graph, p, horizontal, vertical), p};
-    if (m.poly == navrt::kNoNode) return m;
-    if (graph.header.type == formats::GraphType::pov) {
-        const formats::NodeCell c =
-            formats::decodeNodeCell(graph.layer_cells + size_t(m.poly) * formats::kNodeCellSize);
-        const formats::GraphHeader& h = graph.header;
-        m.position = {h.origin[0] + (float(c.column % h.size_x) + 0.5f) * h.cell_size,
-                      h.origin[1] + float(c.y) * h.cell_height,
-                      h.origin[2] + (float(c.column / h.size_x) + 0.5f) * h.cell_size};
-    } else {
-        m.position = graph.position(m.poly);
-    }
-    return m;
-}
-
-namespace {
-
-// `p` located within the tolerances; when it is off the graph and tolerance.snap > 0, located
-// again within the snap distance and `moved` set to how far it moved (left as it is otherwise).
-navrt::MeshPoint placePoint(const navrt::GraphView& graph, navrt::Vec3 p,
-                            const Tolerance& tolerance, double& moved) {
-    navrt::MeshPoint m = locatePoint(graph, p, tolerance.horizontal, tolerance.vertical);
-    if (m.poly != navrt::kNoNode || !(tolerance.snap > 0)) return m;
-    m = locatePoint(graph, p, std::max(tolerance.horizontal, tolerance.snap),
-                    std::max(tolerance.vertical, tolerance.snap));
-    if (m.poly != navrt::kNoNode) {
-        const double dx = double(m.position.x) - p.x, dy = double(m.position.y) - p.y,
-                     dz = double(m.position.z) - p.z;
-        moved = std::sqrt(dx * dx + dy * dy + dz * dz);
-    }
-    return m;
-}
-
-}  // namespace
 
 Result<NearestPoi> nearestPoi(const navrt::GraphView& graph, const std::string& kind,
                               navrt::Vec3 from, const Tolerance& tolerance,
@@ -157,15 +71,17 @@ Result<NearestPoi> nearestPoi(const navrt::GraphView& graph, const std::string& 
     }
     const auto start = std::chrono::steady_clock::now();
     NearestPoi out;
-    double moved = -1;
-    const navrt::MeshPoint m = placePoint(graph, from, tolerance, moved);
-    if (moved >= 0) out.snapped = moved;
-    if (m.poly == navrt::kNoNode || graph.isPov())
+    navrt::Navigator navigator;
+    navrt::PathQuery unused;
+    (void)navigator.initWith(graph, unused);
+    const navrt::Location m = navigator.locate(from, tolerance);
+    if (m.moved >= 0) out.snapped = m.moved;
+    if (m.node == navrt::kNoNode || graph.isPov())
         return inputError("{}: ({}, {}, {}) is not on the graph", asset, from.x, from.y, from.z);
     const uint32_t n = graph.nodeCount();
-    out.cost = graph.poi_distances[size_t(k) * n + m.poly];
+    out.cost = graph.poi_distances[size_t(k) * n + m.node];
     out.nodes.resize(n);
-    out.nodes.resize(navrt::walkToNearestPoi(graph, k, m.poly, out.nodes.data(), n));
+    out.nodes.resize(navrt::walkToNearestPoi(graph, k, m.node, out.nodes.data(), n));
     out.reachable = !out.nodes.empty();
     for (uint32_t v : out.nodes) out.path.push_back(graph.position(v));
     out.micros =
@@ -173,203 +89,90 @@ Result<NearestPoi> nearestPoi(const navrt::GraphView& graph, const std::string& 
     return out;
 }
 
-QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
-                     navrt::Vec3 to, const Tolerance& tolerance, bool smooth,
-                     const SearchMethod& search, navrt::HierarchicalQuery* hierarchical,
-                     navrt::NextHopQuery* next_hop, navrt::ExactMeshQuery* exact) {
-    Method method = search.method;
-    if ((method == Method::hier && hierarchical == nullptr) ||
-        (method == Method::nexthop && next_hop == nullptr) ||
-        (method == Method::exact && exact == nullptr))
-        method = Method::astar;
-    (void)query.setHeuristic(method == Method::cluster ? navrt::Heuristic::cluster
-                                                       : navrt::Heuristic::standard);
+namespace {
+
+// The record of the navigator's last findPath, which took `micros`; the smoothed length of A*
+// paths only when `smooth`.
+QueryRecord recordOf(const navrt::Navigator& navigator, double micros, bool smooth) {
     QueryRecord record;
-    const auto start_time = std::chrono::steady_clock::now();
-    auto place = [&](navrt::Vec3 p, double& moved, navrt::Vec3& at) {
-        navrt::MeshPoint m = placePoint(graph, p, tolerance, moved);
-        if (m.poly == navrt::kNoNode) return m;
-        if (moved >= 0) {
-            at = m.position;
-        } else if (!graph.isNavmesh()) {
-            // On the surface: navmesh points are projected onto their polygon's floor, the
-            // others stay as given (findPathBetween connects them).
-            m.position = p;
-        }
-        return m;
-    };
-    const navrt::MeshPoint start = place(from, record.start_moved, record.start_at);
-    const navrt::MeshPoint goal = place(to, record.goal_moved, record.goal_at);
-    record.start_node = start.poly;
-    record.goal_node = goal.poly;
-    navrt::PathStatus status = navrt::PathStatus::no_path;
-    if (record.start_node == navrt::kNoNode) {
-        record.outcome = Outcome::start_off_graph;
-    } else if (record.goal_node == navrt::kNoNode) {
-        record.outcome = Outcome::goal_off_graph;
-    } else if (method == Method::hier) {
-        status = hierarchical->findPath(start.poly, goal.poly, search.hier);
-    } else if (method == Method::nexthop) {
-        status = next_hop->pathByNextHop(start.poly, goal.poly);
-    } else if (method == Method::exact) {
-        status = exact->findPath(start.position, start.poly, goal.position, goal.poly);
-    } else {
-        status = query.findPathBetween(start.position, start.poly, goal.position, goal.poly);
-    }
-    if (record.start_node != navrt::kNoNode && record.goal_node != navrt::kNoNode)
-        record.outcome = status == navrt::PathStatus::found          ? Outcome::found
-                         : status == navrt::PathStatus::out_of_nodes ? Outcome::out_of_nodes
-                                                                     : Outcome::no_path;
-    record.micros =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_time)
-            .count();
-    if (method == Method::nexthop) {
-        record.expansions = next_hop->pathLength() > 0 ? next_hop->pathLength() - 1 : 0;
-        if (record.outcome == Outcome::found) {
-            record.cost = next_hop->cost();
-            record.path_nodes = next_hop->pathLength();
-            record.smoothed_length = record.cost;
-        }
-        return record;
-    }
-    if (method == Method::exact) {
-        record.expansions = exact->expansions();
-        if (record.outcome == Outcome::found) {
-            record.cost = exact->cost();
-            record.path_nodes = exact->pointCount();
-            record.smoothed_length = record.cost;
-        }
-        return record;
-    }
-    if (method == Method::hier) {
-        record.expansions = hierarchical->expansions();
-        if (record.outcome == Outcome::found) {
-            record.cost = hierarchical->cost();
-            record.path_nodes = hierarchical->pathLength();
-            record.smoothed_length = record.cost;
-        }
-        return record;
-    }
-    record.expansions = query.expansions();
-    if (record.outcome == Outcome::found) {
-        record.cost = query.cost();
-        record.path_nodes = query.pathLength();
-        if (smooth) record.smoothed_length = query.smoothedLength();
-    }
+    record.outcome = navigator.status();
+    record.start_node = navigator.start().node;
+    record.goal_node = navigator.goal().node;
+    record.start_moved = navigator.start().moved;
+    record.goal_moved = navigator.goal().moved;
+    if (record.start_moved >= 0) record.start_at = navigator.start().position;
+    if (record.goal_moved >= 0) record.goal_at = navigator.goal().position;
+    record.micros = micros;
+    record.expansions = navigator.expansions();
+    if (record.outcome != Outcome::found) return record;
+    record.cost = navigator.cost();
+    const Method method = navigator.method();
+    record.path_nodes =
+        method == Method::exact ? navigator.exact().pointCount() : navigator.nodeCount();
+    if (smooth || (method != Method::astar && method != Method::cluster))
+        record.smoothed_length = navigator.pathLength();
     return record;
+}
+
+double microsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+        .count();
+}
+
+}  // namespace
+
+QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
+                     navrt::Vec3 to, const Tolerance& tolerance, bool smooth, Method method) {
+    navrt::Navigator navigator;
+    if (method != Method::cluster || !graph.hasClusters()) method = Method::astar;
+    (void)navigator.initWith(graph, query, method);
+    const auto start = std::chrono::steady_clock::now();
+    navigator.findPath(from, to, tolerance);
+    return recordOf(navigator, microsSince(start), smooth);
 }
 
 Status Searcher::init(const navrt::GraphView& graph, const SearchMethod& method,
                       const std::string& asset) {
-    graph_ = &graph;
     method_ = method;
     if (Status s = checkMethod(graph, method.method, asset); !s) return s;
-    if (navrt::Error e = query_.init(graph))
-        return makeError(ErrorKind::internal, "{}: cannot set up the search: {}", asset, e.message);
-    if (method.method == Method::hier)
-        if (navrt::Error e = hierarchical_.init(graph))
-            return makeError(ErrorKind::internal, "{}: cannot set up the hierarchical search: {}",
-                             asset, e.message);
-    if (method.method == Method::exact)
-        if (navrt::Error e = exact_.init(graph))
-            return makeError(ErrorKind::bad_input, "{}: --method exact: {}", asset, e.message);
-    if (method.method == Method::nexthop)
-        if (navrt::Error e = next_hop_.init(graph))
-            return makeError(ErrorKind::internal, "{}: cannot set up the next-hop lookups: {}",
-                             asset, e.message);
+    navrt::NavigatorOptions options;
+    options.method = method.method;
+    options.hier = method.hier;
+    if (navrt::Error e = navigator_.init(graph, options))
+        return makeError(
+            method.method == Method::exact ? ErrorKind::bad_input : ErrorKind::internal,
+            "{}: cannot set up the {} search: {}", asset, methodName(method.method), e.message);
     return {};
 }
 
 QueryRecord Searcher::run(navrt::Vec3 from, navrt::Vec3 to, const Tolerance& tolerance) {
-    return runQuery(*graph_, query_, from, to, tolerance, !tableMethod(), method_, &hierarchical_,
-                    &next_hop_, &exact_);
+    const auto start = std::chrono::steady_clock::now();
+    navigator_.findPath(from, to, tolerance);
+    return recordOf(navigator_, microsSince(start), true);
 }
 
-std::span<const uint32_t> Searcher::nodePath() const {
-    switch (method_.method) {
-        case Method::hier: return {hierarchical_.path(), hierarchical_.pathLength()};
-        case Method::nexthop: return {next_hop_.path(), next_hop_.pathLength()};
-        case Method::astar:
-        case Method::cluster:
-        case Method::exact: break;
-    }
-    return {query_.path(), query_.pathLength()};
-}
-
-bool Searcher::tableMethod() const {
-    return method_.method == Method::hier || method_.method == Method::nexthop;
-}
-
-std::vector<navrt::Vec3> Searcher::lastPath() {
-    std::vector<navrt::Vec3> points;
-    if (method_.method == Method::exact)
-        return {exact_.points(), exact_.points() + exact_.pointCount()};
-    if (tableMethod()) {
-        for (uint32_t node : nodePath()) points.push_back(graph_->position(node));
-        return points;
-    }
-    points.resize(query_.pathLength());
-    points.resize(query_.smooth(points.data(), uint32_t(points.size())));
+std::vector<navrt::Vec3> Searcher::lastPath() const {
+    std::vector<navrt::Vec3> points(navigator_.straightPath(nullptr, 0));
+    points.resize(navigator_.straightPath(points.data(), uint32_t(points.size())));
     return points;
 }
 
 std::vector<LinkStep> Searcher::lastLinks() const {
+    const navrt::GraphView& g = navigator_.graph();
+    std::vector<navrt::PathLink> links(navigator_.pathLinks(nullptr, 0));
+    links.resize(navigator_.pathLinks(links.data(), uint32_t(links.size())));
     std::vector<LinkStep> steps;
-    const navrt::GraphView& g = *graph_;
-    if (g.link_count == 0) return steps;
-    auto typeOf = [&](const formats::LinkRecord& link) {
-        size_t length = 0;
-        const char* name = g.linkTypeName(link.type, length);
-        return name != nullptr ? std::string(name, length) : std::string("?");
-    };
-    if (method_.method == Method::exact) {
-        // No node path: a step is a segment of the straight path.
-        for (uint32_t i = 0; i + 1 < exact_.pointCount(); ++i) {
-            const uint32_t link = exact_.segmentLink(i);
-            if (link == formats::kNoLink) continue;
-            LinkStep step;
-            step.step = step.segment = i;
-            step.link = g.link(link);
-            step.reverse = exact_.points()[i].x != step.link.from[0] ||
-                           exact_.points()[i].z != step.link.from[2];
-            step.type = typeOf(step.link);
-            steps.push_back(step);
-        }
-        return steps;
-    }
-    const std::span<const uint32_t> nodes = nodePath();
-    auto add = [&](uint32_t k, uint32_t link) {
+    for (const navrt::PathLink& l : links) {
         LinkStep step;
-        step.step = k;
-        step.segment = k;
-        step.link = g.link(link);
-        step.reverse = nodes[k] != step.link.from_node;
-        step.type = typeOf(step.link);
-        steps.push_back(step);
-    };
-    if (tableMethod()) {
-        // Tables return nodes: the cheapest edge of each step.
-        for (uint32_t k = 0; k + 1 < nodes.size(); ++k) {
-            uint32_t edge = navrt::kNoNode;
-            float best = HUGE_VALF;
-            for (uint32_t e = g.edge_offsets[nodes[k]]; e < g.edge_offsets[nodes[k] + 1]; ++e)
-                if (g.edgeTarget(nodes[k], e) == nodes[k + 1] && g.edge_costs[e] < best)
-                    best = g.edge_costs[e], edge = e;
-            if (edge != navrt::kNoNode && g.edgeLink(edge) != formats::kNoLink)
-                add(k, g.edgeLink(edge));
-        }
-        return steps;
+        step.step = l.step;
+        step.segment = l.segment;
+        step.link = g.link(l.link);
+        step.reverse = l.reverse;
+        size_t length = 0;
+        const char* name = g.linkTypeName(step.link.type, length);
+        step.type = name != nullptr ? std::string(name, length) : std::string("?");
+        steps.push_back(std::move(step));
     }
-    for (uint32_t k = 0; k + 1 < nodes.size(); ++k)
-        if (const uint32_t link = query_.pathLink(k); link != formats::kNoLink) add(k, link);
-    // The straight path has one segment per link step, in order: number them.
-    std::vector<navrt::Vec3> points(2 * nodes.size() + 4);
-    std::vector<uint32_t> segment_links(points.size());
-    const uint32_t count =
-        query_.smooth(points.data(), uint32_t(points.size()), segment_links.data());
-    size_t next = 0;
-    for (uint32_t i = 0; i + 1 < count && next < steps.size(); ++i)
-        if (segment_links[i] != formats::kNoLink) steps[next++].segment = i;
     return steps;
 }
 
@@ -390,14 +193,14 @@ Result<BatchReport> runBatch(const navrt::GraphView& graph, const std::vector<Po
         entry.record = searcher->run(pairs[i].from, pairs[i].to, tolerance);
         const bool found = entry.record.outcome == Outcome::found;
         if (method.method == Method::hier && found) {
-            const navrt::HierarchicalQuery& h = searcher->hierarchical();
+            const navrt::HierarchicalQuery& h = searcher->navigator().hierarchical();
             entry.plan_level = h.planLevel();
             entry.legs = h.legs();
             entry.complete = h.complete();
             entry.abstract_expansions = h.abstractExpansions();
         }
         if (method.method == Method::nexthop)
-            entry.block_decompressions = searcher->nextHop().blockDecompressions();
+            entry.block_decompressions = searcher->navigator().nextHop().blockDecompressions();
         if (keep_paths && found) entry.path = searcher->lastPath();
         if (found) entry.links = searcher->lastLinks();
         report.found += found;

@@ -12,23 +12,15 @@
 
 #include "lib/common/context.h"
 #include "lib/common/result.h"
-#include "lib/runtime/navrt_exact.h"
-#include "lib/runtime/navrt_hier.h"
-#include "lib/runtime/navrt_nexthop.h"
-#include "lib/runtime/navrt_query.h"
+#include "lib/runtime/navrt_navigator.h"
 
 namespace nav::query {
 
-struct Tolerance {
-    float horizontal = 0.0f;  // [m] how far off the graph's cells a point may be
-    float vertical = 1.0f;    // [m] how far above/below a floor a point may be
-    // [m] a point off the graph by the two above is moved to the nearest surface within this
-    // distance horizontally and vertically (a search box), and the record says how far; 0 = off.
-    float snap = 0.0f;
-};
+// How far a point may be from the graph, and how far it may be moved onto it (navrt's).
+using Tolerance = navrt::LocateOptions;
 
-enum class Outcome { found, no_path, start_off_graph, goal_off_graph, out_of_nodes };
-const char* outcomeName(Outcome outcome);
+using Outcome = navrt::NavStatus;
+inline const char* outcomeName(Outcome outcome) { return navrt::navStatusName(outcome); }
 
 struct QueryRecord {
     Outcome outcome = Outcome::no_path;
@@ -45,14 +37,15 @@ struct QueryRecord {
     navrt::Vec3 start_at{}, goal_at{};
 };
 
-// Search method: astar = A* with the standard heuristic (octile / Euclidean); cluster = A* with
-// the cluster heuristic table packed into the asset (navrt::Heuristic::cluster); hier =
-// navrt::HierarchicalQuery over the packed hierarchy (groups or HPA* entrances; not optimal in
-// general); nexthop = chained lookups in the packed next-hop table (optimal).
-enum class Method { astar, cluster, hier, nexthop, exact };
-const char* methodName(Method method);
-// Parses "astar", "cluster", "hier", "nexthop" or "exact"; false otherwise. exact: navmesh
-// assets, the shortest path in the XZ metric (navrt::ExactMeshQuery, Polyanya).
+// Search method (navrt::Method): astar = A* with the standard heuristic (octile / Euclidean);
+// cluster = A* with the cluster heuristic table packed into the asset (navrt::Heuristic::cluster);
+// hier = navrt::HierarchicalQuery over the packed hierarchy (groups or HPA* entrances; not
+// optimal in general); nexthop = chained lookups in the packed next-hop table (optimal); exact =
+// navmesh assets, the shortest path in the XZ metric (navrt::ExactMeshQuery, Polyanya).
+using Method = navrt::Method;
+using navrt::methodName;
+using navrt::returnsShortestPaths;
+// Parses "astar", "cluster", "hier", "nexthop" or "exact"; false otherwise.
 bool parseMethod(std::string_view name, Method& out);
 struct SearchMethod {
     Method method = Method::astar;
@@ -60,24 +53,8 @@ struct SearchMethod {
     SearchMethod(Method m = Method::astar, navrt::HierOptions options = {})  // NOLINT: implicit
         : method(m), hier(options) {}
 };
-// Whether `graph` supports `method`: cluster needs cluster sections (pack --clusters), hier
-// hierarchy sections (pack --hierarchy), nexthop next-hop sections (pack --nexthop), all a tile
-// graph (navmesh and POV point queries use their own costs). The error names `asset`.
+// navrt::checkMethod, as an error that names `asset` and says how to build what is missing.
 Status checkMethod(const navrt::GraphView& graph, Method method, const std::string& asset);
-
-// Whether `method` returns shortest paths on `graph`: false for hierarchical searches and for
-// next-hop lookups in a hierarchical table (near-optimal by design), true otherwise.
-bool returnsShortestPaths(const navrt::GraphView& graph, Method method);
-
-// Runs one query with `method` (checkMethod first: an unsupported method falls back to astar).
-// Method::hier needs `hierarchical`, Method::nexthop `next_hop` (initialised on `graph`); the
-// record's smoothed length is then the path cost (no smoothing) and expansions count the table
-// lookups (nexthop).
-// The point on the graph under `p` (navmesh: the polygon and the point on its floor; tile and
-// volume: the node and its position; POV: the layer cell and its centre), within the tolerances;
-// poly = kNoNode when none.
-navrt::MeshPoint locatePoint(const navrt::GraphView& graph, navrt::Vec3 p, float horizontal,
-                             float vertical);
 
 // The way from `from` to the nearest point of interest of `kind`, read from the asset's
 // point-of-interest tables (navbake graph --poi-tables): no search. `from` is located like a
@@ -95,12 +72,11 @@ Result<NearestPoi> nearestPoi(const navrt::GraphView& graph, const std::string& 
                               navrt::Vec3 from, const Tolerance& tolerance,
                               const std::string& asset);
 
+// One query by A* (astar, or cluster when the graph has the table) with a PathQuery the caller
+// set up on `graph` (a navrt::Navigator on it); `smooth` = false leaves smoothed_length 0.
 QueryRecord runQuery(const navrt::GraphView& graph, navrt::PathQuery& query, navrt::Vec3 from,
                      navrt::Vec3 to, const Tolerance& tolerance, bool smooth = true,
-                     const SearchMethod& method = {},
-                     navrt::HierarchicalQuery* hierarchical = nullptr,
-                     navrt::NextHopQuery* next_hop = nullptr,
-                     navrt::ExactMeshQuery* exact = nullptr);
+                     Method method = Method::astar);
 
 // A step of a path that takes a link: from path node `step` to the next one, which is segment
 // `segment` of the path Searcher::lastPath() returns (its points `segment` and `segment + 1` are
@@ -113,8 +89,8 @@ struct LinkStep {
     bool reverse = false;  // taken to -> from (a bidirectional link's way back)
 };
 
-// The search objects one method needs on one graph, set up once and reused for every query (no
-// allocation per query). Not copyable: it holds navrt's per-query buffers.
+// A navrt::Navigator set up for one method on one graph, with errors that name the asset and
+// results as the bake side keeps them. Not copyable: it holds navrt's per-query buffers.
 class Searcher {
 public:
     Searcher() = default;
@@ -123,30 +99,18 @@ public:
     // checkMethod (errors name `asset`), then sets up the searches `method` uses.
     Status init(const navrt::GraphView& graph, const SearchMethod& method,
                 const std::string& asset);
-    // One query (runQuery); A* paths are smoothed, hierarchical and next-hop paths are not.
+    // One query; A* paths are smoothed, hierarchical and next-hop paths are not.
     QueryRecord run(navrt::Vec3 from, navrt::Vec3 to, const Tolerance& tolerance);
-    // After a found run: the path's points, the node positions for hier and nexthop, the smoothed
-    // (taut) polyline otherwise.
-    std::vector<navrt::Vec3> lastPath();
-    // After a found run on a graph with links: the steps of the node path that take a link (A*:
-    // the edge the search used; hier and nexthop: the cheapest edge of each step).
+    // After a found run: the straight path (navrt::Navigator::straightPath).
+    std::vector<navrt::Vec3> lastPath() const;
+    // After a found run on a graph with links: the steps of the path that take a link.
     std::vector<LinkStep> lastLinks() const;
     const SearchMethod& method() const { return method_; }
-    const navrt::HierarchicalQuery& hierarchical() const { return hierarchical_; }
-    const navrt::NextHopQuery& nextHop() const { return next_hop_; }
+    const navrt::Navigator& navigator() const { return navigator_; }
 
 private:
-    // The last path's nodes, from the search `method_` ran; whether that is a table (hier,
-    // nexthop).
-    std::span<const uint32_t> nodePath() const;
-    bool tableMethod() const;
-
-    const navrt::GraphView* graph_ = nullptr;
     SearchMethod method_;
-    navrt::PathQuery query_;
-    navrt::HierarchicalQuery hierarchical_;
-    navrt::NextHopQuery next_hop_;
-    navrt::ExactMeshQuery exact_;
+    navrt::Navigator navigator_;
 };
 
 struct PointPair {

@@ -162,7 +162,7 @@ TEST_SUITE("graph") {
             auto way = query::nearestPoi(packed.view, "health", {3, 0, 8}, {0, 1, 2}, "l.nav");
             REQUIRE_MESSAGE(way.ok(), way.error().message);
             REQUIRE(way->reachable);
-            CHECK(way->nodes.back() == query::locatePoint(packed.view, {2, 0, 9}, 0.6f, 1).poly);
+            CHECK(way->nodes.back() == navrt::locatePoint(packed.view, {2, 0, 9}, 0.6f, 1).poly);
             auto unknown = query::nearestPoi(packed.view, "keys", {3, 0, 8}, {0, 1, 2}, "l.nav");
             REQUIRE_FALSE(unknown.ok());
             CHECK(unknown.error().message ==

@@ -1,0 +1,324 @@
+// navrt::Navigator: locate, then search with the asset's method (see navrt_navigator.h).
+#include "lib/runtime/navrt_navigator.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace navrt {
+
+namespace fmt = nav::formats;
+
+namespace {
+
+constexpr const char* kMethodNames[kMethodCount] = {"astar", "cluster", "hier", "nexthop", "exact"};
+
+}  // namespace
+
+const char* methodName(Method method) {
+    const auto i = uint32_t(method);
+    return i < kMethodCount ? kMethodNames[i] : "?";
+}
+
+bool parseMethod(const char* name, size_t length, Method& out) {
+    if (name == nullptr) return false;
+    for (uint32_t i = 0; i < kMethodCount; ++i)
+        if (std::strlen(kMethodNames[i]) == length &&
+            std::memcmp(kMethodNames[i], name, length) == 0) {
+            out = Method(i);
+            return true;
+        }
+    return false;
+}
+
+Error checkMethod(const GraphView& graph, Method method) {
+    bool present = true;
+    const char* sections = "";
+    switch (method) {
+        case Method::astar: return {};
+        case Method::exact:
+            if (!graph.isNavmesh())
+                return makeError(ErrorCode::invalid_argument, 0, 0,
+                                 "method exact needs a navigation mesh asset");
+            return {};
+        case Method::cluster:
+            present = graph.hasClusters();
+            sections = "cluster";
+            break;
+        case Method::hier:
+            present = graph.hasHierarchy();
+            sections = "hierarchy";
+            break;
+        case Method::nexthop:
+            present = graph.hasNextHop();
+            sections = "next-hop";
+            break;
+        default:
+            return makeError(ErrorCode::invalid_argument, 0, 0, "unknown method %u",
+                             unsigned(method));
+    }
+    if (!present)
+        return makeError(ErrorCode::missing_section, 0, 0,
+                         "method %s needs %s sections, and this asset has none", methodName(method),
+                         sections);
+    if (graph.header.type != fmt::GraphType::tile)
+        return makeError(ErrorCode::invalid_argument, 0, 0,
+                         "method %s applies to tile graphs; navmesh and POV point queries use "
+                         "their own costs",
+                         methodName(method));
+    return {};
+}
+
+bool returnsShortestPaths(const GraphView& graph, Method method) {
+    if (method == Method::hier) return false;
+    return method != Method::nexthop || graph.next_hop_ranks != nullptr;
+}
+
+const char* navStatusName(NavStatus status) {
+    switch (status) {
+        case NavStatus::found: return "found";
+        case NavStatus::no_path: return "no_path";
+        case NavStatus::start_off_graph: return "start_off_graph";
+        case NavStatus::goal_off_graph: return "goal_off_graph";
+        case NavStatus::out_of_nodes: return "out_of_nodes";
+    }
+    return "?";
+}
+
+MeshPoint locatePoint(const GraphView& graph, Vec3 point, float horizontal, float vertical,
+                      uint32_t hint) {
+    if (graph.isNavmesh()) return locateOnMesh(graph, point, horizontal, vertical, hint);
+    // Tile and volume graphs: the node under the point. POV graphs: the layer cell under it
+    // (findPathBetween places the point on that cell and connects it to the corners).
+    MeshPoint m{locate(graph, point, horizontal, vertical), point};
+    if (m.poly == kNoNode) return m;
+    if (graph.isPov()) {
+        const fmt::NodeCell c =
+            fmt::decodeNodeCell(graph.layer_cells + size_t(m.poly) * fmt::kNodeCellSize);
+        const fmt::GraphHeader& h = graph.header;
+        m.position = {h.origin[0] + (float(c.column % h.size_x) + 0.5f) * h.cell_size,
+                      h.origin[1] + float(c.y) * h.cell_height,
+                      h.origin[2] + (float(c.column / h.size_x) + 0.5f) * h.cell_size};
+    } else {
+        m.position = graph.position(m.poly);
+    }
+    return m;
+}
+
+Navigator::~Navigator() { release(); }
+
+void Navigator::release() {
+    if (pulled_ != nullptr) allocator_.release(pulled_, allocator_.user);
+    if (pulled_links_ != nullptr) allocator_.release(pulled_links_, allocator_.user);
+    pulled_ = nullptr;
+    pulled_links_ = nullptr;
+    pulled_capacity_ = 0;
+    graph_ = nullptr;
+    query_ = &own_query_;
+    status_ = NavStatus::no_path;
+    nodes_ = nullptr;
+    node_count_ = 0;
+}
+
+Error Navigator::init(const GraphView& graph, const NavigatorOptions& options) {
+    release();
+    allocator_ = resolveAllocator(options.allocator);
+    if (Error e = checkMethod(graph, options.method)) return e;
+    if (Error e = own_query_.init(graph, options.max_expansions, allocator_)) return e;
+    if (options.method == Method::cluster)
+        if (Error e = own_query_.setHeuristic(Heuristic::cluster)) return e;
+    if (options.method == Method::hier)
+        if (Error e = hierarchical_.init(graph, allocator_)) return e;
+    if (options.method == Method::nexthop)
+        if (Error e = next_hop_.init(graph, options.next_hop_cache_bytes, allocator_)) return e;
+    if (options.method == Method::exact)
+        if (Error e = exact_.init(graph)) return e;
+    method_ = options.method;
+    hier_options_ = options.hier;
+    graph_ = &graph;
+    return {};
+}
+
+Error Navigator::initWith(const GraphView& graph, PathQuery& query, Method method) {
+    release();
+    allocator_ = resolveAllocator({});
+    if (method != Method::astar && method != Method::cluster)
+        return makeError(ErrorCode::invalid_argument, 0, 0,
+                         "a navigator on a caller's PathQuery runs astar or cluster, not %s",
+                         methodName(method));
+    if (Error e = checkMethod(graph, method)) return e;
+    query_ = &query;
+    method_ = method;
+    graph_ = &graph;
+    return {};
+}
+
+Location Navigator::locate(Vec3 point, const LocateOptions& options, uint32_t hint) const {
+    Location out;
+    if (graph_ == nullptr) return out;
+    MeshPoint m = locatePoint(*graph_, point, options.horizontal, options.vertical, hint);
+    if (m.poly != kNoNode) {
+        out.node = m.poly;
+        // Navmesh points are projected onto their polygon's floor, the others stay as given
+        // (findPathBetween connects them).
+        out.position = graph_->isNavmesh() ? m.position : point;
+        return out;
+    }
+    if (!(options.snap > 0)) return out;
+    m = locatePoint(*graph_, point,
+                    options.horizontal > options.snap ? options.horizontal : options.snap,
+                    options.vertical > options.snap ? options.vertical : options.snap, hint);
+    if (m.poly == kNoNode) return out;
+    out.node = m.poly;
+    out.position = m.position;
+    const double dx = double(m.position.x) - point.x, dy = double(m.position.y) - point.y,
+                 dz = double(m.position.z) - point.z;
+    out.moved = std::sqrt(dx * dx + dy * dy + dz * dz);
+    return out;
+}
+
+NavStatus Navigator::findPath(Vec3 from, Vec3 to, const LocateOptions& options, uint32_t start_hint,
+                              uint32_t goal_hint) {
+    status_ = NavStatus::no_path;
+    cost_ = 0;
+    expansions_ = 0;
+    nodes_ = nullptr;
+    node_count_ = 0;
+    if (graph_ == nullptr) return status_;
+    start_ = locate(from, options, start_hint);
+    goal_ = locate(to, options, goal_hint);
+    if (start_.node == kNoNode) return status_ = NavStatus::start_off_graph;
+    if (goal_.node == kNoNode) return status_ = NavStatus::goal_off_graph;
+    PathStatus status = PathStatus::no_path;
+    switch (method_) {
+        case Method::hier:
+            status = hierarchical_.findPath(start_.node, goal_.node, hier_options_);
+            expansions_ = hierarchical_.expansions();
+            cost_ = hierarchical_.cost();
+            nodes_ = hierarchical_.path();
+            node_count_ = hierarchical_.pathLength();
+            break;
+        case Method::nexthop:
+            status = next_hop_.pathByNextHop(start_.node, goal_.node);
+            expansions_ = next_hop_.pathLength() > 0 ? next_hop_.pathLength() - 1 : 0;
+            cost_ = next_hop_.cost();
+            nodes_ = next_hop_.path();
+            node_count_ = next_hop_.pathLength();
+            break;
+        case Method::exact:
+            status = exact_.findPath(start_.position, start_.node, goal_.position, goal_.node);
+            expansions_ = exact_.expansions();
+            cost_ = exact_.cost();
+            break;
+        case Method::astar:
+        case Method::cluster:
+            (void)query_->setHeuristic(method_ == Method::cluster ? Heuristic::cluster
+                                                                  : Heuristic::standard);
+            status =
+                query_->findPathBetween(start_.position, start_.node, goal_.position, goal_.node);
+            expansions_ = query_->expansions();
+            cost_ = query_->cost();
+            nodes_ = query_->path();
+            node_count_ = query_->pathLength();
+            break;
+    }
+    status_ = status == PathStatus::found          ? NavStatus::found
+              : status == PathStatus::out_of_nodes ? NavStatus::out_of_nodes
+                                                   : NavStatus::no_path;
+    if (status_ != NavStatus::found) {
+        cost_ = 0;
+        nodes_ = nullptr;
+        node_count_ = 0;
+    }
+    return status_;
+}
+
+namespace {
+
+// Tables return nodes: the link of the cheapest edge from `from` to `to` (kNoLink: none).
+uint32_t tableStepLink(const GraphView& g, uint32_t from, uint32_t to) {
+    if (g.link_count == 0 || g.edge_offsets == nullptr) return fmt::kNoLink;
+    uint32_t edge = kNoNode;
+    float best = HUGE_VALF;
+    for (uint32_t e = g.edge_offsets[from]; e < g.edge_offsets[from + 1]; ++e)
+        if (g.edgeTarget(from, e) == to && g.edge_costs[e] < best) best = g.edge_costs[e], edge = e;
+    return edge != kNoNode ? g.edgeLink(edge) : fmt::kNoLink;
+}
+
+}  // namespace
+
+uint32_t Navigator::straightPath(Vec3* points, uint32_t capacity, uint32_t* links) const {
+    if (status_ != NavStatus::found) return 0;
+    if (method_ == Method::exact) {
+        const uint32_t n = exact_.pointCount();
+        for (uint32_t i = 0; i < n && i < capacity; ++i) {
+            points[i] = exact_.points()[i];
+            if (links != nullptr) links[i] = i + 1 < n ? exact_.segmentLink(i) : fmt::kNoLink;
+        }
+        return n;
+    }
+    if (tableMethod()) {
+        for (uint32_t i = 0; i < node_count_ && i < capacity; ++i) {
+            points[i] = graph_->position(nodes_[i]);
+            if (links != nullptr)
+                links[i] = i + 1 < node_count_ ? tableStepLink(*graph_, nodes_[i], nodes_[i + 1])
+                                               : fmt::kNoLink;
+        }
+        return node_count_;
+    }
+    return query_->smooth(points, capacity, links);
+}
+
+double Navigator::pathLength() const {
+    if (status_ != NavStatus::found) return 0;
+    if (method_ == Method::astar || method_ == Method::cluster) return query_->smoothedLength();
+    return cost_;
+}
+
+uint32_t Navigator::pathLinks(PathLink* out, uint32_t capacity) const {
+    if (status_ != NavStatus::found || graph_->link_count == 0) return 0;
+    const GraphView& g = *graph_;
+    uint32_t count = 0;
+    auto add = [&](uint32_t link, uint32_t step, uint32_t segment, bool reverse) {
+        if (count < capacity) out[count] = {link, step, segment, reverse};
+        ++count;
+    };
+    if (method_ == Method::exact) {
+        // No node path: a step is a segment of the straight path.
+        for (uint32_t i = 0; i + 1 < exact_.pointCount(); ++i) {
+            const uint32_t link = exact_.segmentLink(i);
+            if (link == fmt::kNoLink) continue;
+            const fmt::LinkRecord record = g.link(link);
+            add(link, i, i,
+                exact_.points()[i].x != record.from[0] || exact_.points()[i].z != record.from[2]);
+        }
+        return count;
+    }
+    for (uint32_t k = 0; k + 1 < node_count_; ++k) {
+        const uint32_t link =
+            tableMethod() ? tableStepLink(g, nodes_[k], nodes_[k + 1]) : query_->pathLink(k);
+        if (link != fmt::kNoLink) add(link, k, k, nodes_[k] != g.link(link).from_node);
+    }
+    if (tableMethod() || count == 0) return count;
+    // The straight path has one segment per link step, in order: number them.
+    const uint32_t need = 2 * node_count_ + 4;
+    if (pulled_capacity_ < need) {
+        if (pulled_ != nullptr) allocator_.release(pulled_, allocator_.user);
+        if (pulled_links_ != nullptr) allocator_.release(pulled_links_, allocator_.user);
+        const uint32_t room = need < 64 ? 64 : need;
+        pulled_ = static_cast<Vec3*>(allocator_.allocate(sizeof(Vec3) * room, allocator_.user));
+        pulled_links_ =
+            static_cast<uint32_t*>(allocator_.allocate(4 * size_t(room), allocator_.user));
+        pulled_capacity_ = pulled_ != nullptr && pulled_links_ != nullptr ? room : 0;
+        if (pulled_capacity_ == 0) return count;  // out of memory: segments left as steps
+    }
+    const uint32_t points = query_->smooth(pulled_, pulled_capacity_, pulled_links_);
+    uint32_t next = 0;
+    for (uint32_t i = 0; i + 1 < points && i < pulled_capacity_ && next < count; ++i)
+        if (pulled_links_[i] != fmt::kNoLink) {
+            if (next < capacity) out[next].segment = i;
+            ++next;
+        }
+    return count;
+}
+
+}  // namespace navrt

@@ -1,0 +1,179 @@
+// navrt::Navigator: one object that answers a game's questions on any navbake graph asset. It
+// locates points (the nearest node or polygon within a search box, with a coherence hint: the
+// node the agent was on last frame, Millington, "AI for Games" 3rd ed., §4.4 "Localization"),
+// finds paths with any method the asset supports, and hands out the straight path with the link
+// each segment takes. It owns the search objects the method needs (PathQuery, HierarchicalQuery,
+// NextHopQuery, ExactMeshQuery), set up once by init(), so a query allocates nothing (the exact
+// search grows its pools to the largest search so far).
+//
+// Threads: a GraphView (and the Asset behind it) is immutable and may be shared by any number of
+// threads; a Navigator is not: use one per thread.
+//
+// Methods (not every asset supports every one; checkMethod says why not):
+//   astar    A* over the graph: tile graphs (octile heuristic), volume graphs, navmesh polygons
+//            (Detour-style portal costs, then the funnel), POV graphs (optimal any-angle paths);
+//   cluster  A* with the cluster heuristic table packed into a tile graph (pack --clusters);
+//   hier     the packed hierarchy (groups or HPA* entrances; near-optimal by design);
+//   nexthop  chained lookups in the packed next-hop table (optimal);
+//   exact    navmesh graphs: the Euclidean shortest path (Polyanya; see navrt_exact.h).
+#pragma once
+
+#include <cstdint>
+
+#include "lib/runtime/navrt_exact.h"
+#include "lib/runtime/navrt_hier.h"
+#include "lib/runtime/navrt_nexthop.h"
+#include "lib/runtime/navrt_query.h"
+
+namespace navrt {
+
+enum class Method : uint8_t { astar, cluster, hier, nexthop, exact };
+inline constexpr uint32_t kMethodCount = 5;
+const char* methodName(Method method);
+// "astar", "cluster", "hier", "nexthop" or "exact" (`length` bytes); false for anything else.
+bool parseMethod(const char* name, size_t length, Method& out);
+// Whether `graph` supports `method`: cluster, hier and nexthop need their packed sections
+// (missing_section) on a tile graph (invalid_argument otherwise), exact a navmesh graph
+// (invalid_argument). The message says what is missing.
+Error checkMethod(const GraphView& graph, Method method);
+// Whether `method` returns shortest paths on `graph`: false for hierarchical searches and for
+// next-hop lookups in a hierarchical table (near-optimal by design), true otherwise.
+bool returnsShortestPaths(const GraphView& graph, Method method);
+
+// Where a point may be from the graph. A point counts as on the graph when a node's cell
+// (navmesh: a polygon) is within `horizontal` metres of it in XZ and its floor within `vertical`
+// metres of its height; when none is and `snap` > 0, the nearest surface within `snap` metres
+// (both ways: Detour's findNearestPoly box) is taken instead and the point moved onto it.
+struct LocateOptions {
+    float horizontal = 0.0f;  // [m]
+    float vertical = 1.0f;    // [m]
+    float snap = 0.0f;        // [m] 0: off-graph points are not moved
+};
+
+// A located point. node: tile and volume graphs the node, navmesh graphs the polygon, POV graphs
+// the layer cell (kNoNode when the point is off the graph). position: the point a search starts or
+// ends at: navmesh points projected onto their polygon's floor, other points as given unless
+// snapped (then the node's position; POV: the cell's centre). moved: how far snapping moved the
+// point [m], or -1 when it was on the graph as given.
+struct Location {
+    uint32_t node = kNoNode;
+    Vec3 position;
+    double moved = -1.0;
+};
+
+// The node under `point` within the tolerances, without snapping: navmesh graphs the polygon
+// (locateOnMesh, with `hint`) and the point on its floor; tile and volume graphs the node and its
+// position; POV graphs the layer cell and its centre. poly = kNoNode when none.
+MeshPoint locatePoint(const GraphView& graph, Vec3 point, float horizontal, float vertical,
+                      uint32_t hint = kNoNode);
+
+enum class NavStatus : uint8_t {
+    found,
+    no_path,          // start and goal are not connected
+    start_off_graph,  // the start is not within the locate options of the graph
+    goal_off_graph,
+    out_of_nodes,  // the expansion budget ran out
+};
+const char* navStatusName(NavStatus status);
+
+struct NavigatorOptions {
+    Method method = Method::astar;
+    HierOptions hier;                                    // Method::hier
+    uint32_t max_expansions = 0;                         // A* budget; 0: none
+    uint64_t next_hop_cache_bytes = uint64_t(32) << 20;  // Method::nexthop
+    Allocator allocator;                                 // default: malloc
+};
+
+// A step of the last path that takes a link (drop, jump, ladder, door, teleport).
+struct PathLink {
+    uint32_t link = 0;     // index into the graph's LINK records (GraphView::link decodes it)
+    uint32_t step = 0;     // node path step: nodes()[step] -> nodes()[step + 1] (exact: segment)
+    uint32_t segment = 0;  // straight-path segment it is: points[segment] -> points[segment + 1]
+    bool reverse = false;  // taken to -> from (a bidirectional link's way back)
+};
+
+class Navigator {
+public:
+    Navigator() = default;
+    ~Navigator();
+    Navigator(const Navigator&) = delete;
+    Navigator& operator=(const Navigator&) = delete;
+
+    // checkMethod, then sets up the searches `options.method` uses. `graph` must outlive the
+    // navigator.
+    Error init(const GraphView& graph, const NavigatorOptions& options = {});
+    // A navigator that runs A* (astar / cluster heuristic) with a PathQuery the caller owns
+    // (initialised on `graph`, outliving the navigator).
+    Error initWith(const GraphView& graph, PathQuery& query, Method method = Method::astar);
+    bool ready() const { return graph_ != nullptr; }
+    const GraphView& graph() const { return *graph_; }
+    Method method() const { return method_; }
+
+    // The point on the graph for `point` (see Location). `hint` (navmesh graphs): the polygon the
+    // agent was on; when the point is over it within the vertical tolerance it is kept without a
+    // search, so an agent stays on its floor where floors overlap. Other graphs ignore it.
+    Location locate(Vec3 point, const LocateOptions& options = {}, uint32_t hint = kNoNode) const;
+
+    // Locates both points and searches between them with the navigator's method.
+    NavStatus findPath(Vec3 from, Vec3 to, const LocateOptions& options = {},
+                       uint32_t start_hint = kNoNode, uint32_t goal_hint = kNoNode);
+
+    // ---- Results of the last findPath (valid until the next one). ----
+    NavStatus status() const { return status_; }
+    const Location& start() const { return start_; }
+    const Location& goal() const { return goal_; }
+    // The path's cost: edge costs with area multipliers (astar, cluster, hier, nexthop); the
+    // navmesh A* its portal-midpoint cost; exact and POV the length times the area cost.
+    double cost() const { return cost_; }
+    uint32_t expansions() const { return expansions_; }
+    // The node path (nodes, polygons, POV corners with the virtual start nodeCount() and goal
+    // nodeCount() + 1); none for exact, whose path is its straight path.
+    const uint32_t* nodes() const { return nodes_; }
+    uint32_t nodeCount() const { return node_count_; }
+    // The straight path: A* paths string-pulled (no corner cutting, both ends of every link
+    // taken), exact paths as found, hier and nexthop paths their nodes' positions (not pulled).
+    // Writes up to `capacity` points (and, when `links` is given, per segment i the link it takes
+    // or nav::formats::kNoLink in links[i]); returns how many the path has (more than capacity:
+    // call again with room for them all).
+    uint32_t straightPath(Vec3* points, uint32_t capacity, uint32_t* links = nullptr) const;
+    // The path's length as the method measures it: A* methods the straight path's (POV: the
+    // polyline's), exact its XZ length times the area cost (cost()), hier and nexthop cost()
+    // (their paths are not pulled).
+    double pathLength() const;
+    // The steps that take a link, in order; writes up to `capacity`, returns how many there are.
+    uint32_t pathLinks(PathLink* out, uint32_t capacity) const;
+
+    // The search objects, for figures a method adds (hier: levels and legs; nexthop: blocks).
+    const PathQuery& pathQuery() const { return *query_; }
+    const HierarchicalQuery& hierarchical() const { return hierarchical_; }
+    const NextHopQuery& nextHop() const { return next_hop_; }
+    const ExactMeshQuery& exact() const { return exact_; }
+
+private:
+    bool tableMethod() const { return method_ == Method::hier || method_ == Method::nexthop; }
+    void release();
+
+    const GraphView* graph_ = nullptr;
+    Method method_ = Method::astar;
+    HierOptions hier_options_;
+    PathQuery own_query_;
+    PathQuery* query_ = &own_query_;
+    HierarchicalQuery hierarchical_;
+    NextHopQuery next_hop_;
+    ExactMeshQuery exact_;
+    Allocator allocator_{};
+    // pathLinks() of A* paths on graphs with links: the straight path's points and segment
+    // links, allocated at the first call (2 x nodes + 4: the most smooth() writes).
+    mutable Vec3* pulled_ = nullptr;
+    mutable uint32_t* pulled_links_ = nullptr;
+    mutable uint32_t pulled_capacity_ = 0;
+
+    NavStatus status_ = NavStatus::no_path;
+    Location start_, goal_;
+    double cost_ = 0;
+    uint32_t expansions_ = 0;
+    const uint32_t* nodes_ = nullptr;
+    uint32_t node_count_ = 0;
+};
+
+}  // namespace navrt
