@@ -265,7 +265,27 @@ uint32_t Navigator::straightPath(Vec3* points, uint32_t capacity, uint32_t* link
         }
         return node_count_;
     }
-    return query_->smooth(points, capacity, links);
+    // smooth() writes up to its capacity but needs room for the whole path to count it.
+    const uint32_t need = 2 * node_count_ + 4;
+    if (capacity >= need) return query_->smooth(points, capacity, links);
+    if (!reservePulled(need)) return 0;
+    const uint32_t count = query_->smooth(pulled_, pulled_capacity_, pulled_links_);
+    for (uint32_t i = 0; i < count && i < capacity; ++i) {
+        points[i] = pulled_[i];
+        if (links != nullptr) links[i] = pulled_links_[i];
+    }
+    return count;
+}
+
+bool Navigator::reservePulled(uint32_t need) const {
+    if (pulled_capacity_ >= need) return true;
+    if (pulled_ != nullptr) allocator_.release(pulled_, allocator_.user);
+    if (pulled_links_ != nullptr) allocator_.release(pulled_links_, allocator_.user);
+    const uint32_t room = need < 64 ? 64 : need + need / 2;
+    pulled_ = static_cast<Vec3*>(allocator_.allocate(sizeof(Vec3) * room, allocator_.user));
+    pulled_links_ = static_cast<uint32_t*>(allocator_.allocate(4 * size_t(room), allocator_.user));
+    pulled_capacity_ = pulled_ != nullptr && pulled_links_ != nullptr ? room : 0;
+    return pulled_capacity_ >= need;
 }
 
 double Navigator::pathLength() const {
@@ -300,17 +320,7 @@ uint32_t Navigator::pathLinks(PathLink* out, uint32_t capacity) const {
     }
     if (tableMethod() || count == 0) return count;
     // The straight path has one segment per link step, in order: number them.
-    const uint32_t need = 2 * node_count_ + 4;
-    if (pulled_capacity_ < need) {
-        if (pulled_ != nullptr) allocator_.release(pulled_, allocator_.user);
-        if (pulled_links_ != nullptr) allocator_.release(pulled_links_, allocator_.user);
-        const uint32_t room = need < 64 ? 64 : need;
-        pulled_ = static_cast<Vec3*>(allocator_.allocate(sizeof(Vec3) * room, allocator_.user));
-        pulled_links_ =
-            static_cast<uint32_t*>(allocator_.allocate(4 * size_t(room), allocator_.user));
-        pulled_capacity_ = pulled_ != nullptr && pulled_links_ != nullptr ? room : 0;
-        if (pulled_capacity_ == 0) return count;  // out of memory: segments left as steps
-    }
+    if (!reservePulled(2 * node_count_ + 4)) return count;  // out of memory: segments = steps
     const uint32_t points = query_->smooth(pulled_, pulled_capacity_, pulled_links_);
     uint32_t next = 0;
     for (uint32_t i = 0; i + 1 < points && i < pulled_capacity_ && next < count; ++i)

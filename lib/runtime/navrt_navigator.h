@@ -151,6 +151,8 @@ public:
 
 private:
     bool tableMethod() const { return method_ == Method::hier || method_ == Method::nexthop; }
+    // Room in the scratch below for `need` points (allocator_); false when it cannot be had.
+    bool reservePulled(uint32_t need) const;
     void release();
 
     const GraphView* graph_ = nullptr;
@@ -162,8 +164,9 @@ private:
     NextHopQuery next_hop_;
     ExactMeshQuery exact_;
     Allocator allocator_{};
-    // pathLinks() of A* paths on graphs with links: the straight path's points and segment
-    // links, allocated at the first call (2 x nodes + 4: the most smooth() writes).
+    // The straight path of A* methods when the caller's room is short, and pathLinks(): points
+    // and segment links, grown to the longest path so far (2 x path nodes + 4: the most
+    // smooth() writes).
     mutable Vec3* pulled_ = nullptr;
     mutable uint32_t* pulled_links_ = nullptr;
     mutable uint32_t pulled_capacity_ = 0;

@@ -1,0 +1,272 @@
+/* navrt C API: load a navbake asset (.nav, .graph) and query it from C, C#, GDExtension, Lua...
+ *
+ * A thin layer over the C++ runtime (navrt::Asset, navrt::GraphView, navrt::Navigator): same
+ * results, no exceptions across the boundary (navrt is built without them), every failure a
+ * navrt_status code with a message.
+ *
+ * Handles and threads:
+ *   navrt_asset      a loaded, validated asset. Immutable once loaded: any number of threads may
+ *                    share one, and every navigator made from it, for reading.
+ *   navrt_navigator  the search state of one query at a time (the C++ navrt::Navigator). Use one
+ *                    per thread; it must be freed before its asset.
+ *
+ * Memory: every allocation (the asset's decoded sections, the navigator's search arrays) goes
+ * through the allocator passed at load / create (NULL: malloc). The exact navmesh search keeps
+ * its node pool in the C++ heap and grows it to the largest search so far.
+ *
+ * Errors: functions that can fail return a navrt_status; load and create also fill an optional
+ * navrt_error with the byte offset, the section and a sentence ("LINK: record 3 at byte 168: cost
+ * -1 is not positive"). Queries never fail on valid handles: a point off the graph or an
+ * unreachable goal is a path status, not an error.
+ *
+ * Versioning: NAVRT_VERSION is the version of this header; navrt_version() that of the library
+ * linked. The ABI is stable within a major version: handles are opaque, structs passed in begin
+ * with their size (set by the *_init functions) so later minor versions can add fields at their
+ * end, and enum values are never renumbered.
+ */
+#ifndef NAVRT_H
+#define NAVRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NAVRT_VERSION_MAJOR 1
+#define NAVRT_VERSION_MINOR 0
+#define NAVRT_VERSION_PATCH 0
+#define NAVRT_VERSION \
+    ((NAVRT_VERSION_MAJOR * 10000) + (NAVRT_VERSION_MINOR * 100) + NAVRT_VERSION_PATCH)
+
+#if defined(_WIN32) && defined(NAVRT_SHARED)
+#if defined(NAVRT_BUILDING)
+#define NAVRT_API __declspec(dllexport)
+#else
+#define NAVRT_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__)
+#define NAVRT_API __attribute__((visibility("default")))
+#else
+#define NAVRT_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* No node / polygon / link. */
+#define NAVRT_NONE 0xFFFFFFFFu
+
+typedef enum navrt_status {
+    NAVRT_OK = 0,
+    NAVRT_IO_ERROR = 1,           /* could not open or read the file */
+    NAVRT_TRUNCATED = 2,          /* shorter than its header says */
+    NAVRT_BAD_MAGIC = 3,          /* not a navbake file */
+    NAVRT_NEWER_VERSION = 4,      /* written by a newer navbake */
+    NAVRT_BAD_VERSION = 5,        /* version 0 */
+    NAVRT_BAD_HEADER = 6,         /* header fields out of range */
+    NAVRT_CHECKSUM_MISMATCH = 7,  /* bytes do not match their checksum */
+    NAVRT_TRAILING_DATA = 8,      /* bytes after the declared end */
+    NAVRT_BAD_SECTION_TABLE = 9,  /* a section entry out of bounds, overlapping, ... */
+    NAVRT_UNKNOWN_CODEC = 10,     /* a section codec this library does not know */
+    NAVRT_DECOMPRESS_FAILED = 11, /* zstd rejected a section */
+    NAVRT_WRONG_KIND = 12,        /* not a graph asset */
+    NAVRT_MISSING_SECTION = 13,   /* a required section (or one a method needs) is absent */
+    NAVRT_BAD_SECTION = 14,       /* a section's contents are inconsistent */
+    NAVRT_OUT_OF_MEMORY = 15,     /* an allocation failed or passed the caller's limit */
+    NAVRT_INVALID_ARGUMENT = 16   /* a null handle, an unknown method, ... */
+} navrt_status;
+
+/* Stable name of a status ("ok", "checksum_mismatch", ...). */
+NAVRT_API const char* navrt_status_name(navrt_status status);
+
+typedef struct navrt_error {
+    navrt_status status;
+    uint64_t offset;  /* byte offset in the file (or section) it concerns */
+    uint32_t section; /* fourcc of the section concerned, 0 if none */
+    char message[256];
+} navrt_error;
+
+/* The library's NAVRT_VERSION (compare with the header's to catch a mismatched library). */
+NAVRT_API uint32_t navrt_version(void);
+
+typedef struct navrt_allocator {
+    /* Returns memory aligned to at least 16 bytes, or NULL. */
+    void* (*allocate)(size_t size, void* user);
+    void (*release)(void* pointer, void* user);
+    void* user;
+} navrt_allocator;
+
+typedef struct navrt_vec3 {
+    float x, y, z;
+} navrt_vec3;
+
+/* ---- Assets ---------------------------------------------------------------------------------- */
+
+typedef struct navrt_asset navrt_asset;
+
+typedef enum navrt_graph_type {
+    NAVRT_GRAPH_TILE = 1,
+    NAVRT_GRAPH_VOLUME = 2,
+    NAVRT_GRAPH_POV = 3,
+    NAVRT_GRAPH_NAVMESH = 4,
+    NAVRT_GRAPH_DIRICHLET = 5
+} navrt_graph_type;
+
+typedef struct navrt_load_options {
+    uint32_t struct_size; /* sizeof(navrt_load_options): navrt_load_options_init sets it */
+    const navrt_allocator* allocator; /* NULL: malloc */
+    uint64_t max_memory;              /* refuse assets that decode to more bytes (default 4 GiB) */
+} navrt_load_options;
+NAVRT_API void navrt_load_options_init(navrt_load_options* options);
+
+/* Loads and validates a graph asset (.nav or .graph); `options` and `error` may be NULL. On
+ * failure *out is NULL. */
+NAVRT_API navrt_status navrt_asset_load(const char* path, const navrt_load_options* options,
+                                        navrt_asset** out, navrt_error* error);
+/* The same from a caller's buffer (which may be freed once this returns). */
+NAVRT_API navrt_status navrt_asset_load_memory(const void* data, size_t size,
+                                               const navrt_load_options* options, navrt_asset** out,
+                                               navrt_error* error);
+/* Frees the asset (NULL: nothing). Its navigators must have been freed. */
+NAVRT_API void navrt_asset_free(navrt_asset* asset);
+
+NAVRT_API navrt_graph_type navrt_asset_graph_type(const navrt_asset* asset);
+NAVRT_API uint32_t navrt_asset_node_count(const navrt_asset* asset);
+NAVRT_API uint32_t navrt_asset_link_count(const navrt_asset* asset);
+/* The position of node `node` (tile and volume: the cell's floor centre; navmesh: the polygon's
+ * centre; POV: the corner). False when out of range. */
+NAVRT_API int navrt_asset_node_position(const navrt_asset* asset, uint32_t node, navrt_vec3* out);
+
+typedef enum navrt_link_type {
+    NAVRT_LINK_DROP = 1,
+    NAVRT_LINK_JUMP = 2,
+    NAVRT_LINK_CLIMB = 3,
+    NAVRT_LINK_LADDER = 4,
+    NAVRT_LINK_DOOR = 5,
+    NAVRT_LINK_TELEPORT = 6,
+    NAVRT_LINK_CUSTOM = 7
+    /* 16 and up: a user type, named by navrt_link.type_name */
+} navrt_link_type;
+
+typedef struct navrt_link {
+    uint32_t id;        /* stable id the level gave it */
+    uint32_t user_data; /* opaque to navbake */
+    uint32_t from_node, to_node;
+    navrt_vec3 from, to; /* where it starts and ends, on the surface */
+    float cost;          /* from -> to */
+    float reverse_cost;  /* to -> from when bidirectional, else 0 */
+    uint32_t type;       /* navrt_link_type, or a user type */
+    uint32_t bidirectional;
+    char type_name[32]; /* "drop", ..., or the user type's name */
+} navrt_link;
+/* Link `index` (< navrt_asset_link_count) of the asset. */
+NAVRT_API navrt_status navrt_asset_link(const navrt_asset* asset, uint32_t index, navrt_link* out);
+
+/* ---- Navigators ------------------------------------------------------------------------------ */
+
+typedef struct navrt_navigator navrt_navigator;
+
+typedef enum navrt_method {
+    NAVRT_METHOD_ASTAR = 0,   /* A* over the graph (navmesh: polygons, then the funnel) */
+    NAVRT_METHOD_CLUSTER = 1, /* A* with the packed cluster heuristic (tile graphs) */
+    NAVRT_METHOD_HIER = 2,    /* the packed hierarchy (tile graphs; near-optimal) */
+    NAVRT_METHOD_NEXTHOP = 3, /* the packed next-hop table (tile graphs) */
+    NAVRT_METHOD_EXACT = 4    /* navmesh: the Euclidean shortest path (Polyanya) */
+} navrt_method;
+
+/* Stable name of a method ("astar", ...), and the method a name stands for (false: none). */
+NAVRT_API const char* navrt_method_name(navrt_method method);
+NAVRT_API int navrt_method_parse(const char* name, navrt_method* out);
+/* NAVRT_OK when the asset supports the method; else why not (in `error`, may be NULL). */
+NAVRT_API navrt_status navrt_asset_supports(const navrt_asset* asset, navrt_method method,
+                                            navrt_error* error);
+
+typedef struct navrt_navigator_options {
+    uint32_t
+        struct_size;     /* sizeof(navrt_navigator_options): navrt_navigator_options_init sets it */
+    navrt_method method; /* default NAVRT_METHOD_ASTAR */
+    uint32_t max_expansions;          /* A* node budget, 0 = none */
+    uint64_t next_hop_cache_bytes;    /* NEXTHOP: memory for decompressed blocks (default 32 MiB) */
+    const navrt_allocator* allocator; /* NULL: malloc */
+} navrt_navigator_options;
+NAVRT_API void navrt_navigator_options_init(navrt_navigator_options* options);
+
+/* A navigator for `asset` (`options` NULL: A*). On failure *out is NULL and `error` says why. */
+NAVRT_API navrt_status navrt_navigator_create(const navrt_asset* asset,
+                                              const navrt_navigator_options* options,
+                                              navrt_navigator** out, navrt_error* error);
+NAVRT_API void navrt_navigator_free(navrt_navigator* navigator);
+
+/* Where a point may be from the graph: within `horizontal` m (XZ) of a node's cell or polygon and
+ * `vertical` m of its floor; else, with `snap` > 0, moved to the nearest surface within `snap` m.
+ */
+typedef struct navrt_locate_options {
+    float horizontal; /* default 0 */
+    float vertical;   /* default 1 */
+    float snap;       /* default 0: off-graph points are not moved */
+} navrt_locate_options;
+NAVRT_API void navrt_locate_options_init(navrt_locate_options* options);
+
+typedef struct navrt_location {
+    uint32_t node; /* node, polygon (navmesh) or layer cell (POV); NAVRT_NONE: off the graph */
+    navrt_vec3 position; /* the point a search uses (navmesh: on the polygon's floor) */
+    double moved;        /* how far snapping moved it [m], -1 when not moved */
+} navrt_location;
+
+/* The point on the graph for `point` (`options` NULL: the defaults). `hint`: the node or polygon
+ * the agent was on last frame (navmesh: kept when the point is over it, so an agent stays on its
+ * floor where floors overlap), or NAVRT_NONE. */
+NAVRT_API navrt_location navrt_locate(const navrt_navigator* navigator, navrt_vec3 point,
+                                      const navrt_locate_options* options, uint32_t hint);
+
+typedef enum navrt_path_status {
+    NAVRT_PATH_FOUND = 0,
+    NAVRT_PATH_NONE = 1,            /* start and goal are not connected */
+    NAVRT_PATH_START_OFF_GRAPH = 2, /* the start is not on the graph */
+    NAVRT_PATH_GOAL_OFF_GRAPH = 3,
+    NAVRT_PATH_OUT_OF_NODES = 4, /* the expansion budget ran out */
+    NAVRT_PATH_INVALID = 5       /* a null navigator */
+} navrt_path_status;
+NAVRT_API const char* navrt_path_status_name(navrt_path_status status);
+
+/* Locates both points and searches with the navigator's method. The results below hold until the
+ * next search on this navigator. */
+NAVRT_API navrt_path_status navrt_find_path(navrt_navigator* navigator, navrt_vec3 from,
+                                            navrt_vec3 to, const navrt_locate_options* options,
+                                            uint32_t start_hint, uint32_t goal_hint);
+
+typedef struct navrt_path_info {
+    navrt_path_status status;
+    navrt_location start, goal;
+    double cost;          /* edge costs with area multipliers (exact: length x area cost) */
+    double length;        /* the straight path's length [m] (hier, nexthop: cost) */
+    uint32_t expansions;  /* nodes the search expanded (nexthop: lookups) */
+    uint32_t node_count;  /* nodes of the node path (exact: 0) */
+    uint32_t point_count; /* points of the straight path */
+    uint32_t link_count;  /* steps that take a link */
+} navrt_path_info;
+NAVRT_API navrt_path_info navrt_path_result(const navrt_navigator* navigator);
+
+/* The node path (nodes, polygons, POV corners): writes up to `capacity`, returns how many. */
+NAVRT_API uint32_t navrt_path_nodes(const navrt_navigator* navigator, uint32_t* nodes,
+                                    uint32_t capacity);
+/* The straight path: writes up to `capacity` points and, when `links` is not NULL, per segment i
+ * the link it takes (an index for navrt_asset_link) or NAVRT_NONE; returns how many points the
+ * path has (more than `capacity`: call again with room for them all). */
+NAVRT_API uint32_t navrt_straight_path(const navrt_navigator* navigator, navrt_vec3* points,
+                                       uint32_t* links, uint32_t capacity);
+
+typedef struct navrt_path_link {
+    uint32_t link;    /* index for navrt_asset_link */
+    uint32_t step;    /* node path step (exact: the segment) */
+    uint32_t segment; /* straight-path segment: points[segment] -> points[segment + 1] */
+    uint32_t reverse; /* taken to -> from */
+} navrt_path_link;
+/* The steps of the path that take a link, in order: writes up to `capacity`, returns how many. */
+NAVRT_API uint32_t navrt_path_links(const navrt_navigator* navigator, navrt_path_link* links,
+                                    uint32_t capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NAVRT_H */
