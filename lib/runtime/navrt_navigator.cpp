@@ -291,7 +291,18 @@ bool Navigator::reservePulled(uint32_t need) const {
 double Navigator::pathLength() const {
     if (status_ != NavStatus::found) return 0;
     if (method_ == Method::astar || method_ == Method::cluster) return query_->smoothedLength();
-    return cost_;
+    auto length = [](uint32_t count, auto&& point) {
+        double sum = 0;
+        for (uint32_t i = 1; i < count; ++i) {
+            const Vec3 a = point(i - 1), b = point(i);
+            const double dx = double(b.x) - a.x, dy = double(b.y) - a.y, dz = double(b.z) - a.z;
+            sum += std::sqrt(dx * dx + dy * dy + dz * dz);
+        }
+        return sum;
+    };
+    if (method_ == Method::exact)
+        return length(exact_.pointCount(), [&](uint32_t i) { return exact_.points()[i]; });
+    return length(node_count_, [&](uint32_t i) { return graph_->position(nodes_[i]); });
 }
 
 uint32_t Navigator::pathLinks(PathLink* out, uint32_t capacity) const {

@@ -136,9 +136,8 @@ public:
     // or nav::formats::kNoLink in links[i]); returns how many the path has (more than capacity:
     // call again with room for them all).
     uint32_t straightPath(Vec3* points, uint32_t capacity, uint32_t* links = nullptr) const;
-    // The path's length as the method measures it: A* methods the straight path's (POV: the
-    // polyline's), exact its XZ length times the area cost (cost()), hier and nexthop cost()
-    // (their paths are not pulled).
+    // Length of the straight path [m], in 3D (links as the straight segments between their
+    // ends; hier and nexthop: the polyline through the path's nodes).
     double pathLength() const;
     // The steps that take a link, in order; writes up to `capacity`, returns how many there are.
     uint32_t pathLinks(PathLink* out, uint32_t capacity) const;

@@ -238,7 +238,7 @@ typedef struct navrt_path_info {
     navrt_path_status status;
     navrt_location start, goal;
     double cost;          /* edge costs with area multipliers (exact: length x area cost) */
-    double length;        /* the straight path's length [m] (hier, nexthop: cost) */
+    double length;        /* the straight path's length in 3D [m] (hier, nexthop: through nodes) */
     uint32_t expansions;  /* nodes the search expanded (nexthop: lookups) */
     uint32_t node_count;  /* nodes of the node path (exact: 0) */
     uint32_t point_count; /* points of the straight path */
