@@ -80,6 +80,7 @@ const char* navStatusName(NavStatus status) {
         case NavStatus::start_off_graph: return "start_off_graph";
         case NavStatus::goal_off_graph: return "goal_off_graph";
         case NavStatus::out_of_nodes: return "out_of_nodes";
+        case NavStatus::in_progress: return "in_progress";
     }
     return "?";
 }
@@ -115,6 +116,7 @@ void Navigator::release() {
     graph_ = nullptr;
     query_ = &own_query_;
     status_ = NavStatus::no_path;
+    partial_ = false;
     nodes_ = nullptr;
     node_count_ = 0;
 }
@@ -176,18 +178,83 @@ Location Navigator::locate(Vec3 point, const LocateOptions& options, uint32_t hi
     return out;
 }
 
-NavStatus Navigator::findPath(Vec3 from, Vec3 to, const LocateOptions& options, uint32_t start_hint,
-                              uint32_t goal_hint) {
+bool Navigator::startSearch(Vec3 from, Vec3 to, const LocateOptions& options, uint32_t start_hint,
+                            uint32_t goal_hint) {
     status_ = NavStatus::no_path;
+    partial_ = false;
     cost_ = 0;
     expansions_ = 0;
     nodes_ = nullptr;
     node_count_ = 0;
-    if (graph_ == nullptr) return status_;
+    if (graph_ == nullptr) return false;
     start_ = locate(from, options, start_hint);
     goal_ = locate(to, options, goal_hint);
-    if (start_.node == kNoNode) return status_ = NavStatus::start_off_graph;
-    if (goal_.node == kNoNode) return status_ = NavStatus::goal_off_graph;
+    if (start_.node == kNoNode) {
+        status_ = NavStatus::start_off_graph;
+        return false;
+    }
+    if (goal_.node == kNoNode) {
+        status_ = NavStatus::goal_off_graph;
+        return false;
+    }
+    return true;
+}
+
+NavStatus Navigator::findPath(Vec3 from, Vec3 to, const LocateOptions& options, uint32_t start_hint,
+                              uint32_t goal_hint) {
+    if (beginPath(from, to, options, start_hint, goal_hint) == NavStatus::in_progress)
+        return step(UINT32_MAX);
+    return status_;
+}
+
+NavStatus Navigator::beginPath(Vec3 from, Vec3 to, const LocateOptions& options,
+                               uint32_t start_hint, uint32_t goal_hint) {
+    if (!startSearch(from, to, options, start_hint, goal_hint)) return status_;
+    if (!sliced()) return runWhole();
+    (void)query_->setHeuristic(method_ == Method::cluster ? Heuristic::cluster
+                                                          : Heuristic::standard);
+    const PathStatus status =
+        query_->beginPathBetween(start_.position, start_.node, goal_.position, goal_.node);
+    if (status != PathStatus::in_progress) return endAStar(status);
+    return status_ = NavStatus::in_progress;
+}
+
+NavStatus Navigator::step(uint32_t max_iterations) {
+    if (status_ != NavStatus::in_progress) return status_;
+    // UINT32_MAX: no limit (findPath's own call).
+    const PathStatus status =
+        query_->step(max_iterations == UINT32_MAX ? UINT64_MAX : uint64_t(max_iterations));
+    expansions_ = query_->expansions();
+    if (status == PathStatus::in_progress) return status_;
+    return endAStar(status);
+}
+
+NavStatus Navigator::finish() {
+    if (status_ != NavStatus::in_progress) return status_;
+    return endAStar(PathStatus::out_of_nodes);
+}
+
+NavStatus Navigator::endAStar(PathStatus status) {
+    expansions_ = query_->expansions();
+    if (status == PathStatus::out_of_nodes && query_->finishPartial() == PathStatus::found) {
+        partial_ = true;
+        cost_ = query_->cost();
+        nodes_ = query_->path();
+        node_count_ = query_->pathLength();
+        return status_ = NavStatus::out_of_nodes;
+    }
+    status_ = status == PathStatus::found          ? NavStatus::found
+              : status == PathStatus::out_of_nodes ? NavStatus::out_of_nodes
+                                                   : NavStatus::no_path;
+    if (status_ == NavStatus::found) {
+        cost_ = query_->cost();
+        nodes_ = query_->path();
+        node_count_ = query_->pathLength();
+    }
+    return status_;
+}
+
+NavStatus Navigator::runWhole() {
     PathStatus status = PathStatus::no_path;
     switch (method_) {
         case Method::hier:
@@ -210,16 +277,7 @@ NavStatus Navigator::findPath(Vec3 from, Vec3 to, const LocateOptions& options, 
             cost_ = exact_.cost();
             break;
         case Method::astar:
-        case Method::cluster:
-            (void)query_->setHeuristic(method_ == Method::cluster ? Heuristic::cluster
-                                                                  : Heuristic::standard);
-            status =
-                query_->findPathBetween(start_.position, start_.node, goal_.position, goal_.node);
-            expansions_ = query_->expansions();
-            cost_ = query_->cost();
-            nodes_ = query_->path();
-            node_count_ = query_->pathLength();
-            break;
+        case Method::cluster: return NavStatus::no_path;  // sliced: beginPath
     }
     status_ = status == PathStatus::found          ? NavStatus::found
               : status == PathStatus::out_of_nodes ? NavStatus::out_of_nodes
@@ -247,7 +305,7 @@ uint32_t tableStepLink(const GraphView& g, uint32_t from, uint32_t to) {
 }  // namespace
 
 uint32_t Navigator::straightPath(Vec3* points, uint32_t capacity, uint32_t* links) const {
-    if (status_ != NavStatus::found) return 0;
+    if (status_ != NavStatus::found && !partial_) return 0;
     if (method_ == Method::exact) {
         const uint32_t n = exact_.pointCount();
         for (uint32_t i = 0; i < n && i < capacity; ++i) {
@@ -289,7 +347,7 @@ bool Navigator::reservePulled(uint32_t need) const {
 }
 
 double Navigator::pathLength() const {
-    if (status_ != NavStatus::found) return 0;
+    if (status_ != NavStatus::found && !partial_) return 0;
     if (method_ == Method::astar || method_ == Method::cluster) return query_->smoothedLength();
     auto length = [](uint32_t count, auto&& point) {
         double sum = 0;
@@ -306,7 +364,7 @@ double Navigator::pathLength() const {
 }
 
 uint32_t Navigator::pathLinks(PathLink* out, uint32_t capacity) const {
-    if (status_ != NavStatus::found || graph_->link_count == 0) return 0;
+    if ((status_ != NavStatus::found && !partial_) || graph_->link_count == 0) return 0;
     const GraphView& g = *graph_;
     uint32_t count = 0;
     auto add = [&](uint32_t link, uint32_t step, uint32_t segment, bool reverse) {

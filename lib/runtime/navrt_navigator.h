@@ -68,11 +68,15 @@ MeshPoint locatePoint(const GraphView& graph, Vec3 point, float horizontal, floa
                       uint32_t hint = kNoNode);
 
 enum class NavStatus : uint8_t {
-    found,
-    no_path,          // start and goal are not connected
-    start_off_graph,  // the start is not within the locate options of the graph
-    goal_off_graph,
-    out_of_nodes,  // the expansion budget ran out
+    found = 0,
+    no_path = 1,          // start and goal are not connected
+    start_off_graph = 2,  // the start is not within the locate options of the graph
+    goal_off_graph = 3,
+    // The search stopped before the goal: the expansion budget ran out, or finish() ended a
+    // sliced search early. The path is the best partial one (partial()): to the expanded node
+    // nearest the goal by the heuristic.
+    out_of_nodes = 4,
+    in_progress = 6,  // a sliced search (beginPath, step) has more to do
 };
 const char* navStatusName(NavStatus status);
 
@@ -118,8 +122,22 @@ public:
     NavStatus findPath(Vec3 from, Vec3 to, const LocateOptions& options = {},
                        uint32_t start_hint = kNoNode, uint32_t goal_hint = kNoNode);
 
-    // ---- Results of the last findPath (valid until the next one). ----
+    // ---- Time-sliced search (Millington, "AI for Games", §4.7.5; Detour's sliced queries). ----
+    // beginPath locates both points and sets the search up (in_progress, or the result when no
+    // search is needed); step(n) runs at most n expansions and returns in_progress until the
+    // search ends, with the same result findPath gives; finish() ends a search in progress with
+    // its best partial path (out_of_nodes) and returns the status otherwise. astar and cluster
+    // searches are sliced; exact, hier and nexthop run whole in beginPath.
+    NavStatus beginPath(Vec3 from, Vec3 to, const LocateOptions& options = {},
+                        uint32_t start_hint = kNoNode, uint32_t goal_hint = kNoNode);
+    NavStatus step(uint32_t max_iterations);
+    NavStatus finish();
+
+    // ---- Results of the last search (valid until the next one). ----
     NavStatus status() const { return status_; }
+    // The path stops short of the goal (out_of_nodes): nodes() and straightPath() lead to the
+    // expanded node nearest the goal.
+    bool partial() const { return partial_; }
     const Location& start() const { return start_; }
     const Location& goal() const { return goal_; }
     // The path's cost: edge costs with area multipliers (astar, cluster, hier, nexthop); the
@@ -150,6 +168,14 @@ public:
 
 private:
     bool tableMethod() const { return method_ == Method::hier || method_ == Method::nexthop; }
+    bool sliced() const { return method_ == Method::astar || method_ == Method::cluster; }
+    // Clears the results and locates the two points; false when one is off the graph.
+    bool startSearch(Vec3 from, Vec3 to, const LocateOptions& options, uint32_t start_hint,
+                     uint32_t goal_hint);
+    // The results of an A* search that ended with `status` (a partial path when out of nodes).
+    NavStatus endAStar(PathStatus status);
+    // Runs a whole search of a method that is not sliced.
+    NavStatus runWhole();
     // Room in the scratch below for `need` points (allocator_); false when it cannot be had.
     bool reservePulled(uint32_t need) const;
     void release();
@@ -171,6 +197,7 @@ private:
     mutable uint32_t pulled_capacity_ = 0;
 
     NavStatus status_ = NavStatus::no_path;
+    bool partial_ = false;
     Location start_, goal_;
     double cost_ = 0;
     uint32_t expansions_ = 0;

@@ -195,6 +195,11 @@ Vec3 portalCrossing(Vec3 from, Vec3 goal, Vec3 a, Vec3 b) {
 }  // namespace
 
 PathStatus PathQuery::findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32_t goal) {
+    const PathStatus status = beginPathBetween(from, start, to, goal);
+    return status == PathStatus::in_progress ? step(UINT64_MAX) : status;
+}
+
+PathStatus PathQuery::beginPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32_t goal) {
     use_clusters_ = bpmx_ = false;  // navmesh and POV searches keep the standard heuristic
     if (graph_ != nullptr && graph_->isPov()) {
         beginSearch(true);
@@ -205,10 +210,10 @@ PathStatus PathQuery::findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32
         PovPoint ps, pg;
         const Vec3 placed_from = povPlacePoint(*graph_, start, from, &ps);
         const Vec3 placed_to = povPlacePoint(*graph_, goal, to, &pg);
-        return searchPov(placed_from, ps, start, placed_to, pg, goal);
+        return beginPov(placed_from, ps, start, placed_to, pg, goal);
     }
     if (graph_ == nullptr || !graph_->isNavmesh()) {
-        const PathStatus status = findPath(start, goal);
+        const PathStatus status = beginPath(start, goal);
         from_ = from;
         to_ = to;
         return status;
@@ -220,39 +225,38 @@ PathStatus PathQuery::findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32
     if (start >= g.nodeCount()) return PathStatus::invalid_start;
     if (goal >= g.nodeCount()) return PathStatus::invalid_goal;
     if (g.components[start] != g.components[goal]) return PathStatus::no_path;
-    return searchMesh(start, goal);
+    return beginMesh(start, goal);
 }
 
-PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
+PathStatus PathQuery::beginMesh(uint32_t start, uint32_t goal) {
     const GraphView& g = *graph_;
-    if (++stamp_ == 0) {
-        std::memset(static_cast<void*>(records_), 0, sizeof(Record) * record_count_);
-        stamp_ = 1;
-    }
+    startRecords();
     preparePointShortcuts();
-    auto setPoint = [&](uint32_t v, Vec3 p) {
-        entry_points_[3 * size_t(v)] = p.x;
-        entry_points_[3 * size_t(v) + 1] = p.y;
-        entry_points_[3 * size_t(v) + 2] = p.z;
-    };
-    auto point = [&](uint32_t v) {
-        return Vec3{entry_points_[3 * size_t(v)], entry_points_[3 * size_t(v) + 1],
-                    entry_points_[3 * size_t(v) + 2]};
-    };
-    heap_size_ = 0;
+    search_goal_ = goal;
     const double start_g =
         start == goal ? distance(from_, to_) * g.area_costs[g.poly_areas[start]] : 0.0;
     records_[start] = Record{start_g,    start_g + (start == goal ? 0 : pointHeuristic(from_)),
                              kNoNode,    stamp_,
                              kNotInHeap, kNoNode};
-    setPoint(start, from_);
+    setEntryPoint(start, from_);
     heapPush(start);
+    active_ = Active::mesh;
+    return PathStatus::in_progress;
+}
+
+PathStatus PathQuery::meshLoop(uint64_t budget) {
+    const GraphView& g = *graph_;
+    const uint32_t goal = search_goal_;
     while (heap_size_ > 0) {
+        if (budget == 0) return PathStatus::in_progress;
+        --budget;
         const uint32_t u = heapPop();
         ++expansions_;
-        if (u == goal) return finishPath(goal);
-        if (max_expansions_ != 0 && expansions_ >= max_expansions_) return PathStatus::out_of_nodes;
-        const Vec3 at = point(u);
+        noteBest(u);
+        if (u == goal) return endSearch(finishPath(goal));
+        if (max_expansions_ != 0 && expansions_ >= max_expansions_)
+            return endSearch(PathStatus::out_of_nodes);
+        const Vec3 at = entryPoint(u);
         const double cost_u = g.area_costs[g.poly_areas[u]];
         for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
             const uint32_t v = g.edgeTarget(u, e);
@@ -280,7 +284,7 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
             Record& r = records_[v];
             if (r.stamp != stamp_) {
                 r = Record{new_g, new_g + h, u, stamp_, kNotInHeap, e};
-                setPoint(v, mid);
+                setEntryPoint(v, mid);
                 heapPush(v);
             } else if (new_g + h < r.f - 1e-9) {
                 // Entry points depend on the parent, so a closed polygon may improve: reopen it.
@@ -291,7 +295,7 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
                 r.f = new_g + h;
                 r.parent = u;
                 r.via = e;
-                setPoint(v, mid);
+                setEntryPoint(v, mid);
                 if (r.heap_index == kClosed || r.heap_index == kNotInHeap)
                     heapPush(v);
                 else
@@ -299,7 +303,7 @@ PathStatus PathQuery::searchMesh(uint32_t start, uint32_t goal) {
             }
         }
     }
-    return PathStatus::no_path;
+    return endSearch(PathStatus::no_path);
 }
 
 double PathQuery::pointHeuristic(Vec3 p) const {

@@ -85,8 +85,8 @@ bool povLineOfSight(const GraphView& g, uint32_t from_cell, Vec3 from, uint32_t 
     return fmt::povSegmentVisible(povGrid(g), from_cell, p, to_cell, q);
 }
 
-PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec3 to, PovPoint pg,
-                                uint32_t goal_cell) {
+PathStatus PathQuery::beginPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec3 to, PovPoint pg,
+                               uint32_t goal_cell) {
     const GraphView& g = *graph_;
     const fmt::PovGrid grid = povGrid(g);
     from_ = from;
@@ -104,12 +104,31 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
         cost_ = distance(from, to);
         return PathStatus::found;
     }
-    if (++stamp_ == 0) {
-        std::memset(static_cast<void*>(records_), 0, sizeof(Record) * record_count_);
-        stamp_ = 1;
-    }
-    heap_size_ = 0;
+    startRecords();
     preparePointShortcuts();  // links cheaper than their length (teleports)
+    pov_from_ = ps;
+    pov_to_ = pg;
+    pov_start_cell_ = start_cell;
+    pov_goal_cell_ = goal_cell;
+    pov_component_ = component;
+    pov_visible_ = visible;
+    search_goal_ = goal;
+    records_[start] = Record{0.0, pointHeuristic(from), kNoNode, stamp_, kNotInHeap, kNoNode};
+    heapPush(start);
+    active_ = Active::pov;
+    return PathStatus::in_progress;
+}
+
+PathStatus PathQuery::povLoop(uint64_t budget) {
+    const GraphView& g = *graph_;
+    const fmt::PovGrid grid = povGrid(g);
+    const Vec3 from = from_, to = to_;
+    const PovPoint ps = pov_from_, pg = pov_to_;
+    const uint32_t start_cell = pov_start_cell_, goal_cell = pov_goal_cell_;
+    const uint32_t component = pov_component_;
+    const bool visible = pov_visible_;
+    const uint32_t n = g.nodeCount();
+    const uint32_t start = n, goal = n + 1;  // virtual nodes
     // A link-end vertex standing exactly on the start or goal point: joined at no distance (no
     // direction to test, nothing to see past).
     auto atLinkEnd = [&](uint32_t v, PovPoint pv, uint32_t cell, PovPoint p, uint32_t p_cell) {
@@ -131,12 +150,14 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
             heapDecrease(v);
         }
     };
-    records_[start] = Record{0.0, pointHeuristic(from), kNoNode, stamp_, kNotInHeap, kNoNode};
-    heapPush(start);
     while (heap_size_ > 0) {
+        if (budget == 0) return PathStatus::in_progress;
+        --budget;
         const uint32_t u = heapPop();
         ++expansions_;
+        noteBest(u);
         if (u == goal) {
+            active_ = Active::none;
             finishPath(goal);
             // The length of the polyline in double, not the sum of the f32 edge costs; a link
             // step costs the link's cost.
@@ -157,7 +178,8 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
             }
             return PathStatus::found;
         }
-        if (max_expansions_ != 0 && expansions_ >= max_expansions_) return PathStatus::out_of_nodes;
+        if (max_expansions_ != 0 && expansions_ >= max_expansions_)
+            return endSearch(PathStatus::out_of_nodes);
         const double g_u = records_[u].g;
         if (u == start) {
             // The corners the start sees, when a path bending there could come from the start.
@@ -185,7 +207,7 @@ PathStatus PathQuery::searchPov(Vec3 from, PovPoint ps, uint32_t start_cell, Vec
              fmt::povSegmentVisible(grid, cu, pu, goal_cell, pg)))
             relax(u, goal, g_u + distance(g.position(u), to), kNoNode);
     }
-    return PathStatus::no_path;
+    return endSearch(PathStatus::no_path);
 }
 
 uint32_t PathQuery::povPolyline(Vec3* out, uint32_t capacity) const {

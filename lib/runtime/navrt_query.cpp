@@ -329,6 +329,7 @@ const char* pathStatusName(PathStatus status) {
         case PathStatus::invalid_goal: return "invalid_goal";
         case PathStatus::out_of_nodes: return "out_of_nodes";
         case PathStatus::not_initialized: return "not_initialized";
+        case PathStatus::in_progress: return "in_progress";
     }
     return "unknown";
 }
@@ -745,23 +746,38 @@ void PathQuery::expandVolumeLinks(uint32_t v, Relax&& relax) const {
     }
 }
 
-template <class Expand>
-PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
+void PathQuery::startRecords() {
     if (++stamp_ == 0) {  // generation counter wrapped: forget every record
         std::memset(static_cast<void*>(records_), 0, sizeof(Record) * record_count_);
         stamp_ = 1;
     }
     heap_size_ = 0;
+    best_node_ = kNoNode;
+    best_h_ = HUGE_VAL;
+}
+
+void PathQuery::startNodes(uint32_t start, uint32_t goal) {
+    startRecords();
+    search_goal_ = goal;
     Record& first = records_[start];
     first = Record{0.0, heuristic(start, goal), kNoNode, stamp_, kNotInHeap, kNoNode};
     heapPush(start);
+}
+
+template <class Expand>
+PathStatus PathQuery::searchLoop(uint64_t budget, Expand&& expand) {
+    const uint32_t goal = search_goal_;
     while (heap_size_ > 0) {
+        if (budget == 0) return PathStatus::in_progress;
+        --budget;
         const uint32_t u = heapPop();
         ++expansions_;
-        if (u == goal) return finishPath(goal);
+        noteBest(u);
+        if (u == goal) return endSearch(finishPath(goal));
         if (stop_cluster_ != kNoNode && graph_->node_clusters[u] == stop_cluster_)
-            return finishPath(u);
-        if (max_expansions_ != 0 && expansions_ >= max_expansions_) return PathStatus::out_of_nodes;
+            return endSearch(finishPath(u));
+        if (max_expansions_ != 0 && expansions_ >= max_expansions_)
+            return endSearch(PathStatus::out_of_nodes);
         const double g_u = records_[u].g;
         double h_u = 0;
         if (bpmx_) {
@@ -807,10 +823,39 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
             }
         });
     }
-    return PathStatus::no_path;
+    return endSearch(PathStatus::no_path);
+}
+
+template <class Expand>
+PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
+    startNodes(start, goal);
+    active_ = Active::nodes;
+    return searchLoop(UINT64_MAX, expand);
+}
+
+template <class Relax>
+void PathQuery::expandEdges(uint32_t u, Relax&& relax) const {
+    const GraphView& g = *graph_;
+    for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
+        relax(g.edgeTarget(u, e), double(g.edge_costs[e]), e);
+}
+
+template <class Relax>
+void PathQuery::expandVolume(uint32_t u, Relax&& relax) const {
+    const GraphView& g = *graph_;
+    const fmt::GraphHeader& h = g.header;
+    const Voxel v = voxelOf(h, u);
+    for (int d = 0; d < 26; ++d) {
+        const Direction& dir = kDirections[d];
+        if (!boxFree(g, v, dir.dx, dir.dy, dir.dz)) continue;
+        relax(voxelIndex(h, v.x + dir.dx, v.y + dir.dy, v.z + dir.dz), step_cost_[d], kNoNode);
+    }
+    if (volume_link_count_ > 0) expandVolumeLinks(u, relax);  // teleports
 }
 
 void PathQuery::beginSearch(bool have_points) {
+    active_ = Active::none;  // a search in progress is abandoned
+    partial_ = false;
     use_clusters_ = bpmx_ = false;
     have_points_ = have_points;
     path_length_ = 0;
@@ -848,6 +893,11 @@ double PathQuery::settledCost(uint32_t node) const {
 }
 
 PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
+    const PathStatus status = beginPath(start, goal);
+    return status == PathStatus::in_progress ? step(UINT64_MAX) : status;
+}
+
+PathStatus PathQuery::beginPath(uint32_t start, uint32_t goal) {
     beginSearch(false);
     if (graph_ == nullptr) return PathStatus::not_initialized;
     const GraphView& g = *graph_;
@@ -856,9 +906,9 @@ PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
     if (g.isPov()) {  // corner to corner: a point query between the two exact vertices
         have_points_ = true;
         const fmt::PovGrid grid = povGrid(g);
-        return searchPov(g.position(start), fmt::povCornerPoint(grid, start),
-                         fmt::povCornerCell(grid, start), g.position(goal),
-                         fmt::povCornerPoint(grid, goal), fmt::povCornerCell(grid, goal));
+        return beginPov(g.position(start), fmt::povCornerPoint(grid, start),
+                        fmt::povCornerCell(grid, start), g.position(goal),
+                        fmt::povCornerPoint(grid, goal), fmt::povCornerCell(grid, goal));
     }
     if (g.components[start] != g.components[goal]) return PathStatus::no_path;
     use_clusters_ = heuristic_ == Heuristic::cluster && g.hasClusters();
@@ -872,28 +922,44 @@ PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
     }
     if (g.implicitVolume()) {
         const fmt::GraphHeader& h = g.header;
-        double step_cost[26];
         for (int d = 0; d < 26; ++d) {
             const double dx = kDirections[d].dx * double(h.cell_size);
             const double dy = kDirections[d].dy * double(h.cell_height);
             const double dz = kDirections[d].dz * double(h.cell_size);
-            step_cost[d] = std::sqrt(dx * dx + dy * dy + dz * dz);
+            step_cost_[d] = std::sqrt(dx * dx + dy * dy + dz * dz);
         }
-        return search(start, goal, [&](uint32_t u, auto&& relax) {
-            const Voxel v = voxelOf(h, u);
-            for (int d = 0; d < 26; ++d) {
-                const Direction& dir = kDirections[d];
-                if (!boxFree(g, v, dir.dx, dir.dy, dir.dz)) continue;
-                relax(voxelIndex(h, v.x + dir.dx, v.y + dir.dy, v.z + dir.dz), step_cost[d],
-                      kNoNode);
-            }
-            if (volume_link_count_ > 0) expandVolumeLinks(u, relax);  // teleports
-        });
     }
-    return search(start, goal, [&](uint32_t u, auto&& relax) {
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-            relax(g.edgeTarget(u, e), double(g.edge_costs[e]), e);
-    });
+    startNodes(start, goal);
+    active_ = g.implicitVolume() ? Active::volume : Active::nodes;
+    return PathStatus::in_progress;
+}
+
+PathStatus PathQuery::step(uint64_t max_iterations) {
+    switch (active_) {
+        case Active::nodes:
+            return searchLoop(max_iterations,
+                              [&](uint32_t u, auto&& relax) { expandEdges(u, relax); });
+        case Active::volume:
+            return searchLoop(max_iterations,
+                              [&](uint32_t u, auto&& relax) { expandVolume(u, relax); });
+        case Active::mesh: return meshLoop(max_iterations);
+        case Active::pov: return povLoop(max_iterations);
+        case Active::none: break;
+    }
+    return PathStatus::not_initialized;  // no search in progress
+}
+
+PathStatus PathQuery::finishPartial() {
+    active_ = Active::none;
+    path_length_ = 0;
+    if (graph_ == nullptr || best_node_ == kNoNode) return PathStatus::no_path;
+    const GraphView& g = *graph_;
+    // Navmesh and POV paths end at a point: where the best node was entered (a POV corner).
+    if (g.isNavmesh() && have_points_) to_ = entryPoint(best_node_);
+    if (g.isPov() && best_node_ < g.nodeCount()) to_ = g.position(best_node_);
+    finishPath(best_node_);
+    partial_ = true;
+    return PathStatus::found;
 }
 
 bool PathQuery::lineOfSight(uint32_t a, uint32_t b) const {

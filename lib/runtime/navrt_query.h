@@ -140,6 +140,7 @@ enum class PathStatus : uint8_t {
     invalid_goal,
     out_of_nodes,  // the expansion budget given to init() ran out
     not_initialized,
+    in_progress,  // a sliced search (beginPath..., step) has more to do
 };
 const char* pathStatusName(PathStatus status);
 
@@ -255,6 +256,25 @@ public:
     // Other graphs: findPath(start, goal).
     PathStatus findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32_t goal);
 
+    // ---- Time-sliced search (Millington, "AI for Games", §4.7.5 interruptible pathfinding;
+    // Detour's sliced queries). beginPath / beginPathBetween set up the same search findPath /
+    // findPathBetween would run and return in_progress (or the result when no search is needed:
+    // invalid ends, different components, a visible POV goal); step(n) then runs at most n
+    // expansions and returns in_progress until the search ends with the result findPath would
+    // have given (the same path, cost and expansions: the same steps in the same order). A new
+    // begin (or findPath) abandons a search in progress.
+    PathStatus beginPath(uint32_t start, uint32_t goal);
+    PathStatus beginPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32_t goal);
+    PathStatus step(uint64_t max_iterations);
+    bool searching() const { return active_ != Active::none; }
+    // The best partial path of the last search (one that ran out of nodes, or is still in
+    // progress, which this ends): to the expanded node with the smallest heuristic estimate to
+    // the goal (Detour's partial result). Sets path() (navmesh and POV: ending at where that node
+    // was entered) and returns found, or no_path when nothing was expanded; partial() then says
+    // the path does not reach the goal.
+    PathStatus finishPartial();
+    bool partial() const { return partial_; }
+
     // Results of the last findPath (valid until the next one).
     const uint32_t* path() const { return path_; }
     uint32_t pathLength() const { return path_length_; }
@@ -302,10 +322,32 @@ private:
         double bound = 0;  // cost + lower bound from `to` to the current goal
     };
     static constexpr uint32_t kMaxShortcuts = 64;
+    enum class Active : uint8_t { none, nodes, volume, mesh, pov };
     // Clears the last result and the per-search heuristic state before a new search.
     void beginSearch(bool have_points);
+    // A new search generation with an empty heap (records of older ones are stale).
+    void startRecords();
+    // Pushes `start` as the first record of a node search towards `goal`.
+    void startNodes(uint32_t start, uint32_t goal);
+    // The expansion loop of node searches: at most `budget` expansions.
+    template <class Expand>
+    PathStatus searchLoop(uint64_t budget, Expand&& expand);
     template <class Expand>
     PathStatus search(uint32_t start, uint32_t goal, Expand&& expand);
+    // Ends the search in progress with `status`.
+    PathStatus endSearch(PathStatus status) {
+        active_ = Active::none;
+        return status;
+    }
+    // Keeps u as the partial path's end when its estimate to the goal is the smallest so far.
+    void noteBest(uint32_t u) {
+        const double h = records_[u].f - records_[u].g;
+        if (h < best_h_) best_h_ = h, best_node_ = u;
+    }
+    template <class Relax>
+    void expandEdges(uint32_t u, Relax&& relax) const;
+    template <class Relax>
+    void expandVolume(uint32_t u, Relax&& relax) const;
     double heuristic(uint32_t node, uint32_t goal) const;
     // Shortcut-aware (see Shortcut) lower bound from node to goal.
     double standardHeuristic(uint32_t node, uint32_t goal) const;
@@ -359,9 +401,20 @@ private:
     // Link record `index` taken from node `from`: its take-off and landing points and cost in
     // the direction it is taken.
     void linkStep(uint32_t index, uint32_t from, Vec3& take_off, Vec3& landing, double& cost) const;
-    PathStatus searchMesh(uint32_t start, uint32_t goal);
-    PathStatus searchPov(Vec3 from, PovPoint from_fixed, uint32_t start_cell, Vec3 to,
-                         PovPoint to_fixed, uint32_t goal_cell);
+    PathStatus beginMesh(uint32_t start, uint32_t goal);
+    PathStatus meshLoop(uint64_t budget);
+    PathStatus beginPov(Vec3 from, PovPoint from_fixed, uint32_t start_cell, Vec3 to,
+                        PovPoint to_fixed, uint32_t goal_cell);
+    PathStatus povLoop(uint64_t budget);
+    Vec3 entryPoint(uint32_t v) const {
+        return {entry_points_[3 * size_t(v)], entry_points_[3 * size_t(v) + 1],
+                entry_points_[3 * size_t(v) + 2]};
+    }
+    void setEntryPoint(uint32_t v, Vec3 p) {
+        entry_points_[3 * size_t(v)] = p.x;
+        entry_points_[3 * size_t(v) + 1] = p.y;
+        entry_points_[3 * size_t(v) + 2] = p.z;
+    }
     uint32_t povPolyline(Vec3* out, uint32_t capacity) const;
 
     const GraphView* graph_ = nullptr;
@@ -389,6 +442,16 @@ private:
     uint32_t record_count_ = 0;  // node records allocated (nodes + 2: POV virtual start and goal)
     uint32_t stamp_ = 0;
     Heuristic heuristic_ = Heuristic::standard;
+    // The search in progress (sliced) and what its loop needs.
+    Active active_ = Active::none;
+    uint32_t search_goal_ = kNoNode;  // node searches; POV: the virtual goal
+    double step_cost_[26] = {};       // volume graphs: the 26 step lengths
+    PovPoint pov_from_{}, pov_to_{};  // POV: the placed points, their cells and component
+    uint32_t pov_start_cell_ = 0, pov_goal_cell_ = 0, pov_component_ = 0;
+    bool pov_visible_ = false;  // the goal is visible from the start
+    uint32_t best_node_ = kNoNode;
+    double best_h_ = 0;
+    bool partial_ = false;
     bool use_clusters_ = false;              // this search uses the cluster table
     bool bpmx_ = false;                      // ... on a symmetric graph: BPMX propagation
     uint32_t stop_cluster_ = kNoNode;        // findPathWithin: stop on entering this cluster

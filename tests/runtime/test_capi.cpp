@@ -17,6 +17,7 @@
 #include "lib/runtime/navrt_navigator.h"
 #include "tests/graph_test_support.h"
 #include "tests/level_builder.h"
+#include "tests/runtime/navigator_levels.h"
 #include "tests/test_support.h"
 
 using namespace nav;
@@ -97,8 +98,17 @@ Compared compare(const std::filesystem::path& asset_path, const navrt::GraphView
         const navrt_path_status cs =
             navrt_find_path(nav, cv(a), cv(b), &lopts, NAVRT_NONE, NAVRT_NONE);
         REQUIRE(int(cs) == int(s));
+        // The same search sliced (3 expansions a call) gives the same result.
+        {
+            navrt_path_status sliced =
+                navrt_begin_path(nav, cv(a), cv(b), &lopts, NAVRT_NONE, NAVRT_NONE);
+            while (sliced == NAVRT_PATH_IN_PROGRESS) sliced = navrt_step(nav, 3);
+            REQUIRE(int(sliced) == int(s));
+            CHECK(navrt_finish(nav) == sliced);
+        }
         const navrt_path_info info = navrt_path_result(nav);
         CHECK(int(info.status) == int(s));
+        CHECK(info.partial == 0);
         checkSameLocation(info.start, cpp.start());
         checkSameLocation(info.goal, cpp.goal());
         CHECK(info.cost == cpp.cost());
@@ -148,41 +158,11 @@ Compared compare(const std::filesystem::path& asset_path, const navrt::GraphView
     return out;
 }
 
-// The platforms level of the exact-navmesh link test: drops and jumps off three platforms, a
-// wall, three teleports.
-graph::Graph platformsMesh() {
-    test::LevelBuilder b;
-    b.box({0, -0.2, 0}, {34, 0, 14});
-    const double heights[3] = {1.2, 2.0, 3.0};
-    for (int k = 0; k < 3; ++k) b.box({4.0 + 10 * k, 0, 4}, {9.0 + 10 * k, heights[k], 10});
-    b.box({12, 0, 11}, {22, 2.5, 11.3});
-    const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
-    Context context;
-    auto mesh = graph::buildNavmeshGraph(grid, {}, context);
-    REQUIRE(mesh.ok());
-    std::vector<geometry::LinkSpec> specs = test::generatedDrops(grid, 3.2f, 1.3f);
-    const float teleports[3][6] = {
-        {1, 0, 1, 33, 0, 13}, {33, 0, 1, 26.5f, 3, 7}, {1, 0, 13, 16, 0, 13}};
-    for (int k = 0; k < 3; ++k) {
-        geometry::LinkSpec l;
-        l.name = "teleport " + std::to_string(k);
-        l.id = 900 + uint32_t(k);
-        l.type = formats::LinkType::custom;
-        l.bidirectional = k == 2;
-        l.cost = 1.5f;
-        for (int c = 0; c < 3; ++c) l.from[c] = teleports[k][c], l.to[c] = teleports[k][3 + c];
-        specs.push_back(l);
-    }
-    graph::LinkResolveStats stats;
-    REQUIRE(graph::attachLinks(*mesh, specs, 1, stats, context).ok());
-    return std::move(mesh).value();
-}
-
 }  // namespace
 
 TEST_SUITE("capi") {
     TEST_CASE("C API: navmesh queries (astar, exact) with links equal navrt::Navigator's") {
-        const graph::Graph mesh = platformsMesh();
+        const graph::Graph mesh = test::platformsMesh();
         test::TempDir dir;
         test::PackedAsset packed;
         test::packAsset(mesh, dir / "m.nav", packed, [](formats::ContainerWriter&) {});

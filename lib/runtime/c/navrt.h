@@ -223,8 +223,11 @@ typedef enum navrt_path_status {
     NAVRT_PATH_NONE = 1,            /* start and goal are not connected */
     NAVRT_PATH_START_OFF_GRAPH = 2, /* the start is not on the graph */
     NAVRT_PATH_GOAL_OFF_GRAPH = 3,
-    NAVRT_PATH_OUT_OF_NODES = 4, /* the expansion budget ran out */
-    NAVRT_PATH_INVALID = 5       /* a null navigator */
+    /* Stopped before the goal (the expansion budget ran out, or navrt_finish ended a sliced
+     * search): the path is the best partial one, to the expanded node nearest the goal. */
+    NAVRT_PATH_OUT_OF_NODES = 4,
+    NAVRT_PATH_INVALID = 5,    /* a null navigator */
+    NAVRT_PATH_IN_PROGRESS = 6 /* a sliced search has more to do */
 } navrt_path_status;
 NAVRT_API const char* navrt_path_status_name(navrt_path_status status);
 
@@ -233,6 +236,18 @@ NAVRT_API const char* navrt_path_status_name(navrt_path_status status);
 NAVRT_API navrt_path_status navrt_find_path(navrt_navigator* navigator, navrt_vec3 from,
                                             navrt_vec3 to, const navrt_locate_options* options,
                                             uint32_t start_hint, uint32_t goal_hint);
+
+/* Time-sliced search (a frame budget for path finding): navrt_begin_path locates both points and
+ * sets the search up, returning NAVRT_PATH_IN_PROGRESS (or the result when no search is needed);
+ * navrt_step runs at most `max_iterations` expansions per call and returns IN_PROGRESS until the
+ * search ends with the result navrt_find_path gives; navrt_finish ends a search in progress with
+ * its best partial path (OUT_OF_NODES). astar and cluster are sliced; exact, hier and nexthop run
+ * whole in navrt_begin_path. */
+NAVRT_API navrt_path_status navrt_begin_path(navrt_navigator* navigator, navrt_vec3 from,
+                                             navrt_vec3 to, const navrt_locate_options* options,
+                                             uint32_t start_hint, uint32_t goal_hint);
+NAVRT_API navrt_path_status navrt_step(navrt_navigator* navigator, uint32_t max_iterations);
+NAVRT_API navrt_path_status navrt_finish(navrt_navigator* navigator);
 
 typedef struct navrt_path_info {
     navrt_path_status status;
@@ -243,6 +258,7 @@ typedef struct navrt_path_info {
     uint32_t node_count;  /* nodes of the node path (exact: 0) */
     uint32_t point_count; /* points of the straight path */
     uint32_t link_count;  /* steps that take a link */
+    uint32_t partial;     /* the path stops short of the goal (OUT_OF_NODES) */
 } navrt_path_info;
 NAVRT_API navrt_path_info navrt_path_result(const navrt_navigator* navigator);
 

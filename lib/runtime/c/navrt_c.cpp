@@ -28,6 +28,7 @@ static_assert(int(NAVRT_INVALID_ARGUMENT) == int(navrt::ErrorCode::invalid_argum
 static_assert(int(NAVRT_CHECKSUM_MISMATCH) == int(navrt::ErrorCode::checksum_mismatch));
 static_assert(int(NAVRT_OUT_OF_MEMORY) == int(navrt::ErrorCode::out_of_memory));
 static_assert(int(NAVRT_PATH_OUT_OF_NODES) == int(navrt::NavStatus::out_of_nodes));
+static_assert(int(NAVRT_PATH_IN_PROGRESS) == int(navrt::NavStatus::in_progress));
 static_assert(int(NAVRT_METHOD_EXACT) == int(navrt::Method::exact));
 static_assert(int(NAVRT_GRAPH_DIRICHLET) == int(fmt::GraphType::dirichlet));
 static_assert(sizeof(navrt_vec3) == sizeof(navrt::Vec3));
@@ -289,8 +290,26 @@ navrt_location navrt_locate(const navrt_navigator* navigator, navrt_vec3 point,
 
 const char* navrt_path_status_name(navrt_path_status status) {
     if (status == NAVRT_PATH_INVALID) return "invalid";
-    if (status < NAVRT_PATH_FOUND || status > NAVRT_PATH_OUT_OF_NODES) return "unknown";
+    if (status < NAVRT_PATH_FOUND || status > NAVRT_PATH_IN_PROGRESS) return "unknown";
     return navrt::navStatusName(navrt::NavStatus(status));
+}
+
+navrt_path_status navrt_begin_path(navrt_navigator* navigator, navrt_vec3 from, navrt_vec3 to,
+                                   const navrt_locate_options* options, uint32_t start_hint,
+                                   uint32_t goal_hint) {
+    if (navigator == nullptr) return NAVRT_PATH_INVALID;
+    return navrt_path_status(navigator->navigator.beginPath(
+        vec(from), vec(to), locateOptions(options), start_hint, goal_hint));
+}
+
+navrt_path_status navrt_step(navrt_navigator* navigator, uint32_t max_iterations) {
+    if (navigator == nullptr) return NAVRT_PATH_INVALID;
+    return navrt_path_status(navigator->navigator.step(max_iterations));
+}
+
+navrt_path_status navrt_finish(navrt_navigator* navigator) {
+    if (navigator == nullptr) return NAVRT_PATH_INVALID;
+    return navrt_path_status(navigator->navigator.finish());
 }
 
 navrt_path_status navrt_find_path(navrt_navigator* navigator, navrt_vec3 from, navrt_vec3 to,
@@ -317,6 +336,7 @@ navrt_path_info navrt_path_result(const navrt_navigator* navigator) {
     info.node_count = n.nodeCount();
     info.point_count = n.straightPath(nullptr, 0);
     info.link_count = n.pathLinks(nullptr, 0);
+    info.partial = n.partial() ? 1u : 0u;
     return info;
 }
 
