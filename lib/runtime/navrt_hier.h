@@ -60,6 +60,11 @@ public:
     bool complete() const { return complete_; }
     // The low-level search (e.g. for smooth() over the last leg's graph).
     const PathQuery& lowLevel() const { return low_; }
+    // Area filter and dynamic obstacles for the low-level searches that refine each leg (see
+    // PathQuery::setFilter / setBlocking). The abstract plan ignores them, so a leg may find no
+    // way: navrt::Navigator then searches the whole graph with A*.
+    Error setFilter(const QueryFilter* filter) { return low_.setFilter(filter); }
+    Error setBlocking(const Blocking* blocking) { return low_.setBlocking(blocking); }
 
 private:
     struct Record {

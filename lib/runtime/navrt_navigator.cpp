@@ -85,6 +85,12 @@ const char* navStatusName(NavStatus status) {
     return "?";
 }
 
+uint32_t findLink(const GraphView& graph, uint32_t id) {
+    for (uint32_t i = 0; i < graph.link_count; ++i)
+        if (graph.link(i).id == id) return i;
+    return kNoNode;
+}
+
 MeshPoint locatePoint(const GraphView& graph, Vec3 point, float horizontal, float vertical,
                       uint32_t hint) {
     if (graph.isNavmesh()) return locateOnMesh(graph, point, horizontal, vertical, hint);
@@ -108,6 +114,10 @@ MeshPoint locatePoint(const GraphView& graph, Vec3 point, float horizontal, floa
 Navigator::~Navigator() { release(); }
 
 void Navigator::release() {
+    if (hops_ != nullptr) allocator_.release(hops_, allocator_.user);
+    hops_ = nullptr;
+    hop_capacity_ = 0;
+    via_astar_ = false;
     if (pulled_ != nullptr) allocator_.release(pulled_, allocator_.user);
     if (pulled_links_ != nullptr) allocator_.release(pulled_links_, allocator_.user);
     pulled_ = nullptr;
@@ -154,6 +164,22 @@ Error Navigator::initWith(const GraphView& graph, PathQuery& query, Method metho
     return {};
 }
 
+Error Navigator::setFilter(const QueryFilter* filter) {
+    if (graph_ == nullptr)
+        return makeError(ErrorCode::invalid_argument, 0, 0, "the navigator is not initialised");
+    if (Error e = query_->setFilter(filter)) return e;
+    if (method_ == Method::hier) (void)hierarchical_.setFilter(filter);
+    return {};
+}
+
+Error Navigator::setBlocking(const Blocking* blocking) {
+    if (graph_ == nullptr)
+        return makeError(ErrorCode::invalid_argument, 0, 0, "the navigator is not initialised");
+    if (Error e = query_->setBlocking(blocking)) return e;
+    if (method_ == Method::hier) (void)hierarchical_.setBlocking(blocking);
+    return {};
+}
+
 Location Navigator::locate(Vec3 point, const LocateOptions& options, uint32_t hint) const {
     Location out;
     if (graph_ == nullptr) return out;
@@ -182,6 +208,7 @@ bool Navigator::startSearch(Vec3 from, Vec3 to, const LocateOptions& options, ui
                             uint32_t goal_hint) {
     status_ = NavStatus::no_path;
     partial_ = false;
+    via_astar_ = false;
     cost_ = 0;
     expansions_ = 0;
     nodes_ = nullptr;
@@ -254,11 +281,86 @@ NavStatus Navigator::endAStar(PathStatus status) {
     return status_;
 }
 
+NavStatus Navigator::runAStar() {
+    via_astar_ = true;
+    (void)query_->setHeuristic(Heuristic::standard);
+    PathStatus status =
+        query_->beginPathBetween(start_.position, start_.node, goal_.position, goal_.node);
+    if (status == PathStatus::in_progress) status = query_->step(UINT64_MAX);
+    return endAStar(status);
+}
+
+bool Navigator::reserveHops(uint32_t need) {
+    if (hop_capacity_ >= need) return true;
+    // Grown keeping what it holds (the path so far).
+    const uint32_t room = need < 64 ? 64 : need + need / 2;
+    auto* grown = static_cast<uint32_t*>(allocator_.allocate(4 * size_t(room), allocator_.user));
+    if (grown == nullptr) return false;
+    if (hops_ != nullptr) {
+        std::memcpy(grown, hops_, 4 * size_t(hop_capacity_));
+        allocator_.release(hops_, allocator_.user);
+    }
+    hops_ = grown;
+    hop_capacity_ = room;
+    return true;
+}
+
+NavStatus Navigator::runNextHopAround() {
+    const GraphView& g = *graph_;
+    const Blocking* blocking = query_->blocking();
+    uint32_t count = 0;
+    double cost = 0;
+    uint32_t lookups = 0;
+    auto push = [&](uint32_t v) {
+        if (!reserveHops(count + 1)) return false;
+        hops_[count++] = v;
+        return true;
+    };
+    uint32_t current = start_.node;
+    if (!push(current)) return status_ = NavStatus::no_path;
+    while (current != goal_.node) {
+        const uint32_t edge = next_hop_.nextEdge(current, goal_.node);
+        ++lookups;
+        if (edge == kNoNode || count > g.nodeCount()) return status_ = NavStatus::no_path;
+        const uint32_t e = g.edge_offsets[current] + edge;
+        const uint32_t v = g.edgeTarget(current, e);
+        const uint32_t link = g.edgeLink(e);
+        if (!query_->canEnter(v) || (link != fmt::kNoLink && blocking->link(link))) {
+            // A blocked move: search the rest of the way.
+            const PathStatus status = query_->findPath(current, goal_.node);
+            lookups += query_->expansions();
+            if (status != PathStatus::found) {
+                expansions_ = lookups;
+                return status_ = status == PathStatus::out_of_nodes ? NavStatus::out_of_nodes
+                                                                    : NavStatus::no_path;
+            }
+            for (uint32_t i = 1; i < query_->pathLength(); ++i)
+                if (!push(query_->path()[i])) return status_ = NavStatus::no_path;
+            cost += query_->cost();
+            break;
+        }
+        if (!push(v)) return status_ = NavStatus::no_path;
+        cost += double(g.edge_costs[e]);
+        current = v;
+    }
+    expansions_ = lookups;
+    cost_ = cost;
+    nodes_ = hops_;
+    node_count_ = count;
+    return status_ = NavStatus::found;
+}
+
 NavStatus Navigator::runWhole() {
     PathStatus status = PathStatus::no_path;
+    const bool restricted = query_->restricted();
+    if (restricted &&
+        (method_ == Method::exact || (method_ == Method::nexthop && query_->filter() != nullptr)))
+        return runAStar();
+    if (restricted && method_ == Method::nexthop) return runNextHopAround();
     switch (method_) {
         case Method::hier:
             status = hierarchical_.findPath(start_.node, goal_.node, hier_options_);
+            if (restricted && status != PathStatus::found) return runAStar();
             expansions_ = hierarchical_.expansions();
             cost_ = hierarchical_.cost();
             nodes_ = hierarchical_.path();
@@ -306,7 +408,7 @@ uint32_t tableStepLink(const GraphView& g, uint32_t from, uint32_t to) {
 
 uint32_t Navigator::straightPath(Vec3* points, uint32_t capacity, uint32_t* links) const {
     if (status_ != NavStatus::found && !partial_) return 0;
-    if (method_ == Method::exact) {
+    if (method_ == Method::exact && !via_astar_) {
         const uint32_t n = exact_.pointCount();
         for (uint32_t i = 0; i < n && i < capacity; ++i) {
             points[i] = exact_.points()[i];
@@ -314,7 +416,7 @@ uint32_t Navigator::straightPath(Vec3* points, uint32_t capacity, uint32_t* link
         }
         return n;
     }
-    if (tableMethod()) {
+    if (tableMethod() && !via_astar_) {
         for (uint32_t i = 0; i < node_count_ && i < capacity; ++i) {
             points[i] = graph_->position(nodes_[i]);
             if (links != nullptr)
@@ -348,7 +450,7 @@ bool Navigator::reservePulled(uint32_t need) const {
 
 double Navigator::pathLength() const {
     if (status_ != NavStatus::found && !partial_) return 0;
-    if (method_ == Method::astar || method_ == Method::cluster) return query_->smoothedLength();
+    if (sliced() || via_astar_) return query_->smoothedLength();
     auto length = [](uint32_t count, auto&& point) {
         double sum = 0;
         for (uint32_t i = 1; i < count; ++i) {
@@ -371,7 +473,7 @@ uint32_t Navigator::pathLinks(PathLink* out, uint32_t capacity) const {
         if (count < capacity) out[count] = {link, step, segment, reverse};
         ++count;
     };
-    if (method_ == Method::exact) {
+    if (method_ == Method::exact && !via_astar_) {
         // No node path: a step is a segment of the straight path.
         for (uint32_t i = 0; i + 1 < exact_.pointCount(); ++i) {
             const uint32_t link = exact_.segmentLink(i);
@@ -382,12 +484,13 @@ uint32_t Navigator::pathLinks(PathLink* out, uint32_t capacity) const {
         }
         return count;
     }
+    const bool table = tableMethod() && !via_astar_;
     for (uint32_t k = 0; k + 1 < node_count_; ++k) {
         const uint32_t link =
-            tableMethod() ? tableStepLink(g, nodes_[k], nodes_[k + 1]) : query_->pathLink(k);
+            table ? tableStepLink(g, nodes_[k], nodes_[k + 1]) : query_->pathLink(k);
         if (link != fmt::kNoLink) add(link, k, k, nodes_[k] != g.link(link).from_node);
     }
-    if (tableMethod() || count == 0) return count;
+    if (table || count == 0) return count;
     // The straight path has one segment per link step, in order: number them.
     if (!reservePulled(2 * node_count_ + 4)) return count;  // out of memory: segments = steps
     const uint32_t points = query_->smooth(pulled_, pulled_capacity_, pulled_links_);

@@ -61,6 +61,10 @@ struct Location {
     double moved = -1.0;
 };
 
+// The index of the link whose stable id (LinkRecord::id, what the level named) is `id`, or
+// kNoNode.
+uint32_t findLink(const GraphView& graph, uint32_t id);
+
 // The node under `point` within the tolerances, without snapping: navmesh graphs the polygon
 // (locateOnMesh, with `hint`) and the point on its floor; tile and volume graphs the node and its
 // position; POV graphs the layer cell and its centre. poly = kNoNode when none.
@@ -122,6 +126,18 @@ public:
     NavStatus findPath(Vec3 from, Vec3 to, const LocateOptions& options = {},
                        uint32_t start_hint = kNoNode, uint32_t goal_hint = kNoNode);
 
+    // Area costs and dynamic obstacles for later searches (null: none; they must outlive their
+    // use); see QueryFilter and Blocking in navrt_query.h. astar and cluster honour them in the
+    // search (the cluster heuristic stays admissible); hier refines its legs with them and
+    // searches the whole graph with A* when a leg finds no way; nexthop follows the table while
+    // each move is open and searches with A* from the first blocked one, so it never returns a
+    // blocked move (with a filter: A* throughout, the table holding the unfiltered costs'
+    // moves); exact runs A* and the funnel while either applies.
+    Error setFilter(const QueryFilter* filter);
+    Error setBlocking(const Blocking* blocking);
+    // Whether the last path came from the A* fallback of a method above.
+    bool fellBack() const { return via_astar_; }
+
     // ---- Time-sliced search (Millington, "AI for Games", §4.7.5; Detour's sliced queries). ----
     // beginPath locates both points and sets the search up (in_progress, or the result when no
     // search is needed); step(n) runs at most n expansions and returns in_progress until the
@@ -176,6 +192,11 @@ private:
     NavStatus endAStar(PathStatus status);
     // Runs a whole search of a method that is not sliced.
     NavStatus runWhole();
+    // The A* search from the located points to its end (the fallback of hier, nexthop, exact).
+    NavStatus runAStar();
+    // nexthop with obstacles: table moves while open, then A* from the first blocked one.
+    NavStatus runNextHopAround();
+    bool reserveHops(uint32_t need);
     // Room in the scratch below for `need` points (allocator_); false when it cannot be had.
     bool reservePulled(uint32_t need) const;
     void release();
@@ -198,6 +219,10 @@ private:
 
     NavStatus status_ = NavStatus::no_path;
     bool partial_ = false;
+    bool via_astar_ = false;  // the result is query_'s (a fallback)
+    // nexthop around obstacles: the path (table moves, then the A* tail).
+    uint32_t* hops_ = nullptr;
+    uint32_t hop_capacity_ = 0;
     Location start_, goal_;
     double cost_ = 0;
     uint32_t expansions_ = 0;

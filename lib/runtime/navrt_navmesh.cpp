@@ -225,6 +225,7 @@ PathStatus PathQuery::beginPathBetween(Vec3 from, uint32_t start, Vec3 to, uint3
     if (start >= g.nodeCount()) return PathStatus::invalid_start;
     if (goal >= g.nodeCount()) return PathStatus::invalid_goal;
     if (g.components[start] != g.components[goal]) return PathStatus::no_path;
+    if (start != goal && restricted() && !enters(goal)) return PathStatus::no_path;
     return beginMesh(start, goal);
 }
 
@@ -233,8 +234,10 @@ PathStatus PathQuery::beginMesh(uint32_t start, uint32_t goal) {
     startRecords();
     preparePointShortcuts();
     search_goal_ = goal;
-    const double start_g =
-        start == goal ? distance(from_, to_) * g.area_costs[g.poly_areas[start]] : 0.0;
+    const double start_g = start == goal
+                               ? distance(from_, to_) * g.area_costs[g.poly_areas[start]] *
+                                     areaFactor(g.poly_areas[start])
+                               : 0.0;
     records_[start] = Record{start_g,    start_g + (start == goal ? 0 : pointHeuristic(from_)),
                              kNoNode,    stamp_,
                              kNotInHeap, kNoNode};
@@ -257,9 +260,15 @@ PathStatus PathQuery::meshLoop(uint64_t budget) {
         if (max_expansions_ != 0 && expansions_ >= max_expansions_)
             return endSearch(PathStatus::out_of_nodes);
         const Vec3 at = entryPoint(u);
-        const double cost_u = g.area_costs[g.poly_areas[u]];
+        const double cost_u = g.area_costs[g.poly_areas[u]] * areaFactor(g.poly_areas[u]);
+        const bool restricted_now = restricted();
         for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
             const uint32_t v = g.edgeTarget(u, e);
+            if (restricted_now) {
+                if (!enters(v)) continue;
+                const uint32_t l = g.edgeLink(e);
+                if (l != fmt::kNoLink && blocking_ != nullptr && blocking_->link(l)) continue;
+            }
             Vec3 mid;
             double step = 0;
             const uint32_t link = g.edgeLink(e);
@@ -277,7 +286,8 @@ PathStatus PathQuery::meshLoop(uint64_t budget) {
             }
             double h = pointHeuristic(mid);
             if (v == goal) {
-                step += distance(mid, to_) * g.area_costs[g.poly_areas[v]];
+                step += distance(mid, to_) * g.area_costs[g.poly_areas[v]] *
+                        areaFactor(g.poly_areas[v]);
                 h = 0;
             }
             const double new_g = records_[u].g + step;
@@ -307,7 +317,8 @@ PathStatus PathQuery::meshLoop(uint64_t budget) {
 }
 
 double PathQuery::pointHeuristic(Vec3 p) const {
-    const double h_scale = double(graph_->header.min_cost_multiplier) * kHeuristicSafety;
+    const double h_scale =
+        double(graph_->header.min_cost_multiplier) * kHeuristicSafety * filter_scale_;
     const double plain = distance(p, to_) * h_scale;
     if (point_shortcut_count_ == 0) return plain;
     if (point_shortcuts_ == nullptr) return std::fmin(plain, point_shortcut_floor_);
@@ -320,7 +331,8 @@ double PathQuery::pointHeuristic(Vec3 p) const {
 
 void PathQuery::preparePointShortcuts() const {
     if (point_shortcuts_ == nullptr) return;
-    const double h_scale = double(graph_->header.min_cost_multiplier) * kHeuristicSafety;
+    const double h_scale =
+        double(graph_->header.min_cost_multiplier) * kHeuristicSafety * filter_scale_;
     const Shortcut* s = point_shortcuts_;
     chainShortcuts(
         point_shortcuts_, point_shortcut_count_, kHeuristicSafety,

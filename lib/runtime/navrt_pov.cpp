@@ -184,6 +184,7 @@ PathStatus PathQuery::povLoop(uint64_t budget) {
         if (u == start) {
             // The corners the start sees, when a path bending there could come from the start.
             for (uint32_t c = 0; c < n; ++c) {
+                if (blocking_ != nullptr && blocking_->node(c)) continue;
                 const uint32_t cell = fmt::povCornerCell(grid, c);
                 if (g.layer_components[cell] != component) continue;
                 const PovPoint pc = fmt::povCornerPoint(grid, c);
@@ -198,8 +199,15 @@ PathStatus PathQuery::povLoop(uint64_t budget) {
             if (visible) relax(start, goal, distance(from, to), kNoNode);
             continue;
         }
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-            relax(u, g.edgeTarget(u, e), g_u + double(g.edge_costs[e]), e);
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+            const uint32_t v = g.edgeTarget(u, e);
+            if (blocking_ != nullptr && blocking_->count() > 0) {
+                if (blocking_->node(v)) continue;
+                const uint32_t l = g.edgeLink(e);
+                if (l != fmt::kNoLink && blocking_->link(l)) continue;
+            }
+            relax(u, v, g_u + double(g.edge_costs[e]), e);
+        }
         const PovPoint pu = fmt::povCornerPoint(grid, u);
         const uint32_t cu = fmt::povCornerCell(grid, u);
         if (atLinkEnd(u, pu, cu, pg, goal_cell) ||

@@ -421,6 +421,88 @@ uint32_t walkToNearestPoi(const GraphView& g, uint32_t kind, uint32_t node, uint
     return count > n ? 0 : count;
 }
 
+Blocking::~Blocking() {
+    if (bits_ != nullptr) allocator_.release(bits_, allocator_.user);
+}
+
+Error Blocking::init(const GraphView& graph, const Allocator& allocator) {
+    if (bits_ != nullptr) allocator_.release(bits_, allocator_.user);
+    bits_ = nullptr;
+    allocator_ = resolveAllocator(allocator);
+    node_count_ = graph.nodeCount();
+    link_count_ = graph.link_count;
+    const size_t words = (size_t(node_count_) + link_count_ + 63) / 64 + 1;
+    bits_ = static_cast<uint64_t*>(allocator_.allocate(8 * words, allocator_.user));
+    if (bits_ == nullptr) {
+        node_count_ = link_count_ = 0;
+        return makeError(ErrorCode::out_of_memory, 0, 0,
+                         "cannot allocate blocking bits for %zu nodes", size_t(graph.nodeCount()));
+    }
+    std::memset(bits_, 0, 8 * words);
+    std::memset(areas_, 0, sizeof(areas_));
+    count_ = 0;
+    return {};
+}
+
+void Blocking::set(uint64_t bit, bool blocked) {
+    if (bits_ == nullptr || bit >= uint64_t(node_count_) + link_count_) return;
+    if (get(bit) == blocked) return;
+    bits_[bit >> 6] ^= uint64_t(1) << (bit & 63);
+    count_ += blocked ? 1 : uint32_t(-1);
+}
+
+void Blocking::setArea(uint32_t area, bool blocked) {
+    if (area >= fmt::kMaxAreas || this->area(area) == blocked) return;
+    areas_[area >> 6] ^= uint64_t(1) << (area & 63);
+    count_ += blocked ? 1 : uint32_t(-1);
+}
+
+void Blocking::clear() {
+    if (bits_ != nullptr)
+        std::memset(bits_, 0, 8 * ((size_t(node_count_) + link_count_ + 63) / 64 + 1));
+    std::memset(areas_, 0, sizeof(areas_));
+    count_ = 0;
+}
+
+Error PathQuery::setFilter(const QueryFilter* filter) {
+    if (filter != nullptr && graph_ != nullptr && graph_->cells == nullptr && !graph_->isNavmesh())
+        return makeError(ErrorCode::invalid_argument, 0, 0,
+                         "area filters apply to tile and navmesh graphs (this one has no areas)");
+    filter_ = filter;
+    filter_scale_ = 1.0;
+    if (filter != nullptr)
+        for (uint32_t a = 0; a < fmt::kMaxAreas; ++a)
+            if (!filter->excludes(a) && double(filter->area_multiplier[a]) < filter_scale_)
+                filter_scale_ = double(filter->area_multiplier[a]);
+    shortcut_goal_ = kNoNode;  // shortcut bounds depend on the heuristic's scale
+    return {};
+}
+
+Error PathQuery::setBlocking(const Blocking* blocking) {
+    if (blocking != nullptr && graph_ != nullptr &&
+        (blocking->nodeCount() != graph_->nodeCount() ||
+         blocking->linkCount() != graph_->link_count))
+        return makeError(ErrorCode::invalid_argument, 0, 0,
+                         "the blocking is sized for %u nodes and %u links, the graph has %u and %u",
+                         blocking->nodeCount(), blocking->linkCount(), graph_->nodeCount(),
+                         graph_->link_count);
+    blocking_ = blocking;
+    return {};
+}
+
+bool PathQuery::enters(uint32_t v) const {
+    const GraphView& g = *graph_;
+    if (blocking_ != nullptr && blocking_->node(v)) return false;
+    uint32_t area = fmt::kMaxAreas;
+    if (g.isNavmesh())
+        area = g.poly_areas[v];
+    else if (g.cells != nullptr)
+        area = fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize).area;
+    if (area >= fmt::kMaxAreas) return true;
+    if (blocking_ != nullptr && blocking_->area(area)) return false;
+    return filter_ == nullptr || !filter_->excludes(area);
+}
+
 PathQuery::~PathQuery() { release(); }
 
 void PathQuery::release() {
@@ -630,7 +712,7 @@ double PathQuery::heuristic(uint32_t node, uint32_t goal) const {
         const uint16_t q =
             goal_column_[size_t(graph_->node_clusters[node]) * graph_->cluster_count];
         if (q == fmt::kClusterUnreachable) return HUGE_VAL;
-        const double bound = double(q) * cluster_scale_;
+        const double bound = double(q) * cluster_scale_ * filter_scale_;
         const double standard = standardHeuristic(node, goal);
         return bound > standard ? bound : standard;
     }
@@ -672,7 +754,7 @@ double PathQuery::plainHeuristic(uint32_t node, uint32_t goal) const {
         const Vec3 u = g.position(node), v = g.position(goal);
         p[0] = u.x, p[1] = u.y, p[2] = u.z, q[0] = v.x, q[1] = v.y, q[2] = v.z;
     }
-    const double scale = double(g.header.min_cost_multiplier) * kHeuristicSafety;
+    const double scale = double(g.header.min_cost_multiplier) * kHeuristicSafety * filter_scale_;
     return fmt::heuristicDistance(g.header, cells, a, b, p, q) * scale;
 }
 
@@ -738,6 +820,7 @@ void PathQuery::expandVolumeLinks(uint32_t v, Relax&& relax) const {
     for (uint32_t k = lo; k < volume_link_count_ && volume_links_[2 * size_t(k)] == v; ++k) {
         const uint32_t entry = volume_links_[2 * size_t(k) + 1];
         const uint32_t index = entry & 0x7FFFFFFFu;
+        if (blocking_ != nullptr && blocking_->link(index)) continue;
         const fmt::LinkRecord l = graph_->link(index);
         if (entry & 0x80000000u)
             relax(l.from_node, double(l.reverse_cost), index);
@@ -836,8 +919,31 @@ PathStatus PathQuery::search(uint32_t start, uint32_t goal, Expand&& expand) {
 template <class Relax>
 void PathQuery::expandEdges(uint32_t u, Relax&& relax) const {
     const GraphView& g = *graph_;
-    for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-        relax(g.edgeTarget(u, e), double(g.edge_costs[e]), e);
+    if (!restricted()) {
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
+            relax(g.edgeTarget(u, e), double(g.edge_costs[e]), e);
+        return;
+    }
+    // Tile edges cost length x the mean of their ends' area costs: with a filter, each end's cost
+    // is scaled by its multiplier (links keep their cost).
+    const bool areas = filter_ != nullptr && g.cells != nullptr;
+    const uint32_t area_u =
+        areas ? fmt::decodeNodeCell(g.cells + size_t(u) * fmt::kNodeCellSize).area : 0;
+    for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+        const uint32_t v = g.edgeTarget(u, e);
+        if (!enters(v)) continue;
+        const uint32_t link = g.edgeLink(e);
+        if (link != fmt::kNoLink && blocking_ != nullptr && blocking_->link(link)) continue;
+        double cost = double(g.edge_costs[e]);
+        if (areas && link == fmt::kNoLink) {
+            const uint32_t area_v =
+                fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize).area;
+            const double cu = g.area_costs[area_u], cv = g.area_costs[area_v];
+            if (cu + cv > 0)
+                cost *= (cu * areaFactor(area_u) + cv * areaFactor(area_v)) / (cu + cv);
+        }
+        relax(v, cost, e);
+    }
 }
 
 template <class Relax>
@@ -845,10 +951,13 @@ void PathQuery::expandVolume(uint32_t u, Relax&& relax) const {
     const GraphView& g = *graph_;
     const fmt::GraphHeader& h = g.header;
     const Voxel v = voxelOf(h, u);
+    const bool blocking = blocking_ != nullptr && blocking_->count() > 0;
     for (int d = 0; d < 26; ++d) {
         const Direction& dir = kDirections[d];
         if (!boxFree(g, v, dir.dx, dir.dy, dir.dz)) continue;
-        relax(voxelIndex(h, v.x + dir.dx, v.y + dir.dy, v.z + dir.dz), step_cost_[d], kNoNode);
+        const uint32_t w = voxelIndex(h, v.x + dir.dx, v.y + dir.dy, v.z + dir.dz);
+        if (blocking && blocking_->node(w)) continue;
+        relax(w, step_cost_[d], kNoNode);
     }
     if (volume_link_count_ > 0) expandVolumeLinks(u, relax);  // teleports
 }
@@ -876,11 +985,9 @@ PathStatus PathQuery::findPathWithin(uint32_t start, uint32_t goal, const uint32
     stop_cluster_ = stop_cluster;
     const uint32_t* clusters = g.node_clusters;
     const PathStatus status = search(start, goal, [&](uint32_t u, auto&& relax) {
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
-            const uint32_t v = g.edgeTarget(u, e);
-            if (cluster_marks == nullptr || cluster_marks[clusters[v]] == mark)
-                relax(v, double(g.edge_costs[e]), e);
-        }
+        expandEdges(u, [&](uint32_t v, double cost, uint32_t e) {
+            if (cluster_marks == nullptr || cluster_marks[clusters[v]] == mark) relax(v, cost, e);
+        });
     });
     stop_cluster_ = kNoNode;
     return status;
@@ -911,6 +1018,7 @@ PathStatus PathQuery::beginPath(uint32_t start, uint32_t goal) {
                         fmt::povCornerPoint(grid, goal), fmt::povCornerCell(grid, goal));
     }
     if (g.components[start] != g.components[goal]) return PathStatus::no_path;
+    if (start != goal && restricted() && !enters(goal)) return PathStatus::no_path;
     use_clusters_ = heuristic_ == Heuristic::cluster && g.hasClusters();
     bpmx_ = use_clusters_ && (g.cluster_header.flags & fmt::kClusterFlagSymmetric) != 0;
     if (use_clusters_) {

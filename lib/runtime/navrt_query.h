@@ -9,6 +9,7 @@
 // smallest area cost multiplier, hence admissible and A* optimal.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "formats/navmesh_locate.h"
@@ -214,6 +215,65 @@ Vec3 povPlacePoint(const GraphView& graph, uint32_t cell, Vec3 point, PovPoint* 
 bool povLineOfSight(const GraphView& graph, uint32_t from_cell, Vec3 from, uint32_t to_cell,
                     Vec3 to);
 
+// Per-query area costs (Detour's dtQueryFilter): a multiplier per area id on top of the asset's
+// cost of that area; 0 (or less, or not finite) excludes the area: no path enters it. Applies to
+// the graphs whose nodes have areas (tile: an edge's cost scales by its two ends' weighted
+// multipliers; navmesh: a polygon's walking cost by its own); links keep their cost. Multipliers
+// below 1 scale every heuristic down by the smallest, so searches stay optimal.
+struct QueryFilter {
+    float area_multiplier[nav::formats::kMaxAreas];
+    QueryFilter() {
+        for (float& m : area_multiplier) m = 1.0f;
+    }
+    void exclude(uint32_t area) {
+        if (area < nav::formats::kMaxAreas) area_multiplier[area] = 0.0f;
+    }
+    bool excludes(uint32_t area) const {
+        const float m = area_multiplier[area];
+        return !(m > 0.0f) || m == HUGE_VALF;
+    }
+};
+
+// Dynamic obstacles set at run time without rebuilding: nodes (navmesh: polygons; volume:
+// voxels; POV: corners), links (a door, a ladder) and whole areas, blocked and unblocked by the
+// game. A search never enters a blocked node or area (it may leave the one it starts in) and never
+// takes a blocked link. Blocking only removes ways, so the standard and cluster heuristics stay
+// admissible. Threads: queries only read it; change it only while no query that uses it runs.
+class Blocking {
+public:
+    Blocking() = default;
+    ~Blocking();
+    Blocking(const Blocking&) = delete;
+    Blocking& operator=(const Blocking&) = delete;
+    // Sized for `graph` (its nodes and links); everything open. Allocation through `allocator`.
+    Error init(const GraphView& graph, const Allocator& allocator = {});
+    // Out-of-range ids are ignored (false from the queries).
+    void setNode(uint32_t node, bool blocked = true) { set(node, blocked); }
+    void setLink(uint32_t link, bool blocked = true) {
+        if (link < link_count_) set(node_count_ + link, blocked);
+    }
+    void setArea(uint32_t area, bool blocked = true);
+    bool node(uint32_t node) const { return node < node_count_ && get(node); }
+    bool link(uint32_t link) const { return link < link_count_ && get(node_count_ + link); }
+    bool area(uint32_t area) const {
+        return area < nav::formats::kMaxAreas && ((areas_[area >> 6] >> (area & 63)) & 1) != 0;
+    }
+    // Nodes, links and areas blocked now (0: searches skip every check).
+    uint32_t count() const { return count_; }
+    void clear();
+    uint32_t nodeCount() const { return node_count_; }
+    uint32_t linkCount() const { return link_count_; }
+
+private:
+    void set(uint64_t bit, bool blocked);
+    bool get(uint64_t bit) const { return ((bits_[bit >> 6] >> (bit & 63)) & 1) != 0; }
+    Allocator allocator_{};
+    uint64_t* bits_ = nullptr;  // nodes, then links
+    uint32_t node_count_ = 0, link_count_ = 0;
+    uint64_t areas_[(nav::formats::kMaxAreas + 63) / 64] = {};
+    uint32_t count_ = 0;
+};
+
 class PathQuery {
 public:
     PathQuery() = default;
@@ -228,6 +288,18 @@ public:
 
     // POV graphs: the any-angle path between the two corners (findPathBetween at their vertices).
     PathStatus findPath(uint32_t start, uint32_t goal);
+    // Area costs and dynamic obstacles for later searches (null: none). Both must outlive their
+    // use; a Blocking must be sized for this graph (invalid_argument otherwise). Volume and POV
+    // graphs have no areas: a filter there is invalid_argument (blocking nodes and links is not).
+    Error setFilter(const QueryFilter* filter);
+    Error setBlocking(const Blocking* blocking);
+    const QueryFilter* filter() const { return filter_; }
+    const Blocking* blocking() const { return blocking_; }
+    // Whether a filter or a blocking with anything blocked applies.
+    bool restricted() const { return filter_ != nullptr || (blocking_ && blocking_->count() > 0); }
+    // Whether a search may enter `node`: not blocked, nor its area (blocked or excluded).
+    bool canEnter(uint32_t node) const { return enters(node); }
+
     // Selects the heuristic for later queries; cluster needs a graph with cluster sections
     // (invalid_argument otherwise, and the mode is left unchanged).
     Error setHeuristic(Heuristic heuristic);
@@ -346,6 +418,11 @@ private:
     }
     template <class Relax>
     void expandEdges(uint32_t u, Relax&& relax) const;
+    // Whether a search may enter node v (blocking and filter); its area's filter multiplier.
+    bool enters(uint32_t v) const;
+    double areaFactor(uint32_t area) const {
+        return filter_ != nullptr ? double(filter_->area_multiplier[area]) : 1.0;
+    }
     template <class Relax>
     void expandVolume(uint32_t u, Relax&& relax) const;
     double heuristic(uint32_t node, uint32_t goal) const;
@@ -452,9 +529,12 @@ private:
     uint32_t best_node_ = kNoNode;
     double best_h_ = 0;
     bool partial_ = false;
-    bool use_clusters_ = false;              // this search uses the cluster table
-    bool bpmx_ = false;                      // ... on a symmetric graph: BPMX propagation
-    uint32_t stop_cluster_ = kNoNode;        // findPathWithin: stop on entering this cluster
+    const QueryFilter* filter_ = nullptr;
+    const Blocking* blocking_ = nullptr;
+    double filter_scale_ = 1.0;        // min(1, smallest allowed multiplier): scales the heuristics
+    bool use_clusters_ = false;        // this search uses the cluster table
+    bool bpmx_ = false;                // ... on a symmetric graph: BPMX propagation
+    uint32_t stop_cluster_ = kNoNode;  // findPathWithin: stop on entering this cluster
     const uint16_t* goal_column_ = nullptr;  // cluster_table + goal cluster (stride cluster_count)
     double cluster_scale_ = 0;               // table unit x safety factor
     uint32_t max_expansions_ = 0;

@@ -343,4 +343,95 @@ TEST_SUITE("capi") {
         navrt_navigator_free(nav);
         navrt_asset_free(asset);
     }
+
+    TEST_CASE("C API: blocking (nodes, links by id, areas) and filters equal the C++ results") {
+        const graph::Graph mesh = test::platformsMesh();
+        test::TempDir dir;
+        test::PackedAsset packed;
+        test::packAsset(mesh, dir / "m.nav", packed, [](formats::ContainerWriter&) {});
+        REQUIRE_FALSE(packed.error);
+        const navrt::GraphView& g = packed.view;
+        navrt_asset* asset = nullptr;
+        REQUIRE(navrt_asset_load((dir / "m.nav").c_str(), nullptr, &asset, nullptr) == NAVRT_OK);
+        navrt_navigator* nav = nullptr;
+        REQUIRE(navrt_navigator_create(asset, nullptr, &nav, nullptr) == NAVRT_OK);
+        navrt_blocking* cblock = nullptr;
+        REQUIRE(navrt_blocking_create(asset, nullptr, &cblock, nullptr) == NAVRT_OK);
+        REQUIRE(navrt_navigator_set_blocking(nav, cblock) == NAVRT_OK);
+        navrt::Navigator cpp;
+        REQUIRE_FALSE(cpp.init(g));
+        navrt::Blocking block;
+        REQUIRE_FALSE(block.init(g));
+        REQUIRE_FALSE(cpp.setBlocking(&block));
+        // The teleports by their ids.
+        uint32_t teleports[3];
+        for (uint32_t k = 0; k < 3; ++k) {
+            teleports[k] = navrt_asset_find_link(asset, 900 + k);
+            REQUIRE(teleports[k] != NAVRT_NONE);
+            CHECK(teleports[k] == navrt::findLink(g, 900 + k));
+        }
+        CHECK(navrt_asset_find_link(asset, 12345) == NAVRT_NONE);
+        std::mt19937 random(8);
+        std::uniform_int_distribution<uint32_t> node(0, g.nodeCount() - 1);
+        std::uniform_real_distribution<float> ux(0, 34), uz(0, 14);
+        int found = 0, teleported = 0;
+        for (int round = 0; round < 4; ++round) {
+            navrt_blocking_clear(cblock);
+            block.clear();
+            for (int k = 0; k < 3; ++k) {
+                const uint32_t p = node(random);
+                navrt_blocking_set_node(cblock, p, 1);
+                block.setNode(p);
+            }
+            const bool links_blocked = round % 2 == 1;
+            for (uint32_t t : teleports) {
+                navrt_blocking_set_link(cblock, t, links_blocked);
+                block.setLink(t, links_blocked);
+            }
+            CHECK(navrt_blocking_count(cblock) == block.count());
+            navrt_filter filter;
+            navrt_filter_init(&filter);
+            navrt::QueryFilter cpp_filter;
+            if (round >= 2) {
+                filter.area_multiplier[1] = 1.5f;
+                cpp_filter.area_multiplier[1] = 1.5f;
+            }
+            REQUIRE(navrt_navigator_set_filter(nav, round >= 2 ? &filter : nullptr, nullptr) ==
+                    NAVRT_OK);
+            REQUIRE_FALSE(cpp.setFilter(round >= 2 ? &cpp_filter : nullptr));
+            for (int trial = 0; trial < 40; ++trial) {
+                const navrt::Vec3 a{ux(random), 0, uz(random)}, b{ux(random), 0, uz(random)};
+                navrt_locate_options snap;
+                navrt_locate_options_init(&snap);
+                snap.snap = 3.0f;
+                const navrt::NavStatus s = cpp.findPath(a, b, {0.0f, 1.0f, 3.0f});
+                REQUIRE(int(navrt_find_path(nav, cv(a), cv(b), &snap, NAVRT_NONE, NAVRT_NONE)) ==
+                        int(s));
+                if (s != navrt::NavStatus::found) continue;
+                ++found;
+                const navrt_path_info info = navrt_path_result(nav);
+                CHECK(info.cost == cpp.cost());
+                std::vector<navrt_path_link> steps(info.link_count + 1);
+                navrt_path_links(nav, steps.data(), uint32_t(steps.size()));
+                for (uint32_t i = 0; i < info.link_count; ++i) {
+                    const bool teleport = steps[i].link == teleports[0] ||
+                                          steps[i].link == teleports[1] ||
+                                          steps[i].link == teleports[2];
+                    if (links_blocked) CHECK_FALSE(teleport);
+                    teleported += teleport;
+                }
+                std::vector<uint32_t> nodes(info.node_count);
+                navrt_path_nodes(nav, nodes.data(), info.node_count);
+                for (uint32_t i = 1; i < info.node_count; ++i) CHECK_FALSE(block.node(nodes[i]));
+            }
+        }
+        MESSAGE(found, " found, ", teleported, " teleport steps");
+        CHECK(found >= 50);
+        CHECK(teleported >= 3);
+        // A blocking of another asset is refused; a filter on a graph without areas too.
+        CHECK(navrt_navigator_set_blocking(nullptr, cblock) == NAVRT_INVALID_ARGUMENT);
+        navrt_navigator_free(nav);
+        navrt_blocking_free(cblock);
+        navrt_asset_free(asset);
+    }
 }

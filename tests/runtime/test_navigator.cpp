@@ -4,10 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <queue>
 #include <random>
 
+#include "lib/cluster/hierarchy.h"
 #include "lib/graph/graph.h"
 #include "lib/importer/import.h"
+#include "lib/nexthop/nexthop.h"
 #include "lib/runtime/navrt_navigator.h"
 #include "tests/graph_test_support.h"
 #include "tests/runtime/navigator_levels.h"
@@ -192,6 +195,261 @@ TEST_SUITE("navigator") {
                 ++partials;
             }
             CHECK(partials >= 3);
+        }
+    }
+}
+
+namespace {
+
+// Dijkstra over the view's edges as navrt's restrictions define them: no blocked node, area or
+// link entered (the start excepted), tile edge costs scaled by the filter's weighted multipliers.
+std::vector<double> restrictedDijkstra(const navrt::GraphView& g, uint32_t source,
+                                       const navrt::Blocking* blocking,
+                                       const navrt::QueryFilter* filter) {
+    const uint32_t n = g.nodeCount();
+    std::vector<double> dist(n, HUGE_VAL);
+    auto areaOf = [&](uint32_t v) {
+        return uint32_t(formats::decodeNodeCell(g.cells + size_t(v) * formats::kNodeCellSize).area);
+    };
+    auto open = [&](uint32_t v) {
+        if (blocking != nullptr && (blocking->node(v) || blocking->area(areaOf(v)))) return false;
+        return filter == nullptr || !filter->excludes(areaOf(v));
+    };
+    using Item = std::pair<double, uint32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> open_list;
+    dist[source] = 0;
+    open_list.push({0.0, source});
+    while (!open_list.empty()) {
+        const auto [d, u] = open_list.top();
+        open_list.pop();
+        if (d > dist[u]) continue;
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+            const uint32_t v = g.edgeTarget(u, e);
+            if (!open(v)) continue;
+            const uint32_t link = g.edgeLink(e);
+            if (link != formats::kNoLink && blocking != nullptr && blocking->link(link)) continue;
+            double cost = g.edge_costs[e];
+            if (filter != nullptr && link == formats::kNoLink) {
+                const double cu = g.area_costs[areaOf(u)], cv = g.area_costs[areaOf(v)];
+                cost *= (cu * filter->area_multiplier[areaOf(u)] +
+                         cv * filter->area_multiplier[areaOf(v)]) /
+                        (cu + cv);
+            }
+            if (d + cost < dist[v]) {
+                dist[v] = d + cost;
+                open_list.push({dist[v], v});
+            }
+        }
+    }
+    return dist;
+}
+
+// The path is a walk along the graph's edges that enters no blocked node.
+void checkOpenWalk(const navrt::GraphView& g, const navrt::Navigator& n,
+                   const navrt::Blocking& blocking) {
+    for (uint32_t i = 0; i < n.nodeCount(); ++i) {
+        if (i > 0) CHECK_FALSE(blocking.node(n.nodes()[i]));
+        if (i + 1 == n.nodeCount()) break;
+        const uint32_t u = n.nodes()[i], v = n.nodes()[i + 1];
+        bool edge = false;
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
+            edge = edge || g.edgeTarget(u, e) == v;
+        CHECK(edge);
+    }
+}
+
+// A 30 x 20 m floor of ground with a strip of mud (area 2) across it, x 12..18, except for a
+// ground corridor along its north edge (z > 15).
+voxel::VoxelGrid mudGrid() {
+    test::LevelBuilder b;
+    b.g.areas.push_back({"mud", 1.0f, true});
+    b.rect(0, 0, 12, 20, 0);
+    b.rect(18, 0, 30, 20, 0);
+    b.rect(12, 15, 18, 20, 0);
+    b.rect(12, 0, 18, 15, 0, 2);
+    return test::voxelizeOk(b.g, test::voxelParams());
+}
+
+}  // namespace
+
+TEST_SUITE("navigator") {
+    TEST_CASE(
+        "A* with blocked nodes and areas and with area filters equals Dijkstra on what is left") {
+        Context context;
+        auto mud = graph::buildTileGraph(mudGrid(), context);
+        REQUIRE(mud.ok());
+        test::TempDir dir;
+        test::PackedAsset packed;
+        test::packAsset(*mud, dir / "mud.nav", packed, [](formats::ContainerWriter&) {});
+        REQUIRE_FALSE(packed.error);
+        const navrt::GraphView& g = packed.view;
+        navrt::Navigator nav;
+        REQUIRE_FALSE(nav.init(g));
+        navrt::Blocking blocking;
+        REQUIRE_FALSE(blocking.init(g));
+        std::mt19937 random(31);
+        std::uniform_int_distribution<uint32_t> node(0, g.nodeCount() - 1);
+        struct Setting {
+            const char* name;
+            bool block_nodes, block_mud;
+            float mud_multiplier, ground_multiplier;
+        };
+        const Setting settings[] = {{"none", false, false, 1, 1},
+                                    {"nodes", true, false, 1, 1},
+                                    {"mud blocked", false, true, 1, 1},
+                                    {"mud x4", false, false, 4, 1},
+                                    {"mud excluded", false, false, 0, 1},
+                                    {"ground x0.5, mud x3, nodes", true, false, 3, 0.5f}};
+        int detours = 0;
+        for (const Setting& setting : settings) {
+            INFO(setting.name);
+            blocking.clear();
+            if (setting.block_nodes)
+                for (int k = 0; k < int(g.nodeCount() / 20); ++k) blocking.setNode(node(random));
+            blocking.setArea(2, setting.block_mud);
+            navrt::QueryFilter filter;
+            filter.area_multiplier[2] = setting.mud_multiplier;
+            filter.area_multiplier[1] = setting.ground_multiplier;
+            const bool filtered = setting.mud_multiplier != 1 || setting.ground_multiplier != 1;
+            REQUIRE_FALSE(nav.setBlocking(&blocking));
+            REQUIRE_FALSE(nav.setFilter(filtered ? &filter : nullptr));
+            for (int trial = 0; trial < 25; ++trial) {
+                uint32_t s = node(random), t = node(random);
+                while (blocking.node(s)) s = node(random);
+                const std::vector<double> oracle =
+                    restrictedDijkstra(g, s, &blocking, filtered ? &filter : nullptr);
+                const navrt::NavStatus status = nav.findPath(g.position(s), g.position(t));
+                REQUIRE(nav.start().node == s);
+                if (oracle[t] == HUGE_VAL) {
+                    CHECK(status == navrt::NavStatus::no_path);
+                    continue;
+                }
+                REQUIRE(status == navrt::NavStatus::found);
+                CHECK(nav.cost() == doctest::Approx(oracle[t]).epsilon(1e-6));
+                checkOpenWalk(g, nav, blocking);
+                for (uint32_t i = 1; i < nav.nodeCount(); ++i) {
+                    const uint32_t area =
+                        formats::decodeNodeCell(g.cells +
+                                                size_t(nav.nodes()[i]) * formats::kNodeCellSize)
+                            .area;
+                    if (setting.block_mud || setting.mud_multiplier == 0) CHECK(area != 2);
+                }
+                const std::vector<double> free = restrictedDijkstra(g, s, nullptr, nullptr);
+                detours += oracle[t] > free[t] * 1.05;
+            }
+        }
+        CHECK(detours >= 10);
+        // A filter on a graph without areas is refused.
+        CHECK(nav.setFilter(nullptr).code == navrt::ErrorCode::ok);
+        navrt::Blocking wrong;
+        test::PackedAsset rooms;
+        test::packAsset(test::tileGraphOfText(test::roomsMapText(2), "rooms.map"), dir / "r.nav",
+                        rooms, [](formats::ContainerWriter&) {});
+        REQUIRE_FALSE(wrong.init(rooms.view));
+        CHECK(nav.setBlocking(&wrong).code == navrt::ErrorCode::invalid_argument);
+    }
+
+    TEST_CASE(
+        "blocking a door reroutes or reports no path, unblocking restores the path, every method") {
+        // Tile rooms with every packed table: block the middle of a path (often a doorway).
+        const graph::Graph rooms = test::tileGraphOfText(test::roomsMapText(9), "rooms.map");
+        Context context;
+        cluster::ClusterParams cp;
+        cp.cluster_size = 10;
+        auto clusters = cluster::buildClusters(rooms, cp, context);
+        REQUIRE(clusters.ok());
+        auto hierarchy = cluster::buildHierarchy(rooms, *clusters, {}, context);
+        REQUIRE(hierarchy.ok());
+        auto table = nexthop::buildTable(rooms, {}, context);
+        REQUIRE(table.ok());
+        test::TempDir dir;
+        test::PackedAsset packed;
+        test::packAsset(rooms, dir / "t.nav", packed, [&](formats::ContainerWriter& w) {
+            cluster::addClusterSections(w, *clusters);
+            cluster::addHierarchySections(w, *hierarchy);
+            nexthop::addNextHopSections(w, *table);
+        });
+        REQUIRE_FALSE(packed.error);
+        const navrt::GraphView& g = packed.view;
+        navrt::Blocking blocking;
+        REQUIRE_FALSE(blocking.init(g));
+        std::mt19937 random(41);
+        int rerouted = 0, cut = 0, table_fallbacks = 0;
+        for (navrt::Method method : {navrt::Method::astar, navrt::Method::cluster,
+                                     navrt::Method::hier, navrt::Method::nexthop}) {
+            INFO(std::string(navrt::methodName(method)));
+            navrt::Navigator nav;
+            navrt::NavigatorOptions options;
+            options.method = method;
+            REQUIRE_FALSE(nav.init(g, options));
+            REQUIRE_FALSE(nav.setBlocking(&blocking));
+            for (int trial = 0; trial < 40; ++trial) {
+                const navrt::Vec3 a = randomPoint(g, random), b = randomPoint(g, random);
+                blocking.clear();
+                if (nav.findPath(a, b) != navrt::NavStatus::found || nav.nodeCount() < 6) continue;
+                const std::vector<uint32_t> original(nav.nodes(), nav.nodes() + nav.nodeCount());
+                const double original_cost = nav.cost();
+                const uint32_t door = original[original.size() / 2];
+                blocking.setNode(door);
+                const std::vector<double> oracle =
+                    restrictedDijkstra(g, original.front(), &blocking, nullptr);
+                const navrt::NavStatus status = nav.findPath(a, b);
+                if (oracle[original.back()] == HUGE_VAL) {
+                    CHECK(status == navrt::NavStatus::no_path);
+                    ++cut;
+                } else {
+                    REQUIRE(status == navrt::NavStatus::found);
+                    checkOpenWalk(g, nav, blocking);
+                    CHECK(nav.nodes()[nav.nodeCount() - 1] == original.back());
+                    if (navrt::returnsShortestPaths(g, method))
+                        CHECK(nav.cost() >= oracle[original.back()] - 1e-6);
+                    if (method == navrt::Method::astar || method == navrt::Method::cluster)
+                        CHECK(nav.cost() == doctest::Approx(oracle[original.back()]));
+                    ++rerouted;
+                    table_fallbacks += method == navrt::Method::nexthop;
+                }
+                // Unblocked: the original path again.
+                blocking.setNode(door, false);
+                REQUIRE(nav.findPath(a, b) == navrt::NavStatus::found);
+                CHECK(nav.cost() == original_cost);
+                CHECK(std::vector<uint32_t>(nav.nodes(), nav.nodes() + nav.nodeCount()) ==
+                      original);
+            }
+        }
+        MESSAGE(rerouted, " rerouted, ", cut, " cut off, ", table_fallbacks,
+                " next-hop walks around a blocked move");
+        CHECK(rerouted >= 40);
+        CHECK(table_fallbacks >= 10);
+
+        // A navmesh: blocking the polygons of the serpentine's first gap cuts the south off.
+        auto mesh = graph::buildNavmeshGraph(test::serpentineGrid(), {}, context);
+        REQUIRE(mesh.ok());
+        test::PackedAsset m;
+        test::packAsset(*mesh, dir / "s.nav", m, [](formats::ContainerWriter&) {});
+        REQUIRE_FALSE(m.error);
+        navrt::Blocking gap;
+        REQUIRE_FALSE(gap.init(m.view));
+        for (navrt::Method method : {navrt::Method::astar, navrt::Method::exact}) {
+            navrt::Navigator nav;
+            navrt::NavigatorOptions options;
+            options.method = method;
+            REQUIRE_FALSE(nav.init(m.view, options));
+            REQUIRE_FALSE(nav.setBlocking(&gap));
+            const navrt::Vec3 south{30, 0, 3}, north{30, 0, 9};
+            REQUIRE(nav.findPath(south, north) == navrt::NavStatus::found);
+            const double length = nav.pathLength();
+            uint32_t blocked = 0;
+            for (uint32_t p = 0; p < m.view.nodeCount(); ++p) {
+                const navrt::Vec3 c = m.view.position(p);
+                if (c.x > 52 && c.z > 5.5f && c.z < 7) gap.setNode(p), ++blocked;
+            }
+            CHECK(blocked >= 1);
+            CHECK(nav.findPath(south, north) == navrt::NavStatus::no_path);
+            CHECK(nav.fellBack() == (method == navrt::Method::exact));
+            gap.clear();
+            REQUIRE(nav.findPath(south, north) == navrt::NavStatus::found);
+            CHECK(nav.pathLength() == length);
+            CHECK_FALSE(nav.fellBack());
         }
     }
 }

@@ -161,6 +161,9 @@ typedef struct navrt_link {
 /* Link `index` (< navrt_asset_link_count) of the asset. */
 NAVRT_API navrt_status navrt_asset_link(const navrt_asset* asset, uint32_t index, navrt_link* out);
 
+/* The index of the link with this id (the level's stable id, navrt_link.id), or NAVRT_NONE. */
+NAVRT_API uint32_t navrt_asset_find_link(const navrt_asset* asset, uint32_t id);
+
 /* ---- Navigators ------------------------------------------------------------------------------ */
 
 typedef struct navrt_navigator navrt_navigator;
@@ -236,6 +239,43 @@ NAVRT_API const char* navrt_path_status_name(navrt_path_status status);
 NAVRT_API navrt_path_status navrt_find_path(navrt_navigator* navigator, navrt_vec3 from,
                                             navrt_vec3 to, const navrt_locate_options* options,
                                             uint32_t start_hint, uint32_t goal_hint);
+
+/* ---- Dynamic obstacles and per-query costs -------------------------------------------------- */
+
+/* Nodes (navmesh: polygons), links (a door, a ladder) and areas blocked at run time, without
+ * rebuilding. A search never enters a blocked node or area (it may leave the one it starts in)
+ * and never takes a blocked link; every method honours it (hier refines its legs with it and
+ * searches the whole graph when a leg finds no way; nexthop follows the table while each move is
+ * open and searches from the first blocked one; exact runs A* while anything is blocked). One
+ * blocking may serve many navigators (threads): change it only while none of them searches. */
+typedef struct navrt_blocking navrt_blocking;
+NAVRT_API navrt_status navrt_blocking_create(const navrt_asset* asset,
+                                             const navrt_allocator* allocator, navrt_blocking** out,
+                                             navrt_error* error);
+NAVRT_API void navrt_blocking_free(navrt_blocking* blocking);
+/* `blocked` non-zero blocks, zero opens; ids out of range are ignored. */
+NAVRT_API void navrt_blocking_set_node(navrt_blocking* blocking, uint32_t node, int blocked);
+NAVRT_API void navrt_blocking_set_link(navrt_blocking* blocking, uint32_t link, int blocked);
+NAVRT_API void navrt_blocking_set_area(navrt_blocking* blocking, uint32_t area, int blocked);
+NAVRT_API void navrt_blocking_clear(navrt_blocking* blocking);
+/* Nodes, links and areas blocked now. */
+NAVRT_API uint32_t navrt_blocking_count(const navrt_blocking* blocking);
+/* The navigator's later searches honour `blocking` (NULL: none), which must outlive that use and
+ * belong to the navigator's asset (NAVRT_INVALID_ARGUMENT otherwise). */
+NAVRT_API navrt_status navrt_navigator_set_blocking(navrt_navigator* navigator,
+                                                    const navrt_blocking* blocking);
+
+#define NAVRT_MAX_AREAS 64
+/* Per-query area costs (Detour's query filter): per area id, a multiplier on the asset's cost of
+ * that area; 0 excludes the area. Tile and navmesh assets (the others have no areas). */
+typedef struct navrt_filter {
+    float area_multiplier[NAVRT_MAX_AREAS];
+} navrt_filter;
+/* Every multiplier 1. */
+NAVRT_API void navrt_filter_init(navrt_filter* filter);
+/* The navigator's later searches use a copy of `filter` (NULL: none). */
+NAVRT_API navrt_status navrt_navigator_set_filter(navrt_navigator* navigator,
+                                                  const navrt_filter* filter, navrt_error* error);
 
 /* Time-sliced search (a frame budget for path finding): navrt_begin_path locates both points and
  * sets the search up, returning NAVRT_PATH_IN_PROGRESS (or the result when no search is needed);

@@ -21,6 +21,13 @@ struct navrt_navigator {
     navrt::Allocator allocator;
     const navrt_asset* asset = nullptr;
     navrt::Navigator navigator;
+    navrt::QueryFilter filter;  // the copy navrt_navigator_set_filter keeps
+};
+
+struct navrt_blocking {
+    navrt::Allocator allocator;
+    const navrt_asset* asset = nullptr;
+    navrt::Blocking blocking;
 };
 
 // Each status is the navrt::ErrorCode of the same value (checked here, so neither drifts).
@@ -32,6 +39,7 @@ static_assert(int(NAVRT_PATH_IN_PROGRESS) == int(navrt::NavStatus::in_progress))
 static_assert(int(NAVRT_METHOD_EXACT) == int(navrt::Method::exact));
 static_assert(int(NAVRT_GRAPH_DIRICHLET) == int(fmt::GraphType::dirichlet));
 static_assert(sizeof(navrt_vec3) == sizeof(navrt::Vec3));
+static_assert(NAVRT_MAX_AREAS == fmt::kMaxAreas);
 
 namespace {
 
@@ -202,6 +210,92 @@ navrt_status navrt_asset_link(const navrt_asset* asset, uint32_t index, navrt_li
         if (length >= sizeof(out->type_name)) length = sizeof(out->type_name) - 1;
         std::memcpy(out->type_name, name, length);
     }
+    return NAVRT_OK;
+}
+
+uint32_t navrt_asset_find_link(const navrt_asset* asset, uint32_t id) {
+    if (asset == nullptr) return NAVRT_NONE;
+    return navrt::findLink(asset->view, id);
+}
+
+navrt_status navrt_blocking_create(const navrt_asset* asset, const navrt_allocator* allocator,
+                                   navrt_blocking** out, navrt_error* error) {
+    clear(error);
+    if (out == nullptr) return invalid(error, "navrt_blocking_create: out is NULL");
+    *out = nullptr;
+    if (asset == nullptr) return invalid(error, "navrt_blocking_create: asset is NULL");
+    const navrt::Allocator hooks = allocatorOf(allocator);
+    void* room = hooks.allocate(sizeof(navrt_blocking), hooks.user);
+    if (room == nullptr)
+        return fail(error, fmt::makeError(navrt::ErrorCode::out_of_memory, 0, 0,
+                                          "cannot allocate the blocking handle"));
+    auto* handle = new (room) navrt_blocking;
+    handle->allocator = hooks;
+    handle->asset = asset;
+    if (navrt::Error e = handle->blocking.init(asset->view, hooks)) {
+        handle->~navrt_blocking();
+        hooks.release(room, hooks.user);
+        return fail(error, e);
+    }
+    *out = handle;
+    return NAVRT_OK;
+}
+
+void navrt_blocking_free(navrt_blocking* blocking) {
+    if (blocking == nullptr) return;
+    const navrt::Allocator hooks = blocking->allocator;
+    blocking->~navrt_blocking();
+    hooks.release(blocking, hooks.user);
+}
+
+void navrt_blocking_set_node(navrt_blocking* blocking, uint32_t node, int blocked) {
+    if (blocking != nullptr) blocking->blocking.setNode(node, blocked != 0);
+}
+
+void navrt_blocking_set_link(navrt_blocking* blocking, uint32_t link, int blocked) {
+    if (blocking != nullptr) blocking->blocking.setLink(link, blocked != 0);
+}
+
+void navrt_blocking_set_area(navrt_blocking* blocking, uint32_t area, int blocked) {
+    if (blocking != nullptr) blocking->blocking.setArea(area, blocked != 0);
+}
+
+void navrt_blocking_clear(navrt_blocking* blocking) {
+    if (blocking != nullptr) blocking->blocking.clear();
+}
+
+uint32_t navrt_blocking_count(const navrt_blocking* blocking) {
+    return blocking != nullptr ? blocking->blocking.count() : 0;
+}
+
+navrt_status navrt_navigator_set_blocking(navrt_navigator* navigator,
+                                          const navrt_blocking* blocking) {
+    if (navigator == nullptr) return NAVRT_INVALID_ARGUMENT;
+    if (blocking != nullptr && blocking->asset != navigator->asset) return NAVRT_INVALID_ARGUMENT;
+    if (navrt::Error e =
+            navigator->navigator.setBlocking(blocking != nullptr ? &blocking->blocking : nullptr))
+        return navrt_status(e.code);
+    return NAVRT_OK;
+}
+
+void navrt_filter_init(navrt_filter* filter) {
+    if (filter == nullptr) return;
+    for (float& m : filter->area_multiplier) m = 1.0f;
+}
+
+navrt_status navrt_navigator_set_filter(navrt_navigator* navigator, const navrt_filter* filter,
+                                        navrt_error* error) {
+    clear(error);
+    if (navigator == nullptr)
+        return invalid(error, "navrt_navigator_set_filter: navigator is NULL");
+    if (filter == nullptr) {
+        (void)navigator->navigator.setFilter(nullptr);
+        return NAVRT_OK;
+    }
+    navrt::QueryFilter copy;
+    std::memcpy(copy.area_multiplier, filter->area_multiplier, sizeof(copy.area_multiplier));
+    navigator->filter = copy;
+    if (navrt::Error e = navigator->navigator.setFilter(&navigator->filter)) return fail(error, e);
     return NAVRT_OK;
 }
 
