@@ -114,6 +114,9 @@ MeshPoint locatePoint(const GraphView& graph, Vec3 point, float horizontal, floa
 Navigator::~Navigator() { release(); }
 
 void Navigator::release() {
+    if (goal_scratch_ != nullptr) allocator_.release(goal_scratch_, allocator_.user);
+    goal_scratch_ = nullptr;
+    goal_capacity_ = 0;
     if (hops_ != nullptr) allocator_.release(hops_, allocator_.user);
     hops_ = nullptr;
     hop_capacity_ = 0;
@@ -147,7 +150,19 @@ Error Navigator::init(const GraphView& graph, const NavigatorOptions& options) {
     method_ = options.method;
     hier_options_ = options.hier;
     graph_ = &graph;
+    findShortcuts();
     return {};
+}
+
+void Navigator::findShortcuts() {
+    shortcuts_ = false;
+    for (uint32_t i = 0; i < graph_->link_count && !shortcuts_; ++i) {
+        const fmt::LinkRecord l = graph_->link(i);
+        const double dx = double(l.to[0]) - l.from[0], dz = double(l.to[2]) - l.from[2];
+        const double floor = std::sqrt(dx * dx + dz * dz) * graph_->header.min_cost_multiplier;
+        shortcuts_ = double(l.cost) < floor ||
+                     ((l.flags & fmt::kLinkFlagBidirectional) && double(l.reverse_cost) < floor);
+    }
 }
 
 Error Navigator::initWith(const GraphView& graph, PathQuery& query, Method method) {
@@ -161,6 +176,7 @@ Error Navigator::initWith(const GraphView& graph, PathQuery& query, Method metho
     query_ = &query;
     method_ = method;
     graph_ = &graph;
+    findShortcuts();
     return {};
 }
 
@@ -231,6 +247,76 @@ NavStatus Navigator::findPath(Vec3 from, Vec3 to, const LocateOptions& options, 
                               uint32_t goal_hint) {
     if (beginPath(from, to, options, start_hint, goal_hint) == NavStatus::in_progress)
         return step(UINT32_MAX);
+    return status_;
+}
+
+NavStatus Navigator::findPathToAny(Vec3 from, const Vec3* goals, uint32_t count,
+                                   const LocateOptions& options, uint32_t start_hint) {
+    goal_index_ = kNoNode;
+    if (graph_ == nullptr || goals == nullptr || count == 0) {
+        startSearch(from, from, options, start_hint, kNoNode);
+        if (status_ != NavStatus::start_off_graph) status_ = NavStatus::goal_off_graph;
+        return status_;
+    }
+    const Location start = locate(from, options, start_hint);
+    if (start.node == kNoNode) {
+        startSearch(from, goals[0], options, start_hint, kNoNode);
+        return status_ = NavStatus::start_off_graph;
+    }
+    // Lower bounds of each goal's cost, smallest first (an insertion sort into the navigator's
+    // goal scratch, which only grows).
+    if (goal_capacity_ < count) {
+        if (goal_scratch_ != nullptr) allocator_.release(goal_scratch_, allocator_.user);
+        goal_scratch_ =
+            static_cast<uint32_t*>(allocator_.allocate(8 * size_t(count), allocator_.user));
+        goal_capacity_ = goal_scratch_ != nullptr ? count : 0;
+        if (goal_scratch_ == nullptr) return status_ = NavStatus::no_path;
+    }
+    uint32_t* const order = goal_scratch_;
+    float* const bound = reinterpret_cast<float*>(goal_scratch_ + count);
+    const double scale =
+        double(graph_->header.min_cost_multiplier) * (1.0 - 1e-6) * query_->heuristicScale();
+    uint32_t on_graph = 0;
+    for (uint32_t k = 0; k < count; ++k) {
+        const double dx = double(goals[k].x) - start.position.x,
+                     dz = double(goals[k].z) - start.position.z;
+        bound[k] = shortcuts_ ? 0.0f : float(std::sqrt(dx * dx + dz * dz) * scale * (1.0 - 1e-6));
+        uint32_t i = on_graph++;
+        while (i > 0 && bound[order[i - 1]] > bound[k]) {
+            order[i] = order[i - 1];
+            --i;
+        }
+        order[i] = k;
+    }
+    double best = HUGE_VAL;
+    uint32_t winner = kNoNode, last = kNoNode, total = 0;
+    bool any_on_graph = false, out_of_nodes = false;
+    for (uint32_t i = 0; i < count; ++i) {
+        const uint32_t k = order[i];
+        if (double(bound[k]) >= best) break;  // sorted: no later goal can be cheaper
+        const NavStatus status = findPath(from, goals[k], options, start_hint, kNoNode);
+        total += expansions_;
+        last = k;
+        any_on_graph = any_on_graph || status != NavStatus::goal_off_graph;
+        out_of_nodes = out_of_nodes || status == NavStatus::out_of_nodes;
+        if (status == NavStatus::found && (cost_ < best || (cost_ == best && k < winner))) {
+            best = cost_;
+            winner = k;
+        }
+    }
+    if (winner == kNoNode) {
+        expansions_ = total;
+        status_ = !any_on_graph  ? NavStatus::goal_off_graph
+                  : out_of_nodes ? NavStatus::out_of_nodes
+                                 : NavStatus::no_path;
+        return status_;
+    }
+    if (winner != last) {  // the winner's path back into the buffers
+        findPath(from, goals[winner], options, start_hint, kNoNode);
+        total += expansions_;
+    }
+    expansions_ = total;
+    goal_index_ = winner;
     return status_;
 }
 

@@ -138,6 +138,17 @@ public:
     // Whether the last path came from the A* fallback of a method above.
     bool fellBack() const { return via_astar_; }
 
+    // Open goal (Millington, "AI for Games", §4.7.1): the cheapest path from `from` to any of
+    // `goals` (`count` points, located like findPath's goal), by the method's cost; ties go to
+    // the earlier goal. Goals are tried in order of a lower bound on their cost (the XZ distance
+    // times the cheapest area cost), and the search stops once that bound reaches the best cost
+    // found, so far goals cost nothing (on graphs with links cheaper than their length, every
+    // goal is searched). goalIndex() names the winner; the results are its path's.
+    // goal_off_graph when no goal is on the graph; no_path when none is reachable.
+    NavStatus findPathToAny(Vec3 from, const Vec3* goals, uint32_t count,
+                            const LocateOptions& options = {}, uint32_t start_hint = kNoNode);
+    uint32_t goalIndex() const { return goal_index_; }
+
     // ---- Time-sliced search (Millington, "AI for Games", §4.7.5; Detour's sliced queries). ----
     // beginPath locates both points and sets the search up (in_progress, or the result when no
     // search is needed); step(n) runs at most n expansions and returns in_progress until the
@@ -197,6 +208,7 @@ private:
     // nexthop with obstacles: table moves while open, then A* from the first blocked one.
     NavStatus runNextHopAround();
     bool reserveHops(uint32_t need);
+    void findShortcuts();
     // Room in the scratch below for `need` points (allocator_); false when it cannot be had.
     bool reservePulled(uint32_t need) const;
     void release();
@@ -218,11 +230,16 @@ private:
     mutable uint32_t pulled_capacity_ = 0;
 
     NavStatus status_ = NavStatus::no_path;
+    uint32_t goal_index_ = kNoNode;
+    bool shortcuts_ = false;  // a link costs less than the distance between its ends
     bool partial_ = false;
     bool via_astar_ = false;  // the result is query_'s (a fallback)
     // nexthop around obstacles: the path (table moves, then the A* tail).
     uint32_t* hops_ = nullptr;
     uint32_t hop_capacity_ = 0;
+    // findPathToAny: the goals' order and lower bounds (2 x 4 bytes a goal).
+    uint32_t* goal_scratch_ = nullptr;
+    uint32_t goal_capacity_ = 0;
     Location start_, goal_;
     double cost_ = 0;
     uint32_t expansions_ = 0;

@@ -297,6 +297,8 @@ public:
     const Blocking* blocking() const { return blocking_; }
     // Whether a filter or a blocking with anything blocked applies.
     bool restricted() const { return filter_ != nullptr || (blocking_ && blocking_->count() > 0); }
+    // The factor the filter scales every heuristic by (1 without one).
+    double heuristicScale() const { return filter_scale_; }
     // Whether a search may enter `node`: not blocked, nor its area (blocked or excluded).
     bool canEnter(uint32_t node) const { return enters(node); }
 

@@ -428,6 +428,25 @@ TEST_SUITE("capi") {
         MESSAGE(found, " found, ", teleported, " teleport steps");
         CHECK(found >= 50);
         CHECK(teleported >= 3);
+        // Open goals through the C API: the same winner and path as navrt::Navigator's.
+        for (int trial = 0; trial < 20; ++trial) {
+            const navrt::Vec3 from{ux(random), 0, uz(random)};
+            std::vector<navrt::Vec3> goals;
+            std::vector<navrt_vec3> cgoals;
+            for (int k = 0; k < 5; ++k) {
+                goals.push_back({ux(random), 0, uz(random)});
+                cgoals.push_back(cv(goals.back()));
+            }
+            navrt_locate_options snap;
+            navrt_locate_options_init(&snap);
+            snap.snap = 3.0f;
+            const navrt::NavStatus s = cpp.findPathToAny(from, goals.data(), 5, {0.0f, 1.0f, 3.0f});
+            uint32_t winner = 0;
+            CHECK(int(navrt_find_path_to_any(nav, cv(from), cgoals.data(), 5, &snap, NAVRT_NONE,
+                                             &winner)) == int(s));
+            CHECK(winner == cpp.goalIndex());
+            CHECK(navrt_path_result(nav).cost == cpp.cost());
+        }
         // A blocking of another asset is refused; a filter on a graph without areas too.
         CHECK(navrt_navigator_set_blocking(nullptr, cblock) == NAVRT_INVALID_ARGUMENT);
         navrt_navigator_free(nav);

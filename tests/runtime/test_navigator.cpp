@@ -452,4 +452,57 @@ TEST_SUITE("navigator") {
             CHECK_FALSE(nav.fellBack());
         }
     }
+
+    TEST_CASE(
+        "open goal: the nearest reachable of several goals wins, as the cheapest single search") {
+        test::TempDir dir;
+        int pruned = 0, compared = 0;
+        for (const auto& level : levels(dir)) {
+            INFO(level->name);
+            const navrt::GraphView& g = level->packed.view;
+            for (navrt::Method method : {navrt::Method::astar, navrt::Method::exact}) {
+                if (method == navrt::Method::exact && !g.isNavmesh()) continue;
+                navrt::Navigator any, one;
+                navrt::NavigatorOptions options;
+                options.method = method;
+                REQUIRE_FALSE(any.init(g, options));
+                REQUIRE_FALSE(one.init(g, options));
+                navrt::LocateOptions locate;
+                locate.snap = 1.5f;
+                std::mt19937 random(29);
+                for (int trial = 0; trial < 12; ++trial) {
+                    const navrt::Vec3 from = randomPoint(g, random);
+                    std::vector<navrt::Vec3> goals;
+                    for (int k = 0; k < 8; ++k) goals.push_back(randomPoint(g, random));
+                    if (trial == 0) goals.push_back({-1000, -1000, -1000});  // off the graph
+                    double best = HUGE_VAL;
+                    uint32_t winner = navrt::kNoNode, separate = 0;
+                    for (uint32_t k = 0; k < goals.size(); ++k) {
+                        const navrt::NavStatus s = one.findPath(from, goals[k], locate);
+                        separate += one.expansions();
+                        if (s == navrt::NavStatus::found && one.cost() < best)
+                            best = one.cost(), winner = k;
+                    }
+                    const navrt::NavStatus s =
+                        any.findPathToAny(from, goals.data(), uint32_t(goals.size()), locate);
+                    if (winner == navrt::kNoNode) {
+                        CHECK(s == navrt::NavStatus::no_path);
+                        continue;
+                    }
+                    REQUIRE(s == navrt::NavStatus::found);
+                    CHECK(any.goalIndex() == winner);
+                    CHECK(any.cost() == best);
+                    // Its path is the winner's own.
+                    REQUIRE(one.findPath(from, goals[winner], locate) == navrt::NavStatus::found);
+                    CHECK(any.straightPath(nullptr, 0) == one.straightPath(nullptr, 0));
+                    ++compared;
+                    pruned += any.expansions() < separate;
+                }
+            }
+        }
+        MESSAGE(compared, " open-goal searches equal the best single search, ", pruned,
+                " of them expanded less than the separate searches");
+        CHECK(compared >= 40);
+        CHECK(pruned >= compared / 3);
+    }
 }

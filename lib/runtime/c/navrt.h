@@ -289,6 +289,15 @@ NAVRT_API navrt_path_status navrt_begin_path(navrt_navigator* navigator, navrt_v
 NAVRT_API navrt_path_status navrt_step(navrt_navigator* navigator, uint32_t max_iterations);
 NAVRT_API navrt_path_status navrt_finish(navrt_navigator* navigator);
 
+/* Open goal: the cheapest path from `from` to any of the `count` goals (by the method's cost;
+ * ties to the earlier goal); *winner (may be NULL) receives the index of the goal reached, or
+ * NAVRT_NONE. Far goals are pruned by a lower bound, so many goals cost little more than one. The
+ * results below are the winner's path. */
+NAVRT_API navrt_path_status navrt_find_path_to_any(navrt_navigator* navigator, navrt_vec3 from,
+                                                   const navrt_vec3* goals, uint32_t count,
+                                                   const navrt_locate_options* options,
+                                                   uint32_t start_hint, uint32_t* winner);
+
 typedef struct navrt_path_info {
     navrt_path_status status;
     navrt_location start, goal;

@@ -388,6 +388,19 @@ const char* navrt_path_status_name(navrt_path_status status) {
     return navrt::navStatusName(navrt::NavStatus(status));
 }
 
+navrt_path_status navrt_find_path_to_any(navrt_navigator* navigator, navrt_vec3 from,
+                                         const navrt_vec3* goals, uint32_t count,
+                                         const navrt_locate_options* options, uint32_t start_hint,
+                                         uint32_t* winner) {
+    if (winner != nullptr) *winner = NAVRT_NONE;
+    if (navigator == nullptr || (goals == nullptr && count > 0)) return NAVRT_PATH_INVALID;
+    const navrt_path_status status = navrt_path_status(
+        navigator->navigator.findPathToAny(vec(from), reinterpret_cast<const navrt::Vec3*>(goals),
+                                           count, locateOptions(options), start_hint));
+    if (winner != nullptr) *winner = navigator->navigator.goalIndex();
+    return status;
+}
+
 navrt_path_status navrt_begin_path(navrt_navigator* navigator, navrt_vec3 from, navrt_vec3 to,
                                    const navrt_locate_options* options, uint32_t start_hint,
                                    uint32_t goal_hint) {
