@@ -296,8 +296,10 @@ PathStatus PathQuery::meshLoop(uint64_t budget) {
                 r = Record{new_g, new_g + h, u, stamp_, kNotInHeap, e};
                 setEntryPoint(v, mid);
                 heapPush(v);
-            } else if (new_g + h < r.f - 1e-9) {
-                // Entry points depend on the parent, so a closed polygon may improve: reopen it.
+            } else if (new_g + h < r.f - 1e-9 && !ancestorOf(v, u)) {
+                // Entry points depend on the parent, so a closed polygon may improve: reopen it
+                // (unless it leads to u: a better estimate from a new entry point must not make
+                // the parents a cycle).
                 // Two entries into one polygon compare by g + h, the cost so far plus the
                 // heuristic's estimate from where each enters (a far-off lane of a wide link can
                 // be cheaper to reach and yet lead away from the goal).

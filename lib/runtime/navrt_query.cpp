@@ -766,7 +766,8 @@ uint32_t PathQuery::heapPop() { return heap::pop(records_, heap_, heap_size_); }
 
 PathStatus PathQuery::finishPath(uint32_t goal) {
     uint32_t count = 0;
-    for (uint32_t v = goal; v != kNoNode; v = records_[v].parent) path_[count++] = v;
+    for (uint32_t v = goal; v != kNoNode && count < record_count_; v = records_[v].parent)
+        path_[count++] = v;
     for (uint32_t i = 0; i < count / 2; ++i) {
         const uint32_t t = path_[i];
         path_[i] = path_[count - 1 - i];

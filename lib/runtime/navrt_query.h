@@ -413,6 +413,14 @@ private:
         active_ = Active::none;
         return status;
     }
+    // Whether `a` is `v` or one of its parents in this search.
+    bool ancestorOf(uint32_t a, uint32_t v) const {
+        for (uint32_t steps = 0; v != kNoNode && steps < record_count_; ++steps) {
+            if (v == a) return true;
+            v = records_[v].parent;
+        }
+        return false;
+    }
     // Keeps u as the partial path's end when its estimate to the goal is the smallest so far.
     void noteBest(uint32_t u) {
         const double h = records_[u].f - records_[u].g;

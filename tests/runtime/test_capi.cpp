@@ -375,6 +375,7 @@ TEST_SUITE("capi") {
         std::uniform_int_distribution<uint32_t> node(0, g.nodeCount() - 1);
         std::uniform_real_distribution<float> ux(0, 34), uz(0, 14);
         int found = 0, teleported = 0;
+        navrt::QueryFilter cpp_filter;  // outlives its use by `cpp`
         for (int round = 0; round < 4; ++round) {
             navrt_blocking_clear(cblock);
             block.clear();
@@ -391,7 +392,7 @@ TEST_SUITE("capi") {
             CHECK(navrt_blocking_count(cblock) == block.count());
             navrt_filter filter;
             navrt_filter_init(&filter);
-            navrt::QueryFilter cpp_filter;
+            cpp_filter = navrt::QueryFilter();
             if (round >= 2) {
                 filter.area_multiplier[1] = 1.5f;
                 cpp_filter.area_multiplier[1] = 1.5f;
