@@ -126,6 +126,7 @@ void Navigator::release() {
     pulled_ = nullptr;
     pulled_links_ = nullptr;
     pulled_capacity_ = 0;
+    pulled_count_ = kNoNode;
     graph_ = nullptr;
     query_ = &own_query_;
     status_ = NavStatus::no_path;
@@ -225,6 +226,7 @@ bool Navigator::startSearch(Vec3 from, Vec3 to, const LocateOptions& options, ui
     status_ = NavStatus::no_path;
     partial_ = false;
     via_astar_ = false;
+    pulled_count_ = kNoNode;
     cost_ = 0;
     expansions_ = 0;
     nodes_ = nullptr;
@@ -511,16 +513,20 @@ uint32_t Navigator::straightPath(Vec3* points, uint32_t capacity, uint32_t* link
         }
         return node_count_;
     }
-    // smooth() writes up to its capacity but needs room for the whole path to count it.
-    const uint32_t need = 2 * node_count_ + 4;
-    if (capacity >= need) return query_->smooth(points, capacity, links);
-    if (!reservePulled(need)) return 0;
-    const uint32_t count = query_->smooth(pulled_, pulled_capacity_, pulled_links_);
+    // A* paths are pulled once, into the scratch, and copied from there.
+    const uint32_t count = pull();
     for (uint32_t i = 0; i < count && i < capacity; ++i) {
         points[i] = pulled_[i];
         if (links != nullptr) links[i] = pulled_links_[i];
     }
     return count;
+}
+
+uint32_t Navigator::pull() const {
+    if (pulled_count_ != kNoNode) return pulled_count_;
+    if (!reservePulled(2 * node_count_ + 4)) return 0;
+    pulled_count_ = query_->smooth(pulled_, pulled_capacity_, pulled_links_);
+    return pulled_count_;
 }
 
 bool Navigator::reservePulled(uint32_t need) const {
@@ -536,7 +542,6 @@ bool Navigator::reservePulled(uint32_t need) const {
 
 double Navigator::pathLength() const {
     if (status_ != NavStatus::found && !partial_) return 0;
-    if (sliced() || via_astar_) return query_->smoothedLength();
     auto length = [](uint32_t count, auto&& point) {
         double sum = 0;
         for (uint32_t i = 1; i < count; ++i) {
@@ -546,6 +551,9 @@ double Navigator::pathLength() const {
         }
         return sum;
     };
+    // A* paths: the pulled straight path (the points and the sum PathQuery::smoothedLength
+    // makes, without pulling the path again).
+    if (sliced() || via_astar_) return length(pull(), [&](uint32_t i) { return pulled_[i]; });
     if (method_ == Method::exact)
         return length(exact_.pointCount(), [&](uint32_t i) { return exact_.points()[i]; });
     return length(node_count_, [&](uint32_t i) { return graph_->position(nodes_[i]); });
@@ -578,8 +586,7 @@ uint32_t Navigator::pathLinks(PathLink* out, uint32_t capacity) const {
     }
     if (table || count == 0) return count;
     // The straight path has one segment per link step, in order: number them.
-    if (!reservePulled(2 * node_count_ + 4)) return count;  // out of memory: segments = steps
-    const uint32_t points = query_->smooth(pulled_, pulled_capacity_, pulled_links_);
+    const uint32_t points = pull();  // 0 when out of memory: segments left as the steps
     uint32_t next = 0;
     for (uint32_t i = 0; i + 1 < points && i < pulled_capacity_ && next < count; ++i)
         if (pulled_links_[i] != fmt::kNoLink) {

@@ -211,6 +211,9 @@ private:
     void findShortcuts();
     // Room in the scratch below for `need` points (allocator_); false when it cannot be had.
     bool reservePulled(uint32_t need) const;
+    // The A* path's straight path, pulled into the scratch at the first call after a search;
+    // its point count (0 when the scratch cannot be had).
+    uint32_t pull() const;
     void release();
 
     const GraphView* graph_ = nullptr;
@@ -222,12 +225,14 @@ private:
     NextHopQuery next_hop_;
     ExactMeshQuery exact_;
     Allocator allocator_{};
-    // The straight path of A* methods when the caller's room is short, and pathLinks(): points
-    // and segment links, grown to the longest path so far (2 x path nodes + 4: the most
-    // smooth() writes).
+    // The straight path of A* methods (straightPath copies it, pathLinks numbers its link
+    // segments): points and segment links, grown to the longest path so far (2 x path nodes + 4:
+    // the most smooth() writes).
     mutable Vec3* pulled_ = nullptr;
     mutable uint32_t* pulled_links_ = nullptr;
     mutable uint32_t pulled_capacity_ = 0;
+    mutable uint32_t pulled_count_ =
+        kNoNode;  // points pulled for the last search (kNoNode: not yet)
 
     NavStatus status_ = NavStatus::no_path;
     uint32_t goal_index_ = kNoNode;
