@@ -114,6 +114,13 @@ MeshPoint locatePoint(const GraphView& graph, Vec3 point, float horizontal, floa
 Navigator::~Navigator() { release(); }
 
 void Navigator::release() {
+    if (cumulative_areas_ != nullptr) allocator_.release(cumulative_areas_, allocator_.user);
+    if (surface_marks_ != nullptr) allocator_.release(surface_marks_, allocator_.user);
+    if (surface_queue_ != nullptr) allocator_.release(surface_queue_, allocator_.user);
+    cumulative_areas_ = nullptr;
+    surface_marks_ = nullptr;
+    surface_queue_ = nullptr;
+    surface_stamp_ = 0;
     if (goal_scratch_ != nullptr) allocator_.release(goal_scratch_, allocator_.user);
     goal_scratch_ = nullptr;
     goal_capacity_ = 0;
@@ -594,6 +601,231 @@ uint32_t Navigator::pathLinks(PathLink* out, uint32_t capacity) const {
             ++next;
         }
     return count;
+}
+
+// ---- Surface queries ----------------------------------------------------------------------------
+
+namespace {
+
+Vec3 meshVertex(const GraphView& g, uint32_t v) {
+    return {g.mesh_vertices[3 * size_t(v)], g.mesh_vertices[3 * size_t(v) + 1],
+            g.mesh_vertices[3 * size_t(v) + 2]};
+}
+
+// Twice the XZ area of the triangle (a, b, c), unsigned.
+double area2(Vec3 a, Vec3 b, Vec3 c) {
+    return std::fabs((double(b.x) - a.x) * (double(c.z) - a.z) -
+                     (double(b.z) - a.z) * (double(c.x) - a.x));
+}
+
+// The point of segment ab nearest to p in XZ, and the squared distance.
+Vec3 nearestOnSegment(Vec3 a, Vec3 b, Vec3 p, double& d2) {
+    const double ex = double(b.x) - a.x, ez = double(b.z) - a.z;
+    const double len2 = ex * ex + ez * ez;
+    double t = len2 > 0 ? ((double(p.x) - a.x) * ex + (double(p.z) - a.z) * ez) / len2 : 0;
+    t = t < 0 ? 0 : (t > 1 ? 1 : t);
+    const Vec3 q{float(a.x + t * ex), float(a.y + t * (double(b.y) - a.y)), float(a.z + t * ez)};
+    const double dx = double(q.x) - p.x, dz = double(q.z) - p.z;
+    d2 = dx * dx + dz * dz;
+    return q;
+}
+
+// The height of `p` on polygon `poly` (its floor; the point's own when outside).
+Vec3 onFloor(const GraphView& g, uint32_t poly, Vec3 p) {
+    float y = p.y;
+    if (polyHeight(g, poly, p.x, p.z, y)) p.y = y;
+    return p;
+}
+
+}  // namespace
+
+Location Navigator::randomPoint(float u0, float u1, float u2) const {
+    Location out;
+    if (graph_ == nullptr || graph_->nodeCount() == 0) return out;
+    const GraphView& g = *graph_;
+    auto clamp01 = [](float u) { return u < 0.0f ? 0.0f : (u >= 1.0f ? 0.99999994f : u); };
+    u0 = clamp01(u0), u1 = clamp01(u1), u2 = clamp01(u2);
+    const uint32_t n = g.nodeCount();
+    if (g.isNavmesh()) {
+        if (cumulative_areas_ == nullptr) {
+            cumulative_areas_ =
+                static_cast<double*>(allocator_.allocate(8 * size_t(n), allocator_.user));
+            if (cumulative_areas_ == nullptr) return out;
+            double total = 0;
+            for (uint32_t p = 0; p < n; ++p) {
+                const uint32_t first = g.poly_offsets[p], count = g.poly_offsets[p + 1] - first;
+                const Vec3 a = meshVertex(g, g.poly_vertices[first]);
+                for (uint32_t k = 1; k + 1 < count; ++k)
+                    total += area2(a, meshVertex(g, g.poly_vertices[first + k]),
+                                   meshVertex(g, g.poly_vertices[first + k + 1]));
+                cumulative_areas_[p] = total;
+            }
+        }
+        // The polygon: the first whose cumulative area passes u0 of the total.
+        const double target = double(u0) * cumulative_areas_[n - 1];
+        uint32_t lo = 0, hi = n - 1;
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (cumulative_areas_[mid] > target)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        const uint32_t p = lo;
+        // A triangle of its fan in proportion to its area (u1 reused: the remainder of the
+        // choice, rescaled), then a uniform point in it (the square-root rule).
+        const uint32_t first = g.poly_offsets[p], count = g.poly_offsets[p + 1] - first;
+        const Vec3 a = meshVertex(g, g.poly_vertices[first]);
+        double poly_area = 0;
+        for (uint32_t k = 1; k + 1 < count; ++k)
+            poly_area += area2(a, meshVertex(g, g.poly_vertices[first + k]),
+                               meshVertex(g, g.poly_vertices[first + k + 1]));
+        double pick = double(u1) * poly_area;
+        uint32_t k = 1;
+        for (; k + 2 < count; ++k) {
+            const double t = area2(a, meshVertex(g, g.poly_vertices[first + k]),
+                                   meshVertex(g, g.poly_vertices[first + k + 1]));
+            if (pick < t) break;
+            pick -= t;
+        }
+        const Vec3 b = meshVertex(g, g.poly_vertices[first + k]);
+        const Vec3 c = meshVertex(g, g.poly_vertices[first + k + 1]);
+        const double t_here = area2(a, b, c);
+        const double v = t_here > 0 ? pick / t_here : 0.5;  // uniform in [0, 1) again
+        const double r = std::sqrt(v < 0 ? 0 : (v > 1 ? 1 : v)), w = u2;
+        const double wa = 1 - r, wb = r * (1 - w), wc = r * w;
+        Vec3 q{float(wa * a.x + wb * b.x + wc * c.x), 0.0f, float(wa * a.z + wb * b.z + wc * c.z)};
+        q.y = float(wa * a.y + wb * b.y + wc * c.y);
+        out.node = p;
+        out.position = onFloor(g, p, q);
+        return out;
+    }
+    if (g.implicitVolume()) {
+        // Rejection over voxels (the free ones are most of a level's air), then a scan.
+        uint32_t v = uint32_t(double(u0) * n);
+        const uint32_t step = 2654435761u % n == 0 ? 1 : 2654435761u % n;
+        for (uint32_t tries = 0; tries < 64 && !g.isFree(v); ++tries) v = (v + step) % n;
+        for (uint32_t i = 0; i < n && !g.isFree(v); ++i) v = (v + 1) % n;
+        if (!g.isFree(v)) return out;
+        out.node = v;
+        out.position = g.position(v);
+        return out;
+    }
+    if (g.isPov()) {
+        if (g.layer_cell_count == 0) return out;
+        const uint32_t cell = uint32_t(double(u0) * g.layer_cell_count);
+        const fmt::NodeCell c =
+            fmt::decodeNodeCell(g.layer_cells + size_t(cell) * fmt::kNodeCellSize);
+        const fmt::GraphHeader& h = g.header;
+        out.node = cell;
+        out.position = {h.origin[0] + (float(c.column % h.size_x) + u1) * h.cell_size,
+                        h.origin[1] + float(c.y) * h.cell_height,
+                        h.origin[2] + (float(c.column / h.size_x) + u2) * h.cell_size};
+        return out;
+    }
+    // Tile (and Dirichlet) graphs: a node, a point in its cell.
+    const uint32_t v = uint32_t(double(u0) * n);
+    const Vec3 p = g.position(v);
+    const float half = 0.5f * g.header.cell_size;
+    out.node = v;
+    out.position = {p.x + (2 * u1 - 1) * half, p.y, p.z + (2 * u2 - 1) * half};
+    return out;
+}
+
+RaycastHit Navigator::raycast(Vec3 from, Vec3 to, const LocateOptions& options,
+                              uint32_t hint) const {
+    RaycastHit none;
+    if (graph_ == nullptr || !graph_->isNavmesh()) return none;
+    const Location start = locate(from, options, hint);
+    if (start.node == kNoNode) return none;
+    return navrt::raycast(*graph_, start.node, start.position, to);
+}
+
+Location Navigator::closestPoint(uint32_t poly, Vec3 point) const {
+    Location out;
+    if (graph_ == nullptr || !graph_->isNavmesh() || poly >= graph_->nodeCount()) return out;
+    const float p[3] = {point.x, point.y, point.z};
+    float q[3] = {point.x, point.y, point.z};
+    const double d = fmt::meshPolyDistance(meshArrays(*graph_), poly, p, q);
+    out.node = poly;
+    out.position = onFloor(*graph_, poly, {q[0], q[1], q[2]});
+    const double dy = double(out.position.y) - point.y;
+    out.moved = std::sqrt(d * d + dy * dy);
+    return out;
+}
+
+SurfaceMove Navigator::moveAlongSurface(uint32_t start, Vec3 from, Vec3 to) const {
+    SurfaceMove out;
+    out.position = from;
+    if (graph_ == nullptr || !graph_->isNavmesh() || start >= graph_->nodeCount()) return out;
+    const GraphView& g = *graph_;
+    const uint32_t n = g.nodeCount();
+    if (surface_marks_ == nullptr) {
+        surface_marks_ =
+            static_cast<uint32_t*>(allocator_.allocate(4 * size_t(n), allocator_.user));
+        if (surface_marks_ == nullptr) return out;
+        std::memset(surface_marks_, 0, 4 * size_t(n));
+        surface_stamp_ = 0;
+    }
+    if (++surface_stamp_ == 0) {
+        std::memset(surface_marks_, 0, 4 * size_t(n));
+        surface_stamp_ = 1;
+    }
+    // Breadth-first over the polygons whose portals touch the circle over from-to (Detour's
+    // moveAlongSurface): the target when a visited polygon holds it, else the nearest point on
+    // a visited wall.
+    const Vec3 centre{0.5f * (from.x + to.x), 0, 0.5f * (from.z + to.z)};
+    const double rx = double(to.x) - from.x, rz = double(to.z) - from.z;
+    const double radius2 = 0.25 * (rx * rx + rz * rz) + 1e-6;
+    const Blocking* blocking = query_->blocking();
+    const fmt::MeshArrays mesh = meshArrays(g);
+    const float target[3] = {to.x, to.y, to.z};
+    Vec3 best = from;
+    uint32_t best_poly = start;
+    double best_d2 = HUGE_VAL;
+    // The queue: a polygon enters it once, so the polygon count bounds it.
+    if (surface_queue_ == nullptr) {
+        surface_queue_ =
+            static_cast<uint32_t*>(allocator_.allocate(4 * size_t(n), allocator_.user));
+        if (surface_queue_ == nullptr) return out;
+    }
+    uint32_t head = 0, tail = 0;
+    surface_queue_[tail++] = start;
+    surface_marks_[start] = surface_stamp_;
+    while (head < tail) {
+        const uint32_t cur = surface_queue_[head++];
+        ++out.visited;
+        float inside[3];
+        if (fmt::meshPolyDistance(mesh, cur, target, inside) == 0.0) {
+            out.position = onFloor(g, cur, to);
+            out.poly = cur;
+            out.reached = true;
+            return out;
+        }
+        const uint32_t first = g.poly_offsets[cur], count = g.poly_offsets[cur + 1] - first;
+        for (uint32_t k = 0; k < count; ++k) {
+            const Vec3 a = meshVertex(g, g.poly_vertices[first + k]);
+            const Vec3 b = meshVertex(g, g.poly_vertices[first + (k + 1) % count]);
+            const uint32_t next = g.poly_neighbours[first + k];
+            const bool wall = next == kNoNode || (blocking != nullptr && blocking->count() > 0 &&
+                                                  !query_->canEnter(next));
+            if (wall) {
+                double d2 = 0;
+                const Vec3 q = nearestOnSegment(a, b, to, d2);
+                if (d2 < best_d2) best_d2 = d2, best = q, best_poly = cur;
+                continue;
+            }
+            if (surface_marks_[next] == surface_stamp_) continue;
+            double d2 = 0;
+            nearestOnSegment(a, b, centre, d2);
+            if (d2 > radius2) continue;
+            surface_marks_[next] = surface_stamp_;
+            surface_queue_[tail++] = next;
+        }
+    }
+    out.position = onFloor(g, best_poly, best);
+    out.poly = best_poly;
+    return out;
 }
 
 }  // namespace navrt

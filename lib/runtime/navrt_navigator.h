@@ -92,6 +92,14 @@ struct NavigatorOptions {
     Allocator allocator;                                 // default: malloc
 };
 
+// Where moveAlongSurface ended.
+struct SurfaceMove {
+    Vec3 position;            // on the surface, as near the target as the walls allow
+    uint32_t poly = kNoNode;  // the polygon it is on
+    uint32_t visited = 0;     // polygons looked at
+    bool reached = false;     // the target itself (no wall in the way)
+};
+
 // A step of the last path that takes a link (drop, jump, ladder, door, teleport).
 struct PathLink {
     uint32_t link = 0;     // index into the graph's LINK records (GraphView::link decodes it)
@@ -148,6 +156,29 @@ public:
     NavStatus findPathToAny(Vec3 from, const Vec3* goals, uint32_t count,
                             const LocateOptions& options = {}, uint32_t start_hint = kNoNode);
     uint32_t goalIndex() const { return goal_index_; }
+
+    // ---- Surface queries (Detour's findRandomPoint, raycast, closestPointOnPoly,
+    // moveAlongSurface). ----
+    // A random point on the surface from three uniform numbers in [0, 1) (the caller's random
+    // source; the same numbers give the same point). Navmesh: a polygon chosen in proportion to
+    // its area, then a point uniformly inside it, on its floor (the polygons' cumulative areas
+    // are made at the first call). Tile and Dirichlet graphs: a node's cell (uniform), a point in
+    // it; volume graphs: a free voxel's centre; POV graphs: a layer cell's centre. node = kNoNode
+    // on an empty graph.
+    Location randomPoint(float u0, float u1, float u2) const;
+    // Navmesh graphs: walks the surface from `from` (located, with `hint`) straight towards `to`
+    // in XZ and reports the wall it hits (t, normal) or the polygon reached (navrt::raycast).
+    // Other graphs, or `from` off the mesh: no hit, last_poly kNoNode.
+    RaycastHit raycast(Vec3 from, Vec3 to, const LocateOptions& options = {},
+                       uint32_t hint = kNoNode) const;
+    // Navmesh graphs: the point of polygon `poly` nearest to `point` in XZ, on its floor.
+    Location closestPoint(uint32_t poly, Vec3 point) const;
+    // Navmesh graphs: moves from `from` on polygon `start` towards `to`, constrained to the
+    // surface: through portals (not links) within the circle over from-to, sliding along walls;
+    // the result is the target when nothing is in the way, else the reachable point nearest it.
+    // Blocked polygons (setBlocking) are walls. Allocates a mark and a queue entry per polygon
+    // at the first call.
+    SurfaceMove moveAlongSurface(uint32_t start, Vec3 from, Vec3 to) const;
 
     // ---- Time-sliced search (Millington, "AI for Games", §4.7.5; Detour's sliced queries). ----
     // beginPath locates both points and sets the search up (in_progress, or the result when no
@@ -242,6 +273,11 @@ private:
     // nexthop around obstacles: the path (table moves, then the A* tail).
     uint32_t* hops_ = nullptr;
     uint32_t hop_capacity_ = 0;
+    // randomPoint on navmeshes: cumulative polygon areas; moveAlongSurface: a mark per polygon.
+    mutable double* cumulative_areas_ = nullptr;
+    mutable uint32_t* surface_marks_ = nullptr;
+    mutable uint32_t* surface_queue_ = nullptr;  // a polygon count of entries
+    mutable uint32_t surface_stamp_ = 0;
     // findPathToAny: the goals' order and lower bounds (2 x 4 bytes a goal).
     uint32_t* goal_scratch_ = nullptr;
     uint32_t goal_capacity_ = 0;

@@ -448,6 +448,30 @@ TEST_SUITE("capi") {
             CHECK(winner == cpp.goalIndex());
             CHECK(navrt_path_result(nav).cost == cpp.cost());
         }
+        // Surface queries through the C API equal the C++ ones.
+        for (int trial = 0; trial < 50; ++trial) {
+            const float u0 = ux(random) / 34, u1 = uz(random) / 14, u2 = ux(random) / 34;
+            const navrt_location r = navrt_random_point(nav, u0, u1, u2);
+            const navrt::Location rc = cpp.randomPoint(u0, u1, u2);
+            CHECK(r.node == rc.node);
+            CHECK(r.position.x == rc.position.x);
+            CHECK(r.position.y == rc.position.y);
+            const navrt::Vec3 to{ux(random), 0, uz(random)};
+            const navrt_raycast_hit hit = navrt_raycast(nav, r.position, cv(to), nullptr, r.node);
+            const navrt::RaycastHit hc = cpp.raycast(rc.position, to, {}, rc.node);
+            CHECK(hit.hit == (hc.hit ? 1u : 0u));
+            CHECK(hit.t == hc.t);
+            CHECK(hit.last_poly == hc.last_poly);
+            const navrt_surface_move move =
+                navrt_move_along_surface(nav, r.node, r.position, cv(to));
+            const navrt::SurfaceMove mc = cpp.moveAlongSurface(rc.node, rc.position, to);
+            CHECK(move.poly == mc.poly);
+            CHECK(move.position.x == mc.position.x);
+            CHECK(move.position.z == mc.position.z);
+            CHECK(move.reached == (mc.reached ? 1u : 0u));
+            const navrt_location near = navrt_closest_point(nav, r.node, cv(to));
+            CHECK(near.position.x == cpp.closestPoint(rc.node, to).position.x);
+        }
         // A blocking of another asset is refused; a filter on a graph without areas too.
         CHECK(navrt_navigator_set_blocking(nullptr, cblock) == NAVRT_INVALID_ARGUMENT);
         navrt_navigator_free(nav);

@@ -505,4 +505,95 @@ TEST_SUITE("navigator") {
         CHECK(compared >= 40);
         CHECK(pruned >= compared / 3);
     }
+
+    TEST_CASE(
+        "surface queries: random points by area, moves stop at walls, raycasts, nearest points") {
+        Context context;
+        auto built = graph::buildNavmeshGraph(test::serpentineGrid(), {}, context);
+        REQUIRE(built.ok());
+        test::TempDir dir;
+        test::PackedAsset packed;
+        test::packAsset(*built, dir / "s.nav", packed, [](formats::ContainerWriter&) {});
+        REQUIRE_FALSE(packed.error);
+        const navrt::GraphView& g = packed.view;
+        navrt::Navigator nav;
+        REQUIRE_FALSE(nav.init(g));
+        // Polygon areas (shoelace in XZ), for the expected share of random points.
+        std::vector<double> area(g.nodeCount());
+        double total = 0;
+        for (uint32_t p = 0; p < g.nodeCount(); ++p) {
+            double a = 0;
+            for (uint32_t k = g.poly_offsets[p]; k < g.poly_offsets[p + 1]; ++k) {
+                const uint32_t next = k + 1 < g.poly_offsets[p + 1] ? k + 1 : g.poly_offsets[p];
+                const float* u = g.mesh_vertices + 3 * size_t(g.poly_vertices[k]);
+                const float* v = g.mesh_vertices + 3 * size_t(g.poly_vertices[next]);
+                a += double(u[0]) * v[2] - double(v[0]) * u[2];
+            }
+            area[p] = std::fabs(a) / 2;
+            total += area[p];
+        }
+        std::mt19937 random(12);
+        std::uniform_real_distribution<float> u(0.0f, 1.0f);
+        const int samples = 40000;
+        std::vector<int> hits(g.nodeCount(), 0);
+        for (int i = 0; i < samples; ++i) {
+            const navrt::Location l = nav.randomPoint(u(random), u(random), u(random));
+            REQUIRE(l.node < g.nodeCount());
+            ++hits[l.node];
+            // Inside its polygon, on its floor.
+            CHECK(nav.closestPoint(l.node, l.position).moved <= 1e-3);
+        }
+        int checked = 0;
+        for (uint32_t p = 0; p < g.nodeCount(); ++p) {
+            const double expected = samples * area[p] / total;
+            if (expected < 200) continue;
+            CHECK(std::fabs(hits[p] - expected) <= 5 * std::sqrt(expected));
+            ++checked;
+        }
+        CHECK(checked >= 5);
+        // Moves: open floor reaches the target; across a wall it stops south of it.
+        const navrt::Location at = nav.locate({30, 0, 3});
+        REQUIRE(at.node != navrt::kNoNode);
+        const navrt::SurfaceMove open = nav.moveAlongSurface(at.node, at.position, {31, 0, 4.5f});
+        CHECK(open.reached);
+        CHECK(open.position.x == doctest::Approx(31));
+        CHECK(open.position.z == doctest::Approx(4.5));
+        const navrt::SurfaceMove walled = nav.moveAlongSurface(at.node, at.position, {30, 0, 9});
+        CHECK_FALSE(walled.reached);
+        CHECK(walled.position.z < 6.0f);
+        CHECK(walled.position.z > 4.5f);
+        CHECK(nav.closestPoint(walled.poly, walled.position).moved <= 1e-3);
+        // A blocked polygon is a wall too.
+        navrt::Blocking blocking;
+        REQUIRE_FALSE(blocking.init(g));
+        const navrt::Location there = nav.locate({31, 0, 4.5f});
+        REQUIRE(there.node != navrt::kNoNode);
+        if (there.node != at.node) {
+            blocking.setNode(there.node);
+            REQUIRE_FALSE(nav.setBlocking(&blocking));
+            CHECK_FALSE(nav.moveAlongSurface(at.node, at.position, {31, 0, 4.5f}).reached);
+            REQUIRE_FALSE(nav.setBlocking(nullptr));
+        }
+        // Raycasts: as navrt::raycast from the located start.
+        const navrt::RaycastHit ray = nav.raycast({30, 0, 3}, {30, 0, 9});
+        const navrt::RaycastHit direct = navrt::raycast(g, at.node, at.position, {30, 0, 9});
+        CHECK(ray.hit);
+        CHECK(ray.t == direct.t);
+        CHECK(ray.last_poly == direct.last_poly);
+        CHECK_FALSE(nav.raycast({30, 0, 3}, {31, 0, 4.5f}).hit);
+        // Tile graphs: a random point lies in its node's cell.
+        test::PackedAsset tile;
+        test::packAsset(test::tileGraphOfText(test::roomsMapText(4), "rooms.map"), dir / "t.nav",
+                        tile, [](formats::ContainerWriter&) {});
+        navrt::Navigator on_tiles;
+        REQUIRE_FALSE(on_tiles.init(tile.view));
+        for (int i = 0; i < 1000; ++i) {
+            const navrt::Location l = on_tiles.randomPoint(u(random), u(random), u(random));
+            REQUIRE(l.node < tile.view.nodeCount());
+            const navrt::Vec3 c = tile.view.position(l.node);
+            CHECK(std::fabs(l.position.x - c.x) <= 0.5f * tile.view.header.cell_size);
+            CHECK(std::fabs(l.position.z - c.z) <= 0.5f * tile.view.header.cell_size);
+            CHECK(on_tiles.locate(l.position).node == l.node);
+        }
+    }
 }

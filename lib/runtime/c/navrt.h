@@ -240,6 +240,43 @@ NAVRT_API navrt_path_status navrt_find_path(navrt_navigator* navigator, navrt_ve
                                             navrt_vec3 to, const navrt_locate_options* options,
                                             uint32_t start_hint, uint32_t goal_hint);
 
+/* ---- Surface queries (Detour's findRandomPoint, raycast, closestPointOnPoly, moveAlongSurface) */
+
+/* A random point on the surface from three uniform numbers in [0, 1) (the same numbers give the
+ * same point). Navmesh: a polygon in proportion to its area, a point uniformly inside it; tile
+ * graphs: a node's cell, a point in it; volume: a free voxel's centre; POV: a layer cell's. */
+NAVRT_API navrt_location navrt_random_point(const navrt_navigator* navigator, float u0, float u1,
+                                            float u2);
+
+typedef struct navrt_raycast_hit {
+    uint32_t hit;       /* a wall stopped the ray */
+    float t;            /* fraction of from -> to travelled (1: nothing hit) */
+    navrt_vec3 normal;  /* the wall's normal in XZ, when hit */
+    uint32_t last_poly; /* the polygon the ray ended on (NAVRT_NONE: from is off the mesh) */
+    uint32_t visited;   /* polygons crossed */
+} navrt_raycast_hit;
+/* Navmesh assets: walks the surface from `from` (located with `options` and `hint`) straight
+ * towards `to` in XZ. */
+NAVRT_API navrt_raycast_hit navrt_raycast(const navrt_navigator* navigator, navrt_vec3 from,
+                                          navrt_vec3 to, const navrt_locate_options* options,
+                                          uint32_t hint);
+/* Navmesh assets: the point of polygon `poly` nearest to `point` (XZ), on its floor. */
+NAVRT_API navrt_location navrt_closest_point(const navrt_navigator* navigator, uint32_t poly,
+                                             navrt_vec3 point);
+
+typedef struct navrt_surface_move {
+    navrt_vec3 position; /* as near the target as the walls allow, on the surface */
+    uint32_t poly;       /* the polygon it is on */
+    uint32_t visited;    /* polygons looked at */
+    uint32_t reached;    /* the target itself: nothing was in the way */
+} navrt_surface_move;
+/* Navmesh assets: moves an agent on polygon `start` at `from` towards `to`, constrained to the
+ * surface (walls and blocked polygons stop it; it slides along them): Detour's
+ * moveAlongSurface, for steering and player movement. */
+NAVRT_API navrt_surface_move navrt_move_along_surface(const navrt_navigator* navigator,
+                                                      uint32_t start, navrt_vec3 from,
+                                                      navrt_vec3 to);
+
 /* ---- Dynamic obstacles and per-query costs -------------------------------------------------- */
 
 /* Nodes (navmesh: polygons), links (a door, a ladder) and areas blocked at run time, without

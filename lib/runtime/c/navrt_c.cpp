@@ -388,6 +388,47 @@ const char* navrt_path_status_name(navrt_path_status status) {
     return navrt::navStatusName(navrt::NavStatus(status));
 }
 
+navrt_location navrt_random_point(const navrt_navigator* navigator, float u0, float u1, float u2) {
+    if (navigator == nullptr) return locationOf(navrt::Location{});
+    return locationOf(navigator->navigator.randomPoint(u0, u1, u2));
+}
+
+navrt_raycast_hit navrt_raycast(const navrt_navigator* navigator, navrt_vec3 from, navrt_vec3 to,
+                                const navrt_locate_options* options, uint32_t hint) {
+    navrt_raycast_hit out{};
+    out.t = 1.0f;
+    out.last_poly = NAVRT_NONE;
+    if (navigator == nullptr) return out;
+    const navrt::RaycastHit h =
+        navigator->navigator.raycast(vec(from), vec(to), locateOptions(options), hint);
+    out.hit = h.hit ? 1u : 0u;
+    out.t = h.t;
+    out.normal = {h.normal.x, h.normal.y, h.normal.z};
+    out.last_poly = h.last_poly;
+    out.visited = h.visited;
+    return out;
+}
+
+navrt_location navrt_closest_point(const navrt_navigator* navigator, uint32_t poly,
+                                   navrt_vec3 point) {
+    if (navigator == nullptr) return locationOf(navrt::Location{});
+    return locationOf(navigator->navigator.closestPoint(poly, vec(point)));
+}
+
+navrt_surface_move navrt_move_along_surface(const navrt_navigator* navigator, uint32_t start,
+                                            navrt_vec3 from, navrt_vec3 to) {
+    navrt_surface_move out{};
+    out.position = from;
+    out.poly = NAVRT_NONE;
+    if (navigator == nullptr) return out;
+    const navrt::SurfaceMove m = navigator->navigator.moveAlongSurface(start, vec(from), vec(to));
+    out.position = {m.position.x, m.position.y, m.position.z};
+    out.poly = m.poly;
+    out.visited = m.visited;
+    out.reached = m.reached ? 1u : 0u;
+    return out;
+}
+
 navrt_path_status navrt_find_path_to_any(navrt_navigator* navigator, navrt_vec3 from,
                                          const navrt_vec3* goals, uint32_t count,
                                          const navrt_locate_options* options, uint32_t start_hint,
