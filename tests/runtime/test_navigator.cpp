@@ -12,6 +12,7 @@
 #include "lib/importer/import.h"
 #include "lib/nexthop/nexthop.h"
 #include "lib/runtime/navrt_navigator.h"
+#include "lib/runtime/navrt_views.h"
 #include "tests/graph_test_support.h"
 #include "tests/runtime/navigator_levels.h"
 #include "tests/test_support.h"
@@ -595,5 +596,97 @@ TEST_SUITE("navigator") {
             CHECK(std::fabs(l.position.z - c.z) <= 0.5f * tile.view.header.cell_size);
             CHECK(on_tiles.locate(l.position).node == l.node);
         }
+    }
+
+    TEST_CASE("per-kind views hold their kind's arrays and refuse the other kinds") {
+        test::TempDir dir;
+        int kinds = 0;
+        for (const auto& level : levels(dir)) {
+            INFO(level->name);
+            const navrt::GraphView& g = level->packed.view;
+            navrt::TileView tile;
+            navrt::VolumeView volume;
+            navrt::NavmeshView mesh;
+            navrt::PovView pov;
+            navrt::DirichletView dirichlet;
+            const navrt::Error errors[5] = {navrt::viewTile(g, tile), navrt::viewVolume(g, volume),
+                                            navrt::viewNavmesh(g, mesh), navrt::viewPov(g, pov),
+                                            navrt::viewDirichlet(g, dirichlet)};
+            int ok = 0;
+            for (const navrt::Error& e : errors) {
+                if (!e)
+                    ++ok;
+                else
+                    CHECK(e.code == navrt::ErrorCode::wrong_kind);
+            }
+            CHECK(ok == 1);  // exactly its own kind
+            if (!errors[0]) {
+                CHECK(tile.node_count == g.nodeCount());
+                CHECK(tile.cell(5).column ==
+                      formats::decodeNodeCell(g.cells + 5 * formats::kNodeCellSize).column);
+                CHECK(tile.edges.target(3, tile.edges.offsets[3]) ==
+                      g.edgeTarget(3, g.edge_offsets[3]));
+                ++kinds;
+            }
+            if (!errors[1]) {
+                uint32_t free = 0;
+                for (uint32_t v = 0; v < volume.size_x * volume.size_y * volume.size_z; ++v) {
+                    CHECK(volume.isFree(v) == g.isFree(v));
+                    free += volume.isFree(v);
+                }
+                CHECK(free > 0);
+                ++kinds;
+            }
+            if (!errors[2]) {
+                CHECK(mesh.polygon_count == g.nodeCount());
+                uint32_t corners = 0;
+                for (uint32_t p = 0; p < mesh.polygon_count; ++p) corners += mesh.polygonSize(p);
+                CHECK(corners == mesh.poly_offsets[mesh.polygon_count]);
+                CHECK(mesh.vertex(0).x == g.mesh_vertices[0]);
+                CHECK(mesh.links.count == g.link_count);
+                ++kinds;
+            }
+            if (!errors[3]) {
+                CHECK(pov.corner_count == g.nodeCount());
+                CHECK(pov.layer_cell_count == g.layer_cell_count);
+                CHECK(pov.stats.corner_count == pov.corner_count);
+                ++kinds;
+            }
+            navrt::ClusterTableView table;
+            CHECK(navrt::viewClusterTable(g, table).code == navrt::ErrorCode::missing_section);
+            navrt::NextHopView hops;
+            CHECK(navrt::viewNextHop(g, hops).code == navrt::ErrorCode::missing_section);
+        }
+        CHECK(kinds >= 4);
+        // Tables: a tile graph with clusters, a hierarchy and a next-hop table.
+        const graph::Graph rooms = test::tileGraphOfText(test::roomsMapText(3), "rooms.map");
+        Context context;
+        cluster::ClusterParams cp;
+        cp.cluster_size = 10;
+        auto clusters = cluster::buildClusters(rooms, cp, context);
+        REQUIRE(clusters.ok());
+        auto hierarchy = cluster::buildHierarchy(rooms, *clusters, {}, context);
+        REQUIRE(hierarchy.ok());
+        auto table = nexthop::buildTable(rooms, {}, context);
+        REQUIRE(table.ok());
+        test::PackedAsset packed;
+        test::packAsset(rooms, dir / "t.nav", packed, [&](formats::ContainerWriter& w) {
+            cluster::addClusterSections(w, *clusters);
+            cluster::addHierarchySections(w, *hierarchy);
+            nexthop::addNextHopSections(w, *table);
+        });
+        REQUIRE_FALSE(packed.error);
+        navrt::ClusterTableView c;
+        REQUIRE_FALSE(navrt::viewClusterTable(packed.view, c));
+        CHECK(c.cluster_count == clusters->count());
+        for (uint32_t a = 0; a < c.cluster_count; ++a) CHECK(c.entry(a, a) == 0);
+        navrt::HierarchyView h;
+        REQUIRE_FALSE(navrt::viewHierarchy(packed.view, h));
+        CHECK(h.arrays.header.level_count >= 1);
+        navrt::NextHopView n;
+        REQUIRE_FALSE(navrt::viewNextHop(packed.view, n));
+        CHECK_FALSE(n.hierarchical);
+        CHECK(n.ranks != nullptr);
+        CHECK(n.blocks_size > 0);
     }
 }
