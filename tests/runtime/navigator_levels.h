@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "lib/cluster/hierarchy.h"
 #include "lib/graph/graph.h"
+#include "lib/nexthop/nexthop.h"
 #include "tests/graph_test_support.h"
 #include "tests/level_builder.h"
 
@@ -21,8 +23,8 @@ inline voxel::VoxelGrid platformsGrid() {
 }
 
 // The platforms' drops and jumps, and three teleports (custom links far cheaper than their
-// length, one two-way), attached to `g`.
-inline void attachPlatformLinks(const voxel::VoxelGrid& grid, graph::Graph& g) {
+// length, one two-way), attached to `g`; how many links were specified.
+inline size_t attachPlatformLinks(const voxel::VoxelGrid& grid, graph::Graph& g) {
     std::vector<geometry::LinkSpec> specs = generatedDrops(grid, 3.2f, 1.3f);
     const float teleports[3][6] = {
         {1, 0, 1, 33, 0, 13}, {33, 0, 1, 26.5f, 3, 7}, {1, 0, 13, 16, 0, 13}};
@@ -38,7 +40,9 @@ inline void attachPlatformLinks(const voxel::VoxelGrid& grid, graph::Graph& g) {
     }
     graph::LinkResolveStats stats;
     Context context;
-    REQUIRE(graph::attachLinks(g, specs, 1, stats, context).ok());
+    const Status attached = graph::attachLinks(g, specs, 1, stats, context);
+    REQUIRE_MESSAGE(attached.ok(), attached.error().message);
+    return specs.size();
 }
 
 inline graph::Graph platformsMesh() {
@@ -63,6 +67,28 @@ inline voxel::VoxelGrid serpentineGrid() {
             b.box({8, 0, z}, {60, 2.5, z + 0.4});
     }
     return voxelizeOk(b.g, voxelParams());
+}
+
+// A rooms map's tile graph with every table packed (clusters of 10, a hierarchy, a flat next-hop
+// table), saved at `path` and viewed.
+inline void packRoomsWithTables(unsigned seed, const std::filesystem::path& path,
+                                PackedAsset& out) {
+    const graph::Graph rooms = tileGraphOfText(roomsMapText(seed), "rooms.map");
+    Context context;
+    cluster::ClusterParams cp;
+    cp.cluster_size = 10;
+    auto clusters = cluster::buildClusters(rooms, cp, context);
+    REQUIRE(clusters.ok());
+    auto hierarchy = cluster::buildHierarchy(rooms, *clusters, {}, context);
+    REQUIRE(hierarchy.ok());
+    auto table = nexthop::buildTable(rooms, {}, context);
+    REQUIRE(table.ok());
+    packAsset(rooms, path, out, [&](formats::ContainerWriter& w) {
+        cluster::addClusterSections(w, *clusters);
+        cluster::addHierarchySections(w, *hierarchy);
+        nexthop::addNextHopSections(w, *table);
+    });
+    REQUIRE_FALSE(out.error);
 }
 
 }  // namespace nav::test

@@ -211,24 +211,9 @@ TEST_SUITE("capi") {
 
     TEST_CASE(
         "C API: tile graph queries (astar, cluster, hier, nexthop) equal navrt::Navigator's") {
-        const graph::Graph g = test::tileGraphOfText(test::roomsMapText(11), "rooms.map");
-        Context context;
-        cluster::ClusterParams cp;
-        cp.cluster_size = 10;
-        auto clusters = cluster::buildClusters(g, cp, context);
-        REQUIRE(clusters.ok());
-        auto hierarchy = cluster::buildHierarchy(g, *clusters, {}, context);
-        REQUIRE(hierarchy.ok());
-        auto table = nexthop::buildTable(g, {}, context);
-        REQUIRE(table.ok());
         test::TempDir dir;
         test::PackedAsset packed;
-        test::packAsset(g, dir / "t.nav", packed, [&](formats::ContainerWriter& w) {
-            cluster::addClusterSections(w, *clusters);
-            cluster::addHierarchySections(w, *hierarchy);
-            nexthop::addNextHopSections(w, *table);
-        });
-        REQUIRE_FALSE(packed.error);
+        test::packRoomsWithTables(11, dir / "t.nav", packed);
         for (navrt::Method method : {navrt::Method::astar, navrt::Method::cluster,
                                      navrt::Method::hier, navrt::Method::nexthop}) {
             INFO(std::string(navrt::methodName(method)));

@@ -16,6 +16,7 @@
 #include "lib/runtime/navrt_query.h"
 #include "tests/graph_test_support.h"
 #include "tests/level_builder.h"
+#include "tests/runtime/navigator_levels.h"
 #include "tests/test_support.h"
 
 using namespace nav;
@@ -484,38 +485,17 @@ TEST_SUITE("runtime") {
     TEST_CASE("exact navmesh paths through links (drops, jumps, teleports) equal the oracle") {
         // Platforms of several heights on a floor with drops and jumps generated off them, and
         // three teleports (custom links far cheaper than their length, one two-way).
-        test::LevelBuilder b;
-        b.box({0, -0.2, 0}, {34, 0, 14});
-        const double heights[3] = {1.2, 2.0, 3.0};
-        for (int k = 0; k < 3; ++k) b.box({4.0 + 10 * k, 0, 4}, {9.0 + 10 * k, heights[k], 10});
-        b.box({12, 0, 11}, {22, 2.5, 11.3});  // a wall to go round
-        const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
+        const voxel::VoxelGrid grid = test::platformsGrid();
         Context context;
         auto mesh = graph::buildNavmeshGraph(grid, {}, context);
         REQUIRE(mesh.ok());
-        std::vector<geometry::LinkSpec> specs = test::generatedDrops(grid, 3.2f, 1.3f);
-        const size_t generated = specs.size();
-        const float teleports[3][6] = {
-            {1, 0, 1, 33, 0, 13}, {33, 0, 1, 26.5f, 3, 7}, {1, 0, 13, 16, 0, 13}};
-        for (int k = 0; k < 3; ++k) {
-            geometry::LinkSpec l;
-            l.name = "teleport " + std::to_string(k);
-            l.id = 900 + uint32_t(k);
-            l.type = formats::LinkType::custom;
-            l.bidirectional = k == 2;
-            l.cost = 1.5f;
-            for (int c = 0; c < 3; ++c) l.from[c] = teleports[k][c], l.to[c] = teleports[k][3 + c];
-            specs.push_back(l);
-        }
-        graph::LinkResolveStats stats;
-        const Status attached = graph::attachLinks(*mesh, specs, 1, stats, context);
-        REQUIRE_MESSAGE(attached.ok(), attached.error().message);
+        const size_t specs_count = test::attachPlatformLinks(grid, *mesh);
         test::TempDir dir;
         test::PackedAsset packed;
         test::packAsset(*mesh, dir / "m.nav", packed, [](formats::ContainerWriter&) {});
         REQUIRE_FALSE(packed.error);
         const navrt::GraphView& g = packed.view;
-        REQUIRE(g.link_count >= specs.size());
+        REQUIRE(g.link_count >= specs_count);
         const Mesh2 m2 = meshOf(g);
         std::vector<OracleLink> links;
         size_t shortcuts = 0;
@@ -599,7 +579,7 @@ TEST_SUITE("runtime") {
         }
         MESSAGE(found << " found, " << no_path << " no path, " << via_links << " through links, "
                       << via_teleports << " through teleports; " << g.link_count << " links ("
-                      << generated << " generated)");
+                      << specs_count - 3 << " generated)");
         CHECK(found >= 150);
         CHECK(via_links >= 30);
         CHECK(via_teleports >= 10);
