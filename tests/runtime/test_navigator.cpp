@@ -408,6 +408,7 @@ TEST_SUITE("navigator") {
         CHECK(table_fallbacks >= 10);
 
         // A navmesh: blocking the polygons of the serpentine's first gap cuts the south off.
+        Context context;
         auto mesh = graph::buildNavmeshGraph(test::serpentineGrid(), {}, context);
         REQUIRE(mesh.ok());
         test::PackedAsset m;
