@@ -283,14 +283,14 @@ NavStatus Navigator::findPathToAny(Vec3 from, const Vec3* goals, uint32_t count,
     }
     uint32_t* const order = goal_scratch_;
     float* const bound = reinterpret_cast<float*>(goal_scratch_ + count);
+    // The XZ distance times the cheapest area cost, a little under (the float rounding).
     const double scale =
-        double(graph_->header.min_cost_multiplier) * (1.0 - 1e-6) * query_->heuristicScale();
-    uint32_t on_graph = 0;
+        double(graph_->header.min_cost_multiplier) * (1.0 - 2e-6) * query_->heuristicScale();
     for (uint32_t k = 0; k < count; ++k) {
         const double dx = double(goals[k].x) - start.position.x,
                      dz = double(goals[k].z) - start.position.z;
-        bound[k] = shortcuts_ ? 0.0f : float(std::sqrt(dx * dx + dz * dz) * scale * (1.0 - 1e-6));
-        uint32_t i = on_graph++;
+        bound[k] = shortcuts_ ? 0.0f : float(std::sqrt(dx * dx + dz * dz) * scale);
+        uint32_t i = k;  // goals 0..k-1 are in order
         while (i > 0 && bound[order[i - 1]] > bound[k]) {
             order[i] = order[i - 1];
             --i;
