@@ -156,6 +156,8 @@ struct ClusterStage {
     };
     static ParamIssues check(const Params& params) { return checkClusterParams(params); }
     static void describe(const Params& params, StageKey& key);
+    // Peak memory from the inputs' headers and sizes (lib/common/memory.h).
+    static Result<MemoryEstimate> estimateMemory(const Inputs& inputs, const Params& params);
     // Counts: clusters; manual: rooms, rooms_without_nodes, rooms_split, nodes_outside_rooms.
     static Result<StageResult> run(const Inputs& inputs, const Params& params,
                                    const std::filesystem::path& output, Context& context);

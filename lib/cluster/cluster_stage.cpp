@@ -2,11 +2,13 @@
 // `navbake hierarchy` and `navbake build`.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
 #include "lib/cluster/cluster.h"
 #include "lib/cluster/hierarchy.h"
+#include "lib/common/file_io.h"
 
 namespace nav::cluster {
 namespace {
@@ -149,6 +151,20 @@ void ClusterStage::describe(const Params& params, StageKey& key) {
             .add("where", cost.where);
 }
 
+Result<MemoryEstimate> ClusterStage::estimateMemory(const Inputs& inputs, const Params& params) {
+    auto h = graph::loadGraphHeader(inputs.graph);
+    if (!h) return h.error();
+    // Measured 170-360 bytes per node (the graph, its reverse, the per-thread searches) on the
+    // shared maps and the generated city; the table holds 2 bytes per ordered cluster pair.
+    const uint64_t n = h->node_count, e = h->edge_count;
+    const uint64_t side = std::max<uint64_t>(1, params.cluster_size);
+    uint64_t clusters = params.clusters > 0 ? params.clusters : n / (side * side) + 1;
+    clusters = std::min<uint64_t>(clusters, formats::kMaxClusters);
+    const uint64_t bytes = kStageBaseBytes + n * 400 + e * 8 + clusters * clusters * 4;
+    return MemoryEstimate{bytes, fmt::format("{} nodes, {} edges, ~{} clusters", n, e, clusters),
+                          "a larger cluster size or fewer clusters, or world tiles"};
+}
+
 Result<StageResult> ClusterStage::run(const Inputs& inputs, const Params& params,
                                       const std::filesystem::path& output, Context& context) {
     auto graph = graph::loadGraph(inputs.graph);
@@ -190,6 +206,22 @@ void HierarchyStage::describe(const Params& params, StageKey& key) {
         .add("fanout", params.fanout)
         .add("cost", choiceName<formats::HierCost>(kHierCosts, params.cost))
         .add("entrances", choiceName<formats::EntranceMode>(kEntranceModes, params.entrances));
+}
+
+Result<MemoryEstimate> HierarchyStage::estimateMemory(const Inputs& inputs, const Params&) {
+    auto h = graph::loadGraphHeader(inputs.graph);
+    if (!h) return h.error();
+    auto raw = containerHeaderSection(inputs.clusters, formats::kSecClusterHeader);
+    if (!raw) return raw.error();
+    formats::ClusterHeader c;
+    if (formats::Error e = formats::decodeClusterHeader(raw->data(), raw->size(), c))
+        return containerError(inputs.clusters, e);
+    // Measured 250-300 bytes per node on the shared maps and the generated city, and up to
+    // ~90 KiB per cluster (the entrance searches of links_course's directed graph).
+    const uint64_t n = h->node_count, e = h->edge_count, k = c.cluster_count;
+    return MemoryEstimate{kStageBaseBytes + n * 340 + e * 8 + k * (96 << 10),
+                          fmt::format("{} nodes, {} edges, {} clusters", n, e, k),
+                          "larger clusters, or world tiles"};
 }
 
 Result<StageResult> HierarchyStage::run(const Inputs& inputs, const Params& params,

@@ -100,6 +100,8 @@ struct HierarchyStage {
     };
     static ParamIssues check(const Params& params) { return checkHierarchyParams(params); }
     static void describe(const Params& params, StageKey& key);
+    // Peak memory from the inputs' headers and sizes (lib/common/memory.h).
+    static Result<MemoryEstimate> estimateMemory(const Inputs& inputs, const Params& params);
     // Counts: levels, entrances; manual clusters: room_representatives, room_cost_edges.
     static Result<StageResult> run(const Inputs& inputs, const Params& params,
                                    const std::filesystem::path& output, Context& context);

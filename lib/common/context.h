@@ -30,6 +30,11 @@ public:
         (void)total;
     }
 
+    // The memory budget of stages [Units: bytes], 0 = none: each stage refuses to start when its
+    // estimate is above it (lib/common/memory.h). The CLI sets it from --max-memory.
+    uint64_t memoryLimit() const { return memory_limit_; }
+    void setMemoryLimit(uint64_t bytes) { memory_limit_ = bytes; }
+
     // Long loops check this between chunks and return ErrorKind::cancelled.
     bool cancelled() const { return cancel_.load(std::memory_order_relaxed); }
     void requestCancel() { cancel_.store(true, std::memory_order_relaxed); }
@@ -49,6 +54,7 @@ public:
 
 private:
     std::atomic<bool> cancel_{false};
+    uint64_t memory_limit_ = 0;
 };
 
 // Logs "<what>: <ms> ms" at debug level when the scope ends.

@@ -78,7 +78,7 @@ Error errorFromException(std::string_view stage, std::exception_ptr exception) {
     } catch (const StageCancelled&) {
         return makeError(ErrorKind::cancelled, "{}: cancelled", stage);
     } catch (const std::bad_alloc&) {
-        return makeError(ErrorKind::internal, "{}: out of memory", stage);
+        return makeError(ErrorKind::out_of_memory, "{}: out of memory", stage);
     } catch (const std::exception& e) {
         return makeError(ErrorKind::internal, "{}: {}", stage, e.what());
     } catch (...) {

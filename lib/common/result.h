@@ -13,11 +13,12 @@ namespace nav {
 
 // What kind of failure, so the CLI can pick the exit code and tests can check the cause.
 enum class ErrorKind {
-    bad_input,  // the input file or its content is wrong (exit 1)
-    io,         // a file could not be read or written (exit 1)
-    usage,      // parameters out of range (exit 2)
-    cancelled,  // the user interrupted the run
-    internal,   // a bug or resource failure
+    bad_input,      // the input file or its content is wrong (exit 1)
+    io,             // a file could not be read or written (exit 1)
+    usage,          // parameters out of range (exit 2)
+    cancelled,      // the user interrupted the run
+    out_of_memory,  // a stage's memory estimate is above the budget, or memory ran out (exit 1)
+    internal,       // a bug or resource failure
 };
 
 struct Error {

@@ -8,6 +8,8 @@
 //   Inputs                   the artifact files (and source files) it reads
 //   check(params)            every bad field at once (ParamIssues); empty when fine
 //   describe(params, key)    the fields of Params that change the output, for the cache key
+//   estimateMemory(inputs, params) -> MemoryEstimate
+//                            its peak memory, from the inputs' headers and sizes alone (cheap)
 //   run(inputs, params, output, context) -> StageResult
 //                            reads the inputs, checks that they belong together, bakes, writes
 //                            `output` atomically and says what it made (counts, warnings, summary)
@@ -19,13 +21,17 @@
 
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "lib/common/context.h"
+#include "lib/common/memory.h"
 #include "lib/common/result.h"
 
 namespace nav {
@@ -163,5 +169,34 @@ struct StageResult {
 
     void count(std::string name, uint64_t value) { counts.emplace_back(std::move(name), value); }
 };
+
+// ---- Running a stage within the memory budget ---------------------------------------------------
+
+// The one way the CLI and the pipeline run a stage: estimates its memory, refuses when the
+// estimate is above context.memoryLimit() (ErrorKind::out_of_memory: the estimate, the limit and
+// what to change), then runs it. A bad_alloc that still escapes (other processes took the memory)
+// becomes the same kind of error, naming the stage and its estimate, never a bare bad_alloc.
+template <class S>
+Result<StageResult> runWithinBudget(const typename S::Inputs& inputs,
+                                    const typename S::Params& params,
+                                    const std::filesystem::path& output, Context& context) {
+    auto estimate = S::estimateMemory(inputs, params);
+    if (!estimate) return estimate.error();
+    const std::string what = std::string("the ") + std::string(S::kName) + " stage";
+    if (Status s = checkMemoryBudget(what, *estimate, context.memoryLimit()); !s) {
+        Error e = s.error();
+        e.kind = ErrorKind::out_of_memory;
+        return e;
+    }
+    try {
+        auto result = S::run(inputs, params, output, context);
+        if (!result && result.error().kind == ErrorKind::out_of_memory &&
+            result.error().message.find("estimated") == std::string::npos)
+            return outOfMemoryError(what, *estimate, context.memoryLimit());
+        return result;
+    } catch (const std::bad_alloc&) {
+        return outOfMemoryError(what, *estimate, context.memoryLimit());
+    }
+}
 
 }  // namespace nav

@@ -165,6 +165,8 @@ Status saveGraph(const std::filesystem::path& path, const Graph& graph,
 formats::ContainerWriter graphWriter(const Graph& graph, uint32_t kind = formats::kKindGraph);
 // formats::graphFingerprint of the GRHD, EOFF, EDST and ECST bytes saveGraph writes for `graph`.
 uint64_t graphFingerprint(const Graph& graph);
+// The header section alone (for estimates and plans); errors name the file.
+Result<formats::GraphHeader> loadGraphHeader(const std::filesystem::path& path);
 Result<Graph> loadGraph(const std::filesystem::path& path);
 // Decodes a GRPH or NAVA container (the graph sections are the same).
 Result<Graph> decodeGraph(const LoadedContainer& container);
@@ -217,6 +219,8 @@ struct GraphStage {
     };
     static ParamIssues check(const Params& params);
     static void describe(const Params& params, StageKey& key);
+    // Peak memory from the inputs' headers and sizes (lib/common/memory.h).
+    static Result<MemoryEstimate> estimateMemory(const Inputs& inputs, const Params& params);
     // Counts: nodes, edges, polygons (navmesh), components; with links: links and lanes by type,
     // generated links and rejected ledge samples by reason, components before and after links,
     // links joining islands, nodes one-way links cut off; with seeds: seeds_on_surface,

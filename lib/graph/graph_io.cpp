@@ -3,6 +3,7 @@
 
 #include "formats/bytes.h"
 #include "formats/graph_sections.h"
+#include "lib/common/memory.h"
 #include "lib/graph/graph.h"
 
 namespace nav::graph {
@@ -390,6 +391,15 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
         take(s, G::domain_owners, g.domain_owners);
     }
     return g;
+}
+
+Result<formats::GraphHeader> loadGraphHeader(const std::filesystem::path& path) {
+    auto raw = containerHeaderSection(path, formats::kSecGraphHeader);
+    if (!raw) return raw.error();
+    formats::GraphHeader h;
+    if (formats::Error e = formats::decodeGraphHeader(raw->data(), raw->size(), h))
+        return containerError(path, e);
+    return h;
 }
 
 Result<Graph> loadGraph(const std::filesystem::path& path) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <thread>
 
+#include "lib/common/file_io.h"
 #include "lib/common/parallel.h"
 #include "lib/graph/graph.h"
 #include "lib/graph/seeds.h"
@@ -291,6 +292,56 @@ GraphStage::Params effectiveParams(const voxel::VoxelGrid& grid, const GraphStag
 }
 
 }  // namespace
+
+Result<MemoryEstimate> GraphStage::estimateMemory(const Inputs& inputs, const Params& params) {
+    auto raw = containerHeaderSection(inputs.voxels, formats::kSecVoxelHeader);
+    if (!raw) return raw.error();
+    formats::VoxelHeader h;
+    if (formats::Error e = formats::decodeVoxelHeader(raw->data(), raw->size(), h))
+        return containerError(inputs.voxels, e);
+    // Per walkable span (= per node of tile graphs), measured on the shared meshes, towns and
+    // cities (within 5% across them): tile ~165 bytes, POV ~146, navmesh ~59; volume graphs ~12.6
+    // bytes per free voxel. The grid itself: 4 bytes per column and 8 per span when loaded whole.
+    const uint64_t columns = uint64_t(h.size_x) * h.size_z, spans = h.span_count,
+                   walkable = h.walkable_count;
+    const uint64_t grid = columns * 4 + spans * 8;
+    const bool whole = params.generate.enabled() || !params.seeds.empty() ||
+                       !params.points.empty() || params.kind != GraphKind::navmesh ||
+                       params.navmesh.tile_size == 0;
+    uint64_t bytes =
+        kStageBaseBytes + (whole ? grid : 0) + (params.generate.enabled() ? walkable * 16 : 0);
+    std::string advice = "a larger cell size, bake bounds or world tiles";
+    switch (params.kind) {
+        case GraphKind::tile:
+        case GraphKind::dirichlet: bytes += walkable * 180; break;
+        case GraphKind::pov: bytes += walkable * 160; break;
+        case GraphKind::navmesh:
+            if (params.navmesh.tile_size > 0) {
+                // Three rows of tiles at a time, and a tile per thread in flight.
+                const uint64_t band =
+                    std::min<uint64_t>(columns, uint64_t(3) * params.navmesh.tile_size * h.size_x);
+                const double per_column = columns ? double(spans) / double(columns) : 0;
+                bytes += uint64_t(double(band) * per_column * 64) +
+                         uint64_t(resolveThreads(params.threads)) * params.navmesh.tile_size *
+                             params.navmesh.tile_size * 256;
+            } else {
+                bytes += walkable * 64;
+                advice =
+                    "--tile-size (navmesh tiles bake in bands of rows), a larger cell size or "
+                    "world tiles";
+            }
+            break;
+        case GraphKind::volume: {
+            const uint64_t voxels = columns * h.size_y;
+            bytes += voxels * 13;
+            return MemoryEstimate{bytes,
+                                  fmt::format("{} x {} x {} voxels", h.size_x, h.size_z, h.size_y),
+                                  "a larger cell size or cell height, bake bounds or world tiles"};
+        }
+    }
+    return MemoryEstimate{
+        bytes, fmt::format("{} columns, {} spans, {} walkable", columns, spans, walkable), advice};
+}
 
 Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
                                     const std::filesystem::path& output, Context& context) {

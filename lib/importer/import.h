@@ -274,6 +274,8 @@ struct ImportStage {
     // What the inputs import to. Errors: no input; a .map or .3dmap together with other inputs
     // (index of the offending input in `bad_input` when given).
     static Result<Output> output(const Inputs& inputs, size_t* bad_input = nullptr);
+    // Peak memory from the inputs' headers and sizes (lib/common/memory.h).
+    static Result<MemoryEstimate> estimateMemory(const Inputs& inputs, const Params& params);
     // Counts: triangles, vertices, objects (scenes); cells, passable (grids); voxels, blocked.
     static Result<StageResult> run(const Inputs& inputs, const Params& params,
                                    const std::filesystem::path& output, Context& context);

@@ -25,18 +25,6 @@ constexpr uint64_t kInfinity = std::numeric_limits<uint64_t>::max();
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 constexpr int kZstdLevel = 6;
 
-std::string humanBytes(uint64_t bytes) {
-    const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    double value = double(bytes);
-    int unit = 0;
-    while (value >= 1024 && unit < 4) {
-        value /= 1024;
-        ++unit;
-    }
-    return unit == 0 ? fmt::format("{} bytes", bytes)
-                     : fmt::format("{:.1f} {}", value, units[unit]);
-}
-
 // The graph with integer costs, forward and backward.
 struct IntGraph {
     uint32_t n = 0;
@@ -365,13 +353,20 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
         estimate = per_row * n + uint64_t(resolveThreads(params.threads)) * n * 24 + 8ull * n;
     }
     if (stats) stats->estimated_bytes = estimate;
-    if (params.max_memory > 0 && estimate > params.max_memory)
-        return inputError(
-            "the next-hop table of {} nodes needs an estimated {} (the raw n^2 table "
-            "would be {}), above --max-memory {}; raise the budget or build the "
-            "hierarchical table instead ('navbake nexthop GRAPH --clusters FILE.clu')",
-            n, humanBytes(estimate), humanBytes(uint64_t(n) * n * h.symbol_bytes),
-            humanBytes(params.max_memory));
+    // The stage's budget and the table's own limit, whichever is lower.
+    uint64_t limit = context.memoryLimit();
+    if (params.max_memory > 0 && (limit == 0 || params.max_memory < limit))
+        limit = params.max_memory;
+    if (Status s = checkMemoryBudget(
+            fmt::format("the next-hop table of {} nodes", n),
+            {estimate,
+             fmt::format("sampled rows; the raw n^2 table would be {}",
+                         humanBytes(uint64_t(n) * n * h.symbol_bytes)),
+             "build the hierarchical table instead ('navbake nexthop GRAPH --clusters "
+             "FILE.clu'), or shard it (--shard K/N)"},
+            limit);
+        !s)
+        return Error{ErrorKind::out_of_memory, s.error().message};
 
     uint32_t first_block = 0, end_block = h.block_count;
     if (params.shard_count > 0) {
@@ -805,35 +800,6 @@ Status checkMatches(const Table& t, const std::filesystem::path& table_path, con
             table_path.string(), t.header.node_count, t.header.graph_fingerprint,
             graph_path.string(), g.nodeCount(), fingerprint, graph_path.string());
     return {};
-}
-
-bool parseSize(const std::string& text, uint64_t& bytes) {
-    if (text.empty()) return false;
-    size_t i = 0;
-    uint64_t value = 0;
-    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
-        if (value > (uint64_t(1) << 50)) return false;
-        value = value * 10 + uint64_t(text[i] - '0');
-        ++i;
-    }
-    if (i == 0) return false;
-    std::string unit = text.substr(i);
-    for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
-    int shift = 0;
-    if (unit.empty() || unit == "B")
-        shift = 0;
-    else if (unit == "K" || unit == "KB" || unit == "KIB")
-        shift = 10;
-    else if (unit == "M" || unit == "MB" || unit == "MIB")
-        shift = 20;
-    else if (unit == "G" || unit == "GB" || unit == "GIB")
-        shift = 30;
-    else if (unit == "T" || unit == "TB" || unit == "TIB")
-        shift = 40;
-    else
-        return false;
-    bytes = value << shift;
-    return true;
 }
 
 }  // namespace nav::nexthop

@@ -125,9 +125,6 @@ void addHierTableSections(formats::ContainerWriter& writer, const HierTable& tab
 Status saveHierTable(const std::filesystem::path& path, const HierTable& table);
 Result<HierTable> loadHierTable(const std::filesystem::path& path);
 
-// Parses "123", "64K", "512M", "2G" (binary units); false on anything else.
-bool parseSize(const std::string& text, uint64_t& bytes);
-
 // ---- The nexthop stage -----------------------------------------------------------------------
 // One definition shared by `navbake nexthop` and `navbake build` (lib/common/stage.h): the flat
 // table (.nh), or with clusters the hierarchical one (.nhh).
@@ -141,6 +138,8 @@ struct NextHopStage {
     };
     static ParamIssues check(const Params& params) { return checkBuildParams(params); }
     static void describe(const Params& params, StageKey& key);
+    // Peak memory from the inputs' headers and sizes (lib/common/memory.h).
+    static Result<MemoryEstimate> estimateMemory(const Inputs& inputs, const Params& params);
     // Counts: runs and table_bytes (flat), table_bytes (hierarchical: its size in memory).
     // Errors: clusters of another graph, shards of a hierarchical table, a table above max_memory.
     static Result<StageResult> run(const Inputs& inputs, const Params& params,

@@ -6,6 +6,8 @@
 #include <bit>
 #include <chrono>
 
+#include "lib/common/file_io.h"
+#include "lib/common/parallel.h"
 #include "lib/nexthop/nexthop.h"
 
 namespace nav::nexthop {
@@ -51,6 +53,30 @@ void NextHopStage::describe(const Params& params, StageKey& key) {
         .add("block_rows", params.block_rows);
 }
 
+Result<MemoryEstimate> NextHopStage::estimateMemory(const Inputs& inputs, const Params& params) {
+    auto h = graph::loadGraphHeader(inputs.graph);
+    if (!h) return h.error();
+    const uint64_t n = h->node_count, e = h->edge_count;
+    const uint64_t threads = uint64_t(resolveThreads(params.threads));
+    // The graph forward and backward with 64-bit costs, and a search per thread. A flat table's
+    // own size is estimated from sample rows once the graph is loaded (buildTable).
+    uint64_t bytes = kStageBaseBytes + n * 64 + e * 32 + threads * n * 32;
+    if (!inputs.clusters.empty()) {
+        auto raw = containerHeaderSection(inputs.clusters, formats::kSecClusterHeader);
+        if (!raw) return raw.error();
+        formats::ClusterHeader c;
+        if (formats::Error err = formats::decodeClusterHeader(raw->data(), raw->size(), c))
+            return containerError(inputs.clusters, err);
+        // Measured up to ~570 KiB per cluster (den520d, ht_chantry) besides the graph.
+        bytes += uint64_t(c.cluster_count) * (640 << 10) + n * 200;
+        return MemoryEstimate{bytes,
+                              fmt::format("{} nodes, {} edges, {} clusters", n, e, c.cluster_count),
+                              "larger clusters"};
+    }
+    return MemoryEstimate{bytes, fmt::format("{} nodes, {} edges, {} threads", n, e, threads),
+                          "fewer --threads, or the hierarchical table ('--clusters FILE.clu')"};
+}
+
 Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params,
                                       const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<NextHopStage>(params); !s) return s.error();
@@ -68,10 +94,15 @@ Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params
             return s.error();
         auto table = buildHierTable(*graph, *clusters, params, context, &stats);
         if (!table) return table.error();
-        if (params.max_memory > 0 && table->bytes() > params.max_memory)
-            return inputError(
-                "the hierarchical table needs {} in memory, above the memory limit {}",
-                mebibytes(table->bytes()), mebibytes(params.max_memory));
+        uint64_t limit = context.memoryLimit();
+        if (params.max_memory > 0 && (limit == 0 || params.max_memory < limit))
+            limit = params.max_memory;
+        if (Status s = checkMemoryBudget(
+                "the hierarchical next-hop table",
+                {table->bytes(), "its size in memory, as built", "build it on larger clusters"},
+                limit);
+            !s)
+            return Error{ErrorKind::out_of_memory, s.error().message};
         if (Status s = saveHierTable(output, *table); !s) return s.error();
         result.milliseconds = stats.milliseconds;
         result.count("table_bytes", table->bytes());

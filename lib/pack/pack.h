@@ -25,6 +25,8 @@ struct PackStage {
     };
     static ParamIssues check(const Params&) { return {}; }
     static void describe(const Params&, StageKey&) {}
+    // Peak memory from the inputs' headers and sizes (lib/common/memory.h).
+    static Result<MemoryEstimate> estimateMemory(const Inputs& inputs, const Params& params);
     // Counts: nodes, edges, clusters, levels, bytes. Errors name both files when a part belongs
     // to another graph or other clusters.
     static Result<StageResult> run(const Inputs& inputs, const Params& params,

@@ -160,7 +160,7 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
                                 if (Status s = nr.boolean("hierarchical", hierarchical); !s)
                                     return s;
                                 if (Status s = nr.string("max_memory", budget); !s) return s;
-                                if (!budget.empty() && !nexthop::parseSize(budget, n.max_memory))
+                                if (!budget.empty() && !parseMemorySize(budget, n.max_memory))
                                     return nr.fail(
                                         nr.at("max_memory"),
                                         fmt::format("'{}' is not a size like 512M or 2G", budget));
@@ -566,7 +566,7 @@ size_t addStage(std::vector<Node>& nodes, const fs::path& cache, Node node,
     node.key_text = node.kind + "\n" + key.text();
     node.artifact = cache / std::string(ext);  // completed with the key once known
     node.run = [params, inputs](const Node& self, const std::vector<Node>& all, Context& context) {
-        return S::run(inputs(self, all), params, self.artifact, context);
+        return runWithinBudget<S>(inputs(self, all), params, self.artifact, context);
     };
     node.report.name = node.name;
     node.report.kind = node.kind;

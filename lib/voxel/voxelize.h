@@ -149,6 +149,8 @@ struct VoxelizeStage {
     };
     static ParamIssues check(const Params& params) { return checkVoxelizeParams(params); }
     static void describe(const Params& params, StageKey& key);
+    // Peak memory from the inputs' headers and sizes (lib/common/memory.h).
+    static Result<MemoryEstimate> estimateMemory(const Inputs& inputs, const Params& params);
     // Counts: columns, spans, walkable_spans, walkable_columns. Warns when the agent fits nowhere.
     static Result<StageResult> run(const Inputs& inputs, const Params& params,
                                    const std::filesystem::path& output, Context& context);

@@ -30,6 +30,11 @@ for bench in "$build"/tests/bench/bench_*; do
   "$bench" "${args[@]}"
   echo
 done
+# Memory budgets: each stage's estimate next to its measured peak, on the large levels too.
+echo "== memory estimates (estimate / measured peak RSS per stage)"
+bash tests/cli/memory_budget_test.sh "$build/navbake" "$build/tests/bench/peak_rss" . "$shared" \
+  "$build/large/city4.obj" "$build/large/city8.obj" "$build/large/tower40x4.obj"
+echo
 # Large generated levels (levelgen --city / --tower): the whole bake, process against process,
 # against tiled Recast (recast_peer, built with bench_recast); then the small meshes (the shared
 # demo meshes that are there and the sample terrain) against solo Recast.

@@ -187,7 +187,7 @@ TEST_SUITE("common") {
         CHECK(cancelled.kind == ErrorKind::cancelled);
         CHECK(cancelled.message == "stage: cancelled");
         const Error memory = from(std::bad_alloc{});
-        CHECK(memory.kind == ErrorKind::internal);
+        CHECK(memory.kind == ErrorKind::out_of_memory);
         CHECK(memory.message == "stage: out of memory");
         const Error message = from(std::runtime_error("a bad thing"));
         CHECK(message.kind == ErrorKind::internal);

@@ -241,7 +241,7 @@ TEST_SUITE("nexthop") {
         tight.max_memory = 1024;
         auto refused = nexthop::buildTable(g, tight, context);
         REQUIRE_FALSE(refused.ok());
-        CHECK(refused.error().message.find("above --max-memory") != std::string::npos);
+        CHECK(refused.error().message.find("above the memory limit 1.0 KiB") != std::string::npos);
         CHECK(refused.error().message.find("--clusters") != std::string::npos);
 
         // A block that is not a zstd frame: navrt refuses it at init, naming the section.

@@ -28,6 +28,7 @@ struct GlobalOptions {
     bool verbose = false;
     bool quiet = false;
     LogFormat log_format = LogFormat::text;
+    uint64_t max_memory = 0;  // stage memory budget [Units: bytes], 0 = none
 };
 
 // Context that logs through spdlog (stderr) and shows progress: a redrawn line on a terminal,
@@ -68,7 +69,7 @@ int runStage(Context& context, const typename S::Inputs& inputs, const typename 
              const std::filesystem::path& output) {
     if (Status s = checkStage<S>(params, optionFieldName); !s)
         return reportFailure(context, s.error());
-    auto result = S::run(inputs, params, output, context);
+    auto result = runWithinBudget<S>(inputs, params, output, context);
     if (!result) return reportFailure(context, result.error());
     printStageResult(context, *result);
     return kExitOk;

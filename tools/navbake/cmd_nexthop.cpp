@@ -21,7 +21,7 @@ bool parseShard(const std::string& text, uint32_t& index, uint32_t& count) {
 
 void registerNextHop(CLI::App& app, CommandBody& body) {
     struct Options {
-        std::string input, output, max_memory, shard;
+        std::string input, output, shard;
         int threads = 0;
         uint32_t block_rows = 32;
         std::string clusters;
@@ -34,15 +34,13 @@ void registerNextHop(CLI::App& app, CommandBody& body) {
         "nexthop",
         "Bake the all-pairs next-hop table (first edge of a shortest path for every pair of "
         "nodes), run-length encoded and compressed in blocks; 'merge' joins shards, 'update' "
-        "recomputes only what a level change affects");
+        "recomputes only what a level change affects. The global --max-memory also bounds the "
+        "table, estimated from sample rows before the build");
     sub->add_option("INPUT", options->input, "Graph (.graph): tile, navmesh or pov");
     sub->add_option("-o,--output", options->output, "Output table (.nh)");
     sub->add_option("--threads", options->threads,
                     "Worker threads (0 = all cores); the output does not depend on it")
         ->capture_default_str();
-    sub->add_option("--max-memory", options->max_memory,
-                    "Refuse, before starting, when the estimated table exceeds this size (e.g. "
-                    "512M, 2G)");
     sub->add_option("--shard", options->shard,
                     "K/N: compute only the K-th of N row ranges (0-based) into a partial file for "
                     "'navbake nexthop merge'");
@@ -104,12 +102,6 @@ void registerNextHop(CLI::App& app, CommandBody& body) {
             nexthop::BuildParams params;
             params.threads = options->threads;
             params.block_rows = options->block_rows;
-            if (!options->max_memory.empty() &&
-                !nexthop::parseSize(options->max_memory, params.max_memory))
-                return reportFailure(context, makeError(ErrorKind::usage,
-                                                        "--max-memory '{}' is not a size like "
-                                                        "512M or 2G",
-                                                        options->max_memory));
             if (!options->shard.empty() &&
                 !parseShard(options->shard, params.shard_index, params.shard_count))
                 return reportFailure(

@@ -1,6 +1,7 @@
 // navbake: the command-line front end. Parses arguments, sets up logging, runs one subcommand and
 // turns its result into an exit code (0 success, 1 bad input or failed stage, 2 usage error).
 #include <csignal>
+#include <cstdio>
 
 #include "formats/container.h"
 #include "lib/common/parallel.h"
@@ -39,6 +40,12 @@ int main(int argc, char** argv) {
     app.add_option("--log-format", log_format, "Log line format on stderr")
         ->check(CLI::IsMember({"text", "json"}))
         ->capture_default_str();
+    std::string max_memory = "80%";
+    app.add_option("--max-memory", max_memory,
+                   "Memory budget of each stage: a stage whose estimated peak is above it refuses "
+                   "to start (exit 1, with the estimate and what to change). A size (512M, 4G), a "
+                   "share of physical memory (50%) or 'none'")
+        ->capture_default_str();
 
     CommandBody body;
     registerBuild(app, body);
@@ -64,8 +71,15 @@ int main(int argc, char** argv) {
         return code == 0 ? kExitOk : kExitUsage;
     }
     options.log_format = log_format == "json" ? LogFormat::json : LogFormat::text;
+    if (max_memory != "none" && !nav::parseMemorySize(max_memory, options.max_memory)) {
+        std::fprintf(stderr,
+                     "error: --max-memory '%s' is not a size like 512M, 4G or 50%%, or 'none'\n",
+                     max_memory.c_str());
+        return kExitUsage;
+    }
 
     CliContext context(options);
+    context.setMemoryLimit(options.max_memory);
     g_context = &context;
     std::signal(SIGINT, onInterrupt);
     int code = kExitFailure;
