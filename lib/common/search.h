@@ -30,9 +30,19 @@
 // (cost, label, node), every other search by (cost, node). A search is sequential; parallel
 // callers run independent searches with per-thread instances, so no output depends on the thread
 // count. No caller needs a heuristic, so there is no A* here.
+//
+// Integer costs may use a radix heap instead (kRadix; R. K. Ahuja, K. Mehlhorn, J. B. Orlin and
+// R. E. Tarjan, "Faster algorithms for the shortest path problem", JACM 37(2), 213-223, 1990):
+// 65 buckets by the highest bit in which a key differs from the last key popped, each entry moved
+// at most 64 times, no comparisons on push. It pops equal keys in another (still deterministic)
+// order than the binary heap, so it is only for searches whose results do not depend on that
+// order: exact integer distances, and first-move labels (kInKey = false), without parents or an
+// early stop. The next-hop table's row searches (one per node of the graph) use it.
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -126,11 +136,60 @@ struct MinLabels {
 using FirstMoveLabels = MinLabels<false>;
 using SeedLabels = MinLabels<true>;
 
+// Monotone priority queue of (unsigned integer key, node): every key pushed is at least the last
+// key popped (Dijkstra with non-negative costs). See the top of this file.
+template <class Key>
+class RadixQueue {
+    static_assert(std::is_unsigned_v<Key> && sizeof(Key) <= 8);
+
+public:
+    void clear() {
+        for (auto& b : buckets_) b.clear();
+        size_ = 0;
+        last_ = 0;
+    }
+    bool empty() const { return size_ == 0; }
+    void push(Key key, uint32_t node) {
+        buckets_[bucket(key)].emplace_back(key, node);
+        ++size_;
+    }
+    // The entry with the smallest key (one of them).
+    std::pair<Key, uint32_t> pop() {
+        if (buckets_[0].empty()) {
+            size_t i = 1;
+            while (buckets_[i].empty()) ++i;
+            std::vector<std::pair<Key, uint32_t>>& from = buckets_[i];
+            Key least = from[0].first;
+            for (const auto& e : from) least = std::min(least, e.first);
+            last_ = least;
+            // Each entry now differs from last_ only below bit i - 1: it moves to a lower bucket.
+            for (const auto& e : from) buckets_[bucket(e.first)].push_back(e);
+            from.clear();
+        }
+        const std::pair<Key, uint32_t> top = buckets_[0].back();
+        buckets_[0].pop_back();
+        --size_;
+        return top;
+    }
+
+private:
+    size_t bucket(Key key) const {
+        return key == last_ ? 0 : size_t(std::bit_width(uint64_t(key ^ last_)));
+    }
+    std::array<std::vector<std::pair<Key, uint32_t>>, 65> buckets_;
+    Key last_ = 0;
+    size_t size_ = 0;
+};
+
 // One search's state, reused between runs: reset() before a new search, addSource() for every
 // source, run() over an adjacency. Sources added after a run (without a reset) continue from the
 // distances it left: a multi-source search grown one source at a time.
-template <class Cost, class Labels = NoLabels, bool kParents = false>
+template <class Cost, class Labels = NoLabels, bool kParents = false, bool kRadix = false>
 class Dijkstra {
+    static_assert(!kRadix || (std::is_unsigned_v<Cost> && !Labels::kInKey && !kParents),
+                  "the radix heap is for integer costs whose results do not depend on the order "
+                  "of equal keys");
+
 public:
     static constexpr Cost kUnreached = std::numeric_limits<Cost>::has_infinity
                                            ? std::numeric_limits<Cost>::infinity()
@@ -152,6 +211,7 @@ public:
         }
         touched_.clear();
         heap_.clear();
+        if constexpr (kRadix) radix_.clear();
     }
 
     // A source at cost d (with a label for label-carrying policies); kept only when it improves on
@@ -169,10 +229,15 @@ public:
     template <class Graph, class Enter = AnyNode, class Improved = NoHook, class Stop = NeverStop>
     void run(const Graph& graph, Enter enter = {}, Improved improved = {}, Stop stop = {}) {
         const std::greater<Item> later;
-        while (!heap_.empty()) {
-            std::pop_heap(heap_.begin(), heap_.end(), later);
-            const Item top = heap_.back();
-            heap_.pop_back();
+        while (queued()) {
+            Item top;
+            if constexpr (kRadix) {
+                top = radix_.pop();
+            } else {
+                std::pop_heap(heap_.begin(), heap_.end(), later);
+                top = heap_.back();
+                heap_.pop_back();
+            }
             const Cost d = std::get<0>(top);
             const uint32_t u = std::get<kNodeField>(top);
             if (d > dist_[u]) continue;
@@ -216,6 +281,12 @@ private:
     using Item = std::conditional_t<Labels::kInKey, std::tuple<Cost, uint32_t, uint32_t>,
                                     std::pair<Cost, uint32_t>>;
 
+    bool queued() const {
+        if constexpr (kRadix)
+            return !radix_.empty();
+        else
+            return !heap_.empty();
+    }
     // Whether (d, label) improves on v at the same cost, for policies that queue label gains.
     bool improvesLabel(Cost d, uint32_t v, uint32_t label) const {
         if constexpr (Labels::kInKey)
@@ -231,16 +302,19 @@ private:
         if constexpr (kParents) parents_[v] = parent;
     }
     void push(Cost d, [[maybe_unused]] uint32_t label, uint32_t v) {
-        if constexpr (Labels::kInKey)
+        if constexpr (kRadix)
+            radix_.push(d, v);
+        else if constexpr (Labels::kInKey)
             heap_.emplace_back(d, label, v);
         else
             heap_.emplace_back(d, v);
-        std::push_heap(heap_.begin(), heap_.end(), std::greater<Item>{});
+        if constexpr (!kRadix) std::push_heap(heap_.begin(), heap_.end(), std::greater<Item>{});
     }
 
     std::vector<Cost> dist_;
     std::vector<uint32_t> labels_, parents_, touched_;
     std::vector<Item> heap_;
+    [[no_unique_address]] std::conditional_t<kRadix, RadixQueue<Cost>, std::tuple<>> radix_;
 };
 
 }  // namespace nav

@@ -76,17 +76,19 @@ uint32_t symbolBytes(const IntGraph& g) { return g.max_degree < 255 ? 1 : 2; }
 struct Workspace {
     // First moves: nexthop.h's canonical rule, the lowest-index edge of the source that starts a
     // shortest path (integer costs >= 1: every tight predecessor settles before the node).
-    Dijkstra<uint64_t, FirstMoveLabels> search;
-    std::vector<uint32_t> symbols;  // by rank
-    std::vector<uint8_t> block;     // encoded rows of the block being built
+    Dijkstra<uint64_t, FirstMoveLabels, false, true> search;  // radix heap (search.h)
+    std::vector<uint32_t> symbols;                            // by rank
+    std::vector<uint8_t> block;  // encoded rows of the block being built
     void ensure(uint32_t n) {
         if (symbols.size() != n) symbols.assign(n, 0);
     }
 };
 
+// Exact integer distances: the order of equal keys does not matter, so the radix heap.
+using DistanceSearch = Dijkstra<uint64_t, NoLabels, false, true>;
+
 // Backward integer Dijkstra: the distances d(x, target) of every x (valid until the next search).
-std::span<const uint64_t> distancesTo(const IntGraph& g, uint32_t target,
-                                      Dijkstra<uint64_t>& search) {
+std::span<const uint64_t> distancesTo(const IntGraph& g, uint32_t target, DistanceSearch& search) {
     search.reset(g.n);
     search.addSource(target);
     search.run(g.backward());
@@ -599,7 +601,7 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     Status s = runParallel("next-hop changes", boundary.size(), resolveThreads(params.threads),
                            context, progress, boundary.size(), [&](size_t i) {
                                if (context.cancelled()) throw StageCancelled{};
-                               thread_local Dijkstra<uint64_t> old_search, new_search;
+                               thread_local DistanceSearch old_search, new_search;
                                const auto before = distancesTo(og, to_old[boundary[i]], old_search);
                                const auto after = distancesTo(ng, boundary[i], new_search);
                                for (uint32_t x = 0; x < og.n; ++x)
@@ -643,7 +645,7 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     s = runParallel("next-hop columns", near_nodes.size(), resolveThreads(params.threads), context,
                     progress, near_nodes.size(), [&](size_t i) {
                         if (context.cancelled()) throw StageCancelled{};
-                        thread_local Dijkstra<uint64_t> search;
+                        thread_local DistanceSearch search;
                         const uint32_t z = near_nodes[i];
                         const auto dz = distancesTo(ng, z, search);
                         std::vector<uint32_t>& column = columns[i];

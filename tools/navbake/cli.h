@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -49,6 +50,8 @@ private:
     bool tty_ = false;
     bool progress_shown_ = false;
     std::chrono::steady_clock::time_point last_progress_{};
+    // Per stage: when its progress began and how much was done then (for the time left).
+    std::map<std::string, std::pair<std::chrono::steady_clock::time_point, uint64_t>> started_;
 };
 
 // "X,Y,Z" (metres, finite) into out; false when the text is not that.

@@ -91,21 +91,41 @@ void CliContext::write(LogLevel level, std::string_view message) {
     }
 }
 
+// "12 s", "3 min 05 s", "2 h 10 min".
+std::string formatDuration(double seconds) {
+    const uint64_t s = uint64_t(std::max(0.0, seconds) + 0.5);
+    if (s < 60) return fmt::format("{} s", s);
+    if (s < 3600) return fmt::format("{} min {:02} s", s / 60, s % 60);
+    return fmt::format("{} h {:02} min", s / 3600, (s % 3600) / 60);
+}
+
 void CliContext::progress(std::string_view stage, uint64_t done, uint64_t total) {
     if (options_.quiet) return;
     std::lock_guard<std::mutex> lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
     const bool finished = done >= total;
+    // Time left, from the rate since this stage's first report (after a second of it).
+    std::string eta;
+    {
+        auto [it, fresh] = started_.try_emplace(std::string(stage), now, done);
+        if (!fresh && done < it->second.second) it->second = {now, done};  // the stage restarted
+        const double elapsed = std::chrono::duration<double>(now - it->second.first).count();
+        const uint64_t since = done - it->second.second;
+        if (!finished && elapsed >= 1 && since > 0)
+            eta = ", " + formatDuration(elapsed / double(since) * double(total - done)) + " left";
+        if (finished) started_.erase(it);
+    }
     if (tty_) {
         if (!finished && now - last_progress_ < std::chrono::milliseconds(100)) return;
         last_progress_ = now;
         const double fraction = total == 0 ? 1.0 : double(done) / double(total);
         const int width = 30;
         const int filled = int(fraction * width);
-        std::fprintf(stderr, "\r\033[K%.*s [%s%s] %3d%% (%llu/%llu)", int(stage.size()),
+        std::fprintf(stderr, "\r\033[K%.*s [%s%s] %3d%% (%llu/%llu%s)", int(stage.size()),
                      stage.data(), std::string(size_t(filled), '#').c_str(),
                      std::string(size_t(width - filled), '.').c_str(), int(fraction * 100),
-                     static_cast<unsigned long long>(done), static_cast<unsigned long long>(total));
+                     static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
+                     eta.c_str());
         progress_shown_ = !finished;
         if (finished) std::fputs("\r\033[K", stderr);
         std::fflush(stderr);
@@ -115,8 +135,9 @@ void CliContext::progress(std::string_view stage, uint64_t done, uint64_t total)
     if (last_progress_ == std::chrono::steady_clock::time_point{}) last_progress_ = now;
     if (finished || now - last_progress_ < std::chrono::seconds(2)) return;
     last_progress_ = now;
-    write(LogLevel::info, fmt::format("{}: {}/{} ({:.0f}%)", stage, done, total,
-                                      total == 0 ? 100.0 : 100.0 * double(done) / double(total)));
+    write(LogLevel::info,
+          fmt::format("{}: {}/{} ({:.0f}%{})", stage, done, total,
+                      total == 0 ? 100.0 : 100.0 * double(done) / double(total), eta));
 }
 
 int reportFailure(Context& context, const Error& error) {
