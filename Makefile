@@ -10,7 +10,8 @@ NAVBAKE    := $(BUILD_DIR)/navbake
 SHARED     := $(abspath ..)/shared/data
 
 PACKAGES := g++ cmake make libcli11-dev libassimp-dev nlohmann-json3-dev libzstd-dev \
-            libspdlog-dev doctest-dev libpng-dev clang-format pkg-config
+            libspdlog-dev doctest-dev libpng-dev clang-format pkg-config \
+            python3-distributed
 # Only for the peer benchmark bench_recast (Recast/Detour); the product never links it.
 BENCH_PACKAGES := librecast-dev
 

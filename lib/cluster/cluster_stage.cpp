@@ -211,7 +211,8 @@ void HierarchyStage::describe(const Params& params, StageKey& key) {
 Result<MemoryEstimate> HierarchyStage::estimateMemory(const Inputs& inputs, const Params&) {
     auto h = graph::loadGraphHeader(inputs.graph);
     if (!h) return h.error();
-    auto raw = containerHeaderSection(inputs.clusters, formats::kSecClusterHeader);
+    auto raw = containerHeaderSection(inputs.clusters, formats::kKindClusters,
+                                      formats::kClustersVersion, formats::kSecClusterHeader);
     if (!raw) return raw.error();
     formats::ClusterHeader c;
     if (formats::Error e = formats::decodeClusterHeader(raw->data(), raw->size(), c))

@@ -51,8 +51,9 @@ Result<uint64_t> containerRawBytes(const std::filesystem::path& path) {
 }
 
 Result<std::vector<uint8_t>> containerHeaderSection(const std::filesystem::path& path,
+                                                    uint32_t kind, uint32_t max_kind_version,
                                                     uint32_t section) {
-    auto c = loadContainer(path);
+    auto c = loadContainer(path, kind, max_kind_version);
     if (!c) return c.error();
     return c->section(section);
 }

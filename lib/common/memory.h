@@ -30,7 +30,9 @@ inline constexpr uint64_t kStageBaseBytes = uint64_t(16) << 20;
 // The decoded size of every section of a container (its table alone; nothing is decompressed)
 // and one header section decoded: what estimates read. Errors name the file.
 Result<uint64_t> containerRawBytes(const std::filesystem::path& path);
+// The container must be of `kind` (at most `max_kind_version`), as the stage's own loader checks.
 Result<std::vector<uint8_t>> containerHeaderSection(const std::filesystem::path& path,
+                                                    uint32_t kind, uint32_t max_kind_version,
                                                     uint32_t section);
 
 // "1.5 GiB", "12.0 MiB", "512 bytes".

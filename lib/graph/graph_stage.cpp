@@ -294,7 +294,8 @@ GraphStage::Params effectiveParams(const voxel::VoxelGrid& grid, const GraphStag
 }  // namespace
 
 Result<MemoryEstimate> GraphStage::estimateMemory(const Inputs& inputs, const Params& params) {
-    auto raw = containerHeaderSection(inputs.voxels, formats::kSecVoxelHeader);
+    auto raw = containerHeaderSection(inputs.voxels, formats::kKindVoxels, formats::kVoxelsVersion,
+                                      formats::kSecVoxelHeader);
     if (!raw) return raw.error();
     formats::VoxelHeader h;
     if (formats::Error e = formats::decodeVoxelHeader(raw->data(), raw->size(), h))

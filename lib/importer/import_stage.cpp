@@ -97,8 +97,7 @@ Result<MemoryEstimate> ImportStage::estimateMemory(const Inputs& inputs, const P
     for (const std::filesystem::path& source : inputs.sources) {
         std::error_code ec;
         const uint64_t size = std::filesystem::file_size(source, ec);
-        if (ec)
-            return makeError(ErrorKind::io, "{}: cannot read: {}", source.string(), ec.message());
+        if (ec) continue;  // the stage itself says what is wrong with the file
         file_bytes += size;
         const std::string ext = lowerExtension(source);
         if (ext == ".map" || ext == ".3dmap")

@@ -62,7 +62,8 @@ Result<MemoryEstimate> NextHopStage::estimateMemory(const Inputs& inputs, const 
     // own size is estimated from sample rows once the graph is loaded (buildTable).
     uint64_t bytes = kStageBaseBytes + n * 64 + e * 32 + threads * n * 32;
     if (!inputs.clusters.empty()) {
-        auto raw = containerHeaderSection(inputs.clusters, formats::kSecClusterHeader);
+        auto raw = containerHeaderSection(inputs.clusters, formats::kKindClusters,
+                                          formats::kClustersVersion, formats::kSecClusterHeader);
         if (!raw) return raw.error();
         formats::ClusterHeader c;
         if (formats::Error err = formats::decodeClusterHeader(raw->data(), raw->size(), c))

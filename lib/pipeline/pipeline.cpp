@@ -551,6 +551,13 @@ struct Node {
     fs::path artifact;  // OUTPUT/.cache/<kind>-<agent>-<graph>-<key>.<ext>
     std::function<Result<StageResult>(const Node& self, const std::vector<Node>& nodes, Context&)>
         run;
+    // The stage's memory estimate (its inputs must exist).
+    std::function<Result<MemoryEstimate>(const Node& self, const std::vector<Node>& nodes)>
+        estimate;
+    // Stages that split into shards (flat next-hop tables): shard K of N into `output`.
+    std::function<Result<StageResult>(const Node& self, const std::vector<Node>& nodes, uint32_t k,
+                                      uint32_t n, const fs::path& output, Context&)>
+        run_shard;
     StageReport report;
 };
 
@@ -568,6 +575,9 @@ size_t addStage(std::vector<Node>& nodes, const fs::path& cache, Node node,
     node.run = [params, inputs](const Node& self, const std::vector<Node>& all, Context& context) {
         return runWithinBudget<S>(inputs(self, all), params, self.artifact, context);
     };
+    node.estimate = [params, inputs](const Node& self, const std::vector<Node>& all) {
+        return S::estimateMemory(inputs(self, all), params);
+    };
     node.report.name = node.name;
     node.report.kind = node.kind;
     node.report.agent = node.agent;
@@ -580,9 +590,8 @@ const fs::path& depArtifact(const Node& self, const std::vector<Node>& all, size
 }
 
 // The stages of the config, in dependency order.
-std::vector<Node> planStages(const LevelConfig& c) {
+std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
     std::vector<Node> nodes;
-    const fs::path cache = c.output / ".cache";
     Node import_node;
     import_node.name = "import";
     for (const fs::path& input : c.inputs) import_node.name += " " + input.filename().string();
@@ -654,14 +663,25 @@ std::vector<Node> planStages(const LevelConfig& c) {
                 const bool hierarchical = agent.next_hop == AgentConfig::NextHop::hierarchical;
                 std::vector<size_t> deps = {graph_node};
                 if (hierarchical) deps.push_back(clusters);
-                next_hop = addStage<nexthop::NextHopStage>(
-                    nodes, cache, node("nexthop", deps), agent.next_hop_params,
-                    [](const Node& self, const std::vector<Node>& all) {
-                        return nexthop::NextHopStage::Inputs{
-                            depArtifact(self, all, 0),
-                            self.deps.size() > 1 ? depArtifact(self, all, 1) : fs::path()};
-                    },
-                    hierarchical ? "nhh" : "nh");
+                auto inputs = [](const Node& self, const std::vector<Node>& all) {
+                    return nexthop::NextHopStage::Inputs{
+                        depArtifact(self, all, 0),
+                        self.deps.size() > 1 ? depArtifact(self, all, 1) : fs::path()};
+                };
+                next_hop = addStage<nexthop::NextHopStage>(nodes, cache, node("nexthop", deps),
+                                                           agent.next_hop_params, inputs,
+                                                           hierarchical ? "nhh" : "nh");
+                if (!hierarchical)
+                    nodes[next_hop].run_shard = [params = agent.next_hop_params, inputs](
+                                                    const Node& self, const std::vector<Node>& all,
+                                                    uint32_t k, uint32_t n, const fs::path& output,
+                                                    Context& context) {
+                        nexthop::BuildParams shard = params;
+                        shard.shard_index = k;
+                        shard.shard_count = n;
+                        return runWithinBudget<nexthop::NextHopStage>(inputs(self, all), shard,
+                                                                      output, context);
+                    };
                 pack_deps.push_back(next_hop);
             }
             // Pack reads the graph and what was baked on it; positions of each in pack_deps.
@@ -762,10 +782,188 @@ OJson BuildReport::toJson(const LevelConfig& c) const {
             {"warnings", warnings}};
 }
 
+namespace {
+
+fs::path cacheFolder(const LevelConfig& c, const BuildOptions& options) {
+    return options.cache.empty() ? c.output / ".cache" : options.cache;
+}
+
+// Beside each artifact, what its stage said (counts, warnings, named inputs): a cached stage
+// reports them again, wherever it was built (here, or on a cluster worker by --stage).
+fs::path resultPath(const Node& st) { return st.artifact.string() + ".result.json"; }
+
+Status saveStageResult(const Node& st) {
+    const std::string text = OJson{{"stage", st.name},
+                                   {"key", hex(st.key)},
+                                   {"counts", st.report.counts},
+                                   {"warnings", st.report.warnings},
+                                   {"named_inputs", namedInputsJson(st.report.named_inputs)}}
+                                 .dump(1) +
+                             "\n";
+    return writeFileAtomic(
+        resultPath(st),
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
+// Fills the report of a cached stage from its result file; false when there is none for its key.
+bool loadStageResult(Node& st) {
+    auto bytes = readFile(resultPath(st));
+    if (!bytes) return false;
+    OJson r;
+    try {
+        r = OJson::parse(bytes->begin(), bytes->end());
+        if (!r.is_object() || r.value("key", std::string()) != hex(st.key)) return false;
+        st.report.counts = r.at("counts");
+        for (const auto& w : r.at("warnings")) st.report.warnings.push_back(w.get<std::string>());
+        for (const auto& [name, used] : r.at("named_inputs").items())
+            st.report.named_inputs.push_back({name, used.get<bool>()});
+    } catch (const std::exception&) {
+        st.report.counts = OJson::object();
+        st.report.warnings.clear();
+        st.report.named_inputs.clear();
+        return false;
+    }
+    return true;
+}
+
+fs::path shardPath(const Node& st, uint32_t k, uint32_t n) {
+    return st.artifact.string() + fmt::format(".part-{}-of-{}", k, n);
+}
+
+Result<size_t> findStage(const std::vector<Node>& stages, const LevelConfig& c,
+                         const std::string& wanted) {
+    std::string names;
+    for (size_t i = 0; i < stages.size(); ++i) {
+        if (stages[i].name == wanted || hex(stages[i].key) == wanted) return i;
+        names += "\n  " + stages[i].name;
+    }
+    return makeError(ErrorKind::usage, "{}: no stage '{}' in this level; its stages are:{}",
+                     c.file.string(), wanted, names);
+}
+
+// --stage: one stage whose inputs are in the cache folder (a shard of it, or its shards merged).
+Result<BuildReport> runOneStage(const LevelConfig& c, std::vector<Node>& stages,
+                                const BuildOptions& options, Context& context) {
+    auto found = findStage(stages, c, options.stage);
+    if (!found) return found.error();
+    Node& st = stages[*found];
+    for (size_t d : st.deps)
+        if (!fs::exists(stages[d].artifact))
+            return inputError("stage '{}' needs the artifact of '{}' ({}); run that stage first",
+                              st.name, stages[d].name, stages[d].artifact.string());
+    if ((options.merge_shards > 0 || options.shard_count > 0) && !st.run_shard)
+        return makeError(ErrorKind::usage, "stage '{}' does not split into shards", st.name);
+    std::error_code ec;
+    fs::create_directories(st.artifact.parent_path(), ec);
+    const auto t0 = std::chrono::steady_clock::now();
+    Result<StageResult> result = StageResult{};
+    if (options.merge_shards > 0) {
+        std::vector<fs::path> parts;
+        for (uint32_t k = 0; k < options.merge_shards; ++k) {
+            parts.push_back(shardPath(st, k, options.merge_shards));
+            if (!fs::exists(parts.back()))
+                return inputError("stage '{}': shard {}/{} is missing ({})", st.name, k,
+                                  options.merge_shards, parts.back().string());
+        }
+        result = nexthop::mergeShardFiles(parts, st.artifact);
+    } else if (options.shard_count > 0) {
+        if (options.shard_index >= options.shard_count)
+            return makeError(ErrorKind::usage, "--shard {}/{}: K must be below N",
+                             options.shard_index, options.shard_count);
+        result = st.run_shard(st, stages, options.shard_index, options.shard_count,
+                              shardPath(st, options.shard_index, options.shard_count), context);
+    } else {
+        result = st.run(st, stages, context);
+    }
+    if (!result) return Error{result.error().kind, st.name + ": " + result.error().message};
+    BuildReport report;
+    for (const auto& [name, value] : result->counts) st.report.counts[name] = value;
+    st.report.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    st.report.peak_rss_bytes = peakRss();
+    st.report.named_inputs = result->named_inputs;
+    for (const std::string& w : result->warnings)
+        st.report.warnings.push_back(fmt::format("{}: {}", st.name, w));
+    if (options.shard_count == 0)
+        if (Status s = saveStageResult(st); !s) return s.error();
+    report.stages.push_back(st.report);
+    report.milliseconds = st.report.milliseconds;
+    context.info("built: {} -> {}", st.name,
+                 options.shard_count > 0
+                     ? shardPath(st, options.shard_index, options.shard_count).string()
+                     : st.artifact.string());
+    return report;
+}
+
+}  // namespace
+
+Result<nlohmann::ordered_json> planBuild(const LevelConfig& c, const BuildOptions& options,
+                                         const std::string& navbake) {
+    std::vector<Node> stages = planStages(c, cacheFolder(c, options));
+    if (Status s = computeKeys(stages); !s) return s.error();
+    OJson list = OJson::array();
+    for (const Node& st : stages) {
+        OJson deps = OJson::array();
+        bool inputs_ready = true;
+        for (size_t d : st.deps) {
+            deps.push_back(stages[d].name);
+            inputs_ready = inputs_ready && fs::exists(stages[d].artifact);
+        }
+        OJson sources = OJson::array();
+        for (const fs::path& source : st.sources) sources.push_back(source.string());
+        const OJson command = {navbake, "build", c.file.string(), "--stage", st.name};
+        OJson entry = {{"name", st.name},
+                       {"kind", st.kind},
+                       {"agent", st.agent},
+                       {"graph", st.graph},
+                       {"key", hex(st.key)},
+                       {"artifact", st.artifact.filename().string()},
+                       {"depends_on", deps},
+                       {"sources", sources},
+                       {"cached", fs::exists(st.artifact) && loadContainer(st.artifact).ok()},
+                       {"command", command}};
+        OJson memory = nullptr;
+        if (inputs_ready) {
+            auto estimate = st.estimate(st, stages);
+            if (estimate)
+                memory = {{"bytes", estimate->bytes},
+                          {"basis", estimate->basis},
+                          {"advice", estimate->advice}};
+        }
+        entry["memory_estimate"] = memory;
+        if (st.run_shard) {
+            OJson shard = command, merge = command;
+            shard.push_back("--shard");
+            shard.push_back("{k}/{n}");
+            merge.push_back("--merge-shards");
+            merge.push_back("{n}");
+            entry["shards"] = {{"command", shard},
+                               {"part", st.artifact.filename().string() + ".part-{k}-of-{n}"},
+                               {"merge", merge}};
+        } else {
+            entry["shards"] = nullptr;
+        }
+        list.push_back(std::move(entry));
+    }
+    OJson outputs = OJson::array();
+    for (const Node& st : stages)
+        if (st.kind == "pack") outputs.push_back(outputName(st));
+    return OJson{{"config", c.file.string()},
+                 {"output", c.output.string()},
+                 {"cache", cacheFolder(c, options).string()},
+                 {"navbake_format", formatVersions()},
+                 {"stages", list},
+                 {"outputs", outputs},
+                 {"finish", {navbake, "build", c.file.string()}}};
+}
+
 Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, Context& context) {
     const auto start = std::chrono::steady_clock::now();
-    std::vector<Node> stages = planStages(c);
+    std::vector<Node> stages = planStages(c, cacheFolder(c, options));
     if (Status s = computeKeys(stages); !s) return s.error();
+    if (!options.stage.empty()) return runOneStage(c, stages, options, context);
+    if (options.shard_count > 0 || options.merge_shards > 0)
+        return makeError(ErrorKind::usage, "--shard and --merge-shards need --stage NAME");
     BuildReport report;
     // The previous report: keys, counts and output hashes of the last build.
     OJson previous;
@@ -816,9 +1014,9 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
     }
 
     std::error_code ec;
-    fs::create_directories(c.output / ".cache", ec);
+    fs::create_directories(cacheFolder(c, options), ec);
     if (ec)
-        return makeError(ErrorKind::io, "cannot create {}: {}", (c.output / ".cache").string(),
+        return makeError(ErrorKind::io, "cannot create {}: {}", cacheFolder(c, options).string(),
                          ec.message());
 
     // Scheduler: a stage runs once its dependencies are done; up to `jobs` at once.
@@ -861,8 +1059,10 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
                 status = makeError(ErrorKind::cancelled, "build cancelled");
             } else if (cached) {
                 st.report.skipped = true;
-                if (it != previous_stage.end() && (*it->second).contains("counts") &&
-                    (*it->second)["key"] == hex(st.key)) {
+                if (loadStageResult(st)) {
+                    // Its result file (a build here, or a --stage run on a cluster worker).
+                } else if (it != previous_stage.end() && (*it->second).contains("counts") &&
+                           (*it->second)["key"] == hex(st.key)) {
                     st.report.counts = (*it->second)["counts"];
                     if ((*it->second).contains("warnings"))
                         for (const auto& w : (*it->second)["warnings"])
@@ -884,6 +1084,7 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
                     for (const std::string& w : result->warnings)
                         st.report.warnings.push_back(fmt::format("{}: {}", st.name, w));
                     for (const std::string& line : result->summary) context.debug("{}", line);
+                    if (Status saved = saveStageResult(st); !saved) status = saved;
                     context.info("built: {} ({:.0f} ms)", st.name,
                                  std::chrono::duration<double, std::milli>(
                                      std::chrono::steady_clock::now() - t0)

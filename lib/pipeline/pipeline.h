@@ -66,6 +66,15 @@ struct BuildOptions {
     int jobs = 0;        // stages run at once; 0 = all cores
     bool force = false;  // rebuild every stage
     bool check = false;  // only compare the committed outputs with what the inputs would give
+    // Distributed builds (tools/navbake-dask, Slurm arrays): the artifacts' folder (default
+    // OUTPUT/.cache), and one stage alone (by name or key) whose inputs are already there; it
+    // writes only its artifact, no output and no report. With shard_count > 0 a stage that splits
+    // (a flat next-hop table) writes shard shard_index of shard_count (`ARTIFACT.part-K-of-N`);
+    // merge_shards = N joins the N parts into the artifact.
+    std::filesystem::path cache;
+    std::string stage;
+    uint32_t shard_index = 0, shard_count = 0;
+    uint32_t merge_shards = 0;
 };
 
 struct StageReport {
@@ -89,6 +98,13 @@ struct BuildReport {
     double milliseconds = 0;
     nlohmann::ordered_json toJson(const LevelConfig& config) const;
 };
+
+// The stage graph as `navbake plan --json` prints it: per stage its name, kind, agent and graph,
+// key, artifact, the stages it depends on, the command that runs it alone, whether its artifact is
+// cached, its memory estimate (when its inputs are there) and, for stages that split, the shard
+// and merge commands. `navbake` is the program the commands name.
+Result<nlohmann::ordered_json> planBuild(const LevelConfig& config, const BuildOptions& options,
+                                         const std::string& navbake);
 
 // Runs (or checks) the build. check: ErrorKind::bad_input naming the stale stages when the
 // outputs do not match; nothing is written.

@@ -40,7 +40,8 @@ void VoxelizeStage::describe(const Params& p, StageKey& key) {
 }
 
 Result<MemoryEstimate> VoxelizeStage::estimateMemory(const Inputs& inputs, const Params& params) {
-    auto raw = containerHeaderSection(inputs.geometry, formats::kSecGeometryHeader);
+    auto raw = containerHeaderSection(inputs.geometry, formats::kKindGeometry,
+                                      formats::kGeometryVersion, formats::kSecGeometryHeader);
     if (!raw) return raw.error();
     formats::GeometryHeader h;
     if (formats::Error e = formats::decodeGeometryHeader(raw->data(), raw->size(), h))

@@ -1008,6 +1008,71 @@ manual_clusters)
   grep -q '"nodes_outside_rooms": [1-9]' "$work/level.navbake/level.report.json" || fail "report: nodes_outside_rooms"
   grep -q '"rooms": 2' "$work/level.navbake/level.report.json" || fail "report: rooms"
   ;;
+plan_stages)
+  # `navbake plan` and `navbake build --stage`: the stage graph a cluster driver runs, and the
+  # Slurm recipe (README, "Bakes on a cluster") done by hand: every stage alone in plan order into
+  # its own cache folder, the flat next-hop table as 2 shards and a merge, then `navbake build`
+  # only publishes, byte-identical to a plain build.
+  need_shared
+  for mode in plain staged; do
+    mkdir -p "$work/$mode"
+    echo "{\"input\": \"$shared/movingai/den312d.map\", \"output\": \"out\", \"agents\": [{\"graphs\": [\"tile\"], \"clusters\": true, \"hierarchy\": true, \"nexthop\": true}]}" >"$work/$mode/level.json"
+  done
+  expect 0 "nexthop tile default .*\[splits into shards\]" "$navbake" plan "$work/staged/level.json"
+  "$navbake" plan "$work/staged/level.json" --json >"$work/plan.json" || fail "plan --json"
+  python3 - "$work/plan.json" "$navbake" >"$work/steps.txt" <<'PY' || fail "plan JSON: $(cat "$work/plan.json")"
+import json, sys
+plan = json.load(open(sys.argv[1]))
+stages = plan["stages"]
+names = [s["name"] for s in stages]
+assert names == ["import den312d.map", "graph tile default", "cluster tile default",
+                 "hierarchy tile default", "nexthop tile default", "pack tile default"], names
+for s in stages:
+    assert s["command"][1:] == ["build", plan["config"], "--stage", s["name"]], s
+    assert all(d in names[:names.index(s["name"])] for d in s["depends_on"]), s
+    assert not s["cached"] and len(s["key"]) == 16
+    assert (s["memory_estimate"] is not None) == (s["kind"] == "import"), s
+    assert (s["shards"] is not None) == (s["kind"] == "nexthop"), s
+assert plan["outputs"] == ["default.tile.nav"]
+assert plan["finish"][1:] == ["build", plan["config"]]
+# One line per step (arguments tab-separated): a whole stage, or its shards and the merge.
+for s in stages:
+    if s["shards"]:
+        for k in range(2):
+            print("\t".join(c.replace("{k}", str(k)).replace("{n}", "2") for c in s["shards"]["command"][1:]))
+        print("\t".join(c.replace("{n}", "2") for c in s["shards"]["merge"][1:]))
+    else:
+        print("\t".join(s["command"][1:]))
+PY
+  # Out of order: a stage whose inputs are not there yet.
+  expect 1 "stage 'graph tile default' needs the artifact of 'import den312d.map'" \
+    "$navbake" build "$work/staged/level.json" --stage "graph tile default" --cache "$work/cache"
+  expect 2 "no stage 'bogus' in this level; its stages are:" \
+    "$navbake" build "$work/staged/level.json" --stage bogus
+  expect 2 "need --stage" "$navbake" build "$work/staged/level.json" --shard 0/2
+  expect 2 "does not split into shards" "$navbake" build "$work/staged/level.json" \
+    --stage "import den312d.map" --shard 0/2
+  while IFS=$'\t' read -r -a step; do
+    "$navbake" -q "${step[@]}" --cache "$work/cache" || fail "step failed: ${step[*]}"
+  done <"$work/steps.txt"
+  ls "$work/cache"/nexthop-default-tile-*.nh.part-1-of-2 >/dev/null || fail "no shard part written"
+  [ -e "$work/staged/out/default.tile.nav" ] && fail "--stage published an asset"
+  # Estimates once the inputs are there; then the final build publishes without building.
+  "$navbake" plan "$work/staged/level.json" --cache "$work/cache" --json >"$work/plan2.json"
+  python3 -c "
+import json, sys
+p = json.load(open('$work/plan2.json'))
+assert all(s['cached'] and s['memory_estimate']['bytes'] > 0 for s in p['stages']), p" ||
+    fail "second plan: $(cat "$work/plan2.json")"
+  mkdir -p "$work/staged/out/.cache"
+  cp "$work/cache"/* "$work/staged/out/.cache/"
+  "$navbake" build "$work/staged/level.json" >"$work/final.log" 2>&1 || fail "final build: $(cat "$work/final.log")"
+  grep -q "6 stages: 0 built, 6 up to date" "$work/final.log" || fail "final build rebuilt: $(cat "$work/final.log")"
+  "$navbake" -q build "$work/plain/level.json" || fail "plain build"
+  cmp "$work/plain/out/default.tile.nav" "$work/staged/out/default.tile.nav" ||
+    fail "the staged build differs from the plain one"
+  grep -q '"runs"' "$work/staged/out/level.report.json" || fail "the staged report lost the next-hop counts"
+  ;;
 *)
   fail "unknown case"
   ;;

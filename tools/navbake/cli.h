@@ -59,6 +59,9 @@ bool parseXYZ(const std::string& text, float out[3]);
 // "X,Y,Z:X,Y,Z" (a box's min and max corners, metres) into box; false when the text is not that.
 bool parseBox(const std::string& text, geometry::Bounds& box);
 
+// "K/N" with 0 <= K < N (a shard of a table) into index and count; false otherwise.
+bool parseShard(const std::string& text, uint32_t& index, uint32_t& count);
+
 // Exit code for a failed Result/Status, after logging its message.
 int reportFailure(Context& context, const Error& error);
 
@@ -107,6 +110,7 @@ void registerCluster(CLI::App& app, CommandBody& body);
 void registerHierarchy(CLI::App& app, CommandBody& body);
 void registerNextHop(CLI::App& app, CommandBody& body);
 void registerBuild(CLI::App& app, CommandBody& body);
+void registerPlan(CLI::App& app, CommandBody& body);
 void registerPack(CLI::App& app, CommandBody& body);
 void registerQuery(CLI::App& app, CommandBody& body);
 void registerScen(CLI::App& app, CommandBody& body);

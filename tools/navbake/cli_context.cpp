@@ -152,6 +152,15 @@ int reportFailure(Context& context, const Error& error) {
 
 namespace nav::navbake {
 
+bool parseShard(const std::string& text, uint32_t& index, uint32_t& count) {
+    unsigned k = 0, n = 0;
+    char extra;
+    if (std::sscanf(text.c_str(), "%u/%u%c", &k, &n, &extra) != 2 || n == 0 || k >= n) return false;
+    index = k;
+    count = n;
+    return true;
+}
+
 void printStageResult(Context& context, const StageResult& result) {
     for (const std::string& line : result.summary) context.info("{}", line);
     for (const std::string& warning : result.warnings) context.warn("{}", warning);

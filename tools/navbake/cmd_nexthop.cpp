@@ -6,18 +6,6 @@
 #include "tools/navbake/cli.h"
 
 namespace nav::navbake {
-namespace {
-
-bool parseShard(const std::string& text, uint32_t& index, uint32_t& count) {
-    unsigned k = 0, n = 0;
-    char extra;
-    if (std::sscanf(text.c_str(), "%u/%u%c", &k, &n, &extra) != 2 || n == 0 || k >= n) return false;
-    index = k;
-    count = n;
-    return true;
-}
-
-}  // namespace
 
 void registerNextHop(CLI::App& app, CommandBody& body) {
     struct Options {

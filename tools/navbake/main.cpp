@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
 
     CommandBody body;
     registerBuild(app, body);
+    registerPlan(app, body);
     registerImport(app, body);
     registerVoxelize(app, body);
     registerGraph(app, body);
