@@ -155,6 +155,16 @@ NAV_HEADER_LAYOUT(HierNextHopHeader, kSecHierHopHeader, kHierNextHopHeaderSize) 
        h.graph_fingerprint, h.clusters_fingerprint, h.intra_symbols, h.distance_entries);
 }
 
+NAV_HEADER_LAYOUT(WorldTileHeader, kSecWorldTileHeader, kWorldTileHeaderSize) {
+    io(h.tile_x, h.tile_z, h.tiles_x, h.tiles_z, h.tile_cells, h.world_size_x, h.world_size_z, h.x0,
+       h.z0, h.seam_count, h.world_fingerprint);
+}
+NAV_HEADER_LAYOUT(WorldHeader, kSecWorldHeader, kWorldHeaderSize) {
+    io(h.tiles_x, h.tiles_z, h.tile_cells, h.world_size_x, h.world_size_z, h.portal_count,
+       h.portal_edge_count, h.tile_count, h.origin, h.cell_size, h.cell_height, Reserved{4},
+       h.world_fingerprint);
+}
+
 #undef NAV_HEADER_LAYOUT
 
 }  // namespace
@@ -869,6 +879,66 @@ uint64_t graphFingerprint(const uint8_t* header, size_t header_size, const uint8
     h = xxhash64(bytes(offsets), offsets_size, h);
     h = xxhash64(bytes(targets), targets_size, h);
     return xxhash64(bytes(costs), costs_size, h);
+}
+
+void encodeWorldTileHeader(const WorldTileHeader& h, uint8_t out[kWorldTileHeaderSize]) {
+    encodeHeader(h, out);
+}
+
+Error decodeWorldTileHeader(const uint8_t* data, size_t size, WorldTileHeader& h) {
+    constexpr uint32_t id = kSecWorldTileHeader;
+    if (Error e = decodeHeader(data, size, h)) return e;
+    if (h.tiles_x == 0 || h.tiles_z == 0 || h.tile_x >= h.tiles_x || h.tile_z >= h.tiles_z ||
+        h.tile_cells == 0 || uint64_t(h.world_size_x) * h.world_size_z > kMaxGridColumns ||
+        uint64_t(h.tile_x) * h.tile_cells != h.x0 || uint64_t(h.tile_z) * h.tile_cells != h.z0 ||
+        h.x0 >= h.world_size_x || h.z0 >= h.world_size_z)
+        return makeError(ErrorCode::bad_section, 0, id,
+                         "section 'WTHD': tile (%u, %u) of %u x %u tiles of %u cells does not lie "
+                         "in a %u x %u world",
+                         h.tile_x, h.tile_z, h.tiles_x, h.tiles_z, h.tile_cells, h.world_size_x,
+                         h.world_size_z);
+    return {};
+}
+
+void encodeSeam(const SeamRecord& seam, uint8_t out[kSeamRecordSize]) {
+    storeLe32(out, seam.from);
+    storeLe32(out + 4, seam.column);
+    storeLe32(out + 8, uint32_t(seam.y));
+    uint32_t bits;
+    std::memcpy(&bits, &seam.cost, 4);
+    storeLe32(out + 12, bits);
+}
+
+SeamRecord decodeSeam(const uint8_t* data) {
+    SeamRecord seam;
+    seam.from = loadLe32(data);
+    seam.column = loadLe32(data + 4);
+    seam.y = int32_t(loadLe32(data + 8));
+    const uint32_t bits = loadLe32(data + 12);
+    std::memcpy(&seam.cost, &bits, 4);
+    return seam;
+}
+
+void encodeWorldHeader(const WorldHeader& h, uint8_t out[kWorldHeaderSize]) {
+    encodeHeader(h, out);
+}
+
+Error decodeWorldHeader(const uint8_t* data, size_t size, WorldHeader& h) {
+    constexpr uint32_t id = kSecWorldHeader;
+    if (Error e = decodeHeader(data, size, h)) return e;
+    if (h.tiles_x == 0 || h.tiles_z == 0 || h.tile_cells == 0 ||
+        uint64_t(h.tiles_x) * h.tiles_z > kMaxGridColumns ||
+        uint64_t(h.world_size_x) * h.world_size_z > kMaxGridColumns ||
+        uint64_t(h.tiles_x) * h.tile_cells < h.world_size_x ||
+        uint64_t(h.tiles_z) * h.tile_cells < h.world_size_z ||
+        h.tile_count > uint64_t(h.tiles_x) * h.tiles_z || !(h.cell_size > 0) ||
+        !std::isfinite(h.cell_size) || !(h.cell_height > 0) || !std::isfinite(h.cell_height) ||
+        !std::isfinite(h.origin[0]) || !std::isfinite(h.origin[1]) || !std::isfinite(h.origin[2]))
+        return makeError(ErrorCode::bad_section, 0, id,
+                         "section 'WIHD': %u x %u tiles of %u cells do not cover a %u x %u world, "
+                         "or the cell sizes or origin are not finite and positive",
+                         h.tiles_x, h.tiles_z, h.tile_cells, h.world_size_x, h.world_size_z);
+    return {};
 }
 
 }  // namespace nav::formats

@@ -20,6 +20,7 @@ inline constexpr uint32_t kKindClusters = fourcc("CLUS");   // .clu: clusters + 
 inline constexpr uint32_t kKindHierarchy = fourcc("HIER");  // .hier: multi-level graph + entrances
 inline constexpr uint32_t kKindNextHop = fourcc("NHOP");    // .nh: all-pairs next-hop table
 inline constexpr uint32_t kKindHierNextHop = fourcc("NHHI");  // .nhh: hierarchical next-hop table
+inline constexpr uint32_t kKindWorld = fourcc("WRLD");  // .world: index of a tiled world's assets
 
 // Newest layout version of each kind that this code writes and reads.
 // Geometry and voxel grids: v2 adds the link specs of scene objects (SLNK, SLNM; FORMAT.md §4.4),
@@ -36,6 +37,7 @@ inline constexpr uint32_t kClustersVersion = 1;
 inline constexpr uint32_t kHierarchyVersion = 1;
 inline constexpr uint32_t kNextHopVersion = 1;
 inline constexpr uint32_t kHierNextHopVersion = 1;
+inline constexpr uint32_t kWorldVersion = 1;
 
 // Sections shared by several kinds.
 inline constexpr uint32_t kSecAreas = fourcc("AREA");       // area-type table
@@ -606,5 +608,67 @@ struct HierarchyArrays {
 // the same asset: node_count entries, each < cluster_count) and fills level_start. The error
 // names the section and the byte offset of the first bad value.
 Error checkHierarchy(HierarchyArrays& arrays, const uint32_t* node_clusters);
+
+// ---- Tiled worlds (FORMAT.md §9)
+// ----------------------------------------------------------------- A world baked in tiles: each
+// tile is a tile-graph asset of its own (its interior columns) with WTHD (where it lies in the
+// world) and WSEM (its edges into neighbouring tiles, by world cell); the world index (kind WRLD)
+// holds the tile grid and the portal graph across tiles.
+inline constexpr uint32_t kSecWorldTileHeader = fourcc("WTHD");     // 48-byte tile header
+inline constexpr uint32_t kSecWorldSeams = fourcc("WSEM");          // 16-byte seam edges
+inline constexpr uint32_t kSecWorldHeader = fourcc("WIHD");         // 64-byte world index header
+inline constexpr uint32_t kSecWorldTiles = fourcc("WTIL");          // 8 bytes per tile
+inline constexpr uint32_t kSecWorldPortals = fourcc("WPNT");        // 24 bytes per portal
+inline constexpr uint32_t kSecWorldPortalOffsets = fourcc("WPOF");  // u32 per portal + 1
+inline constexpr uint32_t kSecWorldPortalTargets = fourcc("WPDT");  // u32 portal per edge
+inline constexpr uint32_t kSecWorldPortalCosts = fourcc("WPCS");    // f32 per edge
+
+struct WorldTileHeader {
+    uint32_t tile_x = 0, tile_z = 0;              // this tile in the world's tile grid
+    uint32_t tiles_x = 0, tiles_z = 0;            // the tile grid
+    uint32_t tile_cells = 0;                      // tile edge [Units: cells]
+    uint32_t world_size_x = 0, world_size_z = 0;  // the world's grid [Units: cells]
+    uint32_t x0 = 0, z0 = 0;                      // this tile's first world column
+    uint32_t seam_count = 0;                      // WSEM records
+    uint64_t world_fingerprint = 0;               // the world grid it belongs to
+};
+inline constexpr size_t kWorldTileHeaderSize = 48;
+void encodeWorldTileHeader(const WorldTileHeader& header, uint8_t out[kWorldTileHeaderSize]);
+Error decodeWorldTileHeader(const uint8_t* data, size_t size, WorldTileHeader& out);
+
+// A seam edge: from node `from` of this tile to the walkable cell with top `y` [cell heights] in
+// world column `column` (z * world_size_x + x) of a neighbouring tile, at cost `cost`.
+struct SeamRecord {
+    uint32_t from = 0;
+    uint32_t column = 0;
+    int32_t y = 0;
+    float cost = 0;
+};
+inline constexpr size_t kSeamRecordSize = 16;
+void encodeSeam(const SeamRecord& seam, uint8_t out[kSeamRecordSize]);
+SeamRecord decodeSeam(const uint8_t* data);
+
+struct WorldHeader {
+    uint32_t tiles_x = 0, tiles_z = 0;
+    uint32_t tile_cells = 0;
+    uint32_t world_size_x = 0, world_size_z = 0;
+    uint32_t portal_count = 0;
+    uint32_t portal_edge_count = 0;
+    uint32_t tile_count = 0;      // tiles with walkable cells (WTIL records)
+    float origin[3] = {0, 0, 0};  // the world grid's minimum corner [Units: m]
+    float cell_size = 0;          // [Units: m]
+    float cell_height = 0;        // [Units: m]
+    uint64_t world_fingerprint = 0;
+};
+inline constexpr size_t kWorldHeaderSize = 64;
+void encodeWorldHeader(const WorldHeader& header, uint8_t out[kWorldHeaderSize]);
+Error decodeWorldHeader(const uint8_t* data, size_t size, WorldHeader& out);
+
+// WTIL: per tile with walkable cells, u32 tile index (tile_z * tiles_x + tile_x) and u32 nodes.
+// WPNT: per portal (a walkable cell on a tile border with a seam edge, one per run of them):
+// u32 tile index, u32 world column, i32 y, f32 x, y, z (its position [m]). WPOF/WPDT/WPCS: the
+// portal graph (CSR): the seam edge to the other side, and the shortest path inside the tile to
+// each other portal of the same tile it reaches.
+inline constexpr size_t kPortalRecordSize = 24;
 
 }  // namespace nav::formats

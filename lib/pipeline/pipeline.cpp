@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include "formats/layouts.h"
 #include "formats/xxhash64.h"
@@ -232,6 +233,27 @@ Status checkStages(const LevelConfig& c) {
             };
             if (Status s = stageIssues<graph::GraphStage>(c.file, params, name); !s) return s;
         }
+        if (c.world &&
+            std::find(a.graphs.begin(), a.graphs.end(), graph::GraphKind::tile) != a.graphs.end()) {
+            std::vector<std::string> unsupported;
+            if (!a.graph.links.empty() || a.graph.generate.enabled())
+                unsupported.push_back("links");
+            if (!a.graph.seeds.empty()) unsupported.push_back("seeds");
+            if (!a.graph.points.empty() || a.graph.poi_tables)
+                unsupported.push_back("points of interest");
+            if (a.graph.uphill > 0 || a.graph.downhill > 0)
+                unsupported.push_back("uphill/downhill");
+            if (a.clusters || a.hierarchy || a.next_hop != AgentConfig::NextHop::none)
+                unsupported.push_back("clusters, hierarchy or next-hop tables");
+            if (!unsupported.empty()) {
+                std::string list;
+                for (const std::string& u : unsupported) list += (list.empty() ? "" : ", ") + u;
+                return inputError(
+                    "{}: $.world: world tiles carry the plain tile graph; {} has {} (bake those "
+                    "without $.world, or as another graph kind)",
+                    file, agent, list);
+            }
+        }
         if (a.clusters)
             if (Status s = stageIssues<cluster::ClusterStage>(c.file, a.cluster,
                                                               under(agent + ".clusters"));
@@ -315,6 +337,19 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         }
         if (Status s = ir.finish(
                 {"up", "scale", "units", "flip_winding", "double_sided", "tags", "threads"});
+            !s)
+            return s.error();
+    }
+    if (r.has("world")) {
+        JsonReader wr(r.get("world"), "$.world", path);
+        if (Status s = wr.expectObject(); !s) return s.error();
+        c.world = true;
+        if (Status s = wr.number("tile_size", c.world_params.tile_size); !s) return s.error();
+        if (Status s = wr.integer("threads", c.world_params.threads); !s) return s.error();
+        if (Status s = wr.finish({"tile_size", "threads"}); !s) return s.error();
+        if (Status s = stageIssues<graph::WorldStage>(
+                path, c.world_params,
+                [](std::string_view field) { return "$.world." + std::string(field); });
             !s)
             return s.error();
     }
@@ -514,8 +549,8 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         a.graph.scene_links_shared = c.agents.size() > 1;
     }
     if (Status s = r.finish({"$schema", "input", "output", "debug_views", "import", "voxel",
-                             "navmesh", "bounds", "seeds", "points_of_interest", "waypoints",
-                             "link_types", "links", "agents"});
+                             "navmesh", "world", "bounds", "seeds", "points_of_interest",
+                             "waypoints", "link_types", "links", "agents"});
         !s)
         return s.error();
     if (Status s = checkStages(c); !s) return s.error();
@@ -621,6 +656,23 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
         }
         for (graph::GraphKind kind : agent.graphs) {
             const std::string kind_name(choiceName<graph::GraphKind>(graph::kGraphKinds, kind));
+            if (c.world && kind == graph::GraphKind::tile) {
+                // World tiles: one stage writes the tiles and the index (checkStages refuses what
+                // tiles do not carry yet).
+                Node n;
+                n.agent = agent.name;
+                n.graph = kind_name;
+                n.name = fmt::format("world {} {}", kind_name, agent.name);
+                n.deps = {voxels};
+                graph::WorldStage::Params world = c.world_params;
+                addStage<graph::WorldStage>(
+                    nodes, cache, n, world,
+                    [](const Node& self, const std::vector<Node>& all) {
+                        return graph::WorldStage::Inputs{depArtifact(self, all, 0)};
+                    },
+                    "world");
+                continue;
+            }
             auto node = [&](std::string_view stage, std::vector<size_t> deps) {
                 Node n;
                 n.agent = agent.name;
@@ -897,6 +949,42 @@ Result<BuildReport> runOneStage(const LevelConfig& c, std::vector<Node>& stages,
 
 }  // namespace
 
+// A world stage's outputs: OUTPUT/AGENT.tile.world and each tile as AGENT.tile.X_Z.nav (tiles no
+// longer in the world are removed), written only when their bytes change.
+Status publishWorld(const LevelConfig& c, const Node& st, BuildReport& report, Context& context) {
+    const std::string stem = st.agent + "." + st.graph;
+    auto files = graph::worldTileFiles(st.artifact);
+    if (!files) return files.error();
+    std::vector<std::pair<fs::path, std::string>> copies = {{st.artifact, stem + ".world"}};
+    for (const graph::WorldTileFile& f : *files)
+        copies.push_back({f.path, fmt::format("{}.{}_{}.nav", stem, f.tile_x, f.tile_z)});
+    std::set<std::string> keep;
+    for (const auto& [from, name] : copies) {
+        auto bytes = readFile(from);
+        if (!bytes) return bytes.error();
+        auto current = readFile(c.output / name);
+        if (!current || *current != *bytes) {
+            if (Status s = writeFileAtomic(c.output / name, *bytes); !s) return s;
+            context.debug("wrote {}", (c.output / name).string());
+        }
+        report.outputs.push_back(name);
+        report.output_entries.push_back(
+            {{"file", name},
+             {"bytes", bytes->size()},
+             {"xxh64", hex(formats::xxhash64(bytes->data(), bytes->size(), 0))}});
+        keep.insert(name);
+    }
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(c.output, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.starts_with(stem + ".") && name.ends_with(".nav") && !keep.contains(name) &&
+            name.find('_') != std::string::npos)
+            fs::remove(entry.path(), ec);
+    }
+    context.info("wrote {} ({} tiles)", (c.output / (stem + ".world")).string(), files->size());
+    return {};
+}
+
 Result<nlohmann::ordered_json> planBuild(const LevelConfig& c, const BuildOptions& options,
                                          const std::string& navbake) {
     std::vector<Node> stages = planStages(c, cacheFolder(c, options));
@@ -1136,6 +1224,10 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
     // Publish the final assets (only when their bytes change) and the report, atomically.
     for (const Node& st : stages) {
         report.stages.push_back(st.report);
+        if (st.kind == "world") {
+            if (Status s = publishWorld(c, st, report, context); !s) return s.error();
+            continue;
+        }
         if (st.kind != "pack") continue;
         const std::string name = outputName(st);
         report.outputs.push_back(name);

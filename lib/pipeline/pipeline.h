@@ -27,6 +27,7 @@
 #include "lib/common/context.h"
 #include "lib/common/result.h"
 #include "lib/graph/graph.h"
+#include "lib/graph/world.h"
 #include "lib/importer/import.h"
 #include "lib/nexthop/nexthop.h"
 #include "lib/voxel/voxelize.h"
@@ -54,6 +55,9 @@ struct LevelConfig {
     std::filesystem::path output;  // absolute; default: <config dir>/<stem>.navbake
     bool debug_views = false;
     bool grid_map = false;  // the input is a MovingAI .map or .3dmap (no voxelize stage)
+    // $.world: the tile graph baked as world tiles (AGENT.tile.world and AGENT.tile.X_Z.nav).
+    bool world = false;
+    graph::WorldStage::Params world_params;
 };
 
 // Parses and checks a config. Errors name the file and the JSON path ($.agents[1].radius): wrong

@@ -1,0 +1,543 @@
+#include "lib/graph/world.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "formats/bytes.h"
+#include "formats/xxhash64.h"
+#include "lib/common/file_io.h"
+#include "lib/common/parallel.h"
+#include "lib/common/search.h"
+
+namespace nav::graph {
+namespace {
+
+template <class T>
+void appendBytes(std::vector<uint8_t>& out, const T& value) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* p = reinterpret_cast<const uint8_t*>(&value);
+    out.insert(out.end(), p, p + sizeof(T));
+}
+
+struct Window {
+    uint32_t x0, z0, x1, z1;      // interior [x0, x1) x [z0, z1), world columns
+    uint32_t bx0, bz0, bx1, bz1;  // with the one-column border, clipped to the world
+};
+
+Window tileWindow(const WorldLayout& layout, uint32_t tx, uint32_t tz) {
+    Window w;
+    w.x0 = tx * layout.tile_cells;
+    w.z0 = tz * layout.tile_cells;
+    w.x1 = std::min(layout.size_x, w.x0 + layout.tile_cells);
+    w.z1 = std::min(layout.size_z, w.z0 + layout.tile_cells);
+    w.bx0 = w.x0 > 0 ? w.x0 - 1 : 0;
+    w.bz0 = w.z0 > 0 ? w.z0 - 1 : 0;
+    w.bx1 = std::min(layout.size_x, w.x1 + 1);
+    w.bz1 = std::min(layout.size_z, w.z1 + 1);
+    return w;
+}
+
+std::string tileFileName(uint64_t content) { return fmt::format("worldtile-{:016x}.nav", content); }
+
+// The columns [x0, x1) x [z0, z1) of `world` as a grid of their own (origin moved by whole cells).
+voxel::VoxelGrid cropGrid(const voxel::VoxelGrid& world, uint32_t x0, uint32_t z0, uint32_t x1,
+                          uint32_t z1) {
+    voxel::VoxelGrid g;
+    g.size_x = x1 - x0;
+    g.size_z = z1 - z0;
+    g.size_y = world.size_y;
+    g.source = world.source;
+    g.origin[0] = world.origin[0] + float(x0) * world.cell_size;
+    g.origin[1] = world.origin[1];
+    g.origin[2] = world.origin[2] + float(z0) * world.cell_size;
+    g.cell_size = world.cell_size;
+    g.cell_height = world.cell_height;
+    g.agent = world.agent;
+    g.areas = world.areas;
+    g.source_name = world.source_name;
+    g.column_offsets.reserve(g.columnCount() + 1);
+    for (uint32_t z = z0; z < z1; ++z)
+        for (uint32_t x = x0; x < x1; ++x) {
+            g.column_offsets.push_back(uint32_t(g.spans.size()));
+            const auto spans = world.column(x, z);
+            g.spans.insert(g.spans.end(), spans.begin(), spans.end());
+        }
+    g.column_offsets.push_back(uint32_t(g.spans.size()));
+    return g;
+}
+
+}  // namespace
+
+WorldLayout worldLayout(const voxel::VoxelGrid& world, double tile_size) {
+    WorldLayout l;
+    l.tile_cells = uint32_t(std::max(8.0, std::round(tile_size / double(world.cell_size))));
+    l.size_x = world.size_x;
+    l.size_z = world.size_z;
+    l.tiles_x = (world.size_x + l.tile_cells - 1) / l.tile_cells;
+    l.tiles_z = (world.size_z + l.tile_cells - 1) / l.tile_cells;
+    std::vector<uint8_t> frame;
+    for (uint32_t v : {world.size_x, world.size_z, world.size_y}) appendBytes(frame, v);
+    for (float v :
+         {world.origin[0], world.origin[1], world.origin[2], world.cell_size, world.cell_height,
+          world.agent.height, world.agent.radius, world.agent.climb, world.agent.max_slope_deg})
+        appendBytes(frame, v);
+    for (const geometry::AreaType& a : world.areas) {
+        appendBytes(frame, a.cost);
+        appendBytes(frame, uint8_t(a.walkable));
+    }
+    l.fingerprint = formats::xxhash64(frame.data(), frame.size(), 0);
+    return l;
+}
+
+uint64_t tileContentHash(const voxel::VoxelGrid& world, const WorldLayout& layout, uint32_t tx,
+                         uint32_t tz) {
+    const Window w = tileWindow(layout, tx, tz);
+    std::vector<uint8_t> bytes;
+    for (uint64_t v : {layout.fingerprint, uint64_t(layout.tile_cells), uint64_t(tx), uint64_t(tz)})
+        appendBytes(bytes, v);
+    for (uint32_t z = w.bz0; z < w.bz1; ++z)
+        for (uint32_t x = w.bx0; x < w.bx1; ++x) {
+            const auto spans = world.column(x, z);
+            appendBytes(bytes, uint32_t(spans.size()));
+            for (const voxel::Span& s : spans) {
+                appendBytes(bytes, s.y_min);
+                appendBytes(bytes, s.y_max);
+                appendBytes(bytes, s.area);
+                appendBytes(bytes, uint8_t(s.walkable));
+            }
+        }
+    return formats::xxhash64(bytes.data(), bytes.size(), 0);
+}
+
+Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const WorldLayout& layout,
+                                 uint32_t tx, uint32_t tz, Context& context) {
+    const Window w = tileWindow(layout, tx, tz);
+    const voxel::VoxelGrid crop = cropGrid(world, w.bx0, w.bz0, w.bx1, w.bz1);
+    auto built = buildTileGraph(crop, context);
+    if (!built) return built.error();
+    const Graph& b = *built;
+    const uint32_t cw = w.bx1 - w.bx0;
+    const uint32_t iw = w.x1 - w.x0, id = w.z1 - w.z0;
+    auto worldColumn = [&](uint32_t local) {
+        return std::pair<uint32_t, uint32_t>{w.bx0 + local % cw, w.bz0 + local / cw};
+    };
+    auto interior = [&](uint32_t node) {
+        const auto [x, z] = worldColumn(b.cells[node].column);
+        return x >= w.x0 && x < w.x1 && z >= w.z0 && z < w.z1;
+    };
+    std::vector<uint32_t> renumber(b.cells.size(), kNoNode);
+    WorldTile tile;
+    Graph& g = tile.graph;
+    const voxel::VoxelGrid frame = cropGrid(world, w.x0, w.z0, w.x1, w.z1);
+    g.header = headerForGrid(frame, GraphType::tile);
+    g.header.heuristic = b.header.heuristic;
+    g.header.min_cost_multiplier = b.header.min_cost_multiplier;
+    g.areas = b.areas;
+    g.source_name = b.source_name;
+    // Nodes in the whole graph's order (column by column, z-major, bottom to top), positions in
+    // the world frame (the whole graph's expression, so bitwise equal).
+    g.column_nodes.assign(size_t(iw) * id + 1, 0);
+    for (uint32_t n = 0; n < b.cells.size(); ++n) {
+        if (!interior(n)) continue;
+        const auto [x, z] = worldColumn(b.cells[n].column);
+        renumber[n] = uint32_t(g.cells.size());
+        formats::NodeCell cell = b.cells[n];
+        cell.column = (z - w.z0) * iw + (x - w.x0);
+        g.cells.push_back(cell);
+        g.positions.insert(
+            g.positions.end(),
+            {world.origin[0] + (float(x) + 0.5f) * world.cell_size, b.positions[3 * size_t(n) + 1],
+             world.origin[2] + (float(z) + 0.5f) * world.cell_size});
+        g.column_nodes[cell.column + 1] = uint32_t(g.cells.size());
+    }
+    for (size_t c = 1; c < g.column_nodes.size(); ++c)
+        g.column_nodes[c] = std::max(g.column_nodes[c], g.column_nodes[c - 1]);
+    g.edge_offsets.reserve(g.cells.size() + 1);
+    for (uint32_t n = 0; n < b.cells.size(); ++n) {
+        if (renumber[n] == kNoNode) continue;
+        g.edge_offsets.push_back(uint32_t(g.edge_targets.size()));
+        for (uint32_t e = b.edge_offsets[n]; e < b.edge_offsets[n + 1]; ++e) {
+            const uint32_t t = b.edge_targets[e];
+            if (renumber[t] != kNoNode) {
+                g.edge_targets.push_back(renumber[t]);
+                g.edge_costs.push_back(b.edge_costs[e]);
+            } else {
+                const auto [x, z] = worldColumn(b.cells[t].column);
+                tile.seams.push_back(
+                    {renumber[n], z * layout.size_x + x, b.cells[t].y, b.edge_costs[e]});
+            }
+        }
+    }
+    g.edge_offsets.push_back(uint32_t(g.edge_targets.size()));
+    finalizeGraph(g);
+    formats::WorldTileHeader& h = tile.header;
+    h.tile_x = tx;
+    h.tile_z = tz;
+    h.tiles_x = layout.tiles_x;
+    h.tiles_z = layout.tiles_z;
+    h.tile_cells = layout.tile_cells;
+    h.world_size_x = layout.size_x;
+    h.world_size_z = layout.size_z;
+    h.x0 = w.x0;
+    h.z0 = w.z0;
+    h.seam_count = uint32_t(tile.seams.size());
+    h.world_fingerprint = layout.fingerprint;
+    return tile;
+}
+
+Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile) {
+    formats::ContainerWriter writer = graphWriter(tile.graph, formats::kKindNav);
+    std::vector<uint8_t> header(formats::kWorldTileHeaderSize);
+    formats::encodeWorldTileHeader(tile.header, header.data());
+    writer.add(formats::kSecWorldTileHeader, std::move(header), formats::Codec::raw);
+    std::vector<uint8_t> seams(tile.seams.size() * formats::kSeamRecordSize);
+    for (size_t i = 0; i < tile.seams.size(); ++i)
+        formats::encodeSeam(tile.seams[i], seams.data() + i * formats::kSeamRecordSize);
+    writer.add(formats::kSecWorldSeams, std::move(seams));
+    return saveContainer(path, writer);
+}
+
+// ---- The stage ---------------------------------------------------------------------------------
+
+ParamIssues WorldStage::check(const Params& params) {
+    ParamCheck check;
+    check.positive("tile_size", params.tile_size);
+    check.threads("threads", params.threads);
+    return check.issues;
+}
+
+void WorldStage::describe(const Params& params, StageKey& key) {
+    key.add("tile_size", params.tile_size);
+}
+
+Result<MemoryEstimate> WorldStage::estimateMemory(const Inputs& inputs, const Params& params) {
+    auto raw = containerHeaderSection(inputs.voxels, formats::kKindVoxels, formats::kVoxelsVersion,
+                                      formats::kSecVoxelHeader);
+    if (!raw) return raw.error();
+    formats::VoxelHeader h;
+    if (formats::Error e = formats::decodeVoxelHeader(raw->data(), raw->size(), h))
+        return containerError(inputs.voxels, e);
+    // The world's grid (4 bytes per column, 8 per span), and per tile in flight its graph (the
+    // tile graph's ~180 bytes per walkable span, measured) over its share of the walkable spans.
+    const uint64_t columns = uint64_t(h.size_x) * h.size_z;
+    const double cells = std::max(8.0, std::round(params.tile_size / double(h.cell_size)));
+    const double tile_share =
+        std::min(1.0, cells * cells / double(std::max<uint64_t>(columns, 1)) * 2);
+    const uint64_t threads = uint64_t(resolveThreads(params.threads));
+    const uint64_t bytes =
+        kStageBaseBytes + columns * 4 + uint64_t(h.span_count) * 8 +
+        uint64_t(double(threads) * tile_share * double(h.walkable_count) * 180) +
+        uint64_t(h.walkable_count) / 8 * 64;  // portals and their searches (a fraction)
+    return MemoryEstimate{bytes,
+                          fmt::format("{} columns, {} spans, {} walkable, tiles of {} cells",
+                                      columns, h.span_count, h.walkable_count, cells),
+                          "smaller world tiles, fewer --threads or a larger cell size"};
+}
+
+namespace {
+
+// A portal: a walkable cell on a tile border with a seam edge.
+struct PortalCell {
+    uint32_t tile;    // tile index
+    uint32_t column;  // world column
+    int32_t y;
+    bool operator<(const PortalCell& o) const {
+        return std::tie(tile, column, y) < std::tie(o.tile, o.column, o.y);
+    }
+};
+
+// What pass 1 keeps of each tile: its seams' representatives (one per run of border cells that
+// cross into the same neighbour) and the tile's node count.
+struct TileSummary {
+    bool present = false;
+    uint64_t content = 0;
+    uint32_t nodes = 0, seams = 0;
+    bool built = false;
+    struct Crossing {
+        PortalCell from, to;
+        float cost;
+    };
+    std::vector<Crossing> crossings;
+};
+
+uint32_t nodeAt(const Graph& g, const formats::WorldTileHeader& h, uint32_t column, int32_t y) {
+    const uint32_t x = column % h.world_size_x, z = column / h.world_size_x;
+    if (x < h.x0 || z < h.z0) return kNoNode;
+    const uint32_t lx = x - h.x0, lz = z - h.z0;
+    const uint32_t width = g.header.size_x;
+    if (lx >= width || lz >= g.header.size_z) return kNoNode;
+    const uint32_t c = lz * width + lx;
+    for (uint32_t n = g.column_nodes[c]; n < g.column_nodes[c + 1]; ++n)
+        if (g.cells[n].y == y) return n;
+    return kNoNode;
+}
+
+Result<formats::WorldTileHeader> tileHeaderOf(const LoadedContainer& c) {
+    formats::WorldTileHeader h;
+    if (Status s = c.header(formats::kSecWorldTileHeader, formats::decodeWorldTileHeader, h); !s)
+        return s.error();
+    return h;
+}
+
+}  // namespace
+
+Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
+                                    const std::filesystem::path& output, Context& context) {
+    if (Status s = checkStage<WorldStage>(params); !s) return s.error();
+    const auto start = std::chrono::steady_clock::now();
+    auto world = voxel::loadVoxels(inputs.voxels);
+    if (!world) return world.error();
+    if (!world->links.empty())
+        return inputError(
+            "{}: world tiles do not carry links yet (the level has {} scene-object "
+            "links); bake it without world.tile_size",
+            inputs.voxels.string(), world->links.size());
+    const WorldLayout layout = worldLayout(*world, params.tile_size);
+    const std::filesystem::path folder = output.parent_path();
+    const uint32_t tile_count = layout.tiles_x * layout.tiles_z;
+    std::vector<TileSummary> tiles(tile_count);
+    uint64_t progress = 0;
+    const int threads = resolveThreads(params.threads);
+    // Pass 1: every tile built (or reused by its content hash), its crossings summarised.
+    Status pass1 = runParallel(
+        "world tiles", tile_count, threads, context, progress, uint64_t(tile_count) * 2,
+        [&](size_t index) {
+            const uint32_t tx = uint32_t(index % layout.tiles_x),
+                           tz = uint32_t(index / layout.tiles_x);
+            TileSummary& summary = tiles[index];
+            summary.content = tileContentHash(*world, layout, tx, tz);
+            const std::filesystem::path file = folder / tileFileName(summary.content);
+            Graph graph;
+            formats::WorldTileHeader header;
+            std::vector<formats::SeamRecord> seams;
+            auto cached = std::filesystem::exists(file)
+                              ? loadContainer(file, formats::kKindNav, formats::kNavVersion)
+                              : Result<LoadedContainer>(Error{});
+            bool reused = false;
+            if (cached.ok()) {
+                auto decoded = decodeGraph(*cached);
+                auto h = tileHeaderOf(*cached);
+                auto raw = cached->section(formats::kSecWorldSeams);
+                if (decoded && h && raw &&
+                    raw->size() == size_t(h->seam_count) * formats::kSeamRecordSize) {
+                    graph = std::move(decoded).value();
+                    header = *h;
+                    for (uint32_t i = 0; i < header.seam_count; ++i)
+                        seams.push_back(
+                            formats::decodeSeam(raw->data() + i * formats::kSeamRecordSize));
+                    reused = true;
+                }
+            }
+            if (!reused) {
+                Context quiet;
+                auto tile = buildWorldTile(*world, layout, tx, tz, quiet);
+                if (!tile) throw std::runtime_error(tile.error().message);
+                if (tile->graph.nodeCount() > 0)
+                    if (Status s = saveWorldTile(file, *tile); !s)
+                        throw std::runtime_error(s.error().message);
+                graph = std::move(tile->graph);
+                header = tile->header;
+                seams = std::move(tile->seams);
+                summary.built = true;
+            }
+            summary.present = graph.nodeCount() > 0;
+            summary.nodes = uint32_t(graph.nodeCount());
+            summary.seams = uint32_t(seams.size());
+            // Runs: seam sources crossing into the same neighbour tile, joined along the tile's own
+            // edges; each run's first source (in node order) and its first crossing represent it.
+            const uint32_t n = uint32_t(graph.nodeCount());
+            std::vector<uint32_t> first_seam(n, kNoNode);
+            std::vector<uint32_t> target_tile(n, kNoNode);
+            for (uint32_t i = 0; i < seams.size(); ++i) {
+                const formats::SeamRecord& s = seams[i];
+                if (first_seam[s.from] != kNoNode) continue;
+                first_seam[s.from] = i;
+                const uint32_t x = s.column % layout.size_x, z = s.column / layout.size_x;
+                target_tile[s.from] =
+                    (z / layout.tile_cells) * layout.tiles_x + x / layout.tile_cells;
+            }
+            std::vector<uint8_t> seen(n, 0);
+            std::vector<uint32_t> stack;
+            for (uint32_t v = 0; v < n; ++v) {
+                if (first_seam[v] == kNoNode || seen[v]) continue;
+                seen[v] = 1;
+                stack.assign(1, v);
+                while (!stack.empty()) {
+                    const uint32_t u = stack.back();
+                    stack.pop_back();
+                    for (uint32_t e = graph.edge_offsets[u]; e < graph.edge_offsets[u + 1]; ++e) {
+                        const uint32_t t = graph.edge_targets[e];
+                        if (!seen[t] && first_seam[t] != kNoNode &&
+                            target_tile[t] == target_tile[v]) {
+                            seen[t] = 1;
+                            stack.push_back(t);
+                        }
+                    }
+                }
+                const formats::SeamRecord& s = seams[first_seam[v]];
+                const uint32_t column =
+                    (header.z0 + graph.cells[v].column / graph.header.size_x) * layout.size_x +
+                    header.x0 + graph.cells[v].column % graph.header.size_x;
+                summary.crossings.push_back({{uint32_t(index), column, graph.cells[v].y},
+                                             {target_tile[v], s.column, s.y},
+                                             s.cost});
+            }
+        });
+    if (!pass1) return pass1.error();
+    // Pass 2: the portal cells of each tile: both ends of every representative crossing.
+    std::map<PortalCell, uint32_t> portal_ids;
+    for (const TileSummary& t : tiles)
+        for (const TileSummary::Crossing& c : t.crossings) {
+            portal_ids.emplace(c.from, 0);
+            portal_ids.emplace(c.to, 0);
+        }
+    std::vector<PortalCell> portals;
+    for (auto& [cell, id] : portal_ids) {
+        id = uint32_t(portals.size());
+        portals.push_back(cell);
+    }
+    std::vector<std::vector<std::pair<uint32_t, float>>> edges(portals.size());
+    for (const TileSummary& t : tiles)
+        for (const TileSummary::Crossing& c : t.crossings)
+            edges[portal_ids[c.from]].push_back({portal_ids[c.to], c.cost});
+    // Pass 3: inside each tile, exact costs between its portals (one Dijkstra per portal).
+    std::vector<std::vector<uint32_t>> tile_portals(tile_count);
+    for (uint32_t p = 0; p < portals.size(); ++p) tile_portals[portals[p].tile].push_back(p);
+    std::vector<std::array<float, 3>> positions(portals.size());
+    std::mutex edges_mutex;
+    Status pass3 = runParallel(
+        "world portals", tile_count, threads, context, progress, uint64_t(tile_count) * 2,
+        [&](size_t index) {
+            const std::vector<uint32_t>& mine = tile_portals[index];
+            if (mine.empty() || !tiles[index].present) return;
+            auto loaded = loadContainer(folder / tileFileName(tiles[index].content),
+                                        formats::kKindNav, formats::kNavVersion);
+            if (!loaded) throw std::runtime_error(loaded.error().message);
+            auto graph = decodeGraph(*loaded);
+            if (!graph) throw std::runtime_error(graph.error().message);
+            auto header = tileHeaderOf(*loaded);
+            if (!header) throw std::runtime_error(header.error().message);
+            std::vector<uint32_t> nodes;
+            for (uint32_t p : mine) {
+                const uint32_t v = nodeAt(*graph, *header, portals[p].column, portals[p].y);
+                if (v == kNoNode)
+                    throw std::runtime_error(
+                        fmt::format("world tile {}: no node at a portal", index));
+                nodes.push_back(v);
+                positions[p] = {graph->positions[3 * size_t(v)],
+                                graph->positions[3 * size_t(v) + 1],
+                                graph->positions[3 * size_t(v) + 2]};
+            }
+            const CsrGraph<float> csr{graph->edge_offsets, graph->edge_targets, graph->edge_costs};
+            Dijkstra<double> search;
+            std::vector<std::pair<uint32_t, std::pair<uint32_t, float>>> found;
+            for (size_t i = 0; i < mine.size(); ++i) {
+                search.reset(graph->nodeCount());
+                search.addSource(nodes[i]);
+                search.run(csr);
+                for (size_t j = 0; j < mine.size(); ++j)
+                    if (j != i && std::isfinite(search.dist(nodes[j])))
+                        found.push_back({mine[i], {mine[j], float(search.dist(nodes[j]))}});
+            }
+            std::lock_guard lock(edges_mutex);
+            for (const auto& [from, edge] : found) edges[from].push_back(edge);
+        });
+    if (!pass3) return pass3.error();
+    // The index.
+    formats::WorldHeader h;
+    h.tiles_x = layout.tiles_x;
+    h.tiles_z = layout.tiles_z;
+    h.tile_cells = layout.tile_cells;
+    h.world_size_x = layout.size_x;
+    h.world_size_z = layout.size_z;
+    h.portal_count = uint32_t(portals.size());
+    for (int a = 0; a < 3; ++a) h.origin[a] = world->origin[a];
+    h.cell_size = world->cell_size;
+    h.cell_height = world->cell_height;
+    h.world_fingerprint = layout.fingerprint;
+    std::vector<uint8_t> tile_records, portal_records, offsets, targets, costs;
+    uint64_t nodes = 0, seams = 0, built = 0;
+    for (uint32_t i = 0; i < tile_count; ++i) {
+        seams += tiles[i].seams;
+        built += tiles[i].built && tiles[i].present;
+        if (!tiles[i].present) continue;
+        ++h.tile_count;
+        nodes += tiles[i].nodes;
+        appendBytes(tile_records, i);
+        appendBytes(tile_records, tiles[i].nodes);
+        appendBytes(tile_records, tiles[i].content);
+    }
+    for (uint32_t p = 0; p < portals.size(); ++p) {
+        appendBytes(portal_records, portals[p].tile);
+        appendBytes(portal_records, portals[p].column);
+        appendBytes(portal_records, portals[p].y);
+        for (float v : positions[p]) appendBytes(portal_records, v);
+        std::sort(edges[p].begin(), edges[p].end());
+        appendBytes(offsets, h.portal_edge_count);
+        for (const auto& [t, c] : edges[p]) {
+            appendBytes(targets, t);
+            appendBytes(costs, c);
+            ++h.portal_edge_count;
+        }
+    }
+    appendBytes(offsets, h.portal_edge_count);
+    formats::ContainerWriter writer(formats::kKindWorld, formats::kWorldVersion);
+    std::vector<uint8_t> header_bytes(formats::kWorldHeaderSize);
+    formats::encodeWorldHeader(h, header_bytes.data());
+    writer.add(formats::kSecWorldHeader, std::move(header_bytes), formats::Codec::raw);
+    writer.add(formats::kSecWorldTiles, std::move(tile_records));
+    writer.add(formats::kSecWorldPortals, std::move(portal_records));
+    writer.add(formats::kSecWorldPortalOffsets, std::move(offsets));
+    writer.add(formats::kSecWorldPortalTargets, std::move(targets));
+    writer.add(formats::kSecWorldPortalCosts, std::move(costs));
+    if (Status s = saveContainer(output, writer); !s) return s.error();
+
+    StageResult result;
+    result.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.count("tiles", h.tile_count);
+    result.count("tiles_built", built);
+    result.count("tiles_reused", h.tile_count - built);
+    result.count("nodes", nodes);
+    result.count("seams", seams);
+    result.count("portals", h.portal_count);
+    result.count("portal_edges", h.portal_edge_count);
+    result.summary.push_back(fmt::format(
+        "world: {} x {} tiles of {} cells ({} with walkable cells: {} built, {} reused), {} nodes, "
+        "{} seam edges, {} portals -> {}",
+        layout.tiles_x, layout.tiles_z, layout.tile_cells, h.tile_count, built,
+        h.tile_count - built, nodes, seams, h.portal_count, output.string()));
+    return result;
+}
+
+Result<std::vector<WorldTileFile>> worldTileFiles(const std::filesystem::path& index) {
+    auto c = loadContainer(index, formats::kKindWorld, formats::kWorldVersion);
+    if (!c) return c.error();
+    formats::WorldHeader h;
+    if (Status s = c->header(formats::kSecWorldHeader, formats::decodeWorldHeader, h); !s)
+        return s.error();
+    auto tiles = c->section(formats::kSecWorldTiles);
+    if (!tiles) return tiles.error();
+    if (tiles->size() != size_t(h.tile_count) * 16)
+        return inputError("{}: section 'WTIL' holds {} bytes, expected {} (16 per tile)",
+                          index.string(), tiles->size(), size_t(h.tile_count) * 16);
+    std::vector<WorldTileFile> files;
+    for (uint32_t i = 0; i < h.tile_count; ++i) {
+        const uint8_t* p = tiles->data() + 16 * size_t(i);
+        const uint32_t tile = formats::loadLe32(p);
+        const uint64_t content = formats::loadLe64(p + 8);
+        if (tile >= h.tiles_x * h.tiles_z)
+            return inputError("{}: tile record {} names tile {} of {}", index.string(), i, tile,
+                              h.tiles_x * h.tiles_z);
+        files.push_back(
+            {tile % h.tiles_x, tile / h.tiles_x, index.parent_path() / tileFileName(content)});
+    }
+    return files;
+}
+
+}  // namespace nav::graph

@@ -1,0 +1,84 @@
+// Tiled worlds: a level's tile graph baked as a grid of world tiles, each its own runtime asset,
+// plus a small world index, so a game streams the tiles it needs (navrt::World) and a bake of one
+// edited tile rebuilds only the tiles that depend on what changed.
+//
+// Tiles follow Detour's tiled navigation meshes (M. Mononen, Recast/Detour, 2009-2016: tiles on
+// one world grid, joined where they meet when both are loaded); the portal graph over them is
+// HPA*'s abstract graph (A. Botea, M. Mueller, J. Schaeffer, "Near optimal hierarchical
+// path-finding", Journal of Game Development 1(1), 2004): one entrance per run of border cells
+// that cross into a neighbour, joined across the border and, inside a tile, by exact costs.
+//
+// Exactness: a tile-graph node's edges depend only on its own column and the 8 beside it, so a
+// tile built from its columns and a one-column border has exactly the nodes, edges and costs of the
+// whole world's graph inside it (positions are computed in the world frame, so they are bitwise
+// equal too); the edges into the border become seam edges naming the world cell they reach. The
+// union of all tiles with their seams is the whole world's tile graph.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+#include "formats/layouts.h"
+#include "lib/common/context.h"
+#include "lib/common/result.h"
+#include "lib/common/stage.h"
+#include "lib/graph/graph.h"
+#include "lib/voxel/voxel_grid.h"
+
+namespace nav::graph {
+
+struct WorldLayout {
+    uint32_t tile_cells = 0;  // tile edge [Units: cells]
+    uint32_t tiles_x = 0, tiles_z = 0;
+    uint32_t size_x = 0, size_z = 0;  // the world grid [Units: cells]
+    uint64_t fingerprint = 0;         // the world grid (origin, cell sizes, size, agent, areas)
+};
+// tile_size [Units: m] rounded to whole cells (at least 8).
+WorldLayout worldLayout(const voxel::VoxelGrid& world, double tile_size);
+
+// What tile (tx, tz) of `world` depends on (its columns, a one-column border, the areas and the
+// world frame): tiles whose hash is unchanged are not rebuilt.
+uint64_t tileContentHash(const voxel::VoxelGrid& world, const WorldLayout& layout, uint32_t tx,
+                         uint32_t tz);
+
+// One world tile: the tile graph of its columns (a runtime asset's graph) and its seam edges.
+struct WorldTile {
+    Graph graph;
+    formats::WorldTileHeader header;
+    std::vector<formats::SeamRecord> seams;
+};
+Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const WorldLayout& layout,
+                                 uint32_t tx, uint32_t tz, Context& context);
+// The tile's runtime asset (a .nav of kind NAVA with WTHD and WSEM).
+Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile);
+
+// ---- The world stage ---------------------------------------------------------------------------
+// `navbake build` with `world.tile_size`: every tile of the agent's tile graph, and the index.
+struct WorldStage {
+    static constexpr std::string_view kName = "world";
+    struct Params {
+        double tile_size = 64;  // [Units: m] tile edge, rounded to whole cells (at least 8)
+        int threads = 0;        // tiles built at once (0 = all cores); outputs do not depend on it
+    };
+    struct Inputs {
+        std::filesystem::path voxels;  // .vox of the whole world
+    };
+    static ParamIssues check(const Params& params);
+    static void describe(const Params& params, StageKey& key);
+    static Result<MemoryEstimate> estimateMemory(const Inputs& inputs, const Params& params);
+    // Writes the index to `output` and each tile beside it as worldtile-<content hash>.nav (kept
+    // when present: tiles whose content is unchanged are reused). Counts: tiles, tiles_built,
+    // tiles_reused, nodes, seams, portals, portal_edges.
+    static Result<StageResult> run(const Inputs& inputs, const Params& params,
+                                   const std::filesystem::path& output, Context& context);
+};
+
+// The tile files an index names (beside it), in WTIL order, with their tile coordinates.
+struct WorldTileFile {
+    uint32_t tile_x = 0, tile_z = 0;
+    std::filesystem::path path;
+};
+Result<std::vector<WorldTileFile>> worldTileFiles(const std::filesystem::path& index);
+
+}  // namespace nav::graph

@@ -1,0 +1,525 @@
+#include "lib/runtime/navrt_world.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <queue>
+#include <unordered_map>
+
+#include "formats/bytes.h"
+
+namespace navrt {
+namespace fmt = nav::formats;
+
+namespace {
+
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+constexpr float kVertical = 2.0f;
+constexpr int kAroundCells = 2;
+
+struct Tile {
+    Asset asset;
+    GraphView graph;
+    fmt::WorldTileHeader header;
+    std::vector<uint32_t> seam_offsets;  // per node + 1
+    std::vector<fmt::SeamRecord> seams;  // by source node
+};
+
+struct Portal {
+    uint32_t tile, column;
+    int32_t y;
+    float position[3];
+};
+
+float octile(float ax, float az, float bx, float bz) {
+    const float dx = std::fabs(ax - bx), dz = std::fabs(az - bz);
+    return std::max(dx, dz) + (std::sqrt(2.0f) - 1.0f) * std::min(dx, dz);
+}
+
+}  // namespace
+
+struct World::Impl {
+    Asset index;
+    fmt::WorldHeader header;
+    std::vector<Portal> portals;
+    std::vector<uint32_t> portal_offsets, portal_targets;
+    std::vector<float> portal_costs;
+    std::vector<std::vector<uint32_t>> tile_portals;  // per tile index
+    std::vector<std::unique_ptr<Tile>> tiles;         // per tile index; null = not loaded
+    uint32_t loaded = 0;
+    // Search results and scratch.
+    std::vector<Vec3> path;
+    float cost = 0;
+    uint32_t expanded = 0;
+
+    uint32_t tileIndex(uint32_t column) const {
+        const uint32_t x = column % header.world_size_x, z = column / header.world_size_x;
+        return (z / header.tile_cells) * header.tiles_x + x / header.tile_cells;
+    }
+    // Node of the loaded tile `t` at world column / cell top y, or kNone.
+    uint32_t nodeAt(const Tile& t, uint32_t column, int32_t y) const {
+        const uint32_t x = column % header.world_size_x, z = column / header.world_size_x;
+        if (x < t.header.x0 || z < t.header.z0) return kNone;
+        const uint32_t lx = x - t.header.x0, lz = z - t.header.z0;
+        if (lx >= t.graph.header.size_x || lz >= t.graph.header.size_z) return kNone;
+        const uint32_t c = lz * t.graph.header.size_x + lx;
+        for (uint32_t n = t.graph.column_nodes[c]; n < t.graph.column_nodes[c + 1]; ++n)
+            if (fmt::decodeNodeCell(t.graph.cells + size_t(n) * fmt::kNodeCellSize).y == y)
+                return n;
+        return kNone;
+    }
+    bool columnOf(Vec3 p, int64_t& x, int64_t& z) const {
+        x = int64_t(std::floor((double(p.x) - header.origin[0]) / header.cell_size));
+        z = int64_t(std::floor((double(p.z) - header.origin[2]) / header.cell_size));
+        return x >= 0 && z >= 0 && x < int64_t(header.world_size_x) &&
+               z < int64_t(header.world_size_z);
+    }
+};
+
+World::World() : impl_(std::make_unique<Impl>()) {}
+World::~World() = default;
+
+namespace {
+
+Error badSection(uint32_t id, const char* what) {
+    Error e;
+    e.code = ErrorCode::bad_section;
+    e.section = id;
+    std::snprintf(e.message, sizeof(e.message), "%s", what);
+    return e;
+}
+
+}  // namespace
+
+// Decodes the index asset into `w` (which holds it).
+static Error decodeIndex(World::Impl& w);
+
+Error World::initFile(const char* path, const LoadOptions& options) {
+    impl_ = std::make_unique<Impl>();
+    LoadOptions o = options;
+    o.expected_kind = fmt::kKindWorld;
+    if (Error e = load(path, impl_->index, o)) return e;
+    return decodeIndex(*impl_);
+}
+
+Error World::init(const void* index, size_t size, const LoadOptions& options) {
+    impl_ = std::make_unique<Impl>();
+    LoadOptions o = options;
+    o.expected_kind = fmt::kKindWorld;
+    if (Error e = loadFromMemory(index, size, impl_->index, o)) return e;
+    return decodeIndex(*impl_);
+}
+
+static Error decodeIndex(World::Impl& w) {
+    SectionView view;
+    if (Error e = w.index.require(fmt::kSecWorldHeader, view)) return e;
+    if (Error e = fmt::decodeWorldHeader(view.data, view.size, w.header)) return e;
+    SectionView portals, offsets, targets, costs;
+    if (Error e = w.index.require(fmt::kSecWorldPortals, portals)) return e;
+    if (Error e = w.index.require(fmt::kSecWorldPortalOffsets, offsets)) return e;
+    if (Error e = w.index.require(fmt::kSecWorldPortalTargets, targets)) return e;
+    if (Error e = w.index.require(fmt::kSecWorldPortalCosts, costs)) return e;
+    const fmt::WorldHeader& h = w.header;
+    if (portals.size != size_t(h.portal_count) * fmt::kPortalRecordSize)
+        return badSection(fmt::kSecWorldPortals,
+                          "world index: section 'WPNT' does not hold 24 bytes per portal");
+    if (offsets.size != (size_t(h.portal_count) + 1) * 4 ||
+        targets.size != size_t(h.portal_edge_count) * 4 ||
+        costs.size != size_t(h.portal_edge_count) * 4)
+        return badSection(fmt::kSecWorldPortalOffsets,
+                          "world index: the portal graph's sections disagree with WIHD's counts");
+    const uint32_t tile_count = h.tiles_x * h.tiles_z;
+    w.tile_portals.assign(tile_count, {});
+    w.tiles.clear();
+    w.tiles.resize(tile_count);
+    w.loaded = 0;
+    w.portals.resize(h.portal_count);
+    for (uint32_t p = 0; p < h.portal_count; ++p) {
+        const uint8_t* r = portals.data + size_t(p) * fmt::kPortalRecordSize;
+        Portal& q = w.portals[p];
+        q.tile = fmt::loadLe32(r);
+        q.column = fmt::loadLe32(r + 4);
+        q.y = int32_t(fmt::loadLe32(r + 8));
+        std::memcpy(q.position, r + 12, 12);
+        if (q.tile >= tile_count ||
+            uint64_t(q.column) >= uint64_t(h.world_size_x) * h.world_size_z ||
+            w.tileIndex(q.column) != q.tile)
+            return badSection(fmt::kSecWorldPortals, "world index: a portal lies outside its tile");
+        w.tile_portals[q.tile].push_back(p);
+    }
+    w.portal_offsets.resize(size_t(h.portal_count) + 1);
+    std::memcpy(w.portal_offsets.data(), offsets.data, offsets.size);
+    w.portal_targets.resize(h.portal_edge_count);
+    if (targets.size) std::memcpy(w.portal_targets.data(), targets.data, targets.size);
+    w.portal_costs.resize(h.portal_edge_count);
+    if (costs.size) std::memcpy(w.portal_costs.data(), costs.data, costs.size);
+    for (uint32_t p = 0; p < h.portal_count; ++p)
+        if (w.portal_offsets[p] > w.portal_offsets[p + 1])
+            return badSection(fmt::kSecWorldPortalOffsets, "world index: portal offsets decrease");
+    if (w.portal_offsets[0] != 0 || w.portal_offsets[h.portal_count] != h.portal_edge_count)
+        return badSection(fmt::kSecWorldPortalOffsets,
+                          "world index: portal offsets do not span the edges");
+    for (uint32_t e = 0; e < h.portal_edge_count; ++e)
+        if (w.portal_targets[e] >= h.portal_count || !(w.portal_costs[e] >= 0) ||
+            !std::isfinite(w.portal_costs[e]))
+            return badSection(fmt::kSecWorldPortalTargets,
+                              "world index: a portal edge is out of range");
+    return {};
+}
+
+static Error addLoadedTile(World::Impl& w, Asset asset) {
+    if (w.header.tiles_x == 0) {
+        Error e;
+        e.code = ErrorCode::invalid_argument;
+        std::snprintf(e.message, sizeof(e.message), "world: init() the index before adding tiles");
+        return e;
+    }
+    auto tile = std::make_unique<Tile>();
+    tile->asset = std::move(asset);
+    if (Error e = viewGraph(tile->asset, tile->graph)) return e;
+    SectionView hv, sv;
+    if (Error e = tile->asset.require(fmt::kSecWorldTileHeader, hv)) return e;
+    if (Error e = fmt::decodeWorldTileHeader(hv.data, hv.size, tile->header)) return e;
+    const fmt::WorldTileHeader& h = tile->header;
+    if (h.world_fingerprint != w.header.world_fingerprint || h.tiles_x != w.header.tiles_x ||
+        h.tiles_z != w.header.tiles_z || h.tile_cells != w.header.tile_cells ||
+        h.world_size_x != w.header.world_size_x || h.world_size_z != w.header.world_size_z)
+        return badSection(fmt::kSecWorldTileHeader,
+                          "world: the tile belongs to another world (its fingerprint or grid "
+                          "differs from the index's); rebake the world");
+    if (tile->graph.header.type != fmt::GraphType::tile || !tile->graph.column_nodes ||
+        tile->graph.header.size_x > h.tile_cells || tile->graph.header.size_z > h.tile_cells)
+        return badSection(fmt::kSecGraphHeader,
+                          "world: a world tile must be a tile graph of at "
+                          "most one tile's columns");
+    const uint32_t index = h.tile_z * h.tiles_x + h.tile_x;
+    if (w.tiles[index]) {
+        Error e;
+        e.code = ErrorCode::invalid_argument;
+        std::snprintf(e.message, sizeof(e.message), "world: tile (%u, %u) is already loaded",
+                      h.tile_x, h.tile_z);
+        return e;
+    }
+    if (Error e = tile->asset.require(fmt::kSecWorldSeams, sv)) return e;
+    if (sv.size != size_t(h.seam_count) * fmt::kSeamRecordSize)
+        return badSection(fmt::kSecWorldSeams,
+                          "world: section 'WSEM' does not hold 16 bytes per "
+                          "seam of WTHD's count");
+    const uint32_t n = tile->graph.header.node_count;
+    std::vector<fmt::SeamRecord> seams(h.seam_count);
+    const uint64_t world_columns = uint64_t(h.world_size_x) * h.world_size_z;
+    for (uint32_t i = 0; i < h.seam_count; ++i) {
+        seams[i] = fmt::decodeSeam(sv.data + size_t(i) * fmt::kSeamRecordSize);
+        if (seams[i].from >= n || seams[i].column >= world_columns || !(seams[i].cost > 0) ||
+            !std::isfinite(seams[i].cost) || w.tileIndex(seams[i].column) == index)
+            return badSection(fmt::kSecWorldSeams, "world: a seam edge is out of range");
+    }
+    // By source node (stable: the file's order within a node).
+    tile->seam_offsets.assign(size_t(n) + 1, 0);
+    for (const fmt::SeamRecord& s : seams) ++tile->seam_offsets[s.from + 1];
+    for (uint32_t v = 0; v < n; ++v) tile->seam_offsets[v + 1] += tile->seam_offsets[v];
+    tile->seams.resize(seams.size());
+    std::vector<uint32_t> at(tile->seam_offsets.begin(), tile->seam_offsets.end() - 1);
+    for (const fmt::SeamRecord& s : seams) tile->seams[at[s.from]++] = s;
+    w.tiles[index] = std::move(tile);
+    ++w.loaded;
+    return {};
+}
+
+Error World::addTile(const void* data, size_t size, const LoadOptions& options) {
+    Asset a;
+    LoadOptions o = options;
+    o.expected_kind = fmt::kKindNav;
+    if (Error e = loadFromMemory(data, size, a, o)) return e;
+    return addLoadedTile(*impl_, std::move(a));
+}
+
+Error World::addTileFile(const char* path, const LoadOptions& options) {
+    Asset a;
+    LoadOptions o = options;
+    o.expected_kind = fmt::kKindNav;
+    if (Error e = load(path, a, o)) return e;
+    return addLoadedTile(*impl_, std::move(a));
+}
+
+bool World::removeTile(uint32_t tile_x, uint32_t tile_z) {
+    Impl& w = *impl_;
+    if (tile_x >= w.header.tiles_x || tile_z >= w.header.tiles_z) return false;
+    auto& slot = w.tiles[size_t(tile_z) * w.header.tiles_x + tile_x];
+    if (!slot) return false;
+    slot.reset();
+    --w.loaded;
+    return true;
+}
+
+bool World::loaded(uint32_t tile_x, uint32_t tile_z) const {
+    const Impl& w = *impl_;
+    return tile_x < w.header.tiles_x && tile_z < w.header.tiles_z &&
+           w.tiles[size_t(tile_z) * w.header.tiles_x + tile_x] != nullptr;
+}
+uint32_t World::loadedCount() const { return impl_->loaded; }
+uint32_t World::tilesX() const { return impl_->header.tiles_x; }
+uint32_t World::tilesZ() const { return impl_->header.tiles_z; }
+
+bool World::tileAt(Vec3 p, uint32_t& tile_x, uint32_t& tile_z) const {
+    int64_t x, z;
+    if (impl_->header.tiles_x == 0 || !impl_->columnOf(p, x, z)) return false;
+    tile_x = uint32_t(x) / impl_->header.tile_cells;
+    tile_z = uint32_t(z) / impl_->header.tile_cells;
+    return true;
+}
+
+size_t World::memoryBytes() const {
+    const Impl& w = *impl_;
+    size_t bytes = sizeof(Impl) + w.portals.size() * sizeof(Portal) +
+                   (w.portal_offsets.size() + w.portal_targets.size()) * 4 +
+                   w.portal_costs.size() * 4 + w.tiles.size() * sizeof(void*);
+    for (uint32_t i = 0; i < w.index.sectionCount(); ++i) bytes += w.index.section(i).size;
+    for (const auto& t : w.tiles) {
+        if (!t) continue;
+        bytes +=
+            sizeof(Tile) + t->seam_offsets.size() * 4 + t->seams.size() * sizeof(fmt::SeamRecord);
+        for (uint32_t i = 0; i < t->asset.sectionCount(); ++i) bytes += t->asset.section(i).size;
+    }
+    return bytes;
+}
+
+bool World::locate(Vec3 p, float vertical, int cells, uint32_t& tile_x, uint32_t& tile_z,
+                   uint32_t& node) const {
+    const Impl& w = *impl_;
+    int64_t cx, cz;
+    if (w.header.tiles_x == 0) return false;
+    cx = int64_t(std::floor((double(p.x) - w.header.origin[0]) / w.header.cell_size));
+    cz = int64_t(std::floor((double(p.z) - w.header.origin[2]) / w.header.cell_size));
+    // A point over a tile that is not loaded is on no loaded surface (no snapping across into a
+    // loaded neighbour).
+    if (cx < 0 || cz < 0 || cx >= int64_t(w.header.world_size_x) ||
+        cz >= int64_t(w.header.world_size_z) ||
+        !w.tiles[w.tileIndex(uint32_t(cz) * w.header.world_size_x + uint32_t(cx))])
+        return false;
+    float best = std::numeric_limits<float>::infinity();
+    bool found = false;
+    for (int64_t z = cz - cells; z <= cz + cells; ++z)
+        for (int64_t x = cx - cells; x <= cx + cells; ++x) {
+            if (x < 0 || z < 0 || x >= int64_t(w.header.world_size_x) ||
+                z >= int64_t(w.header.world_size_z))
+                continue;
+            const uint32_t column = uint32_t(z) * w.header.world_size_x + uint32_t(x);
+            const uint32_t ti = w.tileIndex(column);
+            const Tile* t = w.tiles[ti].get();
+            if (!t) continue;
+            const uint32_t lx = uint32_t(x) - t->header.x0, lz = uint32_t(z) - t->header.z0;
+            if (lx >= t->graph.header.size_x || lz >= t->graph.header.size_z) continue;
+            const uint32_t c = lz * t->graph.header.size_x + lx;
+            for (uint32_t n = t->graph.column_nodes[c]; n < t->graph.column_nodes[c + 1]; ++n) {
+                const float* q = t->graph.positions + 3 * size_t(n);
+                if (std::fabs(q[1] - p.y) > vertical) continue;
+                const float d = (q[0] - p.x) * (q[0] - p.x) + (q[1] - p.y) * (q[1] - p.y) +
+                                (q[2] - p.z) * (q[2] - p.z);
+                if (d < best) {
+                    best = d;
+                    tile_x = ti % w.header.tiles_x;
+                    tile_z = ti / w.header.tiles_x;
+                    node = n;
+                    found = true;
+                }
+            }
+        }
+    return found;
+}
+
+PathStatus World::findPath(Vec3 from, Vec3 to) {
+    Impl& w = *impl_;
+    w.path.clear();
+    w.cost = 0;
+    w.expanded = 0;
+    uint32_t sx, sz, sn, gx, gz, gn;
+    if (!locate(from, kVertical, kAroundCells, sx, sz, sn)) return PathStatus::invalid_start;
+    if (!locate(to, kVertical, kAroundCells, gx, gz, gn)) return PathStatus::invalid_goal;
+    const uint32_t tx = w.header.tiles_x;
+    auto key = [](uint32_t tile, uint32_t node) { return (uint64_t(tile) << 32) | node; };
+    const uint64_t start = key(sz * tx + sx, sn), goal = key(gz * tx + gx, gn);
+    auto position = [&](uint64_t k) {
+        const Tile& t = *w.tiles[uint32_t(k >> 32)];
+        return t.graph.positions + 3 * size_t(uint32_t(k));
+    };
+    const float* gp = position(goal);
+    float min_cost = 1;
+    for (const auto& t : w.tiles)
+        if (t) min_cost = std::min(min_cost, t->graph.header.min_cost_multiplier);
+    auto h = [&](uint64_t k) {
+        const float* p = position(k);
+        return octile(p[0], p[2], gp[0], gp[2]) * min_cost * (1 - 1e-6f);
+    };
+    struct Rec {
+        double g;
+        uint64_t parent;
+        bool closed;
+    };
+    std::unordered_map<uint64_t, Rec> recs;
+    using Item = std::pair<double, uint64_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
+    recs[start] = {0, start, false};
+    open.push({h(start), start});
+    bool reached = false;
+    while (!open.empty()) {
+        const auto [f, u] = open.top();
+        open.pop();
+        Rec& ru = recs[u];
+        if (ru.closed) continue;
+        ru.closed = true;
+        ++w.expanded;
+        if (u == goal) {
+            reached = true;
+            break;
+        }
+        const double gu = ru.g;
+        const uint32_t ti = uint32_t(u >> 32), n = uint32_t(u);
+        const Tile& t = *w.tiles[ti];
+        auto relax = [&](uint64_t v, double c) {
+            auto [it, fresh] = recs.try_emplace(v, Rec{gu + c, u, false});
+            if (!fresh) {
+                if (it->second.closed || it->second.g <= gu + c) return;
+                it->second = {gu + c, u, false};
+            }
+            open.push({gu + c + h(v), v});
+        };
+        const uint32_t e0 = t.graph.edge_offsets[n], e1 = t.graph.edge_offsets[n + 1];
+        for (uint32_t e = e0; e < e1; ++e)
+            relax(key(ti, n + t.graph.edge_targets[e]), double(t.graph.edge_costs[e]));
+        for (uint32_t s = t.seam_offsets[n]; s < t.seam_offsets[n + 1]; ++s) {
+            const fmt::SeamRecord& seam = t.seams[s];
+            const uint32_t other = w.tileIndex(seam.column);
+            const Tile* o = w.tiles[other].get();
+            if (!o) continue;
+            const uint32_t v = w.nodeAt(*o, seam.column, seam.y);
+            if (v != kNone) relax(key(other, v), double(seam.cost));
+        }
+    }
+    if (!reached) return PathStatus::no_path;
+    w.cost = float(recs[goal].g);
+    for (uint64_t k = goal;; k = recs[k].parent) {
+        const float* p = position(k);
+        w.path.push_back({p[0], p[1], p[2]});
+        if (k == start) break;
+    }
+    std::reverse(w.path.begin(), w.path.end());
+    return PathStatus::found;
+}
+
+const std::vector<Vec3>& World::path() const { return impl_->path; }
+float World::cost() const { return impl_->cost; }
+uint32_t World::expanded() const { return impl_->expanded; }
+
+PathStatus World::planTiles(Vec3 from, Vec3 to, std::vector<uint32_t>& tiles) const {
+    const Impl& w = *impl_;
+    tiles.clear();
+    uint32_t sx, sz, gx, gz;
+    if (!tileAt(from, sx, sz)) return PathStatus::invalid_start;
+    if (!tileAt(to, gx, gz)) return PathStatus::invalid_goal;
+    const uint32_t st = sz * w.header.tiles_x + sx, gt = gz * w.header.tiles_x + gx;
+    if (st == gt) {
+        tiles.push_back(st);
+        return PathStatus::found;
+    }
+    // Costs from `p` to the portals of its tile: exact in a loaded tile (Dijkstra over it), else
+    // straight lines.
+    auto joins = [&](Vec3 p, uint32_t tile, bool reverse) {
+        std::vector<std::pair<uint32_t, double>> out;
+        const Tile* t = w.tiles[tile].get();
+        uint32_t lx, lz, node;
+        if (t && locate(p, kVertical, kAroundCells, lx, lz, node) &&
+            lz * w.header.tiles_x + lx == tile) {
+            // Dijkstra inside the tile (forward from p, or backward to p for the goal).
+            const uint32_t n = t->graph.header.node_count;
+            std::vector<double> dist(n, std::numeric_limits<double>::infinity());
+            std::vector<std::vector<std::pair<uint32_t, float>>> back;
+            if (reverse) {
+                back.resize(n);
+                for (uint32_t u = 0; u < n; ++u)
+                    for (uint32_t e = t->graph.edge_offsets[u]; e < t->graph.edge_offsets[u + 1];
+                         ++e)
+                        back[u + t->graph.edge_targets[e]].push_back({u, t->graph.edge_costs[e]});
+            }
+            using Item = std::pair<double, uint32_t>;
+            std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
+            dist[node] = 0;
+            open.push({0, node});
+            while (!open.empty()) {
+                const auto [d, u] = open.top();
+                open.pop();
+                if (d > dist[u]) continue;
+                auto relax = [&](uint32_t v, double c) {
+                    if (d + c < dist[v]) {
+                        dist[v] = d + c;
+                        open.push({dist[v], v});
+                    }
+                };
+                if (reverse)
+                    for (const auto& [v, c] : back[u]) relax(v, c);
+                else
+                    for (uint32_t e = t->graph.edge_offsets[u]; e < t->graph.edge_offsets[u + 1];
+                         ++e)
+                        relax(u + t->graph.edge_targets[e], t->graph.edge_costs[e]);
+            }
+            for (uint32_t p2 : w.tile_portals[tile]) {
+                const uint32_t v = w.nodeAt(*t, w.portals[p2].column, w.portals[p2].y);
+                if (v != kNone && std::isfinite(dist[v])) out.push_back({p2, dist[v]});
+            }
+            return out;
+        }
+        for (uint32_t p2 : w.tile_portals[tile]) {
+            const float* q = w.portals[p2].position;
+            out.push_back(
+                {p2, double(std::sqrt((q[0] - p.x) * (q[0] - p.x) + (q[2] - p.z) * (q[2] - p.z)))});
+        }
+        return out;
+    };
+    const auto starts = joins(from, st, false), goals = joins(to, gt, true);
+    const uint32_t count = uint32_t(w.portals.size());
+    std::vector<double> goal_cost(count, -1);
+    for (const auto& [p, c] : goals) goal_cost[p] = c;
+    // Dijkstra over the portal graph; the goal is reached through a portal of the goal tile.
+    std::vector<double> dist(count, std::numeric_limits<double>::infinity());
+    std::vector<uint32_t> parent(count, kNone);
+    using Item = std::pair<double, uint32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
+    for (const auto& [p, c] : starts)
+        if (c < dist[p]) {
+            dist[p] = c;
+            open.push({c, p});
+        }
+    double best = std::numeric_limits<double>::infinity();
+    uint32_t best_portal = kNone;
+    while (!open.empty()) {
+        const auto [d, u] = open.top();
+        open.pop();
+        if (d > dist[u] || d >= best) continue;
+        if (goal_cost[u] >= 0 && d + goal_cost[u] < best) {
+            best = d + goal_cost[u];
+            best_portal = u;
+        }
+        for (uint32_t e = w.portal_offsets[u]; e < w.portal_offsets[u + 1]; ++e) {
+            const uint32_t v = w.portal_targets[e];
+            const double nd = d + w.portal_costs[e];
+            if (nd < dist[v]) {
+                dist[v] = nd;
+                parent[v] = u;
+                open.push({nd, v});
+            }
+        }
+    }
+    if (best_portal == kNone) return PathStatus::no_path;
+    std::vector<uint32_t> chain;
+    for (uint32_t p = best_portal; p != kNone; p = parent[p]) chain.push_back(w.portals[p].tile);
+    chain.push_back(st);
+    std::reverse(chain.begin(), chain.end());
+    chain.push_back(gt);
+    for (uint32_t t : chain)
+        if (tiles.empty() || tiles.back() != t) tiles.push_back(t);
+    return PathStatus::found;
+}
+
+}  // namespace navrt

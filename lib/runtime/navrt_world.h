@@ -1,0 +1,79 @@
+// navrt::World: a tiled world (navbake build with `world.tile_size`) streamed tile by tile.
+//
+// The world index (AGENT.tile.world) is loaded once and stays: the tile grid, and the portal
+// graph over all tiles (one portal per run of border cells that cross into a neighbour, with exact
+// costs inside each tile; HPA*'s abstract graph, Botea, Mueller and Schaeffer 2004). Tiles
+// (AGENT.tile.X_Z.nav) are added and removed at run time, from memory or files, in any order
+// (as Detour's dtNavMesh::addTile / removeTile, Mononen). A tile's seam edges (WSEM) join the
+// neighbouring tile's cells while both are loaded, and leave with either.
+//
+//  - findPath: the exact shortest path over the tiles that are loaded (A* with the octile
+//    heuristic scaled by the smallest area cost): the path the whole world's tile graph gives
+//    when every tile is loaded, and the best path inside the loaded tiles otherwise.
+//  - planTiles: the tiles a path from one point to another crosses, loaded or not, from the portal
+//    graph: what a streaming system loads ahead of an agent.
+//
+// One World is for one thread at a time (queries keep their scratch); tiles are copied in.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lib/runtime/navrt.h"
+#include "lib/runtime/navrt_query.h"
+
+namespace navrt {
+
+class World {
+public:
+    World();
+    ~World();
+    World(const World&) = delete;
+    World& operator=(const World&) = delete;
+
+    // Loads the world index (kind WRLD). Removes every tile.
+    Error init(const void* index, size_t size, const LoadOptions& options = {});
+    Error initFile(const char* path, const LoadOptions& options = {});
+
+    // Adds a tile asset of this world (the bytes are copied). Errors: not a world tile, a tile of
+    // another world (fingerprint), a tile already loaded, a corrupt asset.
+    Error addTile(const void* data, size_t size, const LoadOptions& options = {});
+    Error addTileFile(const char* path, const LoadOptions& options = {});
+    // Removes tile (tile_x, tile_z); false when it was not loaded.
+    bool removeTile(uint32_t tile_x, uint32_t tile_z);
+    bool loaded(uint32_t tile_x, uint32_t tile_z) const;
+    uint32_t loadedCount() const;
+    uint32_t tilesX() const;
+    uint32_t tilesZ() const;
+    // The tile holding world point p (true), or false when p is outside the world's grid.
+    bool tileAt(Vec3 p, uint32_t& tile_x, uint32_t& tile_z) const;
+    // Bytes the index and the loaded tiles hold (decoded sections and the seam tables).
+    size_t memoryBytes() const;
+
+    // The walkable cell nearest p within `vertical` metres up or down and `cells` columns around
+    // it, in a loaded tile. False when none, or when p's own column lies in a tile not loaded.
+    bool locate(Vec3 p, float vertical, int cells, uint32_t& tile_x, uint32_t& tile_z,
+                uint32_t& node) const;
+
+    // The shortest path over the loaded tiles between the cells nearest from and to (vertical
+    // tolerance 2 m, 2 columns around). found: path() and cost(); no_path when the loaded tiles do
+    // not connect them; invalid_start / invalid_goal when a point is on no loaded tile's cell.
+    PathStatus findPath(Vec3 from, Vec3 to);
+    const std::vector<Vec3>& path() const;
+    float cost() const;
+    uint32_t expanded() const;
+
+    // The tiles (tile_z * tilesX() + tile_x) a path from `from` to `to` crosses, in order, from
+    // the portal graph (loaded tiles or not). Where from's or to's tile is loaded its portals are
+    // joined with exact costs inside it, else by straight lines. found, or no_path.
+    PathStatus planTiles(Vec3 from, Vec3 to, std::vector<uint32_t>& tiles) const;
+
+    struct Impl;  // private data (public only so the .cpp's helpers can name it)
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace navrt

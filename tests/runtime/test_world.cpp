@@ -1,0 +1,363 @@
+// Tiled worlds (issue 17): tiles baked apart are the whole world's tile graph, a world streams
+// tiles in any order, and an edit rebuilds only the tiles it touches.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <queue>
+#include <random>
+#include <set>
+
+#include "formats/layouts.h"
+#include "lib/common/file_io.h"
+#include "lib/graph/world.h"
+#include "lib/importer/import.h"
+#include "lib/runtime/navrt_world.h"
+#include "lib/voxel/voxelize.h"
+#include "tests/graph_test_support.h"
+#include "tests/test_support.h"
+
+using namespace nav;
+
+namespace {
+
+// A 60 x 60 grid map with walls, rooms and random blocks (cells of 1 m).
+std::string worldMap(uint32_t seed) {
+    const int w = 60, h = 60;
+    std::mt19937 random(seed);
+    std::string text = "type octile\nheight 60\nwidth 60\nmap\n";
+    for (int z = 0; z < h; ++z) {
+        for (int x = 0; x < w; ++x) {
+            bool blocked = random() % 9 == 0;
+            if (x == 30 && z % 17 > 3) blocked = true;  // a long wall with doors
+            if (z == 24 && x > 8 && x < 52 && x % 13 != 0) blocked = true;
+            text += blocked ? '@' : '.';
+        }
+        text += '\n';
+    }
+    return text;
+}
+
+struct BakedWorld {
+    test::TempDir dir;
+    std::filesystem::path index;
+    std::vector<graph::WorldTileFile> files;
+    StageResult result;
+};
+
+void bakeWorld(const voxel::VoxelGrid& grid, double tile_size, BakedWorld& out) {
+    REQUIRE(voxel::saveVoxels(out.dir / "w.vox", grid).ok());
+    Context context;
+    graph::WorldStage::Params p;
+    p.tile_size = tile_size;
+    out.index = out.dir / "w.world";
+    auto r = graph::WorldStage::run({out.dir / "w.vox"}, p, out.index, context);
+    REQUIRE_MESSAGE(r.ok(), r.error().message);
+    out.result = *r;
+    auto files = graph::worldTileFiles(out.index);
+    REQUIRE(files.ok());
+    out.files = *files;
+}
+
+// Node of `whole` at a world column and cell top, or kNoNode.
+uint32_t wholeNode(const graph::Graph& whole, uint32_t column, int y) {
+    for (uint32_t n = whole.column_nodes[column]; n < whole.column_nodes[column + 1]; ++n)
+        if (whole.cells[n].y == y) return n;
+    return graph::kNoNode;
+}
+
+// Dijkstra on `whole` over the nodes `allowed` (cost, or infinity).
+double restrictedCost(const graph::Graph& whole, const std::vector<uint8_t>& allowed, uint32_t s,
+                      uint32_t t) {
+    std::vector<double> dist(whole.nodeCount(), std::numeric_limits<double>::infinity());
+    using Item = std::pair<double, uint32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
+    dist[s] = 0;
+    open.push({0, s});
+    while (!open.empty()) {
+        const auto [d, u] = open.top();
+        open.pop();
+        if (d > dist[u]) continue;
+        if (u == t) return d;
+        for (uint32_t e = whole.edge_offsets[u]; e < whole.edge_offsets[u + 1]; ++e) {
+            const uint32_t v = whole.edge_targets[e];
+            if (!allowed[v]) continue;
+            if (d + whole.edge_costs[e] < dist[v]) {
+                dist[v] = d + whole.edge_costs[e];
+                open.push({dist[v], v});
+            }
+        }
+    }
+    return std::numeric_limits<double>::infinity();
+}
+
+// Every tile node is a node of the whole graph with the same position bits, and its edges and
+// seams are exactly that node's edges; together the tiles hold every node once.
+void checkTilesEqualWhole(const graph::Graph& whole, const BakedWorld& world) {
+    size_t nodes = 0;
+    std::vector<uint8_t> seen(whole.nodeCount(), 0);
+    for (const graph::WorldTileFile& f : world.files) {
+        auto c = loadContainer(f.path);
+        REQUIRE(c.ok());
+        auto g = graph::decodeGraph(*c);
+        REQUIRE(g.ok());
+        formats::WorldTileHeader h;
+        REQUIRE(c->header(formats::kSecWorldTileHeader, formats::decodeWorldTileHeader, h).ok());
+        auto raw = c->section(formats::kSecWorldSeams);
+        REQUIRE(raw.ok());
+        std::multimap<uint32_t, formats::SeamRecord> seams;
+        for (uint32_t i = 0; i < h.seam_count; ++i) {
+            const auto s = formats::decodeSeam(raw->data() + 16 * size_t(i));
+            seams.insert({s.from, s});
+        }
+        auto worldColumnOf = [&](const graph::Graph& t, uint32_t n) {
+            const uint32_t lx = t.cells[n].column % t.header.size_x;
+            const uint32_t lz = t.cells[n].column / t.header.size_x;
+            return (h.z0 + lz) * whole.header.size_x + h.x0 + lx;
+        };
+        for (uint32_t n = 0; n < g->nodeCount(); ++n) {
+            const uint32_t w = wholeNode(whole, worldColumnOf(*g, n), g->cells[n].y);
+            REQUIRE(w != graph::kNoNode);
+            CHECK_FALSE(seen[w]);
+            seen[w] = 1;
+            ++nodes;
+            for (int a = 0; a < 3; ++a)
+                CHECK(std::bit_cast<uint32_t>(g->positions[3 * size_t(n) + a]) ==
+                      std::bit_cast<uint32_t>(whole.positions[3 * size_t(w) + a]));
+            // The whole node's edges, as (world column, y, cost).
+            std::multiset<std::tuple<uint32_t, int, float>> expected, got;
+            for (uint32_t e = whole.edge_offsets[w]; e < whole.edge_offsets[w + 1]; ++e) {
+                const uint32_t t = whole.edge_targets[e];
+                expected.insert({whole.cells[t].column, whole.cells[t].y, whole.edge_costs[e]});
+            }
+            for (uint32_t e = g->edge_offsets[n]; e < g->edge_offsets[n + 1]; ++e) {
+                const uint32_t t = g->edge_targets[e];
+                got.insert({worldColumnOf(*g, t), g->cells[t].y, g->edge_costs[e]});
+            }
+            for (auto [it, end] = seams.equal_range(n); it != end; ++it)
+                got.insert({it->second.column, it->second.y, it->second.cost});
+            CHECK(got == expected);
+        }
+    }
+    CHECK(nodes == whole.nodeCount());
+}
+
+// Loads every tile file's bytes, by tile index.
+std::map<uint32_t, std::vector<uint8_t>> tileBytes(const BakedWorld& world, uint32_t tiles_x) {
+    std::map<uint32_t, std::vector<uint8_t>> out;
+    for (const graph::WorldTileFile& f : world.files)
+        out[f.tile_z * tiles_x + f.tile_x] = test::readBytes(f.path);
+    return out;
+}
+
+}  // namespace
+
+TEST_SUITE("world") {
+    TEST_CASE("world tiles are the whole tile graph: nodes, positions, edges and seams") {
+        auto map = importer::parseMovingAiMap(worldMap(1), "w.map");
+        REQUIRE(map.ok());
+        const voxel::VoxelGrid grid = importer::gridFromMap(*map);
+        const graph::Graph whole = test::tileGraphOf(*map, "w.map");
+        for (double tile_size : {20.0, 16.0, 60.0}) {  // 3 x 3, 4 x 4 with a ragged edge, one
+            BakedWorld world;
+            bakeWorld(grid, tile_size, world);
+            checkTilesEqualWhole(whole, world);
+            if (tile_size == 20.0) {
+                CHECK(test::countOf(world.result, "tiles") == 9);
+                CHECK(test::countOf(world.result, "seams") > 100);
+                CHECK(test::countOf(world.result, "portals") > 9);
+            }
+        }
+    }
+
+    TEST_CASE("world tiles of a two-storey building (ramp, stairs, mezzanine) equal the whole") {
+        test::TempDir dir;
+        Context context;
+        auto imported = importer::ImportStage::run(
+            {{test::sampleLevels() / "indoor_two_floors.glb"}}, {}, dir / "i.geo", context);
+        REQUIRE(imported.ok());
+        REQUIRE(
+            voxel::VoxelizeStage::run({dir / "i.geo", "indoor"}, {}, dir / "i.vox", context).ok());
+        auto grid = voxel::loadVoxels(dir / "i.vox");
+        REQUIRE(grid.ok());
+        auto whole = graph::buildTileGraph(*grid, context);
+        REQUIRE(whole.ok());
+        BakedWorld world;
+        bakeWorld(*grid, 8.0, world);
+        CHECK(world.files.size() >= 9);
+        checkTilesEqualWhole(*whole, world);
+    }
+
+    TEST_CASE(
+        "streaming: tiles in random orders, some removed: each query is the whole graph's "
+        "best path over the loaded tiles") {
+        auto map = importer::parseMovingAiMap(worldMap(2), "w.map");
+        REQUIRE(map.ok());
+        const voxel::VoxelGrid grid = importer::gridFromMap(*map);
+        const graph::Graph whole = test::tileGraphOf(*map, "w.map");
+        BakedWorld baked;
+        bakeWorld(grid, 20.0, baked);
+        navrt::World world;
+        REQUIRE_FALSE(world.initFile(baked.index.string().c_str()));
+        REQUIRE(world.tilesX() == 3);
+        const auto bytes = tileBytes(baked, 3);
+        std::mt19937 random(5);
+        std::vector<uint32_t> order;
+        for (const auto& [tile, b] : bytes) order.push_back(tile);
+        int compared = 0, found = 0, no_path = 0, off = 0;
+        for (int round = 0; round < 4; ++round) {
+            std::shuffle(order.begin(), order.end(), random);
+            for (size_t step = 0; step < order.size() + 3; ++step) {
+                if (step < order.size()) {
+                    const auto& b = bytes.at(order[step]);
+                    REQUIRE_FALSE(world.addTile(b.data(), b.size()));
+                } else {  // then unload a few
+                    const uint32_t t = order[random() % order.size()];
+                    world.removeTile(t % 3, t / 3);
+                }
+                std::vector<uint8_t> allowed(whole.nodeCount(), 0);
+                for (uint32_t n = 0; n < whole.nodeCount(); ++n) {
+                    const uint32_t x = whole.cells[n].column % 60, z = whole.cells[n].column / 60;
+                    allowed[n] = world.loaded(x / 20, z / 20);
+                }
+                for (int q = 0; q < 12; ++q) {
+                    const uint32_t s = uint32_t(random() % whole.nodeCount());
+                    const uint32_t t = uint32_t(random() % whole.nodeCount());
+                    const float* a = &whole.positions[3 * size_t(s)];
+                    const float* b = &whole.positions[3 * size_t(t)];
+                    const navrt::PathStatus st =
+                        world.findPath({a[0], a[1], a[2]}, {b[0], b[1], b[2]});
+                    if (!allowed[s] || !allowed[t]) {
+                        CHECK(st == (!allowed[s] ? navrt::PathStatus::invalid_start
+                                                 : navrt::PathStatus::invalid_goal));
+                        ++off;
+                        continue;
+                    }
+                    const double expected = restrictedCost(whole, allowed, s, t);
+                    ++compared;
+                    if (!std::isfinite(expected)) {
+                        CHECK(st == navrt::PathStatus::no_path);
+                        ++no_path;
+                        continue;
+                    }
+                    REQUIRE(st == navrt::PathStatus::found);
+                    CHECK(world.cost() == doctest::Approx(expected).epsilon(1e-5));
+                    CHECK(world.path().front().x == a[0]);
+                    CHECK(world.path().back().z == b[2]);
+                    ++found;
+                }
+            }
+            for (uint32_t t : order) world.removeTile(t % 3, t / 3);
+            CHECK(world.loadedCount() == 0);
+        }
+        MESSAGE("streaming: ", compared, " queries compared (", found, " found, ", no_path,
+                " no path), ", off, " off the loaded tiles");
+        CHECK(found > 100);
+        CHECK(no_path > 5);
+        CHECK(off > 20);
+    }
+
+    TEST_CASE("portal planning: the tiles to load for a path, then an exact path through them") {
+        auto map = importer::parseMovingAiMap(worldMap(3), "w.map");
+        REQUIRE(map.ok());
+        const voxel::VoxelGrid grid = importer::gridFromMap(*map);
+        const graph::Graph whole = test::tileGraphOf(*map, "w.map");
+        BakedWorld baked;
+        bakeWorld(grid, 20.0, baked);
+        navrt::World world;
+        REQUIRE_FALSE(world.initFile(baked.index.string().c_str()));
+        const auto bytes = tileBytes(baked, 3);
+        std::vector<uint8_t> all(whole.nodeCount(), 1);
+        std::mt19937 random(8);
+        int planned = 0, multi = 0;
+        for (int q = 0; q < 40; ++q) {
+            const uint32_t s = uint32_t(random() % whole.nodeCount());
+            const uint32_t t = uint32_t(random() % whole.nodeCount());
+            const double optimum = restrictedCost(whole, all, s, t);
+            if (!std::isfinite(optimum)) continue;
+            const float* a = &whole.positions[3 * size_t(s)];
+            const float* b = &whole.positions[3 * size_t(t)];
+            // Only the end tiles loaded: their portals join with exact costs.
+            for (uint32_t i = 0; i < 9; ++i) world.removeTile(i % 3, i / 3);
+            uint32_t sx, sz, gx, gz;
+            REQUIRE(world.tileAt({a[0], a[1], a[2]}, sx, sz));
+            REQUIRE(world.tileAt({b[0], b[1], b[2]}, gx, gz));
+            for (uint32_t tile : {sz * 3 + sx, gz * 3 + gx})
+                if (!world.loaded(tile % 3, tile / 3))
+                    REQUIRE_FALSE(world.addTile(bytes.at(tile).data(), bytes.at(tile).size()));
+            std::vector<uint32_t> tiles;
+            REQUIRE(world.planTiles({a[0], a[1], a[2]}, {b[0], b[1], b[2]}, tiles) ==
+                    navrt::PathStatus::found);
+            REQUIRE_FALSE(tiles.empty());
+            CHECK(tiles.front() == sz * 3 + sx);
+            CHECK(tiles.back() == gz * 3 + gx);
+            for (uint32_t tile : tiles)
+                if (!world.loaded(tile % 3, tile / 3))
+                    REQUIRE_FALSE(world.addTile(bytes.at(tile).data(), bytes.at(tile).size()));
+            REQUIRE(world.findPath({a[0], a[1], a[2]}, {b[0], b[1], b[2]}) ==
+                    navrt::PathStatus::found);
+            CHECK(world.cost() >= optimum - 1e-4);
+            ++planned;
+            multi += tiles.size() > 2;
+        }
+        CHECK(planned > 20);
+        CHECK(multi > 3);
+    }
+
+    TEST_CASE("an edit rebuilds only the tiles whose columns or border it touches") {
+        auto map = importer::parseMovingAiMap(worldMap(4), "w.map");
+        REQUIRE(map.ok());
+        voxel::VoxelGrid grid = importer::gridFromMap(*map);
+        BakedWorld world;
+        bakeWorld(grid, 20.0, world);
+        CHECK(test::countOf(world.result, "tiles_built") == 9);
+        // Unchanged: everything reused.
+        bakeWorld(grid, 20.0, world);
+        CHECK(test::countOf(world.result, "tiles_built") == 0);
+        CHECK(test::countOf(world.result, "tiles_reused") == 9);
+        auto block = [&](uint32_t x, uint32_t z) {
+            const size_t c = size_t(z) * grid.size_x + x;
+            for (uint32_t s = grid.column_offsets[c]; s < grid.column_offsets[c + 1]; ++s)
+                grid.spans[s].walkable = !grid.spans[s].walkable;
+        };
+        block(30, 35);  // inside the centre tile: that tile alone
+        bakeWorld(grid, 20.0, world);
+        CHECK(test::countOf(world.result, "tiles_built") == 1);
+        block(39, 39);  // the centre tile's corner: it and its three neighbours at that corner
+        bakeWorld(grid, 20.0, world);
+        CHECK(test::countOf(world.result, "tiles_built") == 4);
+        block(5, 20);  // on the border between tiles (0, 0) and (0, 1)
+        bakeWorld(grid, 20.0, world);
+        CHECK(test::countOf(world.result, "tiles_built") == 2);
+    }
+
+    TEST_CASE("a world refuses tiles of another world, twice-added tiles and bad indexes") {
+        auto map = importer::parseMovingAiMap(worldMap(1), "w.map");
+        REQUIRE(map.ok());
+        BakedWorld a, b;
+        bakeWorld(importer::gridFromMap(*map), 20.0, a);
+        auto other = importer::parseMovingAiMap(worldMap(9), "w.map");
+        REQUIRE(other.ok());
+        voxel::VoxelGrid shifted = importer::gridFromMap(*other);
+        shifted.origin[0] += 1;
+        bakeWorld(shifted, 20.0, b);
+        navrt::World world;
+        CHECK(world.addTileFile(a.files[0].path.string().c_str()).code ==
+              navrt::ErrorCode::invalid_argument);  // no index yet
+        REQUIRE_FALSE(world.initFile(a.index.string().c_str()));
+        REQUIRE_FALSE(world.addTileFile(a.files[0].path.string().c_str()));
+        CHECK(world.addTileFile(a.files[0].path.string().c_str()).code ==
+              navrt::ErrorCode::invalid_argument);
+        const navrt::Error foreign = world.addTileFile(b.files[1].path.string().c_str());
+        CHECK(foreign.code == navrt::ErrorCode::bad_section);
+        CHECK(std::string(foreign.message).find("another world") != std::string::npos);
+        // A tile file given as the index, and an index given as a tile.
+        navrt::World wrong;
+        CHECK(wrong.initFile(a.files[0].path.string().c_str()).code ==
+              navrt::ErrorCode::wrong_kind);
+        REQUIRE_FALSE(wrong.initFile(a.index.string().c_str()));
+        CHECK(wrong.addTileFile(a.index.string().c_str()).code == navrt::ErrorCode::wrong_kind);
+        CHECK(world.memoryBytes() > wrong.memoryBytes());
+    }
+}
