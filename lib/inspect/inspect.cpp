@@ -33,6 +33,7 @@ const char* kindDescription(uint32_t kind) {
     if (kind == formats::kKindHierarchy) return "hierarchical graph and HPA* entrance graph";
     if (kind == formats::kKindNextHop) return "all-pairs next-hop table";
     if (kind == formats::kKindHierNextHop) return "hierarchical next-hop table";
+    if (kind == formats::kKindWorld) return "tiled world index";
     return "unknown";
 }
 
@@ -479,6 +480,20 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                 if (loaded->has(formats::kSecNextHopHeader) ||
                     loaded->has(formats::kSecHierHopHeader))
                     nextHopStats(*loaded, r["stats"]["next_hop"], errors);
+                if (loaded->has(formats::kSecWorldTileHeader)) {
+                    formats::WorldTileHeader h;
+                    if (Status s = loaded->header(formats::kSecWorldTileHeader,
+                                                  formats::decodeWorldTileHeader, h);
+                        !s)
+                        errors.push_back(s.error().message);
+                    else
+                        r["stats"]["world_tile"] = {
+                            {"tile", fmt::format("{} {} of {} x {}", h.tile_x, h.tile_z, h.tiles_x,
+                                                 h.tiles_z)},
+                            {"first_column", fmt::format("{} {}", h.x0, h.z0)},
+                            {"seams", h.seam_count},
+                            {"world_fingerprint", fmt::format("{:016x}", h.world_fingerprint)}};
+                }
             } else {
                 errors.push_back(g.error().message);
             }
@@ -497,6 +512,25 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                 errors.push_back("next-hop layout version is newer than this navbake");
             else
                 nextHopStats(*loaded, r["stats"], errors);
+        } else if (c.kind == formats::kKindWorld) {
+            formats::WorldHeader h;
+            if (c.kind_version > formats::kWorldVersion) {
+                errors.push_back("world layout version is newer than this navbake");
+            } else if (Status s =
+                           loaded->header(formats::kSecWorldHeader, formats::decodeWorldHeader, h);
+                       !s) {
+                errors.push_back(s.error().message);
+            } else {
+                r["stats"] = {
+                    {"tiles", fmt::format("{} x {}", h.tiles_x, h.tiles_z)},
+                    {"tile_cells", h.tile_cells},
+                    {"tiles_with_nodes", h.tile_count},
+                    {"world_cells", fmt::format("{} x {}", h.world_size_x, h.world_size_z)},
+                    {"cell_size", h.cell_size},
+                    {"portals", h.portal_count},
+                    {"portal_edges", h.portal_edge_count},
+                    {"world_fingerprint", fmt::format("{:016x}", h.world_fingerprint)}};
+            }
         } else if (c.kind == formats::kKindHierarchy) {
             if (c.kind_version > formats::kHierarchyVersion)
                 errors.push_back("hierarchy layout version is newer than this navbake");

@@ -1073,6 +1073,47 @@ assert all(s['cached'] and s['memory_estimate']['bytes'] > 0 for s in p['stages'
     fail "the staged build differs from the plain one"
   grep -q '"runs"' "$work/staged/out/level.report.json" || fail "the staged report lost the next-hop counts"
   ;;
+world_build)
+  # navbake build with $.world: the tile graph as world tiles and an index; an edit inside the
+  # level rebuilds only the tiles it touches; inspect shows both kinds.
+  cp "$levels/terrain.obj" "$levels/terrain.mtl" "$work/"
+  echo '{"input": "terrain.obj", "output": "out", "world": {"tile_size": 20}, "agents": [{"graphs": ["tile", "navmesh"]}]}' >"$work/w.json"
+  "$navbake" build "$work/w.json" >"$work/log" 2>&1 || fail "world build: $(cat "$work/log")"
+  [ "$(ls "$work/out"/default.tile.*_*.nav | wc -l)" -eq 9 ] || fail "expected 9 tiles: $(ls "$work/out")"
+  [ -s "$work/out/default.tile.world" ] || fail "no world index"
+  [ -s "$work/out/default.navmesh.nav" ] || fail "the navmesh beside the world is missing"
+  grep -q '"tiles_built": 9' "$work/out/w.report.json" || fail "report: $(cat "$work/out/w.report.json")"
+  out=$("$navbake" inspect "$work/out/default.tile.world") || fail "inspect the index"
+  for pattern in "tiled world index" "tiles: 3 x 3" "portals: [1-9]"; do
+    grep -Eq "$pattern" <<<"$out" || fail "inspect index: no /$pattern/ in: $out"
+  done
+  out=$("$navbake" inspect "$work/out/default.tile.1_1.nav") || fail "inspect a tile"
+  for pattern in "world_tile:" "tile: 1 1 of 3 x 3" "seams: [1-9]"; do
+    grep -Eq "$pattern" <<<"$out" || fail "inspect tile: no /$pattern/ in: $out"
+  done
+  cp "$work/out/default.tile.2_2.nav" "$work/far_corner.nav"
+  # A crate near one corner (inside the level's bounds, so the world grid stays): only the tiles
+  # whose columns or border it covers are rebuilt; the far corner's bytes do not change.
+  n=$(grep -c '^v ' "$work/terrain.obj")
+  {
+    echo "o crate"
+    for y in 0 2; do for p in "-25 -25" "-23 -25" "-23 -23" "-25 -23"; do
+      set -- $p; echo "v $1 $y $2"; done; done
+    for f in "1 2 3 4" "5 8 7 6" "1 5 6 2" "2 6 7 3" "3 7 8 4" "4 8 5 1"; do
+      set -- $f; echo "f $((n + $1)) $((n + $2)) $((n + $3)) $((n + $4))"; done
+  } >>"$work/terrain.obj"
+  "$navbake" build "$work/w.json" >"$work/log" 2>&1 || fail "rebuild: $(cat "$work/log")"
+  built=$(json_field "$work/out/w.report.json" tiles_built)
+  reused=$(json_field "$work/out/w.report.json" tiles_reused)
+  [ "$built" -ge 1 ] && [ "$built" -le 4 ] && [ "$reused" -ge 5 ] ||
+    fail "an edit in one corner rebuilt $built tiles and reused $reused"
+  cmp -s "$work/far_corner.nav" "$work/out/default.tile.2_2.nav" || fail "the far corner changed"
+  # What world tiles do not carry yet is refused with the reason.
+  echo '{"input": "terrain.obj", "output": "out2", "world": {"tile_size": 20}, "agents": [{"graphs": ["tile"], "clusters": true}]}' >"$work/bad.json"
+  expect 1 "world tiles carry the plain tile graph; .*clusters" "$navbake" build "$work/bad.json"
+  echo '{"input": "terrain.obj", "world": {"tile_size": -1}}' >"$work/bad.json"
+  expect 1 "world.tile_size = -1 \(must be > 0\)" "$navbake" build "$work/bad.json"
+  ;;
 *)
   fail "unknown case"
   ;;

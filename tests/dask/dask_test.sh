@@ -82,6 +82,18 @@ else
   echo "note: den312d.map absent: the sharded next-hop case was not run"
 fi
 
+# ---- 2b. A tiled world (the world stage writes its tiles beside its index on the worker). ----
+cp "$src/sample_levels/terrain.obj" "$src/sample_levels/terrain.mtl" "$work/"
+for mode in local dask; do
+  echo "{\"input\": \"$work/terrain.obj\", \"output\": \"$work/world_$mode\", \"world\": {\"tile_size\": 20}, \"agents\": [{\"graphs\": [\"tile\"]}]}" >"$work/world_$mode.json"
+done
+"$navbake" -q build "$work/world_local.json" 2>/dev/null || fail "local world build"
+"${driver[@]}" "$work/world_dask.json" >"$work/world.log" 2>&1 || fail "navbake-dask world: $(cat "$work/world.log")"
+for f in "$work"/world_local/*.nav "$work"/world_local/*.world; do
+  cmp -s "$f" "$work/world_dask/$(basename "$f")" || fail "world: $(basename "$f") differs"
+done
+echo "world: $(ls "$work"/world_local/*.nav | wc -l) tiles and the index byte-identical"
+
 # ---- 3. Cached stages are not submitted; a failing stage fails the driver. ----
 "${driver[@]}" "$work/dask/level.json" >"$work/again.log" 2>&1 || fail "second run: $(cat "$work/again.log")"
 grep -q "0 stage task(s) submitted" "$work/again.log" || fail "second run resubmitted: $(cat "$work/again.log")"
