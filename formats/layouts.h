@@ -609,7 +609,7 @@ struct HierarchyArrays {
 // names the section and the byte offset of the first bad value.
 Error checkHierarchy(HierarchyArrays& arrays, const uint32_t* node_clusters);
 
-// ---- Tiled worlds (FORMAT.md §9)
+// ---- Tiled worlds (FORMAT.md §11)
 // ----------------------------------------------------------------- A world baked in tiles: each
 // tile is a tile-graph asset of its own (its interior columns) with WTHD (where it lies in the
 // world) and WSEM (its edges into neighbouring tiles, by world cell); the world index (kind WRLD)
@@ -664,7 +664,8 @@ inline constexpr size_t kWorldHeaderSize = 64;
 void encodeWorldHeader(const WorldHeader& header, uint8_t out[kWorldHeaderSize]);
 Error decodeWorldHeader(const uint8_t* data, size_t size, WorldHeader& out);
 
-// WTIL: per tile with walkable cells, u32 tile index (tile_z * tiles_x + tile_x) and u32 nodes.
+// WTIL: per tile with walkable cells, u32 tile index (tile_z * tiles_x + tile_x), u32 nodes and u64
+// content hash (its cache file: worldtile-<hash>.nav).
 // WPNT: per portal (a walkable cell on a tile border with a seam edge, one per run of them):
 // u32 tile index, u32 world column, i32 y, f32 x, y, z (its position [m]). WPOF/WPDT/WPCS: the
 // portal graph (CSR): the seam edge to the other side, and the shortest path inside the tile to

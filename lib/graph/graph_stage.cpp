@@ -294,12 +294,9 @@ GraphStage::Params effectiveParams(const voxel::VoxelGrid& grid, const GraphStag
 }  // namespace
 
 Result<MemoryEstimate> GraphStage::estimateMemory(const Inputs& inputs, const Params& params) {
-    auto raw = containerHeaderSection(inputs.voxels, formats::kKindVoxels, formats::kVoxelsVersion,
-                                      formats::kSecVoxelHeader);
-    if (!raw) return raw.error();
-    formats::VoxelHeader h;
-    if (formats::Error e = formats::decodeVoxelHeader(raw->data(), raw->size(), h))
-        return containerError(inputs.voxels, e);
+    auto header = voxel::loadVoxelHeader(inputs.voxels);
+    if (!header) return header.error();
+    const formats::VoxelHeader& h = *header;
     // Per walkable span (= per node of tile graphs), measured on the shared meshes, towns and
     // cities (within 5% across them): tile ~165 bytes, POV ~146, navmesh ~59; volume graphs ~12.6
     // bytes per free voxel. The grid itself: 4 bytes per column and 8 per span when loaded whole.

@@ -216,12 +216,9 @@ void WorldStage::describe(const Params& params, StageKey& key) {
 }
 
 Result<MemoryEstimate> WorldStage::estimateMemory(const Inputs& inputs, const Params& params) {
-    auto raw = containerHeaderSection(inputs.voxels, formats::kKindVoxels, formats::kVoxelsVersion,
-                                      formats::kSecVoxelHeader);
-    if (!raw) return raw.error();
-    formats::VoxelHeader h;
-    if (formats::Error e = formats::decodeVoxelHeader(raw->data(), raw->size(), h))
-        return containerError(inputs.voxels, e);
+    auto header = voxel::loadVoxelHeader(inputs.voxels);
+    if (!header) return header.error();
+    const formats::VoxelHeader& h = *header;
     // The world's grid (4 bytes per column, 8 per span), and per tile in flight its graph (the
     // tile graph's ~180 bytes per walkable span, measured) over its share of the walkable spans.
     const uint64_t columns = uint64_t(h.size_x) * h.size_z;

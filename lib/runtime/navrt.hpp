@@ -5,4 +5,5 @@
 #pragma once
 
 #include "lib/runtime/navrt_navigator.h"
+#include "lib/runtime/navrt_world.h"
 #include "lib/runtime/navrt_views.h"

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "formats/bytes.h"
+#include "lib/common/memory.h"
 
 namespace nav::voxel {
 
@@ -376,6 +377,16 @@ Status VoxelRowReader::finish() {
     if (formats::Error e = formats::validateVoxelWalkableCount(file_header_, walkable_))
         return containerError(container_.path, e);
     return {};
+}
+
+Result<formats::VoxelHeader> loadVoxelHeader(const std::filesystem::path& path) {
+    auto raw = containerHeaderSection(path, formats::kKindVoxels, formats::kVoxelsVersion,
+                                      formats::kSecVoxelHeader);
+    if (!raw) return raw.error();
+    formats::VoxelHeader h;
+    if (formats::Error e = formats::decodeVoxelHeader(raw->data(), raw->size(), h))
+        return containerError(path, e);
+    return h;
 }
 
 Result<VoxelGrid> loadVoxels(const std::filesystem::path& path) {

@@ -113,6 +113,8 @@ private:
 
 Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid);
 Result<VoxelGrid> loadVoxels(const std::filesystem::path& path);
+// The header section alone (for memory estimates); errors name the file.
+Result<formats::VoxelHeader> loadVoxelHeader(const std::filesystem::path& path);
 Result<VoxelGrid> decodeVoxels(const LoadedContainer& container);
 
 // Rows [row0, row1) of a grid, as a stage that works a band of rows at a time reads them: the

@@ -35,6 +35,11 @@ echo "== memory estimates (estimate / measured peak RSS per stage)"
 bash tests/cli/memory_budget_test.sh "$build/navbake" "$build/tests/bench/peak_rss" . "$shared" \
   "$build/large/city4.obj" "$build/large/city8.obj" "$build/large/tower40x4.obj"
 echo
+# World tiles against one tile graph: wall and peak RSS of whole builds on the cities.
+echo "== world tiles (tools: navbake build with world.tile_size 48 against one tile graph)"
+bash tests/bench/bench_world.sh "$build" "$build/large/city4.obj" "$build/large/city8.obj" \
+  "$build/large/city12.obj"
+echo
 # Large generated levels (levelgen --city / --tower): the whole bake, process against process,
 # against tiled Recast (recast_peer, built with bench_recast); then the small meshes (the shared
 # demo meshes that are there and the sample terrain) against solo Recast.
