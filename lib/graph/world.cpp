@@ -44,28 +44,29 @@ Window tileWindow(const WorldLayout& layout, uint32_t tx, uint32_t tz) {
 
 std::string tileFileName(uint64_t content) { return fmt::format("worldtile-{:016x}.nav", content); }
 
-// The columns [x0, x1) x [z0, z1) of `world` as a grid of their own (origin moved by whole cells).
-voxel::VoxelGrid cropGrid(const voxel::VoxelGrid& world, uint32_t x0, uint32_t z0, uint32_t x1,
-                          uint32_t z1) {
+// The columns [x0, x1) x [z0, z1) of the world (frame: its header; rows: its spans, those rows
+// read) as a grid of their own (origin moved by whole cells).
+voxel::VoxelGrid cropGrid(const voxel::VoxelGrid& frame, const voxel::GridRows& rows, uint32_t x0,
+                          uint32_t z0, uint32_t x1, uint32_t z1) {
     voxel::VoxelGrid g;
     g.size_x = x1 - x0;
     g.size_z = z1 - z0;
-    g.size_y = world.size_y;
-    g.source = world.source;
-    g.origin[0] = world.origin[0] + float(x0) * world.cell_size;
-    g.origin[1] = world.origin[1];
-    g.origin[2] = world.origin[2] + float(z0) * world.cell_size;
-    g.cell_size = world.cell_size;
-    g.cell_height = world.cell_height;
-    g.agent = world.agent;
-    g.areas = world.areas;
-    g.source_name = world.source_name;
+    g.size_y = frame.size_y;
+    g.source = frame.source;
+    g.origin[0] = frame.origin[0] + float(x0) * frame.cell_size;
+    g.origin[1] = frame.origin[1];
+    g.origin[2] = frame.origin[2] + float(z0) * frame.cell_size;
+    g.cell_size = frame.cell_size;
+    g.cell_height = frame.cell_height;
+    g.agent = frame.agent;
+    g.areas = frame.areas;
+    g.source_name = frame.source_name;
     g.column_offsets.reserve(g.columnCount() + 1);
     for (uint32_t z = z0; z < z1; ++z)
         for (uint32_t x = x0; x < x1; ++x) {
             g.column_offsets.push_back(uint32_t(g.spans.size()));
-            const auto spans = world.column(x, z);
-            g.spans.insert(g.spans.end(), spans.begin(), spans.end());
+            const size_t c = size_t(z) * frame.size_x + x;
+            for (uint32_t i = rows.begin(c); i < rows.end(c); ++i) g.spans.push_back(rows.span(i));
         }
     g.column_offsets.push_back(uint32_t(g.spans.size()));
     return g;
@@ -94,17 +95,18 @@ WorldLayout worldLayout(const voxel::VoxelGrid& world, double tile_size) {
     return l;
 }
 
-uint64_t tileContentHash(const voxel::VoxelGrid& world, const WorldLayout& layout, uint32_t tx,
-                         uint32_t tz) {
+uint64_t tileContentHash(const voxel::VoxelGrid& frame, const voxel::GridRows& rows,
+                         const WorldLayout& layout, uint32_t tx, uint32_t tz) {
     const Window w = tileWindow(layout, tx, tz);
     std::vector<uint8_t> bytes;
     for (uint64_t v : {layout.fingerprint, uint64_t(layout.tile_cells), uint64_t(tx), uint64_t(tz)})
         appendBytes(bytes, v);
     for (uint32_t z = w.bz0; z < w.bz1; ++z)
         for (uint32_t x = w.bx0; x < w.bx1; ++x) {
-            const auto spans = world.column(x, z);
-            appendBytes(bytes, uint32_t(spans.size()));
-            for (const voxel::Span& s : spans) {
+            const size_t c = size_t(z) * frame.size_x + x;
+            appendBytes(bytes, rows.end(c) - rows.begin(c));
+            for (uint32_t i = rows.begin(c); i < rows.end(c); ++i) {
+                const voxel::Span& s = rows.span(i);
                 appendBytes(bytes, s.y_min);
                 appendBytes(bytes, s.y_max);
                 appendBytes(bytes, s.area);
@@ -114,10 +116,21 @@ uint64_t tileContentHash(const voxel::VoxelGrid& world, const WorldLayout& layou
     return formats::xxhash64(bytes.data(), bytes.size(), 0);
 }
 
+uint64_t tileContentHash(const voxel::VoxelGrid& world, const WorldLayout& layout, uint32_t tx,
+                         uint32_t tz) {
+    return tileContentHash(world, voxel::GridRows::whole(world), layout, tx, tz);
+}
+
 Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const WorldLayout& layout,
                                  uint32_t tx, uint32_t tz, Context& context) {
+    return buildWorldTile(world, voxel::GridRows::whole(world), layout, tx, tz, context);
+}
+
+Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const voxel::GridRows& rows,
+                                 const WorldLayout& layout, uint32_t tx, uint32_t tz,
+                                 Context& context) {
     const Window w = tileWindow(layout, tx, tz);
-    const voxel::VoxelGrid crop = cropGrid(world, w.bx0, w.bz0, w.bx1, w.bz1);
+    const voxel::VoxelGrid crop = cropGrid(world, rows, w.bx0, w.bz0, w.bx1, w.bz1);
     auto built = buildTileGraph(crop, context);
     if (!built) return built.error();
     const Graph& b = *built;
@@ -133,7 +146,7 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const WorldLayou
     std::vector<uint32_t> renumber(b.cells.size(), kNoNode);
     WorldTile tile;
     Graph& g = tile.graph;
-    const voxel::VoxelGrid frame = cropGrid(world, w.x0, w.z0, w.x1, w.z1);
+    const voxel::VoxelGrid frame = cropGrid(world, rows, w.x0, w.z0, w.x1, w.z1);
     g.header = headerForGrid(frame, GraphType::tile);
     g.header.heuristic = b.header.heuristic;
     g.header.min_cost_multiplier = b.header.min_cost_multiplier;
@@ -219,15 +232,20 @@ Result<MemoryEstimate> WorldStage::estimateMemory(const Inputs& inputs, const Pa
     auto header = voxel::loadVoxelHeader(inputs.voxels);
     if (!header) return header.error();
     const formats::VoxelHeader& h = *header;
-    // The world's grid (4 bytes per column, 8 per span), and per tile in flight its graph (the
-    // tile graph's ~180 bytes per walkable span, measured) over its share of the walkable spans.
+    // The file (read whole, decoded by rows), a band of tile rows of the grid (4 bytes per
+    // column, 8 per span), and per tile in flight its graph (the tile graph's ~180 bytes per
+    // walkable span, measured) over its share of the walkable spans.
     const uint64_t columns = uint64_t(h.size_x) * h.size_z;
     const double cells = std::max(8.0, std::round(params.tile_size / double(h.cell_size)));
+    const double per_column = columns ? double(h.span_count) / double(columns) : 0;
+    const double band = std::min(double(columns), (cells + 2) * double(h.size_x));
     const double tile_share =
         std::min(1.0, cells * cells / double(std::max<uint64_t>(columns, 1)) * 2);
     const uint64_t threads = uint64_t(resolveThreads(params.threads));
+    std::error_code ec;
+    const uint64_t file = std::filesystem::file_size(inputs.voxels, ec);
     const uint64_t bytes =
-        kStageBaseBytes + columns * 4 + uint64_t(h.span_count) * 8 +
+        kStageBaseBytes + (ec ? 0 : file) + uint64_t(band * (4 + per_column * 8)) +
         uint64_t(double(threads) * tile_share * double(h.walkable_count) * 180) +
         uint64_t(h.walkable_count) / 8 * 64;  // portals and their searches (a fraction)
     return MemoryEstimate{bytes,
@@ -287,8 +305,11 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                                     const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<WorldStage>(params); !s) return s.error();
     const auto start = std::chrono::steady_clock::now();
-    auto world = voxel::loadVoxels(inputs.voxels);
-    if (!world) return world.error();
+    // The grid a band of tile rows at a time (with the one-row borders): the stage holds the
+    // rows of one row of tiles, not the world's grid.
+    auto reader = voxel::VoxelRowReader::open(inputs.voxels);
+    if (!reader) return reader.error();
+    const voxel::VoxelGrid* world = &(*reader)->header();
     if (!world->links.empty())
         return inputError(
             "{}: world tiles do not carry links yet (the level has {} scene-object "
@@ -300,92 +321,102 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
     std::vector<TileSummary> tiles(tile_count);
     uint64_t progress = 0;
     const int threads = resolveThreads(params.threads);
-    // Pass 1: every tile built (or reused by its content hash), its crossings summarised.
-    Status pass1 = runParallel(
-        "world tiles", tile_count, threads, context, progress, uint64_t(tile_count) * 2,
-        [&](size_t index) {
-            const uint32_t tx = uint32_t(index % layout.tiles_x),
-                           tz = uint32_t(index / layout.tiles_x);
-            TileSummary& summary = tiles[index];
-            summary.content = tileContentHash(*world, layout, tx, tz);
-            const std::filesystem::path file = folder / tileFileName(summary.content);
-            Graph graph;
-            formats::WorldTileHeader header;
-            std::vector<formats::SeamRecord> seams;
-            auto cached = std::filesystem::exists(file)
-                              ? loadContainer(file, formats::kKindNav, formats::kNavVersion)
-                              : Result<LoadedContainer>(Error{});
-            bool reused = false;
-            if (cached.ok()) {
-                auto decoded = decodeGraph(*cached);
-                auto h = tileHeaderOf(*cached);
-                auto raw = cached->section(formats::kSecWorldSeams);
-                if (decoded && h && raw &&
-                    raw->size() == size_t(h->seam_count) * formats::kSeamRecordSize) {
-                    graph = std::move(decoded).value();
-                    header = *h;
-                    for (uint32_t i = 0; i < header.seam_count; ++i)
-                        seams.push_back(
-                            formats::decodeSeam(raw->data() + i * formats::kSeamRecordSize));
-                    reused = true;
-                }
+    // Pass 1: every tile built (or reused by its content hash), its crossings summarised; one row
+    // of tiles at a time, its tiles in parallel.
+    voxel::GridRows rows;
+    uint32_t tz = 0;
+    auto tileTask = [&](size_t tile_in_row) {
+        const uint32_t tx = uint32_t(tile_in_row);
+        const size_t index = size_t(tz) * layout.tiles_x + tx;
+        TileSummary& summary = tiles[index];
+        summary.content = tileContentHash(*world, rows, layout, tx, tz);
+        const std::filesystem::path file = folder / tileFileName(summary.content);
+        Graph graph;
+        formats::WorldTileHeader header;
+        std::vector<formats::SeamRecord> seams;
+        auto cached = std::filesystem::exists(file)
+                          ? loadContainer(file, formats::kKindNav, formats::kNavVersion)
+                          : Result<LoadedContainer>(Error{});
+        bool reused = false;
+        if (cached.ok()) {
+            auto decoded = decodeGraph(*cached);
+            auto h = tileHeaderOf(*cached);
+            auto raw = cached->section(formats::kSecWorldSeams);
+            if (decoded && h && raw &&
+                raw->size() == size_t(h->seam_count) * formats::kSeamRecordSize) {
+                graph = std::move(decoded).value();
+                header = *h;
+                for (uint32_t i = 0; i < header.seam_count; ++i)
+                    seams.push_back(
+                        formats::decodeSeam(raw->data() + i * formats::kSeamRecordSize));
+                reused = true;
             }
-            if (!reused) {
-                Context quiet;
-                auto tile = buildWorldTile(*world, layout, tx, tz, quiet);
-                if (!tile) throw std::runtime_error(tile.error().message);
-                if (tile->graph.nodeCount() > 0)
-                    if (Status s = saveWorldTile(file, *tile); !s)
-                        throw std::runtime_error(s.error().message);
-                graph = std::move(tile->graph);
-                header = tile->header;
-                seams = std::move(tile->seams);
-                summary.built = true;
-            }
-            summary.present = graph.nodeCount() > 0;
-            summary.nodes = uint32_t(graph.nodeCount());
-            summary.seams = uint32_t(seams.size());
-            // Runs: seam sources crossing into the same neighbour tile, joined along the tile's own
-            // edges; each run's first source (in node order) and its first crossing represent it.
-            const uint32_t n = uint32_t(graph.nodeCount());
-            std::vector<uint32_t> first_seam(n, kNoNode);
-            std::vector<uint32_t> target_tile(n, kNoNode);
-            for (uint32_t i = 0; i < seams.size(); ++i) {
-                const formats::SeamRecord& s = seams[i];
-                if (first_seam[s.from] != kNoNode) continue;
-                first_seam[s.from] = i;
-                const uint32_t x = s.column % layout.size_x, z = s.column / layout.size_x;
-                target_tile[s.from] =
-                    (z / layout.tile_cells) * layout.tiles_x + x / layout.tile_cells;
-            }
-            std::vector<uint8_t> seen(n, 0);
-            std::vector<uint32_t> stack;
-            for (uint32_t v = 0; v < n; ++v) {
-                if (first_seam[v] == kNoNode || seen[v]) continue;
-                seen[v] = 1;
-                stack.assign(1, v);
-                while (!stack.empty()) {
-                    const uint32_t u = stack.back();
-                    stack.pop_back();
-                    for (uint32_t e = graph.edge_offsets[u]; e < graph.edge_offsets[u + 1]; ++e) {
-                        const uint32_t t = graph.edge_targets[e];
-                        if (!seen[t] && first_seam[t] != kNoNode &&
-                            target_tile[t] == target_tile[v]) {
-                            seen[t] = 1;
-                            stack.push_back(t);
-                        }
+        }
+        if (!reused) {
+            Context quiet;
+            auto tile = buildWorldTile(*world, rows, layout, tx, tz, quiet);
+            if (!tile) throw std::runtime_error(tile.error().message);
+            if (tile->graph.nodeCount() > 0)
+                if (Status s = saveWorldTile(file, *tile); !s)
+                    throw std::runtime_error(s.error().message);
+            graph = std::move(tile->graph);
+            header = tile->header;
+            seams = std::move(tile->seams);
+            summary.built = true;
+        }
+        summary.present = graph.nodeCount() > 0;
+        summary.nodes = uint32_t(graph.nodeCount());
+        summary.seams = uint32_t(seams.size());
+        // Runs: seam sources crossing into the same neighbour tile, joined along the tile's own
+        // edges; each run's first source (in node order) and its first crossing represent it.
+        const uint32_t n = uint32_t(graph.nodeCount());
+        std::vector<uint32_t> first_seam(n, kNoNode);
+        std::vector<uint32_t> target_tile(n, kNoNode);
+        for (uint32_t i = 0; i < seams.size(); ++i) {
+            const formats::SeamRecord& s = seams[i];
+            if (first_seam[s.from] != kNoNode) continue;
+            first_seam[s.from] = i;
+            const uint32_t x = s.column % layout.size_x, z = s.column / layout.size_x;
+            target_tile[s.from] = (z / layout.tile_cells) * layout.tiles_x + x / layout.tile_cells;
+        }
+        std::vector<uint8_t> seen(n, 0);
+        std::vector<uint32_t> stack;
+        for (uint32_t v = 0; v < n; ++v) {
+            if (first_seam[v] == kNoNode || seen[v]) continue;
+            seen[v] = 1;
+            stack.assign(1, v);
+            while (!stack.empty()) {
+                const uint32_t u = stack.back();
+                stack.pop_back();
+                for (uint32_t e = graph.edge_offsets[u]; e < graph.edge_offsets[u + 1]; ++e) {
+                    const uint32_t t = graph.edge_targets[e];
+                    if (!seen[t] && first_seam[t] != kNoNode && target_tile[t] == target_tile[v]) {
+                        seen[t] = 1;
+                        stack.push_back(t);
                     }
                 }
-                const formats::SeamRecord& s = seams[first_seam[v]];
-                const uint32_t column =
-                    (header.z0 + graph.cells[v].column / graph.header.size_x) * layout.size_x +
-                    header.x0 + graph.cells[v].column % graph.header.size_x;
-                summary.crossings.push_back({{uint32_t(index), column, graph.cells[v].y},
-                                             {target_tile[v], s.column, s.y},
-                                             s.cost});
             }
-        });
-    if (!pass1) return pass1.error();
+            const formats::SeamRecord& s = seams[first_seam[v]];
+            const uint32_t column =
+                (header.z0 + graph.cells[v].column / graph.header.size_x) * layout.size_x +
+                header.x0 + graph.cells[v].column % graph.header.size_x;
+            summary.crossings.push_back({{uint32_t(index), column, graph.cells[v].y},
+                                         {target_tile[v], s.column, s.y},
+                                         s.cost});
+        }
+    };
+    for (tz = 0; tz < layout.tiles_z; ++tz) {
+        const uint32_t z0 = tz * layout.tile_cells;
+        auto band = (*reader)->rows(z0 > 0 ? z0 - 1 : 0,
+                                    std::min(layout.size_z, z0 + layout.tile_cells + 1));
+        if (!band) return band.error();
+        rows = *band;
+        if (Status s = runParallel("world tiles", layout.tiles_x, threads, context, progress,
+                                   uint64_t(tile_count) * 2, tileTask);
+            !s)
+            return s.error();
+    }
+    if (Status s = (*reader)->finish(); !s) return s.error();
     // Pass 2: the portal cells of each tile: both ends of every representative crossing.
     std::map<PortalCell, uint32_t> portal_ids;
     for (const TileSummary& t : tiles)

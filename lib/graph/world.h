@@ -41,6 +41,10 @@ WorldLayout worldLayout(const voxel::VoxelGrid& world, double tile_size);
 // world frame): tiles whose hash is unchanged are not rebuilt.
 uint64_t tileContentHash(const voxel::VoxelGrid& world, const WorldLayout& layout, uint32_t tx,
                          uint32_t tz);
+// The same from the world's header and the rows read so far (they must hold the tile's rows and
+// its border rows).
+uint64_t tileContentHash(const voxel::VoxelGrid& frame, const voxel::GridRows& rows,
+                         const WorldLayout& layout, uint32_t tx, uint32_t tz);
 
 // One world tile: the tile graph of its columns (a runtime asset's graph) and its seam edges.
 struct WorldTile {
@@ -50,6 +54,9 @@ struct WorldTile {
 };
 Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const WorldLayout& layout,
                                  uint32_t tx, uint32_t tz, Context& context);
+Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& frame, const voxel::GridRows& rows,
+                                 const WorldLayout& layout, uint32_t tx, uint32_t tz,
+                                 Context& context);
 // The tile's runtime asset (a .nav of kind NAVA with WTHD and WSEM).
 Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile);
 

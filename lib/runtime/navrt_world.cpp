@@ -271,6 +271,14 @@ bool World::tileAt(Vec3 p, uint32_t& tile_x, uint32_t& tile_z) const {
     return true;
 }
 
+void World::extent(float& min_x, float& min_z, float& max_x, float& max_z) const {
+    const fmt::WorldHeader& h = impl_->header;
+    min_x = h.origin[0];
+    min_z = h.origin[2];
+    max_x = float(double(h.origin[0]) + double(h.world_size_x) * h.cell_size);
+    max_z = float(double(h.origin[2]) + double(h.world_size_z) * h.cell_size);
+}
+
 size_t World::memoryBytes() const {
     const Impl& w = *impl_;
     size_t bytes = sizeof(Impl) + w.portals.size() * sizeof(Portal) +
@@ -328,6 +336,15 @@ bool World::locate(Vec3 p, float vertical, int cells, uint32_t& tile_x, uint32_t
             }
         }
     return found;
+}
+
+Vec3 World::position(uint32_t tile_x, uint32_t tile_z, uint32_t node) const {
+    const Tile* t = loaded(tile_x, tile_z)
+                        ? impl_->tiles[size_t(tile_z) * impl_->header.tiles_x + tile_x].get()
+                        : nullptr;
+    if (!t || node >= t->graph.header.node_count) return {};
+    const float* p = t->graph.positions + 3 * size_t(node);
+    return {p[0], p[1], p[2]};
 }
 
 PathStatus World::findPath(Vec3 from, Vec3 to) {

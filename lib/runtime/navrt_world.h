@@ -49,6 +49,8 @@ public:
     uint32_t tilesZ() const;
     // The tile holding world point p (true), or false when p is outside the world's grid.
     bool tileAt(Vec3 p, uint32_t& tile_x, uint32_t& tile_z) const;
+    // The world grid's XZ rectangle [m] (min x, min z, max x, max z).
+    void extent(float& min_x, float& min_z, float& max_x, float& max_z) const;
     // Bytes the index and the loaded tiles hold (decoded sections and the seam tables).
     size_t memoryBytes() const;
 
@@ -56,6 +58,9 @@ public:
     // it, in a loaded tile. False when none, or when p's own column lies in a tile not loaded.
     bool locate(Vec3 p, float vertical, int cells, uint32_t& tile_x, uint32_t& tile_z,
                 uint32_t& node) const;
+
+    // The position of a node of a loaded tile (as locate() names it).
+    Vec3 position(uint32_t tile_x, uint32_t tile_z, uint32_t node) const;
 
     // The shortest path over the loaded tiles between the cells nearest from and to (vertical
     // tolerance 2 m, 2 columns around). found: path() and cost(); no_path when the loaded tiles do

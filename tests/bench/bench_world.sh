@@ -24,6 +24,9 @@ for level in "$@"; do
       end=$(date +%s.%N)
       printf '%-34s %-7s %-6s %9.2f %10.1f\n' "$(basename "$level") ($tris)" "$j" "$mode" \
         "$(echo "$end - $start" | bc)" "$(awk '{print $1 / 1024}' "$work/rss")"
+      if [ "$mode" = world ] && [ "$j" = 1 ]; then
+        "$build/tests/bench/world_stream" "$work/out" default | sed 's/^/    streaming: /'
+      fi
     done
   done
 done
