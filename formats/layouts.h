@@ -614,14 +614,16 @@ Error checkHierarchy(HierarchyArrays& arrays, const uint32_t* node_clusters);
 // tile is a tile-graph asset of its own (its interior columns) with WTHD (where it lies in the
 // world) and WSEM (its edges into neighbouring tiles, by world cell); the world index (kind WRLD)
 // holds the tile grid and the portal graph across tiles.
-inline constexpr uint32_t kSecWorldTileHeader = fourcc("WTHD");     // 48-byte tile header
-inline constexpr uint32_t kSecWorldSeams = fourcc("WSEM");          // 16-byte seam edges
-inline constexpr uint32_t kSecWorldHeader = fourcc("WIHD");         // 64-byte world index header
-inline constexpr uint32_t kSecWorldTiles = fourcc("WTIL");          // 8 bytes per tile
-inline constexpr uint32_t kSecWorldPortals = fourcc("WPNT");        // 24 bytes per portal
-inline constexpr uint32_t kSecWorldPortalOffsets = fourcc("WPOF");  // u32 per portal + 1
-inline constexpr uint32_t kSecWorldPortalTargets = fourcc("WPDT");  // u32 portal per edge
-inline constexpr uint32_t kSecWorldPortalCosts = fourcc("WPCS");    // f32 per edge
+inline constexpr uint32_t kSecWorldTileHeader = fourcc("WTHD");        // 48-byte tile header
+inline constexpr uint32_t kSecWorldSeams = fourcc("WSEM");             // 16-byte seam edges
+inline constexpr uint32_t kSecWorldHeader = fourcc("WIHD");            // 64-byte world index header
+inline constexpr uint32_t kSecWorldTiles = fourcc("WTIL");             // 8 bytes per tile
+inline constexpr uint32_t kSecWorldPortals = fourcc("WPNT");           // 24 bytes per portal
+inline constexpr uint32_t kSecWorldPortalOffsets = fourcc("WPOF");     // u32 per portal + 1
+inline constexpr uint32_t kSecWorldPortalTargets = fourcc("WPDT");     // u32 portal per edge
+inline constexpr uint32_t kSecWorldPortalCosts = fourcc("WPCS");       // f32 per edge
+inline constexpr uint32_t kSecWorldComponentOffsets = fourcc("WCOF");  // u32 per WTIL record + 1
+inline constexpr uint32_t kSecWorldComponents = fourcc("WCID");        // u32 per tile component
 
 struct WorldTileHeader {
     uint32_t tile_x = 0, tile_z = 0;              // this tile in the world's tile grid

@@ -278,6 +278,16 @@ struct TileSummary {
         float cost;
     };
     std::vector<Crossing> crossings;
+    // World components: the tile's component count, and per seam its source's component and the
+    // cell it reaches; per seam source its cell and component (what other tiles' seams reach).
+    uint32_t components = 0;
+    struct SeamEnd {
+        uint32_t column;
+        int32_t y;
+        uint32_t component;
+    };
+    std::vector<std::pair<uint32_t, SeamEnd>> seam_links;  // (source component, target cell)
+    std::vector<SeamEnd> sources;
 };
 
 uint32_t nodeAt(const Graph& g, const formats::WorldTileHeader& h, uint32_t column, int32_t y) {
@@ -367,6 +377,19 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
         summary.present = graph.nodeCount() > 0;
         summary.nodes = uint32_t(graph.nodeCount());
         summary.seams = uint32_t(seams.size());
+        summary.components = graph.header.component_count;
+        {
+            std::vector<uint8_t> listed(graph.nodeCount(), 0);
+            for (const formats::SeamRecord& s : seams) {
+                summary.seam_links.push_back({graph.components[s.from], {s.column, s.y, 0}});
+                if (listed[s.from]) continue;
+                listed[s.from] = 1;
+                const uint32_t lc = graph.cells[s.from].column;
+                summary.sources.push_back({(header.z0 + lc / graph.header.size_x) * layout.size_x +
+                                               header.x0 + lc % graph.header.size_x,
+                                           graph.cells[s.from].y, graph.components[s.from]});
+            }
+        }
         // Runs: seam sources crossing into the same neighbour tile, joined along the tile's own
         // edges; each run's first source (in node order) and its first crossing represent it.
         const uint32_t n = uint32_t(graph.nodeCount());
@@ -417,6 +440,41 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
             return s.error();
     }
     if (Status s = (*reader)->finish(); !s) return s.error();
+    // World components: (tile, local component) joined by union-find across every seam. A
+    // query whose ends lie in different world components has no path in any set of loaded tiles.
+    std::vector<uint32_t> component_base(tile_count + 1, 0);
+    for (uint32_t i = 0; i < tile_count; ++i)
+        component_base[i + 1] = component_base[i] + (tiles[i].present ? tiles[i].components : 0);
+    std::vector<uint32_t> parent(component_base[tile_count]);
+    for (uint32_t i = 0; i < parent.size(); ++i) parent[i] = i;
+    auto root = [&](uint32_t a) {
+        while (parent[a] != a) a = parent[a] = parent[parent[a]];
+        return a;
+    };
+    {
+        std::map<std::pair<uint32_t, int32_t>, uint32_t> source_component;  // cell -> global id
+        for (uint32_t i = 0; i < tile_count; ++i)
+            for (const TileSummary::SeamEnd& e : tiles[i].sources)
+                source_component[{e.column, e.y}] = component_base[i] + e.component;
+        for (uint32_t i = 0; i < tile_count; ++i)
+            for (const auto& [from, to] : tiles[i].seam_links) {
+                auto it = source_component.find({to.column, to.y});
+                if (it == source_component.end()) continue;  // a one-way seam: no reverse
+                const uint32_t a = root(component_base[i] + from), b = root(it->second);
+                if (a != b) parent[std::max(a, b)] = std::min(a, b);
+            }
+    }
+    // Numbered by first appearance, so the ids depend only on the world.
+    std::vector<uint32_t> world_component(parent.size());
+    {
+        std::vector<uint32_t> number(parent.size(), kNoNode);
+        uint32_t next = 0;
+        for (uint32_t c = 0; c < parent.size(); ++c) {
+            const uint32_t r = root(c);
+            if (number[r] == kNoNode) number[r] = next++;
+            world_component[c] = number[r];
+        }
+    }
     // Pass 2: the portal cells of each tile: both ends of every representative crossing.
     std::map<PortalCell, uint32_t> portal_ids;
     for (const TileSummary& t : tiles)
@@ -523,6 +581,20 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
     writer.add(formats::kSecWorldPortalOffsets, std::move(offsets));
     writer.add(formats::kSecWorldPortalTargets, std::move(targets));
     writer.add(formats::kSecWorldPortalCosts, std::move(costs));
+    // WCOF: per WTIL record + 1, the first of its components in WCID; WCID: world component per
+    // (tile, local component).
+    std::vector<uint8_t> component_offsets, component_ids;
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < tile_count; ++i) {
+        if (!tiles[i].present) continue;
+        appendBytes(component_offsets, at);
+        for (uint32_t c = 0; c < tiles[i].components; ++c)
+            appendBytes(component_ids, world_component[component_base[i] + c]);
+        at += tiles[i].components;
+    }
+    appendBytes(component_offsets, at);
+    writer.add(formats::kSecWorldComponentOffsets, std::move(component_offsets));
+    writer.add(formats::kSecWorldComponents, std::move(component_ids));
     if (Status s = saveContainer(output, writer); !s) return s.error();
 
     StageResult result;

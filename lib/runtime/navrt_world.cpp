@@ -6,7 +6,6 @@
 #include <cstring>
 #include <limits>
 #include <queue>
-#include <unordered_map>
 
 #include "formats/bytes.h"
 
@@ -25,6 +24,11 @@ struct Tile {
     fmt::WorldTileHeader header;
     std::vector<uint32_t> seam_offsets;  // per node + 1
     std::vector<fmt::SeamRecord> seams;  // by source node
+    // findPath's per-node state, valid where seen == the search's number (no clearing between
+    // searches): cost so far, parent (tile index << 32 | node), closed.
+    std::vector<double> g;
+    std::vector<uint64_t> parent;
+    std::vector<uint32_t> seen, closed;
 };
 
 struct Portal {
@@ -47,12 +51,17 @@ struct World::Impl {
     std::vector<uint32_t> portal_offsets, portal_targets;
     std::vector<float> portal_costs;
     std::vector<std::vector<uint32_t>> tile_portals;  // per tile index
-    std::vector<std::unique_ptr<Tile>> tiles;         // per tile index; null = not loaded
+    // World components: per tile index, where its local components start in `components`
+    // (kNone: the tile has no nodes) and how many it has.
+    std::vector<uint32_t> component_base, component_count;
+    std::vector<uint32_t> components;
+    std::vector<std::unique_ptr<Tile>> tiles;  // per tile index; null = not loaded
     uint32_t loaded = 0;
     // Search results and scratch.
     std::vector<Vec3> path;
     float cost = 0;
     uint32_t expanded = 0;
+    uint32_t search = 0;  // findPath's number (Tile::seen, closed)
 
     uint32_t tileIndex(uint32_t column) const {
         const uint32_t x = column % header.world_size_x, z = column / header.world_size_x;
@@ -166,6 +175,35 @@ static Error decodeIndex(World::Impl& w) {
             !std::isfinite(w.portal_costs[e]))
             return badSection(fmt::kSecWorldPortalTargets,
                               "world index: a portal edge is out of range");
+    // Tiles and their world components.
+    SectionView records, component_offsets, components;
+    if (Error e = w.index.require(fmt::kSecWorldTiles, records)) return e;
+    if (Error e = w.index.require(fmt::kSecWorldComponentOffsets, component_offsets)) return e;
+    if (Error e = w.index.require(fmt::kSecWorldComponents, components)) return e;
+    if (records.size != size_t(h.tile_count) * 16 ||
+        component_offsets.size != (size_t(h.tile_count) + 1) * 4 || components.size % 4 != 0)
+        return badSection(fmt::kSecWorldTiles,
+                          "world index: sections 'WTIL', 'WCOF' and 'WCID' disagree with WIHD");
+    w.component_base.assign(tile_count, kNone);
+    w.component_count.assign(tile_count, 0);
+    w.components.resize(components.size / 4);
+    if (components.size) std::memcpy(w.components.data(), components.data, components.size);
+    const uint32_t total = uint32_t(w.components.size());
+    for (uint32_t i = 0; i < h.tile_count; ++i) {
+        const uint32_t tile = fmt::loadLe32(records.data + 16 * size_t(i));
+        const uint32_t first = fmt::loadLe32(component_offsets.data + 4 * size_t(i));
+        const uint32_t end = fmt::loadLe32(component_offsets.data + 4 * size_t(i) + 4);
+        if (tile >= tile_count || w.component_base[tile] != kNone || first > end || end > total ||
+            (i + 1 == h.tile_count && end != total))
+            return badSection(fmt::kSecWorldComponentOffsets,
+                              "world index: a tile record or its component range is out of range");
+        w.component_base[tile] = first;
+        w.component_count[tile] = end - first;
+    }
+    for (uint32_t c : w.components)
+        if (c >= total)
+            return badSection(fmt::kSecWorldComponents,
+                              "world index: a world component id is out of range");
     return {};
 }
 
@@ -202,6 +240,14 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
                       h.tile_x, h.tile_z);
         return e;
     }
+    if (w.component_base[index] == kNone ||
+        tile->graph.header.component_count != w.component_count[index] || !tile->graph.components)
+        return badSection(fmt::kSecWorldTileHeader,
+                          "world: the tile's components do not match the index's; rebake the "
+                          "world");
+    for (uint32_t v = 0; v < tile->graph.header.node_count; ++v)
+        if (tile->graph.components[v] >= w.component_count[index])
+            return badSection(fmt::kSecComponents, "world: a node's component is out of range");
     if (Error e = tile->asset.require(fmt::kSecWorldSeams, sv)) return e;
     if (sv.size != size_t(h.seam_count) * fmt::kSeamRecordSize)
         return badSection(fmt::kSecWorldSeams,
@@ -223,6 +269,10 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
     tile->seams.resize(seams.size());
     std::vector<uint32_t> at(tile->seam_offsets.begin(), tile->seam_offsets.end() - 1);
     for (const fmt::SeamRecord& s : seams) tile->seams[at[s.from]++] = s;
+    tile->g.assign(n, 0);
+    tile->parent.assign(n, 0);
+    tile->seen.assign(n, 0);
+    tile->closed.assign(n, 0);
     w.tiles[index] = std::move(tile);
     ++w.loaded;
     return {};
@@ -287,8 +337,9 @@ size_t World::memoryBytes() const {
     for (uint32_t i = 0; i < w.index.sectionCount(); ++i) bytes += w.index.section(i).size;
     for (const auto& t : w.tiles) {
         if (!t) continue;
-        bytes +=
-            sizeof(Tile) + t->seam_offsets.size() * 4 + t->seams.size() * sizeof(fmt::SeamRecord);
+        bytes += sizeof(Tile) + t->seam_offsets.size() * 4 +
+                 t->seams.size() * sizeof(fmt::SeamRecord) +
+                 t->g.size() * (sizeof(double) + sizeof(uint64_t) + 2 * sizeof(uint32_t));
         for (uint32_t i = 0; i < t->asset.sectionCount(); ++i) bytes += t->asset.section(i).size;
     }
     return bytes;
@@ -355,72 +406,84 @@ PathStatus World::findPath(Vec3 from, Vec3 to) {
     uint32_t sx, sz, sn, gx, gz, gn;
     if (!locate(from, kVertical, kAroundCells, sx, sz, sn)) return PathStatus::invalid_start;
     if (!locate(to, kVertical, kAroundCells, gx, gz, gn)) return PathStatus::invalid_goal;
+    {
+        // Different world components: no path in any set of loaded tiles.
+        const uint32_t st = sz * w.header.tiles_x + sx, gt = gz * w.header.tiles_x + gx;
+        const uint32_t cs = w.components[w.component_base[st] + w.tiles[st]->graph.components[sn]];
+        const uint32_t cg = w.components[w.component_base[gt] + w.tiles[gt]->graph.components[gn]];
+        if (cs != cg) return PathStatus::no_path;
+    }
+    if (++w.search == 0) {  // the numbers wrapped: clear every tile's marks once
+        for (auto& t : w.tiles)
+            if (t) {
+                std::fill(t->seen.begin(), t->seen.end(), 0);
+                std::fill(t->closed.begin(), t->closed.end(), 0);
+            }
+        w.search = 1;
+    }
+    const uint32_t search = w.search;
     const uint32_t tx = w.header.tiles_x;
     auto key = [](uint32_t tile, uint32_t node) { return (uint64_t(tile) << 32) | node; };
     const uint64_t start = key(sz * tx + sx, sn), goal = key(gz * tx + gx, gn);
-    auto position = [&](uint64_t k) {
-        const Tile& t = *w.tiles[uint32_t(k >> 32)];
-        return t.graph.positions + 3 * size_t(uint32_t(k));
-    };
-    const float* gp = position(goal);
+    auto tileOf = [&](uint64_t k) -> Tile& { return *w.tiles[uint32_t(k >> 32)]; };
+    const float* gp = tileOf(goal).graph.positions + 3 * size_t(gn);
     float min_cost = 1;
     for (const auto& t : w.tiles)
         if (t) min_cost = std::min(min_cost, t->graph.header.min_cost_multiplier);
-    auto h = [&](uint64_t k) {
-        const float* p = position(k);
-        return octile(p[0], p[2], gp[0], gp[2]) * min_cost * (1 - 1e-6f);
+    auto h = [&](const float* p) {
+        return double(octile(p[0], p[2], gp[0], gp[2]) * min_cost * (1 - 1e-6f));
     };
-    struct Rec {
-        double g;
-        uint64_t parent;
-        bool closed;
-    };
-    std::unordered_map<uint64_t, Rec> recs;
     using Item = std::pair<double, uint64_t>;
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
-    recs[start] = {0, start, false};
-    open.push({h(start), start});
+    {
+        Tile& t = tileOf(start);
+        t.seen[sn] = search;
+        t.g[sn] = 0;
+        t.parent[sn] = start;
+        open.push({h(t.graph.positions + 3 * size_t(sn)), start});
+    }
     bool reached = false;
     while (!open.empty()) {
-        const auto [f, u] = open.top();
+        const uint64_t u = open.top().second;
         open.pop();
-        Rec& ru = recs[u];
-        if (ru.closed) continue;
-        ru.closed = true;
+        const uint32_t ti = uint32_t(u >> 32), n = uint32_t(u);
+        Tile& t = *w.tiles[ti];
+        if (t.closed[n] == search) continue;
+        t.closed[n] = search;
         ++w.expanded;
         if (u == goal) {
             reached = true;
             break;
         }
-        const double gu = ru.g;
-        const uint32_t ti = uint32_t(u >> 32), n = uint32_t(u);
-        const Tile& t = *w.tiles[ti];
-        auto relax = [&](uint64_t v, double c) {
-            auto [it, fresh] = recs.try_emplace(v, Rec{gu + c, u, false});
-            if (!fresh) {
-                if (it->second.closed || it->second.g <= gu + c) return;
-                it->second = {gu + c, u, false};
-            }
-            open.push({gu + c + h(v), v});
+        const double gu = t.g[n];
+        auto relax = [&](Tile& o, uint32_t oi, uint32_t v, double c) {
+            if (o.closed[v] == search) return;
+            if (o.seen[v] == search && o.g[v] <= gu + c) return;
+            o.seen[v] = search;
+            o.g[v] = gu + c;
+            o.parent[v] = u;
+            open.push({gu + c + h(o.graph.positions + 3 * size_t(v)), key(oi, v)});
         };
         const uint32_t e0 = t.graph.edge_offsets[n], e1 = t.graph.edge_offsets[n + 1];
         for (uint32_t e = e0; e < e1; ++e)
-            relax(key(ti, n + t.graph.edge_targets[e]), double(t.graph.edge_costs[e]));
+            relax(t, ti, n + t.graph.edge_targets[e], double(t.graph.edge_costs[e]));
         for (uint32_t s = t.seam_offsets[n]; s < t.seam_offsets[n + 1]; ++s) {
             const fmt::SeamRecord& seam = t.seams[s];
             const uint32_t other = w.tileIndex(seam.column);
-            const Tile* o = w.tiles[other].get();
+            Tile* o = w.tiles[other].get();
             if (!o) continue;
             const uint32_t v = w.nodeAt(*o, seam.column, seam.y);
-            if (v != kNone) relax(key(other, v), double(seam.cost));
+            if (v != kNone) relax(*o, other, v, double(seam.cost));
         }
     }
     if (!reached) return PathStatus::no_path;
-    w.cost = float(recs[goal].g);
-    for (uint64_t k = goal;; k = recs[k].parent) {
-        const float* p = position(k);
+    w.cost = float(tileOf(goal).g[gn]);
+    for (uint64_t k = goal;;) {
+        Tile& t = tileOf(k);
+        const float* p = t.graph.positions + 3 * size_t(uint32_t(k));
         w.path.push_back({p[0], p[1], p[2]});
         if (k == start) break;
+        k = t.parent[uint32_t(k)];
     }
     std::reverse(w.path.begin(), w.path.end());
     return PathStatus::found;

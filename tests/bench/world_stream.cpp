@@ -3,16 +3,21 @@
 // again; then, with every tile loaded, microseconds per findPath and per planTiles on random
 // pairs of walkable points. Prints; asserts nothing.
 //
-// Usage: world_stream OUTPUT_FOLDER AGENT   (a `navbake build` output with world tiles; run by
-// bench_world.sh in `make bench`)
+// With WHOLE.nav (the same level's one tile-graph asset), navrt::Navigator's A* on it runs the
+// same pairs, alternating with the world's in 3 rounds (medians): the peer for findPath.
+//
+// Usage: world_stream OUTPUT_FOLDER AGENT [WHOLE.nav]   (a `navbake build` output with world
+// tiles; run by bench_world.sh in `make bench`)
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "lib/runtime/navrt_navigator.h"
 #include "lib/runtime/navrt_world.h"
 
 namespace {
@@ -28,8 +33,8 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: world_stream OUTPUT_FOLDER AGENT\n");
+    if (argc != 3 && argc != 4) {
+        std::fprintf(stderr, "usage: world_stream OUTPUT_FOLDER AGENT [WHOLE.nav]\n");
         return 2;
     }
     const fs::path folder = argv[1];
@@ -83,20 +88,68 @@ int main(int argc, char** argv) {
         uint32_t tx, tz, node;
         if (world.locate(p, 1e6f, 0, tx, tz, node)) points.push_back(world.position(tx, tz, node));
     }
-    std::vector<double> find_us, plan_us;
+    std::vector<double> find_us, plan_us, expanded;
     int found = 0;
     std::vector<uint32_t> corridor;
     for (size_t i = 0; i + 1 < points.size(); i += 2) {
         auto t0 = Clock::now();
         found += world.findPath(points[i], points[i + 1]) == navrt::PathStatus::found;
         find_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+        expanded.push_back(double(world.expanded()));
         t0 = Clock::now();
         world.planTiles(points[i], points[i + 1], corridor);
         plan_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     }
+    double total_us = 0, total_expanded = 0;
+    for (size_t i = 0; i < find_us.size(); ++i) {
+        total_us += find_us[i];
+        total_expanded += expanded[i];
+    }
     std::printf(
-        "all tiles loaded: findPath %.0f us, planTiles %.0f us (medians of %zu pairs, %d "
-        "found)\n",
-        median(find_us), median(plan_us), find_us.size(), found);
+        "all tiles loaded: findPath %.0f us (%.0f nodes expanded, %.1f M nodes/s), "
+        "planTiles %.0f us (medians of %zu pairs, %d found)\n",
+        median(find_us), median(expanded), total_expanded / total_us, median(plan_us),
+        find_us.size(), found);
+    if (argc == 4) {
+        navrt::Asset asset;
+        navrt::GraphView view;
+        navrt::Navigator navigator;
+        if (navrt::load(argv[3], asset) || navrt::viewGraph(asset, view) || navigator.init(view)) {
+            std::fprintf(stderr, "world_stream: cannot load %s\n", argv[3]);
+            return 1;
+        }
+        std::vector<double> world_round, whole_round;
+        int agree = 0, compared = 0;
+        for (int round = 0; round < 3; ++round) {
+            auto t0 = Clock::now();
+            std::vector<double> costs;
+            for (size_t i = 0; i + 1 < points.size(); i += 2) {
+                const bool ok =
+                    world.findPath(points[i], points[i + 1]) == navrt::PathStatus::found;
+                costs.push_back(ok ? world.cost() : -1);
+            }
+            world_round.push_back(
+                std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+            t0 = Clock::now();
+            size_t k = 0;
+            for (size_t i = 0; i + 1 < points.size(); i += 2, ++k) {
+                const bool ok =
+                    navigator.findPath(points[i], points[i + 1]) == navrt::NavStatus::found;
+                if (round == 0) {
+                    ++compared;
+                    agree += ok ? std::fabs(navigator.cost() - costs[k]) < 1e-3 * (1 + costs[k])
+                                : costs[k] < 0;
+                }
+            }
+            whole_round.push_back(
+                std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+        }
+        const double pairs = double(points.size() / 2);
+        std::printf(
+            "same pairs on the whole asset (navrt::Navigator A*): %.0f us per query, world %.0f "
+            "us (ratio world / whole %.2f); costs agree on %d of %d\n",
+            median(whole_round) / pairs, median(world_round) / pairs,
+            median(world_round) / median(whole_round), agree, compared);
+    }
     return 0;
 }
