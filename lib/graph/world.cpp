@@ -221,6 +221,9 @@ ParamIssues WorldStage::check(const Params& params) {
     ParamCheck check;
     check.positive("tile_size", params.tile_size);
     check.threads("threads", params.threads);
+    check.require(params.shard_count == 0 || params.shard_index < params.shard_count, "shard",
+                  fmt::format("{}/{}", params.shard_index, params.shard_count),
+                  "K/N with 0 <= K < N");
     return check.issues;
 }
 
@@ -429,6 +432,7 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
         }
     };
     for (tz = 0; tz < layout.tiles_z; ++tz) {
+        if (params.shard_count > 0 && tz % params.shard_count != params.shard_index) continue;
         const uint32_t z0 = tz * layout.tile_cells;
         auto band = (*reader)->rows(z0 > 0 ? z0 - 1 : 0,
                                     std::min(layout.size_z, z0 + layout.tile_cells + 1));
@@ -438,6 +442,29 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                                    uint64_t(tile_count) * 2, tileTask);
             !s)
             return s.error();
+    }
+    if (params.shard_count > 0) {
+        // A shard: its tiles are in the cache; the part lists them (no index, no portals).
+        std::string text;
+        uint64_t built = 0, present = 0;
+        for (uint32_t i = 0; i < tile_count; ++i)
+            if (tiles[i].present) {
+                ++present;
+                built += tiles[i].built;
+                text += tileFileName(tiles[i].content) + "\n";
+            }
+        if (Status s = writeFileAtomic(
+                output, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()),
+                                                 text.size()));
+            !s)
+            return s.error();
+        StageResult result;
+        result.count("tiles", present);
+        result.count("tiles_built", built);
+        result.summary.push_back(fmt::format("world shard {}/{}: {} tiles ({} built) -> {}",
+                                             params.shard_index, params.shard_count, present, built,
+                                             output.string()));
+        return result;
     }
     if (Status s = (*reader)->finish(); !s) return s.error();
     // World components: (tile, local component) joined by union-find across every seam. A

@@ -67,6 +67,10 @@ struct WorldStage {
     struct Params {
         double tile_size = 64;  // [Units: m] tile edge, rounded to whole cells (at least 8)
         int threads = 0;        // tiles built at once (0 = all cores); outputs do not depend on it
+        // Distributed builds: only the tiles of the rows of tiles tz with tz % N == K, into the
+        // cache beside `output`, which then lists them (a part file, not an index); the stage run
+        // whole afterwards reuses them. 0 = the whole world and its index.
+        uint32_t shard_index = 0, shard_count = 0;
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox of the whole world

@@ -589,10 +589,14 @@ struct Node {
     // The stage's memory estimate (its inputs must exist).
     std::function<Result<MemoryEstimate>(const Node& self, const std::vector<Node>& nodes)>
         estimate;
-    // Stages that split into shards (flat next-hop tables): shard K of N into `output`.
+    // Stages that split into shards (flat next-hop tables, world tiles): shard K of N into
+    // `output`, and the N shards' parts joined into the artifact.
     std::function<Result<StageResult>(const Node& self, const std::vector<Node>& nodes, uint32_t k,
                                       uint32_t n, const fs::path& output, Context&)>
         run_shard;
+    std::function<Result<StageResult>(const Node& self, const std::vector<Node>& nodes,
+                                      const std::vector<fs::path>& parts, Context&)>
+        merge_shards;
     StageReport report;
 };
 
@@ -665,12 +669,26 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 n.name = fmt::format("world {} {}", kind_name, agent.name);
                 n.deps = {voxels};
                 graph::WorldStage::Params world = c.world_params;
-                addStage<graph::WorldStage>(
-                    nodes, cache, n, world,
-                    [](const Node& self, const std::vector<Node>& all) {
-                        return graph::WorldStage::Inputs{depArtifact(self, all, 0)};
-                    },
-                    "world");
+                auto inputs = [](const Node& self, const std::vector<Node>& all) {
+                    return graph::WorldStage::Inputs{depArtifact(self, all, 0)};
+                };
+                const size_t at =
+                    addStage<graph::WorldStage>(nodes, cache, n, world, inputs, "world");
+                // Shards build the tiles of every N-th row of tiles into the cache (their part
+                // file lists them); the merge runs the stage, which reuses every tile.
+                nodes[at].run_shard =
+                    [world, inputs](const Node& self, const std::vector<Node>& all, uint32_t k,
+                                    uint32_t count, const fs::path& output, Context& context) {
+                        graph::WorldStage::Params shard = world;
+                        shard.shard_index = k;
+                        shard.shard_count = count;
+                        return runWithinBudget<graph::WorldStage>(inputs(self, all), shard, output,
+                                                                  context);
+                    };
+                nodes[at].merge_shards = [](const Node& self, const std::vector<Node>& all,
+                                            const std::vector<fs::path>&, Context& context) {
+                    return self.run(self, all, context);
+                };
                 continue;
             }
             auto node = [&](std::string_view stage, std::vector<size_t> deps) {
@@ -723,7 +741,12 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 next_hop = addStage<nexthop::NextHopStage>(nodes, cache, node("nexthop", deps),
                                                            agent.next_hop_params, inputs,
                                                            hierarchical ? "nhh" : "nh");
-                if (!hierarchical)
+                if (!hierarchical) {
+                    nodes[next_hop].merge_shards = [](const Node& self, const std::vector<Node>&,
+                                                      const std::vector<fs::path>& parts,
+                                                      Context&) {
+                        return nexthop::mergeShardFiles(parts, self.artifact);
+                    };
                     nodes[next_hop].run_shard = [params = agent.next_hop_params, inputs](
                                                     const Node& self, const std::vector<Node>& all,
                                                     uint32_t k, uint32_t n, const fs::path& output,
@@ -734,6 +757,7 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                         return runWithinBudget<nexthop::NextHopStage>(inputs(self, all), shard,
                                                                       output, context);
                     };
+                }
                 pack_deps.push_back(next_hop);
             }
             // Pack reads the graph and what was baked on it; positions of each in pack_deps.
@@ -917,7 +941,7 @@ Result<BuildReport> runOneStage(const LevelConfig& c, std::vector<Node>& stages,
                 return inputError("stage '{}': shard {}/{} is missing ({})", st.name, k,
                                   options.merge_shards, parts.back().string());
         }
-        result = nexthop::mergeShardFiles(parts, st.artifact);
+        result = st.merge_shards(st, stages, parts, context);
     } else if (options.shard_count > 0) {
         if (options.shard_index >= options.shard_count)
             return makeError(ErrorKind::usage, "--shard {}/{}: K must be below N",

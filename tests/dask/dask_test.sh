@@ -8,6 +8,8 @@
 #    warnings and named inputs.
 # 2. den312d with clusters, a hierarchy and a flat next-hop table split into 3 shard tasks and a
 #    merge task: the same bytes as a local build.
+#    A tiled world (terrain, 9 tiles) in 2 shard tasks and a merge: the tiles and the index equal
+#    a local build's.
 # 3. A second run submits nothing (every stage cached); a stage that fails on a worker fails the
 #    driver with that stage's error and publishes nothing.
 set -uo pipefail
@@ -82,13 +84,16 @@ else
   echo "note: den312d.map absent: the sharded next-hop case was not run"
 fi
 
-# ---- 2b. A tiled world (the world stage writes its tiles beside its index on the worker). ----
+# ---- 2b. A tiled world in 2 shards (rows of tiles) and a merge (the index; it reuses the tiles). ----
 cp "$src/sample_levels/terrain.obj" "$src/sample_levels/terrain.mtl" "$work/"
 for mode in local dask; do
   echo "{\"input\": \"$work/terrain.obj\", \"output\": \"$work/world_$mode\", \"world\": {\"tile_size\": 20}, \"agents\": [{\"graphs\": [\"tile\"]}]}" >"$work/world_$mode.json"
 done
 "$navbake" -q build "$work/world_local.json" 2>/dev/null || fail "local world build"
-"${driver[@]}" "$work/world_dask.json" >"$work/world.log" 2>&1 || fail "navbake-dask world: $(cat "$work/world.log")"
+"${driver[@]}" "$work/world_dask.json" --shards 2 >"$work/world.log" 2>&1 ||
+  fail "navbake-dask world: $(cat "$work/world.log")"
+grep -q "world tile default: 2 shard tasks and a merge task" "$work/world.log" ||
+  fail "the world's tiles were not split: $(cat "$work/world.log")"
 for f in "$work"/world_local/*.nav "$work"/world_local/*.world; do
   cmp -s "$f" "$work/world_dask/$(basename "$f")" || fail "world: $(basename "$f") differs"
 done
