@@ -1108,13 +1108,23 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
             for (const OJson& o : previous["outputs"])
                 if (o.contains("file") && o.contains("xxh64"))
                     recorded[o["file"].get<std::string>()] = o["xxh64"].get<std::string>();
-        for (const Node& st : stages) {
-            if (st.kind != "pack") continue;
-            const std::string name = outputName(st);
+        auto checkOutput = [&](const std::string& name) {
             uint64_t h = 0;
             if (!fs::exists(c.output / name) || !fileHash(c.output / name, h) ||
                 recorded[name] != hex(h))
                 report.stale.push_back(name + " (missing or modified output)");
+        };
+        for (const Node& st : stages) {
+            if (st.kind == "world") {
+                // The index and every tile the last build published.
+                const std::string stem = st.agent + "." + st.graph + ".";
+                checkOutput(stem + "world");
+                for (const auto& [name, hash] : recorded)
+                    if (name.starts_with(stem) && name.ends_with(".nav")) checkOutput(name);
+                continue;
+            }
+            if (st.kind != "pack") continue;
+            checkOutput(outputName(st));
         }
         if (!report.stale.empty()) {
             std::string list;

@@ -1108,6 +1108,12 @@ world_build)
   [ "$built" -ge 1 ] && [ "$built" -le 4 ] && [ "$reused" -ge 5 ] ||
     fail "an edit in one corner rebuilt $built tiles and reused $reused"
   cmp -s "$work/far_corner.nav" "$work/out/default.tile.2_2.nav" || fail "the far corner changed"
+  # --check covers the index and every tile.
+  expect 0 "up to date" "$navbake" build "$work/w.json" --check
+  printf 'x' >>"$work/out/default.tile.0_2.nav"
+  expect 1 "default.tile.0_2.nav \(missing or modified output\)" "$navbake" build "$work/w.json" --check
+  rm "$work/out/default.tile.world"
+  expect 1 "default.tile.world \(missing or modified output\)" "$navbake" build "$work/w.json" --check
   # What world tiles do not carry yet is refused with the reason.
   echo '{"input": "terrain.obj", "output": "out2", "world": {"tile_size": 20}, "agents": [{"graphs": ["tile"], "clusters": true}]}' >"$work/bad.json"
   expect 1 "world tiles carry the plain tile graph; .*clusters" "$navbake" build "$work/bad.json"
