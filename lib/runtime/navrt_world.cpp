@@ -193,8 +193,9 @@ static Error decodeIndex(World::Impl& w) {
         const uint32_t tile = fmt::loadLe32(records.data + 16 * size_t(i));
         const uint32_t first = fmt::loadLe32(component_offsets.data + 4 * size_t(i));
         const uint32_t end = fmt::loadLe32(component_offsets.data + 4 * size_t(i) + 4);
-        if (tile >= tile_count || w.component_base[tile] != kNone || first > end || end > total ||
-            (i + 1 == h.tile_count && end != total))
+        // Offsets from 0, each range with at least one component (every listed tile has nodes).
+        if (tile >= tile_count || w.component_base[tile] != kNone || (i == 0 && first != 0) ||
+            first >= end || end > total || (i + 1 == h.tile_count && end != total))
             return badSection(fmt::kSecWorldComponentOffsets,
                               "world index: a tile record or its component range is out of range");
         w.component_base[tile] = first;

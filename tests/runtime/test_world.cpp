@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <queue>
 #include <random>
 #include <set>
 
+#include "formats/bytes.h"
+#include "formats/container_writer.h"
 #include "formats/layouts.h"
 #include "lib/common/file_io.h"
 #include "lib/graph/world.h"
@@ -359,5 +362,88 @@ TEST_SUITE("world") {
         REQUIRE_FALSE(wrong.initFile(a.index.string().c_str()));
         CHECK(wrong.addTileFile(a.index.string().c_str()).code == navrt::ErrorCode::wrong_kind);
         CHECK(world.memoryBytes() > wrong.memoryBytes());
+    }
+}
+
+namespace {
+
+// The container at `path` rebuilt with section `id`'s decoded bytes changed by `edit` (checksums
+// recomputed, so the change reaches the decoders).
+std::vector<uint8_t> withSection(const std::filesystem::path& path, uint32_t id,
+                                 const std::function<void(std::vector<uint8_t>&)>& edit) {
+    auto c = loadContainer(path);
+    REQUIRE(c.ok());
+    formats::ContainerWriter writer(c->container.kind, c->container.kind_version);
+    for (uint32_t k = 0; k < c->container.section_count; ++k) {
+        const formats::SectionEntry& e = c->container.sections[k];
+        auto bytes = c->section(e.id);
+        REQUIRE(bytes.ok());
+        if (e.id == id) edit(*bytes);
+        writer.add(e.id, std::move(*bytes), formats::Codec::raw);
+    }
+    std::vector<uint8_t> out;
+    std::string error;
+    REQUIRE(writer.finish(out, error));
+    return out;
+}
+
+}  // namespace
+
+TEST_SUITE("world") {
+    TEST_CASE("a world refuses indexes and tiles whose sections are wrong though checksummed") {
+        auto map = importer::parseMovingAiMap(worldMap(1), "w.map");
+        REQUIRE(map.ok());
+        BakedWorld baked;
+        bakeWorld(importer::gridFromMap(*map), 20.0, baked);
+        auto put32 = [](std::vector<uint8_t>& b, size_t at, uint32_t v) {
+            REQUIRE(at + 4 <= b.size());
+            formats::storeLe32(b.data() + at, v);
+        };
+        struct Case {
+            uint32_t id;
+            std::function<void(std::vector<uint8_t>&)> edit;
+        };
+        const std::vector<Case> index_cases = {
+            {formats::kSecWorldPortalOffsets, [&](auto& b) { put32(b, 4, 0xFFFFFF); }},
+            {formats::kSecWorldPortalTargets, [&](auto& b) { put32(b, 0, 0xFFFFFF); }},
+            {formats::kSecWorldPortalCosts, [&](auto& b) { put32(b, 0, 0x7FC00000); }},  // NaN
+            {formats::kSecWorldPortals, [&](auto& b) { put32(b, 0, 999); }},             // tile
+            {formats::kSecWorldPortals, [&](auto& b) { b.resize(b.size() - 1); }},
+            {formats::kSecWorldTiles, [&](auto& b) { put32(b, 0, 999); }},
+            {formats::kSecWorldComponents, [&](auto& b) { put32(b, 0, 0xFFFFFF); }},
+            {formats::kSecWorldComponentOffsets, [&](auto& b) { put32(b, 4, 0); }},
+            {formats::kSecWorldHeader, [&](auto& b) { put32(b, 8, 0); }},  // tile_cells 0
+        };
+        for (const Case& c : index_cases) {
+            const std::vector<uint8_t> bytes = withSection(baked.index, c.id, c.edit);
+            navrt::World world;
+            const navrt::Error e = world.init(bytes.data(), bytes.size());
+            char id[5];
+            formats::fourccToString(c.id, id);
+            CHECK_MESSAGE(e.code != navrt::ErrorCode::ok, id);
+            CHECK_MESSAGE(std::string(e.message).size() > 10, id);
+        }
+        navrt::World world;
+        REQUIRE_FALSE(world.initFile(baked.index.string().c_str()));
+        const std::filesystem::path tile = baked.files[4].path;  // the centre tile
+        const std::vector<Case> tile_cases = {
+            {formats::kSecWorldSeams, [&](auto& b) { put32(b, 0, 0xFFFFFF); }},     // from
+            {formats::kSecWorldSeams, [&](auto& b) { put32(b, 4, 0xFFFFFFF); }},    // column
+            {formats::kSecWorldSeams, [&](auto& b) { put32(b, 12, 0x7FC00000); }},  // NaN
+            {formats::kSecWorldSeams, [&](auto& b) { b.resize(b.size() - 16); }},   // count
+            {formats::kSecWorldTileHeader, [&](auto& b) { put32(b, 0, 7); }},       // tile_x
+            {formats::kSecWorldTileHeader, [&](auto& b) { put32(b, 40, 12345); }},  // world
+            {formats::kSecComponents, [&](auto& b) { put32(b, 0, 0xFFFF); }},
+        };
+        for (const Case& c : tile_cases) {
+            const std::vector<uint8_t> bytes = withSection(tile, c.id, c.edit);
+            char id[5];
+            formats::fourccToString(c.id, id);
+            const navrt::Error e = world.addTile(bytes.data(), bytes.size());
+            CHECK_MESSAGE(e.code != navrt::ErrorCode::ok, id);
+            CHECK(world.loadedCount() == 0);
+        }
+        const auto good = test::readBytes(tile);
+        CHECK_FALSE(world.addTile(good.data(), good.size()));
     }
 }
