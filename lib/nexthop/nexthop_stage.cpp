@@ -47,8 +47,9 @@ ParamIssues checkBuildParams(const BuildParams& params) {
 }
 
 void NextHopStage::describe(const Params& params, StageKey& key) {
-    key.add("max_memory", params.max_memory)
-        .add("shard_index", params.shard_index)
+    // max_memory is a budget, not a parameter of the output: a table built under any limit is
+    // the same table.
+    key.add("shard_index", params.shard_index)
         .add("shard_count", params.shard_count)
         .add("block_rows", params.block_rows);
 }
