@@ -669,22 +669,23 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 n.name = fmt::format("world {} {}", kind_name, agent.name);
                 n.deps = {voxels};
                 graph::WorldStage::Params world = c.world_params;
-                auto inputs = [](const Node& self, const std::vector<Node>& all) {
+                auto world_inputs = [](const Node& self, const std::vector<Node>& all) {
                     return graph::WorldStage::Inputs{depArtifact(self, all, 0)};
                 };
                 const size_t at =
-                    addStage<graph::WorldStage>(nodes, cache, n, world, inputs, "world");
+                    addStage<graph::WorldStage>(nodes, cache, n, world, world_inputs, "world");
                 // Shards build the tiles of every N-th row of tiles into the cache (their part
                 // file lists them); the merge runs the stage, which reuses every tile.
-                nodes[at].run_shard =
-                    [world, inputs](const Node& self, const std::vector<Node>& all, uint32_t k,
-                                    uint32_t count, const fs::path& output, Context& context) {
-                        graph::WorldStage::Params shard = world;
-                        shard.shard_index = k;
-                        shard.shard_count = count;
-                        return runWithinBudget<graph::WorldStage>(inputs(self, all), shard, output,
-                                                                  context);
-                    };
+                nodes[at].run_shard = [world, world_inputs](
+                                          const Node& self, const std::vector<Node>& all,
+                                          uint32_t k, uint32_t count, const fs::path& output,
+                                          Context& context) {
+                    graph::WorldStage::Params shard = world;
+                    shard.shard_index = k;
+                    shard.shard_count = count;
+                    return runWithinBudget<graph::WorldStage>(world_inputs(self, all), shard,
+                                                              output, context);
+                };
                 nodes[at].merge_shards = [](const Node& self, const std::vector<Node>& all,
                                             const std::vector<fs::path>&, Context& context) {
                     return self.run(self, all, context);
@@ -733,13 +734,13 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 const bool hierarchical = agent.next_hop == AgentConfig::NextHop::hierarchical;
                 std::vector<size_t> deps = {graph_node};
                 if (hierarchical) deps.push_back(clusters);
-                auto inputs = [](const Node& self, const std::vector<Node>& all) {
+                auto next_hop_inputs = [](const Node& self, const std::vector<Node>& all) {
                     return nexthop::NextHopStage::Inputs{
                         depArtifact(self, all, 0),
                         self.deps.size() > 1 ? depArtifact(self, all, 1) : fs::path()};
                 };
                 next_hop = addStage<nexthop::NextHopStage>(nodes, cache, node("nexthop", deps),
-                                                           agent.next_hop_params, inputs,
+                                                           agent.next_hop_params, next_hop_inputs,
                                                            hierarchical ? "nhh" : "nh");
                 if (!hierarchical) {
                     nodes[next_hop].merge_shards = [](const Node& self, const std::vector<Node>&,
@@ -747,15 +748,15 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                                                       Context&) {
                         return nexthop::mergeShardFiles(parts, self.artifact);
                     };
-                    nodes[next_hop].run_shard = [params = agent.next_hop_params, inputs](
+                    nodes[next_hop].run_shard = [params = agent.next_hop_params, next_hop_inputs](
                                                     const Node& self, const std::vector<Node>& all,
                                                     uint32_t k, uint32_t n, const fs::path& output,
                                                     Context& context) {
                         nexthop::BuildParams shard = params;
                         shard.shard_index = k;
                         shard.shard_count = n;
-                        return runWithinBudget<nexthop::NextHopStage>(inputs(self, all), shard,
-                                                                      output, context);
+                        return runWithinBudget<nexthop::NextHopStage>(next_hop_inputs(self, all),
+                                                                      shard, output, context);
                     };
                 }
                 pack_deps.push_back(next_hop);
