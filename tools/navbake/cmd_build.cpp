@@ -42,7 +42,7 @@ void registerBuild(CLI::App& app, CommandBody& body) {
                     "lists them), whose inputs are already in the cache; writes only its artifact");
     sub->add_option("--shard", options->shard,
                     "With --stage: only shard K of N (K/N) of a stage that splits (flat next-hop "
-                    "tables), into ARTIFACT.part-K-of-N");
+                    "tables; world tiles, by rows of tiles), into ARTIFACT.part-K-of-N");
     sub->add_option("--merge-shards", options->merge_shards,
                     "With --stage: join the N shards of the stage into its artifact")
         ->check(CLI::PositiveNumber);
