@@ -211,12 +211,10 @@ void HierarchyStage::describe(const Params& params, StageKey& key) {
 Result<MemoryEstimate> HierarchyStage::estimateMemory(const Inputs& inputs, const Params&) {
     auto h = graph::loadGraphHeader(inputs.graph);
     if (!h) return h.error();
-    auto raw = containerHeaderSection(inputs.clusters, formats::kKindClusters,
-                                      formats::kClustersVersion, formats::kSecClusterHeader);
-    if (!raw) return raw.error();
-    formats::ClusterHeader c;
-    if (formats::Error e = formats::decodeClusterHeader(raw->data(), raw->size(), c))
-        return containerError(inputs.clusters, e);
+    auto clusters = loadHeader(inputs.clusters, formats::kKindClusters, formats::kClustersVersion,
+                               formats::kSecClusterHeader, formats::decodeClusterHeader);
+    if (!clusters) return clusters.error();
+    const formats::ClusterHeader& c = *clusters;
     // Measured 250-300 bytes per node on the shared maps and the generated city, and up to
     // ~90 KiB per cluster (the entrance searches of links_course's directed graph).
     const uint64_t n = h->node_count, e = h->edge_count, k = c.cluster_count;

@@ -72,6 +72,20 @@ Result<LoadedContainer> parseContainerBytes(std::vector<uint8_t> bytes,
                                             const std::filesystem::path& name, uint32_t kind = 0,
                                             uint32_t max_kind_version = 0);
 
+// One header section of a container of `kind` (at most `max_kind_version`), decoded with its
+// formats decoder: what memory estimates and plans read without decoding the rest. Errors name
+// the file.
+template <class Header>
+Result<Header> loadHeader(const std::filesystem::path& path, uint32_t kind,
+                          uint32_t max_kind_version, uint32_t section,
+                          formats::Error (*decode)(const uint8_t*, size_t, Header&)) {
+    auto c = loadContainer(path, kind, max_kind_version);
+    if (!c) return c.error();
+    Header h;
+    if (Status s = c->header(section, decode, h); !s) return s.error();
+    return h;
+}
+
 // Finishes the writer and writes the file atomically.
 Status saveContainer(const std::filesystem::path& path, const formats::ContainerWriter& writer);
 // Writes a precomputed table of `kind` (sections appended by `add`) at zstd level 19: tables are

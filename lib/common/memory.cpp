@@ -50,14 +50,6 @@ Result<uint64_t> containerRawBytes(const std::filesystem::path& path) {
     return total;
 }
 
-Result<std::vector<uint8_t>> containerHeaderSection(const std::filesystem::path& path,
-                                                    uint32_t kind, uint32_t max_kind_version,
-                                                    uint32_t section) {
-    auto c = loadContainer(path, kind, max_kind_version);
-    if (!c) return c.error();
-    return c->section(section);
-}
-
 uint64_t physicalMemoryBytes() {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     uint64_t physical = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;

@@ -27,13 +27,9 @@ struct MemoryEstimate {
 // rounded up: `make bench` prints estimate / measured per stage.
 inline constexpr uint64_t kStageBaseBytes = uint64_t(16) << 20;
 
-// The decoded size of every section of a container (its table alone; nothing is decompressed)
-// and one header section decoded: what estimates read. Errors name the file.
+// The decoded size of every section of a container (its table alone; nothing is decompressed).
+// Errors name the file.
 Result<uint64_t> containerRawBytes(const std::filesystem::path& path);
-// The container must be of `kind` (at most `max_kind_version`), as the stage's own loader checks.
-Result<std::vector<uint8_t>> containerHeaderSection(const std::filesystem::path& path,
-                                                    uint32_t kind, uint32_t max_kind_version,
-                                                    uint32_t section);
 
 // "1.5 GiB", "12.0 MiB", "512 bytes".
 std::string humanBytes(uint64_t bytes);
@@ -48,6 +44,11 @@ uint64_t defaultMemoryLimit();
 // "512M", "2G", "1.5GiB", "800K", "123" (bytes), or "75%" (of physical memory). False when the
 // text is none of these, is zero or overflows.
 bool parseMemorySize(std::string_view text, uint64_t& bytes);
+
+// The lower of two limits, 0 meaning none (a stage's budget and a table's own limit).
+inline uint64_t tighterLimit(uint64_t a, uint64_t b) {
+    return a == 0 ? b : b == 0 ? a : (a < b ? a : b);
+}
 
 // "<what> needs an estimated X (<basis>), above the memory limit Y (--max-memory): <advice>, or
 // raise --max-memory". Success when limit is 0 (no limit) or the estimate fits.

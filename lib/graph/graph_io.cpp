@@ -394,13 +394,8 @@ Result<Graph> decodeGraph(const LoadedContainer& c) {
 }
 
 Result<formats::GraphHeader> loadGraphHeader(const std::filesystem::path& path) {
-    auto raw = containerHeaderSection(path, formats::kKindGraph, formats::kGraphVersion,
-                                      formats::kSecGraphHeader);
-    if (!raw) return raw.error();
-    formats::GraphHeader h;
-    if (formats::Error e = formats::decodeGraphHeader(raw->data(), raw->size(), h))
-        return containerError(path, e);
-    return h;
+    return loadHeader(path, formats::kKindGraph, formats::kGraphVersion, formats::kSecGraphHeader,
+                      formats::decodeGraphHeader);
 }
 
 Result<Graph> loadGraph(const std::filesystem::path& path) {

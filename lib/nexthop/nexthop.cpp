@@ -356,9 +356,7 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
     }
     if (stats) stats->estimated_bytes = estimate;
     // The stage's budget and the table's own limit, whichever is lower.
-    uint64_t limit = context.memoryLimit();
-    if (params.max_memory > 0 && (limit == 0 || params.max_memory < limit))
-        limit = params.max_memory;
+    const uint64_t limit = tighterLimit(context.memoryLimit(), params.max_memory);
     if (Status s = checkMemoryBudget(
             fmt::format("the next-hop table of {} nodes", n),
             {estimate,

@@ -63,12 +63,11 @@ Result<MemoryEstimate> NextHopStage::estimateMemory(const Inputs& inputs, const 
     // own size is estimated from sample rows once the graph is loaded (buildTable).
     uint64_t bytes = kStageBaseBytes + n * 64 + e * 32 + threads * n * 32;
     if (!inputs.clusters.empty()) {
-        auto raw = containerHeaderSection(inputs.clusters, formats::kKindClusters,
-                                          formats::kClustersVersion, formats::kSecClusterHeader);
-        if (!raw) return raw.error();
-        formats::ClusterHeader c;
-        if (formats::Error err = formats::decodeClusterHeader(raw->data(), raw->size(), c))
-            return containerError(inputs.clusters, err);
+        auto clusters =
+            loadHeader(inputs.clusters, formats::kKindClusters, formats::kClustersVersion,
+                       formats::kSecClusterHeader, formats::decodeClusterHeader);
+        if (!clusters) return clusters.error();
+        const formats::ClusterHeader& c = *clusters;
         // Measured up to ~570 KiB per cluster (den520d, ht_chantry) besides the graph.
         bytes += uint64_t(c.cluster_count) * (640 << 10) + n * 200;
         return MemoryEstimate{bytes,
@@ -96,9 +95,7 @@ Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params
             return s.error();
         auto table = buildHierTable(*graph, *clusters, params, context, &stats);
         if (!table) return table.error();
-        uint64_t limit = context.memoryLimit();
-        if (params.max_memory > 0 && (limit == 0 || params.max_memory < limit))
-            limit = params.max_memory;
+        const uint64_t limit = tighterLimit(context.memoryLimit(), params.max_memory);
         if (Status s = checkMemoryBudget(
                 "the hierarchical next-hop table",
                 {table->bytes(), "its size in memory, as built", "build it on larger clusters"},

@@ -350,13 +350,9 @@ bool World::locate(Vec3 p, float vertical, int cells, uint32_t& tile_x, uint32_t
                    uint32_t& node) const {
     const Impl& w = *impl_;
     int64_t cx, cz;
-    if (w.header.tiles_x == 0) return false;
-    cx = int64_t(std::floor((double(p.x) - w.header.origin[0]) / w.header.cell_size));
-    cz = int64_t(std::floor((double(p.z) - w.header.origin[2]) / w.header.cell_size));
     // A point over a tile that is not loaded is on no loaded surface (no snapping across into a
     // loaded neighbour).
-    if (cx < 0 || cz < 0 || cx >= int64_t(w.header.world_size_x) ||
-        cz >= int64_t(w.header.world_size_z) ||
+    if (w.header.tiles_x == 0 || !w.columnOf(p, cx, cz) ||
         !w.tiles[w.tileIndex(uint32_t(cz) * w.header.world_size_x + uint32_t(cx))])
         return false;
     float best = std::numeric_limits<float>::infinity();

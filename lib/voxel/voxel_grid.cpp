@@ -380,13 +380,8 @@ Status VoxelRowReader::finish() {
 }
 
 Result<formats::VoxelHeader> loadVoxelHeader(const std::filesystem::path& path) {
-    auto raw = containerHeaderSection(path, formats::kKindVoxels, formats::kVoxelsVersion,
-                                      formats::kSecVoxelHeader);
-    if (!raw) return raw.error();
-    formats::VoxelHeader h;
-    if (formats::Error e = formats::decodeVoxelHeader(raw->data(), raw->size(), h))
-        return containerError(path, e);
-    return h;
+    return loadHeader(path, formats::kKindVoxels, formats::kVoxelsVersion, formats::kSecVoxelHeader,
+                      formats::decodeVoxelHeader);
 }
 
 Result<VoxelGrid> loadVoxels(const std::filesystem::path& path) {

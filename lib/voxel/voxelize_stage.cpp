@@ -40,12 +40,10 @@ void VoxelizeStage::describe(const Params& p, StageKey& key) {
 }
 
 Result<MemoryEstimate> VoxelizeStage::estimateMemory(const Inputs& inputs, const Params& params) {
-    auto raw = containerHeaderSection(inputs.geometry, formats::kKindGeometry,
-                                      formats::kGeometryVersion, formats::kSecGeometryHeader);
-    if (!raw) return raw.error();
-    formats::GeometryHeader h;
-    if (formats::Error e = formats::decodeGeometryHeader(raw->data(), raw->size(), h))
-        return containerError(inputs.geometry, e);
+    auto header = loadHeader(inputs.geometry, formats::kKindGeometry, formats::kGeometryVersion,
+                             formats::kSecGeometryHeader, formats::decodeGeometryHeader);
+    if (!header) return header.error();
+    const formats::GeometryHeader& h = *header;
     // Triangles are kept compressed and decoded whole only under bake bounds; rows of spans are
     // streamed to the file in bands, so the grid is never whole (measured: city4's 362 k
     // triangles peak at 8 MB over the base).
