@@ -162,7 +162,10 @@ Symmetry edgeSymmetry(const Graph& graph);
 Status saveGraph(const std::filesystem::path& path, const Graph& graph,
                  uint32_t kind = formats::kKindGraph);
 // The container saveGraph writes, for callers that add sections (pack --clusters).
-formats::ContainerWriter graphWriter(const Graph& graph, uint32_t kind = formats::kKindGraph);
+// `level`: the zstd level of its compressed sections (0 = the kind's: 19 for runtime assets, 3 for
+// .graph files).
+formats::ContainerWriter graphWriter(const Graph& graph, uint32_t kind = formats::kKindGraph,
+                                     int level = 0);
 // formats::graphFingerprint of the GRHD, EOFF, EDST and ECST bytes saveGraph writes for `graph`.
 uint64_t graphFingerprint(const Graph& graph);
 // The header section alone (for estimates and plans); errors name the file.

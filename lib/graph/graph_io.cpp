@@ -150,7 +150,7 @@ namespace {
 constexpr int kLinkSectionLevel = 3;  // zstd level of the link sections of .graph files
 }  // namespace
 
-formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
+formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind, int level) {
     const formats::GraphHeader header = savedHeader(g);
     std::vector<uint8_t> header_bytes(formats::kGraphHeaderSize);
     formats::encodeGraphHeader(header, header_bytes.data());
@@ -169,6 +169,7 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
     // large levels than at the default 9 (whose match tables, capped at 2^18 entries, were once
     // the stage's peak), for files 9-13% larger.
     if (kind == formats::kKindGraph) writer.setCompressionLevel(3);
+    if (level > 0) writer.setCompressionLevel(level);
     writer.add(formats::kSecGraphHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, geometry::encodeAreaTable(g.areas), formats::Codec::raw);
     const bool implicit_volume = (header.flags & formats::kGraphFlagImplicitVolume) != 0;
@@ -199,11 +200,11 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind) {
         // Lanes of one wide link repeat most of their record: zstd's fast levels find that as
         // well as level 9 (measured: 721 KB of records to 75 KB at level 3, 78 KB at 9) in a
         // sixth of the time. Runtime assets (.nav) keep the writer's level.
-        const int level = kind == formats::kKindNav ? 0 : kLinkSectionLevel;
-        writer.add(formats::kSecLinks, std::move(links), formats::Codec::zstd, level);
+        const int links_level = kind == formats::kKindNav ? 0 : kLinkSectionLevel;
+        writer.add(formats::kSecLinks, std::move(links), formats::Codec::zstd, links_level);
         if (!implicit_volume)
             writer.add(formats::kSecEdgeLinks, arrayBytes(g.edge_links), formats::Codec::zstd,
-                       level);
+                       links_level);
         if (!g.link_type_names.empty()) {
             std::vector<uint8_t> names(g.link_type_names.size() * formats::kLinkTypeNameSize, 0);
             for (size_t k = 0; k < g.link_type_names.size(); ++k)

@@ -203,8 +203,8 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const voxel::Gri
     return tile;
 }
 
-Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile) {
-    formats::ContainerWriter writer = graphWriter(tile.graph, formats::kKindNav);
+Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile, int compression) {
+    formats::ContainerWriter writer = graphWriter(tile.graph, formats::kKindNav, compression);
     std::vector<uint8_t> header(formats::kWorldTileHeaderSize);
     formats::encodeWorldTileHeader(tile.header, header.data());
     writer.add(formats::kSecWorldTileHeader, std::move(header), formats::Codec::raw);
@@ -221,6 +221,7 @@ ParamIssues WorldStage::check(const Params& params) {
     ParamCheck check;
     check.positive("tile_size", params.tile_size);
     check.threads("threads", params.threads);
+    check.range("compression", params.compression, 1, 19);
     check.require(params.shard_count == 0 || params.shard_index < params.shard_count, "shard",
                   fmt::format("{}/{}", params.shard_index, params.shard_count),
                   "K/N with 0 <= K < N");
@@ -229,6 +230,7 @@ ParamIssues WorldStage::check(const Params& params) {
 
 void WorldStage::describe(const Params& params, StageKey& key) {
     key.add("tile_size", params.tile_size);
+    key.add("compression", params.compression);
 }
 
 Result<MemoryEstimate> WorldStage::estimateMemory(const Inputs& inputs, const Params& params) {
@@ -343,6 +345,11 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
         const size_t index = size_t(tz) * layout.tiles_x + tx;
         TileSummary& summary = tiles[index];
         summary.content = tileContentHash(*world, rows, layout, tx, tz);
+        // The tile's bytes depend on the zstd level too (its cache file is named by this hash).
+        if (params.compression != 19) {
+            const uint64_t parts[2] = {summary.content, uint64_t(params.compression)};
+            summary.content = formats::xxhash64(parts, sizeof parts, 0);
+        }
         const std::filesystem::path file = folder / tileFileName(summary.content);
         Graph graph;
         formats::WorldTileHeader header;
@@ -370,7 +377,7 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
             auto tile = buildWorldTile(*world, rows, layout, tx, tz, quiet);
             if (!tile) throw std::runtime_error(tile.error().message);
             if (tile->graph.nodeCount() > 0)
-                if (Status s = saveWorldTile(file, *tile); !s)
+                if (Status s = saveWorldTile(file, *tile, params.compression); !s)
                     throw std::runtime_error(s.error().message);
             graph = std::move(tile->graph);
             header = tile->header;

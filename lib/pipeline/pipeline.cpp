@@ -346,7 +346,8 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         c.world = true;
         if (Status s = wr.number("tile_size", c.world_params.tile_size); !s) return s.error();
         if (Status s = wr.integer("threads", c.world_params.threads); !s) return s.error();
-        if (Status s = wr.finish({"tile_size", "threads"}); !s) return s.error();
+        if (Status s = wr.integer("compression", c.world_params.compression); !s) return s.error();
+        if (Status s = wr.finish({"tile_size", "threads", "compression"}); !s) return s.error();
         if (Status s = stageIssues<graph::WorldStage>(
                 path, c.world_params,
                 [](std::string_view field) { return "$.world." + std::string(field); });

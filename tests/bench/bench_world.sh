@@ -1,35 +1,76 @@
 #!/usr/bin/env bash
-# World tiles against one tile graph (make bench): wall time and process peak RSS of a whole
-# `navbake build` (import, voxelize, then the world stage or the graph and pack stages) on the
-# generated cities, at 1 and 2 threads; and streaming the world's tiles with navrt::World
-# (tests/bench/world_stream.cpp), its paths against navrt::Navigator on the one asset.
+# World tiles against one tile graph and against tiled Recast (make bench): wall time and process
+# peak RSS of a whole `navbake build` (import, voxelize, then the world stage or the graph and pack
+# stages) on generated worlds, at 1 and 2 threads; the same mesh baked by tiled Recast
+# (recast_peer, single-threaded, tiles of the same edge; it bakes a navmesh, so it is the peer for
+# time and memory, not for the product); and streaming the world's tiles with navrt::World
+# (tests/bench/world_stream.cpp), its paths against navrt::Navigator on the one asset. Modes:
+# whole (one tile graph and pack), world (world tiles, zstd 19 as pack), world-z6 (zstd level 6).
 #   bench_world.sh BUILD_DIR LEVEL.obj...
+# Environment: WHOLE_MAX_TRIANGLES (default 3000000): larger levels skip the one-graph build (its
+# memory grows with the level: ~560 MiB at 2.1 M triangles); STREAM_MAX_TRIANGLES (default
+# 2000000): the streaming comparison needs that one asset.
 set -uo pipefail
 build=$1
 shift
 nb=$build/navbake
 peak=$build/tests/bench/peak_rss
+recast=$build/tests/bench/recast_peer
+whole_max=${WHOLE_MAX_TRIANGLES:-3000000}
+stream_max=${STREAM_MAX_TRIANGLES:-2000000}
+tile_m=48
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-printf '%-34s %-7s %-6s %9s %10s\n' level threads mode wall_s peak_MiB
+# The report's per-stage process peaks (cumulative: the peak after each stage), in MiB.
+stage_peaks() {
+  python3 - "$1" <<'EOF'
+import json, sys
+report = json.load(open(sys.argv[1]))
+print(" ".join(f"{s['name'].split()[0]}={s['peak_rss_bytes'] / 2**20:.0f}" for s in report["stages"]))
+EOF
+}
+printf '%-28s %-7s %-8s %9s %10s  %s\n' level threads mode wall_s peak_MiB "peak after each stage (MiB)"
 for level in "$@"; do
-  tris=$("$nb" import "$level" -o "$work/x.geo" 2>&1 | grep -oE "[0-9]+ triangles" | head -1)
+  count=$("$nb" import "$level" -o "$work/x.geo" 2>&1 | grep -oE "[0-9]+ triangles" | head -1 |
+    grep -oE "[0-9]+")
+  rm -f "$work/x.geo"
+  name="$(basename "$level") ($(awk -v n="$count" 'BEGIN{printf "%.2f M", n / 1e6}'))"
   for j in 1 2; do
-    for mode in whole world; do
+    for mode in whole world world-z6; do
+      if [ "$mode" = whole ] && [ "$count" -gt "$whole_max" ]; then
+        printf '%-28s %-7s %-7s %9s %10s\n' "$name" "$j" whole "-" "(skipped: > $whole_max triangles)"
+        continue
+      fi
       rm -rf "$work/out"
       w=""
-      [ "$mode" = world ] && w="\"world\": {\"tile_size\": 48, \"threads\": $j},"
+      [ "$mode" = world ] && w="\"world\": {\"tile_size\": $tile_m, \"threads\": $j},"
+      [ "$mode" = world-z6 ] && w="\"world\": {\"tile_size\": $tile_m, \"threads\": $j, \"compression\": 6},"
       echo "{\"input\": \"$level\", \"output\": \"$work/out\", $w \"voxel\": {\"threads\": $j}, \"agents\": [{\"graphs\": [\"tile\"]}]}" >"$work/l.json"
       start=$(date +%s.%N)
       "$peak" "$work/rss" "$nb" -q build "$work/l.json" --jobs 1 2>/dev/null || echo "build failed: $level $mode"
       end=$(date +%s.%N)
-      printf '%-34s %-7s %-6s %9.2f %10.1f\n' "$(basename "$level") ($tris)" "$j" "$mode" \
-        "$(echo "$end - $start" | bc)" "$(awk '{print $1 / 1024}' "$work/rss")"
+      files=""
+      [ "$mode" != whole ] && files=" tiles $(du -cb "$work/out"/default.tile.*_*.nav | tail -1 | cut -f1 | awk '{printf "%.1f MiB", $1 / 2^20}')"
+      printf '%-28s %-7s %-8s %9.2f %10.1f  %s%s\n' "$name" "$j" "$mode" \
+        "$(echo "$end - $start" | bc)" "$(awk '{print $1 / 1024}' "$work/rss")" \
+        "$(stage_peaks "$work/out/l.report.json")" "$files"
       [ "$mode" = whole ] && cp "$work/out/default.tile.nav" "$work/whole.nav"
-      if [ "$mode" = world ] && [ "$j" = 1 ]; then
+      if [ "$mode" = world ] && [ "$j" = 1 ] && [ "$count" -le "$stream_max" ] && [ -f "$work/whole.nav" ]; then
         "$build/tests/bench/world_stream" "$work/out" default "$work/whole.nav" |
           sed 's/^/    streaming: /'
       fi
     done
   done
+  rm -f "$work/whole.nav"
+  if [ -x "$recast" ]; then
+    cells=$(awk -v m="$tile_m" 'BEGIN{printf "%d", m / 0.3 + 0.5}')
+    start=$(date +%s.%N)
+    "$peak" "$work/rss" "$recast" "$level" --tile "$cells" >"$work/recast.json" 2>/dev/null ||
+      echo "recast_peer failed: $level"
+    end=$(date +%s.%N)
+    printf '%-28s %-7s %-7s %9.2f %10.1f  %s\n' "$name" 1 recast "$(echo "$end - $start" | bc)" \
+      "$(awk '{print $1 / 1024}' "$work/rss")" "(tiled Recast navmesh, $cells-cell tiles)"
+  else
+    echo "    (recast_peer not built: install librecast-dev for the tiled Recast column)"
+  fi
 done

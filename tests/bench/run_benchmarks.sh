@@ -7,7 +7,7 @@ shared=$2
 # Large generated levels (bench_recast --large and bench_large.py): towns on terrain and a
 # multi-storey maze, made once by levelgen.
 mkdir -p "$build/large"
-for spec in "city 4" "city 8" "city 12" "tower 40 4" "tower 60 6"; do
+for spec in "city 4" "city 5" "city 8" "city 10" "city 12" "city 22" "tower 40 4" "tower 60 6"; do
   set -- $spec
   file="$build/large/$1$2${3:+x$3}.obj"
   [ -f "$file" ] || "$build/levelgen" "--$1" "$2" ${3:+"$3"} "$file" >/dev/null
@@ -35,10 +35,11 @@ echo "== memory estimates (estimate / measured peak RSS per stage)"
 bash tests/cli/memory_budget_test.sh "$build/navbake" "$build/tests/bench/peak_rss" . "$shared" \
   "$build/large/city4.obj" "$build/large/city8.obj" "$build/large/tower40x4.obj"
 echo
-# World tiles against one tile graph: wall and peak RSS of whole builds on the cities.
-echo "== world tiles (tools: navbake build with world.tile_size 48 against one tile graph)"
-bash tests/bench/bench_world.sh "$build" "$build/large/city4.obj" "$build/large/city8.obj" \
-  "$build/large/city12.obj"
+# World tiles against one tile graph and tiled Recast: wall and peak RSS of whole builds on
+# generated worlds of 0.55 M, 2.1 M and 10.1 M triangles.
+echo "== world tiles (navbake build with world.tile_size 48; one tile graph; tiled Recast)"
+bash tests/bench/bench_world.sh "$build" "$build/large/city5.obj" "$build/large/city10.obj" \
+  "$build/large/city22.obj"
 echo
 # Large generated levels (levelgen --city / --tower): the whole bake, process against process,
 # against tiled Recast (recast_peer, built with bench_recast); then the small meshes (the shared

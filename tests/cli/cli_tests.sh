@@ -1119,6 +1119,15 @@ world_build)
   expect 1 "world tiles carry the plain tile graph; .*clusters" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": -1}}' >"$work/bad.json"
   expect 1 "world.tile_size = -1 \(must be > 0\)" "$navbake" build "$work/bad.json"
+  echo '{"input": "terrain.obj", "world": {"tile_size": 20, "compression": 0}}' >"$work/bad.json"
+  expect 1 "world.compression = 0 \(must be in 1..19\)" "$navbake" build "$work/bad.json"
+  # A faster zstd level: every tile is rebuilt (its bytes differ), and the tiles still load.
+  sed 's/"tile_size": 20}/"tile_size": 20, "compression": 3}/' "$work/w.json" >"$work/w3.json"
+  rm -f "$work/out/default.tile.0_2.nav"
+  "$navbake" build "$work/w3.json" >"$work/log" 2>&1 || fail "compression 3: $(cat "$work/log")"
+  [ "$(json_field "$work/out/w3.report.json" tiles_built)" -eq 9 ] || fail "compression 3 rebuilt $(json_field "$work/out/w3.report.json" tiles_built) tiles"
+  cmp -s "$work/far_corner.nav" "$work/out/default.tile.2_2.nav" && fail "compression 3 kept the level-19 bytes"
+  expect 0 "seams: [1-9]" "$navbake" inspect "$work/out/default.tile.2_2.nav"
   ;;
 *)
   fail "unknown case"
