@@ -8,6 +8,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "formats/xxhash64.h"
+
 namespace nav {
 
 Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path) {
@@ -28,6 +30,21 @@ Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path) {
         bytes.insert(bytes.end(), chunk, chunk + in.gcount());
     if (in.bad()) return makeError(ErrorKind::io, "{}: read failed", path.string());
     return bytes;
+}
+
+Result<uint64_t> hashFile(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        return makeError(ErrorKind::io, "{}: is a directory, expected a file", path.string());
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return makeError(ErrorKind::io, "{}: cannot open: {}", path.string(), std::strerror(errno));
+    formats::XxHash64 state(0);
+    std::vector<char> chunk(size_t(1) << 20);
+    while (in.read(chunk.data(), std::streamsize(chunk.size())) || in.gcount() > 0)
+        state.update(chunk.data(), size_t(in.gcount()));
+    if (in.bad()) return makeError(ErrorKind::io, "{}: read failed", path.string());
+    return state.digest();
 }
 
 Result<std::string> readTextFile(const std::filesystem::path& path) {

@@ -23,6 +23,10 @@ Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path);
 // A text file's bytes as one string (no encoding conversion; line endings are the reader's job).
 Result<std::string> readTextFile(const std::filesystem::path& path);
 
+// XXH64 (seed 0) of a file's bytes, read a chunk at a time (a level's source files can be larger
+// than what a stage may hold): the same value as xxhash64 over readFile's bytes.
+Result<uint64_t> hashFile(const std::filesystem::path& path);
+
 // Reads a text file and hands it to `parse(text, source_name)`, the shape of every text-format
 // parser here (tags, MovingAI maps and scenarios): errors of either step come back as the Result.
 template <class Parse>

@@ -792,9 +792,9 @@ fs::path reportPath(const LevelConfig& c) {
 }
 
 Status fileHash(const fs::path& path, uint64_t& out) {
-    auto bytes = readFile(path);
-    if (!bytes) return bytes.error();
-    out = formats::xxhash64(bytes->data(), bytes->size(), 0);
+    auto hash = hashFile(path);
+    if (!hash) return hash.error();
+    out = *hash;
     return {};
 }
 

@@ -50,3 +50,8 @@ for mesh in "$shared"/meshes/*.obj sample_levels/terrain.obj; do
   [ -f "$mesh" ] && meshes="$meshes${meshes:+,}$mesh"
 done
 python3 tests/bench/bench_large.py "$build" --meshes "$meshes"
+# A flat next-hop table of a ~100 k-node map built in shards, as a build farm would.
+if [ -f "$shared/movingai/AR0011SR.map" ]; then
+  echo "== next-hop table in shards (AR0011SR)"
+  bash tests/bench/bench_nexthop_shards.sh "$build" "$shared/movingai/AR0011SR.map" 4
+fi

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "formats/xxhash64.h"
+#include "lib/common/file_io.h"
+#include "tests/test_support.h"
 
 using nav::formats::xxhash64;
 using nav::formats::XxHash64;
@@ -30,5 +32,24 @@ TEST_SUITE("formats") {
                 CHECK(h.digest() == expected);
             }
         }
+    }
+
+    TEST_CASE("hashFile streams a file larger than its chunk to the one-shot hash") {
+        nav::test::TempDir dir;
+        std::vector<uint8_t> bytes((size_t(1) << 20) * 2 + 12345);
+        uint32_t x = 7;
+        for (uint8_t& b : bytes) b = uint8_t((x = x * 1103515245u + 12345u) >> 24);
+        REQUIRE(nav::writeFileAtomic(dir / "big.bin", bytes).ok());
+        auto h = nav::hashFile(dir / "big.bin");
+        REQUIRE(h.ok());
+        CHECK(*h == xxhash64(bytes.data(), bytes.size(), 0));
+        REQUIRE(nav::writeFileAtomic(dir / "empty.bin", std::vector<uint8_t>{}).ok());
+        auto empty = nav::hashFile(dir / "empty.bin");
+        REQUIRE(empty.ok());
+        CHECK(*empty == xxhash64(nullptr, 0, 0));
+        auto missing = nav::hashFile(dir / "missing.bin");
+        REQUIRE_FALSE(missing.ok());
+        CHECK(missing.error().message.find("missing.bin: cannot open") != std::string::npos);
+        CHECK_FALSE(nav::hashFile(dir.path()).ok());
     }
 }

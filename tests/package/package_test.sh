@@ -7,7 +7,8 @@
 # 2. Builds tools/examples (a C and a C++ program) against that prefix with find_package(navrt),
 #    and the C one again with pkg-config against the shared library; bakes sample_levels/
 #    links_course with NAVBAKE and walks an agent with each program: the three give the same
-#    walk (found, through a link, arrived), and a damaged asset gives an error, not a crash.
+#    walk (found, through a link, arrived), and a damaged asset gives an error, not a crash;
+#    stream_world_c streams a baked terrain world's tiles for one trip.
 set -euo pipefail
 src=$1
 navbake=$2
@@ -76,6 +77,15 @@ done
 "$work/examples/walk_agent_c" "$work/level/human.tile.nav" --method cluster > "$work/tile.txt" ||
   fail "walk_agent_c on the tile graph"
 grep -q "^method cluster: found" "$work/tile.txt" || fail "cluster: no path on the tile graph"
+# A tiled world streamed from C: only the tiles the trip crosses are loaded, the path is found.
+cp "$src/sample_levels/terrain.obj" "$src/sample_levels/terrain.mtl" "$work/"
+echo '{"input": "terrain.obj", "output": "world", "world": {"tile_size": 20}, "agents": [{"name": "walker", "graphs": ["tile"]}]}' > "$work/world.json"
+"$navbake" build "$work/world.json" > "$work/world.log" 2>&1 || { cat "$work/world.log"; fail "world bake"; }
+"$work/examples/stream_world_c" "$work/world/walker.tile.world" -25 0 -25 -20 0 25 > "$work/world.txt" ||
+  { cat "$work/world.txt"; fail "stream_world_c"; }
+grep -q "^path: found" "$work/world.txt" || { cat "$work/world.txt"; fail "stream_world_c: no path"; }
+grep -Eq "^loaded [1-8] tiles" "$work/world.txt" || { cat "$work/world.txt"; fail "stream_world_c loaded every tile"; }
+grep -q "^unloaded: 0 tiles left" "$work/world.txt" || { cat "$work/world.txt"; fail "stream_world_c: tiles left"; }
 # A damaged asset: a clear error and exit 1.
 cp "$asset" "$work/damaged.nav"
 printf '\x7f' | dd of="$work/damaged.nav" bs=1 seek=200 conv=notrunc status=none

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <queue>
@@ -16,6 +17,7 @@
 #include "lib/common/file_io.h"
 #include "lib/graph/world.h"
 #include "lib/importer/import.h"
+#include "lib/runtime/c/navrt.h"
 #include "lib/runtime/navrt_world.h"
 #include "lib/voxel/voxelize.h"
 #include "tests/graph_test_support.h"
@@ -445,5 +447,139 @@ TEST_SUITE("world") {
         }
         const auto good = test::readBytes(tile);
         CHECK_FALSE(world.addTile(good.data(), good.size()));
+    }
+}
+
+TEST_SUITE("world") {
+    TEST_CASE("C API: a world streamed through navrt.h answers as navrt::World, errors are codes") {
+        auto map = importer::parseMovingAiMap(worldMap(6), "w.map");
+        REQUIRE(map.ok());
+        BakedWorld baked;
+        bakeWorld(importer::gridFromMap(*map), 20.0, baked);
+        const auto bytes = tileBytes(baked, 3);
+        // Counts the handle's and the tiles' allocations.
+        struct Counter {
+            size_t live = 0, total = 0;
+            static void* allocate(size_t size, void* user) {
+                auto* c = static_cast<Counter*>(user);
+                ++c->live;
+                ++c->total;
+                return std::aligned_alloc(16, (size + 15) / 16 * 16);
+            }
+            static void release(void* p, void* user) {
+                if (p == nullptr) return;
+                --static_cast<Counter*>(user)->live;
+                std::free(p);
+            }
+        } counter;
+        const navrt_allocator hooks = {&Counter::allocate, &Counter::release, &counter};
+        navrt_load_options options;
+        navrt_load_options_init(&options);
+        options.allocator = &hooks;
+        navrt_world* cw = nullptr;
+        navrt_error error;
+        REQUIRE(navrt_world_load(baked.index.string().c_str(), &options, &cw, &error) == NAVRT_OK);
+        REQUIRE(cw != nullptr);
+        navrt::World world;
+        REQUIRE_FALSE(world.initFile(baked.index.string().c_str()));
+        uint32_t tx = 0, tz = 0;
+        navrt_world_tiles(cw, &tx, &tz);
+        CHECK(tx == 3);
+        CHECK(tz == 3);
+        float extent[4];
+        navrt_world_extent(cw, extent);
+        float ex[4];
+        world.extent(ex[0], ex[1], ex[2], ex[3]);
+        for (int i = 0; i < 4; ++i) CHECK(extent[i] == ex[i]);
+        // Tiles added in a random order, half from files and half from memory; after each, random
+        // queries through both APIs give the same status, cost, points and planned tiles.
+        std::vector<uint32_t> order;
+        for (const auto& [tile, b] : bytes) order.push_back(tile);
+        std::mt19937 random(11);
+        std::shuffle(order.begin(), order.end(), random);
+        int found = 0, compared = 0;
+        for (size_t step = 0; step < order.size() + 2; ++step) {
+            if (step < order.size()) {
+                const uint32_t t = order[step];
+                const auto& b = bytes.at(t);
+                if (step % 2 == 0) {
+                    const auto file = std::find_if(baked.files.begin(), baked.files.end(),
+                                                   [&](const graph::WorldTileFile& f) {
+                                                       return f.tile_z * 3 + f.tile_x == t;
+                                                   });
+                    REQUIRE(file != baked.files.end());
+                    REQUIRE(navrt_world_add_tile(cw, file->path.string().c_str(), &error) ==
+                            NAVRT_OK);
+                } else {
+                    REQUIRE(navrt_world_add_tile_memory(cw, b.data(), b.size(), &error) ==
+                            NAVRT_OK);
+                }
+                REQUIRE_FALSE(world.addTile(b.data(), b.size()));
+            } else {
+                const uint32_t u = order[step - order.size()];  // unload the first tiles again
+                CHECK(navrt_world_remove_tile(cw, u % 3, u / 3) == 1);
+                CHECK(navrt_world_remove_tile(cw, u % 3, u / 3) == 0);
+                world.removeTile(u % 3, u / 3);
+            }
+            CHECK(navrt_world_loaded_count(cw) == world.loadedCount());
+            CHECK(navrt_world_memory_bytes(cw) == world.memoryBytes());
+            for (int q = 0; q < 15; ++q) {
+                const navrt_vec3 a = {float(random() % 600) / 10.0f, 0.0f,
+                                      float(random() % 600) / 10.0f};
+                const navrt_vec3 b = {float(random() % 600) / 10.0f, 0.0f,
+                                      float(random() % 600) / 10.0f};
+                const navrt::PathStatus cpp = world.findPath({a.x, a.y, a.z}, {b.x, b.y, b.z});
+                const navrt_path_status c = navrt_world_find_path(cw, a, b);
+                ++compared;
+                REQUIRE(int(c) == int(cpp));
+                uint32_t ax = 9, az = 9;
+                CHECK(navrt_world_tile_at(cw, a, &ax, &az) == 1);
+                CHECK(navrt_world_tile_loaded(cw, ax, az) == int(world.loaded(ax, az)));
+                if (c != NAVRT_PATH_FOUND) continue;
+                ++found;
+                CHECK(navrt_world_path_cost(cw) == world.cost());
+                CHECK(navrt_world_expanded(cw) == world.expanded());
+                const uint32_t n = navrt_world_path(cw, nullptr, 0);
+                REQUIRE(n == world.path().size());
+                std::vector<navrt_vec3> points(n);
+                CHECK(navrt_world_path(cw, points.data(), n) == n);
+                for (uint32_t i = 0; i < n; ++i) {
+                    CHECK(points[i].x == world.path()[i].x);
+                    CHECK(points[i].y == world.path()[i].y);
+                    CHECK(points[i].z == world.path()[i].z);
+                }
+                std::vector<uint32_t> planned;
+                const navrt::PathStatus ps =
+                    world.planTiles({a.x, a.y, a.z}, {b.x, b.y, b.z}, planned);
+                uint32_t count = 0, first[2] = {NAVRT_NONE, NAVRT_NONE};
+                CHECK(int(navrt_world_plan_tiles(cw, a, b, first, 2, &count)) == int(ps));
+                CHECK(count == planned.size());
+                for (uint32_t i = 0; i < count && i < 2; ++i) CHECK(first[i] == planned[i]);
+            }
+        }
+        MESSAGE("C API world: ", compared, " queries compared, ", found, " paths");
+        CHECK(found > 30);
+        CHECK(counter.total > 9);  // the handle, the index and every tile's sections
+        // Errors: codes with messages, nothing leaked, NULL handles answered.
+        CHECK(navrt_world_add_tile_memory(cw, bytes.begin()->second.data(),
+                                          bytes.begin()->second.size(), &error) ==
+              (navrt_world_tile_loaded(cw, bytes.begin()->first % 3, bytes.begin()->first / 3)
+                   ? NAVRT_INVALID_ARGUMENT
+                   : NAVRT_OK));
+        CHECK(navrt_world_add_tile(cw, baked.index.string().c_str(), &error) == NAVRT_WRONG_KIND);
+        CHECK(std::string(error.message).size() > 10);
+        navrt_world_free(cw);
+        CHECK(counter.live == 0);
+        navrt_world* bad = reinterpret_cast<navrt_world*>(&counter);
+        CHECK(navrt_world_load(baked.files[0].path.string().c_str(), nullptr, &bad, &error) ==
+              NAVRT_WRONG_KIND);
+        CHECK(bad == nullptr);
+        CHECK(navrt_world_load((baked.dir / "missing.world").string().c_str(), nullptr, &bad,
+                               &error) == NAVRT_IO_ERROR);
+        CHECK(navrt_world_load(nullptr, nullptr, &bad, &error) == NAVRT_INVALID_ARGUMENT);
+        CHECK(navrt_world_find_path(nullptr, {0, 0, 0}, {1, 0, 1}) == NAVRT_PATH_INVALID);
+        CHECK(navrt_world_path(nullptr, nullptr, 0) == 0);
+        CHECK(navrt_world_add_tile(nullptr, "x", &error) == NAVRT_INVALID_ARGUMENT);
+        navrt_world_free(nullptr);
     }
 }

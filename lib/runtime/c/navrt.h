@@ -9,6 +9,8 @@
  *                    share one, and every navigator made from it, for reading.
  *   navrt_navigator  the search state of one query at a time (the C++ navrt::Navigator). Use one
  *                    per thread; it must be freed before its asset.
+ *   navrt_world      a world streamed tile by tile (the C++ navrt::World): its index and the
+ *                    tiles loaded; one thread at a time.
  *
  * Memory: every allocation (the asset's decoded sections, the navigator's search arrays) goes
  * through the allocator passed at load / create (NULL: malloc). The exact navmesh search keeps
@@ -31,7 +33,7 @@
 #include <stdint.h>
 
 #define NAVRT_VERSION_MAJOR 1
-#define NAVRT_VERSION_MINOR 0
+#define NAVRT_VERSION_MINOR 1
 #define NAVRT_VERSION_PATCH 0
 #define NAVRT_VERSION \
     ((NAVRT_VERSION_MAJOR * 10000) + (NAVRT_VERSION_MINOR * 100) + NAVRT_VERSION_PATCH)
@@ -366,6 +368,67 @@ typedef struct navrt_path_link {
 /* The steps of the path that take a link, in order: writes up to `capacity`, returns how many. */
 NAVRT_API uint32_t navrt_path_links(const navrt_navigator* navigator, navrt_path_link* links,
                                     uint32_t capacity);
+
+/* ---- Streamed worlds (navrt::World) --------------------------------------------------------
+ *
+ * A world baked in tiles (navbake build with "world": {"tile_size": M}): the index
+ * (AGENT.tile.world) is loaded once; tiles (AGENT.tile.X_Z.nav) are added and removed at run time,
+ * from files or memory, in any order; their seams join neighbouring tiles while both are loaded.
+ * navrt_world_find_path is the exact shortest path over the loaded tiles (the whole world's when
+ * every tile is loaded); navrt_world_plan_tiles names the tiles a trip crosses, loaded or not, from
+ * the index's portal graph (what to stream in ahead of an agent).
+ *
+ * Threads: one world is for one thread at a time (queries keep their scratch). Memory: the handle
+ * and every tile's decoded sections go through the allocator of the load options; the seam tables
+ * and the search state are in the C++ heap (navrt_world_memory_bytes counts both). */
+typedef struct navrt_world navrt_world;
+
+/* Loads a world index (kind WRLD); `options` (allocator, max_memory per asset) also applies to the
+ * tiles added later. On failure *out is NULL. */
+NAVRT_API navrt_status navrt_world_load(const char* index_path, const navrt_load_options* options,
+                                        navrt_world** out, navrt_error* error);
+NAVRT_API navrt_status navrt_world_load_memory(const void* data, size_t size,
+                                               const navrt_load_options* options, navrt_world** out,
+                                               navrt_error* error);
+NAVRT_API void navrt_world_free(navrt_world* world);
+
+/* Adds a tile of this world (the bytes are copied). Errors: not a world tile, a tile of another
+ * world or bake, a tile already loaded, a corrupt asset. */
+NAVRT_API navrt_status navrt_world_add_tile(navrt_world* world, const char* path,
+                                            navrt_error* error);
+NAVRT_API navrt_status navrt_world_add_tile_memory(navrt_world* world, const void* data,
+                                                   size_t size, navrt_error* error);
+/* Removes tile (tile_x, tile_z): 1, or 0 when it was not loaded. */
+NAVRT_API int navrt_world_remove_tile(navrt_world* world, uint32_t tile_x, uint32_t tile_z);
+NAVRT_API int navrt_world_tile_loaded(const navrt_world* world, uint32_t tile_x, uint32_t tile_z);
+NAVRT_API uint32_t navrt_world_loaded_count(const navrt_world* world);
+/* The tile grid: tiles_x x tiles_z (either pointer may be NULL). */
+NAVRT_API void navrt_world_tiles(const navrt_world* world, uint32_t* tiles_x, uint32_t* tiles_z);
+/* The tile holding point p: 1, or 0 when p is outside the world's grid. */
+NAVRT_API int navrt_world_tile_at(const navrt_world* world, navrt_vec3 p, uint32_t* tile_x,
+                                  uint32_t* tile_z);
+/* The world grid's XZ rectangle [m]: out[0] min x, out[1] min z, out[2] max x, out[3] max z. */
+NAVRT_API void navrt_world_extent(const navrt_world* world, float out[4]);
+/* Bytes the index and the loaded tiles hold. */
+NAVRT_API size_t navrt_world_memory_bytes(const navrt_world* world);
+
+/* The exact shortest path over the loaded tiles between the cells nearest `from` and `to` (2 m
+ * up or down, 2 columns around): FOUND, NONE (the loaded tiles do not connect them),
+ * START_OFF_GRAPH / GOAL_OFF_GRAPH (no loaded tile's cell there), INVALID (a null world). */
+NAVRT_API navrt_path_status navrt_world_find_path(navrt_world* world, navrt_vec3 from,
+                                                  navrt_vec3 to);
+/* The last path's points (the centres of its cells, from the start's cell to the goal's): writes
+ * up to `capacity`, returns how many there are. */
+NAVRT_API uint32_t navrt_world_path(const navrt_world* world, navrt_vec3* points,
+                                    uint32_t capacity);
+NAVRT_API float navrt_world_path_cost(const navrt_world* world);
+NAVRT_API uint32_t navrt_world_expanded(const navrt_world* world);
+/* The tiles (tile_z * tiles_x + tile_x) a path from `from` to `to` crosses, in order: writes up to
+ * `capacity` into `tiles` and their number into *count (more than `capacity`: call again with room
+ * for them all). FOUND or NONE. */
+NAVRT_API navrt_path_status navrt_world_plan_tiles(const navrt_world* world, navrt_vec3 from,
+                                                   navrt_vec3 to, uint32_t* tiles,
+                                                   uint32_t capacity, uint32_t* count);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "lib/runtime/navrt_navigator.h"
+#include "lib/runtime/navrt_world.h"
 
 namespace fmt = nav::formats;
 
@@ -22,6 +23,12 @@ struct navrt_navigator {
     const navrt_asset* asset = nullptr;
     navrt::Navigator navigator;
     navrt::QueryFilter filter;  // the copy navrt_navigator_set_filter keeps
+};
+
+struct navrt_world {
+    navrt::Allocator allocator;
+    navrt::LoadOptions load;  // for the index and every tile
+    navrt::World world;
 };
 
 struct navrt_blocking {
@@ -40,6 +47,10 @@ static_assert(int(NAVRT_METHOD_EXACT) == int(navrt::Method::exact));
 static_assert(int(NAVRT_GRAPH_DIRICHLET) == int(fmt::GraphType::dirichlet));
 static_assert(sizeof(navrt_vec3) == sizeof(navrt::Vec3));
 static_assert(NAVRT_MAX_AREAS == fmt::kMaxAreas);
+// navrt::World's path statuses are the first four navrt_path_status values.
+static_assert(int(NAVRT_PATH_NONE) == int(navrt::PathStatus::no_path));
+static_assert(int(NAVRT_PATH_START_OFF_GRAPH) == int(navrt::PathStatus::invalid_start));
+static_assert(int(NAVRT_PATH_GOAL_OFF_GRAPH) == int(navrt::PathStatus::invalid_goal));
 
 namespace {
 
@@ -528,6 +539,148 @@ uint32_t navrt_path_links(const navrt_navigator* navigator, navrt_path_link* lin
         links[i] = {all[i].link, all[i].step, all[i].segment, all[i].reverse ? 1u : 0u};
     navigator->allocator.release(all, navigator->allocator.user);
     return total;
+}
+
+}  // extern "C"
+
+// ---- Worlds -------------------------------------------------------------------------------------
+
+static navrt_status worldLoad(bool from_file, const char* path, const void* data, size_t size,
+                              const navrt_load_options* given, navrt_world** out,
+                              navrt_error* error) {
+    clear(error);
+    if (out == nullptr) return invalid(error, "navrt_world_load: out is NULL");
+    *out = nullptr;
+    if (from_file ? path == nullptr : (data == nullptr && size > 0))
+        return invalid(error, from_file ? "navrt_world_load: path is NULL"
+                                        : "navrt_world_load_memory: data is NULL");
+    const navrt_load_options options = sized(given, loadDefaults());
+    const navrt::Allocator allocator = allocatorOf(options.allocator);
+    void* room = allocator.allocate(sizeof(navrt_world), allocator.user);
+    if (room == nullptr)
+        return fail(error, fmt::makeError(navrt::ErrorCode::out_of_memory, 0, 0,
+                                          "cannot allocate the world handle"));
+    auto* handle = new (room) navrt_world;
+    handle->allocator = allocator;
+    handle->load.allocator = allocator;
+    handle->load.max_memory = options.max_memory;
+    const navrt::Error e = from_file ? handle->world.initFile(path, handle->load)
+                                     : handle->world.init(data, size, handle->load);
+    if (e) {
+        handle->~navrt_world();
+        allocator.release(room, allocator.user);
+        return fail(error, e);
+    }
+    *out = handle;
+    return NAVRT_OK;
+}
+
+extern "C" {
+
+navrt_status navrt_world_load(const char* index_path, const navrt_load_options* options,
+                              navrt_world** out, navrt_error* error) {
+    return worldLoad(true, index_path, nullptr, 0, options, out, error);
+}
+
+navrt_status navrt_world_load_memory(const void* data, size_t size,
+                                     const navrt_load_options* options, navrt_world** out,
+                                     navrt_error* error) {
+    return worldLoad(false, nullptr, data, size, options, out, error);
+}
+
+void navrt_world_free(navrt_world* world) {
+    if (world == nullptr) return;
+    const navrt::Allocator allocator = world->allocator;
+    world->~navrt_world();
+    allocator.release(world, allocator.user);
+}
+
+navrt_status navrt_world_add_tile(navrt_world* world, const char* path, navrt_error* error) {
+    clear(error);
+    if (world == nullptr) return invalid(error, "navrt_world_add_tile: world is NULL");
+    if (path == nullptr) return invalid(error, "navrt_world_add_tile: path is NULL");
+    if (const navrt::Error e = world->world.addTileFile(path, world->load)) return fail(error, e);
+    return NAVRT_OK;
+}
+
+navrt_status navrt_world_add_tile_memory(navrt_world* world, const void* data, size_t size,
+                                         navrt_error* error) {
+    clear(error);
+    if (world == nullptr) return invalid(error, "navrt_world_add_tile_memory: world is NULL");
+    if (data == nullptr && size > 0)
+        return invalid(error, "navrt_world_add_tile_memory: data is NULL");
+    if (const navrt::Error e = world->world.addTile(data, size, world->load)) return fail(error, e);
+    return NAVRT_OK;
+}
+
+int navrt_world_remove_tile(navrt_world* world, uint32_t tile_x, uint32_t tile_z) {
+    return world != nullptr && world->world.removeTile(tile_x, tile_z) ? 1 : 0;
+}
+
+int navrt_world_tile_loaded(const navrt_world* world, uint32_t tile_x, uint32_t tile_z) {
+    return world != nullptr && world->world.loaded(tile_x, tile_z) ? 1 : 0;
+}
+
+uint32_t navrt_world_loaded_count(const navrt_world* world) {
+    return world != nullptr ? world->world.loadedCount() : 0;
+}
+
+void navrt_world_tiles(const navrt_world* world, uint32_t* tiles_x, uint32_t* tiles_z) {
+    if (tiles_x != nullptr) *tiles_x = world != nullptr ? world->world.tilesX() : 0;
+    if (tiles_z != nullptr) *tiles_z = world != nullptr ? world->world.tilesZ() : 0;
+}
+
+int navrt_world_tile_at(const navrt_world* world, navrt_vec3 p, uint32_t* tile_x,
+                        uint32_t* tile_z) {
+    uint32_t x = 0, z = 0;
+    if (world == nullptr || !world->world.tileAt(vec(p), x, z)) return 0;
+    if (tile_x != nullptr) *tile_x = x;
+    if (tile_z != nullptr) *tile_z = z;
+    return 1;
+}
+
+void navrt_world_extent(const navrt_world* world, float out[4]) {
+    if (out == nullptr) return;
+    out[0] = out[1] = out[2] = out[3] = 0;
+    if (world != nullptr) world->world.extent(out[0], out[1], out[2], out[3]);
+}
+
+size_t navrt_world_memory_bytes(const navrt_world* world) {
+    return world != nullptr ? world->world.memoryBytes() : 0;
+}
+
+navrt_path_status navrt_world_find_path(navrt_world* world, navrt_vec3 from, navrt_vec3 to) {
+    if (world == nullptr) return NAVRT_PATH_INVALID;
+    return navrt_path_status(world->world.findPath(vec(from), vec(to)));
+}
+
+uint32_t navrt_world_path(const navrt_world* world, navrt_vec3* points, uint32_t capacity) {
+    if (world == nullptr) return 0;
+    const std::vector<navrt::Vec3>& path = world->world.path();
+    if (points != nullptr)
+        for (uint32_t i = 0; i < path.size() && i < capacity; ++i)
+            points[i] = {path[i].x, path[i].y, path[i].z};
+    return uint32_t(path.size());
+}
+
+float navrt_world_path_cost(const navrt_world* world) {
+    return world != nullptr ? world->world.cost() : 0.0f;
+}
+
+uint32_t navrt_world_expanded(const navrt_world* world) {
+    return world != nullptr ? world->world.expanded() : 0;
+}
+
+navrt_path_status navrt_world_plan_tiles(const navrt_world* world, navrt_vec3 from, navrt_vec3 to,
+                                         uint32_t* tiles, uint32_t capacity, uint32_t* count) {
+    if (count != nullptr) *count = 0;
+    if (world == nullptr) return NAVRT_PATH_INVALID;
+    std::vector<uint32_t> planned;
+    const navrt::PathStatus status = world->world.planTiles(vec(from), vec(to), planned);
+    if (tiles != nullptr)
+        for (uint32_t i = 0; i < planned.size() && i < capacity; ++i) tiles[i] = planned[i];
+    if (count != nullptr) *count = uint32_t(planned.size());
+    return navrt_path_status(status);
 }
 
 }  // extern "C"
