@@ -61,7 +61,8 @@ std::string describeMiss(const LinkSpec& l, const char* end, const float p[3], f
 // Resolves points on one graph: by kind, through its spatial index.
 class EndFinder {
 public:
-    EndFinder(const Graph& g, float vertical) : g_(g), vertical_(vertical) {
+    EndFinder(const Graph& g, float vertical, const SparseColumns* sparse = nullptr)
+        : g_(g), vertical_(vertical), sparse_(sparse) {
         const formats::GraphHeader& h = g.header;
         if (h.type == GraphType::navmesh) mesh_ = meshArraysOf(g);
     }
@@ -133,7 +134,7 @@ private:
         const formats::GraphHeader& h = g_.header;
         const std::vector<uint32_t>& columns = pov() ? g_.layer_columns : g_.column_nodes;
         End out;
-        if (columns.empty()) return out;
+        if (columns.empty() && sparse_ == nullptr) return out;
         const double fx = (double(p[0]) - h.origin[0]) / h.cell_size;
         const double fz = (double(p[2]) - h.origin[2]) / h.cell_size;
         if (!std::isfinite(fx) || !std::isfinite(fz)) return out;
@@ -151,7 +152,8 @@ private:
                 const double horizontal = std::sqrt(ex * ex + ez * ez) * h.cell_size;
                 if (horizontal > snap) continue;
                 const size_t column = size_t(z) * h.size_x + size_t(x);
-                for (uint32_t c = columns[column]; c < columns[column + 1]; ++c) {
+                const auto [begin, end] = nodesOf(columns, column);
+                for (uint32_t c = begin; c < end; ++c) {
                     float q[3];
                     cellCentre(c, q);
                     const double dy = std::fabs(double(q[1]) - p[1]);
@@ -201,6 +203,17 @@ private:
         std::copy(at.position, at.position + 3, out.point);
         hint = at.poly;
         return out;
+    }
+
+    // The nodes (layer cells) of a column: from the dense index, or the sparse one.
+    std::pair<uint32_t, uint32_t> nodesOf(const std::vector<uint32_t>& columns,
+                                          size_t column) const {
+        if (sparse_ == nullptr) return {columns[column], columns[column + 1]};
+        const auto it =
+            std::lower_bound(sparse_->columns.begin(), sparse_->columns.end(), uint32_t(column));
+        if (it == sparse_->columns.end() || *it != column) return {0, 0};
+        const size_t i = size_t(it - sparse_->columns.begin());
+        return {sparse_->first[i], sparse_->first[i + 1]};
     }
 
     bool voxelFree(uint32_t v) const { return (g_.free_voxels[v >> 6] >> (v & 63)) & 1; }
@@ -261,6 +274,7 @@ private:
 
     const Graph& g_;
     float vertical_;
+    const SparseColumns* sparse_;
     formats::MeshArrays mesh_;
     mutable uint32_t hint_[2] = {kNoNode, kNoNode};  // navmesh: the polygon the last start / end
                                                      // fell in
@@ -327,11 +341,12 @@ float linkDefaultCost(const LinkSpec& link, const float from[3], const float to[
     return std::max({cost, floor_up, std::numeric_limits<float>::min()});
 }
 
-Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
-                                                      const std::vector<LinkSpec>& links,
-                                                      std::vector<std::string>& type_names,
-                                                      LinkResolveStats& stats, float vertical,
-                                                      int threads, Context* context) {
+namespace {
+Result<std::vector<formats::LinkRecord>> resolveLinksOn(const Graph& g, const SparseColumns* sparse,
+                                                        const std::vector<LinkSpec>& links,
+                                                        std::vector<std::string>& type_names,
+                                                        LinkResolveStats& stats, float vertical,
+                                                        int threads, Context* context) {
     type_names.clear();
     if (links.empty()) return std::vector<formats::LinkRecord>{};
     for (const LinkSpec& l : links)
@@ -469,7 +484,7 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
     const Status ran = runParallel(
         "graph links", chunks, resolveThreads(threads), ctx, progress, chunks, [&](size_t c) {
             if (ctx.cancelled()) throw StageCancelled{};
-            const EndFinder finder(g, vertical);
+            const EndFinder finder(g, vertical, sparse);
             const size_t end = std::min(links.size(), (c + 1) * kLinksPerChunk);
             for (size_t i = c * kLinksPerChunk; i < end; ++i) {
                 resolveOne(links[i], finder, results[c]);
@@ -489,6 +504,23 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
                               c.stats.unusable.end());
     }
     return out;
+}
+}  // namespace
+
+Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
+                                                      const std::vector<LinkSpec>& links,
+                                                      std::vector<std::string>& type_names,
+                                                      LinkResolveStats& stats, float vertical,
+                                                      int threads, Context* context) {
+    return resolveLinksOn(g, nullptr, links, type_names, stats, vertical, threads, context);
+}
+
+Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g, const SparseColumns& sparse,
+                                                      const std::vector<LinkSpec>& links,
+                                                      std::vector<std::string>& type_names,
+                                                      LinkResolveStats& stats, float vertical,
+                                                      int threads, Context* context) {
+    return resolveLinksOn(g, &sparse, links, type_names, stats, vertical, threads, context);
 }
 
 Status addLinks(Graph& g, std::vector<formats::LinkRecord> links) {

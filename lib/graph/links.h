@@ -141,6 +141,21 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(
     const Graph& graph, const std::vector<LinkSpec>& links, std::vector<std::string>& type_names,
     LinkResolveStats& stats, float vertical = 1.0f, int threads = 1, Context* context = nullptr);
 
+// A tile graph that holds only some columns of its frame (world tiles resolve their links on the
+// columns around the links' ends, not on the whole world's graph): `columns` ascending, the nodes
+// of columns[i] are first[i] .. first[i + 1] - 1 (first has one entry more). The graph's header is
+// the whole frame's; its column_nodes is empty.
+struct SparseColumns {
+    std::vector<uint32_t> columns;
+    std::vector<uint32_t> first;
+};
+// resolveLinks on such a graph: the same records the whole graph gives wherever `sparse` holds
+// every column within the links' snap distances (plus one) of their ends.
+Result<std::vector<formats::LinkRecord>> resolveLinks(
+    const Graph& graph, const SparseColumns& sparse, const std::vector<LinkSpec>& links,
+    std::vector<std::string>& type_names, LinkResolveStats& stats, float vertical = 1.0f,
+    int threads = 1, Context* context = nullptr);
+
 // Adds resolved links (explicit graphs: tile, navmesh) as edges: each node's own edges keep their
 // order and its link edges follow, by record order; a bidirectional link also adds to_node ->
 // from_node. Fills links and edge_links, then finalizeGraph. Implicit volume graphs keep the

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "formats/bytes.h"
 #include "formats/xxhash64.h"
@@ -43,6 +44,28 @@ Window tileWindow(const WorldLayout& layout, uint32_t tx, uint32_t tz) {
 }
 
 std::string tileFileName(uint64_t content) { return fmt::format("worldtile-{:016x}.nav", content); }
+
+// The tile index (tile_z * tiles_x + tile_x) holding a world column.
+uint32_t tileOfColumn(const WorldLayout& layout, uint32_t column) {
+    const uint32_t x = column % layout.size_x, z = column / layout.size_x;
+    return (z / layout.tile_cells) * layout.tiles_x + x / layout.tile_cells;
+}
+
+// The world columns within `radius` metres of p's column, and two more (EndFinder looks one
+// column beyond its reach), clipped to the world.
+void columnsAround(const voxel::VoxelGrid& frame, const float p[3], double radius,
+                   std::vector<uint32_t>& out) {
+    const double fx = (double(p[0]) - frame.origin[0]) / frame.cell_size;
+    const double fz = (double(p[2]) - frame.origin[2]) / frame.cell_size;
+    if (!std::isfinite(fx) || !std::isfinite(fz) || !std::isfinite(radius)) return;
+    const int64_t reach = int64_t(std::ceil(radius / frame.cell_size)) + 2;
+    const int64_t cx = int64_t(std::floor(fx)), cz = int64_t(std::floor(fz));
+    for (int64_t z = std::max<int64_t>(0, cz - reach);
+         z <= std::min<int64_t>(int64_t(frame.size_z) - 1, cz + reach); ++z)
+        for (int64_t x = std::max<int64_t>(0, cx - reach);
+             x <= std::min<int64_t>(int64_t(frame.size_x) - 1, cx + reach); ++x)
+            out.push_back(uint32_t(z * frame.size_x + x));
+}
 
 // The columns [x0, x1) x [z0, z1) of the world (frame: its header; rows: its spans, those rows
 // read) as a grid of their own (origin moved by whole cells).
@@ -222,6 +245,7 @@ ParamIssues WorldStage::check(const Params& params) {
     check.positive("tile_size", params.tile_size);
     check.threads("threads", params.threads);
     check.range("compression", params.compression, 1, 19);
+    geometry::checkLinkSpecs(params.links, check);
     check.require(params.shard_count == 0 || params.shard_index < params.shard_count, "shard",
                   fmt::format("{}/{}", params.shard_index, params.shard_count),
                   "K/N with 0 <= K < N");
@@ -231,6 +255,8 @@ ParamIssues WorldStage::check(const Params& params) {
 void WorldStage::describe(const Params& params, StageKey& key) {
     key.add("tile_size", params.tile_size);
     key.add("compression", params.compression);
+    geometry::describeLinks(params.links, key);
+    if (params.scene_links_shared) key.add("scene_links_shared", true);
 }
 
 Result<MemoryEstimate> WorldStage::estimateMemory(const Inputs& inputs, const Params& params) {
@@ -314,7 +340,148 @@ Result<formats::WorldTileHeader> tileHeaderOf(const LoadedContainer& c) {
     return h;
 }
 
+// What a tile's bytes depend on beyond its columns: the lanes with an end in it (and the user
+// type names their types index).
+uint64_t tileLinksHash(const WorldLinks& links, const std::vector<uint32_t>& lanes) {
+    std::vector<uint8_t> bytes;
+    for (uint32_t i : lanes) {
+        const WorldLinks::Lane& lane = links.lanes[i];
+        uint8_t record[formats::kLinkRecordSize];
+        formats::encodeLinkRecord(lane.record, record);
+        bytes.insert(bytes.end(), record, record + sizeof(record));
+        for (uint32_t v :
+             {lane.from_column, lane.to_column, uint32_t(lane.from_y), uint32_t(lane.to_y)})
+            appendBytes(bytes, v);
+    }
+    for (const std::string& name : links.type_names) {
+        bytes.insert(bytes.end(), name.begin(), name.end());
+        bytes.push_back(0);
+    }
+    return formats::xxhash64(bytes.data(), bytes.size(), 0);
+}
+
 }  // namespace
+
+Result<WorldLinks> resolveWorldLinks(const std::filesystem::path& voxels, const WorldLayout& layout,
+                                     const std::vector<LinkSpec>& links, int threads,
+                                     Context& context) {
+    WorldLinks out;
+    if (links.empty()) return out;
+    auto reader = voxel::VoxelRowReader::open(voxels);
+    if (!reader) return reader.error();
+    const voxel::VoxelGrid& world = (*reader)->header();
+    // The whole graph's frame and heuristic, holding only the columns around the links' ends.
+    Graph sparse;
+    sparse.header = headerForGrid(world, GraphType::tile);
+    sparse.header.heuristic = formats::HeuristicKind::octile;
+    sparse.areas = world.areas;
+    std::vector<uint32_t> wanted;
+    for (const LinkSpec& l : links) {
+        const float snap = l.snap == geometry::kSnapAuto
+                               ? sparse.header.agent_radius + 2.0f * world.cell_size
+                               : l.snap;
+        const double radius = 0.5 * std::max(0.0, double(l.width)) + std::max(0.0, double(snap));
+        columnsAround(world, l.from, radius, wanted);
+        columnsAround(world, l.to, radius, wanted);
+    }
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    // Each tile holding wanted columns built once (in tile order: rows are read forward), its
+    // nodes in those columns kept with their world cells and positions.
+    std::map<uint32_t, std::vector<uint32_t>> by_tile;
+    for (uint32_t c : wanted) by_tile[tileOfColumn(layout, c)].push_back(c);
+    std::map<uint32_t, std::pair<std::vector<formats::NodeCell>, std::vector<float>>> found;
+    uint32_t band_row = kNoNode;
+    voxel::GridRows rows;
+    for (const auto& [tile, columns] : by_tile) {
+        const uint32_t tx = tile % layout.tiles_x, tz = tile / layout.tiles_x;
+        if (tz != band_row) {
+            const uint32_t z0 = tz * layout.tile_cells;
+            auto band = (*reader)->rows(z0 > 0 ? z0 - 1 : 0,
+                                        std::min(layout.size_z, z0 + layout.tile_cells + 1));
+            if (!band) return band.error();
+            rows = *band;
+            band_row = tz;
+        }
+        Context quiet;
+        auto built = buildWorldTile(world, rows, layout, tx, tz, quiet);
+        if (!built) return built.error();
+        const Graph& t = built->graph;
+        sparse.header.min_cost_multiplier = t.header.min_cost_multiplier;
+        for (uint32_t column : columns) {
+            const uint32_t x = column % layout.size_x, z = column / layout.size_x;
+            const uint32_t local =
+                (z - built->header.z0) * t.header.size_x + (x - built->header.x0);
+            auto& [cells, positions] = found[column];
+            for (uint32_t n = t.column_nodes[local]; n < t.column_nodes[local + 1]; ++n) {
+                formats::NodeCell cell = t.cells[n];
+                cell.column = column;
+                cells.push_back(cell);
+                positions.insert(positions.end(), &t.positions[3 * size_t(n)],
+                                 &t.positions[3 * size_t(n)] + 3);
+            }
+        }
+    }
+    SparseColumns index;
+    for (const auto& [column, nodes] : found) {
+        index.columns.push_back(column);
+        index.first.push_back(uint32_t(sparse.cells.size()));
+        sparse.cells.insert(sparse.cells.end(), nodes.first.begin(), nodes.first.end());
+        sparse.positions.insert(sparse.positions.end(), nodes.second.begin(), nodes.second.end());
+    }
+    index.first.push_back(uint32_t(sparse.cells.size()));
+    sparse.header.node_count = uint32_t(sparse.cells.size());
+    auto records =
+        resolveLinks(sparse, index, links, out.type_names, out.stats, 1.0f, threads, &context);
+    if (!records) return records.error();
+    for (const formats::LinkRecord& r : *records) {
+        WorldLinks::Lane lane;
+        lane.record = r;
+        lane.from_column = sparse.cells[r.from_node].column;
+        lane.from_y = sparse.cells[r.from_node].y;
+        lane.to_column = sparse.cells[r.to_node].column;
+        lane.to_y = sparse.cells[r.to_node].y;
+        lane.record.from_node = lane.record.to_node = kNoNode;
+        out.lanes.push_back(lane);
+    }
+    // By id (addLinks' order), lanes of one link in order.
+    std::stable_sort(out.lanes.begin(), out.lanes.end(),
+                     [](const WorldLinks::Lane& a, const WorldLinks::Lane& b) {
+                         return a.record.id < b.record.id;
+                     });
+    return out;
+}
+
+Status attachWorldTileLinks(WorldTile& tile, const WorldLayout& layout, const WorldLinks& links) {
+    const formats::WorldTileHeader& h = tile.header;
+    const uint32_t index = h.tile_z * layout.tiles_x + h.tile_x;
+    std::vector<formats::LinkRecord> inside;
+    for (const WorldLinks::Lane& lane : links.lanes) {
+        const bool from_here = tileOfColumn(layout, lane.from_column) == index;
+        const bool to_here = tileOfColumn(layout, lane.to_column) == index;
+        if (!from_here && !to_here) continue;
+        const uint32_t a =
+            from_here ? nodeAt(tile.graph, h, lane.from_column, lane.from_y) : kNoNode;
+        const uint32_t b = to_here ? nodeAt(tile.graph, h, lane.to_column, lane.to_y) : kNoNode;
+        if ((from_here && a == kNoNode) || (to_here && b == kNoNode))
+            return inputError("world tile ({}, {}): link {} ends on a cell the tile does not have",
+                              h.tile_x, h.tile_z, lane.record.id);
+        if (from_here && to_here) {
+            formats::LinkRecord r = lane.record;
+            r.from_node = a;
+            r.to_node = b;
+            inside.push_back(r);
+        } else if (from_here) {
+            tile.seams.push_back({a, lane.to_column, lane.to_y, lane.record.cost});
+        } else if (lane.record.flags & formats::kLinkFlagBidirectional) {
+            tile.seams.push_back({b, lane.from_column, lane.from_y, lane.record.reverse_cost});
+        }
+    }
+    tile.header.seam_count = uint32_t(tile.seams.size());
+    if (inside.empty()) return {};
+    tile.graph.link_type_names = links.type_names;
+    return addLinks(tile.graph, std::move(inside));
+}
 
 Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                                     const std::filesystem::path& output, Context& context) {
@@ -325,17 +492,32 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
     auto reader = voxel::VoxelRowReader::open(inputs.voxels);
     if (!reader) return reader.error();
     const voxel::VoxelGrid* world = &(*reader)->header();
-    if (!world->links.empty())
-        return inputError(
-            "{}: world tiles do not carry links yet (the level has {} scene-object "
-            "links); bake it without world.tile_size",
-            inputs.voxels.string(), world->links.size());
     const WorldLayout layout = worldLayout(*world, params.tile_size);
     const std::filesystem::path folder = output.parent_path();
     const uint32_t tile_count = layout.tiles_x * layout.tiles_z;
     std::vector<TileSummary> tiles(tile_count);
     uint64_t progress = 0;
     const int threads = resolveThreads(params.threads);
+    // The level's links (authored, then the scene objects'), resolved on the world's cells; each
+    // tile gets the lanes with an end in it.
+    std::vector<LinkSpec> specs = params.links;
+    specs.insert(specs.end(), world->links.begin(), world->links.end());
+    for (LinkSpec& l : specs)
+        if (l.scene) l.shared = params.scene_links_shared;
+    auto resolved = resolveWorldLinks(inputs.voxels, layout, specs, params.threads, context);
+    if (!resolved) return resolved.error();
+    const WorldLinks& links = *resolved;
+    std::vector<std::vector<uint32_t>> tile_lanes(tile_count);
+    uint64_t crossing_lanes = 0;
+    for (uint32_t i = 0; i < links.lanes.size(); ++i) {
+        const uint32_t a = tileOfColumn(layout, links.lanes[i].from_column);
+        const uint32_t b = tileOfColumn(layout, links.lanes[i].to_column);
+        tile_lanes[a].push_back(i);
+        if (b != a) {
+            tile_lanes[b].push_back(i);
+            ++crossing_lanes;
+        }
+    }
     // Pass 1: every tile built (or reused by its content hash), its crossings summarised; one row
     // of tiles at a time, its tiles in parallel.
     voxel::GridRows rows;
@@ -345,9 +527,14 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
         const size_t index = size_t(tz) * layout.tiles_x + tx;
         TileSummary& summary = tiles[index];
         summary.content = tileContentHash(*world, rows, layout, tx, tz);
-        // The tile's bytes depend on the zstd level too (its cache file is named by this hash).
+        // The tile's bytes depend on the zstd level and its links too (its cache file is named
+        // by this hash).
         if (params.compression != 19) {
             const uint64_t parts[2] = {summary.content, uint64_t(params.compression)};
+            summary.content = formats::xxhash64(parts, sizeof parts, 0);
+        }
+        if (!tile_lanes[index].empty()) {
+            const uint64_t parts[2] = {summary.content, tileLinksHash(links, tile_lanes[index])};
             summary.content = formats::xxhash64(parts, sizeof parts, 0);
         }
         const std::filesystem::path file = folder / tileFileName(summary.content);
@@ -376,6 +563,9 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
             Context quiet;
             auto tile = buildWorldTile(*world, rows, layout, tx, tz, quiet);
             if (!tile) throw std::runtime_error(tile.error().message);
+            if (!tile_lanes[index].empty())
+                if (Status s = attachWorldTileLinks(*tile, layout, links); !s)
+                    throw std::runtime_error(s.error().message);
             if (tile->graph.nodeCount() > 0)
                 if (Status s = saveWorldTile(file, *tile, params.compression); !s)
                     throw std::runtime_error(s.error().message);
@@ -398,6 +588,17 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                 summary.sources.push_back({(header.z0 + lc / graph.header.size_x) * layout.size_x +
                                                header.x0 + lc % graph.header.size_x,
                                            graph.cells[s.from].y, graph.components[s.from]});
+            }
+            // Link ends here that a link from another tile lands on: other tiles' seams reach
+            // them though they have no seam of their own.
+            for (uint32_t i : tile_lanes[index]) {
+                const WorldLinks::Lane& lane = links.lanes[i];
+                for (const auto& [column, y] : {std::pair{lane.from_column, lane.from_y},
+                                                std::pair{lane.to_column, lane.to_y}}) {
+                    if (tileOfColumn(layout, column) != index) continue;
+                    const uint32_t v = nodeAt(graph, header, column, y);
+                    if (v != kNoNode) summary.sources.push_back({column, y, graph.components[v]});
+                }
             }
         }
         // Runs: seam sources crossing into the same neighbour tile, joined along the tile's own
@@ -436,6 +637,22 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
             summary.crossings.push_back({{uint32_t(index), column, graph.cells[v].y},
                                          {target_tile[v], s.column, s.y},
                                          s.cost});
+        }
+        // Seams the runs do not stand for (links, which may reach any tile, and a source's
+        // crossings into a second neighbour): a crossing each.
+        for (const formats::SeamRecord& s : seams) {
+            const uint32_t lc = graph.cells[s.from].column;
+            const uint32_t x = header.x0 + lc % graph.header.size_x;
+            const uint32_t z = header.z0 + lc / graph.header.size_x;
+            const uint32_t tx2 = s.column % layout.size_x, tz2 = s.column / layout.size_x;
+            const bool adjacent =
+                std::max(x > tx2 ? x - tx2 : tx2 - x, z > tz2 ? z - tz2 : tz2 - z) <= 1;
+            const uint32_t to_tile = tileOfColumn(layout, s.column);
+            if (adjacent && to_tile == target_tile[s.from]) continue;
+            summary.crossings.push_back(
+                {{uint32_t(index), z * layout.size_x + x, graph.cells[s.from].y},
+                 {to_tile, s.column, s.y},
+                 s.cost});
         }
     };
     for (tz = 0; tz < layout.tiles_z; ++tz) {
@@ -641,6 +858,24 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
     result.count("seams", seams);
     result.count("portals", h.portal_count);
     result.count("portal_edges", h.portal_edge_count);
+    if (!specs.empty()) {
+        std::set<uint32_t> ids;
+        for (const WorldLinks::Lane& lane : links.lanes) ids.insert(lane.record.id);
+        result.count("links", ids.size());
+        result.count("link_lanes", links.lanes.size());
+        result.count("link_lanes_crossing_tiles", crossing_lanes);
+        result.summary.push_back(fmt::format(
+            "links: {} ({} lanes), {} lanes between tiles (seams), the rest edges inside a tile",
+            ids.size(), links.lanes.size(), crossing_lanes));
+        for (const LinkSpec& l : specs) {
+            const bool unusable =
+                std::any_of(links.stats.unusable.begin(), links.stats.unusable.end(),
+                            [&](const auto& entry) { return entry.first == l.name; });
+            result.named_inputs.push_back({l.name, !unusable});
+        }
+        for (const auto& [name, why] : links.stats.unusable)
+            result.warnings.push_back(fmt::format("this agent cannot use {}", why));
+    }
     result.summary.push_back(fmt::format(
         "world: {} x {} tiles of {} cells ({} with walkable cells: {} built, {} reused), {} nodes, "
         "{} seam edges, {} portals -> {}",

@@ -24,6 +24,7 @@
 #include "lib/common/result.h"
 #include "lib/common/stage.h"
 #include "lib/graph/graph.h"
+#include "lib/graph/links.h"
 #include "lib/voxel/voxel_grid.h"
 
 namespace nav::graph {
@@ -46,6 +47,27 @@ uint64_t tileContentHash(const voxel::VoxelGrid& world, const WorldLayout& layou
 uint64_t tileContentHash(const voxel::VoxelGrid& frame, const voxel::GridRows& rows,
                          const WorldLayout& layout, uint32_t tx, uint32_t tz);
 
+// A world's links (authored and scene-object links, as the graph stage joins them), resolved on
+// the world's cells (resolveWorldLinks): per lane its record (from_node / to_node unused) and its
+// two ends as world cells. Links within a tile become its edges (LINK, ELNK), links between tiles
+// its seams (WSEM), both directions of a two-way link.
+struct WorldLinks {
+    struct Lane {
+        formats::LinkRecord record;
+        uint32_t from_column = 0, to_column = 0;  // world columns (z * size_x + x)
+        int32_t from_y = 0, to_y = 0;             // cell tops [cell heights]
+    };
+    std::vector<Lane> lanes;  // by link id, lanes in order
+    std::vector<std::string> type_names;
+    LinkResolveStats stats;
+};
+// Resolves `links` on the world `voxels` (read again, only the rows of tiles holding link ends):
+// the records the whole world's tile graph would get (its EndFinder on the columns around each
+// end).
+Result<WorldLinks> resolveWorldLinks(const std::filesystem::path& voxels, const WorldLayout& layout,
+                                     const std::vector<LinkSpec>& links, int threads,
+                                     Context& context);
+
 // One world tile: the tile graph of its columns (a runtime asset's graph) and its seam edges.
 struct WorldTile {
     Graph graph;
@@ -57,6 +79,9 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const WorldLayou
 Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& frame, const voxel::GridRows& rows,
                                  const WorldLayout& layout, uint32_t tx, uint32_t tz,
                                  Context& context);
+// Adds the lanes of `links` with an end in the tile: edges when both ends are in it, seams when
+// one leaves it (from its from end; a two-way link's way back from its to end).
+Status attachWorldTileLinks(WorldTile& tile, const WorldLayout& layout, const WorldLinks& links);
 // The tile's runtime asset (a .nav of kind NAVA with WTHD and WSEM).
 Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile,
                      int compression = 19);
@@ -75,6 +100,10 @@ struct WorldStage {
         // cache beside `output`, which then lists them (a part file, not an index); the stage run
         // whole afterwards reuses them. 0 = the whole world and its index.
         uint32_t shard_index = 0, shard_count = 0;
+        // Authored links (config, links file), joined with the scene-object links the .vox
+        // carries (GraphStage's rules; generated links are not baked into world tiles).
+        std::vector<LinkSpec> links;
+        bool scene_links_shared = false;  // see GraphStage::Params
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox of the whole world

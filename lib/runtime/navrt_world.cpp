@@ -24,6 +24,10 @@ struct Tile {
     fmt::WorldTileHeader header;
     std::vector<uint32_t> seam_offsets;  // per node + 1
     std::vector<fmt::SeamRecord> seams;  // by source node
+    // The cheapest link edge or seam that costs less than the heuristic across it (a teleport):
+    // while the tile is loaded the heuristic is capped by it, so it stays admissible (infinity:
+    // none).
+    float shortcut = std::numeric_limits<float>::infinity();
     // findPath's per-node state, valid where seen == the search's number (no clearing between
     // searches): cost so far, parent (tile index << 32 | node), closed.
     std::vector<double> g;
@@ -270,6 +274,32 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
     tile->seams.resize(seams.size());
     std::vector<uint32_t> at(tile->seam_offsets.begin(), tile->seam_offsets.end() - 1);
     for (const fmt::SeamRecord& s : seams) tile->seams[at[s.from]++] = s;
+    // Shortcuts: link edges (and seams, which links between tiles are) cheaper than the octile
+    // distance scaled by the tile's cheapest area; the plain edges never are.
+    {
+        const float scale = tile->graph.header.min_cost_multiplier;
+        const float* p = tile->graph.positions;
+        for (uint32_t u = 0; u < n; ++u) {
+            if (tile->graph.edge_links != nullptr)
+                for (uint32_t e = tile->graph.edge_offsets[u]; e < tile->graph.edge_offsets[u + 1];
+                     ++e) {
+                    if (tile->graph.edge_links[e] == fmt::kNoLink) continue;
+                    const uint32_t v = u + tile->graph.edge_targets[e];
+                    const float cost = tile->graph.edge_costs[e];
+                    if (cost < octile(p[3 * u], p[3 * u + 2], p[3 * v], p[3 * v + 2]) * scale)
+                        tile->shortcut = std::min(tile->shortcut, cost);
+                }
+            for (uint32_t s = tile->seam_offsets[u]; s < tile->seam_offsets[u + 1]; ++s) {
+                const fmt::SeamRecord& seam = tile->seams[s];
+                const float x = w.header.origin[0] +
+                                (float(seam.column % h.world_size_x) + 0.5f) * w.header.cell_size;
+                const float z = w.header.origin[2] +
+                                (float(seam.column / h.world_size_x) + 0.5f) * w.header.cell_size;
+                if (seam.cost < octile(p[3 * u], p[3 * u + 2], x, z) * scale)
+                    tile->shortcut = std::min(tile->shortcut, seam.cost);
+            }
+        }
+    }
     tile->g.assign(n, 0);
     tile->parent.assign(n, 0);
     tile->seen.assign(n, 0);
@@ -425,10 +455,17 @@ PathStatus World::findPath(Vec3 from, Vec3 to) {
     auto tileOf = [&](uint64_t k) -> Tile& { return *w.tiles[uint32_t(k >> 32)]; };
     const float* gp = tileOf(goal).graph.positions + 3 * size_t(gn);
     float min_cost = 1;
+    float shortcut = std::numeric_limits<float>::infinity();
     for (const auto& t : w.tiles)
-        if (t) min_cost = std::min(min_cost, t->graph.header.min_cost_multiplier);
+        if (t) {
+            min_cost = std::min(min_cost, t->graph.header.min_cost_multiplier);
+            shortcut = std::min(shortcut, t->shortcut);
+        }
+    // Octile distance, capped by the cheapest shortcut (a path that takes one costs at least
+    // that): admissible and consistent.
     auto h = [&](const float* p) {
-        return double(octile(p[0], p[2], gp[0], gp[2]) * min_cost * (1 - 1e-6f));
+        return double(std::min(octile(p[0], p[2], gp[0], gp[2]) * min_cost, shortcut) *
+                      (1 - 1e-6f));
     };
     using Item = std::pair<double, uint64_t>;
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;

@@ -1116,7 +1116,7 @@ world_build)
   expect 1 "default.tile.world \(missing or modified output\)" "$navbake" build "$work/w.json" --check
   # What world tiles do not carry yet is refused with the reason.
   echo '{"input": "terrain.obj", "output": "out2", "world": {"tile_size": 20}, "agents": [{"graphs": ["tile"], "clusters": true}]}' >"$work/bad.json"
-  expect 1 "world tiles carry the plain tile graph; .*clusters" "$navbake" build "$work/bad.json"
+  expect 1 "world tiles carry the tile graph and its authored and scene links; .*clusters" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": -1}}' >"$work/bad.json"
   expect 1 "world.tile_size = -1 \(must be > 0\)" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": 20, "compression": 0}}' >"$work/bad.json"
@@ -1128,6 +1128,37 @@ world_build)
   [ "$(json_field "$work/out/w3.report.json" tiles_built)" -eq 9 ] || fail "compression 3 rebuilt $(json_field "$work/out/w3.report.json" tiles_built) tiles"
   cmp -s "$work/far_corner.nav" "$work/out/default.tile.2_2.nav" && fail "compression 3 kept the level-19 bytes"
   expect 0 "seams: [1-9]" "$navbake" inspect "$work/out/default.tile.2_2.nav"
+  ;;
+world_links)
+  # World tiles with links: the authored zipline and links_course's scene links (door, ladder,
+  # teleport). As many lanes as the one tile graph of the same level; links inside a tile are its
+  # records (inspect), links between tiles its seams; generated links are refused with the reason.
+  cp "$levels/links_course.obj" "$work/"
+  links='"link_types": [{"name": "zipline", "cost_factor": 0.8}], "links": [{"from": [13, 3, 5.2], "to": [13, 0, 22], "type": "zipline", "id": 1, "user_data": 7}]'
+  echo "{\"input\": \"links_course.obj\", \"output\": \"world\", \"world\": {\"tile_size\": 10}, $links, \"agents\": [{\"name\": \"human\", \"graphs\": [\"tile\"]}]}" >"$work/w.json"
+  echo "{\"input\": \"links_course.obj\", \"output\": \"whole\", $links, \"agents\": [{\"name\": \"human\", \"graphs\": [\"tile\"]}]}" >"$work/one.json"
+  "$navbake" build "$work/w.json" >"$work/log" 2>&1 || fail "world build: $(cat "$work/log")"
+  "$navbake" build "$work/one.json" >"$work/log1" 2>&1 || fail "whole build: $(cat "$work/log1")"
+  grep -q '"links": 4,' "$work/world/w.report.json" || fail "world links: $(cat "$work/world/w.report.json")"
+  lanes=$(json_field "$work/whole/one.report.json" link_lanes)
+  [ -n "$lanes" ] && [ "$(json_field "$work/world/w.report.json" link_lanes)" = "$lanes" ] ||
+    fail "world link lanes differ from the one graph's $lanes"
+  crossing=$(json_field "$work/world/w.report.json" link_lanes_crossing_tiles)
+  [ "$crossing" -ge 1 ] && [ "$crossing" -lt "$lanes" ] || fail "lanes crossing tiles: $crossing of $lanes"
+  records=0
+  for tile in "$work/world"/human.tile.*_*.nav; do
+    n=$("$navbake" inspect "$tile" | grep -A1 "^links:" | grep -Eo "count: [0-9]+" | grep -Eo "[0-9]+" || true)
+    records=$((records + ${n:-0}))
+  done
+  [ "$records" -ge 1 ] || fail "no tile holds a link record"
+  expect 0 "up to date" "$navbake" build "$work/w.json" --check
+  # A link moved: only the tiles of its ends are rebuilt.
+  sed 's/"to": \[13, 0, 22\]/"to": [13, 0, 21]/' "$work/w.json" >"$work/w2.json"
+  "$navbake" build "$work/w2.json" >"$work/log" 2>&1 || fail "moved link: $(cat "$work/log")"
+  built=$(json_field "$work/world/w2.report.json" tiles_built)
+  [ "$built" -ge 1 ] && [ "$built" -le 3 ] || fail "moving one link rebuilt $built tiles"
+  echo "{\"input\": \"links_course.obj\", \"output\": \"gen\", \"world\": {\"tile_size\": 10}, \"agents\": [{\"name\": \"human\", \"drop_height\": 3, \"graphs\": [\"tile\"]}]}" >"$work/gen.json"
+  expect 1 "agents.0. has generated links \(drop_height, jump_distance\)" "$navbake" build "$work/gen.json"
   ;;
 *)
   fail "unknown case"

@@ -28,14 +28,15 @@ using namespace nav;
 namespace {
 
 // A 60 x 60 grid map with walls, rooms and random blocks (cells of 1 m).
-std::string worldMap(uint32_t seed) {
+// walled: the wall at x = 30 has no doors (the halves are apart).
+std::string worldMap(uint32_t seed, bool walled = false) {
     const int w = 60, h = 60;
     std::mt19937 random(seed);
     std::string text = "type octile\nheight 60\nwidth 60\nmap\n";
     for (int z = 0; z < h; ++z) {
         for (int x = 0; x < w; ++x) {
             bool blocked = random() % 9 == 0;
-            if (x == 30 && z % 17 > 3) blocked = true;  // a long wall with doors
+            if (x == 30 && (walled || z % 17 > 3)) blocked = true;  // a long wall with doors
             if (z == 24 && x > 8 && x < 52 && x % 13 != 0) blocked = true;
             text += blocked ? '@' : '.';
         }
@@ -51,10 +52,12 @@ struct BakedWorld {
     StageResult result;
 };
 
-void bakeWorld(const voxel::VoxelGrid& grid, double tile_size, BakedWorld& out) {
+void bakeWorld(const voxel::VoxelGrid& grid, double tile_size, BakedWorld& out,
+               const std::vector<geometry::LinkSpec>& links = {}) {
     REQUIRE(voxel::saveVoxels(out.dir / "w.vox", grid).ok());
     Context context;
     graph::WorldStage::Params p;
+    p.links = links;
     p.tile_size = tile_size;
     out.index = out.dir / "w.world";
     auto r = graph::WorldStage::run({out.dir / "w.vox"}, p, out.index, context);
@@ -581,5 +584,166 @@ TEST_SUITE("world") {
         CHECK(navrt_world_path(nullptr, nullptr, 0) == 0);
         CHECK(navrt_world_add_tile(nullptr, "x", &error) == NAVRT_INVALID_ARGUMENT);
         navrt_world_free(nullptr);
+    }
+}
+
+namespace {
+
+// A link between the nodes of `whole` nearest (x0, z0) and (x1, z1) (cell centres).
+geometry::LinkSpec linkBetween(const graph::Graph& whole, uint32_t id, float x0, float z0, float x1,
+                               float z1, formats::LinkType type, bool two_way) {
+    auto nearest = [&](float x, float z) {
+        uint32_t best = 0;
+        float d = 1e30f;
+        for (uint32_t n = 0; n < whole.nodeCount(); ++n) {
+            const float dx = whole.positions[3 * size_t(n)] - x;
+            const float dz = whole.positions[3 * size_t(n) + 2] - z;
+            if (dx * dx + dz * dz < d) d = dx * dx + dz * dz, best = n;
+        }
+        return best;
+    };
+    const uint32_t a = nearest(x0, z0), b = nearest(x1, z1);
+    geometry::LinkSpec l;
+    l.name = "link " + std::to_string(id);
+    l.id = id;
+    l.type = type;
+    l.bidirectional = two_way;
+    for (int k = 0; k < 3; ++k) {
+        l.from[k] = whole.positions[3 * size_t(a) + k];
+        l.to[k] = whole.positions[3 * size_t(b) + k];
+    }
+    return l;
+}
+
+}  // namespace
+
+TEST_SUITE("world") {
+    TEST_CASE(
+        "world tiles carry links: edges inside a tile, seams between tiles, exact streaming") {
+        // Two halves no walk joins (the wall at x = 30 has no door), joined one way by a
+        // teleport and both ways by a zipline (a user type with its own costs); a door inside
+        // the centre tile; a wide drop across a tile border (one lane per cell).
+        auto map = importer::parseMovingAiMap(worldMap(12, true), "w.map");
+        REQUIRE(map.ok());
+        const voxel::VoxelGrid grid = importer::gridFromMap(*map);
+        graph::Graph whole = test::tileGraphOf(*map, "w.map");
+        std::vector<geometry::LinkSpec> links;
+        links.push_back(linkBetween(whole, 1, 5, 5, 55, 55, formats::LinkType::teleport, false));
+        links.push_back(linkBetween(whole, 2, 23, 25, 27, 35, formats::LinkType::door, true));
+        geometry::LinkSpec wide =
+            linkBetween(whole, 3, 17.5f, 45.5f, 22.5f, 45.5f, formats::LinkType::drop, false);
+        wide.width = 3;
+        wide.snap = 1.5f;
+        links.push_back(wide);
+        geometry::LinkSpec zip =
+            linkBetween(whole, 4, 8, 52, 52, 8, formats::LinkType::custom, true);
+        zip.user_type = "zipline";
+        zip.cost = 20;
+        zip.reverse_cost = 30;
+        links.push_back(zip);
+        Context context;
+        graph::LinkResolveStats stats;
+        REQUIRE(graph::attachLinks(whole, links, 1, stats, context).ok());
+        REQUIRE(whole.links.size() >= 6);  // 3 point links, the wide one's lanes
+        BakedWorld baked;
+        bakeWorld(grid, 20.0, baked, links);
+        CHECK(test::countOf(baked.result, "links") == 4);
+        CHECK(test::countOf(baked.result, "link_lanes") == whole.links.size());
+        CHECK(test::countOf(baked.result, "link_lanes_crossing_tiles") >= 4);
+        // Every node's edges and seams are the whole graph's, link edges included.
+        checkTilesEqualWhole(whole, baked);
+        // The door lies inside tile (1, 1): its lanes are that tile's own link records.
+        bool door_inside = false;
+        for (const graph::WorldTileFile& f : baked.files) {
+            auto c = loadContainer(f.path);
+            REQUIRE(c.ok());
+            auto g = graph::decodeGraph(*c);
+            REQUIRE(g.ok());
+            for (const formats::LinkRecord& r : g->links) door_inside |= r.id == 2;
+            if (f.tile_x == 1 && f.tile_z == 1) CHECK(g->links.size() >= 1);
+        }
+        CHECK(door_inside);
+        // Streaming with links: each query equals a Dijkstra on the whole graph with its links
+        // over the loaded tiles (the teleport makes the octile heuristic overestimate: the world
+        // caps it by the cheapest shortcut).
+        navrt::World world;
+        REQUIRE_FALSE(world.initFile(baked.index.string().c_str()));
+        const auto bytes = tileBytes(baked, 3);
+        std::mt19937 random(21);
+        std::vector<uint32_t> order;
+        for (const auto& [tile, b] : bytes) order.push_back(tile);
+        int found = 0, no_path = 0, across = 0;
+        auto left = [&](uint32_t n) { return whole.cells[n].column % 60 < 30; };
+        for (int round = 0; round < 3; ++round) {
+            std::shuffle(order.begin(), order.end(), random);
+            for (size_t step = 0; step < order.size(); ++step) {
+                const auto& b = bytes.at(order[step]);
+                REQUIRE_FALSE(world.addTile(b.data(), b.size()));
+                std::vector<uint8_t> allowed(whole.nodeCount(), 0);
+                for (uint32_t n = 0; n < whole.nodeCount(); ++n) {
+                    const uint32_t x = whole.cells[n].column % 60, z = whole.cells[n].column / 60;
+                    allowed[n] = world.loaded(x / 20, z / 20);
+                }
+                for (int q = 0; q < 12; ++q) {
+                    const uint32_t s = uint32_t(random() % whole.nodeCount());
+                    const uint32_t t = uint32_t(random() % whole.nodeCount());
+                    if (!allowed[s] || !allowed[t]) continue;
+                    const float* a = &whole.positions[3 * size_t(s)];
+                    const float* e = &whole.positions[3 * size_t(t)];
+                    const navrt::PathStatus st =
+                        world.findPath({a[0], a[1], a[2]}, {e[0], e[1], e[2]});
+                    const double expected = restrictedCost(whole, allowed, s, t);
+                    if (!std::isfinite(expected)) {
+                        CHECK(st == navrt::PathStatus::no_path);
+                        ++no_path;
+                        continue;
+                    }
+                    REQUIRE(st == navrt::PathStatus::found);
+                    CHECK(world.cost() == doctest::Approx(expected).epsilon(1e-5));
+                    ++found;
+                    across += left(s) != left(t);
+                }
+            }
+            for (uint32_t t : order) world.removeTile(t % 3, t / 3);
+        }
+        MESSAGE("links in a world: ", found, " found (", across, " between the halves), ", no_path,
+                " no path");
+        CHECK(found > 60);
+        CHECK(across > 10);
+        CHECK(no_path > 3);
+        // All loaded: the halves are one world component (the teleport joins them one way).
+        for (const auto& [tile, b] : bytes) REQUIRE_FALSE(world.addTile(b.data(), b.size()));
+        const float* from = links[0].from;
+        const float* to = links[0].to;
+        REQUIRE(world.findPath({from[0], from[1], from[2]}, {to[0], to[1], to[2]}) ==
+                navrt::PathStatus::found);
+        CHECK(world.cost() == doctest::Approx(1.0));
+        // The way back is the zipline's (30) plus the walks to and from it.
+        REQUIRE(world.findPath({to[0], to[1], to[2]}, {from[0], from[1], from[2]}) ==
+                navrt::PathStatus::found);
+        CHECK(world.cost() > 30);
+        // Planning crosses the teleport: the tiles of its two ends.
+        std::vector<uint32_t> tiles;
+        REQUIRE(world.planTiles({from[0], from[1], from[2]}, {to[0], to[1], to[2]}, tiles) ==
+                navrt::PathStatus::found);
+        CHECK(tiles.front() == 0);
+        CHECK(tiles.back() == 8);
+        // An edit of a link rebuilds the tiles of its two ends only.
+        links[0].cost = 2;
+        bakeWorld(grid, 20.0, baked, links);
+        CHECK(test::countOf(baked.result, "tiles_built") == 2);
+        // The teleport alone joins the halves (one way): still one world component, so a query
+        // across is searched, not answered no_path by the components; the way back has none.
+        BakedWorld one_way;
+        bakeWorld(grid, 20.0, one_way, {links[0]});
+        navrt::World w1;
+        REQUIRE_FALSE(w1.initFile(one_way.index.string().c_str()));
+        for (const graph::WorldTileFile& f : one_way.files)
+            REQUIRE_FALSE(w1.addTileFile(f.path.string().c_str()));
+        REQUIRE(w1.findPath({from[0], from[1], from[2]}, {to[0], to[1], to[2]}) ==
+                navrt::PathStatus::found);
+        CHECK(w1.cost() == doctest::Approx(2.0));
+        CHECK(w1.findPath({to[0], to[1], to[2]}, {from[0], from[1], from[2]}) ==
+              navrt::PathStatus::no_path);
     }
 }
