@@ -491,12 +491,103 @@ private:
         ++out.rejected[size_t(reason)];
     }
 
+public:
+    // The farthest row from its take-off that a sample reads (see generateLinks by rows).
+    int rowReach() const { return (band_ + 1) + jump_cells_ + (radius_ + band_) + radius_ + 2; }
+
+private:
     const voxel::VoxelGrid& g_;
     const LinkGenParams& p_;
     int height_ = 0, climb_ = 0, radius_ = 0, band_ = 0;
     int drop_cells_ = 0, up_cells_ = 0, jump_cells_ = 0;
     uint32_t spacing_cells_ = 1;
 };
+
+// Step 5: the samples of every row chunk (in row order) merged into runs along each ledge line,
+// numbered in the order of their first take-off cell. `grid` gives the frame (origin, cells).
+void mergeSamples(const voxel::VoxelGrid& grid, const LinkGenParams& params,
+                  const std::vector<RowResult>& results, GeneratedLinks& out) {
+    // ---- Merge samples into runs along each ledge line. ----
+    LinkGenStats& stats = out.stats;
+    // Key: type, direction, the ledge line (x for +-X ledges, z for +-Z), take-off top, landing
+    // offset and top difference, two-way; then the position along the line.
+    using Key = std::tuple<int, int, uint32_t, int, int, int, int, bool>;
+    std::vector<std::pair<Key, uint32_t>> placed;
+    for (const RowResult& r : results) {
+        stats.ledge_samples += r.ledges;
+        stats.samples_linked += r.linked;
+        for (size_t k = 0; k < r.rejected.size(); ++k) stats.rejected[k] += r.rejected[k];
+        for (const Sample& s : r.samples) {
+            const bool along_z = kDx[s.dir] != 0;  // +-X ledges run along Z
+            placed.push_back({Key{int(s.type), int(s.dir), along_z ? s.x : s.z, int(s.top),
+                                  s.land_dx, s.land_dz, s.land_top - int(s.top), s.two_way},
+                              along_z ? s.z : s.x});
+        }
+    }
+    std::sort(placed.begin(), placed.end());
+    placed.erase(std::unique(placed.begin(), placed.end()), placed.end());
+    const double cs = grid.cell_size;
+    const uint32_t spacing_cells = spacingCells(params, cs);
+    const uint32_t max_cells = std::max<uint32_t>(
+        1,
+        uint32_t(voxel::metresToCells(params.max_width, cs, voxel::CellRounding::down, 1 << 20)));
+    // Runs of one line: neighbouring positions (with a spacing, only every spacing_cells-th
+    // position was meant to be tested: the run covers the positions between two samples too),
+    // at most max_cells wide.
+    struct Run {
+        uint32_t z, x;       // first take-off cell (for ordering)
+        size_t first, last;  // range of `placed`
+    };
+    std::vector<Run> runs;
+    for (size_t i = 0; i < placed.size();) {
+        const Key& key = placed[i].first;
+        size_t j = i + 1;
+        while (j < placed.size() && placed[j].first == key &&
+               placed[j].second - placed[j - 1].second <= spacing_cells &&
+               placed[j].second - placed[i].second < max_cells)
+            ++j;
+        const bool along_z = kDx[std::get<1>(key)] != 0;
+        const uint32_t line = std::get<2>(key), first = placed[i].second;
+        runs.push_back({along_z ? first : line, along_z ? line : first, i, j - 1});
+        i = j;
+    }
+    std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
+        return std::tie(a.z, a.x) < std::tie(b.z, b.x);
+    });
+    out.links.reserve(runs.size());
+    for (const Run& run : runs) {
+        const auto [type, dir, line, top, land_dx, land_dz, rise, two_way] =
+            placed[run.first].first;
+        const uint32_t first = placed[run.first].second, last = placed[run.last].second;
+        const bool along_z = kDx[dir] != 0;
+        const double mid = 0.5 * (double(first) + double(last));
+        const uint32_t cells = last - first + 1;
+        LinkSpec& l = out.links.emplace_back();
+        l.type = formats::LinkType(type);
+        l.generated = true;
+        l.bidirectional = two_way;
+        const double fx = along_z ? double(line) : mid, fz = along_z ? mid : double(line);
+        l.from[0] = float(grid.origin[0] + (fx + 0.5) * cs);
+        l.from[1] = grid.origin[1] + float(top) * grid.cell_height;
+        l.from[2] = float(grid.origin[2] + (fz + 0.5) * cs);
+        l.to[0] = float(grid.origin[0] + (fx + land_dx + 0.5) * cs);
+        l.to[1] = grid.origin[1] + float(top + rise) * grid.cell_height;
+        l.to[2] = float(grid.origin[2] + (fz + land_dz + 0.5) * cs);
+        l.width = cells > 1 ? float(double(cells) * cs) : 0.0f;
+        if (two_way) {
+            // The way back up is a climb: twice its length.
+            const double ddx = double(l.to[0]) - l.from[0], ddy = double(l.to[1]) - l.from[1],
+                         ddz = double(l.to[2]) - l.from[2];
+            l.reverse_cost = float(2.0 * std::sqrt(ddx * ddx + ddy * ddy + ddz * ddz));
+            ++stats.two_way;
+        }
+        l.id = geometry::kGeneratedLinkIdFirst + uint32_t(out.links.size() - 1);
+        const std::string_view type_name = choiceName<formats::LinkType>(kLinkTypes, l.type);
+        l.name = fmt::format("generated {} link {} at ({:.2f}, {:.2f}, {:.2f})", type_name, l.id,
+                             l.from[0], l.from[1], l.from[2]);
+        ++stats.links_by_type[std::string(type_name)];
+    }
+}
 
 }  // namespace
 
@@ -637,89 +728,9 @@ Result<GeneratedLinks> LinkGeneration::finish(Context& context) {
         if (st.error) return *st.error;
     }
     if (st.stopped) return makeError(ErrorKind::cancelled, "link generation: stopped");
-    const std::vector<RowResult>& results = st.results;
     const auto merge_start = std::chrono::steady_clock::now();
-
-    // ---- Merge samples into runs along each ledge line. ----
+    mergeSamples(grid, params, st.results, out);
     LinkGenStats& stats = out.stats;
-    // Key: type, direction, the ledge line (x for +-X ledges, z for +-Z), take-off top, landing
-    // offset and top difference, two-way; then the position along the line.
-    using Key = std::tuple<int, int, uint32_t, int, int, int, int, bool>;
-    std::vector<std::pair<Key, uint32_t>> placed;
-    for (const RowResult& r : results) {
-        stats.ledge_samples += r.ledges;
-        stats.samples_linked += r.linked;
-        for (size_t k = 0; k < r.rejected.size(); ++k) stats.rejected[k] += r.rejected[k];
-        for (const Sample& s : r.samples) {
-            const bool along_z = kDx[s.dir] != 0;  // +-X ledges run along Z
-            placed.push_back({Key{int(s.type), int(s.dir), along_z ? s.x : s.z, int(s.top),
-                                  s.land_dx, s.land_dz, s.land_top - int(s.top), s.two_way},
-                              along_z ? s.z : s.x});
-        }
-    }
-    std::sort(placed.begin(), placed.end());
-    placed.erase(std::unique(placed.begin(), placed.end()), placed.end());
-    const double cs = grid.cell_size;
-    const uint32_t spacing_cells = spacingCells(params, cs);
-    const uint32_t max_cells = std::max<uint32_t>(
-        1,
-        uint32_t(voxel::metresToCells(params.max_width, cs, voxel::CellRounding::down, 1 << 20)));
-    // Runs of one line: neighbouring positions (with a spacing, only every spacing_cells-th
-    // position was meant to be tested: the run covers the positions between two samples too),
-    // at most max_cells wide.
-    struct Run {
-        uint32_t z, x;       // first take-off cell (for ordering)
-        size_t first, last;  // range of `placed`
-    };
-    std::vector<Run> runs;
-    for (size_t i = 0; i < placed.size();) {
-        const Key& key = placed[i].first;
-        size_t j = i + 1;
-        while (j < placed.size() && placed[j].first == key &&
-               placed[j].second - placed[j - 1].second <= spacing_cells &&
-               placed[j].second - placed[i].second < max_cells)
-            ++j;
-        const bool along_z = kDx[std::get<1>(key)] != 0;
-        const uint32_t line = std::get<2>(key), first = placed[i].second;
-        runs.push_back({along_z ? first : line, along_z ? line : first, i, j - 1});
-        i = j;
-    }
-    std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) {
-        return std::tie(a.z, a.x) < std::tie(b.z, b.x);
-    });
-    out.links.reserve(runs.size());
-    for (const Run& run : runs) {
-        const auto [type, dir, line, top, land_dx, land_dz, rise, two_way] =
-            placed[run.first].first;
-        const uint32_t first = placed[run.first].second, last = placed[run.last].second;
-        const bool along_z = kDx[dir] != 0;
-        const double mid = 0.5 * (double(first) + double(last));
-        const uint32_t cells = last - first + 1;
-        LinkSpec& l = out.links.emplace_back();
-        l.type = formats::LinkType(type);
-        l.generated = true;
-        l.bidirectional = two_way;
-        const double fx = along_z ? double(line) : mid, fz = along_z ? mid : double(line);
-        l.from[0] = float(grid.origin[0] + (fx + 0.5) * cs);
-        l.from[1] = grid.origin[1] + float(top) * grid.cell_height;
-        l.from[2] = float(grid.origin[2] + (fz + 0.5) * cs);
-        l.to[0] = float(grid.origin[0] + (fx + land_dx + 0.5) * cs);
-        l.to[1] = grid.origin[1] + float(top + rise) * grid.cell_height;
-        l.to[2] = float(grid.origin[2] + (fz + land_dz + 0.5) * cs);
-        l.width = cells > 1 ? float(double(cells) * cs) : 0.0f;
-        if (two_way) {
-            // The way back up is a climb: twice its length.
-            const double ddx = double(l.to[0]) - l.from[0], ddy = double(l.to[1]) - l.from[1],
-                         ddz = double(l.to[2]) - l.from[2];
-            l.reverse_cost = float(2.0 * std::sqrt(ddx * ddx + ddy * ddy + ddz * ddz));
-            ++stats.two_way;
-        }
-        l.id = geometry::kGeneratedLinkIdFirst + uint32_t(out.links.size() - 1);
-        const std::string_view type_name = choiceName<formats::LinkType>(kLinkTypes, l.type);
-        l.name = fmt::format("generated {} link {} at ({:.2f}, {:.2f}, {:.2f})", type_name, l.id,
-                             l.from[0], l.from[1], l.from[2]);
-        ++stats.links_by_type[std::string(type_name)];
-    }
     // The chunks' time summed over the threads that made them, and the merge.
     stats.milliseconds =
         double(st.work_ns.load()) * 1e-6 +
@@ -734,6 +745,45 @@ Result<GeneratedLinks> generateLinks(const voxel::VoxelGrid& grid, const LinkGen
                                      Context& context) {
     LinkGeneration job(grid, params);
     return job.finish(context);
+}
+
+Result<GeneratedLinks> generateLinks(voxel::VoxelRowReader& reader, const LinkGenParams& params,
+                                     Context& context) {
+    if (Status s = paramError("link generation parameters", checkLinkGenParams(params)); !s)
+        return s.error();
+    GeneratedLinks out;
+    const voxel::VoxelGrid& frame = reader.header();
+    if (!params.enabled() || frame.size_x == 0 || frame.size_z == 0) return out;
+    const auto start = std::chrono::steady_clock::now();
+    // How far a sample reads from its take-off row: the walk to the ledge (band + 1), the jump
+    // (jump cells), the landing search (radius + band), the body's radius around the trajectory,
+    // and the rows of tops beside them.
+    const Generator probe(frame, params);
+    const uint32_t reach = uint32_t(probe.rowReach()) + 2;
+    const size_t chunks = (frame.size_z + kRowsPerChunk - 1) / kRowsPerChunk;
+    std::vector<RowResult> results(chunks);
+    Scratch scratch;
+    for (size_t chunk = 0; chunk < chunks; ++chunk) {
+        if (context.cancelled())
+            return makeError(ErrorKind::cancelled, "link generation: cancelled");
+        const uint32_t z0 = uint32_t(chunk * kRowsPerChunk);
+        const uint32_t z1 = uint32_t(std::min<size_t>(frame.size_z, z0 + kRowsPerChunk));
+        const uint32_t first = z0 > reach ? z0 - reach : 0;
+        const uint32_t last = std::min(frame.size_z, z1 + reach);
+        auto rows = reader.rows(first, last);
+        if (!rows) return rows.error();
+        // The rows around the chunk as a grid of their own: its first and last rows are the
+        // world's borders only where the world's are (every other border is `reach` rows away).
+        const voxel::VoxelGrid band = voxel::cropGrid(frame, *rows, 0, first, frame.size_x, last);
+        const Generator generator(band, params);
+        generator.rows(z0 - first, z1 - first, results[chunk], scratch);
+        for (Sample& s : results[chunk].samples) s.z += first;
+        context.progress("link generation", chunk + 1, chunks);
+    }
+    mergeSamples(frame, params, results, out);
+    out.stats.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return out;
 }
 
 }  // namespace nav::graph

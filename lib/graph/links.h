@@ -83,6 +83,10 @@ struct GeneratedLinks {
 // merge into wide links. Deterministic at any thread count.
 Result<GeneratedLinks> generateLinks(const voxel::VoxelGrid& grid, const LinkGenParams& params,
                                      Context& context);
+// The same links from a .vox read a band of rows at a time (the rows within the samples' reach of
+// each chunk of rows): world bakes generate without holding the world's grid. Single-threaded.
+Result<GeneratedLinks> generateLinks(voxel::VoxelRowReader& reader, const LinkGenParams& params,
+                                     Context& context);
 
 // generateLinks as a job several threads share, row chunk by row chunk: help() (from any thread,
 // concurrently) generates chunks nobody has claimed yet until none is left or stop() is called;

@@ -67,34 +67,6 @@ void columnsAround(const voxel::VoxelGrid& frame, const float p[3], double radiu
             out.push_back(uint32_t(z * frame.size_x + x));
 }
 
-// The columns [x0, x1) x [z0, z1) of the world (frame: its header; rows: its spans, those rows
-// read) as a grid of their own (origin moved by whole cells).
-voxel::VoxelGrid cropGrid(const voxel::VoxelGrid& frame, const voxel::GridRows& rows, uint32_t x0,
-                          uint32_t z0, uint32_t x1, uint32_t z1) {
-    voxel::VoxelGrid g;
-    g.size_x = x1 - x0;
-    g.size_z = z1 - z0;
-    g.size_y = frame.size_y;
-    g.source = frame.source;
-    g.origin[0] = frame.origin[0] + float(x0) * frame.cell_size;
-    g.origin[1] = frame.origin[1];
-    g.origin[2] = frame.origin[2] + float(z0) * frame.cell_size;
-    g.cell_size = frame.cell_size;
-    g.cell_height = frame.cell_height;
-    g.agent = frame.agent;
-    g.areas = frame.areas;
-    g.source_name = frame.source_name;
-    g.column_offsets.reserve(g.columnCount() + 1);
-    for (uint32_t z = z0; z < z1; ++z)
-        for (uint32_t x = x0; x < x1; ++x) {
-            g.column_offsets.push_back(uint32_t(g.spans.size()));
-            const size_t c = size_t(z) * frame.size_x + x;
-            for (uint32_t i = rows.begin(c); i < rows.end(c); ++i) g.spans.push_back(rows.span(i));
-        }
-    g.column_offsets.push_back(uint32_t(g.spans.size()));
-    return g;
-}
-
 }  // namespace
 
 WorldLayout worldLayout(const voxel::VoxelGrid& world, double tile_size) {
@@ -153,7 +125,7 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const voxel::Gri
                                  const WorldLayout& layout, uint32_t tx, uint32_t tz,
                                  Context& context) {
     const Window w = tileWindow(layout, tx, tz);
-    const voxel::VoxelGrid crop = cropGrid(world, rows, w.bx0, w.bz0, w.bx1, w.bz1);
+    const voxel::VoxelGrid crop = voxel::cropGrid(world, rows, w.bx0, w.bz0, w.bx1, w.bz1);
     auto built = buildTileGraph(crop, context);
     if (!built) return built.error();
     const Graph& b = *built;
@@ -169,7 +141,7 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const voxel::Gri
     std::vector<uint32_t> renumber(b.cells.size(), kNoNode);
     WorldTile tile;
     Graph& g = tile.graph;
-    const voxel::VoxelGrid frame = cropGrid(world, rows, w.x0, w.z0, w.x1, w.z1);
+    const voxel::VoxelGrid frame = voxel::cropGrid(world, rows, w.x0, w.z0, w.x1, w.z1);
     g.header = headerForGrid(frame, GraphType::tile);
     g.header.heuristic = b.header.heuristic;
     g.header.min_cost_multiplier = b.header.min_cost_multiplier;
@@ -246,6 +218,8 @@ ParamIssues WorldStage::check(const Params& params) {
     check.threads("threads", params.threads);
     check.range("compression", params.compression, 1, 19);
     geometry::checkLinkSpecs(params.links, check);
+    for (ParamIssue& issue : checkLinkGenParams(params.generate))
+        check.issues.push_back(std::move(issue));
     check.require(params.shard_count == 0 || params.shard_index < params.shard_count, "shard",
                   fmt::format("{}/{}", params.shard_index, params.shard_count),
                   "K/N with 0 <= K < N");
@@ -256,6 +230,7 @@ void WorldStage::describe(const Params& params, StageKey& key) {
     key.add("tile_size", params.tile_size);
     key.add("compression", params.compression);
     geometry::describeLinks(params.links, key);
+    describeLinkGen(params.generate, key);
     if (params.scene_links_shared) key.add("scene_links_shared", true);
 }
 
@@ -504,6 +479,15 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
     specs.insert(specs.end(), world->links.begin(), world->links.end());
     for (LinkSpec& l : specs)
         if (l.scene) l.shared = params.scene_links_shared;
+    uint64_t generated = 0;
+    if (params.generate.enabled()) {
+        auto rows = voxel::VoxelRowReader::open(inputs.voxels);
+        if (!rows) return rows.error();
+        auto made = generateLinks(**rows, params.generate, context);
+        if (!made) return made.error();
+        generated = made->links.size();
+        specs.insert(specs.end(), made->links.begin(), made->links.end());
+    }
     auto resolved = resolveWorldLinks(inputs.voxels, layout, specs, params.threads, context);
     if (!resolved) return resolved.error();
     const WorldLinks& links = *resolved;
@@ -864,10 +848,13 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
         result.count("links", ids.size());
         result.count("link_lanes", links.lanes.size());
         result.count("link_lanes_crossing_tiles", crossing_lanes);
+        result.count("links_generated", generated);
+        result.count("links_generated_off_graph", links.stats.generated_dropped);
         result.summary.push_back(fmt::format(
             "links: {} ({} lanes), {} lanes between tiles (seams), the rest edges inside a tile",
             ids.size(), links.lanes.size(), crossing_lanes));
         for (const LinkSpec& l : specs) {
+            if (l.generated) continue;
             const bool unusable =
                 std::any_of(links.stats.unusable.begin(), links.stats.unusable.end(),
                             [&](const auto& entry) { return entry.first == l.name; });

@@ -101,8 +101,9 @@ struct WorldStage {
         // whole afterwards reuses them. 0 = the whole world and its index.
         uint32_t shard_index = 0, shard_count = 0;
         // Authored links (config, links file), joined with the scene-object links the .vox
-        // carries (GraphStage's rules; generated links are not baked into world tiles).
+        // carries and the links generated from the agent's abilities (GraphStage's rules).
         std::vector<LinkSpec> links;
+        LinkGenParams generate;           // read from the .vox a band of rows at a time
         bool scene_links_shared = false;  // see GraphStage::Params
     };
     struct Inputs {

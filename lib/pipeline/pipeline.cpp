@@ -236,8 +236,6 @@ Status checkStages(const LevelConfig& c) {
         if (c.world &&
             std::find(a.graphs.begin(), a.graphs.end(), graph::GraphKind::tile) != a.graphs.end()) {
             std::vector<std::string> unsupported;
-            if (a.graph.generate.enabled())
-                unsupported.push_back("generated links (drop_height, jump_distance)");
             if (!a.graph.seeds.empty()) unsupported.push_back("seeds");
             if (!a.graph.points.empty() || a.graph.poi_tables)
                 unsupported.push_back("points of interest");
@@ -249,8 +247,8 @@ Status checkStages(const LevelConfig& c) {
                 std::string list;
                 for (const std::string& u : unsupported) list += (list.empty() ? "" : ", ") + u;
                 return inputError(
-                    "{}: $.world: world tiles carry the tile graph and its authored and scene "
-                    "links; {} has {} (bake those without $.world, or as another graph kind)",
+                    "{}: $.world: world tiles carry the tile graph and its links; {} has {} (bake "
+                    "those without $.world, or as another graph kind)",
                     file, agent, list);
             }
         }
@@ -671,6 +669,8 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 n.deps = {voxels};
                 graph::WorldStage::Params world = c.world_params;
                 world.links = agent.graph.links;
+                world.generate = agent.graph.generate;
+                if (world.generate.threads == 0) world.generate.threads = agent.graph.threads;
                 world.scene_links_shared = agent.graph.scene_links_shared;
                 auto world_inputs = [](const Node& self, const std::vector<Node>& all) {
                     return graph::WorldStage::Inputs{depArtifact(self, all, 0)};

@@ -398,4 +398,30 @@ int metresToCells(double metres, double cell, CellRounding rounding, int limit) 
     return int(std::clamp(r, 0.0, double(limit)));
 }
 
+VoxelGrid cropGrid(const VoxelGrid& frame, const GridRows& rows, uint32_t x0, uint32_t z0,
+                   uint32_t x1, uint32_t z1) {
+    VoxelGrid g;
+    g.size_x = x1 - x0;
+    g.size_z = z1 - z0;
+    g.size_y = frame.size_y;
+    g.source = frame.source;
+    g.origin[0] = frame.origin[0] + float(x0) * frame.cell_size;
+    g.origin[1] = frame.origin[1];
+    g.origin[2] = frame.origin[2] + float(z0) * frame.cell_size;
+    g.cell_size = frame.cell_size;
+    g.cell_height = frame.cell_height;
+    g.agent = frame.agent;
+    g.areas = frame.areas;
+    g.source_name = frame.source_name;
+    g.column_offsets.reserve(g.columnCount() + 1);
+    for (uint32_t z = z0; z < z1; ++z)
+        for (uint32_t x = x0; x < x1; ++x) {
+            g.column_offsets.push_back(uint32_t(g.spans.size()));
+            const size_t c = size_t(z) * frame.size_x + x;
+            for (uint32_t i = rows.begin(c); i < rows.end(c); ++i) g.spans.push_back(rows.span(i));
+        }
+    g.column_offsets.push_back(uint32_t(g.spans.size()));
+    return g;
+}
+
 }  // namespace nav::voxel

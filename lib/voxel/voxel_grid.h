@@ -138,6 +138,11 @@ struct GridRows {
     const Span& span(uint32_t i) const { return spans[i - span_base]; }
 };
 
+// The columns [x0, x1) x [z0, z1) of a grid (frame: its header; rows: its spans, those rows read)
+// as a grid of their own, its origin moved by whole cells (links and markers are not copied).
+VoxelGrid cropGrid(const VoxelGrid& frame, const GridRows& rows, uint32_t x0, uint32_t z0,
+                   uint32_t x1, uint32_t z1);
+
 // A .vox file read a band of rows at a time, so that a stage working row by row (the tiled
 // navmesh) never holds the whole grid: the column offsets and the spans are decoded (and checked,
 // as loadVoxels checks them) as rows are asked for, and let go with the rows.

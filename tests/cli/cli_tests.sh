@@ -1116,7 +1116,7 @@ world_build)
   expect 1 "default.tile.world \(missing or modified output\)" "$navbake" build "$work/w.json" --check
   # What world tiles do not carry yet is refused with the reason.
   echo '{"input": "terrain.obj", "output": "out2", "world": {"tile_size": 20}, "agents": [{"graphs": ["tile"], "clusters": true}]}' >"$work/bad.json"
-  expect 1 "world tiles carry the tile graph and its authored and scene links; .*clusters" "$navbake" build "$work/bad.json"
+  expect 1 "world tiles carry the tile graph and its links; .*clusters" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": -1}}' >"$work/bad.json"
   expect 1 "world.tile_size = -1 \(must be > 0\)" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": 20, "compression": 0}}' >"$work/bad.json"
@@ -1131,8 +1131,8 @@ world_build)
   ;;
 world_links)
   # World tiles with links: the authored zipline and links_course's scene links (door, ladder,
-  # teleport). As many lanes as the one tile graph of the same level; links inside a tile are its
-  # records (inspect), links between tiles its seams; generated links are refused with the reason.
+  # teleport), then generated drops and jumps. As many lanes as the one tile graph of the same
+  # level; links inside a tile are its records (inspect), links between tiles its seams.
   cp "$levels/links_course.obj" "$work/"
   links='"link_types": [{"name": "zipline", "cost_factor": 0.8}], "links": [{"from": [13, 3, 5.2], "to": [13, 0, 22], "type": "zipline", "id": 1, "user_data": 7}]'
   echo "{\"input\": \"links_course.obj\", \"output\": \"world\", \"world\": {\"tile_size\": 10}, $links, \"agents\": [{\"name\": \"human\", \"graphs\": [\"tile\"]}]}" >"$work/w.json"
@@ -1157,8 +1157,17 @@ world_links)
   "$navbake" build "$work/w2.json" >"$work/log" 2>&1 || fail "moved link: $(cat "$work/log")"
   built=$(json_field "$work/world/w2.report.json" tiles_built)
   [ "$built" -ge 1 ] && [ "$built" -le 3 ] || fail "moving one link rebuilt $built tiles"
-  echo "{\"input\": \"links_course.obj\", \"output\": \"gen\", \"world\": {\"tile_size\": 10}, \"agents\": [{\"name\": \"human\", \"drop_height\": 3, \"graphs\": [\"tile\"]}]}" >"$work/gen.json"
-  expect 1 "agents.0. has generated links \(drop_height, jump_distance\)" "$navbake" build "$work/gen.json"
+  # Generated links (drops, jumps) too: as many as the one tile graph generates, the same lanes.
+  agent='{"name": "human", "drop_height": 3.2, "jump_distance": 2.2, "jump_up_height": 1.3, "graphs": ["tile"]}'
+  echo "{\"input\": \"links_course.obj\", \"output\": \"gen\", \"world\": {\"tile_size\": 10}, $links, \"agents\": [$agent]}" >"$work/gen.json"
+  echo "{\"input\": \"links_course.obj\", \"output\": \"gen1\", $links, \"agents\": [$agent]}" >"$work/gen1.json"
+  "$navbake" build "$work/gen.json" >"$work/log" 2>&1 || fail "world with generated links: $(cat "$work/log")"
+  "$navbake" build "$work/gen1.json" >"$work/log1" 2>&1 || fail "one graph with generated links: $(cat "$work/log1")"
+  made=$(json_field "$work/gen1/gen1.report.json" links_generated)
+  [ "${made:-0}" -gt 0 ] || fail "the one graph generated no links"
+  [ "$(json_field "$work/gen/gen.report.json" links_generated)" = "$made" ] || fail "world generated links differ from $made"
+  [ "$(json_field "$work/gen/gen.report.json" link_lanes)" = "$(json_field "$work/gen1/gen1.report.json" link_lanes)" ] ||
+    fail "world link lanes with generated links differ from the one graph's"
   ;;
 *)
   fail "unknown case"

@@ -21,6 +21,7 @@
 #include "lib/runtime/navrt_world.h"
 #include "lib/voxel/voxelize.h"
 #include "tests/graph_test_support.h"
+#include "tests/level_builder.h"
 #include "tests/test_support.h"
 
 using namespace nav;
@@ -53,11 +54,13 @@ struct BakedWorld {
 };
 
 void bakeWorld(const voxel::VoxelGrid& grid, double tile_size, BakedWorld& out,
-               const std::vector<geometry::LinkSpec>& links = {}) {
+               const std::vector<geometry::LinkSpec>& links = {},
+               const graph::LinkGenParams& generate = {}) {
     REQUIRE(voxel::saveVoxels(out.dir / "w.vox", grid).ok());
     Context context;
     graph::WorldStage::Params p;
     p.links = links;
+    p.generate = generate;
     p.tile_size = tile_size;
     out.index = out.dir / "w.world";
     auto r = graph::WorldStage::run({out.dir / "w.vox"}, p, out.index, context);
@@ -745,5 +748,62 @@ TEST_SUITE("world") {
         CHECK(w1.cost() == doctest::Approx(2.0));
         CHECK(w1.findPath({to[0], to[1], to[2]}, {from[0], from[1], from[2]}) ==
               navrt::PathStatus::no_path);
+    }
+}
+
+TEST_SUITE("world") {
+    TEST_CASE("generated links from the .vox row band by row band equal the whole grid's") {
+        // A 60 m long strip (200 rows, 7 chunks of rows): platforms of several heights to drop
+        // from, pairs with gaps to jump, a beam over one of them; then world tiles with those
+        // links equal the whole tile graph with them.
+        // Rows are generated in chunks of 32 (9.6 m): each platform pair straddles a chunk's
+        // end, so its drops and jumps read rows of the next chunk.
+        test::LevelBuilder b;
+        b.box({0, -0.2, 0}, {14, 0, 60});
+        const double heights[] = {1.2, 2.0, 3.0, 4.6, 1.6};
+        for (int k = 1; k <= 5; ++k) {
+            const double end = 9.6 * k, h = heights[k - 1];
+            b.box({2, 0, end - 3.6}, {11, h, end - 0.3});
+            b.box({2, 0, end + 1.2}, {6, h + (k % 2 ? 0.4 : 0.0), end + 3.5});
+            b.box({7.4, 0, end + 0.9}, {11, h, end + 3.5});
+        }
+        b.box({6, 3.6, 18}, {8, 3.9, 21});  // a beam in the way of a jump
+        const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
+        REQUIRE(grid.size_z > 6 * 32);
+        graph::LinkGenParams params;
+        params.drop_height = 3.2f;
+        params.jump_distance = 2.2f;
+        params.jump_up_height = 1.3f;
+        Context context;
+        auto whole = graph::generateLinks(grid, params, context);
+        REQUIRE(whole.ok());
+        test::TempDir dir;
+        REQUIRE(voxel::saveVoxels(dir / "g.vox", grid).ok());
+        auto reader = voxel::VoxelRowReader::open(dir / "g.vox");
+        REQUIRE(reader.ok());
+        auto banded = graph::generateLinks(**reader, params, context);
+        REQUIRE_MESSAGE(banded.ok(), banded.error().message);
+        MESSAGE("generated: ", whole->links.size(), " links from ", whole->stats.ledge_samples,
+                " ledge samples");
+        CHECK(whole->links.size() > 20);
+        size_t jumps = 0;
+        for (const auto& l : whole->links) jumps += l.type == formats::LinkType::jump;
+        CHECK(jumps > 2);
+        CHECK(banded->links == whole->links);
+        CHECK(banded->stats.ledge_samples == whole->stats.ledge_samples);
+        CHECK(banded->stats.samples_linked == whole->stats.samples_linked);
+        CHECK(banded->stats.rejected == whole->stats.rejected);
+        // World tiles with the generated links: every node's edges and seams are the whole
+        // graph's with the same links.
+        auto g = graph::buildTileGraph(grid, context);
+        REQUIRE(g.ok());
+        graph::LinkResolveStats stats;
+        REQUIRE(graph::attachLinks(*g, whole->links, 1, stats, context).ok());
+        BakedWorld baked;
+        bakeWorld(grid, 6.0, baked, {}, params);
+        CHECK(test::countOf(baked.result, "links_generated") == whole->links.size());
+        CHECK(test::countOf(baked.result, "link_lanes") == g->links.size());
+        CHECK(test::countOf(baked.result, "link_lanes_crossing_tiles") > 0);
+        checkTilesEqualWhole(*g, baked);
     }
 }
