@@ -31,6 +31,29 @@ Error requireAll(const GraphSections& s, const GraphSection (&parts)[N]) {
 
 }  // namespace
 
+Error validateLinkTypeNames(uint32_t id, const uint8_t* data, uint64_t size, uint64_t& count) {
+    count = 0;
+    if (size % kLinkTypeNameSize != 0 || size / kLinkTypeNameSize > kMaxUserLinkTypes)
+        return sectionError(id, 0, "size is not a whole number of 32-byte names, at most 64");
+    count = size / kLinkTypeNameSize;
+    for (uint64_t k = 0; k < count; ++k) {
+        const char* name = reinterpret_cast<const char*>(data) + k * kLinkTypeNameSize;
+        size_t length = 0;
+        while (length < kLinkTypeNameSize && name[length] != 0) ++length;
+        bool padded = true;
+        for (size_t i = length; i < kLinkTypeNameSize; ++i) padded = padded && name[i] == 0;
+        if (!padded || !validLinkTypeName(name, length))
+            return sectionError(id, k * kLinkTypeNameSize,
+                                "a user link type name is not 1-31 characters a-z, 0-9, "
+                                "'_', '-' padded with zero bytes, or is a built-in name");
+        for (uint64_t j = 0; j < k; ++j)
+            if (std::memcmp(name, data + j * kLinkTypeNameSize, kLinkTypeNameSize) == 0)
+                return sectionError(id, k * kLinkTypeNameSize,
+                                    "a user link type name is listed twice");
+    }
+    return {};
+}
+
 const uint32_t kGraphSectionIds[kGraphSectionCount] = {
     kSecNodePositions,    kSecNodeCells,      kSecColumnNodes,     kSecEdgeOffsets,
     kSecEdgeTargets,      kSecEdgeCosts,      kSecComponents,      kSecFreeVoxels,
@@ -388,28 +411,9 @@ Error validateLinkSections(const GraphHeader& h, const GraphSections& s) {
     if (!implicit_volume && !edge_links.present) return missingSectionError(kSecEdgeLinks);
     // LTYP: user type names.
     uint64_t type_count = 0;
-    if (types.present) {
-        if (types.size % kLinkTypeNameSize != 0 ||
-            types.size / kLinkTypeNameSize > kMaxUserLinkTypes)
-            return sectionError(kSecLinkTypes, 0,
-                                "size is not a whole number of 32-byte names, at most 64");
-        type_count = types.size / kLinkTypeNameSize;
-        for (uint64_t k = 0; k < type_count; ++k) {
-            const char* name = reinterpret_cast<const char*>(types.data) + k * kLinkTypeNameSize;
-            size_t length = 0;
-            while (length < kLinkTypeNameSize && name[length] != 0) ++length;
-            bool padded = true;
-            for (size_t i = length; i < kLinkTypeNameSize; ++i) padded = padded && name[i] == 0;
-            if (!padded || !validLinkTypeName(name, length))
-                return sectionError(kSecLinkTypes, k * kLinkTypeNameSize,
-                                    "a user link type name is not 1-31 characters a-z, 0-9, "
-                                    "'_', '-' padded with zero bytes, or is a built-in name");
-            for (uint64_t j = 0; j < k; ++j)
-                if (std::memcmp(name, types.data + j * kLinkTypeNameSize, kLinkTypeNameSize) == 0)
-                    return sectionError(kSecLinkTypes, k * kLinkTypeNameSize,
-                                        "a user link type name is listed twice");
-        }
-    }
+    if (types.present)
+        if (Error e = validateLinkTypeNames(kSecLinkTypes, types.data, types.size, type_count))
+            return e;
     if (links.size % kLinkRecordSize != 0)
         return sectionError(kSecLinks, 0, "size is not a whole number of 56-byte link records");
     if (!implicit_volume && edge_links.size != uint64_t(h.edge_count) * 4)

@@ -127,6 +127,9 @@ Error validatePoiSections(const GraphHeader& header, const GraphSections& s);
 // at the link's cost, and every link owning exactly its one or two edges. Implicit volume graphs:
 // no ELNK, both ends free voxels.
 Error validateLinkSections(const GraphHeader& header, const GraphSections& s);
+// User link type names as LTYP stores them (section `id`: LTYP, or a world tile's WLTY): whole
+// 32-byte zero-padded names, at most kMaxUserLinkTypes, valid and distinct; `count` of them.
+Error validateLinkTypeNames(uint32_t id, const uint8_t* data, uint64_t size, uint64_t& count);
 
 // CNOD, when present on a graph with node cells (it is ignored otherwise): columns + 1 offsets
 // from 0 to node_count, non-decreasing, every node listed under the column its NCEL names.

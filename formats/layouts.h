@@ -614,11 +614,14 @@ Error checkHierarchy(HierarchyArrays& arrays, const uint32_t* node_clusters);
 // tile is a tile-graph asset of its own (its interior columns) with WTHD (where it lies in the
 // world) and WSEM (its edges into neighbouring tiles, by world cell); the world index (kind WRLD)
 // holds the tile grid and the portal graph across tiles.
-inline constexpr uint32_t kSecWorldTileHeader = fourcc("WTHD");        // 48-byte tile header
-inline constexpr uint32_t kSecWorldSeams = fourcc("WSEM");             // 16-byte seam edges
-inline constexpr uint32_t kSecWorldHeader = fourcc("WIHD");            // 64-byte world index header
-inline constexpr uint32_t kSecWorldTiles = fourcc("WTIL");             // 8 bytes per tile
-inline constexpr uint32_t kSecWorldPortals = fourcc("WPNT");           // 24 bytes per portal
+inline constexpr uint32_t kSecWorldTileHeader = fourcc("WTHD");  // 48-byte tile header
+inline constexpr uint32_t kSecWorldSeams = fourcc("WSEM");       // 16-byte seam edges
+inline constexpr uint32_t kSecWorldSeamLinks = fourcc("WSLK");   // u32 per seam: its link, or none
+inline constexpr uint32_t kSecWorldLinks = fourcc("WLNK");       // link records of link seams
+inline constexpr uint32_t kSecWorldLinkTypes = fourcc("WLTY");   // their user type names (as LTYP)
+inline constexpr uint32_t kSecWorldHeader = fourcc("WIHD");      // 64-byte world index header
+inline constexpr uint32_t kSecWorldTiles = fourcc("WTIL");       // 8 bytes per tile
+inline constexpr uint32_t kSecWorldPortals = fourcc("WPNT");     // 24 bytes per portal
 inline constexpr uint32_t kSecWorldPortalOffsets = fourcc("WPOF");     // u32 per portal + 1
 inline constexpr uint32_t kSecWorldPortalTargets = fourcc("WPDT");     // u32 portal per edge
 inline constexpr uint32_t kSecWorldPortalCosts = fourcc("WPCS");       // f32 per edge
@@ -647,6 +650,11 @@ struct SeamRecord {
     float cost = 0;
 };
 inline constexpr size_t kSeamRecordSize = 16;
+// WSLK (optional; present when a seam stands for a link between tiles): per WSEM record, in order,
+// kNoLink for a seam of the walkable surface, else (index of a WLNK record) << 1 | 1 when the seam
+// takes the link to -> from (a two-way link's way back). WLNK: those links' records (LINK's
+// 56-byte encoding; from_node and to_node are kNoLink: the ends lie in two tiles). WLTY: the
+// world's user link type names (LTYP's layout), when WLNK names a user type.
 void encodeSeam(const SeamRecord& seam, uint8_t out[kSeamRecordSize]);
 SeamRecord decodeSeam(const uint8_t* data);
 

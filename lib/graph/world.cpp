@@ -207,6 +207,25 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile, i
     for (size_t i = 0; i < tile.seams.size(); ++i)
         formats::encodeSeam(tile.seams[i], seams.data() + i * formats::kSeamRecordSize);
     writer.add(formats::kSecWorldSeams, std::move(seams));
+    if (!tile.seam_links.empty()) {
+        std::vector<uint8_t> records(tile.cross_links.size() * formats::kLinkRecordSize);
+        for (size_t i = 0; i < tile.cross_links.size(); ++i)
+            formats::encodeLinkRecord(tile.cross_links[i],
+                                      records.data() + i * formats::kLinkRecordSize);
+        std::vector<uint8_t> seam_links(tile.seam_links.size() * 4);
+        for (size_t i = 0; i < tile.seam_links.size(); ++i)
+            formats::storeLe32(seam_links.data() + 4 * i, tile.seam_links[i]);
+        writer.add(formats::kSecWorldSeamLinks, std::move(seam_links));
+        writer.add(formats::kSecWorldLinks, std::move(records));
+        const std::vector<std::string>& names = tile.graph.link_type_names;
+        if (!names.empty()) {
+            std::vector<uint8_t> bytes(names.size() * formats::kLinkTypeNameSize, 0);
+            for (size_t k = 0; k < names.size(); ++k)
+                std::copy(names[k].begin(), names[k].end(),
+                          bytes.begin() + ptrdiff_t(k * formats::kLinkTypeNameSize));
+            writer.add(formats::kSecWorldLinkTypes, std::move(bytes), formats::Codec::raw);
+        }
+    }
     return saveContainer(path, writer);
 }
 
@@ -446,15 +465,25 @@ Status attachWorldTileLinks(WorldTile& tile, const WorldLayout& layout, const Wo
             r.from_node = a;
             r.to_node = b;
             inside.push_back(r);
-        } else if (from_here) {
-            tile.seams.push_back({a, lane.to_column, lane.to_y, lane.record.cost});
-        } else if (lane.record.flags & formats::kLinkFlagBidirectional) {
-            tile.seams.push_back({b, lane.from_column, lane.from_y, lane.record.reverse_cost});
+        } else if (from_here || (lane.record.flags & formats::kLinkFlagBidirectional)) {
+            // A seam that is a link: its record (ends in two tiles: no node ids) and which way.
+            if (tile.seam_links.empty())
+                tile.seam_links.assign(tile.seams.size(), formats::kNoLink);
+            formats::LinkRecord r = lane.record;
+            r.from_node = r.to_node = formats::kNoLink;
+            tile.seam_links.push_back(uint32_t(tile.cross_links.size() << 1) |
+                                      (from_here ? 0u : 1u));
+            tile.cross_links.push_back(r);
+            if (from_here)
+                tile.seams.push_back({a, lane.to_column, lane.to_y, lane.record.cost});
+            else
+                tile.seams.push_back({b, lane.from_column, lane.from_y, lane.record.reverse_cost});
         }
     }
     tile.header.seam_count = uint32_t(tile.seams.size());
-    if (inside.empty()) return {};
+    // The world's user type names: LTYP with the tile's own links, WLTY with its link seams.
     tile.graph.link_type_names = links.type_names;
+    if (inside.empty()) return {};
     return addLinks(tile.graph, std::move(inside));
 }
 

@@ -73,6 +73,10 @@ struct WorldTile {
     Graph graph;
     formats::WorldTileHeader header;
     std::vector<formats::SeamRecord> seams;
+    // Seams that are links between tiles: per seam kNoLink or (record << 1 | reverse) (WSLK),
+    // and the records (WLNK). Empty when no seam is a link.
+    std::vector<uint32_t> seam_links;
+    std::vector<formats::LinkRecord> cross_links;
 };
 Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const WorldLayout& layout,
                                  uint32_t tx, uint32_t tz, Context& context);

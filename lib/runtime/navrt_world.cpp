@@ -8,6 +8,7 @@
 #include <queue>
 
 #include "formats/bytes.h"
+#include "formats/graph_sections.h"
 
 namespace navrt {
 namespace fmt = nav::formats;
@@ -24,6 +25,12 @@ struct Tile {
     fmt::WorldTileHeader header;
     std::vector<uint32_t> seam_offsets;  // per node + 1
     std::vector<fmt::SeamRecord> seams;  // by source node
+    // Per seam (as `seams`): kNoLink, or the link between tiles it takes (WSLK: record << 1 |
+    // reverse); empty when no seam is a link. The records (WLNK).
+    std::vector<uint32_t> seam_links;
+    std::vector<fmt::LinkRecord> cross_links;
+    const char* cross_type_names = nullptr;  // WLTY: kLinkTypeNameSize bytes per user type
+    uint64_t cross_type_count = 0;
     // The cheapest link edge or seam that costs less than the heuristic across it (a teleport):
     // while the tile is loaded the heuristic is capped by it, so it stays admissible (infinity:
     // none).
@@ -63,6 +70,7 @@ struct World::Impl {
     uint32_t loaded = 0;
     // Search results and scratch.
     std::vector<Vec3> path;
+    std::vector<WorldPathLink> path_links;
     float cost = 0;
     uint32_t expanded = 0;
     uint32_t search = 0;  // findPath's number (Tile::seen, closed)
@@ -267,13 +275,53 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
             !std::isfinite(seams[i].cost) || w.tileIndex(seams[i].column) == index)
             return badSection(fmt::kSecWorldSeams, "world: a seam edge is out of range");
     }
+    // Links between tiles (optional): which seams take one, and their records.
+    std::vector<uint32_t> seam_links;
+    if (const SectionView lv = tile->asset.find(fmt::kSecWorldSeamLinks); lv.data != nullptr) {
+        SectionView rv;
+        if (Error e = tile->asset.require(fmt::kSecWorldLinks, rv)) return e;
+        if (lv.size != size_t(h.seam_count) * 4 || rv.size % fmt::kLinkRecordSize != 0)
+            return badSection(fmt::kSecWorldSeamLinks,
+                              "world: section 'WSLK' does not hold 4 bytes per seam, or 'WLNK' "
+                              "not whole link records");
+        const size_t records = rv.size / fmt::kLinkRecordSize;
+        if (const SectionView tv = tile->asset.find(fmt::kSecWorldLinkTypes); tv.data != nullptr) {
+            if (Error e = fmt::validateLinkTypeNames(fmt::kSecWorldLinkTypes, tv.data, tv.size,
+                                                     tile->cross_type_count))
+                return e;
+            tile->cross_type_names = reinterpret_cast<const char*>(tv.data);
+        }
+        tile->cross_links.resize(records);
+        for (size_t i = 0; i < records; ++i) {
+            if (Error e = fmt::decodeLinkRecord(rv.data + i * fmt::kLinkRecordSize,
+                                                fmt::kLinkRecordSize, tile->cross_links[i]))
+                return e;
+            const fmt::LinkRecord& l = tile->cross_links[i];
+            if (fmt::isUserLinkType(l.type) &&
+                uint32_t(l.type) - fmt::kLinkTypeUserFirst >= tile->cross_type_count)
+                return badSection(fmt::kSecWorldLinks,
+                                  "world: a link between tiles names a user type 'WLTY' does not");
+        }
+        seam_links.resize(h.seam_count);
+        for (uint32_t i = 0; i < h.seam_count; ++i) {
+            seam_links[i] = fmt::loadLe32(lv.data + 4 * size_t(i));
+            if (seam_links[i] != fmt::kNoLink && (seam_links[i] >> 1) >= records)
+                return badSection(fmt::kSecWorldSeamLinks,
+                                  "world: a seam names a link 'WLNK' does not hold");
+        }
+    }
     // By source node (stable: the file's order within a node).
     tile->seam_offsets.assign(size_t(n) + 1, 0);
     for (const fmt::SeamRecord& s : seams) ++tile->seam_offsets[s.from + 1];
     for (uint32_t v = 0; v < n; ++v) tile->seam_offsets[v + 1] += tile->seam_offsets[v];
     tile->seams.resize(seams.size());
+    if (!seam_links.empty()) tile->seam_links.resize(seams.size());
     std::vector<uint32_t> at(tile->seam_offsets.begin(), tile->seam_offsets.end() - 1);
-    for (const fmt::SeamRecord& s : seams) tile->seams[at[s.from]++] = s;
+    for (size_t i = 0; i < seams.size(); ++i) {
+        const uint32_t slot = at[seams[i].from]++;
+        tile->seams[slot] = seams[i];
+        if (!seam_links.empty()) tile->seam_links[slot] = seam_links[i];
+    }
     // Shortcuts: link edges (and seams, which links between tiles are) cheaper than the octile
     // distance scaled by the tile's cheapest area; the plain edges never are.
     {
@@ -369,7 +417,8 @@ size_t World::memoryBytes() const {
     for (const auto& t : w.tiles) {
         if (!t) continue;
         bytes += sizeof(Tile) + t->seam_offsets.size() * 4 +
-                 t->seams.size() * sizeof(fmt::SeamRecord) +
+                 t->seams.size() * sizeof(fmt::SeamRecord) + t->seam_links.size() * 4 +
+                 t->cross_links.size() * sizeof(fmt::LinkRecord) +
                  t->g.size() * (sizeof(double) + sizeof(uint64_t) + 2 * sizeof(uint32_t));
         for (uint32_t i = 0; i < t->asset.sectionCount(); ++i) bytes += t->asset.section(i).size;
     }
@@ -428,6 +477,7 @@ Vec3 World::position(uint32_t tile_x, uint32_t tile_z, uint32_t node) const {
 PathStatus World::findPath(Vec3 from, Vec3 to) {
     Impl& w = *impl_;
     w.path.clear();
+    w.path_links.clear();
     w.cost = 0;
     w.expanded = 0;
     uint32_t sx, sz, sn, gx, gz, gn;
@@ -512,18 +562,83 @@ PathStatus World::findPath(Vec3 from, Vec3 to) {
     }
     if (!reached) return PathStatus::no_path;
     w.cost = float(tileOf(goal).g[gn]);
+    std::vector<uint64_t> steps;
     for (uint64_t k = goal;;) {
         Tile& t = tileOf(k);
         const float* p = t.graph.positions + 3 * size_t(uint32_t(k));
         w.path.push_back({p[0], p[1], p[2]});
+        steps.push_back(k);
         if (k == start) break;
         k = t.parent[uint32_t(k)];
     }
     std::reverse(w.path.begin(), w.path.end());
+    std::reverse(steps.begin(), steps.end());
+    // The links the path takes: per step, the edge or seam whose cost is the step's (the
+    // cheapest way between the two cells, as the search took it).
+    for (uint32_t i = 0; i + 1 < steps.size(); ++i) {
+        const uint32_t ti = uint32_t(steps[i] >> 32), u = uint32_t(steps[i]);
+        const uint32_t tj = uint32_t(steps[i + 1] >> 32), v = uint32_t(steps[i + 1]);
+        const Tile& t = *w.tiles[ti];
+        const double step = tileOf(steps[i + 1]).g[v] - t.g[u];
+        double best = HUGE_VAL;
+        WorldPathLink found;
+        bool link = false;
+        if (ti == tj) {
+            for (uint32_t e = t.graph.edge_offsets[u]; e < t.graph.edge_offsets[u + 1]; ++e) {
+                if (u + t.graph.edge_targets[e] != v) continue;
+                const double miss = std::fabs(double(t.graph.edge_costs[e]) - step);
+                if (miss >= best) continue;
+                best = miss;
+                const uint32_t l = t.graph.edgeLink(e);
+                link = l != fmt::kNoLink;
+                if (link) {
+                    found.link = t.graph.link(l);
+                    found.reverse = found.link.from_node != u;  // the edge to_node -> from_node
+                }
+            }
+        } else {
+            const Tile& o = *w.tiles[tj];
+            for (uint32_t s = t.seam_offsets[u]; s < t.seam_offsets[u + 1]; ++s) {
+                const fmt::SeamRecord& seam = t.seams[s];
+                if (w.tileIndex(seam.column) != tj || w.nodeAt(o, seam.column, seam.y) != v)
+                    continue;
+                const double miss = std::fabs(double(seam.cost) - step);
+                if (miss >= best) continue;
+                best = miss;
+                const uint32_t l = t.seam_links.empty() ? fmt::kNoLink : t.seam_links[s];
+                link = l != fmt::kNoLink;
+                if (link) {
+                    found.link = t.cross_links[l >> 1];
+                    found.reverse = (l & 1) != 0;
+                }
+            }
+        }
+        if (!link) continue;
+        found.segment = i;
+        found.tile_x = ti % w.header.tiles_x;
+        found.tile_z = ti / w.header.tiles_x;
+        w.path_links.push_back(found);
+    }
     return PathStatus::found;
 }
 
 const std::vector<Vec3>& World::path() const { return impl_->path; }
+const std::vector<WorldPathLink>& World::pathLinks() const { return impl_->path_links; }
+
+const char* World::linkTypeName(uint32_t tile_x, uint32_t tile_z, fmt::LinkType type,
+                                size_t& length) const {
+    length = 0;
+    if (!loaded(tile_x, tile_z)) return nullptr;
+    const Tile& t = *impl_->tiles[size_t(tile_z) * impl_->header.tiles_x + tile_x];
+    if (fmt::isUserLinkType(type) && t.cross_type_names != nullptr) {
+        const uint64_t k = uint32_t(type) - fmt::kLinkTypeUserFirst;
+        if (k >= t.cross_type_count) return nullptr;
+        const char* name = t.cross_type_names + k * fmt::kLinkTypeNameSize;
+        while (length < fmt::kLinkTypeNameSize && name[length] != 0) ++length;
+        return name;
+    }
+    return t.graph.linkTypeName(type, length);
+}
 float World::cost() const { return impl_->cost; }
 uint32_t World::expanded() const { return impl_->expanded; }
 

@@ -26,6 +26,16 @@
 
 namespace navrt {
 
+// A step of a world path that takes a link (a ladder, a door, a drop, a teleport...).
+struct WorldPathLink {
+    uint32_t segment = 0;             // path()[segment] -> path()[segment + 1]
+    uint32_t tile_x = 0, tile_z = 0;  // the tile the step starts in (whose asset holds the link)
+    // The link: id, user_data, type, flags, its two ends and costs. from_node / to_node are the
+    // tile's nodes for a link inside one tile, kNoLink for a link between tiles.
+    nav::formats::LinkRecord link;
+    bool reverse = false;  // taken to -> from (a two-way link's way back)
+};
+
 class World {
 public:
     World();
@@ -67,6 +77,13 @@ public:
     // not connect them; invalid_start / invalid_goal when a point is on no loaded tile's cell.
     PathStatus findPath(Vec3 from, Vec3 to);
     const std::vector<Vec3>& path() const;
+    // The steps of the last path that take links, in order (a user type's name: the tile's
+    // linkTypeName, as navrt::GraphView names it).
+    const std::vector<WorldPathLink>& pathLinks() const;
+    // The name of a link type as tile (tile_x, tile_z) names it ("drop", or a user type from its
+    // LTYP: `length` bytes, not terminated), or null (the tile is not loaded, or no such type).
+    const char* linkTypeName(uint32_t tile_x, uint32_t tile_z, nav::formats::LinkType type,
+                             size_t& length) const;
     float cost() const;
     uint32_t expanded() const;
 

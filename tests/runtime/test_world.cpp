@@ -644,13 +644,19 @@ TEST_SUITE("world") {
         zip.cost = 20;
         zip.reverse_cost = 30;
         links.push_back(zip);
+        // A shortcut inside tile (0, 1): a cheap ladder across its rooms.
+        geometry::LinkSpec ladder =
+            linkBetween(whole, 5, 3, 23, 17, 37, formats::LinkType::ladder, true);
+        ladder.cost = 2;
+        ladder.reverse_cost = 2;
+        links.push_back(ladder);
         Context context;
         graph::LinkResolveStats stats;
         REQUIRE(graph::attachLinks(whole, links, 1, stats, context).ok());
         REQUIRE(whole.links.size() >= 6);  // 3 point links, the wide one's lanes
         BakedWorld baked;
         bakeWorld(grid, 20.0, baked, links);
-        CHECK(test::countOf(baked.result, "links") == 4);
+        CHECK(test::countOf(baked.result, "links") == 5);
         CHECK(test::countOf(baked.result, "link_lanes") == whole.links.size());
         CHECK(test::countOf(baked.result, "link_lanes_crossing_tiles") >= 4);
         // Every node's edges and seams are the whole graph's, link edges included.
@@ -675,7 +681,7 @@ TEST_SUITE("world") {
         std::mt19937 random(21);
         std::vector<uint32_t> order;
         for (const auto& [tile, b] : bytes) order.push_back(tile);
-        int found = 0, no_path = 0, across = 0;
+        int found = 0, no_path = 0, across = 0, link_steps_inside = 0, link_steps_between = 0;
         auto left = [&](uint32_t n) { return whole.cells[n].column % 60 < 30; };
         for (int round = 0; round < 3; ++round) {
             std::shuffle(order.begin(), order.end(), random);
@@ -705,15 +711,32 @@ TEST_SUITE("world") {
                     CHECK(world.cost() == doctest::Approx(expected).epsilon(1e-5));
                     ++found;
                     across += left(s) != left(t);
+                    // Each link step starts at its link's start (its end, taken backwards) and
+                    // ends at the other end (cell centres: within a cell and a half).
+                    for (const navrt::WorldPathLink& pl : world.pathLinks()) {
+                        REQUIRE(pl.segment + 1 < world.path().size());
+                        const navrt::Vec3 a = world.path()[pl.segment];
+                        const navrt::Vec3 e = world.path()[pl.segment + 1];
+                        const float* start = pl.reverse ? pl.link.to : pl.link.from;
+                        const float* end = pl.reverse ? pl.link.from : pl.link.to;
+                        CHECK(std::hypot(a.x - start[0], a.z - start[2]) < 1.5f);
+                        CHECK(std::hypot(e.x - end[0], e.z - end[2]) < 1.5f);
+                        (pl.link.from_node == formats::kNoLink ? link_steps_between
+                                                               : link_steps_inside)++;
+                    }
                 }
             }
             for (uint32_t t : order) world.removeTile(t % 3, t / 3);
         }
         MESSAGE("links in a world: ", found, " found (", across, " between the halves), ", no_path,
                 " no path");
+        MESSAGE("link steps: ", link_steps_inside, " inside a tile, ", link_steps_between,
+                " between tiles");
         CHECK(found > 60);
         CHECK(across > 10);
         CHECK(no_path > 3);
+        CHECK(link_steps_inside > 0);
+        CHECK(link_steps_between > 0);
         // All loaded: the halves are one world component (the teleport joins them one way).
         for (const auto& [tile, b] : bytes) REQUIRE_FALSE(world.addTile(b.data(), b.size()));
         const float* from = links[0].from;
@@ -721,10 +744,94 @@ TEST_SUITE("world") {
         REQUIRE(world.findPath({from[0], from[1], from[2]}, {to[0], to[1], to[2]}) ==
                 navrt::PathStatus::found);
         CHECK(world.cost() == doctest::Approx(1.0));
-        // The way back is the zipline's (30) plus the walks to and from it.
+        REQUIRE(world.pathLinks().size() == 1);
+        CHECK(world.pathLinks()[0].link.id == 1);
+        CHECK(world.pathLinks()[0].link.type == formats::LinkType::teleport);
+        CHECK_FALSE(world.pathLinks()[0].reverse);
+        CHECK(world.pathLinks()[0].segment == 0);
+        // The way back is the zipline's (30, taken backwards) plus the walks to and from it.
         REQUIRE(world.findPath({to[0], to[1], to[2]}, {from[0], from[1], from[2]}) ==
                 navrt::PathStatus::found);
         CHECK(world.cost() > 30);
+        // (it may take the ladder on the way)
+        const auto zip_at =
+            std::find_if(world.pathLinks().begin(), world.pathLinks().end(),
+                         [](const navrt::WorldPathLink& l) { return l.link.id == 4; });
+        REQUIRE(zip_at != world.pathLinks().end());
+        const navrt::WorldPathLink zip_step = *zip_at;
+        CHECK(zip_step.reverse);
+        CHECK(zip_step.link.from_node == formats::kNoLink);
+        size_t name_length = 0;
+        const char* name =
+            world.linkTypeName(zip_step.tile_x, zip_step.tile_z, zip_step.link.type, name_length);
+        REQUIRE(name != nullptr);
+        CHECK(std::string(name, name_length) == "zipline");
+        // The same through the C API.
+        {
+            navrt_world* cw = nullptr;
+            REQUIRE(navrt_world_load(baked.index.string().c_str(), nullptr, &cw, nullptr) ==
+                    NAVRT_OK);
+            for (const graph::WorldTileFile& f : baked.files)
+                REQUIRE(navrt_world_add_tile(cw, f.path.string().c_str(), nullptr) == NAVRT_OK);
+            REQUIRE(navrt_world_find_path(cw, {to[0], to[1], to[2]}, {from[0], from[1], from[2]}) ==
+                    NAVRT_PATH_FOUND);
+            const uint32_t n = navrt_world_path_links(cw, nullptr, 0);
+            REQUIRE(n == world.pathLinks().size());
+            std::vector<navrt_world_path_link> steps(n);
+            CHECK(navrt_world_path_links(cw, steps.data(), n) == n);
+            bool zip = false;
+            for (uint32_t i = 0; i < n; ++i) {
+                CHECK(steps[i].segment == world.pathLinks()[i].segment);
+                CHECK(steps[i].link.id == world.pathLinks()[i].link.id);
+                if (steps[i].link.id != 4) continue;
+                zip = true;
+                CHECK(steps[i].reverse == 1);
+                CHECK(std::string(steps[i].link.type_name) == "zipline");
+                CHECK(steps[i].link.from_node == NAVRT_NONE);
+                CHECK(steps[i].link.cost == 20.0f);
+                CHECK(steps[i].link.reverse_cost == 30.0f);
+            }
+            CHECK(zip);
+            navrt_world_free(cw);
+        }
+        // Links between tiles that are wrong under valid checksums are refused.
+        {
+            const auto with_links = std::find_if(
+                baked.files.begin(), baked.files.end(), [](const graph::WorldTileFile& f) {
+                    auto c = loadContainer(f.path);
+                    return c.ok() && c->section(formats::kSecWorldLinkTypes).ok();
+                });
+            REQUIRE(with_links != baked.files.end());
+            auto refused = [&](uint32_t id, const std::function<void(std::vector<uint8_t>&)>& edit,
+                               const char* what) {
+                const std::vector<uint8_t> bytes = withSection(with_links->path, id, edit);
+                navrt::World w2;
+                REQUIRE_FALSE(w2.initFile(baked.index.string().c_str()));
+                const navrt::Error e = w2.addTile(bytes.data(), bytes.size());
+                CHECK_MESSAGE(e.code == navrt::ErrorCode::bad_section, what);
+            };
+            refused(
+                formats::kSecWorldSeamLinks,
+                [](std::vector<uint8_t>& b) {
+                    for (size_t i = 0; i + 4 <= b.size(); i += 4)
+                        if (formats::loadLe32(b.data() + i) != formats::kNoLink)
+                            formats::storeLe32(b.data() + i, 999u << 1);
+                },
+                "a seam naming a link WLNK does not hold");
+            refused(
+                formats::kSecWorldSeamLinks,
+                [](std::vector<uint8_t>& b) { b.resize(b.size() - 4); },
+                "WSLK shorter than the seams");
+            refused(
+                formats::kSecWorldLinks,
+                [](std::vector<uint8_t>& b) {
+                    formats::storeLe32(b.data() + 40, 0xBF800000u);  // cost -1
+                },
+                "a link record with a negative cost");
+            refused(
+                formats::kSecWorldLinkTypes, [](std::vector<uint8_t>& b) { b[0] = 'A'; },
+                "a user type name with a capital");
+        }
         // Planning crosses the teleport: the tiles of its two ends.
         std::vector<uint32_t> tiles;
         REQUIRE(world.planTiles({from[0], from[1], from[2]}, {to[0], to[1], to[2]}, tiles) ==

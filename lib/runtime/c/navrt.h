@@ -422,6 +422,18 @@ NAVRT_API navrt_path_status navrt_world_find_path(navrt_world* world, navrt_vec3
 NAVRT_API uint32_t navrt_world_path(const navrt_world* world, navrt_vec3* points,
                                     uint32_t capacity);
 NAVRT_API float navrt_world_path_cost(const navrt_world* world);
+/* A step of the last world path that takes a link. */
+typedef struct navrt_world_path_link {
+    uint32_t segment;        /* points[segment] -> points[segment + 1] of navrt_world_path */
+    uint32_t tile_x, tile_z; /* the tile the step starts in */
+    uint32_t reverse;        /* taken to -> from (a two-way link's way back) */
+    navrt_link
+        link; /* from_node / to_node: the tile's nodes, NAVRT_NONE for a link between tiles */
+} navrt_world_path_link;
+/* The steps of the last path that take links, in order: writes up to `capacity`, returns how
+ * many there are. */
+NAVRT_API uint32_t navrt_world_path_links(const navrt_world* world, navrt_world_path_link* links,
+                                          uint32_t capacity);
 NAVRT_API uint32_t navrt_world_expanded(const navrt_world* world);
 /* The tiles (tile_z * tiles_x + tile_x) a path from `from` to `to` crosses, in order: writes up to
  * `capacity` into `tiles` and their number into *count (more than `capacity`: call again with room

@@ -146,6 +146,26 @@ navrt_location locationOf(const navrt::Location& l) {
 
 navrt::Vec3 vec(navrt_vec3 v) { return {v.x, v.y, v.z}; }
 
+// A link record as the C API gives it, with its type's name (`length` bytes, may be null).
+navrt_link linkOf(const fmt::LinkRecord& l, const char* name, size_t length) {
+    navrt_link out{};
+    out.id = l.id;
+    out.user_data = l.user_data;
+    out.from_node = l.from_node;
+    out.to_node = l.to_node;
+    out.from = {l.from[0], l.from[1], l.from[2]};
+    out.to = {l.to[0], l.to[1], l.to[2]};
+    out.cost = l.cost;
+    out.reverse_cost = l.reverse_cost;
+    out.type = uint32_t(l.type);
+    out.bidirectional = (l.flags & fmt::kLinkFlagBidirectional) ? 1 : 0;
+    if (name != nullptr) {
+        if (length >= sizeof(out.type_name)) length = sizeof(out.type_name) - 1;
+        std::memcpy(out.type_name, name, length);
+    }
+    return out;
+}
+
 }  // namespace
 
 extern "C" {
@@ -205,22 +225,9 @@ navrt_status navrt_asset_link(const navrt_asset* asset, uint32_t index, navrt_li
     if (asset == nullptr || out == nullptr || index >= asset->view.link_count)
         return NAVRT_INVALID_ARGUMENT;
     const fmt::LinkRecord l = asset->view.link(index);
-    *out = navrt_link{};
-    out->id = l.id;
-    out->user_data = l.user_data;
-    out->from_node = l.from_node;
-    out->to_node = l.to_node;
-    out->from = {l.from[0], l.from[1], l.from[2]};
-    out->to = {l.to[0], l.to[1], l.to[2]};
-    out->cost = l.cost;
-    out->reverse_cost = l.reverse_cost;
-    out->type = uint32_t(l.type);
-    out->bidirectional = (l.flags & fmt::kLinkFlagBidirectional) ? 1 : 0;
     size_t length = 0;
-    if (const char* name = asset->view.linkTypeName(l.type, length)) {
-        if (length >= sizeof(out->type_name)) length = sizeof(out->type_name) - 1;
-        std::memcpy(out->type_name, name, length);
-    }
+    const char* name = asset->view.linkTypeName(l.type, length);
+    *out = linkOf(l, name, length);
     return NAVRT_OK;
 }
 
@@ -665,6 +672,21 @@ uint32_t navrt_world_path(const navrt_world* world, navrt_vec3* points, uint32_t
 
 float navrt_world_path_cost(const navrt_world* world) {
     return world != nullptr ? world->world.cost() : 0.0f;
+}
+
+uint32_t navrt_world_path_links(const navrt_world* world, navrt_world_path_link* links,
+                                uint32_t capacity) {
+    if (world == nullptr) return 0;
+    const std::vector<navrt::WorldPathLink>& steps = world->world.pathLinks();
+    if (links != nullptr)
+        for (uint32_t i = 0; i < steps.size() && i < capacity; ++i) {
+            const navrt::WorldPathLink& s = steps[i];
+            size_t length = 0;
+            const char* name = world->world.linkTypeName(s.tile_x, s.tile_z, s.link.type, length);
+            links[i] = {s.segment, s.tile_x, s.tile_z, s.reverse ? 1u : 0u,
+                        linkOf(s.link, name, length)};
+        }
+    return uint32_t(steps.size());
 }
 
 uint32_t navrt_world_expanded(const navrt_world* world) {
