@@ -73,6 +73,21 @@ inline graph::Graph tileGraphOfText(const std::string& text, const std::string& 
     return tileGraphOf(*map, name);
 }
 
+// A link spec between two node positions of `g`.
+inline geometry::LinkSpec specBetween(const graph::Graph& g, uint32_t a, uint32_t b,
+                                      formats::LinkType type, bool both, uint32_t id) {
+    geometry::LinkSpec l;
+    l.name = "link " + std::to_string(id);
+    l.id = id;
+    l.type = type;
+    l.bidirectional = both;
+    for (int k = 0; k < 3; ++k) {
+        l.from[k] = g.positions[3 * size_t(a) + k];
+        l.to[k] = g.positions[3 * size_t(b) + k];
+    }
+    return l;
+}
+
 // The tile graph of a MovingAI .map file (source name: its file name).
 inline graph::Graph tileGraphOfFile(const std::filesystem::path& path) {
     auto map = importer::loadMovingAiMap(path);

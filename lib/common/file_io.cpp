@@ -12,13 +12,24 @@
 
 namespace nav {
 
-Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path) {
+namespace {
+// A file opened for reading, or the error a reader gives (a directory, or cannot open).
+Result<std::ifstream> openInput(const std::filesystem::path& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         return makeError(ErrorKind::io, "{}: is a directory, expected a file", path.string());
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return makeError(ErrorKind::io, "{}: cannot open: {}", path.string(), std::strerror(errno));
+    return in;
+}
+}  // namespace
+
+Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path) {
+    auto opened = openInput(path);
+    if (!opened) return opened.error();
+    std::ifstream& in = *opened;
+    std::error_code ec;
     // Read in chunks rather than by the size from seeking, so pipes and /dev/fd work too.
     std::vector<uint8_t> bytes;
     const size_t hint = std::filesystem::is_regular_file(path, ec)
@@ -33,12 +44,9 @@ Result<std::vector<uint8_t>> readFile(const std::filesystem::path& path) {
 }
 
 Result<uint64_t> hashFile(const std::filesystem::path& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        return makeError(ErrorKind::io, "{}: is a directory, expected a file", path.string());
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return makeError(ErrorKind::io, "{}: cannot open: {}", path.string(), std::strerror(errno));
+    auto opened = openInput(path);
+    if (!opened) return opened.error();
+    std::ifstream& in = *opened;
     formats::XxHash64 state(0);
     std::vector<char> chunk(size_t(1) << 20);
     while (in.read(chunk.data(), std::streamsize(chunk.size())) || in.gcount() > 0)

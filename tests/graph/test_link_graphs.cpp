@@ -51,21 +51,6 @@ uint32_t checkLinkSegments(const navrt::GraphView& view, const std::vector<navrt
     return segments;
 }
 
-// A link spec between two node positions of `g`.
-geometry::LinkSpec specBetween(const graph::Graph& g, uint32_t a, uint32_t b,
-                               formats::LinkType type, bool both, uint32_t id) {
-    geometry::LinkSpec l;
-    l.name = "link " + std::to_string(id);
-    l.id = id;
-    l.type = type;
-    l.bidirectional = both;
-    for (int k = 0; k < 3; ++k) {
-        l.from[k] = g.positions[3 * size_t(a) + k];
-        l.to[k] = g.positions[3 * size_t(b) + k];
-    }
-    return l;
-}
-
 void attach(graph::Graph& g, const std::vector<geometry::LinkSpec>& links) {
     Context context;
     graph::LinkResolveStats stats;
@@ -87,11 +72,11 @@ TEST_SUITE("links") {
             std::vector<geometry::LinkSpec> specs;
             uint32_t id = 1;
             for (int k = 0; k < teleports; ++k)
-                specs.push_back(specBetween(g, uint32_t(random() % n), uint32_t(random() % n),
-                                            formats::LinkType::teleport, k % 2 == 0, id++));
+                specs.push_back(test::specBetween(g, uint32_t(random() % n), uint32_t(random() % n),
+                                                  formats::LinkType::teleport, k % 2 == 0, id++));
             for (int k = 0; k < 10; ++k)
-                specs.push_back(specBetween(g, uint32_t(random() % n), uint32_t(random() % n),
-                                            formats::LinkType::jump, false, id++));
+                specs.push_back(test::specBetween(g, uint32_t(random() % n), uint32_t(random() % n),
+                                                  formats::LinkType::jump, false, id++));
             specs.erase(std::remove_if(specs.begin(), specs.end(),
                                        [](const geometry::LinkSpec& l) {
                                            return l.from[0] == l.to[0] && l.from[2] == l.to[2];
@@ -179,8 +164,8 @@ TEST_SUITE("links") {
                                            formats::LinkType::jump,     formats::LinkType::jump,
                                            formats::LinkType::jump,     formats::LinkType::climb};
         for (uint32_t k = 0; k < 6; ++k)
-            specs.push_back(specBetween(tile, uint32_t(random() % n), uint32_t(random() % n),
-                                        types[k], k == 5, k + 1));
+            specs.push_back(test::specBetween(tile, uint32_t(random() % n), uint32_t(random() % n),
+                                              types[k], k == 5, k + 1));
         attach(*pov, specs);
         CHECK(pov->links.size() == 6);
         // The oracle's links: the resolved ends (cell centres) and costs.

@@ -154,6 +154,16 @@ void checkTilesEqualWhole(const graph::Graph& whole, const BakedWorld& world) {
     CHECK(nodes == whole.nodeCount());
 }
 
+// Per node of `whole` (a 60 x 60 world in tiles of 20): whether its tile is loaded.
+std::vector<uint8_t> loadedNodes(const graph::Graph& whole, const navrt::World& world) {
+    std::vector<uint8_t> allowed(whole.nodeCount(), 0);
+    for (uint32_t n = 0; n < whole.nodeCount(); ++n) {
+        const uint32_t x = whole.cells[n].column % 60, z = whole.cells[n].column / 60;
+        allowed[n] = world.loaded(x / 20, z / 20);
+    }
+    return allowed;
+}
+
 // Loads every tile file's bytes, by tile index.
 std::map<uint32_t, std::vector<uint8_t>> tileBytes(const BakedWorld& world, uint32_t tiles_x) {
     std::map<uint32_t, std::vector<uint8_t>> out;
@@ -227,11 +237,7 @@ TEST_SUITE("world") {
                     const uint32_t t = order[random() % order.size()];
                     world.removeTile(t % 3, t / 3);
                 }
-                std::vector<uint8_t> allowed(whole.nodeCount(), 0);
-                for (uint32_t n = 0; n < whole.nodeCount(); ++n) {
-                    const uint32_t x = whole.cells[n].column % 60, z = whole.cells[n].column / 60;
-                    allowed[n] = world.loaded(x / 20, z / 20);
-                }
+                const std::vector<uint8_t> allowed = loadedNodes(whole, world);
                 for (int q = 0; q < 12; ++q) {
                     const uint32_t s = uint32_t(random() % whole.nodeCount());
                     const uint32_t t = uint32_t(random() % whole.nodeCount());
@@ -605,17 +611,7 @@ geometry::LinkSpec linkBetween(const graph::Graph& whole, uint32_t id, float x0,
         }
         return best;
     };
-    const uint32_t a = nearest(x0, z0), b = nearest(x1, z1);
-    geometry::LinkSpec l;
-    l.name = "link " + std::to_string(id);
-    l.id = id;
-    l.type = type;
-    l.bidirectional = two_way;
-    for (int k = 0; k < 3; ++k) {
-        l.from[k] = whole.positions[3 * size_t(a) + k];
-        l.to[k] = whole.positions[3 * size_t(b) + k];
-    }
-    return l;
+    return test::specBetween(whole, nearest(x0, z0), nearest(x1, z1), type, two_way, id);
 }
 
 }  // namespace
@@ -688,11 +684,7 @@ TEST_SUITE("world") {
             for (size_t step = 0; step < order.size(); ++step) {
                 const auto& b = bytes.at(order[step]);
                 REQUIRE_FALSE(world.addTile(b.data(), b.size()));
-                std::vector<uint8_t> allowed(whole.nodeCount(), 0);
-                for (uint32_t n = 0; n < whole.nodeCount(); ++n) {
-                    const uint32_t x = whole.cells[n].column % 60, z = whole.cells[n].column / 60;
-                    allowed[n] = world.loaded(x / 20, z / 20);
-                }
+                const std::vector<uint8_t> allowed = loadedNodes(whole, world);
                 for (int q = 0; q < 12; ++q) {
                     const uint32_t s = uint32_t(random() % whole.nodeCount());
                     const uint32_t t = uint32_t(random() % whole.nodeCount());
