@@ -382,46 +382,65 @@ Result<WorldLinks> resolveWorldLinks(const std::filesystem::path& voxels, const 
     wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
     // Each tile holding wanted columns built once (in tile order: rows are read forward), its
     // nodes in those columns kept with their world cells and positions.
-    std::map<uint32_t, std::vector<uint32_t>> by_tile;
-    for (uint32_t c : wanted) by_tile[tileOfColumn(layout, c)].push_back(c);
-    std::map<uint32_t, std::pair<std::vector<formats::NodeCell>, std::vector<float>>> found;
-    uint32_t band_row = kNoNode;
-    voxel::GridRows rows;
-    for (const auto& [tile, columns] : by_tile) {
-        const uint32_t tx = tile % layout.tiles_x, tz = tile / layout.tiles_x;
-        if (tz != band_row) {
-            const uint32_t z0 = tz * layout.tile_cells;
-            auto band = (*reader)->rows(z0 > 0 ? z0 - 1 : 0,
-                                        std::min(layout.size_z, z0 + layout.tile_cells + 1));
-            if (!band) return band.error();
-            rows = *band;
-            band_row = tz;
-        }
-        Context quiet;
-        auto built = buildWorldTile(world, rows, layout, tx, tz, quiet);
-        if (!built) return built.error();
-        const Graph& t = built->graph;
-        sparse.header.min_cost_multiplier = t.header.min_cost_multiplier;
-        for (uint32_t column : columns) {
-            const uint32_t x = column % layout.size_x, z = column / layout.size_x;
-            const uint32_t local =
-                (z - built->header.z0) * t.header.size_x + (x - built->header.x0);
-            auto& [cells, positions] = found[column];
-            for (uint32_t n = t.column_nodes[local]; n < t.column_nodes[local + 1]; ++n) {
-                formats::NodeCell cell = t.cells[n];
-                cell.column = column;
-                cells.push_back(cell);
-                positions.insert(positions.end(), &t.positions[3 * size_t(n)],
-                                 &t.positions[3 * size_t(n)] + 3);
-            }
-        }
+    // By row of tiles, then by tile: the tiles of one row are built in parallel.
+    std::map<uint32_t, std::map<uint32_t, std::vector<uint32_t>>> by_row;
+    for (uint32_t c : wanted) {
+        const uint32_t tile = tileOfColumn(layout, c);
+        by_row[tile / layout.tiles_x][tile % layout.tiles_x].push_back(c);
     }
+    struct ColumnNodes {
+        std::vector<formats::NodeCell> cells;
+        std::vector<float> positions;
+    };
+    std::map<uint32_t, ColumnNodes> found;
+    std::mutex found_mutex;
+    float min_cost = sparse.header.min_cost_multiplier;
+    uint64_t progress = 0, link_tiles = 0;
+    for (const auto& [tz, row] : by_row) link_tiles += row.size();
+    for (const auto& [tz, row] : by_row) {
+        const uint32_t z0 = tz * layout.tile_cells;
+        auto band = (*reader)->rows(z0 > 0 ? z0 - 1 : 0,
+                                    std::min(layout.size_z, z0 + layout.tile_cells + 1));
+        if (!band) return band.error();
+        const voxel::GridRows rows = *band;
+        const std::vector<std::pair<uint32_t, std::vector<uint32_t>>> tiles(row.begin(), row.end());
+        const uint32_t row_z = tz;
+        const Status built_row = runParallel(
+            "world links", tiles.size(), resolveThreads(threads), context, progress, link_tiles,
+            [&](size_t i) {
+                const auto& [tx, columns] = tiles[i];
+                Context quiet;
+                auto built = buildWorldTile(world, rows, layout, tx, row_z, quiet);
+                if (!built) throw std::runtime_error(built.error().message);
+                const Graph& t = built->graph;
+                std::map<uint32_t, ColumnNodes> mine;
+                for (uint32_t column : columns) {
+                    const uint32_t x = column % layout.size_x, z = column / layout.size_x;
+                    const uint32_t local =
+                        (z - built->header.z0) * t.header.size_x + (x - built->header.x0);
+                    ColumnNodes& nodes = mine[column];
+                    for (uint32_t n = t.column_nodes[local]; n < t.column_nodes[local + 1]; ++n) {
+                        formats::NodeCell cell = t.cells[n];
+                        cell.column = column;
+                        nodes.cells.push_back(cell);
+                        nodes.positions.insert(nodes.positions.end(), &t.positions[3 * size_t(n)],
+                                               &t.positions[3 * size_t(n)] + 3);
+                    }
+                }
+                std::lock_guard lock(found_mutex);
+                min_cost = t.header.min_cost_multiplier;  // the same in every tile (area costs)
+                found.merge(mine);
+            });
+        if (!built_row) return built_row.error();
+    }
+    sparse.header.min_cost_multiplier = min_cost;
     SparseColumns index;
     for (const auto& [column, nodes] : found) {
         index.columns.push_back(column);
         index.first.push_back(uint32_t(sparse.cells.size()));
-        sparse.cells.insert(sparse.cells.end(), nodes.first.begin(), nodes.first.end());
-        sparse.positions.insert(sparse.positions.end(), nodes.second.begin(), nodes.second.end());
+        sparse.cells.insert(sparse.cells.end(), nodes.cells.begin(), nodes.cells.end());
+        sparse.positions.insert(sparse.positions.end(), nodes.positions.begin(),
+                                nodes.positions.end());
     }
     index.first.push_back(uint32_t(sparse.cells.size()));
     sparse.header.node_count = uint32_t(sparse.cells.size());
