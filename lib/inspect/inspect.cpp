@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "formats/bytes.h"
 #include "formats/layouts.h"
 #include "lib/cluster/cluster.h"
 #include "lib/common/file_io.h"
@@ -493,6 +494,17 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                             {"first_column", fmt::format("{} {}", h.x0, h.z0)},
                             {"seams", h.seam_count},
                             {"world_fingerprint", fmt::format("{:016x}", h.world_fingerprint)}};
+                    // Seams that are links between tiles (WSLK), and their records (WLNK).
+                    if (auto seam_links = loaded->section(formats::kSecWorldSeamLinks)) {
+                        uint64_t link_seams = 0;
+                        for (size_t i = 0; i + 4 <= seam_links->size(); i += 4)
+                            link_seams +=
+                                formats::loadLe32(seam_links->data() + i) != formats::kNoLink;
+                        r["stats"]["world_tile"]["link_seams"] = link_seams;
+                        if (auto records = loaded->section(formats::kSecWorldLinks))
+                            r["stats"]["world_tile"]["links_between_tiles"] =
+                                records->size() / formats::kLinkRecordSize;
+                    }
                 }
             } else {
                 errors.push_back(g.error().message);

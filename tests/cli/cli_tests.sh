@@ -1151,6 +1151,11 @@ world_links)
     records=$((records + ${n:-0}))
   done
   [ "$records" -ge 1 ] || fail "no tile holds a link record"
+  seam_tiles=0
+  for tile in "$work/world"/human.tile.*_*.nav; do
+    "$navbake" inspect "$tile" | grep -Eq "link_seams: [1-9]" && seam_tiles=$((seam_tiles + 1))
+  done
+  [ "$seam_tiles" -ge 1 ] || fail "no tile has a seam that is a link (inspect link_seams)"
   expect 0 "up to date" "$navbake" build "$work/w.json" --check
   # A link moved: only the tiles of its ends are rebuilt.
   sed 's/"to": \[13, 0, 22\]/"to": [13, 0, 21]/' "$work/w.json" >"$work/w2.json"
