@@ -40,12 +40,20 @@ struct Nearest {
 // A coordinate for messages: rounded to the millimetre (no 8.940697e-08 for a floor at 0).
 double mm(float v) { return std::round(double(v) * 1000.0) / 1000.0 + 0.0; }
 
+// `known` [m]: how far around the point the graph holds every cell (infinity: the whole graph; a
+// world's sparse graph holds only the cells around the links' ends), so a nearer cell is named
+// only when it is known to be the nearest.
 std::string describeMiss(const LinkSpec& l, const char* end, const float p[3], float vertical,
-                         float snap, const Nearest& nearest) {
+                         float snap, const Nearest& nearest, double known) {
     std::string where =
         snap > 0 ? fmt::format("no walkable surface within {} m horizontally and {} m vertically",
                                snap, vertical)
                  : fmt::format("no walkable cell under it within {} m", vertical);
+    if (std::isfinite(known) && !(nearest.distance <= known))
+        return fmt::format(
+            "{}: its {} ({}, {}, {}) is not on the walkable surface ({}); no walkable cell lies "
+            "within {:.1f} m of it",
+            l.name, end, mm(p[0]), mm(p[1]), mm(p[2]), where, known);
     if (!std::isfinite(nearest.distance))
         return fmt::format(
             "{}: its {} ({}, {}, {}) is not on the walkable surface ({}); the graph "
@@ -401,6 +409,11 @@ Result<std::vector<formats::LinkRecord>> resolveLinksOn(const Graph& g, const Sp
         const float snap = l.snap == geometry::kSnapAuto
                                ? g.header.agent_radius + 2.0f * g.header.cell_size
                                : l.snap;
+        // A sparse graph holds every cell within the snap distance and two cells of each lane
+        // end (resolveWorldLinks): the nearest cell is known within one cell less.
+        const double known = sparse != nullptr
+                                 ? std::max(0.0, double(snap)) + double(g.header.cell_size)
+                                 : std::numeric_limits<double>::infinity();
         size_t made = 0;
         const size_t first = out.size();
         std::string miss;  // why the link cannot be used (no lane made)
@@ -416,10 +429,10 @@ Result<std::vector<formats::LinkRecord>> resolveLinksOn(const Graph& g, const Sp
                     break;
                 if (from.node == kNoNode)
                     miss = describeMiss(l, "start", from_point.data(), vertical, snap,
-                                        finder.nearest(from_point.data()));
+                                        finder.nearest(from_point.data()), known);
                 else if (to.node == kNoNode)
                     miss = describeMiss(l, "end", to_point.data(), vertical, snap,
-                                        finder.nearest(to_point.data()));
+                                        finder.nearest(to_point.data()), known);
                 else
                     miss = fmt::format(
                         "{}: both ends are on the same {} ({}); a link joins two", l.name,

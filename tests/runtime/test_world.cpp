@@ -847,6 +847,26 @@ TEST_SUITE("world") {
         CHECK(w1.cost() == doctest::Approx(2.0));
         CHECK(w1.findPath({to[0], to[1], to[2]}, {from[0], from[1], from[2]}) ==
               navrt::PathStatus::no_path);
+        // A link whose end lies off the world: the bake fails naming the link and the end.
+        {
+            geometry::LinkSpec off = links[0];
+            off.name = "link off the world";
+            off.id = 9;
+            off.to[0] = -50;
+            graph::WorldStage::Params p;
+            p.tile_size = 20;
+            p.links = {off};
+            Context quiet;
+            auto r = graph::WorldStage::run({one_way.dir / "w.vox"}, p, one_way.dir / "off.world",
+                                            quiet);
+            REQUIRE_FALSE(r.ok());
+            CHECK_MESSAGE(
+                r.error().message.find("link off the world: its end (-50, 0") != std::string::npos,
+                r.error().message);
+            CHECK_MESSAGE(r.error().message.find("no walkable cell lies within 1.0 m of it") !=
+                              std::string::npos,
+                          r.error().message);
+        }
     }
 }
 
