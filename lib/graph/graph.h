@@ -183,6 +183,10 @@ inline constexpr Choice<GraphKind> kGraphKinds[] = {{"tile", GraphKind::tile},
                                                     {"volume", GraphKind::volume},
                                                     {"dirichlet", GraphKind::dirichlet}};
 
+// Walkable islands, given each component's node count: counts `components` (those with nodes),
+// and warns when there is more than one (the graph stage; the world stage over world components).
+void reportIslands(const std::vector<uint64_t>& sizes, StageResult& result);
+
 struct GraphStage {
     static constexpr std::string_view kName = "graph";
     struct Params {

@@ -15,6 +15,22 @@
 #include "lib/voxel/voxel_grid.h"
 
 namespace nav::graph {
+
+void reportIslands(const std::vector<uint64_t>& sizes, StageResult& result) {
+    uint64_t components = 0, largest = 0, total = 0;
+    for (uint64_t n : sizes) {
+        if (n == 0) continue;
+        ++components;
+        largest = std::max(largest, n);
+        total += n;
+    }
+    result.count("components", components);
+    if (components <= 1) return;
+    result.warnings.push_back(
+        fmt::format("{} walkable islands ({} nodes) are unreachable from the "
+                    "largest component ({} nodes)",
+                    components - 1, total - largest, largest));
+}
 namespace {
 
 // Walkable islands: a warning when more than one component holds nodes.
@@ -22,17 +38,9 @@ void islandWarning(const Graph& g, StageResult& result) {
     std::map<uint32_t, uint64_t> sizes;
     for (uint32_t c : g.components)
         if (c != kNoNode) ++sizes[c];
-    result.count("components", sizes.size());
-    if (sizes.size() <= 1) return;
-    uint64_t largest = 0, total = 0;
-    for (const auto& [c, n] : sizes) {
-        largest = std::max(largest, n);
-        total += n;
-    }
-    result.warnings.push_back(
-        fmt::format("{} walkable islands ({} nodes) are unreachable from the "
-                    "largest component ({} nodes)",
-                    sizes.size() - 1, total - largest, largest));
+    std::vector<uint64_t> counts;
+    for (const auto& [c, n] : sizes) counts.push_back(n);
+    reportIslands(counts, result);
 }
 
 std::string summary(const Graph& graph, GraphKind kind, double ms,

@@ -306,6 +306,7 @@ struct TileSummary {
     // World components: the tile's component count, and per seam its source's component and the
     // cell it reaches; per seam source its cell and component (what other tiles' seams reach).
     uint32_t components = 0;
+    std::vector<uint64_t> component_sizes;  // nodes per local component
     struct SeamEnd {
         uint32_t column;
         int32_t y;
@@ -610,6 +611,9 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
         summary.nodes = uint32_t(graph.nodeCount());
         summary.seams = uint32_t(seams.size());
         summary.components = graph.header.component_count;
+        summary.component_sizes.assign(summary.components, 0);
+        for (uint32_t comp : graph.components)
+            if (comp < summary.components) ++summary.component_sizes[comp];
         {
             std::vector<uint8_t> listed(graph.nodeCount(), 0);
             for (const formats::SeamRecord& s : seams) {
@@ -758,6 +762,16 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
             world_component[c] = number[r];
         }
     }
+    // Walkable islands over the world components (the graph stage's warning for one graph).
+    std::vector<uint64_t> island_sizes;
+    for (uint32_t i = 0; i < tile_count; ++i) {
+        if (!tiles[i].present) continue;
+        for (uint32_t local = 0; local < tiles[i].components; ++local) {
+            const uint32_t w = world_component[component_base[i] + local];
+            if (w >= island_sizes.size()) island_sizes.resize(size_t(w) + 1, 0);
+            island_sizes[w] += tiles[i].component_sizes[local];
+        }
+    }
     // Pass 2: the portal cells of each tile: both ends of every representative crossing.
     std::map<PortalCell, uint32_t> portal_ids;
     for (const TileSummary& t : tiles)
@@ -890,6 +904,7 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
     result.count("seams", seams);
     result.count("portals", h.portal_count);
     result.count("portal_edges", h.portal_edge_count);
+    reportIslands(island_sizes, result);
     if (!specs.empty()) {
         std::set<uint32_t> ids;
         for (const WorldLinks::Lane& lane : links.lanes) ids.insert(lane.record.id);

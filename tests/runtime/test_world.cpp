@@ -655,6 +655,9 @@ TEST_SUITE("world") {
         CHECK(test::countOf(baked.result, "links") == 5);
         CHECK(test::countOf(baked.result, "link_lanes") == whole.links.size());
         CHECK(test::countOf(baked.result, "link_lanes_crossing_tiles") >= 4);
+        // Walkable islands over the world components: the whole graph's components with links.
+        CHECK(test::countOf(baked.result, "components") == whole.header.component_count);
+        CHECK((baked.result.warnings.size() == 1) == (whole.header.component_count > 1));
         // Every node's edges and seams are the whole graph's, link edges included.
         checkTilesEqualWhole(whole, baked);
         // The door lies inside tile (1, 1): its lanes are that tile's own link records.
@@ -924,5 +927,6 @@ TEST_SUITE("world") {
         CHECK(test::countOf(baked.result, "link_lanes") == g->links.size());
         CHECK(test::countOf(baked.result, "link_lanes_crossing_tiles") > 0);
         checkTilesEqualWhole(*g, baked);
+        CHECK(test::countOf(baked.result, "components") == g->header.component_count);
     }
 }
