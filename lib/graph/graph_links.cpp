@@ -305,7 +305,8 @@ float floorDistance(const Graph& g, const End& a, const End& b) {
 
 constexpr size_t kNavmeshLaneStep = 2;
 
-// The lane points of a link: itself, or one per cell across its width.
+}  // namespace
+
 std::vector<std::pair<std::array<float, 3>, std::array<float, 3>>> lanesOf(const LinkSpec& l,
                                                                            float cell_size) {
     std::vector<std::pair<std::array<float, 3>, std::array<float, 3>>> lanes;
@@ -326,8 +327,6 @@ std::vector<std::pair<std::array<float, 3>, std::array<float, 3>>> lanesOf(const
     }
     return lanes;
 }
-
-}  // namespace
 
 float linkDefaultCost(const LinkSpec& link, const float from[3], const float to[3],
                       float floor_cost) {

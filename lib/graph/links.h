@@ -145,6 +145,11 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(
     const Graph& graph, const std::vector<LinkSpec>& links, std::vector<std::string>& type_names,
     LinkResolveStats& stats, float vertical = 1.0f, int threads = 1, Context* context = nullptr);
 
+// The lanes of a link (from and to points): the link itself, or one per cell across its width
+// (cells of `cell_size` metres, centred on the link's line).
+std::vector<std::pair<std::array<float, 3>, std::array<float, 3>>> lanesOf(const LinkSpec& link,
+                                                                           float cell_size);
+
 // A tile graph that holds only some columns of its frame (world tiles resolve their links on the
 // columns around the links' ends, not on the whole world's graph): `columns` ascending, the nodes
 // of columns[i] are first[i] .. first[i + 1] - 1 (first has one entry more). The graph's header is

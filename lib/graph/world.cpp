@@ -375,9 +375,11 @@ Result<WorldLinks> resolveWorldLinks(const std::filesystem::path& voxels, const 
         const float snap = l.snap == geometry::kSnapAuto
                                ? sparse.header.agent_radius + 2.0f * world.cell_size
                                : l.snap;
-        const double radius = 0.5 * std::max(0.0, double(l.width)) + std::max(0.0, double(snap));
-        columnsAround(world, l.from, radius, wanted);
-        columnsAround(world, l.to, radius, wanted);
+        const double radius = std::max(0.0, double(snap));
+        for (const auto& [from, to] : lanesOf(l, world.cell_size)) {
+            columnsAround(world, from.data(), radius, wanted);
+            columnsAround(world, to.data(), radius, wanted);
+        }
     }
     std::sort(wanted.begin(), wanted.end());
     wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
@@ -389,11 +391,13 @@ Result<WorldLinks> resolveWorldLinks(const std::filesystem::path& voxels, const 
         const uint32_t tile = tileOfColumn(layout, c);
         by_row[tile / layout.tiles_x][tile % layout.tiles_x].push_back(c);
     }
-    struct ColumnNodes {
-        std::vector<formats::NodeCell> cells;
-        std::vector<float> positions;
+    // The nodes found, each with its world column (a column's nodes come from one tile, in
+    // order: sorted stably by column below, the same at any thread count).
+    struct FoundNode {
+        formats::NodeCell cell;
+        float position[3];
     };
-    std::map<uint32_t, ColumnNodes> found;
+    std::vector<FoundNode> found;
     std::mutex found_mutex;
     float min_cost = sparse.header.min_cost_multiplier;
     uint64_t progress = 0, link_tiles = 0;
@@ -414,35 +418,41 @@ Result<WorldLinks> resolveWorldLinks(const std::filesystem::path& voxels, const 
                 auto built = buildWorldTile(world, rows, layout, tx, row_z, quiet);
                 if (!built) throw std::runtime_error(built.error().message);
                 const Graph& t = built->graph;
-                std::map<uint32_t, ColumnNodes> mine;
+                std::vector<FoundNode> mine;
                 for (uint32_t column : columns) {
                     const uint32_t x = column % layout.size_x, z = column / layout.size_x;
                     const uint32_t local =
                         (z - built->header.z0) * t.header.size_x + (x - built->header.x0);
-                    ColumnNodes& nodes = mine[column];
                     for (uint32_t n = t.column_nodes[local]; n < t.column_nodes[local + 1]; ++n) {
-                        formats::NodeCell cell = t.cells[n];
-                        cell.column = column;
-                        nodes.cells.push_back(cell);
-                        nodes.positions.insert(nodes.positions.end(), &t.positions[3 * size_t(n)],
-                                               &t.positions[3 * size_t(n)] + 3);
+                        FoundNode f{t.cells[n], {}};
+                        f.cell.column = column;
+                        std::copy(&t.positions[3 * size_t(n)], &t.positions[3 * size_t(n)] + 3,
+                                  f.position);
+                        mine.push_back(f);
                     }
                 }
                 std::lock_guard lock(found_mutex);
                 min_cost = t.header.min_cost_multiplier;  // the same in every tile (area costs)
-                found.merge(mine);
+                found.insert(found.end(), mine.begin(), mine.end());
             });
         if (!built_row) return built_row.error();
     }
     sparse.header.min_cost_multiplier = min_cost;
+    std::stable_sort(found.begin(), found.end(), [](const FoundNode& a, const FoundNode& b) {
+        return a.cell.column < b.cell.column;
+    });
     SparseColumns index;
-    for (const auto& [column, nodes] : found) {
-        index.columns.push_back(column);
-        index.first.push_back(uint32_t(sparse.cells.size()));
-        sparse.cells.insert(sparse.cells.end(), nodes.cells.begin(), nodes.cells.end());
-        sparse.positions.insert(sparse.positions.end(), nodes.positions.begin(),
-                                nodes.positions.end());
+    sparse.cells.reserve(found.size());
+    sparse.positions.reserve(3 * found.size());
+    for (const FoundNode& f : found) {
+        if (index.columns.empty() || index.columns.back() != f.cell.column) {
+            index.columns.push_back(f.cell.column);
+            index.first.push_back(uint32_t(sparse.cells.size()));
+        }
+        sparse.cells.push_back(f.cell);
+        sparse.positions.insert(sparse.positions.end(), f.position, f.position + 3);
     }
+    std::vector<FoundNode>().swap(found);
     index.first.push_back(uint32_t(sparse.cells.size()));
     sparse.header.node_count = uint32_t(sparse.cells.size());
     auto records =
