@@ -161,6 +161,9 @@ Symmetry edgeSymmetry(const Graph& graph);
 
 Status saveGraph(const std::filesystem::path& path, const Graph& graph,
                  uint32_t kind = formats::kKindGraph);
+// User link type names as LTYP stores them (and a world tile's WLTY): 32 zero-padded bytes each.
+std::vector<uint8_t> encodeLinkTypeNames(const std::vector<std::string>& names);
+
 // The container saveGraph writes, for callers that add sections (pack --clusters).
 // `level`: the zstd level of its compressed sections (0 = the kind's: 19 for runtime assets, 3 for
 // .graph files).

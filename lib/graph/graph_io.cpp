@@ -150,6 +150,14 @@ namespace {
 constexpr int kLinkSectionLevel = 3;  // zstd level of the link sections of .graph files
 }  // namespace
 
+std::vector<uint8_t> encodeLinkTypeNames(const std::vector<std::string>& names) {
+    std::vector<uint8_t> bytes(names.size() * formats::kLinkTypeNameSize, 0);
+    for (size_t k = 0; k < names.size(); ++k)
+        std::copy(names[k].begin(), names[k].end(),
+                  bytes.begin() + ptrdiff_t(k * formats::kLinkTypeNameSize));
+    return bytes;
+}
+
 formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind, int level) {
     const formats::GraphHeader header = savedHeader(g);
     std::vector<uint8_t> header_bytes(formats::kGraphHeaderSize);
@@ -205,13 +213,9 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind, int level) {
         if (!implicit_volume)
             writer.add(formats::kSecEdgeLinks, arrayBytes(g.edge_links), formats::Codec::zstd,
                        links_level);
-        if (!g.link_type_names.empty()) {
-            std::vector<uint8_t> names(g.link_type_names.size() * formats::kLinkTypeNameSize, 0);
-            for (size_t k = 0; k < g.link_type_names.size(); ++k)
-                std::copy(g.link_type_names[k].begin(), g.link_type_names[k].end(),
-                          names.begin() + ptrdiff_t(k * formats::kLinkTypeNameSize));
-            writer.add(formats::kSecLinkTypes, std::move(names), formats::Codec::raw);
-        }
+        if (!g.link_type_names.empty())
+            writer.add(formats::kSecLinkTypes, encodeLinkTypeNames(g.link_type_names),
+                       formats::Codec::raw);
     }
     if (header.type == GraphType::navmesh) {
         const navmesh::NavMesh& m = g.mesh;

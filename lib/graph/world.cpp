@@ -45,6 +45,13 @@ Window tileWindow(const WorldLayout& layout, uint32_t tx, uint32_t tz) {
 
 std::string tileFileName(uint64_t content) { return fmt::format("worldtile-{:016x}.nav", content); }
 
+// The rows of tile row tz and its one-row borders (what its tiles are built from), read forward.
+Result<voxel::GridRows> tileRowBand(voxel::VoxelRowReader& reader, const WorldLayout& layout,
+                                    uint32_t tz) {
+    const Window w = tileWindow(layout, 0, tz);
+    return reader.rows(w.bz0, w.bz1);
+}
+
 // The tile index (tile_z * tiles_x + tile_x) holding a world column.
 uint32_t tileOfColumn(const WorldLayout& layout, uint32_t column) {
     const uint32_t x = column % layout.size_x, z = column / layout.size_x;
@@ -217,14 +224,9 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile, i
             formats::storeLe32(seam_links.data() + 4 * i, tile.seam_links[i]);
         writer.add(formats::kSecWorldSeamLinks, std::move(seam_links));
         writer.add(formats::kSecWorldLinks, std::move(records));
-        const std::vector<std::string>& names = tile.graph.link_type_names;
-        if (!names.empty()) {
-            std::vector<uint8_t> bytes(names.size() * formats::kLinkTypeNameSize, 0);
-            for (size_t k = 0; k < names.size(); ++k)
-                std::copy(names[k].begin(), names[k].end(),
-                          bytes.begin() + ptrdiff_t(k * formats::kLinkTypeNameSize));
-            writer.add(formats::kSecWorldLinkTypes, std::move(bytes), formats::Codec::raw);
-        }
+        if (!tile.graph.link_type_names.empty())
+            writer.add(formats::kSecWorldLinkTypes, encodeLinkTypeNames(tile.graph.link_type_names),
+                       formats::Codec::raw);
     }
     return saveContainer(path, writer);
 }
@@ -316,6 +318,12 @@ struct TileSummary {
     std::vector<SeamEnd> sources;
 };
 
+// The world column of node `node` of a tile (the inverse of nodeAt's column).
+uint32_t worldColumnOf(const Graph& g, const formats::WorldTileHeader& h, uint32_t node) {
+    const uint32_t lc = g.cells[node].column;
+    return (h.z0 + lc / g.header.size_x) * h.world_size_x + h.x0 + lc % g.header.size_x;
+}
+
 uint32_t nodeAt(const Graph& g, const formats::WorldTileHeader& h, uint32_t column, int32_t y) {
     const uint32_t x = column % h.world_size_x, z = column / h.world_size_x;
     if (x < h.x0 || z < h.z0) return kNoNode;
@@ -383,9 +391,9 @@ Result<WorldLinks> resolveWorldLinks(const std::filesystem::path& voxels, const 
     }
     std::sort(wanted.begin(), wanted.end());
     wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-    // Each tile holding wanted columns built once (in tile order: rows are read forward), its
-    // nodes in those columns kept with their world cells and positions.
-    // By row of tiles, then by tile: the tiles of one row are built in parallel.
+    // Each tile holding wanted columns built once, its nodes in those columns kept with their
+    // world cells and positions: by row of tiles (rows are read forward), the tiles of one row in
+    // parallel.
     std::map<uint32_t, std::map<uint32_t, std::vector<uint32_t>>> by_row;
     for (uint32_t c : wanted) {
         const uint32_t tile = tileOfColumn(layout, c);
@@ -403,9 +411,7 @@ Result<WorldLinks> resolveWorldLinks(const std::filesystem::path& voxels, const 
     uint64_t progress = 0, link_tiles = 0;
     for (const auto& [tz, row] : by_row) link_tiles += row.size();
     for (const auto& [tz, row] : by_row) {
-        const uint32_t z0 = tz * layout.tile_cells;
-        auto band = (*reader)->rows(z0 > 0 ? z0 - 1 : 0,
-                                    std::min(layout.size_z, z0 + layout.tile_cells + 1));
+        auto band = tileRowBand(**reader, layout, tz);
         if (!band) return band.error();
         const voxel::GridRows rows = *band;
         const std::vector<std::pair<uint32_t, std::vector<uint32_t>>> tiles(row.begin(), row.end());
@@ -465,7 +471,7 @@ Result<WorldLinks> resolveWorldLinks(const std::filesystem::path& voxels, const 
         lane.from_y = sparse.cells[r.from_node].y;
         lane.to_column = sparse.cells[r.to_node].column;
         lane.to_y = sparse.cells[r.to_node].y;
-        lane.record.from_node = lane.record.to_node = kNoNode;
+        lane.record.from_node = lane.record.to_node = formats::kNoLink;  // ends in the world
         out.lanes.push_back(lane);
     }
     // By id (addLinks' order), lanes of one link in order.
@@ -496,14 +502,13 @@ Status attachWorldTileLinks(WorldTile& tile, const WorldLayout& layout, const Wo
             r.to_node = b;
             inside.push_back(r);
         } else if (from_here || (lane.record.flags & formats::kLinkFlagBidirectional)) {
-            // A seam that is a link: its record (ends in two tiles: no node ids) and which way.
+            // A seam that is a link: its record (ends in two tiles: no node ids, as the lane's
+            // record already has) and which way.
             if (tile.seam_links.empty())
                 tile.seam_links.assign(tile.seams.size(), formats::kNoLink);
-            formats::LinkRecord r = lane.record;
-            r.from_node = r.to_node = formats::kNoLink;
             tile.seam_links.push_back(uint32_t(tile.cross_links.size() << 1) |
                                       (from_here ? 0u : 1u));
-            tile.cross_links.push_back(r);
+            tile.cross_links.push_back(lane.record);
             if (from_here)
                 tile.seams.push_back({a, lane.to_column, lane.to_y, lane.record.cost});
             else
@@ -630,9 +635,7 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                 summary.seam_links.push_back({graph.components[s.from], {s.column, s.y, 0}});
                 if (listed[s.from]) continue;
                 listed[s.from] = 1;
-                const uint32_t lc = graph.cells[s.from].column;
-                summary.sources.push_back({(header.z0 + lc / graph.header.size_x) * layout.size_x +
-                                               header.x0 + lc % graph.header.size_x,
+                summary.sources.push_back({worldColumnOf(graph, header, s.from),
                                            graph.cells[s.from].y, graph.components[s.from]});
             }
             // Link ends here that a link from another tile lands on: other tiles' seams reach
@@ -656,8 +659,7 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
             const formats::SeamRecord& s = seams[i];
             if (first_seam[s.from] != kNoNode) continue;
             first_seam[s.from] = i;
-            const uint32_t x = s.column % layout.size_x, z = s.column / layout.size_x;
-            target_tile[s.from] = (z / layout.tile_cells) * layout.tiles_x + x / layout.tile_cells;
+            target_tile[s.from] = tileOfColumn(layout, s.column);
         }
         std::vector<uint8_t> seen(n, 0);
         std::vector<uint32_t> stack;
@@ -677,35 +679,28 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                 }
             }
             const formats::SeamRecord& s = seams[first_seam[v]];
-            const uint32_t column =
-                (header.z0 + graph.cells[v].column / graph.header.size_x) * layout.size_x +
-                header.x0 + graph.cells[v].column % graph.header.size_x;
-            summary.crossings.push_back({{uint32_t(index), column, graph.cells[v].y},
-                                         {target_tile[v], s.column, s.y},
-                                         s.cost});
+            summary.crossings.push_back(
+                {{uint32_t(index), worldColumnOf(graph, header, v), graph.cells[v].y},
+                 {target_tile[v], s.column, s.y},
+                 s.cost});
         }
         // Seams the runs do not stand for (links, which may reach any tile, and a source's
         // crossings into a second neighbour): a crossing each.
         for (const formats::SeamRecord& s : seams) {
-            const uint32_t lc = graph.cells[s.from].column;
-            const uint32_t x = header.x0 + lc % graph.header.size_x;
-            const uint32_t z = header.z0 + lc / graph.header.size_x;
+            const uint32_t from = worldColumnOf(graph, header, s.from);
+            const uint32_t x = from % layout.size_x, z = from / layout.size_x;
             const uint32_t tx2 = s.column % layout.size_x, tz2 = s.column / layout.size_x;
             const bool adjacent =
                 std::max(x > tx2 ? x - tx2 : tx2 - x, z > tz2 ? z - tz2 : tz2 - z) <= 1;
             const uint32_t to_tile = tileOfColumn(layout, s.column);
             if (adjacent && to_tile == target_tile[s.from]) continue;
             summary.crossings.push_back(
-                {{uint32_t(index), z * layout.size_x + x, graph.cells[s.from].y},
-                 {to_tile, s.column, s.y},
-                 s.cost});
+                {{uint32_t(index), from, graph.cells[s.from].y}, {to_tile, s.column, s.y}, s.cost});
         }
     };
     for (tz = 0; tz < layout.tiles_z; ++tz) {
         if (params.shard_count > 0 && tz % params.shard_count != params.shard_index) continue;
-        const uint32_t z0 = tz * layout.tile_cells;
-        auto band = (*reader)->rows(z0 > 0 ? z0 - 1 : 0,
-                                    std::min(layout.size_z, z0 + layout.tile_cells + 1));
+        auto band = tileRowBand(**reader, layout, tz);
         if (!band) return band.error();
         rows = *band;
         if (Status s = runParallel("world tiles", layout.tiles_x, threads, context, progress,

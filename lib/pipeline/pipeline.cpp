@@ -670,7 +670,6 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 graph::WorldStage::Params world = c.world_params;
                 world.links = agent.graph.links;
                 world.generate = agent.graph.generate;
-                if (world.generate.threads == 0) world.generate.threads = agent.graph.threads;
                 world.scene_links_shared = agent.graph.scene_links_shared;
                 auto world_inputs = [](const Node& self, const std::vector<Node>& all) {
                     return graph::WorldStage::Inputs{depArtifact(self, all, 0)};

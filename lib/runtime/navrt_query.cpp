@@ -306,19 +306,24 @@ fmt::LinkRecord GraphView::link(uint32_t index) const {
     return l;
 }
 
-const char* GraphView::linkTypeName(nav::formats::LinkType type, size_t& length) const {
+const char* linkTypeName(nav::formats::LinkType type, const char* user_names, uint64_t user_count,
+                         size_t& length) {
     if (const char* name = nav::formats::linkTypeName(type)) {
         length = std::strlen(name);
         return name;
     }
     const uint32_t k = uint32_t(type) - nav::formats::kLinkTypeUserFirst;
-    if (nav::formats::isUserLinkType(type) && k < link_type_count) {
-        const char* name = link_type_names + size_t(k) * nav::formats::kLinkTypeNameSize;
+    if (nav::formats::isUserLinkType(type) && k < user_count) {
+        const char* name = user_names + size_t(k) * nav::formats::kLinkTypeNameSize;
         length = strnlen(name, nav::formats::kLinkTypeNameSize);
         return name;
     }
     length = 0;
     return nullptr;
+}
+
+const char* GraphView::linkTypeName(nav::formats::LinkType type, size_t& length) const {
+    return navrt::linkTypeName(type, link_type_names, link_type_count, length);
 }
 
 const char* pathStatusName(PathStatus status) {

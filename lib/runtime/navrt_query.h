@@ -133,6 +133,10 @@ struct GraphView {
 };
 // Checks every count, offset and index of the graph sections before handing out the view.
 Error viewGraph(const Asset& asset, GraphView& out);
+// The name of a link type: built-in, or user type k from `user_names` (LTYP's layout, `user_count`
+// names; `length` bytes, not terminated); null for a value that names none.
+const char* linkTypeName(nav::formats::LinkType type, const char* user_names, uint64_t user_count,
+                         size_t& length);
 
 enum class PathStatus : uint8_t {
     found,

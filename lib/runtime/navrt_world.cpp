@@ -328,15 +328,14 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
         const float scale = tile->graph.header.min_cost_multiplier;
         const float* p = tile->graph.positions;
         for (uint32_t u = 0; u < n; ++u) {
-            if (tile->graph.edge_links != nullptr)
-                for (uint32_t e = tile->graph.edge_offsets[u]; e < tile->graph.edge_offsets[u + 1];
-                     ++e) {
-                    if (tile->graph.edge_links[e] == fmt::kNoLink) continue;
-                    const uint32_t v = u + tile->graph.edge_targets[e];
-                    const float cost = tile->graph.edge_costs[e];
-                    if (cost < octile(p[3 * u], p[3 * u + 2], p[3 * v], p[3 * v + 2]) * scale)
-                        tile->shortcut = std::min(tile->shortcut, cost);
-                }
+            for (uint32_t e = tile->graph.edge_offsets[u]; e < tile->graph.edge_offsets[u + 1];
+                 ++e) {
+                if (tile->graph.edgeLink(e) == fmt::kNoLink) continue;
+                const uint32_t v = tile->graph.edgeTarget(u, e);
+                const float cost = tile->graph.edge_costs[e];
+                if (cost < octile(p[3 * u], p[3 * u + 2], p[3 * v], p[3 * v + 2]) * scale)
+                    tile->shortcut = std::min(tile->shortcut, cost);
+            }
             for (uint32_t s = tile->seam_offsets[u]; s < tile->seam_offsets[u + 1]; ++s) {
                 const fmt::SeamRecord& seam = tile->seams[s];
                 const float x = w.header.origin[0] +
@@ -630,13 +629,9 @@ const char* World::linkTypeName(uint32_t tile_x, uint32_t tile_z, fmt::LinkType 
     length = 0;
     if (!loaded(tile_x, tile_z)) return nullptr;
     const Tile& t = *impl_->tiles[size_t(tile_z) * impl_->header.tiles_x + tile_x];
-    if (fmt::isUserLinkType(type) && t.cross_type_names != nullptr) {
-        const uint64_t k = uint32_t(type) - fmt::kLinkTypeUserFirst;
-        if (k >= t.cross_type_count) return nullptr;
-        const char* name = t.cross_type_names + k * fmt::kLinkTypeNameSize;
-        while (length < fmt::kLinkTypeNameSize && name[length] != 0) ++length;
-        return name;
-    }
+    // WLTY (links between tiles) when the tile has it, else its own LTYP: the same names.
+    if (t.cross_type_names != nullptr)
+        return navrt::linkTypeName(type, t.cross_type_names, t.cross_type_count, length);
     return t.graph.linkTypeName(type, length);
 }
 float World::cost() const { return impl_->cost; }
