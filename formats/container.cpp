@@ -91,7 +91,27 @@ uint64_t headerChecksum(const uint8_t* data, size_t table_bytes) {
 
 }  // namespace
 
+namespace {
+// parseContainer over the first `size` bytes of a file of `file_bytes` (size == file_bytes unless
+// the last section is left on disk: `head`).
+Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, bool head,
+                         Container& out);
+}  // namespace
+
 Error parseContainer(const uint8_t* data, size_t size, Container& out) {
+    return parseContainerWith(data, size, size, false, out);
+}
+
+Error parseContainerHead(const uint8_t* data, size_t size, uint64_t file_size, Container& out) {
+    if (size > file_size)
+        return makeError(ErrorCode::invalid_argument, 0, 0, "head of %zu bytes of a %llu-byte file",
+                         size, static_cast<unsigned long long>(file_size));
+    return parseContainerWith(data, size, file_size, true, out);
+}
+
+namespace {
+Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, bool head,
+                         Container& out) {
     out = Container{};
     if (data == nullptr && size > 0)
         return makeError(ErrorCode::invalid_argument, 0, 0, "null buffer of %zu bytes", size);
@@ -135,14 +155,15 @@ Error parseContainer(const uint8_t* data, size_t size, Container& out) {
                          "%016llx)",
                          static_cast<unsigned long long>(out.header_checksum),
                          static_cast<unsigned long long>(checksum));
-    if (size < out.file_size)
-        return makeError(ErrorCode::truncated, size, 0,
-                         "file is truncated: %zu bytes present, header declares %llu", size,
+    if (file_bytes < out.file_size)
+        return makeError(ErrorCode::truncated, file_bytes, 0,
+                         "file is truncated: %llu bytes present, header declares %llu",
+                         static_cast<unsigned long long>(file_bytes),
                          static_cast<unsigned long long>(out.file_size));
-    if (size > out.file_size)
+    if (file_bytes > out.file_size)
         return makeError(ErrorCode::trailing_data, out.file_size, 0,
                          "%llu unexpected bytes after the declared end of file (%llu bytes)",
-                         static_cast<unsigned long long>(size - out.file_size),
+                         static_cast<unsigned long long>(file_bytes - out.file_size),
                          static_cast<unsigned long long>(out.file_size));
     if (!allZero(data + 48, 16))
         return makeError(ErrorCode::bad_header, 48, 0, "reserved header bytes 48..63 are not zero");
@@ -184,6 +205,17 @@ Error parseContainer(const uint8_t* data, size_t size, Container& out) {
                              name, static_cast<unsigned long long>(e.offset),
                              static_cast<unsigned long long>(e.stored_size),
                              static_cast<unsigned long long>(out.file_size));
+        const bool tail = head && i + 1 == out.section_count;
+        // (A head holds every byte before the tail: its padding is checked.)
+        if (e.offset > size && !tail)
+            return makeError(ErrorCode::truncated, size, e.id,
+                             "section '%s' lies past the %zu bytes read", name, size);
+        if (e.offset > size)
+            return makeError(ErrorCode::truncated, size, e.id,
+                             "the head read (%zu bytes) ends before section '%s'", size, name);
+        if (!tail && e.offset + e.stored_size > size)
+            return makeError(ErrorCode::truncated, size, e.id,
+                             "section '%s' lies past the %zu bytes read", name, size);
         if (!allZero(data + previous_end, size_t(e.offset - previous_end)))
             return makeError(ErrorCode::bad_section_table, previous_end, e.id,
                              "padding before section '%s' (bytes %llu..%llu) is not zero", name,
@@ -210,6 +242,7 @@ Error parseContainer(const uint8_t* data, size_t size, Container& out) {
                          static_cast<unsigned long long>(out.file_size - previous_end));
     return {};
 }
+}  // namespace
 
 Error checkKind(const Container& container, uint32_t kind, uint32_t max_kind_version) {
     if (container.kind != kind) {

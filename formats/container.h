@@ -104,6 +104,10 @@ struct Container {
 // Validates the header and the section table of `size` bytes at `data` and fills `out`.
 // Section payloads are not touched (see verifySection / decodeSection).
 Error parseContainer(const uint8_t* data, size_t size, Container& out);
+// The same for the head of a file of `file_size` bytes whose last section (its tail, e.g. a large
+// level's triangle strips) the reader leaves on disk: `data` holds the file up to at least that
+// section's offset. Every check but the tail's bytes (read and verified by its own reader).
+Error parseContainerHead(const uint8_t* data, size_t size, uint64_t file_size, Container& out);
 
 // Checks that the artifact is of `kind`, with a kind version this reader supports.
 Error checkKind(const Container& container, uint32_t kind, uint32_t max_kind_version);

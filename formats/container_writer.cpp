@@ -112,43 +112,55 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
         error = error_;
         return false;
     }
-    if (sections_.size() > kMaxSections) {
-        error = "too many sections (" + std::to_string(sections_.size()) + ", at most " +
+    const size_t count = sections_.size() + (tail_.set ? 1 : 0);
+    if (count > kMaxSections) {
+        error = "too many sections (" + std::to_string(count) + ", at most " +
                 std::to_string(kMaxSections) + ")";
         return false;
     }
-    for (size_t i = 0; i < sections_.size(); ++i)
-        for (size_t j = 0; j < i; ++j)
-            if (sections_[j].id == sections_[i].id) {
-                error = "duplicate section id '" + sectionName(sections_[i].id) + "'";
+    for (size_t i = 0; i < count; ++i)
+        for (size_t j = 0; j < i; ++j) {
+            const uint32_t a = j < sections_.size() ? sections_[j].id : tail_.id;
+            const uint32_t b = i < sections_.size() ? sections_[i].id : tail_.id;
+            if (a == b) {
+                error = "duplicate section id '" + sectionName(b) + "'";
                 return false;
             }
+        }
     const std::vector<Encoded>& encoded = sections_;
 
-    const size_t table_end = kHeaderSize + encoded.size() * kSectionEntrySize;
-    std::vector<uint64_t> offsets(encoded.size());
-    size_t cursor = table_end;
-    for (size_t i = 0; i < encoded.size(); ++i) {
+    const size_t table_end = kHeaderSize + count * kSectionEntrySize;
+    std::vector<uint64_t> offsets(count);
+    uint64_t cursor = table_end;
+    for (size_t i = 0; i < count; ++i) {
         cursor = alignUp(cursor, kSectionAlignment);
         offsets[i] = cursor;
-        const auto& e = encoded[i];
-        cursor += e.stored.size();
+        cursor += i < encoded.size() ? encoded[i].stored.size() : tail_.size;
     }
-    const size_t file_size = cursor;
+    const uint64_t file_size = cursor;
 
-    out.assign(file_size, 0);
+    out.assign(tail_.set ? size_t(offsets.back()) : size_t(file_size), 0);
     uint8_t* h = out.data();
     std::memcpy(h, kMagic, sizeof(kMagic));
     storeLe32(h + 8, kContainerVersion);
     storeLe32(h + 12, kind_);
     storeLe32(h + 16, kind_version_);
-    storeLe32(h + 20, uint32_t(encoded.size()));
+    storeLe32(h + 20, uint32_t(count));
     storeLe64(h + 24, file_size);
     storeLe64(h + 32, kHeaderSize);
-    for (size_t i = 0; i < encoded.size(); ++i) {
+    for (size_t i = 0; i < count; ++i) {
+        uint8_t* p = h + kHeaderSize + i * kSectionEntrySize;
+        if (i == encoded.size()) {  // the tail
+            storeLe32(p, tail_.id);
+            storeLe32(p + 4, uint32_t(Codec::raw));
+            storeLe64(p + 8, offsets[i]);
+            storeLe64(p + 16, tail_.size);
+            storeLe64(p + 24, tail_.size);
+            storeLe64(p + 32, tail_.checksum);
+            continue;
+        }
         const auto& e = encoded[i];
         const std::vector<uint8_t>& stored = e.stored;
-        uint8_t* p = h + kHeaderSize + i * kSectionEntrySize;
         storeLe32(p, e.id);
         storeLe32(p + 4, uint32_t(e.codec));
         storeLe64(p + 8, offsets[i]);
@@ -160,7 +172,7 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
     // Header checksum last: it covers the header (checksum field as zero) and the table.
     XxHash64 hash;
     hash.update(h, kHeaderSize);
-    hash.update(h + kHeaderSize, encoded.size() * kSectionEntrySize);
+    hash.update(h + kHeaderSize, count * kSectionEntrySize);
     storeLe64(h + 40, hash.digest());
     return true;
 }

@@ -29,6 +29,12 @@ public:
     // ZstdSectionStream): `stored` is kept as it is, with `raw_size` the size it decodes to.
     void addEncoded(uint32_t id, Codec codec, uint64_t raw_size, std::vector<uint8_t> stored);
 
+    // The last section, raw, written by the caller after finish's bytes (a section too large to
+    // hold: its `size` bytes, with XXH64 `checksum`, streamed from a file): finish then leaves out
+    // only its bytes, and the output ends where they begin.
+    void setTail(uint32_t id, uint64_t size, uint64_t checksum) {
+        tail_ = Tail{id, size, checksum, true};
+    }
     // zstd level used for compressed sections (1..19) added after this call. Single-threaded,
     // hence deterministic.
     void setCompressionLevel(int level) { level_ = level; }
@@ -50,6 +56,11 @@ private:
     uint32_t kind_version_;
     int level_ = 9;
     std::vector<Encoded> sections_;
+    struct Tail {
+        uint32_t id = 0;
+        uint64_t size = 0, checksum = 0;
+        bool set = false;
+    } tail_;
     std::string error_;  // the first failure of add, reported by finish
 };
 

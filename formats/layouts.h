@@ -27,6 +27,9 @@ inline constexpr uint32_t kKindWorld = fourcc("WRLD");  // .world: index of a ti
 // v3 the designer markers of scene objects (SMRK; §4.5).
 // Writers emit v1 when there are none (byte-identical to before), v2 otherwise; readers take both.
 inline constexpr uint32_t kGeometryVersion = 3;
+// v4: the strips layout of world builds (GSTR + the tail GSTP instead of VERT, TRIS, TARE, TOBJ;
+// FORMAT.md §4.6). Only voxelize and inspect read it.
+inline constexpr uint32_t kGeometryStripsVersion = 4;
 inline constexpr uint32_t kVoxelsVersion = 3;
 // Graph and nav assets: v2 adds link lanes, user link types (LTYP), links on implicit volume
 // graphs and POV link-end vertices (FORMAT.md §6.2.1). Writers emit v1 for graphs without links
@@ -60,6 +63,8 @@ inline constexpr uint32_t kSecTriangles = fourcc("TRIS");        // u32 a, b, c 
 inline constexpr uint32_t kSecTriangleAreas = fourcc("TARE");    // u8 area id per triangle
 inline constexpr uint32_t kSecTriangleObjects = fourcc("TOBJ");  // u32 object index per triangle
 inline constexpr uint32_t kSecObjectNames = fourcc("OBJN");      // object + material names
+inline constexpr uint32_t kSecGeometryStrips = fourcc("GSTR");   // strip and block table
+inline constexpr uint32_t kSecGeometryStripBlocks = fourcc("GSTP");  // strip blocks (the tail)
 
 // VOXL sections.
 inline constexpr uint32_t kSecVoxelHeader = fourcc("VHDR");

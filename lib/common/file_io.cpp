@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "formats/bytes.h"
 #include "formats/xxhash64.h"
 
 namespace nav {
@@ -61,7 +62,21 @@ Result<std::string> readTextFile(const std::filesystem::path& path) {
     return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
 }
 
-Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+Status writeAll(int fd, std::span<const uint8_t> bytes, const std::filesystem::path& path) {
+    size_t written = 0;
+    while (written < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0)
+            return makeError(ErrorKind::io, "{}: write failed: {}", path.string(),
+                             std::strerror(n < 0 ? errno : ENOSPC));
+        written += size_t(n);
+    }
+    return {};
+}
+
+Status writeFileAtomicBy(const std::filesystem::path& path,
+                         const std::function<Status(int fd)>& write) {
     static std::atomic<unsigned> counter{0};
     const std::filesystem::path folder =
         path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
@@ -71,18 +86,10 @@ Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_
     if (fd < 0)
         return makeError(ErrorKind::io, "{}: cannot create temporary file in '{}': {}",
                          path.string(), folder.string(), std::strerror(errno));
-    size_t written = 0;
-    while (written < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            const int saved = errno;
-            ::close(fd);
-            ::unlink(temp.c_str());
-            return makeError(ErrorKind::io, "{}: write failed: {}", path.string(),
-                             std::strerror(saved));
-        }
-        written += size_t(n);
+    if (Status s = write(fd); !s) {
+        ::close(fd);
+        ::unlink(temp.c_str());
+        return s;
     }
     if (::fsync(fd) != 0 || ::close(fd) != 0) {
         const int saved = errno;
@@ -97,6 +104,10 @@ Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_
                          path.string(), std::strerror(saved));
     }
     return {};
+}
+
+Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes) {
+    return writeFileAtomicBy(path, [&](int fd) { return writeAll(fd, bytes, path); });
 }
 
 Error containerError(const std::filesystem::path& path, const formats::Error& error) {
@@ -124,6 +135,12 @@ Result<uint64_t> LoadedContainer::rawSize(uint32_t id) const {
 Status LoadedContainer::decodeInto(uint32_t id, uint8_t* out, size_t size) const {
     if (auto raw = rawSize(id); !raw) return raw.error();  // missing: named
     const formats::SectionEntry& entry = container.sections[container.find(id)];
+    if (entry.offset + entry.stored_size > bytes.size()) {  // a head's tail (loadContainerHead)
+        char name[5];
+        formats::fourccToString(id, name);
+        return makeError(ErrorKind::internal, "{}: section '{}' was left on disk", path.string(),
+                         name);
+    }
     if (formats::Error error = formats::decodeSection(bytes.data(), entry, out, size))
         return containerError(path, error);
     return {};
@@ -162,6 +179,80 @@ Status saveContainer(const std::filesystem::path& path, const formats::Container
     if (!writer.finish(bytes, error))
         return makeError(ErrorKind::internal, "{}: {}", path.string(), error);
     return writeFileAtomic(path, bytes);
+}
+
+Status saveContainer(const std::filesystem::path& path, const formats::ContainerWriter& writer,
+                     const std::filesystem::path& tail) {
+    std::vector<uint8_t> head;
+    std::string error;
+    if (!writer.finish(head, error))
+        return makeError(ErrorKind::internal, "{}: {}", path.string(), error);
+    return writeFileAtomicBy(path, [&](int fd) -> Status {
+        if (Status s = writeAll(fd, head, path); !s) return s;
+        const int in = ::open(tail.c_str(), O_RDONLY | O_CLOEXEC);
+        if (in < 0)
+            return makeError(ErrorKind::io, "{}: cannot open: {}", tail.string(),
+                             std::strerror(errno));
+        std::vector<uint8_t> chunk(size_t(1) << 20);
+        Status s;
+        while (s) {
+            const ssize_t n = ::read(in, chunk.data(), chunk.size());
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0)
+                s = makeError(ErrorKind::io, "{}: read failed: {}", tail.string(),
+                              std::strerror(errno));
+            if (n <= 0) break;
+            s = writeAll(fd, std::span<const uint8_t>(chunk.data(), size_t(n)), path);
+        }
+        ::close(in);
+        return s;
+    });
+}
+
+Result<LoadedContainer> loadContainerHead(const std::filesystem::path& path, uint32_t kind,
+                                          uint32_t max_kind_version) {
+    auto opened = openInput(path);
+    if (!opened) return opened.error();
+    std::ifstream& in = *opened;
+    std::error_code ec;
+    const uint64_t file_size = std::filesystem::file_size(path, ec);
+    if (ec)
+        return makeError(ErrorKind::io, "{}: cannot read its size: {}", path.string(),
+                         ec.message());
+    // The header and table first (their sizes are in the header), then up to the last section.
+    LoadedContainer loaded;
+    loaded.path = path;
+    auto readTo = [&](uint64_t end) -> Status {
+        end = std::min(end, file_size);
+        const size_t at = loaded.bytes.size();
+        if (end <= at) return {};
+        loaded.bytes.resize(size_t(end));
+        if (!in.read(reinterpret_cast<char*>(loaded.bytes.data() + at), std::streamsize(end - at)))
+            return makeError(ErrorKind::io, "{}: read failed", path.string());
+        return {};
+    };
+    if (Status s = readTo(formats::kHeaderSize); !s) return s.error();
+    uint64_t head = formats::kHeaderSize;
+    if (loaded.bytes.size() == formats::kHeaderSize) {
+        const uint32_t count = formats::loadLe32(loaded.bytes.data() + 20);
+        head +=
+            uint64_t(std::min<uint32_t>(count, formats::kMaxSections)) * formats::kSectionEntrySize;
+        if (Status s = readTo(head); !s) return s.error();
+        if (count > 0 && count <= formats::kMaxSections &&
+            loaded.bytes.size() == head) {  // the last entry's offset (checked by the parse)
+            const uint8_t* last = loaded.bytes.data() + formats::kHeaderSize +
+                                  size_t(count - 1) * formats::kSectionEntrySize;
+            head = std::max(head, formats::loadLe64(last + 8));
+            if (Status s = readTo(head); !s) return s.error();
+        }
+    }
+    if (formats::Error error = formats::parseContainerHead(loaded.bytes.data(), loaded.bytes.size(),
+                                                           file_size, loaded.container))
+        return containerError(path, error);
+    if (kind != 0)
+        if (formats::Error error = formats::checkKind(loaded.container, kind, max_kind_version))
+            return containerError(path, error);
+    return loaded;
 }
 
 Status saveTableContainer(const std::filesystem::path& path, uint32_t kind, uint32_t kind_version,

@@ -40,6 +40,12 @@ auto parseTextFile(const std::filesystem::path& path, Parse&& parse)
 // Writes to a temporary file in the destination's folder, flushes it to disk, then renames it
 // over `path`. On any failure the temporary is removed and `path` is left as it was.
 Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_t> bytes);
+// The same for a file written piece by piece: `write` gets the temporary file's descriptor
+// (writeAll below writes to it); its error fails the write as above.
+Status writeFileAtomicBy(const std::filesystem::path& path,
+                         const std::function<Status(int fd)>& write);
+// Writes all of `bytes` to `fd` (retrying short writes); errors name `path`.
+Status writeAll(int fd, std::span<const uint8_t> bytes, const std::filesystem::path& path);
 
 // A container read from disk, header and table validated. Sections are decoded on demand.
 struct LoadedContainer {
@@ -68,6 +74,11 @@ struct LoadedContainer {
 // Turns a container-level error into a message naming the file, section and byte offset.
 Error containerError(const std::filesystem::path& path, const formats::Error& error);
 
+// A container's head: every byte before its last section, which stays on disk (a tail written
+// with ContainerWriter::setTail; its reader reads and verifies it). Everything else is checked as
+// loadContainer checks it; section() on the tail is an error.
+Result<LoadedContainer> loadContainerHead(const std::filesystem::path& path, uint32_t kind,
+                                          uint32_t max_kind_version);
 // Reads and validates a container. With kind != 0 also checks kind and kind version.
 Result<LoadedContainer> loadContainer(const std::filesystem::path& path, uint32_t kind = 0,
                                       uint32_t max_kind_version = 0);
@@ -83,7 +94,12 @@ template <class Header>
 Result<Header> loadHeader(const std::filesystem::path& path, uint32_t kind,
                           uint32_t max_kind_version, uint32_t section,
                           formats::Error (*decode)(const uint8_t*, size_t, Header&)) {
-    auto c = loadContainer(path, kind, max_kind_version);
+    // The head only (a large artifact's last section stays on disk), unless that is the header.
+    auto c = loadContainerHead(path, kind, max_kind_version);
+    if (!c) return c.error();
+    if (const int i = c->container.find(section);
+        i >= 0 && uint32_t(i) + 1 == c->container.section_count)
+        c = loadContainer(path, kind, max_kind_version);
     if (!c) return c.error();
     Header h;
     if (Status s = c->header(section, decode, h); !s) return s.error();
@@ -92,6 +108,10 @@ Result<Header> loadHeader(const std::filesystem::path& path, uint32_t kind,
 
 // Finishes the writer and writes the file atomically.
 Status saveContainer(const std::filesystem::path& path, const formats::ContainerWriter& writer);
+// The same for a writer with a tail (ContainerWriter::setTail): its bytes are then copied from
+// `tail` (a file of exactly that many bytes), a chunk at a time.
+Status saveContainer(const std::filesystem::path& path, const formats::ContainerWriter& writer,
+                     const std::filesystem::path& tail);
 // Writes a precomputed table of `kind` (sections appended by `add`) at zstd level 19: tables are
 // baked once and loaded many times, so the slow level pays off.
 Status saveTableContainer(const std::filesystem::path& path, uint32_t kind, uint32_t kind_version,

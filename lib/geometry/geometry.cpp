@@ -483,6 +483,33 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g,
     return saveContainer(path, writer);
 }
 
+Status saveGeometry(const std::filesystem::path& path, const Geometry& g, StripWriter& strips) {
+    formats::GeometryHeader header;
+    header.vertex_count = 0;
+    header.triangle_count = uint32_t(strips.count());
+    header.object_count = uint32_t(g.objects.size());
+    header.source_mesh_count = g.source_mesh_count;
+    strips.bounds(header.bounds_min, header.bounds_max);
+    header.dropped_degenerate = g.dropped_degenerate;
+    header.dropped_ignored = g.dropped_ignored;
+    std::vector<uint8_t> header_bytes(formats::kGeometryHeaderSize);
+    formats::encodeGeometryHeader(header, header_bytes.data());
+    formats::ByteWriter names;
+    for (const SceneObject& object : g.objects) {
+        names.str(object.name);
+        names.str(object.material);
+    }
+    formats::ContainerWriter writer(formats::kKindGeometry, formats::kGeometryStripsVersion);
+    writer.setCompressionLevel(kGeometryZstdLevel);
+    writer.add(formats::kSecGeometryHeader, std::move(header_bytes), formats::Codec::raw);
+    writer.add(formats::kSecAreas, encodeAreaTable(g.areas), formats::Codec::raw);
+    writer.add(formats::kSecObjectNames, names.take());
+    addLinkSpecSections(writer, g.links);
+    addMarkerSection(writer, g.markers);
+    if (Status s = strips.finish(writer); !s) return s;
+    return saveContainer(path, writer, strips.tailPath());
+}
+
 namespace {
 
 // decodeGeometry, its header in `header`; without `triangles` the per-triangle arrays are left
@@ -490,8 +517,18 @@ namespace {
 Result<Geometry> decodeGeometryWith(const LoadedContainer& c, GeometryParts parts, bool triangles,
                                     formats::GeometryHeader& header) {
     const std::string file = c.path.string();
+    const bool strips = c.container.kind_version == formats::kGeometryStripsVersion;
+    if (strips && triangles)
+        return inputError(
+            "{}: this .geo holds its triangles in strips (kind version 4, made by world builds "
+            "for voxelize); only voxelize and inspect read it: import the level without world "
+            "tiles to view or clip it",
+            file);
     if (Status s = c.header(formats::kSecGeometryHeader, formats::decodeGeometryHeader, header); !s)
         return s.error();
+    if (strips && header.vertex_count != 0)
+        return inputError("{}: a strips layout declares {} vertices in 'GHDR' (it has none)", file,
+                          header.vertex_count);
 
     Geometry g;
     g.source_mesh_count = header.source_mesh_count;
@@ -506,18 +543,20 @@ Result<Geometry> decodeGeometryWith(const LoadedContainer& c, GeometryParts part
 
     // Decoded straight into the arrays (no byte copies beside them: on a large level these are
     // most of the stage's memory).
-    auto vertices = c.array<float>(formats::kSecVertices);
+    auto vertices = strips ? std::vector<float>() : c.array<float>(formats::kSecVertices);
     if (!vertices) return vertices.error();
-    auto corners_size = c.rawSize(formats::kSecTriangles);
-    if (!corners_size) return corners_size.error();
-    auto areas_size = c.rawSize(formats::kSecTriangleAreas);
-    if (!areas_size) return areas_size.error();
-    if (formats::Error e = formats::validateGeometrySizes(header, vertices->size() * 4,
-                                                          *corners_size, *areas_size))
-        return containerError(c.path, e);
-    if (formats::Error e = formats::validateGeometryVertices(
-            header, reinterpret_cast<const uint8_t*>(vertices->data())))
-        return containerError(c.path, e);
+    if (!strips) {
+        auto corners_size = c.rawSize(formats::kSecTriangles);
+        if (!corners_size) return corners_size.error();
+        auto areas_size = c.rawSize(formats::kSecTriangleAreas);
+        if (!areas_size) return areas_size.error();
+        if (formats::Error e = formats::validateGeometrySizes(header, vertices->size() * 4,
+                                                              *corners_size, *areas_size))
+            return containerError(c.path, e);
+        if (formats::Error e = formats::validateGeometryVertices(
+                header, reinterpret_cast<const uint8_t*>(vertices->data())))
+            return containerError(c.path, e);
+    }
     g.vertices = std::move(vertices).value();
     if (triangles) {
         auto corners = c.array<uint32_t>(formats::kSecTriangles);
@@ -576,12 +615,27 @@ Result<Geometry> decodeGeometry(const LoadedContainer& c, GeometryParts parts) {
 }
 
 Result<Geometry> loadGeometry(const std::filesystem::path& path, GeometryParts parts) {
-    auto container = loadContainer(path, formats::kKindGeometry, formats::kGeometryVersion);
+    auto container = loadContainer(path, formats::kKindGeometry, formats::kGeometryStripsVersion);
     if (!container) return container.error();
     return decodeGeometry(*container, parts);
 }
 
 Result<Geometry> loadGeometry(const std::filesystem::path& path, StoredTriangles& triangles) {
+    // The head first: a strips layout's tail (its triangles) stays on disk.
+    auto head = loadContainerHead(path, formats::kKindGeometry, formats::kGeometryStripsVersion);
+    if (!head) return head.error();
+    if (head->container.kind_version == formats::kGeometryStripsVersion) {
+        StoredTriangles stored;
+        auto g = decodeGeometryWith(*head, GeometryParts::without_objects, false, stored.header_);
+        if (!g) return g.error();
+        stored.file_ = path;
+        stored.area_count_ = uint32_t(g->areas.size());
+        auto strips = StoredStrips::open(*head, stored.area_count_);
+        if (!strips) return strips.error();
+        stored.strips_ = std::move(strips).value();
+        triangles = std::move(stored);
+        return g;
+    }
     auto container = loadContainer(path, formats::kKindGeometry, formats::kGeometryVersion);
     if (!container) return container.error();
     StoredTriangles stored;
@@ -614,6 +668,27 @@ Status forEachTriangleBlock(const Geometry& g, const StoredTriangles::Visit& vis
 }
 
 Status StoredTriangles::decodeInto(Geometry& g) const {
+    if (strips_) {  // each triangle once (its first strip's copy), its corners as new vertices
+        g.vertices.clear();
+        g.triangles.clear();
+        g.triangle_areas.clear();
+        const float size = strips_->stripSize();
+        for (size_t i = 0; i < strips_->stripCount(); ++i) {
+            const int64_t strip = strips_->stripIndex(i);
+            Status s = strips_->forEach(i, [&](std::span<const StripTriangle> records) {
+                for (const StripTriangle& t : records) {
+                    if (!takesCopy(t, size, strip, INT64_MIN)) continue;
+                    const uint32_t v = uint32_t(g.vertices.size() / 3);
+                    g.vertices.insert(g.vertices.end(), t.p.begin(), t.p.end());
+                    g.triangles.insert(g.triangles.end(), {v, v + 1, v + 2});
+                    g.triangle_areas.push_back(t.area);
+                }
+                return Status{};
+            });
+            if (!s) return s;
+        }
+        return {};
+    }
     g.triangles.clear();
     g.triangle_areas.clear();
     g.triangles.reserve(3 * size_t(count()));
@@ -626,7 +701,19 @@ Status StoredTriangles::decodeInto(Geometry& g) const {
         });
 }
 
+Bounds StoredTriangles::bounds() const {
+    Bounds b;
+    for (int a = 0; a < 3; ++a) {
+        b.min[size_t(a)] = header_.bounds_min[a];
+        b.max[size_t(a)] = header_.bounds_max[a];
+    }
+    return b;
+}
+
 Status StoredTriangles::forEach(const Visit& visit) const {
+    if (strips_)
+        return makeError(ErrorKind::internal, "{}: strips hold no indexed triangles",
+                         file_.string());
     formats::SectionStream corners(corners_bytes_.data(), corners_entry_);
     formats::SectionStream areas(areas_bytes_.data(), areas_entry_);
     if (formats::Error e = corners.start()) return containerError(file_, e);

@@ -16,6 +16,7 @@
 #include "lib/common/file_io.h"
 #include "lib/common/result.h"
 #include "lib/geometry/link_spec.h"
+#include "lib/geometry/strips.h"
 
 namespace nav {
 class JsonReader;
@@ -183,6 +184,10 @@ private:
 // geometry's own are empty).
 Status saveGeometry(const std::filesystem::path& path, const Geometry& geometry,
                     TriangleStreams* streams = nullptr);
+// The strips layout (kind version 4, FORMAT.md §4.6): the triangles are `strips`' (the geometry's
+// vertex and triangle arrays are not written), the rest as above.
+Status saveGeometry(const std::filesystem::path& path, const Geometry& geometry,
+                    StripWriter& strips);
 // Reads and fully validates a .geo artifact (indices in range, finite vertices, known areas).
 // GeometryParts::without_objects leaves triangle_objects empty (voxelize does not use them; on a
 // large level they are 4 bytes a triangle).
@@ -199,6 +204,10 @@ Result<Geometry> decodeGeometry(const LoadedContainer& container,
 class StoredTriangles {
 public:
     uint64_t count() const { return header_.triangle_count; }
+    // A .geo in the strips layout: its strips (forEach and decodeInto then fail: there are no
+    // vertex indices), the bounds from its header. Null for the other layouts.
+    const std::shared_ptr<StoredStrips>& strips() const { return strips_; }
+    Bounds bounds() const;
     // Calls visit(first, corners, areas) for consecutive blocks of triangles, the first from
     // triangle 0: 3 vertex indices a triangle in `corners`, its area id in `areas`. Returns the
     // first error of the file (naming it, the section and the byte) or of visit.
@@ -218,10 +227,12 @@ private:
     uint32_t area_count_ = 0;
     formats::SectionEntry corners_entry_, areas_entry_;  // offsets into their own bytes (0)
     std::vector<uint8_t> corners_bytes_, areas_bytes_;
+    std::shared_ptr<StoredStrips> strips_;
 };
 // Loads a .geo without its per-triangle arrays (triangles, triangle_areas and triangle_objects
 // stay empty): TRIS and TARE are kept stored in `triangles`, checked for their sizes here and
-// for their contents as they are visited.
+// for their contents as they are visited. A .geo in the strips layout loads too (no vertices;
+// StoredTriangles::strips()); the other loaders refuse it with a message saying so.
 Result<Geometry> loadGeometry(const std::filesystem::path& path, StoredTriangles& triangles);
 // The geometry's own triangles, in StoredTriangles::forEach's blocks (views of its arrays).
 Status forEachTriangleBlock(const Geometry& g, const StoredTriangles::Visit& visit);

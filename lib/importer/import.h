@@ -145,6 +145,9 @@ struct ImportParams {
     bool double_sided = false;  // faces count from either side: those facing down are turned up
     TagConfig tags = defaultTagConfig();
     int threads = 0;  // OBJ files: 1 reads and parses on the calling thread; else on a second one
+    // OBJ files: where the positions read so far may be spilled (ObjPositions::spillTo); empty:
+    // they are held in memory.
+    std::filesystem::path spill_folder;
 };
 
 // What importing a file applied, for the report.
@@ -165,11 +168,14 @@ struct ImportReport {
 // OBJ files are read by obj_reader (one streaming pass, a fraction of Assimp's time and memory)
 // into the same scene Assimp would make; every other format by Assimp.
 // With `streams` the triangles go there (compressed as they come, for saveGeometry) and the
-// geometry's per-triangle arrays stay empty: the import stage of a single file.
+// geometry's per-triangle arrays stay empty: the import stage of a single file. With `strips` the
+// triangles go there with their corners' points instead (the strips layout; the geometry keeps
+// no vertices or triangles), added to what it holds (several files into one).
 Result<geometry::Geometry> importScene(const std::filesystem::path& path,
                                        const ImportParams& params, Context& context,
                                        ImportReport* report = nullptr,
-                                       geometry::TriangleStreams* streams = nullptr);
+                                       geometry::TriangleStreams* streams = nullptr,
+                                       geometry::StripWriter* strips = nullptr);
 // The same with Assimp for every format, OBJ included (what importScene did before obj_reader;
 // the tests compare the two).
 Result<geometry::Geometry> importSceneAssimp(const std::filesystem::path& path,
@@ -263,6 +269,11 @@ struct ImportStage {
         std::filesystem::path
             tags;         // tag rules (JSON) tried before the built-in ones; empty = none
         int threads = 0;  // worker threads (OBJ files: 1 = the file read on the calling thread)
+        // [Units: m] > 0: the .geo in the strips layout (FORMAT.md §4.6), strips of this size on
+        // Z, for world builds of levels too large to hold (the import and voxelize stages then
+        // hold a window of the level, not all of it); 0 (default): vertices and indexed
+        // triangles, which every stage reads.
+        float strip_size = 0;
     };
     struct Inputs {
         std::vector<std::filesystem::path> sources;

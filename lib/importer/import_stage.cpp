@@ -65,6 +65,7 @@ ParamIssues ImportStage::check(const Params& params) {
     ParamCheck check;
     check.positive("scale", params.scale);
     check.threads("threads", params.threads);
+    if (params.strip_size != 0) check.positive("strip_size", params.strip_size);
     return check.issues;
 }
 
@@ -74,6 +75,7 @@ void ImportStage::describe(const Params& params, StageKey& key) {
     key.add("units", choiceName<Units>(kUnits, params.units))
         .add("flip_winding", params.flip_winding)
         .add("double_sided", params.double_sided);
+    if (params.strip_size > 0) key.add("strip_size", params.strip_size);
 }
 
 Result<ImportStage::Output> ImportStage::output(const Inputs& inputs, size_t* bad_input) {
@@ -174,9 +176,16 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
     }
     geometry::Geometry merged;
     // One file: its triangles are compressed as they are made (never whole in memory); several
-    // are merged in memory.
+    // are merged in memory. The strips layout: every file's triangles go to the strips, spilled
+    // beside the output as they come, and the OBJ positions read so far are spilled there too.
     std::unique_ptr<geometry::TriangleStreams> streams;
-    if (inputs.sources.size() == 1) streams = std::make_unique<geometry::TriangleStreams>();
+    std::unique_ptr<geometry::StripWriter> strips;
+    if (params.strip_size > 0) {
+        strips = std::make_unique<geometry::StripWriter>(params.strip_size, output_path);
+        scene_params.spill_folder = output_path.has_parent_path() ? output_path.parent_path() : ".";
+    } else if (inputs.sources.size() == 1) {
+        streams = std::make_unique<geometry::TriangleStreams>();
+    }
     std::string names;
     std::vector<std::string> unit_lines;
     uint64_t turned_up = 0;
@@ -184,7 +193,8 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
         ImportReport report;
         auto part = [&] {
             ScopedTimer timer(context, "import " + inputs.sources[i].string());
-            return importScene(inputs.sources[i], scene_params, context, &report, streams.get());
+            return importScene(inputs.sources[i], scene_params, context, &report, streams.get(),
+                               strips.get());
         }();
         unit_lines.push_back(fmt::format(
             "units of {}: {}{}", inputs.sources[i].filename().string(), report.units,
@@ -201,16 +211,21 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
     }
     if (inputs.sources.size() > 1)  // links of several files (each file checked its own)
         if (Status s = checkSceneLinkIds(merged.links); !s) return s.error();
-    const uint64_t triangle_count = streams ? streams->count() : merged.triangleCount();
+    const uint64_t triangle_count = strips    ? strips->count()
+                                    : streams ? streams->count()
+                                              : merged.triangleCount();
     std::vector<uint64_t> per_area(merged.areas.size(), 0);
-    if (streams) {
-        for (size_t a = 0; a < per_area.size(); ++a) per_area[a] = streams->perArea()[a];
+    if (strips || streams) {
+        for (size_t a = 0; a < per_area.size(); ++a)
+            per_area[a] = strips ? strips->perArea()[a] : streams->perArea()[a];
     } else {
         for (uint8_t a : merged.triangle_areas) ++per_area[a];
     }
     {
         ScopedTimer timer(context, "import: save");
-        if (Status s = geometry::saveGeometry(output_path, merged, streams.get()); !s)
+        if (Status s = strips ? geometry::saveGeometry(output_path, merged, *strips)
+                              : geometry::saveGeometry(output_path, merged, streams.get());
+            !s)
             return s.error();
     }
     result.milliseconds = elapsed();
@@ -222,7 +237,17 @@ Result<StageResult> ImportStage::run(const Inputs& inputs, const Params& params,
         for (const auto& [word, n] : geometry::linksByType(merged.links))
             result.count("links_" + word, n);
     }
-    const geometry::Bounds b = merged.bounds();
+    geometry::Bounds b = merged.bounds();
+    if (strips) {
+        strips->bounds(b.min.data(), b.max.data());
+        result.count("strips", strips->stripCount());
+        result.count("strip_copies", strips->copies());
+        result.summary.push_back(fmt::format(
+            "strips layout for world builds: {} strips of {} m on Z, {} triangle copies ({:.2f} "
+            "a triangle); no shared vertices",
+            strips->stripCount(), params.strip_size, strips->copies(),
+            triangle_count > 0 ? double(strips->copies()) / double(triangle_count) : 0.0));
+    }
     std::string areas;
     for (size_t i = 0; i < merged.areas.size(); ++i)
         if (per_area[i] > 0)

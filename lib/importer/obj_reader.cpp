@@ -203,8 +203,7 @@ public:
             Status s;
             switch (item.kind) {
                 case Tokens::Kind::vertices:
-                    scene_.positions.insert(scene_.positions.end(), positions,
-                                            positions + 3 * size_t(item.count));
+                    s = scene_.positions.append(positions, item.count);
                     positions += 3 * size_t(item.count);
                     break;
                 case Tokens::Kind::face:
@@ -256,11 +255,12 @@ public:
         return objectDone();
     }
     size_t meshesHandedOver() const { return handed_over_; }
+    Status spillTo(const std::filesystem::path& folder) { return scene_.positions.spillTo(folder); }
 
     ObjScene take() {
         // Spare capacity back (up to half of each array after growth by doubling): the importer
         // builds the geometry beside these.
-        scene_.positions.shrink_to_fit();
+        scene_.positions.shrinkToFit();
         for (ObjObject& object : scene_.objects) {
             std::erase_if(object.meshes, [](const ObjMesh& m) { return m.empty(); });
             for (ObjMesh& mesh : object.meshes) {
@@ -349,7 +349,7 @@ private:
         const size_t n = corners_.size();
         if (n < 3) return;
         auto at = [&](size_t k) {
-            const float* p = &scene_.positions[3 * size_t(corners_[k % n])];
+            const std::array<float, 3> p = scene_.positions.at(corners_[k % n]);
             return std::array<double, 3>{p[0], p[1], p[2]};
         };
         if (n == 3) {
@@ -581,6 +581,116 @@ uint64_t countPositions(const std::filesystem::path& path, int threads) {
 
 }  // namespace
 
+ObjPositions::ObjPositions(ObjPositions&& other) noexcept { *this = std::move(other); }
+
+ObjPositions& ObjPositions::operator=(ObjPositions&& other) noexcept {
+    if (this == &other) return *this;
+    if (fd_ >= 0) ::close(fd_);
+    if (!spill_path_.empty()) {
+        std::error_code ec;
+        std::filesystem::remove(spill_path_, ec);
+    }
+    blocks_ = std::move(other.blocks_);
+    first_block_ = other.first_block_;
+    spilled_blocks_ = other.spilled_blocks_;
+    count_ = other.count_;
+    fd_ = std::exchange(other.fd_, -1);
+    spill_path_ = std::exchange(other.spill_path_, {});
+    cache_ = std::move(other.cache_);
+    read_error_ = std::move(other.read_error_);
+    return *this;
+}
+
+ObjPositions::~ObjPositions() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!spill_path_.empty()) {
+        std::error_code ec;
+        std::filesystem::remove(spill_path_, ec);
+    }
+}
+
+Status ObjPositions::spillTo(const std::filesystem::path& folder) {
+    static std::atomic<unsigned> counter{0};
+    spill_path_ = folder / fmt::format(".positions-{}-{}.tmp", ::getpid(), counter++);
+    fd_ = ::open(spill_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd_ < 0) {
+        const int saved = errno;
+        spill_path_.clear();
+        return makeError(ErrorKind::io, "cannot create a temporary file in '{}': {}",
+                         folder.string(), std::strerror(saved));
+    }
+    cache_.assign(kCachedChunks, Chunk{});
+    return {};
+}
+
+Status ObjPositions::append(const float* xyz, size_t n) {
+    while (n > 0) {
+        const size_t at = size_t(count_ % kBlock);
+        if (at == 0) {
+            blocks_.push_back(std::make_unique_for_overwrite<float[]>(3 * kBlock));
+            // Spilling: the oldest whole block out once more than kResident are held.
+            if (fd_ >= 0 && blocks_.size() > kResident) {
+                const uint8_t* bytes = reinterpret_cast<const uint8_t*>(blocks_.front().get());
+                const size_t size = 3 * kBlock * sizeof(float);
+                const off_t offset = off_t(spilled_blocks_ * size);
+                for (size_t done = 0; done < size;) {
+                    const ssize_t w =
+                        ::pwrite(fd_, bytes + done, size - done, offset + off_t(done));
+                    if (w < 0 && errno == EINTR) continue;
+                    if (w <= 0)
+                        return makeError(ErrorKind::io, "{}: write failed: {}",
+                                         spill_path_.string(),
+                                         std::strerror(w < 0 ? errno : ENOSPC));
+                    done += size_t(w);
+                }
+                blocks_.erase(blocks_.begin());
+                ++first_block_;
+                ++spilled_blocks_;
+            }
+        }
+        const size_t take = std::min(n, kBlock - at);
+        std::memcpy(blocks_.back().get() + 3 * at, xyz, 3 * take * sizeof(float));
+        xyz += 3 * take;
+        n -= take;
+        count_ += take;
+    }
+    return {};
+}
+
+std::array<float, 3> ObjPositions::spilledAt(uint64_t i) const {
+    const uint64_t number = i / kChunk;
+    Chunk& chunk = cache_[size_t(number % kCachedChunks)];
+    if (chunk.number != number) {
+        chunk.values.resize(3 * kChunk);
+        const size_t size = 3 * kChunk * sizeof(float);
+        uint8_t* out = reinterpret_cast<uint8_t*>(chunk.values.data());
+        for (size_t done = 0; done < size;) {
+            const ssize_t r = ::pread(fd_, out + done, size - done, off_t(number * size + done));
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) {
+                if (read_error_)
+                    read_error_ =
+                        makeError(ErrorKind::io, "{}: read failed: {}", spill_path_.string(),
+                                  std::strerror(r < 0 ? errno : EIO));
+                std::fill(chunk.values.begin(), chunk.values.end(), 0.0f);
+                break;
+            }
+            done += size_t(r);
+        }
+        chunk.number = number;
+    }
+    const float* p = chunk.values.data() + 3 * (i % kChunk);
+    return {p[0], p[1], p[2]};
+}
+
+void ObjPositions::shrinkToFit() {
+    if (blocks_.empty() || count_ % kBlock == 0) return;
+    const size_t used = size_t(count_ % kBlock);
+    auto last = std::make_unique_for_overwrite<float[]>(3 * used);
+    std::memcpy(last.get(), blocks_.back().get(), 3 * used * sizeof(float));
+    blocks_.back() = std::move(last);
+}
+
 Result<ObjScene> readObj(const std::filesystem::path& path) {
     Parser parser(path.string(), nullptr);
     if (Status s = parseFile(path, parser, nullptr, resolveThreads(0)); !s) return s.error();
@@ -591,6 +701,8 @@ Result<size_t> readObj(const std::filesystem::path& path, ObjSink& sink, int thr
     const uint64_t positions = countPositions(path, resolveThreads(threads));
     if (positions > 0) sink.expectPositions(positions);
     Parser parser(path.string(), &sink);
+    if (const std::filesystem::path folder = sink.spillFolder(); !folder.empty())
+        if (Status s = parser.spillTo(folder); !s) return s.error();
     if (Status s = parseFile(path, parser, &sink, resolveThreads(threads)); !s) return s.error();
     return parser.meshesHandedOver();
 }

@@ -12,8 +12,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -80,8 +82,57 @@ struct ObjObject {
     std::string name;
     std::vector<ObjMesh> meshes;  // in the order they were started; none empty
 };
+// The positions read so far (3 floats per `v`), in blocks of kBlock. With a spill folder the
+// blocks older than the last kResident are written to a temporary file there (removed when the
+// store goes) and read back a chunk at a time through a small cache when a face names them: an
+// import then holds a bounded window of positions however many the file has (an OBJ's faces
+// mostly name positions just read). Without one, every block stays in memory.
+class ObjPositions {
+public:
+    static constexpr size_t kBlock = size_t(1) << 16;  // positions a block (768 KiB)
+    static constexpr size_t kResident = 8;             // blocks held when spilling (6 MiB)
+    static constexpr size_t kChunk = 1024;             // positions a cached chunk (12 KiB)
+    static constexpr size_t kCachedChunks = 128;       // the spilled reads' cache (1.5 MiB)
+    ObjPositions() = default;
+    ObjPositions(ObjPositions&&) noexcept;
+    ObjPositions& operator=(ObjPositions&&) noexcept;
+    ~ObjPositions();
+    // Spill to a temporary file in `folder` from now on (before any position is added). Errors:
+    // the file cannot be made.
+    Status spillTo(const std::filesystem::path& folder);
+    uint64_t count() const { return count_; }
+    uint64_t spilled() const { return spilled_blocks_ * kBlock; }
+    Status append(const float* xyz, size_t n);  // n positions
+    // Position i (< count()). A spilled one is read back (the cache's chunk, or a read).
+    std::array<float, 3> at(uint64_t i) const {
+        const uint64_t block = i / kBlock;
+        if (block >= spilled_blocks_) {
+            const float* p = blocks_[block - first_block_].get() + 3 * (i % kBlock);
+            return {p[0], p[1], p[2]};
+        }
+        return spilledAt(i);
+    }
+    void shrinkToFit();
+
+private:
+    std::array<float, 3> spilledAt(uint64_t i) const;
+    std::vector<std::unique_ptr<float[]>> blocks_;  // blocks first_block_ .. (the last partial)
+    uint64_t first_block_ = 0, spilled_blocks_ = 0, count_ = 0;
+    int fd_ = -1;
+    std::filesystem::path spill_path_;
+    struct Chunk {
+        uint64_t number = UINT64_MAX;
+        std::vector<float> values;
+    };
+    mutable std::vector<Chunk> cache_;
+    mutable Status read_error_;  // the first failed read-back (reported by append's caller)
+public:
+    // The first read-back that failed (spilled positions then read as 0): the importer checks it.
+    const Status& readError() const { return read_error_; }
+};
+
 struct ObjScene {
-    std::vector<float> positions;  // 3 per `v`
+    ObjPositions positions;
     std::vector<ObjObject> objects;
 };
 
@@ -114,6 +165,8 @@ public:
     // grown by doubling holds its old and new copies at once). (The reader's own positions grow
     // by doubling: reserving them too measured 9 MiB more at the peak on a 3 M triangle town.)
     virtual void expectPositions(uint64_t count) { (void)count; }
+    // Where the positions may be spilled (ObjPositions::spillTo); empty (the default): held.
+    virtual std::filesystem::path spillFolder() const { return {}; }
 };
 
 // Errors name the file and the line: a malformed number, a vertex index out of range.

@@ -102,7 +102,7 @@ public:
     std::string material() const { return mesh_.material; }
     unsigned vertexCount() const { return unsigned(order_.size()); }
     aiVector3D vertex(unsigned v) const {
-        const float* p = &scene_.positions[3 * size_t(order_[v])];
+        const std::array<float, 3> p = scene_.positions.at(order_[v]);
         return {p[0], p[1], p[2]};
     }
     bool triangles() const { return !lines_; }
@@ -184,7 +184,8 @@ public:
             for (uint32_t g : direct_.order) local_[g] = ObjMeshView::kNone;
             direct_ = {};
         }
-        local_.resize(obj.positions.size() / 3, ObjMeshView::kNone);
+        if (mesh.lines.empty() && mesh.triangles.empty()) return {};  // (a direct mesh's are in)
+        local_.resize(size_t(obj.positions.count()), ObjMeshView::kNone);
         const aiMatrix4x4 identity;
         for (bool lines : {true, false}) {
             if ((lines ? mesh.lines : mesh.triangles).empty()) continue;
@@ -222,16 +223,17 @@ public:
     Status triangles(const ObjScene& obj, ObjMesh& mesh,
                      std::span<const uint32_t> corners) override {
         if (context_.cancelled()) return makeError(ErrorKind::cancelled, "import cancelled");
+        if (strips_ != nullptr) return stripTriangles(obj, mesh, corners);
         const bool ignored = direct_.area < 0;
-        if (local_.size() < obj.positions.size() / 3)
-            local_.resize(obj.positions.size() / 3, ObjMeshView::kNone);
+        if (local_.size() < obj.positions.count())
+            local_.resize(size_t(obj.positions.count()), ObjMeshView::kNone);
         // The positions first used here, in order of first use, with their world points and
         // hashes; then interned in that order, each one's table slot (and the vertex in it)
         // fetched a few positions ahead: the table is far larger than the caches.
         pending_.clear();
         for (const uint32_t g : corners) {
             if (local_[g] != ObjMeshView::kNone) continue;
-            const float* q = &obj.positions[3 * size_t(g)];
+            const std::array<float, 3> q = obj.positions.at(g);
             const aiVector3D local(q[0], q[1], q[2]);
             Pending next{g, {}, 0};
             worldPoint(aiMatrix4x4() * local, next.p);  // as addMesh
@@ -278,7 +280,7 @@ public:
     // Every vertex of an OBJ is one of its positions' world points: at most `count` of them.
     // A hint: where the room cannot be had, the arrays grow as they are filled.
     void expectPositions(uint64_t count) override {
-        if (count >= (uint64_t(1) << 32)) return;
+        if (count >= (uint64_t(1) << 32) || strips_ != nullptr) return;
         try {
             geometry_.vertices.reserve(3 * size_t(count));
             local_.reserve(size_t(count));
@@ -291,14 +293,45 @@ public:
         } catch (const std::bad_alloc&) {
         }
     }
+    std::filesystem::path spillFolder() const override { return params_.spill_folder; }
     // After the whole OBJ file: the scratch back.
     void objDone() { local_ = std::vector<uint32_t>(); }
+
+    // The strips layout (stripTo): a direct mesh's triangles go to the strips with their corners'
+    // world points, face by face; nothing is kept per position (no welding: the strips hold
+    // points, and a triangle is degenerate by its points exactly as by welded corners).
+    Status stripTriangles(const ObjScene& obj, ObjMesh& mesh, std::span<const uint32_t> corners) {
+        float p[3][3];
+        for (size_t k = 0; k + 2 < corners.size(); k += 3) {
+            for (int c = 0; c < 3; ++c) {
+                const uint32_t g = corners[k + size_t(c)];
+                const std::array<float, 3> q = obj.positions.at(g);
+                const aiVector3D local(q[0], q[1], q[2]);
+                worldPoint(aiMatrix4x4() * local, p[c]);
+                if (Status s = checkFinite(mesh.name, direct_.node, g, local, p[c]); !s) return s;
+            }
+            if (direct_.area < 0) {
+                ++geometry_.dropped_ignored;
+                continue;
+            }
+            if (Status s =
+                    keepTrianglePoints(p[0], p[1], p[2], direct_.area, direct_.node, mesh.name,
+                                       mesh.material, direct_.object_index, direct_.object_created);
+                !s)
+                return s;
+        }
+        return obj.positions.readError();
+    }
 
     // Returns the geometry with vertices that no kept triangle uses removed (those of ignored
     // or degenerate triangles), keeping the remaining vertices in their original order.
     // Streamed triangles (streamTo) are renumbered in their streams when vertices were dropped.
     Result<geometry::Geometry> take() {
         vertex_slots_ = std::vector<uint32_t>();  // (`= {}` would keep the room)
+        if (strips_ != nullptr) {  // the triangles are the strips' (with their points)
+            geometry_.vertices = std::vector<float>();
+            return std::move(geometry_);
+        }
         const size_t count = geometry_.vertexCount();
         std::vector<uint32_t> new_index(count, UINT32_MAX);
         if (streams_ != nullptr) {
@@ -580,6 +613,11 @@ private:
     Status keepTriangle(uint32_t a, uint32_t b, uint32_t c, int area, const std::string& node_name,
                         const std::string& mesh_name, const std::string& material_name,
                         uint32_t& object_index, bool& object_created) {
+        if (strips_ != nullptr)
+            return keepTrianglePoints(&geometry_.vertices[3 * size_t(a)],
+                                      &geometry_.vertices[3 * size_t(b)],
+                                      &geometry_.vertices[3 * size_t(c)], area, node_name,
+                                      mesh_name, material_name, object_index, object_created);
         if (isDegenerate(a, b, c)) {
             ++geometry_.dropped_degenerate;
             return {};
@@ -606,6 +644,35 @@ private:
         geometry_.triangle_areas.push_back(uint8_t(area));
         geometry_.triangle_objects.push_back(object_index);
         return {};
+    }
+
+    // keepTriangle for the strips layout: the corners' world points.
+    Status keepTrianglePoints(const float* pa, const float* pb, const float* pc, int area,
+                              const std::string& node_name, const std::string& mesh_name,
+                              const std::string& material_name, uint32_t& object_index,
+                              bool& object_created) {
+        if (keyOf(pa) == keyOf(pb) || keyOf(pb) == keyOf(pc) || keyOf(pa) == keyOf(pc) ||
+            isSliver(pa, pb, pc)) {
+            ++geometry_.dropped_degenerate;
+            return {};
+        }
+        if (!object_created) {
+            object_index = uint32_t(geometry_.objects.size());
+            geometry_.objects.push_back({node_name.empty() ? mesh_name : node_name, material_name});
+            object_created = true;
+        }
+        bool flip = params_.flip_winding;
+        if (params_.double_sided && normalY(pa, pb, pc) * (flip ? -1.0 : 1.0) < 0) {
+            flip = !flip;
+            ++turned_up_;
+        }
+        if (flip) std::swap(pb, pc);
+        geometry::StripTriangle t;
+        std::copy_n(pa, 3, t.p.begin());
+        std::copy_n(pb, 3, t.p.begin() + 3);
+        std::copy_n(pc, 3, t.p.begin() + 6);
+        t.area = uint8_t(area);
+        return strips_->add(t);
     }
 
     // Adds a mesh of a link object: its line segments (faces of two indices) and the bounds of
@@ -752,9 +819,11 @@ private:
     // longest edge (a sliver with collinear corners).
     bool isDegenerate(uint32_t a, uint32_t b, uint32_t c) const {
         if (a == b || b == c || a == c) return true;
-        const float* pa = &geometry_.vertices[size_t(a) * 3];
-        const float* pb = &geometry_.vertices[size_t(b) * 3];
-        const float* pc = &geometry_.vertices[size_t(c) * 3];
+        return isSliver(&geometry_.vertices[size_t(a) * 3], &geometry_.vertices[size_t(b) * 3],
+                        &geometry_.vertices[size_t(c) * 3]);
+    }
+    // Whether the triangle's area is negligible against its longest edge.
+    static bool isSliver(const float* pa, const float* pb, const float* pc) {
         double e0[3], e1[3], e2[3];
         for (int i = 0; i < 3; ++i) {
             e0[i] = double(pb[i]) - pa[i];
@@ -772,9 +841,10 @@ private:
 
     // The Y component of the normal of triangle (a, b, c), counter-clockwise = front.
     double normalY(uint32_t a, uint32_t b, uint32_t c) const {
-        const float* pa = &geometry_.vertices[size_t(a) * 3];
-        const float* pb = &geometry_.vertices[size_t(b) * 3];
-        const float* pc = &geometry_.vertices[size_t(c) * 3];
+        return normalY(&geometry_.vertices[size_t(a) * 3], &geometry_.vertices[size_t(b) * 3],
+                       &geometry_.vertices[size_t(c) * 3]);
+    }
+    static double normalY(const float* pa, const float* pb, const float* pc) {
         return (double(pb[2]) - pa[2]) * (double(pc[0]) - pa[0]) -
                (double(pb[0]) - pa[0]) * (double(pc[2]) - pa[2]);
     }
@@ -783,6 +853,8 @@ public:
     uint64_t turnedUp() const { return turned_up_; }
     // Triangles go to `streams` instead of the geometry's arrays.
     void streamTo(geometry::TriangleStreams* streams) { streams_ = streams; }
+    // Triangles go to `strips` with their points (the strips layout; no vertex arrays).
+    void stripTo(geometry::StripWriter* strips) { strips_ = strips; }
 
 private:
     const AssimpLibrary* assimp_;  // null for OBJ files read by obj_reader
@@ -804,6 +876,7 @@ private:
     std::vector<Pending> pending_;
     static constexpr uint32_t kPendingVertex = ObjMeshView::kNone - 1;
     geometry::TriangleStreams* streams_ = nullptr;
+    geometry::StripWriter* strips_ = nullptr;
     std::vector<uint8_t> used_;  // streamed: per vertex, whether a triangle uses it
     // OBJ: the mesh views' scratch (one entry per position) and the current object's link and
     // marker objects.
@@ -847,7 +920,8 @@ namespace {
 
 Result<geometry::Geometry> importWith(const std::filesystem::path& path, const ImportParams& params,
                                       Context& context, ImportReport* report, bool assimp_for_obj,
-                                      geometry::TriangleStreams* streams) {
+                                      geometry::TriangleStreams* streams,
+                                      geometry::StripWriter* strips) {
     const std::string file = path.string();
     if (!(params.scale > 0) || !std::isfinite(params.scale))
         return makeError(ErrorKind::usage, "scale must be a positive finite number, got {}",
@@ -944,7 +1018,9 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
                             ext.empty() ? "no extension" : ext);
     }
     SceneFlattener flattener(imported.assimp, scene, params, file, unit, context);
-    flattener.streamTo(streams);
+    flattener.streamTo(strips != nullptr ? nullptr : streams);
+    flattener.stripTo(strips);
+    const uint64_t strips_before = strips != nullptr ? strips->count() : 0;
     if (own_obj) {
         // Flattened as it is read (the OBJ's unit is the file's: metres).
         auto meshes = readObj(path, flattener, params.threads);
@@ -963,7 +1039,9 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
     geometry::checkLinkSpecs(geometry.links, link_check);
     if (Status s = paramError("scene links", link_check.issues); !s)
         return inputError("{}: {}", file, s.error().message);
-    if ((streams != nullptr ? streams->count() : geometry.triangleCount()) == 0)
+    if ((strips != nullptr    ? strips->count() - strips_before
+         : streams != nullptr ? streams->count()
+                              : geometry.triangleCount()) == 0)
         return inputError(
             "{}: the scene has no usable triangles ({} meshes, {} degenerate and {} "
             "ignored triangles dropped)",
@@ -981,14 +1059,15 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
 
 Result<geometry::Geometry> importScene(const std::filesystem::path& path,
                                        const ImportParams& params, Context& context,
-                                       ImportReport* report, geometry::TriangleStreams* streams) {
-    return importWith(path, params, context, report, false, streams);
+                                       ImportReport* report, geometry::TriangleStreams* streams,
+                                       geometry::StripWriter* strips) {
+    return importWith(path, params, context, report, false, streams, strips);
 }
 
 Result<geometry::Geometry> importSceneAssimp(const std::filesystem::path& path,
                                              const ImportParams& params, Context& context,
                                              ImportReport* report) {
-    return importWith(path, params, context, report, true, nullptr);
+    return importWith(path, params, context, report, true, nullptr, nullptr);
 }
 
 }  // namespace nav::importer

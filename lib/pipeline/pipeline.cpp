@@ -26,6 +26,11 @@ using Json = nlohmann::json;
 using OJson = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
+// The strips a world build's import makes when the config names none [Units: m]: voxelize then
+// holds the triangles of a band of ~2 strips (and the rows it works on), whatever the level's
+// depth. (Smaller strips copy more triangles into several; larger ones hold more.)
+constexpr float kWorldStripSize = 16.0f;
+
 // ---- Config parsing ----------------------------------------------------------------------------
 // Types are checked here; values by each stage's check(), with its fields named by JSON path.
 
@@ -314,6 +319,7 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
     c.output = output.empty() ? base / (c.file.stem().string() + ".navbake")
                               : fs::absolute(base / output).lexically_normal();
     if (Status s = r.boolean("debug_views", c.debug_views); !s) return s.error();
+    bool import_strip_size = false;  // $.import.strip_size given
     if (r.has("import")) {
         JsonReader ir(r.get("import"), "$.import", path);
         if (Status s = ir.expectObject(); !s) return s.error();
@@ -327,14 +333,16 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         if (Status s = ir.boolean("double_sided", c.import.double_sided); !s) return s.error();
         if (Status s = ir.string("tags", tags); !s) return s.error();
         if (Status s = ir.integer("threads", c.import.threads); !s) return s.error();
+        if (Status s = ir.number("strip_size", c.import.strip_size); !s) return s.error();
+        import_strip_size = ir.has("strip_size");
         if (!tags.empty()) {
             c.import.tags = fs::absolute(base / tags).lexically_normal();
             std::error_code ec;
             if (!fs::is_regular_file(c.import.tags, ec))
                 return ir.fail("$.import.tags", fmt::format("file '{}' not found", tags)).error();
         }
-        if (Status s = ir.finish(
-                {"up", "scale", "units", "flip_winding", "double_sided", "tags", "threads"});
+        if (Status s = ir.finish({"up", "scale", "units", "flip_winding", "double_sided", "tags",
+                                  "threads", "strip_size"});
             !s)
             return s.error();
     }
@@ -346,6 +354,8 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         if (Status s = wr.integer("threads", c.world_params.threads); !s) return s.error();
         if (Status s = wr.integer("compression", c.world_params.compression); !s) return s.error();
         if (Status s = wr.finish({"tile_size", "threads", "compression"}); !s) return s.error();
+        // World builds import into strips (never the whole level in memory) unless told.
+        if (!import_strip_size) c.import.strip_size = kWorldStripSize;
         if (Status s = stageIssues<graph::WorldStage>(
                 path, c.world_params,
                 [](std::string_view field) { return "$.world." + std::string(field); });

@@ -366,17 +366,13 @@ private:
     std::vector<Entry> entries_;
 };
 
-TriangleInfo describeTriangle(const Frame& frame, const std::vector<float>& vertices,
-                              const TriangleRef& ref, CellCache& cells) {
+// A triangle with corners p (metres) and v (the same in cells, snapped), of area `area`.
+TriangleInfo describeCorners(const Frame& frame, const float* const p[3], const Vec3d v[3],
+                             uint8_t area) {
     TriangleInfo info;
-    const float* p[3];
-    for (int k = 0; k < 3; ++k) {
-        p[k] = &vertices[3 * size_t(ref.corner[k])];
-        info.v[k] = cells.at(frame, vertices, ref.corner[k]);
-    }
+    for (int k = 0; k < 3; ++k) info.v[k] = v[k];
     const Facing facing = facingOf(frame, p);
     const double* n = facing.n;
-    const uint8_t area = ref.area;
     info.up = facing.up;
     info.down = facing.down;
     const SurfaceClass surface = frame.blocked[area] ? kObstacleSurface
@@ -389,6 +385,26 @@ TriangleInfo describeTriangle(const Frame& frame, const std::vector<float>& vert
     const double z_hi = std::max({info.v[0].z, info.v[1].z, info.v[2].z});
     cellRange(z_lo, z_hi, frame.size_z, (info.sides & kLowerZ) != 0, info.row0, info.row1);
     return info;
+}
+
+TriangleInfo describeTriangle(const Frame& frame, const std::vector<float>& vertices,
+                              const TriangleRef& ref, CellCache& cells) {
+    const float* p[3];
+    Vec3d v[3];
+    for (int k = 0; k < 3; ++k) {
+        p[k] = &vertices[3 * size_t(ref.corner[k])];
+        v[k] = cells.at(frame, vertices, ref.corner[k]);
+    }
+    return describeCorners(frame, p, v, ref.area);
+}
+
+// The same for a triangle of a strip (its corners inline): the same numbers from the same floats.
+TriangleInfo describeTriangle(const Frame& frame, const geometry::StripTriangle& t) {
+    const float* p[3] = {&t.p[0], &t.p[3], &t.p[6]};
+    Vec3d v[3];
+    for (int k = 0; k < 3; ++k)
+        v[k] = {toCell(frame, 0, p[k][0]), toCell(frame, 1, p[k][1]), toCell(frame, 2, p[k][2])};
+    return describeCorners(frame, p, v, t.area);
 }
 
 // What the band lists need of a triangle: the rows it covers (describeTriangle's row0 and row1)
@@ -900,7 +916,9 @@ Result<Shape> gridShape(const geometry::Geometry& geometry, const geometry::Stor
     if (Status s = checkGeometry(geometry, stored); !s) return s.error();
     const double cs = params.cell_size;
     const double ch = params.cell_height;
-    const geometry::Bounds bounds = geometry.bounds();
+    // (A strips layout has no vertices: its header's bounds are its corners'.)
+    const geometry::Bounds bounds =
+        stored != nullptr && stored->strips() ? stored->bounds() : geometry.bounds();
     Shape shape;
     VoxelGrid& grid = shape.grid;
     grid.source = formats::VoxelSource::mesh;
@@ -960,7 +978,8 @@ Result<Shape> gridShape(const geometry::Geometry& geometry, const geometry::Stor
 // in chunks of 4: on the large generated levels bands of 16 in chunks of 8 took 1.1-1.8x the
 // memory and no less time; bands of 4 rows were 1.1-1.2x slower.)
 Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& blocks,
-                    const Frame& frame, int threads, Context& context, const RowSink& sink) {
+                    const geometry::StoredStrips* strips, const Frame& frame, int threads,
+                    Context& context, const RowSink& sink) {
     const uint32_t band_count = (frame.size_z + kBandRows - 1) / kBandRows;
     const bool erode_radius = frame.agent.radius > 0;
     const uint32_t halo_rows = uint32_t(frame.agent.radius) + 3;
@@ -973,13 +992,14 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         lo = b0 > halo_bands ? b0 - halo_bands : 0;
         hi = std::min(band_count, b1 + halo_bands);
     };
-    const uint64_t progress_total = uint64_t(band_count) + 2 * uint64_t(chunk_count);
+    const uint64_t strip_count = strips != nullptr ? strips->stripCount() : 0;
+    const uint64_t progress_total = uint64_t(band_count) + 2 * uint64_t(chunk_count) + strip_count;
 
     // ---- Each band's triangles (those whose rows meet it), in ascending index order, as
     // TriangleRef records (band list format above), from one pass over the triangles in blocks:
     // each block's pieces encoded in parallel, their segments appended in order. ----
     BandLists band_lists(band_count);
-    {
+    if (strips == nullptr) {
         ScopedTimer timer(context, "voxelize: prepare");
         constexpr size_t kPiece = 2048;  // triangles a segment at most
         // One band's segment of a piece: the band, its bytes, and the previous triangle's first
@@ -1155,6 +1175,50 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 facing_down);
     }
 
+    // ---- The strips layout: the band lists are filled a strip at a time, just ahead of the
+    // bands that need it (a distribute task, one at a time, in strip order): each triangle of a
+    // strip goes to the lists of the bands its rows meet, as a record with its corners inline, from
+    // the one strip of its copies that the band takes (geometry::takesCopy; a band reads the
+    // strips its rows meet, grown by a cell each way). A band is rasterized once every strip up to
+    // its last is distributed; later strips give it nothing. ----
+    std::vector<uint32_t> strips_needed(band_count, 0);  // per band: strips [0, n) distributed
+    std::vector<int64_t> band_first_strip(band_count, 0);
+    uint64_t strip_up = 0, strip_down = 0;
+    if (strips != nullptr) {
+        const double size = strips->stripSize();
+        for (uint32_t b = 0; b < band_count; ++b) {
+            const double z0 = frame.origin[2] + (double(b * kBandRows) - 1.0) * frame.cell_size;
+            const double z1 =
+                frame.origin[2] +
+                (double(std::min(frame.size_z, (b + 1) * kBandRows)) + 1.0) * frame.cell_size;
+            band_first_strip[b] = int64_t(std::floor(z0 / size));
+            const int64_t last = int64_t(std::floor(z1 / size));
+            uint32_t n = 0;
+            while (n < strips->stripCount() && strips->stripIndex(n) <= last) ++n;
+            strips_needed[b] = n;
+        }
+    }
+    std::vector<uint8_t> distribute_record(geometry::kStripRecordSize);
+    auto distribute = [&](uint32_t number) -> Status {
+        const int64_t strip = strips->stripIndex(number);
+        const float size = strips->stripSize();
+        return strips->forEach(number, [&](std::span<const geometry::StripTriangle> records) {
+            for (const geometry::StripTriangle& t : records) {
+                const TriangleInfo info = describeTriangle(frame, t);
+                if (strip == geometry::stripOf(std::min({t.p[2], t.p[5], t.p[8]}), size)) {
+                    strip_up += info.up;
+                    strip_down += info.down;
+                }
+                std::memcpy(distribute_record.data(), t.p.data(), 36);
+                distribute_record[36] = t.area;
+                for (uint32_t b = info.row0 / kBandRows; b <= info.row1 / kBandRows; ++b)
+                    if (geometry::takesCopy(t, size, strip, band_first_strip[b]))
+                        band_lists.append(b, distribute_record.data(), distribute_record.size());
+            }
+            return Status{};
+        });
+    };
+
     std::vector<BandOutput> bands(band_count);  // only the window's are filled
     std::vector<uint8_t> blocked_area(256, 1);
     for (size_t a = 0; a < frame.blocked.size(); ++a) blocked_area[a] = frame.blocked[a];
@@ -1250,7 +1314,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     const uint32_t workers = uint32_t(std::max(1, threads));
     const uint32_t ahead = workers;
     const uint32_t slots = workers + 1;
-    enum Kind : uint64_t { kRaster = 0, kFinish = 1, kSink = 2 };
+    enum Kind : uint64_t { kRaster = 0, kFinish = 1, kSink = 2, kDistribute = 3 };
     std::vector<FinishedChunk> finished(slots);
     FinishedRows band_rows;  // a band of a chunk handed on: its spans with their final flags
     std::vector<uint8_t> band_done(band_count, 0), chunk_done(chunk_count, 0);
@@ -1262,7 +1326,9 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
     uint32_t dropped = 0;          // bands [0, dropped) dropped
     bool sinking = false;
     std::vector<BandOutput> spare;  // dropped bands' offset arrays, their room kept for new ones
-    std::vector<double> task_ms(2, 0.0);
+    std::vector<double> task_ms(4, 0.0);
+    uint32_t strips_done = 0;  // strips [0, strips_done) distributed
+    bool distributing = false;
     std::mutex time_mutex;
     auto windowHi = [&](uint32_t chunk) {
         uint32_t lo, b0, b1, hi;
@@ -1278,7 +1344,14 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         if (next_finish < chunk_count && next_finish < next_sink + slots &&
             bands_ready >= windowHi(next_finish))
             return Pick::task(uint64_t(next_finish++) << 2 | kFinish);
-        if (next_band < band_count && next_band < windowHi(chunks_finished + ahead - 1)) {
+        const uint32_t band_limit = std::min(band_count, windowHi(chunks_finished + ahead - 1));
+        if (strips != nullptr && !distributing && strips_done < strip_count &&
+            next_band < band_limit && strips_done < strips_needed[band_limit - 1]) {
+            distributing = true;
+            return Pick::task(uint64_t(strips_done) << 2 | kDistribute);
+        }
+        if (next_band < band_limit &&
+            (strips == nullptr || strips_done >= strips_needed[next_band])) {
             if (!spare.empty()) {
                 bands[next_band] = std::move(spare.back());
                 spare.pop_back();
@@ -1313,6 +1386,24 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                     const uint8_t* in = list.data();
                     const uint8_t* const end = in + list.size();
                     size_t triangle = 0;
+                    auto take = [&](const TriangleInfo& info) {
+                        if (pass0 == row0) later.push_back(0);
+                        later[triangle++] = info.row1 >= pass1;
+                        if (info.row0 < pass1 && info.row1 >= pass0)
+                            rasterizeTriangle(frame, info, row0, pass0, pass1, raw);
+                    };
+                    if (strips != nullptr) {  // records with their corners inline
+                        geometry::StripTriangle t;
+                        for (; in < end; in += geometry::kStripRecordSize) {
+                            if (pass0 > row0 && !later[triangle]) {
+                                ++triangle;
+                                continue;
+                            }
+                            std::memcpy(t.p.data(), in, 36);
+                            t.area = in[36];
+                            take(describeTriangle(frame, t));
+                        }
+                    }
                     while (in < end) {
                         const uint64_t length = getVarint(in);
                         const uint8_t* const segment_end = in + length;
@@ -1327,12 +1418,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                                 ++triangle;
                                 continue;
                             }
-                            const TriangleInfo info =
-                                describeTriangle(frame, vertices, ref, work.cells);
-                            if (pass0 == row0) later.push_back(0);
-                            later[triangle++] = info.row1 >= pass1;
-                            if (info.row0 < pass1 && info.row1 >= pass0)
-                                rasterizeTriangle(frame, info, row0, pass0, pass1, raw);
+                            take(describeTriangle(frame, vertices, ref, work.cells));
                         }
                     }
                     mergeBand(raw, (pass1 - pass0) * frame.size_x, frame.agent.climb,
@@ -1341,6 +1427,9 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 break;
             }
             case kFinish: finishChunk(index, finished[index % slots], work); break;
+            case kDistribute:
+                if (Status d = distribute(index); !d) return d;
+                break;
             case kSink: {
                 // The chunk's bands one at a time, each with the chunk's flags.
                 FinishedChunk& chunk = finished[index % slots];
@@ -1402,6 +1491,10 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 ++next_sink;
                 dropDone();
                 break;
+            case kDistribute:
+                distributing = false;
+                ++strips_done;
+                break;
         }
     };
     uint64_t progress_done = 0;
@@ -1410,9 +1503,14 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         !s)
         return s.error();
     context.debug(
-        "voxelize: rasterize: {:.1f} ms; filters and erosion: {:.1f} ms (summed over "
-        "threads)",
-        task_ms[kRaster], task_ms[kFinish]);
+        "voxelize: rasterize: {:.1f} ms; filters and erosion: {:.1f} ms; strips: {:.1f} ms "
+        "(summed over threads)",
+        task_ms[kRaster], task_ms[kFinish], task_ms[kDistribute]);
+    if (strips != nullptr && strip_up == 0 && strip_down > 0)
+        context.warn(
+            "voxelize: no triangle faces up within the max slope but {} face down; "
+            "is the mesh wound clockwise (normals flipped)?",
+            strip_down);
     return {};
 }
 
@@ -1574,12 +1672,13 @@ Result<VoxelGrid> voxelizeWith(const geometry::Geometry& geometry,
             return stored != nullptr ? stored->forEach(visit)
                                      : geometry::forEachTriangleBlock(source, visit);
         };
-        Status s =
-            voxelizeRows(source.vertices, blocks, shape->frame, resolveThreads(params.threads),
-                         context, [&](FinishedRows& rows) -> Status {
-                             if (Status r = rules.apply(grid, rows, out); !r) return r;
-                             return sink(grid, rows);
-                         });
+        Status s = voxelizeRows(source.vertices, blocks,
+                                stored != nullptr ? stored->strips().get() : nullptr, shape->frame,
+                                resolveThreads(params.threads), context,
+                                [&](FinishedRows& rows) -> Status {
+                                    if (Status r = rules.apply(grid, rows, out); !r) return r;
+                                    return sink(grid, rows);
+                                });
         if (!s) return s.error();
     }
     for (const auto& [a, cost] : costs) grid.areas[a].cost = cost;

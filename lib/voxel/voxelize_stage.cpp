@@ -40,8 +40,9 @@ void VoxelizeStage::describe(const Params& p, StageKey& key) {
 }
 
 Result<MemoryEstimate> VoxelizeStage::estimateMemory(const Inputs& inputs, const Params& params) {
-    auto header = loadHeader(inputs.geometry, formats::kKindGeometry, formats::kGeometryVersion,
-                             formats::kSecGeometryHeader, formats::decodeGeometryHeader);
+    auto header =
+        loadHeader(inputs.geometry, formats::kKindGeometry, formats::kGeometryStripsVersion,
+                   formats::kSecGeometryHeader, formats::decodeGeometryHeader);
     if (!header) return header.error();
     const formats::GeometryHeader& h = *header;
     // Triangles are kept compressed and decoded whole only under bake bounds; rows of spans are
@@ -70,6 +71,8 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
     if (!geometry) return geometry.error();
     const VoxelizeParams applied = effectiveParams(*geometry, params);
     const bool whole = !applied.bounds.empty();
+    // (A strips layout's triangles then become vertices and triangles of their own: whole, as
+    // bake bounds need them.)
     if (whole)
         if (Status s = stored.decodeInto(*geometry); !s) return s.error();
     const auto start = std::chrono::steady_clock::now();

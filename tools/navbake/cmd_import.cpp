@@ -39,6 +39,12 @@ void registerImport(CLI::App& app, CommandBody& body) {
                     "Worker threads (0 = all cores; OBJ files are read and parsed on a second "
                     "thread beside the one building the geometry)")
         ->capture_default_str();
+    sub->add_option("--strip-size", options->params.strip_size,
+                    "Write the .geo in the strips layout for world builds: triangles with their "
+                    "points, in strips of this many metres on Z, spilled to disk as they are "
+                    "read (0 = vertices and indexed triangles, which every command reads; only "
+                    "voxelize and inspect read strips)")
+        ->capture_default_str();
     sub->add_option("--tags", options->tags,
                     "JSON file of tag rules (ignore / obstacle / area types with costs) tried "
                     "before the built-in ones; see README");

@@ -1,0 +1,295 @@
+#include "lib/geometry/strips.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+#include "formats/bytes.h"
+#include "formats/layouts.h"
+
+namespace nav::geometry {
+namespace {
+
+constexpr int kStripZstdLevel = 3;  // as the other .geo arrays
+constexpr size_t kStripHeaderSize = 16, kStripEntrySize = 16, kBlockEntrySize = 16;
+constexpr uint32_t kMaxBlockRecords = 1u << 16;
+
+void putRecord(std::vector<uint8_t>& out, const StripTriangle& t) {
+    const size_t at = out.size();
+    out.resize(at + kStripRecordSize);
+    std::memcpy(out.data() + at, t.p.data(), 36);
+    out[at + 36] = t.area;
+}
+
+}  // namespace
+
+int64_t stripOf(float z, float size) { return int64_t(std::floor(double(z) / double(size))); }
+
+bool takesCopy(const StripTriangle& t, float size, int64_t strip, int64_t first_read) {
+    const float z_lo = std::min({t.p[2], t.p[5], t.p[8]});
+    return strip == std::max(stripOf(z_lo, size), first_read);
+}
+
+StripWriter::StripWriter(float strip_size, const std::filesystem::path& output)
+    : size_(strip_size) {
+    static std::atomic<unsigned> counter{0};
+    const std::filesystem::path folder =
+        output.has_parent_path() ? output.parent_path() : std::filesystem::path(".");
+    spill_path_ =
+        folder / fmt::format(".{}.strips-{}-{}", output.filename().string(), ::getpid(), counter++);
+    fd_ = ::open(spill_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd_ < 0)
+        error_ = makeError(ErrorKind::io, "{}: cannot create a temporary file in '{}': {}",
+                           output.string(), folder.string(), std::strerror(errno));
+}
+
+StripWriter::~StripWriter() {
+    ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(context_));
+    if (fd_ >= 0) ::close(fd_);
+    std::error_code ec;
+    std::filesystem::remove(spill_path_, ec);
+}
+
+void StripWriter::bounds(float min[3], float max[3]) const {
+    for (int a = 0; a < 3; ++a) min[a] = min_[a], max[a] = max_[a];
+}
+
+Status StripWriter::add(const StripTriangle& t) {
+    if (!error_) return error_;
+    for (int k = 0; k < 3; ++k)
+        for (int a = 0; a < 3; ++a) {
+            const float v = t.p[size_t(3 * k + a)];
+            if (count_ == 0 && k == 0) {
+                min_[a] = max_[a] = v;
+            } else {
+                min_[a] = std::min(min_[a], v);
+                max_[a] = std::max(max_[a], v);
+            }
+        }
+    ++count_;
+    ++per_area_[t.area];
+    const int64_t first = stripOf(std::min({t.p[2], t.p[5], t.p[8]}), size_);
+    const int64_t last = stripOf(std::max({t.p[2], t.p[5], t.p[8]}), size_);
+    for (int64_t s = first; s <= last; ++s) {
+        Strip& strip = strips_[s];
+        if (strip.open.empty()) strip.open.reserve(kBlockRecords * kStripRecordSize);
+        putRecord(strip.open, t);
+        ++copies_;
+        if (strip.open.size() == kBlockRecords * kStripRecordSize)
+            if (Status st = flush(s); !st) return error_ = st;
+    }
+    return {};
+}
+
+Status StripWriter::flush(int64_t index) {
+    Strip& strip = strips_[index];
+    if (strip.open.empty()) return {};
+    if (context_ == nullptr && (context_ = ZSTD_createCCtx()) == nullptr)
+        return makeError(ErrorKind::internal, "strips: out of memory for the compressor");
+    compressed_.resize(ZSTD_compressBound(strip.open.size()));
+    const size_t n =
+        ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(context_), compressed_.data(), compressed_.size(),
+                          strip.open.data(), strip.open.size(), kStripZstdLevel);
+    if (ZSTD_isError(n))
+        return makeError(ErrorKind::internal, "strips: compression failed: {}",
+                         ZSTD_getErrorName(n));
+    if (Status s = writeAll(fd_, std::span<const uint8_t>(compressed_.data(), n), spill_path_); !s)
+        return s;
+    hash_.update(compressed_.data(), n);
+    strip.blocks.push_back({spilled_, uint32_t(n), uint32_t(strip.open.size() / kStripRecordSize)});
+    spilled_ += n;
+    strip.open.clear();
+    strip.open.shrink_to_fit();  // a strip's next block may be far off: its room back meanwhile
+    return {};
+}
+
+Status StripWriter::finish(formats::ContainerWriter& writer) {
+    if (!error_) return error_;
+    formats::ByteWriter table;
+    uint32_t blocks = 0;
+    for (auto& [index, strip] : strips_) {
+        if (Status s = flush(index); !s) return error_ = s;
+        blocks += uint32_t(strip.blocks.size());
+    }
+    table.f32(size_);
+    table.u32(uint32_t(strips_.size()));
+    table.u32(blocks);
+    table.u32(0);
+    uint32_t first = 0;
+    for (const auto& [index, strip] : strips_) {
+        table.u64(uint64_t(index));
+        table.u32(first);
+        table.u32(uint32_t(strip.blocks.size()));
+        first += uint32_t(strip.blocks.size());
+    }
+    for (const auto& [index, strip] : strips_)
+        for (const Block& b : strip.blocks) {
+            table.u64(b.offset);
+            table.u32(b.stored);
+            table.u32(b.records);
+        }
+    writer.add(formats::kSecGeometryStrips, table.take());
+    writer.setTail(formats::kSecGeometryStripBlocks, spilled_, hash_.digest());
+    if (::fsync(fd_) != 0)
+        return makeError(ErrorKind::io, "{}: flushing failed: {}", spill_path_.string(),
+                         std::strerror(errno));
+    return {};
+}
+
+StoredStrips::~StoredStrips() {
+    ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(context_));
+    if (fd_ >= 0) ::close(fd_);
+}
+
+Result<std::shared_ptr<StoredStrips>> StoredStrips::open(const LoadedContainer& head,
+                                                         uint32_t area_count) {
+    const formats::Container& c = head.container;
+    const int tail = c.find(formats::kSecGeometryStripBlocks);
+    if (tail < 0 || size_t(tail) + 1 != c.section_count)
+        return makeError(ErrorKind::bad_input,
+                         "{}: the strips layout needs section 'GSTP' last (its triangles)",
+                         head.path.string());
+    auto table = head.section(formats::kSecGeometryStrips);
+    if (!table) return table.error();
+    std::shared_ptr<StoredStrips> s(new StoredStrips());
+    s->path_ = head.path;
+    s->area_count_ = area_count;
+    const formats::SectionEntry& entry = c.sections[size_t(tail)];
+    s->tail_offset_ = entry.offset;
+    s->tail_size_ = entry.stored_size;
+    const std::string file = head.path.string();
+    auto bad = [&](uint64_t at, std::string what) {
+        return makeError(ErrorKind::bad_input, "{}: section 'GSTR' byte {}: {}", file, at, what);
+    };
+    const std::vector<uint8_t>& t = *table;
+    if (t.size() < kStripHeaderSize) return bad(0, "shorter than its 16-byte header");
+    float size;
+    std::memcpy(&size, t.data(), 4);
+    const uint32_t strip_count = formats::loadLe32(t.data() + 4);
+    const uint32_t block_count = formats::loadLe32(t.data() + 8);
+    if (!(std::isfinite(size) && size > 0))
+        return bad(0, fmt::format("strip size {} is not a positive number", size));
+    if (formats::loadLe32(t.data() + 12) != 0) return bad(12, "reserved bytes are not zero");
+    const uint64_t expected = kStripHeaderSize + uint64_t(strip_count) * kStripEntrySize +
+                              uint64_t(block_count) * kBlockEntrySize;
+    if (t.size() != expected)
+        return bad(4, fmt::format("{} bytes for {} strips and {} blocks, expected {}", t.size(),
+                                  strip_count, block_count, expected));
+    s->size_ = size;
+    uint64_t at = kStripHeaderSize;
+    uint32_t next_block = 0;
+    for (uint32_t i = 0; i < strip_count; ++i, at += kStripEntrySize) {
+        Strip strip;
+        strip.index = int64_t(formats::loadLe64(t.data() + at));
+        strip.first_block = formats::loadLe32(t.data() + at + 8);
+        strip.block_count = formats::loadLe32(t.data() + at + 12);
+        if (i > 0 && strip.index <= s->strips_.back().index)
+            return bad(at, "strips are not in increasing order");
+        if (strip.first_block != next_block || strip.block_count == 0 ||
+            strip.block_count > block_count - next_block)
+            return bad(at + 8,
+                       fmt::format("strip {} has blocks {}..+{}, expected from {} (of {})", i,
+                                   strip.first_block, strip.block_count, next_block, block_count));
+        next_block += strip.block_count;
+        s->strips_.push_back(strip);
+    }
+    if (next_block != block_count)
+        return bad(8, fmt::format("the strips hold {} blocks of {}", next_block, block_count));
+    for (uint32_t i = 0; i < block_count; ++i, at += kBlockEntrySize) {
+        Block b;
+        b.offset = formats::loadLe64(t.data() + at);
+        b.stored = formats::loadLe32(t.data() + at + 8);
+        b.records = formats::loadLe32(t.data() + at + 12);
+        if (b.offset > s->tail_size_ || b.stored > s->tail_size_ - b.offset || b.stored == 0)
+            return bad(at, fmt::format("block {} ({} bytes at {}) lies outside 'GSTP' ({} bytes)",
+                                       i, b.stored, b.offset, s->tail_size_));
+        if (b.records == 0 || b.records > kMaxBlockRecords)
+            return bad(at + 12, fmt::format("block {} holds {} records (1..{})", i, b.records,
+                                            kMaxBlockRecords));
+        s->copies_ += b.records;
+        s->blocks_.push_back(b);
+    }
+    s->fd_ = ::open(head.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (s->fd_ < 0)
+        return makeError(ErrorKind::io, "{}: cannot open: {}", file, std::strerror(errno));
+    // The tail's checksum, in one pass of 1 MiB reads.
+    formats::XxHash64 hash;
+    std::vector<uint8_t> chunk(size_t(1) << 20);
+    for (uint64_t done = 0; done < s->tail_size_;) {
+        const size_t n = size_t(std::min<uint64_t>(chunk.size(), s->tail_size_ - done));
+        const ssize_t got = ::pread(s->fd_, chunk.data(), n, off_t(s->tail_offset_ + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0)
+            return makeError(ErrorKind::io, "{}: read failed at byte {}", file,
+                             s->tail_offset_ + done);
+        hash.update(chunk.data(), size_t(got));
+        done += uint64_t(got);
+    }
+    if (hash.digest() != entry.checksum)
+        return makeError(ErrorKind::bad_input,
+                         "{}: byte {} (section 'GSTP'): checksum mismatch (stored {:016x}, "
+                         "computed {:016x}) [checksum_mismatch]",
+                         file, s->tail_offset_, entry.checksum, hash.digest());
+    return s;
+}
+
+Status StoredStrips::forEach(size_t strip_number, const Visit& visit) const {
+    const Strip& strip = strips_[strip_number];
+    const std::string file = path_.string();
+    for (uint32_t k = 0; k < strip.block_count; ++k) {
+        const Block& b = blocks_[strip.first_block + k];
+        stored_.resize(b.stored);
+        for (size_t done = 0; done < b.stored;) {
+            const ssize_t got = ::pread(fd_, stored_.data() + done, b.stored - done,
+                                        off_t(tail_offset_ + b.offset + done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got <= 0)
+                return makeError(ErrorKind::io, "{}: read failed at byte {}", file,
+                                 tail_offset_ + b.offset + done);
+            done += size_t(got);
+        }
+        const size_t raw_size = size_t(b.records) * kStripRecordSize;
+        raw_.resize(raw_size);
+        if (context_ == nullptr && (context_ = ZSTD_createDCtx()) == nullptr)
+            return makeError(ErrorKind::internal, "strips: out of memory for the decompressor");
+        const size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(context_), raw_.data(),
+                                             raw_size, stored_.data(), b.stored);
+        if (ZSTD_isError(n) || n != raw_size)
+            return makeError(ErrorKind::bad_input,
+                             "{}: byte {} (section 'GSTP'): strip block {} does not decode to its "
+                             "{} records",
+                             file, tail_offset_ + b.offset, strip.first_block + k, b.records);
+        records_.resize(b.records);
+        for (uint32_t r = 0; r < b.records; ++r) {
+            StripTriangle& t = records_[r];
+            const uint8_t* in = raw_.data() + size_t(r) * kStripRecordSize;
+            std::memcpy(t.p.data(), in, 36);
+            t.area = in[36];
+            bool finite = true;
+            for (float v : t.p) finite = finite && std::isfinite(v);
+            const int64_t lo = stripOf(std::min({t.p[2], t.p[5], t.p[8]}), size_);
+            const int64_t hi = stripOf(std::max({t.p[2], t.p[5], t.p[8]}), size_);
+            if (!finite || t.area >= area_count_ || lo > strip.index || hi < strip.index)
+                return makeError(
+                    ErrorKind::bad_input,
+                    "{}: strip block {} record {}: {} (section 'GSTP', block at byte {})", file,
+                    strip.first_block + k, r,
+                    !finite ? "a corner is not finite"
+                    : t.area >= area_count_
+                        ? fmt::format("area {} is not in the table of {}", t.area, area_count_)
+                        : fmt::format("its Z extent (strips {}..{}) misses strip {}", lo, hi,
+                                      strip.index),
+                    tail_offset_ + b.offset);
+        }
+        if (Status s = visit(records_); !s) return s;
+    }
+    return {};
+}
+
+}  // namespace nav::geometry
