@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <unordered_map>
 
 #include "formats/bytes.h"
 #include "formats/xxhash64.h"
@@ -315,7 +316,8 @@ struct TileSummary {
         uint32_t component;
     };
     std::vector<std::pair<uint32_t, SeamEnd>> seam_links;  // (source component, target cell)
-    std::vector<SeamEnd> sources;
+    std::vector<SeamEnd> sources;       // seam sources (what the neighbours' seams reach)
+    std::vector<SeamEnd> link_sources;  // link ends (what links from any tile reach)
 };
 
 // The world column of node `node` of a tile (the inverse of nodeAt's column).
@@ -646,7 +648,8 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                                                 std::pair{lane.to_column, lane.to_y}}) {
                     if (tileOfColumn(layout, column) != index) continue;
                     const uint32_t v = nodeAt(graph, header, column, y);
-                    if (v != kNoNode) summary.sources.push_back({column, y, graph.components[v]});
+                    if (v != kNoNode)
+                        summary.link_sources.push_back({column, y, graph.components[v]});
                 }
             }
         }
@@ -698,15 +701,73 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                 {{uint32_t(index), from, graph.cells[s.from].y}, {to_tile, s.column, s.y}, s.cost});
         }
     };
+    // World components: (tile, local component) joined by union-find across every seam, a row of
+    // tiles at a time as rows finish (so only two rows' seam sources are held, and the link ends):
+    // a seam reaches a tile of its own row or the rows beside it, or, a link's, any link end. A
+    // query whose ends lie in different world components has no path in any set of loaded tiles.
+    std::vector<uint32_t> component_base(tile_count + 1, 0);
+    std::vector<uint32_t> parent;
+    auto root = [&](uint32_t a) {
+        while (parent[a] != a) a = parent[a] = parent[parent[a]];
+        return a;
+    };
+    auto cellKey = [](uint32_t column, int32_t y) { return uint64_t(column) << 32 | uint32_t(y); };
+    std::unordered_map<uint64_t, uint32_t> row_sources, previous_sources, link_ends;
+    struct PendingSeam {
+        uint32_t from;  // global component
+        TileSummary::SeamEnd to;
+    };
+    std::vector<PendingSeam> pending, still;
+    // Joins each seam whose target is known (a source of the rows held or a link end); keeps
+    // those reaching a row after `row` (not built yet) when `keep`, drops the rest (one-way seams).
+    auto joinSeams = [&](uint32_t row, bool keep) {
+        still.clear();
+        for (const PendingSeam& p : pending) {
+            const uint64_t key = cellKey(p.to.column, p.to.y);
+            uint32_t target = kNoNode;
+            for (const auto* map : {&row_sources, &previous_sources, &link_ends})
+                if (auto it = map->find(key); it != map->end()) {
+                    target = it->second;
+                    break;
+                }
+            if (target == kNoNode) {
+                if (keep && tileOfColumn(layout, p.to.column) / layout.tiles_x > row)
+                    still.push_back(p);
+                continue;
+            }
+            const uint32_t a = root(p.from), b = root(target);
+            if (a != b) parent[std::max(a, b)] = std::min(a, b);
+        }
+        pending.swap(still);
+    };
     for (tz = 0; tz < layout.tiles_z; ++tz) {
         if (params.shard_count > 0 && tz % params.shard_count != params.shard_index) continue;
         auto band = tileRowBand(**reader, layout, tz);
         if (!band) return band.error();
-        rows = *band;
+        rows = std::move(*band);
         if (Status s = runParallel("world tiles", layout.tiles_x, threads, context, progress,
                                    uint64_t(tile_count) * 2, tileTask);
             !s)
             return s.error();
+        if (params.shard_count > 0) continue;
+        previous_sources.swap(row_sources);
+        row_sources.clear();
+        for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
+            const uint32_t i = tz * layout.tiles_x + tx;
+            TileSummary& t = tiles[i];
+            const uint32_t base = component_base[i];
+            component_base[i + 1] = base + (t.present ? t.components : 0);
+            for (uint32_t c = base; c < component_base[i + 1]; ++c) parent.push_back(c);
+            for (const TileSummary::SeamEnd& e : t.sources)
+                row_sources[cellKey(e.column, e.y)] = base + e.component;
+            for (const TileSummary::SeamEnd& e : t.link_sources)
+                link_ends[cellKey(e.column, e.y)] = base + e.component;
+            for (const auto& [from, to] : t.seam_links) pending.push_back({base + from, to});
+            t.sources = {};
+            t.link_sources = {};
+            t.seam_links = {};
+        }
+        joinSeams(tz, true);
     }
     if (params.shard_count > 0) {
         // A shard: its tiles are in the cache; the part lists them (no index, no portals).
@@ -732,30 +793,8 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
         return result;
     }
     if (Status s = (*reader)->finish(); !s) return s.error();
-    // World components: (tile, local component) joined by union-find across every seam. A
-    // query whose ends lie in different world components has no path in any set of loaded tiles.
-    std::vector<uint32_t> component_base(tile_count + 1, 0);
-    for (uint32_t i = 0; i < tile_count; ++i)
-        component_base[i + 1] = component_base[i] + (tiles[i].present ? tiles[i].components : 0);
-    std::vector<uint32_t> parent(component_base[tile_count]);
-    for (uint32_t i = 0; i < parent.size(); ++i) parent[i] = i;
-    auto root = [&](uint32_t a) {
-        while (parent[a] != a) a = parent[a] = parent[parent[a]];
-        return a;
-    };
-    {
-        std::map<std::pair<uint32_t, int32_t>, uint32_t> source_component;  // cell -> global id
-        for (uint32_t i = 0; i < tile_count; ++i)
-            for (const TileSummary::SeamEnd& e : tiles[i].sources)
-                source_component[{e.column, e.y}] = component_base[i] + e.component;
-        for (uint32_t i = 0; i < tile_count; ++i)
-            for (const auto& [from, to] : tiles[i].seam_links) {
-                auto it = source_component.find({to.column, to.y});
-                if (it == source_component.end()) continue;  // a one-way seam: no reverse
-                const uint32_t a = root(component_base[i] + from), b = root(it->second);
-                if (a != b) parent[std::max(a, b)] = std::min(a, b);
-            }
-    }
+    joinSeams(layout.tiles_z, false);  // links to link ends of later rows
+    row_sources = {}, previous_sources = {}, link_ends = {};
     // Numbered by first appearance, so the ids depend only on the world.
     std::vector<uint32_t> world_component(parent.size());
     {

@@ -118,6 +118,42 @@ Json geometryStats(const geometry::Geometry& g) {
     return stats;
 }
 
+// A .geo in the strips layout: geometryStats with the triangles counted in one pass over the
+// strips (each once, from its first strip; every block decoded and checked), and the strips.
+Result<Json> stripsGeometryStats(const std::filesystem::path& path) {
+    geometry::StoredTriangles stored;
+    auto g = geometry::loadGeometry(path, stored);
+    if (!g) return g.error();
+    const geometry::StoredStrips& strips = *stored.strips();
+    std::vector<uint64_t> per_area(g->areas.size(), 0);
+    uint64_t triangles = 0;
+    for (size_t i = 0; i < strips.stripCount(); ++i) {
+        const int64_t strip = strips.stripIndex(i);
+        Status s = strips.forEach(i, [&](std::span<const geometry::StripTriangle> records) {
+            for (const geometry::StripTriangle& t : records)
+                if (geometry::takesCopy(t, strips.stripSize(), strip, INT64_MIN)) {
+                    ++per_area[t.area];
+                    ++triangles;
+                }
+            return Status{};
+        });
+        if (!s) return s.error();
+    }
+    if (triangles != stored.count())
+        return inputError("{}: the strips hold {} triangles, 'GHDR' says {}", path.string(),
+                          triangles, stored.count());
+    Json stats = geometryStats(*g);
+    stats["layout"] = "strips";
+    stats["triangles"] = triangles;
+    const geometry::Bounds b = stored.bounds();
+    stats["bounds"] = boundsJson(b.min.data(), b.max.data());
+    for (size_t i = 0; i < per_area.size(); ++i) stats["areas"][i]["triangles"] = per_area[i];
+    stats["strips"] = {{"count", strips.stripCount()},
+                       {"size_m", strips.stripSize()},
+                       {"triangle_copies", strips.copies()}};
+    return stats;
+}
+
 const char* sourceName(formats::VoxelSource source) {
     switch (source) {
         case formats::VoxelSource::mesh: return "mesh";
@@ -455,7 +491,12 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
 
     if (inspection.all_checksums_ok) {
         if (c.kind == formats::kKindGeometry) {
-            if (c.kind_version > formats::kGeometryVersion) {
+            if (c.kind_version == formats::kGeometryStripsVersion) {
+                if (auto stats = stripsGeometryStats(loaded->path))
+                    r["stats"] = std::move(stats).value();
+                else
+                    errors.push_back(stats.error().message);
+            } else if (c.kind_version > formats::kGeometryVersion) {
                 errors.push_back("geometry layout version is newer than this navbake");
             } else if (auto g = geometry::decodeGeometry(*loaded)) {
                 r["stats"] = geometryStats(*g);
