@@ -763,9 +763,10 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
             for (const TileSummary::SeamEnd& e : t.link_sources)
                 link_ends[cellKey(e.column, e.y)] = base + e.component;
             for (const auto& [from, to] : t.seam_links) pending.push_back({base + from, to});
-            t.sources = {};
-            t.link_sources = {};
-            t.seam_links = {};
+            // (`= {}` would keep their room: an initializer-list assignment.)
+            t.sources = std::vector<TileSummary::SeamEnd>();
+            t.link_sources = std::vector<TileSummary::SeamEnd>();
+            t.seam_links = decltype(t.seam_links)();
         }
         joinSeams(tz, true);
     }
@@ -794,7 +795,9 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
     }
     if (Status s = (*reader)->finish(); !s) return s.error();
     joinSeams(layout.tiles_z, false);  // links to link ends of later rows
-    row_sources = {}, previous_sources = {}, link_ends = {};
+    row_sources = decltype(row_sources)();
+    previous_sources = decltype(previous_sources)();
+    link_ends = decltype(link_ends)();
     // Numbered by first appearance, so the ids depend only on the world.
     std::vector<uint32_t> world_component(parent.size());
     {
