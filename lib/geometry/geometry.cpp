@@ -434,28 +434,40 @@ Status TriangleStreams::addTo(formats::ContainerWriter& writer) {
     return {};
 }
 
-Status saveGeometry(const std::filesystem::path& path, const Geometry& g,
-                    TriangleStreams* streams) {
-    formats::GeometryHeader header;
-    header.vertex_count = uint32_t(g.vertexCount());
-    header.triangle_count = uint32_t(streams != nullptr ? streams->count() : g.triangleCount());
+namespace {
+// GHDR with the geometry's object, mesh and drop counts (the caller set the vertex and triangle
+// counts and the bounds).
+std::vector<uint8_t> encodeHeaderOf(const Geometry& g, formats::GeometryHeader header) {
     header.object_count = uint32_t(g.objects.size());
     header.source_mesh_count = g.source_mesh_count;
-    const Bounds b = g.bounds();
-    for (int i = 0; i < 3; ++i) {
-        header.bounds_min[i] = b.min[i];
-        header.bounds_max[i] = b.max[i];
-    }
     header.dropped_degenerate = g.dropped_degenerate;
     header.dropped_ignored = g.dropped_ignored;
-    std::vector<uint8_t> header_bytes(formats::kGeometryHeaderSize);
-    formats::encodeGeometryHeader(header, header_bytes.data());
-
+    std::vector<uint8_t> bytes(formats::kGeometryHeaderSize);
+    formats::encodeGeometryHeader(header, bytes.data());
+    return bytes;
+}
+// OBJN: the objects' names and materials.
+std::vector<uint8_t> encodeObjectNames(const Geometry& g) {
     formats::ByteWriter names;
     for (const SceneObject& object : g.objects) {
         names.str(object.name);
         names.str(object.material);
     }
+    return names.take();
+}
+}  // namespace
+
+Status saveGeometry(const std::filesystem::path& path, const Geometry& g,
+                    TriangleStreams* streams) {
+    formats::GeometryHeader header;
+    header.vertex_count = uint32_t(g.vertexCount());
+    header.triangle_count = uint32_t(streams != nullptr ? streams->count() : g.triangleCount());
+    const Bounds b = g.bounds();
+    for (int i = 0; i < 3; ++i) {
+        header.bounds_min[i] = b.min[i];
+        header.bounds_max[i] = b.max[i];
+    }
+    std::vector<uint8_t> header_bytes = encodeHeaderOf(g, header);
 
     formats::ContainerWriter writer(formats::kKindGeometry,
                                     sceneKindVersion(!g.links.empty(), !g.markers.empty()));
@@ -477,7 +489,7 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g,
         writer.add(formats::kSecTriangleAreas, formats::byteView(g.triangle_areas));
         writer.add(formats::kSecTriangleObjects, formats::byteView(g.triangle_objects));
     }
-    writer.add(formats::kSecObjectNames, names.take());
+    writer.add(formats::kSecObjectNames, encodeObjectNames(g));
     addLinkSpecSections(writer, g.links);
     addMarkerSection(writer, g.markers);
     return saveContainer(path, writer);
@@ -487,23 +499,13 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g, StripW
     formats::GeometryHeader header;
     header.vertex_count = 0;
     header.triangle_count = uint32_t(strips.count());
-    header.object_count = uint32_t(g.objects.size());
-    header.source_mesh_count = g.source_mesh_count;
     strips.bounds(header.bounds_min, header.bounds_max);
-    header.dropped_degenerate = g.dropped_degenerate;
-    header.dropped_ignored = g.dropped_ignored;
-    std::vector<uint8_t> header_bytes(formats::kGeometryHeaderSize);
-    formats::encodeGeometryHeader(header, header_bytes.data());
-    formats::ByteWriter names;
-    for (const SceneObject& object : g.objects) {
-        names.str(object.name);
-        names.str(object.material);
-    }
+    std::vector<uint8_t> header_bytes = encodeHeaderOf(g, header);
     formats::ContainerWriter writer(formats::kKindGeometry, formats::kGeometryStripsVersion);
     writer.setCompressionLevel(kGeometryZstdLevel);
     writer.add(formats::kSecGeometryHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, encodeAreaTable(g.areas), formats::Codec::raw);
-    writer.add(formats::kSecObjectNames, names.take());
+    writer.add(formats::kSecObjectNames, encodeObjectNames(g));
     addLinkSpecSections(writer, g.links);
     addMarkerSection(writer, g.markers);
     if (Status s = strips.finish(writer); !s) return s;

@@ -90,7 +90,7 @@ Result<ImportStage::Output> ImportStage::output(const Inputs& inputs, size_t* ba
     return isGridFile(inputs.sources[0]) ? Output::voxels : Output::geometry;
 }
 
-Result<MemoryEstimate> ImportStage::estimateMemory(const Inputs& inputs, const Params&) {
+Result<MemoryEstimate> ImportStage::estimateMemory(const Inputs& inputs, const Params& params) {
     // Measured: MovingAI grids hold a few structures per cell (a byte of text each); OBJ files
     // stream through our reader (city4's 12.5 MB OBJ peaks at 8 MB over the base); other formats
     // are read whole by Assimp, whose scene takes ~10x the file (glTF, FBX, DAE).
@@ -104,6 +104,10 @@ Result<MemoryEstimate> ImportStage::estimateMemory(const Inputs& inputs, const P
         const std::string ext = lowerExtension(source);
         if (ext == ".map" || ext == ".3dmap")
             bytes += 24 * size;
+        else if (ext == ".obj" && params.strip_size > 0)
+            // Strips: a window of positions, a cache, an open block per strip and the reader's
+            // chunks, however large the file (measured: 13-18 MiB from 0.5 to 10 M triangles).
+            bytes += uint64_t(32) << 20;
         else if (ext == ".obj")
             bytes += size;
         else {

@@ -622,18 +622,8 @@ private:
             ++geometry_.dropped_degenerate;
             return {};
         }
-        if (!object_created) {
-            object_index = uint32_t(geometry_.objects.size());
-            geometry_.objects.push_back({node_name.empty() ? mesh_name : node_name, material_name});
-            object_created = true;
-        }
-        // flip_winding reverses every triangle; double_sided then turns those facing down.
-        bool flip = params_.flip_winding;
-        if (params_.double_sided && normalY(a, b, c) * (flip ? -1.0 : 1.0) < 0) {
-            flip = !flip;
-            ++turned_up_;
-        }
-        if (flip) std::swap(b, c);
+        noteObject(node_name, mesh_name, material_name, object_index, object_created);
+        if (flips(normalY(a, b, c))) std::swap(b, c);
         if (streams_ != nullptr) {
             if (used_.size() < geometry_.vertexCount()) used_.resize(geometry_.vertexCount(), 0);
             used_[a] = used_[b] = used_[c] = 1;
@@ -646,6 +636,26 @@ private:
         return {};
     }
 
+    // The mesh's object, made at its first kept triangle.
+    void noteObject(const std::string& node_name, const std::string& mesh_name,
+                    const std::string& material_name, uint32_t& object_index,
+                    bool& object_created) {
+        if (object_created) return;
+        object_index = uint32_t(geometry_.objects.size());
+        geometry_.objects.push_back({node_name.empty() ? mesh_name : node_name, material_name});
+        object_created = true;
+    }
+    // Whether a kept triangle with this normal Y is reversed: flip_winding reverses every
+    // triangle; double_sided then turns those facing down (counted).
+    bool flips(double normal_y) {
+        bool flip = params_.flip_winding;
+        if (params_.double_sided && normal_y * (flip ? -1.0 : 1.0) < 0) {
+            flip = !flip;
+            ++turned_up_;
+        }
+        return flip;
+    }
+
     // keepTriangle for the strips layout: the corners' world points.
     Status keepTrianglePoints(const float* pa, const float* pb, const float* pc, int area,
                               const std::string& node_name, const std::string& mesh_name,
@@ -656,17 +666,8 @@ private:
             ++geometry_.dropped_degenerate;
             return {};
         }
-        if (!object_created) {
-            object_index = uint32_t(geometry_.objects.size());
-            geometry_.objects.push_back({node_name.empty() ? mesh_name : node_name, material_name});
-            object_created = true;
-        }
-        bool flip = params_.flip_winding;
-        if (params_.double_sided && normalY(pa, pb, pc) * (flip ? -1.0 : 1.0) < 0) {
-            flip = !flip;
-            ++turned_up_;
-        }
-        if (flip) std::swap(pb, pc);
+        noteObject(node_name, mesh_name, material_name, object_index, object_created);
+        if (flips(normalY(pa, pb, pc))) std::swap(pb, pc);
         geometry::StripTriangle t;
         std::copy_n(pa, 3, t.p.begin());
         std::copy_n(pb, 3, t.p.begin() + 3);

@@ -18,6 +18,11 @@ namespace {
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 constexpr float kVertical = 2.0f;
 constexpr int kAroundCells = 2;
+// A link or seam is a shortcut (caps the heuristic) when it costs less than this share of the
+// octile distance it spans: the plain edges and seams cost that distance exactly, up to the
+// rounding of their costs and positions, which must not make each of them a shortcut (the cap
+// would then be one cell's cost and A* a Dijkstra).
+constexpr float kShortcutSlack = 1 - 1e-3f;
 
 struct Tile {
     Asset asset;
@@ -333,7 +338,8 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
                 if (tile->graph.edgeLink(e) == fmt::kNoLink) continue;
                 const uint32_t v = tile->graph.edgeTarget(u, e);
                 const float cost = tile->graph.edge_costs[e];
-                if (cost < octile(p[3 * u], p[3 * u + 2], p[3 * v], p[3 * v + 2]) * scale)
+                if (cost <
+                    octile(p[3 * u], p[3 * u + 2], p[3 * v], p[3 * v + 2]) * scale * kShortcutSlack)
                     tile->shortcut = std::min(tile->shortcut, cost);
             }
             for (uint32_t s = tile->seam_offsets[u]; s < tile->seam_offsets[u + 1]; ++s) {
@@ -342,7 +348,7 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
                                 (float(seam.column % h.world_size_x) + 0.5f) * w.header.cell_size;
                 const float z = w.header.origin[2] +
                                 (float(seam.column / h.world_size_x) + 0.5f) * w.header.cell_size;
-                if (seam.cost < octile(p[3 * u], p[3 * u + 2], x, z) * scale)
+                if (seam.cost < octile(p[3 * u], p[3 * u + 2], x, z) * scale * kShortcutSlack)
                     tile->shortcut = std::min(tile->shortcut, seam.cost);
             }
         }
@@ -511,10 +517,11 @@ PathStatus World::findPath(Vec3 from, Vec3 to) {
             shortcut = std::min(shortcut, t->shortcut);
         }
     // Octile distance, capped by the cheapest shortcut (a path that takes one costs at least
-    // that): admissible and consistent.
+    // that), both scaled by kShortcutSlack (a path of edges each at least that share of its
+    // octile length costs at least that share of the whole): admissible and consistent.
     auto h = [&](const float* p) {
         return double(std::min(octile(p[0], p[2], gp[0], gp[2]) * min_cost, shortcut) *
-                      (1 - 1e-6f));
+                      kShortcutSlack * (1 - 1e-6f));
     };
     using Item = std::pair<double, uint64_t>;
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;

@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 
 #include "lib/common/file_io.h"
+#include "lib/common/parallel.h"
 #include "lib/geometry/geometry.h"
 #include "lib/voxel/voxelize.h"
 
@@ -40,11 +43,26 @@ void VoxelizeStage::describe(const Params& p, StageKey& key) {
 }
 
 Result<MemoryEstimate> VoxelizeStage::estimateMemory(const Inputs& inputs, const Params& params) {
-    auto header =
-        loadHeader(inputs.geometry, formats::kKindGeometry, formats::kGeometryStripsVersion,
-                   formats::kSecGeometryHeader, formats::decodeGeometryHeader);
-    if (!header) return header.error();
-    const formats::GeometryHeader& h = *header;
+    auto head =
+        loadContainerHead(inputs.geometry, formats::kKindGeometry, formats::kGeometryStripsVersion);
+    if (!head) return head.error();
+    formats::GeometryHeader h;
+    if (Status s = head->header(formats::kSecGeometryHeader, formats::decodeGeometryHeader, h); !s)
+        return s.error();
+    // The strips layout: the band lists hold the triangles of the strips around the bands in
+    // flight (37 bytes a copy): the share of the level's depth that ~2 strips and a window of
+    // rows cover, per thread.
+    double share = 1.0;
+    if (head->container.kind_version == formats::kGeometryStripsVersion) {
+        auto table = head->section(formats::kSecGeometryStrips);
+        if (!table) return table.error();
+        float strip = 0;
+        if (table->size() >= 4) std::memcpy(&strip, table->data(), 4);
+        const double depth = std::max(1.0, double(h.bounds_max[2]) - h.bounds_min[2]);
+        const int threads = std::max(1, resolveThreads(params.threads));
+        if (std::isfinite(strip) && strip > 0)
+            share = std::min(1.0, threads * (2.0 * strip + 20.0) / depth);
+    }
     // Triangles are kept compressed and decoded whole only under bake bounds; rows of spans are
     // streamed to the file in bands, so the grid is never whole (measured: city4's 362 k
     // triangles peak at 8 MB over the base).
@@ -52,7 +70,7 @@ Result<MemoryEstimate> VoxelizeStage::estimateMemory(const Inputs& inputs, const
     const double width = std::max(0.0, double(h.bounds_max[0]) - h.bounds_min[0]);
     const uint64_t size_x = uint64_t(std::min(width / cell + 1, 1e9));
     const uint64_t triangles = h.triangle_count;
-    uint64_t bytes = kStageBaseBytes + triangles * 48 + size_x * 256 * 16;
+    uint64_t bytes = kStageBaseBytes + uint64_t(double(triangles) * 48 * share) + size_x * 256 * 16;
     if (!params.bounds.empty()) bytes += triangles * 36;
     return MemoryEstimate{bytes, fmt::format("{} triangles, {} columns across", triangles, size_x),
                           "bake bounds, a larger cell size or world tiles"};

@@ -1083,6 +1083,15 @@ world_build)
   [ -s "$work/out/default.tile.world" ] || fail "no world index"
   [ -s "$work/out/default.navmesh.nav" ] || fail "the navmesh beside the world is missing"
   grep -q '"tiles_built": 9' "$work/out/w.report.json" || fail "report: $(cat "$work/out/w.report.json")"
+  # World builds import into strips (FORMAT.md §4.6); the indexed layout gives the same bytes.
+  [ "$(json_field "$work/out/w.report.json" strips)" -ge 2 ] || fail "no strips: $(cat "$work/out/w.report.json")"
+  expect 0 "layout: strips" "$navbake" inspect "$work/out/.cache"/import-*.geo
+  sed 's/"output": "out"/"output": "indexed", "import": {"strip_size": 0}/' "$work/w.json" >"$work/wi.json"
+  "$navbake" build "$work/wi.json" >"$work/log" 2>&1 || fail "indexed world build: $(cat "$work/log")"
+  grep -q '"strips"' "$work/indexed/wi.report.json" && fail "strip_size 0 still made strips"
+  for f in "$work/out"/default.tile.*; do
+    cmp -s "$f" "$work/indexed/$(basename "$f")" || fail "$(basename "$f") differs between strips and the indexed .geo"
+  done
   out=$("$navbake" inspect "$work/out/default.tile.world") || fail "inspect the index"
   for pattern in "tiled world index" "tiles: 3 x 3" "portals: [1-9]"; do
     grep -Eq "$pattern" <<<"$out" || fail "inspect index: no /$pattern/ in: $out"

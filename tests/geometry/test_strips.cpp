@@ -66,6 +66,15 @@ Baked bake(const std::filesystem::path& dir, const std::string& name, float stri
     return out;
 }
 
+// trickyLevel() imported into dir/s.geo in strips of `strip_size` metres.
+void importTricky(const std::filesystem::path& dir, float strip_size) {
+    test::writeText(dir / "level.obj", trickyLevel());
+    Context context;
+    importer::ImportStage::Params ip;
+    ip.strip_size = strip_size;
+    REQUIRE(importer::ImportStage::run({{dir / "level.obj"}}, ip, dir / "s.geo", context).ok());
+}
+
 // The files in `dir` whose name starts with `prefix` (temporaries left behind).
 size_t filesStartingWith(const std::filesystem::path& dir, const std::string& prefix) {
     size_t n = 0;
@@ -133,11 +142,7 @@ TEST_SUITE("geometry") {
         "strips layout: every triangle is taken exactly once by a reader of strips from any first "
         "strip") {
         test::TempDir dir;
-        test::writeText(dir / "level.obj", trickyLevel());
-        Context context;
-        importer::ImportStage::Params ip;
-        ip.strip_size = 1.0f;
-        REQUIRE(importer::ImportStage::run({{dir / "level.obj"}}, ip, dir / "s.geo", context).ok());
+        importTricky(dir.path(), 1.0f);
         geometry::StoredTriangles stored;
         REQUIRE(geometry::loadGeometry(dir / "s.geo", stored).ok());
         const geometry::StoredStrips& strips = *stored.strips();
@@ -277,11 +282,7 @@ TEST_SUITE("geometry") {
 
     TEST_CASE("strips layout: corrupt strips are refused with the file, section and byte") {
         test::TempDir dir;
-        test::writeText(dir / "level.obj", trickyLevel());
-        Context context;
-        importer::ImportStage::Params ip;
-        ip.strip_size = 2.0f;
-        REQUIRE(importer::ImportStage::run({{dir / "level.obj"}}, ip, dir / "s.geo", context).ok());
+        importTricky(dir.path(), 2.0f);
         const std::vector<uint8_t> good = test::readBytes(dir / "s.geo");
         auto head = loadContainerHead(dir / "s.geo", formats::kKindGeometry, 4);
         REQUIRE(head.ok());

@@ -80,7 +80,7 @@ uint32_t wholeNode(const graph::Graph& whole, uint32_t column, int y) {
 
 // Dijkstra on `whole` over the nodes `allowed` (cost, or infinity).
 double restrictedCost(const graph::Graph& whole, const std::vector<uint8_t>& allowed, uint32_t s,
-                      uint32_t t) {
+                      uint32_t t, size_t* settled = nullptr) {
     std::vector<double> dist(whole.nodeCount(), std::numeric_limits<double>::infinity());
     using Item = std::pair<double, uint32_t>;
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
@@ -90,6 +90,7 @@ double restrictedCost(const graph::Graph& whole, const std::vector<uint8_t>& all
         const auto [d, u] = open.top();
         open.pop();
         if (d > dist[u]) continue;
+        if (settled != nullptr) ++*settled;
         if (u == t) return d;
         for (uint32_t e = whole.edge_offsets[u]; e < whole.edge_offsets[u + 1]; ++e) {
             const uint32_t v = whole.edge_targets[e];
@@ -208,6 +209,36 @@ TEST_SUITE("world") {
         bakeWorld(*grid, 8.0, world);
         CHECK(world.files.size() >= 9);
         checkTilesEqualWhole(*whole, world);
+        // Every tile loaded: the streaming search finds the whole graph's costs, and its A*
+        // expands far fewer nodes than Dijkstra settles (cells of 0.3 m, whose plain seams cost
+        // their octile length up to rounding: taken for shortcuts, they capped the heuristic at
+        // one cell's cost and A* expanded as much as Dijkstra).
+        navrt::World streamed;
+        REQUIRE_FALSE(streamed.initFile(world.index.string().c_str()));
+        for (const graph::WorldTileFile& f : world.files)
+            REQUIRE_FALSE(streamed.addTileFile(f.path.string().c_str()));
+        const std::vector<uint8_t> all(whole->nodeCount(), 1);
+        std::mt19937 random(11);
+        size_t expanded = 0, settled = 0, queries = 0;
+        for (int q = 0; q < 400 && queries < 30; ++q) {
+            const uint32_t s = uint32_t(random() % whole->nodeCount());
+            const uint32_t t = uint32_t(random() % whole->nodeCount());
+            size_t dijkstra = 0;
+            const double expected = restrictedCost(*whole, all, s, t, &dijkstra);
+            if (!std::isfinite(expected) || expected < 8) continue;
+            const float* a = &whole->positions[3 * size_t(s)];
+            const float* b = &whole->positions[3 * size_t(t)];
+            REQUIRE(streamed.findPath({a[0], a[1], a[2]}, {b[0], b[1], b[2]}) ==
+                    navrt::PathStatus::found);
+            CHECK(streamed.cost() == doctest::Approx(expected).epsilon(1e-5));
+            expanded += streamed.expanded();
+            settled += dijkstra;
+            ++queries;
+        }
+        REQUIRE(queries >= 20);
+        MESSAGE("two storeys: A* over the tiles expanded ", expanded, ", Dijkstra settled ",
+                settled);
+        CHECK(double(expanded) < 0.6 * double(settled));
     }
 
     TEST_CASE(
@@ -270,6 +301,33 @@ TEST_SUITE("world") {
         }
         MESSAGE("streaming: ", compared, " queries compared (", found, " found, ", no_path,
                 " no path), ", off, " off the loaded tiles");
+        // Every tile loaded: A* over the tiles expands far fewer nodes than Dijkstra settles on
+        // the long queries (a world without links has no shortcut to cap its heuristic; when
+        // the rounding of plain seams' costs made them shortcuts, it expanded as many).
+        for (uint32_t t : order) {
+            const auto& b = bytes.at(t);
+            REQUIRE_FALSE(world.addTile(b.data(), b.size()));
+        }
+        const std::vector<uint8_t> all = loadedNodes(whole, world);
+        size_t expanded = 0, settled = 0, long_queries = 0;
+        for (int q = 0; q < 400 && long_queries < 40; ++q) {
+            const uint32_t s = uint32_t(random() % whole.nodeCount());
+            const uint32_t t = uint32_t(random() % whole.nodeCount());
+            size_t dijkstra = 0;
+            const double expected = restrictedCost(whole, all, s, t, &dijkstra);
+            if (!std::isfinite(expected) || expected < 25) continue;
+            const float* a = &whole.positions[3 * size_t(s)];
+            const float* b = &whole.positions[3 * size_t(t)];
+            REQUIRE(world.findPath({a[0], a[1], a[2]}, {b[0], b[1], b[2]}) ==
+                    navrt::PathStatus::found);
+            CHECK(world.cost() == doctest::Approx(expected).epsilon(1e-5));
+            expanded += world.expanded();
+            settled += dijkstra;
+            ++long_queries;
+        }
+        REQUIRE(long_queries >= 20);
+        MESSAGE("all tiles loaded: A* expanded ", expanded, ", Dijkstra settled ", settled);
+        CHECK(double(expanded) < 0.6 * double(settled));
         CHECK(found > 100);
         CHECK(no_path > 5);
         CHECK(off > 20);
