@@ -272,10 +272,19 @@ Result<MemoryEstimate> WorldStage::estimateMemory(const Inputs& inputs, const Pa
     const uint64_t threads = uint64_t(resolveThreads(params.threads));
     std::error_code ec;
     const uint64_t file = std::filesystem::file_size(inputs.voxels, ec);
+    // Then the seam sources of two rows of tiles (an entry per border cell of a walkable layer,
+    // ~48 bytes in a hash map; four borders), and a summary per tile.
+    const double walkable_per_column = columns ? double(h.walkable_count) / double(columns) : 0;
+    const double tiles = double(columns) / std::max(1.0, cells * cells);
     const uint64_t bytes =
         kStageBaseBytes + (ec ? 0 : file) + uint64_t(band * (4 + per_column * 8)) +
         uint64_t(double(threads) * tile_share * double(h.walkable_count) * 180) +
-        uint64_t(h.walkable_count) / 8 * 64;  // portals and their searches (a fraction)
+        uint64_t(2 * 4 * double(h.size_x) * walkable_per_column * 48) + uint64_t(tiles * 512) +
+        // and a zstd context per thread at the tiles' level (measured on city22: 15-20 MiB a
+        // thread more at 19 than at 6)
+        threads * (params.compression >= 16   ? uint64_t(20) << 20
+                   : params.compression >= 10 ? uint64_t(8) << 20
+                                              : uint64_t(2) << 20);
     return MemoryEstimate{bytes,
                           fmt::format("{} columns, {} spans, {} walkable, tiles of {} cells",
                                       columns, h.span_count, h.walkable_count, cells),
