@@ -1193,7 +1193,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 (double(std::min(frame.size_z, (b + 1) * kBandRows)) + 1.0) * frame.cell_size;
             band_first_strip[b] = int64_t(std::floor(z0 / size));
             const int64_t last = int64_t(std::floor(z1 / size));
-            uint32_t n = 0;
+            uint32_t n = b > 0 ? strips_needed[b - 1] : 0;  // (bands' ends only grow)
             while (n < strips->stripCount() && strips->stripIndex(n) <= last) ++n;
             strips_needed[b] = n;
         }
