@@ -104,6 +104,32 @@ double restrictedCost(const graph::Graph& whole, const std::vector<uint8_t>& all
     return std::numeric_limits<double>::infinity();
 }
 
+// Queries between random nodes of `whole` at least `min_cost` apart (up to `count` of them, at
+// least 20), through `world` with every tile of `allowed` loaded: each cost equals the restricted
+// Dijkstra's. Returns A*'s expansions and Dijkstra's settled nodes, summed.
+std::pair<size_t, size_t> expansionsAgainstDijkstra(navrt::World& world, const graph::Graph& whole,
+                                                    const std::vector<uint8_t>& allowed,
+                                                    std::mt19937& random, double min_cost,
+                                                    size_t count) {
+    size_t expanded = 0, settled = 0, queries = 0;
+    for (int q = 0; q < 400 && queries < count; ++q) {
+        const uint32_t s = uint32_t(random() % whole.nodeCount());
+        const uint32_t t = uint32_t(random() % whole.nodeCount());
+        size_t dijkstra = 0;
+        const double expected = restrictedCost(whole, allowed, s, t, &dijkstra);
+        if (!std::isfinite(expected) || expected < min_cost) continue;
+        const float* a = &whole.positions[3 * size_t(s)];
+        const float* b = &whole.positions[3 * size_t(t)];
+        REQUIRE(world.findPath({a[0], a[1], a[2]}, {b[0], b[1], b[2]}) == navrt::PathStatus::found);
+        CHECK(world.cost() == doctest::Approx(expected).epsilon(1e-5));
+        expanded += world.expanded();
+        settled += dijkstra;
+        ++queries;
+    }
+    REQUIRE(queries >= 20);
+    return {expanded, settled};
+}
+
 // Every tile node is a node of the whole graph with the same position bits, and its edges and
 // seams are exactly that node's edges; together the tiles hold every node once.
 void checkTilesEqualWhole(const graph::Graph& whole, const BakedWorld& world) {
@@ -219,23 +245,8 @@ TEST_SUITE("world") {
             REQUIRE_FALSE(streamed.addTileFile(f.path.string().c_str()));
         const std::vector<uint8_t> all(whole->nodeCount(), 1);
         std::mt19937 random(11);
-        size_t expanded = 0, settled = 0, queries = 0;
-        for (int q = 0; q < 400 && queries < 30; ++q) {
-            const uint32_t s = uint32_t(random() % whole->nodeCount());
-            const uint32_t t = uint32_t(random() % whole->nodeCount());
-            size_t dijkstra = 0;
-            const double expected = restrictedCost(*whole, all, s, t, &dijkstra);
-            if (!std::isfinite(expected) || expected < 8) continue;
-            const float* a = &whole->positions[3 * size_t(s)];
-            const float* b = &whole->positions[3 * size_t(t)];
-            REQUIRE(streamed.findPath({a[0], a[1], a[2]}, {b[0], b[1], b[2]}) ==
-                    navrt::PathStatus::found);
-            CHECK(streamed.cost() == doctest::Approx(expected).epsilon(1e-5));
-            expanded += streamed.expanded();
-            settled += dijkstra;
-            ++queries;
-        }
-        REQUIRE(queries >= 20);
+        const auto [expanded, settled] =
+            expansionsAgainstDijkstra(streamed, *whole, all, random, 8, 30);
         MESSAGE("two storeys: A* over the tiles expanded ", expanded, ", Dijkstra settled ",
                 settled);
         CHECK(double(expanded) < 0.6 * double(settled));
@@ -309,23 +320,8 @@ TEST_SUITE("world") {
             REQUIRE_FALSE(world.addTile(b.data(), b.size()));
         }
         const std::vector<uint8_t> all = loadedNodes(whole, world);
-        size_t expanded = 0, settled = 0, long_queries = 0;
-        for (int q = 0; q < 400 && long_queries < 40; ++q) {
-            const uint32_t s = uint32_t(random() % whole.nodeCount());
-            const uint32_t t = uint32_t(random() % whole.nodeCount());
-            size_t dijkstra = 0;
-            const double expected = restrictedCost(whole, all, s, t, &dijkstra);
-            if (!std::isfinite(expected) || expected < 25) continue;
-            const float* a = &whole.positions[3 * size_t(s)];
-            const float* b = &whole.positions[3 * size_t(t)];
-            REQUIRE(world.findPath({a[0], a[1], a[2]}, {b[0], b[1], b[2]}) ==
-                    navrt::PathStatus::found);
-            CHECK(world.cost() == doctest::Approx(expected).epsilon(1e-5));
-            expanded += world.expanded();
-            settled += dijkstra;
-            ++long_queries;
-        }
-        REQUIRE(long_queries >= 20);
+        const auto [expanded, settled] =
+            expansionsAgainstDijkstra(world, whole, all, random, 25, 40);
         MESSAGE("all tiles loaded: A* expanded ", expanded, ", Dijkstra settled ", settled);
         CHECK(double(expanded) < 0.6 * double(settled));
         CHECK(found > 100);
