@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include "lib/geometry/geometry.h"
@@ -65,7 +66,8 @@ ParamIssues ImportStage::check(const Params& params) {
     ParamCheck check;
     check.positive("scale", params.scale);
     check.threads("threads", params.threads);
-    if (params.strip_size != 0) check.positive("strip_size", params.strip_size);
+    check.require(std::isfinite(params.strip_size) && params.strip_size >= 0, "strip_size",
+                  fmt::format("{}", params.strip_size), "> 0 m, or 0 for the indexed layout");
     return check.issues;
 }
 

@@ -1130,6 +1130,8 @@ world_build)
   expect 1 "world.tile_size = -1 \(must be > 0\)" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": 20, "compression": 0}}' >"$work/bad.json"
   expect 1 "world.compression = 0 \(must be in 1..19\)" "$navbake" build "$work/bad.json"
+  echo '{"input": "terrain.obj", "import": {"strip_size": -1}, "world": {"tile_size": 20}}' >"$work/bad.json"
+  expect 1 "import.strip_size = -1 \(must be > 0 m, or 0 for the indexed layout\)" "$navbake" build "$work/bad.json"
   # A faster zstd level: every tile is rebuilt (its bytes differ), and the tiles still load.
   sed 's/"tile_size": 20}/"tile_size": 20, "compression": 3}/' "$work/w.json" >"$work/w3.json"
   rm -f "$work/out/default.tile.0_2.nav"
