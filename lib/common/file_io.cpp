@@ -1,10 +1,12 @@
 #include "lib/common/file_io.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 
@@ -60,6 +62,25 @@ Result<std::string> readTextFile(const std::filesystem::path& path) {
     auto bytes = readFile(path);
     if (!bytes) return bytes.error();
     return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+}
+
+size_t removeOrphanedTemporaries(const std::filesystem::path& folder, std::string_view prefix) {
+    size_t removed = 0;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end;
+         it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+        long long pid = 0;
+        const char* first = name.data() + prefix.size();
+        const auto [next, error] = std::from_chars(first, name.data() + name.size(), pid);
+        if (error != std::errc() || next == first || *next != '-' || pid <= 0 || pid == ::getpid())
+            continue;
+        if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours)
+        std::error_code remove_error;
+        removed += std::filesystem::remove(it->path(), remove_error) ? 1 : 0;
+    }
+    return removed;
 }
 
 Status writeAll(int fd, std::span<const uint8_t> bytes, const std::filesystem::path& path) {

@@ -44,6 +44,10 @@ Status writeFileAtomic(const std::filesystem::path& path, std::span<const uint8_
 // (writeAll below writes to it); its error fails the write as above.
 Status writeFileAtomicBy(const std::filesystem::path& path,
                          const std::function<Status(int fd)>& write);
+// Removes the files of `folder` named PREFIX + PID + "-" + anything whose process is gone (the
+// spill files of a killed import: they can be hundreds of MB). Files of live processes, and
+// names that do not parse, are left. Returns how many were removed.
+size_t removeOrphanedTemporaries(const std::filesystem::path& folder, std::string_view prefix);
 // Writes all of `bytes` to `fd` (retrying short writes); errors name `path`.
 Status writeAll(int fd, std::span<const uint8_t> bytes, const std::filesystem::path& path);
 

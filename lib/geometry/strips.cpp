@@ -41,8 +41,9 @@ StripWriter::StripWriter(float strip_size, const std::filesystem::path& output)
     static std::atomic<unsigned> counter{0};
     const std::filesystem::path folder =
         output.has_parent_path() ? output.parent_path() : std::filesystem::path(".");
-    spill_path_ =
-        folder / fmt::format(".{}.strips-{}-{}", output.filename().string(), ::getpid(), counter++);
+    const std::string prefix = fmt::format(".{}.strips-", output.filename().string());
+    removeOrphanedTemporaries(folder, prefix);  // a killed import's
+    spill_path_ = folder / fmt::format("{}{}-{}", prefix, ::getpid(), counter++);
     fd_ = ::open(spill_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd_ < 0)
         error_ = makeError(ErrorKind::io, "{}: cannot create a temporary file in '{}': {}",

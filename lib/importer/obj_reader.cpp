@@ -24,6 +24,7 @@
 #include <unistd.h>
 #endif
 
+#include "lib/common/file_io.h"
 #include "lib/common/parallel.h"
 
 namespace nav::importer {
@@ -611,6 +612,7 @@ ObjPositions::~ObjPositions() {
 
 Status ObjPositions::spillTo(const std::filesystem::path& folder) {
     static std::atomic<unsigned> counter{0};
+    removeOrphanedTemporaries(folder, ".positions-");  // a killed import's
     spill_path_ = folder / fmt::format(".positions-{}-{}.tmp", ::getpid(), counter++);
     fd_ = ::open(spill_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd_ < 0) {

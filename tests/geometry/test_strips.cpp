@@ -10,6 +10,8 @@
 #include <random>
 #include <string>
 
+#include <unistd.h>
+
 #include "formats/bytes.h"
 #include "formats/layouts.h"
 #include "formats/xxhash64.h"
@@ -136,6 +138,19 @@ TEST_SUITE("geometry") {
         // No spill file is left beside the outputs.
         CHECK(filesStartingWith(dir.path(), ".strips") == 0);
         CHECK(filesStartingWith(dir.path(), ".positions") == 0);
+        // Those of a killed import (a process that is gone) are removed by the next one; a live
+        // process's and names that do not parse are left.
+        const std::string live = std::to_string(::getppid());
+        for (const std::string& name :
+             {std::string(".strips.geo.strips-2147483646-0"),
+              std::string(".positions-2147483646-3.tmp"), ".strips.geo.strips-" + live + "-0",
+              std::string(".strips.geo.strips-x-0")})
+            test::writeText(dir / name, "spill");
+        bake(dir.path(), "strips", 2.0f, 1);
+        CHECK_FALSE(std::filesystem::exists(dir / ".strips.geo.strips-2147483646-0"));
+        CHECK_FALSE(std::filesystem::exists(dir / ".positions-2147483646-3.tmp"));
+        CHECK(std::filesystem::exists(dir / (".strips.geo.strips-" + live + "-0")));
+        CHECK(std::filesystem::exists(dir / ".strips.geo.strips-x-0"));
     }
 
     TEST_CASE(
