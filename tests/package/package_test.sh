@@ -49,10 +49,12 @@ cmake --build "$work/examples" -j 2 >> "$work/examples.log" 2>&1 ||
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc -std=c99 -O2 "$src/tools/examples/walk_agent.c" \
   $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs navrt) -lm \
   -o "$work/walk_agent_shared" || fail "the C example does not build with pkg-config"
-if ldd "$work/walk_agent_shared" | grep -q "libnavrt.so"; then :; else
-  fail "the pkg-config build did not link the shared library"
-fi
-if ldd "$work/examples/walk_agent_c" | grep -q "libnavrt.so"; then
+# (ldd's output taken whole first: under pipefail, `ldd | grep -q` fails whenever grep's early
+# exit hits ldd with SIGPIPE, which made this test fail now and then.)
+libs=$(ldd "$work/walk_agent_shared")
+grep -q "libnavrt.so" <<<"$libs" || fail "the pkg-config build did not link the shared library"
+libs=$(ldd "$work/examples/walk_agent_c")
+if grep -q "libnavrt.so" <<<"$libs"; then
   fail "navrt::navrt should be the static library by default"
 fi
 
