@@ -205,15 +205,9 @@ Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, 
                              name, static_cast<unsigned long long>(e.offset),
                              static_cast<unsigned long long>(e.stored_size),
                              static_cast<unsigned long long>(out.file_size));
+        // A head holds every byte but the tail's (its padding is checked below).
         const bool tail = head && i + 1 == out.section_count;
-        // (A head holds every byte before the tail: its padding is checked.)
-        if (e.offset > size && !tail)
-            return makeError(ErrorCode::truncated, size, e.id,
-                             "section '%s' lies past the %zu bytes read", name, size);
-        if (e.offset > size)
-            return makeError(ErrorCode::truncated, size, e.id,
-                             "the head read (%zu bytes) ends before section '%s'", size, name);
-        if (!tail && e.offset + e.stored_size > size)
+        if (e.offset > size || (!tail && e.offset + e.stored_size > size))
             return makeError(ErrorCode::truncated, size, e.id,
                              "section '%s' lies past the %zu bytes read", name, size);
         if (!allZero(data + previous_end, size_t(e.offset - previous_end)))

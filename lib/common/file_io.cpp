@@ -83,6 +83,45 @@ size_t removeOrphanedTemporaries(const std::filesystem::path& folder, std::strin
     return removed;
 }
 
+Result<SpillFile> createSpillFile(const std::filesystem::path& folder, std::string_view prefix,
+                                  std::string_view suffix) {
+    static std::atomic<unsigned> counter{0};
+    removeOrphanedTemporaries(folder, prefix);  // a killed process's
+    SpillFile spill;
+    spill.path = folder / fmt::format("{}{}-{}{}", prefix, ::getpid(), counter++, suffix);
+    spill.fd = ::open(spill.path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (spill.fd < 0)
+        return makeError(ErrorKind::io, "cannot create a temporary file in '{}': {}",
+                         folder.string(), std::strerror(errno));
+    return spill;
+}
+
+Status readAt(int fd, uint8_t* out, size_t size, uint64_t offset,
+              const std::filesystem::path& path) {
+    for (size_t done = 0; done < size;) {
+        const ssize_t n = ::pread(fd, out + done, size - done, off_t(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0)
+            return makeError(ErrorKind::io, "{}: read failed at byte {}: {}", path.string(),
+                             offset + done, n < 0 ? std::strerror(errno) : "the file ends");
+        done += size_t(n);
+    }
+    return {};
+}
+
+Status writeAt(int fd, const uint8_t* bytes, size_t size, uint64_t offset,
+               const std::filesystem::path& path) {
+    for (size_t done = 0; done < size;) {
+        const ssize_t n = ::pwrite(fd, bytes + done, size - done, off_t(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0)
+            return makeError(ErrorKind::io, "{}: write failed: {}", path.string(),
+                             std::strerror(n < 0 ? errno : ENOSPC));
+        done += size_t(n);
+    }
+    return {};
+}
+
 Status writeAll(int fd, std::span<const uint8_t> bytes, const std::filesystem::path& path) {
     size_t written = 0;
     while (written < bytes.size()) {

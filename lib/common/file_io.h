@@ -48,6 +48,21 @@ Status writeFileAtomicBy(const std::filesystem::path& path,
 // spill files of a killed import: they can be hundreds of MB). Files of live processes, and
 // names that do not parse, are left. Returns how many were removed.
 size_t removeOrphanedTemporaries(const std::filesystem::path& folder, std::string_view prefix);
+// A temporary file a stage spills to, in `folder`: named PREFIX + pid + "-" + n + SUFFIX (so
+// removeOrphanedTemporaries(folder, PREFIX), called first, knows a killed process's), opened for
+// reading and writing. The caller closes and removes it.
+struct SpillFile {
+    int fd = -1;
+    std::filesystem::path path;
+};
+Result<SpillFile> createSpillFile(const std::filesystem::path& folder, std::string_view prefix,
+                                  std::string_view suffix = {});
+// All of `size` bytes at `offset` of `fd`, read or written (retrying short and interrupted
+// calls); errors name `path` and the byte.
+Status readAt(int fd, uint8_t* out, size_t size, uint64_t offset,
+              const std::filesystem::path& path);
+Status writeAt(int fd, const uint8_t* bytes, size_t size, uint64_t offset,
+               const std::filesystem::path& path);
 // Writes all of `bytes` to `fd` (retrying short writes); errors name `path`.
 Status writeAll(int fd, std::span<const uint8_t> bytes, const std::filesystem::path& path);
 

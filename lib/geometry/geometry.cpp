@@ -446,14 +446,17 @@ std::vector<uint8_t> encodeHeaderOf(const Geometry& g, formats::GeometryHeader h
     formats::encodeGeometryHeader(header, bytes.data());
     return bytes;
 }
-// OBJN: the objects' names and materials.
-std::vector<uint8_t> encodeObjectNames(const Geometry& g) {
+// OBJN (the objects' names and materials), and the links' and markers' sections when there are
+// any: what every layout writes after its triangles.
+void addSceneSections(formats::ContainerWriter& writer, const Geometry& g) {
     formats::ByteWriter names;
     for (const SceneObject& object : g.objects) {
         names.str(object.name);
         names.str(object.material);
     }
-    return names.take();
+    writer.add(formats::kSecObjectNames, names.take());
+    addLinkSpecSections(writer, g.links);
+    addMarkerSection(writer, g.markers);
 }
 }  // namespace
 
@@ -489,9 +492,7 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g,
         writer.add(formats::kSecTriangleAreas, formats::byteView(g.triangle_areas));
         writer.add(formats::kSecTriangleObjects, formats::byteView(g.triangle_objects));
     }
-    writer.add(formats::kSecObjectNames, encodeObjectNames(g));
-    addLinkSpecSections(writer, g.links);
-    addMarkerSection(writer, g.markers);
+    addSceneSections(writer, g);
     return saveContainer(path, writer);
 }
 
@@ -505,9 +506,7 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g, StripW
     writer.setCompressionLevel(kGeometryZstdLevel);
     writer.add(formats::kSecGeometryHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, encodeAreaTable(g.areas), formats::Codec::raw);
-    writer.add(formats::kSecObjectNames, encodeObjectNames(g));
-    addLinkSpecSections(writer, g.links);
-    addMarkerSection(writer, g.markers);
+    addSceneSections(writer, g);
     if (Status s = strips.finish(writer); !s) return s;
     return saveContainer(path, writer, strips.tailPath());
 }
@@ -674,22 +673,12 @@ Status StoredTriangles::decodeInto(Geometry& g) const {
         g.vertices.clear();
         g.triangles.clear();
         g.triangle_areas.clear();
-        const float size = strips_->stripSize();
-        for (size_t i = 0; i < strips_->stripCount(); ++i) {
-            const int64_t strip = strips_->stripIndex(i);
-            Status s = strips_->forEach(i, [&](std::span<const StripTriangle> records) {
-                for (const StripTriangle& t : records) {
-                    if (!takesCopy(t, size, strip, INT64_MIN)) continue;
-                    const uint32_t v = uint32_t(g.vertices.size() / 3);
-                    g.vertices.insert(g.vertices.end(), t.p.begin(), t.p.end());
-                    g.triangles.insert(g.triangles.end(), {v, v + 1, v + 2});
-                    g.triangle_areas.push_back(t.area);
-                }
-                return Status{};
-            });
-            if (!s) return s;
-        }
-        return {};
+        return strips_->forEachTriangle([&](const StripTriangle& t) {
+            const uint32_t v = uint32_t(g.vertices.size() / 3);
+            g.vertices.insert(g.vertices.end(), t.p.begin(), t.p.end());
+            g.triangles.insert(g.triangles.end(), {v, v + 1, v + 2});
+            g.triangle_areas.push_back(t.area);
+        });
     }
     g.triangles.clear();
     g.triangle_areas.clear();

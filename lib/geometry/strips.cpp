@@ -5,7 +5,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -38,16 +37,15 @@ bool takesCopy(const StripTriangle& t, float size, int64_t strip, int64_t first_
 
 StripWriter::StripWriter(float strip_size, const std::filesystem::path& output)
     : size_(strip_size) {
-    static std::atomic<unsigned> counter{0};
     const std::filesystem::path folder =
         output.has_parent_path() ? output.parent_path() : std::filesystem::path(".");
-    const std::string prefix = fmt::format(".{}.strips-", output.filename().string());
-    removeOrphanedTemporaries(folder, prefix);  // a killed import's
-    spill_path_ = folder / fmt::format("{}{}-{}", prefix, ::getpid(), counter++);
-    fd_ = ::open(spill_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd_ < 0)
-        error_ = makeError(ErrorKind::io, "{}: cannot create a temporary file in '{}': {}",
-                           output.string(), folder.string(), std::strerror(errno));
+    auto spill = createSpillFile(folder, fmt::format(".{}.strips-", output.filename().string()));
+    if (!spill) {
+        error_ = makeError(ErrorKind::io, "{}: {}", output.string(), spill.error().message);
+        return;
+    }
+    fd_ = spill->fd;
+    spill_path_ = std::move(spill->path);
 }
 
 StripWriter::~StripWriter() {
@@ -224,13 +222,10 @@ Result<std::shared_ptr<StoredStrips>> StoredStrips::open(const LoadedContainer& 
     std::vector<uint8_t> chunk(size_t(1) << 20);
     for (uint64_t done = 0; done < s->tail_size_;) {
         const size_t n = size_t(std::min<uint64_t>(chunk.size(), s->tail_size_ - done));
-        const ssize_t got = ::pread(s->fd_, chunk.data(), n, off_t(s->tail_offset_ + done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0)
-            return makeError(ErrorKind::io, "{}: read failed at byte {}", file,
-                             s->tail_offset_ + done);
-        hash.update(chunk.data(), size_t(got));
-        done += uint64_t(got);
+        if (Status st = readAt(s->fd_, chunk.data(), n, s->tail_offset_ + done, head.path); !st)
+            return st.error();
+        hash.update(chunk.data(), n);
+        done += n;
     }
     if (hash.digest() != entry.checksum)
         return makeError(ErrorKind::bad_input,
@@ -246,15 +241,8 @@ Status StoredStrips::forEach(size_t strip_number, const Visit& visit) const {
     for (uint32_t k = 0; k < strip.block_count; ++k) {
         const Block& b = blocks_[strip.first_block + k];
         stored_.resize(b.stored);
-        for (size_t done = 0; done < b.stored;) {
-            const ssize_t got = ::pread(fd_, stored_.data() + done, b.stored - done,
-                                        off_t(tail_offset_ + b.offset + done));
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0)
-                return makeError(ErrorKind::io, "{}: read failed at byte {}", file,
-                                 tail_offset_ + b.offset + done);
-            done += size_t(got);
-        }
+        if (Status st = readAt(fd_, stored_.data(), b.stored, tail_offset_ + b.offset, path_); !st)
+            return st;
         const size_t raw_size = size_t(b.records) * kStripRecordSize;
         raw_.resize(raw_size);
         if (context_ == nullptr && (context_ = ZSTD_createDCtx()) == nullptr)
@@ -289,6 +277,19 @@ Status StoredStrips::forEach(size_t strip_number, const Visit& visit) const {
                     tail_offset_ + b.offset);
         }
         if (Status s = visit(records_); !s) return s;
+    }
+    return {};
+}
+
+Status StoredStrips::forEachTriangle(const std::function<void(const StripTriangle&)>& visit) const {
+    for (size_t i = 0; i < strips_.size(); ++i) {
+        const int64_t strip = strips_[i].index;
+        Status s = forEach(i, [&](std::span<const StripTriangle> records) {
+            for (const StripTriangle& t : records)
+                if (takesCopy(t, size_, strip, INT64_MIN)) visit(t);
+            return Status{};
+        });
+        if (!s) return s;
     }
     return {};
 }

@@ -104,6 +104,8 @@ public:
     // extent that meets the strip). Safe to call from one thread at a time.
     using Visit = std::function<Status(std::span<const StripTriangle>)>;
     Status forEach(size_t strip, const Visit& visit) const;
+    // Every triangle once (its first strip's copy), in strip order.
+    Status forEachTriangle(const std::function<void(const StripTriangle&)>& visit) const;
 
 private:
     StoredStrips() = default;

@@ -611,16 +611,10 @@ ObjPositions::~ObjPositions() {
 }
 
 Status ObjPositions::spillTo(const std::filesystem::path& folder) {
-    static std::atomic<unsigned> counter{0};
-    removeOrphanedTemporaries(folder, ".positions-");  // a killed import's
-    spill_path_ = folder / fmt::format(".positions-{}-{}.tmp", ::getpid(), counter++);
-    fd_ = ::open(spill_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd_ < 0) {
-        const int saved = errno;
-        spill_path_.clear();
-        return makeError(ErrorKind::io, "cannot create a temporary file in '{}': {}",
-                         folder.string(), std::strerror(saved));
-    }
+    auto spill = createSpillFile(folder, ".positions-", ".tmp");
+    if (!spill) return spill.error();
+    fd_ = spill->fd;
+    spill_path_ = std::move(spill->path);
     cache_.assign(kCachedChunks, Chunk{});
     return {};
 }
@@ -632,19 +626,11 @@ Status ObjPositions::append(const float* xyz, size_t n) {
             blocks_.push_back(std::make_unique_for_overwrite<float[]>(3 * kBlock));
             // Spilling: the oldest whole block out once more than kResident are held.
             if (fd_ >= 0 && blocks_.size() > kResident) {
-                const uint8_t* bytes = reinterpret_cast<const uint8_t*>(blocks_.front().get());
                 const size_t size = 3 * kBlock * sizeof(float);
-                const off_t offset = off_t(spilled_blocks_ * size);
-                for (size_t done = 0; done < size;) {
-                    const ssize_t w =
-                        ::pwrite(fd_, bytes + done, size - done, offset + off_t(done));
-                    if (w < 0 && errno == EINTR) continue;
-                    if (w <= 0)
-                        return makeError(ErrorKind::io, "{}: write failed: {}",
-                                         spill_path_.string(),
-                                         std::strerror(w < 0 ? errno : ENOSPC));
-                    done += size_t(w);
-                }
+                if (Status s = writeAt(fd_, reinterpret_cast<const uint8_t*>(blocks_.front().get()),
+                                       size, spilled_blocks_ * size, spill_path_);
+                    !s)
+                    return s;
                 blocks_.erase(blocks_.begin());
                 ++first_block_;
                 ++spilled_blocks_;
@@ -665,19 +651,11 @@ std::array<float, 3> ObjPositions::spilledAt(uint64_t i) const {
     if (chunk.number != number) {
         chunk.values.resize(3 * kChunk);
         const size_t size = 3 * kChunk * sizeof(float);
-        uint8_t* out = reinterpret_cast<uint8_t*>(chunk.values.data());
-        for (size_t done = 0; done < size;) {
-            const ssize_t r = ::pread(fd_, out + done, size - done, off_t(number * size + done));
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) {
-                if (read_error_)
-                    read_error_ =
-                        makeError(ErrorKind::io, "{}: read failed: {}", spill_path_.string(),
-                                  std::strerror(r < 0 ? errno : EIO));
-                std::fill(chunk.values.begin(), chunk.values.end(), 0.0f);
-                break;
-            }
-            done += size_t(r);
+        if (Status s = readAt(fd_, reinterpret_cast<uint8_t*>(chunk.values.data()), size,
+                              number * size, spill_path_);
+            !s) {
+            if (read_error_) read_error_ = s;
+            std::fill(chunk.values.begin(), chunk.values.end(), 0.0f);
         }
         chunk.number = number;
     }

@@ -127,18 +127,12 @@ Result<Json> stripsGeometryStats(const std::filesystem::path& path) {
     const geometry::StoredStrips& strips = *stored.strips();
     std::vector<uint64_t> per_area(g->areas.size(), 0);
     uint64_t triangles = 0;
-    for (size_t i = 0; i < strips.stripCount(); ++i) {
-        const int64_t strip = strips.stripIndex(i);
-        Status s = strips.forEach(i, [&](std::span<const geometry::StripTriangle> records) {
-            for (const geometry::StripTriangle& t : records)
-                if (geometry::takesCopy(t, strips.stripSize(), strip, INT64_MIN)) {
-                    ++per_area[t.area];
-                    ++triangles;
-                }
-            return Status{};
+    if (Status s = strips.forEachTriangle([&](const geometry::StripTriangle& t) {
+            ++per_area[t.area];
+            ++triangles;
         });
-        if (!s) return s.error();
-    }
+        !s)
+        return s.error();
     if (triangles != stored.count())
         return inputError("{}: the strips hold {} triangles, 'GHDR' says {}", path.string(),
                           triangles, stored.count());

@@ -969,6 +969,15 @@ Result<Shape> gridShape(const geometry::Geometry& geometry, const geometry::Stor
     return shape;
 }
 
+// The winding warning: triangles face down within the max slope and none up.
+void warnIfWoundClockwise(Context& context, uint64_t up, uint64_t down) {
+    if (up == 0 && down > 0)
+        context.warn(
+            "voxelize: no triangle faces up within the max slope but {} face down; is the mesh "
+            "wound clockwise (normals flipped)?",
+            down);
+}
+
 // Rasterizes, filters and erodes the geometry row band by row band and hands the finished rows
 // to `sink` in order. Only a window of bands is held: a chunk of 4 bands (or twice the halo) is
 // finished from the bands within `halo` rows of it (filters look one column away, erosion by the
@@ -1168,11 +1177,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         });
         if (s && block_count > 0) s = complete(block_count - 1);
         if (!s) return s.error();
-        if (facing_up == 0 && facing_down > 0)
-            context.warn(
-                "voxelize: no triangle faces up within the max slope but {} face down; "
-                "is the mesh wound clockwise (normals flipped)?",
-                facing_down);
+        warnIfWoundClockwise(context, facing_up, facing_down);
     }
 
     // ---- The strips layout: the band lists are filled a strip at a time, just ahead of the
@@ -1506,11 +1511,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         "voxelize: rasterize: {:.1f} ms; filters and erosion: {:.1f} ms; strips: {:.1f} ms "
         "(summed over threads)",
         task_ms[kRaster], task_ms[kFinish], task_ms[kDistribute]);
-    if (strips != nullptr && strip_up == 0 && strip_down > 0)
-        context.warn(
-            "voxelize: no triangle faces up within the max slope but {} face down; "
-            "is the mesh wound clockwise (normals flipped)?",
-            strip_down);
+    if (strips != nullptr) warnIfWoundClockwise(context, strip_up, strip_down);
     return {};
 }
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -162,14 +163,14 @@ TEST_SUITE("geometry") {
         REQUIRE(geometry::loadGeometry(dir / "s.geo", stored).ok());
         const geometry::StoredStrips& strips = *stored.strips();
         // Each triangle (by its record's bytes) and the strips holding a copy of it.
-        std::map<std::vector<uint8_t>, std::vector<int64_t>> copies;
-        std::map<std::vector<uint8_t>, geometry::StripTriangle> triangles;
+        std::map<std::array<uint8_t, 37>, std::vector<int64_t>> copies;
+        std::map<std::array<uint8_t, 37>, geometry::StripTriangle> triangles;
         for (size_t i = 0; i < strips.stripCount(); ++i)
             REQUIRE(strips
                         .forEach(i,
                                  [&](std::span<const geometry::StripTriangle> records) {
                                      for (const geometry::StripTriangle& t : records) {
-                                         std::vector<uint8_t> key(37);
+                                         std::array<uint8_t, 37> key{};
                                          std::memcpy(key.data(), t.p.data(), 36);
                                          key[36] = t.area;
                                          copies[key].push_back(strips.stripIndex(i));
