@@ -4,6 +4,7 @@
 #include <bitset>
 #include <cassert>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <type_traits>
@@ -161,7 +162,7 @@ NAV_HEADER_LAYOUT(WorldTileHeader, kSecWorldTileHeader, kWorldTileHeaderSize) {
 }
 NAV_HEADER_LAYOUT(WorldHeader, kSecWorldHeader, kWorldHeaderSize) {
     io(h.tiles_x, h.tiles_z, h.tile_cells, h.world_size_x, h.world_size_z, h.portal_count,
-       h.portal_edge_count, h.tile_count, h.origin, h.cell_size, h.cell_height, Reserved{4},
+       h.portal_edge_count, h.tile_count, h.origin, h.cell_size, h.cell_height, h.graph_type,
        h.world_fingerprint);
 }
 
@@ -909,6 +910,31 @@ void encodeSeam(const SeamRecord& seam, uint8_t out[kSeamRecordSize]) {
     storeLe32(out + 12, bits);
 }
 
+void encodeBorderEdge(const BorderEdgeRecord& e, uint8_t out[kBorderEdgeRecordSize]) {
+    const uint32_t v[7] = {e.poly,         e.edge,         e.side,        uint32_t(e.a0),
+                           uint32_t(e.a1), uint32_t(e.y0), uint32_t(e.y1)};
+    for (int i = 0; i < 7; ++i) storeLe32(out + 4 * i, v[i]);
+}
+
+BorderEdgeRecord decodeBorderEdge(const uint8_t* data) {
+    BorderEdgeRecord e;
+    e.poly = loadLe32(data);
+    e.edge = loadLe32(data + 4);
+    e.side = loadLe32(data + 8);
+    e.a0 = int32_t(loadLe32(data + 12));
+    e.a1 = int32_t(loadLe32(data + 16));
+    e.y0 = int32_t(loadLe32(data + 20));
+    e.y1 = int32_t(loadLe32(data + 24));
+    return e;
+}
+
+int32_t borderEdgeMismatch(const BorderEdgeRecord& from, const BorderEdgeRecord& to) {
+    if (to.side != ((from.side + 2) & 3) || to.a0 != from.a1 || to.a1 != from.a0) return -1;
+    const int64_t d0 = std::abs(int64_t(to.y0) - from.y1), d1 = std::abs(int64_t(to.y1) - from.y0);
+    if (d0 > kBorderEdgeWeld || d1 > kBorderEdgeWeld) return -1;
+    return int32_t(d0 + d1);
+}
+
 SeamRecord decodeSeam(const uint8_t* data) {
     SeamRecord seam;
     seam.from = loadLe32(data);
@@ -933,10 +959,13 @@ Error decodeWorldHeader(const uint8_t* data, size_t size, WorldHeader& h) {
         uint64_t(h.tiles_z) * h.tile_cells < h.world_size_z ||
         h.tile_count > uint64_t(h.tiles_x) * h.tiles_z || !(h.cell_size > 0) ||
         !std::isfinite(h.cell_size) || !(h.cell_height > 0) || !std::isfinite(h.cell_height) ||
-        !std::isfinite(h.origin[0]) || !std::isfinite(h.origin[1]) || !std::isfinite(h.origin[2]))
+        !std::isfinite(h.origin[0]) || !std::isfinite(h.origin[1]) || !std::isfinite(h.origin[2]) ||
+        (h.graph_type != 0 && h.graph_type != uint32_t(GraphType::navmesh)))
         return makeError(ErrorCode::bad_section, 0, id,
                          "section 'WIHD': %u x %u tiles of %u cells do not cover a %u x %u world, "
-                         "or the cell sizes or origin are not finite and positive",
+                         "or the cell sizes or origin are not finite and positive, or the graph "
+                         "type is not 0 (tile) "
+                         "or 4 (navmesh)",
                          h.tiles_x, h.tiles_z, h.tile_cells, h.world_size_x, h.world_size_z);
     return {};
 }

@@ -673,11 +673,34 @@ struct WorldHeader {
     float origin[3] = {0, 0, 0};  // the world grid's minimum corner [Units: m]
     float cell_size = 0;          // [Units: m]
     float cell_height = 0;        // [Units: m]
+    // What the tiles hold: 0 = tile graphs (the only kind before navmesh tiles), or
+    // GraphType::navmesh (tiles with navmesh polygons, WNBE instead of WSEM).
+    uint32_t graph_type = 0;
     uint64_t world_fingerprint = 0;
 };
 inline constexpr size_t kWorldHeaderSize = 64;
 void encodeWorldHeader(const WorldHeader& header, uint8_t out[kWorldHeaderSize]);
 Error decodeWorldHeader(const uint8_t* data, size_t size, WorldHeader& out);
+
+// WNBE (navmesh world tiles, instead of WSEM): the polygon edges on the tile's sides that border
+// other tiles, 28 bytes each: u32 poly, edge (v[edge] -> v[edge + 1]), side (0: -x, 1: +z, 2: +x,
+// 3: -z); i32 a0, a1 (its ends along the side in world cells: z on sides 0 and 2, x on 1 and 3),
+// y0, y1 (their heights [cell heights]). Two tiles' edges join when they lie on the same border
+// line with their ends reversed and heights within kBorderEdgeWeld (the bake's stitch weld).
+inline constexpr uint32_t kSecWorldBorderEdges = fourcc("WNBE");
+struct BorderEdgeRecord {
+    uint32_t poly = 0, edge = 0, side = 0;
+    int32_t a0 = 0, a1 = 0, y0 = 0, y1 = 0;
+};
+inline constexpr size_t kBorderEdgeRecordSize = 28;
+inline constexpr int32_t kBorderEdgeWeld = 2;  // [Units: cell heights]
+void encodeBorderEdge(const BorderEdgeRecord& edge, uint8_t out[kBorderEdgeRecordSize]);
+BorderEdgeRecord decodeBorderEdge(const uint8_t* data);
+// How well `to` (an edge of the neighbour across `from`'s side) matches `from`: -1 when they do
+// not join, else the sum of their ends' height differences. A reader joins an edge to the
+// neighbour's edge of the smallest mismatch (the first in WNBE order on ties); the bake's
+// components and portals follow the same rule.
+int32_t borderEdgeMismatch(const BorderEdgeRecord& from, const BorderEdgeRecord& to);
 
 // WTIL: per tile with walkable cells, u32 tile index (tile_z * tiles_x + tile_x), u32 nodes and u64
 // content hash (its cache file: worldtile-<hash>.nav).

@@ -162,18 +162,7 @@ void GraphStage::describe(const Params& params, StageKey& key) {
                 .add("waypoint_y", w.position[1])
                 .add("waypoint_z", w.position[2])
                 .add("weight", w.weight);
-    if (params.kind == GraphKind::navmesh) {
-        const navmesh::NavmeshParams& n = params.navmesh;
-        key.add("partition", choiceName<navmesh::Partition>(navmesh::kPartitions, n.partition))
-            .add("region_min_size", n.region_min_size)
-            .add("region_merge_size", n.region_merge_size)
-            .add("edge_max_len", n.edge_max_len)
-            .add("edge_max_error", n.edge_max_error)
-            .add("max_verts_per_poly", n.max_verts_per_poly)
-            .add("detail_sample_dist", n.detail_sample_dist)
-            .add("detail_max_error", n.detail_max_error)
-            .add("tile_size", n.tile_size);
-    }
+    if (params.kind == GraphKind::navmesh) navmesh::describeNavmeshParams(params.navmesh, key);
 }
 
 namespace {

@@ -236,6 +236,18 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile, i
 
 ParamIssues WorldStage::check(const Params& params) {
     ParamCheck check;
+    check.require(params.kind == GraphKind::tile || params.kind == GraphKind::navmesh, "graph",
+                  std::string(choiceName<GraphKind>(kGraphKinds, params.kind)),
+                  "tile or navmesh (world tiles of other graph kinds are not built yet)");
+    if (params.kind == GraphKind::navmesh) {
+        for (ParamIssue& issue : navmesh::checkNavmeshParams(params.navmesh))
+            if (issue.field != "tile_size" && issue.field != "threads")
+                check.issues.push_back(std::move(issue));
+        check.require(params.links.empty() && !params.generate.enabled(), "links",
+                      fmt::format("{} links", params.links.size()),
+                      "none: navmesh world tiles do not carry links yet (bake links on a tile "
+                      "graph world, or the navmesh without $.world)");
+    }
     check.positive("tile_size", params.tile_size);
     check.threads("threads", params.threads);
     check.range("compression", params.compression, 1, 19);
@@ -249,6 +261,12 @@ ParamIssues WorldStage::check(const Params& params) {
 }
 
 void WorldStage::describe(const Params& params, StageKey& key) {
+    if (params.kind == GraphKind::navmesh) {
+        key.add("kind", "navmesh");
+        navmesh::NavmeshParams n = params.navmesh;
+        n.tile_size = 0;  // the world's tile_size
+        navmesh::describeNavmeshParams(n, key);
+    }
     key.add("tile_size", params.tile_size);
     key.add("compression", params.compression);
     geometry::describeLinks(params.links, key);
@@ -536,6 +554,7 @@ Status attachWorldTileLinks(WorldTile& tile, const WorldLayout& layout, const Wo
 Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                                     const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<WorldStage>(params); !s) return s.error();
+    if (params.kind == GraphKind::navmesh) return runNavmeshWorld(inputs, params, output, context);
     const auto start = std::chrono::steady_clock::now();
     // The grid a band of tile rows at a time (with the one-row borders): the stage holds the
     // rows of one row of tiles, not the world's grid.
@@ -899,67 +918,34 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
         });
     if (!pass3) return pass3.error();
     // The index.
-    formats::WorldHeader h;
+    WorldIndex index;
+    formats::WorldHeader& h = index.header;
     h.tiles_x = layout.tiles_x;
     h.tiles_z = layout.tiles_z;
     h.tile_cells = layout.tile_cells;
     h.world_size_x = layout.size_x;
     h.world_size_z = layout.size_z;
-    h.portal_count = uint32_t(portals.size());
     for (int a = 0; a < 3; ++a) h.origin[a] = world->origin[a];
     h.cell_size = world->cell_size;
     h.cell_height = world->cell_height;
     h.world_fingerprint = layout.fingerprint;
-    std::vector<uint8_t> tile_records, portal_records, offsets, targets, costs;
     uint64_t nodes = 0, seams = 0, built = 0;
     for (uint32_t i = 0; i < tile_count; ++i) {
         seams += tiles[i].seams;
         built += tiles[i].built && tiles[i].present;
         if (!tiles[i].present) continue;
-        ++h.tile_count;
         nodes += tiles[i].nodes;
-        appendBytes(tile_records, i);
-        appendBytes(tile_records, tiles[i].nodes);
-        appendBytes(tile_records, tiles[i].content);
-    }
-    for (uint32_t p = 0; p < portals.size(); ++p) {
-        appendBytes(portal_records, portals[p].tile);
-        appendBytes(portal_records, portals[p].column);
-        appendBytes(portal_records, portals[p].y);
-        for (float v : positions[p]) appendBytes(portal_records, v);
-        std::sort(edges[p].begin(), edges[p].end());
-        appendBytes(offsets, h.portal_edge_count);
-        for (const auto& [t, c] : edges[p]) {
-            appendBytes(targets, t);
-            appendBytes(costs, c);
-            ++h.portal_edge_count;
-        }
-    }
-    appendBytes(offsets, h.portal_edge_count);
-    formats::ContainerWriter writer(formats::kKindWorld, formats::kWorldVersion);
-    std::vector<uint8_t> header_bytes(formats::kWorldHeaderSize);
-    formats::encodeWorldHeader(h, header_bytes.data());
-    writer.add(formats::kSecWorldHeader, std::move(header_bytes), formats::Codec::raw);
-    writer.add(formats::kSecWorldTiles, std::move(tile_records));
-    writer.add(formats::kSecWorldPortals, std::move(portal_records));
-    writer.add(formats::kSecWorldPortalOffsets, std::move(offsets));
-    writer.add(formats::kSecWorldPortalTargets, std::move(targets));
-    writer.add(formats::kSecWorldPortalCosts, std::move(costs));
-    // WCOF: per WTIL record + 1, the first of its components in WCID; WCID: world component per
-    // (tile, local component).
-    std::vector<uint8_t> component_offsets, component_ids;
-    uint32_t at = 0;
-    for (uint32_t i = 0; i < tile_count; ++i) {
-        if (!tiles[i].present) continue;
-        appendBytes(component_offsets, at);
+        WorldIndex::Tile& entry = index.tiles.emplace_back();
+        entry.index = i;
+        entry.nodes = tiles[i].nodes;
+        entry.content = tiles[i].content;
         for (uint32_t c = 0; c < tiles[i].components; ++c)
-            appendBytes(component_ids, world_component[component_base[i] + c]);
-        at += tiles[i].components;
+            entry.components.push_back(world_component[component_base[i] + c]);
     }
-    appendBytes(component_offsets, at);
-    writer.add(formats::kSecWorldComponentOffsets, std::move(component_offsets));
-    writer.add(formats::kSecWorldComponents, std::move(component_ids));
-    if (Status s = saveContainer(output, writer); !s) return s.error();
+    for (uint32_t p = 0; p < portals.size(); ++p)
+        index.portals.push_back(
+            {portals[p].tile, portals[p].column, portals[p].y, positions[p], std::move(edges[p])});
+    if (Status s = saveWorldIndex(output, index); !s) return s.error();
 
     StageResult result;
     result.milliseconds =
@@ -999,6 +985,57 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
         layout.tiles_x, layout.tiles_z, layout.tile_cells, h.tile_count, built,
         h.tile_count - built, nodes, seams, h.portal_count, output.string()));
     return result;
+}
+
+std::string worldTileFileName(uint64_t content) { return tileFileName(content); }
+
+Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index) {
+    formats::WorldHeader& h = index.header;
+    h.tile_count = uint32_t(index.tiles.size());
+    h.portal_count = uint32_t(index.portals.size());
+    h.portal_edge_count = 0;
+    std::vector<uint8_t> tile_records, portal_records, offsets, targets, costs;
+    for (const WorldIndex::Tile& t : index.tiles) {
+        appendBytes(tile_records, t.index);
+        appendBytes(tile_records, t.nodes);
+        appendBytes(tile_records, t.content);
+    }
+    for (WorldIndex::Portal& p : index.portals) {
+        appendBytes(portal_records, p.tile);
+        appendBytes(portal_records, p.column);
+        appendBytes(portal_records, p.y);
+        for (float v : p.position) appendBytes(portal_records, v);
+        std::sort(p.edges.begin(), p.edges.end());
+        appendBytes(offsets, h.portal_edge_count);
+        for (const auto& [t, c] : p.edges) {
+            appendBytes(targets, t);
+            appendBytes(costs, c);
+            ++h.portal_edge_count;
+        }
+    }
+    appendBytes(offsets, h.portal_edge_count);
+    formats::ContainerWriter writer(formats::kKindWorld, formats::kWorldVersion);
+    std::vector<uint8_t> header_bytes(formats::kWorldHeaderSize);
+    formats::encodeWorldHeader(h, header_bytes.data());
+    writer.add(formats::kSecWorldHeader, std::move(header_bytes), formats::Codec::raw);
+    writer.add(formats::kSecWorldTiles, std::move(tile_records));
+    writer.add(formats::kSecWorldPortals, std::move(portal_records));
+    writer.add(formats::kSecWorldPortalOffsets, std::move(offsets));
+    writer.add(formats::kSecWorldPortalTargets, std::move(targets));
+    writer.add(formats::kSecWorldPortalCosts, std::move(costs));
+    // WCOF: per WTIL record + 1, the first of its components in WCID; WCID: world component per
+    // (tile, local component).
+    std::vector<uint8_t> component_offsets, component_ids;
+    uint32_t at = 0;
+    for (const WorldIndex::Tile& t : index.tiles) {
+        appendBytes(component_offsets, at);
+        for (uint32_t c : t.components) appendBytes(component_ids, c);
+        at += uint32_t(t.components.size());
+    }
+    appendBytes(component_offsets, at);
+    writer.add(formats::kSecWorldComponentOffsets, std::move(component_offsets));
+    writer.add(formats::kSecWorldComponents, std::move(component_ids));
+    return saveContainer(output, writer);
 }
 
 Result<std::vector<WorldTileFile>> worldTileFiles(const std::filesystem::path& index) {

@@ -15,6 +15,7 @@
 // union of all tiles with their seams is the whole world's tile graph.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "lib/common/stage.h"
 #include "lib/graph/graph.h"
 #include "lib/graph/links.h"
+#include "lib/navmesh/navmesh.h"
 #include "lib/voxel/voxel_grid.h"
 
 namespace nav::graph {
@@ -95,6 +97,10 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile,
 struct WorldStage {
     static constexpr std::string_view kName = "world";
     struct Params {
+        // What each tile holds: the tile graph of its columns, or (navmesh) its navmesh polygons,
+        // tiled as `navbake navmesh --tile-size` tiles them, with its border edges (WNBE).
+        GraphKind kind = GraphKind::tile;
+        navmesh::NavmeshParams navmesh;  // navmesh: Recast's parameters (tile_size, threads: ours)
         double tile_size = 64;  // [Units: m] tile edge, rounded to whole cells (at least 8)
         int threads = 0;        // tiles built at once (0 = all cores); outputs do not depend on it
         // zstd level of the tiles' sections (1..19; 19 = `navbake pack`'s): lower bakes faster
@@ -122,6 +128,33 @@ struct WorldStage {
     static Result<StageResult> run(const Inputs& inputs, const Params& params,
                                    const std::filesystem::path& output, Context& context);
 };
+
+// A world index's content (kind WRLD, FORMAT.md §11.3); saveWorldIndex fills the header's
+// counts and sorts each portal's edges.
+struct WorldIndex {
+    formats::WorldHeader header;
+    struct Tile {
+        uint32_t index = 0;  // tile_z * tiles_x + tile_x
+        uint32_t nodes = 0;
+        uint64_t content = 0;              // its cache file: worldTileFileName(content)
+        std::vector<uint32_t> components;  // world component of each local component
+    };
+    std::vector<Tile> tiles;  // tiles with nodes, in index order
+    struct Portal {
+        uint32_t tile = 0, column = 0;
+        int32_t y = 0;
+        std::array<float, 3> position{};
+        std::vector<std::pair<uint32_t, float>> edges;  // (target portal, cost)
+    };
+    std::vector<Portal> portals;
+};
+Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index);
+std::string worldTileFileName(uint64_t content);
+
+// The navmesh world (WorldStage with kind navmesh; world_navmesh.cpp).
+Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
+                                    const WorldStage::Params& params,
+                                    const std::filesystem::path& output, Context& context);
 
 // The tile files an index names (beside it), in WTIL order, with their tile coordinates.
 struct WorldTileFile {

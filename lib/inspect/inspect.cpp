@@ -527,7 +527,8 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                             {"tile", fmt::format("{} {} of {} x {}", h.tile_x, h.tile_z, h.tiles_x,
                                                  h.tiles_z)},
                             {"first_column", fmt::format("{} {}", h.x0, h.z0)},
-                            {"seams", h.seam_count},
+                            {loaded->has(formats::kSecWorldBorderEdges) ? "border_edges" : "seams",
+                             h.seam_count},
                             {"world_fingerprint", fmt::format("{:016x}", h.world_fingerprint)}};
                     // Seams that are links between tiles (WSLK), and their records (WLNK).
                     if (auto seam_links = loaded->section(formats::kSecWorldSeamLinks)) {
@@ -569,6 +570,8 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                 errors.push_back(s.error().message);
             } else {
                 r["stats"] = {
+                    {"graph",
+                     h.graph_type == uint32_t(formats::GraphType::navmesh) ? "navmesh" : "tile"},
                     {"tiles", fmt::format("{} x {}", h.tiles_x, h.tiles_z)},
                     {"tile_cells", h.tile_cells},
                     {"tiles_with_nodes", h.tile_count},

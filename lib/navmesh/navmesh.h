@@ -44,6 +44,8 @@ struct NavmeshParams {
 ParamIssues checkNavmeshParams(const NavmeshParams& params);
 // The same as one ErrorKind::usage error naming every bad field.
 Status checkParams(const NavmeshParams& params);
+// Adds every parameter but threads to a stage's cache key.
+void describeNavmeshParams(const NavmeshParams& params, StageKey& key);
 
 inline constexpr uint32_t kNoNeighbour = 0xFFFFFFFFu;
 
@@ -86,5 +88,39 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& 
 using RowFeed = std::function<Result<voxel::GridRows>(uint32_t keep_from, uint32_t need_to)>;
 Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, const RowFeed& feed,
                              bool streamed, const NavmeshParams& params, Context& context);
+
+// ---- Tiles one by one (world tiles) ------------------------------------------------------------
+// A polygon edge on a side of its tile that borders another tile (where the stitched mesh links
+// it to the neighbour's edge with the same ends): its polygon and edge (v[edge] -> v[edge + 1]),
+// the side (0: -x, 1: +z, 2: +x, 3: -z), and its two ends in whole-grid cells: a0 / a1 along the
+// side (z on sides 0 and 2, x on sides 1 and 3), y0 / y1 their heights [cell heights].
+struct BorderEdge {
+    uint32_t poly = 0;
+    uint32_t edge = 0;
+    uint32_t side = 0;
+    int32_t a0 = 0, a1 = 0;
+    int32_t y0 = 0, y1 = 0;
+};
+// The heights two border edges' ends may differ by and still be joined (the stitch's weld).
+inline constexpr int kBorderWeldTolerance = 2;  // [Units: cell heights]
+struct NavmeshTile {
+    uint32_t tile_x = 0, tile_z = 0;
+    NavMesh mesh;  // this tile's polygons alone (neighbours within it; tiles_x = tiles_z = 1)
+    std::vector<BorderEdge> border;
+};
+// What buildNavmeshTiles hands its tiles to (called from the worker threads, any order).
+struct TileSink {
+    // Before a tile's second pass: `key` hashes everything its polygons depend on (its columns
+    // and border, and the four neighbours' with theirs, and the parameters; not the grid's
+    // frame). True: the caller holds this tile already, the pass is skipped and take() not called.
+    std::function<bool(uint32_t tile_x, uint32_t tile_z, uint64_t key)> cached;
+    std::function<Status(NavmeshTile&& tile, uint64_t key)> take;
+};
+// The tiled build (params.tile_size > 0) without the stitch: each tile's mesh on its own, with
+// vertices where the stitched mesh has them before welding (the welded mesh keeps the first
+// tile's heights along a border). Returns the number of contours not fully triangulated.
+Result<int> buildNavmeshTiles(const voxel::VoxelGrid& grid, uint32_t span_count,
+                              const RowFeed& feed, const NavmeshParams& params,
+                              const TileSink& sink, Context& context);
 
 }  // namespace nav::navmesh

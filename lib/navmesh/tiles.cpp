@@ -35,6 +35,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "formats/xxhash64.h"
 #include "lib/common/parallel.h"
 #include "lib/navmesh/navmesh_internal.h"
 
@@ -109,6 +110,7 @@ struct TileWork {
     TileMesh mesh;
     uint32_t region_count = 0;
     int failed_contours = 0;
+    uint64_t input_hash = 0;  // fieldHash of the tile's field (tile sinks)
     // Several tiles: the field's regions from pass 1 (16 bits a span where the tile has fewer
     // than 65,535 regions, else 32), for pass 2, which rebuilds only the compact field.
     std::vector<uint16_t> regions16;
@@ -145,6 +147,18 @@ ParamIssues checkNavmeshParams(const NavmeshParams& p) {
     return check.issues;
 }
 
+void describeNavmeshParams(const NavmeshParams& n, StageKey& key) {
+    key.add("partition", choiceName<Partition>(kPartitions, n.partition))
+        .add("region_min_size", n.region_min_size)
+        .add("region_merge_size", n.region_merge_size)
+        .add("edge_max_len", n.edge_max_len)
+        .add("edge_max_error", n.edge_max_error)
+        .add("max_verts_per_poly", n.max_verts_per_poly)
+        .add("detail_sample_dist", n.detail_sample_dist)
+        .add("detail_max_error", n.detail_max_error)
+        .add("tile_size", n.tile_size);
+}
+
 Status checkParams(const NavmeshParams& params) {
     return paramError("navmesh parameters", checkNavmeshParams(params));
 }
@@ -158,8 +172,98 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, const NavmeshParams& 
         [&](uint32_t, uint32_t) -> Result<voxel::GridRows> { return all; }, false, params, context);
 }
 
+namespace {
+
+// XXH64 of what a tile's first pass reads: its compact field (window, spans, heights, areas,
+// links; the field is built from the grid's columns and the agent alone).
+uint64_t fieldHash(const CompactField& f) {
+    const int32_t frame[10] = {
+        f.x0,       f.z0,       f.width,
+        f.depth,    f.inner_x0, f.inner_z0,
+        f.inner_x1, f.inner_z1, f.seam[0] | f.seam[1] << 1 | f.seam[2] << 2 | f.seam[3] << 3,
+        0};
+    uint64_t h = formats::xxhash64(frame, sizeof frame, 0);
+    auto mix = [&](const auto& v) { h = formats::xxhash64(v.data(), v.size() * sizeof(v[0]), h); };
+    mix(f.cells);
+    mix(f.y);
+    mix(f.area);
+    mix(f.links);
+    return h;
+}
+
+// A tile's mesh on its own: the vertices it uses in world coordinates, its border edges.
+NavmeshTile standaloneTile(const voxel::VoxelGrid& grid, const TileMesh& m, uint32_t region_count,
+                           int max_verts) {
+    NavmeshTile out;
+    NavMesh& mesh = out.mesh;
+    mesh.areas = grid.areas;
+    mesh.max_verts_per_poly = max_verts;
+    mesh.region_count = region_count;
+    std::vector<uint32_t> remap(m.vertices.size() / 3, UINT32_MAX);
+    for (uint32_t v : m.poly_vertices) remap[v] = 0;
+    uint32_t next = 0;
+    for (size_t v = 0; v < remap.size(); ++v) {
+        if (remap[v] == UINT32_MAX) continue;
+        remap[v] = next++;
+        mesh.vertices.push_back(
+            float(double(grid.origin[0]) + double(m.vertices[3 * v]) * grid.cell_size));
+        mesh.vertices.push_back(
+            float(double(grid.origin[1]) + double(m.vertices[3 * v + 1]) * grid.cell_height));
+        mesh.vertices.push_back(
+            float(double(grid.origin[2]) + double(m.vertices[3 * v + 2]) * grid.cell_size));
+    }
+    mesh.poly_offsets.push_back(0);
+    for (size_t p = 0; p < m.polyCount(); ++p) {
+        const uint32_t pb = m.poly_offsets[p], pe = m.poly_offsets[p + 1];
+        for (uint32_t k = pb; k < pe; ++k) {
+            mesh.poly_vertices.push_back(remap[m.poly_vertices[k]]);
+            mesh.poly_neighbours.push_back(m.poly_neighbours[k]);
+            if (m.poly_neighbours[k] != kNoNeighbour || m.edge_kinds[k] >= 4) continue;
+            const uint32_t side = m.edge_kinds[k];
+            const int32_t* a = &m.vertices[3 * size_t(m.poly_vertices[k])];
+            const int32_t* b = &m.vertices[3 * size_t(m.poly_vertices[k + 1 < pe ? k + 1 : pb])];
+            const int along = side == 0 || side == 2 ? 2 : 0;
+            out.border.push_back({uint32_t(p), k - pb, side, a[along], b[along], a[1], b[1]});
+        }
+        mesh.poly_offsets.push_back(uint32_t(mesh.poly_vertices.size()));
+        mesh.poly_areas.push_back(m.poly_areas[p]);
+        mesh.poly_regions.push_back(m.poly_regions[p] - 1);
+        mesh.poly_tiles.push_back(0);
+    }
+    mesh.detail_offsets = m.detail_offsets;
+    mesh.detail_triangles = m.detail_triangles;
+    return out;
+}
+
+Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, const RowFeed& feed,
+                           bool streamed, const NavmeshParams& params, const TileSink* sink,
+                           int& failed_contours, Context& context);
+
+}  // namespace
+
 Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, const RowFeed& feed,
                              bool streamed, const NavmeshParams& params, Context& context) {
+    int failed = 0;
+    return buildTiles(grid, span_count, feed, streamed, params, nullptr, failed, context);
+}
+
+Result<int> buildNavmeshTiles(const voxel::VoxelGrid& grid, uint32_t span_count,
+                              const RowFeed& feed, const NavmeshParams& params,
+                              const TileSink& sink, Context& context) {
+    if (params.tile_size <= 0)
+        return makeError(ErrorKind::usage, "navmesh: tiles one by one need a tile size (got {})",
+                         params.tile_size);
+    int failed = 0;
+    auto built = buildTiles(grid, span_count, feed, true, params, &sink, failed, context);
+    if (!built) return built.error();
+    return failed;
+}
+
+namespace {
+
+Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, const RowFeed& feed,
+                           bool streamed, const NavmeshParams& params, const TileSink* sink,
+                           int& failed_contours, Context& context) {
     if (Status s = checkParams(params); !s) return s.error();
     if (Status s = checkGridHeader(grid); !s) return s.error();
     ScopedTimer total_timer(context, "navmesh");
@@ -186,6 +290,14 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
     detail_settings.sample_dist = params.detail_sample_dist;
     detail_settings.max_error = params.detail_max_error;
 
+    uint64_t params_hash = 0;
+    if (sink) {
+        const double p[9] = {
+            double(params.partition),  params.region_min_size,  params.region_merge_size,
+            params.edge_max_len,       params.edge_max_error,   double(params.max_verts_per_poly),
+            params.detail_sample_dist, params.detail_max_error, double(params.tile_size)};
+        params_hash = formats::xxhash64(p, sizeof p, 0);
+    }
     NavMesh out;
     out.areas = grid.areas;
     out.max_verts_per_poly = params.max_verts_per_poly;
@@ -262,6 +374,7 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
         CompactField& field = fieldOf(w, worker);
         partition(w, field);
         stage("trace", [&] { traceContours(field, w.raw, w.seam); });
+        if (sink) w.input_hash = fieldHash(field);
         // Several tiles: pass 2 builds the compact field again rather than every tile's field
         // being held at once (the same steps on the same input give the same field); the seam
         // points, the raw contours and the regions (2 bytes a span; the distance field and
@@ -276,6 +389,24 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
         TileWork& w = work[t];
         CompactField& field = fieldOf(w, worker);
         const int tx = int(t % size_t(tiles_x)), tz = int(t / size_t(tiles_x));
+        uint64_t key = 0;
+        if (sink) {
+            // What the tile's polygons depend on: its field and its neighbours' (their seam
+            // points), and the parameters.
+            uint64_t parts[6] = {w.input_hash, 0, 0, 0, 0, params_hash};
+            const int sx[4] = {tx - 1, tx, tx + 1, tx}, sz[4] = {tz, tz + 1, tz, tz - 1};
+            for (int side = 0; side < 4; ++side)
+                if (sx[side] >= 0 && sz[side] >= 0 && sx[side] < tiles_x && sz[side] < tiles_z)
+                    parts[1 + side] =
+                        work[size_t(sz[side]) * size_t(tiles_x) + size_t(sx[side])].input_hash;
+            key = formats::xxhash64(parts, sizeof parts, 0);
+            if (sink->cached && sink->cached(uint32_t(tx), uint32_t(tz), key)) {
+                w.raw = std::vector<Contour>();
+                w.regions16 = std::vector<uint16_t>();
+                w.regions32 = std::vector<uint32_t>();
+                return;
+            }
+        }
         SeamPoints neighbour_points;
         const int nx[4] = {tx - 1, tx, tx + 1, tx};
         const int nz[4] = {tz, tz + 1, tz, tz - 1};
@@ -310,6 +441,15 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
               [&] { buildDetailMesh(grid, field, detail_settings, inner_threads, w.mesh); });
         w.region_count = field.region_count;
         if (tile_count == 1) w.field = CompactField{};
+        if (sink) {
+            NavmeshTile piece =
+                standaloneTile(grid, w.mesh, w.region_count, params.max_verts_per_poly);
+            piece.tile_x = uint32_t(tx);
+            piece.tile_z = uint32_t(tz);
+            w.mesh = TileMesh{};
+            if (Status s = sink->take(std::move(piece), key); !s)
+                throw std::runtime_error(s.error().message);
+        }
     };
     if (!streamed || tile_count == 1) {
         // In memory: every tile's pass 1, then every tile's pass 2.
@@ -405,6 +545,13 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
         if (auto none = feed(size_z, size_z); !none) return none.error();
     }
 
+    if (sink) {
+        for (const TileWork& w : work) failed_contours += w.failed_contours;
+        if (failed_contours > 0)
+            context.warn("navmesh: {} contours could not be fully triangulated", failed_contours);
+        context.progress("navmesh", progress_total, progress_total);
+        return out;
+    }
     // Stitch.
     ScopedTimer timer(context, "navmesh: stitch");
     struct Portal {
@@ -521,4 +668,5 @@ Result<NavMesh> buildNavmesh(const voxel::VoxelGrid& grid, uint32_t span_count, 
     return out;
 }
 
+}  // namespace
 }  // namespace nav::navmesh

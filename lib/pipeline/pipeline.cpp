@@ -44,6 +44,27 @@ Status stageIssues(const fs::path& file, const typename S::Params& params, const
     return {};
 }
 
+// $...graphs: a non-empty array of graph kinds, each once.
+Status readGraphKinds(JsonReader& r, std::vector<graph::GraphKind>& out) {
+    if (!r.has("graphs")) return {};
+    const Json& graphs = r.get("graphs");
+    if (!graphs.is_array() || graphs.empty())
+        return r.typeError(r.at("graphs"), "a non-empty array of graph kinds", graphs);
+    out.clear();
+    for (size_t i = 0; i < graphs.size(); ++i) {
+        const std::string at = JsonReader::at(r.at("graphs"), i);
+        if (!graphs[i].is_string()) return r.typeError(at, "a string", graphs[i]);
+        const std::string word = graphs[i].get<std::string>();
+        graph::GraphKind kind{};
+        if (!parseChoice<graph::GraphKind>(graph::kGraphKinds, word, kind))
+            return r.fail(at, notAChoice<graph::GraphKind>(graph::kGraphKinds, word));
+        if (std::find(out.begin(), out.end(), kind) != out.end())
+            return r.fail(at, fmt::format("'{}' is listed twice", word));
+        out.push_back(kind);
+    }
+    return {};
+}
+
 Status parseAgent(const Json& value, const std::string& path, const fs::path& file, size_t index,
                   AgentConfig& out) {
     JsonReader r(value, path, file);
@@ -94,23 +115,7 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
     if (Status s = r.number("jump_up_height", gen.jump_up_height); !s) return s;
     if (Status s = r.number("link_spacing", gen.spacing); !s) return s;
     if (Status s = r.number("link_max_width", gen.max_width); !s) return s;
-    if (r.has("graphs")) {
-        const Json& graphs = r.get("graphs");
-        if (!graphs.is_array() || graphs.empty())
-            return r.typeError(r.at("graphs"), "a non-empty array of graph kinds", graphs);
-        out.graphs.clear();
-        for (size_t i = 0; i < graphs.size(); ++i) {
-            const std::string at = JsonReader::at(r.at("graphs"), i);
-            if (!graphs[i].is_string()) return r.typeError(at, "a string", graphs[i]);
-            const std::string word = graphs[i].get<std::string>();
-            graph::GraphKind kind{};
-            if (!parseChoice<graph::GraphKind>(graph::kGraphKinds, word, kind))
-                return r.fail(at, notAChoice<graph::GraphKind>(graph::kGraphKinds, word));
-            if (std::find(out.graphs.begin(), out.graphs.end(), kind) != out.graphs.end())
-                return r.fail(at, fmt::format("'{}' is listed twice", word));
-            out.graphs.push_back(kind);
-        }
-    }
+    if (Status s = readGraphKinds(r, out.graphs); !s) return s;
     // clusters / hierarchy / nexthop: true, or an object of the stage's parameters.
     auto section = [&](std::string_view key, bool& enabled, auto&& read,
                        std::initializer_list<std::string_view> keys) -> Status {
@@ -240,9 +245,16 @@ Status checkStages(const LevelConfig& c) {
             };
             if (Status s = stageIssues<graph::GraphStage>(c.file, params, name); !s) return s;
         }
-        if (c.world &&
-            std::find(a.graphs.begin(), a.graphs.end(), graph::GraphKind::tile) != a.graphs.end()) {
+        const bool tiles =
+            std::find(a.graphs.begin(), a.graphs.end(), graph::GraphKind::tile) != a.graphs.end() &&
+            c.worldTiles(graph::GraphKind::tile);
+        const bool mesh_tiles = std::find(a.graphs.begin(), a.graphs.end(),
+                                          graph::GraphKind::navmesh) != a.graphs.end() &&
+                                c.worldTiles(graph::GraphKind::navmesh);
+        if (tiles || mesh_tiles) {
             std::vector<std::string> unsupported;
+            if (mesh_tiles && (!a.graph.links.empty() || a.graph.generate.enabled()))
+                unsupported.push_back("links (on navmesh tiles)");
             if (!a.graph.seeds.empty()) unsupported.push_back("seeds");
             if (!a.graph.points.empty() || a.graph.poi_tables)
                 unsupported.push_back("points of interest");
@@ -254,8 +266,8 @@ Status checkStages(const LevelConfig& c) {
                 std::string list;
                 for (const std::string& u : unsupported) list += (list.empty() ? "" : ", ") + u;
                 return inputError(
-                    "{}: $.world: world tiles carry the tile graph and its links; {} has {} (bake "
-                    "those without $.world, or as another graph kind)",
+                    "{}: $.world: world tiles carry the tile graph and its links, and navmesh "
+                    "polygons; {} has {} (bake those without $.world, or as another graph kind)",
                     file, agent, list);
             }
         }
@@ -355,7 +367,18 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         if (Status s = wr.number("tile_size", c.world_params.tile_size); !s) return s.error();
         if (Status s = wr.integer("threads", c.world_params.threads); !s) return s.error();
         if (Status s = wr.integer("compression", c.world_params.compression); !s) return s.error();
-        if (Status s = wr.finish({"tile_size", "threads", "compression"}); !s) return s.error();
+        if (Status s = readGraphKinds(wr, c.world_graphs); !s) return s.error();
+        for (size_t i = 0; i < c.world_graphs.size(); ++i)
+            if (c.world_graphs[i] != graph::GraphKind::tile &&
+                c.world_graphs[i] != graph::GraphKind::navmesh)
+                return wr
+                    .fail(JsonReader::at(wr.at("graphs"), i),
+                          fmt::format(
+                              "'{}' world tiles are not built yet (tile or navmesh)",
+                              choiceName<graph::GraphKind>(graph::kGraphKinds, c.world_graphs[i])))
+                    .error();
+        if (Status s = wr.finish({"tile_size", "threads", "compression", "graphs"}); !s)
+            return s.error();
         // World builds import into strips (never the whole level in memory) unless told.
         if (!import_strip_size) c.import.strip_size = kWorldStripSize;
         if (Status s = stageIssues<graph::WorldStage>(
@@ -671,7 +694,7 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
         }
         for (graph::GraphKind kind : agent.graphs) {
             const std::string kind_name(choiceName<graph::GraphKind>(graph::kGraphKinds, kind));
-            if (c.world && kind == graph::GraphKind::tile) {
+            if (c.worldTiles(kind)) {
                 // World tiles: one stage writes the tiles and the index (checkStages refuses what
                 // tiles do not carry yet).
                 Node n;
@@ -680,6 +703,8 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 n.name = fmt::format("world {} {}", kind_name, agent.name);
                 n.deps = {voxels};
                 graph::WorldStage::Params world = c.world_params;
+                world.kind = kind;
+                world.navmesh = agent.graph.navmesh;
                 world.links = agent.graph.links;
                 world.generate = agent.graph.generate;
                 world.scene_links_shared = agent.graph.scene_links_shared;

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -55,9 +56,15 @@ struct LevelConfig {
     std::filesystem::path output;  // absolute; default: <config dir>/<stem>.navbake
     bool debug_views = false;
     bool grid_map = false;  // the input is a MovingAI .map or .3dmap (no voxelize stage)
-    // $.world: the tile graph baked as world tiles (AGENT.tile.world and AGENT.tile.X_Z.nav).
+    // $.world: the graph kinds of world_graphs (tile, navmesh) baked as world tiles
+    // (AGENT.KIND.world and AGENT.KIND.X_Z.nav); an agent's other kinds stay one asset each.
     bool world = false;
     graph::WorldStage::Params world_params;
+    std::vector<graph::GraphKind> world_graphs = {graph::GraphKind::tile};
+    bool worldTiles(graph::GraphKind kind) const {
+        return world &&
+               std::find(world_graphs.begin(), world_graphs.end(), kind) != world_graphs.end();
+    }
 };
 
 // Parses and checks a config. Errors name the file and the JSON path ($.agents[1].radius): wrong
