@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <queue>
 #include <random>
@@ -242,6 +243,26 @@ void packAsset(const graph::Graph& g, const std::filesystem::path& path, PackedA
     REQUIRE(saveContainer(path, writer).ok());
     REQUIRE_FALSE(navrt::load(path.c_str(), out.asset));
     out.error = navrt::viewGraph(out.asset, out.view);
+}
+
+// The container at `path` rebuilt with section `id`'s decoded bytes changed by `edit` (checksums
+// recomputed, so the change reaches the decoders).
+inline std::vector<uint8_t> withSection(const std::filesystem::path& path, uint32_t id,
+                                        const std::function<void(std::vector<uint8_t>&)>& edit) {
+    auto c = loadContainer(path);
+    REQUIRE(c.ok());
+    formats::ContainerWriter writer(c->container.kind, c->container.kind_version);
+    for (uint32_t k = 0; k < c->container.section_count; ++k) {
+        const formats::SectionEntry& e = c->container.sections[k];
+        auto bytes = c->section(e.id);
+        REQUIRE(bytes.ok());
+        if (e.id == id) edit(*bytes);
+        writer.add(e.id, std::move(*bytes), formats::Codec::raw);
+    }
+    std::vector<uint8_t> out;
+    std::string error;
+    REQUIRE(writer.finish(out, error));
+    return out;
 }
 
 }  // namespace nav::test

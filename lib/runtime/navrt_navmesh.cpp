@@ -8,6 +8,7 @@
 // straight path.
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "lib/runtime/navrt_heap.h"
 #include "lib/runtime/navrt_query.h"
@@ -147,8 +148,6 @@ RaycastHit raycast(const GraphView& g, uint32_t start, Vec3 from, Vec3 to) {
     return result;
 }
 
-namespace {
-
 // The portal (shared edge) from polygon a into its neighbour b, or false.
 bool portalBetween(const GraphView& g, uint32_t a, uint32_t b, Vec3& p, Vec3& q) {
     const uint32_t first = g.poly_offsets[a], n = g.poly_offsets[a + 1] - first;
@@ -191,8 +190,6 @@ Vec3 portalCrossing(Vec3 from, Vec3 goal, Vec3 a, Vec3 b) {
     u = u < margin ? margin : (u > 1 - margin ? 1 - margin : u);
     return {float(a.x + u * ex), float(a.y + u * (double(b.y) - a.y)), float(a.z + u * ez)};
 }
-
-}  // namespace
 
 PathStatus PathQuery::findPathBetween(Vec3 from, uint32_t start, Vec3 to, uint32_t goal) {
     const PathStatus status = beginPathBetween(from, start, to, goal);
@@ -342,47 +339,22 @@ void PathQuery::preparePointShortcuts() const {
         [&](uint32_t i, uint32_t j) { return distance(s[i].to_point, s[j].from_point) * h_scale; });
 }
 
-void PathQuery::funnelRange(uint32_t first, uint32_t last, Vec3 start, Vec3 end, Vec3* out,
-                            uint32_t capacity, uint32_t& count) const {
-    const GraphView& g = *graph_;
-    const uint32_t polys = last - first + 1;
-    const uint32_t portal_count = polys + 1;  // start, the shared edges, end
-    // Portal i: (left, right). The shared edge's ends are ordered by the side they lie on as seen
-    // from the polygon before it.
-    auto portal = [&](uint32_t i, Vec3& left, Vec3& right) {
-        if (i == 0) {
-            left = right = start;
-        } else if (i >= polys) {
-            left = right = end;
-        } else {
-            const uint32_t before = path_[first + i - 1], after = path_[first + i];
-            Vec3 a, b;
-            if (!portalBetween(g, before, after, a, b)) {
-                left = right = g.position(after);
-                return;
-            }
-            const Vec3 c = g.position(before);
-            if (cross(c, a, b) < 0) {
-                right = a;
-                left = b;
-            } else {
-                right = b;
-                left = a;
-            }
-        }
-    };
-    auto emit = [&](Vec3 p) {
-        if (count > 0 && count - 1 < capacity) {
-            const Vec3 previous = out[count - 1];
-            if (previous.x == p.x && previous.y == p.y && previous.z == p.z) return;
-        }
-        if (count > 0) segment_scratch_[count - 1] = fmt::kNoLink;
-        if (count < capacity) out[count] = p;
-        ++count;
-    };
-    auto same = [](Vec3 a, Vec3 b) { return a.x == b.x && a.z == b.z; };
-    Vec3 apex = start, left, right;
+void orientPortal(Vec3 before, Vec3 a, Vec3 b, Vec3& left, Vec3& right) {
+    if (cross(before, a, b) < 0) {
+        right = a;
+        left = b;
+    } else {
+        right = b;
+        left = a;
+    }
+}
+
+void stringPull(uint32_t portal_count, const std::function<void(uint32_t, Vec3&, Vec3&)>& portal,
+                const std::function<void(Vec3)>& emit) {
+    Vec3 left, right;
     portal(0, left, right);
+    auto same = [](Vec3 a, Vec3 b) { return a.x == b.x && a.z == b.z; };
+    Vec3 apex = left;
     uint32_t apex_index = 0, left_index = 0, right_index = 0;
     for (uint32_t i = 1; i < portal_count; ++i) {
         Vec3 l, r;
@@ -418,7 +390,43 @@ void PathQuery::funnelRange(uint32_t first, uint32_t last, Vec3 start, Vec3 end,
             }
         }
     }
+    Vec3 end, unused;
+    portal(portal_count - 1, end, unused);
     emit(end);
+}
+
+void PathQuery::funnelRange(uint32_t first, uint32_t last, Vec3 start, Vec3 end, Vec3* out,
+                            uint32_t capacity, uint32_t& count) const {
+    const GraphView& g = *graph_;
+    const uint32_t polys = last - first + 1;
+    const uint32_t portal_count = polys + 1;  // start, the shared edges, end
+    // Portal i: (left, right). The shared edge's ends are ordered by the side they lie on as seen
+    // from the polygon before it.
+    auto portal = [&](uint32_t i, Vec3& left, Vec3& right) {
+        if (i == 0) {
+            left = right = start;
+        } else if (i >= polys) {
+            left = right = end;
+        } else {
+            const uint32_t before = path_[first + i - 1], after = path_[first + i];
+            Vec3 a, b;
+            if (!portalBetween(g, before, after, a, b)) {
+                left = right = g.position(after);
+                return;
+            }
+            orientPortal(g.position(before), a, b, left, right);
+        }
+    };
+    auto emit = [&](Vec3 p) {
+        if (count > 0 && count - 1 < capacity) {
+            const Vec3 previous = out[count - 1];
+            if (previous.x == p.x && previous.y == p.y && previous.z == p.z) return;
+        }
+        if (count > 0) segment_scratch_[count - 1] = fmt::kNoLink;
+        if (count < capacity) out[count] = p;
+        ++count;
+    };
+    stringPull(portal_count, portal, emit);
 }
 
 uint32_t PathQuery::funnel(Vec3* out, uint32_t capacity) const {

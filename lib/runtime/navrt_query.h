@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 
 #include "formats/navmesh_locate.h"
 #include "formats/pov_sight.h"
@@ -192,6 +193,19 @@ nav::formats::MeshArrays meshArrays(const GraphView& graph);
 // Floor height of polygon `poly` at (x, z) from its detail triangles; false when (x, z) is
 // outside the polygon.
 bool polyHeight(const GraphView& graph, uint32_t poly, float x, float z, float& y);
+
+// The portal (shared edge) from polygon a into its neighbour b: false when they share none.
+bool portalBetween(const GraphView& graph, uint32_t a, uint32_t b, Vec3& p, Vec3& q);
+// The point of portal [a, b] minimising |from - x| + |x - goal| in XZ (where a taut path through
+// it crosses), kept a hair inside its ends; height interpolated along the portal.
+Vec3 portalCrossing(Vec3 from, Vec3 goal, Vec3 a, Vec3 b);
+// A portal's ends as left and right seen from `before` (the centroid of the polygon before it).
+void orientPortal(Vec3 before, Vec3 a, Vec3 b, Vec3& left, Vec3& right);
+// The funnel over portals 0 .. count - 1 (portal(i, left, right); the first is the start point,
+// the last the end point, both as left = right): emit() gets each corner of the taut path after
+// the start, and the end.
+void stringPull(uint32_t portal_count, const std::function<void(uint32_t, Vec3&, Vec3&)>& portal,
+                const std::function<void(Vec3)>& emit);
 
 struct RaycastHit {
     bool hit = false;              // a wall (polygon edge without neighbour) stops the ray

@@ -40,6 +40,12 @@ struct Tile {
     // while the tile is loaded the heuristic is capped by it, so it stays admissible (infinity:
     // none).
     float shortcut = std::numeric_limits<float>::infinity();
+    // Navmesh worlds: the border edges (WNBE); per polygon + 1 where its edges start in
+    // border_by_poly; the edges sorted by (side, a0, a1, index) for the neighbours' lookups.
+    std::vector<fmt::BorderEdgeRecord> border;
+    std::vector<uint32_t> border_offsets, border_by_poly, border_sorted;
+    std::vector<Vec3> entry;  // findPath on polygons: where the search entered each one
+    std::vector<double> f;    // and its cost so far plus the heuristic from there
     // findPath's per-node state, valid where seen == the search's number (no clearing between
     // searches): cost so far, parent (tile index << 32 | node), closed.
     std::vector<double> g;
@@ -63,6 +69,7 @@ float octile(float ax, float az, float bx, float bz) {
 struct World::Impl {
     Asset index;
     fmt::WorldHeader header;
+    bool mesh = false;  // the tiles are navmeshes (WIHD graph_type): nodes are polygons
     std::vector<Portal> portals;
     std::vector<uint32_t> portal_offsets, portal_targets;
     std::vector<float> portal_costs;
@@ -95,6 +102,64 @@ struct World::Impl {
             if (fmt::decodeNodeCell(t.graph.cells + size_t(n) * fmt::kNodeCellSize).y == y)
                 return n;
         return kNone;
+    }
+    // Navmesh worlds: the edge of the loaded neighbour across border edge e of tile ti that it
+    // joins (formats::borderEdgeMismatch: the smallest mismatch, the first in WNBE order on
+    // ties), as (tile index, edge); false when none or the neighbour is not loaded.
+    bool across(uint32_t ti, uint32_t e, uint32_t& other, uint32_t& edge) const {
+        const fmt::BorderEdgeRecord& r = tiles[ti]->border[e];
+        const int64_t nx = int64_t(ti % header.tiles_x) + (r.side == 2) - (r.side == 0);
+        const int64_t nz = int64_t(ti / header.tiles_x) + (r.side == 1) - (r.side == 3);
+        if (nx < 0 || nz < 0 || nx >= int64_t(header.tiles_x) || nz >= int64_t(header.tiles_z))
+            return false;
+        other = uint32_t(nz) * header.tiles_x + uint32_t(nx);
+        const Tile* o = tiles[other].get();
+        if (!o) return false;
+        const auto wanted = std::make_tuple((r.side + 2) & 3, r.a1, r.a0);
+        auto it = std::lower_bound(o->border_sorted.begin(), o->border_sorted.end(), wanted,
+                                   [&](uint32_t i, const auto& want) {
+                                       const fmt::BorderEdgeRecord& b = o->border[i];
+                                       return std::make_tuple(b.side, b.a0, b.a1) < want;
+                                   });
+        int32_t best = -1;
+        for (; it != o->border_sorted.end(); ++it) {
+            const fmt::BorderEdgeRecord& b = o->border[*it];
+            if (std::make_tuple(b.side, b.a0, b.a1) != wanted) break;
+            const int32_t miss = fmt::borderEdgeMismatch(r, b);
+            if (miss >= 0 && (best < 0 || miss < best)) {
+                best = miss;
+                edge = *it;
+            }
+        }
+        return best >= 0;
+    }
+    // Navmesh worlds: the polygon under p (locateOnMesh in p's tile, loaded, and the loaded tiles
+    // within `horizontal` of p), the nearest; its tile index and p on its floor.
+    bool locateMesh(Vec3 p, float vertical, float horizontal, uint32_t& ti, uint32_t& poly,
+                    Vec3& at) const {
+        int64_t cx, cz;
+        if (header.tiles_x == 0 || !columnOf(p, cx, cz) ||
+            !tiles[tileIndex(uint32_t(cz) * header.world_size_x + uint32_t(cx))])
+            return false;
+        const int64_t reach = int64_t(std::ceil(horizontal / header.cell_size)) + 1;
+        const int64_t tc = header.tile_cells;
+        float best = std::numeric_limits<float>::infinity();
+        for (int64_t tz = (cz - reach) / tc; tz <= (cz + reach) / tc; ++tz)
+            for (int64_t tx = (cx - reach) / tc; tx <= (cx + reach) / tc; ++tx) {
+                if (tx < 0 || tz < 0 || tx >= int64_t(header.tiles_x) ||
+                    tz >= int64_t(header.tiles_z))
+                    continue;
+                const uint32_t i = uint32_t(tz) * header.tiles_x + uint32_t(tx);
+                const Tile* t = tiles[i].get();
+                if (!t) continue;
+                const MeshPoint m = locateOnMesh(t->graph, p, horizontal, vertical);
+                if (m.poly == kNoNode || !(m.distance < best)) continue;
+                best = m.distance;
+                ti = i;
+                poly = m.poly;
+                at = m.position;
+            }
+        return std::isfinite(best);
     }
     bool columnOf(Vec3 p, int64_t& x, int64_t& z) const {
         x = int64_t(std::floor((double(p.x) - header.origin[0]) / header.cell_size));
@@ -148,6 +213,7 @@ static Error decodeIndex(World::Impl& w) {
     if (Error e = w.index.require(fmt::kSecWorldPortalTargets, targets)) return e;
     if (Error e = w.index.require(fmt::kSecWorldPortalCosts, costs)) return e;
     const fmt::WorldHeader& h = w.header;
+    w.mesh = h.graph_type == uint32_t(fmt::GraphType::navmesh);
     if (portals.size != size_t(h.portal_count) * fmt::kPortalRecordSize)
         return badSection(fmt::kSecWorldPortals,
                           "world index: section 'WPNT' does not hold 24 bytes per portal");
@@ -225,6 +291,138 @@ static Error decodeIndex(World::Impl& w) {
     return {};
 }
 
+// A tile graph's seams (WSEM) and links between tiles (WSLK, WLNK, WLTY), by source node, and
+// its shortcut.
+Error readSeams(World::Impl& w, Tile& tile, uint32_t index) {
+    const fmt::WorldTileHeader& h = tile.header;
+    const uint32_t n = tile.graph.header.node_count;
+    SectionView sv;
+    if (Error e = tile.asset.require(fmt::kSecWorldSeams, sv)) return e;
+    if (sv.size != size_t(h.seam_count) * fmt::kSeamRecordSize)
+        return badSection(fmt::kSecWorldSeams,
+                          "world: section 'WSEM' does not hold 16 bytes per "
+                          "seam of WTHD's count");
+    std::vector<fmt::SeamRecord> seams(h.seam_count);
+    const uint64_t world_columns = uint64_t(h.world_size_x) * h.world_size_z;
+    for (uint32_t i = 0; i < h.seam_count; ++i) {
+        seams[i] = fmt::decodeSeam(sv.data + size_t(i) * fmt::kSeamRecordSize);
+        if (seams[i].from >= n || seams[i].column >= world_columns || !(seams[i].cost > 0) ||
+            !std::isfinite(seams[i].cost) || w.tileIndex(seams[i].column) == index)
+            return badSection(fmt::kSecWorldSeams, "world: a seam edge is out of range");
+    }
+    // Links between tiles (optional): which seams take one, and their records.
+    std::vector<uint32_t> seam_links;
+    if (const SectionView lv = tile.asset.find(fmt::kSecWorldSeamLinks); lv.data != nullptr) {
+        SectionView rv;
+        if (Error e = tile.asset.require(fmt::kSecWorldLinks, rv)) return e;
+        if (lv.size != size_t(h.seam_count) * 4 || rv.size % fmt::kLinkRecordSize != 0)
+            return badSection(fmt::kSecWorldSeamLinks,
+                              "world: section 'WSLK' does not hold 4 bytes per seam, or 'WLNK' "
+                              "not whole link records");
+        const size_t records = rv.size / fmt::kLinkRecordSize;
+        if (const SectionView tv = tile.asset.find(fmt::kSecWorldLinkTypes); tv.data != nullptr) {
+            if (Error e = fmt::validateLinkTypeNames(fmt::kSecWorldLinkTypes, tv.data, tv.size,
+                                                     tile.cross_type_count))
+                return e;
+            tile.cross_type_names = reinterpret_cast<const char*>(tv.data);
+        }
+        tile.cross_links.resize(records);
+        for (size_t i = 0; i < records; ++i) {
+            if (Error e = fmt::decodeLinkRecord(rv.data + i * fmt::kLinkRecordSize,
+                                                fmt::kLinkRecordSize, tile.cross_links[i]))
+                return e;
+            const fmt::LinkRecord& l = tile.cross_links[i];
+            if (fmt::isUserLinkType(l.type) &&
+                uint32_t(l.type) - fmt::kLinkTypeUserFirst >= tile.cross_type_count)
+                return badSection(fmt::kSecWorldLinks,
+                                  "world: a link between tiles names a user type 'WLTY' does not");
+        }
+        seam_links.resize(h.seam_count);
+        for (uint32_t i = 0; i < h.seam_count; ++i) {
+            seam_links[i] = fmt::loadLe32(lv.data + 4 * size_t(i));
+            if (seam_links[i] != fmt::kNoLink && (seam_links[i] >> 1) >= records)
+                return badSection(fmt::kSecWorldSeamLinks,
+                                  "world: a seam names a link 'WLNK' does not hold");
+        }
+    }
+    // By source node (stable: the file's order within a node).
+    tile.seam_offsets.assign(size_t(n) + 1, 0);
+    for (const fmt::SeamRecord& s : seams) ++tile.seam_offsets[s.from + 1];
+    for (uint32_t v = 0; v < n; ++v) tile.seam_offsets[v + 1] += tile.seam_offsets[v];
+    tile.seams.resize(seams.size());
+    if (!seam_links.empty()) tile.seam_links.resize(seams.size());
+    std::vector<uint32_t> at(tile.seam_offsets.begin(), tile.seam_offsets.end() - 1);
+    for (size_t i = 0; i < seams.size(); ++i) {
+        const uint32_t slot = at[seams[i].from]++;
+        tile.seams[slot] = seams[i];
+        if (!seam_links.empty()) tile.seam_links[slot] = seam_links[i];
+    }
+    // Shortcuts: link edges (and seams, which links between tiles are) cheaper than the octile
+    // distance scaled by the tile's cheapest area; the plain edges never are.
+    {
+        const float scale = tile.graph.header.min_cost_multiplier;
+        const float* p = tile.graph.positions;
+        for (uint32_t u = 0; u < n; ++u) {
+            for (uint32_t e = tile.graph.edge_offsets[u]; e < tile.graph.edge_offsets[u + 1]; ++e) {
+                if (tile.graph.edgeLink(e) == fmt::kNoLink) continue;
+                const uint32_t v = tile.graph.edgeTarget(u, e);
+                const float cost = tile.graph.edge_costs[e];
+                if (cost <
+                    octile(p[3 * u], p[3 * u + 2], p[3 * v], p[3 * v + 2]) * scale * kShortcutSlack)
+                    tile.shortcut = std::min(tile.shortcut, cost);
+            }
+            for (uint32_t s = tile.seam_offsets[u]; s < tile.seam_offsets[u + 1]; ++s) {
+                const fmt::SeamRecord& seam = tile.seams[s];
+                const float x = w.header.origin[0] +
+                                (float(seam.column % h.world_size_x) + 0.5f) * w.header.cell_size;
+                const float z = w.header.origin[2] +
+                                (float(seam.column / h.world_size_x) + 0.5f) * w.header.cell_size;
+                if (seam.cost < octile(p[3 * u], p[3 * u + 2], x, z) * scale * kShortcutSlack)
+                    tile.shortcut = std::min(tile.shortcut, seam.cost);
+            }
+        }
+    }
+    return {};
+}
+
+// A navmesh tile's border edges (WNBE): by polygon, and sorted for the neighbours' lookups.
+Error readBorderEdges(Tile& tile) {
+    const fmt::WorldTileHeader& h = tile.header;
+    const uint32_t n = tile.graph.header.node_count;
+    SectionView bv;
+    if (Error e = tile.asset.require(fmt::kSecWorldBorderEdges, bv)) return e;
+    if (bv.size != size_t(h.seam_count) * fmt::kBorderEdgeRecordSize)
+        return badSection(fmt::kSecWorldBorderEdges,
+                          "world: section 'WNBE' does not hold 28 bytes per border edge of "
+                          "WTHD's count");
+    tile.border.resize(h.seam_count);
+    tile.border_offsets.assign(size_t(n) + 1, 0);
+    for (uint32_t i = 0; i < h.seam_count; ++i) {
+        const fmt::BorderEdgeRecord e =
+            fmt::decodeBorderEdge(bv.data + size_t(i) * fmt::kBorderEdgeRecordSize);
+        if (e.poly >= n || e.side > 3 ||
+            e.edge >= tile.graph.poly_offsets[e.poly + 1] - tile.graph.poly_offsets[e.poly])
+            return badSection(
+                fmt::kSecWorldBorderEdges,
+                "world: a border edge in 'WNBE' names a polygon, edge or side out of range");
+        tile.border[i] = e;
+        ++tile.border_offsets[e.poly + 1];
+    }
+    for (uint32_t v = 0; v < n; ++v) tile.border_offsets[v + 1] += tile.border_offsets[v];
+    tile.border_by_poly.resize(h.seam_count);
+    std::vector<uint32_t> at(tile.border_offsets.begin(), tile.border_offsets.end() - 1);
+    for (uint32_t i = 0; i < h.seam_count; ++i) tile.border_by_poly[at[tile.border[i].poly]++] = i;
+    tile.border_sorted.resize(h.seam_count);
+    for (uint32_t i = 0; i < h.seam_count; ++i) tile.border_sorted[i] = i;
+    std::sort(tile.border_sorted.begin(), tile.border_sorted.end(), [&](uint32_t a, uint32_t b) {
+        const fmt::BorderEdgeRecord &x = tile.border[a], &y = tile.border[b];
+        return std::tie(x.side, x.a0, x.a1, a) < std::tie(y.side, y.a0, y.a1, b);
+    });
+    tile.entry.resize(n);
+    tile.f.resize(n);
+    return {};
+}
+
 static Error addLoadedTile(World::Impl& w, Asset asset) {
     if (w.header.tiles_x == 0) {
         Error e;
@@ -245,8 +443,11 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
         return badSection(fmt::kSecWorldTileHeader,
                           "world: the tile belongs to another world (its fingerprint or grid "
                           "differs from the index's); rebake the world");
-    if (tile->graph.header.type != fmt::GraphType::tile || !tile->graph.column_nodes ||
-        tile->graph.header.size_x > h.tile_cells || tile->graph.header.size_z > h.tile_cells)
+    if (w.mesh && !tile->graph.isNavmesh())
+        return badSection(fmt::kSecGraphHeader, "world: a navmesh world's tile must be a navmesh");
+    if (!w.mesh &&
+        (tile->graph.header.type != fmt::GraphType::tile || !tile->graph.column_nodes ||
+         tile->graph.header.size_x > h.tile_cells || tile->graph.header.size_z > h.tile_cells))
         return badSection(fmt::kSecGraphHeader,
                           "world: a world tile must be a tile graph of at "
                           "most one tile's columns");
@@ -266,93 +467,8 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
     for (uint32_t v = 0; v < tile->graph.header.node_count; ++v)
         if (tile->graph.components[v] >= w.component_count[index])
             return badSection(fmt::kSecComponents, "world: a node's component is out of range");
-    if (Error e = tile->asset.require(fmt::kSecWorldSeams, sv)) return e;
-    if (sv.size != size_t(h.seam_count) * fmt::kSeamRecordSize)
-        return badSection(fmt::kSecWorldSeams,
-                          "world: section 'WSEM' does not hold 16 bytes per "
-                          "seam of WTHD's count");
     const uint32_t n = tile->graph.header.node_count;
-    std::vector<fmt::SeamRecord> seams(h.seam_count);
-    const uint64_t world_columns = uint64_t(h.world_size_x) * h.world_size_z;
-    for (uint32_t i = 0; i < h.seam_count; ++i) {
-        seams[i] = fmt::decodeSeam(sv.data + size_t(i) * fmt::kSeamRecordSize);
-        if (seams[i].from >= n || seams[i].column >= world_columns || !(seams[i].cost > 0) ||
-            !std::isfinite(seams[i].cost) || w.tileIndex(seams[i].column) == index)
-            return badSection(fmt::kSecWorldSeams, "world: a seam edge is out of range");
-    }
-    // Links between tiles (optional): which seams take one, and their records.
-    std::vector<uint32_t> seam_links;
-    if (const SectionView lv = tile->asset.find(fmt::kSecWorldSeamLinks); lv.data != nullptr) {
-        SectionView rv;
-        if (Error e = tile->asset.require(fmt::kSecWorldLinks, rv)) return e;
-        if (lv.size != size_t(h.seam_count) * 4 || rv.size % fmt::kLinkRecordSize != 0)
-            return badSection(fmt::kSecWorldSeamLinks,
-                              "world: section 'WSLK' does not hold 4 bytes per seam, or 'WLNK' "
-                              "not whole link records");
-        const size_t records = rv.size / fmt::kLinkRecordSize;
-        if (const SectionView tv = tile->asset.find(fmt::kSecWorldLinkTypes); tv.data != nullptr) {
-            if (Error e = fmt::validateLinkTypeNames(fmt::kSecWorldLinkTypes, tv.data, tv.size,
-                                                     tile->cross_type_count))
-                return e;
-            tile->cross_type_names = reinterpret_cast<const char*>(tv.data);
-        }
-        tile->cross_links.resize(records);
-        for (size_t i = 0; i < records; ++i) {
-            if (Error e = fmt::decodeLinkRecord(rv.data + i * fmt::kLinkRecordSize,
-                                                fmt::kLinkRecordSize, tile->cross_links[i]))
-                return e;
-            const fmt::LinkRecord& l = tile->cross_links[i];
-            if (fmt::isUserLinkType(l.type) &&
-                uint32_t(l.type) - fmt::kLinkTypeUserFirst >= tile->cross_type_count)
-                return badSection(fmt::kSecWorldLinks,
-                                  "world: a link between tiles names a user type 'WLTY' does not");
-        }
-        seam_links.resize(h.seam_count);
-        for (uint32_t i = 0; i < h.seam_count; ++i) {
-            seam_links[i] = fmt::loadLe32(lv.data + 4 * size_t(i));
-            if (seam_links[i] != fmt::kNoLink && (seam_links[i] >> 1) >= records)
-                return badSection(fmt::kSecWorldSeamLinks,
-                                  "world: a seam names a link 'WLNK' does not hold");
-        }
-    }
-    // By source node (stable: the file's order within a node).
-    tile->seam_offsets.assign(size_t(n) + 1, 0);
-    for (const fmt::SeamRecord& s : seams) ++tile->seam_offsets[s.from + 1];
-    for (uint32_t v = 0; v < n; ++v) tile->seam_offsets[v + 1] += tile->seam_offsets[v];
-    tile->seams.resize(seams.size());
-    if (!seam_links.empty()) tile->seam_links.resize(seams.size());
-    std::vector<uint32_t> at(tile->seam_offsets.begin(), tile->seam_offsets.end() - 1);
-    for (size_t i = 0; i < seams.size(); ++i) {
-        const uint32_t slot = at[seams[i].from]++;
-        tile->seams[slot] = seams[i];
-        if (!seam_links.empty()) tile->seam_links[slot] = seam_links[i];
-    }
-    // Shortcuts: link edges (and seams, which links between tiles are) cheaper than the octile
-    // distance scaled by the tile's cheapest area; the plain edges never are.
-    {
-        const float scale = tile->graph.header.min_cost_multiplier;
-        const float* p = tile->graph.positions;
-        for (uint32_t u = 0; u < n; ++u) {
-            for (uint32_t e = tile->graph.edge_offsets[u]; e < tile->graph.edge_offsets[u + 1];
-                 ++e) {
-                if (tile->graph.edgeLink(e) == fmt::kNoLink) continue;
-                const uint32_t v = tile->graph.edgeTarget(u, e);
-                const float cost = tile->graph.edge_costs[e];
-                if (cost <
-                    octile(p[3 * u], p[3 * u + 2], p[3 * v], p[3 * v + 2]) * scale * kShortcutSlack)
-                    tile->shortcut = std::min(tile->shortcut, cost);
-            }
-            for (uint32_t s = tile->seam_offsets[u]; s < tile->seam_offsets[u + 1]; ++s) {
-                const fmt::SeamRecord& seam = tile->seams[s];
-                const float x = w.header.origin[0] +
-                                (float(seam.column % h.world_size_x) + 0.5f) * w.header.cell_size;
-                const float z = w.header.origin[2] +
-                                (float(seam.column / h.world_size_x) + 0.5f) * w.header.cell_size;
-                if (seam.cost < octile(p[3 * u], p[3 * u + 2], x, z) * scale * kShortcutSlack)
-                    tile->shortcut = std::min(tile->shortcut, seam.cost);
-            }
-        }
-    }
+    if (Error e = w.mesh ? readBorderEdges(*tile) : readSeams(w, *tile, index)) return e;
     tile->g.assign(n, 0);
     tile->parent.assign(n, 0);
     tile->seen.assign(n, 0);
@@ -423,6 +539,8 @@ size_t World::memoryBytes() const {
         if (!t) continue;
         bytes += sizeof(Tile) + t->seam_offsets.size() * 4 +
                  t->seams.size() * sizeof(fmt::SeamRecord) + t->seam_links.size() * 4 +
+                 t->border.size() * (sizeof(fmt::BorderEdgeRecord) + 8) +
+                 t->border_offsets.size() * 4 + t->entry.size() * (sizeof(Vec3) + 8) +
                  t->cross_links.size() * sizeof(fmt::LinkRecord) +
                  t->g.size() * (sizeof(double) + sizeof(uint64_t) + 2 * sizeof(uint32_t));
         for (uint32_t i = 0; i < t->asset.sectionCount(); ++i) bytes += t->asset.section(i).size;
@@ -433,6 +551,15 @@ size_t World::memoryBytes() const {
 bool World::locate(Vec3 p, float vertical, int cells, uint32_t& tile_x, uint32_t& tile_z,
                    uint32_t& node) const {
     const Impl& w = *impl_;
+    if (w.mesh) {
+        uint32_t ti = 0;
+        Vec3 at;
+        if (!w.locateMesh(p, vertical, float(cells) * w.header.cell_size, ti, node, at))
+            return false;
+        tile_x = ti % w.header.tiles_x;
+        tile_z = ti / w.header.tiles_x;
+        return true;
+    }
     int64_t cx, cz;
     // A point over a tile that is not loaded is on no loaded surface (no snapping across into a
     // loaded neighbour).
@@ -479,12 +606,189 @@ Vec3 World::position(uint32_t tile_x, uint32_t tile_z, uint32_t node) const {
     return {p[0], p[1], p[2]};
 }
 
+namespace {
+
+// A new search's number (Tile::seen, closed); when the numbers wrap, every tile's marks are
+// cleared once.
+uint32_t nextSearch(World::Impl& w) {
+    if (++w.search == 0) {
+        for (auto& t : w.tiles)
+            if (t) {
+                std::fill(t->seen.begin(), t->seen.end(), 0);
+                std::fill(t->closed.begin(), t->closed.end(), 0);
+            }
+        w.search = 1;
+    }
+    return w.search;
+}
+
+double distance3(Vec3 a, Vec3 b) {
+    const double dx = double(a.x) - b.x, dy = double(a.y) - b.y, dz = double(a.z) - b.z;
+    return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+Vec3 meshVertex(const GraphView& g, uint32_t poly, uint32_t k) {
+    const uint32_t first = g.poly_offsets[poly], n = g.poly_offsets[poly + 1] - first;
+    const float* v = g.mesh_vertices + 3 * size_t(g.poly_vertices[first + k % n]);
+    return {v[0], v[1], v[2]};
+}
+
+// findPath over navmesh tiles: navrt's polygon A* (navrt_navmesh.cpp: each polygon entered where
+// a taut path from the parent's entry towards the goal crosses its portal, reopened when a
+// better entry is found), across tiles through the border edges that join, then the funnel over
+// the portals, the border edges included.
+PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
+    uint32_t st = 0, sp = 0, gt = 0, gp = 0;
+    Vec3 start_at, goal_at;
+    const float around = float(kAroundCells) * w.header.cell_size;
+    if (!w.locateMesh(from, kVertical, around, st, sp, start_at)) return PathStatus::invalid_start;
+    if (!w.locateMesh(to, kVertical, around, gt, gp, goal_at)) return PathStatus::invalid_goal;
+    {
+        const uint32_t cs = w.components[w.component_base[st] + w.tiles[st]->graph.components[sp]];
+        const uint32_t cg = w.components[w.component_base[gt] + w.tiles[gt]->graph.components[gp]];
+        if (cs != cg) return PathStatus::no_path;
+    }
+    const uint32_t search = nextSearch(w);
+    auto key = [](uint32_t tile, uint32_t node) { return (uint64_t(tile) << 32) | node; };
+    const uint64_t start = key(st, sp), goal = key(gt, gp);
+    auto tileOf = [&](uint64_t k) -> Tile& { return *w.tiles[uint32_t(k >> 32)]; };
+    auto areaCost = [](const Tile& t, uint32_t poly) {
+        return double(t.graph.area_costs[t.graph.poly_areas[poly]]);
+    };
+    float min_cost = 1;
+    for (const auto& t : w.tiles)
+        if (t) min_cost = std::min(min_cost, t->graph.header.min_cost_multiplier);
+    const double h_scale = double(min_cost) * (1.0 - 1e-6);
+    auto h = [&](Vec3 p) { return distance3(p, goal_at) * h_scale; };
+    // Whether `v` is `u` or one of its parents (a reopened polygon must not make them a cycle).
+    auto ancestorOf = [&](uint64_t v, uint64_t u) {
+        for (uint64_t k = u;; k = tileOf(k).parent[uint32_t(k)]) {
+            if (k == v) return true;
+            if (k == start) return false;
+        }
+    };
+    using Item = std::pair<double, uint64_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
+    {
+        Tile& t = tileOf(start);
+        const double g0 = start == goal ? distance3(start_at, goal_at) * areaCost(t, sp) : 0.0;
+        t.seen[sp] = search;
+        t.closed[sp] = 0;
+        t.g[sp] = g0;
+        t.f[sp] = g0 + (start == goal ? 0 : h(start_at));
+        t.parent[sp] = start;
+        t.entry[sp] = start_at;
+        open.push({t.f[sp], start});
+    }
+    bool reached = false;
+    while (!open.empty()) {
+        const auto [fu, u] = open.top();
+        open.pop();
+        const uint32_t ti = uint32_t(u >> 32), n = uint32_t(u);
+        Tile& t = *w.tiles[ti];
+        if (t.closed[n] == search || fu != t.f[n]) continue;  // closed, or a stale entry
+        t.closed[n] = search;
+        ++w.expanded;
+        if (u == goal) {
+            reached = true;
+            break;
+        }
+        const Vec3 at = t.entry[n];
+        const double gu = t.g[n], cost_u = areaCost(t, n);
+        auto relax = [&](uint32_t oi, Tile& o, uint32_t v, Vec3 a, Vec3 b) {
+            const uint64_t kv = key(oi, v);
+            const Vec3 mid = portalCrossing(at, goal_at, a, b);
+            double step = distance3(at, mid) * cost_u;
+            double hv = h(mid);
+            if (kv == goal) {
+                step += distance3(mid, goal_at) * areaCost(o, v);
+                hv = 0;
+            }
+            const double g = gu + step;
+            if (o.seen[v] == search && !(g + hv < o.f[v] - 1e-9 && !ancestorOf(kv, u))) return;
+            o.seen[v] = search;
+            o.closed[v] = 0;
+            o.g[v] = g;
+            o.f[v] = g + hv;
+            o.parent[v] = u;
+            o.entry[v] = mid;
+            open.push({o.f[v], kv});
+        };
+        for (uint32_t e = t.graph.edge_offsets[n]; e < t.graph.edge_offsets[n + 1]; ++e) {
+            const uint32_t v = t.graph.edgeTarget(n, e);
+            Vec3 a, b;
+            if (portalBetween(t.graph, n, v, a, b)) relax(ti, t, v, a, b);
+        }
+        for (uint32_t k = t.border_offsets[n]; k < t.border_offsets[n + 1]; ++k) {
+            const uint32_t e = t.border_by_poly[k];
+            uint32_t other = 0, edge = 0;
+            if (!w.across(ti, e, other, edge)) continue;
+            Tile& o = *w.tiles[other];
+            relax(other, o, o.border[edge].poly, meshVertex(t.graph, n, t.border[e].edge),
+                  meshVertex(t.graph, n, t.border[e].edge + 1));
+        }
+    }
+    if (!reached) return PathStatus::no_path;
+    w.cost = float(tileOf(goal).g[gp]);
+    std::vector<uint64_t> steps;
+    for (uint64_t k = goal;; k = tileOf(k).parent[uint32_t(k)]) {
+        steps.push_back(k);
+        if (k == start) break;
+    }
+    std::reverse(steps.begin(), steps.end());
+    // The funnel: the start, the portal from each polygon into the next, the goal.
+    const uint32_t polys = uint32_t(steps.size());
+    auto portal = [&](uint32_t i, Vec3& left, Vec3& right) {
+        if (i == 0) {
+            left = right = start_at;
+            return;
+        }
+        if (i >= polys) {
+            left = right = goal_at;
+            return;
+        }
+        const uint32_t ti = uint32_t(steps[i - 1] >> 32), u = uint32_t(steps[i - 1]);
+        const uint32_t tj = uint32_t(steps[i] >> 32), v = uint32_t(steps[i]);
+        const Tile& t = *w.tiles[ti];
+        Vec3 a, b;
+        bool found = false;
+        if (ti == tj) {
+            found = portalBetween(t.graph, u, v, a, b);
+        } else {
+            for (uint32_t k = t.border_offsets[u]; k < t.border_offsets[u + 1] && !found; ++k) {
+                const uint32_t e = t.border_by_poly[k];
+                uint32_t other = 0, edge = 0;
+                if (!w.across(ti, e, other, edge) || other != tj ||
+                    w.tiles[other]->border[edge].poly != v)
+                    continue;
+                a = meshVertex(t.graph, u, t.border[e].edge);
+                b = meshVertex(t.graph, u, t.border[e].edge + 1);
+                found = true;
+            }
+        }
+        if (!found) {
+            left = right = w.tiles[tj]->graph.position(v);
+            return;
+        }
+        orientPortal(t.graph.position(u), a, b, left, right);
+    };
+    w.path.push_back(start_at);
+    stringPull(polys + 1, portal, [&](Vec3 p) {
+        const Vec3& last = w.path.back();
+        if (last.x != p.x || last.y != p.y || last.z != p.z) w.path.push_back(p);
+    });
+    return PathStatus::found;
+}
+
+}  // namespace
+
 PathStatus World::findPath(Vec3 from, Vec3 to) {
     Impl& w = *impl_;
     w.path.clear();
     w.path_links.clear();
     w.cost = 0;
     w.expanded = 0;
+    if (w.mesh) return findMeshPath(w, from, to);
     uint32_t sx, sz, sn, gx, gz, gn;
     if (!locate(from, kVertical, kAroundCells, sx, sz, sn)) return PathStatus::invalid_start;
     if (!locate(to, kVertical, kAroundCells, gx, gz, gn)) return PathStatus::invalid_goal;
@@ -495,15 +799,7 @@ PathStatus World::findPath(Vec3 from, Vec3 to) {
         const uint32_t cg = w.components[w.component_base[gt] + w.tiles[gt]->graph.components[gn]];
         if (cs != cg) return PathStatus::no_path;
     }
-    if (++w.search == 0) {  // the numbers wrapped: clear every tile's marks once
-        for (auto& t : w.tiles)
-            if (t) {
-                std::fill(t->seen.begin(), t->seen.end(), 0);
-                std::fill(t->closed.begin(), t->closed.end(), 0);
-            }
-        w.search = 1;
-    }
-    const uint32_t search = w.search;
+    const uint32_t search = nextSearch(w);
     const uint32_t tx = w.header.tiles_x;
     auto key = [](uint32_t tile, uint32_t node) { return (uint64_t(tile) << 32) | node; };
     const uint64_t start = key(sz * tx + sx, sn), goal = key(gz * tx + gx, gn);
@@ -672,7 +968,7 @@ PathStatus World::planTiles(Vec3 from, Vec3 to, std::vector<uint32_t>& tiles) co
                 for (uint32_t u = 0; u < n; ++u)
                     for (uint32_t e = t->graph.edge_offsets[u]; e < t->graph.edge_offsets[u + 1];
                          ++e)
-                        back[u + t->graph.edge_targets[e]].push_back({u, t->graph.edge_costs[e]});
+                        back[t->graph.edgeTarget(u, e)].push_back({u, t->graph.edge_costs[e]});
             }
             using Item = std::pair<double, uint32_t>;
             std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
@@ -693,10 +989,13 @@ PathStatus World::planTiles(Vec3 from, Vec3 to, std::vector<uint32_t>& tiles) co
                 else
                     for (uint32_t e = t->graph.edge_offsets[u]; e < t->graph.edge_offsets[u + 1];
                          ++e)
-                        relax(u + t->graph.edge_targets[e], t->graph.edge_costs[e]);
+                        relax(t->graph.edgeTarget(u, e), t->graph.edge_costs[e]);
             }
             for (uint32_t p2 : w.tile_portals[tile]) {
-                const uint32_t v = w.nodeAt(*t, w.portals[p2].column, w.portals[p2].y);
+                // A navmesh world's portal names its polygon in y (FORMAT.md §11.3).
+                const uint32_t v =
+                    w.mesh ? (uint32_t(w.portals[p2].y) < n ? uint32_t(w.portals[p2].y) : kNone)
+                           : w.nodeAt(*t, w.portals[p2].column, w.portals[p2].y);
                 if (v != kNone && std::isfinite(dist[v])) out.push_back({p2, dist[v]});
             }
             return out;

@@ -433,30 +433,6 @@ TEST_SUITE("world") {
     }
 }
 
-namespace {
-
-// The container at `path` rebuilt with section `id`'s decoded bytes changed by `edit` (checksums
-// recomputed, so the change reaches the decoders).
-std::vector<uint8_t> withSection(const std::filesystem::path& path, uint32_t id,
-                                 const std::function<void(std::vector<uint8_t>&)>& edit) {
-    auto c = loadContainer(path);
-    REQUIRE(c.ok());
-    formats::ContainerWriter writer(c->container.kind, c->container.kind_version);
-    for (uint32_t k = 0; k < c->container.section_count; ++k) {
-        const formats::SectionEntry& e = c->container.sections[k];
-        auto bytes = c->section(e.id);
-        REQUIRE(bytes.ok());
-        if (e.id == id) edit(*bytes);
-        writer.add(e.id, std::move(*bytes), formats::Codec::raw);
-    }
-    std::vector<uint8_t> out;
-    std::string error;
-    REQUIRE(writer.finish(out, error));
-    return out;
-}
-
-}  // namespace
-
 TEST_SUITE("world") {
     TEST_CASE("a world refuses indexes and tiles whose sections are wrong though checksummed") {
         auto map = importer::parseMovingAiMap(worldMap(1), "w.map");
@@ -483,7 +459,7 @@ TEST_SUITE("world") {
             {formats::kSecWorldHeader, [&](auto& b) { put32(b, 8, 0); }},  // tile_cells 0
         };
         for (const Case& c : index_cases) {
-            const std::vector<uint8_t> bytes = withSection(baked.index, c.id, c.edit);
+            const std::vector<uint8_t> bytes = test::withSection(baked.index, c.id, c.edit);
             navrt::World world;
             const navrt::Error e = world.init(bytes.data(), bytes.size());
             char id[5];
@@ -504,7 +480,7 @@ TEST_SUITE("world") {
             {formats::kSecComponents, [&](auto& b) { put32(b, 0, 0xFFFF); }},
         };
         for (const Case& c : tile_cases) {
-            const std::vector<uint8_t> bytes = withSection(tile, c.id, c.edit);
+            const std::vector<uint8_t> bytes = test::withSection(tile, c.id, c.edit);
             char id[5];
             formats::fourccToString(c.id, id);
             const navrt::Error e = world.addTile(bytes.data(), bytes.size());
@@ -853,7 +829,7 @@ TEST_SUITE("world") {
             REQUIRE(with_links != baked.files.end());
             auto refused = [&](uint32_t id, const std::function<void(std::vector<uint8_t>&)>& edit,
                                const char* what) {
-                const std::vector<uint8_t> bytes = withSection(with_links->path, id, edit);
+                const std::vector<uint8_t> bytes = test::withSection(with_links->path, id, edit);
                 navrt::World w2;
                 REQUIRE_FALSE(w2.initFile(baked.index.string().c_str()));
                 const navrt::Error e = w2.addTile(bytes.data(), bytes.size());

@@ -1,0 +1,345 @@
+// Navmesh world tiles (issue 17): the tiled navmesh baked a tile at a time is the stitched tiled
+// navmesh, tile by tile; navrt::World streams them and answers as the whole navmesh asset
+// restricted to the loaded tiles (its polygons in other tiles blocked).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "formats/bytes.h"
+#include "formats/layouts.h"
+#include "lib/common/file_io.h"
+#include "lib/graph/world.h"
+#include "lib/importer/import.h"
+#include "lib/runtime/navrt_query.h"
+#include "lib/runtime/navrt_world.h"
+#include "lib/voxel/voxelize.h"
+#include "tests/graph_test_support.h"
+#include "tests/test_support.h"
+
+using namespace nav;
+
+namespace {
+
+struct MeshWorld {
+    test::TempDir dir;
+    voxel::VoxelGrid grid;
+    graph::WorldLayout layout;
+    std::filesystem::path index;
+    std::vector<graph::WorldTileFile> files;
+    StageResult result;
+    graph::Graph whole;  // the stitched tiled navmesh of the same tiles
+};
+
+// Imports and voxelizes a sample level, bakes it as navmesh world tiles of `tile_size` metres,
+// and builds the whole tiled navmesh with the same tiles.
+void bakeMeshWorld(const std::string& level, double tile_size, MeshWorld& out) {
+    Context context;
+    auto imported = importer::ImportStage::run({{test::sampleLevels() / level}}, {},
+                                               out.dir / "i.geo", context);
+    REQUIRE_MESSAGE(imported.ok(), imported.error().message);
+    REQUIRE(
+        voxel::VoxelizeStage::run({out.dir / "i.geo", level}, {}, out.dir / "i.vox", context).ok());
+    auto grid = voxel::loadVoxels(out.dir / "i.vox");
+    REQUIRE(grid.ok());
+    out.grid = std::move(grid).value();
+    out.layout = graph::worldLayout(out.grid, tile_size);
+    graph::WorldStage::Params p;
+    p.kind = graph::GraphKind::navmesh;
+    p.tile_size = tile_size;
+    out.index = out.dir / "w.world";
+    auto r = graph::WorldStage::run({out.dir / "i.vox"}, p, out.index, context);
+    REQUIRE_MESSAGE(r.ok(), r.error().message);
+    out.result = *r;
+    auto files = graph::worldTileFiles(out.index);
+    REQUIRE(files.ok());
+    out.files = *files;
+    navmesh::NavmeshParams whole_params;
+    whole_params.tile_size = int(out.layout.tile_cells);
+    auto whole = graph::buildNavmeshGraph(out.grid, whole_params, context);
+    REQUIRE(whole.ok());
+    out.whole = std::move(whole).value();
+}
+
+// Every tile's polygons are the whole mesh's polygons of that tile, in order: the same vertices
+// in XZ, heights within the weld; its border edges join exactly where the whole mesh links
+// polygons of two tiles.
+void checkTilesAreTheStitchedMesh(const MeshWorld& w) {
+    const navmesh::NavMesh& m = w.whole.mesh;
+    REQUIRE(m.tiles_x == w.layout.tiles_x);
+    REQUIRE(m.tiles_z == w.layout.tiles_z);
+    size_t polygons = 0;
+    for (const graph::WorldTileFile& f : w.files) {
+        auto c = loadContainer(f.path);
+        REQUIRE(c.ok());
+        auto g = graph::decodeGraph(*c);
+        REQUIRE(g.ok());
+        const uint32_t t = f.tile_z * w.layout.tiles_x + f.tile_x;
+        std::vector<uint32_t> mine;
+        for (uint32_t p = 0; p < m.polyCount(); ++p)
+            if (m.poly_tiles[p] == t) mine.push_back(p);
+        REQUIRE(g->mesh.polyCount() == mine.size());
+        polygons += mine.size();
+        for (uint32_t p = 0; p < mine.size(); ++p) {
+            const uint32_t q = mine[p];
+            const uint32_t n = g->mesh.poly_offsets[p + 1] - g->mesh.poly_offsets[p];
+            REQUIRE(n == m.poly_offsets[q + 1] - m.poly_offsets[q]);
+            for (uint32_t k = 0; k < n; ++k) {
+                const float* a =
+                    &g->mesh
+                         .vertices[3 * size_t(g->mesh.poly_vertices[g->mesh.poly_offsets[p] + k])];
+                const float* b = &m.vertices[3 * size_t(m.poly_vertices[m.poly_offsets[q] + k])];
+                CHECK(a[0] == b[0]);
+                CHECK(a[2] == b[2]);
+                CHECK(std::fabs(a[1] - b[1]) <= 2.001f * w.grid.cell_height);
+            }
+        }
+    }
+    CHECK(polygons == m.polyCount());
+    // Links across tiles in the whole mesh (each direction) against the world's joined edges.
+    uint64_t crossing = 0;
+    for (uint32_t p = 0; p < m.polyCount(); ++p)
+        for (uint32_t k = m.poly_offsets[p]; k < m.poly_offsets[p + 1]; ++k)
+            if (m.poly_neighbours[k] != navmesh::kNoNeighbour &&
+                m.poly_tiles[m.poly_neighbours[k]] != m.poly_tiles[p])
+                ++crossing;
+    CHECK(test::countOf(w.result, "border_edges_joined") == crossing);
+    CHECK(test::countOf(w.result, "polygons") == m.polyCount());
+    CHECK(test::countOf(w.result, "components") == w.whole.header.component_count);
+}
+
+// Random points on the whole mesh (centroids of random polygons, moved towards a corner).
+std::vector<navrt::Vec3> meshPoints(const graph::Graph& whole, std::mt19937& random, size_t n) {
+    std::vector<navrt::Vec3> out;
+    const navmesh::NavMesh& m = whole.mesh;
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t p = uint32_t(random() % m.polyCount());
+        const float* c = &whole.positions[3 * size_t(p)];
+        const float* v = &m.vertices[3 * size_t(m.poly_vertices[m.poly_offsets[p]])];
+        const float s = float(random() % 60) / 100.0f;
+        out.push_back({c[0] + s * (v[0] - c[0]), c[1], c[2] + s * (v[2] - c[2])});
+    }
+    return out;
+}
+
+// Queries between `points` through `world` against the whole asset with the polygons of tiles
+// the world has not loaded blocked: the same status, and costs within `tolerance` (the welded
+// heights along tile borders differ by up to two cell heights). Returns the queries compared.
+size_t compareWithWhole(navrt::World& world, const MeshWorld& w, navrt::PathQuery& query,
+                        navrt::Blocking& blocking, const navrt::GraphView& view,
+                        const std::vector<navrt::Vec3>& points, double& worst) {
+    const navmesh::NavMesh& m = w.whole.mesh;
+    blocking.clear();
+    for (uint32_t p = 0; p < m.polyCount(); ++p)
+        if (!world.loaded(m.poly_tiles[p] % m.tiles_x, m.poly_tiles[p] / m.tiles_x))
+            blocking.setNode(p);
+    size_t compared = 0;
+    for (size_t i = 0; i + 1 < points.size(); i += 2) {
+        const navrt::Vec3 a = points[i], b = points[i + 1];
+        const navrt::MeshPoint pa = navrt::locateOnMesh(view, a, 0.6f, 2.0f);
+        const navrt::MeshPoint pb = navrt::locateOnMesh(view, b, 0.6f, 2.0f);
+        if (pa.poly == navrt::kNoNode || pb.poly == navrt::kNoNode) continue;
+        if (blocking.node(pa.poly) || blocking.node(pb.poly)) {
+            // A point over a tile not loaded is on no loaded surface.
+            uint32_t tx, tz, node;
+            CHECK_FALSE((world.locate(a, 2.0f, 2, tx, tz, node) &&
+                         world.locate(b, 2.0f, 2, tx, tz, node) &&
+                         world.findPath(a, b) == navrt::PathStatus::found));
+            continue;
+        }
+        const navrt::PathStatus expected =
+            query.findPathBetween(pa.position, pa.poly, pb.position, pb.poly);
+        const navrt::PathStatus got = world.findPath(pa.position, pb.position);
+        CHECK(got == expected);
+        if (got == navrt::PathStatus::found && expected == navrt::PathStatus::found) {
+            const double whole_cost = query.cost();
+            const double miss = std::fabs(double(world.cost()) - whole_cost);
+            worst = std::max(worst, miss / std::max(1.0, whole_cost));
+            CHECK(miss <= 0.02 * std::max(1.0, whole_cost));
+            // The path runs from the start to the goal.
+            REQUIRE(world.path().size() >= 2);
+            CHECK(world.path().front().x == pa.position.x);
+            CHECK(world.path().back().z == pb.position.z);
+        }
+        ++compared;
+    }
+    return compared;
+}
+
+}  // namespace
+
+TEST_SUITE("world") {
+    TEST_CASE("navmesh world tiles are the stitched tiled navmesh, tile by tile") {
+        for (const auto& [level, tile_size] :
+             {std::pair{std::string("terrain.obj"), 20.0}, {"indoor_two_floors.glb", 6.0}}) {
+            CAPTURE(level);
+            MeshWorld w;
+            bakeMeshWorld(level, tile_size, w);
+            CHECK(w.files.size() >= 4);
+            checkTilesAreTheStitchedMesh(w);
+            // Inspect-level facts: the index says navmesh, tiles hold WNBE.
+            auto c = loadContainer(w.index);
+            REQUIRE(c.ok());
+            formats::WorldHeader h;
+            REQUIRE(c->header(formats::kSecWorldHeader, formats::decodeWorldHeader, h).ok());
+            CHECK(h.graph_type == uint32_t(formats::GraphType::navmesh));
+            CHECK(h.portal_count > 0);
+        }
+    }
+
+    TEST_CASE(
+        "navmesh world streaming: random load orders and removals answer as the whole mesh "
+        "restricted to the loaded tiles") {
+        for (const auto& [level, tile_size] :
+             {std::pair{std::string("terrain.obj"), 20.0}, {"indoor_two_floors.glb", 6.0}}) {
+            CAPTURE(level);
+            MeshWorld w;
+            bakeMeshWorld(level, tile_size, w);
+            test::PackedAsset whole;
+            test::packAsset(w.whole, w.dir / "whole.nav", whole, [](auto&) {});
+            REQUIRE_FALSE(whole.error);
+            navrt::PathQuery query;
+            REQUIRE_FALSE(query.init(whole.view));
+            navrt::Blocking blocking;
+            REQUIRE_FALSE(blocking.init(whole.view));
+            REQUIRE_FALSE(query.setBlocking(&blocking));
+            std::mt19937 random(5);
+            const std::vector<navrt::Vec3> points = meshPoints(w.whole, random, 120);
+            navrt::World world;
+            REQUIRE_FALSE(world.initFile(w.index.string().c_str()));
+            double worst = 0;
+            size_t compared = 0, found_partial = 0;
+            // Every tile loaded, then random orders with some tiles removed.
+            for (const graph::WorldTileFile& f : w.files)
+                REQUIRE_FALSE(world.addTileFile(f.path.string().c_str()));
+            compared += compareWithWhole(world, w, query, blocking, whole.view, points, worst);
+            for (int round = 0; round < 4; ++round) {
+                std::vector<graph::WorldTileFile> order = w.files;
+                std::shuffle(order.begin(), order.end(), random);
+                for (const graph::WorldTileFile& f : order) world.removeTile(f.tile_x, f.tile_z);
+                const size_t keep = 2 + random() % (order.size() - 1);
+                for (size_t i = 0; i < keep; ++i)
+                    REQUIRE_FALSE(world.addTileFile(order[i].path.string().c_str()));
+                CHECK(world.loadedCount() == keep);
+                const size_t before = compared;
+                compared += compareWithWhole(world, w, query, blocking, whole.view, points, worst);
+                found_partial += compared - before;
+            }
+            MESSAGE(level, ": ", compared, " queries compared (", found_partial,
+                    " with tiles missing), worst cost difference ", worst * 100, " %");
+            CHECK(compared >= 40);
+            CHECK(found_partial >= 10);
+        }
+    }
+
+    TEST_CASE(
+        "navmesh world: planTiles crosses the tiles a path takes; an edit rebuilds its tile "
+        "and side neighbours only") {
+        MeshWorld w;
+        bakeMeshWorld("terrain.obj", 20.0, w);
+        navrt::World world;
+        REQUIRE_FALSE(world.initFile(w.index.string().c_str()));
+        // Corner to corner (a polygon of each corner tile, in one component) with nothing loaded:
+        // the plan starts and ends in the corner tiles and steps between side neighbours.
+        const navmesh::NavMesh& m = w.whole.mesh;
+        const uint32_t last = m.tiles_x * m.tiles_z - 1;
+        uint32_t pa = graph::kNoNode, pb = graph::kNoNode;
+        for (uint32_t p = 0; p < m.polyCount(); ++p) {
+            if (m.poly_tiles[p] == 0 && pa == graph::kNoNode) pa = p;
+            if (m.poly_tiles[p] == last && pa != graph::kNoNode &&
+                w.whole.components[p] == w.whole.components[pa])
+                pb = p;
+        }
+        REQUIRE(pb != graph::kNoNode);
+        const navrt::Vec3 a{w.whole.positions[3 * size_t(pa)],
+                            w.whole.positions[3 * size_t(pa) + 1],
+                            w.whole.positions[3 * size_t(pa) + 2]};
+        const navrt::Vec3 b{w.whole.positions[3 * size_t(pb)],
+                            w.whole.positions[3 * size_t(pb) + 1],
+                            w.whole.positions[3 * size_t(pb) + 2]};
+        std::vector<uint32_t> tiles;
+        REQUIRE(world.planTiles(a, b, tiles) == navrt::PathStatus::found);
+        REQUIRE(tiles.size() >= 3);
+        CHECK(tiles.front() == 0);
+        CHECK(tiles.back() == world.tilesX() * world.tilesZ() - 1);
+        for (size_t i = 1; i < tiles.size(); ++i) {
+            const int dx = int(tiles[i] % world.tilesX()) - int(tiles[i - 1] % world.tilesX());
+            const int dz = int(tiles[i] / world.tilesX()) - int(tiles[i - 1] / world.tilesX());
+            CHECK(std::abs(dx) + std::abs(dz) == 1);
+        }
+        // Loading the plan's tiles is enough for a path between the two points.
+        for (uint32_t t : tiles) {
+            for (const graph::WorldTileFile& f : w.files)
+                if (f.tile_z * world.tilesX() + f.tile_x == t)
+                    REQUIRE_FALSE(world.addTileFile(f.path.string().c_str()));
+        }
+        CHECK(world.findPath(a, b) == navrt::PathStatus::found);
+
+        // The same world baked again reuses every tile; a crate in tile (0, 0)'s interior
+        // rebuilds that tile and the tiles beside it (their seam points read it), no other.
+        Context context;
+        graph::WorldStage::Params p;
+        p.kind = graph::GraphKind::navmesh;
+        p.tile_size = 20.0;
+        auto again = graph::WorldStage::run({w.dir / "i.vox"}, p, w.index, context);
+        REQUIRE(again.ok());
+        CHECK(test::countOf(*again, "tiles_built") == 0);
+        voxel::VoxelGrid edited = w.grid;
+        const uint32_t cx = w.layout.tile_cells / 2, cz = w.layout.tile_cells / 2;
+        for (uint32_t z = cz; z < cz + 4; ++z)
+            for (uint32_t x = cx; x < cx + 4; ++x) {
+                const size_t c = size_t(z) * edited.size_x + x;
+                for (uint32_t s = edited.column_offsets[c]; s < edited.column_offsets[c + 1]; ++s)
+                    edited.spans[s].walkable = false;
+            }
+        REQUIRE(voxel::saveVoxels(w.dir / "e.vox", edited).ok());
+        auto rebuilt = graph::WorldStage::run({w.dir / "e.vox"}, p, w.index, context);
+        REQUIRE(rebuilt.ok());
+        const uint64_t built = test::countOf(*rebuilt, "tiles_built");
+        MESSAGE("an edit in tile (0, 0) rebuilt ", built, " of ", test::countOf(*rebuilt, "tiles"),
+                " tiles");
+        CHECK(built >= 1);
+        CHECK(built <= 3);  // (0, 0), (1, 0), (0, 1)
+    }
+
+    TEST_CASE("a navmesh world refuses tile-graph tiles and bad border edges") {
+        MeshWorld w;
+        bakeMeshWorld("terrain.obj", 20.0, w);
+        navrt::World world;
+        REQUIRE_FALSE(world.initFile(w.index.string().c_str()));
+        // Tiles whose WNBE is wrong (checksums recomputed, so the decoders see it).
+        const std::filesystem::path tile = w.files[0].path;
+        auto put32 = [](std::vector<uint8_t>& b, size_t at, uint32_t v) {
+            REQUIRE(at + 4 <= b.size());
+            formats::storeLe32(b.data() + at, v);
+        };
+        const std::vector<std::function<void(std::vector<uint8_t>&)>> edits = {
+            [&](auto& b) { put32(b, 0, 0xFFFFFF); },    // polygon
+            [&](auto& b) { put32(b, 4, 99); },          // edge
+            [&](auto& b) { put32(b, 8, 4); },           // side
+            [&](auto& b) { b.resize(b.size() - 28); },  // count
+        };
+        for (const auto& edit : edits) {
+            const std::vector<uint8_t> bytes =
+                test::withSection(tile, formats::kSecWorldBorderEdges, edit);
+            const navrt::Error e = world.addTile(bytes.data(), bytes.size());
+            REQUIRE(e);
+            CHECK(std::string(e.message).find("WNBE") != std::string::npos);
+            CHECK(world.loadedCount() == 0);
+        }
+        // A tile graph's tile of the same world grid.
+        Context context;
+        graph::WorldStage::Params p;
+        p.tile_size = 20.0;
+        auto tiles = graph::WorldStage::run({w.dir / "i.vox"}, p, w.dir / "t.world", context);
+        REQUIRE(tiles.ok());
+        auto files = graph::worldTileFiles(w.dir / "t.world");
+        REQUIRE(files.ok());
+        const navrt::Error e = world.addTileFile((*files)[0].path.string().c_str());
+        REQUIRE(e);
+        CHECK(std::string(e.message).find("must be a navmesh") != std::string::npos);
+        CHECK_FALSE(world.addTileFile(tile.string().c_str()));
+    }
+}
