@@ -134,6 +134,10 @@ uint32_t borderColumn(const WorldLayout& layout, uint32_t tx, uint32_t tz,
 Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                                     const WorldStage::Params& params,
                                     const std::filesystem::path& output, Context& context) {
+    if (params.shard_count > 0)
+        return makeError(ErrorKind::usage,
+                         "world: navmesh world tiles are built in one run (a tile's polygons "
+                         "read its neighbours' regions); --shard splits tile-graph worlds");
     const auto start = std::chrono::steady_clock::now();
     auto reader = voxel::VoxelRowReader::open(inputs.voxels);
     if (!reader) return reader.error();

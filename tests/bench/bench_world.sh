@@ -5,7 +5,9 @@
 # (recast_peer, single-threaded, tiles of the same edge; it bakes a navmesh, so it is the peer for
 # time and memory, not for the product); and streaming the world's tiles with navrt::World
 # (tests/bench/world_stream.cpp), its paths against navrt::Navigator on the one asset. Modes:
-# whole (one tile graph and pack), world (world tiles, zstd 19 as pack), world-z6 (zstd level 6).
+# whole (one tile graph and pack), world (world tiles, zstd 19 as pack), world-z6 (zstd level 6),
+# mesh-whole (one tiled navmesh asset, tiles of the same edge), mesh-world (navmesh world tiles,
+# zstd 6: the product tiled Recast bakes).
 #   bench_world.sh BUILD_DIR LEVEL.obj...
 # Environment: WHOLE_MAX_TRIANGLES (default 3000000): larger levels skip the one-graph build (its
 # memory grows with the level: ~560 MiB at 2.1 M triangles); STREAM_MAX_TRIANGLES (default
@@ -36,32 +38,46 @@ for level in "$@"; do
   rm -f "$work/x.geo"
   name="$(basename "$level") ($(awk -v n="$count" 'BEGIN{printf "%.2f M", n / 1e6}'))"
   for j in 1 2; do
-    for mode in whole world world-z6; do
-      if [ "$mode" = whole ] && [ "$count" -gt "$whole_max" ]; then
-        printf '%-28s %-7s %-7s %9s %10s\n' "$name" "$j" whole "-" "(skipped: > $whole_max triangles)"
+    for mode in ${MODES:-whole world world-z6 mesh-whole mesh-world}; do
+      if { [ "$mode" = whole ] || [ "$mode" = mesh-whole ]; } && [ "$count" -gt "$whole_max" ]; then
+        printf '%-28s %-7s %-8s %9s %10s\n' "$name" "$j" "$mode" "-" "(skipped: > $whole_max triangles)"
         continue
       fi
       rm -rf "$work/out"
       w=""
+      kind=tile
+      agent="\"graphs\": [\"tile\"]"
+      cells=$(awk -v m="$tile_m" 'BEGIN{printf "%d", m / 0.3 + 0.5}')
       [ "$mode" = world ] && w="\"world\": {\"tile_size\": $tile_m, \"threads\": $j},"
       [ "$mode" = world-z6 ] && w="\"world\": {\"tile_size\": $tile_m, \"threads\": $j, \"compression\": 6},"
-      echo "{\"input\": \"$level\", \"output\": \"$work/out\", $w \"voxel\": {\"threads\": $j}, \"agents\": [{\"graphs\": [\"tile\"]}]}" >"$work/l.json"
+      if [ "$mode" = mesh-whole ] || [ "$mode" = mesh-world ]; then
+        kind=navmesh
+        agent="\"graphs\": [\"navmesh\"]"
+        w="\"navmesh\": {\"tile_size\": $cells},"
+      fi
+      [ "$mode" = mesh-world ] && w="$w \"world\": {\"tile_size\": $tile_m, \"threads\": $j, \"compression\": 6, \"graphs\": [\"navmesh\"]},"
+      echo "{\"input\": \"$level\", \"output\": \"$work/out\", $w \"voxel\": {\"threads\": $j}, \"agents\": [{$agent}]}" >"$work/l.json"
       start=$(date +%s.%N)
       "$peak" "$work/rss" "$nb" -q build "$work/l.json" --jobs 1 2>/dev/null || echo "build failed: $level $mode"
       end=$(date +%s.%N)
       files=""
-      [ "$mode" != whole ] && files=" tiles $(du -cb "$work/out"/default.tile.*_*.nav | tail -1 | cut -f1 | awk '{printf "%.1f MiB", $1 / 2^20}')"
+      case $mode in world*|mesh-world) files=" tiles $(du -cb "$work/out"/default.$kind.*_*.nav | tail -1 | cut -f1 | awk '{printf "%.1f MiB", $1 / 2^20}')" ;; esac
       printf '%-28s %-7s %-8s %9.2f %10.1f  %s%s\n' "$name" "$j" "$mode" \
         "$(echo "$end - $start" | bc)" "$(awk '{print $1 / 1024}' "$work/rss")" \
         "$(stage_peaks "$work/out/l.report.json")" "$files"
       [ "$mode" = whole ] && cp "$work/out/default.tile.nav" "$work/whole.nav"
+      [ "$mode" = mesh-whole ] && cp "$work/out/default.navmesh.nav" "$work/whole-mesh.nav"
       if [ "$mode" = world ] && [ "$j" = 1 ] && [ "$count" -le "$stream_max" ] && [ -f "$work/whole.nav" ]; then
         "$build/tests/bench/world_stream" "$work/out" default "$work/whole.nav" |
           sed 's/^/    streaming: /'
       fi
+      if [ "$mode" = mesh-world ] && [ "$j" = 1 ] && [ "$count" -le "$stream_max" ] && [ -f "$work/whole-mesh.nav" ]; then
+        "$build/tests/bench/world_stream" "$work/out" default.navmesh "$work/whole-mesh.nav" |
+          sed 's/^/    streaming navmesh: /'
+      fi
     done
   done
-  rm -f "$work/whole.nav"
+  rm -f "$work/whole.nav" "$work/whole-mesh.nav"
   if [ -x "$recast" ]; then
     cells=$(awk -v m="$tile_m" 'BEGIN{printf "%d", m / 0.3 + 0.5}')
     start=$(date +%s.%N)

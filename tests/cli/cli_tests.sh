@@ -1139,6 +1139,21 @@ world_build)
   [ "$(json_field "$work/out/w3.report.json" tiles_built)" -eq 9 ] || fail "compression 3 rebuilt $(json_field "$work/out/w3.report.json" tiles_built) tiles"
   cmp -s "$work/far_corner.nav" "$work/out/default.tile.2_2.nav" && fail "compression 3 kept the level-19 bytes"
   expect 0 "seams: [1-9]" "$navbake" inspect "$work/out/default.tile.2_2.nav"
+  # Navmesh world tiles ($.world.graphs): 9 navmesh tiles and their index beside the tile graph's
+  # world (per-tile reuse: unit.navmesh world: planTiles…).
+  sed 's/"tile_size": 20}/"tile_size": 20, "graphs": ["tile", "navmesh"]}/; s/"output": "out"/"output": "mesh"/' "$work/w.json" >"$work/m.json"
+  "$navbake" build "$work/m.json" >"$work/log" 2>&1 || fail "navmesh world build: $(cat "$work/log")"
+  [ "$(ls "$work/mesh"/default.navmesh.*_*.nav | wc -l)" -eq 9 ] || fail "expected 9 navmesh tiles: $(ls "$work/mesh")"
+  [ -e "$work/mesh/default.navmesh.nav" ] && fail "the navmesh was baked whole as well"
+  expect 0 "graph: navmesh" "$navbake" inspect "$work/mesh/default.navmesh.world"
+  expect 0 "border_edges: [1-9]" "$navbake" inspect "$work/mesh/default.navmesh.1_1.nav"
+  [ "$(json_field "$work/mesh/m.report.json" border_edges_joined)" -ge 12 ] || fail "navmesh tiles joined too few border edges: $(cat "$work/mesh/m.report.json")"
+  expect 0 "up to date" "$navbake" build "$work/m.json" --check
+  expect 2 "world navmesh default.* does not split" "$navbake" build "$work/m.json" --stage "world navmesh default" --shard 0/2
+  echo '{"input": "terrain.obj", "world": {"tile_size": 20, "graphs": ["pov"]}}' >"$work/bad.json"
+  expect 1 "world.graphs\[0\].*'pov' world tiles are not built yet" "$navbake" build "$work/bad.json"
+  echo '{"input": "terrain.obj", "world": {"tile_size": 20, "graphs": ["navmesh"]}, "agents": [{"graphs": ["navmesh"], "drop_height": 1}]}' >"$work/bad.json"
+  expect 1 "links \(on navmesh tiles\)" "$navbake" build "$work/bad.json"
   ;;
 world_links)
   # World tiles with links: the authored zipline and links_course's scene links (door, ladder,
