@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -45,6 +46,14 @@ Window tileWindow(const WorldLayout& layout, uint32_t tx, uint32_t tz) {
 }
 
 std::string tileFileName(uint64_t content) { return fmt::format("worldtile-{:016x}.nav", content); }
+
+// A tile's content hash with the gradient costs it was built with (unchanged without).
+uint64_t withGradients(uint64_t content, const WorldStage::Params& params) {
+    if (!(params.uphill > 0) && !(params.downhill > 0)) return content;
+    const double parts[3] = {std::bit_cast<double>(content), double(params.uphill),
+                             double(params.downhill)};
+    return formats::xxhash64(parts, sizeof parts, 1);
+}
 
 // The rows of tile row tz and its one-row borders (what its tiles are built from), read forward.
 Result<voxel::GridRows> tileRowBand(voxel::VoxelRowReader& reader, const WorldLayout& layout,
@@ -206,6 +215,23 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const voxel::Gri
     return tile;
 }
 
+uint64_t addWorldTileGradients(WorldTile& tile, const voxel::VoxelGrid& frame, float uphill,
+                               float downhill) {
+    if (!(uphill > 0) && !(downhill > 0)) return 0;
+    uint64_t changed = addGradientCosts(tile.graph, uphill, downhill);
+    for (formats::SeamRecord& s : tile.seams) {
+        // The target's position as the whole graph computes it (grid.topY of its span).
+        const float target_y = frame.origin[1] + float(s.y) * frame.cell_height;
+        const double dy = double(target_y) - double(tile.graph.positions[3 * size_t(s.from) + 1]);
+        const double extra = dy > 0 ? uphill * dy : downhill * -dy;
+        if (extra > 0) {
+            s.cost = float(double(s.cost) + extra);
+            ++changed;
+        }
+    }
+    return changed;
+}
+
 Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile, int compression) {
     formats::ContainerWriter writer = graphWriter(tile.graph, formats::kKindNav, compression);
     std::vector<uint8_t> header(formats::kWorldTileHeaderSize);
@@ -249,6 +275,8 @@ ParamIssues WorldStage::check(const Params& params) {
                       "graph world, or the navmesh without $.world)");
     }
     check.positive("tile_size", params.tile_size);
+    check.range("uphill", params.uphill, 0.0f, 1000.0f, "m per m");
+    check.range("downhill", params.downhill, 0.0f, 1000.0f, "m per m");
     check.threads("threads", params.threads);
     check.range("compression", params.compression, 1, 19);
     geometry::checkLinkSpecs(params.links, check);
@@ -269,6 +297,8 @@ void WorldStage::describe(const Params& params, StageKey& key) {
     }
     key.add("tile_size", params.tile_size);
     key.add("compression", params.compression);
+    if (params.uphill > 0 || params.downhill > 0)
+        key.add("uphill", params.uphill).add("downhill", params.downhill);
     geometry::describeLinks(params.links, key);
     describeLinkGen(params.generate, key);
     if (params.scene_links_shared) key.add("scene_links_shared", true);
@@ -343,6 +373,7 @@ struct TileSummary {
     uint64_t content = 0;
     uint32_t nodes = 0, seams = 0;
     bool built = false;
+    uint64_t gradient_edges = 0;  // edges and seams with gradient costs (tiles built only)
     struct Crossing {
         PortalCell from, to;
         float cost;
@@ -630,6 +661,7 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
             const uint64_t parts[2] = {summary.content, tileLinksHash(links, tile_lanes[index])};
             summary.content = formats::xxhash64(parts, sizeof parts, 0);
         }
+        summary.content = withGradients(summary.content, params);
         const std::filesystem::path file = folder / tileFileName(summary.content);
         Graph graph;
         formats::WorldTileHeader header;
@@ -656,6 +688,10 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
             Context quiet;
             auto tile = buildWorldTile(*world, rows, layout, tx, tz, quiet);
             if (!tile) throw std::runtime_error(tile.error().message);
+            // Gradients before the links, as the graph stage adds them (a link costs what it
+            // says).
+            summary.gradient_edges =
+                addWorldTileGradients(*tile, *world, params.uphill, params.downhill);
             if (!tile_lanes[index].empty())
                 if (Status s = attachWorldTileLinks(*tile, layout, links); !s)
                     throw std::runtime_error(s.error().message);
@@ -944,9 +980,10 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
     h.cell_size = world->cell_size;
     h.cell_height = world->cell_height;
     h.world_fingerprint = layout.fingerprint;
-    uint64_t nodes = 0, seams = 0, built = 0;
+    uint64_t nodes = 0, seams = 0, built = 0, gradient_edges = 0;
     for (uint32_t i = 0; i < tile_count; ++i) {
         seams += tiles[i].seams;
+        gradient_edges += tiles[i].gradient_edges;
         built += tiles[i].built && tiles[i].present;
         if (!tiles[i].present) continue;
         nodes += tiles[i].nodes;
@@ -973,6 +1010,8 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
     result.count("portals", h.portal_count);
     result.count("portal_edges", h.portal_edge_count);
     reportIslands(island_sizes, result);
+    if (params.uphill > 0 || params.downhill > 0)
+        result.count("gradient_edges_built", gradient_edges);
     if (!specs.empty()) {
         std::set<uint32_t> ids;
         for (const WorldLinks::Lane& lane : links.lanes) ids.insert(lane.record.id);

@@ -88,6 +88,12 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& frame, const voxel::Gri
 // Adds the lanes of `links` with an end in the tile: edges when both ends are in it, seams when
 // one leaves it (from its from end; a two-way link's way back from its to end).
 Status attachWorldTileLinks(WorldTile& tile, const WorldLayout& layout, const WorldLinks& links);
+// Gradient costs on a tile's edges and seams, from its nodes' positions and the seams' target
+// cells (at their tops in `frame`, as the whole graph places them); before its links are
+// attached (the graph stage adds them before the links: a link costs what it says). Returns the
+// edges and seams changed.
+uint64_t addWorldTileGradients(WorldTile& tile, const voxel::VoxelGrid& frame, float uphill,
+                               float downhill);
 // The tile's runtime asset (a .nav of kind NAVA with WTHD and WSEM).
 Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile,
                      int compression = 19);
@@ -115,6 +121,9 @@ struct WorldStage {
         std::vector<LinkSpec> links;
         LinkGenParams generate;           // read from the .vox a band of rows at a time
         bool scene_links_shared = false;  // see GraphStage::Params
+        // Gradient costs (GraphStage::Params::uphill, downhill) [Units: m per m]: on the tiles'
+        // edges, seams and links as on the whole graph's.
+        float uphill = 0, downhill = 0;
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox of the whole world

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <mutex>
@@ -152,8 +153,12 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     // A tile's cache file: its navmesh key (columns, neighbours, parameters), the world frame
     // (positions are in it) and the zstd level.
     auto contentOf = [&](uint64_t key) {
-        const uint64_t parts[4] = {key, layout.fingerprint, uint64_t(params.compression),
-                                   uint64_t(layout.tile_cells)};
+        const uint64_t parts[6] = {key,
+                                   layout.fingerprint,
+                                   uint64_t(params.compression),
+                                   uint64_t(layout.tile_cells),
+                                   std::bit_cast<uint32_t>(params.uphill),
+                                   std::bit_cast<uint32_t>(params.downhill)};
         return formats::xxhash64(parts, sizeof parts, 0);
     };
     auto headerOf = [&](uint32_t tx, uint32_t tz, uint32_t border_count) {
@@ -196,6 +201,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         s.built = true;
         if (tile.mesh.polyCount() == 0) return {};
         Graph graph = navmeshGraph(std::move(tile.mesh), frame);
+        addGradientCosts(graph, params.uphill, params.downhill);  // edges inside the tile
         std::vector<formats::BorderEdgeRecord> border;
         for (const navmesh::BorderEdge& e : tile.border)
             border.push_back({e.poly, e.edge, e.side, e.a0, e.a1, e.y0, e.y1});

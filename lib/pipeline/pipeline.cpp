@@ -258,8 +258,6 @@ Status checkStages(const LevelConfig& c) {
             if (!a.graph.seeds.empty()) unsupported.push_back("seeds");
             if (!a.graph.points.empty() || a.graph.poi_tables)
                 unsupported.push_back("points of interest");
-            if (a.graph.uphill > 0 || a.graph.downhill > 0)
-                unsupported.push_back("uphill/downhill");
             if (a.clusters || a.hierarchy || a.next_hop != AgentConfig::NextHop::none)
                 unsupported.push_back("clusters, hierarchy or next-hop tables");
             if (!unsupported.empty()) {
@@ -708,6 +706,8 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 world.links = agent.graph.links;
                 world.generate = agent.graph.generate;
                 world.scene_links_shared = agent.graph.scene_links_shared;
+                world.uphill = agent.graph.uphill;
+                world.downhill = agent.graph.downhill;
                 auto world_inputs = [](const Node& self, const std::vector<Node>& all) {
                     return graph::WorldStage::Inputs{depArtifact(self, all, 0)};
                 };

@@ -55,12 +55,14 @@ struct BakedWorld {
 
 void bakeWorld(const voxel::VoxelGrid& grid, double tile_size, BakedWorld& out,
                const std::vector<geometry::LinkSpec>& links = {},
-               const graph::LinkGenParams& generate = {}) {
+               const graph::LinkGenParams& generate = {}, float uphill = 0, float downhill = 0) {
     REQUIRE(voxel::saveVoxels(out.dir / "w.vox", grid).ok());
     Context context;
     graph::WorldStage::Params p;
     p.links = links;
     p.generate = generate;
+    p.uphill = uphill;
+    p.downhill = downhill;
     p.tile_size = tile_size;
     out.index = out.dir / "w.world";
     auto r = graph::WorldStage::run({out.dir / "w.vox"}, p, out.index, context);
@@ -906,8 +908,8 @@ TEST_SUITE("world") {
 TEST_SUITE("world") {
     TEST_CASE("generated links from the .vox row band by row band equal the whole grid's") {
         // A 60 m long strip (200 rows, 7 chunks of rows): platforms of several heights to drop
-        // from, pairs with gaps to jump, a beam over one of them; then world tiles with those
-        // links equal the whole tile graph with them.
+        // from, pairs with gaps to jump, a beam over one of them, a ramp; then world tiles with
+        // those links equal the whole tile graph with them, with gradient costs and without.
         // Rows are generated in chunks of 32 (9.6 m): each platform pair straddles a chunk's
         // end, so its drops and jumps read rows of the next chunk.
         test::LevelBuilder b;
@@ -920,6 +922,8 @@ TEST_SUITE("world") {
             b.box({7.4, 0, end + 0.9}, {11, h, end + 3.5});
         }
         b.box({6, 3.6, 18}, {8, 3.9, 21});  // a beam in the way of a jump
+        // A ramp up 1.5 m along the strip's side, across tile rows (for the gradient costs).
+        b.quad({12, 0.05, 20}, {12, 1.5, 56}, {14, 1.5, 56}, {14, 0.05, 20});
         const voxel::VoxelGrid grid = test::voxelizeOk(b.g, test::voxelParams());
         REQUIRE(grid.size_z > 6 * 32);
         graph::LinkGenParams params;
@@ -958,5 +962,22 @@ TEST_SUITE("world") {
         CHECK(test::countOf(baked.result, "link_lanes_crossing_tiles") > 0);
         checkTilesEqualWhole(*g, baked);
         CHECK(test::countOf(baked.result, "components") == g->header.component_count);
+        // With gradient costs (uphill 1.5, downhill 0.25 m per m, added before the links as the
+        // graph stage adds them): the tiles' edges, seams and links (inside tiles and between
+        // them) cost what the whole graph's do.
+        auto sloped_whole = graph::buildTileGraph(grid, context);
+        REQUIRE(sloped_whole.ok());
+        CHECK(graph::addGradientCosts(*sloped_whole, 1.5f, 0.25f) > 0);
+        REQUIRE(graph::attachLinks(*sloped_whole, whole->links, 1, stats, context).ok());
+        BakedWorld sloped;
+        bakeWorld(grid, 6.0, sloped, {}, params, 1.5f, 0.25f);
+        CHECK(test::countOf(sloped.result, "gradient_edges_built") > 0);
+        checkTilesEqualWhole(*sloped_whole, sloped);
+        // The ramp's tiles differ, and only they (flat tiles keep their bytes: the same file).
+        size_t differ = 0;
+        for (size_t i = 0; i < sloped.files.size(); ++i)
+            differ += test::readBytes(sloped.files[i].path) != test::readBytes(baked.files[i].path);
+        CHECK(differ >= 2);
+        CHECK(differ < sloped.files.size());
     }
 }
