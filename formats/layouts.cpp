@@ -960,7 +960,8 @@ Error decodeWorldHeader(const uint8_t* data, size_t size, WorldHeader& h) {
         h.tile_count > uint64_t(h.tiles_x) * h.tiles_z || !(h.cell_size > 0) ||
         !std::isfinite(h.cell_size) || !(h.cell_height > 0) || !std::isfinite(h.cell_height) ||
         !std::isfinite(h.origin[0]) || !std::isfinite(h.origin[1]) || !std::isfinite(h.origin[2]) ||
-        (h.graph_type != 0 && h.graph_type != uint32_t(GraphType::navmesh)))
+        (h.graph_type != 0 && h.graph_type != uint32_t(GraphType::navmesh) &&
+         h.graph_type != uint32_t(GraphType::volume)))
         return makeError(ErrorCode::bad_section, 0, id,
                          "section 'WIHD': %u x %u tiles of %u cells do not cover a %u x %u world, "
                          "or the cell sizes or origin are not finite and positive, or the graph "

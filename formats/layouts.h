@@ -673,8 +673,9 @@ struct WorldHeader {
     float origin[3] = {0, 0, 0};  // the world grid's minimum corner [Units: m]
     float cell_size = 0;          // [Units: m]
     float cell_height = 0;        // [Units: m]
-    // What the tiles hold: 0 = tile graphs (the only kind before navmesh tiles), or
-    // GraphType::navmesh (tiles with navmesh polygons, WNBE instead of WSEM).
+    // What the tiles hold: 0 = tile graphs (the only kind before navmesh tiles),
+    // GraphType::navmesh (tiles with navmesh polygons, WNBE instead of WSEM) or GraphType::volume
+    // (implicit volume graphs of the tile's columns and a ring of one column around them).
     uint32_t graph_type = 0;
     uint64_t world_fingerprint = 0;
 };

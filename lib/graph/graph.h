@@ -103,6 +103,13 @@ uint64_t addGradientCosts(Graph& graph, float uphill, float downhill);
 // free; cost = distance between the voxel centres. Fills free_voxels, components (kNoNode for
 // non-free voxels, ids by lowest voxel index) and the header counts; no positions/cells/edges.
 Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius, Context& context);
+// Its two steps: the free flags of `grid`'s voxels (1 byte each, node order), and the graph of
+// given free flags over `grid`'s box (grid: its frame and size; world tiles cut the flags of a
+// larger window down to a tile).
+Result<std::vector<uint8_t>> volumeFreeVoxels(const voxel::VoxelGrid& grid, float agent_radius,
+                                              Context& context);
+Result<Graph> volumeGraphFromFree(const voxel::VoxelGrid& grid, float agent_radius,
+                                  std::vector<uint8_t> free, Context& context);
 
 // Navmesh graph: bakes the navigation mesh of `grid`; a node per polygon (at its centroid), an
 // edge per shared portal with cost = |centroid(a) - portal midpoint| x cost(a) + |portal midpoint

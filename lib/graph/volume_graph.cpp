@@ -63,8 +63,8 @@ void erodeAxis(const std::vector<uint8_t>& in, std::vector<uint8_t>& out, size_t
 
 }  // namespace
 
-Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius, Context& context) {
-    ScopedTimer timer(context, "graph volume");
+Result<std::vector<uint8_t>> volumeFreeVoxels(const voxel::VoxelGrid& grid, float agent_radius,
+                                              Context& context) {
     if (!std::isfinite(agent_radius) || agent_radius < 0)
         return makeError(ErrorKind::usage, "agent radius must be a finite number >= 0, got {}",
                          agent_radius);
@@ -83,18 +83,6 @@ Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius,
         return makeError(ErrorKind::internal, "voxel grid column offsets are inconsistent");
     const size_t total = size_t(total64);
     const size_t layer = sx * sz;  // voxels per Y layer
-
-    Graph g;
-    g.header = headerForGrid(grid, GraphType::volume);
-    formats::GraphHeader& h = g.header;
-    h.flags = formats::kGraphFlagImplicitVolume;
-    h.heuristic = formats::HeuristicKind::euclidean;
-    h.min_cost_multiplier = 1.0f;
-    h.agent_radius = agent_radius;
-    h.node_count = uint32_t(total);
-    h.edge_count = 0;
-    g.areas = grid.areas;
-    g.source_name = grid.source_name;
 
     // 1. Non-solid voxels: everything outside the column spans (spans are clipped to the grid).
     std::vector<uint8_t> free(total, 1);
@@ -129,6 +117,29 @@ Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius,
         free.swap(scratch);
         if (context.cancelled()) return makeError(ErrorKind::cancelled, "graph cancelled");
     }
+
+    return free;
+}
+
+Result<Graph> volumeGraphFromFree(const voxel::VoxelGrid& grid, float agent_radius,
+                                  std::vector<uint8_t> free, Context& context) {
+    const size_t sx = grid.size_x, sz = grid.size_z, sy = grid.size_y;
+    const size_t total = sx * sz * sy;
+    const size_t layer = sx * sz;  // voxels per Y layer
+    if (free.size() != total)
+        return makeError(ErrorKind::internal, "volume graph: {} free flags for {} voxels",
+                         free.size(), total);
+    Graph g;
+    g.header = headerForGrid(grid, GraphType::volume);
+    formats::GraphHeader& h = g.header;
+    h.flags = formats::kGraphFlagImplicitVolume;
+    h.heuristic = formats::HeuristicKind::euclidean;
+    h.min_cost_multiplier = 1.0f;
+    h.agent_radius = agent_radius;
+    h.node_count = uint32_t(total);
+    h.edge_count = 0;
+    g.areas = grid.areas;
+    g.source_name = grid.source_name;
 
     g.free_voxels.assign((total + 63) / 64, 0);
     for (size_t v = 0; v < total; ++v)
@@ -226,6 +237,13 @@ Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius,
     context.debug("graph volume: {} free voxels of {}, {} components (largest {})", labelled, total,
                   sizes.size(), h.largest_component);
     return g;
+}
+
+Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius, Context& context) {
+    ScopedTimer timer(context, "graph volume");
+    auto free = volumeFreeVoxels(grid, agent_radius, context);
+    if (!free) return free.error();
+    return volumeGraphFromFree(grid, agent_radius, std::move(free).value(), context);
 }
 
 }  // namespace nav::graph

@@ -107,14 +107,10 @@ WorldLayout worldLayout(const voxel::VoxelGrid& world, double tile_size) {
     return l;
 }
 
-uint64_t tileContentHash(const voxel::VoxelGrid& frame, const voxel::GridRows& rows,
-                         const WorldLayout& layout, uint32_t tx, uint32_t tz) {
-    const Window w = tileWindow(layout, tx, tz);
-    std::vector<uint8_t> bytes;
-    for (uint64_t v : {layout.fingerprint, uint64_t(layout.tile_cells), uint64_t(tx), uint64_t(tz)})
-        appendBytes(bytes, v);
-    for (uint32_t z = w.bz0; z < w.bz1; ++z)
-        for (uint32_t x = w.bx0; x < w.bx1; ++x) {
+uint64_t columnsHash(const voxel::VoxelGrid& frame, const voxel::GridRows& rows, uint32_t x0,
+                     uint32_t z0, uint32_t x1, uint32_t z1, std::vector<uint8_t> bytes) {
+    for (uint32_t z = z0; z < z1; ++z)
+        for (uint32_t x = x0; x < x1; ++x) {
             const size_t c = size_t(z) * frame.size_x + x;
             appendBytes(bytes, rows.end(c) - rows.begin(c));
             for (uint32_t i = rows.begin(c); i < rows.end(c); ++i) {
@@ -126,6 +122,15 @@ uint64_t tileContentHash(const voxel::VoxelGrid& frame, const voxel::GridRows& r
             }
         }
     return formats::xxhash64(bytes.data(), bytes.size(), 0);
+}
+
+uint64_t tileContentHash(const voxel::VoxelGrid& frame, const voxel::GridRows& rows,
+                         const WorldLayout& layout, uint32_t tx, uint32_t tz) {
+    const Window w = tileWindow(layout, tx, tz);
+    std::vector<uint8_t> bytes;
+    for (uint64_t v : {layout.fingerprint, uint64_t(layout.tile_cells), uint64_t(tx), uint64_t(tz)})
+        appendBytes(bytes, v);
+    return columnsHash(frame, rows, w.bx0, w.bz0, w.bx1, w.bz1, std::move(bytes));
 }
 
 uint64_t tileContentHash(const voxel::VoxelGrid& world, const WorldLayout& layout, uint32_t tx,
@@ -262,18 +267,20 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile, i
 
 ParamIssues WorldStage::check(const Params& params) {
     ParamCheck check;
-    check.require(params.kind == GraphKind::tile || params.kind == GraphKind::navmesh, "graph",
-                  std::string(choiceName<GraphKind>(kGraphKinds, params.kind)),
-                  "tile or navmesh (world tiles of other graph kinds are not built yet)");
-    if (params.kind == GraphKind::navmesh) {
+    check.require(params.kind == GraphKind::tile || params.kind == GraphKind::navmesh ||
+                      params.kind == GraphKind::volume,
+                  "graph", std::string(choiceName<GraphKind>(kGraphKinds, params.kind)),
+                  "tile, navmesh or volume (world tiles of other graph kinds are not built yet)");
+    if (params.kind == GraphKind::navmesh)
         for (ParamIssue& issue : navmesh::checkNavmeshParams(params.navmesh))
             if (issue.field != "tile_size" && issue.field != "threads")
                 check.issues.push_back(std::move(issue));
+    if (params.kind != GraphKind::tile)
         check.require(params.links.empty() && !params.generate.enabled(), "links",
                       fmt::format("{} links", params.links.size()),
-                      "none: navmesh world tiles do not carry links yet (bake links on a tile "
-                      "graph world, or the navmesh without $.world)");
-    }
+                      "none: navmesh and volume world tiles do not carry links yet (bake links "
+                      "on a tile graph world, or that graph without $.world)");
+    check.nonNegative("agent_radius", params.agent_radius);
     check.positive("tile_size", params.tile_size);
     check.range("uphill", params.uphill, 0.0f, 1000.0f, "m per m");
     check.range("downhill", params.downhill, 0.0f, 1000.0f, "m per m");
@@ -289,6 +296,8 @@ ParamIssues WorldStage::check(const Params& params) {
 }
 
 void WorldStage::describe(const Params& params, StageKey& key) {
+    if (params.kind == GraphKind::volume)
+        key.add("kind", "volume").add("radius", params.agent_radius);
     if (params.kind == GraphKind::navmesh) {
         key.add("kind", "navmesh");
         navmesh::NavmeshParams n = params.navmesh;
@@ -327,6 +336,20 @@ Result<MemoryEstimate> WorldStage::estimateMemory(const Inputs& inputs, const Pa
     const uint64_t zstd_contexts = threads * (params.compression >= 16   ? uint64_t(20) << 20
                                               : params.compression >= 10 ? uint64_t(8) << 20
                                                                          : uint64_t(2) << 20);
+    if (params.kind == GraphKind::volume) {
+        // Per tile in flight its window's voxels (the clearance and ring around it; ~8 bytes a
+        // voxel while its free flags and components are made), and per tile two rows of rim and
+        // ring components (4 bytes a voxel of its four sides).
+        const double window = (cells + 2 + 2 * 4) * (cells + 2 + 2 * 4) * double(h.size_y);
+        const uint64_t bytes =
+            kStageBaseBytes + (ec ? 0 : file) + uint64_t(band * (4 + per_column * 8)) +
+            uint64_t(double(threads) * window * 8) +
+            uint64_t(2 * double(h.size_x) / cells * 4 * cells * h.size_y * 8) + zstd_contexts;
+        return MemoryEstimate{bytes,
+                              fmt::format("{} columns, {} layers, volume tiles of {} columns",
+                                          columns, h.size_y, cells),
+                              "smaller world tiles, fewer --threads or a larger cell size"};
+    }
     if (params.kind == GraphKind::navmesh) {
         // The navmesh's tiled build (GraphStage's estimate of a tiled navmesh: three rows of
         // tiles of the grid, ~64 bytes a span, and a tile per thread in flight), and per tile a
@@ -601,6 +624,7 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                                     const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<WorldStage>(params); !s) return s.error();
     if (params.kind == GraphKind::navmesh) return runNavmeshWorld(inputs, params, output, context);
+    if (params.kind == GraphKind::volume) return runVolumeWorld(inputs, params, output, context);
     const auto start = std::chrono::steady_clock::now();
     // The grid a band of tile rows at a time (with the one-row borders): the stage holds the
     // rows of one row of tiles, not the world's grid.

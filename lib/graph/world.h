@@ -40,6 +40,10 @@ struct WorldLayout {
 // tile_size [Units: m] rounded to whole cells (at least 8).
 WorldLayout worldLayout(const voxel::VoxelGrid& world, double tile_size);
 
+// XXH64 of `prefix` followed by the spans of the world columns [x0, x1) x [z0, z1) (`rows` holds
+// them).
+uint64_t columnsHash(const voxel::VoxelGrid& frame, const voxel::GridRows& rows, uint32_t x0,
+                     uint32_t z0, uint32_t x1, uint32_t z1, std::vector<uint8_t> prefix);
 // What tile (tx, tz) of `world` depends on (its columns, a one-column border, the areas and the
 // world frame): tiles whose hash is unchanged are not rebuilt.
 uint64_t tileContentHash(const voxel::VoxelGrid& world, const WorldLayout& layout, uint32_t tx,
@@ -103,9 +107,11 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile,
 struct WorldStage {
     static constexpr std::string_view kName = "world";
     struct Params {
-        // What each tile holds: the tile graph of its columns, or (navmesh) its navmesh polygons,
-        // tiled as `navbake navmesh --tile-size` tiles them, with its border edges (WNBE).
+        // What each tile holds: the tile graph of its columns, (navmesh) its navmesh polygons,
+        // tiled as `navbake navmesh --tile-size` tiles them, with its border edges (WNBE), or
+        // (volume) the free voxels of its columns and a ring of its neighbours'.
         GraphKind kind = GraphKind::tile;
+        float agent_radius = 0;          // [Units: m] volume: distance kept from solid voxels
         navmesh::NavmeshParams navmesh;  // navmesh: Recast's parameters (tile_size, threads: ours)
         double tile_size = 64;  // [Units: m] tile edge, rounded to whole cells (at least 8)
         int threads = 0;        // tiles built at once (0 = all cores); outputs do not depend on it
@@ -164,6 +170,11 @@ std::string worldTileFileName(uint64_t content);
 Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                                     const WorldStage::Params& params,
                                     const std::filesystem::path& output, Context& context);
+
+// The volume world (WorldStage with kind volume; world_volume.cpp).
+Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
+                                   const WorldStage::Params& params,
+                                   const std::filesystem::path& output, Context& context);
 
 // The tile files an index names (beside it), in WTIL order, with their tile coordinates.
 struct WorldTileFile {

@@ -251,10 +251,15 @@ Status checkStages(const LevelConfig& c) {
         const bool mesh_tiles = std::find(a.graphs.begin(), a.graphs.end(),
                                           graph::GraphKind::navmesh) != a.graphs.end() &&
                                 c.worldTiles(graph::GraphKind::navmesh);
-        if (tiles || mesh_tiles) {
+        const bool volume_tiles = std::find(a.graphs.begin(), a.graphs.end(),
+                                            graph::GraphKind::volume) != a.graphs.end() &&
+                                  c.worldTiles(graph::GraphKind::volume);
+        if (tiles || mesh_tiles || volume_tiles) {
             std::vector<std::string> unsupported;
             if (mesh_tiles && (!a.graph.links.empty() || a.graph.generate.enabled()))
                 unsupported.push_back("links (on navmesh tiles)");
+            if (volume_tiles && (!a.graph.links.empty() || a.graph.generate.enabled()))
+                unsupported.push_back("links (on volume tiles)");
             if (!a.graph.seeds.empty()) unsupported.push_back("seeds");
             if (!a.graph.points.empty() || a.graph.poi_tables)
                 unsupported.push_back("points of interest");
@@ -368,11 +373,12 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         if (Status s = readGraphKinds(wr, c.world_graphs); !s) return s.error();
         for (size_t i = 0; i < c.world_graphs.size(); ++i)
             if (c.world_graphs[i] != graph::GraphKind::tile &&
-                c.world_graphs[i] != graph::GraphKind::navmesh)
+                c.world_graphs[i] != graph::GraphKind::navmesh &&
+                c.world_graphs[i] != graph::GraphKind::volume)
                 return wr
                     .fail(JsonReader::at(wr.at("graphs"), i),
                           fmt::format(
-                              "'{}' world tiles are not built yet (tile or navmesh)",
+                              "'{}' world tiles are not built yet (tile, navmesh or volume)",
                               choiceName<graph::GraphKind>(graph::kGraphKinds, c.world_graphs[i])))
                     .error();
         if (Status s = wr.finish({"tile_size", "threads", "compression", "graphs"}); !s)
@@ -706,6 +712,7 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 world.links = agent.graph.links;
                 world.generate = agent.graph.generate;
                 world.scene_links_shared = agent.graph.scene_links_shared;
+                world.agent_radius = agent.graph.agent_radius;
                 world.uphill = agent.graph.uphill;
                 world.downhill = agent.graph.downhill;
                 auto world_inputs = [](const Node& self, const std::vector<Node>& all) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <queue>
+#include <unordered_map>
 
 #include "formats/bytes.h"
 #include "formats/graph_sections.h"
@@ -44,6 +45,9 @@ struct Tile {
     // border_by_poly; the edges sorted by (side, a0, a1, index) for the neighbours' lookups.
     std::vector<fmt::BorderEdgeRecord> border;
     std::vector<uint32_t> border_offsets, border_by_poly, border_sorted;
+    // Volume worlds: the tile's box (its columns and the ring of one column around them, clipped
+    // to the world): first world column and size [cells], layers.
+    uint32_t box_x0 = 0, box_z0 = 0, box_w = 0, box_d = 0, box_h = 0;
     std::vector<Vec3> entry;  // findPath on polygons: where the search entered each one
     std::vector<double> f;    // and its cost so far plus the heuristic from there
     // findPath's per-node state, valid where seen == the search's number (no clearing between
@@ -69,7 +73,8 @@ float octile(float ax, float az, float bx, float bz) {
 struct World::Impl {
     Asset index;
     fmt::WorldHeader header;
-    bool mesh = false;  // the tiles are navmeshes (WIHD graph_type): nodes are polygons
+    bool mesh = false;    // the tiles are navmeshes (WIHD graph_type): nodes are polygons
+    bool volume = false;  // the tiles are volume graphs: nodes are voxels of a tile's box
     std::vector<Portal> portals;
     std::vector<uint32_t> portal_offsets, portal_targets;
     std::vector<float> portal_costs;
@@ -161,6 +166,68 @@ struct World::Impl {
             }
         return std::isfinite(best);
     }
+    // Volume worlds: world voxel (x, y, z) as (tile index, voxel of its box) of the loaded tile
+    // whose columns hold it; false when outside the world or that tile is not loaded.
+    bool ownerVoxel(int64_t x, int64_t y, int64_t z, uint32_t& ti, uint32_t& local) const {
+        if (x < 0 || z < 0 || x >= int64_t(header.world_size_x) ||
+            z >= int64_t(header.world_size_z) || y < 0)
+            return false;
+        ti = tileIndex(uint32_t(z) * header.world_size_x + uint32_t(x));
+        const Tile* t = tiles[ti].get();
+        if (!t || y >= int64_t(t->box_h)) return false;
+        local = boxVoxel(*t, x, y, z);
+        return true;
+    }
+    static uint32_t boxVoxel(const Tile& t, int64_t x, int64_t y, int64_t z) {
+        return uint32_t((uint64_t(y) * t.box_d + uint64_t(z - t.box_z0)) * t.box_w +
+                        uint64_t(x - t.box_x0));
+    }
+    // Whether world voxel (x, y, z) is free as tile t's box holds it (false outside the box).
+    static bool boxFree(const Tile& t, int64_t x, int64_t y, int64_t z) {
+        if (x < int64_t(t.box_x0) || z < int64_t(t.box_z0) || y < 0 ||
+            x >= int64_t(t.box_x0 + t.box_w) || z >= int64_t(t.box_z0 + t.box_d) ||
+            y >= int64_t(t.box_h))
+            return false;
+        return t.graph.isFree(boxVoxel(t, x, y, z));
+    }
+    // World voxel of voxel `local` of tile t's box.
+    static void worldVoxel(const Tile& t, uint32_t local, int64_t& x, int64_t& y, int64_t& z) {
+        x = int64_t(t.box_x0 + local % t.box_w);
+        z = int64_t(t.box_z0 + (local / t.box_w) % t.box_d);
+        y = int64_t(local / (uint64_t(t.box_w) * t.box_d));
+    }
+    Vec3 voxelCentre(int64_t x, int64_t y, int64_t z) const {
+        return {header.origin[0] + (float(x) + 0.5f) * header.cell_size,
+                header.origin[1] + (float(y) + 0.5f) * header.cell_height,
+                header.origin[2] + (float(z) + 0.5f) * header.cell_size};
+    }
+    // Volume worlds: the free voxel nearest p within `cells` columns around it and `vertical`
+    // metres up or down, in loaded tiles (p's own column's tile must be loaded).
+    bool locateVoxel(Vec3 p, float vertical, int cells, uint32_t& ti, uint32_t& local) const {
+        int64_t cx, cz;
+        if (header.tiles_x == 0 || !columnOf(p, cx, cz) ||
+            !tiles[tileIndex(uint32_t(cz) * header.world_size_x + uint32_t(cx))])
+            return false;
+        const int64_t cy =
+            int64_t(std::floor((double(p.y) - header.origin[1]) / header.cell_height));
+        const int64_t ky = int64_t(std::ceil(vertical / header.cell_height));
+        float best = std::numeric_limits<float>::infinity();
+        for (int64_t z = cz - cells; z <= cz + cells; ++z)
+            for (int64_t x = cx - cells; x <= cx + cells; ++x)
+                for (int64_t y = cy - ky; y <= cy + ky; ++y) {
+                    uint32_t t, v;
+                    if (!ownerVoxel(x, y, z, t, v) || !tiles[t]->graph.isFree(v)) continue;
+                    const Vec3 c = voxelCentre(x, y, z);
+                    const float d = (c.x - p.x) * (c.x - p.x) + (c.y - p.y) * (c.y - p.y) +
+                                    (c.z - p.z) * (c.z - p.z);
+                    if (d < best) {
+                        best = d;
+                        ti = t;
+                        local = v;
+                    }
+                }
+        return std::isfinite(best);
+    }
     bool columnOf(Vec3 p, int64_t& x, int64_t& z) const {
         x = int64_t(std::floor((double(p.x) - header.origin[0]) / header.cell_size));
         z = int64_t(std::floor((double(p.z) - header.origin[2]) / header.cell_size));
@@ -214,6 +281,7 @@ static Error decodeIndex(World::Impl& w) {
     if (Error e = w.index.require(fmt::kSecWorldPortalCosts, costs)) return e;
     const fmt::WorldHeader& h = w.header;
     w.mesh = h.graph_type == uint32_t(fmt::GraphType::navmesh);
+    w.volume = h.graph_type == uint32_t(fmt::GraphType::volume);
     if (portals.size != size_t(h.portal_count) * fmt::kPortalRecordSize)
         return badSection(fmt::kSecWorldPortals,
                           "world index: section 'WPNT' does not hold 24 bytes per portal");
@@ -445,7 +513,23 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
                           "differs from the index's); rebake the world");
     if (w.mesh && !tile->graph.isNavmesh())
         return badSection(fmt::kSecGraphHeader, "world: a navmesh world's tile must be a navmesh");
-    if (!w.mesh &&
+    if (w.volume) {
+        // Its columns and the ring around them, clipped to the world, at full height.
+        const uint32_t x1 = std::min(h.world_size_x, h.x0 + h.tile_cells);
+        const uint32_t z1 = std::min(h.world_size_z, h.z0 + h.tile_cells);
+        tile->box_x0 = h.x0 > 0 ? h.x0 - 1 : 0;
+        tile->box_z0 = h.z0 > 0 ? h.z0 - 1 : 0;
+        tile->box_w = std::min(h.world_size_x, x1 + 1) - tile->box_x0;
+        tile->box_d = std::min(h.world_size_z, z1 + 1) - tile->box_z0;
+        tile->box_h = tile->graph.header.size_y;
+        if (!tile->graph.implicitVolume() || tile->graph.header.size_x != tile->box_w ||
+            tile->graph.header.size_z != tile->box_d || h.seam_count != 0 ||
+            h.x0 != h.tile_x * h.tile_cells || h.z0 != h.tile_z * h.tile_cells)
+            return badSection(fmt::kSecGraphHeader,
+                              "world: a volume world's tile must be a volume graph of its "
+                              "columns and the ring of one column around them");
+    }
+    if (!w.mesh && !w.volume &&
         (tile->graph.header.type != fmt::GraphType::tile || !tile->graph.column_nodes ||
          tile->graph.header.size_x > h.tile_cells || tile->graph.header.size_z > h.tile_cells))
         return badSection(fmt::kSecGraphHeader,
@@ -465,14 +549,18 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
                           "world: the tile's components do not match the index's; rebake the "
                           "world");
     for (uint32_t v = 0; v < tile->graph.header.node_count; ++v)
-        if (tile->graph.components[v] >= w.component_count[index])
+        if (tile->graph.components[v] >= w.component_count[index] &&
+            !(w.volume && tile->graph.components[v] == kNone && !tile->graph.isFree(v)))
             return badSection(fmt::kSecComponents, "world: a node's component is out of range");
     const uint32_t n = tile->graph.header.node_count;
-    if (Error e = w.mesh ? readBorderEdges(*tile) : readSeams(w, *tile, index)) return e;
-    tile->g.assign(n, 0);
-    tile->parent.assign(n, 0);
-    tile->seen.assign(n, 0);
-    tile->closed.assign(n, 0);
+    if (!w.volume)
+        if (Error e = w.mesh ? readBorderEdges(*tile) : readSeams(w, *tile, index)) return e;
+    if (!w.volume) {  // volume searches keep their records in a map (a tile has ~10^6 voxels)
+        tile->g.assign(n, 0);
+        tile->parent.assign(n, 0);
+        tile->seen.assign(n, 0);
+        tile->closed.assign(n, 0);
+    }
     w.tiles[index] = std::move(tile);
     ++w.loaded;
     return {};
@@ -551,6 +639,13 @@ size_t World::memoryBytes() const {
 bool World::locate(Vec3 p, float vertical, int cells, uint32_t& tile_x, uint32_t& tile_z,
                    uint32_t& node) const {
     const Impl& w = *impl_;
+    if (w.volume) {
+        uint32_t ti = 0;
+        if (!w.locateVoxel(p, vertical, cells, ti, node)) return false;
+        tile_x = ti % w.header.tiles_x;
+        tile_z = ti / w.header.tiles_x;
+        return true;
+    }
     if (w.mesh) {
         uint32_t ti = 0;
         Vec3 at;
@@ -602,6 +697,11 @@ Vec3 World::position(uint32_t tile_x, uint32_t tile_z, uint32_t node) const {
                         ? impl_->tiles[size_t(tile_z) * impl_->header.tiles_x + tile_x].get()
                         : nullptr;
     if (!t || node >= t->graph.header.node_count) return {};
+    if (impl_->volume) {
+        int64_t x, y, z;
+        Impl::worldVoxel(*t, node, x, y, z);
+        return impl_->voxelCentre(x, y, z);
+    }
     const float* p = t->graph.positions + 3 * size_t(node);
     return {p[0], p[1], p[2]};
 }
@@ -780,6 +880,98 @@ PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
     return PathStatus::found;
 }
 
+// findPath over volume tiles: A* over the loaded tiles' voxels with the MovingAI 3D move rule (a
+// move's box of voxels all free, as the tile's box says: its ring holds the neighbours' flags),
+// a move into another tile's columns entering that tile's voxel when it is loaded; costs the
+// distance between voxel centres, the Euclidean heuristic. Optimal over the loaded tiles.
+PathStatus findVolumePath(World::Impl& w, Vec3 from, Vec3 to) {
+    uint32_t st = 0, sv = 0, gt = 0, gv = 0;
+    if (!w.locateVoxel(from, kVertical, kAroundCells, st, sv)) return PathStatus::invalid_start;
+    if (!w.locateVoxel(to, kVertical, kAroundCells, gt, gv)) return PathStatus::invalid_goal;
+    {
+        const uint32_t cs = w.components[w.component_base[st] + w.tiles[st]->graph.components[sv]];
+        const uint32_t cg = w.components[w.component_base[gt] + w.tiles[gt]->graph.components[gv]];
+        if (cs != cg) return PathStatus::no_path;
+    }
+    auto key = [](uint32_t tile, uint32_t voxel) { return (uint64_t(tile) << 32) | voxel; };
+    const uint64_t start = key(st, sv), goal = key(gt, gv);
+    int64_t gx, gy, gz;
+    World::Impl::worldVoxel(*w.tiles[gt], gv, gx, gy, gz);
+    const double cs = w.header.cell_size, ch = w.header.cell_height;
+    auto h = [&](int64_t x, int64_t y, int64_t z) {
+        const double dx = double(x - gx) * cs, dy = double(y - gy) * ch, dz = double(z - gz) * cs;
+        return std::sqrt(dx * dx + dy * dy + dz * dz) * (1.0 - 1e-9);
+    };
+    struct Record {
+        double g;
+        uint64_t parent;
+        bool closed;
+    };
+    std::unordered_map<uint64_t, Record> records;
+    using Item = std::pair<double, uint64_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
+    records[start] = {0.0, start, false};
+    {
+        int64_t x, y, z;
+        World::Impl::worldVoxel(*w.tiles[st], sv, x, y, z);
+        open.push({h(x, y, z), start});
+    }
+    bool reached = false;
+    while (!open.empty()) {
+        const auto [f, u] = open.top();
+        open.pop();
+        Record& ru = records[u];
+        if (ru.closed) continue;
+        ru.closed = true;
+        ++w.expanded;
+        if (u == goal) {
+            reached = true;
+            break;
+        }
+        const double gu = ru.g;
+        const Tile& t = *w.tiles[uint32_t(u >> 32)];
+        int64_t x, y, z;
+        World::Impl::worldVoxel(t, uint32_t(u), x, y, z);
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dz = -1; dz <= 1; ++dz)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    if (dx == 0 && dy == 0 && dz == 0) continue;
+                    // Every voxel of the box {x, x+dx} x {y, y+dy} x {z, z+dz} but u free.
+                    bool free = true;
+                    for (int by = 0; by <= 1 && free; ++by)
+                        for (int bz = 0; bz <= 1 && free; ++bz)
+                            for (int bx = 0; bx <= 1 && free; ++bx) {
+                                if ((bx && !dx) || (by && !dy) || (bz && !dz)) continue;
+                                if (!bx && !by && !bz) continue;
+                                free =
+                                    World::Impl::boxFree(t, x + bx * dx, y + by * dy, z + bz * dz);
+                            }
+                    if (!free) continue;
+                    uint32_t ot, ov;
+                    if (!w.ownerVoxel(x + dx, y + dy, z + dz, ot, ov)) continue;
+                    const uint64_t kv = key(ot, ov);
+                    const double ddx = dx * cs, ddy = dy * ch, ddz = dz * cs;
+                    const double g = gu + std::sqrt(ddx * ddx + ddy * ddy + ddz * ddz);
+                    auto [it, fresh] = records.try_emplace(kv, Record{g, u, false});
+                    if (!fresh) {
+                        if (it->second.closed || it->second.g <= g) continue;
+                        it->second = Record{g, u, false};
+                    }
+                    open.push({g + h(x + dx, y + dy, z + dz), kv});
+                }
+    }
+    if (!reached) return PathStatus::no_path;
+    w.cost = float(records[goal].g);
+    for (uint64_t k = goal;; k = records[k].parent) {
+        int64_t x, y, z;
+        World::Impl::worldVoxel(*w.tiles[uint32_t(k >> 32)], uint32_t(k), x, y, z);
+        w.path.push_back(w.voxelCentre(x, y, z));
+        if (k == start) break;
+    }
+    std::reverse(w.path.begin(), w.path.end());
+    return PathStatus::found;
+}
+
 }  // namespace
 
 PathStatus World::findPath(Vec3 from, Vec3 to) {
@@ -789,6 +981,7 @@ PathStatus World::findPath(Vec3 from, Vec3 to) {
     w.cost = 0;
     w.expanded = 0;
     if (w.mesh) return findMeshPath(w, from, to);
+    if (w.volume) return findVolumePath(w, from, to);
     uint32_t sx, sz, sn, gx, gz, gn;
     if (!locate(from, kVertical, kAroundCells, sx, sz, sn)) return PathStatus::invalid_start;
     if (!locate(to, kVertical, kAroundCells, gx, gz, gn)) return PathStatus::invalid_goal;
@@ -957,7 +1150,7 @@ PathStatus World::planTiles(Vec3 from, Vec3 to, std::vector<uint32_t>& tiles) co
         std::vector<std::pair<uint32_t, double>> out;
         const Tile* t = w.tiles[tile].get();
         uint32_t lx, lz, node;
-        if (t && locate(p, kVertical, kAroundCells, lx, lz, node) &&
+        if (t && !w.volume && locate(p, kVertical, kAroundCells, lx, lz, node) &&
             lz * w.header.tiles_x + lx == tile) {
             // Dijkstra inside the tile (forward from p, or backward to p for the goal).
             const uint32_t n = t->graph.header.node_count;

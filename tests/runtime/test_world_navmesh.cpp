@@ -235,7 +235,7 @@ TEST_SUITE("world") {
     }
 
     TEST_CASE(
-        "navmesh world: planTiles crosses the tiles a path takes; an edit rebuilds its tile "
+        "navmesh world: planTiles crosses the tiles a path takes, and an edit rebuilds its tile "
         "and side neighbours only") {
         MeshWorld w;
         bakeMeshWorld("terrain.obj", 20.0, w);
