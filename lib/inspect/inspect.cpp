@@ -570,8 +570,9 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                 errors.push_back(s.error().message);
             } else {
                 r["stats"] = {
-                    {"graph",
-                     h.graph_type == uint32_t(formats::GraphType::navmesh) ? "navmesh" : "tile"},
+                    {"graph", h.graph_type == uint32_t(formats::GraphType::navmesh)  ? "navmesh"
+                              : h.graph_type == uint32_t(formats::GraphType::volume) ? "volume"
+                                                                                     : "tile"},
                     {"tiles", fmt::format("{} x {}", h.tiles_x, h.tiles_z)},
                     {"tile_cells", h.tile_cells},
                     {"tiles_with_nodes", h.tile_count},

@@ -1152,6 +1152,12 @@ world_build)
   expect 2 "world navmesh default.* does not split" "$navbake" build "$work/m.json" --stage "world navmesh default" --shard 0/2
   echo '{"input": "terrain.obj", "world": {"tile_size": 20, "graphs": ["pov"]}}' >"$work/bad.json"
   expect 1 "world.graphs\[0\].*'pov' world tiles are not built yet" "$navbake" build "$work/bad.json"
+  # Volume world tiles for a flyer.
+  echo '{"input": "terrain.obj", "output": "fly", "world": {"tile_size": 20, "graphs": ["volume"]}, "agents": [{"name": "drone", "height": 0.6, "radius": 0.4, "graphs": ["volume"]}]}' >"$work/v.json"
+  "$navbake" build "$work/v.json" >"$work/log" 2>&1 || fail "volume world build: $(cat "$work/log")"
+  [ "$(ls "$work/fly"/drone.volume.*_*.nav | wc -l)" -eq 9 ] || fail "expected 9 volume tiles: $(ls "$work/fly")"
+  expect 0 "graph: volume" "$navbake" inspect "$work/fly/drone.volume.world"
+  [ "$(json_field "$work/fly/v.report.json" free_voxels)" -gt 100000 ] || fail "volume world: $(cat "$work/fly/v.report.json")"
   echo '{"input": "terrain.obj", "world": {"tile_size": 20, "graphs": ["navmesh"]}, "agents": [{"graphs": ["navmesh"], "drop_height": 1}]}' >"$work/bad.json"
   expect 1 "links \(on navmesh tiles\)" "$navbake" build "$work/bad.json"
   ;;
