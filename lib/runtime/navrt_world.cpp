@@ -210,11 +210,16 @@ struct World::Impl {
             return false;
         const int64_t cy =
             int64_t(std::floor((double(p.y) - header.origin[1]) / header.cell_height));
-        const int64_t ky = int64_t(std::ceil(vertical / header.cell_height));
+        const double ky = std::ceil(double(vertical) / header.cell_height);
+        // The layers within reach, clipped to the tile's (a huge tolerance is the whole column).
+        const int64_t layers =
+            int64_t(tiles[tileIndex(uint32_t(cz) * header.world_size_x + uint32_t(cx))]->box_h);
+        const int64_t y0 = int64_t(std::max(0.0, double(cy) - ky));
+        const int64_t y1 = int64_t(std::min(double(layers - 1), double(cy) + ky));
         float best = std::numeric_limits<float>::infinity();
         for (int64_t z = cz - cells; z <= cz + cells; ++z)
             for (int64_t x = cx - cells; x <= cx + cells; ++x)
-                for (int64_t y = cy - ky; y <= cy + ky; ++y) {
+                for (int64_t y = y0; y <= y1; ++y) {
                     uint32_t t, v;
                     if (!ownerVoxel(x, y, z, t, v) || !tiles[t]->graph.isFree(v)) continue;
                     const Vec3 c = voxelCentre(x, y, z);

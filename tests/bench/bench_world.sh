@@ -7,11 +7,14 @@
 # (tests/bench/world_stream.cpp), its paths against navrt::Navigator on the one asset. Modes:
 # whole (one tile graph and pack), world (world tiles, zstd 19 as pack), world-z6 (zstd level 6),
 # mesh-whole (one tiled navmesh asset, tiles of the same edge), mesh-world (navmesh world tiles,
-# zstd 6: the product tiled Recast bakes).
+# zstd 6: the product tiled Recast bakes), vol-whole / vol-world (a flyer's volume graph, 0.6 m
+# tall, radius 0.4 m: one asset, or world tiles at zstd 6).
 #   bench_world.sh BUILD_DIR LEVEL.obj...
 # Environment: WHOLE_MAX_TRIANGLES (default 3000000): larger levels skip the one-graph build (its
 # memory grows with the level: ~560 MiB at 2.1 M triangles); STREAM_MAX_TRIANGLES (default
-# 2000000): the streaming comparison needs that one asset.
+# 2000000): the streaming comparison needs that one asset; VOLUME_WHOLE_MAX_TRIANGLES (default
+# 1000000): the one volume asset holds ~12 bytes a voxel of the level's box (828 MiB at city5).
+# MODES: the modes to run (default all).
 set -uo pipefail
 build=$1
 shift
@@ -20,6 +23,7 @@ peak=$build/tests/bench/peak_rss
 recast=$build/tests/bench/recast_peer
 whole_max=${WHOLE_MAX_TRIANGLES:-3000000}
 stream_max=${STREAM_MAX_TRIANGLES:-2000000}
+volume_max=${VOLUME_WHOLE_MAX_TRIANGLES:-1000000}
 tile_m=48
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -38,9 +42,13 @@ for level in "$@"; do
   rm -f "$work/x.geo"
   name="$(basename "$level") ($(awk -v n="$count" 'BEGIN{printf "%.2f M", n / 1e6}'))"
   for j in 1 2; do
-    for mode in ${MODES:-whole world world-z6 mesh-whole mesh-world}; do
+    for mode in ${MODES:-whole world world-z6 mesh-whole mesh-world vol-whole vol-world}; do
       if { [ "$mode" = whole ] || [ "$mode" = mesh-whole ]; } && [ "$count" -gt "$whole_max" ]; then
         printf '%-28s %-7s %-8s %9s %10s\n' "$name" "$j" "$mode" "-" "(skipped: > $whole_max triangles)"
+        continue
+      fi
+      if [ "$mode" = vol-whole ] && [ "$count" -gt "$volume_max" ]; then
+        printf '%-28s %-7s %-8s %9s %10s\n' "$name" "$j" "$mode" "-" "(skipped: > $volume_max triangles)"
         continue
       fi
       rm -rf "$work/out"
@@ -55,13 +63,18 @@ for level in "$@"; do
         agent="\"graphs\": [\"navmesh\"]"
         w="\"navmesh\": {\"tile_size\": $cells},"
       fi
+      if [ "$mode" = vol-whole ] || [ "$mode" = vol-world ]; then
+        kind=volume
+        agent="\"height\": 0.6, \"radius\": 0.4, \"graphs\": [\"volume\"]"
+      fi
+      [ "$mode" = vol-world ] && w="\"world\": {\"tile_size\": $tile_m, \"threads\": $j, \"compression\": 6, \"graphs\": [\"volume\"]},"
       [ "$mode" = mesh-world ] && w="$w \"world\": {\"tile_size\": $tile_m, \"threads\": $j, \"compression\": 6, \"graphs\": [\"navmesh\"]},"
       echo "{\"input\": \"$level\", \"output\": \"$work/out\", $w \"voxel\": {\"threads\": $j}, \"agents\": [{$agent}]}" >"$work/l.json"
       start=$(date +%s.%N)
       "$peak" "$work/rss" "$nb" -q build "$work/l.json" --jobs 1 2>/dev/null || echo "build failed: $level $mode"
       end=$(date +%s.%N)
       files=""
-      case $mode in world*|mesh-world) files=" tiles $(du -cb "$work/out"/default.$kind.*_*.nav | tail -1 | cut -f1 | awk '{printf "%.1f MiB", $1 / 2^20}')" ;; esac
+      case $mode in world*|mesh-world|vol-world) files=" tiles $(du -cb "$work/out"/default.$kind.*_*.nav | tail -1 | cut -f1 | awk '{printf "%.1f MiB", $1 / 2^20}')" ;; esac
       printf '%-28s %-7s %-8s %9.2f %10.1f  %s%s\n' "$name" "$j" "$mode" \
         "$(echo "$end - $start" | bc)" "$(awk '{print $1 / 1024}' "$work/rss")" \
         "$(stage_peaks "$work/out/l.report.json")" "$files"
