@@ -42,16 +42,17 @@ VolumeBox volumeBox(const WorldLayout& layout, uint32_t tx, uint32_t tz) {
     return b;
 }
 
-// What the stage keeps of a tile: its components (interior voxel counts), the components of its
-// interior rim voxels (what the neighbours' rings reach), and its free ring voxels with their
-// components (joined with the neighbours' rims once those are built).
+// What the stage keeps of a tile: its components (interior voxel counts), the components of the
+// interior rim voxels on its +z and +x sides (what the rings of the tiles built after it reach:
+// the next row's and its right neighbour's), and its free ring voxels with their components
+// (joined with the rims of the tiles built before it).
 struct VolumeTileSummary {
     bool present = false, built = false;
     uint64_t content = 0;
     uint64_t free_voxels = 0;  // interior
     uint32_t components = 0;
     std::vector<uint64_t> component_sizes;
-    std::vector<uint32_t> rim;  // rimIndex order; kNoNode where not free
+    std::vector<uint32_t> rim_z, rim_x;  // rimComponent's order; kNoNode where not free
     struct RingVoxel {
         uint32_t x, y, z;
         uint32_t component;
@@ -59,24 +60,20 @@ struct VolumeTileSummary {
     std::vector<RingVoxel> ring;
 };
 
-// Index of interior rim voxel (x, y, z) of box b in VolumeTileSummary::rim: four strips (z = z0,
-// z = z1 - 1, x = x0, x = x1 - 1), each layer by layer.
-size_t rimSize(const VolumeBox& b, uint32_t sy) {
-    return 2 * size_t(b.x1 - b.x0) * sy + 2 * size_t(b.z1 - b.z0) * sy;
-}
-size_t rimIndex(const VolumeBox& b, uint32_t sy, uint32_t x, uint32_t y, uint32_t z) {
-    const size_t iw = b.x1 - b.x0, id = b.z1 - b.z0;
-    if (z == b.z0) return size_t(y) * iw + (x - b.x0);
-    if (z == b.z1 - 1) return iw * sy + size_t(y) * iw + (x - b.x0);
-    if (x == b.x0) return 2 * iw * sy + size_t(y) * id + (z - b.z0);
-    return 2 * iw * sy + id * sy + size_t(y) * id + (z - b.z0);  // x == x1 - 1
+// The component of interior rim voxel (x, y, z) of box b on its +z side (z = z1 - 1) or, else,
+// its +x side (x = x1 - 1): the sides the rings of later tiles reach.
+uint32_t rimComponent(const VolumeTileSummary& s, const VolumeBox& b, uint32_t x, uint32_t y,
+                      uint32_t z) {
+    if (z + 1 == b.z1) return s.rim_z[size_t(y) * (b.x1 - b.x0) + (x - b.x0)];
+    return s.rim_x[size_t(y) * (b.z1 - b.z0) + (z - b.z0)];
 }
 
 void summarise(const Graph& g, const VolumeBox& b, VolumeTileSummary& s) {
     const uint32_t sx = g.header.size_x, sz = g.header.size_z, sy = g.header.size_y;
     s.components = g.header.component_count;
     s.component_sizes.assign(s.components, 0);
-    s.rim.assign(rimSize(b, sy), kNoNode);
+    s.rim_z.assign(size_t(b.x1 - b.x0) * sy, kNoNode);
+    s.rim_x.assign(size_t(b.z1 - b.z0) * sy, kNoNode);
     s.ring.clear();
     s.free_voxels = 0;
     for (uint32_t y = 0; y < sy; ++y)
@@ -93,15 +90,8 @@ void summarise(const Graph& g, const VolumeBox& b, VolumeTileSummary& s) {
                 }
                 ++s.free_voxels;
                 ++s.component_sizes[c];
-                if (x == b.x0 || x + 1 == b.x1 || z == b.z0 || z + 1 == b.z1) {
-                    // A corner voxel lies on two strips: both hold it.
-                    const size_t iw = b.x1 - b.x0, id = b.z1 - b.z0;
-                    if (z == b.z0) s.rim[size_t(y) * iw + (x - b.x0)] = c;
-                    if (z + 1 == b.z1) s.rim[iw * sy + size_t(y) * iw + (x - b.x0)] = c;
-                    if (x == b.x0) s.rim[2 * iw * sy + size_t(y) * id + (z - b.z0)] = c;
-                    if (x + 1 == b.x1)
-                        s.rim[2 * iw * sy + id * sy + size_t(y) * id + (z - b.z0)] = c;
-                }
+                if (z + 1 == b.z1) s.rim_z[size_t(y) * (b.x1 - b.x0) + (x - b.x0)] = c;
+                if (x + 1 == b.x1) s.rim_x[size_t(y) * (b.z1 - b.z0) + (z - b.z0)] = c;
             }
     s.present = s.free_voxels > 0;
 }
@@ -249,7 +239,7 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
                     (r.z / layout.tile_cells) * layout.tiles_x + r.x / layout.tile_cells;
                 if (j > i || !tiles[j].present) continue;  // built later: it joins with a's rim
                 const VolumeBox bj = volumeBox(layout, j % layout.tiles_x, j / layout.tiles_x);
-                const uint32_t cb = tiles[j].rim[rimIndex(bj, sy, r.x, r.y, r.z)];
+                const uint32_t cb = rimComponent(tiles[j], bj, r.x, r.y, r.z);
                 if (cb == kNoNode) continue;  // not free for j (cannot be: the same flags)
                 const uint32_t ra = root(component_base[i] + r.component);
                 const uint32_t rb = root(component_base[j] + cb);
@@ -262,10 +252,12 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
             }
             a.ring = decltype(a.ring)();
         }
-        // The rims of the row before are no longer read.
-        if (tz > 0)
-            for (uint32_t tx = 0; tx < layout.tiles_x; ++tx)
-                tiles[(tz - 1) * layout.tiles_x + tx].rim = std::vector<uint32_t>();
+        // The +x rims were for this row, the +z rims of the row before for this row: no longer
+        // read.
+        for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
+            tiles[tz * layout.tiles_x + tx].rim_x = std::vector<uint32_t>();
+            if (tz > 0) tiles[(tz - 1) * layout.tiles_x + tx].rim_z = std::vector<uint32_t>();
+        }
     }
     if (Status s = (*reader)->finish(); !s) return s.error();
     std::vector<uint32_t> world_component(parent.size());
