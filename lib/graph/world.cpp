@@ -874,27 +874,9 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
         joinSeams(tz, true);
     }
     if (params.shard_count > 0) {
-        // A shard: its tiles are in the cache; the part lists them (no index, no portals).
-        std::string text;
-        uint64_t built = 0, present = 0;
-        for (uint32_t i = 0; i < tile_count; ++i)
-            if (tiles[i].present) {
-                ++present;
-                built += tiles[i].built;
-                text += tileFileName(tiles[i].content) + "\n";
-            }
-        if (Status s = writeFileAtomic(
-                output, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()),
-                                                 text.size()));
-            !s)
-            return s.error();
-        StageResult result;
-        result.count("tiles", present);
-        result.count("tiles_built", built);
-        result.summary.push_back(fmt::format("world shard {}/{}: {} tiles ({} built) -> {}",
-                                             params.shard_index, params.shard_count, present, built,
-                                             output.string()));
-        return result;
+        std::vector<WorldShardTile> listed;
+        for (const TileSummary& t : tiles) listed.push_back({t.present, t.built, t.content});
+        return writeWorldShardPart(output, params, listed);
     }
     if (Status s = (*reader)->finish(); !s) return s.error();
     joinSeams(layout.tiles_z, false);  // links to link ends of later rows
@@ -1066,6 +1048,32 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
 }
 
 std::string worldTileFileName(uint64_t content) { return tileFileName(content); }
+
+Result<StageResult> writeWorldShardPart(const std::filesystem::path& output,
+                                        const WorldStage::Params& params,
+                                        const std::vector<WorldShardTile>& tiles) {
+    // A shard: its tiles are in the cache; the part lists them (no index, no portals).
+    std::string text;
+    uint64_t built = 0, present = 0;
+    for (const WorldShardTile& t : tiles)
+        if (t.present) {
+            ++present;
+            built += t.built;
+            text += tileFileName(t.content) + "\n";
+        }
+    if (Status s = writeFileAtomic(
+            output,
+            std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+        !s)
+        return s.error();
+    StageResult result;
+    result.count("tiles", present);
+    result.count("tiles_built", built);
+    result.summary.push_back(fmt::format("world shard {}/{}: {} tiles ({} built) -> {}",
+                                         params.shard_index, params.shard_count, present, built,
+                                         output.string()));
+    return result;
+}
 
 Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index) {
     formats::WorldHeader& h = index.header;

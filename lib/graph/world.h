@@ -166,6 +166,16 @@ struct WorldIndex {
 Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index);
 std::string worldTileFileName(uint64_t content);
 
+// A shard's part file (WorldStage::Params::shard_count > 0): the cache files of the tiles it
+// built or found (those present), one per line.
+struct WorldShardTile {
+    bool present = false, built = false;
+    uint64_t content = 0;
+};
+Result<StageResult> writeWorldShardPart(const std::filesystem::path& output,
+                                        const WorldStage::Params& params,
+                                        const std::vector<WorldShardTile>& tiles);
+
 // The navmesh world (WorldStage with kind navmesh; world_navmesh.cpp).
 Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                                     const WorldStage::Params& params,

@@ -101,10 +101,6 @@ void summarise(const Graph& g, const VolumeBox& b, VolumeTileSummary& s) {
 Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
                                    const WorldStage::Params& params,
                                    const std::filesystem::path& output, Context& context) {
-    if (params.shard_count > 0)
-        return makeError(ErrorKind::usage,
-                         "world: volume world tiles are built in one run; --shard splits "
-                         "tile-graph worlds");
     const auto start = std::chrono::steady_clock::now();
     auto reader = voxel::VoxelRowReader::open(inputs.voxels);
     if (!reader) return reader.error();
@@ -214,6 +210,9 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     };
     std::map<PortalKey, std::pair<PortalVoxel, PortalVoxel>> meetings;
     for (tz = 0; tz < layout.tiles_z; ++tz) {
+        // A shard builds the tiles of every shard_count-th row of tiles into the cache; the run
+        // without a shard reuses them.
+        if (params.shard_count > 0 && tz % params.shard_count != params.shard_index) continue;
         const uint32_t z0 = tz * layout.tile_cells;
         const uint32_t z1 = std::min(layout.size_z, z0 + layout.tile_cells);
         auto band =
@@ -224,6 +223,7 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
                                    tile_count, tileTask);
             !s)
             return s.error();
+        if (params.shard_count > 0) continue;
         for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
             const uint32_t i = tz * layout.tiles_x + tx;
             VolumeTileSummary& a = tiles[i];
@@ -258,6 +258,11 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
             tiles[tz * layout.tiles_x + tx].rim_x = std::vector<uint32_t>();
             if (tz > 0) tiles[(tz - 1) * layout.tiles_x + tx].rim_z = std::vector<uint32_t>();
         }
+    }
+    if (params.shard_count > 0) {
+        std::vector<WorldShardTile> listed;
+        for (const VolumeTileSummary& t : tiles) listed.push_back({t.present, t.built, t.content});
+        return writeWorldShardPart(output, params, listed);
     }
     if (Status s = (*reader)->finish(); !s) return s.error();
     std::vector<uint32_t> world_component(parent.size());

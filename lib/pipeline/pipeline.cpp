@@ -723,7 +723,7 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 // Shards build the tiles of every N-th row of tiles into the cache (their part
                 // file lists them); the merge runs the stage, which reuses every tile. (Navmesh
                 // tiles read their neighbours' first pass: that stage runs whole.)
-                if (kind != graph::GraphKind::tile) continue;
+                if (kind == graph::GraphKind::navmesh) continue;
                 nodes[at].run_shard = [world, world_inputs](
                                           const Node& self, const std::vector<Node>& all,
                                           uint32_t k, uint32_t count, const fs::path& output,

@@ -1158,6 +1158,19 @@ world_build)
   [ "$(ls "$work/fly"/drone.volume.*_*.nav | wc -l)" -eq 9 ] || fail "expected 9 volume tiles: $(ls "$work/fly")"
   expect 0 "graph: volume" "$navbake" inspect "$work/fly/drone.volume.world"
   [ "$(json_field "$work/fly/v.report.json" free_voxels)" -gt 100000 ] || fail "volume world: $(cat "$work/fly/v.report.json")"
+  # Its world stage in 2 shards and a merge (as on a cluster): byte-identical tiles and index.
+  sed 's/"output": "fly"/"output": "fly2"/' "$work/v.json" >"$work/v2.json"
+  "$navbake" -q build "$work/v2.json" --stage "import terrain.obj" >"$work/log" 2>&1 || fail "import: $(cat "$work/log")"
+  "$navbake" -q build "$work/v2.json" --stage "voxelize drone" >"$work/log" 2>&1 || fail "voxelize: $(cat "$work/log")"
+  for extra in "--shard 0/2" "--shard 1/2"; do
+    "$navbake" -q build "$work/v2.json" --stage "world volume drone" $extra >"$work/log" 2>&1 || fail "volume world $extra: $(cat "$work/log")"
+  done
+  [ "$(ls "$work/fly2/.cache"/worldtile-*.nav | wc -l)" -eq 9 ] || fail "the shards did not build the 9 volume tiles"
+  "$navbake" -q build "$work/v2.json" --stage "world volume drone" --merge-shards 2 >"$work/log" 2>&1 || fail "volume world merge: $(cat "$work/log")"
+  "$navbake" -q build "$work/v2.json" >"$work/log" 2>&1 || fail "volume world publish: $(cat "$work/log")"
+  for f in "$work/fly"/drone.volume.*; do
+    cmp -s "$f" "$work/fly2/$(basename "$f")" || fail "sharded volume world differs: $(basename "$f")"
+  done
   echo '{"input": "terrain.obj", "world": {"tile_size": 20, "graphs": ["navmesh"]}, "agents": [{"graphs": ["navmesh"], "drop_height": 1}]}' >"$work/bad.json"
   expect 1 "links \(on navmesh tiles\)" "$navbake" build "$work/bad.json"
   ;;
