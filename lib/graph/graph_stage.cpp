@@ -87,26 +87,7 @@ ParamIssues GraphStage::check(const Params& params) {
     check.nonNegative("agent_radius", params.agent_radius);
     check.threads("threads", params.threads);
     geometry::checkLinkSpecs(params.links, check);
-    for (size_t i = 0; i < params.seeds.size(); ++i) {
-        const auto& p = params.seeds[i];
-        check.require(std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]),
-                      fmt::format("seeds[{}]", i), fmt::format("({}, {}, {})", p[0], p[1], p[2]),
-                      "a finite point");
-    }
-    for (size_t i = 0; i < params.points.size(); ++i) {
-        const PointOfInterest& poi = params.points[i];
-        const std::string field = fmt::format("points_of_interest[{}]", i);
-        check.require(!poi.name.empty(), field + ".name", "\"\"", "a name");
-        check.require(
-            std::isfinite(poi.position[0]) && std::isfinite(poi.position[1]) &&
-                std::isfinite(poi.position[2]),
-            field + ".position",
-            fmt::format("({}, {}, {})", poi.position[0], poi.position[1], poi.position[2]),
-            "a finite point");
-        for (size_t k = 0; k < i; ++k)
-            check.require(params.points[k].name != poi.name, field + ".name", poi.name,
-                          fmt::format("unique (points_of_interest[{}] has it too)", k));
-    }
+    checkSurfaceParams(params.seeds, params.points, check);
     for (size_t i = 0; i < params.waypoints.size(); ++i) {
         const Waypoint& w = params.waypoints[i];
         const std::string field = fmt::format("waypoints[{}]", i);
@@ -141,17 +122,9 @@ void GraphStage::describe(const Params& params, StageKey& key) {
     geometry::describeLinks(params.links, key);
     describeLinkGen(params.generate, key);
     if (params.scene_links_shared) key.add("scene_links_shared", true);
-    if (!params.seeds.empty() && params.kind != GraphKind::volume) {
-        key.add("seeds", uint64_t(params.seeds.size()));
-        for (const auto& p : params.seeds)
-            key.add("seed_x", p[0]).add("seed_y", p[1]).add("seed_z", p[2]);
-    }
-    for (const PointOfInterest& p : params.points)  // their warnings are part of the result
-        key.add("poi", p.name)
-            .add("poi_kind", p.kind)
-            .add("poi_x", p.position[0])
-            .add("poi_y", p.position[1])
-            .add("poi_z", p.position[2]);
+    describeSurface(
+        params.kind != GraphKind::volume ? params.seeds : std::vector<std::array<float, 3>>{},
+        params.points, key);
     if (params.uphill > 0 || params.downhill > 0)
         key.add("uphill", params.uphill).add("downhill", params.downhill);
     if (params.poi_tables) key.add("poi_tables", true);

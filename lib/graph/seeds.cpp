@@ -38,6 +38,44 @@ uint32_t surfaceNode(const Graph& g, const voxel::VoxelGrid& grid, const std::ar
     return best;
 }
 
+void checkSurfaceParams(const std::vector<std::array<float, 3>>& seeds,
+                        const std::vector<PointOfInterest>& points, ParamCheck& check) {
+    for (size_t i = 0; i < seeds.size(); ++i) {
+        const auto& p = seeds[i];
+        check.require(std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]),
+                      fmt::format("seeds[{}]", i), fmt::format("({}, {}, {})", p[0], p[1], p[2]),
+                      "a finite point");
+    }
+    for (size_t i = 0; i < points.size(); ++i) {
+        const PointOfInterest& poi = points[i];
+        const std::string field = fmt::format("points_of_interest[{}]", i);
+        check.require(!poi.name.empty(), field + ".name", "\"\"", "a name");
+        check.require(
+            std::isfinite(poi.position[0]) && std::isfinite(poi.position[1]) &&
+                std::isfinite(poi.position[2]),
+            field + ".position",
+            fmt::format("({}, {}, {})", poi.position[0], poi.position[1], poi.position[2]),
+            "a finite point");
+        for (size_t k = 0; k < i; ++k)
+            check.require(points[k].name != poi.name, field + ".name", poi.name,
+                          fmt::format("unique (points_of_interest[{}] has it too)", k));
+    }
+}
+
+void describeSurface(const std::vector<std::array<float, 3>>& seeds,
+                     const std::vector<PointOfInterest>& points, StageKey& key) {
+    if (!seeds.empty()) {
+        key.add("seeds", uint64_t(seeds.size()));
+        for (const auto& p : seeds) key.add("seed_x", p[0]).add("seed_y", p[1]).add("seed_z", p[2]);
+    }
+    for (const PointOfInterest& p : points)  // their warnings are part of the result
+        key.add("poi", p.name)
+            .add("poi_kind", p.kind)
+            .add("poi_x", p.position[0])
+            .add("poi_y", p.position[1])
+            .add("poi_z", p.position[2]);
+}
+
 std::string nearestSurfaceText(const Graph& g, const std::array<float, 3>& p) {
     double nearest = std::numeric_limits<double>::infinity();
     for (size_t k = 0; k < g.nodeCount(); ++k) {

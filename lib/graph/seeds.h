@@ -14,6 +14,7 @@
 
 #include "lib/common/context.h"
 #include "lib/common/result.h"
+#include "lib/common/stage.h"
 #include "lib/geometry/link_spec.h"
 #include "lib/voxel/voxel_grid.h"
 
@@ -26,6 +27,13 @@ struct PointOfInterest {
     std::string where;  // where it was given, for messages ("level.json: $.points_of_interest[2]")
     bool operator==(const PointOfInterest&) const = default;
 };
+
+// Every bad seed and point of interest (fields "seeds[i]", "points_of_interest[i].name" /
+// ".position"), and their part of a stage's cache key.
+void checkSurfaceParams(const std::vector<std::array<float, 3>>& seeds,
+                        const std::vector<PointOfInterest>& points, ParamCheck& check);
+void describeSurface(const std::vector<std::array<float, 3>>& seeds,
+                     const std::vector<PointOfInterest>& points, StageKey& key);
 
 struct SurfaceCheck {
     uint64_t seeds_on_surface = 0;

@@ -6,6 +6,7 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -16,6 +17,7 @@
 #include "lib/common/file_io.h"
 #include "lib/common/parallel.h"
 #include "lib/common/search.h"
+#include "lib/voxel/voxelize.h"
 
 namespace nav::graph {
 namespace {
@@ -128,6 +130,7 @@ uint64_t tileContentHash(const voxel::VoxelGrid& frame, const voxel::GridRows& r
                          const WorldLayout& layout, uint32_t tx, uint32_t tz) {
     const Window w = tileWindow(layout, tx, tz);
     std::vector<uint8_t> bytes;
+    bytes.reserve(4 * sizeof(uint64_t));
     for (uint64_t v : {layout.fingerprint, uint64_t(layout.tile_cells), uint64_t(tx), uint64_t(tz)})
         appendBytes(bytes, v);
     return columnsHash(frame, rows, w.bx0, w.bz0, w.bx1, w.bz1, std::move(bytes));
@@ -281,6 +284,11 @@ ParamIssues WorldStage::check(const Params& params) {
                       "none: navmesh and volume world tiles do not carry links yet (bake links "
                       "on a tile graph world, or that graph without $.world)");
     check.nonNegative("agent_radius", params.agent_radius);
+    checkSurfaceParams(params.seeds, params.points, check);
+    check.require(params.kind == GraphKind::tile || (params.seeds.empty() && params.points.empty()),
+                  "seeds",
+                  fmt::format("{} seeds, {} points", params.seeds.size(), params.points.size()),
+                  "none on navmesh and volume world tiles (not built yet)");
     check.positive("tile_size", params.tile_size);
     check.range("uphill", params.uphill, 0.0f, 1000.0f, "m per m");
     check.range("downhill", params.downhill, 0.0f, 1000.0f, "m per m");
@@ -308,6 +316,7 @@ void WorldStage::describe(const Params& params, StageKey& key) {
     key.add("compression", params.compression);
     if (params.uphill > 0 || params.downhill > 0)
         key.add("uphill", params.uphill).add("downhill", params.downhill);
+    describeSurface(params.seeds, params.points, key);
     geometry::describeLinks(params.links, key);
     describeLinkGen(params.generate, key);
     if (params.scene_links_shared) key.add("scene_links_shared", true);
@@ -620,11 +629,42 @@ Status attachWorldTileLinks(WorldTile& tile, const WorldLayout& layout, const Wo
     return addLinks(tile.graph, std::move(inside));
 }
 
+namespace {
+
+// What a run of the tile graph world takes and gives beyond the stage's (the seeds' two runs).
+struct TileWorldRun {
+    const std::vector<LinkSpec>* generated = nullptr;  // these, instead of generating links
+    std::vector<uint32_t> pruned_links;                // link ids left out (sorted)
+    bool keep_lanes = false;
+    std::vector<LinkSpec> generated_out;  // the links the run generated
+    std::vector<WorldLinks::Lane> lanes;  // the lanes it resolved (keep_lanes)
+};
+
+Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldStage::Params& params,
+                                 const std::filesystem::path& output, Context& context,
+                                 TileWorldRun& run);
+Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
+                                   const WorldStage::Params& params,
+                                   const std::filesystem::path& output, Context& context);
+
+}  // namespace
+
 Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                                     const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<WorldStage>(params); !s) return s.error();
     if (params.kind == GraphKind::navmesh) return runNavmeshWorld(inputs, params, output, context);
     if (params.kind == GraphKind::volume) return runVolumeWorld(inputs, params, output, context);
+    if (!params.seeds.empty() || !params.points.empty())
+        return runSeededWorld(inputs, params, output, context);
+    TileWorldRun run;
+    return runTileWorld(inputs, params, output, context, run);
+}
+
+namespace {
+
+Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldStage::Params& params,
+                                 const std::filesystem::path& output, Context& context,
+                                 TileWorldRun& run) {
     const auto start = std::chrono::steady_clock::now();
     // The grid a band of tile rows at a time (with the one-row borders): the stage holds the
     // rows of one row of tiles, not the world's grid.
@@ -644,17 +684,26 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
     for (LinkSpec& l : specs)
         if (l.scene) l.shared = params.scene_links_shared;
     uint64_t generated = 0;
-    if (params.generate.enabled()) {
+    if (run.generated != nullptr) {
+        generated = run.generated->size();
+        specs.insert(specs.end(), run.generated->begin(), run.generated->end());
+    } else if (params.generate.enabled()) {
         auto rows = voxel::VoxelRowReader::open(inputs.voxels);
         if (!rows) return rows.error();
         auto made = generateLinks(**rows, params.generate, context);
         if (!made) return made.error();
         generated = made->links.size();
         specs.insert(specs.end(), made->links.begin(), made->links.end());
+        run.generated_out = std::move(made->links);
     }
+    // Links leading from or to surface no seed reaches (the seeds' second run).
+    std::erase_if(specs, [&](const LinkSpec& l) {
+        return std::binary_search(run.pruned_links.begin(), run.pruned_links.end(), l.id);
+    });
     auto resolved = resolveWorldLinks(inputs.voxels, layout, specs, params.threads, context);
     if (!resolved) return resolved.error();
     const WorldLinks& links = *resolved;
+    if (run.keep_lanes) run.lanes = links.lanes;
     std::vector<std::vector<uint32_t>> tile_lanes(tile_count);
     uint64_t crossing_lanes = 0;
     for (uint32_t i = 0; i < links.lanes.size(); ++i) {
@@ -1046,6 +1095,388 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
         h.tile_count - built, nodes, seams, h.portal_count, output.string()));
     return result;
 }
+
+// The tiles of a world on disk, decoded on demand (a few kept: the seeds' searches and point
+// lookups go back and forth between neighbours).
+class TileGraphs {
+public:
+    TileGraphs(const WorldLayout& layout, std::vector<std::filesystem::path> files)
+        : layout_(layout), files_(std::move(files)) {}
+    // Tile `index`'s graph, or null when it has no walkable cells.
+    Result<const Graph*> get(uint32_t index) {
+        if (files_[index].empty()) return static_cast<const Graph*>(nullptr);
+        for (auto& entry : held_)
+            if (entry.index == index) {
+                entry.used = ++clock_;
+                return &entry.graph;
+            }
+        auto c = loadContainer(files_[index], formats::kKindNav, formats::kNavVersion);
+        if (!c) return c.error();
+        auto g = decodeGraph(*c);
+        if (!g) return g.error();
+        auto h = tileHeaderOf(*c);
+        if (!h) return h.error();
+        auto raw = c->section(formats::kSecWorldSeams);
+        if (!raw) return raw.error();
+        if (held_.size() >= 16)
+            held_.erase(
+                std::min_element(held_.begin(), held_.end(),
+                                 [](const auto& a, const auto& b) { return a.used < b.used; }));
+        Held& e = held_.emplace_back();
+        e.index = index;
+        e.used = ++clock_;
+        e.graph = std::move(g).value();
+        e.header = *h;
+        for (size_t i = 0; i + formats::kSeamRecordSize <= raw->size();
+             i += formats::kSeamRecordSize)
+            e.seams.push_back(formats::decodeSeam(raw->data() + i));
+        return &e.graph;
+    }
+    // The header and seams of a tile get() returned last (valid until the next get()).
+    const formats::WorldTileHeader& header(uint32_t index) const { return find(index).header; }
+    const std::vector<formats::SeamRecord>& seams(uint32_t index) const {
+        return find(index).seams;
+    }
+
+private:
+    struct Held {
+        uint32_t index = 0;
+        uint64_t used = 0;
+        Graph graph;
+        formats::WorldTileHeader header;
+        std::vector<formats::SeamRecord> seams;
+    };
+    const Held& find(uint32_t index) const {
+        for (const Held& e : held_)
+            if (e.index == index) return e;
+        return held_.front();  // not reached: callers ask right after get()
+    }
+    WorldLayout layout_;
+    std::vector<std::filesystem::path> files_;
+    std::vector<Held> held_;
+    uint64_t clock_ = 0;
+};
+
+// surfaceNode (seeds.h) on a world's tiles: the same cells in the same order (columns within
+// reach, dz then dx, each column bottom to top), so the same cell. (tile index, node) or kNoNode.
+Result<std::pair<uint32_t, uint32_t>> worldSurfaceNode(TileGraphs& tiles, const WorldLayout& layout,
+                                                       const voxel::VoxelGrid& frame,
+                                                       const std::array<float, 3>& p) {
+    const double fx = (double(p[0]) - frame.origin[0]) / frame.cell_size;
+    const double fz = (double(p[2]) - frame.origin[2]) / frame.cell_size;
+    const int cx = int(std::floor(fx)), cz = int(std::floor(fz));
+    const int reach = voxel::agentCells(frame.agent, frame.cell_size, frame.cell_height).radius + 2;
+    std::pair<uint32_t, uint32_t> best{kNoNode, kNoNode};
+    double best_d = std::numeric_limits<double>::infinity();
+    for (int dz = -reach; dz <= reach; ++dz)
+        for (int dx = -reach; dx <= reach; ++dx) {
+            const int x = cx + dx, z = cz + dz;
+            if (x < 0 || z < 0 || x >= int(frame.size_x) || z >= int(frame.size_z)) continue;
+            const uint32_t column = uint32_t(z) * frame.size_x + uint32_t(x);
+            const uint32_t t = tileOfColumn(layout, column);
+            auto g = tiles.get(t);
+            if (!g) return g.error();
+            if (*g == nullptr) continue;
+            const formats::WorldTileHeader& h = tiles.header(t);
+            const uint32_t c = (uint32_t(z) - h.z0) * (*g)->header.size_x + (uint32_t(x) - h.x0);
+            for (uint32_t n = (*g)->column_nodes[c]; n < (*g)->column_nodes[c + 1]; ++n) {
+                const float* q = &(*g)->positions[3 * size_t(n)];
+                if (std::fabs(double(q[1]) - p[1]) > 1.0) continue;
+                const double d = (dx == 0 && dz == 0)
+                                     ? -1.0
+                                     : std::hypot(double(q[0]) - p[0], double(q[2]) - p[2]);
+                if (d < best_d) best_d = d, best = {t, n};
+            }
+        }
+    return best;
+}
+
+// " (the nearest is 2.68 m away)" over the tiles around p's (nearestSurfaceText's words).
+Result<std::string> worldNearestText(TileGraphs& tiles, const WorldLayout& layout,
+                                     const voxel::VoxelGrid& frame, const std::array<float, 3>& p) {
+    const int64_t tx = int64_t(std::floor((double(p[0]) - frame.origin[0]) / frame.cell_size)) /
+                       int64_t(layout.tile_cells);
+    const int64_t tz = int64_t(std::floor((double(p[2]) - frame.origin[2]) / frame.cell_size)) /
+                       int64_t(layout.tile_cells);
+    double nearest = std::numeric_limits<double>::infinity();
+    for (int64_t z = tz - 1; z <= tz + 1; ++z)
+        for (int64_t x = tx - 1; x <= tx + 1; ++x) {
+            if (x < 0 || z < 0 || x >= int64_t(layout.tiles_x) || z >= int64_t(layout.tiles_z))
+                continue;
+            auto g = tiles.get(uint32_t(z) * layout.tiles_x + uint32_t(x));
+            if (!g) return g.error();
+            if (*g == nullptr) continue;
+            for (size_t k = 0; k < (*g)->nodeCount(); ++k) {
+                const float* q = &(*g)->positions[3 * k];
+                nearest = std::min(nearest, std::hypot(double(q[0]) - p[0], double(q[1]) - p[1],
+                                                       double(q[2]) - p[2]));
+            }
+        }
+    return std::isfinite(nearest) ? fmt::format(" (the nearest is {:.2f} m away)", nearest)
+                                  : std::string(" (there is none in the tiles around it)");
+}
+
+// Seeds and points of interest on a tile graph world (checkSurface's rules, seeds.h): the world
+// baked as it is; the cells seeds reach, walking or through links, found tile by tile (a tile's
+// search hands the cells its seams reach to their tiles, until none is left); the points
+// checked; then, when some surface is left unreached, the grid with those cells unwalkable
+// (written a row at a time) and the world baked again from it, without the links that lead from
+// or to pruned surface. Tiles whose columns and border lost nothing are the first bake's.
+Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
+                                   const WorldStage::Params& params,
+                                   const std::filesystem::path& output, Context& context) {
+    WorldStage::Params plain = params;
+    plain.seeds.clear();
+    plain.points.clear();
+    TileWorldRun first;
+    first.keep_lanes = !params.seeds.empty();
+    auto baked = runTileWorld(inputs, plain, output, context, first);
+    if (!baked) return baked;
+    auto reader = voxel::VoxelRowReader::open(inputs.voxels);
+    if (!reader) return reader.error();
+    const voxel::VoxelGrid& frame = (*reader)->header();
+    const WorldLayout layout = worldLayout(frame, params.tile_size);
+    const uint32_t tile_count = layout.tiles_x * layout.tiles_z;
+    auto listed = worldTileFiles(output);
+    if (!listed) return listed.error();
+    std::vector<std::filesystem::path> files(tile_count);
+    for (const WorldTileFile& f : *listed) files[f.tile_z * layout.tiles_x + f.tile_x] = f.path;
+    TileGraphs tiles(layout, files);
+    SurfaceCheck check;
+    // Reached cells, per tile (node order; empty until the tile is first searched).
+    std::vector<std::vector<uint8_t>> reached(tile_count);
+    std::vector<std::vector<std::pair<uint32_t, int32_t>>> pending(tile_count);  // cells
+    std::vector<std::vector<uint32_t>> pending_nodes(tile_count);
+    std::set<uint32_t> queue;
+    for (size_t i = 0; i < params.seeds.size(); ++i) {
+        const std::array<float, 3>& p = params.seeds[i];
+        auto at = worldSurfaceNode(tiles, layout, frame, p);
+        if (!at) return at.error();
+        if (at->first == kNoNode) {
+            auto text = worldNearestText(tiles, layout, frame, p);
+            if (!text) return text.error();
+            check.off_surface.push_back(
+                fmt::format("seeds[{}] ({}, {}, {}) is not on this agent's walkable surface{}", i,
+                            p[0], p[1], p[2], *text));
+            continue;
+        }
+        ++check.seeds_on_surface;
+        pending_nodes[at->first].push_back(at->second);
+        queue.insert(at->first);
+    }
+    if (!params.seeds.empty() && check.seeds_on_surface == 0)
+        return inputError(
+            "no seed is on this agent's walkable surface, so nothing would be left: {}",
+            check.off_surface[0]);
+    uint64_t searches = 0;
+    while (!queue.empty()) {
+        const uint32_t t = *queue.begin();
+        queue.erase(queue.begin());
+        auto g = tiles.get(t);
+        if (!g) return g.error();
+        if (*g == nullptr) continue;
+        ++searches;
+        const Graph& graph = **g;
+        const formats::WorldTileHeader header = tiles.header(t);
+        std::vector<formats::SeamRecord> seams = tiles.seams(t);
+        std::vector<uint32_t> seam_offsets(graph.nodeCount() + 1, 0);
+        for (const formats::SeamRecord& sr : seams) ++seam_offsets[sr.from + 1];
+        for (size_t v = 0; v < graph.nodeCount(); ++v) seam_offsets[v + 1] += seam_offsets[v];
+        std::vector<uint32_t> by_node(seams.size());
+        {
+            std::vector<uint32_t> at(seam_offsets.begin(), seam_offsets.end() - 1);
+            for (uint32_t k = 0; k < seams.size(); ++k) by_node[at[seams[k].from]++] = k;
+        }
+        std::vector<uint8_t>& mine = reached[t];
+        if (mine.empty()) mine.assign(graph.nodeCount(), 0);
+        std::vector<uint32_t> frontier;
+        for (uint32_t n : pending_nodes[t])
+            if (!mine[n]) mine[n] = 1, frontier.push_back(n);
+        for (const auto& [column, y] : pending[t]) {
+            const uint32_t n = nodeAt(graph, header, column, y);
+            if (n != kNoNode && !mine[n]) mine[n] = 1, frontier.push_back(n);
+        }
+        pending[t] = {};
+        pending_nodes[t] = {};
+        while (!frontier.empty()) {
+            const uint32_t n = frontier.back();
+            frontier.pop_back();
+            for (uint32_t e = graph.edge_offsets[n]; e < graph.edge_offsets[n + 1]; ++e) {
+                const uint32_t v = graph.edge_targets[e];
+                if (!mine[v]) mine[v] = 1, frontier.push_back(v);
+            }
+            for (uint32_t k = seam_offsets[n]; k < seam_offsets[n + 1]; ++k) {
+                const formats::SeamRecord& sr = seams[by_node[k]];
+                const uint32_t o = tileOfColumn(layout, sr.column);
+                pending[o].push_back({sr.column, sr.y});
+                queue.insert(o);
+            }
+        }
+    }
+    // Points of interest: reached from a seed, or (no seeds) in the largest world component.
+    uint32_t largest = kNoNode;
+    std::vector<std::vector<uint32_t>> world_components(tile_count);
+    if (!params.points.empty() && params.seeds.empty()) {
+        auto index = loadContainer(output, formats::kKindWorld, formats::kWorldVersion);
+        if (!index) return index.error();
+        auto offsets = index->section(formats::kSecWorldComponentOffsets);
+        auto ids = index->section(formats::kSecWorldComponents);
+        if (!offsets || !ids) return inputError("{}: no world components", output.string());
+        std::vector<uint64_t> sizes;
+        uint32_t record = 0;
+        for (uint32_t t = 0; t < tile_count; ++t) {
+            if (files[t].empty()) continue;
+            const uint32_t from = formats::loadLe32(offsets->data() + 4 * size_t(record));
+            const uint32_t to = formats::loadLe32(offsets->data() + 4 * size_t(record) + 4);
+            ++record;
+            for (uint32_t c = from; c < to; ++c)
+                world_components[t].push_back(formats::loadLe32(ids->data() + 4 * size_t(c)));
+            auto g = tiles.get(t);
+            if (!g) return g.error();
+            for (uint32_t c : (*g)->components) {
+                const uint32_t w = world_components[t][c];
+                if (w >= sizes.size()) sizes.resize(size_t(w) + 1, 0);
+                ++sizes[w];
+            }
+        }
+        if (!sizes.empty())
+            largest = uint32_t(std::max_element(sizes.begin(), sizes.end()) - sizes.begin());
+    }
+    for (const PointOfInterest& point : params.points) {
+        const std::string what =
+            fmt::format("{}point of interest '{}'{} at ({}, {}, {})",
+                        point.where.empty() ? "" : point.where + ": ", point.name,
+                        point.kind.empty() ? "" : " (" + point.kind + ")", point.position[0],
+                        point.position[1], point.position[2]);
+        auto at = worldSurfaceNode(tiles, layout, frame, point.position);
+        if (!at) return at.error();
+        bool ok = false;
+        if (at->first != kNoNode) {
+            if (params.seeds.empty()) {
+                auto g = tiles.get(at->first);
+                if (!g) return g.error();
+                ok = world_components[at->first][(*g)->components[at->second]] == largest;
+            } else {
+                ok = !reached[at->first].empty() && reached[at->first][at->second];
+            }
+        }
+        if (at->first == kNoNode) {
+            ++check.points_off_surface;
+            auto text = worldNearestText(tiles, layout, frame, point.position);
+            if (!text) return text.error();
+            check.point_problems.push_back(
+                fmt::format("{} is not on this agent's walkable surface{}", what, *text));
+        } else if (!ok) {
+            ++check.points_unreachable;
+            check.point_problems.push_back(fmt::format(
+                "{} cannot be reached: {}", what,
+                params.seeds.empty() ? "it is outside the largest walkable area (links included)"
+                                     : "no seed reaches it, walking or through links"));
+        } else {
+            ++check.points_reachable;
+        }
+    }
+    StageResult result = std::move(baked).value();
+    if (!params.seeds.empty()) {
+        // The surface left unreached, and the links none of whose lanes joins two reached cells.
+        uint64_t unreached = 0;
+        for (uint32_t t = 0; t < tile_count; ++t) {
+            if (files[t].empty()) continue;
+            if (reached[t].empty()) {
+                auto g = tiles.get(t);
+                if (!g) return g.error();
+                reached[t].assign((*g)->nodeCount(), 0);
+            }
+            for (uint8_t r : reached[t]) unreached += r == 0;
+        }
+        check.pruned_cells = unreached;
+        std::map<uint32_t, bool> link_kept;
+        for (const WorldLinks::Lane& lane : first.lanes) {
+            bool both = true;
+            for (const auto& [column, y] :
+                 {std::pair{lane.from_column, lane.from_y}, std::pair{lane.to_column, lane.to_y}}) {
+                const uint32_t t = tileOfColumn(layout, column);
+                auto g = tiles.get(t);
+                if (!g) return g.error();
+                const uint32_t n = *g ? nodeAt(**g, tiles.header(t), column, y) : kNoNode;
+                both = both && n != kNoNode && reached[t][n];
+            }
+            link_kept[lane.record.id] = link_kept[lane.record.id] || both;
+        }
+        for (const auto& [id, kept] : link_kept)
+            if (!kept) check.pruned_links.push_back(id);
+        if (unreached > 0) {
+            // The grid without the unreached cells, a row at a time (a tile's nodes are its
+            // columns' walkable spans in row order), then the world again.
+            const std::filesystem::path pruned =
+                output.parent_path() / (output.filename().string() + ".pruned.vox");
+            voxel::VoxelWriter writer(size_t(frame.size_x) * frame.size_z);
+            std::vector<uint32_t> next(tile_count, 0);
+            std::vector<voxel::Span> spans;
+            std::vector<uint32_t> counts;
+            for (uint32_t z = 0; z < frame.size_z; ++z) {
+                auto row = (*reader)->rows(z, z + 1);
+                if (!row) return row.error();
+                spans.clear();
+                counts.clear();
+                for (uint32_t x = 0; x < frame.size_x; ++x) {
+                    const size_t c = size_t(z) * frame.size_x + x;
+                    const uint32_t t = tileOfColumn(layout, uint32_t(c));
+                    counts.push_back(row->end(c) - row->begin(c));
+                    for (uint32_t i = row->begin(c); i < row->end(c); ++i) {
+                        voxel::Span span = row->span(i);
+                        if (span.walkable) {
+                            const uint32_t n = next[t]++;
+                            if (n >= reached[t].size() || !reached[t][n]) span.walkable = false;
+                        }
+                        spans.push_back(span);
+                    }
+                }
+                if (Status st = writer.addColumns(spans, counts); !st) return st.error();
+            }
+            if (Status st = (*reader)->finish(); !st) return st.error();
+            if (Status st = writer.finish(pruned, frame); !st) return st.error();
+            TileWorldRun second;
+            second.generated = &first.generated_out;
+            second.pruned_links = check.pruned_links;
+            auto again = runTileWorld({pruned}, plain, output, context, second);
+            std::error_code ec;
+            std::filesystem::remove(pruned, ec);
+            if (!again) return again;
+            result = std::move(again).value();  // links_generated: the first bake's links
+        }
+        result.count("seeds_on_surface", check.seeds_on_surface);
+        result.count("seed_pruned_cells", check.pruned_cells);
+        result.count("seed_searches", searches);
+        result.summary.push_back(fmt::format(
+            "seeds: {} of {} on the walkable surface; {} walkable cells ({:.1f} m^2) no seed "
+            "reaches pruned ({} tile searches)",
+            check.seeds_on_surface, params.seeds.size(), check.pruned_cells,
+            double(check.pruned_cells) * frame.cell_size * frame.cell_size, searches));
+        for (const std::string& off : check.off_surface) result.warnings.push_back(off);
+        for (const LinkSpec& l : params.links)
+            if (std::binary_search(check.pruned_links.begin(), check.pruned_links.end(), l.id))
+                result.warnings.push_back(fmt::format(
+                    "{}: left out, it leads from or to surface no seed reaches", l.name));
+    }
+    if (!params.points.empty()) {
+        result.count("points_reachable", check.points_reachable);
+        result.count("points_unreachable", check.points_unreachable);
+        result.count("points_off_surface", check.points_off_surface);
+        result.summary.push_back(
+            fmt::format("points of interest: {} of {} reachable ({}){}", check.points_reachable,
+                        params.points.size(),
+                        !params.seeds.empty() ? "from a seed" : "in the largest walkable area",
+                        check.point_problems.empty()
+                            ? ""
+                            : fmt::format("; {} unreachable, {} off the surface",
+                                          check.points_unreachable, check.points_off_surface)));
+        for (const std::string& problem : check.point_problems) result.warnings.push_back(problem);
+    }
+    return result;
+}
+
+}  // namespace
 
 std::string worldTileFileName(uint64_t content) { return tileFileName(content); }
 

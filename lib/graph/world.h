@@ -26,6 +26,7 @@
 #include "lib/common/stage.h"
 #include "lib/graph/graph.h"
 #include "lib/graph/links.h"
+#include "lib/graph/seeds.h"
 #include "lib/navmesh/navmesh.h"
 #include "lib/voxel/voxel_grid.h"
 
@@ -130,6 +131,11 @@ struct WorldStage {
         // Gradient costs (GraphStage::Params::uphill, downhill) [Units: m per m]: on the tiles'
         // edges, seams and links as on the whole graph's.
         float uphill = 0, downhill = 0;
+        // Seeds and points of interest (GraphStage::Params; tile graph worlds): the surface no
+        // seed reaches across the world's tiles is pruned as the graph stage prunes it, points
+        // are checked on the world (warnings).
+        std::vector<std::array<float, 3>> seeds;
+        std::vector<PointOfInterest> points;
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox of the whole world

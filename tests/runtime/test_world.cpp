@@ -981,3 +981,78 @@ TEST_SUITE("world") {
         CHECK(differ < sloped.files.size());
     }
 }
+
+TEST_SUITE("world") {
+    TEST_CASE("seeds prune a world as the graph stage prunes the whole graph, links included") {
+        // Two halves no walk joins (the wall at x = 30 has no door). Seed in the left half:
+        // without links the right half is pruned; with a one-way teleport left -> right it is
+        // kept, and a teleport right -> left alone is a link from pruned surface (left out).
+        auto map = importer::parseMovingAiMap(worldMap(12, true), "w.map");
+        REQUIRE(map.ok());
+        const voxel::VoxelGrid grid = importer::gridFromMap(*map);
+        const graph::Graph plain = test::tileGraphOf(*map, "w.map");
+        const geometry::LinkSpec across =
+            linkBetween(plain, 1, 5, 5, 55, 55, formats::LinkType::teleport, false);
+        const geometry::LinkSpec back =
+            linkBetween(plain, 2, 50, 50, 8, 8, formats::LinkType::teleport, false);
+        std::vector<graph::PointOfInterest> points = {{"left", "objective", {10.5f, 0, 10.5f}, ""},
+                                                      {"right", "objective", {50.5f, 0, 40.5f}, ""},
+                                                      {"sky", "pickup", {10.5f, 30, 10.5f}, ""}};
+        struct Case {
+            std::vector<geometry::LinkSpec> links;
+            bool right_kept;
+        };
+        for (const Case& c : {Case{{}, false}, Case{{across}, true}, Case{{back}, false}}) {
+            CAPTURE(c.links.size());
+            CAPTURE(c.right_kept);
+            test::TempDir dir;
+            REQUIRE(voxel::saveVoxels(dir / "w.vox", grid).ok());
+            Context context;
+            // The whole graph as the graph stage bakes it.
+            graph::GraphStage::Params gp;
+            gp.kind = graph::GraphKind::tile;
+            gp.seeds = {{5.5f, 0, 5.5f}};
+            gp.points = points;
+            gp.links = c.links;
+            auto whole_run =
+                graph::GraphStage::run({dir / "w.vox"}, gp, dir / "whole.graph", context);
+            REQUIRE_MESSAGE(whole_run.ok(), whole_run.error().message);
+            auto whole = graph::loadGraph(dir / "whole.graph");
+            REQUIRE(whole.ok());
+            // The world.
+            graph::WorldStage::Params p;
+            p.tile_size = 20;
+            p.seeds = gp.seeds;
+            p.points = points;
+            p.links = c.links;
+            BakedWorld baked;
+            REQUIRE(voxel::saveVoxels(baked.dir / "w.vox", grid).ok());
+            baked.index = baked.dir / "w.world";
+            auto r = graph::WorldStage::run({baked.dir / "w.vox"}, p, baked.index, context);
+            REQUIRE_MESSAGE(r.ok(), r.error().message);
+            baked.result = *r;
+            auto files = graph::worldTileFiles(baked.index);
+            REQUIRE(files.ok());
+            baked.files = *files;
+            CHECK(test::countOf(baked.result, "seed_pruned_cells") ==
+                  test::countOf(*whole_run, "seed_pruned_cells"));
+            CHECK((test::countOf(baked.result, "seed_pruned_cells") > 1000) == !c.right_kept);
+            checkTilesEqualWhole(*whole, baked);
+            CHECK(test::countOf(baked.result, "components") == whole->header.component_count);
+            // Points: the same verdicts as the graph stage's.
+            for (const char* count :
+                 {"points_reachable", "points_unreachable", "points_off_surface"})
+                CHECK_MESSAGE(
+                    test::countOf(baked.result, count) == test::countOf(*whole_run, count), count);
+            CHECK(test::countOf(baked.result, "points_reachable") == (c.right_kept ? 2 : 1));
+            CHECK(test::countOf(baked.result, "points_off_surface") == 1);
+            // The link from the pruned half is said to be left out, as the graph stage says.
+            const auto leftOut = [](const StageResult& res) {
+                return std::count_if(res.warnings.begin(), res.warnings.end(), [](const auto& w) {
+                    return w.find("left out") != std::string::npos;
+                });
+            };
+            CHECK(leftOut(baked.result) == leftOut(*whole_run));
+        }
+    }
+}
