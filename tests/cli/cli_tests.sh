@@ -1152,6 +1152,13 @@ world_build)
   expect 2 "world navmesh default.* does not split" "$navbake" build "$work/m.json" --stage "world navmesh default" --shard 0/2
   echo '{"input": "terrain.obj", "world": {"tile_size": 20, "graphs": ["pov"]}}' >"$work/bad.json"
   expect 1 "world.graphs\[0\].*'pov' world tiles are not built yet" "$navbake" build "$work/bad.json"
+  # Seeds and points of interest on world tiles: the terrain's island no seed reaches is pruned,
+  # a point in the sky is reported, --strict fails on it.
+  echo '{"input": "terrain.obj", "output": "seeded", "world": {"tile_size": 20}, "seeds": [[0, 1, 0]], "points_of_interest": [{"name": "kite", "kind": "pickup", "position": [0, 40, 0]}], "agents": [{"graphs": ["tile"]}]}' >"$work/s.json"
+  expect 0 "point of interest 'kite' \(pickup\) at \(0, 40, 0\) is not on this agent's walkable surface" "$navbake" build "$work/s.json"
+  [ "$(json_field "$work/seeded/s.report.json" seed_pruned_cells)" -ge 30 ] || fail "seeds pruned nothing: $(cat "$work/seeded/s.report.json")"
+  grep -q '"points_off_surface": 1' "$work/seeded/s.report.json" || fail "no point count in the world's report"
+  expect 1 "--strict: the build gave [0-9]+ warnings?; failing" "$navbake" build "$work/s.json" --strict
   # Volume world tiles for a flyer.
   echo '{"input": "terrain.obj", "output": "fly", "world": {"tile_size": 20, "graphs": ["volume"]}, "agents": [{"name": "drone", "height": 0.6, "radius": 0.4, "graphs": ["volume"]}]}' >"$work/v.json"
   "$navbake" build "$work/v.json" >"$work/log" 2>&1 || fail "volume world build: $(cat "$work/log")"
