@@ -285,10 +285,10 @@ ParamIssues WorldStage::check(const Params& params) {
                       "on a tile graph world, or that graph without $.world)");
     check.nonNegative("agent_radius", params.agent_radius);
     checkSurfaceParams(params.seeds, params.points, check);
-    check.require(params.kind == GraphKind::tile || (params.seeds.empty() && params.points.empty()),
-                  "seeds",
-                  fmt::format("{} seeds, {} points", params.seeds.size(), params.points.size()),
-                  "none on navmesh and volume world tiles (not built yet)");
+    check.require(
+        params.kind != GraphKind::volume || (params.seeds.empty() && params.points.empty()),
+        "seeds", fmt::format("{} seeds, {} points", params.seeds.size(), params.points.size()),
+        "none on volume world tiles (flyers have no surface)");
     check.positive("tile_size", params.tile_size);
     check.range("uphill", params.uphill, 0.0f, 1000.0f, "m per m");
     check.range("downhill", params.downhill, 0.0f, 1000.0f, "m per m");
@@ -652,10 +652,10 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
 Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                                     const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<WorldStage>(params); !s) return s.error();
+    if (params.kind != GraphKind::volume && (!params.seeds.empty() || !params.points.empty()))
+        return runSeededWorld(inputs, params, output, context);
     if (params.kind == GraphKind::navmesh) return runNavmeshWorld(inputs, params, output, context);
     if (params.kind == GraphKind::volume) return runVolumeWorld(inputs, params, output, context);
-    if (!params.seeds.empty() || !params.points.empty())
-        return runSeededWorld(inputs, params, output, context);
     TileWorldRun run;
     return runTileWorld(inputs, params, output, context, run);
 }
@@ -1228,16 +1228,30 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
     WorldStage::Params plain = params;
     plain.seeds.clear();
     plain.points.clear();
+    // A navmesh world's surface is checked on the tile graph world of the same grid (its index
+    // beside the output, removed at the end; its tiles stay in the cache).
+    const bool mesh = params.kind == GraphKind::navmesh;
+    WorldStage::Params surface_params = plain;
+    surface_params.kind = GraphKind::tile;
+    const std::filesystem::path surface_index =
+        mesh ? output.parent_path() / (output.filename().string() + ".surface.world") : output;
+    struct RemoveIndex {
+        std::filesystem::path path;
+        ~RemoveIndex() {
+            std::error_code ec;
+            if (!path.empty()) std::filesystem::remove(path, ec);
+        }
+    } remove_surface{mesh ? surface_index : std::filesystem::path()};
     TileWorldRun first;
     first.keep_lanes = !params.seeds.empty();
-    auto baked = runTileWorld(inputs, plain, output, context, first);
+    auto baked = runTileWorld(inputs, surface_params, surface_index, context, first);
     if (!baked) return baked;
     auto reader = voxel::VoxelRowReader::open(inputs.voxels);
     if (!reader) return reader.error();
     const voxel::VoxelGrid& frame = (*reader)->header();
     const WorldLayout layout = worldLayout(frame, params.tile_size);
     const uint32_t tile_count = layout.tiles_x * layout.tiles_z;
-    auto listed = worldTileFiles(output);
+    auto listed = worldTileFiles(surface_index);
     if (!listed) return listed.error();
     std::vector<std::filesystem::path> files(tile_count);
     for (const WorldTileFile& f : *listed) files[f.tile_z * layout.tiles_x + f.tile_x] = f.path;
@@ -1317,7 +1331,7 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
     uint32_t largest = kNoNode;
     std::vector<std::vector<uint32_t>> world_components(tile_count);
     if (!params.points.empty() && params.seeds.empty()) {
-        auto index = loadContainer(output, formats::kKindWorld, formats::kWorldVersion);
+        auto index = loadContainer(surface_index, formats::kKindWorld, formats::kWorldVersion);
         if (!index) return index.error();
         auto offsets = index->section(formats::kSecWorldComponentOffsets);
         auto ids = index->section(formats::kSecWorldComponents);
@@ -1377,6 +1391,8 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
         }
     }
     StageResult result = std::move(baked).value();
+    std::filesystem::path grid_for_mesh = inputs.voxels;  // the navmesh's grid (pruned or not)
+    std::filesystem::path pruned;
     if (!params.seeds.empty()) {
         // The surface left unreached, and the links none of whose lanes joins two reached cells.
         uint64_t unreached = 0;
@@ -1408,8 +1424,7 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
         if (unreached > 0) {
             // The grid without the unreached cells, a row at a time (a tile's nodes are its
             // columns' walkable spans in row order), then the world again.
-            const std::filesystem::path pruned =
-                output.parent_path() / (output.filename().string() + ".pruned.vox");
+            pruned = output.parent_path() / (output.filename().string() + ".pruned.vox");
             voxel::VoxelWriter writer(size_t(frame.size_x) * frame.size_z);
             std::vector<uint32_t> next(tile_count, 0);
             std::vector<voxel::Span> spans;
@@ -1436,15 +1451,31 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
             }
             if (Status st = (*reader)->finish(); !st) return st.error();
             if (Status st = writer.finish(pruned, frame); !st) return st.error();
-            TileWorldRun second;
-            second.generated = &first.generated_out;
-            second.pruned_links = check.pruned_links;
-            auto again = runTileWorld({pruned}, plain, output, context, second);
+            if (mesh) {
+                grid_for_mesh = pruned;
+            } else {
+                TileWorldRun second;
+                second.generated = &first.generated_out;
+                second.pruned_links = check.pruned_links;
+                auto again = runTileWorld({pruned}, plain, output, context, second);
+                std::error_code ec;
+                std::filesystem::remove(pruned, ec);
+                if (!again) return again;
+                result = std::move(again).value();  // links_generated: the first bake's links
+            }
+        }
+    }
+    if (mesh) {
+        // The navmesh world from the grid the seeds left.
+        auto navmesh_world = runNavmeshWorld({grid_for_mesh}, plain, output, context);
+        if (!pruned.empty()) {
             std::error_code ec;
             std::filesystem::remove(pruned, ec);
-            if (!again) return again;
-            result = std::move(again).value();  // links_generated: the first bake's links
         }
+        if (!navmesh_world) return navmesh_world;
+        result = std::move(navmesh_world).value();
+    }
+    if (!params.seeds.empty()) {
         result.count("seeds_on_surface", check.seeds_on_surface);
         result.count("seed_pruned_cells", check.pruned_cells);
         result.count("seed_searches", searches);

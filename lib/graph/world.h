@@ -131,9 +131,9 @@ struct WorldStage {
         // Gradient costs (GraphStage::Params::uphill, downhill) [Units: m per m]: on the tiles'
         // edges, seams and links as on the whole graph's.
         float uphill = 0, downhill = 0;
-        // Seeds and points of interest (GraphStage::Params; tile graph worlds): the surface no
-        // seed reaches across the world's tiles is pruned as the graph stage prunes it, points
-        // are checked on the world (warnings).
+        // Seeds and points of interest (GraphStage::Params; tile graph and navmesh worlds): the
+        // surface no seed reaches across the world's tiles is pruned as the graph stage prunes
+        // it, points are checked on the world (warnings).
         std::vector<std::array<float, 3>> seeds;
         std::vector<PointOfInterest> points;
     };

@@ -260,10 +260,6 @@ Status checkStages(const LevelConfig& c) {
                 unsupported.push_back("links (on navmesh tiles)");
             if (volume_tiles && (!a.graph.links.empty() || a.graph.generate.enabled()))
                 unsupported.push_back("links (on volume tiles)");
-            if ((mesh_tiles || volume_tiles) && !a.graph.seeds.empty())
-                unsupported.push_back("seeds (on navmesh or volume tiles)");
-            if ((mesh_tiles || volume_tiles) && !a.graph.points.empty())
-                unsupported.push_back("points of interest (on navmesh or volume tiles)");
             if (a.graph.poi_tables) unsupported.push_back("point-of-interest tables");
             if (a.clusters || a.hierarchy || a.next_hop != AgentConfig::NextHop::none)
                 unsupported.push_back("clusters, hierarchy or next-hop tables");
@@ -715,7 +711,7 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 world.generate = agent.graph.generate;
                 world.scene_links_shared = agent.graph.scene_links_shared;
                 world.agent_radius = agent.graph.agent_radius;
-                if (kind == graph::GraphKind::tile) {
+                if (kind != graph::GraphKind::volume) {  // flyers have no surface
                     world.seeds = agent.graph.seeds;
                     world.points = agent.graph.points;
                 }

@@ -343,3 +343,69 @@ TEST_SUITE("world") {
         CHECK_FALSE(world.addTileFile(tile.string().c_str()));
     }
 }
+
+namespace {
+
+// A 60 x 60 map of two halves no walk joins (a wall at x = 30), with blocks.
+std::string halvesMap() {
+    std::string text = "type octile\nheight 60\nwidth 60\nmap\n";
+    for (int z = 0; z < 60; ++z) {
+        for (int x = 0; x < 60; ++x) {
+            const bool block = x == 30 || (x % 11 == 5 && z % 13 < 6) || (z == 40 && x > 35);
+            text += block ? '@' : '.';
+        }
+        text += '\n';
+    }
+    return text;
+}
+
+}  // namespace
+
+TEST_SUITE("world") {
+    TEST_CASE("seeds prune a navmesh world as the graph stage prunes the tiled navmesh") {
+        auto map = importer::parseMovingAiMap(halvesMap(), "h.map");
+        REQUIRE(map.ok());
+        MeshWorld w;
+        w.grid = importer::gridFromMap(*map);
+        REQUIRE(voxel::saveVoxels(w.dir / "h.vox", w.grid).ok());
+        w.layout = graph::worldLayout(w.grid, 20.0);
+        const std::vector<graph::PointOfInterest> points = {
+            {"left", "objective", {10.5f, 0, 20.5f}, ""},
+            {"right", "objective", {45.5f, 0, 20.5f}, ""}};
+        Context context;
+        graph::GraphStage::Params gp;
+        gp.kind = graph::GraphKind::navmesh;
+        gp.navmesh.tile_size = int(w.layout.tile_cells);
+        gp.seeds = {{5.5f, 0, 5.5f}};
+        gp.points = points;
+        auto whole_run = graph::GraphStage::run({w.dir / "h.vox"}, gp, w.dir / "h.graph", context);
+        REQUIRE_MESSAGE(whole_run.ok(), whole_run.error().message);
+        auto whole = graph::loadGraph(w.dir / "h.graph");
+        REQUIRE(whole.ok());
+        w.whole = std::move(whole).value();
+        graph::WorldStage::Params p;
+        p.kind = graph::GraphKind::navmesh;
+        p.tile_size = 20.0;
+        p.seeds = gp.seeds;
+        p.points = points;
+        w.index = w.dir / "h.world";
+        auto r = graph::WorldStage::run({w.dir / "h.vox"}, p, w.index, context);
+        REQUIRE_MESSAGE(r.ok(), r.error().message);
+        w.result = *r;
+        auto files = graph::worldTileFiles(w.index);
+        REQUIRE(files.ok());
+        w.files = *files;
+        // The right half is gone: tiles of the right half hold no polygons.
+        CHECK(test::countOf(w.result, "seed_pruned_cells") ==
+              test::countOf(*whole_run, "seed_pruned_cells"));
+        CHECK(test::countOf(w.result, "seed_pruned_cells") > 1000);
+        CHECK(w.files.size() < 9);
+        checkTilesAreTheStitchedMesh(w);
+        CHECK(test::countOf(w.result, "points_reachable") == 1);
+        CHECK(test::countOf(w.result, "points_unreachable") ==
+              test::countOf(*whole_run, "points_unreachable"));
+        // The surface check's tile graph world was only a means: its index is gone.
+        CHECK_FALSE(std::filesystem::exists(w.dir / "h.world.surface.world"));
+        CHECK_FALSE(std::filesystem::exists(w.dir / "h.world.pruned.vox"));
+    }
+}
