@@ -29,13 +29,12 @@ void appendBytes(std::vector<uint8_t>& out, const T& value) {
     out.insert(out.end(), p, p + sizeof(T));
 }
 
-struct Window {
-    uint32_t x0, z0, x1, z1;      // interior [x0, x1) x [z0, z1), world columns
-    uint32_t bx0, bz0, bx1, bz1;  // with the one-column border, clipped to the world
-};
+using Window = WorldWindow;
 
-Window tileWindow(const WorldLayout& layout, uint32_t tx, uint32_t tz) {
-    Window w;
+}  // namespace
+
+WorldWindow tileWindow(const WorldLayout& layout, uint32_t tx, uint32_t tz) {
+    WorldWindow w;
     w.x0 = tx * layout.tile_cells;
     w.z0 = tz * layout.tile_cells;
     w.x1 = std::min(layout.size_x, w.x0 + layout.tile_cells);
@@ -46,6 +45,8 @@ Window tileWindow(const WorldLayout& layout, uint32_t tx, uint32_t tz) {
     w.bz1 = std::min(layout.size_z, w.z1 + 1);
     return w;
 }
+
+namespace {
 
 std::string tileFileName(uint64_t content) { return fmt::format("worldtile-{:016x}.nav", content); }
 
@@ -858,11 +859,8 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     // a seam reaches a tile of its own row or the rows beside it, or, a link's, any link end. A
     // query whose ends lie in different world components has no path in any set of loaded tiles.
     std::vector<uint32_t> component_base(tile_count + 1, 0);
-    std::vector<uint32_t> parent;
-    auto root = [&](uint32_t a) {
-        while (parent[a] != a) a = parent[a] = parent[parent[a]];
-        return a;
-    };
+    ComponentJoin join;
+    std::vector<uint64_t> component_sizes;  // per global component: its nodes
     auto cellKey = [](uint32_t column, int32_t y) { return uint64_t(column) << 32 | uint32_t(y); };
     std::unordered_map<uint64_t, uint32_t> row_sources, previous_sources, link_ends;
     struct PendingSeam {
@@ -887,8 +885,7 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
                     still.push_back(p);
                 continue;
             }
-            const uint32_t a = root(p.from), b = root(target);
-            if (a != b) parent[std::max(a, b)] = std::min(a, b);
+            join.join(p.from, target);
         }
         pending.swap(still);
     };
@@ -907,9 +904,11 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
         for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
             const uint32_t i = tz * layout.tiles_x + tx;
             TileSummary& t = tiles[i];
-            const uint32_t base = component_base[i];
-            component_base[i + 1] = base + (t.present ? t.components : 0);
-            for (uint32_t c = base; c < component_base[i + 1]; ++c) parent.push_back(c);
+            const uint32_t base = join.add(t.present ? t.components : 0);
+            component_base[i + 1] = join.size();
+            if (t.present)
+                component_sizes.insert(component_sizes.end(), t.component_sizes.begin(),
+                                       t.component_sizes.end());
             for (const TileSummary::SeamEnd& e : t.sources)
                 row_sources[cellKey(e.column, e.y)] = base + e.component;
             for (const TileSummary::SeamEnd& e : t.link_sources)
@@ -932,27 +931,10 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     row_sources = decltype(row_sources)();
     previous_sources = decltype(previous_sources)();
     link_ends = decltype(link_ends)();
-    // Numbered by first appearance, so the ids depend only on the world.
-    std::vector<uint32_t> world_component(parent.size());
-    {
-        std::vector<uint32_t> number(parent.size(), kNoNode);
-        uint32_t next = 0;
-        for (uint32_t c = 0; c < parent.size(); ++c) {
-            const uint32_t r = root(c);
-            if (number[r] == kNoNode) number[r] = next++;
-            world_component[c] = number[r];
-        }
-    }
+    const std::vector<uint32_t> world_component = join.number();
     // Walkable islands over the world components (the graph stage's warning for one graph).
-    std::vector<uint64_t> island_sizes;
-    for (uint32_t i = 0; i < tile_count; ++i) {
-        if (!tiles[i].present) continue;
-        for (uint32_t local = 0; local < tiles[i].components; ++local) {
-            const uint32_t w = world_component[component_base[i] + local];
-            if (w >= island_sizes.size()) island_sizes.resize(size_t(w) + 1, 0);
-            island_sizes[w] += tiles[i].component_sizes[local];
-        }
-    }
+    const std::vector<uint64_t> island_sizes =
+        ComponentJoin::sizes(world_component, component_sizes);
     // Pass 2: the portal cells of each tile: both ends of every representative crossing.
     std::map<PortalCell, uint32_t> portal_ids;
     for (const TileSummary& t : tiles)
@@ -1026,15 +1008,7 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     // The index.
     WorldIndex index;
     formats::WorldHeader& h = index.header;
-    h.tiles_x = layout.tiles_x;
-    h.tiles_z = layout.tiles_z;
-    h.tile_cells = layout.tile_cells;
-    h.world_size_x = layout.size_x;
-    h.world_size_z = layout.size_z;
-    for (int a = 0; a < 3; ++a) h.origin[a] = world->origin[a];
-    h.cell_size = world->cell_size;
-    h.cell_height = world->cell_height;
-    h.world_fingerprint = layout.fingerprint;
+    h = worldIndexHeader(layout, *world, 0);
     uint64_t nodes = 0, seams = 0, built = 0, gradient_edges = 0;
     for (uint32_t i = 0; i < tile_count; ++i) {
         seams += tiles[i].seams;
@@ -1510,6 +1484,60 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
 }  // namespace
 
 std::string worldTileFileName(uint64_t content) { return tileFileName(content); }
+
+uint32_t ComponentJoin::add(uint32_t count) {
+    const uint32_t base = uint32_t(parent_.size());
+    for (uint32_t c = 0; c < count; ++c) parent_.push_back(base + c);
+    return base;
+}
+
+uint32_t ComponentJoin::root(uint32_t a) {
+    while (parent_[a] != a) a = parent_[a] = parent_[parent_[a]];
+    return a;
+}
+
+void ComponentJoin::join(uint32_t a, uint32_t b) {
+    a = root(a);
+    b = root(b);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+}
+
+std::vector<uint32_t> ComponentJoin::number() {
+    std::vector<uint32_t> world(parent_.size()), number(parent_.size(), kNoNode);
+    uint32_t next = 0;
+    for (uint32_t c = 0; c < parent_.size(); ++c) {
+        const uint32_t r = root(c);
+        if (number[r] == kNoNode) number[r] = next++;
+        world[c] = number[r];
+    }
+    return world;
+}
+
+std::vector<uint64_t> ComponentJoin::sizes(const std::vector<uint32_t>& world,
+                                           const std::vector<uint64_t>& sizes) {
+    std::vector<uint64_t> out;
+    for (size_t c = 0; c < world.size(); ++c) {
+        if (world[c] >= out.size()) out.resize(size_t(world[c]) + 1, 0);
+        out[world[c]] += sizes[c];
+    }
+    return out;
+}
+
+formats::WorldHeader worldIndexHeader(const WorldLayout& layout, const voxel::VoxelGrid& frame,
+                                      uint32_t graph_type) {
+    formats::WorldHeader h;
+    h.tiles_x = layout.tiles_x;
+    h.tiles_z = layout.tiles_z;
+    h.tile_cells = layout.tile_cells;
+    h.world_size_x = layout.size_x;
+    h.world_size_z = layout.size_z;
+    for (int a = 0; a < 3; ++a) h.origin[a] = frame.origin[a];
+    h.cell_size = frame.cell_size;
+    h.cell_height = frame.cell_height;
+    h.graph_type = graph_type;
+    h.world_fingerprint = layout.fingerprint;
+    return h;
+}
 
 Result<StageResult> writeWorldShardPart(const std::filesystem::path& output,
                                         const WorldStage::Params& params,

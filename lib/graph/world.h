@@ -41,6 +41,14 @@ struct WorldLayout {
 // tile_size [Units: m] rounded to whole cells (at least 8).
 WorldLayout worldLayout(const voxel::VoxelGrid& world, double tile_size);
 
+// Tile (tx, tz)'s columns and, around them, a ring of one column of its neighbours' (a tile
+// graph's border, a volume tile's ring), clipped to the world.
+struct WorldWindow {
+    uint32_t x0, z0, x1, z1;      // interior [x0, x1) x [z0, z1), world columns
+    uint32_t bx0, bz0, bx1, bz1;  // with the one-column ring, clipped to the world
+};
+WorldWindow tileWindow(const WorldLayout& layout, uint32_t tx, uint32_t tz);
+
 // XXH64 of `prefix` followed by the spans of the world columns [x0, x1) x [z0, z1) (`rows` holds
 // them).
 uint64_t columnsHash(const voxel::VoxelGrid& frame, const voxel::GridRows& rows, uint32_t x0,
@@ -149,6 +157,28 @@ struct WorldStage {
     static Result<StageResult> run(const Inputs& inputs, const Params& params,
                                    const std::filesystem::path& output, Context& context);
 };
+
+// World components: each tile's local components get consecutive global ids (add), joined
+// across tiles by union-find (join); number() gives each its world component, numbered by first
+// appearance (so the ids depend only on the world), and sizes() sums per world component.
+class ComponentJoin {
+public:
+    uint32_t add(uint32_t count);  // the first global id of `count` new components
+    void join(uint32_t a, uint32_t b);
+    uint32_t size() const { return uint32_t(parent_.size()); }
+    std::vector<uint32_t> number();
+    // Per world component, the sum of `sizes` (per global id) over its members.
+    static std::vector<uint64_t> sizes(const std::vector<uint32_t>& world,
+                                       const std::vector<uint64_t>& sizes);
+
+private:
+    uint32_t root(uint32_t a);
+    std::vector<uint32_t> parent_;
+};
+
+// The index header of a world of `layout` over `frame` (counts filled by saveWorldIndex).
+formats::WorldHeader worldIndexHeader(const WorldLayout& layout, const voxel::VoxelGrid& frame,
+                                      uint32_t graph_type);
 
 // A world index's content (kind WRLD, FORMAT.md §11.3); saveWorldIndex fills the header's
 // counts and sorts each portal's edges.

@@ -264,36 +264,21 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     lookup = decltype(lookup)();
     // World components.
     std::vector<uint32_t> component_base(tile_count + 1, 0);
-    for (uint32_t i = 0; i < tile_count; ++i)
-        component_base[i + 1] = component_base[i] + (tiles[i].present ? tiles[i].components : 0);
-    std::vector<uint32_t> parent(component_base[tile_count]);
-    for (uint32_t c = 0; c < parent.size(); ++c) parent[c] = c;
-    auto root = [&](uint32_t a) {
-        while (parent[a] != a) a = parent[a] = parent[parent[a]];
-        return a;
-    };
-    for (const Join& j : joins) {
-        const uint32_t a =
-            root(component_base[j.from_tile] + tiles[j.from_tile].border_component[j.from_edge]);
-        const uint32_t b =
-            root(component_base[j.to_tile] + tiles[j.to_tile].border_component[j.to_edge]);
-        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    ComponentJoin join;
+    std::vector<uint64_t> component_sizes;  // per global component: its polygons
+    for (uint32_t i = 0; i < tile_count; ++i) {
+        join.add(tiles[i].present ? tiles[i].components : 0);
+        component_base[i + 1] = join.size();
+        if (tiles[i].present)
+            component_sizes.insert(component_sizes.end(), tiles[i].component_sizes.begin(),
+                                   tiles[i].component_sizes.end());
     }
-    std::vector<uint32_t> world_component(parent.size());
-    std::vector<uint64_t> island_sizes;
-    {
-        std::vector<uint32_t> number(parent.size(), kNoNode);
-        uint32_t next = 0;
-        for (uint32_t c = 0; c < parent.size(); ++c) {
-            const uint32_t r = root(c);
-            if (number[r] == kNoNode) number[r] = next++;
-            world_component[c] = number[r];
-        }
-        island_sizes.assign(next, 0);
-        for (uint32_t i = 0; i < tile_count; ++i)
-            for (uint32_t c = 0; tiles[i].present && c < tiles[i].components; ++c)
-                island_sizes[world_component[component_base[i] + c]] += tiles[i].component_sizes[c];
-    }
+    for (const Join& j : joins)
+        join.join(component_base[j.from_tile] + tiles[j.from_tile].border_component[j.from_edge],
+                  component_base[j.to_tile] + tiles[j.to_tile].border_component[j.to_edge]);
+    const std::vector<uint32_t> world_component = join.number();
+    const std::vector<uint64_t> island_sizes =
+        ComponentJoin::sizes(world_component, component_sizes);
     // Portals: every border edge that joins (from either side), in tile and WNBE order.
     std::vector<std::vector<uint32_t>> portal_of(tile_count);
     for (uint32_t i = 0; i < tile_count; ++i) portal_of[i].assign(tiles[i].border.size(), kNoNode);
@@ -323,16 +308,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         }
     // The index.
     formats::WorldHeader& h = index.header;
-    h.tiles_x = layout.tiles_x;
-    h.tiles_z = layout.tiles_z;
-    h.tile_cells = layout.tile_cells;
-    h.world_size_x = layout.size_x;
-    h.world_size_z = layout.size_z;
-    for (int a = 0; a < 3; ++a) h.origin[a] = frame.origin[a];
-    h.cell_size = frame.cell_size;
-    h.cell_height = frame.cell_height;
-    h.graph_type = uint32_t(formats::GraphType::navmesh);
-    h.world_fingerprint = layout.fingerprint;
+    h = worldIndexHeader(layout, frame, uint32_t(formats::GraphType::navmesh));
     uint64_t polygons = 0, border_edges = 0, built = 0;
     for (uint32_t i = 0; i < tile_count; ++i) {
         if (!tiles[i].present) continue;

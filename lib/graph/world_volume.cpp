@@ -23,25 +23,6 @@
 namespace nav::graph {
 namespace {
 
-// A tile's columns [x0, x1) x [z0, z1) and its box with the ring [bx0, bx1) x [bz0, bz1), in
-// world columns (the ring clipped to the world).
-struct VolumeBox {
-    uint32_t x0, z0, x1, z1, bx0, bz0, bx1, bz1;
-};
-
-VolumeBox volumeBox(const WorldLayout& layout, uint32_t tx, uint32_t tz) {
-    VolumeBox b;
-    b.x0 = tx * layout.tile_cells;
-    b.z0 = tz * layout.tile_cells;
-    b.x1 = std::min(layout.size_x, b.x0 + layout.tile_cells);
-    b.z1 = std::min(layout.size_z, b.z0 + layout.tile_cells);
-    b.bx0 = b.x0 > 0 ? b.x0 - 1 : 0;
-    b.bz0 = b.z0 > 0 ? b.z0 - 1 : 0;
-    b.bx1 = std::min(layout.size_x, b.x1 + 1);
-    b.bz1 = std::min(layout.size_z, b.z1 + 1);
-    return b;
-}
-
 // What the stage keeps of a tile: its components (interior voxel counts), the components of the
 // interior rim voxels on its +z and +x sides (what the rings of the tiles built after it reach:
 // the next row's and its right neighbour's), and its free ring voxels with their components
@@ -62,13 +43,13 @@ struct VolumeTileSummary {
 
 // The component of interior rim voxel (x, y, z) of box b on its +z side (z = z1 - 1) or, else,
 // its +x side (x = x1 - 1): the sides the rings of later tiles reach.
-uint32_t rimComponent(const VolumeTileSummary& s, const VolumeBox& b, uint32_t x, uint32_t y,
+uint32_t rimComponent(const VolumeTileSummary& s, const WorldWindow& b, uint32_t x, uint32_t y,
                       uint32_t z) {
     if (z + 1 == b.z1) return s.rim_z[size_t(y) * (b.x1 - b.x0) + (x - b.x0)];
     return s.rim_x[size_t(y) * (b.z1 - b.z0) + (z - b.z0)];
 }
 
-void summarise(const Graph& g, const VolumeBox& b, VolumeTileSummary& s) {
+void summarise(const Graph& g, const WorldWindow& b, VolumeTileSummary& s) {
     const uint32_t sx = g.header.size_x, sz = g.header.size_z, sy = g.header.size_y;
     s.components = g.header.component_count;
     s.component_sizes.assign(s.components, 0);
@@ -140,7 +121,7 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     auto tileTask = [&](size_t tile_in_row) {
         const uint32_t tx = uint32_t(tile_in_row);
         VolumeTileSummary& s = tiles[size_t(tz) * layout.tiles_x + tx];
-        const VolumeBox b = volumeBox(layout, tx, tz);
+        const WorldWindow b = tileWindow(layout, tx, tz);
         const uint32_t wx0 = b.x0 > margin ? b.x0 - margin : 0;
         const uint32_t wz0 = b.z0 > margin ? b.z0 - margin : 0;
         const uint32_t wx1 = std::min(layout.size_x, b.x1 + margin);
@@ -193,11 +174,8 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     // voxels joined with the rims of the tiles built before it (its row's left part and the row
     // before); the tiles after it join theirs with its rim.
     std::vector<uint32_t> component_base(tile_count + 1, 0);
-    std::vector<uint32_t> parent;
-    auto root = [&](uint32_t a) {
-        while (parent[a] != a) a = parent[a] = parent[parent[a]];
-        return a;
-    };
+    ComponentJoin join;
+    std::vector<uint64_t> component_sizes;  // per global component: its free voxels
     struct PortalKey {
         uint32_t a_tile, b_tile, a_component, b_component;
         bool operator<(const PortalKey& o) const {
@@ -227,9 +205,11 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
             const uint32_t i = tz * layout.tiles_x + tx;
             VolumeTileSummary& a = tiles[i];
-            component_base[i + 1] = component_base[i] + (a.present ? a.components : 0);
-            for (uint32_t c = component_base[i]; c < component_base[i + 1]; ++c)
-                parent.push_back(c);
+            join.add(a.present ? a.components : 0);
+            component_base[i + 1] = join.size();
+            if (a.present)
+                component_sizes.insert(component_sizes.end(), a.component_sizes.begin(),
+                                       a.component_sizes.end());
             if (!a.present) {
                 a.ring = decltype(a.ring)();
                 continue;
@@ -238,13 +218,11 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
                 const uint32_t j =
                     (r.z / layout.tile_cells) * layout.tiles_x + r.x / layout.tile_cells;
                 if (j > i || !tiles[j].present) continue;  // built later: it joins with a's rim
-                const VolumeBox bj = volumeBox(layout, j % layout.tiles_x, j / layout.tiles_x);
+                const WorldWindow bj = tileWindow(layout, j % layout.tiles_x, j / layout.tiles_x);
                 const uint32_t cb = rimComponent(tiles[j], bj, r.x, r.y, r.z);
                 if (cb == kNoNode) continue;  // not free for j (cannot be: the same flags)
-                const uint32_t ra = root(component_base[i] + r.component);
-                const uint32_t rb = root(component_base[j] + cb);
-                if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);
-                const VolumeBox bi = volumeBox(layout, tx, tz);
+                join.join(component_base[i] + r.component, component_base[j] + cb);
+                const WorldWindow bi = tileWindow(layout, tx, tz);
                 const PortalVoxel in_a{i, r.component, std::clamp(r.x, bi.x0, bi.x1 - 1), r.y,
                                        std::clamp(r.z, bi.z0, bi.z1 - 1)};
                 meetings.emplace(PortalKey{i, j, r.component, cb},
@@ -265,21 +243,9 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         return writeWorldShardPart(output, params, listed);
     }
     if (Status s = (*reader)->finish(); !s) return s.error();
-    std::vector<uint32_t> world_component(parent.size());
-    std::vector<uint64_t> island_sizes;
-    {
-        std::vector<uint32_t> number(parent.size(), kNoNode);
-        uint32_t next = 0;
-        for (uint32_t c = 0; c < parent.size(); ++c) {
-            const uint32_t r = root(c);
-            if (number[r] == kNoNode) number[r] = next++;
-            world_component[c] = number[r];
-        }
-        island_sizes.assign(next, 0);
-        for (uint32_t i = 0; i < tile_count; ++i)
-            for (uint32_t c = 0; tiles[i].present && c < tiles[i].components; ++c)
-                island_sizes[world_component[component_base[i] + c]] += tiles[i].component_sizes[c];
-    }
+    const std::vector<uint32_t> world_component = join.number();
+    const std::vector<uint64_t> island_sizes =
+        ComponentJoin::sizes(world_component, component_sizes);
     // Portals: both voxels of each meeting; edges across (the move's length) and, inside a tile,
     // straight lines between the portals of one component.
     WorldIndex index;
@@ -335,16 +301,7 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         index.portals = std::move(sorted);
     }
     formats::WorldHeader& h = index.header;
-    h.tiles_x = layout.tiles_x;
-    h.tiles_z = layout.tiles_z;
-    h.tile_cells = layout.tile_cells;
-    h.world_size_x = layout.size_x;
-    h.world_size_z = layout.size_z;
-    for (int a = 0; a < 3; ++a) h.origin[a] = frame.origin[a];
-    h.cell_size = frame.cell_size;
-    h.cell_height = frame.cell_height;
-    h.graph_type = uint32_t(formats::GraphType::volume);
-    h.world_fingerprint = layout.fingerprint;
+    h = worldIndexHeader(layout, frame, uint32_t(formats::GraphType::volume));
     uint64_t voxels = 0, built = 0;
     for (uint32_t i = 0; i < tile_count; ++i) {
         if (!tiles[i].present) continue;
