@@ -25,6 +25,7 @@
 #include "lib/nexthop/nexthop.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxel_grid.h"
+#include "lib/voxel/voxelize.h"
 #include "tests/test_support.h"
 
 namespace nav::test {
@@ -243,6 +244,20 @@ void packAsset(const graph::Graph& g, const std::filesystem::path& path, PackedA
     REQUIRE(saveContainer(path, writer).ok());
     REQUIRE_FALSE(navrt::load(path.c_str(), out.asset));
     out.error = navrt::viewGraph(out.asset, out.view);
+}
+
+// A sample level imported and voxelized with the default parameters into `dir` (i.geo, i.vox):
+// the grid, as loaded back.
+inline voxel::VoxelGrid importAndVoxelize(const std::string& level,
+                                          const std::filesystem::path& dir) {
+    Context context;
+    auto imported =
+        importer::ImportStage::run({{sampleLevels() / level}}, {}, dir / "i.geo", context);
+    REQUIRE_MESSAGE(imported.ok(), imported.error().message);
+    REQUIRE(voxel::VoxelizeStage::run({dir / "i.geo", level}, {}, dir / "i.vox", context).ok());
+    auto grid = voxel::loadVoxels(dir / "i.vox");
+    REQUIRE(grid.ok());
+    return std::move(grid).value();
 }
 
 // The container at `path` rebuilt with section `id`'s decoded bytes changed by `edit` (checksums

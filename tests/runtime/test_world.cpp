@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <queue>
 #include <random>
 #include <set>
@@ -224,13 +225,8 @@ TEST_SUITE("world") {
     TEST_CASE("world tiles of a two-storey building (ramp, stairs, mezzanine) equal the whole") {
         test::TempDir dir;
         Context context;
-        auto imported = importer::ImportStage::run(
-            {{test::sampleLevels() / "indoor_two_floors.glb"}}, {}, dir / "i.geo", context);
-        REQUIRE(imported.ok());
-        REQUIRE(
-            voxel::VoxelizeStage::run({dir / "i.geo", "indoor"}, {}, dir / "i.vox", context).ok());
-        auto grid = voxel::loadVoxels(dir / "i.vox");
-        REQUIRE(grid.ok());
+        const std::optional<voxel::VoxelGrid> grid =
+            test::importAndVoxelize("indoor_two_floors.glb", dir.path());
         auto whole = graph::buildTileGraph(*grid, context);
         REQUIRE(whole.ok());
         BakedWorld world;

@@ -37,14 +37,7 @@ struct MeshWorld {
 // and builds the whole tiled navmesh with the same tiles.
 void bakeMeshWorld(const std::string& level, double tile_size, MeshWorld& out) {
     Context context;
-    auto imported = importer::ImportStage::run({{test::sampleLevels() / level}}, {},
-                                               out.dir / "i.geo", context);
-    REQUIRE_MESSAGE(imported.ok(), imported.error().message);
-    REQUIRE(
-        voxel::VoxelizeStage::run({out.dir / "i.geo", level}, {}, out.dir / "i.vox", context).ok());
-    auto grid = voxel::loadVoxels(out.dir / "i.vox");
-    REQUIRE(grid.ok());
-    out.grid = std::move(grid).value();
+    out.grid = test::importAndVoxelize(level, out.dir.path());
     out.layout = graph::worldLayout(out.grid, tile_size);
     graph::WorldStage::Params p;
     p.kind = graph::GraphKind::navmesh;

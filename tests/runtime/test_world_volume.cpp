@@ -33,14 +33,7 @@ struct VolumeWorld {
 
 void bakeVolumeWorld(double tile_size, float radius, VolumeWorld& out) {
     Context context;
-    auto imported = importer::ImportStage::run({{test::sampleLevels() / "indoor_two_floors.glb"}},
-                                               {}, out.dir / "i.geo", context);
-    REQUIRE(imported.ok());
-    REQUIRE(voxel::VoxelizeStage::run({out.dir / "i.geo", "indoor"}, {}, out.dir / "i.vox", context)
-                .ok());
-    auto grid = voxel::loadVoxels(out.dir / "i.vox");
-    REQUIRE(grid.ok());
-    out.grid = std::move(grid).value();
+    out.grid = test::importAndVoxelize("indoor_two_floors.glb", out.dir.path());
     out.layout = graph::worldLayout(out.grid, tile_size);
     graph::WorldStage::Params p;
     p.kind = graph::GraphKind::volume;
