@@ -360,27 +360,35 @@ Result<MemoryEstimate> WorldStage::estimateMemory(const Inputs& inputs, const Pa
                                           columns, h.size_y, cells),
                               "smaller world tiles, fewer --threads or a larger cell size"};
     }
-    if (params.kind == GraphKind::navmesh) {
-        // The navmesh's tiled build (GraphStage's estimate of a tiled navmesh: three rows of
-        // tiles of the grid, ~64 bytes a span, and a tile per thread in flight), and per tile a
-        // summary (its border edges and their costs inside it, ~16 KiB).
-        const double band3 = std::min(double(columns), 3 * cells * double(h.size_x));
-        const uint64_t bytes = kStageBaseBytes + (ec ? 0 : file) +
-                               uint64_t(band3 * per_column * 64) +
-                               uint64_t(double(threads) * cells * cells * 256) +
-                               uint64_t(tiles * 16384) + zstd_contexts;
-        return MemoryEstimate{bytes,
-                              fmt::format("{} columns, {} spans, navmesh tiles of {} cells",
-                                          columns, h.span_count, cells),
-                              "smaller world tiles, fewer --threads or a larger cell size"};
-    }
-    const uint64_t bytes =
+    // The tile graph world's bake (the world itself, or a navmesh world's surface check).
+    const uint64_t tile_world =
         kStageBaseBytes + (ec ? 0 : file) + uint64_t(band * (4 + per_column * 8)) +
         uint64_t(double(threads) * tile_share * double(h.walkable_count) * 180) +
         uint64_t(2 * 4 * double(h.size_x) * walkable_per_column * 48) + uint64_t(tiles * 512) +
         // and a zstd context per thread at the tiles' level (measured on city22: 15-20 MiB a
         // thread more at 19 than at 6)
         zstd_contexts;
+    // Seeds: a byte per walkable cell of the world (reached), and up to 16 decoded tiles.
+    const uint64_t surface =
+        params.seeds.empty() && params.points.empty()
+            ? 0
+            : h.walkable_count + uint64_t(16 * cells * cells * walkable_per_column * 180);
+    if (params.kind == GraphKind::navmesh) {
+        // The navmesh's tiled build (GraphStage's estimate of a tiled navmesh: three rows of
+        // tiles of the grid, ~64 bytes a span, and a tile per thread in flight), and per tile a
+        // summary (its border edges and their costs inside it, ~16 KiB).
+        const double band3 = std::min(double(columns), 3 * cells * double(h.size_x));
+        const uint64_t mesh_world = kStageBaseBytes + (ec ? 0 : file) +
+                                    uint64_t(band3 * per_column * 64) +
+                                    uint64_t(double(threads) * cells * cells * 256) +
+                                    uint64_t(tiles * 16384) + zstd_contexts;
+        const uint64_t bytes = std::max(mesh_world, surface > 0 ? tile_world : 0) + surface;
+        return MemoryEstimate{bytes,
+                              fmt::format("{} columns, {} spans, navmesh tiles of {} cells",
+                                          columns, h.span_count, cells),
+                              "smaller world tiles, fewer --threads or a larger cell size"};
+    }
+    const uint64_t bytes = tile_world + surface;
     return MemoryEstimate{bytes,
                           fmt::format("{} columns, {} spans, {} walkable, tiles of {} cells",
                                       columns, h.span_count, h.walkable_count, cells),
