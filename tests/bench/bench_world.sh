@@ -80,9 +80,15 @@ for level in "$@"; do
         "$(stage_peaks "$work/out/l.report.json")" "$files"
       [ "$mode" = whole ] && cp "$work/out/default.tile.nav" "$work/whole.nav"
       [ "$mode" = mesh-whole ] && cp "$work/out/default.navmesh.nav" "$work/whole-mesh.nav"
+      [ "$mode" = vol-whole ] && cp "$work/out/default.volume.nav" "$work/whole-vol.nav"
       if [ "$mode" = world ] && [ "$j" = 1 ] && [ "$count" -le "$stream_max" ] && [ -f "$work/whole.nav" ]; then
         "$build/tests/bench/world_stream" "$work/out" default "$work/whole.nav" |
           sed 's/^/    streaming: /'
+      fi
+      if [ "$mode" = vol-world ] && [ "$j" = 1 ] && [ -f "$work/whole-vol.nav" ]; then
+        WORLD_STREAM_PAIRS=${VOLUME_STREAM_PAIRS:-10} \
+          "$build/tests/bench/world_stream" "$work/out" default.volume "$work/whole-vol.nav" |
+          sed 's/^/    streaming volume: /'
       fi
       if [ "$mode" = mesh-world ] && [ "$j" = 1 ] && [ "$count" -le "$stream_max" ] && [ -f "$work/whole-mesh.nav" ]; then
         "$build/tests/bench/world_stream" "$work/out" default.navmesh "$work/whole-mesh.nav" |
@@ -90,7 +96,7 @@ for level in "$@"; do
       fi
     done
   done
-  rm -f "$work/whole.nav" "$work/whole-mesh.nav"
+  rm -f "$work/whole.nav" "$work/whole-mesh.nav" "$work/whole-vol.nav"
   if [ -x "$recast" ]; then
     cells=$(awk -v m="$tile_m" 'BEGIN{printf "%d", m / 0.3 + 0.5}')
     start=$(date +%s.%N)

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -87,7 +88,12 @@ int main(int argc, char** argv) {
     float x0, z0, x1, z1;
     world.extent(x0, z0, x1, z1);
     std::vector<navrt::Vec3> points;
-    for (int tries = 0; tries < 200000 && points.size() < 400; ++tries) {
+    // 200 pairs (WORLD_STREAM_PAIRS: fewer for volume worlds, whose long voxel searches take
+    // seconds each).
+    const char* pairs_env = std::getenv("WORLD_STREAM_PAIRS");
+    const size_t wanted =
+        2 * size_t(pairs_env != nullptr ? std::max(1, std::atoi(pairs_env)) : 200);
+    for (int tries = 0; tries < 200000 && points.size() < wanted; ++tries) {
         const navrt::Vec3 p{x0 + unit(random) * (x1 - x0), 0, z0 + unit(random) * (z1 - z0)};
         uint32_t tx, tz, node;
         if (world.locate(p, 1e6f, 0, tx, tz, node)) points.push_back(world.position(tx, tz, node));
