@@ -13,6 +13,17 @@
 //  - planTiles: the tiles a path from one point to another crosses, loaded or not, from the portal
 //    graph: what a streaming system loads ahead of an agent.
 //
+// The index says what its tiles hold (WIHD graph_type, FORMAT.md §11):
+//  - tile graphs (above): nodes are walkable cells;
+//  - navmesh tiles (AGENT.navmesh.world): nodes are polygons; a tile's border edges (WNBE) join
+//    the neighbour's matching edges while both are loaded; findPath is navrt's polygon A* (entry
+//    points on the portals) across them and returns the funnelled path (start, corners, goal);
+//    locate names the polygon under a point;
+//  - volume tiles (AGENT.volume.world, flyers): nodes are the voxels of a tile's box (its columns
+//    and a ring of one column around them); a move into the ring enters the neighbour's voxel
+//    while it is loaded; findPath is the exact A* over the loaded voxels (voxel centres), locate
+//    the nearest free voxel.
+//
 // One World is for one thread at a time (queries keep their scratch); tiles are copied in.
 #pragma once
 
@@ -65,11 +76,14 @@ public:
     size_t memoryBytes() const;
 
     // The walkable cell nearest p within `vertical` metres up or down and `cells` columns around
-    // it, in a loaded tile. False when none, or when p's own column lies in a tile not loaded.
+    // it, in a loaded tile (navmesh worlds: the polygon under p within `cells` columns
+    // horizontally; volume worlds: the nearest free voxel). False when none, or when p's own
+    // column lies in a tile not loaded.
     bool locate(Vec3 p, float vertical, int cells, uint32_t& tile_x, uint32_t& tile_z,
                 uint32_t& node) const;
 
-    // The position of a node of a loaded tile (as locate() names it).
+    // The position of a node of a loaded tile (as locate() names it): a cell's top, a polygon's
+    // centroid, a voxel's centre.
     Vec3 position(uint32_t tile_x, uint32_t tile_z, uint32_t node) const;
 
     // The shortest path over the loaded tiles between the cells nearest from and to (vertical
