@@ -1,6 +1,7 @@
 #include "lib/runtime/navrt_world.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -68,6 +69,79 @@ float octile(float ax, float az, float bx, float bz) {
     return std::max(dx, dz) + (std::sqrt(2.0f) - 1.0f) * std::min(dx, dz);
 }
 
+// A volume search's records by (tile << 32 | voxel): open addressing with linear probing, the
+// slots of earlier searches told apart by a search number (no clearing between searches).
+// A volume world's move: offsets, the neighbourhood bits its box needs free, its cost.
+struct VolumeMove {
+    int dx, dy, dz;
+    uint32_t required;
+    double cost;
+};
+
+class VoxelRecords {
+public:
+    struct Record {
+        double g;
+        uint64_t parent;
+        bool closed;
+    };
+    void start() {
+        count_ = 0;
+        if (++search_ == 0) {
+            std::fill(stamps_.begin(), stamps_.end(), 0);
+            search_ = 1;
+        }
+        if (keys_.empty()) grow(1 << 12);
+    }
+    Record* find(uint64_t key) {
+        for (size_t i = slot(key);; i = (i + 1) & mask_) {
+            if (stamps_[i] != search_) return nullptr;
+            if (keys_[i] == key) return &records_[i];
+        }
+    }
+    // A new key's record (the key must not be there).
+    Record& insert(uint64_t key) {
+        if (2 * (count_ + 1) > keys_.size()) grow(2 * keys_.size());
+        size_t i = slot(key);
+        while (stamps_[i] == search_) i = (i + 1) & mask_;
+        stamps_[i] = search_;
+        keys_[i] = key;
+        ++count_;
+        return records_[i];
+    }
+    size_t bytes() const { return keys_.size() * (8 + 4 + sizeof(Record)); }
+
+private:
+    size_t slot(uint64_t key) const {
+        return size_t((key * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
+    }
+    void grow(size_t capacity) {
+        std::vector<uint64_t> keys(capacity);
+        std::vector<uint32_t> stamps(capacity, 0);
+        std::vector<Record> records(capacity);
+        const size_t old_mask = mask_;
+        mask_ = capacity - 1;
+        shift_ = 64 - unsigned(std::countr_zero(capacity));
+        for (size_t i = 0; i < keys_.size() && old_mask != 0; ++i) {
+            if (stamps_[i] != search_) continue;
+            size_t j = slot(keys_[i]);
+            while (stamps[j] == search_) j = (j + 1) & mask_;
+            stamps[j] = search_;
+            keys[j] = keys_[i];
+            records[j] = records_[i];
+        }
+        keys_.swap(keys);
+        stamps_.swap(stamps);
+        records_.swap(records);
+    }
+    std::vector<uint64_t> keys_;
+    std::vector<uint32_t> stamps_;
+    std::vector<Record> records_;
+    size_t mask_ = 0, count_ = 0;
+    unsigned shift_ = 64;
+    uint32_t search_ = 0;
+};
+
 }  // namespace
 
 struct World::Impl {
@@ -90,7 +164,9 @@ struct World::Impl {
     std::vector<WorldPathLink> path_links;
     float cost = 0;
     uint32_t expanded = 0;
-    uint32_t search = 0;  // findPath's number (Tile::seen, closed)
+    uint32_t search = 0;         // findPath's number (Tile::seen, closed)
+    VoxelRecords voxel_records;  // volume worlds' findPath records, kept between searches
+    std::vector<VolumeMove> volume_moves;
 
     uint32_t tileIndex(uint32_t column) const {
         const uint32_t x = column % header.world_size_x, z = column / header.world_size_x;
@@ -287,6 +363,7 @@ static Error decodeIndex(World::Impl& w) {
     const fmt::WorldHeader& h = w.header;
     w.mesh = h.graph_type == uint32_t(fmt::GraphType::navmesh);
     w.volume = h.graph_type == uint32_t(fmt::GraphType::volume);
+    w.volume_moves.clear();  // their costs follow the cell sizes
     if (portals.size != size_t(h.portal_count) * fmt::kPortalRecordSize)
         return badSection(fmt::kSecWorldPortals,
                           "world index: section 'WPNT' does not hold 24 bytes per portal");
@@ -626,7 +703,8 @@ size_t World::memoryBytes() const {
     const Impl& w = *impl_;
     size_t bytes = sizeof(Impl) + w.portals.size() * sizeof(Portal) +
                    (w.portal_offsets.size() + w.portal_targets.size()) * 4 +
-                   w.portal_costs.size() * 4 + w.tiles.size() * sizeof(void*);
+                   w.portal_costs.size() * 4 + w.tiles.size() * sizeof(void*) +
+                   w.voxel_records.bytes();
     for (uint32_t i = 0; i < w.index.sectionCount(); ++i) bytes += w.index.section(i).size;
     for (const auto& t : w.tiles) {
         if (!t) continue;
@@ -907,25 +985,51 @@ PathStatus findVolumePath(World::Impl& w, Vec3 from, Vec3 to) {
         const double dx = double(x - gx) * cs, dy = double(y - gy) * ch, dz = double(z - gz) * cs;
         return std::sqrt(dx * dx + dy * dy + dz * dz) * (1.0 - 1e-9);
     };
-    struct Record {
-        double g;
-        uint64_t parent;
-        bool closed;
+    // The 26 moves: offsets, the neighbourhood bits their box needs free (all but u), costs
+    // (made once per world).
+    std::vector<VolumeMove>& moves = w.volume_moves;
+    if (moves.empty())
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dz = -1; dz <= 1; ++dz)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    if (dx == 0 && dy == 0 && dz == 0) continue;
+                    uint32_t required = 0;
+                    for (int by = 0; by <= 1; ++by)
+                        for (int bz = 0; bz <= 1; ++bz)
+                            for (int bx = 0; bx <= 1; ++bx)
+                                if (bx || by || bz)
+                                    required |=
+                                        1u << ((by * dy + 1) * 9 + (bz * dz + 1) * 3 + bx * dx + 1);
+                    required &= ~(1u << 13);  // u itself
+                    const double mx = dx * cs, my = dy * ch, mz = dz * cs;
+                    moves.push_back({dx, dy, dz, required, std::sqrt(mx * mx + my * my + mz * mz)});
+                }
+    VoxelRecords& records = w.voxel_records;
+    records.start();
+    using Record = VoxelRecords::Record;
+    // Ties on f go to the larger g (deeper first), as navrt's heap breaks them: on a voxel grid
+    // most nodes tie, and without it A* expands whole fronts of them.
+    struct Item {
+        double f, g;
+        uint64_t key;
+        bool operator>(const Item& o) const {
+            if (f != o.f) return f > o.f;
+            if (g != o.g) return g < o.g;
+            return key > o.key;
+        }
     };
-    std::unordered_map<uint64_t, Record> records;
-    using Item = std::pair<double, uint64_t>;
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
-    records[start] = {0.0, start, false};
+    records.insert(start) = {0.0, start, false};
     {
         int64_t x, y, z;
         World::Impl::worldVoxel(*w.tiles[st], sv, x, y, z);
-        open.push({h(x, y, z), start});
+        open.push({h(x, y, z), 0.0, start});
     }
     bool reached = false;
     while (!open.empty()) {
-        const auto [f, u] = open.top();
+        const uint64_t u = open.top().key;
         open.pop();
-        Record& ru = records[u];
+        Record& ru = *records.find(u);
         if (ru.closed) continue;
         ru.closed = true;
         ++w.expanded;
@@ -937,37 +1041,33 @@ PathStatus findVolumePath(World::Impl& w, Vec3 from, Vec3 to) {
         const Tile& t = *w.tiles[uint32_t(u >> 32)];
         int64_t x, y, z;
         World::Impl::worldVoxel(t, uint32_t(u), x, y, z);
+        // The free voxels of u's 3 x 3 x 3 neighbourhood (bit (dy+1)*9 + (dz+1)*3 + dx+1), then
+        // each move whose box is free.
+        uint32_t mask = 0;
         for (int dy = -1; dy <= 1; ++dy)
             for (int dz = -1; dz <= 1; ++dz)
-                for (int dx = -1; dx <= 1; ++dx) {
-                    if (dx == 0 && dy == 0 && dz == 0) continue;
-                    // Every voxel of the box {x, x+dx} x {y, y+dy} x {z, z+dz} but u free.
-                    bool free = true;
-                    for (int by = 0; by <= 1 && free; ++by)
-                        for (int bz = 0; bz <= 1 && free; ++bz)
-                            for (int bx = 0; bx <= 1 && free; ++bx) {
-                                if ((bx && !dx) || (by && !dy) || (bz && !dz)) continue;
-                                if (!bx && !by && !bz) continue;
-                                free =
-                                    World::Impl::boxFree(t, x + bx * dx, y + by * dy, z + bz * dz);
-                            }
-                    if (!free) continue;
-                    uint32_t ot, ov;
-                    if (!w.ownerVoxel(x + dx, y + dy, z + dz, ot, ov)) continue;
-                    const uint64_t kv = key(ot, ov);
-                    const double ddx = dx * cs, ddy = dy * ch, ddz = dz * cs;
-                    const double g = gu + std::sqrt(ddx * ddx + ddy * ddy + ddz * ddz);
-                    auto [it, fresh] = records.try_emplace(kv, Record{g, u, false});
-                    if (!fresh) {
-                        if (it->second.closed || it->second.g <= g) continue;
-                        it->second = Record{g, u, false};
-                    }
-                    open.push({g + h(x + dx, y + dy, z + dz), kv});
-                }
+                for (int dx = -1; dx <= 1; ++dx)
+                    if (World::Impl::boxFree(t, x + dx, y + dy, z + dz))
+                        mask |= 1u << ((dy + 1) * 9 + (dz + 1) * 3 + dx + 1);
+        for (const VolumeMove& m : moves) {
+            if ((mask & m.required) != m.required) continue;
+            uint32_t ot, ov;
+            if (!w.ownerVoxel(x + m.dx, y + m.dy, z + m.dz, ot, ov)) continue;
+            const uint64_t kv = key(ot, ov);
+            const double g = gu + m.cost;
+            Record* r = records.find(kv);
+            if (r == nullptr) {
+                records.insert(kv) = Record{g, u, false};
+            } else {
+                if (r->closed || r->g <= g) continue;
+                *r = Record{g, u, false};
+            }
+            open.push({g + h(x + m.dx, y + m.dy, z + m.dz), g, kv});
+        }
     }
     if (!reached) return PathStatus::no_path;
-    w.cost = float(records[goal].g);
-    for (uint64_t k = goal;; k = records[k].parent) {
+    w.cost = float(records.find(goal)->g);
+    for (uint64_t k = goal;; k = records.find(k)->parent) {
         int64_t x, y, z;
         World::Impl::worldVoxel(*w.tiles[uint32_t(k >> 32)], uint32_t(k), x, y, z);
         w.path.push_back(w.voxelCentre(x, y, z));
