@@ -1024,28 +1024,15 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
         built += tiles[i].built && tiles[i].present;
         if (!tiles[i].present) continue;
         nodes += tiles[i].nodes;
-        WorldIndex::Tile& entry = index.tiles.emplace_back();
-        entry.index = i;
-        entry.nodes = tiles[i].nodes;
-        entry.content = tiles[i].content;
-        for (uint32_t c = 0; c < tiles[i].components; ++c)
-            entry.components.push_back(world_component[component_base[i] + c]);
+        addIndexTile(index, i, tiles[i].nodes, tiles[i].content, world_component, component_base[i],
+                     tiles[i].components);
     }
     for (uint32_t p = 0; p < portals.size(); ++p)
         index.portals.push_back(
             {portals[p].tile, portals[p].column, portals[p].y, positions[p], std::move(edges[p])});
     if (Status s = saveWorldIndex(output, index); !s) return s.error();
 
-    StageResult result;
-    result.milliseconds =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    result.count("tiles", h.tile_count);
-    result.count("tiles_built", built);
-    result.count("tiles_reused", h.tile_count - built);
-    result.count("nodes", nodes);
-    result.count("seams", seams);
-    result.count("portals", h.portal_count);
-    result.count("portal_edges", h.portal_edge_count);
+    StageResult result = worldStageResult(h, built, start, {{"nodes", nodes}, {"seams", seams}});
     reportIslands(island_sizes, result);
     if (params.uphill > 0 || params.downhill > 0)
         result.count("gradient_edges_built", gradient_edges);
@@ -1492,6 +1479,30 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
 }  // namespace
 
 std::string worldTileFileName(uint64_t content) { return tileFileName(content); }
+
+void addIndexTile(WorldIndex& index, uint32_t tile, uint64_t nodes, uint64_t content,
+                  const std::vector<uint32_t>& world_component, uint32_t base, uint32_t count) {
+    WorldIndex::Tile& entry = index.tiles.emplace_back();
+    entry.index = tile;
+    entry.nodes = uint32_t(std::min<uint64_t>(nodes, kNoNode - 1));
+    entry.content = content;
+    for (uint32_t c = 0; c < count; ++c) entry.components.push_back(world_component[base + c]);
+}
+
+StageResult worldStageResult(const formats::WorldHeader& h, uint64_t built,
+                             std::chrono::steady_clock::time_point start,
+                             std::initializer_list<std::pair<const char*, uint64_t>> counts) {
+    StageResult result;
+    result.milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.count("tiles", h.tile_count);
+    result.count("tiles_built", built);
+    result.count("tiles_reused", h.tile_count - built);
+    for (const auto& [name, value] : counts) result.count(name, value);
+    result.count("portals", h.portal_count);
+    result.count("portal_edges", h.portal_edge_count);
+    return result;
+}
 
 uint32_t ComponentJoin::add(uint32_t count) {
     const uint32_t base = uint32_t(parent_.size());

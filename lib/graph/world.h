@@ -16,8 +16,10 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <vector>
 
 #include "formats/layouts.h"
@@ -200,6 +202,15 @@ struct WorldIndex {
     std::vector<Portal> portals;
 };
 Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index);
+// Appends a tile with `nodes` to the index, its local components [base, base + count) numbered
+// by `world_component`.
+void addIndexTile(WorldIndex& index, uint32_t tile, uint64_t nodes, uint64_t content,
+                  const std::vector<uint32_t>& world_component, uint32_t base, uint32_t count);
+// A world stage's result: its time since `start`, tiles (built, reused), the kind's own counts,
+// portals and portal edges.
+StageResult worldStageResult(const formats::WorldHeader& header, uint64_t built,
+                             std::chrono::steady_clock::time_point start,
+                             std::initializer_list<std::pair<const char*, uint64_t>> counts);
 std::string worldTileFileName(uint64_t content);
 
 // A shard's part file (WorldStage::Params::shard_count > 0): the cache files of the tiles it

@@ -315,26 +315,15 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         built += tiles[i].built;
         polygons += tiles[i].polygons;
         border_edges += tiles[i].border.size();
-        WorldIndex::Tile& entry = index.tiles.emplace_back();
-        entry.index = i;
-        entry.nodes = tiles[i].polygons;
-        entry.content = tiles[i].content;
-        for (uint32_t c = 0; c < tiles[i].components; ++c)
-            entry.components.push_back(world_component[component_base[i] + c]);
+        addIndexTile(index, i, tiles[i].polygons, tiles[i].content, world_component,
+                     component_base[i], tiles[i].components);
     }
     if (Status s = saveWorldIndex(output, index); !s) return s.error();
 
-    StageResult result;
-    result.milliseconds =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    result.count("tiles", h.tile_count);
-    result.count("tiles_built", built);
-    result.count("tiles_reused", h.tile_count - built);
-    result.count("polygons", polygons);
-    result.count("border_edges", border_edges);
-    result.count("border_edges_joined", joins.size());
-    result.count("portals", h.portal_count);
-    result.count("portal_edges", h.portal_edge_count);
+    StageResult result = worldStageResult(h, built, start,
+                                          {{"polygons", polygons},
+                                           {"border_edges", border_edges},
+                                           {"border_edges_joined", joins.size()}});
     if (*failed > 0) result.count("contours_not_triangulated", uint64_t(*failed));
     reportIslands(island_sizes, result);
     result.summary.push_back(fmt::format(

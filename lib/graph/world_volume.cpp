@@ -307,24 +307,12 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         if (!tiles[i].present) continue;
         built += tiles[i].built;
         voxels += tiles[i].free_voxels;
-        WorldIndex::Tile& entry = index.tiles.emplace_back();
-        entry.index = i;
-        entry.nodes = uint32_t(std::min<uint64_t>(tiles[i].free_voxels, kNoNode - 1));
-        entry.content = tiles[i].content;
-        for (uint32_t c = 0; c < tiles[i].components; ++c)
-            entry.components.push_back(world_component[component_base[i] + c]);
+        addIndexTile(index, i, tiles[i].free_voxels, tiles[i].content, world_component,
+                     component_base[i], tiles[i].components);
     }
     if (Status s = saveWorldIndex(output, index); !s) return s.error();
 
-    StageResult result;
-    result.milliseconds =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    result.count("tiles", h.tile_count);
-    result.count("tiles_built", built);
-    result.count("tiles_reused", h.tile_count - built);
-    result.count("free_voxels", voxels);
-    result.count("portals", h.portal_count);
-    result.count("portal_edges", h.portal_edge_count);
+    StageResult result = worldStageResult(h, built, start, {{"free_voxels", voxels}});
     reportIslands(island_sizes, result);
     result.summary.push_back(fmt::format(
         "volume world: {} x {} tiles of {} columns and {} layers ({} with free voxels: {} built, "
