@@ -209,7 +209,13 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const voxel::Gri
     }
     g.edge_offsets.push_back(uint32_t(g.edge_targets.size()));
     finalizeGraph(g);
-    formats::WorldTileHeader& h = tile.header;
+    tile.header = worldTileHeader(layout, tx, tz, uint32_t(tile.seams.size()));
+    return tile;
+}
+
+formats::WorldTileHeader worldTileHeader(const WorldLayout& layout, uint32_t tx, uint32_t tz,
+                                         uint32_t seam_count) {
+    formats::WorldTileHeader h;
     h.tile_x = tx;
     h.tile_z = tz;
     h.tiles_x = layout.tiles_x;
@@ -217,11 +223,11 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const voxel::Gri
     h.tile_cells = layout.tile_cells;
     h.world_size_x = layout.size_x;
     h.world_size_z = layout.size_z;
-    h.x0 = w.x0;
-    h.z0 = w.z0;
-    h.seam_count = uint32_t(tile.seams.size());
+    h.x0 = tx * layout.tile_cells;
+    h.z0 = tz * layout.tile_cells;
+    h.seam_count = seam_count;
     h.world_fingerprint = layout.fingerprint;
-    return tile;
+    return h;
 }
 
 uint64_t addWorldTileGradients(WorldTile& tile, const voxel::VoxelGrid& frame, float uphill,

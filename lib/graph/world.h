@@ -50,6 +50,9 @@ struct WorldWindow {
     uint32_t bx0, bz0, bx1, bz1;  // with the one-column ring, clipped to the world
 };
 WorldWindow tileWindow(const WorldLayout& layout, uint32_t tx, uint32_t tz);
+// Tile (tx, tz)'s WTHD with `seam_count` records (WSEM seams, or WNBE border edges).
+formats::WorldTileHeader worldTileHeader(const WorldLayout& layout, uint32_t tx, uint32_t tz,
+                                         uint32_t seam_count);
 
 // XXH64 of `prefix` followed by the spans of the world columns [x0, x1) x [z0, z1) (`rows` holds
 // them).

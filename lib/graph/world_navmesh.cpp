@@ -161,21 +161,6 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                                    std::bit_cast<uint32_t>(params.downhill)};
         return formats::xxhash64(parts, sizeof parts, 0);
     };
-    auto headerOf = [&](uint32_t tx, uint32_t tz, uint32_t border_count) {
-        formats::WorldTileHeader h;
-        h.tile_x = tx;
-        h.tile_z = tz;
-        h.tiles_x = layout.tiles_x;
-        h.tiles_z = layout.tiles_z;
-        h.tile_cells = layout.tile_cells;
-        h.world_size_x = layout.size_x;
-        h.world_size_z = layout.size_z;
-        h.x0 = tx * layout.tile_cells;
-        h.z0 = tz * layout.tile_cells;
-        h.seam_count = border_count;
-        h.world_fingerprint = layout.fingerprint;
-        return h;
-    };
     navmesh::TileSink sink;
     sink.cached = [&](uint32_t tx, uint32_t tz, uint64_t key) {
         MeshTileSummary& s = tiles[size_t(tz) * layout.tiles_x + tx];
@@ -205,9 +190,10 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         std::vector<formats::BorderEdgeRecord> border;
         for (const navmesh::BorderEdge& e : tile.border)
             border.push_back({e.poly, e.edge, e.side, e.a0, e.a1, e.y0, e.y1});
-        if (Status st = saveMeshTile(folder / worldTileFileName(s.content), graph,
-                                     headerOf(tile.tile_x, tile.tile_z, uint32_t(border.size())),
-                                     border, params.compression);
+        if (Status st = saveMeshTile(
+                folder / worldTileFileName(s.content), graph,
+                worldTileHeader(layout, tile.tile_x, tile.tile_z, uint32_t(border.size())), border,
+                params.compression);
             !st)
             return st;
         summarise(graph, border, s);

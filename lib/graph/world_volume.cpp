@@ -102,20 +102,6 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     std::vector<VolumeTileSummary> tiles(tile_count);
     uint64_t progress = 0;
     const int threads = resolveThreads(params.threads);
-    auto headerOf = [&](uint32_t tx, uint32_t tz) {
-        formats::WorldTileHeader h;
-        h.tile_x = tx;
-        h.tile_z = tz;
-        h.tiles_x = layout.tiles_x;
-        h.tiles_z = layout.tiles_z;
-        h.tile_cells = layout.tile_cells;
-        h.world_size_x = layout.size_x;
-        h.world_size_z = layout.size_z;
-        h.x0 = tx * layout.tile_cells;
-        h.z0 = tz * layout.tile_cells;
-        h.world_fingerprint = layout.fingerprint;
-        return h;
-    };
     voxel::GridRows rows;
     uint32_t tz = 0;
     auto tileTask = [&](size_t tile_in_row) {
@@ -165,7 +151,7 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         formats::ContainerWriter writer =
             graphWriter(*graph, formats::kKindNav, params.compression);
         std::vector<uint8_t> head(formats::kWorldTileHeaderSize);
-        formats::encodeWorldTileHeader(headerOf(tx, tz), head.data());
+        formats::encodeWorldTileHeader(worldTileHeader(layout, tx, tz, 0), head.data());
         writer.add(formats::kSecWorldTileHeader, std::move(head), formats::Codec::raw);
         if (Status st = saveContainer(file, writer); !st)
             throw std::runtime_error(st.error().message);
