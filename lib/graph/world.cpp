@@ -1072,18 +1072,25 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
 }
 
 // The tiles of a world on disk, decoded on demand (a few kept: the seeds' searches and point
-// lookups go back and forth between neighbours).
+// lookups go back and forth between neighbours). A tile stays valid until the next get().
 class TileGraphs {
 public:
-    TileGraphs(const WorldLayout& layout, std::vector<std::filesystem::path> files)
-        : layout_(layout), files_(std::move(files)) {}
-    // Tile `index`'s graph, or null when it has no walkable cells.
-    Result<const Graph*> get(uint32_t index) {
-        if (files_[index].empty()) return static_cast<const Graph*>(nullptr);
-        for (auto& entry : held_)
-            if (entry.index == index) {
-                entry.used = ++clock_;
-                return &entry.graph;
+    struct Tile {
+        uint32_t index = 0;
+        uint64_t used = 0;
+        Graph graph;
+        formats::WorldTileHeader header;
+        std::vector<formats::SeamRecord> seams;  // by source node (stable)
+        std::vector<uint32_t> seam_offsets;      // per node + 1
+    };
+    explicit TileGraphs(std::vector<std::filesystem::path> files) : files_(std::move(files)) {}
+    // Tile `index`, or null when it has no walkable cells.
+    Result<const Tile*> get(uint32_t index) {
+        if (files_[index].empty()) return static_cast<const Tile*>(nullptr);
+        for (auto& held : held_)
+            if (held->index == index) {
+                held->used = ++clock_;
+                return held.get();
             }
         auto c = loadContainer(files_[index], formats::kKindNav, formats::kNavVersion);
         if (!c) return c.error();
@@ -1096,39 +1103,35 @@ public:
         if (held_.size() >= 16)
             held_.erase(
                 std::min_element(held_.begin(), held_.end(),
-                                 [](const auto& a, const auto& b) { return a.used < b.used; }));
-        Held& e = held_.emplace_back();
-        e.index = index;
-        e.used = ++clock_;
-        e.graph = std::move(g).value();
-        e.header = *h;
+                                 [](const auto& a, const auto& b) { return a->used < b->used; }));
+        auto t = std::make_unique<Tile>();
+        t->index = index;
+        t->used = ++clock_;
+        t->graph = std::move(g).value();
+        t->header = *h;
+        std::vector<formats::SeamRecord> seams;
         for (size_t i = 0; i + formats::kSeamRecordSize <= raw->size();
              i += formats::kSeamRecordSize)
-            e.seams.push_back(formats::decodeSeam(raw->data() + i));
-        return &e.graph;
-    }
-    // The header and seams of a tile get() returned last (valid until the next get()).
-    const formats::WorldTileHeader& header(uint32_t index) const { return find(index).header; }
-    const std::vector<formats::SeamRecord>& seams(uint32_t index) const {
-        return find(index).seams;
+            seams.push_back(formats::decodeSeam(raw->data() + i));
+        const size_t n = t->graph.nodeCount();
+        t->seam_offsets.assign(n + 1, 0);
+        for (const formats::SeamRecord& sr : seams) {
+            if (sr.from >= n)
+                return inputError("{}: a seam names node {} of {}", files_[index].string(), sr.from,
+                                  n);
+            ++t->seam_offsets[sr.from + 1];
+        }
+        for (size_t v = 0; v < n; ++v) t->seam_offsets[v + 1] += t->seam_offsets[v];
+        t->seams.resize(seams.size());
+        std::vector<uint32_t> at(t->seam_offsets.begin(), t->seam_offsets.end() - 1);
+        for (const formats::SeamRecord& sr : seams) t->seams[at[sr.from]++] = sr;
+        held_.push_back(std::move(t));
+        return held_.back().get();
     }
 
 private:
-    struct Held {
-        uint32_t index = 0;
-        uint64_t used = 0;
-        Graph graph;
-        formats::WorldTileHeader header;
-        std::vector<formats::SeamRecord> seams;
-    };
-    const Held& find(uint32_t index) const {
-        for (const Held& e : held_)
-            if (e.index == index) return e;
-        return held_.front();  // not reached: callers ask right after get()
-    }
-    WorldLayout layout_;
     std::vector<std::filesystem::path> files_;
-    std::vector<Held> held_;
+    std::vector<std::unique_ptr<Tile>> held_;
     uint64_t clock_ = 0;
 };
 
@@ -1149,13 +1152,14 @@ Result<std::pair<uint32_t, uint32_t>> worldSurfaceNode(TileGraphs& tiles, const 
             if (x < 0 || z < 0 || x >= int(frame.size_x) || z >= int(frame.size_z)) continue;
             const uint32_t column = uint32_t(z) * frame.size_x + uint32_t(x);
             const uint32_t t = tileOfColumn(layout, column);
-            auto g = tiles.get(t);
-            if (!g) return g.error();
-            if (*g == nullptr) continue;
-            const formats::WorldTileHeader& h = tiles.header(t);
-            const uint32_t c = (uint32_t(z) - h.z0) * (*g)->header.size_x + (uint32_t(x) - h.x0);
-            for (uint32_t n = (*g)->column_nodes[c]; n < (*g)->column_nodes[c + 1]; ++n) {
-                const float* q = &(*g)->positions[3 * size_t(n)];
+            auto held = tiles.get(t);
+            if (!held) return held.error();
+            if (*held == nullptr) continue;
+            const Graph& g = (*held)->graph;
+            const formats::WorldTileHeader& h = (*held)->header;
+            const uint32_t c = (uint32_t(z) - h.z0) * g.header.size_x + (uint32_t(x) - h.x0);
+            for (uint32_t n = g.column_nodes[c]; n < g.column_nodes[c + 1]; ++n) {
+                const float* q = &g.positions[3 * size_t(n)];
                 if (std::fabs(double(q[1]) - p[1]) > 1.0) continue;
                 const double d = (dx == 0 && dz == 0)
                                      ? -1.0
@@ -1178,11 +1182,12 @@ Result<std::string> worldNearestText(TileGraphs& tiles, const WorldLayout& layou
         for (int64_t x = tx - 1; x <= tx + 1; ++x) {
             if (x < 0 || z < 0 || x >= int64_t(layout.tiles_x) || z >= int64_t(layout.tiles_z))
                 continue;
-            auto g = tiles.get(uint32_t(z) * layout.tiles_x + uint32_t(x));
-            if (!g) return g.error();
-            if (*g == nullptr) continue;
-            for (size_t k = 0; k < (*g)->nodeCount(); ++k) {
-                const float* q = &(*g)->positions[3 * k];
+            auto held = tiles.get(uint32_t(z) * layout.tiles_x + uint32_t(x));
+            if (!held) return held.error();
+            if (*held == nullptr) continue;
+            const Graph& g = (*held)->graph;
+            for (size_t k = 0; k < g.nodeCount(); ++k) {
+                const float* q = &g.positions[3 * k];
                 nearest = std::min(nearest, std::hypot(double(q[0]) - p[0], double(q[1]) - p[1],
                                                        double(q[2]) - p[2]));
             }
@@ -1230,7 +1235,7 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
     if (!listed) return listed.error();
     std::vector<std::filesystem::path> files(tile_count);
     for (const WorldTileFile& f : *listed) files[f.tile_z * layout.tiles_x + f.tile_x] = f.path;
-    TileGraphs tiles(layout, files);
+    TileGraphs tiles(files);
     SurfaceCheck check;
     // Reached cells, per tile (node order; empty until the tile is first searched).
     std::vector<std::vector<uint8_t>> reached(tile_count);
@@ -1261,32 +1266,23 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
     while (!queue.empty()) {
         const uint32_t t = *queue.begin();
         queue.erase(queue.begin());
-        auto g = tiles.get(t);
-        if (!g) return g.error();
-        if (*g == nullptr) continue;
+        auto held = tiles.get(t);
+        if (!held) return held.error();
+        if (*held == nullptr) continue;
         ++searches;
-        const Graph& graph = **g;
-        const formats::WorldTileHeader header = tiles.header(t);
-        std::vector<formats::SeamRecord> seams = tiles.seams(t);
-        std::vector<uint32_t> seam_offsets(graph.nodeCount() + 1, 0);
-        for (const formats::SeamRecord& sr : seams) ++seam_offsets[sr.from + 1];
-        for (size_t v = 0; v < graph.nodeCount(); ++v) seam_offsets[v + 1] += seam_offsets[v];
-        std::vector<uint32_t> by_node(seams.size());
-        {
-            std::vector<uint32_t> at(seam_offsets.begin(), seam_offsets.end() - 1);
-            for (uint32_t k = 0; k < seams.size(); ++k) by_node[at[seams[k].from]++] = k;
-        }
+        const TileGraphs::Tile& tile = **held;  // no other tile is loaded during its search
+        const Graph& graph = tile.graph;
         std::vector<uint8_t>& mine = reached[t];
         if (mine.empty()) mine.assign(graph.nodeCount(), 0);
         std::vector<uint32_t> frontier;
         for (uint32_t n : pending_nodes[t])
             if (!mine[n]) mine[n] = 1, frontier.push_back(n);
         for (const auto& [column, y] : pending[t]) {
-            const uint32_t n = nodeAt(graph, header, column, y);
+            const uint32_t n = nodeAt(graph, tile.header, column, y);
             if (n != kNoNode && !mine[n]) mine[n] = 1, frontier.push_back(n);
         }
-        pending[t] = {};
-        pending_nodes[t] = {};
+        pending[t] = decltype(pending)::value_type();  // (`= {}` would keep their room)
+        pending_nodes[t] = std::vector<uint32_t>();
         while (!frontier.empty()) {
             const uint32_t n = frontier.back();
             frontier.pop_back();
@@ -1294,8 +1290,8 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
                 const uint32_t v = graph.edge_targets[e];
                 if (!mine[v]) mine[v] = 1, frontier.push_back(v);
             }
-            for (uint32_t k = seam_offsets[n]; k < seam_offsets[n + 1]; ++k) {
-                const formats::SeamRecord& sr = seams[by_node[k]];
+            for (uint32_t k = tile.seam_offsets[n]; k < tile.seam_offsets[n + 1]; ++k) {
+                const formats::SeamRecord& sr = tile.seams[k];
                 const uint32_t o = tileOfColumn(layout, sr.column);
                 pending[o].push_back({sr.column, sr.y});
                 queue.insert(o);
@@ -1322,7 +1318,7 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
                 world_components[t].push_back(formats::loadLe32(ids->data() + 4 * size_t(c)));
             auto g = tiles.get(t);
             if (!g) return g.error();
-            for (uint32_t c : (*g)->components) {
+            for (uint32_t c : (*g)->graph.components) {
                 const uint32_t w = world_components[t][c];
                 if (w >= sizes.size()) sizes.resize(size_t(w) + 1, 0);
                 ++sizes[w];
@@ -1344,7 +1340,7 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
             if (params.seeds.empty()) {
                 auto g = tiles.get(at->first);
                 if (!g) return g.error();
-                ok = world_components[at->first][(*g)->components[at->second]] == largest;
+                ok = world_components[at->first][(*g)->graph.components[at->second]] == largest;
             } else {
                 ok = !reached[at->first].empty() && reached[at->first][at->second];
             }
@@ -1376,7 +1372,7 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
             if (reached[t].empty()) {
                 auto g = tiles.get(t);
                 if (!g) return g.error();
-                reached[t].assign((*g)->nodeCount(), 0);
+                reached[t].assign((*g)->graph.nodeCount(), 0);
             }
             for (uint8_t r : reached[t]) unreached += r == 0;
         }
@@ -1389,7 +1385,7 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
                 const uint32_t t = tileOfColumn(layout, column);
                 auto g = tiles.get(t);
                 if (!g) return g.error();
-                const uint32_t n = *g ? nodeAt(**g, tiles.header(t), column, y) : kNoNode;
+                const uint32_t n = *g ? nodeAt((*g)->graph, (*g)->header, column, y) : kNoNode;
                 both = both && n != kNoNode && reached[t][n];
             }
             link_kept[lane.record.id] = link_kept[lane.record.id] || both;
