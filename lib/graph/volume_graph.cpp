@@ -4,40 +4,14 @@
 #include <array>
 #include <cmath>
 
+#include "formats/volume_moves.h"
 #include "lib/graph/graph.h"
 
 namespace nav::graph {
 namespace {
 
-// Bit of the 3x3x3 neighbourhood mask for offset (dx, dy, dz), each in {-1, 0, 1}.
-constexpr int neighbourBit(int dx, int dy, int dz) {
-    return (dy + 1) * 9 + (dz + 1) * 3 + (dx + 1);
-}
-
-// For each of the 26 moves: the neighbourhood bits that must all be free, i.e. every voxel of
-// the box {0, dx} x {0, dy} x {0, dz} except the start itself.
-struct Move {
-    int dx, dy, dz;
-    uint32_t required;
-};
-
-std::array<Move, 26> makeMoves() {
-    std::array<Move, 26> moves{};
-    size_t count = 0;
-    for (int dy = -1; dy <= 1; ++dy)
-        for (int dz = -1; dz <= 1; ++dz)
-            for (int dx = -1; dx <= 1; ++dx) {
-                if (dx == 0 && dy == 0 && dz == 0) continue;
-                uint32_t required = 0;
-                for (int by = 0; by <= 1; ++by)
-                    for (int bz = 0; bz <= 1; ++bz)
-                        for (int bx = 0; bx <= 1; ++bx)
-                            required |= 1u << neighbourBit(bx * dx, by * dy, bz * dz);
-                required &= ~(1u << neighbourBit(0, 0, 0));
-                moves[count++] = {dx, dy, dz, required};
-            }
-    return moves;
-}
+using formats::VolumeMove;
+constexpr auto neighbourBit = formats::volumeNeighbourBit;
 
 // One erosion pass along an axis: out[i] = 1 when in[j] is 1 for every j within `radius` steps
 // of i along the axis, all inside the grid. Lines are walked with a running count of zeros.
@@ -151,7 +125,7 @@ Result<Graph> volumeGraphFromFree(const voxel::VoxelGrid& grid, float agent_radi
     //    lower index (union-find; the root is always the lowest voxel of its set). The scan
     //    reads a copy of the free flags padded with one blocked voxel on every side, so the
     //    3x3x3 neighbourhood needs no bounds checks.
-    static const std::array<Move, 26> kMoves = makeMoves();
+    static constexpr std::array<VolumeMove, 26> kMoves = formats::volumeMoves();
     const size_t px = sx + 2, pz = sz + 2, py = sy + 2;
     const size_t player = px * pz;
     std::vector<uint8_t> padded(px * pz * py, 0);
@@ -172,7 +146,7 @@ Result<Graph> volumeGraphFromFree(const voxel::VoxelGrid& grid, float agent_radi
     uint32_t back_required[13];
     size_t back_offset[13];  // subtracted from the voxel index
     for (size_t k = 0; k < 13; ++k) {
-        const Move& m = kMoves[k];
+        const VolumeMove& m = kMoves[k];
         back_required[k] = m.required;
         back_offset[k] =
             size_t(-(int64_t(m.dy) * int64_t(layer) + int64_t(m.dz) * int64_t(sx) + m.dx));

@@ -11,6 +11,7 @@
 
 #include "formats/bytes.h"
 #include "formats/graph_sections.h"
+#include "formats/volume_moves.h"
 
 namespace navrt {
 namespace fmt = nav::formats;
@@ -71,10 +72,9 @@ float octile(float ax, float az, float bx, float bz) {
 
 // A volume search's records by (tile << 32 | voxel): open addressing with linear probing, the
 // slots of earlier searches told apart by a search number (no clearing between searches).
-// A volume world's move: offsets, the neighbourhood bits its box needs free, its cost.
+// A volume world's move (formats/volume_moves.h) and its cost.
 struct VolumeMove {
-    int dx, dy, dz;
-    uint32_t required;
+    fmt::VolumeMove move;
     double cost;
 };
 
@@ -989,21 +989,10 @@ PathStatus findVolumePath(World::Impl& w, Vec3 from, Vec3 to) {
     // (made once per world).
     std::vector<VolumeMove>& moves = w.volume_moves;
     if (moves.empty())
-        for (int dy = -1; dy <= 1; ++dy)
-            for (int dz = -1; dz <= 1; ++dz)
-                for (int dx = -1; dx <= 1; ++dx) {
-                    if (dx == 0 && dy == 0 && dz == 0) continue;
-                    uint32_t required = 0;
-                    for (int by = 0; by <= 1; ++by)
-                        for (int bz = 0; bz <= 1; ++bz)
-                            for (int bx = 0; bx <= 1; ++bx)
-                                if (bx || by || bz)
-                                    required |=
-                                        1u << ((by * dy + 1) * 9 + (bz * dz + 1) * 3 + bx * dx + 1);
-                    required &= ~(1u << 13);  // u itself
-                    const double mx = dx * cs, my = dy * ch, mz = dz * cs;
-                    moves.push_back({dx, dy, dz, required, std::sqrt(mx * mx + my * my + mz * mz)});
-                }
+        for (const fmt::VolumeMove& m : fmt::volumeMoves()) {
+            const double mx = m.dx * cs, my = m.dy * ch, mz = m.dz * cs;
+            moves.push_back({m, std::sqrt(mx * mx + my * my + mz * mz)});
+        }
     VoxelRecords& records = w.voxel_records;
     records.start();
     using Record = VoxelRecords::Record;
@@ -1048,13 +1037,13 @@ PathStatus findVolumePath(World::Impl& w, Vec3 from, Vec3 to) {
             for (int dz = -1; dz <= 1; ++dz)
                 for (int dx = -1; dx <= 1; ++dx)
                     if (World::Impl::boxFree(t, x + dx, y + dy, z + dz))
-                        mask |= 1u << ((dy + 1) * 9 + (dz + 1) * 3 + dx + 1);
-        for (const VolumeMove& m : moves) {
+                        mask |= 1u << fmt::volumeNeighbourBit(dx, dy, dz);
+        for (const auto& [m, cost] : moves) {
             if ((mask & m.required) != m.required) continue;
             uint32_t ot, ov;
             if (!w.ownerVoxel(x + m.dx, y + m.dy, z + m.dz, ot, ov)) continue;
             const uint64_t kv = key(ot, ov);
-            const double g = gu + m.cost;
+            const double g = gu + cost;
             Record* r = records.find(kv);
             if (r == nullptr) {
                 records.insert(kv) = Record{g, u, false};
