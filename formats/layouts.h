@@ -689,6 +689,10 @@ Error decodeWorldHeader(const uint8_t* data, size_t size, WorldHeader& out);
 // y0, y1 (their heights [cell heights]). Two tiles' edges join when they lie on the same border
 // line with their ends reversed and heights within kBorderEdgeWeld (the bake's stitch weld).
 inline constexpr uint32_t kSecWorldBorderEdges = fourcc("WNBE");
+// WLTI (navmesh world tiles with links between tiles): per WLNK record, u32 from_tile and u32
+// to_tile (tile_z * tiles_x + tile_x); the record's from_node / to_node are polygons of those
+// tiles. A tile holds the links that leave it, and the two-way links that arrive in it.
+inline constexpr uint32_t kSecWorldLinkTiles = fourcc("WLTI");
 struct BorderEdgeRecord {
     uint32_t poly = 0, edge = 0, side = 0;
     int32_t a0 = 0, a1 = 0, y0 = 0, y1 = 0;

@@ -24,18 +24,8 @@ double length3(const float a[3], const float b[3]) {
     return std::sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-// Where one end of a lane landed: the node (tile, navmesh, volume) or layer cell (POV), and the
-// point the record keeps.
-struct End {
-    uint32_t node = kNoNode;
-    float point[3] = {0, 0, 0};
-};
-
-// The nearest node of a graph to a point, for error messages.
-struct Nearest {
-    double distance = std::numeric_limits<double>::infinity();
-    float point[3] = {0, 0, 0};
-};
+using End = LinkEnd;
+using Nearest = LinkNearest;
 
 // A coordinate for messages: rounded to the millimetre (no 8.940697e-08 for a floor at 0).
 double mm(float v) { return std::round(double(v) * 1000.0) / 1000.0 + 0.0; }
@@ -67,7 +57,7 @@ std::string describeMiss(const LinkSpec& l, const char* end, const float p[3], f
 }
 
 // Resolves points on one graph: by kind, through its spatial index.
-class EndFinder {
+class EndFinder : public LinkEndFinder {
 public:
     EndFinder(const Graph& g, float vertical, const SparseColumns* sparse = nullptr)
         : g_(g), vertical_(vertical), sparse_(sparse) {
@@ -77,15 +67,15 @@ public:
 
     // The end of a lane at `p`; node = kNoNode when none qualifies. `slot` (0 for starts, 1
     // for ends) keeps a coherence hint per kind of end.
-    End find(const float p[3], float snap, int slot = 0) const {
+    End find(const float p[3], float snap, uint32_t& hint) const override {
         const formats::GraphHeader& h = g_.header;
         if (h.flags & formats::kGraphFlagImplicitVolume) return findVoxel(p, snap);
-        if (h.type == GraphType::navmesh) return findPoly(p, snap, hint_[slot]);
+        if (h.type == GraphType::navmesh) return findPoly(p, snap, hint);
         return findCell(p, snap);
     }
 
     // The nearest node or cell to `p` (any distance), for messages.
-    Nearest nearest(const float p[3]) const {
+    Nearest nearest(const float p[3]) const override {
         Nearest best;
         const formats::GraphHeader& h = g_.header;
         auto consider = [&](const float q[3]) {
@@ -120,6 +110,13 @@ public:
             }
         }
         return best;
+    }
+
+    // A sparse graph holds every cell within the snap distance and two cells of each lane end
+    // (resolveWorldLinks): the nearest cell is known within one cell less.
+    double known(float snap) const override {
+        return sparse_ != nullptr ? std::max(0.0, double(snap)) + double(g_.header.cell_size)
+                                  : std::numeric_limits<double>::infinity();
     }
 
 private:
@@ -284,8 +281,6 @@ private:
     float vertical_;
     const SparseColumns* sparse_;
     formats::MeshArrays mesh_;
-    mutable uint32_t hint_[2] = {kNoNode, kNoNode};  // navmesh: the polygon the last start / end
-                                                     // fell in
 };
 
 // The distance the search heuristic assumes between a lane's two ends (before its safety factor):
@@ -348,12 +343,30 @@ float linkDefaultCost(const LinkSpec& link, const float from[3], const float to[
     return std::max({cost, floor_up, std::numeric_limits<float>::min()});
 }
 
-namespace {
-Result<std::vector<formats::LinkRecord>> resolveLinksOn(const Graph& g, const SparseColumns* sparse,
-                                                        const std::vector<LinkSpec>& links,
-                                                        std::vector<std::string>& type_names,
-                                                        LinkResolveStats& stats, float vertical,
-                                                        int threads, Context* context) {
+std::vector<std::pair<std::array<float, 3>, std::array<float, 3>>> resolvedLanesOf(
+    const LinkSpec& l, formats::GraphType kind, float cell_size) {
+    auto lanes = lanesOf(l, cell_size);
+    // Navmesh lanes attach to polygons, not cells: one every kNavmeshLaneStep cells (and the
+    // last) is enough to pick where a path takes a wide link to within half that, and keeps the
+    // graph small.
+    if (kind == GraphType::navmesh && lanes.size() > kNavmeshLaneStep) {
+        decltype(lanes) kept;
+        for (size_t k = 0; k < lanes.size(); ++k)
+            if (k % kNavmeshLaneStep == 0 || k + 1 == lanes.size()) kept.push_back(lanes[k]);
+        lanes = std::move(kept);
+    }
+    return lanes;
+}
+
+float linkSnap(const LinkSpec& l, float agent_radius, float cell_size) {
+    return l.snap == geometry::kSnapAuto ? agent_radius + 2.0f * cell_size : l.snap;
+}
+
+Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g, const LinkEndFinder& finder,
+                                                      const std::vector<LinkSpec>& links,
+                                                      std::vector<std::string>& type_names,
+                                                      LinkResolveStats& stats, float vertical,
+                                                      int threads, Context* context) {
     type_names.clear();
     if (links.empty()) return std::vector<formats::LinkRecord>{};
     for (const LinkSpec& l : links)
@@ -377,11 +390,12 @@ Result<std::vector<formats::LinkRecord>> resolveLinksOn(const Graph& g, const Sp
         std::vector<formats::LinkRecord> records;
         LinkResolveStats stats;
         std::optional<Error> error;
+        uint32_t hints[2] = {kNoNode, kNoNode};  // the finder's coherence, starts and ends
     };
     constexpr size_t kLinksPerChunk = 64;
     const size_t chunks = (links.size() + kLinksPerChunk - 1) / kLinksPerChunk;
     std::vector<Chunk> results(chunks);
-    auto resolveOne = [&](const LinkSpec& l, const EndFinder& finder, Chunk& chunk) {
+    auto resolveOne = [&](const LinkSpec& l, Chunk& chunk) {
         std::vector<formats::LinkRecord>& out = chunk.records;
         LinkResolveStats& counts = chunk.stats;
         formats::LinkRecord base;
@@ -395,30 +409,15 @@ Result<std::vector<formats::LinkRecord>> resolveLinksOn(const Graph& g, const Sp
                                                      type_names.begin()));
         base.flags = (l.bidirectional ? formats::kLinkFlagBidirectional : 0) |
                      (l.generated ? formats::kLinkFlagGenerated : 0);
-        auto lanes = lanesOf(l, g.header.cell_size);
-        // Navmesh lanes attach to polygons, not cells: one every kNavmeshLaneStep cells (and the
-        // last) is enough to pick where a path takes a wide link to within half that, and keeps
-        // the graph small.
-        if (g.header.type == GraphType::navmesh && lanes.size() > kNavmeshLaneStep) {
-            decltype(lanes) kept;
-            for (size_t k = 0; k < lanes.size(); ++k)
-                if (k % kNavmeshLaneStep == 0 || k + 1 == lanes.size()) kept.push_back(lanes[k]);
-            lanes = std::move(kept);
-        }
-        const float snap = l.snap == geometry::kSnapAuto
-                               ? g.header.agent_radius + 2.0f * g.header.cell_size
-                               : l.snap;
-        // A sparse graph holds every cell within the snap distance and two cells of each lane
-        // end (resolveWorldLinks): the nearest cell is known within one cell less.
-        const double known = sparse != nullptr
-                                 ? std::max(0.0, double(snap)) + double(g.header.cell_size)
-                                 : std::numeric_limits<double>::infinity();
+        const auto lanes = resolvedLanesOf(l, g.header.type, g.header.cell_size);
+        const float snap = linkSnap(l, g.header.agent_radius, g.header.cell_size);
+        const double known = finder.known(snap);
         size_t made = 0;
         const size_t first = out.size();
         std::string miss;  // why the link cannot be used (no lane made)
         for (const auto& [from_point, to_point] : lanes) {
-            const End from = finder.find(from_point.data(), snap, 0);
-            const End to = finder.find(to_point.data(), snap, 1);
+            const End from = finder.find(from_point.data(), snap, chunk.hints[0]);
+            const End to = finder.find(to_point.data(), snap, chunk.hints[1]);
             if (from.node == kNoNode || to.node == kNoNode || from.node == to.node) {
                 if (lanes.size() > 1) {
                     ++counts.lanes_dropped;
@@ -471,8 +470,8 @@ Result<std::vector<formats::LinkRecord>> resolveLinksOn(const Graph& g, const Sp
                 "{}: none of its {} lanes has both ends on the walkable surface (the middle one: "
                 "start {}, end {})",
                 l.name, lanes.size(),
-                finder.find(from_point.data(), snap).node == kNoNode ? "off" : "on",
-                finder.find(to_point.data(), snap).node == kNoNode ? "off" : "on");
+                finder.find(from_point.data(), snap, chunk.hints[0]).node == kNoNode ? "off" : "on",
+                finder.find(to_point.data(), snap, chunk.hints[0]).node == kNoNode ? "off" : "on");
         }
         if (made == 0) {
             // Generated links come from the voxels; a graph that leaves their cells out (a
@@ -496,10 +495,9 @@ Result<std::vector<formats::LinkRecord>> resolveLinksOn(const Graph& g, const Sp
     const Status ran = runParallel(
         "graph links", chunks, resolveThreads(threads), ctx, progress, chunks, [&](size_t c) {
             if (ctx.cancelled()) throw StageCancelled{};
-            const EndFinder finder(g, vertical, sparse);
             const size_t end = std::min(links.size(), (c + 1) * kLinksPerChunk);
             for (size_t i = c * kLinksPerChunk; i < end; ++i) {
-                resolveOne(links[i], finder, results[c]);
+                resolveOne(links[i], results[c]);
                 if (results[c].error) return;
             }
         });
@@ -517,14 +515,13 @@ Result<std::vector<formats::LinkRecord>> resolveLinksOn(const Graph& g, const Sp
     }
     return out;
 }
-}  // namespace
-
 Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g,
                                                       const std::vector<LinkSpec>& links,
                                                       std::vector<std::string>& type_names,
                                                       LinkResolveStats& stats, float vertical,
                                                       int threads, Context* context) {
-    return resolveLinksOn(g, nullptr, links, type_names, stats, vertical, threads, context);
+    const EndFinder finder(g, vertical);
+    return resolveLinks(g, finder, links, type_names, stats, vertical, threads, context);
 }
 
 Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g, const SparseColumns& sparse,
@@ -532,7 +529,8 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g, const Spar
                                                       std::vector<std::string>& type_names,
                                                       LinkResolveStats& stats, float vertical,
                                                       int threads, Context* context) {
-    return resolveLinksOn(g, &sparse, links, type_names, stats, vertical, threads, context);
+    const EndFinder finder(g, vertical, &sparse);
+    return resolveLinks(g, finder, links, type_names, stats, vertical, threads, context);
 }
 
 Status addLinks(Graph& g, std::vector<formats::LinkRecord> links) {

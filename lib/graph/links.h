@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -164,6 +165,42 @@ Result<std::vector<formats::LinkRecord>> resolveLinks(
     const Graph& graph, const SparseColumns& sparse, const std::vector<LinkSpec>& links,
     std::vector<std::string>& type_names, LinkResolveStats& stats, float vertical = 1.0f,
     int threads = 1, Context* context = nullptr);
+
+// Where a lane end lands, for resolvers that find ends their own way (navmesh world tiles look
+// each end up on the polygons of the tiles around it): `node` (kNoNode: none qualifies) and the
+// point the record keeps; `nearest` the nearest surface point at any distance (messages).
+struct LinkEnd {
+    uint32_t node = 0xFFFFFFFFu;
+    float point[3] = {0, 0, 0};
+};
+struct LinkNearest {
+    double distance = std::numeric_limits<double>::infinity();
+    float point[3] = {0, 0, 0};
+};
+class LinkEndFinder {
+public:
+    virtual ~LinkEndFinder() = default;
+    // The end of a lane at `p`. `hint`: the caller's coherence state (navmesh graphs: the polygon
+    // the caller's last start, or last end, fell in; kNoNode at first), one per kind of end.
+    virtual LinkEnd find(const float p[3], float snap, uint32_t& hint) const = 0;
+    virtual LinkNearest nearest(const float p[3]) const = 0;
+    // [m] how far around an end every node is known, so a nearer one is named only when known
+    // to be the nearest (infinity: the whole graph).
+    virtual double known(float snap) const = 0;
+};
+// resolveLinks with ends found by `finder` (shared by the worker threads: find and nearest must
+// be safe to call concurrently); `graph` gives the header (kind, cell size, agent radius, cost
+// multiplier; tile graphs also their cells for the heuristic's floor).
+Result<std::vector<formats::LinkRecord>> resolveLinks(
+    const Graph& graph, const LinkEndFinder& finder, const std::vector<LinkSpec>& links,
+    std::vector<std::string>& type_names, LinkResolveStats& stats, float vertical = 1.0f,
+    int threads = 1, Context* context = nullptr);
+// The lane end points resolveLinks looks up for `link` on a graph of `kind` (navmesh graphs keep
+// every second lane of a wide link, and the last).
+std::vector<std::pair<std::array<float, 3>, std::array<float, 3>>> resolvedLanesOf(
+    const LinkSpec& link, formats::GraphType kind, float cell_size);
+// The snap distance of a link's ends [m] (kSnapAuto: the agent's radius and two cells).
+float linkSnap(const LinkSpec& link, float agent_radius, float cell_size);
 
 // Adds resolved links (explicit graphs: tile, navmesh) as edges: each node's own edges keep their
 // order and its link edges follow, by record order; a bidirectional link also adds to_node ->

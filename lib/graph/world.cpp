@@ -285,11 +285,11 @@ ParamIssues WorldStage::check(const Params& params) {
         for (ParamIssue& issue : navmesh::checkNavmeshParams(params.navmesh))
             if (issue.field != "tile_size" && issue.field != "threads")
                 check.issues.push_back(std::move(issue));
-    if (params.kind != GraphKind::tile)
+    if (params.kind == GraphKind::volume)
         check.require(params.links.empty() && !params.generate.enabled(), "links",
                       fmt::format("{} links", params.links.size()),
-                      "none: navmesh and volume world tiles do not carry links yet (bake links "
-                      "on a tile graph world, or that graph without $.world)");
+                      "none: volume world tiles do not carry links yet (bake links on a tile "
+                      "graph or navmesh world, or the volume graph without $.world)");
     check.nonNegative("agent_radius", params.agent_radius);
     checkSurfaceParams(params.seeds, params.points, check);
     check.require(
@@ -644,6 +644,60 @@ Status attachWorldTileLinks(WorldTile& tile, const WorldLayout& layout, const Wo
     return addLinks(tile.graph, std::move(inside));
 }
 
+Result<std::vector<LinkSpec>> worldLinkSpecs(const std::filesystem::path& voxels,
+                                             const voxel::VoxelGrid& frame,
+                                             const WorldStage::Params& params,
+                                             const std::vector<LinkSpec>* generated,
+                                             const std::vector<uint32_t>& pruned,
+                                             std::vector<LinkSpec>& generated_out,
+                                             uint64_t& generated_count, Context& context) {
+    // Authored, then the scene objects', then the generated (GraphStage's order).
+    std::vector<LinkSpec> specs = params.links;
+    specs.insert(specs.end(), frame.links.begin(), frame.links.end());
+    for (LinkSpec& l : specs)
+        if (l.scene) l.shared = params.scene_links_shared;
+    generated_count = 0;
+    if (generated != nullptr) {
+        generated_count = generated->size();
+        specs.insert(specs.end(), generated->begin(), generated->end());
+    } else if (params.generate.enabled()) {
+        auto rows = voxel::VoxelRowReader::open(voxels);
+        if (!rows) return rows.error();
+        auto made = generateLinks(**rows, params.generate, context);
+        if (!made) return made.error();
+        generated_count = made->links.size();
+        specs.insert(specs.end(), made->links.begin(), made->links.end());
+        generated_out = std::move(made->links);
+    }
+    // Links leading from or to surface no seed reaches (the seeds' second run).
+    std::erase_if(specs, [&](const LinkSpec& l) {
+        return std::binary_search(pruned.begin(), pruned.end(), l.id);
+    });
+    return specs;
+}
+
+void reportWorldLinks(const std::vector<LinkSpec>& specs, uint64_t links, uint64_t lanes,
+                      uint64_t crossing, uint64_t generated, const LinkResolveStats& stats,
+                      const char* crossing_as, StageResult& result) {
+    if (specs.empty()) return;
+    result.count("links", links);
+    result.count("link_lanes", lanes);
+    result.count("link_lanes_crossing_tiles", crossing);
+    result.count("links_generated", generated);
+    result.count("links_generated_off_graph", stats.generated_dropped);
+    result.summary.push_back(fmt::format(
+        "links: {} ({} lanes), {} lanes between tiles ({}), the rest edges inside a tile", links,
+        lanes, crossing, crossing_as));
+    for (const LinkSpec& l : specs) {
+        if (l.generated) continue;
+        const bool unusable = std::any_of(stats.unusable.begin(), stats.unusable.end(),
+                                          [&](const auto& entry) { return entry.first == l.name; });
+        result.named_inputs.push_back({l.name, !unusable});
+    }
+    for (const auto& [name, why] : stats.unusable)
+        result.warnings.push_back(fmt::format("this agent cannot use {}", why));
+}
+
 namespace {
 
 // What a run of the tile graph world takes and gives beyond the stage's (the seeds' two runs).
@@ -692,29 +746,13 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     std::vector<TileSummary> tiles(tile_count);
     uint64_t progress = 0;
     const int threads = resolveThreads(params.threads);
-    // The level's links (authored, then the scene objects'), resolved on the world's cells; each
-    // tile gets the lanes with an end in it.
-    std::vector<LinkSpec> specs = params.links;
-    specs.insert(specs.end(), world->links.begin(), world->links.end());
-    for (LinkSpec& l : specs)
-        if (l.scene) l.shared = params.scene_links_shared;
+    // The level's links, resolved on the world's cells; each tile gets the lanes with an end in
+    // it.
     uint64_t generated = 0;
-    if (run.generated != nullptr) {
-        generated = run.generated->size();
-        specs.insert(specs.end(), run.generated->begin(), run.generated->end());
-    } else if (params.generate.enabled()) {
-        auto rows = voxel::VoxelRowReader::open(inputs.voxels);
-        if (!rows) return rows.error();
-        auto made = generateLinks(**rows, params.generate, context);
-        if (!made) return made.error();
-        generated = made->links.size();
-        specs.insert(specs.end(), made->links.begin(), made->links.end());
-        run.generated_out = std::move(made->links);
-    }
-    // Links leading from or to surface no seed reaches (the seeds' second run).
-    std::erase_if(specs, [&](const LinkSpec& l) {
-        return std::binary_search(run.pruned_links.begin(), run.pruned_links.end(), l.id);
-    });
+    auto gathered = worldLinkSpecs(inputs.voxels, *world, params, run.generated, run.pruned_links,
+                                   run.generated_out, generated, context);
+    if (!gathered) return gathered.error();
+    const std::vector<LinkSpec> specs = std::move(gathered).value();
     auto resolved = resolveWorldLinks(inputs.voxels, layout, specs, params.threads, context);
     if (!resolved) return resolved.error();
     const WorldLinks& links = *resolved;
@@ -1042,26 +1080,11 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     reportIslands(island_sizes, result);
     if (params.uphill > 0 || params.downhill > 0)
         result.count("gradient_edges_built", gradient_edges);
-    if (!specs.empty()) {
+    {
         std::set<uint32_t> ids;
         for (const WorldLinks::Lane& lane : links.lanes) ids.insert(lane.record.id);
-        result.count("links", ids.size());
-        result.count("link_lanes", links.lanes.size());
-        result.count("link_lanes_crossing_tiles", crossing_lanes);
-        result.count("links_generated", generated);
-        result.count("links_generated_off_graph", links.stats.generated_dropped);
-        result.summary.push_back(fmt::format(
-            "links: {} ({} lanes), {} lanes between tiles (seams), the rest edges inside a tile",
-            ids.size(), links.lanes.size(), crossing_lanes));
-        for (const LinkSpec& l : specs) {
-            if (l.generated) continue;
-            const bool unusable =
-                std::any_of(links.stats.unusable.begin(), links.stats.unusable.end(),
-                            [&](const auto& entry) { return entry.first == l.name; });
-            result.named_inputs.push_back({l.name, !unusable});
-        }
-        for (const auto& [name, why] : links.stats.unusable)
-            result.warnings.push_back(fmt::format("this agent cannot use {}", why));
+        reportWorldLinks(specs, ids.size(), links.lanes.size(), crossing_lanes, generated,
+                         links.stats, "seams", result);
     }
     result.summary.push_back(fmt::format(
         "world: {} x {} tiles of {} cells ({} with walkable cells: {} built, {} reused), {} nodes, "
@@ -1438,7 +1461,9 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
     }
     if (mesh) {
         // The navmesh world from the grid the seeds left.
-        auto navmesh_world = runNavmeshWorld({grid_for_mesh}, plain, output, context);
+        auto navmesh_world = runNavmeshWorld(
+            {grid_for_mesh}, plain, output, context,
+            params.generate.enabled() ? &first.generated_out : nullptr, check.pruned_links);
         if (!pruned.empty()) {
             std::error_code ec;
             std::filesystem::remove(pruned, ec);

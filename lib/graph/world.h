@@ -226,10 +226,29 @@ Result<StageResult> writeWorldShardPart(const std::filesystem::path& output,
                                         const WorldStage::Params& params,
                                         const std::vector<WorldShardTile>& tiles);
 
-// The navmesh world (WorldStage with kind navmesh; world_navmesh.cpp).
+// The links a world stage resolves: the authored ones, the scene objects' (the .vox's), then
+// the generated ones (`generated` when given, else made from `voxels` when the params ask; those
+// made are moved to `generated_out`), less the links whose ids `pruned` (sorted) lists.
+Result<std::vector<LinkSpec>> worldLinkSpecs(const std::filesystem::path& voxels,
+                                             const voxel::VoxelGrid& frame,
+                                             const WorldStage::Params& params,
+                                             const std::vector<LinkSpec>* generated,
+                                             const std::vector<uint32_t>& pruned,
+                                             std::vector<LinkSpec>& generated_out,
+                                             uint64_t& generated_count, Context& context);
+// A world stage's link counts, summary line, named inputs and warnings (nothing without specs).
+// `crossing_as`: what a lane between tiles became ("seams").
+void reportWorldLinks(const std::vector<LinkSpec>& specs, uint64_t links, uint64_t lanes,
+                      uint64_t crossing, uint64_t generated, const LinkResolveStats& stats,
+                      const char* crossing_as, StageResult& result);
+
+// The navmesh world (WorldStage with kind navmesh; world_navmesh.cpp). `generated` / `pruned`
+// as worldLinkSpecs takes them (the seeds' second run).
 Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                                     const WorldStage::Params& params,
-                                    const std::filesystem::path& output, Context& context);
+                                    const std::filesystem::path& output, Context& context,
+                                    const std::vector<LinkSpec>* generated = nullptr,
+                                    const std::vector<uint32_t>& pruned = {});
 
 // The volume world (WorldStage with kind volume; world_volume.cpp).
 Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,

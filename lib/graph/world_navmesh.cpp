@@ -10,6 +10,12 @@
 // key the navmesh build hands the sink. The portal graph over tiles (HPA*'s abstract graph, Botea,
 // Mueller and Schaeffer 2004) has a portal per border edge that joins, and inside a tile the
 // shortest polygon-graph costs between them.
+//
+// Links (authored, scene objects', generated drops and jumps) are resolved as the navmesh graph
+// resolves them (resolveLinks), each lane end on the polygons of the tiles within its reach,
+// looked up while the tiles are built. A lane inside one tile is that tile's link edge; a lane
+// between tiles is a record (WLNK, WLTI) in the tile it leaves (and, two-way, the tile it
+// arrives in), naming the polygon at each end; it is a portal pair of the portal graph.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,7 +23,11 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <optional>
+#include <set>
+#include <unordered_map>
 
+#include "formats/bytes.h"
 #include "formats/xxhash64.h"
 #include "lib/common/file_io.h"
 #include "lib/common/parallel.h"
@@ -27,6 +37,13 @@
 namespace nav::graph {
 namespace {
 
+// Where a path leaves or enters a tile: a border edge (its midpoint) or a link's end.
+struct MeshExit {
+    uint32_t poly = 0;
+    std::array<float, 3> point{};
+    uint32_t component = 0;  // the polygon's component in the tile
+};
+
 // What the stage keeps of each tile once it is built (or found in the cache).
 struct MeshTileSummary {
     bool present = false, built = false;
@@ -34,16 +51,24 @@ struct MeshTileSummary {
     uint32_t polygons = 0, components = 0;
     std::vector<uint64_t> component_sizes;
     std::vector<formats::BorderEdgeRecord> border;  // WNBE order
-    std::vector<uint32_t> border_component;         // per border edge: its polygon's component
-    std::vector<std::array<float, 3>> border_mid;   // per border edge: its midpoint [m]
-    // Inside the tile, the polygon-graph cost from border edge i to j (midpoint to centroid,
-    // centroids along the graph, centroid to midpoint), for every pair that connects.
+    // Its border edges (WNBE order), then the ends of its links between tiles (lane order).
+    std::vector<MeshExit> exits;
+    // Inside the tile, the polygon-graph cost from exit i to j (point to centroid, centroids
+    // along the graph, centroid to point), for every pair that connects.
     std::vector<std::pair<std::pair<uint32_t, uint32_t>, float>> inside;
+};
+
+// A link lane between two polygons of the world: its record (from_node / to_node: polygons of
+// from_tile / to_tile).
+struct MeshLane {
+    formats::LinkRecord record;
+    uint32_t from_tile = 0, to_tile = 0;
 };
 
 Status saveMeshTile(const std::filesystem::path& path, const Graph& graph,
                     const formats::WorldTileHeader& header,
-                    const std::vector<formats::BorderEdgeRecord>& border, int compression) {
+                    const std::vector<formats::BorderEdgeRecord>& border,
+                    const std::vector<MeshLane>& cross, int compression) {
     formats::ContainerWriter writer = graphWriter(graph, formats::kKindNav, compression);
     std::vector<uint8_t> head(formats::kWorldTileHeaderSize);
     formats::encodeWorldTileHeader(header, head.data());
@@ -52,11 +77,28 @@ Status saveMeshTile(const std::filesystem::path& path, const Graph& graph,
     for (size_t i = 0; i < border.size(); ++i)
         formats::encodeBorderEdge(border[i], edges.data() + i * formats::kBorderEdgeRecordSize);
     writer.add(formats::kSecWorldBorderEdges, std::move(edges));
+    if (!cross.empty()) {
+        std::vector<uint8_t> records(cross.size() * formats::kLinkRecordSize), tiles;
+        for (size_t i = 0; i < cross.size(); ++i) {
+            formats::encodeLinkRecord(cross[i].record,
+                                      records.data() + i * formats::kLinkRecordSize);
+            for (uint32_t t : {cross[i].from_tile, cross[i].to_tile}) {
+                tiles.resize(tiles.size() + 4);
+                formats::storeLe32(tiles.data() + tiles.size() - 4, t);
+            }
+        }
+        writer.add(formats::kSecWorldLinks, std::move(records));
+        writer.add(formats::kSecWorldLinkTiles, std::move(tiles));
+        if (!graph.link_type_names.empty())
+            writer.add(formats::kSecWorldLinkTypes, encodeLinkTypeNames(graph.link_type_names),
+                       formats::Codec::raw);
+    }
     return saveContainer(path, writer);
 }
 
-// The summary of a tile from its graph and border edges.
+// The summary of a tile from its graph, border edges and the link ends `link_exits` in it.
 void summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& border,
+               const std::vector<std::pair<uint32_t, std::array<float, 3>>>& link_exits,
                MeshTileSummary& s) {
     const navmesh::NavMesh& m = g.mesh;
     s.present = g.nodeCount() > 0;
@@ -66,41 +108,43 @@ void summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& bor
     for (uint32_t c : g.components)
         if (c < s.components) ++s.component_sizes[c];
     s.border = border;
-    s.border_component.clear();
-    s.border_mid.clear();
+    s.exits.clear();
     for (const formats::BorderEdgeRecord& e : border) {
-        s.border_component.push_back(g.components[e.poly]);
         const uint32_t first = m.poly_offsets[e.poly];
         const uint32_t n = m.poly_offsets[e.poly + 1] - first;
         const float* a = &m.vertices[3 * size_t(m.poly_vertices[first + e.edge])];
         const float* b = &m.vertices[3 * size_t(m.poly_vertices[first + (e.edge + 1) % n])];
-        s.border_mid.push_back({0.5f * (a[0] + b[0]), 0.5f * (a[1] + b[1]), 0.5f * (a[2] + b[2])});
+        s.exits.push_back({e.poly,
+                           {0.5f * (a[0] + b[0]), 0.5f * (a[1] + b[1]), 0.5f * (a[2] + b[2])},
+                           g.components[e.poly]});
     }
-    // Costs between border edges inside the tile.
+    for (const auto& [poly, point] : link_exits)
+        s.exits.push_back({poly, point, g.components[poly]});
+    // Costs between exits inside the tile.
     s.inside.clear();
+    auto length = [](const float* a, const std::array<float, 3>& b) {
+        const double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+        return std::sqrt(dx * dx + dy * dy + dz * dz);
+    };
     auto toCentroid = [&](uint32_t i) {
-        const uint32_t p = border[i].poly;
-        const float* c = &g.positions[3 * size_t(p)];
-        const auto& q = s.border_mid[i];
-        const double dx = c[0] - q[0], dy = c[1] - q[1], dz = c[2] - q[2];
-        return std::sqrt(dx * dx + dy * dy + dz * dz) * g.areas[m.poly_areas[p]].cost;
+        const uint32_t p = s.exits[i].poly;
+        return length(&g.positions[3 * size_t(p)], s.exits[i].point) *
+               g.areas[m.poly_areas[p]].cost;
     };
     const CsrGraph<float> csr{g.edge_offsets, g.edge_targets, g.edge_costs};
     Dijkstra<double> search;
-    for (uint32_t i = 0; i < border.size(); ++i) {
+    for (uint32_t i = 0; i < s.exits.size(); ++i) {
         search.reset(g.nodeCount());
-        search.addSource(border[i].poly);
+        search.addSource(s.exits[i].poly);
         search.run(csr, AnyNode{}, NoHook{}, [](uint32_t, double) { return false; });
-        for (uint32_t j = 0; j < border.size(); ++j) {
+        for (uint32_t j = 0; j < s.exits.size(); ++j) {
             if (j == i) continue;
-            const double d = search.dist(border[j].poly);
+            const double d = search.dist(s.exits[j].poly);
             if (!std::isfinite(d)) continue;
             double cost;
-            if (border[i].poly == border[j].poly) {
-                const auto &a = s.border_mid[i], &b = s.border_mid[j];
-                const double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-                cost = std::sqrt(dx * dx + dy * dy + dz * dz) *
-                       g.areas[m.poly_areas[border[i].poly]].cost;
+            if (s.exits[i].poly == s.exits[j].poly) {
+                cost = length(s.exits[i].point.data(), s.exits[j].point) *
+                       g.areas[m.poly_areas[s.exits[i].poly]].cost;
             } else {
                 cost = toCentroid(i) + d + toCentroid(j);
             }
@@ -130,11 +174,218 @@ uint32_t borderColumn(const WorldLayout& layout, uint32_t tx, uint32_t tz,
     return z * layout.size_x + x;
 }
 
+// The world cell of tile `tile` holding a link's end (clamped into the tile).
+uint32_t exitColumn(const WorldLayout& layout, const voxel::VoxelGrid& frame, uint32_t tile,
+                    const std::array<float, 3>& p) {
+    const uint32_t x0 = (tile % layout.tiles_x) * layout.tile_cells;
+    const uint32_t z0 = (tile / layout.tiles_x) * layout.tile_cells;
+    const uint32_t x1 = std::min(layout.size_x, x0 + layout.tile_cells);
+    const uint32_t z1 = std::min(layout.size_z, z0 + layout.tile_cells);
+    auto cell = [&](float v, float origin, uint32_t lo, uint32_t hi) {
+        const double c = std::floor((double(v) - origin) / frame.cell_size);
+        return uint32_t(std::clamp(c, double(lo), double(hi) - 1));
+    };
+    return cell(p[2], frame.origin[2], z0, z1) * layout.size_x +
+           cell(p[0], frame.origin[0], x0, x1);
+}
+
+// The lane ends of a navmesh world's links, looked up on the tiles as they are built: each end
+// on every tile within its reach (formats::meshLocate with the tolerance EndFinder gives it),
+// the nearest answer kept (ties to the lower tile, then polygon: the stitched mesh's order).
+// resolveLinks then asks for them by point (LinkEndFinder).
+class MeshWorldEnds : public LinkEndFinder {
+public:
+    MeshWorldEnds(const std::vector<LinkSpec>& links, const WorldLayout& layout,
+                  const voxel::VoxelGrid& frame, float agent_radius)
+        : layout_(layout),
+          tile_queries_(size_t(layout.tiles_x) * layout.tiles_z),
+          tile_near_(tile_queries_.size()),
+          hits_(tile_queries_.size()),
+          near_hits_(tile_queries_.size()) {
+        cell_ = frame.cell_size;
+        origin_x_ = frame.origin[0];
+        origin_z_ = frame.origin[2];
+        for (const LinkSpec& l : links) {
+            const float snap = linkSnap(l, agent_radius, cell_);
+            const auto lanes = resolvedLanesOf(l, formats::GraphType::navmesh, cell_);
+            // Messages name the nearest surface for a point link that misses.
+            const bool near = !l.generated && lanes.size() == 1;
+            for (const auto& [a, b] : lanes) {
+                add(a, snap, near);
+                add(b, snap, near);
+            }
+        }
+    }
+    bool empty() const { return queries_.empty(); }
+
+    // Looks the ends within reach of tile `tile` up on its polygons (any thread, one call per
+    // tile).
+    void lookUp(uint32_t tile, const Graph& g) {
+        if (tile_queries_[tile].empty() && tile_near_[tile].empty()) return;
+        const formats::MeshArrays arrays = meshArraysOf(g);
+        for (uint32_t q : tile_queries_[tile]) {
+            const Query& query = queries_[q];
+            const formats::MeshLocation at =
+                formats::meshLocate(arrays, query.point.data(), query.tolerance, kVertical);
+            if (at.poly == formats::MeshLocation{}.poly) continue;
+            hits_[tile].push_back(
+                {q, at.poly, at.distance, {at.position[0], at.position[1], at.position[2]}});
+        }
+        for (uint32_t q : tile_near_[tile]) {
+            const std::array<float, 3>& p = near_points_[q];
+            NearHit best{q, std::numeric_limits<double>::infinity(), {}};
+            for (uint32_t poly = 0; poly < g.mesh.polyCount(); ++poly) {
+                float closest[3];
+                formats::meshPolyDistance(arrays, poly, p.data(), closest);
+                float y = closest[1];
+                formats::meshPolyHeight(arrays, poly, closest[0], closest[2], y);
+                const double dx = double(closest[0]) - p[0], dy = double(y) - p[1],
+                             dz = double(closest[2]) - p[2];
+                const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
+                if (d < best.distance) best = {q, d, {closest[0], y, closest[2]}};
+            }
+            if (std::isfinite(best.distance)) near_hits_[tile].push_back(best);
+        }
+    }
+
+    // Merges the tiles' answers in tile order; node ids are poly_base[tile] + polygon.
+    void finish(const std::vector<uint32_t>& poly_base) {
+        ends_.assign(queries_.size(), LinkEnd{});
+        std::vector<float> distance(queries_.size(), std::numeric_limits<float>::infinity());
+        nearest_.assign(near_points_.size(), LinkNearest{});
+        for (size_t t = 0; t < hits_.size(); ++t) {
+            for (const Hit& h : hits_[t])
+                if (h.distance < distance[h.query]) {
+                    distance[h.query] = h.distance;
+                    ends_[h.query].node = poly_base[t] + h.poly;
+                    std::copy(h.position.begin(), h.position.end(), ends_[h.query].point);
+                }
+            for (const NearHit& h : near_hits_[t])
+                if (h.distance < nearest_[h.query].distance) {
+                    nearest_[h.query].distance = h.distance;
+                    std::copy(h.point.begin(), h.point.end(), nearest_[h.query].point);
+                }
+            hits_[t] = std::vector<Hit>();
+            near_hits_[t] = std::vector<NearHit>();
+        }
+    }
+
+    LinkEnd find(const float p[3], float snap, uint32_t&) const override {
+        const auto it = index_.find(keyOf(p, snap));
+        return it == index_.end() ? LinkEnd{} : ends_[it->second];
+    }
+    LinkNearest nearest(const float p[3]) const override {
+        const auto it = near_index_.find(keyOf(p, 0.0f));
+        return it == near_index_.end() ? LinkNearest{} : nearest_[it->second];
+    }
+    // The nearest surface is looked for on the 3 x 3 tiles around an end: a tile's width.
+    double known(float) const override { return double(layout_.tile_cells) * cell_; }
+
+private:
+    static constexpr float kVertical = 1.0f;  // resolveLinks' vertical tolerance (attachLinks)
+    struct Query {
+        std::array<float, 3> point;
+        float tolerance;
+    };
+    struct Hit {
+        uint32_t query, poly;
+        float distance;
+        std::array<float, 3> position;
+    };
+    struct NearHit {
+        uint32_t query;
+        double distance;
+        std::array<float, 3> point;
+    };
+    using Key = std::array<uint32_t, 4>;
+    struct KeyHash {
+        size_t operator()(const Key& k) const { return formats::xxhash64(k.data(), sizeof k, 0); }
+    };
+    static Key keyOf(const float p[3], float snap) {
+        return {std::bit_cast<uint32_t>(p[0]), std::bit_cast<uint32_t>(p[1]),
+                std::bit_cast<uint32_t>(p[2]), std::bit_cast<uint32_t>(snap)};
+    }
+
+    // The tiles whose columns lie within `reach` metres of p horizontally (and one cell more).
+    void tilesAround(const std::array<float, 3>& p, double reach, uint32_t& tx0, uint32_t& tz0,
+                     uint32_t& tx1, uint32_t& tz1) const {
+        const double tile_m = double(layout_.tile_cells) * cell_;
+        auto range = [&](double v, double origin, uint32_t tiles, uint32_t& lo, uint32_t& hi) {
+            const double a = std::floor((v - reach - cell_ - origin) / tile_m);
+            const double b = std::floor((v + reach + cell_ - origin) / tile_m);
+            lo = uint32_t(std::clamp(a, 0.0, double(tiles - 1)));
+            hi = uint32_t(std::clamp(b, 0.0, double(tiles - 1)));
+            return b >= 0 && a < tiles;
+        };
+        if (!std::isfinite(double(p[0])) || !std::isfinite(double(p[2])) ||
+            !range(p[0], origin_x_, layout_.tiles_x, tx0, tx1) ||
+            !range(p[2], origin_z_, layout_.tiles_z, tz0, tz1)) {
+            tx0 = tz0 = 1;
+            tx1 = tz1 = 0;  // none
+        }
+    }
+
+    void add(const std::array<float, 3>& p, float snap, bool near) {
+        const auto [it, fresh] = index_.emplace(keyOf(p.data(), snap), uint32_t(queries_.size()));
+        if (fresh) {
+            const float tolerance = std::max(snap, 2.0f * cell_);  // EndFinder::findPoly's
+            queries_.push_back({p, tolerance});
+            uint32_t tx0, tz0, tx1, tz1;
+            tilesAround(p, tolerance, tx0, tz0, tx1, tz1);
+            for (uint32_t tz = tz0; tz <= tz1; ++tz)
+                for (uint32_t tx = tx0; tx <= tx1; ++tx)
+                    tile_queries_[size_t(tz) * layout_.tiles_x + tx].push_back(it->second);
+        }
+        if (!near) return;
+        const auto [nit, nfresh] =
+            near_index_.emplace(keyOf(p.data(), 0.0f), uint32_t(near_points_.size()));
+        if (!nfresh) return;
+        near_points_.push_back(p);
+        uint32_t tx0, tz0, tx1, tz1;
+        tilesAround(p, double(layout_.tile_cells) * cell_, tx0, tz0, tx1, tz1);
+        for (uint32_t tz = tz0; tz <= tz1; ++tz)
+            for (uint32_t tx = tx0; tx <= tx1; ++tx)
+                tile_near_[size_t(tz) * layout_.tiles_x + tx].push_back(nit->second);
+    }
+
+    const WorldLayout& layout_;
+    float cell_ = 0, origin_x_ = 0, origin_z_ = 0;
+    std::vector<Query> queries_;
+    std::unordered_map<Key, uint32_t, KeyHash> index_, near_index_;
+    std::vector<std::array<float, 3>> near_points_;
+    std::vector<std::vector<uint32_t>> tile_queries_, tile_near_;
+    std::vector<std::vector<Hit>> hits_;
+    std::vector<std::vector<NearHit>> near_hits_;
+    std::vector<LinkEnd> ends_;
+    std::vector<LinkNearest> nearest_;
+};
+
+// What a tile's links hash to (its cache file changes with them): the records, their tiles and
+// the world's user type names.
+uint64_t meshLanesHash(const std::vector<MeshLane>& lanes, const std::vector<uint32_t>& mine,
+                       const std::vector<std::string>& type_names) {
+    std::vector<uint8_t> bytes;
+    for (uint32_t i : mine) {
+        uint8_t record[formats::kLinkRecordSize];
+        formats::encodeLinkRecord(lanes[i].record, record);
+        bytes.insert(bytes.end(), record, record + sizeof(record));
+        for (uint32_t t : {lanes[i].from_tile, lanes[i].to_tile})
+            for (int k = 0; k < 4; ++k) bytes.push_back(uint8_t(t >> (8 * k)));
+    }
+    for (const std::string& name : type_names) {
+        bytes.insert(bytes.end(), name.begin(), name.end());
+        bytes.push_back(0);
+    }
+    return formats::xxhash64(bytes.data(), bytes.size(), 0);
+}
+
 }  // namespace
 
 Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                                     const WorldStage::Params& params,
-                                    const std::filesystem::path& output, Context& context) {
+                                    const std::filesystem::path& output, Context& context,
+                                    const std::vector<LinkSpec>* generated_links,
+                                    const std::vector<uint32_t>& pruned) {
     if (params.shard_count > 0)
         return makeError(ErrorKind::usage,
                          "world: navmesh world tiles are built in one run (a tile's polygons "
@@ -150,6 +401,15 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     mesh_params.tile_size = int(layout.tile_cells);
     mesh_params.threads = params.threads;
     std::vector<MeshTileSummary> tiles(tile_count);
+    // The links, their lane ends looked up on each tile as it is built.
+    std::vector<LinkSpec> generated_out;
+    uint64_t generated = 0;
+    auto gathered = worldLinkSpecs(inputs.voxels, frame, params, generated_links, pruned,
+                                   generated_out, generated, context);
+    if (!gathered) return gathered.error();
+    const std::vector<LinkSpec> specs = std::move(gathered).value();
+    const Graph frame_graph = navmeshGraph(navmesh::NavMesh{}, frame);  // header, areas
+    MeshWorldEnds ends(specs, layout, frame, frame_graph.header.agent_radius);
     // A tile's cache file: its navmesh key (columns, neighbours, parameters), the world frame
     // (positions are in it) and the zstd level.
     auto contentOf = [&](uint64_t key) {
@@ -177,7 +437,8 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
             border.push_back(formats::decodeBorderEdge(raw->data() + i));
         for (const formats::BorderEdgeRecord& e : border)
             if (e.poly >= graph->nodeCount()) return false;
-        summarise(*graph, border, s);
+        ends.lookUp(tz * layout.tiles_x + tx, *graph);
+        summarise(*graph, border, {}, s);
         return true;
     };
     sink.take = [&](navmesh::NavmeshTile&& tile, uint64_t key) -> Status {
@@ -193,10 +454,11 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         if (Status st = saveMeshTile(
                 folder / worldTileFileName(s.content), graph,
                 worldTileHeader(layout, tile.tile_x, tile.tile_z, uint32_t(border.size())), border,
-                params.compression);
+                {}, params.compression);
             !st)
             return st;
-        summarise(graph, border, s);
+        ends.lookUp(tile.tile_z * layout.tiles_x + tile.tile_x, graph);
+        summarise(graph, border, {}, s);
         return {};
     };
     voxel::VoxelRowReader& rows = **reader;
@@ -206,6 +468,111 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         mesh_params, sink, context);
     if (!failed) return failed.error();
     if (Status s = rows.finish(); !s) return s.error();
+
+    // The links: resolved as resolveLinks resolves them on the navmesh graph (polygons numbered
+    // tile by tile), then each tile with a lane end rewritten with its lanes: a lane inside it
+    // as its link edge, a lane to or from another tile as a record of WLNK / WLTI.
+    std::vector<MeshLane> lanes;
+    std::vector<std::string> type_names;
+    LinkResolveStats link_stats;
+    std::vector<std::vector<uint32_t>> tile_lanes(tile_count);
+    uint64_t crossing = 0;
+    if (!specs.empty()) {
+        std::vector<uint32_t> poly_base(tile_count + 1, 0);
+        for (uint32_t i = 0; i < tile_count; ++i)
+            poly_base[i + 1] = poly_base[i] + (tiles[i].present ? tiles[i].polygons : 0);
+        ends.finish(poly_base);
+        auto records = resolveLinks(frame_graph, ends, specs, type_names, link_stats, 1.0f,
+                                    params.threads, &context);
+        if (!records) return records.error();
+        auto tileOf = [&](uint32_t node) {
+            return uint32_t(std::upper_bound(poly_base.begin(), poly_base.end(), node) -
+                            poly_base.begin() - 1);
+        };
+        for (formats::LinkRecord r : *records) {
+            MeshLane lane;
+            lane.from_tile = tileOf(r.from_node);
+            lane.to_tile = tileOf(r.to_node);
+            r.from_node -= poly_base[lane.from_tile];
+            r.to_node -= poly_base[lane.to_tile];
+            lane.record = r;
+            const uint32_t i = uint32_t(lanes.size());
+            lanes.push_back(lane);
+            tile_lanes[lane.from_tile].push_back(i);
+            if (lane.to_tile != lane.from_tile) {
+                tile_lanes[lane.to_tile].push_back(i);
+                ++crossing;
+            }
+        }
+    }
+    // Per lane between tiles: its exits (indices into the tiles' exits) at its two ends.
+    std::vector<std::array<uint32_t, 2>> lane_exits(lanes.size(), {kNoNode, kNoNode});
+    {
+        std::vector<uint32_t> with_lanes;
+        for (uint32_t i = 0; i < tile_count; ++i)
+            if (!tile_lanes[i].empty()) with_lanes.push_back(i);
+        uint64_t progress = 0;
+        const Status linked = runParallel(
+            "world links", with_lanes.size(), resolveThreads(params.threads), context, progress,
+            with_lanes.size(), [&](size_t k) {
+                const uint32_t t = with_lanes[k];
+                MeshTileSummary& s = tiles[t];
+                const std::vector<uint32_t>& mine = tile_lanes[t];
+                const uint64_t parts[2] = {s.content, meshLanesHash(lanes, mine, type_names)};
+                const uint64_t content = formats::xxhash64(parts, sizeof parts, 0);
+                std::vector<formats::LinkRecord> inside;
+                std::vector<MeshLane> cross;
+                std::vector<std::pair<uint32_t, std::array<float, 3>>> exits;
+                for (uint32_t i : mine) {
+                    const MeshLane& lane = lanes[i];
+                    if (lane.from_tile == lane.to_tile) {
+                        inside.push_back(lane.record);
+                        continue;
+                    }
+                    const bool from_here = lane.from_tile == t;
+                    const formats::LinkRecord& r = lane.record;
+                    lane_exits[i][from_here ? 0 : 1] = uint32_t(s.border.size() + exits.size());
+                    exits.push_back(
+                        from_here
+                            ? std::pair{r.from_node, std::array{r.from[0], r.from[1], r.from[2]}}
+                            : std::pair{r.to_node, std::array{r.to[0], r.to[1], r.to[2]}});
+                    if (from_here || (r.flags & formats::kLinkFlagBidirectional))
+                        cross.push_back(lane);
+                }
+                const std::filesystem::path file = folder / worldTileFileName(content);
+                auto loadGraph = [&](const std::filesystem::path& path) -> std::optional<Graph> {
+                    if (!std::filesystem::exists(path)) return std::nullopt;
+                    auto loaded = loadContainer(path, formats::kKindNav, formats::kNavVersion);
+                    if (!loaded) return std::nullopt;
+                    auto graph = decodeGraph(*loaded);
+                    if (!graph) return std::nullopt;
+                    return std::move(graph).value();
+                };
+                std::optional<Graph> graph = loadGraph(file);
+                if (!graph) {
+                    graph = loadGraph(folder / worldTileFileName(s.content));
+                    if (!graph)
+                        throw std::runtime_error(fmt::format(
+                            "world tile ({}, {}): its navmesh tile is gone from the cache",
+                            t % layout.tiles_x, t / layout.tiles_x));
+                    graph->link_type_names = type_names;
+                    if (Status st = addLinks(*graph, std::move(inside)); !st)
+                        throw std::runtime_error(st.error().message);
+                    if (Status st = saveMeshTile(
+                            file, *graph,
+                            worldTileHeader(layout, t % layout.tiles_x, t / layout.tiles_x,
+                                            uint32_t(s.border.size())),
+                            s.border, cross, params.compression);
+                        !st)
+                        throw std::runtime_error(st.error().message);
+                    s.built = true;
+                }
+                s.content = content;
+                const std::vector<formats::BorderEdgeRecord> border = s.border;
+                summarise(*graph, border, exits, s);
+            });
+        if (!linked) return linked.error();
+    }
 
     // Border edges joined across tiles: each to the neighbour's edge of the smallest mismatch
     // (navrt's rule), found by (side, a0, a1) in the neighbour's sorted list.
@@ -260,18 +627,31 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                                    tiles[i].component_sizes.end());
     }
     for (const Join& j : joins)
-        join.join(component_base[j.from_tile] + tiles[j.from_tile].border_component[j.from_edge],
-                  component_base[j.to_tile] + tiles[j.to_tile].border_component[j.to_edge]);
+        join.join(component_base[j.from_tile] + tiles[j.from_tile].exits[j.from_edge].component,
+                  component_base[j.to_tile] + tiles[j.to_tile].exits[j.to_edge].component);
+    for (uint32_t i = 0; i < lanes.size(); ++i) {
+        const MeshLane& l = lanes[i];
+        if (l.from_tile == l.to_tile) continue;
+        join.join(
+            component_base[l.from_tile] + tiles[l.from_tile].exits[lane_exits[i][0]].component,
+            component_base[l.to_tile] + tiles[l.to_tile].exits[lane_exits[i][1]].component);
+    }
     const std::vector<uint32_t> world_component = join.number();
     const std::vector<uint64_t> island_sizes =
         ComponentJoin::sizes(world_component, component_sizes);
-    // Portals: every border edge that joins (from either side), in tile and WNBE order.
+    // Portals: every border edge that joins (from either side), and both ends of every lane
+    // between tiles, in tile and exit order.
     std::vector<std::vector<uint32_t>> portal_of(tile_count);
-    for (uint32_t i = 0; i < tile_count; ++i) portal_of[i].assign(tiles[i].border.size(), kNoNode);
+    for (uint32_t i = 0; i < tile_count; ++i) portal_of[i].assign(tiles[i].exits.size(), kNoNode);
     for (const Join& j : joins) {
         portal_of[j.from_tile][j.from_edge] = 0;
         portal_of[j.to_tile][j.to_edge] = 0;
     }
+    for (uint32_t i = 0; i < lanes.size(); ++i)
+        if (lanes[i].from_tile != lanes[i].to_tile) {
+            portal_of[lanes[i].from_tile][lane_exits[i][0]] = 0;
+            portal_of[lanes[i].to_tile][lane_exits[i][1]] = 0;
+        }
     WorldIndex index;
     for (uint32_t i = 0; i < tile_count; ++i)
         for (uint32_t e = 0; e < portal_of[i].size(); ++e) {
@@ -279,14 +659,26 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
             portal_of[i][e] = uint32_t(index.portals.size());
             WorldIndex::Portal& p = index.portals.emplace_back();
             p.tile = i;
-            p.column =
-                borderColumn(layout, i % layout.tiles_x, i / layout.tiles_x, tiles[i].border[e]);
-            p.y = int32_t(tiles[i].border[e].poly);
-            p.position = tiles[i].border_mid[e];
+            const MeshExit& exit = tiles[i].exits[e];
+            p.column = e < tiles[i].border.size()
+                           ? borderColumn(layout, i % layout.tiles_x, i / layout.tiles_x,
+                                          tiles[i].border[e])
+                           : exitColumn(layout, frame, i, exit.point);
+            p.y = int32_t(exit.poly);
+            p.position = exit.point;
         }
     for (const Join& j : joins)
         index.portals[portal_of[j.from_tile][j.from_edge]].edges.push_back(
             {portal_of[j.to_tile][j.to_edge], 0.0f});
+    for (uint32_t i = 0; i < lanes.size(); ++i) {
+        const MeshLane& l = lanes[i];
+        if (l.from_tile == l.to_tile) continue;
+        const uint32_t a = portal_of[l.from_tile][lane_exits[i][0]];
+        const uint32_t b = portal_of[l.to_tile][lane_exits[i][1]];
+        index.portals[a].edges.push_back({b, l.record.cost});
+        if (l.record.flags & formats::kLinkFlagBidirectional)
+            index.portals[b].edges.push_back({a, l.record.reverse_cost});
+    }
     for (uint32_t i = 0; i < tile_count; ++i)
         for (const auto& [pair, cost] : tiles[i].inside) {
             const uint32_t a = portal_of[i][pair.first], b = portal_of[i][pair.second];
@@ -312,6 +704,12 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                                            {"border_edges_joined", joins.size()}});
     if (*failed > 0) result.count("contours_not_triangulated", uint64_t(*failed));
     reportIslands(island_sizes, result);
+    {
+        std::set<uint32_t> ids;
+        for (const MeshLane& lane : lanes) ids.insert(lane.record.id);
+        reportWorldLinks(specs, ids.size(), lanes.size(), crossing, generated, link_stats,
+                         "link records, WLNK", result);
+    }
     result.summary.push_back(fmt::format(
         "navmesh world: {} x {} tiles of {} cells ({} with polygons: {} built, {} reused), {} "
         "polygons, {} border edges ({} joined across tiles), {} portals -> {}",

@@ -256,8 +256,6 @@ Status checkStages(const LevelConfig& c) {
                                   c.worldTiles(graph::GraphKind::volume);
         if (tiles || mesh_tiles || volume_tiles) {
             std::vector<std::string> unsupported;
-            if (mesh_tiles && (!a.graph.links.empty() || a.graph.generate.enabled()))
-                unsupported.push_back("links (on navmesh tiles)");
             if (volume_tiles && (!a.graph.links.empty() || a.graph.generate.enabled()))
                 unsupported.push_back("links (on volume tiles)");
             if (a.graph.poi_tables) unsupported.push_back("point-of-interest tables");
@@ -267,8 +265,9 @@ Status checkStages(const LevelConfig& c) {
                 std::string list;
                 for (const std::string& u : unsupported) list += (list.empty() ? "" : ", ") + u;
                 return inputError(
-                    "{}: $.world: world tiles carry the tile graph and its links, and navmesh "
-                    "polygons; {} has {} (bake those without $.world, or as another graph kind)",
+                    "{}: $.world: world tiles carry the tile graph and navmesh polygons with their "
+                    "links, and volume graphs; {} has {} (bake those without $.world, or as "
+                    "another graph kind)",
                     file, agent, list);
             }
         }

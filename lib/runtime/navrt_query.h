@@ -207,6 +207,34 @@ void orientPortal(Vec3 before, Vec3 a, Vec3 b, Vec3& left, Vec3& right);
 void stringPull(uint32_t portal_count, const std::function<void(uint32_t, Vec3&, Vec3&)>& portal,
                 const std::function<void(Vec3)>& emit);
 
+// Shortcuts (links cheaper than the heuristic across them: teleports) and the heuristic around
+// them: fills each one's `bound` (any type with `cost` and `bound`) by a Dijkstra over the
+// shortcuts, backwards from the goal: bound(S) = cost(S) x safety + min(to_goal(S), min over S'
+// of between(S, S') + bound(S')), where to_goal(i) bounds the way from shortcut i's exit to the
+// goal and between(i, j) the way from its exit to shortcut j's entry. A point p's lower bound is
+// then min(plain(p), min over S of plain(p, S's entry) + bound(S)). O(K^2) for K <= Max;
+// allocates nothing.
+template <uint32_t Max, class S, class ToGoal, class Between>
+void chainShortcutBounds(S* shortcuts, uint32_t count, double safety, ToGoal&& to_goal,
+                         Between&& between) {
+    bool settled[Max] = {};
+    for (uint32_t i = 0; i < count; ++i)
+        shortcuts[i].bound = shortcuts[i].cost * safety + to_goal(i);
+    for (uint32_t round = 0; round < count; ++round) {
+        uint32_t best = 0xFFFFFFFFu;
+        for (uint32_t i = 0; i < count; ++i)
+            if (!settled[i] && (best == 0xFFFFFFFFu || shortcuts[i].bound < shortcuts[best].bound))
+                best = i;
+        settled[best] = true;
+        for (uint32_t i = 0; i < count; ++i) {
+            if (settled[i]) continue;
+            const double via =
+                shortcuts[i].cost * safety + between(i, best) + shortcuts[best].bound;
+            if (via < shortcuts[i].bound) shortcuts[i].bound = via;
+        }
+    }
+}
+
 struct RaycastHit {
     bool hit = false;              // a wall (polygon edge without neighbour) stops the ray
     float t = 1.0f;                // fraction of the segment travelled (1 when nothing was hit)
@@ -460,29 +488,10 @@ private:
     double plainHeuristic(uint32_t node, uint32_t goal) const;
     // Navmesh point searches: Euclidean lower bound from a point to to_, shortcut-aware.
     double pointHeuristic(Vec3 point) const;
-    // Fills each shortcut's bound by a Dijkstra over the shortcuts, backwards from the goal:
-    // bound(S) = cost(S) x safety + min(to_goal(S), min over S' of between(S, S') + bound(S')),
-    // where to_goal(i) bounds the way from shortcut i's exit to the goal and between(i, j) the way
-    // from its exit to shortcut j's entry. O(K^2) for K <= kMaxShortcuts; allocates nothing.
     template <class ToGoal, class Between>
     static void chainShortcuts(Shortcut* shortcuts, uint32_t count, double safety, ToGoal&& to_goal,
                                Between&& between) {
-        bool settled[kMaxShortcuts] = {};
-        for (uint32_t i = 0; i < count; ++i)
-            shortcuts[i].bound = shortcuts[i].cost * safety + to_goal(i);
-        for (uint32_t round = 0; round < count; ++round) {
-            uint32_t best = kNoNode;
-            for (uint32_t i = 0; i < count; ++i)
-                if (!settled[i] && (best == kNoNode || shortcuts[i].bound < shortcuts[best].bound))
-                    best = i;
-            settled[best] = true;
-            for (uint32_t i = 0; i < count; ++i) {
-                if (settled[i]) continue;
-                const double via =
-                    shortcuts[i].cost * safety + between(i, best) + shortcuts[best].bound;
-                if (via < shortcuts[i].bound) shortcuts[i].bound = via;
-            }
-        }
+        chainShortcutBounds<kMaxShortcuts>(shortcuts, count, safety, to_goal, between);
     }
     void prepareShortcuts(uint32_t goal) const;  // bounds for `goal` (node-level list)
     void preparePointShortcuts() const;          // bounds for to_ (navmesh point list)

@@ -21,6 +21,8 @@ namespace {
 constexpr uint32_t kNone = 0xFFFFFFFFu;
 constexpr float kVertical = 2.0f;
 constexpr int kAroundCells = 2;
+constexpr uint32_t kMaxShortcuts =
+    64;  // navmesh worlds: shortcuts chained per search (PathQuery's)
 // A link or seam is a shortcut (caps the heuristic) when it costs less than this share of the
 // octile distance it spans: the plain edges and seams cost that distance exactly, up to the
 // rounding of their costs and positions, which must not make each of them a shortcut (the cap
@@ -47,6 +49,18 @@ struct Tile {
     // border_by_poly; the edges sorted by (side, a0, a1, index) for the neighbours' lookups.
     std::vector<fmt::BorderEdgeRecord> border;
     std::vector<uint32_t> border_offsets, border_by_poly, border_sorted;
+    // Navmesh worlds: the links between tiles (cross_links, WLNK) and their two tiles (WLTI);
+    // per polygon + 1 where the ones it takes start in cross_by_poly (record << 1 | reverse).
+    std::vector<std::pair<uint32_t, uint32_t>> cross_tiles;
+    std::vector<uint32_t> cross_offsets, cross_by_poly;
+    std::vector<uint32_t> via;  // findPath on polygons: kNone (walked in) or its link step
+    // Navmesh worlds: its links (inside it, and between tiles from it) that cost less than the
+    // heuristic across them, both ways of two-way ones: take-off, landing, cost.
+    struct PointShortcut {
+        Vec3 from, to;
+        double cost;
+    };
+    std::vector<PointShortcut> point_shortcuts;
     // Volume worlds: the tile's box (its columns and the ring of one column around them, clipped
     // to the world): first world column and size [cells], layers.
     uint32_t box_x0 = 0, box_z0 = 0, box_w = 0, box_d = 0, box_h = 0;
@@ -166,6 +180,18 @@ struct World::Impl {
     uint32_t expanded = 0;
     uint32_t search = 0;         // findPath's number (Tile::seen, closed)
     VoxelRecords voxel_records;  // volume worlds' findPath records, kept between searches
+    // Navmesh worlds' findPath: the link steps relaxed so far (Tile::via names them).
+    struct MeshStep {
+        fmt::LinkRecord link;
+        bool reverse;
+    };
+    std::vector<MeshStep> mesh_steps;
+    // Its heuristic: the loaded tiles' point shortcuts with their bounds for the goal.
+    struct MeshShortcut {
+        Vec3 from, to;
+        double cost, bound;
+    };
+    std::vector<MeshShortcut> mesh_shortcuts;
     std::vector<VolumeMove> volume_moves;
 
     uint32_t tileIndex(uint32_t column) const {
@@ -570,6 +596,82 @@ Error readBorderEdges(Tile& tile) {
     });
     tile.entry.resize(n);
     tile.f.resize(n);
+    tile.via.resize(n);
+    return {};
+}
+
+// A navmesh tile's links between tiles (WLNK, WLTI, WLTY; optional), by the polygon that takes
+// them, and its shortcut (links, inside it or between tiles, cheaper than the heuristic across
+// them: teleports).
+Error readMeshLinks(const World::Impl& w, Tile& tile, uint32_t index) {
+    const uint32_t n = tile.graph.header.node_count;
+    const uint32_t tile_count = w.header.tiles_x * w.header.tiles_z;
+    const float scale = tile.graph.header.min_cost_multiplier * kShortcutSlack;
+    auto shortcut = [&](const float* a, const float* b, float cost) {
+        const double dx = double(a[0]) - b[0], dy = double(a[1]) - b[1], dz = double(a[2]) - b[2];
+        if (!(cost < std::sqrt(dx * dx + dy * dy + dz * dz) * scale)) return;
+        tile.shortcut = std::min(tile.shortcut, cost);
+        tile.point_shortcuts.push_back({{a[0], a[1], a[2]}, {b[0], b[1], b[2]}, double(cost)});
+    };
+    for (uint32_t i = 0; i < tile.graph.link_count; ++i) {
+        const fmt::LinkRecord l = tile.graph.link(i);
+        shortcut(l.from, l.to, l.cost);
+        if (l.flags & fmt::kLinkFlagBidirectional) shortcut(l.to, l.from, l.reverse_cost);
+    }
+    tile.cross_offsets.assign(size_t(n) + 1, 0);
+    const SectionView rv = tile.asset.find(fmt::kSecWorldLinks);
+    if (rv.data == nullptr) return {};
+    SectionView tv;
+    if (Error e = tile.asset.require(fmt::kSecWorldLinkTiles, tv)) return e;
+    const size_t records = rv.size / fmt::kLinkRecordSize;
+    if (rv.size % fmt::kLinkRecordSize != 0 || tv.size != records * 8)
+        return badSection(fmt::kSecWorldLinkTiles,
+                          "world: section 'WLNK' does not hold whole link records, or 'WLTI' "
+                          "not 8 bytes per record");
+    if (const SectionView nv = tile.asset.find(fmt::kSecWorldLinkTypes); nv.data != nullptr) {
+        if (Error e = fmt::validateLinkTypeNames(fmt::kSecWorldLinkTypes, nv.data, nv.size,
+                                                 tile.cross_type_count))
+            return e;
+        tile.cross_type_names = reinterpret_cast<const char*>(nv.data);
+    }
+    tile.cross_links.resize(records);
+    tile.cross_tiles.resize(records);
+    std::vector<uint32_t> entries;  // poly << 1 | reverse, by record
+    for (size_t i = 0; i < records; ++i) {
+        if (Error e = fmt::decodeLinkRecord(rv.data + i * fmt::kLinkRecordSize,
+                                            fmt::kLinkRecordSize, tile.cross_links[i]))
+            return e;
+        const fmt::LinkRecord& l = tile.cross_links[i];
+        const uint32_t from = fmt::loadLe32(tv.data + 8 * i),
+                       to = fmt::loadLe32(tv.data + 8 * i + 4);
+        tile.cross_tiles[i] = {from, to};
+        const bool two_way = (l.flags & fmt::kLinkFlagBidirectional) != 0;
+        if (from >= tile_count || to >= tile_count || from == to ||
+            !(from == index || (to == index && two_way)) || (from == index && l.from_node >= n) ||
+            (to == index && l.to_node >= n))
+            return badSection(fmt::kSecWorldLinkTiles,
+                              "world: a link between tiles names a tile or polygon out of range");
+        if (fmt::isUserLinkType(l.type) &&
+            uint32_t(l.type) - fmt::kLinkTypeUserFirst >= tile.cross_type_count)
+            return badSection(fmt::kSecWorldLinks,
+                              "world: a link between tiles names a user type 'WLTY' does not");
+        if (from == index) {
+            ++tile.cross_offsets[l.from_node + 1];
+            shortcut(l.from, l.to, l.cost);
+        }
+        if (to == index && two_way) {
+            ++tile.cross_offsets[l.to_node + 1];
+            shortcut(l.to, l.from, l.reverse_cost);
+        }
+    }
+    for (uint32_t v = 0; v < n; ++v) tile.cross_offsets[v + 1] += tile.cross_offsets[v];
+    tile.cross_by_poly.resize(tile.cross_offsets[n]);
+    std::vector<uint32_t> at(tile.cross_offsets.begin(), tile.cross_offsets.end() - 1);
+    for (uint32_t i = 0; i < records; ++i) {
+        const fmt::LinkRecord& l = tile.cross_links[i];
+        if (tile.cross_tiles[i].first == index) tile.cross_by_poly[at[l.from_node]++] = i << 1;
+        if (tile.cross_tiles[i].second == index) tile.cross_by_poly[at[l.to_node]++] = i << 1 | 1;
+    }
     return {};
 }
 
@@ -637,6 +739,8 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
     const uint32_t n = tile->graph.header.node_count;
     if (!w.volume)
         if (Error e = w.mesh ? readBorderEdges(*tile) : readSeams(w, *tile, index)) return e;
+    if (w.mesh)
+        if (Error e = readMeshLinks(w, *tile, index)) return e;
     if (!w.volume) {  // volume searches keep their records in a map (a tile has ~10^6 voxels)
         tile->g.assign(n, 0);
         tile->parent.assign(n, 0);
@@ -712,7 +816,9 @@ size_t World::memoryBytes() const {
                  t->seams.size() * sizeof(fmt::SeamRecord) + t->seam_links.size() * 4 +
                  t->border.size() * (sizeof(fmt::BorderEdgeRecord) + 8) +
                  t->border_offsets.size() * 4 + t->entry.size() * (sizeof(Vec3) + 8) +
-                 t->cross_links.size() * sizeof(fmt::LinkRecord) +
+                 t->cross_links.size() * (sizeof(fmt::LinkRecord) + 8) +
+                 (t->cross_offsets.size() + t->cross_by_poly.size() + t->via.size()) * 4 +
+                 t->point_shortcuts.size() * sizeof(Tile::PointShortcut) +
                  t->g.size() * (sizeof(double) + sizeof(uint64_t) + 2 * sizeof(uint32_t));
         for (uint32_t i = 0; i < t->asset.sectionCount(); ++i) bytes += t->asset.section(i).size;
     }
@@ -818,8 +924,9 @@ Vec3 meshVertex(const GraphView& g, uint32_t poly, uint32_t k) {
 
 // findPath over navmesh tiles: navrt's polygon A* (navrt_navmesh.cpp: each polygon entered where
 // a taut path from the parent's entry towards the goal crosses its portal, reopened when a
-// better entry is found), across tiles through the border edges that join, then the funnel over
-// the portals, the border edges included.
+// better entry is found), across tiles through the border edges that join and the links (inside
+// a tile: its link edges; between tiles: its WLNK records, while the other tile is loaded), then
+// the funnel over the portals, cut at every link as PathQuery::funnel cuts it.
 PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
     uint32_t st = 0, sp = 0, gt = 0, gp = 0;
     Vec3 start_at, goal_at;
@@ -832,17 +939,47 @@ PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
         if (cs != cg) return PathStatus::no_path;
     }
     const uint32_t search = nextSearch(w);
+    w.mesh_steps.clear();
     auto key = [](uint32_t tile, uint32_t node) { return (uint64_t(tile) << 32) | node; };
     const uint64_t start = key(st, sp), goal = key(gt, gp);
     auto tileOf = [&](uint64_t k) -> Tile& { return *w.tiles[uint32_t(k >> 32)]; };
     auto areaCost = [](const Tile& t, uint32_t poly) {
         return double(t.graph.area_costs[t.graph.poly_areas[poly]]);
     };
-    float min_cost = 1;
+    // The heuristic: the distance to the goal scaled by the cheapest area, or through the
+    // loaded tiles' shortcuts (links cheaper than the distance they span: teleports), chained
+    // as PathQuery chains them; past kMaxShortcuts, capped by the cheapest of them.
+    float min_cost = 1, cap = std::numeric_limits<float>::infinity();
+    w.mesh_shortcuts.clear();
     for (const auto& t : w.tiles)
-        if (t) min_cost = std::min(min_cost, t->graph.header.min_cost_multiplier);
-    const double h_scale = double(min_cost) * (1.0 - 1e-6);
-    auto h = [&](Vec3 p) { return distance3(p, goal_at) * h_scale; };
+        if (t) {
+            min_cost = std::min(min_cost, t->graph.header.min_cost_multiplier);
+            cap = std::min(cap, t->shortcut);
+            for (const Tile::PointShortcut& c : t->point_shortcuts)
+                if (w.mesh_shortcuts.size() <= kMaxShortcuts)
+                    w.mesh_shortcuts.push_back({c.from, c.to, c.cost, 0.0});
+        }
+    constexpr double kSafety = 1.0 - 1e-6;
+    const double h_scale = double(min_cost) * kSafety;
+    World::Impl::MeshShortcut* shortcuts = w.mesh_shortcuts.data();
+    uint32_t shortcut_count = uint32_t(w.mesh_shortcuts.size());
+    if (shortcut_count > kMaxShortcuts) {
+        shortcut_count = 0;
+    } else {
+        cap = std::numeric_limits<float>::infinity();
+        chainShortcutBounds<kMaxShortcuts>(
+            shortcuts, shortcut_count, kSafety,
+            [&](uint32_t i) { return distance3(shortcuts[i].to, goal_at) * h_scale; },
+            [&](uint32_t i, uint32_t j) {
+                return distance3(shortcuts[i].to, shortcuts[j].from) * h_scale;
+            });
+    }
+    auto h = [&](Vec3 p) {
+        double best = std::fmin(distance3(p, goal_at) * h_scale, double(cap) * kSafety);
+        for (uint32_t k = 0; k < shortcut_count; ++k)
+            best = std::fmin(best, distance3(p, shortcuts[k].from) * h_scale + shortcuts[k].bound);
+        return best;
+    };
     // Whether `v` is `u` or one of its parents (a reopened polygon must not make them a cycle).
     auto ancestorOf = [&](uint64_t v, uint64_t u) {
         for (uint64_t k = u;; k = tileOf(k).parent[uint32_t(k)]) {
@@ -861,6 +998,7 @@ PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
         t.f[sp] = g0 + (start == goal ? 0 : h(start_at));
         t.parent[sp] = start;
         t.entry[sp] = start_at;
+        t.via[sp] = kNone;
         open.push({t.f[sp], start});
     }
     bool reached = false;
@@ -878,10 +1016,10 @@ PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
         }
         const Vec3 at = t.entry[n];
         const double gu = t.g[n], cost_u = areaCost(t, n);
-        auto relax = [&](uint32_t oi, Tile& o, uint32_t v, Vec3 a, Vec3 b) {
+        // Enter polygon v of tile o at `mid` after `step` (kNone: walking; else the link step).
+        auto enter = [&](uint32_t oi, Tile& o, uint32_t v, Vec3 mid, double step, uint32_t via,
+                         const World::Impl::MeshStep* link) {
             const uint64_t kv = key(oi, v);
-            const Vec3 mid = portalCrossing(at, goal_at, a, b);
-            double step = distance3(at, mid) * cost_u;
             double hv = h(mid);
             if (kv == goal) {
                 step += distance3(mid, goal_at) * areaCost(o, v);
@@ -889,16 +1027,41 @@ PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
             }
             const double g = gu + step;
             if (o.seen[v] == search && !(g + hv < o.f[v] - 1e-9 && !ancestorOf(kv, u))) return;
+            if (link != nullptr) {
+                via = uint32_t(w.mesh_steps.size());
+                w.mesh_steps.push_back(*link);
+            }
             o.seen[v] = search;
             o.closed[v] = 0;
             o.g[v] = g;
             o.f[v] = g + hv;
             o.parent[v] = u;
             o.entry[v] = mid;
+            o.via[v] = via;
             open.push({o.f[v], kv});
+        };
+        auto relax = [&](uint32_t oi, Tile& o, uint32_t v, Vec3 a, Vec3 b) {
+            const Vec3 mid = portalCrossing(at, goal_at, a, b);
+            enter(oi, o, v, mid, distance3(at, mid) * cost_u, kNone, nullptr);
+        };
+        // Walk to the link's take-off, take it, enter where it lands.
+        auto takeLink = [&](uint32_t oi, Tile& o, uint32_t v, const fmt::LinkRecord& l,
+                            bool reverse) {
+            const float* a = reverse ? l.to : l.from;
+            const float* b = reverse ? l.from : l.to;
+            const Vec3 take_off{a[0], a[1], a[2]}, landing{b[0], b[1], b[2]};
+            const World::Impl::MeshStep step{l, reverse};
+            enter(oi, o, v, landing,
+                  distance3(at, take_off) * cost_u + double(reverse ? l.reverse_cost : l.cost),
+                  kNone, &step);
         };
         for (uint32_t e = t.graph.edge_offsets[n]; e < t.graph.edge_offsets[n + 1]; ++e) {
             const uint32_t v = t.graph.edgeTarget(n, e);
+            if (const uint32_t l = t.graph.edgeLink(e); l != fmt::kNoLink) {
+                const fmt::LinkRecord link = t.graph.link(l);
+                takeLink(ti, t, v, link, link.from_node != n);
+                continue;
+            }
             Vec3 a, b;
             if (portalBetween(t.graph, n, v, a, b)) relax(ti, t, v, a, b);
         }
@@ -910,6 +1073,16 @@ PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
             relax(other, o, o.border[edge].poly, meshVertex(t.graph, n, t.border[e].edge),
                   meshVertex(t.graph, n, t.border[e].edge + 1));
         }
+        for (uint32_t k = t.cross_offsets[n]; k < t.cross_offsets[n + 1]; ++k) {
+            const uint32_t r = t.cross_by_poly[k] >> 1;
+            const bool reverse = (t.cross_by_poly[k] & 1) != 0;
+            const fmt::LinkRecord& l = t.cross_links[r];
+            const uint32_t other = reverse ? t.cross_tiles[r].first : t.cross_tiles[r].second;
+            const uint32_t v = reverse ? l.from_node : l.to_node;
+            Tile* o = w.tiles[other].get();
+            if (o == nullptr || v >= o->graph.header.node_count) continue;
+            takeLink(other, *o, v, l, reverse);
+        }
     }
     if (!reached) return PathStatus::no_path;
     w.cost = float(tileOf(goal).g[gp]);
@@ -919,47 +1092,77 @@ PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
         if (k == start) break;
     }
     std::reverse(steps.begin(), steps.end());
-    // The funnel: the start, the portal from each polygon into the next, the goal.
-    const uint32_t polys = uint32_t(steps.size());
-    auto portal = [&](uint32_t i, Vec3& left, Vec3& right) {
-        if (i == 0) {
-            left = right = start_at;
-            return;
-        }
-        if (i >= polys) {
-            left = right = goal_at;
-            return;
-        }
-        const uint32_t ti = uint32_t(steps[i - 1] >> 32), u = uint32_t(steps[i - 1]);
-        const uint32_t tj = uint32_t(steps[i] >> 32), v = uint32_t(steps[i]);
-        const Tile& t = *w.tiles[ti];
-        Vec3 a, b;
-        bool found = false;
-        if (ti == tj) {
-            found = portalBetween(t.graph, u, v, a, b);
-        } else {
-            for (uint32_t k = t.border_offsets[u]; k < t.border_offsets[u + 1] && !found; ++k) {
-                const uint32_t e = t.border_by_poly[k];
-                uint32_t other = 0, edge = 0;
-                if (!w.across(ti, e, other, edge) || other != tj ||
-                    w.tiles[other]->border[edge].poly != v)
-                    continue;
-                a = meshVertex(t.graph, u, t.border[e].edge);
-                b = meshVertex(t.graph, u, t.border[e].edge + 1);
-                found = true;
+    // The funnel over a run of polygons [first, last] from `begin` to `end`: the portal from
+    // each polygon into the next.
+    auto funnel = [&](uint32_t first, uint32_t last, Vec3 begin, Vec3 end) {
+        const uint32_t polys = last - first + 1;
+        auto portal = [&](uint32_t i, Vec3& left, Vec3& right) {
+            if (i == 0) {
+                left = right = begin;
+                return;
             }
-        }
-        if (!found) {
-            left = right = w.tiles[tj]->graph.position(v);
-            return;
-        }
-        orientPortal(t.graph.position(u), a, b, left, right);
+            if (i >= polys) {
+                left = right = end;
+                return;
+            }
+            const uint32_t ti = uint32_t(steps[first + i - 1] >> 32);
+            const uint32_t u = uint32_t(steps[first + i - 1]);
+            const uint32_t tj = uint32_t(steps[first + i] >> 32), v = uint32_t(steps[first + i]);
+            const Tile& t = *w.tiles[ti];
+            Vec3 a, b;
+            bool found = false;
+            if (ti == tj) {
+                found = portalBetween(t.graph, u, v, a, b);
+            } else {
+                for (uint32_t k = t.border_offsets[u]; k < t.border_offsets[u + 1] && !found; ++k) {
+                    const uint32_t e = t.border_by_poly[k];
+                    uint32_t other = 0, edge = 0;
+                    if (!w.across(ti, e, other, edge) || other != tj ||
+                        w.tiles[other]->border[edge].poly != v)
+                        continue;
+                    a = meshVertex(t.graph, u, t.border[e].edge);
+                    b = meshVertex(t.graph, u, t.border[e].edge + 1);
+                    found = true;
+                }
+            }
+            if (!found) {
+                left = right = w.tiles[tj]->graph.position(v);
+                return;
+            }
+            orientPortal(t.graph.position(u), a, b, left, right);
+        };
+        stringPull(polys + 1, portal, [&](Vec3 p) {
+            const Vec3& last_point = w.path.back();
+            if (last_point.x != p.x || last_point.y != p.y || last_point.z != p.z)
+                w.path.push_back(p);
+        });
     };
+    // Cut at every link step: the funnel up to its take-off, the link one segment, the next
+    // funnel from where it lands.
     w.path.push_back(start_at);
-    stringPull(polys + 1, portal, [&](Vec3 p) {
-        const Vec3& last = w.path.back();
-        if (last.x != p.x || last.y != p.y || last.z != p.z) w.path.push_back(p);
-    });
+    uint32_t first = 0;
+    Vec3 begin = start_at;
+    for (uint32_t k = 1; k < steps.size(); ++k) {
+        const uint32_t via = tileOf(steps[k]).via[uint32_t(steps[k])];
+        if (via == kNone) continue;
+        const World::Impl::MeshStep& step = w.mesh_steps[via];
+        const float* a = step.reverse ? step.link.to : step.link.from;
+        const float* b = step.reverse ? step.link.from : step.link.to;
+        const Vec3 take_off{a[0], a[1], a[2]}, landing{b[0], b[1], b[2]};
+        funnel(first, k - 1, begin, take_off);
+        WorldPathLink found;
+        found.segment = uint32_t(w.path.size() - 1);
+        const uint32_t ti = uint32_t(steps[k - 1] >> 32);
+        found.tile_x = ti % w.header.tiles_x;
+        found.tile_z = ti / w.header.tiles_x;
+        found.link = step.link;
+        found.reverse = step.reverse;
+        w.path_links.push_back(found);
+        w.path.push_back(landing);
+        first = k;
+        begin = landing;
+    }
+    funnel(first, uint32_t(steps.size() - 1), begin, goal_at);
     return PathStatus::found;
 }
 

@@ -1242,6 +1242,25 @@ world_links)
   for f in "$work/gen"/human.tile.*; do
     cmp -s "$f" "$work/gen2/$(basename "$f")" || fail "sharded world differs: $(basename "$f")"
   done
+  # Navmesh world tiles carry the same links (authored, scene, generated): as many lanes as the one
+  # tiled navmesh of the same tiles (10 m = 33 cells of 0.3 m); lanes between tiles are records
+  # of the tiles they leave (inspect: links_between_tiles).
+  magent='{"name": "human", "drop_height": 3.2, "jump_distance": 2.2, "jump_up_height": 1.3, "graphs": ["navmesh"]}'
+  echo "{\"input\": \"links_course.obj\", \"output\": \"mesh\", \"world\": {\"tile_size\": 10, \"graphs\": [\"navmesh\"]}, $links, \"agents\": [$magent]}" >"$work/mesh.json"
+  echo "{\"input\": \"links_course.obj\", \"output\": \"mesh1\", \"navmesh\": {\"tile_size\": 33}, $links, \"agents\": [$magent]}" >"$work/mesh1.json"
+  "$navbake" build "$work/mesh.json" >"$work/log" 2>&1 || fail "navmesh world with links: $(cat "$work/log")"
+  "$navbake" build "$work/mesh1.json" >"$work/log1" 2>&1 || fail "one navmesh with links: $(cat "$work/log1")"
+  mlanes=$(json_field "$work/mesh1/mesh1.report.json" link_lanes)
+  [ "${mlanes:-0}" -gt 0 ] && [ "$(json_field "$work/mesh/mesh.report.json" link_lanes)" = "$mlanes" ] ||
+    fail "navmesh world link lanes differ from the one tiled navmesh's ${mlanes:-none}: $(cat "$work/mesh/mesh.report.json")"
+  [ "$(json_field "$work/mesh/mesh.report.json" links_generated)" = "$made" ] || fail "navmesh world generated links differ from $made"
+  between=0
+  for tile in "$work/mesh"/human.navmesh.*_*.nav; do
+    n=$("$navbake" inspect "$tile" | grep -Eo "links_between_tiles: [0-9]+" | grep -Eo "[0-9]+" || true)
+    between=$((between + ${n:-0}))
+  done
+  [ "$between" -ge 1 ] || fail "no navmesh tile holds a link between tiles (inspect links_between_tiles)"
+  expect 0 "up to date" "$navbake" build "$work/mesh.json" --check
   ;;
 *)
   fail "unknown case"

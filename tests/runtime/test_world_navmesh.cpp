@@ -150,7 +150,9 @@ size_t compareWithWhole(navrt::World& world, const MeshWorld& w, navrt::PathQuer
             const double whole_cost = query.cost();
             const double miss = std::fabs(double(world.cost()) - whole_cost);
             worst = std::max(worst, miss / std::max(1.0, whole_cost));
-            CHECK(miss <= 0.02 * std::max(1.0, whole_cost));
+            CHECK_MESSAGE(miss <= 0.02 * std::max(1.0, whole_cost),
+                          "world " << world.cost() << " whole " << whole_cost << " links "
+                                   << world.pathLinks().size());
             // The path runs from the start to the goal.
             REQUIRE(world.path().size() >= 2);
             CHECK(world.path().front().x == pa.position.x);
@@ -400,5 +402,240 @@ TEST_SUITE("world") {
         // The surface check's tile graph world was only a means: its index is gone.
         CHECK_FALSE(std::filesystem::exists(w.dir / "h.world.surface.world"));
         CHECK_FALSE(std::filesystem::exists(w.dir / "h.world.pruned.vox"));
+    }
+}
+
+namespace {
+
+geometry::LinkSpec meshLink(uint32_t id, float x0, float z0, float x1, float z1,
+                            formats::LinkType type, bool two_way) {
+    geometry::LinkSpec l;
+    l.name = "link " + std::to_string(id);
+    l.id = id;
+    l.type = type;
+    l.bidirectional = two_way;
+    l.from[0] = x0, l.from[2] = z0;
+    l.to[0] = x1, l.to[2] = z1;
+    return l;
+}
+
+// A link record as the test compares it: id, both ends' polygons (the whole mesh's numbers),
+// the points, costs.
+struct SeenLink {
+    uint32_t id, from, to;
+    float points[6];
+    float cost, reverse_cost;
+};
+
+}  // namespace
+
+TEST_SUITE("world") {
+    TEST_CASE(
+        "navmesh world tiles carry links: edges inside a tile, records between tiles, the "
+        "stitched mesh's lanes, streaming across them") {
+        // Two halves no walk joins, joined one way by a teleport and both ways by a zipline (a
+        // user type with its own costs); a door inside the centre tile; a wide drop across a tile
+        // border; a cheap ladder inside tile (0, 1).
+        auto map = importer::parseMovingAiMap(halvesMap(), "h.map");
+        REQUIRE(map.ok());
+        MeshWorld w;
+        w.grid = importer::gridFromMap(*map);
+        REQUIRE(voxel::saveVoxels(w.dir / "h.vox", w.grid).ok());
+        w.layout = graph::worldLayout(w.grid, 20.0);
+        std::vector<geometry::LinkSpec> links;
+        links.push_back(meshLink(1, 5.5f, 5.5f, 55.5f, 55.5f, formats::LinkType::teleport, false));
+        links.push_back(meshLink(2, 23.5f, 25.5f, 27.5f, 35.5f, formats::LinkType::door, true));
+        geometry::LinkSpec wide =
+            meshLink(3, 17.5f, 45.5f, 22.5f, 45.5f, formats::LinkType::drop, false);
+        wide.width = 5;
+        wide.snap = 1.5f;
+        links.push_back(wide);
+        geometry::LinkSpec zip =
+            meshLink(4, 8.5f, 52.5f, 52.5f, 8.5f, formats::LinkType::custom, true);
+        zip.user_type = "zipline";
+        zip.cost = 20;
+        zip.reverse_cost = 30;
+        links.push_back(zip);
+        geometry::LinkSpec ladder =
+            meshLink(5, 3.5f, 23.5f, 17.5f, 37.5f, formats::LinkType::ladder, true);
+        ladder.cost = 2;
+        ladder.reverse_cost = 2;
+        links.push_back(ladder);
+        Context context;
+        graph::GraphStage::Params gp;
+        gp.kind = graph::GraphKind::navmesh;
+        gp.navmesh.tile_size = int(w.layout.tile_cells);
+        gp.links = links;
+        auto whole_run = graph::GraphStage::run({w.dir / "h.vox"}, gp, w.dir / "h.graph", context);
+        REQUIRE_MESSAGE(whole_run.ok(), whole_run.error().message);
+        auto whole = graph::loadGraph(w.dir / "h.graph");
+        REQUIRE(whole.ok());
+        w.whole = std::move(whole).value();
+        REQUIRE(w.whole.links.size() >= 7);  // 4 point links, the wide one's lanes
+        graph::WorldStage::Params p;
+        p.kind = graph::GraphKind::navmesh;
+        p.tile_size = 20.0;
+        p.links = links;
+        w.index = w.dir / "h.world";
+        auto r = graph::WorldStage::run({w.dir / "h.vox"}, p, w.index, context);
+        REQUIRE_MESSAGE(r.ok(), r.error().message);
+        w.result = *r;
+        auto files = graph::worldTileFiles(w.index);
+        REQUIRE(files.ok());
+        w.files = *files;
+        checkTilesAreTheStitchedMesh(w);  // components included: links join the halves
+        CHECK(test::countOf(w.result, "links") == 5);
+        CHECK(test::countOf(w.result, "link_lanes") == w.whole.links.size());
+        CHECK(test::countOf(w.result, "link_lanes_crossing_tiles") >= 4);
+
+        // The lanes are the whole mesh's: the same polygons (numbered tile by tile), points and
+        // costs. Inside a tile they are its link records; between tiles WLNK records in the tile
+        // they leave (and in the one they arrive in, two-way), WLTI naming the tiles.
+        const navmesh::NavMesh& m = w.whole.mesh;
+        std::vector<std::vector<uint32_t>> whole_of(m.tiles_x * m.tiles_z);  // per tile
+        for (uint32_t q = 0; q < m.polyCount(); ++q) whole_of[m.poly_tiles[q]].push_back(q);
+        auto seen = [](const formats::LinkRecord& r, uint32_t from, uint32_t to) {
+            SeenLink s{r.id,   from,
+                       to,     {r.from[0], r.from[1], r.from[2], r.to[0], r.to[1], r.to[2]},
+                       r.cost, r.reverse_cost};
+            return s;
+        };
+        std::vector<SeenLink> expected, got;
+        for (const formats::LinkRecord& r : w.whole.links)
+            expected.push_back(seen(r, r.from_node, r.to_node));
+        uint32_t records_inside = 0, records_between = 0;
+        for (const graph::WorldTileFile& f : w.files) {
+            auto c = loadContainer(f.path);
+            REQUIRE(c.ok());
+            auto g = graph::decodeGraph(*c);
+            REQUIRE(g.ok());
+            const uint32_t t = f.tile_z * w.layout.tiles_x + f.tile_x;
+            for (const formats::LinkRecord& r : g->links) {
+                got.push_back(seen(r, whole_of[t][r.from_node], whole_of[t][r.to_node]));
+                ++records_inside;
+            }
+            auto records = c->section(formats::kSecWorldLinks);
+            auto tiles = c->section(formats::kSecWorldLinkTiles);
+            if (!records) continue;
+            REQUIRE(tiles.ok());
+            REQUIRE(tiles->size() == records->size() / formats::kLinkRecordSize * 8);
+            for (size_t i = 0; i < records->size() / formats::kLinkRecordSize; ++i) {
+                formats::LinkRecord r;
+                REQUIRE_FALSE(formats::decodeLinkRecord(
+                    records->data() + i * formats::kLinkRecordSize, formats::kLinkRecordSize, r));
+                const uint32_t from = formats::loadLe32(tiles->data() + 8 * i);
+                const uint32_t to = formats::loadLe32(tiles->data() + 8 * i + 4);
+                REQUIRE(from != to);
+                if (from != t) {  // a two-way link's record in the tile it arrives in
+                    CHECK(to == t);
+                    CHECK((r.flags & formats::kLinkFlagBidirectional) != 0);
+                    continue;
+                }
+                got.push_back(seen(r, whole_of[from][r.from_node], whole_of[to][r.to_node]));
+                ++records_between;
+            }
+        }
+        CHECK(records_inside >= 2);   // the door, the ladder
+        CHECK(records_between >= 4);  // the teleport, the zipline, the drop's lanes
+        auto order = [](const SeenLink& a, const SeenLink& b) {
+            return std::tie(a.id, a.points[0], a.points[2]) <
+                   std::tie(b.id, b.points[0], b.points[2]);
+        };
+        std::sort(expected.begin(), expected.end(), order);
+        std::sort(got.begin(), got.end(), order);
+        REQUIRE(got.size() == expected.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+            CAPTURE(i);
+            CHECK(got[i].id == expected[i].id);
+            CHECK(got[i].from == expected[i].from);
+            CHECK(got[i].to == expected[i].to);
+            for (int k : {0, 2, 3, 5}) CHECK(got[i].points[k] == expected[i].points[k]);
+            for (int k : {1, 4})
+                CHECK(std::fabs(got[i].points[k] - expected[i].points[k]) <=
+                      2.001f * w.grid.cell_height);
+            CHECK(got[i].cost == doctest::Approx(expected[i].cost).epsilon(1e-3));
+            CHECK(got[i].reverse_cost == doctest::Approx(expected[i].reverse_cost).epsilon(1e-3));
+        }
+
+        // Streaming: the whole mesh asset with the polygons of unloaded tiles blocked.
+        test::PackedAsset packed;
+        test::packAsset(w.whole, w.dir / "whole.nav", packed, [](auto&) {});
+        REQUIRE_FALSE(packed.error);
+        navrt::PathQuery query;
+        REQUIRE_FALSE(query.init(packed.view));
+        navrt::Blocking blocking;
+        REQUIRE_FALSE(blocking.init(packed.view));
+        REQUIRE_FALSE(query.setBlocking(&blocking));
+        std::mt19937 random(9);
+        const std::vector<navrt::Vec3> points = meshPoints(w.whole, random, 160);
+        navrt::World world;
+        REQUIRE_FALSE(world.initFile(w.index.string().c_str()));
+        for (const graph::WorldTileFile& f : w.files)
+            REQUIRE_FALSE(world.addTileFile(f.path.string().c_str()));
+        double worst = 0;
+        size_t compared = compareWithWhole(world, w, query, blocking, packed.view, points, worst);
+        size_t partial = 0;
+        for (int round = 0; round < 4; ++round) {
+            std::vector<graph::WorldTileFile> shuffled = w.files;
+            std::shuffle(shuffled.begin(), shuffled.end(), random);
+            for (const graph::WorldTileFile& f : shuffled) world.removeTile(f.tile_x, f.tile_z);
+            const size_t keep = 3 + random() % (shuffled.size() - 2);
+            for (size_t i = 0; i < keep; ++i)
+                REQUIRE_FALSE(world.addTileFile(shuffled[i].path.string().c_str()));
+            const size_t before = compared;
+            compared += compareWithWhole(world, w, query, blocking, packed.view, points, worst);
+            partial += compared - before;
+        }
+        MESSAGE("navmesh world with links: ", compared, " queries compared (", partial,
+                " with tiles missing), worst cost difference ", worst * 100, " %");
+        CHECK(compared >= 40);
+        CHECK(partial >= 10);
+
+        // Left to right: only a link gets there. The path names it, its step runs from the
+        // link's take-off to its landing.
+        for (const graph::WorldTileFile& f : w.files)
+            if (!world.loaded(f.tile_x, f.tile_z))
+                REQUIRE_FALSE(world.addTileFile(f.path.string().c_str()));
+        REQUIRE(world.findPath({10.5f, 0, 10.5f}, {50.5f, 0, 50.5f}) == navrt::PathStatus::found);
+        REQUIRE(world.pathLinks().size() >= 1);
+        bool crossed = false;
+        for (const navrt::WorldPathLink& step : world.pathLinks()) {
+            const float* a = step.reverse ? step.link.to : step.link.from;
+            const float* b = step.reverse ? step.link.from : step.link.to;
+            REQUIRE(step.segment + 1 < world.path().size());
+            CHECK(world.path()[step.segment].x == a[0]);
+            CHECK(world.path()[step.segment].z == a[2]);
+            CHECK(world.path()[step.segment + 1].x == b[0]);
+            CHECK(world.path()[step.segment + 1].z == b[2]);
+            crossed |= (a[0] < 30) != (b[0] < 30);
+        }
+        CHECK(crossed);
+        // The zipline backwards, by name.
+        REQUIRE(world.findPath({52.5f, 0, 9.5f}, {8.5f, 0, 51.5f}) == navrt::PathStatus::found);
+        bool zipline = false;
+        for (const navrt::WorldPathLink& step : world.pathLinks()) {
+            if (step.link.id != 4) continue;
+            CHECK(step.reverse);
+            size_t length = 0;
+            const char* name = world.linkTypeName(step.tile_x, step.tile_z, step.link.type, length);
+            REQUIRE(name != nullptr);
+            CHECK(std::string(name, length) == "zipline");
+            zipline = true;
+        }
+        CHECK(zipline);
+        // Only the left half loaded: nothing reaches the right.
+        for (const graph::WorldTileFile& f : w.files)
+            if (f.tile_x == 2) world.removeTile(f.tile_x, f.tile_z);
+        CHECK(world.findPath({10.5f, 0, 10.5f}, {50.5f, 0, 50.5f}) ==
+              navrt::PathStatus::invalid_goal);
+
+        // A rebake reuses every tile; moving the door rebuilds its tile alone.
+        auto again = graph::WorldStage::run({w.dir / "h.vox"}, p, w.index, context);
+        REQUIRE(again.ok());
+        CHECK(test::countOf(*again, "tiles_built") == 0);
+        p.links[1].to[2] = 33.5f;
+        auto moved = graph::WorldStage::run({w.dir / "h.vox"}, p, w.index, context);
+        REQUIRE(moved.ok());
+        CHECK(test::countOf(*moved, "tiles_built") == 1);
     }
 }
