@@ -649,8 +649,9 @@ Error readMeshLinks(const World::Impl& w, Tile& tile, uint32_t index) {
         if (from >= tile_count || to >= tile_count || from == to ||
             !(from == index || (to == index && two_way)) || (from == index && l.from_node >= n) ||
             (to == index && l.to_node >= n))
-            return badSection(fmt::kSecWorldLinkTiles,
-                              "world: a link between tiles names a tile or polygon out of range");
+            return badSection(
+                fmt::kSecWorldLinkTiles,
+                "world: a link between tiles in 'WLTI' names a tile or polygon out of range");
         if (fmt::isUserLinkType(l.type) &&
             uint32_t(l.type) - fmt::kLinkTypeUserFirst >= tile.cross_type_count)
             return badSection(fmt::kSecWorldLinks,

@@ -358,50 +358,67 @@ std::string halvesMap() {
 
 TEST_SUITE("world") {
     TEST_CASE("seeds prune a navmesh world as the graph stage prunes the tiled navmesh") {
-        auto map = importer::parseMovingAiMap(halvesMap(), "h.map");
-        REQUIRE(map.ok());
-        MeshWorld w;
-        w.grid = importer::gridFromMap(*map);
-        REQUIRE(voxel::saveVoxels(w.dir / "h.vox", w.grid).ok());
-        w.layout = graph::worldLayout(w.grid, 20.0);
-        const std::vector<graph::PointOfInterest> points = {
-            {"left", "objective", {10.5f, 0, 20.5f}, ""},
-            {"right", "objective", {45.5f, 0, 20.5f}, ""}};
-        Context context;
-        graph::GraphStage::Params gp;
-        gp.kind = graph::GraphKind::navmesh;
-        gp.navmesh.tile_size = int(w.layout.tile_cells);
-        gp.seeds = {{5.5f, 0, 5.5f}};
-        gp.points = points;
-        auto whole_run = graph::GraphStage::run({w.dir / "h.vox"}, gp, w.dir / "h.graph", context);
-        REQUIRE_MESSAGE(whole_run.ok(), whole_run.error().message);
-        auto whole = graph::loadGraph(w.dir / "h.graph");
-        REQUIRE(whole.ok());
-        w.whole = std::move(whole).value();
-        graph::WorldStage::Params p;
-        p.kind = graph::GraphKind::navmesh;
-        p.tile_size = 20.0;
-        p.seeds = gp.seeds;
-        p.points = points;
-        w.index = w.dir / "h.world";
-        auto r = graph::WorldStage::run({w.dir / "h.vox"}, p, w.index, context);
-        REQUIRE_MESSAGE(r.ok(), r.error().message);
-        w.result = *r;
-        auto files = graph::worldTileFiles(w.index);
-        REQUIRE(files.ok());
-        w.files = *files;
-        // The right half is gone: tiles of the right half hold no polygons.
-        CHECK(test::countOf(w.result, "seed_pruned_cells") ==
-              test::countOf(*whole_run, "seed_pruned_cells"));
-        CHECK(test::countOf(w.result, "seed_pruned_cells") > 1000);
-        CHECK(w.files.size() < 9);
-        checkTilesAreTheStitchedMesh(w);
-        CHECK(test::countOf(w.result, "points_reachable") == 1);
-        CHECK(test::countOf(w.result, "points_unreachable") ==
-              test::countOf(*whole_run, "points_unreachable"));
-        // The surface check's tile graph world was only a means: its index is gone.
-        CHECK_FALSE(std::filesystem::exists(w.dir / "h.world.surface.world"));
-        CHECK_FALSE(std::filesystem::exists(w.dir / "h.world.pruned.vox"));
+        // Without links the right half is pruned; a one-way teleport into it keeps it (and its
+        // lane), as the graph stage keeps it.
+        for (const bool teleport : {false, true}) {
+            CAPTURE(teleport);
+            auto map = importer::parseMovingAiMap(halvesMap(), "h.map");
+            REQUIRE(map.ok());
+            MeshWorld w;
+            w.grid = importer::gridFromMap(*map);
+            REQUIRE(voxel::saveVoxels(w.dir / "h.vox", w.grid).ok());
+            w.layout = graph::worldLayout(w.grid, 20.0);
+            const std::vector<graph::PointOfInterest> points = {
+                {"left", "objective", {10.5f, 0, 20.5f}, ""},
+                {"right", "objective", {45.5f, 0, 20.5f}, ""}};
+            Context context;
+            graph::GraphStage::Params gp;
+            gp.kind = graph::GraphKind::navmesh;
+            gp.navmesh.tile_size = int(w.layout.tile_cells);
+            gp.seeds = {{5.5f, 0, 5.5f}};
+            gp.points = points;
+            if (teleport) {
+                geometry::LinkSpec l;
+                l.name = "teleport";
+                l.id = 1;
+                l.type = formats::LinkType::teleport;
+                l.from[0] = 10.5f, l.from[2] = 10.5f;
+                l.to[0] = 50.5f, l.to[2] = 50.5f;
+                gp.links = {l};
+            }
+            auto whole_run =
+                graph::GraphStage::run({w.dir / "h.vox"}, gp, w.dir / "h.graph", context);
+            REQUIRE_MESSAGE(whole_run.ok(), whole_run.error().message);
+            auto whole = graph::loadGraph(w.dir / "h.graph");
+            REQUIRE(whole.ok());
+            w.whole = std::move(whole).value();
+            graph::WorldStage::Params p;
+            p.kind = graph::GraphKind::navmesh;
+            p.tile_size = 20.0;
+            p.seeds = gp.seeds;
+            p.points = points;
+            p.links = gp.links;
+            w.index = w.dir / "h.world";
+            auto r = graph::WorldStage::run({w.dir / "h.vox"}, p, w.index, context);
+            REQUIRE_MESSAGE(r.ok(), r.error().message);
+            w.result = *r;
+            auto files = graph::worldTileFiles(w.index);
+            REQUIRE(files.ok());
+            w.files = *files;
+            // Without the teleport the right half is gone: its tiles hold no polygons.
+            CHECK(test::countOf(w.result, "seed_pruned_cells") ==
+                  test::countOf(*whole_run, "seed_pruned_cells"));
+            CHECK((test::countOf(w.result, "seed_pruned_cells") > 1000) == !teleport);
+            CHECK((w.files.size() < 9) == !teleport);
+            checkTilesAreTheStitchedMesh(w);
+            CHECK(test::countOf(w.result, "points_reachable") == (teleport ? 2 : 1));
+            if (teleport) CHECK(test::countOf(w.result, "link_lanes") == w.whole.links.size());
+            CHECK(test::countOf(w.result, "points_unreachable") ==
+                  test::countOf(*whole_run, "points_unreachable"));
+            // The surface check's tile graph world was only a means: its index is gone.
+            CHECK_FALSE(std::filesystem::exists(w.dir / "h.world.surface.world"));
+            CHECK_FALSE(std::filesystem::exists(w.dir / "h.world.pruned.vox"));
+        }
     }
 }
 
@@ -628,6 +645,40 @@ TEST_SUITE("world") {
             if (f.tile_x == 2) world.removeTile(f.tile_x, f.tile_z);
         CHECK(world.findPath({10.5f, 0, 10.5f}, {50.5f, 0, 50.5f}) ==
               navrt::PathStatus::invalid_goal);
+
+        // Corrupt WLTI under valid checksums: refused, naming the section.
+        std::filesystem::path with_links;
+        uint32_t with_links_index = 0;
+        for (const graph::WorldTileFile& f : w.files) {
+            auto c = loadContainer(f.path);
+            REQUIRE(c.ok());
+            if (c->has(formats::kSecWorldLinkTiles)) {
+                with_links = f.path;
+                with_links_index = f.tile_z * w.layout.tiles_x + f.tile_x;
+            }
+        }
+        REQUIRE_FALSE(with_links.empty());
+        navrt::World fresh;
+        REQUIRE_FALSE(fresh.initFile(w.index.string().c_str()));
+        const uint32_t other = with_links_index == 0 ? 1 : 0;
+        const std::vector<std::function<void(std::vector<uint8_t>&)>> edits = {
+            [](auto& b) { formats::storeLe32(b.data(), 999); },  // no such tile
+            [](auto& b) { formats::storeLe32(b.data() + 4, formats::loadLe32(b.data())); },
+            [&](auto& b) {  // neither end in this tile
+                formats::storeLe32(b.data(), other);
+                formats::storeLe32(b.data() + 4, other == 1 ? 2 : 1);
+            },
+            [](auto& b) { b.resize(b.size() - 8); },  // not one pair per record
+        };
+        for (const auto& edit : edits) {
+            const std::vector<uint8_t> bytes =
+                test::withSection(with_links, formats::kSecWorldLinkTiles, edit);
+            const navrt::Error e = fresh.addTile(bytes.data(), bytes.size());
+            REQUIRE(e);
+            CHECK_MESSAGE(std::string(e.message).find("WLTI") != std::string::npos, e.message);
+            CHECK(fresh.loadedCount() == 0);
+        }
+        CHECK_FALSE(fresh.addTileFile(with_links.string().c_str()));
 
         // A rebake reuses every tile; moving the door rebuilds its tile alone.
         auto again = graph::WorldStage::run({w.dir / "h.vox"}, p, w.index, context);
