@@ -644,28 +644,22 @@ Status attachWorldTileLinks(WorldTile& tile, const WorldLayout& layout, const Wo
     return addLinks(tile.graph, std::move(inside));
 }
 
-Result<std::vector<LinkSpec>> worldLinkSpecs(const std::filesystem::path& voxels,
-                                             const voxel::VoxelGrid& frame,
-                                             const WorldStage::Params& params,
-                                             const std::vector<LinkSpec>* generated,
-                                             const std::vector<uint32_t>& pruned,
-                                             std::vector<LinkSpec>& generated_out,
-                                             uint64_t& generated_count, Context& context) {
+Result<std::vector<LinkSpec>> worldLinkSpecs(
+    const std::filesystem::path& voxels, const voxel::VoxelGrid& frame,
+    const WorldStage::Params& params, const std::vector<LinkSpec>* generated,
+    const std::vector<uint32_t>& pruned, std::vector<LinkSpec>& generated_out, Context& context) {
     // Authored, then the scene objects', then the generated (GraphStage's order).
     std::vector<LinkSpec> specs = params.links;
     specs.insert(specs.end(), frame.links.begin(), frame.links.end());
     for (LinkSpec& l : specs)
         if (l.scene) l.shared = params.scene_links_shared;
-    generated_count = 0;
     if (generated != nullptr) {
-        generated_count = generated->size();
         specs.insert(specs.end(), generated->begin(), generated->end());
     } else if (params.generate.enabled()) {
         auto rows = voxel::VoxelRowReader::open(voxels);
         if (!rows) return rows.error();
         auto made = generateLinks(**rows, params.generate, context);
         if (!made) return made.error();
-        generated_count = made->links.size();
         specs.insert(specs.end(), made->links.begin(), made->links.end());
         generated_out = std::move(made->links);
     }
@@ -676,14 +670,15 @@ Result<std::vector<LinkSpec>> worldLinkSpecs(const std::filesystem::path& voxels
     return specs;
 }
 
-void reportWorldLinks(const std::vector<LinkSpec>& specs, uint64_t links, uint64_t lanes,
-                      uint64_t crossing, uint64_t generated, const LinkResolveStats& stats,
-                      const char* crossing_as, StageResult& result) {
+void reportWorldLinks(const std::vector<LinkSpec>& specs, const LinkTally& tally, uint64_t lanes,
+                      uint64_t crossing, const LinkResolveStats& stats, const char* crossing_as,
+                      StageResult& result) {
     if (specs.empty()) return;
+    const uint64_t links = tally.ids.size();
     result.count("links", links);
     result.count("link_lanes", lanes);
     result.count("link_lanes_crossing_tiles", crossing);
-    result.count("links_generated", generated);
+    result.count("links_generated", tally.generated.size());
     result.count("links_generated_off_graph", stats.generated_dropped);
     result.summary.push_back(fmt::format(
         "links: {} ({} lanes), {} lanes between tiles ({}), the rest edges inside a tile", links,
@@ -748,9 +743,8 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     const int threads = resolveThreads(params.threads);
     // The level's links, resolved on the world's cells; each tile gets the lanes with an end in
     // it.
-    uint64_t generated = 0;
     auto gathered = worldLinkSpecs(inputs.voxels, *world, params, run.generated, run.pruned_links,
-                                   run.generated_out, generated, context);
+                                   run.generated_out, context);
     if (!gathered) return gathered.error();
     const std::vector<LinkSpec> specs = std::move(gathered).value();
     auto resolved = resolveWorldLinks(inputs.voxels, layout, specs, params.threads, context);
@@ -1081,10 +1075,10 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     if (params.uphill > 0 || params.downhill > 0)
         result.count("gradient_edges_built", gradient_edges);
     {
-        std::set<uint32_t> ids;
-        for (const WorldLinks::Lane& lane : links.lanes) ids.insert(lane.record.id);
-        reportWorldLinks(specs, ids.size(), links.lanes.size(), crossing_lanes, generated,
-                         links.stats, "seams", result);
+        LinkTally tally;
+        for (const WorldLinks::Lane& lane : links.lanes) tally.add(lane.record);
+        reportWorldLinks(specs, tally, links.lanes.size(), crossing_lanes, links.stats, "seams",
+                         result);
     }
     result.summary.push_back(fmt::format(
         "world: {} x {} tiles of {} cells ({} with walkable cells: {} built, {} reused), {} nodes, "

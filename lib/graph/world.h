@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
+#include <set>
 #include <vector>
 
 #include "formats/layouts.h"
@@ -229,18 +230,24 @@ Result<StageResult> writeWorldShardPart(const std::filesystem::path& output,
 // The links a world stage resolves: the authored ones, the scene objects' (the .vox's), then
 // the generated ones (`generated` when given, else made from `voxels` when the params ask; those
 // made are moved to `generated_out`), less the links whose ids `pruned` (sorted) lists.
-Result<std::vector<LinkSpec>> worldLinkSpecs(const std::filesystem::path& voxels,
-                                             const voxel::VoxelGrid& frame,
-                                             const WorldStage::Params& params,
-                                             const std::vector<LinkSpec>* generated,
-                                             const std::vector<uint32_t>& pruned,
-                                             std::vector<LinkSpec>& generated_out,
-                                             uint64_t& generated_count, Context& context);
+Result<std::vector<LinkSpec>> worldLinkSpecs(
+    const std::filesystem::path& voxels, const voxel::VoxelGrid& frame,
+    const WorldStage::Params& params, const std::vector<LinkSpec>* generated,
+    const std::vector<uint32_t>& pruned, std::vector<LinkSpec>& generated_out, Context& context);
+// The links a world's lanes belong to, counted by id (a wide link's lanes are one link), and the
+// generated ones among them (as the graph stage counts them: links with a lane on the graph).
+struct LinkTally {
+    std::set<uint32_t> ids, generated;
+    void add(const formats::LinkRecord& lane) {
+        ids.insert(lane.id);
+        if (lane.flags & formats::kLinkFlagGenerated) generated.insert(lane.id);
+    }
+};
 // A world stage's link counts, summary line, named inputs and warnings (nothing without specs).
 // `crossing_as`: what a lane between tiles became ("seams").
-void reportWorldLinks(const std::vector<LinkSpec>& specs, uint64_t links, uint64_t lanes,
-                      uint64_t crossing, uint64_t generated, const LinkResolveStats& stats,
-                      const char* crossing_as, StageResult& result);
+void reportWorldLinks(const std::vector<LinkSpec>& specs, const LinkTally& tally, uint64_t lanes,
+                      uint64_t crossing, const LinkResolveStats& stats, const char* crossing_as,
+                      StageResult& result);
 
 // The navmesh world (WorldStage with kind navmesh; world_navmesh.cpp). `generated` / `pruned`
 // as worldLinkSpecs takes them (the seeds' second run).

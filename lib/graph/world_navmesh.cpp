@@ -403,9 +403,8 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     std::vector<MeshTileSummary> tiles(tile_count);
     // The links, their lane ends looked up on each tile as it is built.
     std::vector<LinkSpec> generated_out;
-    uint64_t generated = 0;
     auto gathered = worldLinkSpecs(inputs.voxels, frame, params, generated_links, pruned,
-                                   generated_out, generated, context);
+                                   generated_out, context);
     if (!gathered) return gathered.error();
     const std::vector<LinkSpec> specs = std::move(gathered).value();
     const Graph frame_graph = navmeshGraph(navmesh::NavMesh{}, frame);  // header, areas
@@ -705,10 +704,10 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     if (*failed > 0) result.count("contours_not_triangulated", uint64_t(*failed));
     reportIslands(island_sizes, result);
     {
-        std::set<uint32_t> ids;
-        for (const MeshLane& lane : lanes) ids.insert(lane.record.id);
-        reportWorldLinks(specs, ids.size(), lanes.size(), crossing, generated, link_stats,
-                         "link records, WLNK", result);
+        LinkTally tally;
+        for (const MeshLane& lane : lanes) tally.add(lane.record);
+        reportWorldLinks(specs, tally, lanes.size(), crossing, link_stats, "link records, WLNK",
+                         result);
     }
     result.summary.push_back(fmt::format(
         "navmesh world: {} x {} tiles of {} cells ({} with polygons: {} built, {} reused), {} "

@@ -14,7 +14,8 @@
 # memory grows with the level: ~560 MiB at 2.1 M triangles); STREAM_MAX_TRIANGLES (default
 # 2000000): the streaming comparison needs that one asset; VOLUME_WHOLE_MAX_TRIANGLES (default
 # 1000000): the one volume asset holds ~12 bytes a voxel of the level's box (828 MiB at city5).
-# MODES: the modes to run (default all).
+# MODES: the modes to run (default all). AGENT_EXTRA: more agent fields for every mode (e.g.
+# '"drop_height": 3.2, "jump_distance": 2.2' for generated drops and jumps).
 set -uo pipefail
 build=$1
 shift
@@ -69,6 +70,7 @@ for level in "$@"; do
       fi
       [ "$mode" = vol-world ] && w="\"world\": {\"tile_size\": $tile_m, \"threads\": $j, \"compression\": 6, \"graphs\": [\"volume\"]},"
       [ "$mode" = mesh-world ] && w="$w \"world\": {\"tile_size\": $tile_m, \"threads\": $j, \"compression\": 6, \"graphs\": [\"navmesh\"]},"
+      [ -n "${AGENT_EXTRA:-}" ] && agent="$agent, $AGENT_EXTRA"
       echo "{\"input\": \"$level\", \"output\": \"$work/out\", $w \"voxel\": {\"threads\": $j}, \"agents\": [{$agent}]}" >"$work/l.json"
       start=$(date +%s.%N)
       "$peak" "$work/rss" "$nb" -q build "$work/l.json" --jobs 1 2>/dev/null || echo "build failed: $level $mode"
