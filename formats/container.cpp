@@ -2,9 +2,11 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "formats/bytes.h"
 #include "formats/xxhash64.h"
@@ -308,18 +310,79 @@ Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst
 SectionStream::SectionStream(const uint8_t* file, const SectionEntry& entry)
     : file_(file), src_(file + entry.offset), entry_(entry) {}
 
-SectionStream::~SectionStream() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(context_)); }
+SectionStream::SectionStream(const SectionEntry& entry, StoredBytes& source)
+    : source_(&source), entry_(entry) {}
+
+SectionStream::~SectionStream() {
+    ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(context_));
+    delete[] block_;
+}
+
+namespace {
+constexpr size_t kStreamBlock = size_t(1) << 17;  // source mode: stored bytes read at a time
+
+Error unreadable(const SectionEntry& e, uint64_t at) {
+    char name[5];
+    fourccToString(e.id, name);
+    return makeError(ErrorCode::io_error, e.offset + at, e.id,
+                     "section '%s': cannot read its bytes at offset %llu", name,
+                     static_cast<unsigned long long>(e.offset + at));
+}
+}  // namespace
+
+Error SectionStream::input(const uint8_t*& data, size_t& size, size_t& pos) {
+    if (source_ == nullptr) {
+        data = src_;
+        size = size_t(entry_.stored_size);
+        pos = size_t(in_pos_);
+        return {};
+    }
+    if (in_pos_ >= block_base_ + block_size_ && in_pos_ < entry_.stored_size) {
+        block_base_ = in_pos_;
+        block_size_ = size_t(std::min<uint64_t>(kStreamBlock, entry_.stored_size - in_pos_));
+        if (!source_->read(entry_.offset + block_base_, block_, block_size_))
+            return unreadable(entry_, block_base_);
+    }
+    data = block_;
+    size = block_size_;
+    pos = size_t(in_pos_ - block_base_);
+    return {};
+}
+
+void SectionStream::consumed(size_t pos) { in_pos_ = (source_ == nullptr ? 0 : block_base_) + pos; }
 
 Error SectionStream::start() {
     char name[5];
     fourccToString(entry_.id, name);
-    if (Error error = verifySection(file_, entry_)) return error;
+    if (source_ == nullptr) {
+        if (Error error = verifySection(file_, entry_)) return error;
+    } else {
+        // The checksum over the stored bytes, a block at a time.
+        block_ = new (std::nothrow) uint8_t[kStreamBlock];
+        if (block_ == nullptr)
+            return makeError(ErrorCode::out_of_memory, entry_.offset, entry_.id,
+                             "section '%s': cannot allocate its read block", name);
+        XxHash64 hash;
+        for (uint64_t at = 0; at < entry_.stored_size; at += kStreamBlock) {
+            const size_t n = size_t(std::min<uint64_t>(kStreamBlock, entry_.stored_size - at));
+            if (!source_->read(entry_.offset + at, block_, n)) return unreadable(entry_, at);
+            hash.update(block_, n);
+        }
+        if (hash.digest() != entry_.checksum)
+            return makeError(ErrorCode::checksum_mismatch, entry_.offset, entry_.id,
+                             "section '%s' (offset %llu, %llu bytes) is corrupt: checksum mismatch",
+                             name, static_cast<unsigned long long>(entry_.offset),
+                             static_cast<unsigned long long>(entry_.stored_size));
+        block_base_ = block_size_ = 0;
+    }
     if (entry_.codec == Codec::raw) return {};
     if (entry_.codec != Codec::zstd && entry_.codec != Codec::zstd_delta32)
         return makeError(ErrorCode::invalid_argument, entry_.offset, entry_.id,
                          "section '%s': codec %u cannot be streamed", name, unsigned(entry_.codec));
-    const unsigned long long frame_size =
-        ZSTD_getFrameContentSize(src_, size_t(entry_.stored_size));
+    const uint8_t* data = nullptr;
+    size_t size = 0, pos = 0;
+    if (Error error = input(data, size, pos)) return error;
+    const unsigned long long frame_size = ZSTD_getFrameContentSize(data + pos, size - pos);
     if (frame_size == ZSTD_CONTENTSIZE_ERROR || frame_size != entry_.raw_size)
         return makeError(ErrorCode::decompress_failed, entry_.offset, entry_.id,
                          "section '%s': zstd frame does not declare the expected %llu bytes", name,
@@ -339,7 +402,12 @@ Error SectionStream::read(uint8_t* dst, size_t size) {
                          "section '%s': read past its %llu decoded bytes", name,
                          static_cast<unsigned long long>(entry_.raw_size));
     if (entry_.codec == Codec::raw) {
-        if (size > 0) std::memcpy(dst, src_ + out_pos_, size);
+        if (size > 0) {
+            if (source_ == nullptr)
+                std::memcpy(dst, src_ + out_pos_, size);
+            else if (!source_->read(entry_.offset + out_pos_, dst, size))
+                return unreadable(entry_, out_pos_);
+        }
         out_pos_ += size;
         return {};
     }
@@ -350,11 +418,14 @@ Error SectionStream::read(uint8_t* dst, size_t size) {
                          name, size);
     ZSTD_outBuffer out{dst, size, 0};
     while (out.pos < out.size) {
-        ZSTD_inBuffer in{src_, size_t(entry_.stored_size), in_pos_};
+        const uint8_t* data = nullptr;
+        size_t stored = 0, pos = 0;
+        if (Error error = input(data, stored, pos)) return error;
+        ZSTD_inBuffer in{data, stored, pos};
         const size_t before = out.pos;
         const size_t r = ZSTD_decompressStream(static_cast<ZSTD_DCtx*>(context_), &out, &in);
-        const bool progress = out.pos > before || in.pos > in_pos_;
-        in_pos_ = in.pos;
+        const bool progress = out.pos > before || in.pos > pos;
+        consumed(in.pos);
         frame_done_ = r == 0;
         if (ZSTD_isError(r) || (r == 0 && out.pos < out.size) || !progress)
             return makeError(ErrorCode::decompress_failed, entry_.offset, entry_.id,
@@ -382,14 +453,18 @@ Error SectionStream::finish() {
     // The frame must end here: nothing more to decode, every stored byte used.
     uint8_t extra = 0;
     ZSTD_outBuffer out{&extra, 1, 0};
-    ZSTD_inBuffer in{src_, size_t(entry_.stored_size), in_pos_};
     size_t r = frame_done_ ? 0 : 1;
-    for (size_t before = size_t(-1);
-         !ZSTD_isError(r) && r != 0 && out.pos == 0 && in.pos != before;) {
-        before = in.pos;
+    for (uint64_t before = UINT64_MAX;
+         !ZSTD_isError(r) && r != 0 && out.pos == 0 && in_pos_ != before;) {
+        before = in_pos_;
+        const uint8_t* data = nullptr;
+        size_t stored = 0, pos = 0;
+        if (Error error = input(data, stored, pos)) return error;
+        ZSTD_inBuffer in{data, stored, pos};
         r = ZSTD_decompressStream(static_cast<ZSTD_DCtx*>(context_), &out, &in);
+        consumed(in.pos);
     }
-    if (ZSTD_isError(r) || r != 0 || out.pos != 0 || in.pos != size_t(entry_.stored_size))
+    if (ZSTD_isError(r) || r != 0 || out.pos != 0 || in_pos_ != entry_.stored_size)
         return makeError(ErrorCode::decompress_failed, entry_.offset, entry_.id,
                          "section '%s': zstd frame does not end after %llu bytes", name,
                          static_cast<unsigned long long>(entry_.raw_size));

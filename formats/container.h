@@ -123,9 +123,22 @@ Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst
 // finish() checks that every byte was read and the frame ended. Same checks and errors as
 // decodeSection. A zstd+delta32 section is read in whole u32s (sizes multiples of 4), its
 // differences summed as they come.
+// Where a streamed section's stored bytes come from when the reader leaves them on disk (the
+// tail of a container read with its head only: a large voxel grid's spans).
+class StoredBytes {
+public:
+    virtual ~StoredBytes() = default;
+    // Copies `size` bytes at file offset `offset` into dst; false when they cannot be read.
+    virtual bool read(uint64_t offset, uint8_t* dst, size_t size) = 0;
+};
+
 class SectionStream {
 public:
+    // The section's stored bytes in memory: `file` is the whole file (or its head holding them).
     SectionStream(const uint8_t* file, const SectionEntry& entry);
+    // The stored bytes read from `source` a block at a time (start() reads them once more
+    // first, for the checksum); `source` must outlive the stream.
+    SectionStream(const SectionEntry& entry, StoredBytes& source);
     ~SectionStream();
     SectionStream(const SectionStream&) = delete;
     SectionStream& operator=(const SectionStream&) = delete;
@@ -134,11 +147,19 @@ public:
     Error finish();
 
 private:
-    const uint8_t* file_;
-    const uint8_t* src_;
+    // The next stored bytes as zstd's input, from memory or the source's block (refilled when
+    // used up); `consumed` is how far zstd got.
+    Error input(const uint8_t*& data, size_t& size, size_t& pos);
+    void consumed(size_t pos);
+    const uint8_t* file_ = nullptr;
+    const uint8_t* src_ = nullptr;
+    StoredBytes* source_ = nullptr;
+    uint8_t* block_ = nullptr;  // source mode: stored bytes [block_base_, + block_size_)
+    uint64_t block_base_ = 0;
+    size_t block_size_ = 0;
     SectionEntry entry_;
     void* context_ = nullptr;  // ZSTD_DCtx
-    size_t in_pos_ = 0;        // stored bytes consumed
+    uint64_t in_pos_ = 0;      // stored bytes consumed
     uint64_t out_pos_ = 0;     // decoded bytes handed out
     bool frame_done_ = false;  // zstd reported the frame's end
     uint32_t sum_ = 0;         // zstd+delta32: the last value handed out

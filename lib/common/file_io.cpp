@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -267,6 +268,24 @@ Status saveContainer(const std::filesystem::path& path, const formats::Container
         ::close(in);
         return s;
     });
+}
+
+Result<std::unique_ptr<FileBytes>> FileBytes::open(const std::filesystem::path& path) {
+    std::unique_ptr<FileBytes> bytes(new FileBytes());
+    bytes->file_ = std::fopen(path.c_str(), "rb");
+    if (bytes->file_ == nullptr)
+        return makeError(ErrorKind::io, "{}: cannot open it: {}", path.string(),
+                         std::strerror(errno));
+    return bytes;
+}
+
+FileBytes::~FileBytes() {
+    if (file_ != nullptr) std::fclose(file_);
+}
+
+bool FileBytes::read(uint64_t offset, uint8_t* dst, size_t size) {
+    if (fseeko(file_, off_t(offset), SEEK_SET) != 0) return false;
+    return std::fread(dst, 1, size, file_) == size;
 }
 
 Result<LoadedContainer> loadContainerHead(const std::filesystem::path& path, uint32_t kind,

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <new>
 #include <span>
 #include <string>
@@ -92,6 +94,20 @@ struct LoadedContainer {
 
 // Turns a container-level error into a message naming the file, section and byte offset.
 Error containerError(const std::filesystem::path& path, const formats::Error& error);
+
+// A file's bytes, read where asked (formats::SectionStream on a section left on disk).
+class FileBytes : public formats::StoredBytes {
+public:
+    static Result<std::unique_ptr<FileBytes>> open(const std::filesystem::path& path);
+    ~FileBytes() override;
+    FileBytes(const FileBytes&) = delete;
+    FileBytes& operator=(const FileBytes&) = delete;
+    bool read(uint64_t offset, uint8_t* dst, size_t size) override;
+
+private:
+    FileBytes() = default;
+    std::FILE* file_ = nullptr;
+};
 
 // A container's head: every byte before its last section, which stays on disk (a tail written
 // with ContainerWriter::setTail; its reader reads and verifies it). Everything else is checked as

@@ -145,16 +145,17 @@ Status VoxelWriter::finish(const std::filesystem::path& path, const VoxelGrid& g
     writer.setCompressionLevel(kVoxelZstdLevel);
     writer.add(formats::kSecVoxelHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, geometry::encodeAreaTable(grid.areas), formats::Codec::raw);
-    if (!columns_stream_->addTo(writer, formats::kSecColumns) ||
-        !spans_stream_->addTo(writer, formats::kSecSpans))
-        return makeError(ErrorKind::internal, "{}: {}{}", path.string(), columns_stream_->error(),
-                         spans_stream_->error());
+    // The spans last: VoxelRowReader leaves them on disk.
     if (!grid.source_name.empty())
         writer.add(formats::kSecSourceName,
                    std::vector<uint8_t>(grid.source_name.begin(), grid.source_name.end()),
                    formats::Codec::raw);
     geometry::addLinkSpecSections(writer, grid.links);
     geometry::addMarkerSection(writer, grid.markers);
+    if (!columns_stream_->addTo(writer, formats::kSecColumns) ||
+        !spans_stream_->addTo(writer, formats::kSecSpans))
+        return makeError(ErrorKind::internal, "{}: {}{}", path.string(), columns_stream_->error(),
+                         spans_stream_->error());
     return saveContainer(path, writer);
 }
 
@@ -272,25 +273,40 @@ Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
 }
 
 Result<std::unique_ptr<VoxelRowReader>> VoxelRowReader::open(const std::filesystem::path& path) {
-    auto container = loadContainer(path, formats::kKindVoxels, formats::kVoxelsVersion);
+    // The spans stay on disk when they are the file's last section (as VoxelWriter writes them):
+    // a world bake reads a large grid a band of rows at a time without its compressed spans in
+    // memory. Files with sections after them are read whole.
+    auto container = loadContainerHead(path, formats::kKindVoxels, formats::kVoxelsVersion);
     if (!container) return container.error();
+    const formats::Container& table = container->container;
+    const bool tail =
+        table.section_count > 0 && table.sections[table.section_count - 1].id == formats::kSecSpans;
+    if (!tail) {
+        container = loadContainer(path, formats::kKindVoxels, formats::kVoxelsVersion);
+        if (!container) return container.error();
+    }
     std::unique_ptr<VoxelRowReader> r(new VoxelRowReader());
     r->container_ = std::move(container).value();
+    if (tail) {
+        auto file = FileBytes::open(path);
+        if (!file) return file.error();
+        r->file_ = std::move(file).value();
+    }
     const LoadedContainer& c = r->container_;
     if (Status s = decodeGridHeader(c, r->file_header_, r->header_); !s) return s.error();
     // The sections' sizes now; the offsets as their rows are read.
     const formats::VoxelHeader& h = r->file_header_;
     auto columns_size = c.rawSize(formats::kSecColumns);
     if (!columns_size) return columns_size.error();
-    auto spans_size = c.rawSize(formats::kSecSpans);
-    if (!spans_size) return spans_size.error();
-    if (formats::Error e = formats::validateVoxelSectionSizes(h, *columns_size, *spans_size))
+    if (auto spans_size = c.rawSize(formats::kSecSpans); !spans_size) return spans_size.error();
+    const formats::SectionEntry& spans = c.container.sections[c.container.find(formats::kSecSpans)];
+    if (formats::Error e = formats::validateVoxelSectionSizes(h, *columns_size, spans.raw_size))
         return containerError(c.path, e);
     r->columns_stream_ = std::make_unique<formats::SectionStream>(
         c.bytes.data(), c.container.sections[c.container.find(formats::kSecColumns)]);
     if (formats::Error e = r->columns_stream_->start()) return containerError(c.path, e);
-    r->stream_ = std::make_unique<formats::SectionStream>(
-        c.bytes.data(), c.container.sections[c.container.find(formats::kSecSpans)]);
+    r->stream_ = r->file_ ? std::make_unique<formats::SectionStream>(spans, *r->file_)
+                          : std::make_unique<formats::SectionStream>(c.bytes.data(), spans);
     if (formats::Error e = r->stream_->start()) return containerError(c.path, e);
     // Column 0's offset, which must be 0.
     r->columns_.resize(1);

@@ -128,13 +128,21 @@ struct GridRows {
     uint32_t span_base = 0;
     uint64_t column_base = 0;  // row0 * size_x
 
+    // Only columns [x0, x0 + width) of each row, in row order (width 0: whole rows): a window
+    // of the rows (a world tile's columns and border). Columns outside it must not be asked for.
+    uint32_t x0 = 0, width = 0;
+
     // All rows of a grid in memory.
     static GridRows whole(const VoxelGrid& grid) {
         return {grid.size_x,       grid.size_z, 0, grid.size_z, grid.column_offsets.data(),
                 grid.spans.data(), 0,           0};
     }
-    uint32_t begin(size_t column) const { return column_offsets[column - column_base]; }
-    uint32_t end(size_t column) const { return column_offsets[column + 1 - column_base]; }
+    size_t index(size_t column) const {
+        if (width == 0) return size_t(column - column_base);
+        return (column / size_x - row0) * size_t(width) + (column % size_x - x0);
+    }
+    uint32_t begin(size_t column) const { return column_offsets[index(column)]; }
+    uint32_t end(size_t column) const { return column_offsets[index(column) + 1]; }
     const Span& span(uint32_t i) const { return spans[i - span_base]; }
 };
 
@@ -162,8 +170,9 @@ public:
 private:
     VoxelRowReader() = default;
     Status readTo(uint32_t row);
-    void releaseRows();  // every row let go, with the room they took
-    LoadedContainer container_;
+    void releaseRows();          // every row let go, with the room they took
+    LoadedContainer container_;  // without the spans when file_ holds them
+    std::unique_ptr<FileBytes> file_;
     VoxelGrid header_;
     formats::VoxelHeader file_header_;
     // Column offsets of columns [row0_ * size_x, row1_ * size_x] (the last one: where the next

@@ -1125,7 +1125,7 @@ world_build)
   expect 1 "default.tile.world \(missing or modified output\)" "$navbake" build "$work/w.json" --check
   # What world tiles do not carry yet is refused with the reason.
   echo '{"input": "terrain.obj", "output": "out2", "world": {"tile_size": 20}, "agents": [{"graphs": ["tile"], "clusters": true}]}' >"$work/bad.json"
-  expect 1 "world tiles carry the tile graph and its links, and navmesh polygons; .*clusters" "$navbake" build "$work/bad.json"
+  expect 1 "world tiles carry the tile graph and navmesh polygons with their links, and volume graphs; .*clusters" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": -1}}' >"$work/bad.json"
   expect 1 "world.tile_size = -1 \(must be > 0\)" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": 20, "compression": 0}}' >"$work/bad.json"

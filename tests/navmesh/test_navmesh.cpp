@@ -1048,6 +1048,66 @@ TEST_SUITE("navmesh") {
         CHECK(mesh.error().message.find("has area 9") != std::string::npos);
     }
 
+    TEST_CASE(
+        "VoxelRowReader leaves the spans on disk when they are last: the same rows, and a "
+        "corrupt or truncated file is an error naming it") {
+        GridBuilder b(40, 40);
+        b.floor(0, 0, 40, 40, 10);
+        b.floor(10, 10, 30, 30, 25);
+        test::TempDir dir;
+        const voxel::VoxelGrid grid = b.build();
+        REQUIRE(voxel::saveVoxels(dir / "g.vox", grid).ok());
+        auto good = loadContainer(dir / "g.vox");
+        REQUIRE(good.ok());
+        const formats::Container& table = good->container;
+        REQUIRE(table.sections[table.section_count - 1].id == formats::kSecSpans);
+        // The same sections with the spans first: read whole, the same rows.
+        formats::ContainerWriter writer(table.kind, table.kind_version);
+        for (uint32_t id : {formats::kSecSpans, formats::kSecVoxelHeader, formats::kSecAreas,
+                            formats::kSecColumns}) {
+            const formats::SectionEntry& e = table.sections[table.find(id)];
+            auto bytes = good->section(id);
+            REQUIRE(bytes.ok());
+            writer.add(id, std::move(*bytes), e.codec);
+        }
+        REQUIRE(saveContainer(dir / "first.vox", writer).ok());
+        auto rowsOf = [](const std::filesystem::path& path) {
+            auto reader = voxel::VoxelRowReader::open(path);
+            REQUIRE_MESSAGE(reader.ok(), reader.error().message);
+            std::vector<std::pair<uint32_t, int32_t>> out;
+            for (uint32_t z = 0; z < (*reader)->header().size_z; ++z) {
+                auto rows = (*reader)->rows(z, z + 1);
+                REQUIRE(rows.ok());
+                for (uint32_t x = 0; x < (*reader)->header().size_x; ++x) {
+                    const size_t c = size_t(z) * (*reader)->header().size_x + x;
+                    for (uint32_t i = rows->begin(c); i < rows->end(c); ++i)
+                        out.push_back({uint32_t(c), int32_t(rows->span(i).y_max)});
+                }
+            }
+            REQUIRE((*reader)->finish().ok());
+            return out;
+        };
+        const auto expected = rowsOf(dir / "g.vox");
+        CHECK(expected.size() == grid.spans.size());
+        CHECK(rowsOf(dir / "first.vox") == expected);
+        // A flipped byte in the spans on disk: the checksum, when the file is opened.
+        std::vector<uint8_t> bytes = test::readBytes(dir / "g.vox");
+        const formats::SectionEntry& spans = table.sections[table.section_count - 1];
+        bytes[size_t(spans.offset + spans.stored_size / 2)] ^= 0x40;
+        REQUIRE(writeFileAtomic(dir / "flipped.vox", bytes).ok());
+        auto flipped = voxel::VoxelRowReader::open(dir / "flipped.vox");
+        REQUIRE_FALSE(flipped.ok());
+        CHECK(flipped.error().message.find("flipped.vox") != std::string::npos);
+        CHECK(flipped.error().message.find("checksum mismatch") != std::string::npos);
+        // Truncated inside the spans.
+        bytes = test::readBytes(dir / "g.vox");
+        bytes.resize(size_t(spans.offset + spans.stored_size / 2));
+        REQUIRE(writeFileAtomic(dir / "short.vox", bytes).ok());
+        auto truncated = voxel::VoxelRowReader::open(dir / "short.vox");
+        REQUIRE_FALSE(truncated.ok());
+        CHECK(truncated.error().message.find("short.vox") != std::string::npos);
+    }
+
     TEST_CASE("navmesh tiled monotone build is valid and stitched") {
         const voxel::VoxelGrid grid = voxelizeLevel(test::sampleLevels() / "indoor_two_floors.glb");
         NavmeshParams params;
