@@ -2,6 +2,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -152,10 +153,10 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
         uint8_t* p = h + kHeaderSize + i * kSectionEntrySize;
         if (i == encoded.size()) {  // the tail
             storeLe32(p, tail_.id);
-            storeLe32(p + 4, uint32_t(Codec::raw));
+            storeLe32(p + 4, uint32_t(tail_.codec));
             storeLe64(p + 8, offsets[i]);
             storeLe64(p + 16, tail_.size);
-            storeLe64(p + 24, tail_.size);
+            storeLe64(p + 24, tail_.raw_size);
             storeLe64(p + 32, tail_.checksum);
             continue;
         }
@@ -221,8 +222,66 @@ bool ZstdSectionStream::pump(const uint8_t* bytes, size_t size, bool end) {
             error_ = std::string("zstd compression failed: ") + ZSTD_getErrorName(left);
             return false;
         }
-        if (end ? left == 0 : in.pos == in.size) return true;
+        if (end ? left == 0 : in.pos == in.size) break;
     }
+    // Spilling: a MiB of frame at a time goes to the sink.
+    if (sink_ != nullptr && (end || out_.size() >= (size_t(1) << 20))) return spill();
+    return true;
+}
+
+bool ZstdSectionStream::spill() {
+    if (head_.empty()) {
+        if (out_.size() < 6) return true;  // (the header comes first, whole, from zstd)
+        head_.assign(out_.begin(), out_.begin() + 6);
+        out_.erase(out_.begin(), out_.begin() + 6);
+    }
+    if (!out_.empty() && !sink_->writeAt(14 + spilled_, out_.data(), out_.size())) {
+        error_ = "zstd section stream: cannot write its spill file";
+        return false;
+    }
+    spilled_ += out_.size();
+    out_.clear();
+    return true;
+}
+
+bool ZstdSectionStream::addTailTo(ContainerWriter& writer, uint32_t id) {
+    tail_size_ = 0;
+    if (sink_ == nullptr || context_ == nullptr) return addTo(writer, id);
+    if (!error_.empty() || !pump(nullptr, 0, true)) return false;
+    scratch_ = std::vector<uint8_t>();
+    // The content size declared as addTo declares it (see there): the header's 6 bytes, patched,
+    // and the 8-byte field in the 14 bytes kept free at the sink's start.
+    if (head_.size() != 6 ||
+        ZSTD_getFrameContentSize(head_.data(), 6) != ZSTD_CONTENTSIZE_UNKNOWN ||
+        (head_[4] & 0xE3) != 0) {
+        error_ = "zstd section stream: unexpected frame header";
+        return false;
+    }
+    uint8_t head[14];
+    std::memcpy(head, head_.data(), 6);
+    head[4] = uint8_t(head[4] | 0xC0);
+    storeLe64(head + 6, raw_size_);
+    if (ZSTD_getFrameContentSize(head, sizeof head) != raw_size_ ||
+        !sink_->writeAt(0, head, sizeof head)) {
+        error_ = "zstd section stream: could not declare the content size";
+        return false;
+    }
+    tail_size_ = 14 + spilled_;
+    // The checksum of the stored bytes, read back a MiB at a time.
+    XxHash64 hash;
+    std::vector<uint8_t> chunk(size_t(1) << 20);
+    for (uint64_t at = 0; at < tail_size_; at += chunk.size()) {
+        const size_t n = size_t(std::min<uint64_t>(chunk.size(), tail_size_ - at));
+        if (!sink_->readAt(at, chunk.data(), n)) {
+            error_ = "zstd section stream: cannot read its spill file back";
+            return false;
+        }
+        hash.update(chunk.data(), n);
+    }
+    out_ = std::vector<uint8_t>();
+    writer.setTail(id, tail_size_, hash.digest(), delta32_ ? Codec::zstd_delta32 : Codec::zstd,
+                   raw_size_);
+    return true;
 }
 
 bool ZstdSectionStream::feed(const uint8_t* bytes, size_t size) {

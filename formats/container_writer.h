@@ -32,8 +32,10 @@ public:
     // The last section, raw, written by the caller after finish's bytes (a section too large to
     // hold: its `size` bytes, with XXH64 `checksum`, streamed from a file): finish then leaves out
     // only its bytes, and the output ends where they begin.
-    void setTail(uint32_t id, uint64_t size, uint64_t checksum) {
-        tail_ = Tail{id, size, checksum, true};
+    // A compressed tail (ZstdSectionStream::addTailTo) gives its codec and decoded size.
+    void setTail(uint32_t id, uint64_t size, uint64_t checksum, Codec codec = Codec::raw,
+                 uint64_t raw_size = UINT64_MAX) {
+        tail_ = Tail{id, size, checksum, true, codec, raw_size == UINT64_MAX ? size : raw_size};
     }
     // zstd level used for compressed sections (1..19) added after this call. Single-threaded,
     // hence deterministic.
@@ -60,6 +62,8 @@ private:
         uint32_t id = 0;
         uint64_t size = 0, checksum = 0;
         bool set = false;
+        Codec codec = Codec::raw;
+        uint64_t raw_size = 0;
     } tail_;
     std::string error_;  // the first failure of add, reported by finish
 };
@@ -76,6 +80,14 @@ enum class StreamWindow {
     narrow,  // 64 KiB, 2^12: ~0.5 MiB. For sections whose repeats are near (per-column counts,
              // per-triangle ids): as small within a few % on the levels here
 };
+// Where a stream spills its compressed bytes instead of holding them (a temporary file).
+class SpillSink {
+public:
+    virtual ~SpillSink() = default;
+    virtual bool writeAt(uint64_t offset, const uint8_t* bytes, size_t size) = 0;
+    virtual bool readAt(uint64_t offset, uint8_t* bytes, size_t size) = 0;
+};
+
 class ZstdSectionStream {
 public:
     // (256 KiB: the held bytes and the context that takes them are both resident as it starts.)
@@ -90,6 +102,14 @@ public:
     bool write(const uint8_t* bytes, size_t size);
     // Ends the section and adds it to `writer` as `id`. False (error() set) on failure.
     bool addTo(ContainerWriter& writer, uint32_t id);
+    // Spills the compressed frame to `sink` as it comes (call before the first write; `sink`
+    // must outlive the stream): a large section's bytes are not held. addTailTo then ends it.
+    void spillTo(SpillSink& sink) { sink_ = &sink; }
+    // Ends a spilling section: one that outgrew `hold` becomes `writer`'s tail (its stored bytes
+    // are the sink's first tailSize() bytes: write them after the writer's); a smaller one is
+    // added as addTo adds it (tailSize() 0). False (error() set) on failure.
+    bool addTailTo(ContainerWriter& writer, uint32_t id);
+    uint64_t tailSize() const { return tail_size_; }
     // Ends the section and returns every byte written, decoded (empty with error() set on
     // failure); the stream is spent. For a writer that must change what it wrote (a rare case).
     std::vector<uint8_t> takeRaw();
@@ -108,6 +128,12 @@ private:
     uint64_t raw_size_ = 0;
     std::vector<uint8_t> held_;  // raw bytes, until there are more than hold_
     std::vector<uint8_t> out_;
+    // Spilling: the frame's first 6 bytes (patched at the end), the bytes after them written to
+    // the sink from offset 14 (room for those 6 and the content size field).
+    SpillSink* sink_ = nullptr;
+    std::vector<uint8_t> head_;
+    uint64_t spilled_ = 0, tail_size_ = 0;
+    bool spill();  // out_ to the sink (past the head)
     std::vector<uint8_t> scratch_;
     std::string error_;
 };

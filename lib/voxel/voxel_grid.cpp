@@ -1,5 +1,8 @@
 #include "lib/voxel/voxel_grid.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -65,6 +68,42 @@ VoxelWriter::VoxelWriter(size_t column_count)
       spans_stream_(std::make_unique<formats::ZstdSectionStream>(kVoxelZstdLevel)) {
     uint8_t zero[4] = {0, 0, 0, 0};
     columns_stream_->write(zero, 4);  // COLS[0]
+}
+
+// The spans' spill file (a formats::SpillSink on a SpillFile).
+struct VoxelWriter::Spill : formats::SpillSink {
+    SpillFile file;
+    Status failure;
+    bool writeAt(uint64_t offset, const uint8_t* bytes, size_t size) override {
+        Status s = nav::writeAt(file.fd, bytes, size, offset, file.path);
+        if (!s) failure = s;
+        return s.ok();
+    }
+    bool readAt(uint64_t offset, uint8_t* bytes, size_t size) override {
+        Status s = nav::readAt(file.fd, bytes, size, offset, file.path);
+        if (!s) failure = s;
+        return s.ok();
+    }
+    ~Spill() override {
+        if (file.fd >= 0) ::close(file.fd);
+        std::error_code ec;
+        if (!file.path.empty()) std::filesystem::remove(file.path, ec);
+    }
+};
+
+VoxelWriter::~VoxelWriter() = default;
+
+Status VoxelWriter::spillBeside(const std::filesystem::path& output) {
+    const std::filesystem::path folder =
+        output.parent_path().empty() ? std::filesystem::path(".") : output.parent_path();
+    const std::string prefix = fmt::format(".{}.spans-", output.filename().string());
+    removeOrphanedTemporaries(folder, prefix);
+    auto file = createSpillFile(folder, prefix);
+    if (!file) return file.error();
+    spill_ = std::make_unique<Spill>();
+    spill_->file = *file;
+    spans_stream_->spillTo(*spill_);
+    return {};
 }
 
 Status VoxelWriter::addColumns(std::span<const Span> spans, std::span<const uint32_t> counts) {
@@ -153,10 +192,17 @@ Status VoxelWriter::finish(const std::filesystem::path& path, const VoxelGrid& g
     geometry::addLinkSpecSections(writer, grid.links);
     geometry::addMarkerSection(writer, grid.markers);
     if (!columns_stream_->addTo(writer, formats::kSecColumns) ||
-        !spans_stream_->addTo(writer, formats::kSecSpans))
+        !(spill_ ? spans_stream_->addTailTo(writer, formats::kSecSpans)
+                 : spans_stream_->addTo(writer, formats::kSecSpans))) {
+        if (spill_ && !spill_->failure) return spill_->failure.error();
         return makeError(ErrorKind::internal, "{}: {}{}", path.string(), columns_stream_->error(),
                          spans_stream_->error());
-    return saveContainer(path, writer);
+    }
+    if (!spill_ || spans_stream_->tailSize() == 0) return saveContainer(path, writer);
+    // The spans' stored bytes follow from the spill file (its first tailSize() bytes: all of it).
+    Status saved = saveContainer(path, writer, spill_->file.path);
+    spill_.reset();
+    return saved;
 }
 
 Status saveVoxels(const std::filesystem::path& path, const VoxelGrid& grid) {

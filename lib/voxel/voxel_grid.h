@@ -96,6 +96,13 @@ void addColumnStats(VoxelStats& stats, std::span<const Span> spans,
 class VoxelWriter {
 public:
     explicit VoxelWriter(size_t column_count);
+    // Spilling the compressed spans to a temporary file beside `output` as they come (a large
+    // level's spans are then never held, compressed or not); the file is removed by finish or
+    // the destructor, and a killed process's by the next writer's. Call before addColumns.
+    Status spillBeside(const std::filesystem::path& output);
+    ~VoxelWriter();
+    VoxelWriter(const VoxelWriter&) = delete;
+    VoxelWriter& operator=(const VoxelWriter&) = delete;
     // The next columns: their spans in order, `counts` spans each.
     Status addColumns(std::span<const Span> spans, std::span<const uint32_t> counts);
     // Writes the file atomically: `header` gives everything but the columns and spans (sizes,
@@ -107,6 +114,8 @@ public:
 private:
     size_t column_count_;
     std::unique_ptr<formats::ZstdSectionStream> columns_stream_, spans_stream_;
+    struct Spill;
+    std::unique_ptr<Spill> spill_;  // spillBeside's file
     VoxelStats stats_;  // of the columns added so far (columns, spans, walkable spans, ...)
     std::vector<uint8_t> scratch_;
 };

@@ -1756,7 +1756,10 @@ Result<VoxelizedFile> voxelizeToFile(const geometry::Geometry& geometry,
     VoxelizedFile result;
     auto grid = voxelizeWith(geometry, stored, params, context, counts,
                              [&](const VoxelGrid& header, FinishedRows& rows) -> Status {
-                                 if (!writer) writer.emplace(header.columnCount());
+                                 if (!writer) {
+                                     writer.emplace(header.columnCount());
+                                     if (Status s = writer->spillBeside(path); !s) return s;
+                                 }
                                  return writer->addColumns(rows.spans, rows.counts);
                              });
     if (!grid) return grid.error();

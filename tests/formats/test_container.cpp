@@ -328,3 +328,82 @@ TEST_CASE("ZstdSectionStream: streamed sections decode like added ones, whole or
     SectionStream damaged(a.data(), c.sections[0]);
     CHECK(damaged.start().code == ErrorCode::checksum_mismatch);
 }
+
+namespace {
+// A spill sink and a stored-bytes source over one vector (what a temporary file does).
+struct MemoryFile : nav::formats::SpillSink, nav::formats::StoredBytes {
+    std::vector<uint8_t> bytes;
+    bool fail_reads = false;
+    bool writeAt(uint64_t offset, const uint8_t* data, size_t size) override {
+        if (bytes.size() < offset + size) bytes.resize(size_t(offset + size));
+        std::memcpy(bytes.data() + offset, data, size);
+        return true;
+    }
+    bool readAt(uint64_t offset, uint8_t* data, size_t size) override {
+        if (offset + size > bytes.size()) return false;
+        std::memcpy(data, bytes.data() + offset, size);
+        return true;
+    }
+    bool read(uint64_t offset, uint8_t* data, size_t size) override {
+        return !fail_reads && readAt(offset, data, size);
+    }
+};
+}  // namespace
+
+TEST_CASE(
+    "ZstdSectionStream spilled to a sink is a tail with the same bytes, and SectionStream reads "
+    "it from a source block by block") {
+    // 6 MiB of a poorly compressible pattern: several MiB spilled as they come.
+    const std::vector<uint8_t> big = pattern(6u << 20, 29);
+    std::vector<uint8_t> values;
+    {
+        ByteWriter w;
+        uint32_t v = 0;
+        for (uint32_t i = 0; i < 900000; ++i) w.u32(v += i % 7);
+        values = w.take();
+    }
+    for (const bool delta : {false, true}) {
+        CAPTURE(delta);
+        const std::vector<uint8_t>& input = delta ? values : big;
+        ContainerWriter held(kTestKind, 1), spilled(kTestKind, 1);
+        held.add(fourcc("HEAD"), pattern(100, 1), Codec::raw);
+        spilled.add(fourcc("HEAD"), pattern(100, 1), Codec::raw);
+        ZstdSectionStream a(3, delta), b(3, delta);
+        MemoryFile file;
+        b.spillTo(file);
+        for (size_t i = 0; i < input.size(); i += 40000) {
+            const size_t n = std::min<size_t>(40000, input.size() - i);
+            REQUIRE(a.write(input.data() + i, n));
+            REQUIRE(b.write(input.data() + i, n));
+        }
+        REQUIRE(a.addTo(held, fourcc("DATA")));
+        REQUIRE(b.addTailTo(spilled, fourcc("DATA")));
+        REQUIRE(b.tailSize() > 0);
+        CHECK(b.tailSize() == file.bytes.size());
+        std::vector<uint8_t> whole, head;
+        std::string error;
+        REQUIRE(held.finish(whole, error));
+        REQUIRE(spilled.finish(head, error));
+        head.insert(head.end(), file.bytes.begin(), file.bytes.end());
+        CHECK(head == whole);  // the head and the spill file make the same file
+        // Read back from the file as a source, a block at a time.
+        Container c;
+        REQUIRE_FALSE(parseContainer(whole.data(), whole.size(), c));
+        MemoryFile source;
+        source.bytes = whole;
+        SectionStream stream(c.sections[1], source);
+        REQUIRE_FALSE(stream.start());
+        std::vector<uint8_t> out(input.size());
+        for (size_t at = 0, n = 4; at < out.size(); at += n, n = std::min<size_t>(n * 5, 3 << 20))
+            REQUIRE_FALSE(stream.read(out.data() + at, std::min(n, out.size() - at)));
+        CHECK_FALSE(stream.finish());
+        CHECK(out == input);
+        // A flipped byte: the checksum; a source that cannot read: an I/O error.
+        source.bytes[size_t(c.sections[1].offset + c.sections[1].stored_size / 2)] ^= 1;
+        SectionStream flipped(c.sections[1], source);
+        CHECK(flipped.start().code == ErrorCode::checksum_mismatch);
+        source.fail_reads = true;
+        SectionStream unreadable(c.sections[1], source);
+        CHECK(unreadable.start().code == ErrorCode::io_error);
+    }
+}

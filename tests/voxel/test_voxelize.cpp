@@ -1406,6 +1406,13 @@ TEST_CASE("voxelize: the streamed .vox equals saveVoxels of the grid, byte for b
                                           "streamed.obj");
     REQUIRE(streamed.ok());
     CHECK(test::readBytes(dir / "whole.vox") == test::readBytes(dir / "streamed.vox"));
+    // The spans were spilled beside the output as they came; the spill file is gone.
+    size_t files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+        CAPTURE(entry.path());
+        ++files;
+    }
+    CHECK(files == 2);
     CHECK(file_counts.in_volumes == memory_counts.in_volumes);
     CHECK(memory_counts.in_volumes[0] > 0);
     CHECK(memory_counts.in_volumes[1] > 0);
