@@ -45,7 +45,22 @@ bool ContainerWriter::compress(std::span<const uint8_t> input, int level,
         return false;
     }
     const int use_level = level > 0 ? level : level_;
-    const size_t n = ZSTD_compress(buffer.get(), bound, input.data(), input.size(), use_level);
+    size_t n;
+    if (table_log_ == 0) {
+        n = ZSTD_compress(buffer.get(), bound, input.data(), input.size(), use_level);
+    } else {
+        // The level with its match tables set to 2^table_log_ entries (zstd shrinks them
+        // further for a small section).
+        std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+        if (!cctx ||
+            ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, use_level)) ||
+            ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_hashLog, table_log_)) ||
+            ZSTD_isError(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_chainLog, table_log_))) {
+            error_ = "zstd: cannot create a compression context";
+            return false;
+        }
+        n = ZSTD_compress2(cctx.get(), buffer.get(), bound, input.data(), input.size());
+    }
     if (ZSTD_isError(n)) {
         error_ = std::string("zstd compression failed: ") + ZSTD_getErrorName(n);
         return false;

@@ -40,6 +40,10 @@ public:
     // zstd level used for compressed sections (1..19) added after this call. Single-threaded,
     // hence deterministic.
     void setCompressionLevel(int level) { level_ = level; }
+    // Caps the compressor's match tables at 2^log entries each (hash and chain) for sections
+    // added after this call (0: the level's own, which grow with a large section to tens of
+    // MiB): a bounded-memory stage writing a large table.
+    void setTableLog(int log) { table_log_ = log; }
 
     // Serialises header, table and sections. Returns false and sets `error` on failure
     // (duplicate id, too many sections, compression failure).
@@ -57,6 +61,7 @@ private:
     uint32_t kind_;
     uint32_t kind_version_;
     int level_ = 9;
+    int table_log_ = 0;
     std::vector<Encoded> sections_;
     struct Tail {
         uint32_t id = 0;

@@ -1736,6 +1736,9 @@ Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index) {
     }
     appendBytes(offsets, h.portal_edge_count);
     formats::ContainerWriter writer(formats::kKindWorld, formats::kWorldVersion);
+    // The index grows with the world (a summary per tile): its compressor's tables are capped
+    // so that writing it stays within the stage's bounded memory.
+    writer.setTableLog(17);
     std::vector<uint8_t> header_bytes(formats::kWorldHeaderSize);
     formats::encodeWorldHeader(h, header_bytes.data());
     writer.add(formats::kSecWorldHeader, std::move(header_bytes), formats::Codec::raw);

@@ -1178,8 +1178,8 @@ world_build)
   for f in "$work/fly"/drone.volume.*; do
     cmp -s "$f" "$work/fly2/$(basename "$f")" || fail "sharded volume world differs: $(basename "$f")"
   done
-  echo '{"input": "terrain.obj", "world": {"tile_size": 20, "graphs": ["navmesh"]}, "agents": [{"graphs": ["navmesh"], "drop_height": 1}]}' >"$work/bad.json"
-  expect 1 "links \(on navmesh tiles\)" "$navbake" build "$work/bad.json"
+  echo '{"input": "terrain.obj", "world": {"tile_size": 20, "graphs": ["volume"]}, "agents": [{"graphs": ["volume"], "drop_height": 1}]}' >"$work/bad.json"
+  expect 1 "links \(on volume tiles\)" "$navbake" build "$work/bad.json"
   ;;
 world_links)
   # World tiles with links: the authored zipline and links_course's scene links (door, ladder,
