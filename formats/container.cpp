@@ -96,23 +96,28 @@ uint64_t headerChecksum(const uint8_t* data, size_t table_bytes) {
 namespace {
 // parseContainer over the first `size` bytes of a file of `file_bytes` (size == file_bytes unless
 // the last section is left on disk: `head`).
-Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, bool head,
+enum class Parse { whole, head, table };
+Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, Parse mode,
                          Container& out);
 }  // namespace
 
 Error parseContainer(const uint8_t* data, size_t size, Container& out) {
-    return parseContainerWith(data, size, size, false, out);
+    return parseContainerWith(data, size, size, Parse::whole, out);
 }
 
 Error parseContainerHead(const uint8_t* data, size_t size, uint64_t file_size, Container& out) {
     if (size > file_size)
         return makeError(ErrorCode::invalid_argument, 0, 0, "head of %zu bytes of a %llu-byte file",
                          size, static_cast<unsigned long long>(file_size));
-    return parseContainerWith(data, size, file_size, true, out);
+    return parseContainerWith(data, size, file_size, Parse::head, out);
+}
+
+Error parseContainerTable(const uint8_t* data, size_t size, uint64_t file_size, Container& out) {
+    return parseContainerWith(data, size, file_size, Parse::table, out);
 }
 
 namespace {
-Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, bool head,
+Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, Parse mode,
                          Container& out) {
     out = Container{};
     if (data == nullptr && size > 0)
@@ -207,12 +212,13 @@ Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, 
                              name, static_cast<unsigned long long>(e.offset),
                              static_cast<unsigned long long>(e.stored_size),
                              static_cast<unsigned long long>(out.file_size));
-        // A head holds every byte but the tail's (its padding is checked below).
-        const bool tail = head && i + 1 == out.section_count;
-        if (e.offset > size || (!tail && e.offset + e.stored_size > size))
+        // A head holds every byte but the tail's (its padding is checked below); a table alone
+        // holds none of the sections' bytes.
+        const bool tail = mode == Parse::head && i + 1 == out.section_count;
+        if (mode != Parse::table && (e.offset > size || (!tail && e.offset + e.stored_size > size)))
             return makeError(ErrorCode::truncated, size, e.id,
                              "section '%s' lies past the %zu bytes read", name, size);
-        if (!allZero(data + previous_end, size_t(e.offset - previous_end)))
+        if (mode != Parse::table && !allZero(data + previous_end, size_t(e.offset - previous_end)))
             return makeError(ErrorCode::bad_section_table, previous_end, e.id,
                              "padding before section '%s' (bytes %llu..%llu) is not zero", name,
                              static_cast<unsigned long long>(previous_end),

@@ -108,6 +108,9 @@ Error parseContainer(const uint8_t* data, size_t size, Container& out);
 // level's triangle strips) the reader leaves on disk: `data` holds the file up to at least that
 // section's offset. Every check but the tail's bytes (read and verified by its own reader).
 Error parseContainerHead(const uint8_t* data, size_t size, uint64_t file_size, Container& out);
+// The header and section table alone (`data`: at least the table), against a file of
+// `file_size` bytes: every check that does not read a section's bytes or the padding between.
+Error parseContainerTable(const uint8_t* data, size_t size, uint64_t file_size, Container& out);
 
 // Checks that the artifact is of `kind`, with a kind version this reader supports.
 Error checkKind(const Container& container, uint32_t kind, uint32_t max_kind_version);

@@ -270,6 +270,34 @@ Status saveContainer(const std::filesystem::path& path, const formats::Container
     });
 }
 
+Status checkContainerFile(const std::filesystem::path& path) {
+    auto opened = openInput(path);
+    if (!opened) return opened.error();
+    std::error_code ec;
+    const uint64_t file_size = std::filesystem::file_size(path, ec);
+    if (ec)
+        return makeError(ErrorKind::io, "{}: cannot read its size: {}", path.string(),
+                         ec.message());
+    std::vector<uint8_t> head(std::min<uint64_t>(file_size, formats::kHeaderSize));
+    if (!opened->read(reinterpret_cast<char*>(head.data()), std::streamsize(head.size())))
+        return makeError(ErrorKind::io, "{}: read failed", path.string());
+    if (head.size() == formats::kHeaderSize) {
+        const uint32_t count =
+            std::min<uint32_t>(formats::loadLe32(head.data() + 20), formats::kMaxSections);
+        const uint64_t end = std::min<uint64_t>(
+            file_size, formats::kHeaderSize + uint64_t(count) * formats::kSectionEntrySize);
+        const size_t at = head.size();
+        head.resize(size_t(end));
+        if (!opened->read(reinterpret_cast<char*>(head.data() + at), std::streamsize(end - at)))
+            return makeError(ErrorKind::io, "{}: read failed", path.string());
+    }
+    formats::Container table;
+    if (formats::Error error =
+            formats::parseContainerTable(head.data(), head.size(), file_size, table))
+        return containerError(path, error);
+    return {};
+}
+
 Result<std::unique_ptr<FileBytes>> FileBytes::open(const std::filesystem::path& path) {
     std::unique_ptr<FileBytes> bytes(new FileBytes());
     bytes->file_ = std::fopen(path.c_str(), "rb");

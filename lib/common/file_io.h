@@ -95,6 +95,11 @@ struct LoadedContainer {
 // Turns a container-level error into a message naming the file, section and byte offset.
 Error containerError(const std::filesystem::path& path, const formats::Error& error);
 
+// Whether `path` is a whole container by its header and section table (sizes, bounds, the
+// header checksum) without reading its sections: a build's check that a cached artifact is
+// there and complete (a large level's .geo is not read into memory for it).
+Status checkContainerFile(const std::filesystem::path& path);
+
 // A file's bytes, read where asked (formats::SectionStream on a section left on disk).
 class FileBytes : public formats::StoredBytes {
 public:

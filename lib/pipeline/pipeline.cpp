@@ -1082,7 +1082,7 @@ Result<nlohmann::ordered_json> planBuild(const LevelConfig& c, const BuildOption
                        {"artifact", st.artifact.filename().string()},
                        {"depends_on", deps},
                        {"sources", sources},
-                       {"cached", fs::exists(st.artifact) && loadContainer(st.artifact).ok()},
+                       {"cached", fs::exists(st.artifact) && checkContainerFile(st.artifact).ok()},
                        {"command", command}};
         OJson memory = nullptr;
         if (inputs_ready) {
@@ -1226,7 +1226,7 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
             Status status;
             auto it = previous_stage.find(st.name);
             const bool cached =
-                !options.force && fs::exists(st.artifact) && loadContainer(st.artifact).ok();
+                !options.force && fs::exists(st.artifact) && checkContainerFile(st.artifact).ok();
             if (context.cancelled()) {
                 status = makeError(ErrorKind::cancelled, "build cancelled");
             } else if (cached) {
