@@ -652,6 +652,18 @@ Status addLinks(Graph& g, std::vector<formats::LinkRecord> links) {
     return {};
 }
 
+void reportLinkUse(const std::vector<LinkSpec>& links, const LinkResolveStats& stats,
+                   StageResult& result) {
+    for (const LinkSpec& l : links) {
+        if (l.generated) continue;
+        const bool unusable = std::any_of(stats.unusable.begin(), stats.unusable.end(),
+                                          [&](const auto& entry) { return entry.first == l.name; });
+        result.named_inputs.push_back({l.name, !unusable});
+    }
+    for (const auto& [name, why] : stats.unusable)
+        result.warnings.push_back(fmt::format("this agent cannot use {}", why));
+}
+
 Status attachLinks(Graph& g, const std::vector<LinkSpec>& links, int threads,
                    LinkResolveStats& stats, Context& context) {
     if (links.empty()) return {};

@@ -508,14 +508,7 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
         if (Status s = attachLinks(*graph, links, params.threads, resolved, context); !s)
             return s.error();
     }
-    for (const LinkSpec& l : links) {
-        if (l.generated) continue;
-        const bool unusable = std::any_of(resolved.unusable.begin(), resolved.unusable.end(),
-                                          [&](const auto& entry) { return entry.first == l.name; });
-        result.named_inputs.push_back({l.name, !unusable});
-    }
-    for (const auto& [name, why] : resolved.unusable)
-        result.warnings.push_back(fmt::format("this agent cannot use {}", why));
+    reportLinkUse(links, resolved, result);
     // Rooms drawn in the scene travel on to the cluster stage (method manual) in the .graph.
     if (params.kind != GraphKind::volume && params.kind != GraphKind::dirichlet)
         for (const geometry::SceneMarker& m : grid->markers)

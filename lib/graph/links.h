@@ -215,6 +215,11 @@ Status addLinks(Graph& graph, std::vector<formats::LinkRecord> links);
 Status addPovLinks(Graph& graph, std::vector<formats::LinkRecord> links, int threads,
                    Context& context);
 
+// A stage's report of which links (not generated) it could use: each as a named input, and a
+// warning for each shared link this agent cannot use.
+void reportLinkUse(const std::vector<LinkSpec>& links, const LinkResolveStats& stats,
+                   StageResult& result);
+
 // Resolves `links` (and the user types) onto `graph` by its kind and adds them.
 Status attachLinks(Graph& graph, const std::vector<LinkSpec>& links, int threads,
                    LinkResolveStats& stats, Context& context);

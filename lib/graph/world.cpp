@@ -785,14 +785,7 @@ void reportWorldLinks(const std::vector<LinkSpec>& specs, const LinkTally& tally
     result.summary.push_back(fmt::format(
         "links: {} ({} lanes), {} lanes between tiles ({}), the rest edges inside a tile", links,
         lanes, crossing, crossing_as));
-    for (const LinkSpec& l : specs) {
-        if (l.generated) continue;
-        const bool unusable = std::any_of(stats.unusable.begin(), stats.unusable.end(),
-                                          [&](const auto& entry) { return entry.first == l.name; });
-        result.named_inputs.push_back({l.name, !unusable});
-    }
-    for (const auto& [name, why] : stats.unusable)
-        result.warnings.push_back(fmt::format("this agent cannot use {}", why));
+    reportLinkUse(specs, stats, result);
 }
 
 namespace {

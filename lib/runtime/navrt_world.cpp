@@ -467,6 +467,29 @@ static Error decodeIndex(World::Impl& w) {
     return {};
 }
 
+// A tile's links between tiles: the records of WLNK (`rv`, whole records) and the user type names
+// of WLTY when present, each record checked against them.
+Error readCrossLinks(Tile& tile, const SectionView& rv) {
+    if (const SectionView tv = tile.asset.find(fmt::kSecWorldLinkTypes); tv.data != nullptr) {
+        if (Error e = fmt::validateLinkTypeNames(fmt::kSecWorldLinkTypes, tv.data, tv.size,
+                                                 tile.cross_type_count))
+            return e;
+        tile.cross_type_names = reinterpret_cast<const char*>(tv.data);
+    }
+    tile.cross_links.resize(rv.size / fmt::kLinkRecordSize);
+    for (size_t i = 0; i < tile.cross_links.size(); ++i) {
+        if (Error e = fmt::decodeLinkRecord(rv.data + i * fmt::kLinkRecordSize,
+                                            fmt::kLinkRecordSize, tile.cross_links[i]))
+            return e;
+        const fmt::LinkRecord& l = tile.cross_links[i];
+        if (fmt::isUserLinkType(l.type) &&
+            uint32_t(l.type) - fmt::kLinkTypeUserFirst >= tile.cross_type_count)
+            return badSection(fmt::kSecWorldLinks,
+                              "world: a link between tiles names a user type 'WLTY' does not");
+    }
+    return {};
+}
+
 // A tile graph's seams (WSEM) and links between tiles (WSLK, WLNK, WLTY), by source node, and
 // its shortcut.
 Error readSeams(World::Impl& w, Tile& tile, uint32_t index) {
@@ -496,23 +519,7 @@ Error readSeams(World::Impl& w, Tile& tile, uint32_t index) {
                               "world: section 'WSLK' does not hold 4 bytes per seam, or 'WLNK' "
                               "not whole link records");
         const size_t records = rv.size / fmt::kLinkRecordSize;
-        if (const SectionView tv = tile.asset.find(fmt::kSecWorldLinkTypes); tv.data != nullptr) {
-            if (Error e = fmt::validateLinkTypeNames(fmt::kSecWorldLinkTypes, tv.data, tv.size,
-                                                     tile.cross_type_count))
-                return e;
-            tile.cross_type_names = reinterpret_cast<const char*>(tv.data);
-        }
-        tile.cross_links.resize(records);
-        for (size_t i = 0; i < records; ++i) {
-            if (Error e = fmt::decodeLinkRecord(rv.data + i * fmt::kLinkRecordSize,
-                                                fmt::kLinkRecordSize, tile.cross_links[i]))
-                return e;
-            const fmt::LinkRecord& l = tile.cross_links[i];
-            if (fmt::isUserLinkType(l.type) &&
-                uint32_t(l.type) - fmt::kLinkTypeUserFirst >= tile.cross_type_count)
-                return badSection(fmt::kSecWorldLinks,
-                                  "world: a link between tiles names a user type 'WLTY' does not");
-        }
+        if (Error e = readCrossLinks(tile, rv)) return e;
         seam_links.resize(h.seam_count);
         for (uint32_t i = 0; i < h.seam_count; ++i) {
             seam_links[i] = fmt::loadLe32(lv.data + 4 * size_t(i));
@@ -628,19 +635,9 @@ Error readMeshLinks(const World::Impl& w, Tile& tile, uint32_t index) {
         return badSection(fmt::kSecWorldLinkTiles,
                           "world: section 'WLNK' does not hold whole link records, or 'WLTI' "
                           "not 8 bytes per record");
-    if (const SectionView nv = tile.asset.find(fmt::kSecWorldLinkTypes); nv.data != nullptr) {
-        if (Error e = fmt::validateLinkTypeNames(fmt::kSecWorldLinkTypes, nv.data, nv.size,
-                                                 tile.cross_type_count))
-            return e;
-        tile.cross_type_names = reinterpret_cast<const char*>(nv.data);
-    }
-    tile.cross_links.resize(records);
+    if (Error e = readCrossLinks(tile, rv)) return e;
     tile.cross_tiles.resize(records);
-    std::vector<uint32_t> entries;  // poly << 1 | reverse, by record
     for (size_t i = 0; i < records; ++i) {
-        if (Error e = fmt::decodeLinkRecord(rv.data + i * fmt::kLinkRecordSize,
-                                            fmt::kLinkRecordSize, tile.cross_links[i]))
-            return e;
         const fmt::LinkRecord& l = tile.cross_links[i];
         const uint32_t from = fmt::loadLe32(tv.data + 8 * i),
                        to = fmt::loadLe32(tv.data + 8 * i + 4);
@@ -652,10 +649,6 @@ Error readMeshLinks(const World::Impl& w, Tile& tile, uint32_t index) {
             return badSection(
                 fmt::kSecWorldLinkTiles,
                 "world: a link between tiles in 'WLTI' names a tile or polygon out of range");
-        if (fmt::isUserLinkType(l.type) &&
-            uint32_t(l.type) - fmt::kLinkTypeUserFirst >= tile.cross_type_count)
-            return badSection(fmt::kSecWorldLinks,
-                              "world: a link between tiles names a user type 'WLTY' does not");
         if (from == index) {
             ++tile.cross_offsets[l.from_node + 1];
             shortcut(l.from, l.to, l.cost);

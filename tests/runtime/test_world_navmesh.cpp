@@ -163,6 +163,44 @@ size_t compareWithWhole(navrt::World& world, const MeshWorld& w, navrt::PathQuer
     return compared;
 }
 
+// The oracle of the streaming tests: the whole mesh as a runtime asset, searched with the
+// polygons of the tiles the world has not loaded blocked.
+struct WholeOracle {
+    test::PackedAsset packed;
+    navrt::PathQuery query;
+    navrt::Blocking blocking;
+};
+void makeOracle(const MeshWorld& w, WholeOracle& o) {
+    test::packAsset(w.whole, w.dir / "whole.nav", o.packed, [](auto&) {});
+    REQUIRE_FALSE(o.packed.error);
+    REQUIRE_FALSE(o.query.init(o.packed.view));
+    REQUIRE_FALSE(o.blocking.init(o.packed.view));
+    REQUIRE_FALSE(o.query.setBlocking(&o.blocking));
+}
+
+// Every tile loaded, then 4 rounds of random load orders keeping `min_keep` tiles or more:
+// compareWithWhole each time. `partial` counts the queries compared with tiles missing.
+void streamRounds(navrt::World& world, const MeshWorld& w, WholeOracle& o,
+                  const std::vector<navrt::Vec3>& points, std::mt19937& random, size_t min_keep,
+                  double& worst, size_t& compared, size_t& partial) {
+    for (const graph::WorldTileFile& f : w.files)
+        if (!world.loaded(f.tile_x, f.tile_z))
+            REQUIRE_FALSE(world.addTileFile(f.path.string().c_str()));
+    compared += compareWithWhole(world, w, o.query, o.blocking, o.packed.view, points, worst);
+    for (int round = 0; round < 4; ++round) {
+        std::vector<graph::WorldTileFile> order = w.files;
+        std::shuffle(order.begin(), order.end(), random);
+        for (const graph::WorldTileFile& f : order) world.removeTile(f.tile_x, f.tile_z);
+        const size_t keep = min_keep + random() % (order.size() - min_keep + 1);
+        for (size_t i = 0; i < keep; ++i)
+            REQUIRE_FALSE(world.addTileFile(order[i].path.string().c_str()));
+        CHECK(world.loadedCount() == keep);
+        const size_t before = compared;
+        compared += compareWithWhole(world, w, o.query, o.blocking, o.packed.view, points, worst);
+        partial += compared - before;
+    }
+}
+
 }  // namespace
 
 TEST_SUITE("world") {
@@ -192,36 +230,15 @@ TEST_SUITE("world") {
             CAPTURE(level);
             MeshWorld w;
             bakeMeshWorld(level, tile_size, w);
-            test::PackedAsset whole;
-            test::packAsset(w.whole, w.dir / "whole.nav", whole, [](auto&) {});
-            REQUIRE_FALSE(whole.error);
-            navrt::PathQuery query;
-            REQUIRE_FALSE(query.init(whole.view));
-            navrt::Blocking blocking;
-            REQUIRE_FALSE(blocking.init(whole.view));
-            REQUIRE_FALSE(query.setBlocking(&blocking));
+            WholeOracle oracle;
+            makeOracle(w, oracle);
             std::mt19937 random(5);
             const std::vector<navrt::Vec3> points = meshPoints(w.whole, random, 120);
             navrt::World world;
             REQUIRE_FALSE(world.initFile(w.index.string().c_str()));
             double worst = 0;
             size_t compared = 0, found_partial = 0;
-            // Every tile loaded, then random orders with some tiles removed.
-            for (const graph::WorldTileFile& f : w.files)
-                REQUIRE_FALSE(world.addTileFile(f.path.string().c_str()));
-            compared += compareWithWhole(world, w, query, blocking, whole.view, points, worst);
-            for (int round = 0; round < 4; ++round) {
-                std::vector<graph::WorldTileFile> order = w.files;
-                std::shuffle(order.begin(), order.end(), random);
-                for (const graph::WorldTileFile& f : order) world.removeTile(f.tile_x, f.tile_z);
-                const size_t keep = 2 + random() % (order.size() - 1);
-                for (size_t i = 0; i < keep; ++i)
-                    REQUIRE_FALSE(world.addTileFile(order[i].path.string().c_str()));
-                CHECK(world.loadedCount() == keep);
-                const size_t before = compared;
-                compared += compareWithWhole(world, w, query, blocking, whole.view, points, worst);
-                found_partial += compared - before;
-            }
+            streamRounds(world, w, oracle, points, random, 2, worst, compared, found_partial);
             MESSAGE(level, ": ", compared, " queries compared (", found_partial,
                     " with tiles missing), worst cost difference ", worst * 100, " %");
             CHECK(compared >= 40);
@@ -575,34 +592,15 @@ TEST_SUITE("world") {
         }
 
         // Streaming: the whole mesh asset with the polygons of unloaded tiles blocked.
-        test::PackedAsset packed;
-        test::packAsset(w.whole, w.dir / "whole.nav", packed, [](auto&) {});
-        REQUIRE_FALSE(packed.error);
-        navrt::PathQuery query;
-        REQUIRE_FALSE(query.init(packed.view));
-        navrt::Blocking blocking;
-        REQUIRE_FALSE(blocking.init(packed.view));
-        REQUIRE_FALSE(query.setBlocking(&blocking));
+        WholeOracle oracle;
+        makeOracle(w, oracle);
         std::mt19937 random(9);
         const std::vector<navrt::Vec3> points = meshPoints(w.whole, random, 160);
         navrt::World world;
         REQUIRE_FALSE(world.initFile(w.index.string().c_str()));
-        for (const graph::WorldTileFile& f : w.files)
-            REQUIRE_FALSE(world.addTileFile(f.path.string().c_str()));
         double worst = 0;
-        size_t compared = compareWithWhole(world, w, query, blocking, packed.view, points, worst);
-        size_t partial = 0;
-        for (int round = 0; round < 4; ++round) {
-            std::vector<graph::WorldTileFile> shuffled = w.files;
-            std::shuffle(shuffled.begin(), shuffled.end(), random);
-            for (const graph::WorldTileFile& f : shuffled) world.removeTile(f.tile_x, f.tile_z);
-            const size_t keep = 3 + random() % (shuffled.size() - 2);
-            for (size_t i = 0; i < keep; ++i)
-                REQUIRE_FALSE(world.addTileFile(shuffled[i].path.string().c_str()));
-            const size_t before = compared;
-            compared += compareWithWhole(world, w, query, blocking, packed.view, points, worst);
-            partial += compared - before;
-        }
+        size_t compared = 0, partial = 0;
+        streamRounds(world, w, oracle, points, random, 3, worst, compared, partial);
         MESSAGE("navmesh world with links: ", compared, " queries compared (", partial,
                 " with tiles missing), worst cost difference ", worst * 100, " %");
         CHECK(compared >= 40);
