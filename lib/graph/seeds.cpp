@@ -14,27 +14,13 @@
 namespace nav::graph {
 
 uint32_t surfaceNode(const Graph& g, const voxel::VoxelGrid& grid, const std::array<float, 3>& p) {
-    const double fx = (double(p[0]) - grid.origin[0]) / grid.cell_size;
-    const double fz = (double(p[2]) - grid.origin[2]) / grid.cell_size;
-    const int cx = int(std::floor(fx)), cz = int(std::floor(fz));
-    const int reach = voxel::agentCells(grid.agent, grid.cell_size, grid.cell_height).radius + 2;
     uint32_t best = kNoNode;
-    double best_d = std::numeric_limits<double>::infinity();
-    for (int dz = -reach; dz <= reach; ++dz)
-        for (int dx = -reach; dx <= reach; ++dx) {
-            const int x = cx + dx, z = cz + dz;
-            if (x < 0 || z < 0 || x >= int(grid.size_x) || z >= int(grid.size_z)) continue;
-            const size_t column = size_t(z) * grid.size_x + size_t(x);
-            for (uint32_t n = g.column_nodes[column]; n < g.column_nodes[column + 1]; ++n) {
-                const float* q = &g.positions[3 * size_t(n)];
-                if (std::fabs(double(q[1]) - p[1]) > 1.0) continue;
-                // The cell under the point wins; then the nearest.
-                const double d = (dx == 0 && dz == 0)
-                                     ? -1.0
-                                     : std::hypot(double(q[0]) - p[0], double(q[2]) - p[2]);
-                if (d < best_d) best_d = d, best = n;
-            }
-        }
+    pickSurfaceNode(grid, p, best, [&](uint32_t x, uint32_t z, const auto& take) {
+        const size_t column = size_t(z) * grid.size_x + x;
+        for (uint32_t n = g.column_nodes[column]; n < g.column_nodes[column + 1]; ++n)
+            take(n, &g.positions[3 * size_t(n)]);
+        return true;
+    });
     return best;
 }
 

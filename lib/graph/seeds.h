@@ -8,7 +8,9 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "lib/common/stage.h"
 #include "lib/geometry/link_spec.h"
 #include "lib/voxel/voxel_grid.h"
+#include "lib/voxel/voxelize.h"
 
 namespace nav::graph {
 
@@ -52,6 +55,35 @@ struct Graph;
 // nearest one within the agent's radius + 2 cells horizontally; kNoNode when none.
 uint32_t surfaceNode(const Graph& tile, const voxel::VoxelGrid& grid,
                      const std::array<float, 3>& point);
+// surfaceNode's rule over any holder of the grid's columns (a world's tiles): the columns within
+// reach in order (dz, then dx), `column(x, z, take)` handing each node of column (x, z) bottom to
+// top to take(id, position); the node under the point wins, then the nearest horizontally.
+// `best` is left as it is when none qualifies. False as soon as `column` returns false (it could
+// not read the column; the caller keeps why).
+template <class Id, class Column>
+bool pickSurfaceNode(const voxel::VoxelGrid& grid, const std::array<float, 3>& p, Id& best,
+                     Column&& column) {
+    const double fx = (double(p[0]) - grid.origin[0]) / grid.cell_size;
+    const double fz = (double(p[2]) - grid.origin[2]) / grid.cell_size;
+    const int cx = int(std::floor(fx)), cz = int(std::floor(fz));
+    const int reach = voxel::agentCells(grid.agent, grid.cell_size, grid.cell_height).radius + 2;
+    double best_d = std::numeric_limits<double>::infinity();
+    for (int dz = -reach; dz <= reach; ++dz)
+        for (int dx = -reach; dx <= reach; ++dx) {
+            const int x = cx + dx, z = cz + dz;
+            if (x < 0 || z < 0 || x >= int(grid.size_x) || z >= int(grid.size_z)) continue;
+            const bool read = column(uint32_t(x), uint32_t(z), [&](const Id& id, const float* q) {
+                if (std::fabs(double(q[1]) - p[1]) > 1.0) return;
+                // The cell under the point wins; then the nearest.
+                const double d = (dx == 0 && dz == 0)
+                                     ? -1.0
+                                     : std::hypot(double(q[0]) - p[0], double(q[2]) - p[2]);
+                if (d < best_d) best_d = d, best = id;
+            });
+            if (!read) return false;
+        }
+    return true;
+}
 // " (the nearest is 2.68 m away)" or " (there is none)", for messages.
 std::string nearestSurfaceText(const Graph& graph, const std::array<float, 3>& point);
 

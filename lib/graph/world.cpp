@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -1250,38 +1251,30 @@ private:
     uint64_t clock_ = 0;
 };
 
-// surfaceNode (seeds.h) on a world's tiles: the same cells in the same order (columns within
-// reach, dz then dx, each column bottom to top), so the same cell. (tile index, node) or kNoNode.
+// surfaceNode (seeds.h) on a world's tiles: its rule (pickSurfaceNode), so the same cell.
+// (tile index, node) or kNoNode.
 Result<std::pair<uint32_t, uint32_t>> worldSurfaceNode(TileGraphs& tiles, const WorldLayout& layout,
                                                        const voxel::VoxelGrid& frame,
                                                        const std::array<float, 3>& p) {
-    const double fx = (double(p[0]) - frame.origin[0]) / frame.cell_size;
-    const double fz = (double(p[2]) - frame.origin[2]) / frame.cell_size;
-    const int cx = int(std::floor(fx)), cz = int(std::floor(fz));
-    const int reach = voxel::agentCells(frame.agent, frame.cell_size, frame.cell_height).radius + 2;
     std::pair<uint32_t, uint32_t> best{kNoNode, kNoNode};
-    double best_d = std::numeric_limits<double>::infinity();
-    for (int dz = -reach; dz <= reach; ++dz)
-        for (int dx = -reach; dx <= reach; ++dx) {
-            const int x = cx + dx, z = cz + dz;
-            if (x < 0 || z < 0 || x >= int(frame.size_x) || z >= int(frame.size_z)) continue;
-            const uint32_t column = uint32_t(z) * frame.size_x + uint32_t(x);
-            const uint32_t t = tileOfColumn(layout, column);
+    std::optional<Error> failed;
+    const bool read =
+        pickSurfaceNode(frame, p, best, [&](uint32_t x, uint32_t z, const auto& take) {
+            const uint32_t t = tileOfColumn(layout, z * frame.size_x + x);
             auto held = tiles.get(t);
-            if (!held) return held.error();
-            if (*held == nullptr) continue;
+            if (!held) {
+                failed = held.error();
+                return false;
+            }
+            if (*held == nullptr) return true;
             const Graph& g = (*held)->graph;
             const formats::WorldTileHeader& h = (*held)->header;
-            const uint32_t c = (uint32_t(z) - h.z0) * g.header.size_x + (uint32_t(x) - h.x0);
-            for (uint32_t n = g.column_nodes[c]; n < g.column_nodes[c + 1]; ++n) {
-                const float* q = &g.positions[3 * size_t(n)];
-                if (std::fabs(double(q[1]) - p[1]) > 1.0) continue;
-                const double d = (dx == 0 && dz == 0)
-                                     ? -1.0
-                                     : std::hypot(double(q[0]) - p[0], double(q[2]) - p[2]);
-                if (d < best_d) best_d = d, best = {t, n};
-            }
-        }
+            const uint32_t c = (z - h.z0) * g.header.size_x + (x - h.x0);
+            for (uint32_t n = g.column_nodes[c]; n < g.column_nodes[c + 1]; ++n)
+                take(std::pair{t, n}, &g.positions[3 * size_t(n)]);
+            return true;
+        });
+    if (!read) return *failed;
     return best;
 }
 
