@@ -106,6 +106,8 @@ Result<Graph> buildVolumeGraph(const voxel::VoxelGrid& grid, float agent_radius,
 // Its two steps: the free flags of `grid`'s voxels (1 byte each, node order), and the graph of
 // given free flags over `grid`'s box (grid: its frame and size; world tiles cut the flags of a
 // larger window down to a tile).
+// A volume graph's header over `grid` (implicit voxels, Euclidean costs; counts left zero).
+formats::GraphHeader volumeGraphHeader(const voxel::VoxelGrid& grid, float agent_radius);
 Result<std::vector<uint8_t>> volumeFreeVoxels(const voxel::VoxelGrid& grid, float agent_radius,
                                               Context& context);
 Result<Graph> volumeGraphFromFree(const voxel::VoxelGrid& grid, float agent_radius,

@@ -231,48 +231,35 @@ private:
         q[2] = h.origin[2] + (float(z) + 0.5f) * h.cell_size;
     }
 
-    // Volume graphs: the free voxel holding the point, else the nearest free voxel centre within
-    // max(snap, one cell) horizontally and `vertical` metres up or down.
+    // Volume graphs: VoxelEndRule over the graph's voxels.
     End findVoxel(const float p[3], float snap) const {
         const formats::GraphHeader& h = g_.header;
+        const VoxelEndRule rule(h.origin, h.cell_size, h.cell_height, p, snap, vertical_);
         End out;
-        const double fx = (double(p[0]) - h.origin[0]) / h.cell_size;
-        const double fy = (double(p[1]) - h.origin[1]) / h.cell_height;
-        const double fz = (double(p[2]) - h.origin[2]) / h.cell_size;
-        if (!std::isfinite(fx) || !std::isfinite(fy) || !std::isfinite(fz)) return out;
-        const int cx = int(std::floor(fx)), cy = int(std::floor(fy)), cz = int(std::floor(fz));
-        auto index = [&](int x, int y, int z) -> int64_t {
-            if (x < 0 || y < 0 || z < 0 || uint32_t(x) >= h.size_x || uint32_t(y) >= h.size_y ||
-                uint32_t(z) >= h.size_z)
+        if (!rule.finite) return out;
+        auto index = [&](int64_t x, int64_t y, int64_t z) -> int64_t {
+            if (x < 0 || y < 0 || z < 0 || x >= h.size_x || y >= h.size_y || z >= h.size_z)
                 return -1;
-            return (int64_t(y) * h.size_z + z) * h.size_x + x;
+            return (y * h.size_z + z) * h.size_x + x;
         };
-        if (const int64_t v = index(cx, cy, cz); v >= 0 && voxelFree(uint32_t(v))) {
+        if (const int64_t v = index(rule.cx, rule.cy, rule.cz); v >= 0 && voxelFree(uint32_t(v))) {
             out.node = uint32_t(v);
             std::copy(p, p + 3, out.point);
             return out;
         }
-        const float horizontal = std::max(snap, h.cell_size);
-        const int rx = int(std::ceil(horizontal / h.cell_size));
-        const int ry = int(std::ceil(vertical_ / h.cell_height));
         double best = std::numeric_limits<double>::infinity();
-        for (int y = cy - ry; y <= cy + ry; ++y)
-            for (int z = cz - rx; z <= cz + rx; ++z)
-                for (int x = cx - rx; x <= cx + rx; ++x) {
+        for (int64_t y = rule.cy - rule.ry; y <= rule.cy + rule.ry; ++y)
+            for (int64_t z = rule.cz - rule.rx; z <= rule.cz + rule.rx; ++z)
+                for (int64_t x = rule.cx - rule.rx; x <= rule.cx + rule.rx; ++x) {
                     const int64_t v = index(x, y, z);
-                    if (v < 0 || !voxelFree(uint32_t(v))) continue;
                     float q[3];
-                    voxelCentre(uint32_t(v), q);
-                    const double dx = double(q[0]) - p[0], dz = double(q[2]) - p[2];
-                    if (std::sqrt(dx * dx + dz * dz) > horizontal + 1e-6 ||
-                        std::fabs(double(q[1]) - p[1]) > vertical_ + 1e-6)
+                    double d;
+                    if (v < 0 || !voxelFree(uint32_t(v)) || !rule.accepts(x, y, z, q, d) ||
+                        !(d < best))
                         continue;
-                    const double d = length3(p, q);
-                    if (d < best) {
-                        best = d;
-                        out.node = uint32_t(v);
-                        std::copy(q, q + 3, out.point);
-                    }
+                    best = d;
+                    out.node = uint32_t(v);
+                    std::copy(q, q + 3, out.point);
                 }
         return out;
     }
@@ -360,6 +347,37 @@ std::vector<std::pair<std::array<float, 3>, std::array<float, 3>>> resolvedLanes
 
 float linkSnap(const LinkSpec& l, float agent_radius, float cell_size) {
     return l.snap == geometry::kSnapAuto ? agent_radius + 2.0f * cell_size : l.snap;
+}
+
+VoxelEndRule::VoxelEndRule(const float origin[3], float cell_size, float cell_height,
+                           const float p[3], float snap, float vertical)
+    : cell_size_(cell_size), cell_height_(cell_height), vertical_(vertical) {
+    std::copy(origin, origin + 3, origin_);
+    std::copy(p, p + 3, p_);
+    const double fx = (double(p[0]) - origin[0]) / cell_size;
+    const double fy = (double(p[1]) - origin[1]) / cell_height;
+    const double fz = (double(p[2]) - origin[2]) / cell_size;
+    finite = std::isfinite(fx) && std::isfinite(fy) && std::isfinite(fz) && std::fabs(fx) < 1e15 &&
+             std::fabs(fy) < 1e15 && std::fabs(fz) < 1e15;
+    if (!finite) return;
+    cx = int64_t(std::floor(fx));
+    cy = int64_t(std::floor(fy));
+    cz = int64_t(std::floor(fz));
+    horizontal_ = std::max(snap, cell_size);
+    rx = int64_t(std::ceil(horizontal_ / cell_size));
+    ry = int64_t(std::ceil(vertical / cell_height));
+}
+
+bool VoxelEndRule::accepts(int64_t x, int64_t y, int64_t z, float q[3], double& d) const {
+    q[0] = origin_[0] + (float(x) + 0.5f) * cell_size_;
+    q[1] = origin_[1] + (float(y) + 0.5f) * cell_height_;
+    q[2] = origin_[2] + (float(z) + 0.5f) * cell_size_;
+    const double dx = double(q[0]) - p_[0], dz = double(q[2]) - p_[2];
+    if (std::sqrt(dx * dx + dz * dz) > horizontal_ + 1e-6 ||
+        std::fabs(double(q[1]) - p_[1]) > vertical_ + 1e-6)
+        return false;
+    d = length3(p_, q);
+    return true;
 }
 
 Result<std::vector<formats::LinkRecord>> resolveLinks(const Graph& g, const LinkEndFinder& finder,
@@ -662,6 +680,12 @@ void reportLinkUse(const std::vector<LinkSpec>& links, const LinkResolveStats& s
     }
     for (const auto& [name, why] : stats.unusable)
         result.warnings.push_back(fmt::format("this agent cannot use {}", why));
+}
+
+void keepVolumeLinks(std::vector<LinkSpec>& links) {
+    std::erase_if(links, [](const LinkSpec& l) {
+        return l.type != formats::LinkType::teleport && l.agents.empty();
+    });
 }
 
 Status attachLinks(Graph& g, const std::vector<LinkSpec>& links, int threads,

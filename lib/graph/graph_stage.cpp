@@ -485,10 +485,7 @@ Result<StageResult> GraphStage::run(const Inputs& inputs, const Params& given,
         links.insert(links.end(), made->links.begin(), made->links.end());
     }
     // Volume graphs (flyers) take teleports, and links that name their agent.
-    if (params.kind == GraphKind::volume)
-        std::erase_if(links, [](const LinkSpec& l) {
-            return l.type != formats::LinkType::teleport && l.agents.empty();
-        });
+    if (params.kind == GraphKind::volume) keepVolumeLinks(links);
     for (LinkSpec& l : links)
         if (l.scene) l.shared = params.scene_links_shared;
     // Links leading from or to surface no seed reaches are left out (said for authored ones).

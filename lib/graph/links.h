@@ -132,6 +132,25 @@ struct LinkResolveStats {
     std::vector<std::pair<std::string, std::string>> unusable;
 };
 
+// Volume graphs' rule for a lane end at p: the free voxel holding p (cx, cy, cz; the record
+// keeps p), else the nearest free voxel centre within max(snap, one cell) horizontally and
+// `vertical` metres up or down, looked for in the box cx +- rx, cy +- ry, cz +- rx (the first in
+// (y, z, x) order on ties; the record keeps the centre). Voxels of the frame of `origin` and the
+// cell sizes; the same rule for the one volume graph and for a volume world's tiles.
+class VoxelEndRule {
+public:
+    VoxelEndRule(const float origin[3], float cell_size, float cell_height, const float p[3],
+                 float snap, float vertical);
+    bool finite = false;  // p is a usable point (else no voxel qualifies)
+    int64_t cx = 0, cy = 0, cz = 0, rx = 0, ry = 0;
+    // Whether voxel (x, y, z) of the box is close enough: its centre q, its distance d to p.
+    bool accepts(int64_t x, int64_t y, int64_t z, float q[3], double& d) const;
+
+private:
+    float origin_[3], p_[3];
+    float cell_size_, cell_height_, vertical_, horizontal_ = 0;
+};
+
 // Resolves each spec to graph records (LinkRecord: nodes, lane points, costs, flags): a point link
 // is one record, a wide link one per cell across its width (navmesh graphs: every second cell and
 // the last; lanes whose ends miss the surface are dropped, none left is an error). Ends are found
@@ -219,6 +238,10 @@ Status addPovLinks(Graph& graph, std::vector<formats::LinkRecord> links, int thr
 // warning for each shared link this agent cannot use.
 void reportLinkUse(const std::vector<LinkSpec>& links, const LinkResolveStats& stats,
                    StageResult& result);
+
+// Drops the links a volume graph (flyers) does not take: it takes teleports, and the links that
+// name their agent (the graph stage and volume world tiles keep the same).
+void keepVolumeLinks(std::vector<LinkSpec>& links);
 
 // Resolves `links` (and the user types) onto `graph` by its kind and adds them.
 Status attachLinks(Graph& graph, const std::vector<LinkSpec>& links, int threads,

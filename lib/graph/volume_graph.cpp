@@ -95,6 +95,15 @@ Result<std::vector<uint8_t>> volumeFreeVoxels(const voxel::VoxelGrid& grid, floa
     return free;
 }
 
+formats::GraphHeader volumeGraphHeader(const voxel::VoxelGrid& grid, float agent_radius) {
+    formats::GraphHeader h = headerForGrid(grid, GraphType::volume);
+    h.flags = formats::kGraphFlagImplicitVolume;
+    h.heuristic = formats::HeuristicKind::euclidean;
+    h.min_cost_multiplier = 1.0f;
+    h.agent_radius = agent_radius;
+    return h;
+}
+
 Result<Graph> volumeGraphFromFree(const voxel::VoxelGrid& grid, float agent_radius,
                                   std::vector<uint8_t> free, Context& context) {
     const size_t sx = grid.size_x, sz = grid.size_z, sy = grid.size_y;
@@ -104,12 +113,8 @@ Result<Graph> volumeGraphFromFree(const voxel::VoxelGrid& grid, float agent_radi
         return makeError(ErrorKind::internal, "volume graph: {} free flags for {} voxels",
                          free.size(), total);
     Graph g;
-    g.header = headerForGrid(grid, GraphType::volume);
+    g.header = volumeGraphHeader(grid, agent_radius);
     formats::GraphHeader& h = g.header;
-    h.flags = formats::kGraphFlagImplicitVolume;
-    h.heuristic = formats::HeuristicKind::euclidean;
-    h.min_cost_multiplier = 1.0f;
-    h.agent_radius = agent_radius;
     h.node_count = uint32_t(total);
     h.edge_count = 0;
     g.areas = grid.areas;

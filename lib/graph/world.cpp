@@ -383,11 +383,6 @@ ParamIssues WorldStage::check(const Params& params) {
         for (ParamIssue& issue : navmesh::checkNavmeshParams(params.navmesh))
             if (issue.field != "tile_size" && issue.field != "threads")
                 check.issues.push_back(std::move(issue));
-    if (params.kind == GraphKind::volume)
-        check.require(params.links.empty() && !params.generate.enabled(), "links",
-                      fmt::format("{} links", params.links.size()),
-                      "none: volume world tiles do not carry links yet (bake links on a tile "
-                      "graph or navmesh world, or the volume graph without $.world)");
     check.nonNegative("agent_radius", params.agent_radius);
     checkSurfaceParams(params.seeds, params.points, check);
     check.require(
@@ -1589,6 +1584,41 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
 }
 
 }  // namespace
+
+uint64_t worldLanesHash(const std::vector<WorldLane>& lanes, const std::vector<uint32_t>& mine,
+                        const std::vector<std::string>& type_names) {
+    std::vector<uint8_t> bytes;
+    for (uint32_t i : mine) {
+        uint8_t record[formats::kLinkRecordSize];
+        formats::encodeLinkRecord(lanes[i].record, record);
+        bytes.insert(bytes.end(), record, record + sizeof(record));
+        appendBytes(bytes, lanes[i].from_tile);
+        appendBytes(bytes, lanes[i].to_tile);
+    }
+    for (const std::string& name : type_names) {
+        bytes.insert(bytes.end(), name.begin(), name.end());
+        bytes.push_back(0);
+    }
+    return formats::xxhash64(bytes.data(), bytes.size(), 0);
+}
+
+void addWorldLinkSections(formats::ContainerWriter& writer, const std::vector<WorldLane>& cross,
+                          const std::vector<std::string>& type_names) {
+    if (cross.empty()) return;
+    std::vector<uint8_t> records(cross.size() * formats::kLinkRecordSize), tiles;
+    for (size_t i = 0; i < cross.size(); ++i) {
+        formats::encodeLinkRecord(cross[i].record, records.data() + i * formats::kLinkRecordSize);
+        for (uint32_t t : {cross[i].from_tile, cross[i].to_tile}) {
+            tiles.resize(tiles.size() + 4);
+            formats::storeLe32(tiles.data() + tiles.size() - 4, t);
+        }
+    }
+    writer.add(formats::kSecWorldLinks, std::move(records));
+    writer.add(formats::kSecWorldLinkTiles, std::move(tiles));
+    if (!type_names.empty())
+        writer.add(formats::kSecWorldLinkTypes, encodeLinkTypeNames(type_names),
+                   formats::Codec::raw);
+}
 
 std::string worldTileFileName(uint64_t content) { return tileFileName(content); }
 

@@ -285,6 +285,22 @@ void reportWorldLinks(const std::vector<LinkSpec>& specs, const LinkTally& tally
                       uint64_t crossing, const LinkResolveStats& stats, const char* crossing_as,
                       StageResult& result);
 
+// A lane of a navmesh or volume world's links: its record (from_node: the node in from_tile's
+// own numbering, to_node in to_tile's) and its two tiles (tile_z * tiles_x + tile_x; equal for a
+// lane inside one tile, which becomes that tile's LINK edge).
+struct WorldLane {
+    formats::LinkRecord record;
+    uint32_t from_tile = 0, to_tile = 0;
+};
+// What a tile's lanes `mine` (indices into `lanes`) hash to, with the world's user type names:
+// its cache file changes with them.
+uint64_t worldLanesHash(const std::vector<WorldLane>& lanes, const std::vector<uint32_t>& mine,
+                        const std::vector<std::string>& type_names);
+// A tile's lanes between tiles as sections: their records (WLNK), their tiles (WLTI) and the
+// world's user type names (WLTY); nothing without lanes.
+void addWorldLinkSections(formats::ContainerWriter& writer, const std::vector<WorldLane>& cross,
+                          const std::vector<std::string>& type_names);
+
 // The navmesh world (WorldStage with kind navmesh; world_navmesh.cpp). `generated` / `pruned`
 // as worldLinkSpecs takes them (the seeds' second run).
 Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,

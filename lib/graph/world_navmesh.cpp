@@ -60,15 +60,10 @@ struct MeshTileSummary {
 
 // A link lane between two polygons of the world: its record (from_node / to_node: polygons of
 // from_tile / to_tile).
-struct MeshLane {
-    formats::LinkRecord record;
-    uint32_t from_tile = 0, to_tile = 0;
-};
-
 Status saveMeshTile(const std::filesystem::path& path, const Graph& graph,
                     const formats::WorldTileHeader& header,
                     const std::vector<formats::BorderEdgeRecord>& border,
-                    const std::vector<MeshLane>& cross, int compression) {
+                    const std::vector<WorldLane>& cross, int compression) {
     formats::ContainerWriter writer = graphWriter(graph, formats::kKindNav, compression);
     std::vector<uint8_t> head(formats::kWorldTileHeaderSize);
     formats::encodeWorldTileHeader(header, head.data());
@@ -77,22 +72,7 @@ Status saveMeshTile(const std::filesystem::path& path, const Graph& graph,
     for (size_t i = 0; i < border.size(); ++i)
         formats::encodeBorderEdge(border[i], edges.data() + i * formats::kBorderEdgeRecordSize);
     writer.add(formats::kSecWorldBorderEdges, std::move(edges));
-    if (!cross.empty()) {
-        std::vector<uint8_t> records(cross.size() * formats::kLinkRecordSize), tiles;
-        for (size_t i = 0; i < cross.size(); ++i) {
-            formats::encodeLinkRecord(cross[i].record,
-                                      records.data() + i * formats::kLinkRecordSize);
-            for (uint32_t t : {cross[i].from_tile, cross[i].to_tile}) {
-                tiles.resize(tiles.size() + 4);
-                formats::storeLe32(tiles.data() + tiles.size() - 4, t);
-            }
-        }
-        writer.add(formats::kSecWorldLinks, std::move(records));
-        writer.add(formats::kSecWorldLinkTiles, std::move(tiles));
-        if (!graph.link_type_names.empty())
-            writer.add(formats::kSecWorldLinkTypes, encodeLinkTypeNames(graph.link_type_names),
-                       formats::Codec::raw);
-    }
+    addWorldLinkSections(writer, cross, graph.link_type_names);
     return saveContainer(path, writer);
 }
 
@@ -360,25 +340,6 @@ private:
     std::vector<LinkNearest> nearest_;
 };
 
-// What a tile's links hash to (its cache file changes with them): the records, their tiles and
-// the world's user type names.
-uint64_t meshLanesHash(const std::vector<MeshLane>& lanes, const std::vector<uint32_t>& mine,
-                       const std::vector<std::string>& type_names) {
-    std::vector<uint8_t> bytes;
-    for (uint32_t i : mine) {
-        uint8_t record[formats::kLinkRecordSize];
-        formats::encodeLinkRecord(lanes[i].record, record);
-        bytes.insert(bytes.end(), record, record + sizeof(record));
-        for (uint32_t t : {lanes[i].from_tile, lanes[i].to_tile})
-            for (int k = 0; k < 4; ++k) bytes.push_back(uint8_t(t >> (8 * k)));
-    }
-    for (const std::string& name : type_names) {
-        bytes.insert(bytes.end(), name.begin(), name.end());
-        bytes.push_back(0);
-    }
-    return formats::xxhash64(bytes.data(), bytes.size(), 0);
-}
-
 }  // namespace
 
 Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
@@ -471,7 +432,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     // The links: resolved as resolveLinks resolves them on the navmesh graph (polygons numbered
     // tile by tile), then each tile with a lane end rewritten with its lanes: a lane inside it
     // as its link edge, a lane to or from another tile as a record of WLNK / WLTI.
-    std::vector<MeshLane> lanes;
+    std::vector<WorldLane> lanes;
     std::vector<std::string> type_names;
     LinkResolveStats link_stats;
     std::vector<std::vector<uint32_t>> tile_lanes(tile_count);
@@ -489,7 +450,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                             poly_base.begin() - 1);
         };
         for (formats::LinkRecord r : *records) {
-            MeshLane lane;
+            WorldLane lane;
             lane.from_tile = tileOf(r.from_node);
             lane.to_tile = tileOf(r.to_node);
             r.from_node -= poly_base[lane.from_tile];
@@ -517,13 +478,13 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                 const uint32_t t = with_lanes[k];
                 MeshTileSummary& s = tiles[t];
                 const std::vector<uint32_t>& mine = tile_lanes[t];
-                const uint64_t parts[2] = {s.content, meshLanesHash(lanes, mine, type_names)};
+                const uint64_t parts[2] = {s.content, worldLanesHash(lanes, mine, type_names)};
                 const uint64_t content = formats::xxhash64(parts, sizeof parts, 0);
                 std::vector<formats::LinkRecord> inside;
-                std::vector<MeshLane> cross;
+                std::vector<WorldLane> cross;
                 std::vector<std::pair<uint32_t, std::array<float, 3>>> exits;
                 for (uint32_t i : mine) {
-                    const MeshLane& lane = lanes[i];
+                    const WorldLane& lane = lanes[i];
                     if (lane.from_tile == lane.to_tile) {
                         inside.push_back(lane.record);
                         continue;
@@ -629,7 +590,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         join.join(component_base[j.from_tile] + tiles[j.from_tile].exits[j.from_edge].component,
                   component_base[j.to_tile] + tiles[j.to_tile].exits[j.to_edge].component);
     for (uint32_t i = 0; i < lanes.size(); ++i) {
-        const MeshLane& l = lanes[i];
+        const WorldLane& l = lanes[i];
         if (l.from_tile == l.to_tile) continue;
         join.join(
             component_base[l.from_tile] + tiles[l.from_tile].exits[lane_exits[i][0]].component,
@@ -670,7 +631,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         index.portals[portal_of[j.from_tile][j.from_edge]].edges.push_back(
             {portal_of[j.to_tile][j.to_edge], 0.0f});
     for (uint32_t i = 0; i < lanes.size(); ++i) {
-        const MeshLane& l = lanes[i];
+        const WorldLane& l = lanes[i];
         if (l.from_tile == l.to_tile) continue;
         const uint32_t a = portal_of[l.from_tile][lane_exits[i][0]];
         const uint32_t b = portal_of[l.to_tile][lane_exits[i][1]];
@@ -705,7 +666,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     reportIslands(island_sizes, result);
     {
         LinkTally tally;
-        for (const MeshLane& lane : lanes) tally.add(lane.record);
+        for (const WorldLane& lane : lanes) tally.add(lane.record);
         reportWorldLinks(specs, tally, lanes.size(), crossing, link_stats, "link records, WLNK",
                          result);
     }

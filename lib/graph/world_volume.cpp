@@ -7,6 +7,13 @@
 // when that tile is loaded (navrt::World). The portal graph over tiles (HPA*'s abstract graph,
 // Botea, Mueller and Schaeffer 2004) has one portal pair per pair of components that meet across
 // a tile border, joined inside a tile by straight lines (planning only; findPath is exact).
+//
+// Links (teleports for flyers, and any other link the level gives): each lane end is the voxel
+// the one volume graph's rule gives it (VoxelEndRule), looked up on the free voxels of the tiles
+// within its reach before the tiles are built; a lane inside one tile is that tile's LINK record
+// (its components merge across it, as addLinks merges the whole graph's), a lane between tiles a
+// WLNK / WLTI record in the tile it leaves (and in the tile it arrives in when two-way), and a
+// portal pair of the portal graph; world components join across lanes between tiles.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +21,8 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <tuple>
+#include <unordered_map>
 
 #include "formats/xxhash64.h"
 #include "lib/common/file_io.h"
@@ -39,6 +48,9 @@ struct VolumeTileSummary {
         uint32_t component;
     };
     std::vector<RingVoxel> ring;
+    // Per lane of the tile (the world's tile_lanes order): the components of its ends in the
+    // tile (kNoNode for an end elsewhere).
+    std::vector<std::array<uint32_t, 2>> lane_components;
 };
 
 // The component of interior rim voxel (x, y, z) of box b on its +z side (z = z1 - 1) or, else,
@@ -49,7 +61,15 @@ uint32_t rimComponent(const VolumeTileSummary& s, const WorldWindow& b, uint32_t
     return s.rim_x[size_t(y) * (b.z1 - b.z0) + (z - b.z0)];
 }
 
-void summarise(const Graph& g, const WorldWindow& b, VolumeTileSummary& s) {
+void summarise(const Graph& g, const WorldWindow& b, const std::vector<WorldLane>& lanes,
+               const std::vector<uint32_t>& mine, uint32_t tile, VolumeTileSummary& s) {
+    s.lane_components.clear();
+    for (uint32_t i : mine) {
+        const WorldLane& l = lanes[i];
+        s.lane_components.push_back(
+            {l.from_tile == tile ? g.components[l.record.from_node] : kNoNode,
+             l.to_tile == tile ? g.components[l.record.to_node] : kNoNode});
+    }
     const uint32_t sx = g.header.size_x, sz = g.header.size_z, sy = g.header.size_y;
     s.components = g.header.component_count;
     s.component_sizes.assign(s.components, 0);
@@ -77,6 +97,260 @@ void summarise(const Graph& g, const WorldWindow& b, VolumeTileSummary& s) {
     s.present = s.free_voxels > 0;
 }
 
+// The lane ends of a volume world's links (VoxelEndRule), looked up on the free voxels of the
+// tiles within their reach: each tile answers for the voxels of its columns, and the answers
+// merge as the one volume graph's scan takes them (the voxel holding the point; else the
+// nearest, ties to the first in (y, z, x) order). Node ids number the voxels chosen in that
+// order. resolveLinks then asks for them by point (LinkEndFinder).
+class VolumeWorldEnds : public LinkEndFinder {
+public:
+    VolumeWorldEnds(const std::vector<LinkSpec>& links, const WorldLayout& layout,
+                    const voxel::VoxelGrid& frame, float agent_radius)
+        : layout_(layout), cell_(frame.cell_size), height_(frame.cell_height) {
+        std::copy(frame.origin, frame.origin + 3, origin_);
+        for (const LinkSpec& l : links) {
+            const float snap = linkSnap(l, agent_radius, cell_);
+            const auto lanes = resolvedLanesOf(l, formats::GraphType::volume, cell_);
+            // Messages name the nearest free voxel for a point link that misses.
+            const bool near = !l.generated && lanes.size() == 1;
+            for (const auto& [a, b] : lanes) {
+                add(a, snap, near);
+                add(b, snap, near);
+            }
+        }
+    }
+    bool empty() const { return queries_.empty(); }
+    // The tiles some end reaches, ascending.
+    std::vector<uint32_t> tiles() const {
+        std::vector<uint32_t> out;
+        for (const auto& [t, work] : work_) out.push_back(t);
+        return out;
+    }
+
+    // Looks the ends within reach of tile `tile` (box b, `layers` high) up on the free voxels of
+    // its columns, free(x, y, z) in world voxels (any thread, one call per tile).
+    template <class Free>
+    void lookUp(uint32_t tile, const WorldWindow& b, uint32_t layers, Free&& free) {
+        TileWork& work = work_.at(tile);
+        auto clip = [](int64_t lo, int64_t hi, int64_t a, int64_t z) {
+            return std::pair{std::max(lo, a), std::min(hi, z)};
+        };
+        for (uint32_t q : work.queries) {
+            const Query& query = queries_[q];
+            const VoxelEndRule rule(origin_, cell_, height_, query.point.data(), query.snap,
+                                    kVertical);
+            if (!rule.finite) continue;
+            const bool mine = rule.cx >= b.x0 && rule.cx < b.x1 && rule.cz >= b.z0 &&
+                              rule.cz < b.z1 && rule.cy >= 0 && rule.cy < layers;
+            if (mine && free(rule.cx, rule.cy, rule.cz)) {
+                work.hits.push_back({q, true, 0.0, uint32_t(rule.cx), uint32_t(rule.cy),
+                                     uint32_t(rule.cz), query.point});
+                continue;
+            }
+            Hit best{q, false, std::numeric_limits<double>::infinity(), 0, 0, 0, {}};
+            const auto [y0, y1] =
+                clip(0, int64_t(layers) - 1, rule.cy - rule.ry, rule.cy + rule.ry);
+            const auto [z0, z1] =
+                clip(b.z0, int64_t(b.z1) - 1, rule.cz - rule.rx, rule.cz + rule.rx);
+            const auto [x0, x1] =
+                clip(b.x0, int64_t(b.x1) - 1, rule.cx - rule.rx, rule.cx + rule.rx);
+            for (int64_t y = y0; y <= y1; ++y)
+                for (int64_t z = z0; z <= z1; ++z)
+                    for (int64_t x = x0; x <= x1; ++x) {
+                        float c[3];
+                        double d;
+                        if (!free(x, y, z) || !rule.accepts(x, y, z, c, d) || !(d < best.distance))
+                            continue;
+                        best = {
+                            q, false, d, uint32_t(x), uint32_t(y), uint32_t(z), {c[0], c[1], c[2]}};
+                    }
+            if (std::isfinite(best.distance)) work.hits.push_back(best);
+        }
+        for (uint32_t k : work.near) {
+            const NearPoint& n = near_[k];
+            Hit best{k, false, std::numeric_limits<double>::infinity(), 0, 0, 0, {}};
+            int64_t lo[3], hi[3];
+            if (!nearBox(n, lo, hi)) continue;
+            const auto [y0, y1] = clip(0, int64_t(layers) - 1, lo[1], hi[1]);
+            const auto [z0, z1] = clip(b.z0, int64_t(b.z1) - 1, lo[2], hi[2]);
+            const auto [x0, x1] = clip(b.x0, int64_t(b.x1) - 1, lo[0], hi[0]);
+            for (int64_t y = y0; y <= y1; ++y)
+                for (int64_t z = z0; z <= z1; ++z)
+                    for (int64_t x = x0; x <= x1; ++x) {
+                        if (!free(x, y, z)) continue;
+                        const float c[3] = {origin_[0] + (float(x) + 0.5f) * cell_,
+                                            origin_[1] + (float(y) + 0.5f) * height_,
+                                            origin_[2] + (float(z) + 0.5f) * cell_};
+                        const double dx = double(c[0]) - n.point[0], dy = double(c[1]) - n.point[1],
+                                     dz = double(c[2]) - n.point[2];
+                        const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
+                        if (d < best.distance)
+                            best = {k,
+                                    false,
+                                    d,
+                                    uint32_t(x),
+                                    uint32_t(y),
+                                    uint32_t(z),
+                                    {c[0], c[1], c[2]}};
+                    }
+            if (std::isfinite(best.distance)) work.near_hits.push_back(best);
+        }
+    }
+
+    // Merges the tiles' answers (after every lookUp) and numbers the voxels chosen.
+    void finish() {
+        std::vector<Hit> best(queries_.size());
+        std::vector<Hit> near_best(near_.size());
+        for (auto& [t, work] : work_) {
+            for (const Hit& h : work.hits)
+                if (h.before(best[h.query])) best[h.query] = h;
+            for (const Hit& h : work.near_hits)
+                if (h.before(near_best[h.query])) near_best[h.query] = h;
+            work = TileWork{};
+        }
+        for (const Hit& h : best)
+            if (std::isfinite(h.distance)) voxels_.push_back({h.y, h.z, h.x});
+        std::sort(voxels_.begin(), voxels_.end());
+        voxels_.erase(std::unique(voxels_.begin(), voxels_.end()), voxels_.end());
+        ends_.assign(queries_.size(), LinkEnd{});
+        for (uint32_t q = 0; q < queries_.size(); ++q) {
+            const Hit& h = best[q];
+            if (!std::isfinite(h.distance)) continue;
+            ends_[q].node =
+                uint32_t(std::lower_bound(voxels_.begin(), voxels_.end(), Voxel{h.y, h.z, h.x}) -
+                         voxels_.begin());
+            std::copy(h.point.begin(), h.point.end(), ends_[q].point);
+        }
+        nearest_.assign(near_.size(), LinkNearest{});
+        for (uint32_t k = 0; k < near_.size(); ++k) {
+            if (!std::isfinite(near_best[k].distance)) continue;
+            nearest_[k].distance = near_best[k].distance;
+            std::copy(near_best[k].point.begin(), near_best[k].point.end(), nearest_[k].point);
+        }
+    }
+
+    // World voxel (x, y, z) of node `node`.
+    std::array<uint32_t, 3> voxel(uint32_t node) const {
+        const Voxel& v = voxels_[node];
+        return {std::get<2>(v), std::get<0>(v), std::get<1>(v)};
+    }
+
+    LinkEnd find(const float p[3], float snap, uint32_t&) const override {
+        const auto it = index_.find(keyOf(p, snap));
+        return it == index_.end() ? LinkEnd{} : ends_[it->second];
+    }
+    LinkNearest nearest(const float p[3]) const override {
+        const auto it = near_index_.find(keyOf(p, 0.0f));
+        return it == near_index_.end() ? LinkNearest{} : nearest_[it->second];
+    }
+    // The nearest free voxel is looked for within reach(snap) of an end.
+    double known(float snap) const override { return reach(snap); }
+
+private:
+    static constexpr float kVertical = 1.0f;    // resolveLinks' vertical tolerance (attachLinks)
+    static constexpr double kNearBeyond = 2.0;  // [m] messages look this much beyond the snap
+    using Voxel = std::tuple<uint32_t, uint32_t, uint32_t>;  // (y, z, x): the scan's order
+    struct Query {
+        std::array<float, 3> point;
+        float snap;
+    };
+    struct NearPoint {
+        std::array<float, 3> point;
+        double reach;  // [m] the largest of its queries'
+    };
+    struct Hit {
+        uint32_t query = 0;
+        bool exact = false;
+        double distance = std::numeric_limits<double>::infinity();
+        uint32_t x = 0, y = 0, z = 0;
+        std::array<float, 3> point{};
+        // The one graph's choice between two answers: the voxel holding the point, else the
+        // nearer, else the first in (y, z, x) order.
+        bool before(const Hit& o) const {
+            if (exact != o.exact) return exact;
+            if (distance != o.distance) return distance < o.distance;
+            return std::tie(y, z, x) < std::tie(o.y, o.z, o.x);
+        }
+    };
+    struct TileWork {
+        std::vector<uint32_t> queries, near;
+        std::vector<Hit> hits, near_hits;
+    };
+    using Key = std::array<uint32_t, 4>;
+    struct KeyHash {
+        size_t operator()(const Key& k) const { return formats::xxhash64(k.data(), sizeof k, 0); }
+    };
+    static Key keyOf(const float p[3], float snap) {
+        return {std::bit_cast<uint32_t>(p[0]), std::bit_cast<uint32_t>(p[1]),
+                std::bit_cast<uint32_t>(p[2]), std::bit_cast<uint32_t>(snap)};
+    }
+    double reach(float snap) const { return double(std::max(snap, cell_)) + kNearBeyond; }
+    // The voxels within a near point's reach (a box; false when the point is not finite).
+    bool nearBox(const NearPoint& n, int64_t lo[3], int64_t hi[3]) const {
+        const double size[3] = {cell_, height_, cell_};
+        for (int k = 0; k < 3; ++k) {
+            const double a = std::floor((double(n.point[k]) - n.reach - origin_[k]) / size[k]);
+            const double b = std::floor((double(n.point[k]) + n.reach - origin_[k]) / size[k]);
+            if (!std::isfinite(a) || !std::isfinite(b) || std::fabs(a) > 1e15 ||
+                std::fabs(b) > 1e15)
+                return false;
+            lo[k] = int64_t(a);
+            hi[k] = int64_t(b);
+        }
+        return true;
+    }
+    // Registers the tiles whose columns [x0, x1] x [z0, z1] reach.
+    template <class Add>
+    void forTiles(int64_t x0, int64_t x1, int64_t z0, int64_t z1, Add&& add) {
+        x0 = std::max<int64_t>(x0, 0);
+        z0 = std::max<int64_t>(z0, 0);
+        x1 = std::min<int64_t>(x1, int64_t(layout_.size_x) - 1);
+        z1 = std::min<int64_t>(z1, int64_t(layout_.size_z) - 1);
+        if (x0 > x1 || z0 > z1) return;
+        const int64_t c = layout_.tile_cells;
+        for (int64_t tz = z0 / c; tz <= z1 / c; ++tz)
+            for (int64_t tx = x0 / c; tx <= x1 / c; ++tx)
+                add(work_[uint32_t(tz * layout_.tiles_x + tx)]);
+    }
+    void add(const std::array<float, 3>& p, float snap, bool near) {
+        const auto [it, fresh] = index_.emplace(keyOf(p.data(), snap), uint32_t(queries_.size()));
+        if (fresh) {
+            const uint32_t q = uint32_t(queries_.size());
+            queries_.push_back({p, snap});
+            const VoxelEndRule rule(origin_, cell_, height_, p.data(), snap, kVertical);
+            if (rule.finite)
+                forTiles(rule.cx - rule.rx, rule.cx + rule.rx, rule.cz - rule.rx, rule.cz + rule.rx,
+                         [&](TileWork& w) { w.queries.push_back(q); });
+        }
+        if (!near) return;
+        const auto [nit, nfresh] =
+            near_index_.emplace(keyOf(p.data(), 0.0f), uint32_t(near_.size()));
+        if (nfresh) near_.push_back({p, 0.0});
+        NearPoint& n = near_[nit->second];
+        if (reach(snap) <= n.reach) return;
+        n.reach = reach(snap);
+        // Registered again with the larger reach (a tile seen twice looks once: unique below).
+        int64_t lo[3], hi[3];
+        if (!nearBox(n, lo, hi)) return;
+        const uint32_t k = nit->second;
+        forTiles(lo[0], hi[0], lo[2], hi[2], [&](TileWork& w) {
+            if (w.near.empty() || w.near.back() != k) w.near.push_back(k);
+        });
+    }
+
+    WorldLayout layout_;
+    float origin_[3];
+    float cell_, height_;
+    std::vector<Query> queries_;
+    std::unordered_map<Key, uint32_t, KeyHash> index_;
+    std::vector<NearPoint> near_;
+    std::unordered_map<Key, uint32_t, KeyHash> near_index_;
+    std::map<uint32_t, TileWork> work_;  // per tile within some end's reach
+    std::vector<Voxel> voxels_;          // the voxels chosen, in (y, z, x) order: node ids
+    std::vector<LinkEnd> ends_;          // per query
+    std::vector<LinkNearest> nearest_;   // per near point
+};
+
 }  // namespace
 
 Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
@@ -99,14 +373,114 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     const int clearance = voxel::metresToCells(params.agent_radius, frame.cell_size,
                                                voxel::CellRounding::up, 1 << 20);
     const uint32_t margin = uint32_t(clearance) + 1;
-    std::vector<VolumeTileSummary> tiles(tile_count);
-    uint64_t progress = 0;
     const int threads = resolveThreads(params.threads);
+    uint64_t progress = 0;
+    // The free flags of tile (tx, tz)'s columns, computed on the window that reaches the agent's
+    // clearance beyond its ring (`rows` holds the window's rows): the window's flags and size.
+    struct FreeWindow {
+        std::vector<uint8_t> flags;
+        uint32_t x0, z0, width, depth;
+        bool free(int64_t x, int64_t y, int64_t z) const {
+            return flags[(size_t(y) * depth + size_t(z - z0)) * width + size_t(x - x0)] != 0;
+        }
+    };
+    auto freeWindow = [&](const voxel::GridRows& rows, const WorldWindow& b) {
+        FreeWindow w;
+        w.x0 = b.x0 > margin ? b.x0 - margin : 0;
+        w.z0 = b.z0 > margin ? b.z0 - margin : 0;
+        const uint32_t x1 = std::min(layout.size_x, b.x1 + margin);
+        const uint32_t z1 = std::min(layout.size_z, b.z1 + margin);
+        w.width = x1 - w.x0;
+        w.depth = z1 - w.z0;
+        Context quiet;
+        const voxel::VoxelGrid window = voxel::cropGrid(frame, rows, w.x0, w.z0, x1, z1);
+        auto free = volumeFreeVoxels(window, params.agent_radius, quiet);
+        if (!free) throw std::runtime_error(free.error().message);
+        w.flags = std::move(free).value();
+        return w;
+    };
+
+    // The links: each lane end looked up on the tiles within its reach (their rows read again),
+    // then resolved as resolveLinks resolves them on the one volume graph; a lane's ends are
+    // voxels of its two tiles' boxes.
+    std::vector<LinkSpec> generated_out;
+    auto gathered =
+        worldLinkSpecs(inputs.voxels, frame, params, nullptr, {}, generated_out, context);
+    if (!gathered) return gathered.error();
+    std::vector<LinkSpec> specs = std::move(gathered).value();
+    keepVolumeLinks(specs);  // as the graph stage keeps them for a volume graph
+    std::vector<WorldLane> lanes;
+    std::vector<std::string> type_names;
+    LinkResolveStats link_stats;
+    std::vector<std::vector<uint32_t>> tile_lanes(tile_count);
+    uint64_t crossing = 0;
+    if (!specs.empty()) {
+        VolumeWorldEnds ends(specs, layout, frame, params.agent_radius);
+        std::map<uint32_t, std::vector<uint32_t>> by_row;
+        for (uint32_t t : ends.tiles()) by_row[t / layout.tiles_x].push_back(t % layout.tiles_x);
+        auto again = voxel::VoxelRowReader::open(inputs.voxels);
+        if (!again) return again.error();
+        uint64_t looked = 0, reached = 0;
+        for (const auto& [row, txs] : by_row) reached += txs.size();
+        for (const auto& [row, txs] : by_row) {
+            const uint32_t z0 = row * layout.tile_cells;
+            const uint32_t z1 = std::min(layout.size_z, z0 + layout.tile_cells);
+            auto band =
+                (*again)->rows(z0 > margin ? z0 - margin : 0, std::min(layout.size_z, z1 + margin));
+            if (!band) return band.error();
+            const uint32_t tz_row = row;
+            const std::vector<uint32_t>& in_row = txs;
+            if (Status s = runParallel(
+                    "world links", in_row.size(), threads, context, looked, reached,
+                    [&](size_t k) {
+                        const uint32_t tx = in_row[k];
+                        const WorldWindow b = tileWindow(layout, tx, tz_row);
+                        const FreeWindow w = freeWindow(*band, b);
+                        ends.lookUp(
+                            tz_row * layout.tiles_x + tx, b, sy,
+                            [&](int64_t x, int64_t y, int64_t z) { return w.free(x, y, z); });
+                    });
+                !s)
+                return s.error();
+        }
+        ends.finish();
+        Graph frame_graph;  // the one volume graph's header: costs, snap and messages
+        frame_graph.header = volumeGraphHeader(frame, params.agent_radius);
+        frame_graph.areas = frame.areas;
+        auto records = resolveLinks(frame_graph, ends, specs, type_names, link_stats, 1.0f,
+                                    params.threads, &context);
+        if (!records) return records.error();
+        // A world voxel as (tile, voxel of its box).
+        auto place = [&](uint32_t node, uint32_t& tile) {
+            const auto [x, y, z] = ends.voxel(node);
+            const uint32_t tx = x / layout.tile_cells, tz = z / layout.tile_cells;
+            tile = tz * layout.tiles_x + tx;
+            const WorldWindow b = tileWindow(layout, tx, tz);
+            return uint32_t((uint64_t(y) * (b.bz1 - b.bz0) + (z - b.bz0)) * (b.bx1 - b.bx0) +
+                            (x - b.bx0));
+        };
+        for (formats::LinkRecord r : *records) {
+            WorldLane lane;
+            r.from_node = place(r.from_node, lane.from_tile);
+            r.to_node = place(r.to_node, lane.to_tile);
+            lane.record = r;
+            const uint32_t i = uint32_t(lanes.size());
+            lanes.push_back(lane);
+            tile_lanes[lane.from_tile].push_back(i);
+            if (lane.to_tile != lane.from_tile) {
+                tile_lanes[lane.to_tile].push_back(i);
+                ++crossing;
+            }
+        }
+    }
+
+    std::vector<VolumeTileSummary> tiles(tile_count);
     voxel::GridRows rows;
     uint32_t tz = 0;
     auto tileTask = [&](size_t tile_in_row) {
         const uint32_t tx = uint32_t(tile_in_row);
-        VolumeTileSummary& s = tiles[size_t(tz) * layout.tiles_x + tx];
+        const uint32_t i = tz * layout.tiles_x + tx;
+        VolumeTileSummary& s = tiles[i];
         const WorldWindow b = tileWindow(layout, tx, tz);
         const uint32_t wx0 = b.x0 > margin ? b.x0 - margin : 0;
         const uint32_t wz0 = b.z0 > margin ? b.z0 - margin : 0;
@@ -118,6 +492,11 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
                            uint64_t(params.compression), uint64_t(3)})  // 3: volume
             for (int k = 0; k < 8; ++k) prefix.push_back(uint8_t(v >> (8 * k)));
         s.content = columnsHash(frame, rows, wx0, wz0, wx1, wz1, std::move(prefix));
+        const std::vector<uint32_t>& mine = tile_lanes[i];
+        if (!mine.empty()) {  // and its lanes
+            const uint64_t parts[2] = {s.content, worldLanesHash(lanes, mine, type_names)};
+            s.content = formats::xxhash64(parts, sizeof parts, 0);
+        }
         const std::filesystem::path file = folder / worldTileFileName(s.content);
         if (std::filesystem::exists(file)) {
             auto loaded = loadContainer(file, formats::kKindNav, formats::kNavVersion);
@@ -125,34 +504,51 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
             if (graph && graph->header.type == GraphType::volume &&
                 graph->header.size_x == b.bx1 - b.bx0 && graph->header.size_z == b.bz1 - b.bz0 &&
                 graph->header.size_y == sy) {
-                summarise(*graph, b, s);
+                summarise(*graph, b, lanes, mine, i, s);
                 return;
             }
         }
         Context quiet;
-        const voxel::VoxelGrid window = voxel::cropGrid(frame, rows, wx0, wz0, wx1, wz1);
-        auto free = volumeFreeVoxels(window, params.agent_radius, quiet);
-        if (!free) throw std::runtime_error(free.error().message);
+        FreeWindow free = freeWindow(rows, b);
         // The box's flags out of the window's.
         const voxel::VoxelGrid box = voxel::cropGrid(frame, rows, b.bx0, b.bz0, b.bx1, b.bz1);
-        const size_t bw = b.bx1 - b.bx0, bd = b.bz1 - b.bz0, ww = wx1 - wx0, wd = wz1 - wz0;
+        const size_t bw = b.bx1 - b.bx0, bd = b.bz1 - b.bz0;
         std::vector<uint8_t> flags(bw * bd * sy);
         for (uint32_t y = 0; y < sy; ++y)
             for (size_t lz = 0; lz < bd; ++lz)
-                std::copy_n(
-                    free->data() + (size_t(y) * wd + (b.bz0 - wz0 + lz)) * ww + (b.bx0 - wx0), bw,
-                    flags.data() + (size_t(y) * bd + lz) * bw);
-        *free = std::vector<uint8_t>();
+                std::copy_n(free.flags.data() +
+                                (size_t(y) * free.depth + (b.bz0 - free.z0 + lz)) * free.width +
+                                (b.bx0 - free.x0),
+                            bw, flags.data() + (size_t(y) * bd + lz) * bw);
+        free = FreeWindow();
         auto graph = volumeGraphFromFree(box, params.agent_radius, std::move(flags), quiet);
         if (!graph) throw std::runtime_error(graph.error().message);
+        // Its lanes: those inside it as its links (its components merge across them), those
+        // between tiles as WLNK records (leaving it, or arriving when two-way).
+        std::vector<formats::LinkRecord> inside;
+        std::vector<WorldLane> cross;
+        for (uint32_t l : mine) {
+            const WorldLane& lane = lanes[l];
+            if (lane.from_tile == lane.to_tile)
+                inside.push_back(lane.record);
+            else if (lane.from_tile == i || (lane.record.flags & formats::kLinkFlagBidirectional))
+                cross.push_back(lane);
+        }
+        if (!mine.empty()) {
+            graph->link_type_names = type_names;
+            if (Status st = addLinks(*graph, std::move(inside)); !st)
+                throw std::runtime_error(
+                    fmt::format("world tile ({}, {}): {}", tx, tz, st.error().message));
+        }
         s.built = true;
-        summarise(*graph, b, s);
+        summarise(*graph, b, lanes, mine, i, s);
         if (!s.present) return;
         formats::ContainerWriter writer =
             graphWriter(*graph, formats::kKindNav, params.compression);
         std::vector<uint8_t> head(formats::kWorldTileHeaderSize);
         formats::encodeWorldTileHeader(worldTileHeader(layout, tx, tz, 0), head.data());
         writer.add(formats::kSecWorldTileHeader, std::move(head), formats::Codec::raw);
+        addWorldLinkSections(writer, cross, type_names);
         if (Status st = saveContainer(file, writer); !st)
             throw std::runtime_error(st.error().message);
     };
@@ -229,6 +625,21 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         return writeWorldShardPart(output, params, listed);
     }
     if (Status s = (*reader)->finish(); !s) return s.error();
+    // Lanes between tiles join the components of their ends.
+    std::vector<std::array<uint32_t, 2>> lane_components(lanes.size(), {kNoNode, kNoNode});
+    for (uint32_t i = 0; i < tile_count; ++i)
+        for (size_t k = 0; k < tile_lanes[i].size() && k < tiles[i].lane_components.size(); ++k)
+            for (int end = 0; end < 2; ++end)
+                if (tiles[i].lane_components[k][end] != kNoNode)
+                    lane_components[tile_lanes[i][k]][end] =
+                        component_base[i] + tiles[i].lane_components[k][end];
+    for (uint32_t l = 0; l < lanes.size(); ++l) {
+        if (lanes[l].from_tile == lanes[l].to_tile) continue;
+        if (lane_components[l][0] == kNoNode || lane_components[l][1] == kNoNode)
+            return makeError(ErrorKind::internal, "world: link {} lost an end between tiles",
+                             lanes[l].record.id);
+        join.join(lane_components[l][0], lane_components[l][1]);
+    }
     const std::vector<uint32_t> world_component = join.number();
     const std::vector<uint64_t> island_sizes =
         ComponentJoin::sizes(world_component, component_sizes);
@@ -262,6 +673,25 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         index.portals[b].edges.push_back({a, d});
     }
     meetings.clear();
+    // A portal pair per lane between tiles: its two end voxels, the link's cost (and the way
+    // back's when two-way).
+    for (uint32_t l = 0; l < lanes.size(); ++l) {
+        const WorldLane& lane = lanes[l];
+        if (lane.from_tile == lane.to_tile) continue;
+        auto end = [&](uint32_t tile, uint32_t local, uint32_t component) {
+            const WorldWindow b = tileWindow(layout, tile % layout.tiles_x, tile / layout.tiles_x);
+            const uint32_t bw = b.bx1 - b.bx0, bd = b.bz1 - b.bz0;
+            return PortalVoxel{tile, component, b.bx0 + local % bw, local / (bw * bd),
+                               b.bz0 + (local / bw) % bd};
+        };
+        const uint32_t a = addPortal(end(lane.from_tile, lane.record.from_node,
+                                         lane_components[l][0] - component_base[lane.from_tile]));
+        const uint32_t c = addPortal(end(lane.to_tile, lane.record.to_node,
+                                         lane_components[l][1] - component_base[lane.to_tile]));
+        index.portals[a].edges.push_back({c, lane.record.cost});
+        if (lane.record.flags & formats::kLinkFlagBidirectional)
+            index.portals[c].edges.push_back({a, lane.record.reverse_cost});
+    }
     for (const auto& mine : by_tile)
         for (const auto& [p, cp] : mine)
             for (const auto& [q, cq] : mine)
@@ -300,6 +730,12 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
 
     StageResult result = worldStageResult(h, built, start, {{"free_voxels", voxels}});
     reportIslands(island_sizes, result);
+    {
+        LinkTally tally;
+        for (const WorldLane& lane : lanes) tally.add(lane.record);
+        reportWorldLinks(specs, tally, lanes.size(), crossing, link_stats, "link records, WLNK",
+                         result);
+    }
     result.summary.push_back(fmt::format(
         "volume world: {} x {} tiles of {} columns and {} layers ({} with free voxels: {} built, "
         "{} reused), {} free voxels, {} portals -> {}",

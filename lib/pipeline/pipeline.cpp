@@ -256,8 +256,6 @@ Status checkStages(const LevelConfig& c) {
                                   c.worldTiles(graph::GraphKind::volume);
         if (tiles || mesh_tiles || volume_tiles) {
             std::vector<std::string> unsupported;
-            if (volume_tiles && (!a.graph.links.empty() || a.graph.generate.enabled()))
-                unsupported.push_back("links (on volume tiles)");
             if (a.graph.poi_tables) unsupported.push_back("point-of-interest tables");
             if (a.clusters || a.hierarchy || a.next_hop != AgentConfig::NextHop::none)
                 unsupported.push_back("clusters, hierarchy or next-hop tables");
@@ -265,8 +263,8 @@ Status checkStages(const LevelConfig& c) {
                 std::string list;
                 for (const std::string& u : unsupported) list += (list.empty() ? "" : ", ") + u;
                 return inputError(
-                    "{}: $.world: world tiles carry the tile graph and navmesh polygons with their "
-                    "links, and volume graphs; {} has {} (bake those without $.world, or as "
+                    "{}: $.world: world tiles carry the tile graph, navmesh polygons and volume "
+                    "graphs with their links; {} has {} (bake those without $.world, or as "
                     "another graph kind)",
                     file, agent, list);
             }

@@ -22,7 +22,7 @@ constexpr uint32_t kNone = 0xFFFFFFFFu;
 constexpr float kVertical = 2.0f;
 constexpr int kAroundCells = 2;
 constexpr uint32_t kMaxShortcuts =
-    64;  // navmesh worlds: shortcuts chained per search (PathQuery's)
+    64;  // navmesh and volume worlds: shortcuts chained per search (PathQuery's)
 // A link or seam is a shortcut (caps the heuristic) when it costs less than this share of the
 // octile distance it spans: the plain edges and seams cost that distance exactly, up to the
 // rounding of their costs and positions, which must not make each of them a shortcut (the cap
@@ -64,6 +64,9 @@ struct Tile {
     // Volume worlds: the tile's box (its columns and the ring of one column around them, clipped
     // to the world): first world column and size [cells], layers.
     uint32_t box_x0 = 0, box_z0 = 0, box_w = 0, box_d = 0, box_h = 0;
+    // Volume worlds: the links its voxels take, as (voxel, link << 2 | between tiles << 1 |
+    // reverse) sorted by voxel: a LINK record inside the tile, or a WLNK record (cross_links).
+    std::vector<std::pair<uint32_t, uint32_t>> voxel_links;
     std::vector<Vec3> entry;  // findPath on polygons: where the search entered each one
     std::vector<double> f;    // and its cost so far plus the heuristic from there
     // findPath's per-node state, valid where seen == the search's number (no clearing between
@@ -78,6 +81,11 @@ struct Portal {
     int32_t y;
     float position[3];
 };
+
+double distance3(Vec3 a, Vec3 b) {
+    const double dx = double(a.x) - b.x, dy = double(a.y) - b.y, dz = double(a.z) - b.z;
+    return std::sqrt(dx * dx + dy * dy + dz * dz);
+}
 
 float octile(float ax, float az, float bx, float bz) {
     const float dx = std::fabs(ax - bx), dz = std::fabs(az - bz);
@@ -98,6 +106,7 @@ public:
         double g;
         uint64_t parent;
         bool closed;
+        uint32_t via;  // kNone (a move), or the link taken from parent (Tile::voxel_links' entry)
     };
     void start() {
         count_ = 0;
@@ -186,12 +195,13 @@ struct World::Impl {
         bool reverse;
     };
     std::vector<MeshStep> mesh_steps;
-    // Its heuristic: the loaded tiles' point shortcuts with their bounds for the goal.
-    struct MeshShortcut {
+    // Navmesh and volume worlds' heuristic: the loaded tiles' point shortcuts with their bounds
+    // for the goal.
+    struct Shortcut {
         Vec3 from, to;
         double cost, bound;
     };
-    std::vector<MeshShortcut> mesh_shortcuts;
+    std::vector<Shortcut> shortcuts;
     std::vector<VolumeMove> volume_moves;
 
     uint32_t tileIndex(uint32_t column) const {
@@ -267,6 +277,25 @@ struct World::Impl {
                 at = m.position;
             }
         return std::isfinite(best);
+    }
+    // Volume worlds: tile `ti`'s box (its columns and the ring of one column around them,
+    // clipped to the world): first world column and size [cells].
+    void boxOf(uint32_t ti, uint32_t& x0, uint32_t& z0, uint32_t& w, uint32_t& d) const {
+        const uint32_t cx = (ti % header.tiles_x) * header.tile_cells;
+        const uint32_t cz = (ti / header.tiles_x) * header.tile_cells;
+        const uint32_t x1 = std::min(header.world_size_x, cx + header.tile_cells);
+        const uint32_t z1 = std::min(header.world_size_z, cz + header.tile_cells);
+        x0 = cx > 0 ? cx - 1 : 0;
+        z0 = cz > 0 ? cz - 1 : 0;
+        w = std::min(header.world_size_x, x1 + 1) - x0;
+        d = std::min(header.world_size_z, z1 + 1) - z0;
+    }
+    // The centre of voxel `local` of tile ti's box (loaded or not).
+    Vec3 boxVoxelCentre(uint32_t ti, uint32_t local) const {
+        uint32_t x0, z0, bw, bd;
+        boxOf(ti, x0, z0, bw, bd);
+        return voxelCentre(int64_t(x0 + local % bw), int64_t(local / (uint64_t(bw) * bd)),
+                           int64_t(z0 + (local / bw) % bd));
     }
     // Volume worlds: world voxel (x, y, z) as (tile index, voxel of its box) of the loaded tile
     // whose columns hold it; false when outside the world or that tile is not loaded.
@@ -669,6 +698,67 @@ Error readMeshLinks(const World::Impl& w, Tile& tile, uint32_t index) {
     return {};
 }
 
+// A volume tile's links (LINK inside it; WLNK / WLTI / WLTY between tiles, optional) by the voxel
+// that takes them, and its shortcuts (links cheaper than the straight line between the centres
+// of their voxels, which the search's costs run between).
+Error readVolumeLinks(const World::Impl& w, Tile& tile, uint32_t index) {
+    const uint32_t n = tile.graph.header.node_count;
+    const uint32_t tile_count = w.header.tiles_x * w.header.tiles_z;
+    auto shortcut = [&](Vec3 a, Vec3 b, float cost) {
+        if (!(double(cost) < distance3(a, b) * kShortcutSlack)) return;
+        tile.shortcut = std::min(tile.shortcut, cost);
+        tile.point_shortcuts.push_back({a, b, double(cost)});
+    };
+    for (uint32_t i = 0; i < tile.graph.link_count; ++i) {
+        const fmt::LinkRecord l = tile.graph.link(i);
+        const Vec3 a = w.boxVoxelCentre(index, l.from_node), b = w.boxVoxelCentre(index, l.to_node);
+        tile.voxel_links.push_back({l.from_node, i << 2});
+        shortcut(a, b, l.cost);
+        if (l.flags & fmt::kLinkFlagBidirectional) {
+            tile.voxel_links.push_back({l.to_node, i << 2 | 1});
+            shortcut(b, a, l.reverse_cost);
+        }
+    }
+    if (const SectionView rv = tile.asset.find(fmt::kSecWorldLinks); rv.data != nullptr) {
+        SectionView tv;
+        if (Error e = tile.asset.require(fmt::kSecWorldLinkTiles, tv)) return e;
+        const size_t records = rv.size / fmt::kLinkRecordSize;
+        if (rv.size % fmt::kLinkRecordSize != 0 || tv.size != records * 8)
+            return badSection(fmt::kSecWorldLinkTiles,
+                              "world: section 'WLNK' does not hold whole link records, or 'WLTI' "
+                              "not 8 bytes per record");
+        if (Error e = readCrossLinks(tile, rv)) return e;
+        tile.cross_tiles.resize(records);
+        for (uint32_t i = 0; i < records; ++i) {
+            const fmt::LinkRecord& l = tile.cross_links[i];
+            const uint32_t from = fmt::loadLe32(tv.data + 8 * size_t(i)),
+                           to = fmt::loadLe32(tv.data + 8 * size_t(i) + 4);
+            tile.cross_tiles[i] = {from, to};
+            const bool two_way = (l.flags & fmt::kLinkFlagBidirectional) != 0;
+            // Its end in this tile must be a free voxel of the box; the other end is checked
+            // when the search takes the link.
+            if (from >= tile_count || to >= tile_count || from == to ||
+                !(from == index || (to == index && two_way)) ||
+                (from == index && (l.from_node >= n || !tile.graph.isFree(l.from_node))) ||
+                (to == index && (l.to_node >= n || !tile.graph.isFree(l.to_node))))
+                return badSection(fmt::kSecWorldLinkTiles,
+                                  "world: a link between tiles in 'WLTI' names a tile or voxel "
+                                  "out of range");
+            const Vec3 a = w.boxVoxelCentre(from, l.from_node), b = w.boxVoxelCentre(to, l.to_node);
+            if (from == index) {
+                tile.voxel_links.push_back({l.from_node, i << 2 | 2});
+                shortcut(a, b, l.cost);
+            }
+            if (to == index && two_way) {
+                tile.voxel_links.push_back({l.to_node, i << 2 | 3});
+                shortcut(b, a, l.reverse_cost);
+            }
+        }
+    }
+    std::sort(tile.voxel_links.begin(), tile.voxel_links.end());
+    return {};
+}
+
 static Error addLoadedTile(World::Impl& w, Asset asset) {
     if (w.header.tiles_x == 0) {
         Error e;
@@ -693,12 +783,8 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
         return badSection(fmt::kSecGraphHeader, "world: a navmesh world's tile must be a navmesh");
     if (w.volume) {
         // Its columns and the ring around them, clipped to the world, at full height.
-        const uint32_t x1 = std::min(h.world_size_x, h.x0 + h.tile_cells);
-        const uint32_t z1 = std::min(h.world_size_z, h.z0 + h.tile_cells);
-        tile->box_x0 = h.x0 > 0 ? h.x0 - 1 : 0;
-        tile->box_z0 = h.z0 > 0 ? h.z0 - 1 : 0;
-        tile->box_w = std::min(h.world_size_x, x1 + 1) - tile->box_x0;
-        tile->box_d = std::min(h.world_size_z, z1 + 1) - tile->box_z0;
+        w.boxOf(h.tile_z * w.header.tiles_x + h.tile_x, tile->box_x0, tile->box_z0, tile->box_w,
+                tile->box_d);
         tile->box_h = tile->graph.header.size_y;
         if (!tile->graph.implicitVolume() || tile->graph.header.size_x != tile->box_w ||
             tile->graph.header.size_z != tile->box_d || h.seam_count != 0 ||
@@ -735,6 +821,8 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
         if (Error e = w.mesh ? readBorderEdges(*tile) : readSeams(w, *tile, index)) return e;
     if (w.mesh)
         if (Error e = readMeshLinks(w, *tile, index)) return e;
+    if (w.volume)
+        if (Error e = readVolumeLinks(w, *tile, index)) return e;
     if (!w.volume) {  // volume searches keep their records in a map (a tile has ~10^6 voxels)
         tile->g.assign(n, 0);
         tile->parent.assign(n, 0);
@@ -806,14 +894,14 @@ size_t World::memoryBytes() const {
     for (uint32_t i = 0; i < w.index.sectionCount(); ++i) bytes += w.index.section(i).size;
     for (const auto& t : w.tiles) {
         if (!t) continue;
-        bytes += sizeof(Tile) + t->seam_offsets.size() * 4 +
-                 t->seams.size() * sizeof(fmt::SeamRecord) + t->seam_links.size() * 4 +
-                 t->border.size() * (sizeof(fmt::BorderEdgeRecord) + 8) +
-                 t->border_offsets.size() * 4 + t->entry.size() * (sizeof(Vec3) + 8) +
-                 t->cross_links.size() * (sizeof(fmt::LinkRecord) + 8) +
-                 (t->cross_offsets.size() + t->cross_by_poly.size() + t->via.size()) * 4 +
-                 t->point_shortcuts.size() * sizeof(Tile::PointShortcut) +
-                 t->g.size() * (sizeof(double) + sizeof(uint64_t) + 2 * sizeof(uint32_t));
+        bytes +=
+            sizeof(Tile) + t->seam_offsets.size() * 4 + t->seams.size() * sizeof(fmt::SeamRecord) +
+            t->seam_links.size() * 4 + t->border.size() * (sizeof(fmt::BorderEdgeRecord) + 8) +
+            t->border_offsets.size() * 4 + t->entry.size() * (sizeof(Vec3) + 8) +
+            t->cross_links.size() * (sizeof(fmt::LinkRecord) + 8) +
+            (t->cross_offsets.size() + t->cross_by_poly.size() + t->via.size()) * 4 +
+            t->point_shortcuts.size() * sizeof(Tile::PointShortcut) + t->voxel_links.size() * 8 +
+            t->g.size() * (sizeof(double) + sizeof(uint64_t) + 2 * sizeof(uint32_t));
         for (uint32_t i = 0; i < t->asset.sectionCount(); ++i) bytes += t->asset.section(i).size;
     }
     return bytes;
@@ -905,11 +993,6 @@ uint32_t nextSearch(World::Impl& w) {
     return w.search;
 }
 
-double distance3(Vec3 a, Vec3 b) {
-    const double dx = double(a.x) - b.x, dy = double(a.y) - b.y, dz = double(a.z) - b.z;
-    return std::sqrt(dx * dx + dy * dy + dz * dz);
-}
-
 Vec3 meshVertex(const GraphView& g, uint32_t poly, uint32_t k) {
     const uint32_t first = g.poly_offsets[poly], n = g.poly_offsets[poly + 1] - first;
     const float* v = g.mesh_vertices + 3 * size_t(g.poly_vertices[first + k % n]);
@@ -921,6 +1004,50 @@ Vec3 meshVertex(const GraphView& g, uint32_t poly, uint32_t k) {
 // better entry is found), across tiles through the border edges that join and the links (inside
 // a tile: its link edges; between tiles: its WLNK records, while the other tile is loaded), then
 // the funnel over the portals, cut at every link as PathQuery::funnel cuts it.
+// A navmesh or volume world search's heuristic towards `goal`: the distance scaled by `scale`,
+// or the way through the loaded tiles' point shortcuts (links cheaper than the distance they
+// span), chained as PathQuery chains them; past kMaxShortcuts, capped by the cheapest of them.
+// `safety` (just below 1) keeps rounding from making it overestimate.
+class ShortcutHeuristic {
+public:
+    ShortcutHeuristic(World::Impl& w, Vec3 goal, double scale, double safety)
+        : goal_(goal), scale_(scale * safety), safety_(safety) {
+        w.shortcuts.clear();
+        for (const auto& t : w.tiles)
+            if (t) {
+                cap_ = std::min(cap_, double(t->shortcut));
+                for (const Tile::PointShortcut& c : t->point_shortcuts)
+                    if (w.shortcuts.size() <= kMaxShortcuts)
+                        w.shortcuts.push_back({c.from, c.to, c.cost, 0.0});
+            }
+        list_ = w.shortcuts.data();
+        count_ = uint32_t(w.shortcuts.size());
+        if (count_ > kMaxShortcuts) {
+            count_ = 0;
+            return;
+        }
+        cap_ = std::numeric_limits<double>::infinity();
+        World::Impl::Shortcut* list = list_;
+        const double s = scale_;
+        chainShortcutBounds<kMaxShortcuts>(
+            list, count_, safety, [&](uint32_t i) { return distance3(list[i].to, goal) * s; },
+            [&](uint32_t i, uint32_t j) { return distance3(list[i].to, list[j].from) * s; });
+    }
+    double operator()(Vec3 p) const {
+        double best = std::fmin(distance3(p, goal_) * scale_, cap_ * safety_);
+        for (uint32_t k = 0; k < count_; ++k)
+            best = std::fmin(best, distance3(p, list_[k].from) * scale_ + list_[k].bound);
+        return best;
+    }
+
+private:
+    Vec3 goal_;
+    double scale_, safety_;
+    double cap_ = std::numeric_limits<double>::infinity();
+    World::Impl::Shortcut* list_ = nullptr;
+    uint32_t count_ = 0;
+};
+
 PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
     uint32_t st = 0, sp = 0, gt = 0, gp = 0;
     Vec3 start_at, goal_at;
@@ -941,39 +1068,11 @@ PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
         return double(t.graph.area_costs[t.graph.poly_areas[poly]]);
     };
     // The heuristic: the distance to the goal scaled by the cheapest area, or through the
-    // loaded tiles' shortcuts (links cheaper than the distance they span: teleports), chained
-    // as PathQuery chains them; past kMaxShortcuts, capped by the cheapest of them.
-    float min_cost = 1, cap = std::numeric_limits<float>::infinity();
-    w.mesh_shortcuts.clear();
+    // loaded tiles' shortcuts (links cheaper than the distance they span: teleports).
+    float min_cost = 1;
     for (const auto& t : w.tiles)
-        if (t) {
-            min_cost = std::min(min_cost, t->graph.header.min_cost_multiplier);
-            cap = std::min(cap, t->shortcut);
-            for (const Tile::PointShortcut& c : t->point_shortcuts)
-                if (w.mesh_shortcuts.size() <= kMaxShortcuts)
-                    w.mesh_shortcuts.push_back({c.from, c.to, c.cost, 0.0});
-        }
-    constexpr double kSafety = 1.0 - 1e-6;
-    const double h_scale = double(min_cost) * kSafety;
-    World::Impl::MeshShortcut* shortcuts = w.mesh_shortcuts.data();
-    uint32_t shortcut_count = uint32_t(w.mesh_shortcuts.size());
-    if (shortcut_count > kMaxShortcuts) {
-        shortcut_count = 0;
-    } else {
-        cap = std::numeric_limits<float>::infinity();
-        chainShortcutBounds<kMaxShortcuts>(
-            shortcuts, shortcut_count, kSafety,
-            [&](uint32_t i) { return distance3(shortcuts[i].to, goal_at) * h_scale; },
-            [&](uint32_t i, uint32_t j) {
-                return distance3(shortcuts[i].to, shortcuts[j].from) * h_scale;
-            });
-    }
-    auto h = [&](Vec3 p) {
-        double best = std::fmin(distance3(p, goal_at) * h_scale, double(cap) * kSafety);
-        for (uint32_t k = 0; k < shortcut_count; ++k)
-            best = std::fmin(best, distance3(p, shortcuts[k].from) * h_scale + shortcuts[k].bound);
-        return best;
-    };
+        if (t) min_cost = std::min(min_cost, t->graph.header.min_cost_multiplier);
+    const ShortcutHeuristic h(w, goal_at, double(min_cost), 1.0 - 1e-6);
     // Whether `v` is `u` or one of its parents (a reopened polygon must not make them a cycle).
     auto ancestorOf = [&](uint64_t v, uint64_t u) {
         for (uint64_t k = u;; k = tileOf(k).parent[uint32_t(k)]) {
@@ -1162,8 +1261,10 @@ PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
 
 // findPath over volume tiles: A* over the loaded tiles' voxels with the MovingAI 3D move rule (a
 // move's box of voxels all free, as the tile's box says: its ring holds the neighbours' flags),
-// a move into another tile's columns entering that tile's voxel when it is loaded; costs the
-// distance between voxel centres, the Euclidean heuristic. Optimal over the loaded tiles.
+// a move into another tile's columns entering that tile's voxel when it is loaded, and the
+// links (inside a tile, or to a loaded tile); costs the distance between voxel centres and the
+// links' costs, the Euclidean heuristic through the loaded tiles' shortcuts (ShortcutHeuristic).
+// Optimal over the loaded tiles.
 PathStatus findVolumePath(World::Impl& w, Vec3 from, Vec3 to) {
     uint32_t st = 0, sv = 0, gt = 0, gv = 0;
     if (!w.locateVoxel(from, kVertical, kAroundCells, st, sv)) return PathStatus::invalid_start;
@@ -1178,7 +1279,10 @@ PathStatus findVolumePath(World::Impl& w, Vec3 from, Vec3 to) {
     int64_t gx, gy, gz;
     World::Impl::worldVoxel(*w.tiles[gt], gv, gx, gy, gz);
     const double cs = w.header.cell_size, ch = w.header.cell_height;
+    const ShortcutHeuristic shortcuts(w, w.voxelCentre(gx, gy, gz), 1.0, 1.0 - 1e-9);
+    const bool linked = !w.shortcuts.empty();
     auto h = [&](int64_t x, int64_t y, int64_t z) {
+        if (linked) return shortcuts(w.voxelCentre(x, y, z));
         const double dx = double(x - gx) * cs, dy = double(y - gy) * ch, dz = double(z - gz) * cs;
         return std::sqrt(dx * dx + dy * dy + dz * dz) * (1.0 - 1e-9);
     };
@@ -1205,7 +1309,7 @@ PathStatus findVolumePath(World::Impl& w, Vec3 from, Vec3 to) {
         }
     };
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> open;
-    records.insert(start) = {0.0, start, false};
+    records.insert(start) = {0.0, start, false, kNone};
     {
         int64_t x, y, z;
         World::Impl::worldVoxel(*w.tiles[st], sv, x, y, z);
@@ -1235,31 +1339,79 @@ PathStatus findVolumePath(World::Impl& w, Vec3 from, Vec3 to) {
                 for (int dx = -1; dx <= 1; ++dx)
                     if (World::Impl::boxFree(t, x + dx, y + dy, z + dz))
                         mask |= 1u << fmt::volumeNeighbourBit(dx, dy, dz);
-        for (const auto& [m, cost] : moves) {
-            if ((mask & m.required) != m.required) continue;
-            uint32_t ot, ov;
-            if (!w.ownerVoxel(x + m.dx, y + m.dy, z + m.dz, ot, ov)) continue;
+        auto relax = [&](uint32_t ot, uint32_t ov, int64_t vx, int64_t vy, int64_t vz, double cost,
+                         uint32_t via) {
             const uint64_t kv = key(ot, ov);
             const double g = gu + cost;
             Record* r = records.find(kv);
             if (r == nullptr) {
-                records.insert(kv) = Record{g, u, false};
+                records.insert(kv) = Record{g, u, false, via};
             } else {
-                if (r->closed || r->g <= g) continue;
-                *r = Record{g, u, false};
+                if (r->closed || r->g <= g) return;
+                *r = Record{g, u, false, via};
             }
-            open.push({g + h(x + m.dx, y + m.dy, z + m.dz), g, kv});
+            open.push({g + h(vx, vy, vz), g, kv});
+        };
+        for (const auto& [m, cost] : moves) {
+            if ((mask & m.required) != m.required) continue;
+            uint32_t ot, ov;
+            if (!w.ownerVoxel(x + m.dx, y + m.dy, z + m.dz, ot, ov)) continue;
+            relax(ot, ov, x + m.dx, y + m.dy, z + m.dz, cost, kNone);
+        }
+        // Its links: inside the tile, or to a loaded tile (its voxel must be free there).
+        const uint32_t ti = uint32_t(u >> 32), local = uint32_t(u);
+        for (auto it =
+                 std::lower_bound(t.voxel_links.begin(), t.voxel_links.end(), std::pair{local, 0u});
+             it != t.voxel_links.end() && it->first == local; ++it) {
+            const uint32_t entry = it->second;
+            const bool reverse = (entry & 1) != 0;
+            uint32_t ot = ti, ov;
+            float cost;
+            if (entry & 2) {
+                const fmt::LinkRecord& l = t.cross_links[entry >> 2];
+                const auto [from_tile, to_tile] = t.cross_tiles[entry >> 2];
+                ot = reverse ? from_tile : to_tile;
+                ov = reverse ? l.from_node : l.to_node;
+                cost = reverse ? l.reverse_cost : l.cost;
+                const Tile* o = w.tiles[ot].get();
+                if (!o || ov >= o->graph.header.node_count || !o->graph.isFree(ov)) continue;
+            } else {
+                const fmt::LinkRecord l = t.graph.link(entry >> 2);
+                ov = reverse ? l.from_node : l.to_node;
+                cost = reverse ? l.reverse_cost : l.cost;
+            }
+            int64_t vx, vy, vz;
+            World::Impl::worldVoxel(*w.tiles[ot], ov, vx, vy, vz);
+            relax(ot, ov, vx, vy, vz, double(cost), entry);
         }
     }
     if (!reached) return PathStatus::no_path;
     w.cost = float(records.find(goal)->g);
-    for (uint64_t k = goal;; k = records.find(k)->parent) {
+    for (uint64_t k = goal;;) {
         int64_t x, y, z;
         World::Impl::worldVoxel(*w.tiles[uint32_t(k >> 32)], uint32_t(k), x, y, z);
         w.path.push_back(w.voxelCentre(x, y, z));
         if (k == start) break;
+        const Record& r = *records.find(k);
+        if (r.via != kNone) {  // the step into k took a link of its parent's tile
+            const uint32_t ti = uint32_t(r.parent >> 32);
+            const Tile& t = *w.tiles[ti];
+            WorldPathLink step;
+            step.segment = uint32_t(w.path.size());  // counted from the goal: fixed below
+            step.tile_x = ti % w.header.tiles_x;
+            step.tile_z = ti / w.header.tiles_x;
+            step.link = (r.via & 2) ? t.cross_links[r.via >> 2] : t.graph.link(r.via >> 2);
+            step.reverse = (r.via & 1) != 0;
+            w.path_links.push_back(step);
+        }
+        k = r.parent;
     }
     std::reverse(w.path.begin(), w.path.end());
+    std::reverse(w.path_links.begin(), w.path_links.end());
+    // A step found with the path i voxels long (from the goal) goes from path()[n - 1 - i] to
+    // path()[n - i].
+    for (WorldPathLink& step : w.path_links)
+        step.segment = uint32_t(w.path.size()) - 1 - step.segment;
     return PathStatus::found;
 }
 
