@@ -541,8 +541,8 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                             r["stats"]["world_tile"]["links_between_tiles"] =
                                 records->size() / formats::kLinkRecordSize;
                     }
-                    // Navmesh tiles: links between tiles are WLNK records with their tiles
-                    // (WLTI), those leaving the tile and the two-way ones arriving in it.
+                    // Navmesh and volume tiles: links between tiles are WLNK records with their
+                    // tiles (WLTI), those leaving the tile and the two-way ones arriving in it.
                     if (loaded->has(formats::kSecWorldLinkTiles))
                         if (auto records = loaded->section(formats::kSecWorldLinks))
                             r["stats"]["world_tile"]["links_between_tiles"] =

@@ -21,7 +21,8 @@
 //    locate names the polygon under a point;
 //  - volume tiles (AGENT.volume.world, flyers): nodes are the voxels of a tile's box (its columns
 //    and a ring of one column around them); a move into the ring enters the neighbour's voxel
-//    while it is loaded; findPath is the exact A* over the loaded voxels (voxel centres), locate
+//    while it is loaded; findPath is the exact A* over the loaded voxels (voxel centres) and
+//    their links (teleports: LINK inside a tile, WLNK to another tile while it is loaded), locate
 //    the nearest free voxel.
 //
 // One World is for one thread at a time (queries keep their scratch); tiles are copied in.
