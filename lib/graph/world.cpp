@@ -1,7 +1,6 @@
 #include "lib/graph/world.h"
 
 #include <fmt/format.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <bit>
@@ -62,104 +61,16 @@ uint64_t withGradients(uint64_t content, const WorldStage::Params& params) {
     return formats::xxhash64(parts, sizeof parts, 1);
 }
 
-// The rows of tile row tz and its one-row borders (what its tiles are built from), read forward.
 }  // namespace
 
-Status TileRowWindows::read(voxel::VoxelRowReader& reader, const WorldLayout& layout, uint32_t tz,
-                            const std::function<bool(uint32_t)>& wanted) {
-    tiles_.assign(layout.tiles_x, Pending());
-    const Window band = tileWindow(layout, 0, tz);
-    // The next row of tiles' window starts a row before this one ends: those rows stay.
-    const uint32_t next =
-        tz + 1 < layout.tiles_z ? tileWindow(layout, 0, tz + 1).bz0 : layout.size_z;
-    if (context_ == nullptr) context_ = ZSTD_createCCtx();
-    if (context_ == nullptr)
-        return makeError(ErrorKind::internal, "world tiles: cannot create a zstd context");
-    for (uint32_t z = band.bz0; z < band.bz1; ++z) {
-        auto rows = reader.rows(std::min(z, next), z + 1);
-        if (!rows) return rows.error();
-        for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
-            if (wanted && !wanted(tx)) continue;
-            const Window w = tileWindow(layout, tx, tz);
-            Pending& t = tiles_[tx];
-            for (uint32_t x = w.bx0; x < w.bx1; ++x) {
-                const size_t c = size_t(z) * layout.size_x + x;
-                t.counts.push_back(rows->end(c) - rows->begin(c));
-                for (uint32_t i = rows->begin(c); i < rows->end(c); ++i)
-                    t.spans.push_back(rows->span(i));
-            }
-            if (t.counts.size() * 4 + t.spans.size() * sizeof(voxel::Span) >= kChunkBytes ||
-                z + 1 == band.bz1)
-                if (Status s = flush(t); !s) return s;
-        }
-    }
-    return {};
+voxel::TileWindowLayout tileWindowLayout(const WorldLayout& layout) {
+    return {layout.tile_cells, layout.tiles_x, layout.tiles_z, layout.size_x, layout.size_z, 1};
 }
 
-Status TileRowWindows::flush(Pending& t) {
-    if (t.counts.empty()) return {};
-    // One frame: the column count, the counts, the spans as they lie in memory.
-    std::vector<uint8_t> raw(4 + t.counts.size() * 4 + t.spans.size() * sizeof(voxel::Span));
-    const uint32_t n = uint32_t(t.counts.size());
-    std::memcpy(raw.data(), &n, 4);
-    std::memcpy(raw.data() + 4, t.counts.data(), t.counts.size() * 4);
-    std::memcpy(raw.data() + 4 + t.counts.size() * 4, t.spans.data(),
-                t.spans.size() * sizeof(voxel::Span));
-    std::vector<uint8_t> frame(ZSTD_compressBound(raw.size()));
-    const size_t size = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(context_), frame.data(),
-                                          frame.size(), raw.data(), raw.size(), 1);
-    if (ZSTD_isError(size))
-        return makeError(ErrorKind::internal, "world tiles: zstd: {}", ZSTD_getErrorName(size));
-    frame.resize(size);
-    frame.shrink_to_fit();
-    t.frames.push_back(std::move(frame));
-    t.raw_sizes.push_back(raw.size());
-    t.counts = std::vector<uint32_t>();
-    t.spans = std::vector<voxel::Span>();
-    return {};
+voxel::RowSource rowSource(voxel::VoxelRowReader& reader) {
+    return
+        [&reader](uint32_t keep_from, uint32_t need_to) { return reader.rows(keep_from, need_to); };
 }
-
-Result<voxel::GridRows> TileRowWindows::window(const WorldLayout& layout, uint32_t tx, uint32_t tz,
-                                               Decoded& out) {
-    Pending& t = tiles_[tx];
-    const WorldWindow w = tileWindow(layout, tx, tz);
-    out.offsets.assign(1, 0);
-    out.spans.clear();
-    std::vector<uint8_t> raw;
-    for (size_t f = 0; f < t.frames.size(); ++f) {
-        raw.resize(t.raw_sizes[f]);
-        const size_t got =
-            ZSTD_decompress(raw.data(), raw.size(), t.frames[f].data(), t.frames[f].size());
-        uint32_t n = 0;
-        if (ZSTD_isError(got) || got != raw.size() || got < 4 ||
-            (std::memcpy(&n, raw.data(), 4), 4 + size_t(n) * 4 > got))
-            return makeError(ErrorKind::internal, "world tile ({}, {}): its columns do not decode",
-                             tx, tz);
-        const uint32_t* counts = reinterpret_cast<const uint32_t*>(raw.data() + 4);
-        for (uint32_t i = 0; i < n; ++i) out.offsets.push_back(out.offsets.back() + counts[i]);
-        const size_t spans = (got - 4 - size_t(n) * 4) / sizeof(voxel::Span);
-        const voxel::Span* first =
-            reinterpret_cast<const voxel::Span*>(raw.data() + 4 + size_t(n) * 4);
-        out.spans.insert(out.spans.end(), first, first + spans);
-    }
-    t = Pending();  // decoded once: its room goes
-    if (out.offsets.size() != size_t(w.bx1 - w.bx0) * (w.bz1 - w.bz0) + 1 ||
-        out.offsets.back() != out.spans.size())
-        return makeError(ErrorKind::internal, "world tile ({}, {}): its columns do not decode", tx,
-                         tz);
-    voxel::GridRows rows;
-    rows.size_x = layout.size_x;
-    rows.size_z = layout.size_z;
-    rows.row0 = w.bz0;
-    rows.row1 = w.bz1;
-    rows.column_offsets = out.offsets.data();
-    rows.spans = out.spans.data();
-    rows.x0 = w.bx0;
-    rows.width = w.bx1 - w.bx0;
-    return rows;
-}
-
-TileRowWindows::~TileRowWindows() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(context_)); }
 
 namespace {
 
@@ -625,9 +536,9 @@ Result<WorldLinks> resolveWorldLinks(const std::filesystem::path& voxels, const 
     float min_cost = sparse.header.min_cost_multiplier;
     uint64_t progress = 0, link_tiles = 0;
     for (const auto& [tz, row] : by_row) link_tiles += row.size();
-    TileRowWindows windows;
+    voxel::TileRowWindows windows;
     for (const auto& [tz, row] : by_row) {
-        if (Status s = windows.read(**reader, layout, tz,
+        if (Status s = windows.read(rowSource(**reader), tileWindowLayout(layout), tz,
                                     [&row = row](uint32_t tx) { return row.count(tx) > 0; });
             !s)
             return s.error();
@@ -637,8 +548,8 @@ Result<WorldLinks> resolveWorldLinks(const std::filesystem::path& voxels, const 
             "world links", tiles.size(), resolveThreads(threads), context, progress, link_tiles,
             [&](size_t i) {
                 const auto& [tx, columns] = tiles[i];
-                TileRowWindows::Decoded window;
-                auto rows = windows.window(layout, tx, row_z, window);
+                voxel::TileRowWindows::Decoded window;
+                auto rows = windows.window(tileWindowLayout(layout), tx, row_z, window);
                 if (!rows) throw std::runtime_error(rows.error().message);
                 Context quiet;
                 auto built = buildWorldTile(world, *rows, layout, tx, row_z, quiet);
@@ -856,14 +767,14 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     // Pass 1: every tile built (or reused by its content hash), its crossings summarised; one row
     // of tiles at a time (read a grid row at a time, held compressed per tile), its tiles in
     // parallel.
-    TileRowWindows windows;
+    voxel::TileRowWindows windows;
     uint32_t tz = 0;
     auto tileTask = [&](size_t tile_in_row) {
         const uint32_t tx = uint32_t(tile_in_row);
         const size_t index = size_t(tz) * layout.tiles_x + tx;
         TileSummary& summary = tiles[index];
-        TileRowWindows::Decoded window;
-        auto columns = windows.window(layout, tx, tz, window);
+        voxel::TileRowWindows::Decoded window;
+        auto columns = windows.window(tileWindowLayout(layout), tx, tz, window);
         if (!columns) throw std::runtime_error(columns.error().message);
         const voxel::GridRows& rows = *columns;
         summary.content = tileContentHash(*world, rows, layout, tx, tz);
@@ -1033,7 +944,8 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     };
     for (tz = 0; tz < layout.tiles_z; ++tz) {
         if (params.shard_count > 0 && tz % params.shard_count != params.shard_index) continue;
-        if (Status s = windows.read(**reader, layout, tz); !s) return s.error();
+        if (Status s = windows.read(rowSource(**reader), tileWindowLayout(layout), tz); !s)
+            return s.error();
         if (Status s = runParallel("world tiles", layout.tiles_x, threads, context, progress,
                                    uint64_t(tile_count) * 2, tileTask);
             !s)

@@ -56,40 +56,11 @@ WorldWindow tileWindow(const WorldLayout& layout, uint32_t tx, uint32_t tz);
 formats::WorldTileHeader worldTileHeader(const WorldLayout& layout, uint32_t tx, uint32_t tz,
                                          uint32_t seam_count);
 
-// A row of tiles' windows (tileWindow: a tile's columns and a one-column ring) read from a .vox
-// a grid row at a time and held zstd-compressed per tile until each is decoded, once: a world
-// stage holds a row of tiles at zstd's ratio instead of the world-wide band of their rows.
-class TileRowWindows {
-public:
-    TileRowWindows() = default;
-    ~TileRowWindows();
-    TileRowWindows(const TileRowWindows&) = delete;
-    TileRowWindows& operator=(const TileRowWindows&) = delete;
-    // Reads the rows of row of tiles tz (rows are asked for in increasing order; the next row's
-    // first rows stay in the reader), keeping the tiles `wanted` says (all when empty).
-    Status read(voxel::VoxelRowReader& reader, const WorldLayout& layout, uint32_t tz,
-                const std::function<bool(uint32_t)>& wanted = {});
-    // Tile tx's window as GridRows restricted to its columns, its data in `out`; each tile is
-    // decoded once (its compressed data is let go). Safe to call for different tiles at once.
-    struct Decoded {
-        std::vector<uint32_t> offsets;
-        std::vector<voxel::Span> spans;
-    };
-    Result<voxel::GridRows> window(const WorldLayout& layout, uint32_t tx, uint32_t tz,
-                                   Decoded& out);
-
-private:
-    static constexpr size_t kChunkBytes = size_t(1) << 16;  // raw bytes per compressed frame
-    struct Pending {
-        std::vector<uint32_t> counts;              // spans per column, not compressed yet
-        std::vector<voxel::Span> spans;            // and theirs
-        std::vector<std::vector<uint8_t>> frames;  // compressed, in order
-        std::vector<size_t> raw_sizes;
-    };
-    Status flush(Pending& tile);
-    std::vector<Pending> tiles_;
-    void* context_ = nullptr;  // ZSTD_CCtx
-};
+// The layout of tileWindow's windows (a tile's columns and a ring of one column) for
+// voxel::TileRowWindows.
+voxel::TileWindowLayout tileWindowLayout(const WorldLayout& layout);
+// A .vox reader as TileRowWindows' row source.
+voxel::RowSource rowSource(voxel::VoxelRowReader& reader);
 
 // XXH64 of `prefix` followed by the spans of the world columns [x0, x1) x [z0, z1) (`rows` holds
 // them).

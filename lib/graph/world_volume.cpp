@@ -376,7 +376,8 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     const int threads = resolveThreads(params.threads);
     uint64_t progress = 0;
     // The free flags of tile (tx, tz)'s columns, computed on the window that reaches the agent's
-    // clearance beyond its ring (`rows` holds the window's rows): the window's flags and size.
+    // clearance beyond its ring (`rows`: the window, as `windows` holds it): the window's flags
+    // and size.
     struct FreeWindow {
         std::vector<uint8_t> flags;
         uint32_t x0, z0, width, depth;
@@ -400,6 +401,11 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         return w;
     };
 
+    // Each row of tiles' windows (a tile's columns, ring and clearance beyond) held compressed
+    // until its tiles take them.
+    const voxel::TileWindowLayout window_layout{layout.tile_cells, layout.tiles_x, layout.tiles_z,
+                                                layout.size_x,     layout.size_z,  margin};
+
     // The links: each lane end looked up on the tiles within its reach (their rows read again),
     // then resolved as resolveLinks resolves them on the one volume graph; a lane's ends are
     // voxels of its two tiles' boxes.
@@ -422,20 +428,26 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         if (!again) return again.error();
         uint64_t looked = 0, reached = 0;
         for (const auto& [row, txs] : by_row) reached += txs.size();
+        voxel::TileRowWindows windows;
         for (const auto& [row, txs] : by_row) {
-            const uint32_t z0 = row * layout.tile_cells;
-            const uint32_t z1 = std::min(layout.size_z, z0 + layout.tile_cells);
-            auto band =
-                (*again)->rows(z0 > margin ? z0 - margin : 0, std::min(layout.size_z, z1 + margin));
-            if (!band) return band.error();
             const uint32_t tz_row = row;
             const std::vector<uint32_t>& in_row = txs;
+            if (Status s = windows.read(rowSource(**again), window_layout, tz_row,
+                                        [&](uint32_t tx) {
+                                            return std::binary_search(in_row.begin(), in_row.end(),
+                                                                      tx);
+                                        });
+                !s)
+                return s.error();
             if (Status s = runParallel(
                     "world links", in_row.size(), threads, context, looked, reached,
                     [&](size_t k) {
                         const uint32_t tx = in_row[k];
                         const WorldWindow b = tileWindow(layout, tx, tz_row);
-                        const FreeWindow w = freeWindow(*band, b);
+                        voxel::TileRowWindows::Decoded decoded;
+                        auto rows = windows.window(window_layout, tx, tz_row, decoded);
+                        if (!rows) throw std::runtime_error(rows.error().message);
+                        const FreeWindow w = freeWindow(*rows, b);
                         ends.lookUp(
                             tz_row * layout.tiles_x + tx, b, sy,
                             [&](int64_t x, int64_t y, int64_t z) { return w.free(x, y, z); });
@@ -475,10 +487,14 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     }
 
     std::vector<VolumeTileSummary> tiles(tile_count);
-    voxel::GridRows rows;
+    voxel::TileRowWindows windows;
     uint32_t tz = 0;
     auto tileTask = [&](size_t tile_in_row) {
         const uint32_t tx = uint32_t(tile_in_row);
+        voxel::TileRowWindows::Decoded decoded;
+        auto window = windows.window(window_layout, tx, tz, decoded);
+        if (!window) throw std::runtime_error(window.error().message);
+        const voxel::GridRows& rows = *window;
         const uint32_t i = tz * layout.tiles_x + tx;
         VolumeTileSummary& s = tiles[i];
         const WorldWindow b = tileWindow(layout, tx, tz);
@@ -573,12 +589,7 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         // A shard builds the tiles of every shard_count-th row of tiles into the cache; the run
         // without a shard reuses them.
         if (params.shard_count > 0 && tz % params.shard_count != params.shard_index) continue;
-        const uint32_t z0 = tz * layout.tile_cells;
-        const uint32_t z1 = std::min(layout.size_z, z0 + layout.tile_cells);
-        auto band =
-            (*reader)->rows(z0 > margin ? z0 - margin : 0, std::min(layout.size_z, z1 + margin));
-        if (!band) return band.error();
-        rows = std::move(*band);
+        if (Status s = windows.read(rowSource(**reader), window_layout, tz); !s) return s.error();
         if (Status s = runParallel("world volume tiles", layout.tiles_x, threads, context, progress,
                                    tile_count, tileTask);
             !s)

@@ -359,11 +359,33 @@ Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, co
     auto fieldOf = [&](TileWork& w, int worker) -> CompactField& {
         return tile_count > 1 ? worker_fields[size_t(worker)] : w.field;
     };
-    auto partition = [&](TileWork& w, CompactField& field) {
-        stage("compact", [&] {
+    // Streamed tiled builds hold each tile row's windows (a tile's columns and border)
+    // zstd-compressed instead of the rows (voxel::TileRowWindows: a row of tiles at zstd's ratio
+    // instead of two tile rows of the grid), two tile rows at once (a row is read only once the
+    // row two before it is through pass 2), each tile's decoded for its two passes.
+    const bool windowed = streamed && tile_count > 1;
+    const voxel::TileWindowLayout window_layout{uint32_t(tile),    uint32_t(tiles_x),
+                                                uint32_t(tiles_z), uint32_t(size_x),
+                                                uint32_t(size_z),  uint32_t(border)};
+    voxel::TileRowWindows row_windows[2];
+    std::vector<voxel::TileRowWindows::Decoded> decoded(windowed ? size_t(std::max(1, threads))
+                                                                 : 0);
+    // Tile t's compact field; `last`: its window is not decoded again.
+    auto compact = [&](size_t t, int worker, CompactField& field, bool last) {
+        TileWork& w = work[t];
+        if (!windowed) {
             std::shared_lock<std::shared_mutex> reading(rows_mutex);
             buildCompactField(rows, agent, w.box, inner_threads, field);
-        });
+            return;
+        }
+        const uint32_t tx = uint32_t(t % size_t(tiles_x)), tz = uint32_t(t / size_t(tiles_x));
+        auto window =
+            row_windows[tz % 2].window(window_layout, tx, tz, decoded[size_t(worker)], last);
+        if (!window) throw std::runtime_error(window.error().message);
+        buildCompactField(*window, agent, w.box, inner_threads, field);
+    };
+    auto partition = [&](size_t t, int worker, CompactField& field) {
+        stage("compact", [&] { compact(t, worker, field, false); });
         if (params.partition == Partition::watershed)
             stage("distance field", [&] { buildDistanceField(field, inner_threads); });
         stage("partition", [&] { buildRegions(field, region_settings); });
@@ -372,7 +394,7 @@ Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, co
     auto pass1 = [&](size_t t, int worker) {
         TileWork& w = work[t];
         CompactField& field = fieldOf(w, worker);
-        partition(w, field);
+        partition(t, worker, field);
         stage("trace", [&] { traceContours(field, w.raw, w.seam); });
         if (sink) w.input_hash = fieldHash(field);
         // Several tiles: pass 2 builds the compact field again rather than every tile's field
@@ -401,6 +423,7 @@ Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, co
                         work[size_t(sz[side]) * size_t(tiles_x) + size_t(sx[side])].input_hash;
             key = formats::xxhash64(parts, sizeof parts, 0);
             if (sink->cached && sink->cached(uint32_t(tx), uint32_t(tz), key)) {
+                if (windowed) row_windows[size_t(tz) % 2].release(uint32_t(tx));
                 w.raw = std::vector<Contour>();
                 w.regions16 = std::vector<uint16_t>();
                 w.regions32 = std::vector<uint32_t>();
@@ -417,10 +440,7 @@ Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, co
             neighbour_points[size_t(side)] = other.seam[size_t((side + 2) & 3)];
         }
         if (tile_count > 1) {
-            {
-                std::shared_lock<std::shared_mutex> reading(rows_mutex);
-                buildCompactField(rows, agent, w.box, inner_threads, field);
-            }
+            compact(t, worker, field, true);
             field.region_count = w.region_count;
             if (w.regions32.empty())
                 unpackRegions(w.regions16, field.regions);
@@ -469,12 +489,12 @@ Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, co
         }
     } else {
         // Streamed: tasks taken as soon as they can start (runDynamic, no barrier): read the
-        // grid rows of tile row r (in order, while at most two tile rows and their borders are
-        // held: r <= the oldest tile row whose pass 2 is not done + 1; the rows below that row's
-        // border are let go. Three, reading one row further ahead, held 1-2 MiB more on the
-        // towers and city8; with two the stage takes 4-5% longer on the towers, the same on the
-        // towns), pass 1 of a tile (in order, once its rows are read), pass 2 of a tile (in
-        // order, once it and its four neighbours are through pass 1). Same tasks, same output.
+        // windows of tile row r (in order, while at most two tile rows are held: r <= the
+        // oldest tile row whose pass 2 is not done + 1. Three, reading one row further ahead,
+        // held 1-2 MiB more on the towers and city8 when rows were held whole; with two the
+        // stage takes 4-5% longer on the towers, the same on the towns), pass 1 of a tile (in
+        // order, once its row is read), pass 2 of a tile (in order, once it and its four
+        // neighbours are through pass 1). Same tasks, same output.
         ScopedTimer timer(context, "navmesh: tiles");
         enum Kind : uint64_t { kRead = 0, kPass1 = 1, kPass2 = 2 };
         std::vector<uint8_t> pass1_done(tile_count, 0);
@@ -483,7 +503,6 @@ Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, co
         bool reading = false;                                   // a read is running
         int oldest = 0;                         // the first tile row with a pass 2 not done
         size_t next_pass1 = 0, next_pass2 = 0;  // tiles [0, next) taken
-        uint32_t keep_from = 0, need_to = 0;    // the running read's rows
         auto through1 = [&](int tx, int tz) {
             return tx < 0 || tz < 0 || tx >= tiles_x || tz >= tiles_z ||
                    pass1_done[size_t(tz) * size_t(tiles_x) + size_t(tx)] != 0;
@@ -499,8 +518,6 @@ Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, co
             }
             if (!reading && rows_read < tiles_z && rows_read <= oldest + 1) {
                 reading = true;
-                keep_from = uint32_t(std::max(0, oldest * tile - border));
-                need_to = uint32_t(std::min(size_z, (rows_read + 1) * tile + border));
                 return Pick::task(uint64_t(rows_read) << 2 | kRead);
             }
             if (next_pass1 < tile_count && int(next_pass1 / size_t(tiles_x)) < rows_read)
@@ -510,13 +527,13 @@ Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, co
         auto run = [&](uint64_t id, int worker) -> Status {
             const size_t index = size_t(id >> 2);
             switch (Kind(id & 3)) {
-                case kRead: {
-                    std::unique_lock<std::shared_mutex> writing(rows_mutex);
-                    auto held = feed(keep_from, need_to);
-                    if (!held) return held.error();
-                    rows = *held;
+                case kRead:
+                    // Row index: row two before it is through pass 2, its windows are free.
+                    if (Status s =
+                            row_windows[index % 2].read(feed, window_layout, uint32_t(index));
+                        !s)
+                        return s;
                     break;
-                }
                 case kPass1: pass1(index, worker); break;
                 case kPass2: pass2(index, worker); break;
             }

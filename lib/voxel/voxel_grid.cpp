@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "formats/bytes.h"
 #include "lib/common/memory.h"
@@ -485,5 +487,131 @@ VoxelGrid cropGrid(const VoxelGrid& frame, const GridRows& rows, uint32_t x0, ui
     g.column_offsets.push_back(uint32_t(g.spans.size()));
     return g;
 }
+
+void TileWindowLayout::window(uint32_t tx, uint32_t tz, uint32_t& x0, uint32_t& z0, uint32_t& x1,
+                              uint32_t& z1) const {
+    const uint64_t cx0 = uint64_t(tx) * tile_cells, cz0 = uint64_t(tz) * tile_cells;
+    x0 = uint32_t(cx0 > border ? cx0 - border : 0);
+    z0 = uint32_t(cz0 > border ? cz0 - border : 0);
+    x1 = uint32_t(std::min<uint64_t>(size_x, cx0 + tile_cells + border));
+    z1 = uint32_t(std::min<uint64_t>(size_z, cz0 + tile_cells + border));
+}
+
+Status TileRowWindows::read(const RowSource& source, const TileWindowLayout& layout, uint32_t tz,
+                            const std::function<bool(uint32_t)>& wanted) {
+    tiles_.assign(layout.tiles_x, Pending());
+    uint32_t x0, z0, x1, z1;
+    layout.window(0, tz, x0, z0, x1, z1);
+    // The next row of tiles' windows start before this one's end: those rows stay.
+    uint32_t next = layout.size_z;
+    if (tz + 1 < layout.tiles_z) {
+        uint32_t nx0, nx1, nz1;
+        layout.window(0, tz + 1, nx0, next, nx1, nz1);
+    }
+    if (context_ == nullptr) context_ = ZSTD_createCCtx();
+    if (context_ == nullptr)
+        return makeError(ErrorKind::internal, "tiles: cannot create a zstd context");
+    std::vector<std::pair<uint32_t, uint32_t>> columns(layout.tiles_x);  // per tile: [x0, x1)
+    for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
+        uint32_t a, b, c, d;
+        layout.window(tx, tz, a, b, c, d);
+        columns[tx] = {a, c};
+    }
+    for (uint32_t z = z0; z < z1; ++z) {
+        auto rows = source(std::min(z, next), z + 1);
+        if (!rows) return rows.error();
+        for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
+            if (wanted && !wanted(tx)) continue;
+            Pending& t = tiles_[tx];
+            // The window's columns of this row: their spans lie together.
+            const size_t c0 = size_t(z) * layout.size_x + columns[tx].first;
+            const size_t c1 = size_t(z) * layout.size_x + columns[tx].second;
+            for (size_t c = c0; c < c1; ++c) t.counts.push_back(rows->end(c) - rows->begin(c));
+            if (c1 > c0 && rows->end(c1 - 1) > rows->begin(c0)) {
+                const Span* first = &rows->span(rows->begin(c0));
+                t.spans.insert(t.spans.end(), first, first + (rows->end(c1 - 1) - rows->begin(c0)));
+            }
+            if (t.counts.size() * 4 + t.spans.size() * sizeof(Span) >= kChunkBytes || z + 1 == z1)
+                if (Status s = flush(t); !s) return s;
+        }
+    }
+    return {};
+}
+
+Status TileRowWindows::flush(Pending& t) {
+    if (t.counts.empty()) return {};
+    // One frame: the column count, the counts, the spans as they lie in memory.
+    std::vector<uint8_t> raw(4 + t.counts.size() * 4 + t.spans.size() * sizeof(Span));
+    const uint32_t n = uint32_t(t.counts.size());
+    std::memcpy(raw.data(), &n, 4);
+    std::memcpy(raw.data() + 4, t.counts.data(), t.counts.size() * 4);
+    std::memcpy(raw.data() + 4 + t.counts.size() * 4, t.spans.data(),
+                t.spans.size() * sizeof(Span));
+    std::vector<uint8_t> frame(ZSTD_compressBound(raw.size()));
+    const size_t size = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(context_), frame.data(),
+                                          frame.size(), raw.data(), raw.size(), 1);
+    if (ZSTD_isError(size))
+        return makeError(ErrorKind::internal, "tiles: zstd: {}", ZSTD_getErrorName(size));
+    frame.resize(size);
+    frame.shrink_to_fit();
+    t.frames.push_back(std::move(frame));
+    t.raw_sizes.push_back(raw.size());
+    t.counts = std::vector<uint32_t>();
+    t.spans = std::vector<Span>();
+    return {};
+}
+
+Result<GridRows> TileRowWindows::window(const TileWindowLayout& layout, uint32_t tx, uint32_t tz,
+                                        Decoded& out, bool release) {
+    Pending& t = tiles_[tx];
+    uint32_t x0, z0, x1, z1;
+    layout.window(tx, tz, x0, z0, x1, z1);
+    out.offsets.assign(1, 0);
+    out.spans.clear();
+    for (size_t f = 0; f < t.frames.size(); ++f) {
+        out.raw.resize(t.raw_sizes[f]);
+        const size_t got =
+            ZSTD_decompress(out.raw.data(), out.raw.size(), t.frames[f].data(), t.frames[f].size());
+        uint32_t n = 0;
+        if (ZSTD_isError(got) || got != out.raw.size() || got < 4 ||
+            (std::memcpy(&n, out.raw.data(), 4), 4 + size_t(n) * 4 > got))
+            return makeError(ErrorKind::internal, "tile ({}, {}): its columns do not decode", tx,
+                             tz);
+        const uint8_t* counts = out.raw.data() + 4;
+        for (uint32_t i = 0; i < n; ++i) {
+            uint32_t count;
+            std::memcpy(&count, counts + 4 * size_t(i), 4);
+            out.offsets.push_back(out.offsets.back() + count);
+        }
+        const size_t spans = (got - 4 - size_t(n) * 4) / sizeof(Span);
+        const size_t at = out.spans.size();
+        out.spans.resize(at + spans);
+        std::memcpy(out.spans.data() + at, out.raw.data() + 4 + size_t(n) * 4,
+                    spans * sizeof(Span));
+    }
+    if (release) t = Pending();  // decoded for the last time: its room goes
+    if (out.offsets.size() != size_t(x1 - x0) * (z1 - z0) + 1 ||
+        out.offsets.back() != out.spans.size())
+        return makeError(ErrorKind::internal, "tile ({}, {}): its columns do not decode", tx, tz);
+    GridRows rows;
+    rows.size_x = layout.size_x;
+    rows.size_z = layout.size_z;
+    rows.row0 = z0;
+    rows.row1 = z1;
+    rows.column_offsets = out.offsets.data();
+    rows.spans = out.spans.data();
+    rows.x0 = x0;
+    rows.width = x1 - x0;
+    return rows;
+}
+
+size_t TileRowWindows::bytes() const {
+    size_t total = 0;
+    for (const Pending& t : tiles_)
+        for (const auto& f : t.frames) total += f.capacity();
+    return total;
+}
+
+TileRowWindows::~TileRowWindows() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(context_)); }
 
 }  // namespace nav::voxel

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -191,6 +192,62 @@ private:
     std::vector<Span> spans_;  // rows [row0_, row1_)
     std::vector<uint8_t> records_;
     uint32_t row0_ = 0, row1_ = 0, span_base_ = 0, walkable_ = 0;
+};
+
+// A tiling of a grid's columns for stages that build tile by tile: tiles of `tile_cells` columns,
+// each read as a window of its columns and `border` columns around them (clipped to the grid).
+struct TileWindowLayout {
+    uint32_t tile_cells = 0, tiles_x = 0, tiles_z = 0;
+    uint32_t size_x = 0, size_z = 0;  // the grid [Units: cells]
+    uint32_t border = 1;              // [Units: cells]
+    // Tile (tx, tz)'s window: columns [x0, x1) x [z0, z1).
+    void window(uint32_t tx, uint32_t tz, uint32_t& x0, uint32_t& z0, uint32_t& x1,
+                uint32_t& z1) const;
+};
+// Where rows come from: rows [keep_from, need_to) of a grid, asked for in increasing order (rows
+// before keep_from are let go), as VoxelRowReader::rows gives them.
+using RowSource = std::function<Result<GridRows>(uint32_t keep_from, uint32_t need_to)>;
+
+// A row of tiles' windows read a grid row at a time and held zstd-compressed per tile until it is
+// decoded: a tiled stage holds a row of tiles at zstd's ratio instead of the world-wide band of
+// their rows.
+class TileRowWindows {
+public:
+    TileRowWindows() = default;
+    ~TileRowWindows();
+    TileRowWindows(const TileRowWindows&) = delete;
+    TileRowWindows& operator=(const TileRowWindows&) = delete;
+    // Reads the rows of row of tiles tz's windows (the next row of tiles' first rows stay in the
+    // source), keeping the tiles `wanted` says (all when empty).
+    Status read(const RowSource& source, const TileWindowLayout& layout, uint32_t tz,
+                const std::function<bool(uint32_t)>& wanted = {});
+    // Tile tx's window as GridRows restricted to its columns, its data in `out`; with `release`
+    // its compressed data is let go (it cannot be decoded again). Safe to call for different
+    // tiles at once.
+    struct Decoded {
+        std::vector<uint32_t> offsets;
+        std::vector<Span> spans;
+        std::vector<uint8_t> raw;  // scratch
+    };
+    Result<GridRows> window(const TileWindowLayout& layout, uint32_t tx, uint32_t tz, Decoded& out,
+                            bool release = true);
+    // Lets tile tx's compressed data go without decoding it. Safe beside window() for other
+    // tiles.
+    void release(uint32_t tx) { tiles_[tx] = Pending(); }
+    // Compressed bytes held.
+    size_t bytes() const;
+
+private:
+    static constexpr size_t kChunkBytes = size_t(1) << 16;  // raw bytes per compressed frame
+    struct Pending {
+        std::vector<uint32_t> counts;              // spans per column, not compressed yet
+        std::vector<Span> spans;                   // and theirs
+        std::vector<std::vector<uint8_t>> frames;  // compressed, in order
+        std::vector<size_t> raw_sizes;
+    };
+    Status flush(Pending& tile);
+    std::vector<Pending> tiles_;
+    void* context_ = nullptr;  // ZSTD_CCtx
 };
 
 }  // namespace nav::voxel
