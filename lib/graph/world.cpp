@@ -1504,6 +1504,16 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
 
 }  // namespace
 
+bool addWorldLane(std::vector<WorldLane>& lanes, std::vector<std::vector<uint32_t>>& tile_lanes,
+                  const WorldLane& lane) {
+    const uint32_t i = uint32_t(lanes.size());
+    lanes.push_back(lane);
+    tile_lanes[lane.from_tile].push_back(i);
+    if (lane.to_tile == lane.from_tile) return false;
+    tile_lanes[lane.to_tile].push_back(i);
+    return true;
+}
+
 uint64_t worldLanesHash(const std::vector<WorldLane>& lanes, const std::vector<uint32_t>& mine,
                         const std::vector<std::string>& type_names) {
     std::vector<uint8_t> bytes;
@@ -1537,6 +1547,39 @@ void addWorldLinkSections(formats::ContainerWriter& writer, const std::vector<Wo
     if (!type_names.empty())
         writer.add(formats::kSecWorldLinkTypes, encodeLinkTypeNames(type_names),
                    formats::Codec::raw);
+}
+
+LinkEnd WorldLinkEnds::find(const float p[3], float snap, uint32_t&) const {
+    const auto it = index_.find(keyOf(p, snap));
+    return it == index_.end() || it->second >= ends_.size() ? LinkEnd{} : ends_[it->second];
+}
+
+LinkNearest WorldLinkEnds::nearest(const float p[3]) const {
+    const auto it = near_index_.find(keyOf(p, 0.0f));
+    return it == near_index_.end() || it->second >= nearest_.size() ? LinkNearest{}
+                                                                    : nearest_[it->second];
+}
+
+std::pair<uint32_t, bool> WorldLinkEnds::addQuery(const std::array<float, 3>& p, float snap) {
+    const auto [it, fresh] = index_.emplace(keyOf(p.data(), snap), uint32_t(queries_.size()));
+    if (fresh) queries_.push_back({p, snap});
+    return {it->second, fresh};
+}
+
+std::pair<uint32_t, bool> WorldLinkEnds::addNear(const std::array<float, 3>& p) {
+    const auto [it, fresh] =
+        near_index_.emplace(keyOf(p.data(), 0.0f), uint32_t(near_points_.size()));
+    if (fresh) near_points_.push_back(p);
+    return {it->second, fresh};
+}
+
+size_t WorldLinkEnds::KeyHash::operator()(const Key& k) const {
+    return formats::xxhash64(k.data(), sizeof k, 0);
+}
+
+WorldLinkEnds::Key WorldLinkEnds::keyOf(const float p[3], float snap) {
+    return {std::bit_cast<uint32_t>(p[0]), std::bit_cast<uint32_t>(p[1]),
+            std::bit_cast<uint32_t>(p[2]), std::bit_cast<uint32_t>(snap)};
 }
 
 std::string worldTileFileName(uint64_t content) { return tileFileName(content); }

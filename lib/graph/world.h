@@ -22,6 +22,8 @@
 #include <functional>
 #include <initializer_list>
 #include <set>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "formats/layouts.h"
@@ -263,6 +265,10 @@ struct WorldLane {
     formats::LinkRecord record;
     uint32_t from_tile = 0, to_tile = 0;
 };
+// Appends `lane` to `lanes` and its index to the lists of its tiles (`tile_lanes`, per tile);
+// true when it is between two tiles.
+bool addWorldLane(std::vector<WorldLane>& lanes, std::vector<std::vector<uint32_t>>& tile_lanes,
+                  const WorldLane& lane);
 // What a tile's lanes `mine` (indices into `lanes`) hash to, with the world's user type names:
 // its cache file changes with them.
 uint64_t worldLanesHash(const std::vector<WorldLane>& lanes, const std::vector<uint32_t>& mine,
@@ -271,6 +277,54 @@ uint64_t worldLanesHash(const std::vector<WorldLane>& lanes, const std::vector<u
 // world's user type names (WLTY); nothing without lanes.
 void addWorldLinkSections(formats::ContainerWriter& writer, const std::vector<WorldLane>& cross,
                           const std::vector<std::string>& type_names);
+
+// The lane ends a navmesh or volume world resolves itself, on its tiles, and hands resolveLinks by
+// point: each distinct (point, snap) of the links' lanes is one query, and each point link's end
+// (not generated) a point whose nearest surface messages name. The kind looks them up on its
+// tiles and fills ends_ (per query) and nearest_ (per near point).
+class WorldLinkEnds : public LinkEndFinder {
+public:
+    LinkEnd find(const float p[3], float snap, uint32_t& hint) const override;
+    LinkNearest nearest(const float p[3]) const override;
+    bool empty() const { return queries_.empty(); }
+
+protected:
+    struct Query {
+        std::array<float, 3> point;
+        float snap;  // [m] linkSnap's
+    };
+    // Calls add(point, snap, near) for both ends of every lane resolveLinks looks up for `links`
+    // on a graph of `kind` (near: a point link's, not generated).
+    template <class Add>
+    static void forEachEnd(const std::vector<LinkSpec>& links, formats::GraphType kind,
+                           float agent_radius, float cell_size, Add&& add) {
+        for (const LinkSpec& l : links) {
+            const float snap = linkSnap(l, agent_radius, cell_size);
+            const auto lanes = resolvedLanesOf(l, kind, cell_size);
+            const bool near = !l.generated && lanes.size() == 1;
+            for (const auto& [a, b] : lanes) {
+                add(a, snap, near);
+                add(b, snap, near);
+            }
+        }
+    }
+    // The query of (p, snap) and the near point of p, registered when new: (index, new).
+    std::pair<uint32_t, bool> addQuery(const std::array<float, 3>& p, float snap);
+    std::pair<uint32_t, bool> addNear(const std::array<float, 3>& p);
+
+    std::vector<Query> queries_;
+    std::vector<std::array<float, 3>> near_points_;
+    std::vector<LinkEnd> ends_;         // per query, once looked up
+    std::vector<LinkNearest> nearest_;  // per near point, once looked up
+
+private:
+    using Key = std::array<uint32_t, 4>;  // the point's and the snap's bits
+    struct KeyHash {
+        size_t operator()(const Key& k) const;
+    };
+    static Key keyOf(const float p[3], float snap);
+    std::unordered_map<Key, uint32_t, KeyHash> index_, near_index_;
+};
 
 // The navmesh world (WorldStage with kind navmesh; world_navmesh.cpp). `generated` / `pruned`
 // as worldLinkSpecs takes them (the seeds' second run).

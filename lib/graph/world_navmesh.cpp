@@ -173,7 +173,7 @@ uint32_t exitColumn(const WorldLayout& layout, const voxel::VoxelGrid& frame, ui
 // on every tile within its reach (formats::meshLocate with the tolerance EndFinder gives it),
 // the nearest answer kept (ties to the lower tile, then polygon: the stitched mesh's order).
 // resolveLinks then asks for them by point (LinkEndFinder).
-class MeshWorldEnds : public LinkEndFinder {
+class MeshWorldEnds : public WorldLinkEnds {
 public:
     MeshWorldEnds(const std::vector<LinkSpec>& links, const WorldLayout& layout,
                   const voxel::VoxelGrid& frame, float agent_radius)
@@ -185,18 +185,10 @@ public:
         cell_ = frame.cell_size;
         origin_x_ = frame.origin[0];
         origin_z_ = frame.origin[2];
-        for (const LinkSpec& l : links) {
-            const float snap = linkSnap(l, agent_radius, cell_);
-            const auto lanes = resolvedLanesOf(l, formats::GraphType::navmesh, cell_);
-            // Messages name the nearest surface for a point link that misses.
-            const bool near = !l.generated && lanes.size() == 1;
-            for (const auto& [a, b] : lanes) {
-                add(a, snap, near);
-                add(b, snap, near);
-            }
-        }
+        forEachEnd(
+            links, formats::GraphType::navmesh, agent_radius, cell_,
+            [&](const std::array<float, 3>& p, float snap, bool near) { add(p, snap, near); });
     }
-    bool empty() const { return queries_.empty(); }
 
     // Looks the ends within reach of tile `tile` up on its polygons (any thread, one call per
     // tile).
@@ -206,7 +198,7 @@ public:
         for (uint32_t q : tile_queries_[tile]) {
             const Query& query = queries_[q];
             const formats::MeshLocation at =
-                formats::meshLocate(arrays, query.point.data(), query.tolerance, kVertical);
+                formats::meshLocate(arrays, query.point.data(), tolerance(query.snap), kVertical);
             if (at.poly == formats::MeshLocation{}.poly) continue;
             hits_[tile].push_back(
                 {q, at.poly, at.distance, {at.position[0], at.position[1], at.position[2]}});
@@ -250,23 +242,11 @@ public:
         }
     }
 
-    LinkEnd find(const float p[3], float snap, uint32_t&) const override {
-        const auto it = index_.find(keyOf(p, snap));
-        return it == index_.end() ? LinkEnd{} : ends_[it->second];
-    }
-    LinkNearest nearest(const float p[3]) const override {
-        const auto it = near_index_.find(keyOf(p, 0.0f));
-        return it == near_index_.end() ? LinkNearest{} : nearest_[it->second];
-    }
     // The nearest surface is looked for on the 3 x 3 tiles around an end: a tile's width.
     double known(float) const override { return double(layout_.tile_cells) * cell_; }
 
 private:
     static constexpr float kVertical = 1.0f;  // resolveLinks' vertical tolerance (attachLinks)
-    struct Query {
-        std::array<float, 3> point;
-        float tolerance;
-    };
     struct Hit {
         uint32_t query, poly;
         float distance;
@@ -277,14 +257,8 @@ private:
         double distance;
         std::array<float, 3> point;
     };
-    using Key = std::array<uint32_t, 4>;
-    struct KeyHash {
-        size_t operator()(const Key& k) const { return formats::xxhash64(k.data(), sizeof k, 0); }
-    };
-    static Key keyOf(const float p[3], float snap) {
-        return {std::bit_cast<uint32_t>(p[0]), std::bit_cast<uint32_t>(p[1]),
-                std::bit_cast<uint32_t>(p[2]), std::bit_cast<uint32_t>(snap)};
-    }
+    // EndFinder::findPoly's horizontal tolerance.
+    float tolerance(float snap) const { return std::max(snap, 2.0f * cell_); }
 
     // The tiles whose columns lie within `reach` metres of p horizontally (and one cell more).
     void tilesAround(const std::array<float, 3>& p, double reach, uint32_t& tx0, uint32_t& tz0,
@@ -306,38 +280,28 @@ private:
     }
 
     void add(const std::array<float, 3>& p, float snap, bool near) {
-        const auto [it, fresh] = index_.emplace(keyOf(p.data(), snap), uint32_t(queries_.size()));
-        if (fresh) {
-            const float tolerance = std::max(snap, 2.0f * cell_);  // EndFinder::findPoly's
-            queries_.push_back({p, tolerance});
+        if (const auto [q, fresh] = addQuery(p, snap); fresh) {
             uint32_t tx0, tz0, tx1, tz1;
-            tilesAround(p, tolerance, tx0, tz0, tx1, tz1);
+            tilesAround(p, tolerance(snap), tx0, tz0, tx1, tz1);
             for (uint32_t tz = tz0; tz <= tz1; ++tz)
                 for (uint32_t tx = tx0; tx <= tx1; ++tx)
-                    tile_queries_[size_t(tz) * layout_.tiles_x + tx].push_back(it->second);
+                    tile_queries_[size_t(tz) * layout_.tiles_x + tx].push_back(q);
         }
         if (!near) return;
-        const auto [nit, nfresh] =
-            near_index_.emplace(keyOf(p.data(), 0.0f), uint32_t(near_points_.size()));
-        if (!nfresh) return;
-        near_points_.push_back(p);
+        const auto [k, fresh] = addNear(p);
+        if (!fresh) return;
         uint32_t tx0, tz0, tx1, tz1;
         tilesAround(p, double(layout_.tile_cells) * cell_, tx0, tz0, tx1, tz1);
         for (uint32_t tz = tz0; tz <= tz1; ++tz)
             for (uint32_t tx = tx0; tx <= tx1; ++tx)
-                tile_near_[size_t(tz) * layout_.tiles_x + tx].push_back(nit->second);
+                tile_near_[size_t(tz) * layout_.tiles_x + tx].push_back(k);
     }
 
     const WorldLayout& layout_;
     float cell_ = 0, origin_x_ = 0, origin_z_ = 0;
-    std::vector<Query> queries_;
-    std::unordered_map<Key, uint32_t, KeyHash> index_, near_index_;
-    std::vector<std::array<float, 3>> near_points_;
     std::vector<std::vector<uint32_t>> tile_queries_, tile_near_;
     std::vector<std::vector<Hit>> hits_;
     std::vector<std::vector<NearHit>> near_hits_;
-    std::vector<LinkEnd> ends_;
-    std::vector<LinkNearest> nearest_;
 };
 
 }  // namespace
@@ -456,13 +420,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
             r.from_node -= poly_base[lane.from_tile];
             r.to_node -= poly_base[lane.to_tile];
             lane.record = r;
-            const uint32_t i = uint32_t(lanes.size());
-            lanes.push_back(lane);
-            tile_lanes[lane.from_tile].push_back(i);
-            if (lane.to_tile != lane.from_tile) {
-                tile_lanes[lane.to_tile].push_back(i);
-                ++crossing;
-            }
+            crossing += addWorldLane(lanes, tile_lanes, lane);
         }
     }
     // Per lane between tiles: its exits (indices into the tiles' exits) at its two ends.

@@ -102,24 +102,16 @@ void summarise(const Graph& g, const WorldWindow& b, const std::vector<WorldLane
 // merge as the one volume graph's scan takes them (the voxel holding the point; else the
 // nearest, ties to the first in (y, z, x) order). Node ids number the voxels chosen in that
 // order. resolveLinks then asks for them by point (LinkEndFinder).
-class VolumeWorldEnds : public LinkEndFinder {
+class VolumeWorldEnds : public WorldLinkEnds {
 public:
     VolumeWorldEnds(const std::vector<LinkSpec>& links, const WorldLayout& layout,
                     const voxel::VoxelGrid& frame, float agent_radius)
         : layout_(layout), cell_(frame.cell_size), height_(frame.cell_height) {
         std::copy(frame.origin, frame.origin + 3, origin_);
-        for (const LinkSpec& l : links) {
-            const float snap = linkSnap(l, agent_radius, cell_);
-            const auto lanes = resolvedLanesOf(l, formats::GraphType::volume, cell_);
-            // Messages name the nearest free voxel for a point link that misses.
-            const bool near = !l.generated && lanes.size() == 1;
-            for (const auto& [a, b] : lanes) {
-                add(a, snap, near);
-                add(b, snap, near);
-            }
-        }
+        forEachEnd(
+            links, formats::GraphType::volume, agent_radius, cell_,
+            [&](const std::array<float, 3>& p, float snap, bool near) { add(p, snap, near); });
     }
-    bool empty() const { return queries_.empty(); }
     // The tiles some end reaches, ascending.
     std::vector<uint32_t> tiles() const {
         std::vector<uint32_t> out;
@@ -167,10 +159,10 @@ public:
             if (std::isfinite(best.distance)) work.hits.push_back(best);
         }
         for (uint32_t k : work.near) {
-            const NearPoint& n = near_[k];
+            const std::array<float, 3>& point = near_points_[k];
             Hit best{k, false, std::numeric_limits<double>::infinity(), 0, 0, 0, {}};
             int64_t lo[3], hi[3];
-            if (!nearBox(n, lo, hi)) continue;
+            if (!nearBox(point, near_reach_[k], lo, hi)) continue;
             const auto [y0, y1] = clip(0, int64_t(layers) - 1, lo[1], hi[1]);
             const auto [z0, z1] = clip(b.z0, int64_t(b.z1) - 1, lo[2], hi[2]);
             const auto [x0, x1] = clip(b.x0, int64_t(b.x1) - 1, lo[0], hi[0]);
@@ -181,8 +173,8 @@ public:
                         const float c[3] = {origin_[0] + (float(x) + 0.5f) * cell_,
                                             origin_[1] + (float(y) + 0.5f) * height_,
                                             origin_[2] + (float(z) + 0.5f) * cell_};
-                        const double dx = double(c[0]) - n.point[0], dy = double(c[1]) - n.point[1],
-                                     dz = double(c[2]) - n.point[2];
+                        const double dx = double(c[0]) - point[0], dy = double(c[1]) - point[1],
+                                     dz = double(c[2]) - point[2];
                         const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
                         if (d < best.distance)
                             best = {k,
@@ -200,7 +192,7 @@ public:
     // Merges the tiles' answers (after every lookUp) and numbers the voxels chosen.
     void finish() {
         std::vector<Hit> best(queries_.size());
-        std::vector<Hit> near_best(near_.size());
+        std::vector<Hit> near_best(near_points_.size());
         for (auto& [t, work] : work_) {
             for (const Hit& h : work.hits)
                 if (h.before(best[h.query])) best[h.query] = h;
@@ -221,8 +213,8 @@ public:
                          voxels_.begin());
             std::copy(h.point.begin(), h.point.end(), ends_[q].point);
         }
-        nearest_.assign(near_.size(), LinkNearest{});
-        for (uint32_t k = 0; k < near_.size(); ++k) {
+        nearest_.assign(near_points_.size(), LinkNearest{});
+        for (uint32_t k = 0; k < near_points_.size(); ++k) {
             if (!std::isfinite(near_best[k].distance)) continue;
             nearest_[k].distance = near_best[k].distance;
             std::copy(near_best[k].point.begin(), near_best[k].point.end(), nearest_[k].point);
@@ -235,14 +227,6 @@ public:
         return {std::get<2>(v), std::get<0>(v), std::get<1>(v)};
     }
 
-    LinkEnd find(const float p[3], float snap, uint32_t&) const override {
-        const auto it = index_.find(keyOf(p, snap));
-        return it == index_.end() ? LinkEnd{} : ends_[it->second];
-    }
-    LinkNearest nearest(const float p[3]) const override {
-        const auto it = near_index_.find(keyOf(p, 0.0f));
-        return it == near_index_.end() ? LinkNearest{} : nearest_[it->second];
-    }
     // The nearest free voxel is looked for within reach(snap) of an end.
     double known(float snap) const override { return reach(snap); }
 
@@ -250,14 +234,6 @@ private:
     static constexpr float kVertical = 1.0f;    // resolveLinks' vertical tolerance (attachLinks)
     static constexpr double kNearBeyond = 2.0;  // [m] messages look this much beyond the snap
     using Voxel = std::tuple<uint32_t, uint32_t, uint32_t>;  // (y, z, x): the scan's order
-    struct Query {
-        std::array<float, 3> point;
-        float snap;
-    };
-    struct NearPoint {
-        std::array<float, 3> point;
-        double reach;  // [m] the largest of its queries'
-    };
     struct Hit {
         uint32_t query = 0;
         bool exact = false;
@@ -276,21 +252,13 @@ private:
         std::vector<uint32_t> queries, near;
         std::vector<Hit> hits, near_hits;
     };
-    using Key = std::array<uint32_t, 4>;
-    struct KeyHash {
-        size_t operator()(const Key& k) const { return formats::xxhash64(k.data(), sizeof k, 0); }
-    };
-    static Key keyOf(const float p[3], float snap) {
-        return {std::bit_cast<uint32_t>(p[0]), std::bit_cast<uint32_t>(p[1]),
-                std::bit_cast<uint32_t>(p[2]), std::bit_cast<uint32_t>(snap)};
-    }
     double reach(float snap) const { return double(std::max(snap, cell_)) + kNearBeyond; }
     // The voxels within a near point's reach (a box; false when the point is not finite).
-    bool nearBox(const NearPoint& n, int64_t lo[3], int64_t hi[3]) const {
+    bool nearBox(const std::array<float, 3>& p, double reach, int64_t lo[3], int64_t hi[3]) const {
         const double size[3] = {cell_, height_, cell_};
         for (int k = 0; k < 3; ++k) {
-            const double a = std::floor((double(n.point[k]) - n.reach - origin_[k]) / size[k]);
-            const double b = std::floor((double(n.point[k]) + n.reach - origin_[k]) / size[k]);
+            const double a = std::floor((double(p[k]) - reach - origin_[k]) / size[k]);
+            const double b = std::floor((double(p[k]) + reach - origin_[k]) / size[k]);
             if (!std::isfinite(a) || !std::isfinite(b) || std::fabs(a) > 1e15 ||
                 std::fabs(b) > 1e15)
                 return false;
@@ -313,42 +281,31 @@ private:
                 add(work_[uint32_t(tz * layout_.tiles_x + tx)]);
     }
     void add(const std::array<float, 3>& p, float snap, bool near) {
-        const auto [it, fresh] = index_.emplace(keyOf(p.data(), snap), uint32_t(queries_.size()));
-        if (fresh) {
-            const uint32_t q = uint32_t(queries_.size());
-            queries_.push_back({p, snap});
+        if (const auto [q, fresh] = addQuery(p, snap); fresh) {
             const VoxelEndRule rule(origin_, cell_, height_, p.data(), snap, kVertical);
             if (rule.finite)
                 forTiles(rule.cx - rule.rx, rule.cx + rule.rx, rule.cz - rule.rx, rule.cz + rule.rx,
                          [&](TileWork& w) { w.queries.push_back(q); });
         }
         if (!near) return;
-        const auto [nit, nfresh] =
-            near_index_.emplace(keyOf(p.data(), 0.0f), uint32_t(near_.size()));
-        if (nfresh) near_.push_back({p, 0.0});
-        NearPoint& n = near_[nit->second];
-        if (reach(snap) <= n.reach) return;
-        n.reach = reach(snap);
-        // Registered again with the larger reach (a tile seen twice looks once: unique below).
+        const auto [k, fresh] = addNear(p);
+        if (fresh) near_reach_.push_back(0.0);
+        if (reach(snap) <= near_reach_[k]) return;
+        // Registered again with the larger reach (a tile that has it already keeps one entry).
+        near_reach_[k] = reach(snap);
         int64_t lo[3], hi[3];
-        if (!nearBox(n, lo, hi)) return;
-        const uint32_t k = nit->second;
+        if (!nearBox(p, near_reach_[k], lo, hi)) return;
         forTiles(lo[0], hi[0], lo[2], hi[2], [&](TileWork& w) {
-            if (w.near.empty() || w.near.back() != k) w.near.push_back(k);
+            if (std::find(w.near.begin(), w.near.end(), k) == w.near.end()) w.near.push_back(k);
         });
     }
 
     WorldLayout layout_;
     float origin_[3];
     float cell_, height_;
-    std::vector<Query> queries_;
-    std::unordered_map<Key, uint32_t, KeyHash> index_;
-    std::vector<NearPoint> near_;
-    std::unordered_map<Key, uint32_t, KeyHash> near_index_;
+    std::vector<double> near_reach_;     // [m] per near point: the largest of its queries'
     std::map<uint32_t, TileWork> work_;  // per tile within some end's reach
     std::vector<Voxel> voxels_;          // the voxels chosen, in (y, z, x) order: node ids
-    std::vector<LinkEnd> ends_;          // per query
-    std::vector<LinkNearest> nearest_;   // per near point
 };
 
 }  // namespace
@@ -476,13 +433,7 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
             r.from_node = place(r.from_node, lane.from_tile);
             r.to_node = place(r.to_node, lane.to_tile);
             lane.record = r;
-            const uint32_t i = uint32_t(lanes.size());
-            lanes.push_back(lane);
-            tile_lanes[lane.from_tile].push_back(i);
-            if (lane.to_tile != lane.from_tile) {
-                tile_lanes[lane.to_tile].push_back(i);
-                ++crossing;
-            }
+            crossing += addWorldLane(lanes, tile_lanes, lane);
         }
     }
 

@@ -636,12 +636,48 @@ Error readBorderEdges(Tile& tile) {
     return {};
 }
 
+// A navmesh or volume tile's links between tiles (WLNK with their tiles in WLTI, WLTY; optional)
+// into tile.cross_links and cross_tiles, each checked: both tiles in the world and different,
+// leaving this tile or a two-way link arriving in it, and this tile's end a node `own` accepts
+// (the other tile's is checked when that tile is there). `node` names the nodes in messages.
+template <class Own>
+Error readLinkTiles(const World::Impl& w, Tile& tile, uint32_t index, const char* node, Own&& own) {
+    const SectionView rv = tile.asset.find(fmt::kSecWorldLinks);
+    if (rv.data == nullptr) return {};
+    SectionView tv;
+    if (Error e = tile.asset.require(fmt::kSecWorldLinkTiles, tv)) return e;
+    const size_t records = rv.size / fmt::kLinkRecordSize;
+    if (rv.size % fmt::kLinkRecordSize != 0 || tv.size != records * 8)
+        return badSection(fmt::kSecWorldLinkTiles,
+                          "world: section 'WLNK' does not hold whole link records, or 'WLTI' "
+                          "not 8 bytes per record");
+    if (Error e = readCrossLinks(tile, rv)) return e;
+    const uint32_t tile_count = w.header.tiles_x * w.header.tiles_z;
+    tile.cross_tiles.resize(records);
+    for (size_t i = 0; i < records; ++i) {
+        const fmt::LinkRecord& l = tile.cross_links[i];
+        const uint32_t from = fmt::loadLe32(tv.data + 8 * i),
+                       to = fmt::loadLe32(tv.data + 8 * i + 4);
+        tile.cross_tiles[i] = {from, to};
+        const bool two_way = (l.flags & fmt::kLinkFlagBidirectional) != 0;
+        if (from >= tile_count || to >= tile_count || from == to ||
+            !(from == index || (to == index && two_way)) || (from == index && !own(l.from_node)) ||
+            (to == index && !own(l.to_node))) {
+            Error e = badSection(fmt::kSecWorldLinkTiles, "");
+            std::snprintf(e.message, sizeof(e.message),
+                          "world: a link between tiles in 'WLTI' names a tile or %s out of range",
+                          node);
+            return e;
+        }
+    }
+    return {};
+}
+
 // A navmesh tile's links between tiles (WLNK, WLTI, WLTY; optional), by the polygon that takes
 // them, and its shortcut (links, inside it or between tiles, cheaper than the heuristic across
 // them: teleports).
 Error readMeshLinks(const World::Impl& w, Tile& tile, uint32_t index) {
     const uint32_t n = tile.graph.header.node_count;
-    const uint32_t tile_count = w.header.tiles_x * w.header.tiles_z;
     const float scale = tile.graph.header.min_cost_multiplier * kShortcutSlack;
     auto shortcut = [&](const float* a, const float* b, float cost) {
         const double dx = double(a[0]) - b[0], dy = double(a[1]) - b[1], dz = double(a[2]) - b[2];
@@ -655,29 +691,13 @@ Error readMeshLinks(const World::Impl& w, Tile& tile, uint32_t index) {
         if (l.flags & fmt::kLinkFlagBidirectional) shortcut(l.to, l.from, l.reverse_cost);
     }
     tile.cross_offsets.assign(size_t(n) + 1, 0);
-    const SectionView rv = tile.asset.find(fmt::kSecWorldLinks);
-    if (rv.data == nullptr) return {};
-    SectionView tv;
-    if (Error e = tile.asset.require(fmt::kSecWorldLinkTiles, tv)) return e;
-    const size_t records = rv.size / fmt::kLinkRecordSize;
-    if (rv.size % fmt::kLinkRecordSize != 0 || tv.size != records * 8)
-        return badSection(fmt::kSecWorldLinkTiles,
-                          "world: section 'WLNK' does not hold whole link records, or 'WLTI' "
-                          "not 8 bytes per record");
-    if (Error e = readCrossLinks(tile, rv)) return e;
-    tile.cross_tiles.resize(records);
+    if (Error e = readLinkTiles(w, tile, index, "polygon", [&](uint32_t poly) { return poly < n; }))
+        return e;
+    const size_t records = tile.cross_links.size();
     for (size_t i = 0; i < records; ++i) {
         const fmt::LinkRecord& l = tile.cross_links[i];
-        const uint32_t from = fmt::loadLe32(tv.data + 8 * i),
-                       to = fmt::loadLe32(tv.data + 8 * i + 4);
-        tile.cross_tiles[i] = {from, to};
+        const auto [from, to] = tile.cross_tiles[i];
         const bool two_way = (l.flags & fmt::kLinkFlagBidirectional) != 0;
-        if (from >= tile_count || to >= tile_count || from == to ||
-            !(from == index || (to == index && two_way)) || (from == index && l.from_node >= n) ||
-            (to == index && l.to_node >= n))
-            return badSection(
-                fmt::kSecWorldLinkTiles,
-                "world: a link between tiles in 'WLTI' names a tile or polygon out of range");
         if (from == index) {
             ++tile.cross_offsets[l.from_node + 1];
             shortcut(l.from, l.to, l.cost);
@@ -703,7 +723,6 @@ Error readMeshLinks(const World::Impl& w, Tile& tile, uint32_t index) {
 // of their voxels, which the search's costs run between).
 Error readVolumeLinks(const World::Impl& w, Tile& tile, uint32_t index) {
     const uint32_t n = tile.graph.header.node_count;
-    const uint32_t tile_count = w.header.tiles_x * w.header.tiles_z;
     auto shortcut = [&](Vec3 a, Vec3 b, float cost) {
         if (!(double(cost) < distance3(a, b) * kShortcutSlack)) return;
         tile.shortcut = std::min(tile.shortcut, cost);
@@ -719,40 +738,23 @@ Error readVolumeLinks(const World::Impl& w, Tile& tile, uint32_t index) {
             shortcut(b, a, l.reverse_cost);
         }
     }
-    if (const SectionView rv = tile.asset.find(fmt::kSecWorldLinks); rv.data != nullptr) {
-        SectionView tv;
-        if (Error e = tile.asset.require(fmt::kSecWorldLinkTiles, tv)) return e;
-        const size_t records = rv.size / fmt::kLinkRecordSize;
-        if (rv.size % fmt::kLinkRecordSize != 0 || tv.size != records * 8)
-            return badSection(fmt::kSecWorldLinkTiles,
-                              "world: section 'WLNK' does not hold whole link records, or 'WLTI' "
-                              "not 8 bytes per record");
-        if (Error e = readCrossLinks(tile, rv)) return e;
-        tile.cross_tiles.resize(records);
-        for (uint32_t i = 0; i < records; ++i) {
-            const fmt::LinkRecord& l = tile.cross_links[i];
-            const uint32_t from = fmt::loadLe32(tv.data + 8 * size_t(i)),
-                           to = fmt::loadLe32(tv.data + 8 * size_t(i) + 4);
-            tile.cross_tiles[i] = {from, to};
-            const bool two_way = (l.flags & fmt::kLinkFlagBidirectional) != 0;
-            // Its end in this tile must be a free voxel of the box; the other end is checked
-            // when the search takes the link.
-            if (from >= tile_count || to >= tile_count || from == to ||
-                !(from == index || (to == index && two_way)) ||
-                (from == index && (l.from_node >= n || !tile.graph.isFree(l.from_node))) ||
-                (to == index && (l.to_node >= n || !tile.graph.isFree(l.to_node))))
-                return badSection(fmt::kSecWorldLinkTiles,
-                                  "world: a link between tiles in 'WLTI' names a tile or voxel "
-                                  "out of range");
-            const Vec3 a = w.boxVoxelCentre(from, l.from_node), b = w.boxVoxelCentre(to, l.to_node);
-            if (from == index) {
-                tile.voxel_links.push_back({l.from_node, i << 2 | 2});
-                shortcut(a, b, l.cost);
-            }
-            if (to == index && two_way) {
-                tile.voxel_links.push_back({l.to_node, i << 2 | 3});
-                shortcut(b, a, l.reverse_cost);
-            }
+    // Its end in this tile must be a free voxel of the box; the other end is checked when the
+    // search takes the link.
+    if (Error e = readLinkTiles(w, tile, index, "voxel",
+                                [&](uint32_t v) { return v < n && tile.graph.isFree(v); }))
+        return e;
+    for (uint32_t i = 0; i < tile.cross_links.size(); ++i) {
+        const fmt::LinkRecord& l = tile.cross_links[i];
+        const auto [from, to] = tile.cross_tiles[i];
+        const bool two_way = (l.flags & fmt::kLinkFlagBidirectional) != 0;
+        const Vec3 a = w.boxVoxelCentre(from, l.from_node), b = w.boxVoxelCentre(to, l.to_node);
+        if (from == index) {
+            tile.voxel_links.push_back({l.from_node, i << 2 | 2});
+            shortcut(a, b, l.cost);
+        }
+        if (to == index && two_way) {
+            tile.voxel_links.push_back({l.to_node, i << 2 | 3});
+            shortcut(b, a, l.reverse_cost);
         }
     }
     std::sort(tile.voxel_links.begin(), tile.voxel_links.end());

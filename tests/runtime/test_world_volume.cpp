@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <set>
 #include <tuple>
@@ -492,6 +493,38 @@ TEST_SUITE("world") {
         CHECK(found >= 60);
         CHECK(partial >= 10);
         CHECK(through_links >= 20);
+
+        // Corrupt link sections under valid checksums: refused, naming the section.
+        std::filesystem::path leaving;  // a tile whose first WLNK record leaves it
+        for (const graph::WorldTileFile& f : w.files) {
+            auto c = loadContainer(f.path);
+            REQUIRE(c.ok());
+            auto tiles = c->section(formats::kSecWorldLinkTiles);
+            if (tiles && tiles->size() >= 8 &&
+                formats::loadLe32(tiles->data()) == f.tile_z * w.layout.tiles_x + f.tile_x)
+                leaving = f.path;
+        }
+        REQUIRE_FALSE(leaving.empty());
+        {
+            navrt::World fresh;
+            REQUIRE_FALSE(fresh.initFile(w.index.string().c_str()));
+            const std::vector<std::pair<uint32_t, std::function<void(std::vector<uint8_t>&)>>>
+                edits = {
+                    {formats::kSecWorldLinkTiles,
+                     [](auto& b) { formats::storeLe32(b.data() + 4, 999); }},  // no such tile
+                    {formats::kSecWorldLinkTiles, [](auto& b) { b.resize(b.size() - 8); }},
+                    {formats::kSecWorldLinks,  // its end here outside the tile's box
+                     [](auto& b) { formats::storeLe32(b.data() + 8, 0xFFFFFFF0u); }},
+                };
+            for (const auto& [section, edit] : edits) {
+                const std::vector<uint8_t> bytes = test::withSection(leaving, section, edit);
+                const navrt::Error e = fresh.addTile(bytes.data(), bytes.size());
+                REQUIRE(e);
+                CHECK_MESSAGE(std::string(e.message).find("WLTI") != std::string::npos, e.message);
+                CHECK(fresh.loadedCount() == 0);
+            }
+            CHECK_FALSE(fresh.addTileFile(leaving.string().c_str()));
+        }
 
         // A rebake builds nothing; moving the in-tile teleport's end rebuilds only its tile.
         Context context;
