@@ -494,6 +494,24 @@ TEST_SUITE("world") {
         CHECK(partial >= 10);
         CHECK(through_links >= 20);
 
+        // planTiles from the far teleport's entry to its exit: the two tiles, through the link's
+        // portal pair (every tile loaded or not).
+        {
+            const formats::LinkRecord* teleport = nullptr;
+            for (const formats::LinkRecord& r : g.links)
+                if (r.id == 1) teleport = &r;
+            REQUIRE(teleport != nullptr);
+            std::vector<uint32_t> plan;
+            REQUIRE(world.planTiles(whole.view.position(teleport->from_node),
+                                    whole.view.position(teleport->to_node),
+                                    plan) == navrt::PathStatus::found);
+            const auto [ax, az] = tileOf(teleport->from_node);
+            const auto [bx, bz] = tileOf(teleport->to_node);
+            REQUIRE(plan.size() == 2);
+            CHECK(plan[0] == az * world.tilesX() + ax);
+            CHECK(plan[1] == bz * world.tilesX() + bx);
+        }
+
         // Corrupt link sections under valid checksums: refused, naming the section.
         std::filesystem::path leaving;  // a tile whose first WLNK record leaves it
         for (const graph::WorldTileFile& f : w.files) {
