@@ -46,12 +46,13 @@ void buildCompactField(const voxel::GridRows& grid, const voxel::AgentCells& age
 
     const size_t cell_count = size_t(f.width) * size_t(f.depth);
     const size_t bands = size_t((f.depth + kBandRows - 1) / kBandRows);
+    // fn(x, z, cell, offsets): offsets[0] and [1] are the column's first span and its end.
     auto forBand = [&](size_t band, auto&& fn) {
         const int z0 = int(band) * kBandRows, z1 = std::min(f.depth, z0 + kBandRows);
         for (int z = z0; z < z1; ++z) {
-            const size_t row = size_t(gz0 + z) * grid.size_x + size_t(gx0);
+            const uint32_t* row = grid.rowOffsets(uint32_t(gx0), uint32_t(gz0 + z));
             for (int x = 0; x < f.width; ++x)
-                fn(x, z, size_t(z) * size_t(f.width) + size_t(x), row + size_t(x));
+                fn(x, z, size_t(z) * size_t(f.width) + size_t(x), row + x);
         }
     };
     auto included = [&](const voxel::Span& s) {
@@ -61,10 +62,9 @@ void buildCompactField(const voxel::GridRows& grid, const voxel::AgentCells& age
     // 1. Count the walkable spans of each column; 2. place them.
     f.cells.assign(cell_count + 1, 0);
     parallelFor(bands, threads, [&](size_t band, int) {
-        forBand(band, [&](int, int, size_t cell, size_t column) {
+        forBand(band, [&](int, int, size_t cell, const uint32_t* offsets) {
             uint32_t count = 0;
-            for (uint32_t s = grid.begin(column); s < grid.end(column); ++s)
-                count += included(grid.span(s));
+            for (uint32_t s = offsets[0]; s < offsets[1]; ++s) count += included(grid.span(s));
             f.cells[cell + 1] = count;
         });
     });
@@ -74,11 +74,11 @@ void buildCompactField(const voxel::GridRows& grid, const voxel::AgentCells& age
     f.area.resize(span_count);
     std::vector<int32_t> ceiling(span_count);
     parallelFor(bands, threads, [&](size_t band, int) {
-        forBand(band, [&](int, int, size_t cell, size_t column) {
+        forBand(band, [&](int, int, size_t cell, const uint32_t* offsets) {
             uint32_t at = f.cells[cell];
             const uint32_t stop = f.cells[cell + 1];
-            const uint32_t end = grid.end(column);
-            for (uint32_t s = grid.begin(column); s < end && at < stop; ++s) {
+            const uint32_t end = offsets[1];
+            for (uint32_t s = offsets[0]; s < end && at < stop; ++s) {
                 const voxel::Span& span = grid.span(s);
                 if (!included(span)) continue;
                 f.y[at] = span.y_max;
@@ -136,7 +136,7 @@ void buildCompactField(const voxel::GridRows& grid, const voxel::AgentCells& age
         }
     };
     parallelFor(bands, threads, [&](size_t band, int) {
-        forBand(band, [&](int x, int z, size_t cell, size_t) {
+        forBand(band, [&](int x, int z, size_t cell, const uint32_t*) {
             if (x + 1 < f.width) linkPair(cell, cell + 1, 2);
             if (z + 1 < f.depth) linkPair(cell, cell + size_t(f.width), 1);
         });

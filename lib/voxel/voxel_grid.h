@@ -153,6 +153,11 @@ struct GridRows {
     }
     uint32_t begin(size_t column) const { return column_offsets[index(column)]; }
     uint32_t end(size_t column) const { return column_offsets[index(column) + 1]; }
+    // Where column (x, z)'s offsets are: begin and end of column (x + i, z) are [i] and [i + 1],
+    // for the columns of the row that are held (no division per column, as index() takes).
+    const uint32_t* rowOffsets(uint32_t x, uint32_t z) const {
+        return column_offsets + index(size_t(z) * size_x + x);
+    }
     const Span& span(uint32_t i) const { return spans[i - span_base]; }
 };
 
