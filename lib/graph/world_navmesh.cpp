@@ -113,10 +113,21 @@ void summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& bor
     };
     const CsrGraph<float> csr{g.edge_offsets, g.edge_targets, g.edge_costs};
     Dijkstra<double> search;
+    // Each search ends once every exit's polygon is settled (their costs are then final), as the
+    // tile graph world's portal searches do.
+    std::vector<uint8_t> is_exit(g.nodeCount(), 0);
+    uint32_t distinct = 0;
+    for (const MeshExit& e : s.exits)
+        if (!is_exit[e.poly]) {
+            is_exit[e.poly] = 1;
+            ++distinct;
+        }
     for (uint32_t i = 0; i < s.exits.size(); ++i) {
         search.reset(g.nodeCount());
         search.addSource(s.exits[i].poly);
-        search.run(csr, AnyNode{}, NoHook{}, [](uint32_t, double) { return false; });
+        uint32_t left = distinct;  // exit polygons not settled yet (the source's included)
+        search.run(csr, AnyNode{}, NoHook{},
+                   [&](uint32_t u, double) { return is_exit[u] && --left == 0; });
         for (uint32_t j = 0; j < s.exits.size(); ++j) {
             if (j == i) continue;
             const double d = search.dist(s.exits[j].poly);
