@@ -1281,7 +1281,11 @@ PathStatus findVolumePath(World::Impl& w, Vec3 from, Vec3 to) {
     int64_t gx, gy, gz;
     World::Impl::worldVoxel(*w.tiles[gt], gv, gx, gy, gz);
     const double cs = w.header.cell_size, ch = w.header.cell_height;
-    const ShortcutHeuristic shortcuts(w, w.voxelCentre(gx, gy, gz), 1.0, 1.0 - 1e-9);
+    // With links, the distance scaled by kShortcutSlack: a link that is no shortcut costs at
+    // least that share of the distance it spans, so the heuristic stays consistent across it
+    // (the search closes voxels for good).
+    const ShortcutHeuristic shortcuts(w, w.voxelCentre(gx, gy, gz), double(kShortcutSlack),
+                                      1.0 - 1e-9);
     const bool linked = !w.shortcuts.empty();
     auto h = [&](int64_t x, int64_t y, int64_t z) {
         if (linked) return shortcuts(w.voxelCentre(x, y, z));
