@@ -1027,6 +1027,74 @@ TEST_SUITE("navmesh") {
         CHECK(size.error().message.find("section 'COLS' is") != std::string::npos);
     }
 
+    TEST_CASE(
+        "TileRowWindows: each tile's window, decoded twice, is its columns and border, row "
+        "pointers included; a released tile is gone") {
+        // A grid of 53 x 41 columns with 0..3 spans a column (random heights), in tiles of 16
+        // columns with borders of 1 and 5 (clipped at the edges).
+        GridBuilder b(53, 41);
+        std::mt19937 random(9);
+        for (int z = 0; z < 41; ++z)
+            for (int x = 0; x < 53; ++x)
+                for (int k = 0, y = 0; k < int(random() % 4); ++k) {
+                    y += 2 + int(random() % 5);
+                    b.add(x, z, {uint16_t(y), uint16_t(y + 1), uint8_t(random() % 2), true});
+                    ++y;
+                }
+        const voxel::VoxelGrid grid = b.build();
+        test::TempDir dir;
+        REQUIRE(voxel::saveVoxels(dir / "w.vox", grid).ok());
+        for (uint32_t border : {1u, 5u}) {
+            CAPTURE(border);
+            auto reader = voxel::VoxelRowReader::open(dir / "w.vox");
+            REQUIRE(reader.ok());
+            const voxel::TileWindowLayout layout{16, 4, 3, 53, 41, border};
+            voxel::TileRowWindows windows;
+            auto source = [&](uint32_t keep_from, uint32_t need_to) {
+                return (*reader)->rows(keep_from, need_to);
+            };
+            for (uint32_t tz = 0; tz < layout.tiles_z; ++tz) {
+                REQUIRE(windows.read(source, layout, tz).ok());
+                CHECK(windows.bytes() > 0);
+                for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
+                    uint32_t x0, z0, x1, z1;
+                    layout.window(tx, tz, x0, z0, x1, z1);
+                    CHECK(x0 == (tx * 16 > border ? tx * 16 - border : 0));
+                    CHECK(x1 == std::min(53u, tx * 16 + 16 + border));
+                    for (bool last : {false, true}) {
+                        voxel::TileRowWindows::Decoded out;
+                        auto rows = windows.window(layout, tx, tz, out, last);
+                        REQUIRE(rows.ok());
+                        CHECK(rows->x0 == x0);
+                        CHECK(rows->width == x1 - x0);
+                        size_t mismatches = 0;
+                        for (uint32_t z = z0; z < z1; ++z) {
+                            const uint32_t* offsets = rows->rowOffsets(x0, z);
+                            for (uint32_t x = x0; x < x1; ++x) {
+                                const size_t c = size_t(z) * 53 + x;
+                                const auto want = grid.column(x, z);
+                                mismatches += rows->end(c) - rows->begin(c) != want.size() ||
+                                              offsets[x - x0] != rows->begin(c) ||
+                                              offsets[x - x0 + 1] != rows->end(c);
+                                for (uint32_t i = 0; i < want.size(); ++i) {
+                                    const voxel::Span& got = rows->span(rows->begin(c) + i);
+                                    mismatches += got.y_min != want[i].y_min ||
+                                                  got.y_max != want[i].y_max ||
+                                                  got.area != want[i].area;
+                                }
+                            }
+                        }
+                        CHECK(mismatches == 0);
+                    }
+                    // Released: decoding it again is an error, not stale data.
+                    voxel::TileRowWindows::Decoded again;
+                    CHECK_FALSE(windows.window(layout, tx, tz, again).ok());
+                }
+            }
+            CHECK((*reader)->finish().ok());
+        }
+    }
+
     TEST_CASE("navmesh from a .vox read row by row: a bad span in the last rows is an error") {
         GridBuilder b(40, 40);
         b.floor(0, 0, 40, 40, 10);
