@@ -65,6 +65,37 @@ bool wholeFree(const graph::Graph& g, uint64_t v) {
     return (g.free_voxels[v >> 6] >> (v & 63)) & 1;
 }
 
+// The tile (tx, tz) of layout holding voxel v of the whole volume graph g.
+std::pair<uint32_t, uint32_t> voxelTile(const graph::Graph& g, const graph::WorldLayout& layout,
+                                        uint64_t v) {
+    const uint32_t sx = g.header.size_x, sz = g.header.size_z;
+    return {uint32_t(v % sx) / layout.tile_cells, uint32_t((v / sx) % sz) / layout.tile_cells};
+}
+
+// The streaming tests' oracle: the whole volume asset, its query and a blocking set in it.
+struct WholeOracle {
+    test::PackedAsset whole;
+    navrt::PathQuery query;
+    navrt::Blocking blocking;
+};
+void openOracle(const graph::Graph& g, const std::filesystem::path& path, WholeOracle& out) {
+    test::packAsset(g, path, out.whole, [](auto&) {});
+    REQUIRE_FALSE(out.whole.error);
+    REQUIRE_FALSE(out.query.init(out.whole.view));
+    REQUIRE_FALSE(out.blocking.init(out.whole.view));
+    REQUIRE_FALSE(out.query.setBlocking(&out.blocking));
+}
+// Blocks (after clearing) the free voxels of g in tiles `world` has not loaded.
+void blockUnloaded(const graph::Graph& g, const graph::WorldLayout& layout,
+                   const navrt::World& world, navrt::Blocking& blocking) {
+    blocking.clear();
+    const uint64_t total = uint64_t(g.header.size_x) * g.header.size_z * g.header.size_y;
+    for (uint64_t v = 0; v < total; ++v) {
+        const auto [tx, tz] = voxelTile(g, layout, v);
+        if (wholeFree(g, v) && !world.loaded(tx, tz)) blocking.setNode(uint32_t(v));
+    }
+}
+
 // A volume world's tile (tx, tz): its box (columns and ring) in world columns.
 struct TileBox {
     uint32_t x0, z0, w, d;
@@ -83,10 +114,7 @@ std::vector<geometry::LinkSpec> volumeLinks(const graph::Graph& g,
     const uint32_t sx = g.header.size_x, sz = g.header.size_z;
     const uint64_t total = uint64_t(sx) * sz * g.header.size_y;
     std::mt19937 random(11);
-    auto tileOf = [&](uint64_t v) {
-        return std::pair{uint32_t(v % sx) / layout.tile_cells,
-                         uint32_t((v / sx) % sz) / layout.tile_cells};
-    };
+    auto tileOf = [&](uint64_t v) { return voxelTile(g, layout, v); };
     auto centre = [&](uint64_t v, float dx = 0) {
         const std::array<float, 3> c = {
             g.header.origin[0] + (float(v % sx) + 0.5f + dx) * g.header.cell_size,
@@ -239,14 +267,11 @@ TEST_SUITE("world") {
         "volume graph with the voxels of unloaded tiles blocked") {
         VolumeWorld w;
         bakeVolumeWorld(6.0, 0.4f, w);
-        test::PackedAsset whole;
-        test::packAsset(w.whole, w.dir / "whole.nav", whole, [](auto&) {});
-        REQUIRE_FALSE(whole.error);
-        navrt::PathQuery query;
-        REQUIRE_FALSE(query.init(whole.view));
-        navrt::Blocking blocking;
-        REQUIRE_FALSE(blocking.init(whole.view));
-        REQUIRE_FALSE(query.setBlocking(&blocking));
+        WholeOracle oracle;
+        openOracle(w.whole, w.dir / "whole.nav", oracle);
+        const test::PackedAsset& whole = oracle.whole;
+        navrt::PathQuery& query = oracle.query;
+        navrt::Blocking& blocking = oracle.blocking;
         const graph::Graph& g = w.whole;
         const uint32_t sx = g.header.size_x, sz = g.header.size_z;
         const uint64_t total = uint64_t(sx) * sz * g.header.size_y;
@@ -258,10 +283,7 @@ TEST_SUITE("world") {
         }
         navrt::World world;
         REQUIRE_FALSE(world.initFile(w.index.string().c_str()));
-        auto tileOf = [&](uint32_t v) {
-            const uint32_t x = v % sx, z = (v / sx) % sz;
-            return std::pair{x / w.layout.tile_cells, z / w.layout.tile_cells};
-        };
+        auto tileOf = [&](uint64_t v) { return voxelTile(g, w.layout, v); };
         size_t compared = 0, found = 0, partial = 0;
         for (int round = 0; round < 5; ++round) {
             std::vector<graph::WorldTileFile> order = w.files;
@@ -270,11 +292,7 @@ TEST_SUITE("world") {
             const size_t keep = round == 0 ? order.size() : 2 + random() % (order.size() - 1);
             for (size_t i = 0; i < keep; ++i)
                 REQUIRE_FALSE(world.addTileFile(order[i].path.string().c_str()));
-            blocking.clear();
-            for (uint64_t v = 0; v < total; ++v) {
-                const auto [tx, tz] = tileOf(uint32_t(v));
-                if (wholeFree(g, v) && !world.loaded(tx, tz)) blocking.setNode(uint32_t(v));
-            }
+            blockUnloaded(g, w.layout, world, blocking);
             for (size_t i = 0; i + 1 < voxels.size(); i += 2) {
                 const uint32_t a = voxels[i], b = voxels[i + 1];
                 const auto [ax, az] = tileOf(a);
@@ -404,20 +422,13 @@ TEST_SUITE("world") {
 
         // Streaming: the whole asset with its links, unloaded tiles' voxels blocked and the
         // links with an end in them.
-        test::PackedAsset whole;
-        test::packAsset(g, w.dir / "whole.nav", whole, [](auto&) {});
-        REQUIRE_FALSE(whole.error);
-        navrt::PathQuery query;
-        REQUIRE_FALSE(query.init(whole.view));
-        navrt::Blocking blocking;
-        REQUIRE_FALSE(blocking.init(whole.view));
-        REQUIRE_FALSE(query.setBlocking(&blocking));
-        const uint32_t sx = g.header.size_x, sz = g.header.size_z;
-        const uint64_t total = uint64_t(sx) * sz * g.header.size_y;
-        auto tileOf = [&](uint64_t v) {
-            return std::pair{uint32_t(v % sx) / w.layout.tile_cells,
-                             uint32_t((v / sx) % sz) / w.layout.tile_cells};
-        };
+        WholeOracle oracle;
+        openOracle(g, w.dir / "whole.nav", oracle);
+        const test::PackedAsset& whole = oracle.whole;
+        navrt::PathQuery& query = oracle.query;
+        navrt::Blocking& blocking = oracle.blocking;
+        const uint64_t total = uint64_t(g.header.size_x) * g.header.size_z * g.header.size_y;
+        auto tileOf = [&](uint64_t v) { return voxelTile(g, w.layout, v); };
         // Queries from and to the links' ends (so paths take them) and random free voxels.
         std::mt19937 random(5);
         std::vector<uint32_t> voxels;
@@ -439,11 +450,7 @@ TEST_SUITE("world") {
                 const navrt::Error e = world.addTileFile(order[i].path.string().c_str());
                 REQUIRE_MESSAGE(!e, e.message);
             }
-            blocking.clear();
-            for (uint64_t v = 0; v < total; ++v) {
-                const auto [tx, tz] = tileOf(v);
-                if (wholeFree(g, v) && !world.loaded(tx, tz)) blocking.setNode(uint32_t(v));
-            }
+            blockUnloaded(g, w.layout, world, blocking);
             for (uint32_t l = 0; l < g.links.size(); ++l) {
                 const auto [ax, az] = tileOf(g.links[l].from_node);
                 const auto [bx, bz] = tileOf(g.links[l].to_node);
