@@ -1504,14 +1504,13 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
 
 }  // namespace
 
-bool addWorldLane(std::vector<WorldLane>& lanes, std::vector<std::vector<uint32_t>>& tile_lanes,
-                  const WorldLane& lane) {
+void WorldLanes::add(const WorldLane& lane) {
     const uint32_t i = uint32_t(lanes.size());
     lanes.push_back(lane);
-    tile_lanes[lane.from_tile].push_back(i);
-    if (lane.to_tile == lane.from_tile) return false;
-    tile_lanes[lane.to_tile].push_back(i);
-    return true;
+    by_tile[lane.from_tile].push_back(i);
+    if (lane.to_tile == lane.from_tile) return;
+    by_tile[lane.to_tile].push_back(i);
+    ++crossing;
 }
 
 uint64_t worldLanesHash(const std::vector<WorldLane>& lanes, const std::vector<uint32_t>& mine,

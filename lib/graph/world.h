@@ -265,10 +265,18 @@ struct WorldLane {
     formats::LinkRecord record;
     uint32_t from_tile = 0, to_tile = 0;
 };
-// Appends `lane` to `lanes` and its index to the lists of its tiles (`tile_lanes`, per tile);
-// true when it is between two tiles.
-bool addWorldLane(std::vector<WorldLane>& lanes, std::vector<std::vector<uint32_t>>& tile_lanes,
-                  const WorldLane& lane);
+// A navmesh or volume world's resolved lanes: the records, the world's user type names,
+// resolveLinks' counts, per tile the lanes with an end in it, and how many lie between tiles.
+struct WorldLanes {
+    std::vector<WorldLane> lanes;
+    std::vector<std::string> type_names;
+    LinkResolveStats stats;
+    std::vector<std::vector<uint32_t>> by_tile;
+    uint64_t crossing = 0;
+    explicit WorldLanes(uint32_t tile_count) : by_tile(tile_count) {}
+    // Appends `lane` and lists it in its tiles.
+    void add(const WorldLane& lane);
+};
 // What a tile's lanes `mine` (indices into `lanes`) hash to, with the world's user type names:
 // its cache file changes with them.
 uint64_t worldLanesHash(const std::vector<WorldLane>& lanes, const std::vector<uint32_t>& mine,

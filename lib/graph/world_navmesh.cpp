@@ -407,18 +407,14 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     // The links: resolved as resolveLinks resolves them on the navmesh graph (polygons numbered
     // tile by tile), then each tile with a lane end rewritten with its lanes: a lane inside it
     // as its link edge, a lane to or from another tile as a record of WLNK / WLTI.
-    std::vector<WorldLane> lanes;
-    std::vector<std::string> type_names;
-    LinkResolveStats link_stats;
-    std::vector<std::vector<uint32_t>> tile_lanes(tile_count);
-    uint64_t crossing = 0;
+    WorldLanes resolved(tile_count);  // the links' lanes
     if (!specs.empty()) {
         std::vector<uint32_t> poly_base(tile_count + 1, 0);
         for (uint32_t i = 0; i < tile_count; ++i)
             poly_base[i + 1] = poly_base[i] + (tiles[i].present ? tiles[i].polygons : 0);
         ends.finish(poly_base);
-        auto records = resolveLinks(frame_graph, ends, specs, type_names, link_stats, 1.0f,
-                                    params.threads, &context);
+        auto records = resolveLinks(frame_graph, ends, specs, resolved.type_names, resolved.stats,
+                                    1.0f, params.threads, &context);
         if (!records) return records.error();
         auto tileOf = [&](uint32_t node) {
             return uint32_t(std::upper_bound(poly_base.begin(), poly_base.end(), node) -
@@ -431,29 +427,30 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
             r.from_node -= poly_base[lane.from_tile];
             r.to_node -= poly_base[lane.to_tile];
             lane.record = r;
-            crossing += addWorldLane(lanes, tile_lanes, lane);
+            resolved.add(lane);
         }
     }
     // Per lane between tiles: its exits (indices into the tiles' exits) at its two ends.
-    std::vector<std::array<uint32_t, 2>> lane_exits(lanes.size(), {kNoNode, kNoNode});
+    std::vector<std::array<uint32_t, 2>> lane_exits(resolved.lanes.size(), {kNoNode, kNoNode});
     {
         std::vector<uint32_t> with_lanes;
         for (uint32_t i = 0; i < tile_count; ++i)
-            if (!tile_lanes[i].empty()) with_lanes.push_back(i);
+            if (!resolved.by_tile[i].empty()) with_lanes.push_back(i);
         uint64_t progress = 0;
         const Status linked = runParallel(
             "world links", with_lanes.size(), resolveThreads(params.threads), context, progress,
             with_lanes.size(), [&](size_t k) {
                 const uint32_t t = with_lanes[k];
                 MeshTileSummary& s = tiles[t];
-                const std::vector<uint32_t>& mine = tile_lanes[t];
-                const uint64_t parts[2] = {s.content, worldLanesHash(lanes, mine, type_names)};
+                const std::vector<uint32_t>& mine = resolved.by_tile[t];
+                const uint64_t parts[2] = {
+                    s.content, worldLanesHash(resolved.lanes, mine, resolved.type_names)};
                 const uint64_t content = formats::xxhash64(parts, sizeof parts, 0);
                 std::vector<formats::LinkRecord> inside;
                 std::vector<WorldLane> cross;
                 std::vector<std::pair<uint32_t, std::array<float, 3>>> exits;
                 for (uint32_t i : mine) {
-                    const WorldLane& lane = lanes[i];
+                    const WorldLane& lane = resolved.lanes[i];
                     if (lane.from_tile == lane.to_tile) {
                         inside.push_back(lane.record);
                         continue;
@@ -484,7 +481,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                         throw std::runtime_error(fmt::format(
                             "world tile ({}, {}): its navmesh tile is gone from the cache",
                             t % layout.tiles_x, t / layout.tiles_x));
-                    graph->link_type_names = type_names;
+                    graph->link_type_names = resolved.type_names;
                     if (Status st = addLinks(*graph, std::move(inside)); !st)
                         throw std::runtime_error(st.error().message);
                     if (Status st = saveMeshTile(
@@ -558,8 +555,8 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     for (const Join& j : joins)
         join.join(component_base[j.from_tile] + tiles[j.from_tile].exits[j.from_edge].component,
                   component_base[j.to_tile] + tiles[j.to_tile].exits[j.to_edge].component);
-    for (uint32_t i = 0; i < lanes.size(); ++i) {
-        const WorldLane& l = lanes[i];
+    for (uint32_t i = 0; i < resolved.lanes.size(); ++i) {
+        const WorldLane& l = resolved.lanes[i];
         if (l.from_tile == l.to_tile) continue;
         join.join(
             component_base[l.from_tile] + tiles[l.from_tile].exits[lane_exits[i][0]].component,
@@ -576,10 +573,10 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         portal_of[j.from_tile][j.from_edge] = 0;
         portal_of[j.to_tile][j.to_edge] = 0;
     }
-    for (uint32_t i = 0; i < lanes.size(); ++i)
-        if (lanes[i].from_tile != lanes[i].to_tile) {
-            portal_of[lanes[i].from_tile][lane_exits[i][0]] = 0;
-            portal_of[lanes[i].to_tile][lane_exits[i][1]] = 0;
+    for (uint32_t i = 0; i < resolved.lanes.size(); ++i)
+        if (resolved.lanes[i].from_tile != resolved.lanes[i].to_tile) {
+            portal_of[resolved.lanes[i].from_tile][lane_exits[i][0]] = 0;
+            portal_of[resolved.lanes[i].to_tile][lane_exits[i][1]] = 0;
         }
     WorldIndex index;
     for (uint32_t i = 0; i < tile_count; ++i)
@@ -599,8 +596,8 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     for (const Join& j : joins)
         index.portals[portal_of[j.from_tile][j.from_edge]].edges.push_back(
             {portal_of[j.to_tile][j.to_edge], 0.0f});
-    for (uint32_t i = 0; i < lanes.size(); ++i) {
-        const WorldLane& l = lanes[i];
+    for (uint32_t i = 0; i < resolved.lanes.size(); ++i) {
+        const WorldLane& l = resolved.lanes[i];
         if (l.from_tile == l.to_tile) continue;
         const uint32_t a = portal_of[l.from_tile][lane_exits[i][0]];
         const uint32_t b = portal_of[l.to_tile][lane_exits[i][1]];
@@ -635,9 +632,9 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     reportIslands(island_sizes, result);
     {
         LinkTally tally;
-        for (const WorldLane& lane : lanes) tally.add(lane.record);
-        reportWorldLinks(specs, tally, lanes.size(), crossing, link_stats, "link records, WLNK",
-                         result);
+        for (const WorldLane& lane : resolved.lanes) tally.add(lane.record);
+        reportWorldLinks(specs, tally, resolved.lanes.size(), resolved.crossing, resolved.stats,
+                         "link records, WLNK", result);
     }
     result.summary.push_back(fmt::format(
         "navmesh world: {} x {} tiles of {} cells ({} with polygons: {} built, {} reused), {} "

@@ -371,12 +371,8 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         worldLinkSpecs(inputs.voxels, frame, params, nullptr, {}, generated_out, context);
     if (!gathered) return gathered.error();
     std::vector<LinkSpec> specs = std::move(gathered).value();
-    keepVolumeLinks(specs);  // as the graph stage keeps them for a volume graph
-    std::vector<WorldLane> lanes;
-    std::vector<std::string> type_names;
-    LinkResolveStats link_stats;
-    std::vector<std::vector<uint32_t>> tile_lanes(tile_count);
-    uint64_t crossing = 0;
+    keepVolumeLinks(specs);           // as the graph stage keeps them for a volume graph
+    WorldLanes resolved(tile_count);  // the links' lanes
     if (!specs.empty()) {
         VolumeWorldEnds ends(specs, layout, frame, params.agent_radius);
         std::map<uint32_t, std::vector<uint32_t>> by_row;
@@ -416,8 +412,8 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         Graph frame_graph;  // the one volume graph's header: costs, snap and messages
         frame_graph.header = volumeGraphHeader(frame, params.agent_radius);
         frame_graph.areas = frame.areas;
-        auto records = resolveLinks(frame_graph, ends, specs, type_names, link_stats, 1.0f,
-                                    params.threads, &context);
+        auto records = resolveLinks(frame_graph, ends, specs, resolved.type_names, resolved.stats,
+                                    1.0f, params.threads, &context);
         if (!records) return records.error();
         // A world voxel as (tile, voxel of its box).
         auto place = [&](uint32_t node, uint32_t& tile) {
@@ -433,7 +429,7 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
             r.from_node = place(r.from_node, lane.from_tile);
             r.to_node = place(r.to_node, lane.to_tile);
             lane.record = r;
-            crossing += addWorldLane(lanes, tile_lanes, lane);
+            resolved.add(lane);
         }
     }
 
@@ -459,9 +455,10 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
                            uint64_t(params.compression), uint64_t(3)})  // 3: volume
             for (int k = 0; k < 8; ++k) prefix.push_back(uint8_t(v >> (8 * k)));
         s.content = columnsHash(frame, rows, wx0, wz0, wx1, wz1, std::move(prefix));
-        const std::vector<uint32_t>& mine = tile_lanes[i];
+        const std::vector<uint32_t>& mine = resolved.by_tile[i];
         if (!mine.empty()) {  // and its lanes
-            const uint64_t parts[2] = {s.content, worldLanesHash(lanes, mine, type_names)};
+            const uint64_t parts[2] = {s.content,
+                                       worldLanesHash(resolved.lanes, mine, resolved.type_names)};
             s.content = formats::xxhash64(parts, sizeof parts, 0);
         }
         const std::filesystem::path file = folder / worldTileFileName(s.content);
@@ -471,7 +468,7 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
             if (graph && graph->header.type == GraphType::volume &&
                 graph->header.size_x == b.bx1 - b.bx0 && graph->header.size_z == b.bz1 - b.bz0 &&
                 graph->header.size_y == sy) {
-                summarise(*graph, b, lanes, mine, i, s);
+                summarise(*graph, b, resolved.lanes, mine, i, s);
                 return;
             }
         }
@@ -495,27 +492,27 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         std::vector<formats::LinkRecord> inside;
         std::vector<WorldLane> cross;
         for (uint32_t l : mine) {
-            const WorldLane& lane = lanes[l];
+            const WorldLane& lane = resolved.lanes[l];
             if (lane.from_tile == lane.to_tile)
                 inside.push_back(lane.record);
             else if (lane.from_tile == i || (lane.record.flags & formats::kLinkFlagBidirectional))
                 cross.push_back(lane);
         }
         if (!mine.empty()) {
-            graph->link_type_names = type_names;
+            graph->link_type_names = resolved.type_names;
             if (Status st = addLinks(*graph, std::move(inside)); !st)
                 throw std::runtime_error(
                     fmt::format("world tile ({}, {}): {}", tx, tz, st.error().message));
         }
         s.built = true;
-        summarise(*graph, b, lanes, mine, i, s);
+        summarise(*graph, b, resolved.lanes, mine, i, s);
         if (!s.present) return;
         formats::ContainerWriter writer =
             graphWriter(*graph, formats::kKindNav, params.compression);
         std::vector<uint8_t> head(formats::kWorldTileHeaderSize);
         formats::encodeWorldTileHeader(worldTileHeader(layout, tx, tz, 0), head.data());
         writer.add(formats::kSecWorldTileHeader, std::move(head), formats::Codec::raw);
-        addWorldLinkSections(writer, cross, type_names);
+        addWorldLinkSections(writer, cross, resolved.type_names);
         if (Status st = saveContainer(file, writer); !st)
             throw std::runtime_error(st.error().message);
     };
@@ -588,18 +585,19 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     }
     if (Status s = (*reader)->finish(); !s) return s.error();
     // Lanes between tiles join the components of their ends.
-    std::vector<std::array<uint32_t, 2>> lane_components(lanes.size(), {kNoNode, kNoNode});
+    std::vector<std::array<uint32_t, 2>> lane_components(resolved.lanes.size(), {kNoNode, kNoNode});
     for (uint32_t i = 0; i < tile_count; ++i)
-        for (size_t k = 0; k < tile_lanes[i].size() && k < tiles[i].lane_components.size(); ++k)
+        for (size_t k = 0; k < resolved.by_tile[i].size() && k < tiles[i].lane_components.size();
+             ++k)
             for (int end = 0; end < 2; ++end)
                 if (tiles[i].lane_components[k][end] != kNoNode)
-                    lane_components[tile_lanes[i][k]][end] =
+                    lane_components[resolved.by_tile[i][k]][end] =
                         component_base[i] + tiles[i].lane_components[k][end];
-    for (uint32_t l = 0; l < lanes.size(); ++l) {
-        if (lanes[l].from_tile == lanes[l].to_tile) continue;
+    for (uint32_t l = 0; l < resolved.lanes.size(); ++l) {
+        if (resolved.lanes[l].from_tile == resolved.lanes[l].to_tile) continue;
         if (lane_components[l][0] == kNoNode || lane_components[l][1] == kNoNode)
             return makeError(ErrorKind::internal, "world: link {} lost an end between tiles",
-                             lanes[l].record.id);
+                             resolved.lanes[l].record.id);
         join.join(lane_components[l][0], lane_components[l][1]);
     }
     const std::vector<uint32_t> world_component = join.number();
@@ -637,8 +635,8 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     meetings.clear();
     // A portal pair per lane between tiles: its two end voxels, the link's cost (and the way
     // back's when two-way).
-    for (uint32_t l = 0; l < lanes.size(); ++l) {
-        const WorldLane& lane = lanes[l];
+    for (uint32_t l = 0; l < resolved.lanes.size(); ++l) {
+        const WorldLane& lane = resolved.lanes[l];
         if (lane.from_tile == lane.to_tile) continue;
         auto end = [&](uint32_t tile, uint32_t local, uint32_t component) {
             const WorldWindow b = tileWindow(layout, tile % layout.tiles_x, tile / layout.tiles_x);
@@ -694,9 +692,9 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     reportIslands(island_sizes, result);
     {
         LinkTally tally;
-        for (const WorldLane& lane : lanes) tally.add(lane.record);
-        reportWorldLinks(specs, tally, lanes.size(), crossing, link_stats, "link records, WLNK",
-                         result);
+        for (const WorldLane& lane : resolved.lanes) tally.add(lane.record);
+        reportWorldLinks(specs, tally, resolved.lanes.size(), resolved.crossing, resolved.stats,
+                         "link records, WLNK", result);
     }
     result.summary.push_back(fmt::format(
         "volume world: {} x {} tiles of {} columns and {} layers ({} with free voxels: {} built, "
