@@ -226,9 +226,7 @@ private:
         const formats::GraphHeader& h = g_.header;
         const uint32_t x = v % h.size_x, rest = v / h.size_x;
         const uint32_t z = rest % h.size_z, y = rest / h.size_z;
-        q[0] = h.origin[0] + (float(x) + 0.5f) * h.cell_size;
-        q[1] = h.origin[1] + (float(y) + 0.5f) * h.cell_height;
-        q[2] = h.origin[2] + (float(z) + 0.5f) * h.cell_size;
+        VoxelEndRule::centre(h.origin, h.cell_size, h.cell_height, x, y, z, q);
     }
 
     // Volume graphs: VoxelEndRule over the graph's voxels.
@@ -369,9 +367,7 @@ VoxelEndRule::VoxelEndRule(const float origin[3], float cell_size, float cell_he
 }
 
 bool VoxelEndRule::accepts(int64_t x, int64_t y, int64_t z, float q[3], double& d) const {
-    q[0] = origin_[0] + (float(x) + 0.5f) * cell_size_;
-    q[1] = origin_[1] + (float(y) + 0.5f) * cell_height_;
-    q[2] = origin_[2] + (float(z) + 0.5f) * cell_size_;
+    centre(origin_, cell_size_, cell_height_, x, y, z, q);
     const double dx = double(q[0]) - p_[0], dz = double(q[2]) - p_[2];
     if (std::sqrt(dx * dx + dz * dz) > horizontal_ + 1e-6 ||
         std::fabs(double(q[1]) - p_[1]) > vertical_ + 1e-6)

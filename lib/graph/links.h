@@ -145,6 +145,13 @@ public:
     int64_t cx = 0, cy = 0, cz = 0, rx = 0, ry = 0;
     // Whether voxel (x, y, z) of the box is close enough: its centre q, its distance d to p.
     bool accepts(int64_t x, int64_t y, int64_t z, float q[3], double& d) const;
+    // The centre of voxel (x, y, z) of a frame (the float steps every volume end rule takes).
+    static void centre(const float origin[3], float cell_size, float cell_height, int64_t x,
+                       int64_t y, int64_t z, float q[3]) {
+        q[0] = origin[0] + (float(x) + 0.5f) * cell_size;
+        q[1] = origin[1] + (float(y) + 0.5f) * cell_height;
+        q[2] = origin[2] + (float(z) + 0.5f) * cell_size;
+    }
 
 private:
     float origin_[3], p_[3];

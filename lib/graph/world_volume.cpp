@@ -170,9 +170,8 @@ public:
                 for (int64_t z = z0; z <= z1; ++z)
                     for (int64_t x = x0; x <= x1; ++x) {
                         if (!free(x, y, z)) continue;
-                        const float c[3] = {origin_[0] + (float(x) + 0.5f) * cell_,
-                                            origin_[1] + (float(y) + 0.5f) * height_,
-                                            origin_[2] + (float(z) + 0.5f) * cell_};
+                        float c[3];
+                        VoxelEndRule::centre(origin_, cell_, height_, x, y, z, c);
                         const double dx = double(c[0]) - point[0], dy = double(c[1]) - point[1],
                                      dz = double(c[2]) - point[2];
                         const double d = std::sqrt(dx * dx + dy * dy + dz * dz);
