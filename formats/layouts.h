@@ -28,8 +28,10 @@ inline constexpr uint32_t kKindWorld = fourcc("WRLD");  // .world: index of a ti
 // Writers emit v1 when there are none (byte-identical to before), v2 otherwise; readers take both.
 inline constexpr uint32_t kGeometryVersion = 3;
 // v4: the strips layout of world builds (GSTR + the tail GSTP instead of VERT, TRIS, TARE, TOBJ;
-// FORMAT.md §4.6). Only voxelize and inspect read it.
+// FORMAT.md §4.6). Only voxelize and inspect read it. v5: the same with each block's X extent in
+// GSTR (so a reader of a block of columns skips the blocks beside it); v5 is written, both read.
 inline constexpr uint32_t kGeometryStripsVersion = 4;
+inline constexpr uint32_t kGeometryStripExtentsVersion = 5;
 inline constexpr uint32_t kVoxelsVersion = 3;
 // Graph and nav assets: v2 adds link lanes, user link types (LTYP), links on implicit volume
 // graphs and POV link-end vertices (FORMAT.md §6.2.1). Writers emit v1 for graphs without links

@@ -502,7 +502,7 @@ Status saveGeometry(const std::filesystem::path& path, const Geometry& g, StripW
     header.triangle_count = uint32_t(strips.count());
     strips.bounds(header.bounds_min, header.bounds_max);
     std::vector<uint8_t> header_bytes = encodeHeaderOf(g, header);
-    formats::ContainerWriter writer(formats::kKindGeometry, formats::kGeometryStripsVersion);
+    formats::ContainerWriter writer(formats::kKindGeometry, formats::kGeometryStripExtentsVersion);
     writer.setCompressionLevel(kGeometryZstdLevel);
     writer.add(formats::kSecGeometryHeader, std::move(header_bytes), formats::Codec::raw);
     writer.add(formats::kSecAreas, encodeAreaTable(g.areas), formats::Codec::raw);
@@ -518,10 +518,11 @@ namespace {
 Result<Geometry> decodeGeometryWith(const LoadedContainer& c, GeometryParts parts, bool triangles,
                                     formats::GeometryHeader& header) {
     const std::string file = c.path.string();
-    const bool strips = c.container.kind_version == formats::kGeometryStripsVersion;
+    const bool strips = c.container.kind_version >= formats::kGeometryStripsVersion;
     if (strips && triangles)
         return inputError(
-            "{}: this .geo holds its triangles in strips (kind version 4, made by world builds "
+            "{}: this .geo holds its triangles in strips (kind version 4 or 5, made by world "
+            "builds "
             "for voxelize); only voxelize and inspect read it: import the level without world "
             "tiles to view or clip it",
             file);
@@ -616,16 +617,18 @@ Result<Geometry> decodeGeometry(const LoadedContainer& c, GeometryParts parts) {
 }
 
 Result<Geometry> loadGeometry(const std::filesystem::path& path, GeometryParts parts) {
-    auto container = loadContainer(path, formats::kKindGeometry, formats::kGeometryStripsVersion);
+    auto container =
+        loadContainer(path, formats::kKindGeometry, formats::kGeometryStripExtentsVersion);
     if (!container) return container.error();
     return decodeGeometry(*container, parts);
 }
 
 Result<Geometry> loadGeometry(const std::filesystem::path& path, StoredTriangles& triangles) {
     // The head first: a strips layout's tail (its triangles) stays on disk.
-    auto head = loadContainerHead(path, formats::kKindGeometry, formats::kGeometryStripsVersion);
+    auto head =
+        loadContainerHead(path, formats::kKindGeometry, formats::kGeometryStripExtentsVersion);
     if (!head) return head.error();
-    if (head->container.kind_version == formats::kGeometryStripsVersion) {
+    if (head->container.kind_version >= formats::kGeometryStripsVersion) {
         StoredTriangles stored;
         auto g = decodeGeometryWith(*head, GeometryParts::without_objects, false, stored.header_);
         if (!g) return g.error();

@@ -16,7 +16,9 @@ namespace nav::geometry {
 namespace {
 
 constexpr int kStripZstdLevel = 3;  // as the other .geo arrays
-constexpr size_t kStripHeaderSize = 16, kStripEntrySize = 16, kBlockEntrySize = 16;
+constexpr size_t kStripHeaderSize = 16, kStripEntrySize = 16;
+// A block's entry in GSTR: 16 bytes in kind version 4, 24 with its X extent in version 5.
+constexpr size_t kBlockEntrySizeV4 = 16, kBlockEntrySize = 24;
 constexpr uint32_t kMaxBlockRecords = 1u << 16;
 
 void putRecord(std::vector<uint8_t>& out, const StripTriangle& t) {
@@ -75,9 +77,16 @@ Status StripWriter::add(const StripTriangle& t) {
     ++per_area_[t.area];
     const int64_t first = stripOf(std::min({t.p[2], t.p[5], t.p[8]}), size_);
     const int64_t last = stripOf(std::max({t.p[2], t.p[5], t.p[8]}), size_);
+    const float x_lo = std::min({t.p[0], t.p[3], t.p[6]});
+    const float x_hi = std::max({t.p[0], t.p[3], t.p[6]});
     for (int64_t s = first; s <= last; ++s) {
         Strip& strip = strips_[s];
-        if (strip.open.empty()) strip.open.reserve(kBlockRecords * kStripRecordSize);
+        if (strip.open.empty()) {
+            strip.open.reserve(kBlockRecords * kStripRecordSize);
+            strip.x_min = x_lo, strip.x_max = x_hi;
+        }
+        strip.x_min = std::min(strip.x_min, x_lo);
+        strip.x_max = std::max(strip.x_max, x_hi);
         putRecord(strip.open, t);
         ++copies_;
         if (strip.open.size() == kBlockRecords * kStripRecordSize)
@@ -101,7 +110,8 @@ Status StripWriter::flush(int64_t index) {
     if (Status s = writeAll(fd_, std::span<const uint8_t>(compressed_.data(), n), spill_path_); !s)
         return s;
     hash_.update(compressed_.data(), n);
-    strip.blocks.push_back({spilled_, uint32_t(n), uint32_t(strip.open.size() / kStripRecordSize)});
+    strip.blocks.push_back({spilled_, uint32_t(n), uint32_t(strip.open.size() / kStripRecordSize),
+                            strip.x_min, strip.x_max});
     spilled_ += n;
     strip.open.clear();
     strip.open.shrink_to_fit();  // a strip's next block may be far off: its room back meanwhile
@@ -132,6 +142,8 @@ Status StripWriter::finish(formats::ContainerWriter& writer) {
             table.u64(b.offset);
             table.u32(b.stored);
             table.u32(b.records);
+            table.f32(b.x_min);
+            table.f32(b.x_max);
         }
     writer.add(formats::kSecGeometryStrips, table.take());
     writer.setTail(formats::kSecGeometryStripBlocks, spilled_, hash_.digest());
@@ -175,8 +187,10 @@ Result<std::shared_ptr<StoredStrips>> StoredStrips::open(const LoadedContainer& 
     if (!(std::isfinite(size) && size > 0))
         return bad(0, fmt::format("strip size {} is not a positive number", size));
     if (formats::loadLe32(t.data() + 12) != 0) return bad(12, "reserved bytes are not zero");
+    const bool extents = head.container.kind_version >= formats::kGeometryStripExtentsVersion;
+    const size_t block_entry = extents ? kBlockEntrySize : kBlockEntrySizeV4;
     const uint64_t expected = kStripHeaderSize + uint64_t(strip_count) * kStripEntrySize +
-                              uint64_t(block_count) * kBlockEntrySize;
+                              uint64_t(block_count) * block_entry;
     if (t.size() != expected)
         return bad(4, fmt::format("{} bytes for {} strips and {} blocks, expected {}", t.size(),
                                   strip_count, block_count, expected));
@@ -200,11 +214,18 @@ Result<std::shared_ptr<StoredStrips>> StoredStrips::open(const LoadedContainer& 
     }
     if (next_block != block_count)
         return bad(8, fmt::format("the strips hold {} blocks of {}", next_block, block_count));
-    for (uint32_t i = 0; i < block_count; ++i, at += kBlockEntrySize) {
+    for (uint32_t i = 0; i < block_count; ++i, at += block_entry) {
         Block b;
         b.offset = formats::loadLe64(t.data() + at);
         b.stored = formats::loadLe32(t.data() + at + 8);
         b.records = formats::loadLe32(t.data() + at + 12);
+        if (extents) {
+            std::memcpy(&b.x_min, t.data() + at + 16, 4);
+            std::memcpy(&b.x_max, t.data() + at + 20, 4);
+            if (!(std::isfinite(b.x_min) && std::isfinite(b.x_max) && b.x_min <= b.x_max))
+                return bad(at + 16,
+                           fmt::format("block {} has the X extent [{}, {}]", i, b.x_min, b.x_max));
+        }
         if (b.offset > s->tail_size_ || b.stored > s->tail_size_ - b.offset || b.stored == 0)
             return bad(at, fmt::format("block {} ({} bytes at {}) lies outside 'GSTP' ({} bytes)",
                                        i, b.stored, b.offset, s->tail_size_));
@@ -235,11 +256,17 @@ Result<std::shared_ptr<StoredStrips>> StoredStrips::open(const LoadedContainer& 
     return s;
 }
 
-Status StoredStrips::forEach(size_t strip_number, const Visit& visit) const {
+Status StoredStrips::forEach(size_t strip_number, const Visit& visit, float x_lo,
+                             float x_hi) const {
     const Strip& strip = strips_[strip_number];
     const std::string file = path_.string();
     for (uint32_t k = 0; k < strip.block_count; ++k) {
         const Block& b = blocks_[strip.first_block + k];
+        if (b.x_max < x_lo || b.x_min > x_hi) {
+            ++blocks_skipped_;
+            continue;
+        }
+        ++blocks_read_;
         stored_.resize(b.stored);
         if (Status st = readAt(fd_, stored_.data(), b.stored, tail_offset_ + b.offset, path_); !st)
             return st;
@@ -264,7 +291,9 @@ Status StoredStrips::forEach(size_t strip_number, const Visit& visit) const {
             for (float v : t.p) finite = finite && std::isfinite(v);
             const int64_t lo = stripOf(std::min({t.p[2], t.p[5], t.p[8]}), size_);
             const int64_t hi = stripOf(std::max({t.p[2], t.p[5], t.p[8]}), size_);
-            if (!finite || t.area >= area_count_ || lo > strip.index || hi < strip.index)
+            const bool inside = std::min({t.p[0], t.p[3], t.p[6]}) >= b.x_min &&
+                                std::max({t.p[0], t.p[3], t.p[6]}) <= b.x_max;
+            if (!finite || t.area >= area_count_ || lo > strip.index || hi < strip.index || !inside)
                 return makeError(
                     ErrorKind::bad_input,
                     "{}: strip block {} record {}: {} (section 'GSTP', block at byte {})", file,
@@ -272,8 +301,10 @@ Status StoredStrips::forEach(size_t strip_number, const Visit& visit) const {
                     !finite ? "a corner is not finite"
                     : t.area >= area_count_
                         ? fmt::format("area {} is not in the table of {}", t.area, area_count_)
-                        : fmt::format("its Z extent (strips {}..{}) misses strip {}", lo, hi,
-                                      strip.index),
+                    : !inside ? fmt::format("its X extent lies outside the block's [{}, {}]",
+                                            b.x_min, b.x_max)
+                              : fmt::format("its Z extent (strips {}..{}) misses strip {}", lo, hi,
+                                            strip.index),
                     tail_offset_ + b.offset);
         }
         if (Status s = visit(records_); !s) return s;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <span>
@@ -69,9 +70,11 @@ private:
     struct Block {
         uint64_t offset = 0;
         uint32_t stored = 0, records = 0;
+        float x_min = 0, x_max = 0;  // its records' corners' X extent
     };
     struct Strip {
-        std::vector<uint8_t> open;  // raw records not yet in a block
+        std::vector<uint8_t> open;   // raw records not yet in a block
+        float x_min = 0, x_max = 0;  // theirs
         std::vector<Block> blocks;
     };
     float size_;
@@ -101,9 +104,16 @@ public:
     int64_t stripIndex(size_t i) const { return strips_[i].index; }
     uint64_t copies() const { return copies_; }
     // The strip's records, a block at a time, checked (finite corners, area in the table, a Z
-    // extent that meets the strip). Safe to call from one thread at a time.
+    // extent that meets the strip, X within the block's extent). Only the blocks whose X extent
+    // meets [x_lo, x_hi] (metres) are read (a file of kind version 4 has none: every block is).
+    // Safe to call from one thread at a time.
     using Visit = std::function<Status(std::span<const StripTriangle>)>;
-    Status forEach(size_t strip, const Visit& visit) const;
+    Status forEach(size_t strip, const Visit& visit,
+                   float x_lo = -std::numeric_limits<float>::infinity(),
+                   float x_hi = std::numeric_limits<float>::infinity()) const;
+    // Blocks read and skipped by forEach so far.
+    uint64_t blocksRead() const { return blocks_read_; }
+    uint64_t blocksSkipped() const { return blocks_skipped_; }
     // Every triangle once (its first strip's copy), in strip order.
     Status forEachTriangle(const std::function<void(const StripTriangle&)>& visit) const;
 
@@ -112,11 +122,14 @@ private:
     struct Block {
         uint64_t offset = 0;
         uint32_t stored = 0, records = 0;
+        float x_min = -std::numeric_limits<float>::infinity();
+        float x_max = std::numeric_limits<float>::infinity();
     };
     struct Strip {
         int64_t index = 0;
         uint32_t first_block = 0, block_count = 0;
     };
+    mutable uint64_t blocks_read_ = 0, blocks_skipped_ = 0;
     std::filesystem::path path_;
     int fd_ = -1;
     uint64_t tail_offset_ = 0, tail_size_ = 0;

@@ -485,7 +485,8 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
 
     if (inspection.all_checksums_ok) {
         if (c.kind == formats::kKindGeometry) {
-            if (c.kind_version == formats::kGeometryStripsVersion) {
+            if (c.kind_version == formats::kGeometryStripsVersion ||
+                c.kind_version == formats::kGeometryStripExtentsVersion) {
                 if (auto stats = stripsGeometryStats(loaded->path))
                     r["stats"] = std::move(stats).value();
                 else

@@ -218,7 +218,8 @@ Status checkStages(const LevelConfig& c) {
         const std::string agent = fmt::format("$.agents[{}]", i);
         if (!c.grid_map) {
             auto name = [&](std::string_view field) -> std::string {
-                if (field == "cell_size" || field == "cell_height" || field == "threads")
+                if (field == "cell_size" || field == "cell_height" || field == "threads" ||
+                    field == "column_block")
                     return "$.voxel." + std::string(field);
                 if (field.starts_with("bounds[")) return "$." + std::string(field);
                 if (field.starts_with("agent_")) return agent + "." + std::string(field.substr(6));
@@ -393,7 +394,9 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         if (Status s = vr.number("cell_size", voxel.cell_size); !s) return s.error();
         if (Status s = vr.number("cell_height", voxel.cell_height); !s) return s.error();
         if (Status s = vr.integer("threads", voxel.threads); !s) return s.error();
-        if (Status s = vr.finish({"cell_size", "cell_height", "threads"}); !s) return s.error();
+        if (Status s = vr.integer("column_block", voxel.column_block); !s) return s.error();
+        if (Status s = vr.finish({"cell_size", "cell_height", "threads", "column_block"}); !s)
+            return s.error();
     }
     graph::GraphStage::Params graph;
     if (r.has("navmesh")) {

@@ -94,6 +94,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -105,7 +106,11 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+#include <zstd.h>
+
 #include "lib/common/csr.h"
+#include "lib/common/file_io.h"
 #include "lib/common/parallel.h"
 
 namespace nav::voxel {
@@ -116,6 +121,7 @@ constexpr double kNoise = 1e-9;           // [Units: cells] rounding noise of cl
 constexpr uint32_t kBandRows = 8;         // rows per work item
 constexpr uint32_t kPassRows = 4;         // rows a band's rasterization holds the raw spans of
 constexpr uint32_t kFinishColumns = 256;  // columns a block when a chunk is finished
+constexpr uint32_t kCutColumns = 64;      // columns a rasterization segment (rasterizeTriangle)
 constexpr int kUnbounded = 1 << 24;       // a ceiling above any grid [Units: cell heights]
 constexpr int kMaxAreas = 64;             // area ids fit in 6 bits of the priority key
 constexpr uint16_t kFar = 0xffff;         // distance of spans not yet reached
@@ -219,6 +225,16 @@ void cellRange(double lo, double hi, uint32_t size, bool prefer_lower, uint32_t&
     last = uint32_t(std::clamp(l, 0.0, max_index));
 }
 
+// The columns one voxelizeRows call works on: it rasterizes [raster0, raster1) and finishes and
+// hands on [out0, out1), which lie at least the halo (agent radius + 3 cells) inside the
+// rasterized ones wherever those stop short of the grid's sides (see voxelizeRows). raster0 is a
+// multiple of kCutColumns.
+struct ColumnRange {
+    uint32_t raster0 = 0, raster1 = 0;
+    uint32_t out0 = 0, out1 = 0;
+    uint32_t width() const { return raster1 - raster0; }
+};
+
 struct Frame {
     uint32_t size_x = 0;
     uint32_t size_z = 0;
@@ -249,6 +265,8 @@ struct TriangleInfo {
     uint8_t sides = 0;  // kLowerX | kUpperY | kLowerZ
     uint32_t row0 = 0;  // first and last row it covers
     uint32_t row1 = 0;
+    uint32_t col0 = 0;  // and column
+    uint32_t col1 = 0;
     bool up = false;    // faces up within the max slope
     bool down = false;  // faces down within it
 };
@@ -384,6 +402,9 @@ TriangleInfo describeCorners(const Frame& frame, const float* const p[3], const 
     const double z_lo = std::min({info.v[0].z, info.v[1].z, info.v[2].z});
     const double z_hi = std::max({info.v[0].z, info.v[1].z, info.v[2].z});
     cellRange(z_lo, z_hi, frame.size_z, (info.sides & kLowerZ) != 0, info.row0, info.row1);
+    const double x_lo = std::min({info.v[0].x, info.v[1].x, info.v[2].x});
+    const double x_hi = std::max({info.v[0].x, info.v[1].x, info.v[2].x});
+    cellRange(x_lo, x_hi, frame.size_x, (info.sides & kLowerX) != 0, info.col0, info.col1);
     return info;
 }
 
@@ -451,11 +472,13 @@ struct Cutter {
     }
 };
 
-// The triangle's spans in rows emit0 .. emit1-1 of its band (band_row0 ..), each span's column
-// counted from row emit0. It is cut from the band's first row whatever rows it emits, so the spans
-// of a row do not depend on which rows are emitted together.
-void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t band_row0,
-                       uint32_t emit0, uint32_t emit1, std::vector<RawSpan>& raw) {
+// The triangle's spans in rows emit0 .. emit1-1 of its band (band_row0 ..) and the range's
+// rasterized columns, each span's column counted from row emit0 and the range's first column. It is
+// cut from the band's first row whatever rows it emits, so the spans of a row do not depend on
+// which rows are emitted together.
+void rasterizeTriangle(const Frame& frame, const ColumnRange& range, const TriangleInfo& info,
+                       uint32_t band_row0, uint32_t emit0, uint32_t emit1,
+                       std::vector<RawSpan>& raw) {
     const Vec3d* tri = info.v;
     const uint8_t key = info.key;
     const uint8_t sides = info.sides;
@@ -486,9 +509,23 @@ void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t ba
         }
         uint32_t col0, col1;
         cellRange(x_lo, x_hi, frame.size_x, (sides & kLowerX) != 0, col0, col1);
+        if (col1 < range.raster0 || col0 >= range.raster1) continue;
+        // Columns are cut a segment of kCutColumns at a time, each segment's first cut made from
+        // the row piece (as a band's first row is cut from the triangle), so a column's spans do
+        // not depend on which segments a call rasterizes.
+        const uint32_t first = std::max(col0, range.raster0);
+        const uint32_t last = std::min(col1, range.raster1 - 1);
         Cutter columns(piece, n);
-        if (x_lo < double(col0)) columns.start(piece, n, 0, double(col0));
-        for (uint32_t col = col0; col <= col1 && columns.n > 0; ++col) {
+        for (uint32_t col = first; col <= last; ++col) {
+            if (col == first || col % kCutColumns == 0) {
+                columns.rest = piece;
+                columns.n = n;
+                if (x_lo < double(col)) columns.start(piece, n, 0, double(col));
+            } else if (columns.n == 0) {
+                col = (col / kCutColumns + 1) * kCutColumns - 1;  // on to the next segment
+                continue;
+            }
+            if (columns.n == 0) continue;
             int m = 0;
             const Vec3d* cell_at =
                 columns.next(0, double(col) + 1.0, x_hi <= double(col) + 1.0, cell, m);
@@ -508,7 +545,7 @@ void rasterizeTriangle(const Frame& frame, const TriangleInfo& info, uint32_t ba
             }
             lo = std::clamp(lo, 0, frame.top_cells - 1);
             hi = std::clamp(hi, lo + 1, frame.top_cells);
-            const uint32_t column = (row - emit0) * frame.size_x + col;
+            const uint32_t column = (row - emit0) * range.width() + (col - range.raster0);
             raw.push_back({column, uint16_t(lo), uint16_t(hi), key});
         }
     }
@@ -853,6 +890,8 @@ ParamIssues checkVoxelizeParams(const VoxelizeParams& p) {
     check.nonNegative("agent_climb", p.agent.climb);
     check.range("max_slope", p.agent.max_slope_deg, 0.0f, 90.0f, "degrees");
     check.threads("threads", p.threads);
+    check.require(p.column_block >= 16, "column_block", fmt::format("{}", p.column_block),
+                  ">= 16 cells");
     for (size_t i = 0; i < p.bounds.size(); ++i)
         checkBox(check, fmt::format("bounds[{}]", i), p.bounds[i]);
     for (const auto& [name, cost] : p.area_costs) check.positive("area_costs." + name, cost);
@@ -895,11 +934,12 @@ Status checkParams(const VoxelizeParams& params) {
 
 namespace {
 
-// Rows of the finished grid, in order: the spans of columns row0 .. row1-1 (z) times 0 .. size_x-1
-// (x), and the number of spans of each.
+// Rows of the finished grid, in order: the spans of columns row0 .. row1-1 (z) times x0 .. x1-1
+// (x; the whole rows, 0 .. size_x-1, wherever a stage sees them), and the number of spans of each.
 struct FinishedRows {
     uint32_t row0 = 0;
     uint32_t row1 = 0;
+    uint32_t x0 = 0, x1 = 0;
     std::vector<Span> spans;
     std::vector<uint32_t> counts;
 };
@@ -986,9 +1026,29 @@ void warnIfWoundClockwise(Context& context, uint64_t up, uint64_t down) {
 // geometry, the triangles' band lists and the window, however large the level. (Bands of 8 rows
 // in chunks of 4: on the large generated levels bands of 16 in chunks of 8 took 1.1-1.8x the
 // memory and no less time; bands of 4 rows were 1.1-1.2x slower.)
+// The tasks voxelizeRows runs (its progress steps).
+uint64_t rowTasks(const Frame& frame, const geometry::StoredStrips* strips) {
+    const uint32_t band_count = (frame.size_z + kBandRows - 1) / kBandRows;
+    const uint32_t halo_bands = (uint32_t(frame.agent.radius) + 3 + kBandRows - 1) / kBandRows;
+    const uint32_t chunk_bands = std::max<uint32_t>(4, 2 * halo_bands);
+    const uint32_t chunk_count = (band_count + chunk_bands - 1) / chunk_bands;
+    return uint64_t(band_count) + 2 * uint64_t(chunk_count) +
+           (strips != nullptr ? strips->stripCount() : 0);
+}
+
+// Only `range`'s columns: the strips' triangles that meet its rasterized columns, and its
+// handed-on columns to `sink` (the geometry's own triangles: the whole rows only). Progress goes
+// on from progress_done towards progress_total; with strips, the triangles facing up and down
+// within the max slope are counted into `facing` (for the winding warning; the other layout
+// warns itself).
 Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& blocks,
-                    const geometry::StoredStrips* strips, const Frame& frame, int threads,
-                    Context& context, const RowSink& sink) {
+                    const geometry::StoredStrips* strips, const Frame& frame,
+                    const ColumnRange& range, int threads, Context& context,
+                    uint64_t& progress_done, uint64_t progress_total, uint64_t facing[2],
+                    const RowSink& sink) {
+    if (strips == nullptr && (range.raster0 != 0 || range.raster1 != frame.size_x))
+        return makeError(ErrorKind::internal, "voxelize: column ranges need the strips layout");
+    const uint32_t width = range.width();
     const uint32_t band_count = (frame.size_z + kBandRows - 1) / kBandRows;
     const bool erode_radius = frame.agent.radius > 0;
     const uint32_t halo_rows = uint32_t(frame.agent.radius) + 3;
@@ -1002,7 +1062,6 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         hi = std::min(band_count, b1 + halo_bands);
     };
     const uint64_t strip_count = strips != nullptr ? strips->stripCount() : 0;
-    const uint64_t progress_total = uint64_t(band_count) + 2 * uint64_t(chunk_count) + strip_count;
 
     // ---- Each band's triangles (those whose rows meet it), in ascending index order, as
     // TriangleRef records (band list format above), from one pass over the triangles in blocks:
@@ -1204,24 +1263,45 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         }
     }
     std::vector<uint8_t> distribute_record(geometry::kStripRecordSize);
+    // The strips' blocks that can meet the rasterized columns (a cell of margin each way; a side
+    // of the grid: no bound).
+    const float inf = std::numeric_limits<float>::infinity();
+    const float x_lo =
+        range.raster0 == 0
+            ? -inf
+            : float(frame.origin[0] + (double(range.raster0) - 1.0) * frame.cell_size);
+    const float x_hi =
+        range.raster1 == frame.size_x
+            ? inf
+            : float(frame.origin[0] + (double(range.raster1) + 1.0) * frame.cell_size);
     auto distribute = [&](uint32_t number) -> Status {
         const int64_t strip = strips->stripIndex(number);
         const float size = strips->stripSize();
-        return strips->forEach(number, [&](std::span<const geometry::StripTriangle> records) {
-            for (const geometry::StripTriangle& t : records) {
-                const TriangleInfo info = describeTriangle(frame, t);
-                if (strip == geometry::stripOf(std::min({t.p[2], t.p[5], t.p[8]}), size)) {
-                    strip_up += info.up;
-                    strip_down += info.down;
+        return strips->forEach(
+            number,
+            [&](std::span<const geometry::StripTriangle> records) {
+                for (const geometry::StripTriangle& t : records) {
+                    // (Those far beside the columns first, by their X in metres: cheaper than
+                    // describing them.)
+                    if (std::max({t.p[0], t.p[3], t.p[6]}) < x_lo ||
+                        std::min({t.p[0], t.p[3], t.p[6]}) > x_hi)
+                        continue;
+                    const TriangleInfo info = describeTriangle(frame, t);
+                    if (info.col1 < range.raster0 || info.col0 >= range.raster1) continue;
+                    if (strip == geometry::stripOf(std::min({t.p[2], t.p[5], t.p[8]}), size)) {
+                        strip_up += info.up;
+                        strip_down += info.down;
+                    }
+                    std::memcpy(distribute_record.data(), t.p.data(), 36);
+                    distribute_record[36] = t.area;
+                    for (uint32_t b = info.row0 / kBandRows; b <= info.row1 / kBandRows; ++b)
+                        if (geometry::takesCopy(t, size, strip, band_first_strip[b]))
+                            band_lists.append(b, distribute_record.data(),
+                                              distribute_record.size());
                 }
-                std::memcpy(distribute_record.data(), t.p.data(), 36);
-                distribute_record[36] = t.area;
-                for (uint32_t b = info.row0 / kBandRows; b <= info.row1 / kBandRows; ++b)
-                    if (geometry::takesCopy(t, size, strip, band_first_strip[b]))
-                        band_lists.append(b, distribute_record.data(), distribute_record.size());
-            }
-            return Status{};
-        });
+                return Status{};
+            },
+            x_lo, x_hi);
     };
 
     std::vector<BandOutput> bands(band_count);  // only the window's are filled
@@ -1257,10 +1337,10 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         reserveExactly(done.walkable, chunk_spans);
         done.walkable.resize(chunk_spans);
         VoxelGrid& local = work.local;
-        for (uint32_t x0 = 0; x0 < frame.size_x; x0 += kFinishColumns) {
-            const uint32_t x1 = std::min(frame.size_x, x0 + kFinishColumns);
-            const uint32_t wx0 = x0 > halo_rows ? x0 - halo_rows : 0;
-            const uint32_t wx1 = std::min(frame.size_x, x1 + halo_rows);
+        for (uint32_t x0 = range.out0; x0 < range.out1; x0 += kFinishColumns) {
+            const uint32_t x1 = std::min(range.out1, x0 + kFinishColumns);
+            const uint32_t wx0 = std::max(range.raster0, x0 > halo_rows ? x0 - halo_rows : 0);
+            const uint32_t wx1 = std::min(range.raster1, x1 + halo_rows);
             // ---- The block's window as a grid of its own. ----
             local.spans.clear();
             local.column_offsets.clear();
@@ -1269,7 +1349,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
             local.column_offsets.reserve(local.columnCount() + 1);
             for (uint32_t z = window0; z < window1; ++z) {
                 const BandOutput& band = bands[z / kBandRows];
-                const size_t c0 = size_t(z % kBandRows) * frame.size_x;
+                const size_t c0 = size_t(z % kBandRows) * width - range.raster0;
                 const uint32_t s0 = band.offsets[c0 + wx0], s1 = band.offsets[c0 + wx1];
                 const uint32_t base = uint32_t(local.spans.size()) - s0;
                 for (size_t c = c0 + wx0; c < c0 + wx1; ++c)
@@ -1296,7 +1376,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
             // ---- The block's flags into the chunk's. ----
             for (uint32_t z = row0; z < row1; ++z) {
                 const BandOutput& band = bands[z / kBandRows];
-                const size_t c0 = size_t(z % kBandRows) * frame.size_x;
+                const size_t c0 = size_t(z % kBandRows) * width - range.raster0;
                 const uint32_t out = band_base[z / kBandRows - b0] + band.offsets[c0 + x0];
                 const size_t lc = size_t(z - window0) * local.size_x + (x0 - wx0);
                 const uint32_t from = local.column_offsets[lc];
@@ -1395,7 +1475,7 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                         if (pass0 == row0) later.push_back(0);
                         later[triangle++] = info.row1 >= pass1;
                         if (info.row0 < pass1 && info.row1 >= pass0)
-                            rasterizeTriangle(frame, info, row0, pass0, pass1, raw);
+                            rasterizeTriangle(frame, range, info, row0, pass0, pass1, raw);
                     };
                     if (strips != nullptr) {  // records with their corners inline
                         geometry::StripTriangle t;
@@ -1426,8 +1506,8 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                             take(describeTriangle(frame, vertices, ref, work.cells));
                         }
                     }
-                    mergeBand(raw, (pass1 - pass0) * frame.size_x, frame.agent.climb,
-                              (pass0 - row0) * frame.size_x, bands[b], work);
+                    mergeBand(raw, (pass1 - pass0) * width, frame.agent.climb,
+                              (pass0 - row0) * width, bands[b], work);
                 }
                 break;
             }
@@ -1444,13 +1524,33 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                     const BandOutput& band = bands[b];
                     band_rows.row0 = b * kBandRows;
                     band_rows.row1 = std::min(frame.size_z, band_rows.row0 + kBandRows);
-                    reserveExactly(band_rows.spans, band.spans.size());
-                    band_rows.spans.assign(band.spans.begin(), band.spans.end());
-                    const uint8_t* flag = chunk.walkable.data() + chunk.band_base[b - b0];
-                    for (Span& span : band_rows.spans) span.walkable = *flag++ != 0;
-                    band_rows.counts.resize(band.offsets.size() - 1);
-                    for (size_t c = 0; c + 1 < band.offsets.size(); ++c)
-                        band_rows.counts[c] = band.offsets[c + 1] - band.offsets[c];
+                    band_rows.x0 = range.out0;
+                    band_rows.x1 = range.out1;
+                    const uint8_t* flags = chunk.walkable.data() + chunk.band_base[b - b0];
+                    if (range.out0 == range.raster0 && range.out1 == range.raster1) {
+                        reserveExactly(band_rows.spans, band.spans.size());
+                        band_rows.spans.assign(band.spans.begin(), band.spans.end());
+                        const uint8_t* flag = flags;
+                        for (Span& span : band_rows.spans) span.walkable = *flag++ != 0;
+                        band_rows.counts.resize(band.offsets.size() - 1);
+                        for (size_t c = 0; c + 1 < band.offsets.size(); ++c)
+                            band_rows.counts[c] = band.offsets[c + 1] - band.offsets[c];
+                    } else {  // each row's handed-on columns
+                        band_rows.spans.clear();
+                        band_rows.counts.clear();
+                        for (uint32_t z = band_rows.row0; z < band_rows.row1; ++z) {
+                            const uint32_t* at = band.offsets.data() +
+                                                 size_t(z - band_rows.row0) * width +
+                                                 (range.out0 - range.raster0);
+                            for (uint32_t x = range.out0; x < range.out1; ++x, ++at)
+                                band_rows.counts.push_back(at[1] - at[0]);
+                            const uint32_t from = *(at - (range.out1 - range.out0));
+                            for (uint32_t i = from; i < *at; ++i) {
+                                band_rows.spans.push_back(band.spans[i]);
+                                band_rows.spans.back().walkable = flags[i] != 0;
+                            }
+                        }
+                    }
                     if (Status out = sink(band_rows); !out) return out;
                 }
                 return {};
@@ -1502,7 +1602,6 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                 break;
         }
     };
-    uint64_t progress_done = 0;
     if (Status s = runDynamic("voxelize", int(workers), context, progress_done, progress_total,
                               pick, run, complete);
         !s)
@@ -1511,7 +1610,139 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
         "voxelize: rasterize: {:.1f} ms; filters and erosion: {:.1f} ms; strips: {:.1f} ms "
         "(summed over threads)",
         task_ms[kRaster], task_ms[kFinish], task_ms[kDistribute]);
-    if (strips != nullptr) warnIfWoundClockwise(context, strip_up, strip_down);
+    facing[0] += strip_up;
+    facing[1] += strip_down;
+    return {};
+}
+
+// The whole grid's rows, in order, to `sink`. A level in the strips layout wider than
+// `block` columns and a half is voxelized a block of `block` columns at a time, each block
+// rasterizing its columns and the halo beside them (see ColumnRange) from the strips' triangles
+// that meet them, so what a block holds is bounded by the block's width however wide the level
+// is. Each block's bands are compressed (zstd level 1) into a spill file beside `spill_beside`
+// and the blocks' bands are then joined into whole rows, a band at a time. The rows are the same
+// as the whole grid's: a column's spans depend on its 64-column segment alone (rasterizeTriangle)
+// and its flags on the halo around it.
+Status voxelizeColumns(const std::vector<float>& vertices, const TriangleBlocks& blocks,
+                       const geometry::StoredStrips* strips, const Frame& frame, int threads,
+                       uint32_t block, Context& context, const std::filesystem::path& spill_beside,
+                       uint32_t* blocks_out, const RowSink& sink) {
+    uint64_t facing[2] = {0, 0};
+    const uint64_t tasks = rowTasks(frame, strips);
+    uint64_t progress_done = 0;
+    if (strips == nullptr || spill_beside.empty() || frame.size_x <= block + block / 2) {
+        if (Status s =
+                voxelizeRows(vertices, blocks, strips, frame, {0, frame.size_x, 0, frame.size_x},
+                             threads, context, progress_done, tasks, facing, sink);
+            !s)
+            return s;
+        if (strips != nullptr) warnIfWoundClockwise(context, facing[0], facing[1]);
+        return {};
+    }
+    const uint32_t halo = uint32_t(frame.agent.radius) + 3;
+    const uint32_t block_count = (frame.size_x + block - 1) / block;
+    if (blocks_out != nullptr) *blocks_out = block_count;
+    auto blockWidth = [&](uint32_t k) { return std::min(block, frame.size_x - k * block); };
+    const uint32_t band_count = (frame.size_z + kBandRows - 1) / kBandRows;
+    context.debug("voxelize: {} blocks of {} columns", block_count, block);
+    const std::filesystem::path folder = spill_beside.parent_path().empty()
+                                             ? std::filesystem::path(".")
+                                             : spill_beside.parent_path();
+    const std::string prefix = fmt::format(".{}.blocks-", spill_beside.filename().string());
+    removeOrphanedTemporaries(folder, prefix);
+    auto file = createSpillFile(folder, prefix);
+    if (!file) return file.error();
+    struct Removed {  // the spill file, however this ends
+        SpillFile& f;
+        ~Removed() {
+            if (f.fd >= 0) ::close(f.fd);
+            std::error_code ec;
+            std::filesystem::remove(f.path, ec);
+        }
+    } removed{*file};
+    struct Spilled {
+        uint64_t offset = 0;
+        uint32_t stored = 0, raw = 0;
+    };
+    std::vector<Spilled> frames(size_t(block_count) * band_count);  // [band][block]
+    uint64_t end = 0;
+    std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> zstd(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    if (!zstd) throw std::bad_alloc();
+    std::vector<uint8_t> raw, packed;
+    for (uint32_t k = 0; k < block_count; ++k) {
+        ColumnRange range;
+        range.out0 = k * block;
+        range.out1 = std::min(frame.size_x, range.out0 + block);
+        range.raster0 = range.out0 > halo ? (range.out0 - halo) / kCutColumns * kCutColumns : 0;
+        range.raster1 = std::min(frame.size_x, range.out1 + halo);
+        Status s = voxelizeRows(
+            vertices, blocks, strips, frame, range, threads, context, progress_done,
+            tasks * block_count + band_count, facing, [&](FinishedRows& rows) -> Status {
+                const size_t counts = rows.counts.size() * sizeof(uint32_t);
+                raw.resize(counts + rows.spans.size() * sizeof(Span));
+                std::memcpy(raw.data(), rows.counts.data(), counts);
+                if (!rows.spans.empty())
+                    std::memcpy(raw.data() + counts, rows.spans.data(),
+                                rows.spans.size() * sizeof(Span));
+                packed.resize(ZSTD_compressBound(raw.size()));
+                const size_t n = ZSTD_compressCCtx(zstd.get(), packed.data(), packed.size(),
+                                                   raw.data(), raw.size(), 1);
+                if (ZSTD_isError(n))
+                    return makeError(ErrorKind::internal, "voxelize: zstd: {}",
+                                     ZSTD_getErrorName(n));
+                if (Status w = writeAt(file->fd, packed.data(), n, end, file->path); !w) return w;
+                frames[size_t(rows.row0 / kBandRows) * block_count + k] = {end, uint32_t(n),
+                                                                           uint32_t(raw.size())};
+                end += n;
+                return {};
+            });
+        if (!s) return s;
+    }
+    warnIfWoundClockwise(context, facing[0], facing[1]);
+    context.debug("voxelize: the strips' blocks read {} times, skipped {} times (X extents)",
+                  strips->blocksRead(), strips->blocksSkipped());
+    // ---- The blocks' bands joined into whole rows, a band at a time. ----
+    FinishedRows whole;
+    std::vector<std::vector<uint8_t>> decoded(block_count);
+    for (uint32_t b = 0; b < band_count; ++b) {
+        whole.row0 = b * kBandRows;
+        whole.row1 = std::min(frame.size_z, whole.row0 + kBandRows);
+        whole.x0 = 0;
+        whole.x1 = frame.size_x;
+        const uint32_t rows = whole.row1 - whole.row0;
+        size_t span_total = 0;
+        for (uint32_t k = 0; k < block_count; ++k) {
+            const Spilled& f = frames[size_t(b) * block_count + k];
+            packed.resize(f.stored);
+            if (Status r = readAt(file->fd, packed.data(), f.stored, f.offset, file->path); !r)
+                return r;
+            decoded[k].resize(f.raw);
+            const size_t n = ZSTD_decompress(decoded[k].data(), f.raw, packed.data(), f.stored);
+            if (ZSTD_isError(n) || n != f.raw)
+                return makeError(ErrorKind::io, "{}: a spilled block does not decode",
+                                 file->path.string());
+            span_total += (f.raw - size_t(rows) * blockWidth(k) * 4) / sizeof(Span);
+        }
+        whole.counts.resize(size_t(rows) * frame.size_x);
+        reserveExactly(whole.spans, span_total);
+        std::vector<size_t> at(block_count, 0);  // spans of each block taken
+        for (uint32_t z = 0; z < rows; ++z)
+            for (uint32_t k = 0; k < block_count; ++k) {
+                const uint32_t w = blockWidth(k);
+                const uint32_t* counts =
+                    reinterpret_cast<const uint32_t*>(decoded[k].data()) + size_t(z) * w;
+                const Span* spans =
+                    reinterpret_cast<const Span*>(decoded[k].data() + size_t(rows) * w * 4);
+                size_t n = 0;
+                for (uint32_t x = 0; x < w; ++x) n += counts[x];
+                std::memcpy(whole.counts.data() + size_t(z) * frame.size_x + size_t(k) * block,
+                            counts, size_t(w) * 4);
+                whole.spans.insert(whole.spans.end(), spans + at[k], spans + at[k] + n);
+                at[k] += n;
+            }
+        if (Status s = sink(whole); !s) return s;
+        context.progress("voxelize", ++progress_done, tasks * block_count + band_count);
+    }
     return {};
 }
 
@@ -1587,6 +1818,7 @@ struct SurfaceRules {
 Result<VoxelGrid> voxelizeWith(const geometry::Geometry& geometry,
                                const geometry::StoredTriangles* stored, const VoxelizeParams& given,
                                Context& context, VoxelizeCounts* counts,
+                               const std::filesystem::path& spill_beside,
                                const std::function<Status(const VoxelGrid&, FinishedRows&)>& sink) {
     if (Status s = checkParams(given); !s) return s.error();
     const VoxelizeParams params = effectiveParams(geometry, given);
@@ -1673,13 +1905,13 @@ Result<VoxelGrid> voxelizeWith(const geometry::Geometry& geometry,
             return stored != nullptr ? stored->forEach(visit)
                                      : geometry::forEachTriangleBlock(source, visit);
         };
-        Status s = voxelizeRows(source.vertices, blocks,
-                                stored != nullptr ? stored->strips().get() : nullptr, shape->frame,
-                                resolveThreads(params.threads), context,
-                                [&](FinishedRows& rows) -> Status {
-                                    if (Status r = rules.apply(grid, rows, out); !r) return r;
-                                    return sink(grid, rows);
-                                });
+        Status s = voxelizeColumns(
+            source.vertices, blocks, stored != nullptr ? stored->strips().get() : nullptr,
+            shape->frame, resolveThreads(params.threads), params.column_block, context,
+            spill_beside, &out.column_blocks, [&](FinishedRows& rows) -> Status {
+                if (Status r = rules.apply(grid, rows, out); !r) return r;
+                return sink(grid, rows);
+            });
         if (!s) return s.error();
     }
     for (const auto& [a, cost] : costs) grid.areas[a].cost = cost;
@@ -1722,7 +1954,7 @@ Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizePar
                            Context& context, VoxelizeCounts* counts) {
     std::vector<uint32_t> offsets{0};
     std::vector<Span> spans;
-    auto grid = voxelizeWith(geometry, nullptr, given, context, counts,
+    auto grid = voxelizeWith(geometry, nullptr, given, context, counts, {},
                              [&](const VoxelGrid&, FinishedRows& rows) -> Status {
                                  if (spans.size() + rows.spans.size() > UINT32_MAX)
                                      return makeError(ErrorKind::usage,
@@ -1754,7 +1986,7 @@ Result<VoxelizedFile> voxelizeToFile(const geometry::Geometry& geometry,
                                      const std::string& source_name) {
     std::optional<VoxelWriter> writer;
     VoxelizedFile result;
-    auto grid = voxelizeWith(geometry, stored, params, context, counts,
+    auto grid = voxelizeWith(geometry, stored, params, context, counts, path,
                              [&](const VoxelGrid& header, FinishedRows& rows) -> Status {
                                  if (!writer) {
                                      writer.emplace(header.columnCount());

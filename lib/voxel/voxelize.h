@@ -65,6 +65,10 @@ struct VoxelizeParams {
     // unnamed agent, which volumes naming agents leave alone (walkable_for: forbid it).
     std::string agent_name;
     int threads = 0;  // worker threads (the caller's included); 0 = all cores
+    // [Units: cells] A level in the strips layout wider than this and a half is voxelized a block
+    // of this many columns at a time (memory bounded by the block, not the level's width; the
+    // same grid). >= 16; not in the key (tests make it small).
+    uint32_t column_block = 1024;
 };
 
 inline constexpr uint64_t kMaxColumns = uint64_t(1) << 28;  // size_x * size_z limit (FORMAT.md)
@@ -96,6 +100,7 @@ struct VoxelizeCounts {
     uint64_t outside_bounds = 0;       // walkable spans the bounds took away
     uint64_t masked = 0;               // walkable spans of areas outside area_mask
     std::vector<uint64_t> in_volumes;  // walkable spans each volume changed
+    uint32_t column_blocks = 1;        // blocks of columns voxelized one after another
 };
 Result<VoxelGrid> voxelize(const geometry::Geometry& geometry, const VoxelizeParams& params,
                            Context& context, VoxelizeCounts* counts);

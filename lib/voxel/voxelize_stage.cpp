@@ -43,8 +43,8 @@ void VoxelizeStage::describe(const Params& p, StageKey& key) {
 }
 
 Result<MemoryEstimate> VoxelizeStage::estimateMemory(const Inputs& inputs, const Params& params) {
-    auto head =
-        loadContainerHead(inputs.geometry, formats::kKindGeometry, formats::kGeometryStripsVersion);
+    auto head = loadContainerHead(inputs.geometry, formats::kKindGeometry,
+                                  formats::kGeometryStripExtentsVersion);
     if (!head) return head.error();
     formats::GeometryHeader h;
     if (Status s = head->header(formats::kSecGeometryHeader, formats::decodeGeometryHeader, h); !s)
@@ -53,7 +53,7 @@ Result<MemoryEstimate> VoxelizeStage::estimateMemory(const Inputs& inputs, const
     // flight (37 bytes a copy): the share of the level's depth that ~2 strips and a window of
     // rows cover, per thread.
     double share = 1.0;
-    if (head->container.kind_version == formats::kGeometryStripsVersion) {
+    if (head->container.kind_version >= formats::kGeometryStripsVersion) {
         auto table = head->section(formats::kSecGeometryStrips);
         if (!table) return table.error();
         float strip = 0;
@@ -70,7 +70,17 @@ Result<MemoryEstimate> VoxelizeStage::estimateMemory(const Inputs& inputs, const
     const double width = std::max(0.0, double(h.bounds_max[0]) - h.bounds_min[0]);
     const uint64_t size_x = uint64_t(std::min(width / cell + 1, 1e9));
     const uint64_t triangles = h.triangle_count;
-    uint64_t bytes = kStageBaseBytes + uint64_t(double(triangles) * 48 * share) + size_x * 256 * 16;
+    // A wide strips layout is voxelized a block of columns at a time (and its halo): the band
+    // lists and rows then hold the block's share, plus a band of whole rows as blocks are joined.
+    uint64_t held = size_x, joined = 0;
+    if (head->container.kind_version >= formats::kGeometryStripsVersion &&
+        size_x > uint64_t(params.column_block) * 3 / 2) {
+        held = params.column_block + 64;
+        share = std::min(1.0, share * double(held) / double(size_x));
+        joined = size_x * 256;
+    }
+    uint64_t bytes =
+        kStageBaseBytes + uint64_t(double(triangles) * 48 * share) + held * 256 * 16 + joined;
     if (!params.bounds.empty()) bytes += triangles * 36;
     return MemoryEstimate{bytes, fmt::format("{} triangles, {} columns across", triangles, size_x),
                           "bake bounds, a larger cell size or world tiles"};
@@ -111,6 +121,7 @@ Result<StageResult> VoxelizeStage::run(const Inputs& inputs, const Params& param
     result.count("spans", stats.spans);
     result.count("walkable_spans", stats.walkable_spans);
     result.count("walkable_columns", stats.walkable_columns);
+    if (counts.column_blocks > 1) result.count("column_blocks", counts.column_blocks);
     const AgentCells cells = agentCells(g.agent, g.cell_size, g.cell_height);
     result.summary.push_back(fmt::format(
         "{}: {} triangles -> {} x {} x {} cells (x, z, y) of {} x {} m, origin ({:.3f}, {:.3f}, "

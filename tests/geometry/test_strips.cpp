@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 
 #include <unistd.h>
@@ -113,6 +114,26 @@ TEST_SUITE("geometry") {
                 }
             }
         }
+        // Voxelized a block of columns at a time (blocks narrower than the halo, wider, and one
+        // as wide as a 64-column cut segment), with and without erosion, at 1 and 3 threads: the
+        // same grid, and no spill file left.
+        for (uint32_t block : {16u, 29u, 40u}) {
+            for (float radius : {0.6f, 0.0f}) {
+                CAPTURE(block);
+                CAPTURE(radius);
+                voxel::VoxelizeParams whole_params, blocked_params;
+                whole_params.agent.radius = blocked_params.agent.radius = radius;
+                blocked_params.column_block = block;
+                const Baked reference = bake(dir.path(), "indexed_r", 0, 1, whole_params);
+                for (int threads : {1, 3}) {
+                    const Baked blocked =
+                        bake(dir.path(), "strips_c", 1.0f, threads, blocked_params);
+                    CHECK(blocked.vox == reference.vox);
+                }
+            }
+        }
+        CHECK(filesStartingWith(dir.path(), ".strips_c") == 0);
+
         // The degenerate and the sliver are dropped as the indexed import drops them.
         geometry::StoredTriangles stored;
         auto strips_geo = geometry::loadGeometry(dir / "strips.geo", stored);
@@ -296,11 +317,85 @@ TEST_SUITE("geometry") {
         CHECK(!loadContainer(dir / "short.bin").ok());
     }
 
+    TEST_CASE(
+        "strips layout: blocks carry their X extent; a reader of a column range skips the blocks "
+        "beside it and misses no triangle") {
+        test::TempDir dir;
+        // A 300 x 3 m ground of 1 m quads, row by row (a row is 600 triangles: more than a
+        // block), and a box on it; strips of 1 m.
+        std::string obj = "o ground\n";
+        for (int z = 0; z <= 3; ++z)
+            for (int x = 0; x <= 300; ++x) obj += fmt::format("v {} 0 {}\n", x, z);
+        for (int z = 0; z < 3; ++z)
+            for (int x = 0; x < 300; ++x) {
+                const int a = z * 301 + x + 1, b = a + 1, c = a + 301, d = c + 1;
+                obj += fmt::format("f {} {} {} {}\n", a, c, d, b);
+            }
+        obj += test::objBox("crate", 150.2f, 0, 0.5f, 151.7f, 1.5f, 2.5f);
+        test::writeText(dir / "level.obj", obj);
+        Context context;
+        importer::ImportStage::Params ip;
+        ip.strip_size = 1.0f;
+        REQUIRE(importer::ImportStage::run({{dir / "level.obj"}}, ip, dir / "s.geo", context).ok());
+        geometry::StoredTriangles stored;
+        REQUIRE(geometry::loadGeometry(dir / "s.geo", stored).ok());
+        const geometry::StoredStrips& strips = *stored.strips();
+        for (auto [lo, hi] : {std::pair{-5.0f, 10.0f}, std::pair{149.5f, 152.0f},
+                              std::pair{290.0f, 400.0f}, std::pair{-10.0f, -1.0f}}) {
+            CAPTURE(lo);
+            CAPTURE(hi);
+            const uint64_t skipped = strips.blocksSkipped();
+            for (size_t i = 0; i < strips.stripCount(); ++i) {
+                std::multiset<std::array<float, 9>> all, seen;
+                auto meets = [&](const geometry::StripTriangle& t) {
+                    return std::max({t.p[0], t.p[3], t.p[6]}) >= lo &&
+                           std::min({t.p[0], t.p[3], t.p[6]}) <= hi;
+                };
+                REQUIRE(strips
+                            .forEach(i,
+                                     [&](std::span<const geometry::StripTriangle> records) {
+                                         for (const auto& t : records)
+                                             if (meets(t)) all.insert(t.p);
+                                         return Status{};
+                                     })
+                            .ok());
+                REQUIRE(strips
+                            .forEach(
+                                i,
+                                [&](std::span<const geometry::StripTriangle> records) {
+                                    for (const auto& t : records)
+                                        if (meets(t)) seen.insert(t.p);
+                                    return Status{};
+                                },
+                                lo, hi)
+                            .ok());
+                CHECK(seen == all);
+                if (lo < 0 && hi < 0) CHECK(all.empty());
+            }
+            CHECK(strips.blocksSkipped() > skipped);  // (each strip has blocks far off)
+        }
+        // Voxelized a block of columns at a time (the blocks' readers skipping), the same grid as
+        // the indexed geometry's.
+        REQUIRE(importer::ImportStage::run({{dir / "level.obj"}}, {}, dir / "i.geo", context).ok());
+        voxel::VoxelizeParams vp;
+        vp.column_block = 200;
+        REQUIRE(voxel::VoxelizeStage::run({dir / "s.geo", "level.obj"}, vp, dir / "s.vox", context)
+                    .ok());
+        REQUIRE(voxel::VoxelizeStage::run({dir / "i.geo", "level.obj"}, {}, dir / "i.vox", context)
+                    .ok());
+        CHECK(test::readBytes(dir / "s.vox") == test::readBytes(dir / "i.vox"));
+        auto grid = voxel::loadVoxels(dir / "s.vox");
+        REQUIRE(grid.ok());
+        CHECK(grid->size_x > 900);  // 5 blocks
+        CHECK(std::count_if(grid->spans.begin(), grid->spans.end(),
+                            [](const voxel::Span& span) { return span.walkable; }) > 1000);
+    }
+
     TEST_CASE("strips layout: corrupt strips are refused with the file, section and byte") {
         test::TempDir dir;
         importTricky(dir.path(), 2.0f);
         const std::vector<uint8_t> good = test::readBytes(dir / "s.geo");
-        auto head = loadContainerHead(dir / "s.geo", formats::kKindGeometry, 4);
+        auto head = loadContainerHead(dir / "s.geo", formats::kKindGeometry, 5);
         REQUIRE(head.ok());
         const formats::SectionEntry tail =
             head->container.sections[head->container.section_count - 1];
@@ -322,8 +417,9 @@ TEST_SUITE("geometry") {
         const uint32_t strip_count = formats::loadLe32(table->data() + 4);
         REQUIRE(strip_count >= 3);
         auto rewrite = [&](const std::string& name, std::vector<uint8_t> gstr,
-                           std::vector<uint8_t> blocks) {
-            formats::ContainerWriter w(formats::kKindGeometry, formats::kGeometryStripsVersion);
+                           std::vector<uint8_t> blocks,
+                           uint32_t version = formats::kGeometryStripExtentsVersion) {
+            formats::ContainerWriter w(formats::kKindGeometry, version);
             for (uint32_t i = 0; i + 1 < head->container.section_count; ++i) {
                 const uint32_t id = head->container.sections[i].id;
                 if (id == formats::kSecGeometryStrips) continue;
@@ -366,5 +462,28 @@ TEST_SUITE("geometry") {
         const std::string moved_error = rewrite("moved.geo", moved, blocks);
         CHECK(moved_error.find("moved.geo: strip block 0 record 0") != std::string::npos);
         CHECK(moved_error.find("misses strip") != std::string::npos);
+        // Block 0's X extent shrunk to a point left of everything: its records lie outside it.
+        std::vector<uint8_t> shrunk = *table;
+        const float far_left = -1000.0f;
+        std::memcpy(shrunk.data() + block0 + 16, &far_left, 4);
+        std::memcpy(shrunk.data() + block0 + 20, &far_left, 4);
+        const std::string shrunk_error = rewrite("shrunk.geo", shrunk, blocks);
+        CHECK(shrunk_error.find("shrunk.geo: strip block 0 record 0") != std::string::npos);
+        CHECK(shrunk_error.find("X extent lies outside the block's") != std::string::npos);
+        std::vector<uint8_t> reversed = *table;
+        std::memcpy(reversed.data() + block0 + 16, &far_left, 4);
+        const float further_left = -2000.0f;
+        std::memcpy(reversed.data() + block0 + 20, &further_left, 4);
+        CHECK(rewrite("reversed.geo", reversed, blocks).find("has the X extent [-1000, -2000]") !=
+              std::string::npos);
+        // Kind version 4 (16-byte block entries, no extents) is still read: the same triangles.
+        std::vector<uint8_t> v4(table->begin(), table->begin() + ptrdiff_t(block0));
+        const uint32_t block_count = formats::loadLe32(table->data() + 8);
+        for (uint32_t b = 0; b < block_count; ++b) {
+            const uint8_t* entry = table->data() + block0 + 24 * size_t(b);
+            v4.insert(v4.end(), entry, entry + 16);
+        }
+        CHECK(rewrite("v4.geo", v4, blocks, formats::kGeometryStripsVersion) == "accepted");
+        CHECK(rewrite("v4_as_v5.geo", v4, blocks).find("expected") != std::string::npos);
     }
 }

@@ -38,6 +38,12 @@ void registerVoxelize(CLI::App& app, CommandBody& body) {
         ->capture_default_str();
     sub->add_option("--threads", p.threads, "Worker threads (0 = all cores)")
         ->capture_default_str();
+    sub->add_option("--column-block", p.column_block,
+                    "A .geo in the strips layout wider than this many columns (and a half) is "
+                    "voxelized a block of this many columns at a time: memory bounded by the "
+                    "block, not the level's width, the same grid; smaller holds less and takes "
+                    "longer (each block's triangles are read and its halo rasterized again), >= 16")
+        ->capture_default_str();
     sub->add_option("--area-cost", options->area_costs,
                     "This agent's cost of an area, NAME=COST (repeatable; replaces the area "
                     "table's)");
