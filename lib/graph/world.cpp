@@ -920,7 +920,6 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     // query whose ends lie in different world components has no path in any set of loaded tiles.
     std::vector<uint32_t> component_base(tile_count + 1, 0);
     ComponentJoin join;
-    std::vector<uint64_t> component_sizes;  // per global component: its nodes
     auto cellKey = [](uint32_t column, int32_t y) { return uint64_t(column) << 32 | uint32_t(y); };
     std::unordered_map<uint64_t, uint32_t> row_sources, previous_sources, link_ends;
     struct PendingSeam {
@@ -963,11 +962,9 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
         for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
             const uint32_t i = tz * layout.tiles_x + tx;
             TileSummary& t = tiles[i];
-            const uint32_t base = join.add(t.present ? t.components : 0);
+            const uint32_t base = join.add(t.present ? std::span<const uint64_t>(t.component_sizes)
+                                                     : std::span<const uint64_t>());
             component_base[i + 1] = join.size();
-            if (t.present)
-                component_sizes.insert(component_sizes.end(), t.component_sizes.begin(),
-                                       t.component_sizes.end());
             for (const TileSummary::SeamEnd& e : t.sources)
                 row_sources[cellKey(e.column, e.y)] = base + e.component;
             for (const TileSummary::SeamEnd& e : t.link_sources)
@@ -977,6 +974,7 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
             t.sources = std::vector<TileSummary::SeamEnd>();
             t.link_sources = std::vector<TileSummary::SeamEnd>();
             t.seam_links = decltype(t.seam_links)();
+            t.component_sizes = std::vector<uint64_t>();
         }
         joinSeams(tz, true);
     }
@@ -990,10 +988,9 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     row_sources = decltype(row_sources)();
     previous_sources = decltype(previous_sources)();
     link_ends = decltype(link_ends)();
-    const std::vector<uint32_t> world_component = join.number();
     // Walkable islands over the world components (the graph stage's warning for one graph).
-    const std::vector<uint64_t> island_sizes =
-        ComponentJoin::sizes(world_component, component_sizes);
+    std::vector<uint64_t> island_sizes;
+    const std::vector<uint32_t> world_component = join.number(island_sizes);
     // Pass 2: the portal cells of each tile: both ends of every representative crossing.
     std::map<PortalCell, uint32_t> portal_ids;
     for (const TileSummary& t : tiles)
@@ -1607,9 +1604,10 @@ StageResult worldStageResult(const formats::WorldHeader& h, uint64_t built,
     return result;
 }
 
-uint32_t ComponentJoin::add(uint32_t count) {
+uint32_t ComponentJoin::add(std::span<const uint64_t> sizes) {
     const uint32_t base = uint32_t(parent_.size());
-    for (uint32_t c = 0; c < count; ++c) parent_.push_back(base + c);
+    for (uint32_t c = 0; c < sizes.size(); ++c) parent_.push_back(base + c);
+    size_.insert(size_.end(), sizes.begin(), sizes.end());
     return base;
 }
 
@@ -1621,28 +1619,29 @@ uint32_t ComponentJoin::root(uint32_t a) {
 void ComponentJoin::join(uint32_t a, uint32_t b) {
     a = root(a);
     b = root(b);
-    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+    if (a == b) return;
+    if (a > b) std::swap(a, b);
+    parent_[b] = a;
+    size_[a] += size_[b];
 }
 
-std::vector<uint32_t> ComponentJoin::number() {
-    std::vector<uint32_t> world(parent_.size()), number(parent_.size(), kNoNode);
-    uint32_t next = 0;
+std::vector<uint32_t> ComponentJoin::number(std::vector<uint64_t>& island_sizes) {
+    // Roots are numbered where they stand (a root is its members' smallest id, so it is met
+    // first), each member takes its root's number; then the arrays go.
+    std::vector<uint32_t> world(parent_.size());
+    island_sizes.clear();
     for (uint32_t c = 0; c < parent_.size(); ++c) {
         const uint32_t r = root(c);
-        if (number[r] == kNoNode) number[r] = next++;
-        world[c] = number[r];
+        if (r == c) {
+            world[c] = uint32_t(island_sizes.size());
+            island_sizes.push_back(size_[c]);
+        } else {
+            world[c] = world[r];
+        }
     }
+    parent_ = std::vector<uint32_t>();
+    size_ = std::vector<uint64_t>();
     return world;
-}
-
-std::vector<uint64_t> ComponentJoin::sizes(const std::vector<uint32_t>& world,
-                                           const std::vector<uint64_t>& sizes) {
-    std::vector<uint64_t> out;
-    for (size_t c = 0; c < world.size(); ++c) {
-        if (world[c] >= out.size()) out.resize(size_t(world[c]) + 1, 0);
-        out[world[c]] += sizes[c];
-    }
-    return out;
 }
 
 formats::WorldHeader worldIndexHeader(const WorldLayout& layout, const voxel::VoxelGrid& frame,

@@ -22,6 +22,7 @@
 #include <functional>
 #include <initializer_list>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -178,17 +179,19 @@ struct WorldStage {
 // appearance (so the ids depend only on the world), and sizes() sums per world component.
 class ComponentJoin {
 public:
-    uint32_t add(uint32_t count);  // the first global id of `count` new components
+    // The first global id of `sizes.size()` new components of those sizes (nodes, polygons or
+    // voxels each).
+    uint32_t add(std::span<const uint64_t> sizes);
     void join(uint32_t a, uint32_t b);
     uint32_t size() const { return uint32_t(parent_.size()); }
-    std::vector<uint32_t> number();
-    // Per world component, the sum of `sizes` (per global id) over its members.
-    static std::vector<uint64_t> sizes(const std::vector<uint32_t>& world,
-                                       const std::vector<uint64_t>& sizes);
+    // Per global id its world component (numbered in order of first member), and per world
+    // component its size in `island_sizes`. Lets the join's arrays go: call it once, last.
+    std::vector<uint32_t> number(std::vector<uint64_t>& island_sizes);
 
 private:
     uint32_t root(uint32_t a);
     std::vector<uint32_t> parent_;
+    std::vector<uint64_t> size_;  // per root: its members' sum
 };
 
 // The index header of a world of `layout` over `frame` (counts filled by saveWorldIndex).

@@ -544,13 +544,11 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     // World components.
     std::vector<uint32_t> component_base(tile_count + 1, 0);
     ComponentJoin join;
-    std::vector<uint64_t> component_sizes;  // per global component: its polygons
     for (uint32_t i = 0; i < tile_count; ++i) {
-        join.add(tiles[i].present ? tiles[i].components : 0);
+        join.add(tiles[i].present ? std::span<const uint64_t>(tiles[i].component_sizes)
+                                  : std::span<const uint64_t>());
         component_base[i + 1] = join.size();
-        if (tiles[i].present)
-            component_sizes.insert(component_sizes.end(), tiles[i].component_sizes.begin(),
-                                   tiles[i].component_sizes.end());
+        tiles[i].component_sizes = std::vector<uint64_t>();
     }
     for (const Join& j : joins)
         join.join(component_base[j.from_tile] + tiles[j.from_tile].exits[j.from_edge].component,
@@ -562,9 +560,8 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
             component_base[l.from_tile] + tiles[l.from_tile].exits[lane_exits[i][0]].component,
             component_base[l.to_tile] + tiles[l.to_tile].exits[lane_exits[i][1]].component);
     }
-    const std::vector<uint32_t> world_component = join.number();
-    const std::vector<uint64_t> island_sizes =
-        ComponentJoin::sizes(world_component, component_sizes);
+    std::vector<uint64_t> island_sizes;
+    const std::vector<uint32_t> world_component = join.number(island_sizes);
     // Portals: every border edge that joins (from either side), and both ends of every lane
     // between tiles, in tile and exit order.
     std::vector<std::vector<uint32_t>> portal_of(tile_count);

@@ -520,7 +520,6 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     // before); the tiles after it join theirs with its rim.
     std::vector<uint32_t> component_base(tile_count + 1, 0);
     ComponentJoin join;
-    std::vector<uint64_t> component_sizes;  // per global component: its free voxels
     struct PortalKey {
         uint32_t a_tile, b_tile, a_component, b_component;
         bool operator<(const PortalKey& o) const {
@@ -545,11 +544,10 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
             const uint32_t i = tz * layout.tiles_x + tx;
             VolumeTileSummary& a = tiles[i];
-            join.add(a.present ? a.components : 0);
+            join.add(a.present ? std::span<const uint64_t>(a.component_sizes)
+                               : std::span<const uint64_t>());
             component_base[i + 1] = join.size();
-            if (a.present)
-                component_sizes.insert(component_sizes.end(), a.component_sizes.begin(),
-                                       a.component_sizes.end());
+            a.component_sizes = std::vector<uint64_t>();
             if (!a.present) {
                 a.ring = decltype(a.ring)();
                 continue;
@@ -599,9 +597,8 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
                              resolved.lanes[l].record.id);
         join.join(lane_components[l][0], lane_components[l][1]);
     }
-    const std::vector<uint32_t> world_component = join.number();
-    const std::vector<uint64_t> island_sizes =
-        ComponentJoin::sizes(world_component, component_sizes);
+    std::vector<uint64_t> island_sizes;
+    const std::vector<uint32_t> world_component = join.number(island_sizes);
     // Portals: both voxels of each meeting; edges across (the move's length) and, inside a tile,
     // straight lines between the portals of one component.
     WorldIndex index;
