@@ -34,8 +34,11 @@ namespace {
 
 // What the stage keeps of a tile: its components (interior voxel counts), the components of the
 // interior rim voxels on its +z and +x sides (what the rings of the tiles built after it reach:
-// the next row's and its right neighbour's), and its free ring voxels with their components
-// (joined with the rims of the tiles built before it).
+// the next row's and its right neighbour's), and the components of its ring voxels in the tiles
+// built before it (joined with their rims): the ring's row before its first row (z = z0 - 1,
+// x over the box) and its column before its first column (x = x0 - 1, z over the interior), per
+// layer, kNoNode where not free (4 bytes a ring voxel; the ring on the +x and +z sides, which the
+// tiles built after it reach from their side, is not kept).
 struct VolumeTileSummary {
     bool present = false, built = false;
     uint64_t content = 0;
@@ -43,11 +46,8 @@ struct VolumeTileSummary {
     uint32_t components = 0;
     std::vector<uint64_t> component_sizes;
     std::vector<uint32_t> rim_z, rim_x;  // rimComponent's order; kNoNode where not free
-    struct RingVoxel {
-        uint32_t x, y, z;
-        uint32_t component;
-    };
-    std::vector<RingVoxel> ring;
+    std::vector<uint32_t> ring_z;        // [y * (bx1 - bx0) + (x - bx0)], empty when z0 = 0
+    std::vector<uint32_t> ring_x;        // [y * (z1 - z0) + (z - z0)], empty when x0 = 0
     // Per lane of the tile (the world's tile_lanes order): the components of its ends in the
     // tile (kNoNode for an end elsewhere).
     std::vector<std::array<uint32_t, 2>> lane_components;
@@ -75,7 +75,8 @@ void summarise(const Graph& g, const WorldWindow& b, const std::vector<WorldLane
     s.component_sizes.assign(s.components, 0);
     s.rim_z.assign(size_t(b.x1 - b.x0) * sy, kNoNode);
     s.rim_x.assign(size_t(b.z1 - b.z0) * sy, kNoNode);
-    s.ring.clear();
+    s.ring_z.assign(b.bz0 < b.z0 ? size_t(b.bx1 - b.bx0) * sy : 0, kNoNode);
+    s.ring_x.assign(b.bx0 < b.x0 ? size_t(b.z1 - b.z0) * sy : 0, kNoNode);
     s.free_voxels = 0;
     for (uint32_t y = 0; y < sy; ++y)
         for (uint32_t lz = 0; lz < sz; ++lz)
@@ -86,7 +87,10 @@ void summarise(const Graph& g, const WorldWindow& b, const std::vector<WorldLane
                 const uint32_t x = b.bx0 + lx, z = b.bz0 + lz;
                 const bool inside = x >= b.x0 && x < b.x1 && z >= b.z0 && z < b.z1;
                 if (!inside) {
-                    s.ring.push_back({x, y, z, c});
+                    if (z < b.z0)
+                        s.ring_z[size_t(y) * (b.bx1 - b.bx0) + (x - b.bx0)] = c;
+                    else if (x < b.x0 && z < b.z1)
+                        s.ring_x[size_t(y) * (b.z1 - b.z0) + (z - b.z0)] = c;
                     continue;
                 }
                 ++s.free_voxels;
@@ -548,25 +552,35 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
                                : std::span<const uint64_t>());
             component_base[i + 1] = join.size();
             a.component_sizes = std::vector<uint64_t>();
-            if (!a.present) {
-                a.ring = decltype(a.ring)();
-                continue;
-            }
-            for (const VolumeTileSummary::RingVoxel& r : a.ring) {
-                const uint32_t j =
-                    (r.z / layout.tile_cells) * layout.tiles_x + r.x / layout.tile_cells;
-                if (j > i || !tiles[j].present) continue;  // built later: it joins with a's rim
+            // Its ring voxels in the tiles built before it, in voxel order (y, z, x): per layer
+            // the row before its first row, then the column before its first column.
+            const WorldWindow bi = tileWindow(layout, tx, tz);
+            auto meet = [&](uint32_t x, uint32_t y, uint32_t z, uint32_t component) {
+                if (component == kNoNode) return;
+                const uint32_t j = (z / layout.tile_cells) * layout.tiles_x + x / layout.tile_cells;
+                if (!tiles[j].present) return;
                 const WorldWindow bj = tileWindow(layout, j % layout.tiles_x, j / layout.tiles_x);
-                const uint32_t cb = rimComponent(tiles[j], bj, r.x, r.y, r.z);
-                if (cb == kNoNode) continue;  // not free for j (cannot be: the same flags)
-                join.join(component_base[i] + r.component, component_base[j] + cb);
-                const WorldWindow bi = tileWindow(layout, tx, tz);
-                const PortalVoxel in_a{i, r.component, std::clamp(r.x, bi.x0, bi.x1 - 1), r.y,
-                                       std::clamp(r.z, bi.z0, bi.z1 - 1)};
-                meetings.emplace(PortalKey{i, j, r.component, cb},
-                                 std::pair{in_a, PortalVoxel{j, cb, r.x, r.y, r.z}});
+                const uint32_t cb = rimComponent(tiles[j], bj, x, y, z);
+                if (cb == kNoNode) return;  // not free for j (cannot be: the same flags)
+                join.join(component_base[i] + component, component_base[j] + cb);
+                const PortalVoxel in_a{i, component, std::clamp(x, bi.x0, bi.x1 - 1), y,
+                                       std::clamp(z, bi.z0, bi.z1 - 1)};
+                meetings.emplace(PortalKey{i, j, component, cb},
+                                 std::pair{in_a, PortalVoxel{j, cb, x, y, z}});
+            };
+            if (a.present) {
+                const uint32_t wz = bi.bx1 - bi.bx0, wx = bi.z1 - bi.z0;
+                for (uint32_t y = 0; y < sy; ++y) {
+                    if (!a.ring_z.empty())
+                        for (uint32_t x = bi.bx0; x < bi.bx1; ++x)
+                            meet(x, y, bi.z0 - 1, a.ring_z[size_t(y) * wz + (x - bi.bx0)]);
+                    if (!a.ring_x.empty())
+                        for (uint32_t z = bi.z0; z < bi.z1; ++z)
+                            meet(bi.x0 - 1, y, z, a.ring_x[size_t(y) * wx + (z - bi.z0)]);
+                }
             }
-            a.ring = decltype(a.ring)();
+            a.ring_z = std::vector<uint32_t>();
+            a.ring_x = std::vector<uint32_t>();
         }
         // The +x rims were for this row, the +z rims of the row before for this row: no longer
         // read.
