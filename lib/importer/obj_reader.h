@@ -90,7 +90,7 @@ struct ObjObject {
 class ObjPositions {
 public:
     static constexpr size_t kBlock = size_t(1) << 16;  // positions a block (768 KiB)
-    static constexpr size_t kResident = 8;             // blocks held when spilling (6 MiB)
+    static constexpr size_t kResident = 2;             // blocks held when spilling (1.5 MiB)
     static constexpr size_t kChunk = 1024;             // positions a cached chunk (12 KiB)
     static constexpr size_t kCachedChunks = 128;       // the spilled reads' cache (1.5 MiB)
     ObjPositions() = default;
