@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 
 #include "formats/bytes.h"
 #include "formats/xxhash64.h"
@@ -95,6 +96,47 @@ Result<SpillFile> createSpillFile(const std::filesystem::path& folder, std::stri
         return makeError(ErrorKind::io, "cannot create a temporary file in '{}': {}",
                          folder.string(), std::strerror(errno));
     return spill;
+}
+
+struct SpillStore::State {
+    std::mutex mutex;
+    uint64_t end = 0;
+};
+
+Result<std::unique_ptr<SpillStore>> SpillStore::beside(const std::filesystem::path& output,
+                                                       std::string_view what) {
+    const std::filesystem::path folder =
+        output.parent_path().empty() ? std::filesystem::path(".") : output.parent_path();
+    auto file = createSpillFile(folder, fmt::format(".{}.{}-", output.filename().string(), what));
+    if (!file) return file.error();
+    std::unique_ptr<SpillStore> store(new SpillStore());
+    store->file_ = *file;
+    store->state_ = std::make_unique<State>();
+    return store;
+}
+
+SpillStore::~SpillStore() {
+    if (file_.fd >= 0) ::close(file_.fd);
+    std::error_code ec;
+    if (!file_.path.empty()) std::filesystem::remove(file_.path, ec);
+}
+
+Status SpillStore::append(std::span<const uint8_t> bytes, uint64_t& offset) {
+    {
+        std::lock_guard lock(state_->mutex);
+        offset = state_->end;
+        state_->end += bytes.size();
+    }
+    return writeAt(file_.fd, bytes.data(), bytes.size(), offset, file_.path);
+}
+
+Status SpillStore::read(uint64_t offset, uint8_t* out, size_t size) const {
+    return readAt(file_.fd, out, size, offset, file_.path);
+}
+
+uint64_t SpillStore::size() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->end;
 }
 
 Status readAt(int fd, uint8_t* out, size_t size, uint64_t offset,

@@ -59,6 +59,27 @@ struct SpillFile {
 };
 Result<SpillFile> createSpillFile(const std::filesystem::path& folder, std::string_view prefix,
                                   std::string_view suffix = {});
+// A spill file beside `output` (".NAME.WHAT-PID-N", a killed process's removed first) that
+// blocks of bytes are appended to and read back from; closed and removed when it goes.
+class SpillStore {
+public:
+    static Result<std::unique_ptr<SpillStore>> beside(const std::filesystem::path& output,
+                                                      std::string_view what);
+    ~SpillStore();
+    SpillStore(const SpillStore&) = delete;
+    SpillStore& operator=(const SpillStore&) = delete;
+    // Appends `bytes` (any thread); `offset` is where they went.
+    Status append(std::span<const uint8_t> bytes, uint64_t& offset);
+    Status read(uint64_t offset, uint8_t* out, size_t size) const;  // any thread
+    uint64_t size() const;
+
+private:
+    SpillStore() = default;
+    SpillFile file_;
+    struct State;
+    std::unique_ptr<State> state_;
+};
+
 // All of `size` bytes at `offset` of `fd`, read or written (retrying short and interrupted
 // calls); errors name `path` and the byte.
 Status readAt(int fd, uint8_t* out, size_t size, uint64_t offset,

@@ -1004,9 +1004,12 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
         portals.push_back(cell);
     }
     std::vector<std::vector<std::pair<uint32_t, float>>> edges(portals.size());
-    for (const TileSummary& t : tiles)
+    for (TileSummary& t : tiles) {
         for (const TileSummary::Crossing& c : t.crossings)
             edges[portal_ids[c.from]].push_back({portal_ids[c.to], c.cost});
+        t.crossings = std::vector<TileSummary::Crossing>();  // (read: let go)
+    }
+    portal_ids = decltype(portal_ids)();
     // Pass 3: inside each tile, exact costs between its portals (one Dijkstra per portal).
     std::vector<std::vector<uint32_t>> tile_portals(tile_count);
     for (uint32_t p = 0; p < portals.size(); ++p) tile_portals[portals[p].tile].push_back(p);
@@ -1061,6 +1064,7 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
             for (const auto& [from, edge] : found) edges[from].push_back(edge);
         });
     if (!pass3) return pass3.error();
+    tile_portals = decltype(tile_portals)();
     // The index.
     WorldIndex index;
     formats::WorldHeader& h = index.header;

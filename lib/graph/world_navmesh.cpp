@@ -54,9 +54,17 @@ struct MeshTileSummary {
     // Its border edges (WNBE order), then the ends of its links between tiles (lane order).
     std::vector<MeshExit> exits;
     // Inside the tile, the polygon-graph cost from exit i to j (point to centroid, centroids
-    // along the graph, centroid to point), for every pair that connects.
-    std::vector<std::pair<std::pair<uint32_t, uint32_t>, float>> inside;
+    // along the graph, centroid to point), for every pair that connects: inside_count
+    // InsideCost records at inside_at of the stage's spill file (together they were as large as
+    // the index they make; read back once, in tile order, as the index is made).
+    uint64_t inside_at = 0;
+    uint32_t inside_count = 0;
 };
+struct InsideCost {
+    uint32_t from, to;  // exits
+    float cost;
+};
+static_assert(sizeof(InsideCost) == 12);
 
 // A link lane between two polygons of the world: its record (from_node / to_node: polygons of
 // from_tile / to_tile).
@@ -77,9 +85,9 @@ Status saveMeshTile(const std::filesystem::path& path, const Graph& graph,
 }
 
 // The summary of a tile from its graph, border edges and the link ends `link_exits` in it.
-void summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& border,
-               const std::vector<std::pair<uint32_t, std::array<float, 3>>>& link_exits,
-               MeshTileSummary& s) {
+Status summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& border,
+                 const std::vector<std::pair<uint32_t, std::array<float, 3>>>& link_exits,
+                 SpillStore& spill, MeshTileSummary& s) {
     const navmesh::NavMesh& m = g.mesh;
     s.present = g.nodeCount() > 0;
     s.polygons = uint32_t(g.nodeCount());
@@ -101,7 +109,7 @@ void summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& bor
     for (const auto& [poly, point] : link_exits)
         s.exits.push_back({poly, point, g.components[poly]});
     // Costs between exits inside the tile.
-    s.inside.clear();
+    std::vector<InsideCost> inside;
     auto length = [](const float* a, const std::array<float, 3>& b) {
         const double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
         return std::sqrt(dx * dx + dy * dy + dz * dz);
@@ -139,9 +147,13 @@ void summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& bor
             } else {
                 cost = toCentroid(i) + d + toCentroid(j);
             }
-            s.inside.push_back({{i, j}, float(cost)});
+            inside.push_back({i, j, float(cost)});
         }
     }
+    s.inside_count = uint32_t(inside.size());
+    return spill.append(
+        {reinterpret_cast<const uint8_t*>(inside.data()), inside.size() * sizeof(InsideCost)},
+        s.inside_at);
 }
 
 // The world cell just inside tile (tx, tz) at a border edge's middle.
@@ -337,6 +349,8 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     mesh_params.tile_size = int(layout.tile_cells);
     mesh_params.threads = params.threads;
     std::vector<MeshTileSummary> tiles(tile_count);
+    auto spill = SpillStore::beside(output, "inside");
+    if (!spill) return spill.error();
     // The links, their lane ends looked up on each tile as it is built.
     std::vector<LinkSpec> generated_out;
     auto gathered = worldLinkSpecs(inputs.voxels, frame, params, generated_links, pruned,
@@ -373,7 +387,8 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         for (const formats::BorderEdgeRecord& e : border)
             if (e.poly >= graph->nodeCount()) return false;
         ends.lookUp(tz * layout.tiles_x + tx, *graph);
-        summarise(*graph, border, {}, s);
+        if (Status st = summarise(*graph, border, {}, **spill, s); !st)
+            throw std::runtime_error(st.error().message);
         return true;
     };
     sink.take = [&](navmesh::NavmeshTile&& tile, uint64_t key) -> Status {
@@ -393,8 +408,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
             !st)
             return st;
         ends.lookUp(tile.tile_z * layout.tiles_x + tile.tile_x, graph);
-        summarise(graph, border, {}, s);
-        return {};
+        return summarise(graph, border, {}, **spill, s);
     };
     voxel::VoxelRowReader& rows = **reader;
     auto failed = navmesh::buildNavmeshTiles(
@@ -495,7 +509,8 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                 }
                 s.content = content;
                 const std::vector<formats::BorderEdgeRecord> border = s.border;
-                summarise(*graph, border, exits, s);
+                if (Status st = summarise(*graph, border, exits, **spill, s); !st)
+                    throw std::runtime_error(st.error().message);
             });
         if (!linked) return linked.error();
     }
@@ -590,6 +605,14 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
             p.y = int32_t(exit.poly);
             p.position = exit.point;
         }
+    // (What the index needs of the tiles' summaries is taken from here on; each part goes once
+    // read: at city32 the summaries were as large as the index they make.)
+    uint64_t border_edges = 0;
+    for (MeshTileSummary& t : tiles) {
+        if (t.present) border_edges += t.border.size();
+        t.border = std::vector<formats::BorderEdgeRecord>();
+        t.exits = std::vector<MeshExit>();
+    }
     for (const Join& j : joins)
         index.portals[portal_of[j.from_tile][j.from_edge]].edges.push_back(
             {portal_of[j.to_tile][j.to_edge], 0.0f});
@@ -602,20 +625,28 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         if (l.record.flags & formats::kLinkFlagBidirectional)
             index.portals[b].edges.push_back({a, l.record.reverse_cost});
     }
-    for (uint32_t i = 0; i < tile_count; ++i)
-        for (const auto& [pair, cost] : tiles[i].inside) {
-            const uint32_t a = portal_of[i][pair.first], b = portal_of[i][pair.second];
-            if (a != kNoNode && b != kNoNode) index.portals[a].edges.push_back({b, cost});
+    std::vector<InsideCost> inside;
+    for (uint32_t i = 0; i < tile_count; ++i) {
+        inside.resize(tiles[i].inside_count);
+        if (Status s = (*spill)->read(tiles[i].inside_at, reinterpret_cast<uint8_t*>(inside.data()),
+                                      inside.size() * sizeof(InsideCost));
+            !s)
+            return s.error();
+        for (const InsideCost& c : inside) {
+            const uint32_t a = portal_of[i][c.from], b = portal_of[i][c.to];
+            if (a != kNoNode && b != kNoNode) index.portals[a].edges.push_back({b, c.cost});
         }
+        portal_of[i] = std::vector<uint32_t>();
+    }
+    inside = std::vector<InsideCost>();
     // The index.
     formats::WorldHeader& h = index.header;
     h = worldIndexHeader(layout, frame, uint32_t(formats::GraphType::navmesh));
-    uint64_t polygons = 0, border_edges = 0, built = 0;
+    uint64_t polygons = 0, built = 0;
     for (uint32_t i = 0; i < tile_count; ++i) {
         if (!tiles[i].present) continue;
         built += tiles[i].built;
         polygons += tiles[i].polygons;
-        border_edges += tiles[i].border.size();
         addIndexTile(index, i, tiles[i].polygons, tiles[i].content, world_component,
                      component_base[i], tiles[i].components);
     }

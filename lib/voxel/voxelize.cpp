@@ -106,7 +106,6 @@
 #include <thread>
 #include <vector>
 
-#include <unistd.h>
 #include <zstd.h>
 
 #include "lib/common/csr.h"
@@ -1645,27 +1644,13 @@ Status voxelizeColumns(const std::vector<float>& vertices, const TriangleBlocks&
     auto blockWidth = [&](uint32_t k) { return std::min(block, frame.size_x - k * block); };
     const uint32_t band_count = (frame.size_z + kBandRows - 1) / kBandRows;
     context.debug("voxelize: {} blocks of {} columns", block_count, block);
-    const std::filesystem::path folder = spill_beside.parent_path().empty()
-                                             ? std::filesystem::path(".")
-                                             : spill_beside.parent_path();
-    const std::string prefix = fmt::format(".{}.blocks-", spill_beside.filename().string());
-    removeOrphanedTemporaries(folder, prefix);
-    auto file = createSpillFile(folder, prefix);
-    if (!file) return file.error();
-    struct Removed {  // the spill file, however this ends
-        SpillFile& f;
-        ~Removed() {
-            if (f.fd >= 0) ::close(f.fd);
-            std::error_code ec;
-            std::filesystem::remove(f.path, ec);
-        }
-    } removed{*file};
+    auto spill = SpillStore::beside(spill_beside, "blocks");
+    if (!spill) return spill.error();
     struct Spilled {
         uint64_t offset = 0;
         uint32_t stored = 0, raw = 0;
     };
     std::vector<Spilled> frames(size_t(block_count) * band_count);  // [band][block]
-    uint64_t end = 0;
     std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> zstd(ZSTD_createCCtx(), ZSTD_freeCCtx);
     if (!zstd) throw std::bad_alloc();
     std::vector<uint8_t> raw, packed;
@@ -1690,10 +1675,10 @@ Status voxelizeColumns(const std::vector<float>& vertices, const TriangleBlocks&
                 if (ZSTD_isError(n))
                     return makeError(ErrorKind::internal, "voxelize: zstd: {}",
                                      ZSTD_getErrorName(n));
-                if (Status w = writeAt(file->fd, packed.data(), n, end, file->path); !w) return w;
-                frames[size_t(rows.row0 / kBandRows) * block_count + k] = {end, uint32_t(n),
+                uint64_t at = 0;
+                if (Status w = (*spill)->append({packed.data(), n}, at); !w) return w;
+                frames[size_t(rows.row0 / kBandRows) * block_count + k] = {at, uint32_t(n),
                                                                            uint32_t(raw.size())};
-                end += n;
                 return {};
             });
         if (!s) return s;
@@ -1714,13 +1699,12 @@ Status voxelizeColumns(const std::vector<float>& vertices, const TriangleBlocks&
         for (uint32_t k = 0; k < block_count; ++k) {
             const Spilled& f = frames[size_t(b) * block_count + k];
             packed.resize(f.stored);
-            if (Status r = readAt(file->fd, packed.data(), f.stored, f.offset, file->path); !r)
-                return r;
+            if (Status r = (*spill)->read(f.offset, packed.data(), f.stored); !r) return r;
             decoded[k].resize(f.raw);
             const size_t n = ZSTD_decompress(decoded[k].data(), f.raw, packed.data(), f.stored);
             if (ZSTD_isError(n) || n != f.raw)
-                return makeError(ErrorKind::io, "{}: a spilled block does not decode",
-                                 file->path.string());
+                return makeError(ErrorKind::io,
+                                 "voxelize: a spilled block of columns does not decode");
             span_total += (f.raw - size_t(rows) * blockWidth(k) * 4) / sizeof(Span);
         }
         whole.counts.resize(size_t(rows) * frame.size_x);
