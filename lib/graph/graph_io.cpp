@@ -182,7 +182,7 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind, int level) {
     writer.add(formats::kSecAreas, geometry::encodeAreaTable(g.areas), formats::Codec::raw);
     const bool implicit_volume = (header.flags & formats::kGraphFlagImplicitVolume) != 0;
     if (!implicit_volume) {
-        writer.add(formats::kSecNodePositions, arrayBytes(g.positions));
+        writer.add(formats::kSecNodePositions, formats::byteView(g.positions));
         // Tile graphs always carry NCEL (readers require it), even with no nodes.
         if (!g.cells.empty() || header.type == GraphType::tile)
             writer.add(formats::kSecNodeCells, std::move(cells));
@@ -196,11 +196,12 @@ formats::ContainerWriter graphWriter(const Graph& g, uint32_t kind, int level) {
         // Targets are stored relative to their source node (wrapping u32 difference): neighbours
         // of grid cells sit at a few fixed offsets, which compress far better than node ids.
         writer.add(formats::kSecEdgeTargets, arrayBytes(relativeTargets(g)));
-        writer.add(formats::kSecEdgeCosts, arrayBytes(g.edge_costs));
+        writer.add(formats::kSecEdgeCosts, formats::byteView(g.edge_costs));
     } else {
-        writer.add(formats::kSecFreeVoxels, arrayBytes(g.free_voxels));
+        writer.add(formats::kSecFreeVoxels, formats::byteView(g.free_voxels));
     }
-    writer.add(formats::kSecComponents, arrayBytes(g.components));
+    // (Viewed in place: a volume tile's component per voxel is its largest array.)
+    writer.add(formats::kSecComponents, formats::byteView(g.components));
     if (!g.links.empty()) {
         std::vector<uint8_t> links(g.links.size() * formats::kLinkRecordSize);
         for (size_t i = 0; i < g.links.size(); ++i)
