@@ -422,6 +422,7 @@ struct PortalCell {
     bool operator<(const PortalCell& o) const {
         return std::tie(tile, column, y) < std::tie(o.tile, o.column, o.y);
     }
+    bool operator==(const PortalCell& o) const = default;
 };
 
 // What pass 1 keeps of each tile: its seams' representatives (one per run of border cells that
@@ -436,7 +437,10 @@ struct TileSummary {
         PortalCell from, to;
         float cost;
     };
-    std::vector<Crossing> crossings;
+    // Its crossings: crossing_count records at crossings_at of the stage's spill file (read back
+    // twice, in tile order, as the portals are made: together they grow with the world).
+    uint64_t crossings_at = 0;
+    uint32_t crossing_count = 0;
     // World components: the tile's component count, and per seam its source's component and the
     // cell it reaches; per seam source its cell and component (what other tiles' seams reach).
     uint32_t components = 0;
@@ -748,6 +752,8 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     const std::filesystem::path folder = output.parent_path();
     const uint32_t tile_count = layout.tiles_x * layout.tiles_z;
     std::vector<TileSummary> tiles(tile_count);
+    auto spill = SpillStore::beside(output, "crossings");
+    if (!spill) return spill.error();
     uint64_t progress = 0;
     const int threads = resolveThreads(params.threads);
     // The level's links, resolved on the world's cells; each tile gets the lanes with an end in
@@ -868,6 +874,7 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
         }
         // Runs: seam sources crossing into the same neighbour tile, joined along the tile's own
         // edges; each run's first source (in node order) and its first crossing represent it.
+        std::vector<TileSummary::Crossing> crossings;
         const uint32_t n = uint32_t(graph.nodeCount());
         std::vector<uint32_t> first_seam(n, kNoNode);
         std::vector<uint32_t> target_tile(n, kNoNode);
@@ -895,7 +902,7 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
                 }
             }
             const formats::SeamRecord& s = seams[first_seam[v]];
-            summary.crossings.push_back(
+            crossings.push_back(
                 {{uint32_t(index), worldColumnOf(graph, header, v), graph.cells[v].y},
                  {target_tile[v], s.column, s.y},
                  s.cost});
@@ -910,9 +917,15 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
                 std::max(x > tx2 ? x - tx2 : tx2 - x, z > tz2 ? z - tz2 : tz2 - z) <= 1;
             const uint32_t to_tile = tileOfColumn(layout, s.column);
             if (adjacent && to_tile == target_tile[s.from]) continue;
-            summary.crossings.push_back(
+            crossings.push_back(
                 {{uint32_t(index), from, graph.cells[s.from].y}, {to_tile, s.column, s.y}, s.cost});
         }
+        summary.crossing_count = uint32_t(crossings.size());
+        if (Status st = (*spill)->append({reinterpret_cast<const uint8_t*>(crossings.data()),
+                                          crossings.size() * sizeof(TileSummary::Crossing)},
+                                         summary.crossings_at);
+            !st)
+            throw std::runtime_error(st.error().message);
     };
     // World components: (tile, local component) joined by union-find across every seam, a row of
     // tiles at a time as rows finish (so only two rows' seam sources are held, and the link ends):
@@ -991,25 +1004,35 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     // Walkable islands over the world components (the graph stage's warning for one graph).
     std::vector<uint64_t> island_sizes;
     const std::vector<uint32_t> world_component = join.number(island_sizes);
-    // Pass 2: the portal cells of each tile: both ends of every representative crossing.
-    std::map<PortalCell, uint32_t> portal_ids;
-    for (const TileSummary& t : tiles)
-        for (const TileSummary::Crossing& c : t.crossings) {
-            portal_ids.emplace(c.from, 0);
-            portal_ids.emplace(c.to, 0);
-        }
+    // Pass 2: the portal cells of each tile: both ends of every representative crossing,
+    // numbered in cell order.
+    std::vector<TileSummary::Crossing> crossings;
+    auto readCrossings = [&](const TileSummary& t) {
+        crossings.resize(t.crossing_count);
+        return (*spill)->read(t.crossings_at, reinterpret_cast<uint8_t*>(crossings.data()),
+                              crossings.size() * sizeof(TileSummary::Crossing));
+    };
     std::vector<PortalCell> portals;
-    for (auto& [cell, id] : portal_ids) {
-        id = uint32_t(portals.size());
-        portals.push_back(cell);
+    for (const TileSummary& t : tiles) {
+        if (Status s = readCrossings(t); !s) return s.error();
+        for (const TileSummary::Crossing& c : crossings) {
+            portals.push_back(c.from);
+            portals.push_back(c.to);
+        }
     }
+    std::sort(portals.begin(), portals.end());
+    portals.erase(std::unique(portals.begin(), portals.end()), portals.end());
+    portals.shrink_to_fit();
+    auto portalId = [&](const PortalCell& cell) {
+        return uint32_t(std::lower_bound(portals.begin(), portals.end(), cell) - portals.begin());
+    };
     std::vector<std::vector<std::pair<uint32_t, float>>> edges(portals.size());
-    for (TileSummary& t : tiles) {
-        for (const TileSummary::Crossing& c : t.crossings)
-            edges[portal_ids[c.from]].push_back({portal_ids[c.to], c.cost});
-        t.crossings = std::vector<TileSummary::Crossing>();  // (read: let go)
+    for (const TileSummary& t : tiles) {
+        if (Status s = readCrossings(t); !s) return s.error();
+        for (const TileSummary::Crossing& c : crossings)
+            edges[portalId(c.from)].push_back({portalId(c.to), c.cost});
     }
-    portal_ids = decltype(portal_ids)();
+    crossings = std::vector<TileSummary::Crossing>();
     // Pass 3: inside each tile, exact costs between its portals (one Dijkstra per portal).
     std::vector<std::vector<uint32_t>> tile_portals(tile_count);
     for (uint32_t p = 0; p < portals.size(); ++p) tile_portals[portals[p].tile].push_back(p);
