@@ -1146,11 +1146,12 @@ TEST_SUITE("voxel") {
             p.agent.radius = std::numeric_limits<float>::quiet_NaN();
             p.agent.max_slope_deg = 95;
             p.threads = -2;
+            p.column_block = 8;
             const Status s = voxel::checkParams(p);
             REQUIRE_FALSE(s.ok());
             CHECK(s.error().kind == ErrorKind::usage);
             for (const char* field : {"cell size = 0", "cell height = -1", "agent radius = nan",
-                                      "max slope = 95", "threads = -2"}) {
+                                      "max slope = 95", "threads = -2", "column block = 8"}) {
                 INFO(field);
                 CHECK(s.error().message.find(field) != std::string::npos);
             }
