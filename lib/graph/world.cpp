@@ -1633,9 +1633,26 @@ StageResult worldStageResult(const formats::WorldHeader& h, uint64_t built,
 
 uint32_t ComponentJoin::add(std::span<const uint64_t> sizes) {
     const uint32_t base = uint32_t(parent_.size());
-    for (uint32_t c = 0; c < sizes.size(); ++c) parent_.push_back(base + c);
-    size_.insert(size_.end(), sizes.begin(), sizes.end());
+    for (uint32_t c = 0; c < sizes.size(); ++c) {
+        parent_.push_back(base + c);
+        size_.push_back(0);
+        setSize(base + c, sizes[c]);
+    }
     return base;
+}
+
+uint64_t ComponentJoin::sizeOf(uint32_t a) const {
+    if (size_[a] != UINT32_MAX) return size_[a];
+    return big_.at(a);
+}
+
+void ComponentJoin::setSize(uint32_t a, uint64_t size) {
+    if (size < UINT32_MAX) {
+        size_[a] = uint32_t(size);
+        return;
+    }
+    size_[a] = UINT32_MAX;
+    big_[a] = size;
 }
 
 uint32_t ComponentJoin::root(uint32_t a) {
@@ -1649,7 +1666,7 @@ void ComponentJoin::join(uint32_t a, uint32_t b) {
     if (a == b) return;
     if (a > b) std::swap(a, b);
     parent_[b] = a;
-    size_[a] += size_[b];
+    setSize(a, sizeOf(a) + sizeOf(b));
 }
 
 std::vector<uint32_t> ComponentJoin::number(std::vector<uint64_t>& island_sizes) {
@@ -1661,13 +1678,14 @@ std::vector<uint32_t> ComponentJoin::number(std::vector<uint64_t>& island_sizes)
         const uint32_t r = root(c);
         if (r == c) {
             world[c] = uint32_t(island_sizes.size());
-            island_sizes.push_back(size_[c]);
+            island_sizes.push_back(sizeOf(c));
         } else {
             world[c] = world[r];
         }
     }
     parent_ = std::vector<uint32_t>();
-    size_ = std::vector<uint64_t>();
+    size_ = std::vector<uint32_t>();
+    big_ = decltype(big_)();
     return world;
 }
 

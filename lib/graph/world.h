@@ -190,8 +190,13 @@ public:
 
 private:
     uint32_t root(uint32_t a);
+    uint64_t sizeOf(uint32_t a) const;
+    void setSize(uint32_t a, uint64_t size);
     std::vector<uint32_t> parent_;
-    std::vector<uint64_t> size_;  // per root: its members' sum
+    // Per root its members' sum: 32 bits (a town's tiles have many small islands: ~524 k local
+    // components at city32), the rare sum past them in big_, exactly.
+    std::vector<uint32_t> size_;
+    std::unordered_map<uint32_t, uint64_t> big_;
 };
 
 // The index header of a world of `layout` over `frame` (counts filled by saveWorldIndex).

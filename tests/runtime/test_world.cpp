@@ -205,6 +205,27 @@ std::map<uint32_t, std::vector<uint8_t>> tileBytes(const BakedWorld& world, uint
 }  // namespace
 
 TEST_SUITE("world") {
+    TEST_CASE(
+        "world components: joined across tiles, numbered by first member, sizes exact past 32 "
+        "bits") {
+        graph::ComponentJoin join;
+        const uint64_t big = uint64_t(1) << 33;
+        const std::vector<uint64_t> a{UINT32_MAX - 1, 5, 7}, b{big, 3}, c{2, UINT32_MAX};
+        CHECK(join.add(a) == 0);
+        CHECK(join.add(b) == 3);
+        CHECK(join.add({}) == 5);
+        CHECK(join.add(c) == 5);
+        join.join(4, 0);  // (UINT32_MAX - 1) + 3
+        join.join(3, 6);  // 2^33 + UINT32_MAX
+        join.join(0, 2);  // + 7
+        join.join(2, 4);  // already one
+        std::vector<uint64_t> sizes;
+        const std::vector<uint32_t> world = join.number(sizes);
+        CHECK(world == std::vector<uint32_t>{0, 1, 0, 2, 0, 3, 2});
+        CHECK(sizes ==
+              std::vector<uint64_t>{uint64_t(UINT32_MAX) - 1 + 3 + 7, 5, big + UINT32_MAX, 2});
+    }
+
     TEST_CASE("world tiles are the whole tile graph: nodes, positions, edges and seams") {
         auto map = importer::parseMovingAiMap(worldMap(1), "w.map");
         REQUIRE(map.ok());
