@@ -540,13 +540,31 @@ Status TileRowWindows::read(const RowSource& source, const TileWindowLayout& lay
 
 Status TileRowWindows::flush(Pending& t) {
     if (t.counts.empty()) return {};
-    // One frame: the column count, the counts, the spans as they lie in memory.
-    std::vector<uint8_t> raw(4 + t.counts.size() * 4 + t.spans.size() * sizeof(Span));
-    const uint32_t n = uint32_t(t.counts.size());
-    std::memcpy(raw.data(), &n, 4);
-    std::memcpy(raw.data() + 4, t.counts.data(), t.counts.size() * 4);
-    std::memcpy(raw.data() + 4 + t.counts.size() * 4, t.spans.data(),
-                t.spans.size() * sizeof(Span));
+    // One frame: the column count, the counts (u16: a column holds at most 32,768 spans), then the
+    // spans as planes (their bottoms, heights, areas, walkable flags: each plane's values alike,
+    // which zstd's fast level finds where the interleaved records hid it).
+    const size_t n = t.counts.size(), m = t.spans.size();
+    std::vector<uint8_t> raw(4 + n * 2 + m * 6);
+    const uint32_t columns = uint32_t(n);
+    std::memcpy(raw.data(), &columns, 4);
+    uint8_t* out = raw.data() + 4;
+    for (uint32_t c : t.counts) {
+        const uint16_t v = uint16_t(c);
+        std::memcpy(out, &v, 2);
+        out += 2;
+    }
+    uint8_t* bottoms = out;
+    uint8_t* heights = bottoms + 2 * m;
+    uint8_t* areas = heights + 2 * m;
+    uint8_t* flags = areas + m;
+    for (size_t i = 0; i < m; ++i) {
+        const Span& s = t.spans[i];
+        const uint16_t height = uint16_t(s.y_max - s.y_min);
+        std::memcpy(bottoms + 2 * i, &s.y_min, 2);
+        std::memcpy(heights + 2 * i, &height, 2);
+        areas[i] = s.area;
+        flags[i] = s.walkable;
+    }
     std::vector<uint8_t> frame(ZSTD_compressBound(raw.size()));
     const size_t size = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(context_), frame.data(),
                                           frame.size(), raw.data(), raw.size(), 1);
@@ -574,20 +592,32 @@ Result<GridRows> TileRowWindows::window(const TileWindowLayout& layout, uint32_t
             ZSTD_decompress(out.raw.data(), out.raw.size(), t.frames[f].data(), t.frames[f].size());
         uint32_t n = 0;
         if (ZSTD_isError(got) || got != out.raw.size() || got < 4 ||
-            (std::memcpy(&n, out.raw.data(), 4), 4 + size_t(n) * 4 > got))
+            (std::memcpy(&n, out.raw.data(), 4), 4 + size_t(n) * 2 > got) ||
+            (got - 4 - size_t(n) * 2) % 6 != 0)
             return makeError(ErrorKind::internal, "tile ({}, {}): its columns do not decode", tx,
                              tz);
         const uint8_t* counts = out.raw.data() + 4;
         for (uint32_t i = 0; i < n; ++i) {
-            uint32_t count;
-            std::memcpy(&count, counts + 4 * size_t(i), 4);
+            uint16_t count;
+            std::memcpy(&count, counts + 2 * size_t(i), 2);
             out.offsets.push_back(out.offsets.back() + count);
         }
-        const size_t spans = (got - 4 - size_t(n) * 4) / sizeof(Span);
+        const size_t m = (got - 4 - size_t(n) * 2) / 6;
+        const uint8_t* bottoms = counts + 2 * size_t(n);
+        const uint8_t* heights = bottoms + 2 * m;
+        const uint8_t* areas = heights + 2 * m;
+        const uint8_t* flags = areas + m;
         const size_t at = out.spans.size();
-        out.spans.resize(at + spans);
-        std::memcpy(out.spans.data() + at, out.raw.data() + 4 + size_t(n) * 4,
-                    spans * sizeof(Span));
+        out.spans.resize(at + m);
+        for (size_t i = 0; i < m; ++i) {
+            Span& s = out.spans[at + i];
+            uint16_t height;
+            std::memcpy(&s.y_min, bottoms + 2 * i, 2);
+            std::memcpy(&height, heights + 2 * i, 2);
+            s.y_max = uint16_t(s.y_min + height);
+            s.area = areas[i];
+            s.walkable = flags[i] != 0;
+        }
     }
     if (release) t = Pending();  // decoded for the last time: its room goes
     if (out.offsets.size() != size_t(x1 - x0) * (z1 - z0) + 1 ||
