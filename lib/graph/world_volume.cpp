@@ -21,8 +21,12 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <unordered_map>
+
+#include <zstd.h>
 
 #include "formats/xxhash64.h"
 #include "lib/common/file_io.h"
@@ -39,26 +43,60 @@ namespace {
 // x over the box) and its column before its first column (x = x0 - 1, z over the interior), per
 // layer, kNoNode where not free (4 bytes a ring voxel; the ring on the +x and +z sides, which the
 // tiles built after it reach from their side, is not kept).
+// A tile's rim or ring components, held from its build to the joins that read them (a row of
+// tiles' worth, each side a full height of voxels): zstd-compressed (level 1; along a side the
+// voxels of one component come in long runs).
+class PackedComponents {
+public:
+    void pack(std::vector<uint32_t>& values) {  // `values` is emptied
+        count_ = values.size();
+        bytes_.clear();
+        if (!values.empty()) {
+            bytes_.resize(ZSTD_compressBound(values.size() * 4));
+            const size_t n =
+                ZSTD_compress(bytes_.data(), bytes_.size(), values.data(), values.size() * 4, 1);
+            if (ZSTD_isError(n))
+                throw std::runtime_error(std::string("world: zstd: ") + ZSTD_getErrorName(n));
+            bytes_.resize(n);
+            bytes_.shrink_to_fit();
+        }
+        values = std::vector<uint32_t>();
+    }
+    void unpack(std::vector<uint32_t>& out) const {
+        out.resize(count_);
+        if (count_ == 0) return;
+        const size_t n = ZSTD_decompress(out.data(), count_ * 4, bytes_.data(), bytes_.size());
+        if (ZSTD_isError(n) || n != count_ * 4)
+            throw std::runtime_error("world: a tile's rim components do not decode");
+    }
+    bool empty() const { return count_ == 0; }
+    void release() { *this = PackedComponents(); }
+
+private:
+    std::vector<uint8_t> bytes_;
+    size_t count_ = 0;
+};
+
 struct VolumeTileSummary {
     bool present = false, built = false;
     uint64_t content = 0;
     uint64_t free_voxels = 0;  // interior
     uint32_t components = 0;
     std::vector<uint64_t> component_sizes;
-    std::vector<uint32_t> rim_z, rim_x;  // rimComponent's order; kNoNode where not free
-    std::vector<uint32_t> ring_z;        // [y * (bx1 - bx0) + (x - bx0)], empty when z0 = 0
-    std::vector<uint32_t> ring_x;        // [y * (z1 - z0) + (z - z0)], empty when x0 = 0
+    PackedComponents rim_z, rim_x;  // rimComponent's order; kNoNode where not free
+    PackedComponents ring_z;        // [y * (bx1 - bx0) + (x - bx0)], empty when z0 = 0
+    PackedComponents ring_x;        // [y * (z1 - z0) + (z - z0)], empty when x0 = 0
     // Per lane of the tile (the world's tile_lanes order): the components of its ends in the
     // tile (kNoNode for an end elsewhere).
     std::vector<std::array<uint32_t, 2>> lane_components;
 };
 
 // The component of interior rim voxel (x, y, z) of box b on its +z side (z = z1 - 1) or, else,
-// its +x side (x = x1 - 1): the sides the rings of later tiles reach.
-uint32_t rimComponent(const VolumeTileSummary& s, const WorldWindow& b, uint32_t x, uint32_t y,
-                      uint32_t z) {
-    if (z + 1 == b.z1) return s.rim_z[size_t(y) * (b.x1 - b.x0) + (x - b.x0)];
-    return s.rim_x[size_t(y) * (b.z1 - b.z0) + (z - b.z0)];
+// its +x side (x = x1 - 1): the sides the rings of later tiles reach (rim_z, rim_x unpacked).
+uint32_t rimComponent(const std::vector<uint32_t>& rim_z, const std::vector<uint32_t>& rim_x,
+                      const WorldWindow& b, uint32_t x, uint32_t y, uint32_t z) {
+    if (z + 1 == b.z1) return rim_z[size_t(y) * (b.x1 - b.x0) + (x - b.x0)];
+    return rim_x[size_t(y) * (b.z1 - b.z0) + (z - b.z0)];
 }
 
 void summarise(const Graph& g, const WorldWindow& b, const std::vector<WorldLane>& lanes,
@@ -73,10 +111,10 @@ void summarise(const Graph& g, const WorldWindow& b, const std::vector<WorldLane
     const uint32_t sx = g.header.size_x, sz = g.header.size_z, sy = g.header.size_y;
     s.components = g.header.component_count;
     s.component_sizes.assign(s.components, 0);
-    s.rim_z.assign(size_t(b.x1 - b.x0) * sy, kNoNode);
-    s.rim_x.assign(size_t(b.z1 - b.z0) * sy, kNoNode);
-    s.ring_z.assign(b.bz0 < b.z0 ? size_t(b.bx1 - b.bx0) * sy : 0, kNoNode);
-    s.ring_x.assign(b.bx0 < b.x0 ? size_t(b.z1 - b.z0) * sy : 0, kNoNode);
+    std::vector<uint32_t> rim_z(size_t(b.x1 - b.x0) * sy, kNoNode);
+    std::vector<uint32_t> rim_x(size_t(b.z1 - b.z0) * sy, kNoNode);
+    std::vector<uint32_t> ring_z(b.bz0 < b.z0 ? size_t(b.bx1 - b.bx0) * sy : 0, kNoNode);
+    std::vector<uint32_t> ring_x(b.bx0 < b.x0 ? size_t(b.z1 - b.z0) * sy : 0, kNoNode);
     s.free_voxels = 0;
     for (uint32_t y = 0; y < sy; ++y)
         for (uint32_t lz = 0; lz < sz; ++lz)
@@ -88,17 +126,21 @@ void summarise(const Graph& g, const WorldWindow& b, const std::vector<WorldLane
                 const bool inside = x >= b.x0 && x < b.x1 && z >= b.z0 && z < b.z1;
                 if (!inside) {
                     if (z < b.z0)
-                        s.ring_z[size_t(y) * (b.bx1 - b.bx0) + (x - b.bx0)] = c;
+                        ring_z[size_t(y) * (b.bx1 - b.bx0) + (x - b.bx0)] = c;
                     else if (x < b.x0 && z < b.z1)
-                        s.ring_x[size_t(y) * (b.z1 - b.z0) + (z - b.z0)] = c;
+                        ring_x[size_t(y) * (b.z1 - b.z0) + (z - b.z0)] = c;
                     continue;
                 }
                 ++s.free_voxels;
                 ++s.component_sizes[c];
-                if (z + 1 == b.z1) s.rim_z[size_t(y) * (b.x1 - b.x0) + (x - b.x0)] = c;
-                if (x + 1 == b.x1) s.rim_x[size_t(y) * (b.z1 - b.z0) + (z - b.z0)] = c;
+                if (z + 1 == b.z1) rim_z[size_t(y) * (b.x1 - b.x0) + (x - b.x0)] = c;
+                if (x + 1 == b.x1) rim_x[size_t(y) * (b.z1 - b.z0) + (z - b.z0)] = c;
             }
     s.present = s.free_voxels > 0;
+    s.rim_z.pack(rim_z);
+    s.rim_x.pack(rim_x);
+    s.ring_z.pack(ring_z);
+    s.ring_x.pack(ring_x);
 }
 
 // The lane ends of a volume world's links (VoxelEndRule), looked up on the free voxels of the
@@ -555,12 +597,23 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
             // Its ring voxels in the tiles built before it, in voxel order (y, z, x): per layer
             // the row before its first row, then the column before its first column.
             const WorldWindow bi = tileWindow(layout, tx, tz);
+            // The rims of the tiles it meets, unpacked once each for this tile.
+            std::map<uint32_t, std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> rims;
+            auto rimsOf = [&](uint32_t j) -> const auto& {
+                auto [it, fresh] = rims.try_emplace(j);
+                if (fresh) {
+                    tiles[j].rim_z.unpack(it->second.first);
+                    tiles[j].rim_x.unpack(it->second.second);
+                }
+                return it->second;
+            };
             auto meet = [&](uint32_t x, uint32_t y, uint32_t z, uint32_t component) {
                 if (component == kNoNode) return;
                 const uint32_t j = (z / layout.tile_cells) * layout.tiles_x + x / layout.tile_cells;
                 if (!tiles[j].present) return;
                 const WorldWindow bj = tileWindow(layout, j % layout.tiles_x, j / layout.tiles_x);
-                const uint32_t cb = rimComponent(tiles[j], bj, x, y, z);
+                const auto& [rim_z, rim_x] = rimsOf(j);
+                const uint32_t cb = rimComponent(rim_z, rim_x, bj, x, y, z);
                 if (cb == kNoNode) return;  // not free for j (cannot be: the same flags)
                 join.join(component_base[i] + component, component_base[j] + cb);
                 const PortalVoxel in_a{i, component, std::clamp(x, bi.x0, bi.x1 - 1), y,
@@ -569,24 +622,27 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
                                  std::pair{in_a, PortalVoxel{j, cb, x, y, z}});
             };
             if (a.present) {
+                std::vector<uint32_t> ring_z, ring_x;
+                a.ring_z.unpack(ring_z);
+                a.ring_x.unpack(ring_x);
                 const uint32_t wz = bi.bx1 - bi.bx0, wx = bi.z1 - bi.z0;
                 for (uint32_t y = 0; y < sy; ++y) {
-                    if (!a.ring_z.empty())
+                    if (!ring_z.empty())
                         for (uint32_t x = bi.bx0; x < bi.bx1; ++x)
-                            meet(x, y, bi.z0 - 1, a.ring_z[size_t(y) * wz + (x - bi.bx0)]);
-                    if (!a.ring_x.empty())
+                            meet(x, y, bi.z0 - 1, ring_z[size_t(y) * wz + (x - bi.bx0)]);
+                    if (!ring_x.empty())
                         for (uint32_t z = bi.z0; z < bi.z1; ++z)
-                            meet(bi.x0 - 1, y, z, a.ring_x[size_t(y) * wx + (z - bi.z0)]);
+                            meet(bi.x0 - 1, y, z, ring_x[size_t(y) * wx + (z - bi.z0)]);
                 }
             }
-            a.ring_z = std::vector<uint32_t>();
-            a.ring_x = std::vector<uint32_t>();
+            a.ring_z.release();
+            a.ring_x.release();
         }
         // The +x rims were for this row, the +z rims of the row before for this row: no longer
         // read.
         for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
-            tiles[tz * layout.tiles_x + tx].rim_x = std::vector<uint32_t>();
-            if (tz > 0) tiles[(tz - 1) * layout.tiles_x + tx].rim_z = std::vector<uint32_t>();
+            tiles[tz * layout.tiles_x + tx].rim_x.release();
+            if (tz > 0) tiles[(tz - 1) * layout.tiles_x + tx].rim_z.release();
         }
     }
     if (params.shard_count > 0) {
