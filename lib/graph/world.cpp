@@ -160,9 +160,10 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const voxel::Gri
                                  const WorldLayout& layout, uint32_t tx, uint32_t tz,
                                  Context& context) {
     const Window w = tileWindow(layout, tx, tz);
-    const voxel::VoxelGrid crop = voxel::cropGrid(world, rows, w.bx0, w.bz0, w.bx1, w.bz1);
+    voxel::VoxelGrid crop = voxel::cropGrid(world, rows, w.bx0, w.bz0, w.bx1, w.bz1);
     auto built = buildTileGraph(crop, context);
     if (!built) return built.error();
+    crop = voxel::VoxelGrid();  // (the graph is built: its spans go)
     const Graph& b = *built;
     const uint32_t cw = w.bx1 - w.bx0;
     const uint32_t iw = w.x1 - w.x0, id = w.z1 - w.z0;
@@ -176,8 +177,7 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const voxel::Gri
     std::vector<uint32_t> renumber(b.cells.size(), kNoNode);
     WorldTile tile;
     Graph& g = tile.graph;
-    const voxel::VoxelGrid frame = voxel::cropGrid(world, rows, w.x0, w.z0, w.x1, w.z1);
-    g.header = headerForGrid(frame, GraphType::tile);
+    g.header = headerForGrid(voxel::cropHeader(world, w.x0, w.z0, w.x1, w.z1), GraphType::tile);
     g.header.heuristic = b.header.heuristic;
     g.header.min_cost_multiplier = b.header.min_cost_multiplier;
     g.areas = b.areas;
@@ -185,6 +185,8 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const voxel::Gri
     // Nodes in the whole graph's order (column by column, z-major, bottom to top), positions in
     // the world frame (the whole graph's expression, so bitwise equal).
     g.column_nodes.assign(size_t(iw) * id + 1, 0);
+    g.cells.reserve(b.cells.size());
+    g.positions.reserve(b.positions.size());
     for (uint32_t n = 0; n < b.cells.size(); ++n) {
         if (!interior(n)) continue;
         const auto [x, z] = worldColumn(b.cells[n].column);
@@ -201,6 +203,9 @@ Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const voxel::Gri
     for (size_t c = 1; c < g.column_nodes.size(); ++c)
         g.column_nodes[c] = std::max(g.column_nodes[c], g.column_nodes[c - 1]);
     g.edge_offsets.reserve(g.cells.size() + 1);
+    // (At most the window's edges: sized once instead of grown by doubling.)
+    g.edge_targets.reserve(b.edge_targets.size());
+    g.edge_costs.reserve(b.edge_costs.size());
     for (uint32_t n = 0; n < b.cells.size(); ++n) {
         if (renumber[n] == kNoNode) continue;
         g.edge_offsets.push_back(uint32_t(g.edge_targets.size()));

@@ -462,8 +462,7 @@ int metresToCells(double metres, double cell, CellRounding rounding, int limit) 
     return int(std::clamp(r, 0.0, double(limit)));
 }
 
-VoxelGrid cropGrid(const VoxelGrid& frame, const GridRows& rows, uint32_t x0, uint32_t z0,
-                   uint32_t x1, uint32_t z1) {
+VoxelGrid cropHeader(const VoxelGrid& frame, uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1) {
     VoxelGrid g;
     g.size_x = x1 - x0;
     g.size_z = z1 - z0;
@@ -477,7 +476,19 @@ VoxelGrid cropGrid(const VoxelGrid& frame, const GridRows& rows, uint32_t x0, ui
     g.agent = frame.agent;
     g.areas = frame.areas;
     g.source_name = frame.source_name;
+    return g;
+}
+
+VoxelGrid cropGrid(const VoxelGrid& frame, const GridRows& rows, uint32_t x0, uint32_t z0,
+                   uint32_t x1, uint32_t z1) {
+    VoxelGrid g = cropHeader(frame, x0, z0, x1, z1);
     g.column_offsets.reserve(g.columnCount() + 1);
+    size_t spans = 0;  // (sized once: grown by doubling, up to half its room went unused)
+    if (x1 > x0)
+        for (uint32_t z = z0; z < z1; ++z)
+            spans += rows.end(size_t(z) * frame.size_x + x1 - 1) -
+                     rows.begin(size_t(z) * frame.size_x + x0);
+    g.spans.reserve(spans);
     for (uint32_t z = z0; z < z1; ++z)
         for (uint32_t x = x0; x < x1; ++x) {
             g.column_offsets.push_back(uint32_t(g.spans.size()));

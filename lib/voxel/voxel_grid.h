@@ -165,6 +165,8 @@ struct GridRows {
 // as a grid of their own, its origin moved by whole cells (links and markers are not copied).
 VoxelGrid cropGrid(const VoxelGrid& frame, const GridRows& rows, uint32_t x0, uint32_t z0,
                    uint32_t x1, uint32_t z1);
+// The same grid's header alone (no columns or spans).
+VoxelGrid cropHeader(const VoxelGrid& frame, uint32_t x0, uint32_t z0, uint32_t x1, uint32_t z1);
 
 // A .vox file read a band of rows at a time, so that a stage working row by row (the tiled
 // navmesh) never holds the whole grid: the column offsets and the spans are decoded (and checked,
