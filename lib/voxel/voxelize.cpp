@@ -1525,30 +1525,28 @@ Status voxelizeRows(const std::vector<float>& vertices, const TriangleBlocks& bl
                     band_rows.row1 = std::min(frame.size_z, band_rows.row0 + kBandRows);
                     band_rows.x0 = range.out0;
                     band_rows.x1 = range.out1;
+                    // Each row's handed-on columns (all of the band's when it rasterized only
+                    // those), their spans with the chunk's flags.
                     const uint8_t* flags = chunk.walkable.data() + chunk.band_base[b - b0];
-                    if (range.out0 == range.raster0 && range.out1 == range.raster1) {
-                        reserveExactly(band_rows.spans, band.spans.size());
-                        band_rows.spans.assign(band.spans.begin(), band.spans.end());
-                        const uint8_t* flag = flags;
-                        for (Span& span : band_rows.spans) span.walkable = *flag++ != 0;
-                        band_rows.counts.resize(band.offsets.size() - 1);
-                        for (size_t c = 0; c + 1 < band.offsets.size(); ++c)
-                            band_rows.counts[c] = band.offsets[c + 1] - band.offsets[c];
-                    } else {  // each row's handed-on columns
-                        band_rows.spans.clear();
-                        band_rows.counts.clear();
-                        for (uint32_t z = band_rows.row0; z < band_rows.row1; ++z) {
-                            const uint32_t* at = band.offsets.data() +
-                                                 size_t(z - band_rows.row0) * width +
-                                                 (range.out0 - range.raster0);
-                            for (uint32_t x = range.out0; x < range.out1; ++x, ++at)
-                                band_rows.counts.push_back(at[1] - at[0]);
-                            const uint32_t from = *(at - (range.out1 - range.out0));
-                            for (uint32_t i = from; i < *at; ++i) {
-                                band_rows.spans.push_back(band.spans[i]);
-                                band_rows.spans.back().walkable = flags[i] != 0;
-                            }
-                        }
+                    const uint32_t skip = range.out0 - range.raster0;
+                    const uint32_t columns = range.out1 - range.out0;
+                    size_t total = 0;
+                    for (uint32_t r = 0; r < band_rows.row1 - band_rows.row0; ++r) {
+                        const uint32_t* at = band.offsets.data() + size_t(r) * width + skip;
+                        total += at[columns] - at[0];
+                    }
+                    reserveExactly(band_rows.spans, total);
+                    band_rows.counts.resize(size_t(band_rows.row1 - band_rows.row0) * columns);
+                    for (uint32_t r = 0; r < band_rows.row1 - band_rows.row0; ++r) {
+                        const uint32_t* at = band.offsets.data() + size_t(r) * width + skip;
+                        for (uint32_t c = 0; c < columns; ++c)
+                            band_rows.counts[size_t(r) * columns + c] = at[c + 1] - at[c];
+                        const size_t first = band_rows.spans.size();
+                        band_rows.spans.insert(band_rows.spans.end(),
+                                               band.spans.begin() + ptrdiff_t(at[0]),
+                                               band.spans.begin() + ptrdiff_t(at[columns]));
+                        for (uint32_t i = at[0]; i < at[columns]; ++i)
+                            band_rows.spans[first + (i - at[0])].walkable = flags[i] != 0;
                     }
                     if (Status out = sink(band_rows); !out) return out;
                 }
