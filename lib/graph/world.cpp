@@ -291,10 +291,9 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile, i
 
 ParamIssues WorldStage::check(const Params& params) {
     ParamCheck check;
-    check.require(params.kind == GraphKind::tile || params.kind == GraphKind::navmesh ||
-                      params.kind == GraphKind::volume,
-                  "graph", std::string(choiceName<GraphKind>(kGraphKinds, params.kind)),
-                  "tile, navmesh or volume (world tiles of other graph kinds are not built yet)");
+    check.require(params.kind != GraphKind::pov, "graph",
+                  std::string(choiceName<GraphKind>(kGraphKinds, params.kind)),
+                  "tile, navmesh, volume or dirichlet (POV world tiles are not built yet)");
     if (params.kind == GraphKind::navmesh)
         for (ParamIssue& issue : navmesh::checkNavmeshParams(params.navmesh))
             if (issue.field != "tile_size" && issue.field != "threads")
@@ -305,6 +304,10 @@ ParamIssues WorldStage::check(const Params& params) {
         params.kind != GraphKind::volume || (params.seeds.empty() && params.points.empty()),
         "seeds", fmt::format("{} seeds, {} points", params.seeds.size(), params.points.size()),
         "none on volume world tiles (flyers have no surface)");
+    check.require(
+        params.kind != GraphKind::dirichlet || (params.seeds.empty() && params.points.empty()),
+        "seeds", fmt::format("{} seeds, {} points", params.seeds.size(), params.points.size()),
+        "none on a Dirichlet world (the Dirichlet graph it is cut from takes them)");
     check.positive("tile_size", params.tile_size);
     check.range("uphill", params.uphill, 0.0f, 1000.0f, "m per m");
     check.range("downhill", params.downhill, 0.0f, 1000.0f, "m per m");
@@ -320,6 +323,7 @@ ParamIssues WorldStage::check(const Params& params) {
 }
 
 void WorldStage::describe(const Params& params, StageKey& key) {
+    if (params.kind == GraphKind::dirichlet) key.add("kind", "dirichlet");
     if (params.kind == GraphKind::volume)
         key.add("kind", "volume").add("radius", params.agent_radius);
     if (params.kind == GraphKind::navmesh) {
@@ -361,6 +365,17 @@ Result<MemoryEstimate> WorldStage::estimateMemory(const Inputs& inputs, const Pa
     const uint64_t zstd_contexts = threads * (params.compression >= 16   ? uint64_t(20) << 20
                                               : params.compression >= 10 ? uint64_t(8) << 20
                                                                          : uint64_t(2) << 20);
+    if (params.kind == GraphKind::dirichlet) {
+        // The Dirichlet graph read whole (its domain cells: 8 bytes each, 4 for the owner, 4 a
+        // column for the column index; its waypoint graph is small), one tile's cells and the
+        // tile's writer.
+        const uint64_t bytes = kStageBaseBytes + uint64_t(h.walkable_count) * 16 * 2 + columns * 4 +
+                               uint64_t(cells * cells) * 16 * 2 + zstd_contexts / threads;
+        return MemoryEstimate{
+            bytes,
+            fmt::format("{} columns, {} walkable cells in domains", columns, h.walkable_count),
+            "a larger cell size or bake bounds"};
+    }
     if (params.kind == GraphKind::volume) {
         // Per tile in flight its window's voxels (the clearance and ring around it; ~8 bytes a
         // voxel while its free flags and components are made), and per tile two rows of rim and
@@ -768,6 +783,8 @@ Result<StageResult> runSeededWorld(const WorldStage::Inputs& inputs,
 Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
                                     const std::filesystem::path& output, Context& context) {
     if (Status s = checkStage<WorldStage>(params); !s) return s.error();
+    if (params.kind == GraphKind::dirichlet)
+        return runDirichletWorld(inputs, params, output, context);
     if (params.kind != GraphKind::volume && (!params.seeds.empty() || !params.points.empty()))
         return runSeededWorld(inputs, params, output, context);
     if (params.kind == GraphKind::navmesh) return runNavmeshWorld(inputs, params, output, context);

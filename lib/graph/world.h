@@ -134,7 +134,8 @@ struct WorldStage {
     struct Params {
         // What each tile holds: the tile graph of its columns, (navmesh) its navmesh polygons,
         // tiled as `navbake navmesh --tile-size` tiles them, with its border edges (WNBE), or
-        // (volume) the free voxels of its columns and a ring of its neighbours'.
+        // (volume) the free voxels of its columns and a ring of its neighbours', or (dirichlet)
+        // the waypoint graph with the domain cells of its columns (cut from Inputs::graph).
         GraphKind kind = GraphKind::tile;
         float agent_radius = 0;          // [Units: m] volume: distance kept from solid voxels
         navmesh::NavmeshParams navmesh;  // navmesh: Recast's parameters (tile_size, threads: ours)
@@ -163,6 +164,8 @@ struct WorldStage {
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox of the whole world
+        // (dirichlet) the agent's Dirichlet graph (.graph), cut into the world's tiles
+        std::filesystem::path graph = {};
     };
     static ParamIssues check(const Params& params);
     static void describe(const Params& params, StageKey& key);
@@ -354,6 +357,12 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
 Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
                                    const WorldStage::Params& params,
                                    const std::filesystem::path& output, Context& context);
+
+// The Dirichlet world (WorldStage with kind dirichlet; world_dirichlet.cpp): Inputs::graph cut
+// into tiles.
+Result<StageResult> runDirichletWorld(const WorldStage::Inputs& inputs,
+                                      const WorldStage::Params& params,
+                                      const std::filesystem::path& output, Context& context);
 
 // The tile files an index names (beside it), in WTIL order, with their tile coordinates.
 struct WorldTileFile {

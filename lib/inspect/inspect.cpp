@@ -577,9 +577,8 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                 errors.push_back(s.error().message);
             } else {
                 r["stats"] = {
-                    {"graph", h.graph_type == uint32_t(formats::GraphType::navmesh)  ? "navmesh"
-                              : h.graph_type == uint32_t(formats::GraphType::volume) ? "volume"
-                                                                                     : "tile"},
+                    {"graph",
+                     h.graph_type == 0 ? "tile" : graphTypeName(formats::GraphType(h.graph_type))},
                     {"tiles", fmt::format("{} x {}", h.tiles_x, h.tiles_z)},
                     {"tile_cells", h.tile_cells},
                     {"tiles_with_nodes", h.tile_count},

@@ -255,7 +255,10 @@ Status checkStages(const LevelConfig& c) {
         const bool volume_tiles = std::find(a.graphs.begin(), a.graphs.end(),
                                             graph::GraphKind::volume) != a.graphs.end() &&
                                   c.worldTiles(graph::GraphKind::volume);
-        if (tiles || mesh_tiles || volume_tiles) {
+        const bool domain_tiles = std::find(a.graphs.begin(), a.graphs.end(),
+                                            graph::GraphKind::dirichlet) != a.graphs.end() &&
+                                  c.worldTiles(graph::GraphKind::dirichlet);
+        if (tiles || mesh_tiles || volume_tiles || domain_tiles) {
             std::vector<std::string> unsupported;
             if (a.graph.poi_tables) unsupported.push_back("point-of-interest tables");
             if (a.clusters || a.hierarchy || a.next_hop != AgentConfig::NextHop::none)
@@ -264,8 +267,9 @@ Status checkStages(const LevelConfig& c) {
                 std::string list;
                 for (const std::string& u : unsupported) list += (list.empty() ? "" : ", ") + u;
                 return inputError(
-                    "{}: $.world: world tiles carry the tile graph, navmesh polygons and volume "
-                    "graphs with their links; {} has {} (bake those without $.world, or as "
+                    "{}: $.world: world tiles carry the tile graph, navmesh polygons, volume "
+                    "graphs with their links and Dirichlet domains; {} has {} (bake those "
+                    "without $.world, or as "
                     "another graph kind)",
                     file, agent, list);
             }
@@ -368,13 +372,12 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         if (Status s = wr.integer("compression", c.world_params.compression); !s) return s.error();
         if (Status s = readGraphKinds(wr, c.world_graphs); !s) return s.error();
         for (size_t i = 0; i < c.world_graphs.size(); ++i)
-            if (c.world_graphs[i] != graph::GraphKind::tile &&
-                c.world_graphs[i] != graph::GraphKind::navmesh &&
-                c.world_graphs[i] != graph::GraphKind::volume)
+            if (c.world_graphs[i] == graph::GraphKind::pov)
                 return wr
                     .fail(JsonReader::at(wr.at("graphs"), i),
                           fmt::format(
-                              "'{}' world tiles are not built yet (tile, navmesh or volume)",
+                              "'{}' world tiles are not built yet (tile, navmesh, volume or "
+                              "dirichlet)",
                               choiceName<graph::GraphKind>(graph::kGraphKinds, c.world_graphs[i])))
                     .error();
         if (Status s = wr.finish({"tile_size", "threads", "compression", "graphs"}); !s)
@@ -696,6 +699,39 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
         }
         for (graph::GraphKind kind : agent.graphs) {
             const std::string kind_name(choiceName<graph::GraphKind>(graph::kGraphKinds, kind));
+            if (c.worldTiles(kind) && kind == graph::GraphKind::dirichlet) {
+                // Dirichlet domains are decided on the whole world (a cell's domain depends on
+                // walks of any length): the graph stage bakes them, the world stage cuts them
+                // into tiles and the index.
+                Node g;
+                g.agent = agent.name;
+                g.graph = kind_name;
+                g.name = fmt::format("graph {} {}", kind_name, agent.name);
+                g.deps = {voxels};
+                graph::GraphStage::Params graph_params = agent.graph;
+                graph_params.kind = kind;
+                const size_t whole = addStage<graph::GraphStage>(
+                    nodes, cache, g, graph_params,
+                    [](const Node& self, const std::vector<Node>& all) {
+                        return graph::GraphStage::Inputs{depArtifact(self, all, 0)};
+                    },
+                    "graph");
+                Node n;
+                n.agent = agent.name;
+                n.graph = kind_name;
+                n.name = fmt::format("world {} {}", kind_name, agent.name);
+                n.deps = {voxels, whole};
+                graph::WorldStage::Params world = c.world_params;
+                world.kind = kind;
+                addStage<graph::WorldStage>(
+                    nodes, cache, n, world,
+                    [](const Node& self, const std::vector<Node>& all) {
+                        return graph::WorldStage::Inputs{depArtifact(self, all, 0),
+                                                         depArtifact(self, all, 1)};
+                    },
+                    "world");
+                continue;
+            }
             if (c.worldTiles(kind)) {
                 // World tiles: one stage writes the tiles and the index (checkStages refuses what
                 // tiles do not carry yet).

@@ -172,6 +172,9 @@ struct World::Impl {
     fmt::WorldHeader header;
     bool mesh = false;    // the tiles are navmeshes (WIHD graph_type): nodes are polygons
     bool volume = false;  // the tiles are volume graphs: nodes are voxels of a tile's box
+    // The tiles are Dirichlet domains: each holds the whole waypoint graph and the domain cells
+    // of its columns; nodes are waypoints (shared by all tiles), locate() returns a cell's owner.
+    bool domains = false;
     std::vector<Portal> portals;
     std::vector<uint32_t> portal_offsets, portal_targets;
     std::vector<float> portal_costs;
@@ -364,6 +367,59 @@ struct World::Impl {
                 }
         return std::isfinite(best);
     }
+    // Dirichlet worlds: the domain cell nearest p (navrt::locate's rule on a Dirichlet graph, in
+    // the world's frame: the smallest horizontal distance to the cell's column squared plus the
+    // height difference to its floor squared, within the tolerances, the first in column order
+    // on ties) among the loaded tiles' cells; p's own column's tile must be loaded.
+    bool locateCell(Vec3 p, float vertical_tolerance, float horizontal_tolerance, uint32_t& ti,
+                    uint32_t& cell) const {
+        int64_t px, pz;
+        if (header.tiles_x == 0 || !columnOf(p, px, pz) ||
+            !tiles[tileIndex(uint32_t(pz) * header.world_size_x + uint32_t(px))] ||
+            !std::isfinite(p.y))
+            return false;
+        const double fx = (double(p.x) - header.origin[0]) / header.cell_size;
+        const double fz = (double(p.z) - header.origin[2]) / header.cell_size;
+        const int radius =
+            horizontal_tolerance > 0 ? int(std::ceil(horizontal_tolerance / header.cell_size)) : 0;
+        const int cx = int(std::floor(fx)), cz = int(std::floor(fz));
+        bool found = false;
+        double best_score = 0;
+        for (int z = cz - radius; z <= cz + radius; ++z) {
+            for (int x = cx - radius; x <= cx + radius; ++x) {
+                if (x < 0 || z < 0 || uint32_t(x) >= header.world_size_x ||
+                    uint32_t(z) >= header.world_size_z)
+                    continue;
+                const uint32_t at = tileIndex(uint32_t(z) * header.world_size_x + uint32_t(x));
+                const Tile* t = tiles[at].get();
+                if (!t) continue;
+                const uint32_t lx = uint32_t(x) - t->header.x0, lz = uint32_t(z) - t->header.z0;
+                if (lx >= t->graph.header.size_x || lz >= t->graph.header.size_z) continue;
+                const double ex = std::max({0.0, double(x) - fx, fx - double(x + 1)});
+                const double ez = std::max({0.0, double(z) - fz, fz - double(z + 1)});
+                const double horizontal = std::sqrt(ex * ex + ez * ez) * header.cell_size;
+                const size_t c = size_t(lz) * t->graph.header.size_x + lx;
+                for (uint32_t n = t->graph.layer_columns[c]; n < t->graph.layer_columns[c + 1];
+                     ++n) {
+                    const fmt::NodeCell k =
+                        fmt::decodeNodeCell(t->graph.layer_cells + size_t(n) * fmt::kNodeCellSize);
+                    const double floor_y =
+                        double(header.origin[1] + float(k.y) * header.cell_height);
+                    const double vertical = std::fabs(floor_y - p.y);
+                    if (horizontal > horizontal_tolerance || vertical > vertical_tolerance)
+                        continue;
+                    const double score = horizontal * horizontal + vertical * vertical;
+                    if (!found || score < best_score) {
+                        found = true;
+                        best_score = score;
+                        ti = at;
+                        cell = n;
+                    }
+                }
+            }
+        }
+        return found;
+    }
     bool columnOf(Vec3 p, int64_t& x, int64_t& z) const {
         x = int64_t(std::floor((double(p.x) - header.origin[0]) / header.cell_size));
         z = int64_t(std::floor((double(p.z) - header.origin[2]) / header.cell_size));
@@ -418,6 +474,7 @@ static Error decodeIndex(World::Impl& w) {
     const fmt::WorldHeader& h = w.header;
     w.mesh = h.graph_type == uint32_t(fmt::GraphType::navmesh);
     w.volume = h.graph_type == uint32_t(fmt::GraphType::volume);
+    w.domains = h.graph_type == uint32_t(fmt::GraphType::dirichlet);
     w.volume_moves.clear();  // their costs follow the cell sizes
     if (portals.size != size_t(h.portal_count) * fmt::kPortalRecordSize)
         return badSection(fmt::kSecWorldPortals,
@@ -795,7 +852,35 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
                               "world: a volume world's tile must be a volume graph of its "
                               "columns and the ring of one column around them");
     }
-    if (!w.mesh && !w.volume &&
+    if (w.domains) {
+        bool same = tile->graph.isDirichlet() && h.seam_count == 0 &&
+                    tile->graph.header.size_x <= h.tile_cells &&
+                    tile->graph.header.size_z <= h.tile_cells && h.x0 == h.tile_x * h.tile_cells &&
+                    h.z0 == h.tile_z * h.tile_cells;
+        // Every tile carries the one waypoint graph: the loaded ones must agree on it.
+        auto equal = [](const void* a, const void* b, size_t n) {
+            return n == 0 || std::memcmp(a, b, n) == 0;
+        };
+        for (const auto& other : w.tiles)
+            if (same && other) {
+                const GraphView& a = tile->graph;
+                const GraphView& b = other->graph;
+                same =
+                    a.header.node_count == b.header.node_count &&
+                    a.header.edge_count == b.header.edge_count &&
+                    equal(a.positions, b.positions, 12 * size_t(a.header.node_count)) &&
+                    equal(a.edge_offsets, b.edge_offsets, 4 * (size_t(a.header.node_count) + 1)) &&
+                    equal(a.edge_targets, b.edge_targets, 4 * size_t(a.header.edge_count)) &&
+                    equal(a.edge_costs, b.edge_costs, 4 * size_t(a.header.edge_count));
+                break;
+            }
+        if (!same)
+            return badSection(fmt::kSecGraphHeader,
+                              "world: a Dirichlet world's tile must be a Dirichlet graph of at "
+                              "most one tile's columns, with the waypoint graph of the tiles "
+                              "already loaded; rebake the world");
+    }
+    if (!w.mesh && !w.volume && !w.domains &&
         (tile->graph.header.type != fmt::GraphType::tile || !tile->graph.column_nodes ||
          tile->graph.header.size_x > h.tile_cells || tile->graph.header.size_z > h.tile_cells))
         return badSection(fmt::kSecGraphHeader,
@@ -819,7 +904,7 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
             !(w.volume && tile->graph.components[v] == kNone && !tile->graph.isFree(v)))
             return badSection(fmt::kSecComponents, "world: a node's component is out of range");
     const uint32_t n = tile->graph.header.node_count;
-    if (!w.volume)
+    if (!w.volume && !w.domains)
         if (Error e = w.mesh ? readBorderEdges(*tile) : readSeams(w, *tile, index)) return e;
     if (w.mesh)
         if (Error e = readMeshLinks(w, *tile, index)) return e;
@@ -926,6 +1011,14 @@ bool World::locate(Vec3 p, float vertical, int cells, uint32_t& tile_x, uint32_t
             return false;
         tile_x = ti % w.header.tiles_x;
         tile_z = ti / w.header.tiles_x;
+        return true;
+    }
+    if (w.domains) {
+        uint32_t ti = 0, cell = 0;
+        if (!w.locateCell(p, vertical, float(cells) * w.header.cell_size, ti, cell)) return false;
+        tile_x = ti % w.header.tiles_x;
+        tile_z = ti / w.header.tiles_x;
+        node = w.tiles[ti]->graph.domain_owners[cell];
         return true;
     }
     int64_t cx, cz;
@@ -1423,6 +1516,29 @@ PathStatus findVolumePath(World::Impl& w, Vec3 from, Vec3 to) {
 
 }  // namespace
 
+// Dirichlet worlds: the domains of the cells nearest from and to (their tiles must be loaded),
+// then the waypoint graph's shortest path between them (every tile holds it; the start tile's is
+// searched), waypoint to waypoint: what navrt's query on the whole Dirichlet graph answers.
+PathStatus findDomainPath(World::Impl& w, Vec3 from, Vec3 to) {
+    const float around = float(kAroundCells) * w.header.cell_size;
+    uint32_t st, sc, gt, gc;
+    if (!w.locateCell(from, kVertical, around, st, sc)) return PathStatus::invalid_start;
+    if (!w.locateCell(to, kVertical, around, gt, gc)) return PathStatus::invalid_goal;
+    const GraphView& g = w.tiles[st]->graph;
+    PathQuery query;
+    if (query.init(g)) return PathStatus::out_of_nodes;
+    const PathStatus status =
+        query.findPath(g.domain_owners[sc], w.tiles[gt]->graph.domain_owners[gc]);
+    w.expanded = query.expansions();
+    if (status != PathStatus::found) return status;
+    for (uint32_t k = 0; k < query.pathLength(); ++k) {
+        const float* p = g.positions + 3 * size_t(query.path()[k]);
+        w.path.push_back({p[0], p[1], p[2]});
+    }
+    w.cost = float(query.cost());
+    return status;
+}
+
 PathStatus World::findPath(Vec3 from, Vec3 to) {
     Impl& w = *impl_;
     w.path.clear();
@@ -1431,6 +1547,7 @@ PathStatus World::findPath(Vec3 from, Vec3 to) {
     w.expanded = 0;
     if (w.mesh) return findMeshPath(w, from, to);
     if (w.volume) return findVolumePath(w, from, to);
+    if (w.domains) return findDomainPath(w, from, to);
     uint32_t sx, sz, sn, gx, gz, gn;
     if (!locate(from, kVertical, kAroundCells, sx, sz, sn)) return PathStatus::invalid_start;
     if (!locate(to, kVertical, kAroundCells, gx, gz, gn)) return PathStatus::invalid_goal;
@@ -1591,6 +1708,11 @@ PathStatus World::planTiles(Vec3 from, Vec3 to, std::vector<uint32_t>& tiles) co
     const uint32_t st = sz * w.header.tiles_x + sx, gt = gz * w.header.tiles_x + gx;
     if (st == gt) {
         tiles.push_back(st);
+        return PathStatus::found;
+    }
+    if (w.domains) {
+        // Every tile holds the waypoint graph: the two ends' tiles answer the query.
+        tiles = {st, gt};
         return PathStatus::found;
     }
     // Costs from `p` to the portals of its tile: exact in a loaded tile (Dijkstra over it), else

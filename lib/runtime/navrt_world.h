@@ -23,7 +23,12 @@
 //    and a ring of one column around them); a move into the ring enters the neighbour's voxel
 //    while it is loaded; findPath is the exact A* over the loaded voxels (voxel centres) and
 //    their links (teleports: LINK inside a tile, WLNK to another tile while it is loaded), locate
-//    the nearest free voxel.
+//    the nearest free voxel;
+//  - Dirichlet domains (AGENT.dirichlet.world): every tile holds the whole waypoint graph and the
+//    domain cells of its columns; locate names the waypoint whose domain holds the cell nearest
+//    p, findPath goes waypoint to waypoint between the domains of the cells nearest its two
+//    points (only their tiles need be loaded), as navrt's query on the whole Dirichlet graph;
+//    planTiles names those two tiles.
 //
 // One World is for one thread at a time (queries keep their scratch); tiles are copied in.
 #pragma once

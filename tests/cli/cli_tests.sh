@@ -874,6 +874,16 @@ cli_build_parity)
   cli_cost=$(json_field <("$navbake" query "$work/dir.graph" --from 25,0,15 --to 8,3,15 --json) cost)
   build_cost=$(json_field <("$navbake" query "$work/dir/default.dirichlet.nav" --from 25,0,15 --to 8,3,15 --json) cost)
   [ -n "$cli_cost" ] && [ "$cli_cost" = "$build_cost" ] || fail "Dirichlet path costs differ: $cli_cost vs $build_cost"
+  # As world tiles ($.world.graphs): the same domains cut into tiles and an index, not packed whole.
+  sed 's/"output": "dir"/"output": "dirw", "world": {"tile_size": 10, "graphs": ["dirichlet"]}/' "$work/dir.json" >"$work/dirw.json"
+  "$navbake" -q build "$work/dirw.json" || fail "Dirichlet world build"
+  [ -e "$work/dirw/default.dirichlet.nav" ] && fail "the Dirichlet graph was packed whole beside its world"
+  [ "$(ls "$work/dirw"/default.dirichlet.*_*.nav | wc -l)" -ge 4 ] || fail "Dirichlet world tiles: $(ls "$work/dirw")"
+  expect 0 "graph: dirichlet" "$navbake" inspect "$work/dirw/default.dirichlet.world"
+  expect 0 "graph_type: dirichlet" "$navbake" inspect "$work/dirw/default.dirichlet.1_1.nav"
+  cells=$(grep -o '"domain_cells": [0-9]*' "$work/dirw/dirw.report.json" | sort -u)
+  [ "$cells" = "$(grep -o '"domain_cells": [0-9]*' "$work/dir/dir.report.json")" ] || fail "Dirichlet world cells: $cells"
+  expect 0 "up to date" "$navbake" build "$work/dirw.json" --check
   text="waypoint 'far' at \\(90, 0, 90\\) is not on this agent's walkable surface"
   expect 1 "$text" "$navbake" graph dirichlet "$work/level.vox" -o "$work/x.graph" --waypoint far@90,0,90
   echo '{"input": "level.glb", "output": "dirbad", "waypoints": [{"name": "far", "position": [90, 0, 90]}], "agents": [{"graphs": ["dirichlet"]}]}' >"$work/bad.json"
@@ -1125,7 +1135,7 @@ world_build)
   expect 1 "default.tile.world \(missing or modified output\)" "$navbake" build "$work/w.json" --check
   # What world tiles do not carry yet is refused with the reason.
   echo '{"input": "terrain.obj", "output": "out2", "world": {"tile_size": 20}, "agents": [{"graphs": ["tile"], "clusters": true}]}' >"$work/bad.json"
-  expect 1 "world tiles carry the tile graph, navmesh polygons and volume graphs with their links; .*clusters" "$navbake" build "$work/bad.json"
+  expect 1 "world tiles carry the tile graph, navmesh polygons, volume graphs with their links and Dirichlet domains; .*clusters" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": -1}}' >"$work/bad.json"
   expect 1 "world.tile_size = -1 \(must be > 0\)" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": 20, "compression": 0}}' >"$work/bad.json"
