@@ -961,12 +961,13 @@ Error decodeWorldHeader(const uint8_t* data, size_t size, WorldHeader& h) {
         !std::isfinite(h.cell_size) || !(h.cell_height > 0) || !std::isfinite(h.cell_height) ||
         !std::isfinite(h.origin[0]) || !std::isfinite(h.origin[1]) || !std::isfinite(h.origin[2]) ||
         (h.graph_type != 0 && h.graph_type != uint32_t(GraphType::navmesh) &&
-         h.graph_type != uint32_t(GraphType::volume) &&
+         h.graph_type != uint32_t(GraphType::volume) && h.graph_type != uint32_t(GraphType::pov) &&
          h.graph_type != uint32_t(GraphType::dirichlet)))
         return makeError(ErrorCode::bad_section, 0, id,
                          "section 'WIHD': %u x %u tiles of %u cells do not cover a %u x %u world, "
                          "or the cell sizes or origin are not finite and positive, or the graph "
-                         "type is not 0 (tile), 2 (volume), 4 (navmesh) or 5 (Dirichlet)",
+                         "type is not 0 (tile), 2 (volume), 3 (POV), 4 (navmesh) or 5 "
+                         "(Dirichlet)",
                          h.tiles_x, h.tiles_z, h.tile_cells, h.world_size_x, h.world_size_z);
     return {};
 }

@@ -695,6 +695,14 @@ inline constexpr uint32_t kSecWorldBorderEdges = fourcc("WNBE");
 // to_tile (tile_z * tiles_x + tile_x); the record's from_node / to_node are polygons of those
 // tiles. A tile holds the links that leave it, and the two-way links that arrive in it.
 inline constexpr uint32_t kSecWorldLinkTiles = fourcc("WLTI");
+// POV world tiles (FORMAT.md §11.7): WPNB, 16 bytes per layer-grid link into another tile: u32
+// cell (this tile's), u32 direction (LNB4's plane: 0 +X, 1 -X, 2 +Z, 3 -Z), u32 tile (tile_z *
+// tiles_x + tile_x), u32 cell (that tile's); WPED, 16 bytes per visibility edge to a corner of
+// another tile: u32 corner (this tile's), u32 tile, u32 corner (that tile's), f32 cost. Both
+// sorted by their first field (then as the whole graph orders them).
+inline constexpr uint32_t kSecWorldPovNeighbours = fourcc("WPNB");
+inline constexpr uint32_t kSecWorldPovEdges = fourcc("WPED");
+inline constexpr size_t kWorldPovRecordSize = 16;
 struct BorderEdgeRecord {
     uint32_t poly = 0, edge = 0, side = 0;
     int32_t a0 = 0, a1 = 0, y0 = 0, y1 = 0;

@@ -270,6 +270,7 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile, i
     for (size_t i = 0; i < tile.seams.size(); ++i)
         formats::encodeSeam(tile.seams[i], seams.data() + i * formats::kSeamRecordSize);
     writer.add(formats::kSecWorldSeams, std::move(seams));
+    for (const auto& [id, bytes] : tile.extra) writer.add(id, bytes);
     if (!tile.seam_links.empty()) {
         std::vector<uint8_t> records(tile.cross_links.size() * formats::kLinkRecordSize);
         for (size_t i = 0; i < tile.cross_links.size(); ++i)
@@ -291,9 +292,6 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile, i
 
 ParamIssues WorldStage::check(const Params& params) {
     ParamCheck check;
-    check.require(params.kind != GraphKind::pov, "graph",
-                  std::string(choiceName<GraphKind>(kGraphKinds, params.kind)),
-                  "tile, navmesh, volume or dirichlet (POV world tiles are not built yet)");
     if (params.kind == GraphKind::navmesh)
         for (ParamIssue& issue : navmesh::checkNavmeshParams(params.navmesh))
             if (issue.field != "tile_size" && issue.field != "threads")
@@ -304,10 +302,11 @@ ParamIssues WorldStage::check(const Params& params) {
         params.kind != GraphKind::volume || (params.seeds.empty() && params.points.empty()),
         "seeds", fmt::format("{} seeds, {} points", params.seeds.size(), params.points.size()),
         "none on volume world tiles (flyers have no surface)");
-    check.require(
-        params.kind != GraphKind::dirichlet || (params.seeds.empty() && params.points.empty()),
-        "seeds", fmt::format("{} seeds, {} points", params.seeds.size(), params.points.size()),
-        "none on a Dirichlet world (the Dirichlet graph it is cut from takes them)");
+    check.require((params.kind != GraphKind::dirichlet && params.kind != GraphKind::pov) ||
+                      (params.seeds.empty() && params.points.empty()),
+                  "seeds",
+                  fmt::format("{} seeds, {} points", params.seeds.size(), params.points.size()),
+                  "none on a Dirichlet or POV world (the whole graph it is cut from takes them)");
     check.positive("tile_size", params.tile_size);
     check.range("uphill", params.uphill, 0.0f, 1000.0f, "m per m");
     check.range("downhill", params.downhill, 0.0f, 1000.0f, "m per m");
@@ -324,6 +323,7 @@ ParamIssues WorldStage::check(const Params& params) {
 
 void WorldStage::describe(const Params& params, StageKey& key) {
     if (params.kind == GraphKind::dirichlet) key.add("kind", "dirichlet");
+    if (params.kind == GraphKind::pov) key.add("kind", "pov");
     if (params.kind == GraphKind::volume)
         key.add("kind", "volume").add("radius", params.agent_radius);
     if (params.kind == GraphKind::navmesh) {
@@ -365,6 +365,19 @@ Result<MemoryEstimate> WorldStage::estimateMemory(const Inputs& inputs, const Pa
     const uint64_t zstd_contexts = threads * (params.compression >= 16   ? uint64_t(20) << 20
                                               : params.compression >= 10 ? uint64_t(8) << 20
                                                                          : uint64_t(2) << 20);
+    if (params.kind == GraphKind::pov) {
+        // The POV graph read whole (its layer cells ~40 bytes each with their links, components
+        // and the cut's maps; its corners and taut edges, estimated as the graph stage does: a
+        // corner per 4 walkable cells, 24 edges each), a tile's share and its writer.
+        std::error_code graph_ec;
+        const uint64_t graph_file =
+            inputs.graph.empty() ? 0 : std::filesystem::file_size(inputs.graph, graph_ec);
+        const uint64_t bytes = kStageBaseBytes + uint64_t(h.walkable_count) * 48 + columns * 4 +
+                               (graph_ec ? 0 : graph_file * 4) + zstd_contexts / threads;
+        return MemoryEstimate{
+            bytes, fmt::format("{} columns, {} walkable cells", columns, h.walkable_count),
+            "a larger cell size or bake bounds"};
+    }
     if (params.kind == GraphKind::dirichlet) {
         // The Dirichlet graph read whole (its domain cells: 8 bytes each, 4 for the owner, 4 a
         // column for the column index; its waypoint graph is small), one tile's cells and the
@@ -785,6 +798,7 @@ Result<StageResult> WorldStage::run(const Inputs& inputs, const Params& params,
     if (Status s = checkStage<WorldStage>(params); !s) return s.error();
     if (params.kind == GraphKind::dirichlet)
         return runDirichletWorld(inputs, params, output, context);
+    if (params.kind == GraphKind::pov) return runPovWorld(inputs, params, output, context);
     if (params.kind != GraphKind::volume && (!params.seeds.empty() || !params.points.empty()))
         return runSeededWorld(inputs, params, output, context);
     if (params.kind == GraphKind::navmesh) return runNavmeshWorld(inputs, params, output, context);

@@ -108,6 +108,8 @@ struct WorldTile {
     // and the records (WLNK). Empty when no seam is a link.
     std::vector<uint32_t> seam_links;
     std::vector<formats::LinkRecord> cross_links;
+    // More sections, written zstd-compressed after the others (POV tiles' WPNB, WPED).
+    std::vector<std::pair<uint32_t, std::vector<uint8_t>>> extra;
 };
 Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const WorldLayout& layout,
                                  uint32_t tx, uint32_t tz, Context& context);
@@ -134,8 +136,9 @@ struct WorldStage {
     struct Params {
         // What each tile holds: the tile graph of its columns, (navmesh) its navmesh polygons,
         // tiled as `navbake navmesh --tile-size` tiles them, with its border edges (WNBE), or
-        // (volume) the free voxels of its columns and a ring of its neighbours', or (dirichlet)
-        // the waypoint graph with the domain cells of its columns (cut from Inputs::graph).
+        // (volume) the free voxels of its columns and a ring of its neighbours', (dirichlet)
+        // the waypoint graph with the domain cells of its columns, or (pov) the layer cells of
+        // its columns, the corners on them and their taut edges (both cut from Inputs::graph).
         GraphKind kind = GraphKind::tile;
         float agent_radius = 0;          // [Units: m] volume: distance kept from solid voxels
         navmesh::NavmeshParams navmesh;  // navmesh: Recast's parameters (tile_size, threads: ours)
@@ -164,7 +167,7 @@ struct WorldStage {
     };
     struct Inputs {
         std::filesystem::path voxels;  // .vox of the whole world
-        // (dirichlet) the agent's Dirichlet graph (.graph), cut into the world's tiles
+        // (dirichlet, pov) the agent's graph of that kind (.graph), cut into the world's tiles
         std::filesystem::path graph = {};
     };
     static ParamIssues check(const Params& params);
@@ -358,11 +361,13 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
                                    const WorldStage::Params& params,
                                    const std::filesystem::path& output, Context& context);
 
-// The Dirichlet world (WorldStage with kind dirichlet; world_dirichlet.cpp): Inputs::graph cut
-// into tiles.
+// The Dirichlet and POV worlds (WorldStage with kind dirichlet or pov; world_cut.cpp):
+// Inputs::graph cut into tiles.
 Result<StageResult> runDirichletWorld(const WorldStage::Inputs& inputs,
                                       const WorldStage::Params& params,
                                       const std::filesystem::path& output, Context& context);
+Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldStage::Params& params,
+                                const std::filesystem::path& output, Context& context);
 
 // The tile files an index names (beside it), in WTIL order, with their tile coordinates.
 struct WorldTileFile {

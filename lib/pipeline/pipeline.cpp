@@ -255,10 +255,11 @@ Status checkStages(const LevelConfig& c) {
         const bool volume_tiles = std::find(a.graphs.begin(), a.graphs.end(),
                                             graph::GraphKind::volume) != a.graphs.end() &&
                                   c.worldTiles(graph::GraphKind::volume);
-        const bool domain_tiles = std::find(a.graphs.begin(), a.graphs.end(),
-                                            graph::GraphKind::dirichlet) != a.graphs.end() &&
-                                  c.worldTiles(graph::GraphKind::dirichlet);
-        if (tiles || mesh_tiles || volume_tiles || domain_tiles) {
+        bool cut_tiles = false;
+        for (graph::GraphKind kind : {graph::GraphKind::dirichlet, graph::GraphKind::pov})
+            cut_tiles |= std::find(a.graphs.begin(), a.graphs.end(), kind) != a.graphs.end() &&
+                         c.worldTiles(kind);
+        if (tiles || mesh_tiles || volume_tiles || cut_tiles) {
             std::vector<std::string> unsupported;
             if (a.graph.poi_tables) unsupported.push_back("point-of-interest tables");
             if (a.clusters || a.hierarchy || a.next_hop != AgentConfig::NextHop::none)
@@ -268,8 +269,8 @@ Status checkStages(const LevelConfig& c) {
                 for (const std::string& u : unsupported) list += (list.empty() ? "" : ", ") + u;
                 return inputError(
                     "{}: $.world: world tiles carry the tile graph, navmesh polygons, volume "
-                    "graphs with their links and Dirichlet domains; {} has {} (bake those "
-                    "without $.world, or as "
+                    "graphs with their links, Dirichlet domains and points of visibility; {} "
+                    "has {} (bake those without $.world, or as "
                     "another graph kind)",
                     file, agent, list);
             }
@@ -372,16 +373,8 @@ Result<LevelConfig> parseLevelConfig(const std::string& text, const fs::path& pa
         if (Status s = wr.integer("compression", c.world_params.compression); !s) return s.error();
         if (Status s = readGraphKinds(wr, c.world_graphs); !s) return s.error();
         for (size_t i = 0; i < c.world_graphs.size(); ++i)
-            if (c.world_graphs[i] == graph::GraphKind::pov)
-                return wr
-                    .fail(JsonReader::at(wr.at("graphs"), i),
-                          fmt::format(
-                              "'{}' world tiles are not built yet (tile, navmesh, volume or "
-                              "dirichlet)",
-                              choiceName<graph::GraphKind>(graph::kGraphKinds, c.world_graphs[i])))
-                    .error();
-        if (Status s = wr.finish({"tile_size", "threads", "compression", "graphs"}); !s)
-            return s.error();
+            if (Status s = wr.finish({"tile_size", "threads", "compression", "graphs"}); !s)
+                return s.error();
         // World builds import into strips (never the whole level in memory) unless told.
         if (!import_strip_size) c.import.strip_size = kWorldStripSize;
         if (Status s = stageIssues<graph::WorldStage>(
@@ -699,10 +692,11 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
         }
         for (graph::GraphKind kind : agent.graphs) {
             const std::string kind_name(choiceName<graph::GraphKind>(graph::kGraphKinds, kind));
-            if (c.worldTiles(kind) && kind == graph::GraphKind::dirichlet) {
-                // Dirichlet domains are decided on the whole world (a cell's domain depends on
-                // walks of any length): the graph stage bakes them, the world stage cuts them
-                // into tiles and the index.
+            if (c.worldTiles(kind) &&
+                (kind == graph::GraphKind::dirichlet || kind == graph::GraphKind::pov)) {
+                // Dirichlet domains and points of visibility are decided on the whole world (a
+                // cell's domain depends on walks of any length, a sight line may span any number
+                // of tiles): the graph stage bakes them, the world stage cuts them into tiles.
                 Node g;
                 g.agent = agent.name;
                 g.graph = kind_name;

@@ -1,6 +1,7 @@
 #include "lib/runtime/navrt_world.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -67,6 +68,11 @@ struct Tile {
     // Volume worlds: the links its voxels take, as (voxel, link << 2 | between tiles << 1 |
     // reverse) sorted by voxel: a LINK record inside the tile, or a WLNK record (cross_links).
     std::vector<std::pair<uint32_t, uint32_t>> voxel_links;
+    // POV worlds: the layer links into other tiles (WPNB: cell, direction, tile, cell) and the
+    // visibility edges to other tiles' corners (WPED: corner, tile, corner, cost bits), with
+    // per corner + 1 where its WPED records start.
+    std::vector<std::array<uint32_t, 4>> pov_links, pov_edges;
+    std::vector<uint32_t> pov_edge_offsets;
     std::vector<Vec3> entry;  // findPath on polygons: where the search entered each one
     std::vector<double> f;    // and its cost so far plus the heuristic from there
     // findPath's per-node state, valid where seen == the search's number (no clearing between
@@ -175,6 +181,19 @@ struct World::Impl {
     // The tiles are Dirichlet domains: each holds the whole waypoint graph and the domain cells
     // of its columns; nodes are waypoints (shared by all tiles), locate() returns a cell's owner.
     bool domains = false;
+    // The tiles are POV graphs: locate() names a layer cell; findPath searches the loaded tiles
+    // joined into one POV graph (`merged`, rebuilt after tiles come or go).
+    bool pov = false;
+    struct PovMerged {
+        bool dirty = true;
+        std::vector<uint32_t> cell_base, corner_base;  // per tile index; kNone: not loaded
+        std::vector<uint8_t> cells, corners;           // LCEL (world columns), PCRN records
+        std::vector<uint32_t> neighbours, layer_components, components, offsets, targets;
+        std::vector<float> positions, costs;
+        GraphView view;
+        PathQuery query;
+    } merged;
+    uint32_t pov_components = 0;  // POV worlds: the world's layer components (every tile's PSTA)
     std::vector<Portal> portals;
     std::vector<uint32_t> portal_offsets, portal_targets;
     std::vector<float> portal_costs;
@@ -475,6 +494,8 @@ static Error decodeIndex(World::Impl& w) {
     w.mesh = h.graph_type == uint32_t(fmt::GraphType::navmesh);
     w.volume = h.graph_type == uint32_t(fmt::GraphType::volume);
     w.domains = h.graph_type == uint32_t(fmt::GraphType::dirichlet);
+    w.pov = h.graph_type == uint32_t(fmt::GraphType::pov);
+    w.merged.dirty = true;
     w.volume_moves.clear();  // their costs follow the cell sizes
     if (portals.size != size_t(h.portal_count) * fmt::kPortalRecordSize)
         return badSection(fmt::kSecWorldPortals,
@@ -538,9 +559,11 @@ static Error decodeIndex(World::Impl& w) {
         const uint32_t tile = fmt::loadLe32(records.data + 16 * size_t(i));
         const uint32_t first = fmt::loadLe32(component_offsets.data + 4 * size_t(i));
         const uint32_t end = fmt::loadLe32(component_offsets.data + 4 * size_t(i) + 4);
-        // Offsets from 0, each range with at least one component (every listed tile has nodes).
+        // Offsets from 0, each range with at least one component (every listed tile has nodes;
+        // a POV tile may have cells and no corner).
         if (tile >= tile_count || w.component_base[tile] != kNone || (i == 0 && first != 0) ||
-            first >= end || end > total || (i + 1 == h.tile_count && end != total))
+            first > end || (first == end && !w.pov) || end > total ||
+            (i + 1 == h.tile_count && end != total))
             return badSection(fmt::kSecWorldComponentOffsets,
                               "world index: a tile record or its component range is out of range");
         w.component_base[tile] = first;
@@ -818,6 +841,78 @@ Error readVolumeLinks(const World::Impl& w, Tile& tile, uint32_t index) {
     return {};
 }
 
+// POV worlds: tile `index`'s WPNB and WPED records, checked in themselves, and against every
+// loaded tile they name (both ways: the loaded tiles' records that name this one too), so the
+// merged graph's links always join adjacent cells and its edges real corners.
+static Error readPovRecords(World::Impl& w, Tile& tile, uint32_t index) {
+    const uint32_t tile_count = w.header.tiles_x * w.header.tiles_z;
+    auto records = [&](uint32_t id, std::vector<std::array<uint32_t, 4>>& out) -> Error {
+        SectionView v;
+        if (Error e = tile.asset.require(id, v)) return e;
+        if (v.size % fmt::kWorldPovRecordSize != 0)
+            return badSection(id, "world: a POV tile's WPNB / WPED is not 16-byte records");
+        out.resize(v.size / fmt::kWorldPovRecordSize);
+        for (size_t i = 0; i < out.size(); ++i)
+            for (int k = 0; k < 4; ++k)
+                out[i][k] = fmt::loadLe32(v.data + i * fmt::kWorldPovRecordSize + 4 * k);
+        return {};
+    };
+    if (Error e = records(fmt::kSecWorldPovNeighbours, tile.pov_links)) return e;
+    if (Error e = records(fmt::kSecWorldPovEdges, tile.pov_edges)) return e;
+    const GraphView& g = tile.graph;
+    for (size_t i = 0; i < tile.pov_links.size(); ++i) {
+        const auto& r = tile.pov_links[i];
+        if (r[0] >= g.layer_cell_count || r[1] >= 4 || r[2] >= tile_count || r[2] == index ||
+            (i > 0 && tile.pov_links[i - 1][0] > r[0]))
+            return badSection(fmt::kSecWorldPovNeighbours,
+                              "world: a WPNB record is out of range or out of order");
+    }
+    tile.pov_edge_offsets.assign(size_t(g.header.node_count) + 1, 0);
+    for (size_t i = 0; i < tile.pov_edges.size(); ++i) {
+        const auto& r = tile.pov_edges[i];
+        const float cost = std::bit_cast<float>(r[3]);
+        if (r[0] >= g.header.node_count || r[1] >= tile_count || r[1] == index || !(cost > 0) ||
+            !std::isfinite(cost) || (i > 0 && tile.pov_edges[i - 1][0] > r[0]))
+            return badSection(fmt::kSecWorldPovEdges,
+                              "world: a WPED record is out of range or out of order");
+        ++tile.pov_edge_offsets[r[0] + 1];
+    }
+    for (size_t u = 0; u < g.header.node_count; ++u)
+        tile.pov_edge_offsets[u + 1] += tile.pov_edge_offsets[u];
+    // World column of a cell of a tile.
+    auto columnOf = [&](const Tile& t, uint32_t cell) {
+        const uint32_t lc =
+            fmt::decodeNodeCell(t.graph.layer_cells + size_t(cell) * fmt::kNodeCellSize).column;
+        return std::pair<int64_t, int64_t>{t.header.x0 + lc % t.graph.header.size_x,
+                                           t.header.z0 + lc / t.graph.header.size_x};
+    };
+    auto check = [&](const Tile& from, const Tile& to, uint32_t to_index) -> Error {
+        for (const auto& r : from.pov_links) {
+            if (r[2] != to_index) continue;
+            if (r[3] >= to.graph.layer_cell_count)
+                return badSection(fmt::kSecWorldPovNeighbours,
+                                  "world: a WPNB record names a cell its tile does not have");
+            const auto [x, z] = columnOf(from, r[0]);
+            const auto [tx, tz] = columnOf(to, r[3]);
+            if (tx != x + fmt::kLayerDx[r[1]] || tz != z + fmt::kLayerDz[r[1]])
+                return badSection(fmt::kSecWorldPovNeighbours,
+                                  "world: a WPNB record links cells that are not adjacent");
+        }
+        for (const auto& r : from.pov_edges)
+            if (r[1] == to_index && r[2] >= to.graph.header.node_count)
+                return badSection(fmt::kSecWorldPovEdges,
+                                  "world: a WPED record names a corner its tile does not have");
+        return {};
+    };
+    for (uint32_t other = 0; other < tile_count; ++other) {
+        const Tile* o = w.tiles[other].get();
+        if (!o) continue;
+        if (Error e = check(tile, *o, other)) return e;
+        if (Error e = check(*o, tile, index)) return e;
+    }
+    return {};
+}
+
 static Error addLoadedTile(World::Impl& w, Asset asset) {
     if (w.header.tiles_x == 0) {
         Error e;
@@ -880,7 +975,14 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
                               "most one tile's columns, with the waypoint graph of the tiles "
                               "already loaded; rebake the world");
     }
-    if (!w.mesh && !w.volume && !w.domains &&
+    if (w.pov &&
+        (!tile->graph.isPov() || tile->graph.link_count != 0 || h.seam_count != 0 ||
+         tile->graph.header.size_x > h.tile_cells || tile->graph.header.size_z > h.tile_cells ||
+         h.x0 != h.tile_x * h.tile_cells || h.z0 != h.tile_z * h.tile_cells))
+        return badSection(fmt::kSecGraphHeader,
+                          "world: a POV world's tile must be a POV graph (without links) of at "
+                          "most one tile's columns");
+    if (!w.mesh && !w.volume && !w.domains && !w.pov &&
         (tile->graph.header.type != fmt::GraphType::tile || !tile->graph.column_nodes ||
          tile->graph.header.size_x > h.tile_cells || tile->graph.header.size_z > h.tile_cells))
         return badSection(fmt::kSecGraphHeader,
@@ -895,7 +997,8 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
         return e;
     }
     if (w.component_base[index] == kNone ||
-        tile->graph.header.component_count != w.component_count[index] || !tile->graph.components)
+        tile->graph.header.component_count != w.component_count[index] ||
+        (!tile->graph.components && tile->graph.header.node_count > 0))
         return badSection(fmt::kSecWorldTileHeader,
                           "world: the tile's components do not match the index's; rebake the "
                           "world");
@@ -904,7 +1007,16 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
             !(w.volume && tile->graph.components[v] == kNone && !tile->graph.isFree(v)))
             return badSection(fmt::kSecComponents, "world: a node's component is out of range");
     const uint32_t n = tile->graph.header.node_count;
-    if (!w.volume && !w.domains)
+    if (w.pov) {
+        // LCMP holds the world's layer components: every tile counts them alike.
+        if (w.loaded > 0 && tile->graph.pov_stats.layer_component_count != w.pov_components)
+            return badSection(fmt::kSecPovStats,
+                              "world: the tile's layer components are not the loaded tiles'");
+        if (Error e = readPovRecords(w, *tile, index)) return e;
+        w.pov_components = tile->graph.pov_stats.layer_component_count;
+        w.merged.dirty = true;
+    }
+    if (!w.volume && !w.domains && !w.pov)
         if (Error e = w.mesh ? readBorderEdges(*tile) : readSeams(w, *tile, index)) return e;
     if (w.mesh)
         if (Error e = readMeshLinks(w, *tile, index)) return e;
@@ -944,6 +1056,7 @@ bool World::removeTile(uint32_t tile_x, uint32_t tile_z) {
     if (!slot) return false;
     slot.reset();
     --w.loaded;
+    w.merged.dirty = true;
     return true;
 }
 
@@ -1013,12 +1126,12 @@ bool World::locate(Vec3 p, float vertical, int cells, uint32_t& tile_x, uint32_t
         tile_z = ti / w.header.tiles_x;
         return true;
     }
-    if (w.domains) {
+    if (w.domains || w.pov) {
         uint32_t ti = 0, cell = 0;
         if (!w.locateCell(p, vertical, float(cells) * w.header.cell_size, ti, cell)) return false;
         tile_x = ti % w.header.tiles_x;
         tile_z = ti / w.header.tiles_x;
-        node = w.tiles[ti]->graph.domain_owners[cell];
+        node = w.domains ? w.tiles[ti]->graph.domain_owners[cell] : cell;
         return true;
     }
     int64_t cx, cz;
@@ -1062,6 +1175,17 @@ Vec3 World::position(uint32_t tile_x, uint32_t tile_z, uint32_t node) const {
     const Tile* t = loaded(tile_x, tile_z)
                         ? impl_->tiles[size_t(tile_z) * impl_->header.tiles_x + tile_x].get()
                         : nullptr;
+    if (t && impl_->pov) {  // a layer cell: its centre on its floor
+        if (node >= t->graph.layer_cell_count) return {};
+        const fmt::WorldHeader& h = impl_->header;
+        const fmt::NodeCell c =
+            fmt::decodeNodeCell(t->graph.layer_cells + size_t(node) * fmt::kNodeCellSize);
+        return {h.origin[0] +
+                    (float(t->header.x0 + c.column % t->graph.header.size_x) + 0.5f) * h.cell_size,
+                h.origin[1] + float(c.y) * h.cell_height,
+                h.origin[2] +
+                    (float(t->header.z0 + c.column / t->graph.header.size_x) + 0.5f) * h.cell_size};
+    }
     if (!t || node >= t->graph.header.node_count) return {};
     if (impl_->volume) {
         int64_t x, y, z;
@@ -1539,6 +1663,136 @@ PathStatus findDomainPath(World::Impl& w, Vec3 from, Vec3 to) {
     return status;
 }
 
+// POV worlds: the loaded tiles as one POV graph: their layer cells (columns in the world's
+// grid), their links inside each tile and, where both tiles are loaded, between them (WPNB);
+// their corners and taut edges inside each tile and, where both are loaded, between them (WPED);
+// layer components as world components. The grid is the world's, so exact coordinates
+// (povSubdivision) and sight lines are the whole graph's; a sight line stops at a tile not
+// loaded.
+Error mergePov(World::Impl& w) {
+    World::Impl::PovMerged& m = w.merged;
+    const fmt::WorldHeader& wh = w.header;
+    const uint32_t tile_count = wh.tiles_x * wh.tiles_z;
+    m.cell_base.assign(tile_count, kNone);
+    m.corner_base.assign(tile_count, kNone);
+    size_t cells = 0, corners = 0, edges = 0;
+    const Tile* first = nullptr;
+    for (uint32_t i = 0; i < tile_count; ++i)
+        if (const Tile* t = w.tiles[i].get()) {
+            if (!first) first = t;
+            m.cell_base[i] = uint32_t(cells);
+            m.corner_base[i] = uint32_t(corners);
+            cells += t->graph.layer_cell_count;
+            corners += t->graph.header.node_count;
+            edges += t->graph.header.edge_count + t->pov_edges.size();
+        }
+    if (cells >= kNone || corners + 2 >= kNone || edges >= kNone) {
+        Error e;
+        e.code = ErrorCode::out_of_memory;
+        std::snprintf(e.message, sizeof(e.message), "world: too many loaded POV cells or corners");
+        return e;
+    }
+    m.cells.assign(cells * fmt::kNodeCellSize, 0);
+    m.neighbours.assign(4 * cells, kNone);
+    m.layer_components.assign(cells, 0);
+    m.corners.assign(corners * fmt::kPovCornerSize, 0);
+    m.positions.assign(3 * corners, 0);
+    m.components.assign(corners, 0);
+    m.offsets.assign(corners + 1, 0);
+    m.targets.clear();
+    m.costs.clear();
+    fmt::PovStats stats;
+    for (uint32_t i = 0; i < tile_count; ++i) {
+        const Tile* t = w.tiles[i].get();
+        if (!t) continue;
+        const GraphView& g = t->graph;
+        const uint32_t cb = m.cell_base[i], vb = m.corner_base[i], n = g.layer_cell_count;
+        for (uint32_t c = 0; c < n; ++c) {
+            fmt::NodeCell cell =
+                fmt::decodeNodeCell(g.layer_cells + size_t(c) * fmt::kNodeCellSize);
+            cell.column = (t->header.z0 + cell.column / g.header.size_x) * wh.world_size_x +
+                          t->header.x0 + cell.column % g.header.size_x;
+            fmt::encodeNodeCell(cell, m.cells.data() + size_t(cb + c) * fmt::kNodeCellSize);
+            m.layer_components[cb + c] = g.layer_components[c];  // the world's ids
+            for (uint32_t k = 0; k < 4; ++k) {
+                const uint32_t to = g.layer_neighbours[size_t(k) * n + c];
+                if (to != kNone) m.neighbours[k * cells + cb + c] = cb + to;
+            }
+        }
+        for (const auto& r : t->pov_links)
+            if (m.cell_base[r[2]] != kNone)
+                m.neighbours[r[1] * cells + cb + r[0]] = m.cell_base[r[2]] + r[3];
+        for (uint32_t u = 0; u < g.header.node_count; ++u) {
+            const uint32_t v = vb + u;
+            fmt::PovCorner corner =
+                fmt::decodePovCorner(g.pov_corners + size_t(u) * fmt::kPovCornerSize);
+            corner.cell += cb;
+            stats.any_direction_corners += corner.flags != 0;
+            fmt::encodePovCorner(corner, m.corners.data() + size_t(v) * fmt::kPovCornerSize);
+            std::memcpy(&m.positions[3 * size_t(v)], g.positions + 3 * size_t(u), 12);
+            m.components[v] = m.layer_components[corner.cell];
+            for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+                m.targets.push_back(vb + g.edgeTarget(u, e) - v);  // relative, as EDST
+                m.costs.push_back(g.edge_costs[e]);
+            }
+            for (uint32_t k = t->pov_edge_offsets[u]; k < t->pov_edge_offsets[u + 1]; ++k) {
+                const auto& r = t->pov_edges[k];
+                if (m.corner_base[r[1]] == kNone) continue;
+                m.targets.push_back(m.corner_base[r[1]] + r[2] - v);
+                m.costs.push_back(std::bit_cast<float>(r[3]));
+            }
+            m.offsets[v + 1] = uint32_t(m.targets.size());
+        }
+    }
+    GraphView& view = m.view;
+    view = GraphView{};
+    view.header = first ? first->graph.header : fmt::GraphHeader{};
+    view.header.type = fmt::GraphType::pov;
+    view.header.size_x = wh.world_size_x;
+    view.header.size_z = wh.world_size_z;
+    std::copy(wh.origin, wh.origin + 3, view.header.origin);
+    view.header.node_count = uint32_t(corners);
+    view.header.edge_count = uint32_t(m.targets.size());
+    view.header.component_count = w.pov_components;
+    view.header.flags = 0;
+    view.positions = m.positions.data();
+    view.edge_offsets = m.offsets.data();
+    view.edge_targets = m.targets.data();
+    view.edge_costs = m.costs.data();
+    view.components = m.components.data();
+    view.pov_corners = m.corners.data();
+    view.layer_cell_count = uint32_t(cells);
+    view.layer_cells = m.cells.data();
+    view.layer_neighbours = m.neighbours.data();
+    view.layer_components = m.layer_components.data();
+    stats.corner_count = uint32_t(corners);
+    stats.layer_cell_count = uint32_t(cells);
+    stats.layer_component_count = w.pov_components;
+    stats.taut_edges = view.header.edge_count;
+    view.pov_stats = stats;
+    if (Error e = m.query.init(view)) return e;
+    m.dirty = false;
+    return {};
+}
+
+PathStatus findPovPath(World::Impl& w, Vec3 from, Vec3 to) {
+    const float around = float(kAroundCells) * w.header.cell_size;
+    uint32_t st, sc, gt, gc;
+    if (!w.locateCell(from, kVertical, around, st, sc)) return PathStatus::invalid_start;
+    if (!w.locateCell(to, kVertical, around, gt, gc)) return PathStatus::invalid_goal;
+    World::Impl::PovMerged& m = w.merged;
+    if (m.dirty)
+        if (mergePov(w)) return PathStatus::out_of_nodes;
+    const PathStatus status =
+        m.query.findPathBetween(from, m.cell_base[st] + sc, to, m.cell_base[gt] + gc);
+    w.expanded = m.query.expansions();
+    if (status != PathStatus::found) return status;
+    w.path.resize(m.query.pathLength());
+    w.path.resize(m.query.smooth(w.path.data(), uint32_t(w.path.size())));
+    w.cost = float(m.query.cost());
+    return status;
+}
+
 PathStatus World::findPath(Vec3 from, Vec3 to) {
     Impl& w = *impl_;
     w.path.clear();
@@ -1548,6 +1802,7 @@ PathStatus World::findPath(Vec3 from, Vec3 to) {
     if (w.mesh) return findMeshPath(w, from, to);
     if (w.volume) return findVolumePath(w, from, to);
     if (w.domains) return findDomainPath(w, from, to);
+    if (w.pov) return findPovPath(w, from, to);
     uint32_t sx, sz, sn, gx, gz, gn;
     if (!locate(from, kVertical, kAroundCells, sx, sz, sn)) return PathStatus::invalid_start;
     if (!locate(to, kVertical, kAroundCells, gx, gz, gn)) return PathStatus::invalid_goal;
@@ -1721,7 +1976,7 @@ PathStatus World::planTiles(Vec3 from, Vec3 to, std::vector<uint32_t>& tiles) co
         std::vector<std::pair<uint32_t, double>> out;
         const Tile* t = w.tiles[tile].get();
         uint32_t lx, lz, node;
-        if (t && !w.volume && locate(p, kVertical, kAroundCells, lx, lz, node) &&
+        if (t && !w.volume && !w.pov && locate(p, kVertical, kAroundCells, lx, lz, node) &&
             lz * w.header.tiles_x + lx == tile) {
             // Dijkstra inside the tile (forward from p, or backward to p for the goal).
             const uint32_t n = t->graph.header.node_count;
