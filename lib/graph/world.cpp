@@ -1800,6 +1800,38 @@ Result<StageResult> writeWorldShardPart(const std::filesystem::path& output,
     return result;
 }
 
+void joinPortalsByLines(WorldIndex& index,
+                        const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& by_tile) {
+    auto distance = [](const std::array<float, 3>& a, const std::array<float, 3>& b) {
+        const double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+        return float(std::sqrt(dx * dx + dy * dy + dz * dz));
+    };
+    for (const auto& mine : by_tile)
+        for (const auto& [p, cp] : mine)
+            for (const auto& [q, cq] : mine)
+                if (p != q && cp == cq)
+                    index.portals[p].edges.push_back(
+                        {q, distance(index.portals[p].position, index.portals[q].position)});
+}
+
+void sortPortals(WorldIndex& index) {
+    std::vector<uint32_t> order(index.portals.size());
+    for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        const auto &p = index.portals[a], &q = index.portals[b];
+        return std::tie(p.tile, p.column, p.y, a) < std::tie(q.tile, q.column, q.y, b);
+    });
+    std::vector<uint32_t> renumber(order.size());
+    for (uint32_t k = 0; k < order.size(); ++k) renumber[order[k]] = k;
+    std::vector<WorldIndex::Portal> sorted;
+    sorted.reserve(order.size());
+    for (uint32_t k : order) {
+        sorted.push_back(std::move(index.portals[k]));
+        for (auto& [t, c] : sorted.back().edges) t = renumber[t];
+    }
+    index.portals = std::move(sorted);
+}
+
 Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index) {
     formats::WorldHeader& h = index.header;
     h.tile_count = uint32_t(index.tiles.size());

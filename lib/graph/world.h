@@ -229,6 +229,13 @@ struct WorldIndex {
     std::vector<Portal> portals;
 };
 Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index);
+// Joins the portals of each tile that share a component by straight lines (a portal graph for
+// planning only): `by_tile` lists per tile its (portal, component) pairs.
+void joinPortalsByLines(WorldIndex& index,
+                        const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& by_tile);
+// Puts the portals in (tile, column, y) order (ties: the order they were added), their edges
+// renumbered, as every world's index has them.
+void sortPortals(WorldIndex& index);
 // Appends a tile with `nodes` to the index, its local components [base, base + count) numbered
 // by `world_component`.
 void addIndexTile(WorldIndex& index, uint32_t tile, uint64_t nodes, uint64_t content,

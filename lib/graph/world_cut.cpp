@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <set>
+#include <unordered_map>
 
 #include "formats/bytes.h"
 #include "formats/xxhash64.h"
@@ -262,6 +264,25 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
     }
     WorldIndex index;
     index.header = worldIndexHeader(layout, frame, uint32_t(GraphType::pov));
+    // The portal graph (planning across tiles not loaded): per pair of tiles and layer component
+    // that a taut edge joins, the first such edge (in corner order) makes a portal of each end,
+    // joined at its cost; inside a tile, a component's portals are joined by straight lines.
+    std::set<std::array<uint32_t, 3>> joined;          // (tile, other tile, component)
+    std::unordered_map<uint32_t, uint32_t> portal_of;  // whole corner -> portal
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> by_tile(tile_count);
+    auto portal = [&](uint32_t corner) {
+        auto [it, added] = portal_of.try_emplace(corner, uint32_t(index.portals.size()));
+        if (added) {
+            const uint32_t cell = g.corners[corner].cell;
+            WorldIndex::Portal& p = index.portals.emplace_back();
+            p.tile = corner_tile[corner];
+            p.column = g.layer_cells[cell].column;
+            p.y = g.layer_cells[cell].y;
+            std::copy_n(&g.positions[3 * size_t(corner)], 3, p.position.begin());
+            by_tile[p.tile].push_back({it->second, g.layer_components[cell]});
+        }
+        return it->second;
+    };
     uint64_t built = 0, progress = 0, cells_total = 0, crossing_links = 0, crossing_edges = 0;
     const uint32_t components = g.pov_stats.layer_component_count;
     std::vector<uint32_t> local_component(components, kNoNode);
@@ -332,6 +353,13 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
                     } else {
                         edges_out.push_back({u, corner_tile[v], corner_local[v],
                                              std::bit_cast<uint32_t>(g.edge_costs[e])});
+                        const uint32_t component = g.layer_components[g.corners[whole].cell];
+                        if (me < corner_tile[v] &&
+                            joined.insert({me, corner_tile[v], component}).second) {
+                            const uint32_t a = portal(whole), b = portal(v);
+                            index.portals[a].edges.push_back({b, g.edge_costs[e]});
+                            index.portals[b].edges.push_back({a, g.edge_costs[e]});
+                        }
                     }
                 }
                 t.edge_offsets.push_back(uint32_t(t.edge_targets.size()));
@@ -388,6 +416,8 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
     if (cells_total != cells)
         return makeError(ErrorKind::internal, "POV world: {} cells in tiles, {} in the graph",
                          cells_total, cells);
+    joinPortalsByLines(index, by_tile);
+    sortPortals(index);
     if (Status s = saveWorldIndex(output, index); !s) return s.error();
     const formats::WorldHeader& h = index.header;
     StageResult result = worldStageResult(h, built, start,

@@ -718,30 +718,8 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         if (lane.record.flags & formats::kLinkFlagBidirectional)
             index.portals[c].edges.push_back({a, lane.record.reverse_cost});
     }
-    for (const auto& mine : by_tile)
-        for (const auto& [p, cp] : mine)
-            for (const auto& [q, cq] : mine)
-                if (p != q && cp == cq)
-                    index.portals[p].edges.push_back(
-                        {q, distance(index.portals[p].position, index.portals[q].position)});
-    // Portals in (tile, column, y) order, as the other worlds'.
-    {
-        std::vector<uint32_t> order(index.portals.size());
-        for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
-        std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-            const auto &p = index.portals[a], &q = index.portals[b];
-            return std::tie(p.tile, p.column, p.y, a) < std::tie(q.tile, q.column, q.y, b);
-        });
-        std::vector<uint32_t> renumber(order.size());
-        for (uint32_t k = 0; k < order.size(); ++k) renumber[order[k]] = k;
-        std::vector<WorldIndex::Portal> sorted;
-        sorted.reserve(order.size());
-        for (uint32_t k : order) {
-            sorted.push_back(std::move(index.portals[k]));
-            for (auto& [t, c] : sorted.back().edges) t = renumber[t];
-        }
-        index.portals = std::move(sorted);
-    }
+    joinPortalsByLines(index, by_tile);
+    sortPortals(index);
     formats::WorldHeader& h = index.header;
     h = worldIndexHeader(layout, frame, uint32_t(formats::GraphType::volume));
     uint64_t voxels = 0, built = 0;

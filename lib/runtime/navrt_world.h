@@ -28,7 +28,12 @@
 //    domain cells of its columns; locate names the waypoint whose domain holds the cell nearest
 //    p, findPath goes waypoint to waypoint between the domains of the cells nearest its two
 //    points (only their tiles need be loaded), as navrt's query on the whole Dirichlet graph;
-//    planTiles names those two tiles.
+//    planTiles names those two tiles;
+//  - POV tiles (AGENT.pov.world): each holds the layer cells of its columns and the corners on
+//    them with their taut edges, and records of the links and edges into other tiles; the loaded
+//    tiles are joined into one POV graph over the world's grid (rebuilt after tiles come or go:
+//    a link or an edge counts while both its tiles are loaded, a sight line stops at a tile not
+//    loaded), and findPath is navrt's any-angle POV search on it; locate names a layer cell.
 //
 // One World is for one thread at a time (queries keep their scratch); tiles are copied in.
 #pragma once

@@ -1135,7 +1135,7 @@ world_build)
   expect 1 "default.tile.world \(missing or modified output\)" "$navbake" build "$work/w.json" --check
   # What world tiles do not carry yet is refused with the reason.
   echo '{"input": "terrain.obj", "output": "out2", "world": {"tile_size": 20}, "agents": [{"graphs": ["tile"], "clusters": true}]}' >"$work/bad.json"
-  expect 1 "world tiles carry the tile graph, navmesh polygons, volume graphs with their links and Dirichlet domains; .*clusters" "$navbake" build "$work/bad.json"
+  expect 1 "world tiles carry the tile graph, navmesh polygons, volume graphs with their links, Dirichlet domains and points of visibility; .*clusters" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": -1}}' >"$work/bad.json"
   expect 1 "world.tile_size = -1 \(must be > 0\)" "$navbake" build "$work/bad.json"
   echo '{"input": "terrain.obj", "world": {"tile_size": 20, "compression": 0}}' >"$work/bad.json"
@@ -1160,8 +1160,15 @@ world_build)
   [ "$(json_field "$work/mesh/m.report.json" border_edges_joined)" -ge 12 ] || fail "navmesh tiles joined too few border edges: $(cat "$work/mesh/m.report.json")"
   expect 0 "up to date" "$navbake" build "$work/m.json" --check
   expect 2 "world navmesh default.* does not split" "$navbake" build "$work/m.json" --stage "world navmesh default" --shard 0/2
-  echo '{"input": "terrain.obj", "world": {"tile_size": 20, "graphs": ["pov"]}}' >"$work/bad.json"
-  expect 1 "world.graphs\[0\].*'pov' world tiles are not built yet" "$navbake" build "$work/bad.json"
+  # POV world tiles: the whole POV graph cut into tiles with their records between tiles.
+  echo '{"input": "terrain.obj", "output": "pov", "world": {"tile_size": 20, "graphs": ["pov"]}, "agents": [{"graphs": ["pov"]}]}' >"$work/p.json"
+  "$navbake" build "$work/p.json" >"$work/log" 2>&1 || fail "POV world build: $(cat "$work/log")"
+  [ "$(ls "$work/pov"/default.pov.*_*.nav | wc -l)" -eq 9 ] || fail "expected 9 POV tiles: $(ls "$work/pov")"
+  [ -e "$work/pov/default.pov.nav" ] && fail "the POV graph was packed whole beside its world"
+  expect 0 "graph: pov" "$navbake" inspect "$work/pov/default.pov.world"
+  expect 0 "WPED" "$navbake" inspect "$work/pov/default.pov.1_1.nav"
+  [ "$(json_field "$work/pov/p.report.json" edges_between_tiles)" -ge 1 ] || fail "POV world: $(cat "$work/pov/p.report.json")"
+  expect 0 "up to date" "$navbake" build "$work/p.json" --check
   # Seeds and points of interest on world tiles: the terrain's island no seed reaches is pruned,
   # a point in the sky is reported, --strict fails on it.
   echo '{"input": "terrain.obj", "output": "seeded", "world": {"tile_size": 20}, "seeds": [[0, 1, 0]], "points_of_interest": [{"name": "kite", "kind": "pickup", "position": [0, 40, 0]}], "agents": [{"graphs": ["tile"]}]}' >"$work/s.json"

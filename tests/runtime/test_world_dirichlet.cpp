@@ -300,9 +300,9 @@ TEST_SUITE("unit") {
             graph::WorldStage::run({dir / "d.vox", dir / "t.graph"}, wp, dir / "m.world", context);
         REQUIRE_FALSE(wrong.ok());
         CHECK(wrong.error().message.find("not a Dirichlet graph") != std::string::npos);
-        // POV world tiles are still refused by the stage's check.
-        graph::WorldStage::Params pov = wp;
-        pov.kind = graph::GraphKind::pov;
-        CHECK_FALSE(graph::WorldStage::check(pov).empty());
+        // Seeds belong to the whole graph the world is cut from.
+        graph::WorldStage::Params seeded = wp;
+        seeded.seeds = {{1.5f, 0, 1.5f}};
+        CHECK_FALSE(graph::WorldStage::check(seeded).empty());
     }
 }

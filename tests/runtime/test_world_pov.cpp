@@ -145,6 +145,9 @@ TEST_SUITE("unit") {
         bakePov(dir.path(), world);
         const graph::Graph& whole = world.whole;
         REQUIRE(whole.corners.size() > 100);
+        MESSAGE("corners " << whole.corners.size() << ", edges " << whole.edgeCount() << ", "
+                           << test::countOf(world.result, "edges_between_tiles")
+                           << " between tiles");
         CHECK(test::countOf(world.result, "tiles") == 12);  // 4 x 3 tiles of 16 cells
         CHECK(test::countOf(world.result, "corners") == whole.corners.size());
         CHECK(test::countOf(world.result, "edges_between_tiles") > 100);
@@ -275,6 +278,57 @@ TEST_SUITE("unit") {
         REQUIRE(again.ok());
         CHECK(test::countOf(*again, "tiles_built") == 0);
         CHECK(test::countOf(*again, "tiles_reused") == 12);
+    }
+
+    TEST_CASE("POV world tiles: the portal graph plans which tiles to load") {
+        test::TempDir dir;
+        PovWorld world;
+        bakePov(dir.path(), world);
+        CHECK(test::countOf(world.result, "portals") > 12);
+        auto files = graph::worldTileFiles(world.index);
+        REQUIRE(files.ok());
+        test::PackedAsset packed;
+        test::packAsset(world.whole, dir / "whole.nav", packed, [](formats::ContainerWriter&) {});
+        REQUIRE_FALSE(packed.error);
+        navrt::PathQuery oracle;
+        REQUIRE_FALSE(oracle.init(packed.view));
+        std::mt19937 random(5);
+        int planned = 0, found = 0, across = 0;
+        for (int q = 0; q < 200 && planned < 60; ++q) {
+            const navrt::Vec3 a{float(random() % 5000) / 100.0f, 0.0f,
+                                float(random() % 4000) / 100.0f};
+            const navrt::Vec3 b{float(random() % 5000) / 100.0f, 0.0f,
+                                float(random() % 4000) / 100.0f};
+            const uint32_t s = navrt::locate(packed.view, a, 2.0f, 2.0f);
+            const uint32_t g = navrt::locate(packed.view, b, 2.0f, 2.0f);
+            if (s == graph::kNoNode || g == graph::kNoNode ||
+                oracle.findPathBetween(a, s, b, g) != navrt::PathStatus::found)
+                continue;
+            // Nothing loaded: the plan from the index alone, then only its tiles loaded.
+            navrt::World w;
+            REQUIRE_FALSE(w.initFile(world.index.c_str()));
+            std::vector<uint32_t> plan;
+            if (w.planTiles(a, b, plan) != navrt::PathStatus::found) continue;
+            ++planned;
+            uint32_t ax, az, bx, bz;
+            REQUIRE(w.tileAt(a, ax, az));
+            REQUIRE(w.tileAt(b, bx, bz));
+            CHECK(plan.front() == az * 4 + ax);
+            CHECK(plan.back() == bz * 4 + bx);
+            across += plan.size() > 1;
+            for (uint32_t t : plan)
+                for (const graph::WorldTileFile& f : *files)
+                    if (f.tile_z * 4 + f.tile_x == t && !w.loaded(f.tile_x, f.tile_z))
+                        REQUIRE_FALSE(w.addTileFile(f.path.c_str()));
+            if (w.findPath(a, b) == navrt::PathStatus::found) {
+                ++found;
+                CHECK(w.cost() >= oracle.cost() - 1e-4);
+            }
+        }
+        MESSAGE("planned " << planned << " across " << across << " found " << found);
+        CHECK(planned >= 40);
+        CHECK(across >= 20);
+        CHECK(found >= planned * 8 / 10);
     }
 
     TEST_CASE("POV world tiles: corrupt cross-tile records and foreign tiles are refused") {
