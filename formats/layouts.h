@@ -702,6 +702,9 @@ inline constexpr uint32_t kSecWorldLinkTiles = fourcc("WLTI");
 // sorted by their first field (then as the whole graph orders them).
 inline constexpr uint32_t kSecWorldPovNeighbours = fourcc("WPNB");
 inline constexpr uint32_t kSecWorldPovEdges = fourcc("WPED");
+// WPEL (POV world tiles whose WPED edges take links): u32 per WPED record, 0xFFFFFFFF for a
+// visibility edge, else (index of a WLNK record) * 2 + 1 when the edge takes the link backwards.
+inline constexpr uint32_t kSecWorldPovEdgeLinks = fourcc("WPEL");
 inline constexpr size_t kWorldPovRecordSize = 16;
 struct BorderEdgeRecord {
     uint32_t poly = 0, edge = 0, side = 0;

@@ -270,7 +270,8 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile, i
     for (size_t i = 0; i < tile.seams.size(); ++i)
         formats::encodeSeam(tile.seams[i], seams.data() + i * formats::kSeamRecordSize);
     writer.add(formats::kSecWorldSeams, std::move(seams));
-    for (const auto& [id, bytes] : tile.extra) writer.add(id, bytes);
+    for (const WorldTile::Section& section : tile.extra)
+        writer.add(section.id, section.bytes, section.codec);
     if (!tile.seam_links.empty()) {
         std::vector<uint8_t> records(tile.cross_links.size() * formats::kLinkRecordSize);
         for (size_t i = 0; i < tile.cross_links.size(); ++i)

@@ -108,8 +108,13 @@ struct WorldTile {
     // and the records (WLNK). Empty when no seam is a link.
     std::vector<uint32_t> seam_links;
     std::vector<formats::LinkRecord> cross_links;
-    // More sections, written zstd-compressed after the others (POV tiles' WPNB, WPED).
-    std::vector<std::pair<uint32_t, std::vector<uint8_t>>> extra;
+    // More sections, written after the others (POV tiles' WPNB, WPED, WPEL, WLNK, WLTY).
+    struct Section {
+        uint32_t id = 0;
+        std::vector<uint8_t> bytes;
+        formats::Codec codec = formats::Codec::zstd;
+    };
+    std::vector<Section> extra;
 };
 Result<WorldTile> buildWorldTile(const voxel::VoxelGrid& world, const WorldLayout& layout,
                                  uint32_t tx, uint32_t tz, Context& context);

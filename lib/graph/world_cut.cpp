@@ -233,11 +233,6 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
     const WorldLayout& layout = src->layout;
     const voxel::VoxelGrid& frame = src->reader->header();
     const Graph& g = src->graph;
-    if (!g.links.empty())
-        return inputError(
-            "{}: POV world tiles do not carry links yet ({} link lanes): bake the POV graph "
-            "without $.world, or its world without links",
-            inputs.graph.string(), g.links.size());
     const uint32_t tile_count = layout.tiles_x * layout.tiles_z;
     const size_t cells = g.layer_cells.size(), corners = g.corners.size();
     // Per whole cell and corner: its tile, and its index there (both keep the whole order).
@@ -262,6 +257,14 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
             tile_corners[tile].push_back(c);
         }
     }
+    // Links (their edges join link-end vertices): those with both ends in one tile are its own
+    // LINK records; the others are WLNK records of the tiles their edges leave.
+    std::vector<std::vector<uint32_t>> tile_links(tile_count);
+    for (uint32_t l = 0; l < g.links.size(); ++l) {
+        const uint32_t a = corner_tile[g.links[l].from_node], b = corner_tile[g.links[l].to_node];
+        if (a == b) tile_links[a].push_back(l);
+    }
+    std::vector<uint32_t> link_local(g.links.size(), kNoNode), cross_local(g.links.size(), kNoNode);
     WorldIndex index;
     index.header = worldIndexHeader(layout, frame, uint32_t(GraphType::pov));
     // The portal graph (planning across tiles not loaded): per pair of tiles and layer component
@@ -321,6 +324,20 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
             // Corners on its cells, and their edges: inside the tile, or WPED records.
             const std::vector<uint32_t>& mine = tile_corners[me];
             std::vector<std::array<uint32_t, 4>> edges_out;
+            t.links.clear();
+            t.edge_links.clear();
+            t.link_type_names.clear();
+            for (uint32_t l : tile_links[me]) {
+                link_local[l] = uint32_t(t.links.size());
+                formats::LinkRecord r = g.links[l];
+                r.from_node = corner_local[r.from_node];
+                r.to_node = corner_local[r.to_node];
+                t.links.push_back(r);
+            }
+            if (!t.links.empty()) t.link_type_names = g.link_type_names;
+            std::vector<uint32_t> edge_link_out;  // WPEL, per WPED record
+            std::vector<formats::LinkRecord> cross;
+            std::vector<uint32_t> cross_ids;
             t.corners.clear();
             t.positions.clear();
             t.components.clear();
@@ -347,12 +364,28 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
                 ++component_size[local];
                 for (uint32_t e = g.edge_offsets[whole]; e < g.edge_offsets[whole + 1]; ++e) {
                     const uint32_t v = g.edge_targets[e];
+                    const uint32_t l = g.edge_links.empty() ? formats::kNoLink : g.edge_links[e];
                     if (corner_tile[v] == me) {
                         t.edge_targets.push_back(corner_local[v]);
                         t.edge_costs.push_back(g.edge_costs[e]);
+                        if (!t.links.empty())
+                            t.edge_links.push_back(l == formats::kNoLink ? formats::kNoLink
+                                                                         : link_local[l]);
                     } else {
                         edges_out.push_back({u, corner_tile[v], corner_local[v],
                                              std::bit_cast<uint32_t>(g.edge_costs[e])});
+                        uint32_t taken = formats::kNoLink;
+                        if (l != formats::kNoLink) {
+                            if (cross_local[l] == kNoNode) {
+                                cross_local[l] = uint32_t(cross.size());
+                                cross_ids.push_back(l);
+                                formats::LinkRecord r = g.links[l];
+                                r.from_node = r.to_node = formats::kNoLink;  // in two tiles
+                                cross.push_back(r);
+                            }
+                            taken = cross_local[l] * 2 + (g.links[l].to_node == whole);
+                        }
+                        edge_link_out.push_back(taken);
                         const uint32_t component = g.layer_components[g.corners[whole].cell];
                         if (me < corner_tile[v] &&
                             joined.insert({me, corner_tile[v], component}).second) {
@@ -365,6 +398,8 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
                 t.edge_offsets.push_back(uint32_t(t.edge_targets.size()));
             }
             for (uint32_t wc : world_of) local_component[wc] = kNoNode;
+            for (uint32_t l : tile_links[me]) link_local[l] = kNoNode;
+            for (uint32_t l : cross_ids) cross_local[l] = kNoNode;
             t.header.component_count = uint32_t(world_of.size());
             t.header.largest_component =
                 component_size.empty()
@@ -380,6 +415,21 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
             tile.extra.clear();
             tile.extra.push_back({formats::kSecWorldPovNeighbours, povRecords(links_out)});
             tile.extra.push_back({formats::kSecWorldPovEdges, povRecords(edges_out)});
+            if (!cross.empty()) {
+                std::vector<uint8_t> taken(edge_link_out.size() * 4);
+                for (size_t i = 0; i < edge_link_out.size(); ++i)
+                    formats::storeLe32(taken.data() + 4 * i, edge_link_out[i]);
+                std::vector<uint8_t> records(cross.size() * formats::kLinkRecordSize);
+                for (size_t i = 0; i < cross.size(); ++i)
+                    formats::encodeLinkRecord(cross[i],
+                                              records.data() + i * formats::kLinkRecordSize);
+                tile.extra.push_back({formats::kSecWorldPovEdgeLinks, std::move(taken)});
+                tile.extra.push_back({formats::kSecWorldLinks, std::move(records)});
+                if (!g.link_type_names.empty())
+                    tile.extra.push_back({formats::kSecWorldLinkTypes,
+                                          encodeLinkTypeNames(g.link_type_names),
+                                          formats::Codec::raw});
+            }
             tile.header = worldTileHeader(layout, tx, tz, 0);
             // Its content: the world's frame, this tile, and every array it is written from.
             uint64_t content = layout.fingerprint;
@@ -399,10 +449,20 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
                  {&t.layer_neighbours, &t.layer_components, &t.edge_offsets, &t.edge_targets})
                 content = hashOf(*v, content);
             content = hashOf(t.positions, hashOf(t.edge_costs, content));
-            for (const auto& [id, bytes] : tile.extra) content = hashOf(bytes, content ^ id);
+            for (const WorldTile::Section& section : tile.extra)
+                content = hashOf(section.bytes, content ^ section.id);
             for (const geometry::AreaType& a : g.areas) {
                 content = formats::xxhash64(a.name.data(), a.name.size(), content);
                 content = formats::xxhash64(&a.cost, sizeof a.cost, content);
+            }
+            if (!t.links.empty()) {
+                std::vector<uint8_t> records(t.links.size() * formats::kLinkRecordSize);
+                for (size_t i = 0; i < t.links.size(); ++i)
+                    formats::encodeLinkRecord(t.links[i],
+                                              records.data() + i * formats::kLinkRecordSize);
+                content = hashOf(t.edge_links, hashOf(records, content));
+                for (const std::string& name : t.link_type_names)
+                    content = formats::xxhash64(name.data(), name.size() + 1, content);
             }
             auto kept = keepTile(output, content, tile, params.compression);
             if (!kept) return kept.error();

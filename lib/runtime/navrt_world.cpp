@@ -73,6 +73,7 @@ struct Tile {
     // per corner + 1 where its WPED records start.
     std::vector<std::array<uint32_t, 4>> pov_links, pov_edges;
     std::vector<uint32_t> pov_edge_offsets;
+    std::vector<uint32_t> pov_edge_links;  // WPEL per WPED record (empty: none takes a link)
     std::vector<Vec3> entry;  // findPath on polygons: where the search entered each one
     std::vector<double> f;    // and its cost so far plus the heuristic from there
     // findPath's per-node state, valid where seen == the search's number (no clearing between
@@ -190,6 +191,10 @@ struct World::Impl {
         std::vector<uint8_t> cells, corners;           // LCEL (world columns), PCRN records
         std::vector<uint32_t> neighbours, layer_components, components, offsets, targets;
         std::vector<float> positions, costs;
+        std::vector<uint8_t> links;         // LINK records, their nodes the merged corners
+        std::vector<uint32_t> edge_links;   // per merged edge (empty: no links)
+        std::vector<uint32_t> link_tile;    // per merged record: the tile whose record it is
+        std::vector<uint8_t> link_between;  // per merged record: a link between tiles
         GraphView view;
         PathQuery query;
     } merged;
@@ -879,6 +884,26 @@ static Error readPovRecords(World::Impl& w, Tile& tile, uint32_t index) {
     }
     for (size_t u = 0; u < g.header.node_count; ++u)
         tile.pov_edge_offsets[u + 1] += tile.pov_edge_offsets[u];
+    // Links its WPED edges take (WPEL, WLNK, WLTY).
+    if (const SectionView lv = tile.asset.find(fmt::kSecWorldPovEdgeLinks); lv.data != nullptr) {
+        SectionView rv;
+        if (Error e = tile.asset.require(fmt::kSecWorldLinks, rv)) return e;
+        if (rv.size % fmt::kLinkRecordSize != 0)
+            return badSection(fmt::kSecWorldLinks,
+                              "world: section 'WLNK' is not a whole number of link records");
+        if (Error e = readCrossLinks(tile, rv)) return e;
+        if (lv.size != tile.pov_edges.size() * 4)
+            return badSection(fmt::kSecWorldPovEdgeLinks,
+                              "world: section 'WPEL' does not hold 4 bytes per WPED record");
+        tile.pov_edge_links.resize(tile.pov_edges.size());
+        for (size_t i = 0; i < tile.pov_edge_links.size(); ++i) {
+            const uint32_t v = fmt::loadLe32(lv.data + 4 * i);
+            if (v != fmt::kNoLink && (v >> 1) >= tile.cross_links.size())
+                return badSection(fmt::kSecWorldPovEdgeLinks,
+                                  "world: a WPEL entry names no WLNK record");
+            tile.pov_edge_links[i] = v;
+        }
+    }
     // World column of a cell of a tile.
     auto columnOf = [&](const Tile& t, uint32_t cell) {
         const uint32_t lc =
@@ -976,12 +1001,12 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
                               "already loaded; rebake the world");
     }
     if (w.pov &&
-        (!tile->graph.isPov() || tile->graph.link_count != 0 || h.seam_count != 0 ||
-         tile->graph.header.size_x > h.tile_cells || tile->graph.header.size_z > h.tile_cells ||
-         h.x0 != h.tile_x * h.tile_cells || h.z0 != h.tile_z * h.tile_cells))
+        (!tile->graph.isPov() || h.seam_count != 0 || tile->graph.header.size_x > h.tile_cells ||
+         tile->graph.header.size_z > h.tile_cells || h.x0 != h.tile_x * h.tile_cells ||
+         h.z0 != h.tile_z * h.tile_cells))
         return badSection(fmt::kSecGraphHeader,
-                          "world: a POV world's tile must be a POV graph (without links) of at "
-                          "most one tile's columns");
+                          "world: a POV world's tile must be a POV graph of at most one tile's "
+                          "columns");
     if (!w.mesh && !w.volume && !w.domains && !w.pov &&
         (tile->graph.header.type != fmt::GraphType::tile || !tile->graph.column_nodes ||
          tile->graph.header.size_x > h.tile_cells || tile->graph.header.size_z > h.tile_cells))
@@ -1701,6 +1726,33 @@ Error mergePov(World::Impl& w) {
     m.offsets.assign(corners + 1, 0);
     m.targets.clear();
     m.costs.clear();
+    m.links.clear();
+    m.edge_links.clear();
+    m.link_tile.clear();
+    m.link_between.clear();
+    bool any_links = false;
+    const char* type_names = nullptr;
+    uint32_t type_count = 0;
+    for (uint32_t i = 0; i < tile_count; ++i)
+        if (const Tile* t = w.tiles[i].get()) {
+            any_links = any_links || t->graph.link_count > 0 || !t->pov_edge_links.empty();
+            if (!type_names && t->graph.link_type_count > 0) {
+                type_names = t->graph.link_type_names;
+                type_count = t->graph.link_type_count;
+            }
+            if (!type_names && t->cross_type_count > 0) {
+                type_names = t->cross_type_names;
+                type_count = uint32_t(t->cross_type_count);
+            }
+        }
+    auto addLink = [&](const fmt::LinkRecord& l, uint32_t tile, bool between) {
+        const size_t at = m.links.size();
+        m.links.resize(at + fmt::kLinkRecordSize);
+        fmt::encodeLinkRecord(l, m.links.data() + at);
+        m.link_tile.push_back(tile);
+        m.link_between.push_back(between);
+        return uint32_t(m.link_tile.size() - 1);
+    };
     fmt::PovStats stats;
     for (uint32_t i = 0; i < tile_count; ++i) {
         const Tile* t = w.tiles[i].get();
@@ -1722,6 +1774,13 @@ Error mergePov(World::Impl& w) {
         for (const auto& r : t->pov_links)
             if (m.cell_base[r[2]] != kNone)
                 m.neighbours[r[1] * cells + cb + r[0]] = m.cell_base[r[2]] + r[3];
+        const uint32_t link_base = uint32_t(m.link_tile.size());
+        for (uint32_t l = 0; l < g.link_count; ++l) {
+            fmt::LinkRecord r = g.link(l);
+            r.from_node += vb;
+            r.to_node += vb;
+            addLink(r, i, false);
+        }
         for (uint32_t u = 0; u < g.header.node_count; ++u) {
             const uint32_t v = vb + u;
             fmt::PovCorner corner =
@@ -1734,12 +1793,29 @@ Error mergePov(World::Impl& w) {
             for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
                 m.targets.push_back(vb + g.edgeTarget(u, e) - v);  // relative, as EDST
                 m.costs.push_back(g.edge_costs[e]);
+                if (any_links) {
+                    const uint32_t l = g.edgeLink(e);
+                    m.edge_links.push_back(l == fmt::kNoLink ? l : link_base + l);
+                }
             }
             for (uint32_t k = t->pov_edge_offsets[u]; k < t->pov_edge_offsets[u + 1]; ++k) {
                 const auto& r = t->pov_edges[k];
                 if (m.corner_base[r[1]] == kNone) continue;
-                m.targets.push_back(m.corner_base[r[1]] + r[2] - v);
+                const uint32_t to = m.corner_base[r[1]] + r[2];
+                m.targets.push_back(to - v);
                 m.costs.push_back(std::bit_cast<float>(r[3]));
+                if (!any_links) continue;
+                const uint32_t taken =
+                    t->pov_edge_links.empty() ? fmt::kNoLink : t->pov_edge_links[k];
+                if (taken == fmt::kNoLink) {
+                    m.edge_links.push_back(taken);
+                    continue;
+                }
+                // The link between the two tiles, its ends these two corners.
+                fmt::LinkRecord l = t->cross_links[taken >> 1];
+                l.from_node = (taken & 1) ? to : v;
+                l.to_node = (taken & 1) ? v : to;
+                m.edge_links.push_back(addLink(l, i, true));
             }
             m.offsets[v + 1] = uint32_t(m.targets.size());
         }
@@ -1765,6 +1841,13 @@ Error mergePov(World::Impl& w) {
     view.layer_cells = m.cells.data();
     view.layer_neighbours = m.neighbours.data();
     view.layer_components = m.layer_components.data();
+    if (any_links) {
+        view.links = m.links.data();
+        view.link_count = uint32_t(m.link_tile.size());
+        view.edge_links = m.edge_links.data();
+        view.link_type_names = type_names;
+        view.link_type_count = type_count;
+    }
     stats.corner_count = uint32_t(corners);
     stats.layer_cell_count = uint32_t(cells);
     stats.layer_component_count = w.pov_components;
@@ -1790,6 +1873,25 @@ PathStatus findPovPath(World::Impl& w, Vec3 from, Vec3 to) {
     w.path.resize(m.query.pathLength());
     w.path.resize(m.query.smooth(w.path.data(), uint32_t(w.path.size())));
     w.cost = float(m.query.cost());
+    // The links the path takes (its steps are the search's: start, corners, goal).
+    for (uint32_t k = 0; k + 1 < m.query.pathLength(); ++k) {
+        const uint32_t l = m.query.pathLink(k);
+        if (l == fmt::kNoLink) continue;
+        WorldPathLink step;
+        step.segment = k;
+        const uint32_t tile = m.link_tile[l];
+        step.tile_x = tile % w.header.tiles_x;
+        step.tile_z = tile / w.header.tiles_x;
+        step.link = m.view.link(l);
+        step.reverse = m.query.path()[k] != step.link.from_node;
+        if (m.link_between[l]) {
+            step.link.from_node = step.link.to_node = fmt::kNoLink;
+        } else {
+            step.link.from_node -= m.corner_base[tile];
+            step.link.to_node -= m.corner_base[tile];
+        }
+        w.path_links.push_back(step);
+    }
     return status;
 }
 

@@ -23,7 +23,7 @@ namespace {
 constexpr uint32_t kTiles = 16;  // tile edge [cells] (cells of 1 m)
 
 // A 50 x 40 grid map: two rooms joined by doors, pillars and scattered blocks.
-std::string povMap(uint32_t seed) {
+std::string povMap(uint32_t seed, const std::set<std::pair<int, int>>& open = {}) {
     const int w = 50, h = 40;
     std::mt19937 random(seed);
     std::string text = "type octile\nheight 40\nwidth 50\nmap\n";
@@ -32,6 +32,7 @@ std::string povMap(uint32_t seed) {
             bool blocked = random() % 23 == 0;
             if (x == 27 && z % 11 > 3) blocked = true;
             if (x % 7 == 3 && z % 9 == 4) blocked = true;
+            if (open.count({x, z})) blocked = false;
             text += blocked ? '@' : '.';
         }
         text += '\n';
@@ -45,13 +46,16 @@ struct PovWorld {
     graph::Graph whole;
 };
 
-void bakePov(const std::filesystem::path& dir, PovWorld& out) {
-    auto map = importer::parseMovingAiMap(povMap(3), "p.map");
+void bakePov(const std::filesystem::path& dir, PovWorld& out,
+             const std::vector<geometry::LinkSpec>& links = {},
+             const std::set<std::pair<int, int>>& open = {}) {
+    auto map = importer::parseMovingAiMap(povMap(3, open), "p.map");
     REQUIRE(map.ok());
     REQUIRE(voxel::saveVoxels(dir / "p.vox", importer::gridFromMap(*map)).ok());
     Context context;
     graph::GraphStage::Params gp;
     gp.kind = graph::GraphKind::pov;
+    gp.links = links;
     auto whole = graph::GraphStage::run({dir / "p.vox"}, gp, dir / "p.graph", context);
     REQUIRE_MESSAGE(whole.ok(), whole.error().message);
     graph::WorldStage::Params wp;
@@ -388,23 +392,118 @@ TEST_SUITE("unit") {
         REQUIRE(w.removeTile(0, 0));
         const navrt::Error e = w.addTileFile((*tiles)[0].path.c_str());
         CHECK(std::string(e.message).find("POV world's tile") != std::string::npos);
-        // A POV graph with links is not cut (its links are not carried yet).
-        graph::GraphStage::Params gp;
-        gp.kind = graph::GraphKind::pov;
-        geometry::LinkSpec door;
-        door.name = "door";
-        door.type = formats::LinkType::door;
-        const float from[3] = {0.5f, 0, 0.5f}, to[3] = {1.5f, 0, 0.5f};
-        std::copy(from, from + 3, door.from);
-        std::copy(to, to + 3, door.to);
-        gp.links = {door};
-        REQUIRE(graph::GraphStage::run({dir / "p.vox"}, gp, dir / "l.graph", context).ok());
-        graph::WorldStage::Params wp;
-        wp.kind = graph::GraphKind::pov;
-        wp.tile_size = kTiles;
-        auto refused =
-            graph::WorldStage::run({dir / "p.vox", dir / "l.graph"}, wp, dir / "l.world", context);
-        REQUIRE_FALSE(refused.ok());
-        CHECK(refused.error().message.find("do not carry links yet") != std::string::npos);
+    }
+
+    TEST_CASE("POV world tiles carry links: inside a tile, between tiles, named on the path") {
+        uint32_t next_id = 1;
+        auto link = [&](const char* name, formats::LinkType type, int fx, int fz, int tx, int tz,
+                        bool both) {
+            geometry::LinkSpec l;
+            l.id = next_id++;
+            l.name = name;
+            l.type = type;
+            l.bidirectional = both;
+            l.cost = 0.5f;  // cheaper than walking: taken where it helps
+            if (both) l.reverse_cost = 0.5f;
+            const float from[3] = {fx + 0.5f, 0, fz + 0.5f}, to[3] = {tx + 0.5f, 0, tz + 0.5f};
+            std::copy(from, from + 3, l.from);
+            std::copy(to, to + 3, l.to);
+            return l;
+        };
+        // A one-way teleport across the world, a two-way ladder between two tiles, a door inside
+        // one tile.
+        const std::vector<geometry::LinkSpec> links = {
+            link("teleport", formats::LinkType::teleport, 2, 2, 46, 36, false),
+            link("ladder", formats::LinkType::ladder, 14, 20, 18, 20, true),
+            link("door", formats::LinkType::door, 35, 6, 38, 9, true)};
+        test::TempDir dir;
+        PovWorld world;
+        bakePov(dir.path(), world, links, {{2, 2}, {46, 36}, {14, 20}, {18, 20}, {35, 6}, {38, 9}});
+        const graph::Graph& whole = world.whole;
+        REQUIRE(whole.links.size() == 3);
+        auto files = graph::worldTileFiles(world.index);
+        REQUIRE(files.ok());
+        test::PackedAsset packed;
+        test::packAsset(whole, dir / "whole.nav", packed, [](formats::ContainerWriter&) {});
+        REQUIRE_FALSE(packed.error);
+        navrt::PathQuery oracle;
+        REQUIRE_FALSE(oracle.init(packed.view));
+        navrt::World w;
+        REQUIRE_FALSE(w.initFile(world.index.c_str()));
+        for (const graph::WorldTileFile& f : *files) REQUIRE_FALSE(w.addTileFile(f.path.c_str()));
+        std::mt19937 random(17);
+        int found = 0;
+        std::set<uint32_t> taken;
+        for (int q = 0; q < 300; ++q) {
+            navrt::Vec3 a{float(random() % 5000) / 100.0f, 0.0f, float(random() % 4000) / 100.0f};
+            navrt::Vec3 b{float(random() % 5000) / 100.0f, 0.0f, float(random() % 4000) / 100.0f};
+            if (q % 4 == 0) a = {2.2f, 0, 3.1f};  // beside the teleport
+            if (q % 4 == 1) {                     // the ladder backwards
+                a = {18.4f, 0, 20.6f};
+                b = {14.3f, 0, 20.2f};
+            }
+            if (q % 4 == 2) {  // through the door
+                a = {35.3f, 0, 6.4f};
+                b = {38.6f, 0, 9.7f};
+            }
+            const uint32_t s = navrt::locate(packed.view, a, 2.0f, 2.0f);
+            const uint32_t g = navrt::locate(packed.view, b, 2.0f, 2.0f);
+            if (s == graph::kNoNode || g == graph::kNoNode) continue;
+            const navrt::PathStatus st = w.findPath(a, b);
+            REQUIRE(st == oracle.findPathBetween(a, s, b, g));
+            if (st != navrt::PathStatus::found) continue;
+            ++found;
+            CHECK(w.cost() == doctest::Approx(oracle.cost()).epsilon(1e-6));
+            // The same links, in order, as the whole graph's path takes them.
+            std::vector<uint32_t> expected;
+            for (uint32_t k = 0; k + 1 < oracle.pathLength(); ++k)
+                if (oracle.pathLink(k) != formats::kNoLink)
+                    expected.push_back(packed.view.link(oracle.pathLink(k)).id);
+            REQUIRE(w.pathLinks().size() == expected.size());
+            for (size_t k = 0; k < expected.size(); ++k) {
+                const navrt::WorldPathLink& step = w.pathLinks()[k];
+                CHECK(step.link.id == expected[k]);
+                taken.insert(step.link.id);
+                const navrt::Vec3 p = w.path()[step.segment];
+                const float* end = step.reverse ? step.link.to : step.link.from;
+                CHECK(p.x == doctest::Approx(end[0]));
+                CHECK(p.z == doctest::Approx(end[2]));
+                const bool between = step.link.type != formats::LinkType::door;
+                CHECK((step.link.from_node == formats::kNoLink) == between);
+            }
+        }
+        CHECK(found > 150);
+        CHECK(taken.size() == 3);
+        // The teleport's landing tile unloaded: the teleport is not taken.
+        REQUIRE(w.removeTile(2, 2));
+        for (int q = 0; q < 40; ++q) {
+            const navrt::Vec3 b{float(random() % 3000) / 100.0f, 0.0f,
+                                float(random() % 3000) / 100.0f};
+            if (w.findPath({2.2f, 0, 3.1f}, b) != navrt::PathStatus::found) continue;
+            for (const navrt::WorldPathLink& step : w.pathLinks())
+                CHECK(step.link.type != formats::LinkType::teleport);
+        }
+        // A WPEL entry naming no WLNK record, and a WPEL of the wrong size, are refused.
+        REQUIRE(((*files)[0].tile_x == 0 && (*files)[0].tile_z == 0));
+        REQUIRE(w.removeTile(0, 0));
+        for (int variant = 0; variant < 2; ++variant) {
+            const std::vector<uint8_t> bytes = test::withSection(
+                (*files)[0].path, formats::kSecWorldPovEdgeLinks, [&](std::vector<uint8_t>& b) {
+                    if (variant == 1) {
+                        b.resize(b.size() - 4);
+                        return;
+                    }
+                    for (size_t at = 0; at + 4 <= b.size(); at += 4)
+                        if (formats::loadLe32(b.data() + at) != formats::kNoLink) {
+                            formats::storeLe32(b.data() + at, 200);
+                            return;
+                        }
+                    FAIL("no WPEL entry takes a link");
+                });
+            const navrt::Error e = w.addTile(bytes.data(), bytes.size());
+            CHECK(e.code == navrt::ErrorCode::bad_section);
+            CHECK(std::string(e.message).find("WPEL") != std::string::npos);
+        }
+        CHECK_FALSE(w.addTileFile((*files)[0].path.c_str()));
     }
 }
