@@ -246,6 +246,28 @@ void packAsset(const graph::Graph& g, const std::filesystem::path& path, PackedA
     out.error = navrt::viewGraph(out.asset, out.view);
 }
 
+// `g` as navrt loads it, with a PathQuery on it: the whole graph world tests compare against.
+struct OracleAsset {
+    PackedAsset packed;
+    navrt::PathQuery query;
+};
+inline void packOracle(const graph::Graph& g, const std::filesystem::path& path, OracleAsset& out) {
+    packAsset(g, path, out.packed, [](formats::ContainerWriter&) {});
+    REQUIRE_MESSAGE(!out.packed.error, out.packed.error.message);
+    REQUIRE_FALSE(out.query.init(out.packed.view));
+}
+
+// Adds every tile of `tiles` (a world's tile files' bytes) to `world` (a navrt::World) in a
+// random order; `order` receives it.
+template <class World>
+void addTilesShuffled(World& world, const std::vector<std::vector<uint8_t>>& tiles,
+                      std::mt19937& random, std::vector<size_t>& order) {
+    order.resize(tiles.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), random);
+    for (size_t i : order) REQUIRE_FALSE(world.addTile(tiles[i].data(), tiles[i].size()));
+}
+
 // A sample level imported and voxelized with the default parameters into `dir` (i.geo, i.vox):
 // the grid, as loaded back.
 inline voxel::VoxelGrid importAndVoxelize(const std::string& level,

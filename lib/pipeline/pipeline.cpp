@@ -692,33 +692,31 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
         }
         for (graph::GraphKind kind : agent.graphs) {
             const std::string kind_name(choiceName<graph::GraphKind>(graph::kGraphKinds, kind));
+            auto node = [&](std::string_view stage, std::vector<size_t> deps) {
+                Node n;
+                n.agent = agent.name;
+                n.graph = kind_name;
+                n.name = fmt::format("{} {} {}", stage, kind_name, agent.name);
+                n.deps = std::move(deps);
+                return n;
+            };
             if (c.worldTiles(kind) &&
                 (kind == graph::GraphKind::dirichlet || kind == graph::GraphKind::pov)) {
                 // Dirichlet domains and points of visibility are decided on the whole world (a
                 // cell's domain depends on walks of any length, a sight line may span any number
                 // of tiles): the graph stage bakes them, the world stage cuts them into tiles.
-                Node g;
-                g.agent = agent.name;
-                g.graph = kind_name;
-                g.name = fmt::format("graph {} {}", kind_name, agent.name);
-                g.deps = {voxels};
                 graph::GraphStage::Params graph_params = agent.graph;
                 graph_params.kind = kind;
                 const size_t whole = addStage<graph::GraphStage>(
-                    nodes, cache, g, graph_params,
+                    nodes, cache, node("graph", {voxels}), graph_params,
                     [](const Node& self, const std::vector<Node>& all) {
                         return graph::GraphStage::Inputs{depArtifact(self, all, 0)};
                     },
                     "graph");
-                Node n;
-                n.agent = agent.name;
-                n.graph = kind_name;
-                n.name = fmt::format("world {} {}", kind_name, agent.name);
-                n.deps = {voxels, whole};
                 graph::WorldStage::Params world = c.world_params;
                 world.kind = kind;
                 addStage<graph::WorldStage>(
-                    nodes, cache, n, world,
+                    nodes, cache, node("world", {voxels, whole}), world,
                     [](const Node& self, const std::vector<Node>& all) {
                         return graph::WorldStage::Inputs{depArtifact(self, all, 0),
                                                          depArtifact(self, all, 1)};
@@ -729,11 +727,7 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
             if (c.worldTiles(kind)) {
                 // World tiles: one stage writes the tiles and the index (checkStages refuses what
                 // tiles do not carry yet).
-                Node n;
-                n.agent = agent.name;
-                n.graph = kind_name;
-                n.name = fmt::format("world {} {}", kind_name, agent.name);
-                n.deps = {voxels};
+                const Node n = node("world", {voxels});
                 graph::WorldStage::Params world = c.world_params;
                 world.kind = kind;
                 world.navmesh = agent.graph.navmesh;
@@ -772,14 +766,6 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 };
                 continue;
             }
-            auto node = [&](std::string_view stage, std::vector<size_t> deps) {
-                Node n;
-                n.agent = agent.name;
-                n.graph = kind_name;
-                n.name = fmt::format("{} {} {}", stage, kind_name, agent.name);
-                n.deps = std::move(deps);
-                return n;
-            };
             graph::GraphStage::Params graph_params = agent.graph;
             graph_params.kind = kind;
             const size_t graph_node = addStage<graph::GraphStage>(

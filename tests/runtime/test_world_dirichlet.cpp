@@ -126,20 +126,15 @@ TEST_SUITE("unit") {
             bytes.push_back(*raw);
         }
 
-        // The whole graph as navrt loads it: the oracle.
-        test::PackedAsset packed;
-        test::packAsset(whole, dir / "whole.nav", packed, [](formats::ContainerWriter&) {});
-        REQUIRE_FALSE(packed.error);
-        navrt::PathQuery oracle;
-        REQUIRE_FALSE(oracle.init(packed.view));
-
+        test::OracleAsset whole_asset;
+        test::packOracle(whole, dir / "whole.nav", whole_asset);
+        const navrt::GraphView& packed_view = whole_asset.packed.view;
+        navrt::PathQuery& oracle = whole_asset.query;
         navrt::World w;
         REQUIRE_FALSE(w.initFile(world.index.c_str()));
         std::mt19937 random(7);
-        std::vector<size_t> order(bytes.size());
-        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::shuffle(order.begin(), order.end(), random);
-        for (size_t i : order) REQUIRE_FALSE(w.addTile(bytes[i].data(), bytes[i].size()));
+        std::vector<size_t> order;
+        test::addTilesShuffled(w, bytes, random, order);
         // Loaded twice, and a tile with another waypoint graph: refused.
         CHECK(w.addTile(bytes[0].data(), bytes[0].size()).code ==
               navrt::ErrorCode::invalid_argument);
@@ -152,8 +147,8 @@ TEST_SUITE("unit") {
         int found = 0;
         for (int q = 0; q < 300; ++q) {
             const navrt::Vec3 a = point(), b = point();
-            const uint32_t s = navrt::locate(packed.view, a, 2.0f, 2.0f);
-            const uint32_t g = navrt::locate(packed.view, b, 2.0f, 2.0f);
+            const uint32_t s = navrt::locate(packed_view, a, 2.0f, 2.0f);
+            const uint32_t g = navrt::locate(packed_view, b, 2.0f, 2.0f);
             const navrt::PathStatus st = w.findPath(a, b);
             if (s == graph::kNoNode) {
                 CHECK(st == navrt::PathStatus::invalid_start);

@@ -182,19 +182,15 @@ TEST_SUITE("unit") {
         CHECK(cells == whole.layer_cells.size());
         CHECK(edges == whole.edgeCount());
 
-        test::PackedAsset packed;
-        test::packAsset(whole, dir / "whole.nav", packed, [](formats::ContainerWriter&) {});
-        REQUIRE_FALSE(packed.error);
-        navrt::PathQuery oracle;
-        REQUIRE_FALSE(oracle.init(packed.view));
-
+        test::OracleAsset whole_asset;
+        test::packOracle(whole, dir / "whole.nav", whole_asset);
+        const navrt::GraphView& packed_view = whole_asset.packed.view;
+        navrt::PathQuery& oracle = whole_asset.query;
         navrt::World w;
         REQUIRE_FALSE(w.initFile(world.index.c_str()));
         std::mt19937 random(11);
-        std::vector<size_t> order(bytes.size());
-        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::shuffle(order.begin(), order.end(), random);
-        for (size_t i : order) REQUIRE_FALSE(w.addTile(bytes[i].data(), bytes[i].size()));
+        std::vector<size_t> order;
+        test::addTilesShuffled(w, bytes, random, order);
         auto point = [&] {
             return navrt::Vec3{float(random() % 5000) / 100.0f, 0.0f,
                                float(random() % 4000) / 100.0f};
@@ -203,8 +199,8 @@ TEST_SUITE("unit") {
         int found = 0, bent = 0;
         for (int q = 0; q < 300; ++q) {
             const navrt::Vec3 a = point(), b = point();
-            const uint32_t s = navrt::locate(packed.view, a, 2.0f, 2.0f);
-            const uint32_t g = navrt::locate(packed.view, b, 2.0f, 2.0f);
+            const uint32_t s = navrt::locate(packed_view, a, 2.0f, 2.0f);
+            const uint32_t g = navrt::locate(packed_view, b, 2.0f, 2.0f);
             const navrt::PathStatus st = w.findPath(a, b);
             if (s == graph::kNoNode || g == graph::kNoNode) {
                 CHECK(st == (s == graph::kNoNode ? navrt::PathStatus::invalid_start
@@ -236,11 +232,9 @@ TEST_SUITE("unit") {
             loaded[f.tile_z * 4 + f.tile_x] = 0;
         }
         const graph::Graph restricted = restrictPov(whole, loaded);
-        test::PackedAsset part;
-        test::packAsset(restricted, dir / "part.nav", part, [](formats::ContainerWriter&) {});
-        REQUIRE_MESSAGE(!part.error, part.error.message);
-        navrt::PathQuery restricted_oracle;
-        REQUIRE_FALSE(restricted_oracle.init(part.view));
+        test::OracleAsset part;
+        test::packOracle(restricted, dir / "part.nav", part);
+        navrt::PathQuery& restricted_oracle = part.query;
         int answered = 0, refused = 0, longer = 0;
         for (int q = 0; q < 300; ++q) {
             const navrt::Vec3 a = point(), b = point();
@@ -253,8 +247,8 @@ TEST_SUITE("unit") {
                 ++refused;
                 continue;
             }
-            const uint32_t s = navrt::locate(part.view, a, 2.0f, 2.0f);
-            const uint32_t g = navrt::locate(part.view, b, 2.0f, 2.0f);
+            const uint32_t s = navrt::locate(part.packed.view, a, 2.0f, 2.0f);
+            const uint32_t g = navrt::locate(part.packed.view, b, 2.0f, 2.0f);
             if (s == graph::kNoNode || g == graph::kNoNode || !loaded[bz * 4 + bx]) {
                 CHECK(st != navrt::PathStatus::found);
                 continue;
@@ -263,8 +257,8 @@ TEST_SUITE("unit") {
             if (st != navrt::PathStatus::found) continue;
             ++answered;
             CHECK(w.cost() == doctest::Approx(restricted_oracle.cost()).epsilon(1e-6));
-            const uint32_t ws = navrt::locate(packed.view, a, 2.0f, 2.0f);
-            const uint32_t wg = navrt::locate(packed.view, b, 2.0f, 2.0f);
+            const uint32_t ws = navrt::locate(packed_view, a, 2.0f, 2.0f);
+            const uint32_t wg = navrt::locate(packed_view, b, 2.0f, 2.0f);
             if (oracle.findPathBetween(a, ws, b, wg) == navrt::PathStatus::found)
                 longer += oracle.cost() < restricted_oracle.cost() - 1e-6;
         }
@@ -291,11 +285,10 @@ TEST_SUITE("unit") {
         CHECK(test::countOf(world.result, "portals") > 12);
         auto files = graph::worldTileFiles(world.index);
         REQUIRE(files.ok());
-        test::PackedAsset packed;
-        test::packAsset(world.whole, dir / "whole.nav", packed, [](formats::ContainerWriter&) {});
-        REQUIRE_FALSE(packed.error);
-        navrt::PathQuery oracle;
-        REQUIRE_FALSE(oracle.init(packed.view));
+        test::OracleAsset whole_asset;
+        test::packOracle(world.whole, dir / "whole.nav", whole_asset);
+        const navrt::GraphView& packed_view = whole_asset.packed.view;
+        navrt::PathQuery& oracle = whole_asset.query;
         std::mt19937 random(5);
         int planned = 0, found = 0, across = 0;
         for (int q = 0; q < 200 && planned < 60; ++q) {
@@ -303,8 +296,8 @@ TEST_SUITE("unit") {
                                 float(random() % 4000) / 100.0f};
             const navrt::Vec3 b{float(random() % 5000) / 100.0f, 0.0f,
                                 float(random() % 4000) / 100.0f};
-            const uint32_t s = navrt::locate(packed.view, a, 2.0f, 2.0f);
-            const uint32_t g = navrt::locate(packed.view, b, 2.0f, 2.0f);
+            const uint32_t s = navrt::locate(packed_view, a, 2.0f, 2.0f);
+            const uint32_t g = navrt::locate(packed_view, b, 2.0f, 2.0f);
             if (s == graph::kNoNode || g == graph::kNoNode ||
                 oracle.findPathBetween(a, s, b, g) != navrt::PathStatus::found)
                 continue;
@@ -423,11 +416,10 @@ TEST_SUITE("unit") {
         REQUIRE(whole.links.size() == 3);
         auto files = graph::worldTileFiles(world.index);
         REQUIRE(files.ok());
-        test::PackedAsset packed;
-        test::packAsset(whole, dir / "whole.nav", packed, [](formats::ContainerWriter&) {});
-        REQUIRE_FALSE(packed.error);
-        navrt::PathQuery oracle;
-        REQUIRE_FALSE(oracle.init(packed.view));
+        test::OracleAsset whole_asset;
+        test::packOracle(whole, dir / "whole.nav", whole_asset);
+        const navrt::GraphView& packed_view = whole_asset.packed.view;
+        navrt::PathQuery& oracle = whole_asset.query;
         navrt::World w;
         REQUIRE_FALSE(w.initFile(world.index.c_str()));
         for (const graph::WorldTileFile& f : *files) REQUIRE_FALSE(w.addTileFile(f.path.c_str()));
@@ -446,8 +438,8 @@ TEST_SUITE("unit") {
                 a = {35.3f, 0, 6.4f};
                 b = {38.6f, 0, 9.7f};
             }
-            const uint32_t s = navrt::locate(packed.view, a, 2.0f, 2.0f);
-            const uint32_t g = navrt::locate(packed.view, b, 2.0f, 2.0f);
+            const uint32_t s = navrt::locate(packed_view, a, 2.0f, 2.0f);
+            const uint32_t g = navrt::locate(packed_view, b, 2.0f, 2.0f);
             if (s == graph::kNoNode || g == graph::kNoNode) continue;
             const navrt::PathStatus st = w.findPath(a, b);
             REQUIRE(st == oracle.findPathBetween(a, s, b, g));
@@ -458,7 +450,7 @@ TEST_SUITE("unit") {
             std::vector<uint32_t> expected;
             for (uint32_t k = 0; k + 1 < oracle.pathLength(); ++k)
                 if (oracle.pathLink(k) != formats::kNoLink)
-                    expected.push_back(packed.view.link(oracle.pathLink(k)).id);
+                    expected.push_back(packed_view.link(oracle.pathLink(k)).id);
             REQUIRE(w.pathLinks().size() == expected.size());
             for (size_t k = 0; k < expected.size(); ++k) {
                 const navrt::WorldPathLink& step = w.pathLinks()[k];
