@@ -1126,9 +1126,20 @@ size_t World::memoryBytes() const {
             t->cross_links.size() * (sizeof(fmt::LinkRecord) + 8) +
             (t->cross_offsets.size() + t->cross_by_poly.size() + t->via.size()) * 4 +
             t->point_shortcuts.size() * sizeof(Tile::PointShortcut) + t->voxel_links.size() * 8 +
-            t->g.size() * (sizeof(double) + sizeof(uint64_t) + 2 * sizeof(uint32_t));
+            t->g.size() * (sizeof(double) + sizeof(uint64_t) + 2 * sizeof(uint32_t)) +
+            (t->pov_links.size() + t->pov_edges.size()) * 16 +
+            (t->pov_edge_offsets.size() + t->pov_edge_links.size()) * 4;
         for (uint32_t i = 0; i < t->asset.sectionCount(); ++i) bytes += t->asset.section(i).size;
     }
+    // POV worlds: the loaded tiles joined, and its search's records (~48 bytes a corner).
+    const Impl::PovMerged& m = w.merged;
+    bytes +=
+        m.cells.size() + m.corners.size() + m.links.size() + m.link_between.size() +
+        (m.cell_base.size() + m.corner_base.size() + m.neighbours.size() +
+         m.layer_components.size() + m.components.size() + m.offsets.size() + m.targets.size() +
+         m.positions.size() + m.costs.size() + m.edge_links.size() + m.link_tile.size()) *
+            4 +
+        (m.dirty ? 0 : size_t(m.view.header.node_count) * 48);
     return bytes;
 }
 
