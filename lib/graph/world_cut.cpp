@@ -288,7 +288,12 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
     };
     uint64_t built = 0, progress = 0, cells_total = 0, crossing_links = 0, crossing_edges = 0;
     const uint32_t components = g.pov_stats.layer_component_count;
-    std::vector<uint32_t> local_component(components, kNoNode);
+    std::vector<uint32_t> local_component(components, kNoNode),
+        corner_component(components, kNoNode);
+    // World components: the whole graph's layer components, numbered by first appearance in
+    // tile order (so the index's ids stay below its count of records).
+    std::vector<uint32_t> world_id(components, kNoNode);
+    uint32_t world_components = 0;
     std::vector<uint32_t> ids;
     WorldTile tile;
     Graph& t = tile.graph;
@@ -304,10 +309,25 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
             t.areas = g.areas;
             t.source_name = g.source_name;
             const size_t n_cells = ids.size();
-            // Layer components: the whole graph's ids (LCMP, its world components).
+            // Layer components (LCMP), numbered in the tile by first appearance; the index maps
+            // them to world components.
+            std::vector<uint32_t> layer_of;  // per local layer component: the whole graph's id
             t.layer_components.resize(n_cells);
-            for (size_t i = 0; i < n_cells; ++i) t.layer_components[i] = g.layer_components[ids[i]];
-            std::vector<uint32_t> world_of;  // the tile's corner components (NCMP): their ids
+            for (size_t i = 0; i < n_cells; ++i) {
+                uint32_t& local = local_component[g.layer_components[ids[i]]];
+                if (local == kNoNode) {
+                    local = uint32_t(layer_of.size());
+                    layer_of.push_back(g.layer_components[ids[i]]);
+                }
+                t.layer_components[i] = local;
+            }
+            std::vector<uint32_t> world_of(layer_of.size());
+            for (size_t k = 0; k < layer_of.size(); ++k) {
+                if (world_id[layer_of[k]] == kNoNode) world_id[layer_of[k]] = world_components++;
+                world_of[k] = world_id[layer_of[k]];
+            }
+            // The corners' components (NCMP): their cells' layer components, numbered among them.
+            std::vector<uint32_t> corner_of;
             // Layer links: inside the tile by its cell ids, into another tile as WPNB records.
             std::vector<std::array<uint32_t, 4>> links_out;
             t.layer_neighbours.assign(4 * n_cells, kNoNode);
@@ -354,10 +374,10 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
                 t.corners.push_back(c);
                 t.positions.insert(t.positions.end(), &g.positions[3 * size_t(whole)],
                                    &g.positions[3 * size_t(whole)] + 3);
-                uint32_t& local = local_component[t.layer_components[c.cell]];
+                uint32_t& local = corner_component[t.layer_components[c.cell]];
                 if (local == kNoNode) {
-                    local = uint32_t(world_of.size());
-                    world_of.push_back(t.layer_components[c.cell]);
+                    local = uint32_t(corner_of.size());
+                    corner_of.push_back(t.layer_components[c.cell]);
                     component_size.push_back(0);
                 }
                 t.components.push_back(local);
@@ -397,10 +417,11 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
                 }
                 t.edge_offsets.push_back(uint32_t(t.edge_targets.size()));
             }
-            for (uint32_t wc : world_of) local_component[wc] = kNoNode;
+            for (uint32_t whole : layer_of) local_component[whole] = kNoNode;
+            for (uint32_t local : corner_of) corner_component[local] = kNoNode;
             for (uint32_t l : tile_links[me]) link_local[l] = kNoNode;
             for (uint32_t l : cross_ids) cross_local[l] = kNoNode;
-            t.header.component_count = uint32_t(world_of.size());
+            t.header.component_count = uint32_t(corner_of.size());
             t.header.largest_component =
                 component_size.empty()
                     ? 0
@@ -409,6 +430,7 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
             st = g.pov_stats;
             st.corner_count = uint32_t(mine.size());
             st.layer_cell_count = uint32_t(n_cells);
+            st.layer_component_count = uint32_t(layer_of.size());
             st.any_direction_corners = any_direction;
             st.visibility_edges = uint64_t(t.edge_targets.size() + edges_out.size());
             st.taut_edges = uint64_t(t.edge_targets.size());

@@ -198,7 +198,6 @@ struct World::Impl {
         GraphView view;
         PathQuery query;
     } merged;
-    uint32_t pov_components = 0;  // POV worlds: the world's layer components (every tile's PSTA)
     std::vector<Portal> portals;
     std::vector<uint32_t> portal_offsets, portal_targets;
     std::vector<float> portal_costs;
@@ -565,10 +564,9 @@ static Error decodeIndex(World::Impl& w) {
         const uint32_t first = fmt::loadLe32(component_offsets.data + 4 * size_t(i));
         const uint32_t end = fmt::loadLe32(component_offsets.data + 4 * size_t(i) + 4);
         // Offsets from 0, each range with at least one component (every listed tile has nodes;
-        // a POV tile may have cells and no corner).
+        // a POV tile's range is its layer components).
         if (tile >= tile_count || w.component_base[tile] != kNone || (i == 0 && first != 0) ||
-            first > end || (first == end && !w.pov) || end > total ||
-            (i + 1 == h.tile_count && end != total))
+            first >= end || end > total || (i + 1 == h.tile_count && end != total))
             return badSection(fmt::kSecWorldComponentOffsets,
                               "world index: a tile record or its component range is out of range");
         w.component_base[tile] = first;
@@ -1021,8 +1019,10 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
                       h.tile_x, h.tile_z);
         return e;
     }
-    if (w.component_base[index] == kNone ||
-        tile->graph.header.component_count != w.component_count[index] ||
+    // (A POV tile's index range maps its layer components, LCMP, to world components.)
+    const uint32_t local_components =
+        w.pov ? tile->graph.pov_stats.layer_component_count : tile->graph.header.component_count;
+    if (w.component_base[index] == kNone || local_components != w.component_count[index] ||
         (!tile->graph.components && tile->graph.header.node_count > 0))
         return badSection(fmt::kSecWorldTileHeader,
                           "world: the tile's components do not match the index's; rebake the "
@@ -1033,12 +1033,7 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
             return badSection(fmt::kSecComponents, "world: a node's component is out of range");
     const uint32_t n = tile->graph.header.node_count;
     if (w.pov) {
-        // LCMP holds the world's layer components: every tile counts them alike.
-        if (w.loaded > 0 && tile->graph.pov_stats.layer_component_count != w.pov_components)
-            return badSection(fmt::kSecPovStats,
-                              "world: the tile's layer components are not the loaded tiles'");
         if (Error e = readPovRecords(w, *tile, index)) return e;
-        w.pov_components = tile->graph.pov_stats.layer_component_count;
         w.merged.dirty = true;
     }
     if (!w.volume && !w.domains && !w.pov)
@@ -1776,7 +1771,7 @@ Error mergePov(World::Impl& w) {
             cell.column = (t->header.z0 + cell.column / g.header.size_x) * wh.world_size_x +
                           t->header.x0 + cell.column % g.header.size_x;
             fmt::encodeNodeCell(cell, m.cells.data() + size_t(cb + c) * fmt::kNodeCellSize);
-            m.layer_components[cb + c] = g.layer_components[c];  // the world's ids
+            m.layer_components[cb + c] = w.components[w.component_base[i] + g.layer_components[c]];
             for (uint32_t k = 0; k < 4; ++k) {
                 const uint32_t to = g.layer_neighbours[size_t(k) * n + c];
                 if (to != kNone) m.neighbours[k * cells + cb + c] = cb + to;
@@ -1840,7 +1835,7 @@ Error mergePov(World::Impl& w) {
     std::copy(wh.origin, wh.origin + 3, view.header.origin);
     view.header.node_count = uint32_t(corners);
     view.header.edge_count = uint32_t(m.targets.size());
-    view.header.component_count = w.pov_components;
+    view.header.component_count = uint32_t(w.components.size());
     view.header.flags = 0;
     view.positions = m.positions.data();
     view.edge_offsets = m.offsets.data();
@@ -1861,7 +1856,7 @@ Error mergePov(World::Impl& w) {
     }
     stats.corner_count = uint32_t(corners);
     stats.layer_cell_count = uint32_t(cells);
-    stats.layer_component_count = w.pov_components;
+    stats.layer_component_count = uint32_t(w.components.size());
     stats.taut_edges = view.header.edge_count;
     view.pov_stats = stats;
     if (Error e = m.query.init(view)) return e;
