@@ -8,12 +8,15 @@
 # whole (one tile graph and pack), world (world tiles, zstd 19 as pack), world-z6 (zstd level 6),
 # mesh-whole (one tiled navmesh asset, tiles of the same edge), mesh-world (navmesh world tiles,
 # zstd 6: the product tiled Recast bakes), vol-whole / vol-world (a flyer's volume graph, 0.6 m
-# tall, radius 0.4 m: one asset, or world tiles at zstd 6).
+# tall, radius 0.4 m: one asset, or world tiles at zstd 6), pov-whole / pov-world (points of
+# visibility: one asset, or the whole graph cut into world tiles at zstd 6).
 #   bench_world.sh BUILD_DIR LEVEL.obj...
 # Environment: WHOLE_MAX_TRIANGLES (default 3000000): larger levels skip the one-graph build (its
 # memory grows with the level: ~560 MiB at 2.1 M triangles); STREAM_MAX_TRIANGLES (default
 # 2000000): the streaming comparison needs that one asset; VOLUME_WHOLE_MAX_TRIANGLES (default
-# 1000000): the one volume asset holds ~12 bytes a voxel of the level's box (828 MiB at city5).
+# 1000000): the one volume asset holds ~12 bytes a voxel of the level's box (828 MiB at city5);
+# POV_MAX_TRIANGLES (default 3000000): both POV modes build the whole POV graph (city22, 10 M
+# triangles: 121 s, 2.0 GiB).
 # MODES: the modes to run (default all). AGENT_EXTRA: more agent fields for every mode (e.g.
 # '"drop_height": 3.2, "jump_distance": 2.2' for generated drops and jumps).
 set -uo pipefail
@@ -25,6 +28,7 @@ recast=$build/tests/bench/recast_peer
 whole_max=${WHOLE_MAX_TRIANGLES:-3000000}
 stream_max=${STREAM_MAX_TRIANGLES:-2000000}
 volume_max=${VOLUME_WHOLE_MAX_TRIANGLES:-1000000}
+pov_max=${POV_MAX_TRIANGLES:-3000000}
 tile_m=48
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -43,9 +47,13 @@ for level in "$@"; do
   rm -f "$work/x.geo"
   name="$(basename "$level") ($(awk -v n="$count" 'BEGIN{printf "%.2f M", n / 1e6}'))"
   for j in 1 2; do
-    for mode in ${MODES:-whole world world-z6 mesh-whole mesh-world vol-whole vol-world}; do
+    for mode in ${MODES:-whole world world-z6 mesh-whole mesh-world vol-whole vol-world pov-whole pov-world}; do
       if { [ "$mode" = whole ] || [ "$mode" = mesh-whole ]; } && [ "$count" -gt "$whole_max" ]; then
         printf '%-28s %-7s %-8s %9s %10s\n' "$name" "$j" "$mode" "-" "(skipped: > $whole_max triangles)"
+        continue
+      fi
+      if [[ $mode == pov-* ]] && [ "$count" -gt "$pov_max" ]; then
+        printf '%-28s %-7s %-8s %9s %10s\n' "$name" "$j" "$mode" "-" "(skipped: > $pov_max triangles)"
         continue
       fi
       if [ "$mode" = vol-whole ] && [ "$count" -gt "$volume_max" ]; then
@@ -69,6 +77,11 @@ for level in "$@"; do
         agent="\"height\": 0.6, \"radius\": 0.4, \"graphs\": [\"volume\"]"
       fi
       [ "$mode" = vol-world ] && w="\"world\": {\"tile_size\": $tile_m, \"threads\": $j, \"compression\": 6, \"graphs\": [\"volume\"]},"
+      if [ "$mode" = pov-whole ] || [ "$mode" = pov-world ]; then
+        kind=pov
+        agent="\"graphs\": [\"pov\"]"
+      fi
+      [ "$mode" = pov-world ] && w="\"world\": {\"tile_size\": $tile_m, \"threads\": $j, \"compression\": 6, \"graphs\": [\"pov\"]},"
       [ "$mode" = mesh-world ] && w="$w \"world\": {\"tile_size\": $tile_m, \"threads\": $j, \"compression\": 6, \"graphs\": [\"navmesh\"]},"
       [ -n "${AGENT_EXTRA:-}" ] && agent="$agent, $AGENT_EXTRA"
       echo "{\"input\": \"$level\", \"output\": \"$work/out\", $w \"voxel\": {\"threads\": $j}, \"agents\": [{$agent}]}" >"$work/l.json"
@@ -76,13 +89,18 @@ for level in "$@"; do
       "$peak" "$work/rss" "$nb" -q build "$work/l.json" --jobs 1 2>/dev/null || echo "build failed: $level $mode"
       end=$(date +%s.%N)
       files=""
-      case $mode in world*|mesh-world|vol-world) files=" tiles $(du -cb "$work/out"/default.$kind.*_*.nav | tail -1 | cut -f1 | awk '{printf "%.1f MiB", $1 / 2^20}')" ;; esac
+      case $mode in world*|mesh-world|vol-world|pov-world) files=" tiles $(du -cb "$work/out"/default.$kind.*_*.nav | tail -1 | cut -f1 | awk '{printf "%.1f MiB", $1 / 2^20}')" ;; esac
       printf '%-28s %-7s %-8s %9.2f %10.1f  %s%s\n' "$name" "$j" "$mode" \
         "$(echo "$end - $start" | bc)" "$(awk '{print $1 / 1024}' "$work/rss")" \
         "$(stage_peaks "$work/out/l.report.json")" "$files"
       [ "$mode" = whole ] && cp "$work/out/default.tile.nav" "$work/whole.nav"
       [ "$mode" = mesh-whole ] && cp "$work/out/default.navmesh.nav" "$work/whole-mesh.nav"
       [ "$mode" = vol-whole ] && cp "$work/out/default.volume.nav" "$work/whole-vol.nav"
+      [ "$mode" = pov-whole ] && cp "$work/out/default.pov.nav" "$work/whole-pov.nav"
+      if [ "$mode" = pov-world ] && [ "$j" = 1 ] && [ -f "$work/whole-pov.nav" ]; then
+        "$build/tests/bench/world_stream" "$work/out" default.pov "$work/whole-pov.nav" |
+          sed 's/^/    streaming POV: /'
+      fi
       if [ "$mode" = world ] && [ "$j" = 1 ] && [ "$count" -le "$stream_max" ] && [ -f "$work/whole.nav" ]; then
         "$build/tests/bench/world_stream" "$work/out" default "$work/whole.nav" |
           sed 's/^/    streaming: /'
@@ -98,7 +116,7 @@ for level in "$@"; do
       fi
     done
   done
-  rm -f "$work/whole.nav" "$work/whole-mesh.nav" "$work/whole-vol.nav"
+  rm -f "$work/whole.nav" "$work/whole-mesh.nav" "$work/whole-vol.nav" "$work/whole-pov.nav"
   if [ -x "$recast" ]; then
     cells=$(awk -v m="$tile_m" 'BEGIN{printf "%d", m / 0.3 + 0.5}')
     start=$(date +%s.%N)

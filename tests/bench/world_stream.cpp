@@ -98,6 +98,21 @@ int main(int argc, char** argv) {
         uint32_t tx, tz, node;
         if (world.locate(p, 1e6f, 0, tx, tz, node)) points.push_back(world.position(tx, tz, node));
     }
+    // The first query after a load (a POV world joins its loaded tiles then): one tile removed
+    // and added again, then one query, 5 times.
+    if (points.size() >= 2) {
+        std::vector<double> first_us;
+        for (int round = 0; round < 5; ++round) {
+            world.removeTile(0, 0);
+            for (const fs::path& t : tiles)
+                if (t.filename().string() == stem + "0_0.nav") (void)world.addTileFile(t.c_str());
+            const auto t0 = Clock::now();
+            (void)world.findPath(points[0], points[1]);
+            first_us.push_back(
+                std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+        }
+        std::printf("first findPath after a load: %.0f us (median of 5)\n", median(first_us));
+    }
     std::vector<double> find_us, plan_us, expanded;
     int found = 0;
     std::vector<uint32_t> corridor;
