@@ -241,6 +241,10 @@ levelgen_reproducible)
   for f in indoor_two_floors.glb terrain.obj terrain.mtl links_course.obj links_course.mtl designer_yard.obj maze3d.3dmap maze3d.3dscen; do
     cmp "$work/levels/$f" "$levels/$f" || fail "sample_levels/$f differs from what levelgen writes (run 'make levels')"
   done
+  # --help prints the usage; an unknown option is a usage error, never a folder of that name.
+  expect 0 "usage: levelgen OUTDIR" "$levelgen" --help
+  expect 2 "unknown option or wrong arguments: --bogus" "$levelgen" --bogus
+  { [ -e ./--help ] || [ -e ./--bogus ]; } && fail "levelgen wrote into a folder named after an option"
   ;;
 scen_movingai)
   need_shared

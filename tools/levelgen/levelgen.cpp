@@ -1574,12 +1574,20 @@ int run(int argc, char** argv) {
         }
         return 0;
     }
-    if (argc != 2) {
-        std::cerr
-            << "usage: levelgen OUTDIR\n       levelgen --town N FILE.obj   (a benchmark town "
-               "of N x N blocks)\n       levelgen --city N FILE.obj   (N x N blocks on terrain, "
-               "kerbs, crates, rocks, footbridges)\n       levelgen --tower N FLOORS FILE.obj   "
-               "(a multi-storey maze of N x N cells)\n";
+    const char* usage =
+        "usage: levelgen OUTDIR\n       levelgen --town N FILE.obj   (a benchmark town of N x N "
+        "blocks)\n       levelgen --city N FILE.obj   (N x N blocks on terrain, kerbs, crates, "
+        "rocks, footbridges)\n       levelgen --tower N FLOORS FILE.obj   (a multi-storey maze "
+        "of N x N cells)\n";
+    if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+        std::cout << usage;
+        return 0;
+    }
+    // Anything else starting with '-' is an option this tool does not have, not a folder.
+    if (argc != 2 || argv[1][0] == '-') {
+        if (argc >= 2 && argv[1][0] == '-')
+            std::cerr << "levelgen: unknown option or wrong arguments: " << argv[1] << "\n";
+        std::cerr << usage;
         return 2;
     }
     try {
