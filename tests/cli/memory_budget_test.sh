@@ -123,6 +123,36 @@ ls "$work/build"/*.nav >/dev/null 2>&1 && fail "build under 64K published assets
 "$navbake" --max-memory 75% build "$work/level.json" >"$work/log" 2>&1 ||
   fail "build under 75%: $(cat "$work/log")"
 
+# World stages (every kind: tile, navmesh, POV and Dirichlet tiles for a walker, volume tiles for
+# a flyer), each run alone with `build --stage` once the stages before it are built: refused under
+# 64K with its estimate, then within it.
+cat >"$work/w.json" <<EOF
+{"input": "$work/links_course.obj", "output": "$work/world",
+ "world": {"tile_size": 16, "graphs": ["tile", "navmesh", "pov", "dirichlet", "volume"]},
+ "waypoints": [{"name": "a", "position": [1.5, 0, 0]}],
+ "agents": [{"graphs": ["tile", "navmesh", "pov", "dirichlet"]},
+            {"name": "drone", "height": 0.6, "radius": 0.4, "graphs": ["volume"]}]}
+EOF
+"$navbake" -q build "$work/w.json" >"$work/log" 2>&1 || fail "world build: $(cat "$work/log")"
+for world in "world tile default" "world navmesh default" "world pov default" \
+  "world dirichlet default" "world volume drone"; do
+  text=$("$navbake" --max-memory 64K build "$work/w.json" --stage "$world" --force 2>&1)
+  status=$?
+  [ "$status" -eq 1 ] || fail "'$world' under 64K exited $status: $text"
+  grep -q "needs an estimated .* above the memory limit 64.0 KiB" <<<"$text" ||
+    fail "'$world' under 64K: $text"
+  read -r value unit < <(grep -oE "needs an estimated [0-9.]+ (bytes|KiB|MiB|GiB)" <<<"$text" |
+    head -1 | awk '{print $4, $5}')
+  estimate=$(to_kib "$value" "$unit")
+  "$peak_rss" "$work/rss" "$navbake" -q build "$work/w.json" --stage "$world" --force \
+    >"$work/log" 2>&1 || fail "'$world' failed: $(cat "$work/log")"
+  measured=$(awk '{print $1}' "$work/rss")
+  printf '%-44s measured %8d KiB  estimate %8d KiB  (x%.2f)\n' "build --stage '$world'" \
+    "$measured" "$estimate" "$(awk -v e="$estimate" -v m="$measured" 'BEGIN { print e / m }')"
+  [ "$measured" -le "$estimate" ] || fail "'$world' peaked at $measured KiB, above its estimate"
+  checked=$((checked + 1))
+done
+
 # Usage errors.
 for bad in 0 -5 12Q 1e400 200% abc; do
   text=$("$navbake" --max-memory "$bad" inspect "$work/l.nav" 2>&1)
