@@ -849,9 +849,10 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
         }
     }
     // Pass 1: every tile built (or reused by its content hash), its crossings summarised; one row
-    // of tiles at a time (read a grid row at a time, held compressed per tile), its tiles in
-    // parallel.
+    // of tiles at a time (read a grid row at a time, held compressed per tile in the spill file),
+    // its tiles in parallel.
     voxel::TileRowWindows windows;
+    windows.spillTo(**spill);
     uint32_t tz = 0;
     auto tileTask = [&](size_t tile_in_row) {
         const uint32_t tx = uint32_t(tile_in_row);

@@ -371,6 +371,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         return formats::xxhash64(parts, sizeof parts, 0);
     };
     navmesh::TileSink sink;
+    sink.spill = spill->get();  // rows of tiles' windows beside the exits' costs
     sink.cached = [&](uint32_t tx, uint32_t tz, uint64_t key) {
         MeshTileSummary& s = tiles[size_t(tz) * layout.tiles_x + tx];
         s.content = contentOf(key);

@@ -479,7 +479,11 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     }
 
     std::vector<VolumeTileSummary> tiles(tile_count);
+    // A row of tiles' windows, compressed, in a spill file beside the index.
+    auto spill = SpillStore::beside(output, "windows");
+    if (!spill) return spill.error();
     voxel::TileRowWindows windows;
+    windows.spillTo(**spill);
     uint32_t tz = 0;
     auto tileTask = [&](size_t tile_in_row) {
         const uint32_t tx = uint32_t(tile_in_row);

@@ -115,6 +115,8 @@ struct TileSink {
     // frame). True: the caller holds this tile already, the pass is skipped and take() not called.
     std::function<bool(uint32_t tile_x, uint32_t tile_z, uint64_t key)> cached;
     std::function<Status(NavmeshTile&& tile, uint64_t key)> take;
+    // Where a streamed build keeps its rows of tiles' compressed windows (null: in memory).
+    SpillStore* spill = nullptr;
 };
 // The tiled build (params.tile_size > 0) without the stitch: each tile's mesh on its own, with
 // vertices where the stitched mesh has them before welding (the welded mesh keeps the first

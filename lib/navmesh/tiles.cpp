@@ -469,6 +469,8 @@ Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, co
                                                 uint32_t(tiles_z), uint32_t(size_x),
                                                 uint32_t(size_z),  uint32_t(border)};
     voxel::TileRowWindows row_windows[2];
+    if (sink != nullptr && sink->spill != nullptr)
+        for (voxel::TileRowWindows& w : row_windows) w.spillTo(*sink->spill);
     std::vector<voxel::TileRowWindows::Decoded> decoded(windowed ? size_t(std::max(1, threads))
                                                                  : 0);
     // Tile t's compact field; `last`: its window is not decoded again.

@@ -582,8 +582,14 @@ Status TileRowWindows::flush(Pending& t) {
     if (ZSTD_isError(size))
         return makeError(ErrorKind::internal, "tiles: zstd: {}", ZSTD_getErrorName(size));
     frame.resize(size);
-    frame.shrink_to_fit();
-    t.frames.push_back(std::move(frame));
+    if (spill_ != nullptr) {
+        uint64_t at = 0;
+        if (Status s = spill_->append(frame, at); !s) return s;
+        t.spilled.push_back({at, frame.size()});
+    } else {
+        frame.shrink_to_fit();
+        t.frames.push_back(std::move(frame));
+    }
     t.raw_sizes.push_back(raw.size());
     t.counts = std::vector<uint32_t>();
     t.spans = std::vector<Span>();
@@ -597,10 +603,21 @@ Result<GridRows> TileRowWindows::window(const TileWindowLayout& layout, uint32_t
     layout.window(tx, tz, x0, z0, x1, z1);
     out.offsets.assign(1, 0);
     out.spans.clear();
-    for (size_t f = 0; f < t.frames.size(); ++f) {
+    for (size_t f = 0; f < t.raw_sizes.size(); ++f) {
+        const uint8_t* frame = nullptr;
+        size_t frame_size = 0;
+        if (spill_ != nullptr) {
+            const auto [at, size] = t.spilled[f];
+            out.stored.resize(size);
+            if (Status s = spill_->read(at, out.stored.data(), size); !s) return s.error();
+            frame = out.stored.data();
+            frame_size = size;
+        } else {
+            frame = t.frames[f].data();
+            frame_size = t.frames[f].size();
+        }
         out.raw.resize(t.raw_sizes[f]);
-        const size_t got =
-            ZSTD_decompress(out.raw.data(), out.raw.size(), t.frames[f].data(), t.frames[f].size());
+        const size_t got = ZSTD_decompress(out.raw.data(), out.raw.size(), frame, frame_size);
         uint32_t n = 0;
         if (ZSTD_isError(got) || got != out.raw.size() || got < 4 ||
             (std::memcpy(&n, out.raw.data(), 4), 4 + size_t(n) * 2 > got) ||

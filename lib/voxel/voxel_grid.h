@@ -224,6 +224,10 @@ public:
     ~TileRowWindows();
     TileRowWindows(const TileRowWindows&) = delete;
     TileRowWindows& operator=(const TileRowWindows&) = delete;
+    // Keeps the compressed windows in `store` (a stage's spill file beside its output) instead of
+    // memory: a row of tiles' windows then costs a file's bytes, not the process's. Call before
+    // read(); `store` must outlive the windows.
+    void spillTo(SpillStore& store) { spill_ = &store; }
     // Reads the rows of row of tiles tz's windows (the next row of tiles' first rows stay in the
     // source), keeping the tiles `wanted` says (all when empty).
     Status read(const RowSource& source, const TileWindowLayout& layout, uint32_t tz,
@@ -234,7 +238,7 @@ public:
     struct Decoded {
         std::vector<uint32_t> offsets;
         std::vector<Span> spans;
-        std::vector<uint8_t> raw;  // scratch
+        std::vector<uint8_t> raw, stored;  // scratch
     };
     Result<GridRows> window(const TileWindowLayout& layout, uint32_t tx, uint32_t tz, Decoded& out,
                             bool release = true);
@@ -245,16 +249,20 @@ public:
     size_t bytes() const;
 
 private:
-    static constexpr size_t kChunkBytes = size_t(1) << 16;  // raw bytes per compressed frame
+    // Raw bytes per compressed frame: every tile of the row holds up to this much uncompressed
+    // while its rows are read (16 KiB: a row of 42 tiles ~0.7 MiB; zstd's ratio barely moves).
+    static constexpr size_t kChunkBytes = size_t(1) << 14;
     struct Pending {
-        std::vector<uint32_t> counts;              // spans per column, not compressed yet
-        std::vector<Span> spans;                   // and theirs
-        std::vector<std::vector<uint8_t>> frames;  // compressed, in order
+        std::vector<uint32_t> counts;                      // spans per column, not compressed yet
+        std::vector<Span> spans;                           // and theirs
+        std::vector<std::vector<uint8_t>> frames;          // compressed, in order (not spilled)
+        std::vector<std::pair<uint64_t, size_t>> spilled;  // or (offset, size) in spill_
         std::vector<size_t> raw_sizes;
     };
     Status flush(Pending& tile);
     std::vector<Pending> tiles_;
     void* context_ = nullptr;  // ZSTD_CCtx
+    SpillStore* spill_ = nullptr;
 };
 
 }  // namespace nav::voxel
