@@ -1839,7 +1839,16 @@ Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index) {
     h.tile_count = uint32_t(index.tiles.size());
     h.portal_count = uint32_t(index.portals.size());
     h.portal_edge_count = 0;
+    // Sized once (a large world's portal graph is megabytes), and each portal's edges let go as
+    // they are written: the index's arrays and their bytes are not held twice.
     std::vector<uint8_t> tile_records, portal_records, offsets, targets, costs;
+    size_t edge_total = 0;
+    for (const WorldIndex::Portal& p : index.portals) edge_total += p.edges.size();
+    tile_records.reserve(index.tiles.size() * 16);
+    portal_records.reserve(index.portals.size() * formats::kPortalRecordSize);
+    offsets.reserve((index.portals.size() + 1) * 4);
+    targets.reserve(edge_total * 4);
+    costs.reserve(edge_total * 4);
     for (const WorldIndex::Tile& t : index.tiles) {
         appendBytes(tile_records, t.index);
         appendBytes(tile_records, t.nodes);
@@ -1857,7 +1866,9 @@ Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index) {
             appendBytes(costs, c);
             ++h.portal_edge_count;
         }
+        p.edges = std::vector<std::pair<uint32_t, float>>();
     }
+    index.portals = std::vector<WorldIndex::Portal>();
     appendBytes(offsets, h.portal_edge_count);
     formats::ContainerWriter writer(formats::kKindWorld, formats::kWorldVersion);
     // The index grows with the world (a summary per tile): its compressor's tables are capped
@@ -1875,11 +1886,16 @@ Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index) {
     // (tile, local component).
     std::vector<uint8_t> component_offsets, component_ids;
     uint32_t at = 0;
+    size_t component_total = 0;
+    for (const WorldIndex::Tile& t : index.tiles) component_total += t.components.size();
+    component_offsets.reserve((index.tiles.size() + 1) * 4);
+    component_ids.reserve(component_total * 4);
     for (const WorldIndex::Tile& t : index.tiles) {
         appendBytes(component_offsets, at);
         for (uint32_t c : t.components) appendBytes(component_ids, c);
         at += uint32_t(t.components.size());
     }
+    index.tiles = std::vector<WorldIndex::Tile>();
     appendBytes(component_offsets, at);
     writer.add(formats::kSecWorldComponentOffsets, std::move(component_offsets));
     writer.add(formats::kSecWorldComponents, std::move(component_ids));

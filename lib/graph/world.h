@@ -215,7 +215,8 @@ formats::WorldHeader worldIndexHeader(const WorldLayout& layout, const voxel::Vo
                                       uint32_t graph_type);
 
 // A world index's content (kind WRLD, FORMAT.md §11.3); saveWorldIndex fills the header's
-// counts and sorts each portal's edges.
+// counts, sorts each portal's edges, and lets the portals and tiles go as it writes them (only
+// the header is left).
 struct WorldIndex {
     formats::WorldHeader header;
     struct Tile {
