@@ -390,10 +390,11 @@ struct World::Impl {
                 }
         return std::isfinite(best);
     }
-    // Dirichlet worlds: the domain cell nearest p (navrt::locate's rule on a Dirichlet graph, in
-    // the world's frame: the smallest horizontal distance to the cell's column squared plus the
-    // height difference to its floor squared, within the tolerances, the first in column order
-    // on ties) among the loaded tiles' cells; p's own column's tile must be loaded.
+    // Dirichlet and POV worlds: the layer cell nearest p (navrt::locate's rule on a Dirichlet or
+    // POV graph, in the world's frame: the smallest horizontal distance to the cell's column
+    // squared plus the height difference to its floor squared, within the tolerances, the first
+    // in column order on ties) among the loaded tiles' cells; p's own column's tile must be
+    // loaded.
     bool locateCell(Vec3 p, float vertical_tolerance, float horizontal_tolerance, uint32_t& ti,
                     uint32_t& cell) const {
         int64_t px, pz;

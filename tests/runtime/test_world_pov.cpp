@@ -12,6 +12,7 @@
 #include "lib/common/file_io.h"
 #include "lib/graph/world.h"
 #include "lib/importer/import.h"
+#include "lib/runtime/c/navrt.h"
 #include "lib/runtime/navrt_world.h"
 #include "tests/graph_test_support.h"
 #include "tests/test_support.h"
@@ -469,6 +470,26 @@ TEST_SUITE("unit") {
         }
         CHECK(found > 150);
         CHECK(taken.size() == 3);
+        // The C API streams the same world: the same path, cost and links for a teleport trip.
+        navrt_world* c_world = nullptr;
+        navrt_error c_error;
+        REQUIRE(navrt_world_load(world.index.c_str(), nullptr, &c_world, &c_error) == NAVRT_OK);
+        for (const graph::WorldTileFile& f : *files)
+            REQUIRE(navrt_world_add_tile(c_world, f.path.c_str(), &c_error) == NAVRT_OK);
+        const navrt::Vec3 a{2.2f, 0, 3.1f}, b{44.5f, 0, 30.5f};
+        REQUIRE(w.findPath(a, b) == navrt::PathStatus::found);
+        REQUIRE(navrt_world_find_path(c_world, {a.x, a.y, a.z}, {b.x, b.y, b.z}) ==
+                NAVRT_PATH_FOUND);
+        CHECK(navrt_world_path_cost(c_world) == w.cost());
+        std::vector<navrt_vec3> c_path(64);
+        const uint32_t c_count = navrt_world_path(c_world, c_path.data(), 64);
+        REQUIRE(c_count == w.path().size());
+        for (uint32_t k = 0; k < c_count; ++k) CHECK(c_path[k].x == w.path()[k].x);
+        navrt_world_path_link c_links[8];
+        REQUIRE(navrt_world_path_links(c_world, c_links, 8) == w.pathLinks().size());
+        REQUIRE_FALSE(w.pathLinks().empty());
+        CHECK(c_links[0].link.id == w.pathLinks()[0].link.id);
+        navrt_world_free(c_world);
         // The teleport's landing tile unloaded: the teleport is not taken.
         REQUIRE(w.removeTile(2, 2));
         for (int q = 0; q < 40; ++q) {

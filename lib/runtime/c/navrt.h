@@ -377,8 +377,10 @@ NAVRT_API uint32_t navrt_path_links(const navrt_navigator* navigator, navrt_path
  * navrt_world_find_path is the exact shortest path over the loaded tiles (the whole world's when
  * every tile is loaded); navrt_world_plan_tiles names the tiles a trip crosses, loaded or not, from
  * the index's portal graph (what to stream in ahead of an agent). The same calls serve navmesh
- * worlds (AGENT.navmesh.world: nodes are polygons, paths funnelled across tile borders) and
- * volume worlds (AGENT.volume.world: nodes are voxels), as navrt::World (navrt_world.h).
+ * worlds (AGENT.navmesh.world: nodes are polygons, paths funnelled across tile borders), volume
+ * worlds (AGENT.volume.world: nodes are voxels), Dirichlet worlds (AGENT.dirichlet.world: nodes
+ * are waypoints) and POV worlds (AGENT.pov.world: any-angle paths over the loaded tiles' corners),
+ * as navrt::World (navrt_world.h).
  *
  * Threads: one world is for one thread at a time (queries keep their scratch). Memory: the handle
  * and every tile's decoded sections go through the allocator of the load options; the seam tables
