@@ -9,7 +9,7 @@
 # 2. den312d with clusters, a hierarchy and a flat next-hop table split into 3 shard tasks and a
 #    merge task: the same bytes as a local build.
 #    A tiled world (terrain, 9 tiles) in 2 shard tasks and a merge: the tiles and the index equal
-#    a local build's.
+#    a local build's. POV and Dirichlet worlds (links_course): the same bytes.
 # 3. A second run submits nothing (every stage cached); a stage that fails on a worker fails the
 #    driver with that stage's error and publishes nothing.
 set -uo pipefail
@@ -98,6 +98,22 @@ for f in "$work"/world_local/*.nav "$work"/world_local/*.world; do
   cmp -s "$f" "$work/world_dask/$(basename "$f")" || fail "world: $(basename "$f") differs"
 done
 echo "world: $(ls "$work"/world_local/*.nav | wc -l) tiles and the index byte-identical"
+# ---- 2c. Worlds cut from whole graphs (POV, Dirichlet domains): a graph stage then its world
+# stage, each a task. ----
+cp "$src/sample_levels/links_course.obj" "$src/sample_levels/links_course.mtl" "$work/"
+for mode in local dask; do
+  echo "{\"input\": \"$work/links_course.obj\", \"output\": \"$work/cut_$mode\", \"world\": {\"tile_size\": 16, \"graphs\": [\"pov\", \"dirichlet\"]}, \"waypoints\": [{\"name\": \"a\", \"position\": [1.5, 0, 0]}], \"agents\": [{\"graphs\": [\"pov\", \"dirichlet\"]}]}" >"$work/cut_$mode.json"
+done
+"$navbake" -q build "$work/cut_local.json" 2>/dev/null || fail "local POV / Dirichlet world build"
+"${driver[@]}" "$work/cut_dask.json" >"$work/cut.log" 2>&1 ||
+  fail "navbake-dask POV / Dirichlet world: $(cat "$work/cut.log")"
+n=0
+for f in "$work"/cut_local/*.nav "$work"/cut_local/*.world; do
+  cmp -s "$f" "$work/cut_dask/$(basename "$f")" || fail "cut world: $(basename "$f") differs"
+  n=$((n + 1))
+done
+[ "$n" -ge 8 ] || fail "the POV / Dirichlet worlds wrote $n files"
+echo "POV and Dirichlet worlds: $n files byte-identical"
 
 # ---- 3. Cached stages are not submitted; a failing stage fails the driver. ----
 "${driver[@]}" "$work/dask/level.json" >"$work/again.log" 2>&1 || fail "second run: $(cat "$work/again.log")"
