@@ -98,18 +98,19 @@ namespace {
 // the last section is left on disk: `head`).
 enum class Parse { whole, head, table };
 Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, Parse mode,
-                         Container& out);
+                         Container& out, uint32_t tail_sections = 1);
 }  // namespace
 
 Error parseContainer(const uint8_t* data, size_t size, Container& out) {
     return parseContainerWith(data, size, size, Parse::whole, out);
 }
 
-Error parseContainerHead(const uint8_t* data, size_t size, uint64_t file_size, Container& out) {
+Error parseContainerHead(const uint8_t* data, size_t size, uint64_t file_size, Container& out,
+                         uint32_t tail_sections) {
     if (size > file_size)
         return makeError(ErrorCode::invalid_argument, 0, 0, "head of %zu bytes of a %llu-byte file",
                          size, static_cast<unsigned long long>(file_size));
-    return parseContainerWith(data, size, file_size, Parse::head, out);
+    return parseContainerWith(data, size, file_size, Parse::head, out, tail_sections);
 }
 
 Error parseContainerTable(const uint8_t* data, size_t size, uint64_t file_size, Container& out) {
@@ -118,7 +119,7 @@ Error parseContainerTable(const uint8_t* data, size_t size, uint64_t file_size, 
 
 namespace {
 Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, Parse mode,
-                         Container& out) {
+                         Container& out, uint32_t tail_sections) {
     out = Container{};
     if (data == nullptr && size > 0)
         return makeError(ErrorCode::invalid_argument, 0, 0, "null buffer of %zu bytes", size);
@@ -212,13 +213,18 @@ Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, 
                              name, static_cast<unsigned long long>(e.offset),
                              static_cast<unsigned long long>(e.stored_size),
                              static_cast<unsigned long long>(out.file_size));
-        // A head holds every byte but the tail's (its padding is checked below); a table alone
+        // A head holds every byte but the tail's (the padding before its first section is
+        // checked below; its later sections and their padding are their readers'); a table alone
         // holds none of the sections' bytes.
-        const bool tail = mode == Parse::head && i + 1 == out.section_count;
-        if (mode != Parse::table && (e.offset > size || (!tail && e.offset + e.stored_size > size)))
+        const uint32_t tails = std::min(std::max(tail_sections, 1u), out.section_count);
+        const bool tail = mode == Parse::head && i + tails >= out.section_count;
+        const bool later_tail = tail && i + tails > out.section_count;
+        if (mode != Parse::table && !later_tail &&
+            (e.offset > size || (!tail && e.offset + e.stored_size > size)))
             return makeError(ErrorCode::truncated, size, e.id,
                              "section '%s' lies past the %zu bytes read", name, size);
-        if (mode != Parse::table && !allZero(data + previous_end, size_t(e.offset - previous_end)))
+        if (mode != Parse::table && !later_tail &&
+            !allZero(data + previous_end, size_t(e.offset - previous_end)))
             return makeError(ErrorCode::bad_section_table, previous_end, e.id,
                              "padding before section '%s' (bytes %llu..%llu) is not zero", name,
                              static_cast<unsigned long long>(previous_end),

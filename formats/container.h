@@ -104,10 +104,12 @@ struct Container {
 // Validates the header and the section table of `size` bytes at `data` and fills `out`.
 // Section payloads are not touched (see verifySection / decodeSection).
 Error parseContainer(const uint8_t* data, size_t size, Container& out);
-// The same for the head of a file of `file_size` bytes whose last section (its tail, e.g. a large
-// level's triangle strips) the reader leaves on disk: `data` holds the file up to at least that
-// section's offset. Every check but the tail's bytes (read and verified by its own reader).
-Error parseContainerHead(const uint8_t* data, size_t size, uint64_t file_size, Container& out);
+// The same for the head of a file of `file_size` bytes whose last `tail_sections` sections (its
+// tail, e.g. a large level's triangle strips, a large grid's columns and spans) the reader leaves
+// on disk: `data` holds the file up to at least the first of them. Every check but the tail's
+// bytes and the padding between its sections (read and verified by their own readers).
+Error parseContainerHead(const uint8_t* data, size_t size, uint64_t file_size, Container& out,
+                         uint32_t tail_sections = 1);
 // The header and section table alone (`data`: at least the table), against a file of
 // `file_size` bytes: every check that does not read a section's bytes or the padding between.
 Error parseContainerTable(const uint8_t* data, size_t size, uint64_t file_size, Container& out);

@@ -359,7 +359,7 @@ bool FileBytes::read(uint64_t offset, uint8_t* dst, size_t size) {
 }
 
 Result<LoadedContainer> loadContainerHead(const std::filesystem::path& path, uint32_t kind,
-                                          uint32_t max_kind_version) {
+                                          uint32_t max_kind_version, uint32_t tail_sections) {
     auto opened = openInput(path);
     if (!opened) return opened.error();
     std::ifstream& in = *opened;
@@ -387,16 +387,18 @@ Result<LoadedContainer> loadContainerHead(const std::filesystem::path& path, uin
         head +=
             uint64_t(std::min<uint32_t>(count, formats::kMaxSections)) * formats::kSectionEntrySize;
         if (Status s = readTo(head); !s) return s.error();
-        if (count > 0 && count <= formats::kMaxSections &&
-            loaded.bytes.size() == head) {  // the last entry's offset (checked by the parse)
+        if (count > 0 && count <= formats::kMaxSections && tail_sections >= 1 &&
+            tail_sections <= count &&
+            loaded.bytes.size() ==
+                head) {  // the tail's first entry's offset (checked by the parse)
             const uint8_t* last = loaded.bytes.data() + formats::kHeaderSize +
-                                  size_t(count - 1) * formats::kSectionEntrySize;
+                                  size_t(count - tail_sections) * formats::kSectionEntrySize;
             head = std::max(head, formats::loadLe64(last + 8));
             if (Status s = readTo(head); !s) return s.error();
         }
     }
-    if (formats::Error error = formats::parseContainerHead(loaded.bytes.data(), loaded.bytes.size(),
-                                                           file_size, loaded.container))
+    if (formats::Error error = formats::parseContainerHead(
+            loaded.bytes.data(), loaded.bytes.size(), file_size, loaded.container, tail_sections))
         return containerError(path, error);
     if (kind != 0)
         if (formats::Error error = formats::checkKind(loaded.container, kind, max_kind_version))

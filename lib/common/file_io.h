@@ -138,8 +138,9 @@ private:
 // A container's head: every byte before its last section, which stays on disk (a tail written
 // with ContainerWriter::setTail; its reader reads and verifies it). Everything else is checked as
 // loadContainer checks it; section() on the tail is an error.
+// With `tail_sections` > 1, that many last sections stay on disk.
 Result<LoadedContainer> loadContainerHead(const std::filesystem::path& path, uint32_t kind,
-                                          uint32_t max_kind_version);
+                                          uint32_t max_kind_version, uint32_t tail_sections = 1);
 // Reads and validates a container. With kind != 0 also checks kind and kind version.
 Result<LoadedContainer> loadContainer(const std::filesystem::path& path, uint32_t kind = 0,
                                       uint32_t max_kind_version = 0);

@@ -321,14 +321,21 @@ Result<VoxelGrid> decodeVoxels(const LoadedContainer& c) {
 }
 
 Result<std::unique_ptr<VoxelRowReader>> VoxelRowReader::open(const std::filesystem::path& path) {
-    // The spans stay on disk when they are the file's last section (as VoxelWriter writes them):
-    // a world bake reads a large grid a band of rows at a time without its compressed spans in
-    // memory. Files with sections after them are read whole.
-    auto container = loadContainerHead(path, formats::kKindVoxels, formats::kVoxelsVersion);
+    // The column offsets and the spans stay on disk when they are the file's last two sections
+    // (as VoxelWriter writes them): a world bake reads a large grid a band of rows at a time
+    // without its compressed spans or column index in memory. With the spans alone last, they
+    // alone stay; files with sections after them are read whole.
+    auto container = loadContainerHead(path, formats::kKindVoxels, formats::kVoxelsVersion, 2);
     if (!container) return container.error();
     const formats::Container& table = container->container;
-    const bool tail =
-        table.section_count > 0 && table.sections[table.section_count - 1].id == formats::kSecSpans;
+    const uint32_t count = table.section_count;
+    const bool tail = count > 0 && table.sections[count - 1].id == formats::kSecSpans;
+    const bool columns_tail =
+        tail && count > 1 && table.sections[count - 2].id == formats::kSecColumns;
+    if (tail && !columns_tail) {
+        container = loadContainerHead(path, formats::kKindVoxels, formats::kVoxelsVersion);
+        if (!container) return container.error();
+    }
     if (!tail) {
         container = loadContainer(path, formats::kKindVoxels, formats::kVoxelsVersion);
         if (!container) return container.error();
@@ -350,8 +357,11 @@ Result<std::unique_ptr<VoxelRowReader>> VoxelRowReader::open(const std::filesyst
     const formats::SectionEntry& spans = c.container.sections[c.container.find(formats::kSecSpans)];
     if (formats::Error e = formats::validateVoxelSectionSizes(h, *columns_size, spans.raw_size))
         return containerError(c.path, e);
-    r->columns_stream_ = std::make_unique<formats::SectionStream>(
-        c.bytes.data(), c.container.sections[c.container.find(formats::kSecColumns)]);
+    const formats::SectionEntry& columns =
+        c.container.sections[c.container.find(formats::kSecColumns)];
+    r->columns_stream_ = columns_tail
+                             ? std::make_unique<formats::SectionStream>(columns, *r->file_)
+                             : std::make_unique<formats::SectionStream>(c.bytes.data(), columns);
     if (formats::Error e = r->columns_stream_->start()) return containerError(c.path, e);
     r->stream_ = r->file_ ? std::make_unique<formats::SectionStream>(spans, *r->file_)
                           : std::make_unique<formats::SectionStream>(c.bytes.data(), spans);

@@ -1117,8 +1117,8 @@ TEST_SUITE("navmesh") {
     }
 
     TEST_CASE(
-        "VoxelRowReader leaves the spans on disk when they are last: the same rows, and a "
-        "corrupt or truncated file is an error naming it") {
+        "VoxelRowReader leaves the column offsets and spans on disk when they are last: the same "
+        "rows, and a corrupt or truncated file is an error naming it") {
         GridBuilder b(40, 40);
         b.floor(0, 0, 40, 40, 10);
         b.floor(10, 10, 30, 30, 25);
@@ -1139,6 +1139,17 @@ TEST_SUITE("navmesh") {
             writer.add(id, std::move(*bytes), e.codec);
         }
         REQUIRE(saveContainer(dir / "first.vox", writer).ok());
+        // The columns not right before the spans: the spans alone stay on disk, the same rows.
+        formats::ContainerWriter apart(table.kind, table.kind_version);
+        for (uint32_t id : {formats::kSecVoxelHeader, formats::kSecColumns, formats::kSecAreas,
+                            formats::kSecSpans}) {
+            const formats::SectionEntry& e = table.sections[table.find(id)];
+            auto bytes = good->section(id);
+            REQUIRE(bytes.ok());
+            apart.add(id, std::move(*bytes), e.codec);
+        }
+        REQUIRE(saveContainer(dir / "apart.vox", apart).ok());
+        REQUIRE(table.sections[table.section_count - 2].id == formats::kSecColumns);
         auto rowsOf = [](const std::filesystem::path& path) {
             auto reader = voxel::VoxelRowReader::open(path);
             REQUIRE_MESSAGE(reader.ok(), reader.error().message);
@@ -1158,6 +1169,19 @@ TEST_SUITE("navmesh") {
         const auto expected = rowsOf(dir / "g.vox");
         CHECK(expected.size() == grid.spans.size());
         CHECK(rowsOf(dir / "first.vox") == expected);
+        CHECK(rowsOf(dir / "apart.vox") == expected);
+        // A flipped byte in the column offsets, which stay on disk too (they come right before
+        // the spans): the checksum, when the file is opened.
+        {
+            std::vector<uint8_t> flipped_columns = test::readBytes(dir / "g.vox");
+            const formats::SectionEntry& columns = table.sections[table.section_count - 2];
+            flipped_columns[size_t(columns.offset + columns.stored_size / 2)] ^= 0x40;
+            REQUIRE(writeFileAtomic(dir / "columns.vox", flipped_columns).ok());
+            auto bad = voxel::VoxelRowReader::open(dir / "columns.vox");
+            REQUIRE_FALSE(bad.ok());
+            CHECK(bad.error().message.find("columns.vox") != std::string::npos);
+            CHECK(bad.error().message.find("checksum mismatch") != std::string::npos);
+        }
         // A flipped byte in the spans on disk: the checksum, when the file is opened.
         std::vector<uint8_t> bytes = test::readBytes(dir / "g.vox");
         const formats::SectionEntry& spans = table.sections[table.section_count - 1];
