@@ -1129,26 +1129,24 @@ TEST_SUITE("navmesh") {
         REQUIRE(good.ok());
         const formats::Container& table = good->container;
         REQUIRE(table.sections[table.section_count - 1].id == formats::kSecSpans);
-        // The same sections with the spans first: read whole, the same rows.
-        formats::ContainerWriter writer(table.kind, table.kind_version);
-        for (uint32_t id : {formats::kSecSpans, formats::kSecVoxelHeader, formats::kSecAreas,
-                            formats::kSecColumns}) {
-            const formats::SectionEntry& e = table.sections[table.find(id)];
-            auto bytes = good->section(id);
-            REQUIRE(bytes.ok());
-            writer.add(id, std::move(*bytes), e.codec);
-        }
-        REQUIRE(saveContainer(dir / "first.vox", writer).ok());
+        // The same sections in another order, saved at `path`.
+        auto reorder = [&](std::initializer_list<uint32_t> ids, const std::filesystem::path& path) {
+            formats::ContainerWriter writer(table.kind, table.kind_version);
+            for (uint32_t id : ids) {
+                auto bytes = good->section(id);
+                REQUIRE(bytes.ok());
+                writer.add(id, std::move(*bytes), table.sections[table.find(id)].codec);
+            }
+            REQUIRE(saveContainer(path, writer).ok());
+        };
+        // The spans first: read whole, the same rows.
+        reorder({formats::kSecSpans, formats::kSecVoxelHeader, formats::kSecAreas,
+                 formats::kSecColumns},
+                dir / "first.vox");
         // The columns not right before the spans: the spans alone stay on disk, the same rows.
-        formats::ContainerWriter apart(table.kind, table.kind_version);
-        for (uint32_t id : {formats::kSecVoxelHeader, formats::kSecColumns, formats::kSecAreas,
-                            formats::kSecSpans}) {
-            const formats::SectionEntry& e = table.sections[table.find(id)];
-            auto bytes = good->section(id);
-            REQUIRE(bytes.ok());
-            apart.add(id, std::move(*bytes), e.codec);
-        }
-        REQUIRE(saveContainer(dir / "apart.vox", apart).ok());
+        reorder({formats::kSecVoxelHeader, formats::kSecColumns, formats::kSecAreas,
+                 formats::kSecSpans},
+                dir / "apart.vox");
         REQUIRE(table.sections[table.section_count - 2].id == formats::kSecColumns);
         auto rowsOf = [](const std::filesystem::path& path) {
             auto reader = voxel::VoxelRowReader::open(path);
