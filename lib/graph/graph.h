@@ -172,6 +172,8 @@ Status saveGraph(const std::filesystem::path& path, const Graph& graph,
                  uint32_t kind = formats::kKindGraph);
 // User link type names as LTYP stores them (and a world tile's WLTY): 32 zero-padded bytes each.
 std::vector<uint8_t> encodeLinkTypeNames(const std::vector<std::string>& names);
+// Link records as LINK / WLNK store them (kLinkRecordSize bytes each, in order).
+std::vector<uint8_t> encodeLinkRecords(const std::vector<formats::LinkRecord>& links);
 
 // The container saveGraph writes, for callers that add sections (pack --clusters).
 // `level`: the zstd level of its compressed sections (0 = the kind's: 19 for runtime assets, 3 for

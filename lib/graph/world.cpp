@@ -273,10 +273,7 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile, i
     for (const WorldTile::Section& section : tile.extra)
         writer.add(section.id, section.bytes, section.codec);
     if (!tile.seam_links.empty()) {
-        std::vector<uint8_t> records(tile.cross_links.size() * formats::kLinkRecordSize);
-        for (size_t i = 0; i < tile.cross_links.size(); ++i)
-            formats::encodeLinkRecord(tile.cross_links[i],
-                                      records.data() + i * formats::kLinkRecordSize);
+        std::vector<uint8_t> records = encodeLinkRecords(tile.cross_links);
         std::vector<uint8_t> seam_links(tile.seam_links.size() * 4);
         for (size_t i = 0; i < tile.seam_links.size(); ++i)
             formats::storeLe32(seam_links.data() + 4 * i, tile.seam_links[i]);

@@ -240,16 +240,16 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
         corner_local(corners);
     std::vector<std::vector<uint32_t>> tile_corners(tile_count);
     {
-        Graph scratch;
-        std::vector<uint32_t> ids;
-        for (uint32_t tz = 0; tz < layout.tiles_z; ++tz)
-            for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
-                cutLayer(g, layout, tileWindow(layout, tx, tz), ids, scratch);
-                for (uint32_t i = 0; i < ids.size(); ++i) {
-                    cell_tile[ids[i]] = tz * layout.tiles_x + tx;
-                    cell_local[ids[i]] = i;
-                }
-            }
+        // The whole graph's cells run by world row, then column: a tile's come in its own row
+        // order among them, so counting per tile numbers them as cutLayer lists them.
+        std::vector<uint32_t> counted(tile_count, 0);
+        for (size_t k = 0; k < cells; ++k) {
+            const uint32_t column = g.layer_cells[k].column;
+            const uint32_t tile = (column / layout.size_x / layout.tile_cells) * layout.tiles_x +
+                                  (column % layout.size_x) / layout.tile_cells;
+            cell_tile[k] = tile;
+            cell_local[k] = counted[tile]++;
+        }
         for (uint32_t c = 0; c < corners; ++c) {
             const uint32_t tile = cell_tile[g.corners[c].cell];
             corner_tile[c] = tile;
@@ -441,12 +441,8 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
                 std::vector<uint8_t> taken(edge_link_out.size() * 4);
                 for (size_t i = 0; i < edge_link_out.size(); ++i)
                     formats::storeLe32(taken.data() + 4 * i, edge_link_out[i]);
-                std::vector<uint8_t> records(cross.size() * formats::kLinkRecordSize);
-                for (size_t i = 0; i < cross.size(); ++i)
-                    formats::encodeLinkRecord(cross[i],
-                                              records.data() + i * formats::kLinkRecordSize);
                 tile.extra.push_back({formats::kSecWorldPovEdgeLinks, std::move(taken)});
-                tile.extra.push_back({formats::kSecWorldLinks, std::move(records)});
+                tile.extra.push_back({formats::kSecWorldLinks, encodeLinkRecords(cross)});
                 if (!g.link_type_names.empty())
                     tile.extra.push_back({formats::kSecWorldLinkTypes,
                                           encodeLinkTypeNames(g.link_type_names),
@@ -478,11 +474,7 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
                 content = formats::xxhash64(&a.cost, sizeof a.cost, content);
             }
             if (!t.links.empty()) {
-                std::vector<uint8_t> records(t.links.size() * formats::kLinkRecordSize);
-                for (size_t i = 0; i < t.links.size(); ++i)
-                    formats::encodeLinkRecord(t.links[i],
-                                              records.data() + i * formats::kLinkRecordSize);
-                content = hashOf(t.edge_links, hashOf(records, content));
+                content = hashOf(t.edge_links, hashOf(encodeLinkRecords(t.links), content));
                 for (const std::string& name : t.link_type_names)
                     content = formats::xxhash64(name.data(), name.size() + 1, content);
             }
