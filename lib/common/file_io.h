@@ -71,6 +71,19 @@ public:
     // Appends `bytes` (any thread); `offset` is where they went.
     Status append(std::span<const uint8_t> bytes, uint64_t& offset);
     Status read(uint64_t offset, uint8_t* out, size_t size) const;  // any thread
+    // A plain array's bytes appended (any thread), and `count` of them read back into `out`
+    // (resized).
+    template <class T>
+    Status appendArray(std::span<const T> items, uint64_t& offset) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        return append({reinterpret_cast<const uint8_t*>(items.data()), items.size_bytes()}, offset);
+    }
+    template <class T>
+    Status readArray(uint64_t offset, size_t count, std::vector<T>& out) const {
+        static_assert(std::is_trivially_copyable_v<T>);
+        out.resize(count);
+        return read(offset, reinterpret_cast<uint8_t*>(out.data()), count * sizeof(T));
+    }
     uint64_t size() const;
 
 private:

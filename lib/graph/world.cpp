@@ -506,19 +506,27 @@ struct TileSummary {
     // twice, in tile order, as the portals are made: together they grow with the world).
     uint64_t crossings_at = 0;
     uint32_t crossing_count = 0;
-    // World components: the tile's component count, and per seam its source's component and the
-    // cell it reaches; per seam source its cell and component (what other tiles' seams reach).
+    // World components: the tile's component count; per seam its source's component and the
+    // cell it reaches (seam_link_count at seam_links_at of the spill file); per seam source its
+    // cell and component, in cell order (source_count at sources_at: what the neighbours' seams
+    // reach); the link ends in it (what links from any tile reach).
     uint32_t components = 0;
-    std::vector<uint64_t> component_sizes;  // nodes per local component
+    std::vector<uint64_t> component_sizes;  // nodes per local component (until joined)
     struct SeamEnd {
         uint32_t column;
         int32_t y;
         uint32_t component;
     };
-    std::vector<std::pair<uint32_t, SeamEnd>> seam_links;  // (source component, target cell)
-    std::vector<SeamEnd> sources;       // seam sources (what the neighbours' seams reach)
-    std::vector<SeamEnd> link_sources;  // link ends (what links from any tile reach)
+    struct SeamLink {
+        uint32_t from;  // the source's local component
+        SeamEnd to;     // the cell it reaches (component unused)
+    };
+    uint64_t seam_links_at = 0, sources_at = 0;
+    uint32_t seam_link_count = 0, source_count = 0;
+    std::vector<SeamEnd> link_sources;
 };
+
+uint64_t cellKey(uint32_t column, int32_t y) { return uint64_t(column) << 32 | uint32_t(y); }
 
 // The world column of node `node` of a tile (the inverse of nodeAt's column).
 uint32_t worldColumnOf(const Graph& g, const formats::WorldTileHeader& h, uint32_t node) {
@@ -920,14 +928,29 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
         for (uint32_t comp : graph.components)
             if (comp < summary.components) ++summary.component_sizes[comp];
         {
+            std::vector<TileSummary::SeamLink> seam_links;
+            std::vector<TileSummary::SeamEnd> sources;
             std::vector<uint8_t> listed(graph.nodeCount(), 0);
             for (const formats::SeamRecord& s : seams) {
-                summary.seam_links.push_back({graph.components[s.from], {s.column, s.y, 0}});
+                seam_links.push_back({graph.components[s.from], {s.column, s.y, 0}});
                 if (listed[s.from]) continue;
                 listed[s.from] = 1;
-                summary.sources.push_back({worldColumnOf(graph, header, s.from),
-                                           graph.cells[s.from].y, graph.components[s.from]});
+                sources.push_back({worldColumnOf(graph, header, s.from), graph.cells[s.from].y,
+                                   graph.components[s.from]});
             }
+            std::sort(sources.begin(), sources.end(), [](const auto& a, const auto& b) {
+                return cellKey(a.column, a.y) < cellKey(b.column, b.y);
+            });
+            summary.seam_link_count = uint32_t(seam_links.size());
+            summary.source_count = uint32_t(sources.size());
+            if (Status st =
+                    (*spill)->appendArray<TileSummary::SeamLink>(seam_links, summary.seam_links_at);
+                !st)
+                throw std::runtime_error(st.error().message);
+            if (Status st =
+                    (*spill)->appendArray<TileSummary::SeamEnd>(sources, summary.sources_at);
+                !st)
+                throw std::runtime_error(st.error().message);
             // Link ends here that a link from another tile lands on: other tiles' seams reach
             // them though they have no seam of their own.
             for (uint32_t i : tile_lanes[index]) {
@@ -990,42 +1013,79 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
                 {{uint32_t(index), from, graph.cells[s.from].y}, {to_tile, s.column, s.y}, s.cost});
         }
         summary.crossing_count = uint32_t(crossings.size());
-        if (Status st = (*spill)->append({reinterpret_cast<const uint8_t*>(crossings.data()),
-                                          crossings.size() * sizeof(TileSummary::Crossing)},
-                                         summary.crossings_at);
+        if (Status st =
+                (*spill)->appendArray<TileSummary::Crossing>(crossings, summary.crossings_at);
             !st)
             throw std::runtime_error(st.error().message);
     };
-    // World components: (tile, local component) joined by union-find across every seam, a row of
-    // tiles at a time as rows finish (so only two rows' seam sources are held, and the link ends):
-    // a seam reaches a tile of its own row or the rows beside it, or, a link's, any link end. A
-    // query whose ends lie in different world components has no path in any set of loaded tiles.
+    // World components: (tile, local component) joined by union-find across every seam. A seam
+    // reaches a cell of a tile beside its own, or, a link's, any link end: a row of tiles' seams
+    // are joined once the next row is built, against the sources of the tiles around each tile
+    // (read back from the spill file, a few tiles held), and those that may reach a link end
+    // against the link ends once every tile is built. Only the tiles around one tile and the link
+    // ends are held, not rows of tiles. A query whose ends lie in different world components has
+    // no path in any set of loaded tiles.
     std::vector<uint32_t> component_base(tile_count + 1, 0);
     ComponentJoin join;
-    auto cellKey = [](uint32_t column, int32_t y) { return uint64_t(column) << 32 | uint32_t(y); };
-    CellTable row_sources, previous_sources, link_ends;
+    CellTable link_ends;
+    std::vector<uint64_t> lane_ends;  // the cells links start or land on (sorted)
+    for (const WorldLinks::Lane& lane : links.lanes) {
+        lane_ends.push_back(cellKey(lane.from_column, lane.from_y));
+        lane_ends.push_back(cellKey(lane.to_column, lane.to_y));
+    }
+    std::sort(lane_ends.begin(), lane_ends.end());
     struct PendingSeam {
         uint32_t from;  // global component
         TileSummary::SeamEnd to;
     };
-    std::vector<PendingSeam> pending, still;
-    // Joins each seam whose target is known (a source of the rows held or a link end); keeps
-    // those reaching a row after `row` (not built yet) when `keep`, drops the rest (one-way seams).
-    auto joinSeams = [&](uint32_t row, bool keep) {
-        still.clear();
-        for (const PendingSeam& p : pending) {
-            const uint64_t key = cellKey(p.to.column, p.to.y);
-            uint32_t target = kNoNode;
-            for (const CellTable* table : {&row_sources, &previous_sources, &link_ends})
-                if ((target = table->find(key)) != kNoNode) break;
-            if (target == kNoNode) {
-                if (keep && tileOfColumn(layout, p.to.column) / layout.tiles_x > row)
-                    still.push_back(p);
-                continue;
+    std::vector<PendingSeam> pending;  // seams onto link ends, joined last
+    struct HeldSources {
+        uint32_t tile;
+        std::vector<TileSummary::SeamEnd> ends;
+    };
+    std::vector<HeldSources> held;
+    std::vector<TileSummary::SeamLink> seam_links;
+    auto joinRow = [&](uint32_t row) -> Status {
+        for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
+            std::erase_if(held, [&](const HeldSources& h) {
+                const uint32_t x = h.tile % layout.tiles_x, z = h.tile / layout.tiles_x;
+                return x + 1 < tx || z + 1 < row;
+            });
+            const uint32_t i = row * layout.tiles_x + tx;
+            if (Status s = (*spill)->readArray(tiles[i].seam_links_at, tiles[i].seam_link_count,
+                                               seam_links);
+                !s)
+                return s;
+            for (const TileSummary::SeamLink& l : seam_links) {
+                const uint32_t from = component_base[i] + l.from;
+                const uint64_t key = cellKey(l.to.column, l.to.y);
+                const uint32_t t = tileOfColumn(layout, l.to.column);
+                const uint32_t x = t % layout.tiles_x, z = t / layout.tiles_x;
+                if (x + 1 >= tx && x <= tx + 1 && z + 1 >= row && z <= row + 1) {
+                    auto it = std::find_if(held.begin(), held.end(),
+                                           [&](const HeldSources& h) { return h.tile == t; });
+                    if (it == held.end()) {
+                        it = held.insert(held.end(), {t, {}});
+                        if (Status s = (*spill)->readArray(tiles[t].sources_at,
+                                                           tiles[t].source_count, it->ends);
+                            !s)
+                            return s;
+                    }
+                    auto e = std::lower_bound(it->ends.begin(), it->ends.end(), key,
+                                              [](const TileSummary::SeamEnd& a, uint64_t k) {
+                                                  return cellKey(a.column, a.y) < k;
+                                              });
+                    if (e != it->ends.end() && cellKey(e->column, e->y) == key) {
+                        join.join(from, component_base[t] + e->component);
+                        continue;
+                    }
+                }
+                // Not a neighbour's seam source: a one-way seam (dropped), or a link's end.
+                if (std::binary_search(lane_ends.begin(), lane_ends.end(), key))
+                    pending.push_back({from, l.to});
             }
-            join.join(p.from, target);
         }
-        pending.swap(still);
+        return {};
     };
     for (tz = 0; tz < layout.tiles_z; ++tz) {
         if (params.shard_count > 0 && tz % params.shard_count != params.shard_index) continue;
@@ -1036,28 +1096,20 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
             !s)
             return s.error();
         if (params.shard_count > 0) continue;
-        previous_sources.swap(row_sources);
-        row_sources.clear();
         for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
             const uint32_t i = tz * layout.tiles_x + tx;
             TileSummary& t = tiles[i];
             const uint32_t base = join.add(t.present ? std::span<const uint64_t>(t.component_sizes)
                                                      : std::span<const uint64_t>());
             component_base[i + 1] = join.size();
-            for (const TileSummary::SeamEnd& e : t.sources)
-                row_sources.add(cellKey(e.column, e.y), base + e.component);
             for (const TileSummary::SeamEnd& e : t.link_sources)
                 link_ends.add(cellKey(e.column, e.y), base + e.component);
-            for (const auto& [from, to] : t.seam_links) pending.push_back({base + from, to});
             // (`= {}` would keep their room: an initializer-list assignment.)
-            t.sources = std::vector<TileSummary::SeamEnd>();
             t.link_sources = std::vector<TileSummary::SeamEnd>();
-            t.seam_links = decltype(t.seam_links)();
             t.component_sizes = std::vector<uint64_t>();
         }
-        row_sources.seal();
-        link_ends.seal();
-        joinSeams(tz, true);
+        if (tz > 0)
+            if (Status s = joinRow(tz - 1); !s) return s.error();
     }
     if (params.shard_count > 0) {
         std::vector<WorldShardTile> listed;
@@ -1065,9 +1117,16 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
         return writeWorldShardPart(output, params, listed);
     }
     if (Status s = (*reader)->finish(); !s) return s.error();
-    joinSeams(layout.tiles_z, false);  // links to link ends of later rows
-    row_sources.release();
-    previous_sources.release();
+    if (layout.tiles_z > 0)
+        if (Status s = joinRow(layout.tiles_z - 1); !s) return s.error();
+    held = std::vector<HeldSources>();
+    seam_links = std::vector<TileSummary::SeamLink>();
+    link_ends.seal();
+    for (const PendingSeam& p : pending) {
+        const uint32_t target = link_ends.find(cellKey(p.to.column, p.to.y));
+        if (target != kNoNode) join.join(p.from, target);
+    }
+    pending = std::vector<PendingSeam>();
     link_ends.release();
     // Walkable islands over the world components (the graph stage's warning for one graph).
     std::vector<uint64_t> island_sizes;
@@ -1076,9 +1135,7 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     // numbered in cell order.
     std::vector<TileSummary::Crossing> crossings;
     auto readCrossings = [&](const TileSummary& t) {
-        crossings.resize(t.crossing_count);
-        return (*spill)->read(t.crossings_at, reinterpret_cast<uint8_t*>(crossings.data()),
-                              crossings.size() * sizeof(TileSummary::Crossing));
+        return (*spill)->readArray(t.crossings_at, t.crossing_count, crossings);
     };
     std::vector<PortalCell> portals;
     for (const TileSummary& t : tiles) {

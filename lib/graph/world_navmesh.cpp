@@ -151,9 +151,7 @@ Status summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& b
         }
     }
     s.inside_count = uint32_t(inside.size());
-    return spill.append(
-        {reinterpret_cast<const uint8_t*>(inside.data()), inside.size() * sizeof(InsideCost)},
-        s.inside_at);
+    return spill.appendArray<InsideCost>(inside, s.inside_at);
 }
 
 // The world cell just inside tile (tx, tz) at a border edge's middle.
@@ -628,10 +626,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
     }
     std::vector<InsideCost> inside;
     for (uint32_t i = 0; i < tile_count; ++i) {
-        inside.resize(tiles[i].inside_count);
-        if (Status s = (*spill)->read(tiles[i].inside_at, reinterpret_cast<uint8_t*>(inside.data()),
-                                      inside.size() * sizeof(InsideCost));
-            !s)
+        if (Status s = (*spill)->readArray(tiles[i].inside_at, tiles[i].inside_count, inside); !s)
             return s.error();
         for (const InsideCost& c : inside) {
             const uint32_t a = portal_of[i][c.from], b = portal_of[i][c.to];
