@@ -128,7 +128,10 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
         error = error_;
         return false;
     }
-    const size_t count = sections_.size() + (tail_.set ? 1 : 0);
+    const size_t count = sections_.size() + tails_.size();
+    auto idOf = [&](size_t i) {
+        return i < sections_.size() ? sections_[i].id : tails_[i - sections_.size()].id;
+    };
     if (count > kMaxSections) {
         error = "too many sections (" + std::to_string(count) + ", at most " +
                 std::to_string(kMaxSections) + ")";
@@ -136,8 +139,8 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
     }
     for (size_t i = 0; i < count; ++i)
         for (size_t j = 0; j < i; ++j) {
-            const uint32_t a = j < sections_.size() ? sections_[j].id : tail_.id;
-            const uint32_t b = i < sections_.size() ? sections_[i].id : tail_.id;
+            const uint32_t a = idOf(j);
+            const uint32_t b = idOf(i);
             if (a == b) {
                 error = "duplicate section id '" + sectionName(b) + "'";
                 return false;
@@ -151,11 +154,11 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
     for (size_t i = 0; i < count; ++i) {
         cursor = alignUp(cursor, kSectionAlignment);
         offsets[i] = cursor;
-        cursor += i < encoded.size() ? encoded[i].stored.size() : tail_.size;
+        cursor += i < encoded.size() ? encoded[i].stored.size() : tails_[i - encoded.size()].size;
     }
     const uint64_t file_size = cursor;
 
-    out.assign(tail_.set ? size_t(offsets.back()) : size_t(file_size), 0);
+    out.assign(tails_.empty() ? size_t(file_size) : size_t(offsets[encoded.size()]), 0);
     uint8_t* h = out.data();
     std::memcpy(h, kMagic, sizeof(kMagic));
     storeLe32(h + 8, kContainerVersion);
@@ -166,13 +169,14 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
     storeLe64(h + 32, kHeaderSize);
     for (size_t i = 0; i < count; ++i) {
         uint8_t* p = h + kHeaderSize + i * kSectionEntrySize;
-        if (i == encoded.size()) {  // the tail
-            storeLe32(p, tail_.id);
-            storeLe32(p + 4, uint32_t(tail_.codec));
+        if (i >= encoded.size()) {  // a tail
+            const Tail& tail = tails_[i - encoded.size()];
+            storeLe32(p, tail.id);
+            storeLe32(p + 4, uint32_t(tail.codec));
             storeLe64(p + 8, offsets[i]);
-            storeLe64(p + 16, tail_.size);
-            storeLe64(p + 24, tail_.raw_size);
-            storeLe64(p + 32, tail_.checksum);
+            storeLe64(p + 16, tail.size);
+            storeLe64(p + 24, tail.raw_size);
+            storeLe64(p + 32, tail.checksum);
             continue;
         }
         const auto& e = encoded[i];
@@ -226,6 +230,10 @@ bool ZstdSectionStream::pump(const uint8_t* bytes, size_t size, bool end) {
     ZSTD_CCtx* cctx = static_cast<ZSTD_CCtx*>(context_);
     ZSTD_inBuffer in{bytes, size, 0};
     const size_t chunk = ZSTD_CStreamOutSize();
+    // Spilling: out_ holds at most kSpillAt bytes and a chunk, its room sized once (not doubled
+    // as it grows).
+    constexpr size_t kSpillAt = size_t(1) << 18;
+    if (sink_ != nullptr && out_.capacity() < kSpillAt + chunk) out_.reserve(kSpillAt + chunk);
     for (;;) {
         const size_t used = out_.size();
         out_.resize(used + chunk);
@@ -238,9 +246,10 @@ bool ZstdSectionStream::pump(const uint8_t* bytes, size_t size, bool end) {
             return false;
         }
         if (end ? left == 0 : in.pos == in.size) break;
+        if (sink_ != nullptr && out_.size() >= kSpillAt && !spill()) return false;
     }
-    // Spilling: a MiB of frame at a time goes to the sink.
-    if (sink_ != nullptr && (end || out_.size() >= (size_t(1) << 20))) return spill();
+    // Spilling: 256 KiB of frame at a time goes to the sink.
+    if (sink_ != nullptr && (end || out_.size() >= kSpillAt)) return spill();
     return true;
 }
 

@@ -29,13 +29,20 @@ public:
     // ZstdSectionStream): `stored` is kept as it is, with `raw_size` the size it decodes to.
     void addEncoded(uint32_t id, Codec codec, uint64_t raw_size, std::vector<uint8_t> stored);
 
-    // The last section, raw, written by the caller after finish's bytes (a section too large to
+    // A last section, raw, written by the caller after finish's bytes (a section too large to
     // hold: its `size` bytes, with XXH64 `checksum`, streamed from a file): finish then leaves out
-    // only its bytes, and the output ends where they begin.
+    // only its bytes, and the output ends where they begin. Several tails follow each other in
+    // the order they were set, each at the section alignment (zero bytes between).
     // A compressed tail (ZstdSectionStream::addTailTo) gives its codec and decoded size.
     void setTail(uint32_t id, uint64_t size, uint64_t checksum, Codec codec = Codec::raw,
                  uint64_t raw_size = UINT64_MAX) {
-        tail_ = Tail{id, size, checksum, true, codec, raw_size == UINT64_MAX ? size : raw_size};
+        tails_.push_back(Tail{id, size, checksum, codec, raw_size == UINT64_MAX ? size : raw_size});
+    }
+    // The stored sizes of the tails, in order.
+    std::vector<uint64_t> tailSizes() const {
+        std::vector<uint64_t> sizes;
+        for (const Tail& t : tails_) sizes.push_back(t.size);
+        return sizes;
     }
     // zstd level used for compressed sections (1..19) added after this call. Single-threaded,
     // hence deterministic.
@@ -66,10 +73,10 @@ private:
     struct Tail {
         uint32_t id = 0;
         uint64_t size = 0, checksum = 0;
-        bool set = false;
         Codec codec = Codec::raw;
         uint64_t raw_size = 0;
-    } tail_;
+    };
+    std::vector<Tail> tails_;
     std::string error_;  // the first failure of add, reported by finish
 };
 

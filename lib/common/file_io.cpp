@@ -285,30 +285,53 @@ Status saveContainer(const std::filesystem::path& path, const formats::Container
 }
 
 Status saveContainer(const std::filesystem::path& path, const formats::ContainerWriter& writer,
-                     const std::filesystem::path& tail) {
+                     const std::vector<std::filesystem::path>& tails) {
     std::vector<uint8_t> head;
     std::string error;
     if (!writer.finish(head, error))
         return makeError(ErrorKind::internal, "{}: {}", path.string(), error);
+    const std::vector<uint64_t> sizes = writer.tailSizes();
+    if (sizes.size() != tails.size())
+        return makeError(ErrorKind::internal, "{}: {} tails set, {} files given", path.string(),
+                         sizes.size(), tails.size());
     return writeFileAtomicBy(path, [&](int fd) -> Status {
         if (Status s = writeAll(fd, head, path); !s) return s;
-        const int in = ::open(tail.c_str(), O_RDONLY | O_CLOEXEC);
-        if (in < 0)
-            return makeError(ErrorKind::io, "{}: cannot open: {}", tail.string(),
-                             std::strerror(errno));
+        uint64_t at = head.size();
         std::vector<uint8_t> chunk(size_t(1) << 20);
-        Status s;
-        while (s) {
-            const ssize_t n = ::read(in, chunk.data(), chunk.size());
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0)
-                s = makeError(ErrorKind::io, "{}: read failed: {}", tail.string(),
-                              std::strerror(errno));
-            if (n <= 0) break;
-            s = writeAll(fd, std::span<const uint8_t>(chunk.data(), size_t(n)), path);
+        for (size_t k = 0; k < tails.size(); ++k) {
+            // Zero bytes up to the tail's aligned start (finish laid them out so).
+            const uint64_t start = (at + formats::kSectionAlignment - 1) /
+                                   formats::kSectionAlignment * formats::kSectionAlignment;
+            if (start > at) {
+                const uint8_t zeros[formats::kSectionAlignment] = {};
+                if (Status s =
+                        writeAll(fd, std::span<const uint8_t>(zeros, size_t(start - at)), path);
+                    !s)
+                    return s;
+            }
+            const int in = ::open(tails[k].c_str(), O_RDONLY | O_CLOEXEC);
+            if (in < 0)
+                return makeError(ErrorKind::io, "{}: cannot open: {}", tails[k].string(),
+                                 std::strerror(errno));
+            Status s;
+            for (uint64_t done = 0; s && done < sizes[k];) {
+                const ssize_t n = ::read(in, chunk.data(),
+                                         size_t(std::min<uint64_t>(chunk.size(), sizes[k] - done)));
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) {
+                    s = makeError(ErrorKind::io, "{}: read failed at byte {}: {}",
+                                  tails[k].string(), done,
+                                  n < 0 ? std::strerror(errno) : "the file ends");
+                    break;
+                }
+                s = writeAll(fd, std::span<const uint8_t>(chunk.data(), size_t(n)), path);
+                done += uint64_t(n);
+            }
+            ::close(in);
+            if (!s) return s;
+            at = start + sizes[k];
         }
-        ::close(in);
-        return s;
+        return Status{};
     });
 }
 

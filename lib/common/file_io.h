@@ -183,10 +183,15 @@ Result<Header> loadHeader(const std::filesystem::path& path, uint32_t kind,
 
 // Finishes the writer and writes the file atomically.
 Status saveContainer(const std::filesystem::path& path, const formats::ContainerWriter& writer);
-// The same for a writer with a tail (ContainerWriter::setTail): its bytes are then copied from
-// `tail` (a file of exactly that many bytes), a chunk at a time.
+// The same for a writer with tails (ContainerWriter::setTail): their bytes are then copied from
+// `tails` (one file each, in order, holding at least that many bytes), a chunk at a time.
 Status saveContainer(const std::filesystem::path& path, const formats::ContainerWriter& writer,
-                     const std::filesystem::path& tail);
+                     const std::vector<std::filesystem::path>& tails);
+inline Status saveContainer(const std::filesystem::path& path,
+                            const formats::ContainerWriter& writer,
+                            const std::filesystem::path& tail) {
+    return saveContainer(path, writer, std::vector<std::filesystem::path>{tail});
+}
 // Writes a precomputed table of `kind` (sections appended by `add`) at zstd level 19: tables are
 // baked once and loaded many times, so the slow level pays off.
 Status saveTableContainer(const std::filesystem::path& path, uint32_t kind, uint32_t kind_version,

@@ -48,13 +48,22 @@ StripWriter::StripWriter(float strip_size, const std::filesystem::path& output)
     }
     fd_ = spill->fd;
     spill_path_ = std::move(spill->path);
+    auto staging = createSpillFile(folder, fmt::format(".{}.staging-", output.filename().string()));
+    if (!staging) {
+        error_ = makeError(ErrorKind::io, "{}: {}", output.string(), staging.error().message);
+        return;
+    }
+    staging_fd_ = staging->fd;
+    staging_path_ = std::move(staging->path);
 }
 
 StripWriter::~StripWriter() {
     ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(context_));
     if (fd_ >= 0) ::close(fd_);
+    if (staging_fd_ >= 0) ::close(staging_fd_);
     std::error_code ec;
     std::filesystem::remove(spill_path_, ec);
+    if (!staging_path_.empty()) std::filesystem::remove(staging_path_, ec);
 }
 
 void StripWriter::bounds(float min[3], float max[3]) const {
@@ -79,40 +88,77 @@ Status StripWriter::add(const StripTriangle& t) {
     const int64_t last = stripOf(std::max({t.p[2], t.p[5], t.p[8]}), size_);
     const float x_lo = std::min({t.p[0], t.p[3], t.p[6]});
     const float x_hi = std::max({t.p[0], t.p[3], t.p[6]});
+    constexpr size_t kChunkBytes = kChunkRecords * kStripRecordSize;
+    static_assert(kBlockRecords % kChunkRecords == 0);
     for (int64_t s = first; s <= last; ++s) {
         Strip& strip = strips_[s];
-        if (strip.open.empty()) {
-            strip.open.reserve(kBlockRecords * kStripRecordSize);
+        if (strip.open.empty() && strip.staged.empty()) {
+            strip.open.reserve(kChunkBytes);
             strip.x_min = x_lo, strip.x_max = x_hi;
         }
         strip.x_min = std::min(strip.x_min, x_lo);
         strip.x_max = std::max(strip.x_max, x_hi);
         putRecord(strip.open, t);
         ++copies_;
-        if (strip.open.size() == kBlockRecords * kStripRecordSize)
+        if (strip.open.size() < kChunkBytes) continue;
+        if ((strip.staged.size() + 1) * kChunkRecords == kBlockRecords) {
             if (Status st = flush(s); !st) return error_ = st;
+        } else if (Status st = stage(strip); !st) {
+            return error_ = st;
+        }
     }
+    return {};
+}
+
+Status StripWriter::stage(Strip& strip) {
+    uint32_t slot = slots_;
+    if (!free_slots_.empty()) {
+        slot = free_slots_.back();
+        free_slots_.pop_back();
+    } else {
+        ++slots_;
+    }
+    if (Status s = writeAt(staging_fd_, strip.open.data(), strip.open.size(),
+                           uint64_t(slot) * kChunkRecords * kStripRecordSize, staging_path_);
+        !s)
+        return s;
+    strip.staged.push_back(slot);
+    strip.open.clear();
     return {};
 }
 
 Status StripWriter::flush(int64_t index) {
     Strip& strip = strips_[index];
-    if (strip.open.empty()) return {};
+    if (strip.open.empty() && strip.staged.empty()) return {};
     if (context_ == nullptr && (context_ = ZSTD_createCCtx()) == nullptr)
         return makeError(ErrorKind::internal, "strips: out of memory for the compressor");
-    compressed_.resize(ZSTD_compressBound(strip.open.size()));
+    // The block: its staged chunks read back, then the open records.
+    constexpr size_t kChunkBytes = kChunkRecords * kStripRecordSize;
+    block_.resize(strip.staged.size() * kChunkBytes + strip.open.size());
+    for (size_t c = 0; c < strip.staged.size(); ++c) {
+        if (Status s = readAt(staging_fd_, block_.data() + c * kChunkBytes, kChunkBytes,
+                              uint64_t(strip.staged[c]) * kChunkBytes, staging_path_);
+            !s)
+            return s;
+        free_slots_.push_back(strip.staged[c]);
+    }
+    if (!strip.open.empty())
+        std::memcpy(block_.data() + strip.staged.size() * kChunkBytes, strip.open.data(),
+                    strip.open.size());
+    compressed_.resize(ZSTD_compressBound(block_.size()));
     const size_t n =
         ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(context_), compressed_.data(), compressed_.size(),
-                          strip.open.data(), strip.open.size(), kStripZstdLevel);
+                          block_.data(), block_.size(), kStripZstdLevel);
     if (ZSTD_isError(n))
         return makeError(ErrorKind::internal, "strips: compression failed: {}",
                          ZSTD_getErrorName(n));
     if (Status s = writeAll(fd_, std::span<const uint8_t>(compressed_.data(), n), spill_path_); !s)
         return s;
     hash_.update(compressed_.data(), n);
-    strip.blocks.push_back({spilled_, uint32_t(n), uint32_t(strip.open.size() / kStripRecordSize),
+    strip.blocks.push_back({spilled_, uint32_t(n), uint32_t(block_.size() / kStripRecordSize),
                             strip.x_min, strip.x_max});
     spilled_ += n;
+    strip.staged = std::vector<uint32_t>();
     strip.open.clear();
     strip.open.shrink_to_fit();  // a strip's next block may be far off: its room back meanwhile
     return {};

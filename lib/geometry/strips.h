@@ -42,7 +42,9 @@ bool takesCopy(const StripTriangle& t, float size, int64_t strip, int64_t first_
 
 // The strips of one import, built as triangles are added (in a deterministic order: the file's),
 // their blocks compressed and spilled to a temporary file beside `output` (removed with the
-// writer). Holds one open block per strip (kBlockRecords records at most) and the block table.
+// writer). A strip's open block is held kChunkRecords records at a time: its full chunks wait in
+// slots of a second temporary file (reused as blocks close), so a deep level's many strips do not
+// each hold a block's room. Holds a chunk per strip and the block table.
 class StripWriter {
 public:
     StripWriter(float strip_size, const std::filesystem::path& output);
@@ -64,6 +66,7 @@ public:
     const std::filesystem::path& tailPath() const { return spill_path_; }
 
     static constexpr size_t kBlockRecords = 512;  // ~18.5 KiB raw a block
+    static constexpr size_t kChunkRecords = 64;   // ~2.3 KiB: what a strip holds in memory
 
 private:
     Status flush(int64_t index);
@@ -73,17 +76,21 @@ private:
         float x_min = 0, x_max = 0;  // its records' corners' X extent
     };
     struct Strip {
-        std::vector<uint8_t> open;   // raw records not yet in a block
-        float x_min = 0, x_max = 0;  // theirs
+        std::vector<uint32_t> staged;  // the open block's full chunks: their staging slots
+        std::vector<uint8_t> open;     // its records after them
+        float x_min = 0, x_max = 0;    // the open block's
         std::vector<Block> blocks;
     };
+    Status stage(Strip& strip);  // the strip's full chunk into a staging slot
     float size_;
     std::map<int64_t, Strip> strips_;
-    std::filesystem::path spill_path_;
-    int fd_ = -1;
+    std::filesystem::path spill_path_, staging_path_;
+    int fd_ = -1, staging_fd_ = -1;
     uint64_t spilled_ = 0;
+    uint32_t slots_ = 0;  // staging slots made
+    std::vector<uint32_t> free_slots_;
     formats::XxHash64 hash_;
-    std::vector<uint8_t> compressed_;
+    std::vector<uint8_t> block_, compressed_;
     void* context_ = nullptr;  // ZSTD_CCtx, kept across blocks (a fresh one is cleared each time)
     uint64_t count_ = 0, copies_ = 0;
     std::vector<uint64_t> per_area_ = std::vector<uint64_t>(256, 0);

@@ -98,13 +98,17 @@ VoxelWriter::~VoxelWriter() = default;
 Status VoxelWriter::spillBeside(const std::filesystem::path& output) {
     const std::filesystem::path folder =
         output.parent_path().empty() ? std::filesystem::path(".") : output.parent_path();
-    const std::string prefix = fmt::format(".{}.spans-", output.filename().string());
-    removeOrphanedTemporaries(folder, prefix);
-    auto file = createSpillFile(folder, prefix);
-    if (!file) return file.error();
-    spill_ = std::make_unique<Spill>();
-    spill_->file = *file;
+    for (const char* what : {"spans", "columns"}) {
+        const std::string prefix = fmt::format(".{}.{}-", output.filename().string(), what);
+        removeOrphanedTemporaries(folder, prefix);
+        auto file = createSpillFile(folder, prefix);
+        if (!file) return file.error();
+        auto spill = std::make_unique<Spill>();
+        spill->file = *file;
+        (std::string_view(what) == "spans" ? spill_ : columns_spill_) = std::move(spill);
+    }
     spans_stream_->spillTo(*spill_);
+    columns_stream_->spillTo(*columns_spill_);
     return {};
 }
 
@@ -193,17 +197,25 @@ Status VoxelWriter::finish(const std::filesystem::path& path, const VoxelGrid& g
                    formats::Codec::raw);
     geometry::addLinkSpecSections(writer, grid.links);
     geometry::addMarkerSection(writer, grid.markers);
-    if (!columns_stream_->addTo(writer, formats::kSecColumns) ||
+    // The columns then the spans, each a tail when spilled and large (the spans always last:
+    // VoxelRowReader leaves them on disk, and the columns too when they come right before).
+    if (!(columns_spill_ ? columns_stream_->addTailTo(writer, formats::kSecColumns)
+                         : columns_stream_->addTo(writer, formats::kSecColumns)) ||
         !(spill_ ? spans_stream_->addTailTo(writer, formats::kSecSpans)
                  : spans_stream_->addTo(writer, formats::kSecSpans))) {
-        if (spill_ && !spill_->failure) return spill_->failure.error();
+        for (const auto* spill : {spill_.get(), columns_spill_.get()})
+            if (spill && !spill->failure) return spill->failure.error();
         return makeError(ErrorKind::internal, "{}: {}{}", path.string(), columns_stream_->error(),
                          spans_stream_->error());
     }
-    if (!spill_ || spans_stream_->tailSize() == 0) return saveContainer(path, writer);
-    // The spans' stored bytes follow from the spill file (its first tailSize() bytes: all of it).
-    Status saved = saveContainer(path, writer, spill_->file.path);
+    // The tails' stored bytes follow from the spill files (their first tailSize() bytes: all).
+    std::vector<std::filesystem::path> tails;
+    if (columns_spill_ && columns_stream_->tailSize() > 0)
+        tails.push_back(columns_spill_->file.path);
+    if (spill_ && spans_stream_->tailSize() > 0) tails.push_back(spill_->file.path);
+    Status saved = tails.empty() ? saveContainer(path, writer) : saveContainer(path, writer, tails);
     spill_.reset();
+    columns_spill_.reset();
     return saved;
 }
 

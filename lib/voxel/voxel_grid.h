@@ -97,9 +97,10 @@ void addColumnStats(VoxelStats& stats, std::span<const Span> spans,
 class VoxelWriter {
 public:
     explicit VoxelWriter(size_t column_count);
-    // Spilling the compressed spans to a temporary file beside `output` as they come (a large
-    // level's spans are then never held, compressed or not); the file is removed by finish or
-    // the destructor, and a killed process's by the next writer's. Call before addColumns.
+    // Spilling the compressed column offsets and spans to temporary files beside `output` as
+    // they come (a large level's are then never held, compressed or not); the files are removed
+    // by finish or the destructor, and a killed process's by the next writer's. Call before
+    // addColumns.
     Status spillBeside(const std::filesystem::path& output);
     ~VoxelWriter();
     VoxelWriter(const VoxelWriter&) = delete;
@@ -116,7 +117,7 @@ private:
     size_t column_count_;
     std::unique_ptr<formats::ZstdSectionStream> columns_stream_, spans_stream_;
     struct Spill;
-    std::unique_ptr<Spill> spill_;  // spillBeside's file
+    std::unique_ptr<Spill> spill_, columns_spill_;  // spillBeside's files
     VoxelStats stats_;  // of the columns added so far (columns, spans, walkable spans, ...)
     std::vector<uint8_t> scratch_;
 };
