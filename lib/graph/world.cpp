@@ -856,8 +856,9 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     // Pass 1: every tile built (or reused by its content hash), its crossings summarised; one row
     // of tiles at a time (read a grid row at a time, held compressed per tile in the spill file),
     // its tiles in parallel.
-    voxel::TileRowWindows windows;
+    voxel::TileRowWindows windows, carry;  // carry: the rows the next row of tiles shares
     windows.spillTo(**spill);
+    carry.spillTo(**spill);
     uint32_t tz = 0;
     auto tileTask = [&](size_t tile_in_row) {
         const uint32_t tx = uint32_t(tile_in_row);
@@ -1089,7 +1090,8 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     };
     for (tz = 0; tz < layout.tiles_z; ++tz) {
         if (params.shard_count > 0 && tz % params.shard_count != params.shard_index) continue;
-        if (Status s = windows.read(rowSource(**reader), tileWindowLayout(layout), tz); !s)
+        if (Status s = windows.read(rowSource(**reader), tileWindowLayout(layout), tz, {}, &carry);
+            !s)
             return s.error();
         if (Status s = runParallel("world tiles", layout.tiles_x, threads, context, progress,
                                    uint64_t(tile_count) * 2, tileTask);
@@ -1893,37 +1895,10 @@ Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index) {
     h.tile_count = uint32_t(index.tiles.size());
     h.portal_count = uint32_t(index.portals.size());
     h.portal_edge_count = 0;
-    // Sized once (a large world's portal graph is megabytes), and each portal's edges let go as
-    // they are written: the index's arrays and their bytes are not held twice.
-    std::vector<uint8_t> tile_records, portal_records, offsets, targets, costs;
-    size_t edge_total = 0;
-    for (const WorldIndex::Portal& p : index.portals) edge_total += p.edges.size();
-    tile_records.reserve(index.tiles.size() * 16);
-    portal_records.reserve(index.portals.size() * formats::kPortalRecordSize);
-    offsets.reserve((index.portals.size() + 1) * 4);
-    targets.reserve(edge_total * 4);
-    costs.reserve(edge_total * 4);
-    for (const WorldIndex::Tile& t : index.tiles) {
-        appendBytes(tile_records, t.index);
-        appendBytes(tile_records, t.nodes);
-        appendBytes(tile_records, t.content);
-    }
     for (WorldIndex::Portal& p : index.portals) {
-        appendBytes(portal_records, p.tile);
-        appendBytes(portal_records, p.column);
-        appendBytes(portal_records, p.y);
-        for (float v : p.position) appendBytes(portal_records, v);
         std::sort(p.edges.begin(), p.edges.end());
-        appendBytes(offsets, h.portal_edge_count);
-        for (const auto& [t, c] : p.edges) {
-            appendBytes(targets, t);
-            appendBytes(costs, c);
-            ++h.portal_edge_count;
-        }
-        p.edges = std::vector<std::pair<uint32_t, float>>();
+        h.portal_edge_count += uint32_t(p.edges.size());
     }
-    index.portals = std::vector<WorldIndex::Portal>();
-    appendBytes(offsets, h.portal_edge_count);
     formats::ContainerWriter writer(formats::kKindWorld, formats::kWorldVersion);
     // The index grows with the world (a summary per tile): its compressor's tables are capped
     // so that writing it stays within the stage's bounded memory.
@@ -1931,11 +1906,53 @@ Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index) {
     std::vector<uint8_t> header_bytes(formats::kWorldHeaderSize);
     formats::encodeWorldHeader(h, header_bytes.data());
     writer.add(formats::kSecWorldHeader, std::move(header_bytes), formats::Codec::raw);
-    writer.add(formats::kSecWorldTiles, std::move(tile_records));
-    writer.add(formats::kSecWorldPortals, std::move(portal_records));
-    writer.add(formats::kSecWorldPortalOffsets, std::move(offsets));
-    writer.add(formats::kSecWorldPortalTargets, std::move(targets));
-    writer.add(formats::kSecWorldPortalCosts, std::move(costs));
+    // One section's raw bytes at a time (the writer keeps only what it stores), and each
+    // portal's edges let go as the last of them is written: a large world's portal graph is
+    // megabytes, not held twice.
+    auto section = [&](uint32_t id, size_t size, const auto& fill) {
+        std::vector<uint8_t> bytes;
+        bytes.reserve(size);
+        fill(bytes);
+        writer.add(id, std::move(bytes));
+    };
+    section(formats::kSecWorldTiles, index.tiles.size() * 16, [&](std::vector<uint8_t>& out) {
+        for (const WorldIndex::Tile& t : index.tiles) {
+            appendBytes(out, t.index);
+            appendBytes(out, t.nodes);
+            appendBytes(out, t.content);
+        }
+    });
+    section(formats::kSecWorldPortals, index.portals.size() * formats::kPortalRecordSize,
+            [&](std::vector<uint8_t>& out) {
+                for (const WorldIndex::Portal& p : index.portals) {
+                    appendBytes(out, p.tile);
+                    appendBytes(out, p.column);
+                    appendBytes(out, p.y);
+                    for (float v : p.position) appendBytes(out, v);
+                }
+            });
+    section(formats::kSecWorldPortalOffsets, (index.portals.size() + 1) * 4,
+            [&](std::vector<uint8_t>& out) {
+                uint32_t at = 0;
+                for (const WorldIndex::Portal& p : index.portals) {
+                    appendBytes(out, at);
+                    at += uint32_t(p.edges.size());
+                }
+                appendBytes(out, at);
+            });
+    section(formats::kSecWorldPortalTargets, size_t(h.portal_edge_count) * 4,
+            [&](std::vector<uint8_t>& out) {
+                for (const WorldIndex::Portal& p : index.portals)
+                    for (const auto& [t, c] : p.edges) appendBytes(out, t);
+            });
+    section(formats::kSecWorldPortalCosts, size_t(h.portal_edge_count) * 4,
+            [&](std::vector<uint8_t>& out) {
+                for (WorldIndex::Portal& p : index.portals) {
+                    for (const auto& [t, c] : p.edges) appendBytes(out, c);
+                    p.edges = std::vector<std::pair<uint32_t, float>>();
+                }
+            });
+    index.portals = std::vector<WorldIndex::Portal>();
     // WCOF: per WTIL record + 1, the first of its components in WCID; WCID: world component per
     // (tile, local component).
     std::vector<uint8_t> component_offsets, component_ids;

@@ -482,8 +482,9 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
     // A row of tiles' windows, compressed, in a spill file beside the index.
     auto spill = SpillStore::beside(output, "windows");
     if (!spill) return spill.error();
-    voxel::TileRowWindows windows;
+    voxel::TileRowWindows windows, carry;  // carry: the rows the next row of tiles shares
     windows.spillTo(**spill);
+    carry.spillTo(**spill);
     uint32_t tz = 0;
     auto tileTask = [&](size_t tile_in_row) {
         const uint32_t tx = uint32_t(tile_in_row);
@@ -585,7 +586,8 @@ Result<StageResult> runVolumeWorld(const WorldStage::Inputs& inputs,
         // A shard builds the tiles of every shard_count-th row of tiles into the cache; the run
         // without a shard reuses them.
         if (params.shard_count > 0 && tz % params.shard_count != params.shard_index) continue;
-        if (Status s = windows.read(rowSource(**reader), window_layout, tz); !s) return s.error();
+        if (Status s = windows.read(rowSource(**reader), window_layout, tz, {}, &carry); !s)
+            return s.error();
         if (Status s = runParallel("world volume tiles", layout.tiles_x, threads, context, progress,
                                    tile_count, tileTask);
             !s)

@@ -468,9 +468,11 @@ Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, co
     const voxel::TileWindowLayout window_layout{uint32_t(tile),    uint32_t(tiles_x),
                                                 uint32_t(tiles_z), uint32_t(size_x),
                                                 uint32_t(size_z),  uint32_t(border)};
-    voxel::TileRowWindows row_windows[2];
-    if (sink != nullptr && sink->spill != nullptr)
+    voxel::TileRowWindows row_windows[2], carry;  // carry: the rows the next row of tiles shares
+    if (sink != nullptr && sink->spill != nullptr) {
         for (voxel::TileRowWindows& w : row_windows) w.spillTo(*sink->spill);
+        carry.spillTo(*sink->spill);
+    }
     std::vector<voxel::TileRowWindows::Decoded> decoded(windowed ? size_t(std::max(1, threads))
                                                                  : 0);
     // Tile t's compact field; `last`: its window is not decoded again.
@@ -629,8 +631,8 @@ Result<NavMesh> buildTiles(const voxel::VoxelGrid& grid, uint32_t span_count, co
             switch (Kind(id & 3)) {
                 case kRead:
                     // Row index: row two before it is through pass 2, its windows are free.
-                    if (Status s =
-                            row_windows[index % 2].read(feed, window_layout, uint32_t(index));
+                    if (Status s = row_windows[index % 2].read(feed, window_layout, uint32_t(index),
+                                                               {}, &carry);
                         !s)
                         return s;
                     break;

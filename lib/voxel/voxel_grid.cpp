@@ -531,41 +531,67 @@ void TileWindowLayout::window(uint32_t tx, uint32_t tz, uint32_t& x0, uint32_t& 
 }
 
 Status TileRowWindows::read(const RowSource& source, const TileWindowLayout& layout, uint32_t tz,
-                            const std::function<bool(uint32_t)>& wanted) {
+                            const std::function<bool(uint32_t)>& wanted, TileRowWindows* carry) {
     tiles_.assign(layout.tiles_x, Pending());
     uint32_t x0, z0, x1, z1;
     layout.window(0, tz, x0, z0, x1, z1);
-    // The next row of tiles' windows start before this one's end: those rows stay.
+    // The next row of tiles' windows start before this one's end: those rows stay (or go to the
+    // carry).
     uint32_t next = layout.size_z;
     if (tz + 1 < layout.tiles_z) {
         uint32_t nx0, nx1, nz1;
         layout.window(0, tz + 1, nx0, next, nx1, nz1);
     }
+    if (carry != nullptr && (wanted || carry->spill_ != spill_ || carry == this))
+        return makeError(ErrorKind::internal, "tiles: a carry needs every tile and the same store");
+    uint32_t start = z0;
+    if (carry != nullptr && carry->carried_row_ == tz) {
+        tiles_ = std::move(carry->tiles_);
+        start = carry->carried_to_;
+    }
+    const bool carrying = carry != nullptr && tz + 1 < layout.tiles_z;
+    if (carry != nullptr) {
+        carry->tiles_.assign(carrying ? layout.tiles_x : 0, Pending());
+        carry->carried_row_ = carrying ? tz + 1 : kNone;
+        carry->carried_to_ = z1;
+    }
     if (context_ == nullptr) context_ = ZSTD_createCCtx();
     if (context_ == nullptr)
         return makeError(ErrorKind::internal, "tiles: cannot create a zstd context");
-    std::vector<std::pair<uint32_t, uint32_t>> columns(layout.tiles_x);  // per tile: [x0, x1)
+    // Per tile its columns [x0, x1), in this row of tiles and the next.
+    std::vector<std::pair<uint32_t, uint32_t>> columns(layout.tiles_x), next_columns;
     for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
         uint32_t a, b, c, d;
         layout.window(tx, tz, a, b, c, d);
         columns[tx] = {a, c};
+        if (!carrying) continue;
+        layout.window(tx, tz + 1, a, b, c, d);
+        next_columns.push_back({a, c});
     }
-    for (uint32_t z = z0; z < z1; ++z) {
-        auto rows = source(std::min(z, next), z + 1);
+    auto append = [&](Pending& t, const GridRows& rows, uint32_t z,
+                      std::pair<uint32_t, uint32_t> range, bool last) -> Status {
+        const size_t c0 = size_t(z) * layout.size_x + range.first;
+        const size_t c1 = size_t(z) * layout.size_x + range.second;
+        for (size_t c = c0; c < c1; ++c) t.counts.push_back(rows.end(c) - rows.begin(c));
+        if (c1 > c0 && rows.end(c1 - 1) > rows.begin(c0)) {
+            const Span* first = &rows.span(rows.begin(c0));
+            t.spans.insert(t.spans.end(), first, first + (rows.end(c1 - 1) - rows.begin(c0)));
+        }
+        if (t.counts.size() * 4 + t.spans.size() * sizeof(Span) >= kChunkBytes || last)
+            return flush(t);
+        return {};
+    };
+    for (uint32_t z = start; z < z1; ++z) {
+        auto rows = source(carry != nullptr ? z : std::min(z, next), z + 1);
         if (!rows) return rows.error();
         for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
             if (wanted && !wanted(tx)) continue;
-            Pending& t = tiles_[tx];
             // The window's columns of this row: their spans lie together.
-            const size_t c0 = size_t(z) * layout.size_x + columns[tx].first;
-            const size_t c1 = size_t(z) * layout.size_x + columns[tx].second;
-            for (size_t c = c0; c < c1; ++c) t.counts.push_back(rows->end(c) - rows->begin(c));
-            if (c1 > c0 && rows->end(c1 - 1) > rows->begin(c0)) {
-                const Span* first = &rows->span(rows->begin(c0));
-                t.spans.insert(t.spans.end(), first, first + (rows->end(c1 - 1) - rows->begin(c0)));
-            }
-            if (t.counts.size() * 4 + t.spans.size() * sizeof(Span) >= kChunkBytes || z + 1 == z1)
-                if (Status s = flush(t); !s) return s;
+            if (Status s = append(tiles_[tx], *rows, z, columns[tx], z + 1 == z1); !s) return s;
+            if (carrying && z >= next)
+                if (Status s = append(carry->tiles_[tx], *rows, z, next_columns[tx], z + 1 == z1);
+                    !s)
+                    return s;
         }
     }
     return {};

@@ -230,9 +230,13 @@ public:
     // read(); `store` must outlive the windows.
     void spillTo(SpillStore& store) { spill_ = &store; }
     // Reads the rows of row of tiles tz's windows (the next row of tiles' first rows stay in the
-    // source), keeping the tiles `wanted` says (all when empty).
+    // source), keeping the tiles `wanted` says (all when empty). With `carry` (all tiles wanted;
+    // rows of tiles read in order; the same spill store as this): the rows this row of tiles
+    // shares with the next go, compressed, into carry's windows as they are read, and the next
+    // row's read (into any TileRowWindows given the same carry) starts from them: the source keeps
+    // no row, and no band of rows across the world is held decoded.
     Status read(const RowSource& source, const TileWindowLayout& layout, uint32_t tz,
-                const std::function<bool(uint32_t)>& wanted = {});
+                const std::function<bool(uint32_t)>& wanted = {}, TileRowWindows* carry = nullptr);
     // Tile tx's window as GridRows restricted to its columns, its data in `out`; with `release`
     // its compressed data is let go (it cannot be decoded again). Safe to call for different
     // tiles at once.
@@ -262,6 +266,9 @@ private:
     };
     Status flush(Pending& tile);
     std::vector<Pending> tiles_;
+    // As a carry: the row of tiles its windows begin (kNone: none) and the grid row they reach.
+    static constexpr uint32_t kNone = UINT32_MAX;
+    uint32_t carried_row_ = kNone, carried_to_ = 0;
     void* context_ = nullptr;  // ZSTD_CCtx
     SpillStore* spill_ = nullptr;
 };
