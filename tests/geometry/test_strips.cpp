@@ -318,6 +318,50 @@ TEST_SUITE("geometry") {
     }
 
     TEST_CASE(
+        "two tails: each copied from its file after the head at the section alignment; the same "
+        "bytes as the container holding them; a short tail file is an error") {
+        test::TempDir dir;
+        // Odd sizes, so the second tail starts after zero padding; each file longer than its
+        // tail (only the tail's bytes are copied).
+        std::vector<uint8_t> a(70001), b(12347);
+        for (size_t i = 0; i < a.size(); ++i) a[i] = uint8_t(i * 7 + (i >> 8));
+        for (size_t i = 0; i < b.size(); ++i) b[i] = uint8_t(i * 13 + 5);
+        auto put = [&](const char* name, const std::vector<uint8_t>& bytes) {
+            std::vector<uint8_t> longer = bytes;
+            longer.insert(longer.end(), {9, 9, 9});
+            REQUIRE(writeFileAtomic(dir / name, longer).ok());
+        };
+        put("a.bin", a);
+        put("b.bin", b);
+        formats::ContainerWriter writer(formats::kKindGeometry, 1);
+        writer.add(formats::fourcc("HEAD"), std::vector<uint8_t>{1, 2, 3});
+        writer.setTail(formats::fourcc("TLA "), a.size(), formats::xxhash64(a.data(), a.size()));
+        writer.setTail(formats::fourcc("TLB "), b.size(), formats::xxhash64(b.data(), b.size()));
+        REQUIRE(saveContainer(dir / "c.bin", writer, {dir / "a.bin", dir / "b.bin"}).ok());
+        auto whole = loadContainer(dir / "c.bin");
+        REQUIRE(whole.ok());
+        CHECK(whole->section(formats::fourcc("TLA ")).value() == a);
+        CHECK(whole->section(formats::fourcc("TLB ")).value() == b);
+        CHECK(whole->container.sections[2].offset % formats::kSectionAlignment == 0);
+        CHECK(whole->container.sections[2].offset > whole->container.sections[1].offset + a.size());
+        // Byte for byte the container that holds both sections raw.
+        formats::ContainerWriter held(formats::kKindGeometry, 1);
+        held.add(formats::fourcc("HEAD"), std::vector<uint8_t>{1, 2, 3});
+        held.add(formats::fourcc("TLA "), a, formats::Codec::raw);
+        held.add(formats::fourcc("TLB "), b, formats::Codec::raw);
+        REQUIRE(saveContainer(dir / "held.bin", held).ok());
+        CHECK(test::readBytes(dir / "c.bin") == test::readBytes(dir / "held.bin"));
+        // A tail file shorter than its tail, or a file missing, is an error (no file written).
+        REQUIRE(
+            writeFileAtomic(dir / "short.bin", std::vector<uint8_t>(b.begin(), b.end() - 1)).ok());
+        auto shorter = saveContainer(dir / "d.bin", writer, {dir / "a.bin", dir / "short.bin"});
+        REQUIRE_FALSE(shorter.ok());
+        CHECK(shorter.error().message.find("the file ends") != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(dir / "d.bin"));
+        CHECK_FALSE(saveContainer(dir / "d.bin", writer, {dir / "a.bin"}).ok());
+    }
+
+    TEST_CASE(
         "strips layout: blocks carry their X extent; a reader of a column range skips the blocks "
         "beside it and misses no triangle") {
         test::TempDir dir;

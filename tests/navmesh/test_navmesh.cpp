@@ -1029,7 +1029,8 @@ TEST_SUITE("navmesh") {
 
     TEST_CASE(
         "TileRowWindows: each tile's window, decoded twice, is its columns and border, row "
-        "pointers included; a released tile is gone") {
+        "pointers included; a released tile is gone; with a carry (in memory or spilled, two "
+        "windows objects taking turns) the same windows while the source keeps no row") {
         // A grid of 53 x 41 columns with 0..3 spans a column (random heights), in tiles of 16
         // columns with borders of 1 and 5 (clipped at the edges).
         GridBuilder b(53, 41);
@@ -1044,18 +1045,30 @@ TEST_SUITE("navmesh") {
         const voxel::VoxelGrid grid = b.build();
         test::TempDir dir;
         REQUIRE(voxel::saveVoxels(dir / "w.vox", grid).ok());
-        for (uint32_t border : {1u, 5u}) {
+        for (int mode = 0; mode < 6; ++mode) {
+            const uint32_t border = mode % 2 == 0 ? 1u : 5u;
+            const int carried = mode / 2;  // 0: no carry, 1: carried in memory, 2: spilled
             CAPTURE(border);
+            CAPTURE(carried);
             auto reader = voxel::VoxelRowReader::open(dir / "w.vox");
             REQUIRE(reader.ok());
             const voxel::TileWindowLayout layout{16, 4, 3, 53, 41, border};
-            voxel::TileRowWindows windows;
+            voxel::TileRowWindows turns[2], carry;
+            auto store = SpillStore::beside(dir / "w.world", "windows");
+            REQUIRE(store.ok());
+            if (carried == 2) {
+                for (auto& w : turns) w.spillTo(**store);
+                carry.spillTo(**store);
+            }
+            uint32_t most_rows = 0;  // the most rows the source was asked to hold at once
             auto source = [&](uint32_t keep_from, uint32_t need_to) {
+                most_rows = std::max(most_rows, need_to - keep_from);
                 return (*reader)->rows(keep_from, need_to);
             };
             for (uint32_t tz = 0; tz < layout.tiles_z; ++tz) {
-                REQUIRE(windows.read(source, layout, tz).ok());
-                CHECK(windows.bytes() > 0);
+                voxel::TileRowWindows& windows = turns[carried > 0 ? tz % 2 : 0];
+                REQUIRE(windows.read(source, layout, tz, {}, carried > 0 ? &carry : nullptr).ok());
+                CHECK((carried == 2 ? (*store)->size() : windows.bytes()) > 0);  // compressed
                 for (uint32_t tx = 0; tx < layout.tiles_x; ++tx) {
                     uint32_t x0, z0, x1, z1;
                     layout.window(tx, tz, x0, z0, x1, z1);
@@ -1092,6 +1105,15 @@ TEST_SUITE("navmesh") {
                 }
             }
             CHECK((*reader)->finish().ok());
+            // Rows of tiles share 2 * border rows: kept by the source, or carried.
+            CHECK(most_rows == (carried > 0 ? 1u : 2 * border));
+            // A carry with a wanted filter or another store is refused.
+            voxel::TileRowWindows other;
+            CHECK_FALSE(other
+                            .read(
+                                source, layout, 0, [](uint32_t) { return true; }, &carry)
+                            .ok());
+            if (carried == 2) CHECK_FALSE(other.read(source, layout, 0, {}, &carry).ok());
         }
     }
 
