@@ -1890,15 +1890,37 @@ void sortPortals(WorldIndex& index) {
     index.portals = std::move(sorted);
 }
 
+void WorldIndex::EncodedPortals::add(const Portal& p,
+                                     std::vector<std::pair<uint32_t, float>>& edges) {
+    appendBytes(records, p.tile);
+    appendBytes(records, p.column);
+    appendBytes(records, p.y);
+    for (float v : p.position) appendBytes(records, v);
+    std::sort(edges.begin(), edges.end());
+    appendBytes(offsets, edge_count);
+    for (const auto& [t, c] : edges) {
+        appendBytes(targets, t);
+        appendBytes(costs, c);
+    }
+    edge_count += uint32_t(edges.size());
+    ++count;
+}
+
 Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index) {
     formats::WorldHeader& h = index.header;
-    h.tile_count = uint32_t(index.tiles.size());
-    h.portal_count = uint32_t(index.portals.size());
-    h.portal_edge_count = 0;
+    WorldIndex::EncodedPortals& encoded = index.encoded;
+    if (!index.portals.empty() && encoded.count > 0)
+        return makeError(ErrorKind::internal, "{}: a world index with portals made twice",
+                         output.string());
+    // Portals held: encoded here, each one's edges let go as it is (not held twice).
     for (WorldIndex::Portal& p : index.portals) {
-        std::sort(p.edges.begin(), p.edges.end());
-        h.portal_edge_count += uint32_t(p.edges.size());
+        encoded.add(p, p.edges);
+        p.edges = std::vector<std::pair<uint32_t, float>>();
     }
+    index.portals = std::vector<WorldIndex::Portal>();
+    h.tile_count = uint32_t(index.tiles.size());
+    h.portal_count = encoded.count;
+    h.portal_edge_count = encoded.edge_count;
     formats::ContainerWriter writer(formats::kKindWorld, formats::kWorldVersion);
     // The index grows with the world (a summary per tile): its compressor's tables are capped
     // so that writing it stays within the stage's bounded memory.
@@ -1906,53 +1928,21 @@ Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index) {
     std::vector<uint8_t> header_bytes(formats::kWorldHeaderSize);
     formats::encodeWorldHeader(h, header_bytes.data());
     writer.add(formats::kSecWorldHeader, std::move(header_bytes), formats::Codec::raw);
-    // One section's raw bytes at a time (the writer keeps only what it stores), and each
-    // portal's edges let go as the last of them is written: a large world's portal graph is
-    // megabytes, not held twice.
-    auto section = [&](uint32_t id, size_t size, const auto& fill) {
-        std::vector<uint8_t> bytes;
-        bytes.reserve(size);
-        fill(bytes);
-        writer.add(id, std::move(bytes));
-    };
-    section(formats::kSecWorldTiles, index.tiles.size() * 16, [&](std::vector<uint8_t>& out) {
-        for (const WorldIndex::Tile& t : index.tiles) {
-            appendBytes(out, t.index);
-            appendBytes(out, t.nodes);
-            appendBytes(out, t.content);
-        }
-    });
-    section(formats::kSecWorldPortals, index.portals.size() * formats::kPortalRecordSize,
-            [&](std::vector<uint8_t>& out) {
-                for (const WorldIndex::Portal& p : index.portals) {
-                    appendBytes(out, p.tile);
-                    appendBytes(out, p.column);
-                    appendBytes(out, p.y);
-                    for (float v : p.position) appendBytes(out, v);
-                }
-            });
-    section(formats::kSecWorldPortalOffsets, (index.portals.size() + 1) * 4,
-            [&](std::vector<uint8_t>& out) {
-                uint32_t at = 0;
-                for (const WorldIndex::Portal& p : index.portals) {
-                    appendBytes(out, at);
-                    at += uint32_t(p.edges.size());
-                }
-                appendBytes(out, at);
-            });
-    section(formats::kSecWorldPortalTargets, size_t(h.portal_edge_count) * 4,
-            [&](std::vector<uint8_t>& out) {
-                for (const WorldIndex::Portal& p : index.portals)
-                    for (const auto& [t, c] : p.edges) appendBytes(out, t);
-            });
-    section(formats::kSecWorldPortalCosts, size_t(h.portal_edge_count) * 4,
-            [&](std::vector<uint8_t>& out) {
-                for (WorldIndex::Portal& p : index.portals) {
-                    for (const auto& [t, c] : p.edges) appendBytes(out, c);
-                    p.edges = std::vector<std::pair<uint32_t, float>>();
-                }
-            });
-    index.portals = std::vector<WorldIndex::Portal>();
+    std::vector<uint8_t> tile_records;
+    tile_records.reserve(index.tiles.size() * 16);
+    for (const WorldIndex::Tile& t : index.tiles) {
+        appendBytes(tile_records, t.index);
+        appendBytes(tile_records, t.nodes);
+        appendBytes(tile_records, t.content);
+    }
+    writer.add(formats::kSecWorldTiles, std::move(tile_records));
+    // (The writer keeps only what it stores of each.)
+    appendBytes(encoded.offsets, encoded.edge_count);
+    writer.add(formats::kSecWorldPortals, std::move(encoded.records));
+    writer.add(formats::kSecWorldPortalOffsets, std::move(encoded.offsets));
+    writer.add(formats::kSecWorldPortalTargets, std::move(encoded.targets));
+    writer.add(formats::kSecWorldPortalCosts, std::move(encoded.costs));
+    encoded = {};
     // WCOF: per WTIL record + 1, the first of its components in WCID; WCID: world component per
     // (tile, local component).
     std::vector<uint8_t> component_offsets, component_ids;

@@ -233,6 +233,15 @@ struct WorldIndex {
         std::vector<std::pair<uint32_t, float>> edges;  // (target portal, cost)
     };
     std::vector<Portal> portals;
+    // Or the portal graph encoded as it is made, a portal at a time in index order (a world
+    // whose portal graph is megabytes makes it tile by tile instead of holding `portals`):
+    // saveWorldIndex then takes it (portals must be empty).
+    struct EncodedPortals {
+        uint32_t count = 0, edge_count = 0;
+        std::vector<uint8_t> records, offsets, targets, costs;  // WPRT, WPOF (but the last), ...
+        // The next portal; its edges are sorted here.
+        void add(const Portal& portal, std::vector<std::pair<uint32_t, float>>& edges);
+    } encoded;
 };
 Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index);
 // Joins the portals of each tile that share a component by straight lines (a portal graph for

@@ -50,9 +50,12 @@ struct MeshTileSummary {
     uint64_t content = 0;
     uint32_t polygons = 0, components = 0;
     std::vector<uint64_t> component_sizes;
-    std::vector<formats::BorderEdgeRecord> border;  // WNBE order
-    // Its border edges (WNBE order), then the ends of its links between tiles (lane order).
-    std::vector<MeshExit> exits;
+    // Its border edges (WNBE order), and its exits: the border edges, then the ends of its links
+    // between tiles (lane order); border_count and exit_count records at border_at and exits_at
+    // of the stage's spill file (read back a tile or two at a time: together they grow with the
+    // world).
+    uint32_t border_count = 0, exit_count = 0;
+    uint64_t border_at = 0, exits_at = 0;
     // Inside the tile, the polygon-graph cost from exit i to j (point to centroid, centroids
     // along the graph, centroid to point), for every pair that connects: inside_count
     // InsideCost records at inside_at of the stage's spill file (together they were as large as
@@ -95,19 +98,17 @@ Status summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& b
     s.component_sizes.assign(s.components, 0);
     for (uint32_t c : g.components)
         if (c < s.components) ++s.component_sizes[c];
-    s.border = border;
-    s.exits.clear();
+    std::vector<MeshExit> exits;
     for (const formats::BorderEdgeRecord& e : border) {
         const uint32_t first = m.poly_offsets[e.poly];
         const uint32_t n = m.poly_offsets[e.poly + 1] - first;
         const float* a = &m.vertices[3 * size_t(m.poly_vertices[first + e.edge])];
         const float* b = &m.vertices[3 * size_t(m.poly_vertices[first + (e.edge + 1) % n])];
-        s.exits.push_back({e.poly,
-                           {0.5f * (a[0] + b[0]), 0.5f * (a[1] + b[1]), 0.5f * (a[2] + b[2])},
-                           g.components[e.poly]});
+        exits.push_back({e.poly,
+                         {0.5f * (a[0] + b[0]), 0.5f * (a[1] + b[1]), 0.5f * (a[2] + b[2])},
+                         g.components[e.poly]});
     }
-    for (const auto& [poly, point] : link_exits)
-        s.exits.push_back({poly, point, g.components[poly]});
+    for (const auto& [poly, point] : link_exits) exits.push_back({poly, point, g.components[poly]});
     // Costs between exits inside the tile.
     std::vector<InsideCost> inside;
     auto length = [](const float* a, const std::array<float, 3>& b) {
@@ -115,9 +116,8 @@ Status summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& b
         return std::sqrt(dx * dx + dy * dy + dz * dz);
     };
     auto toCentroid = [&](uint32_t i) {
-        const uint32_t p = s.exits[i].poly;
-        return length(&g.positions[3 * size_t(p)], s.exits[i].point) *
-               g.areas[m.poly_areas[p]].cost;
+        const uint32_t p = exits[i].poly;
+        return length(&g.positions[3 * size_t(p)], exits[i].point) * g.areas[m.poly_areas[p]].cost;
     };
     const CsrGraph<float> csr{g.edge_offsets, g.edge_targets, g.edge_costs};
     Dijkstra<double> search;
@@ -125,25 +125,25 @@ Status summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& b
     // tile graph world's portal searches do.
     std::vector<uint8_t> is_exit(g.nodeCount(), 0);
     uint32_t distinct = 0;
-    for (const MeshExit& e : s.exits)
+    for (const MeshExit& e : exits)
         if (!is_exit[e.poly]) {
             is_exit[e.poly] = 1;
             ++distinct;
         }
-    for (uint32_t i = 0; i < s.exits.size(); ++i) {
+    for (uint32_t i = 0; i < exits.size(); ++i) {
         search.reset(g.nodeCount());
-        search.addSource(s.exits[i].poly);
+        search.addSource(exits[i].poly);
         uint32_t left = distinct;  // exit polygons not settled yet (the source's included)
         search.run(csr, AnyNode{}, NoHook{},
                    [&](uint32_t u, double) { return is_exit[u] && --left == 0; });
-        for (uint32_t j = 0; j < s.exits.size(); ++j) {
+        for (uint32_t j = 0; j < exits.size(); ++j) {
             if (j == i) continue;
-            const double d = search.dist(s.exits[j].poly);
+            const double d = search.dist(exits[j].poly);
             if (!std::isfinite(d)) continue;
             double cost;
-            if (s.exits[i].poly == s.exits[j].poly) {
-                cost = length(s.exits[i].point.data(), s.exits[j].point) *
-                       g.areas[m.poly_areas[s.exits[i].poly]].cost;
+            if (exits[i].poly == exits[j].poly) {
+                cost = length(exits[i].point.data(), exits[j].point) *
+                       g.areas[m.poly_areas[exits[i].poly]].cost;
             } else {
                 cost = toCentroid(i) + d + toCentroid(j);
             }
@@ -151,6 +151,11 @@ Status summarise(const Graph& g, const std::vector<formats::BorderEdgeRecord>& b
         }
     }
     s.inside_count = uint32_t(inside.size());
+    s.border_count = uint32_t(border.size());
+    s.exit_count = uint32_t(exits.size());
+    if (Status st = spill.appendArray<formats::BorderEdgeRecord>(border, s.border_at); !st)
+        return st;
+    if (Status st = spill.appendArray<MeshExit>(exits, s.exits_at); !st) return st;
     return spill.appendArray<InsideCost>(inside, s.inside_at);
 }
 
@@ -470,7 +475,7 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                     }
                     const bool from_here = lane.from_tile == t;
                     const formats::LinkRecord& r = lane.record;
-                    lane_exits[i][from_here ? 0 : 1] = uint32_t(s.border.size() + exits.size());
+                    lane_exits[i][from_here ? 0 : 1] = uint32_t(s.border_count + exits.size());
                     exits.push_back(
                         from_here
                             ? std::pair{r.from_node, std::array{r.from[0], r.from[1], r.from[2]}}
@@ -478,6 +483,9 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                     if (from_here || (r.flags & formats::kLinkFlagBidirectional))
                         cross.push_back(lane);
                 }
+                std::vector<formats::BorderEdgeRecord> border;
+                if (Status st = (*spill)->readArray(s.border_at, s.border_count, border); !st)
+                    throw std::runtime_error(st.error().message);
                 const std::filesystem::path file = folder / worldTileFileName(content);
                 auto loadGraph = [&](const std::filesystem::path& path) -> std::optional<Graph> {
                     if (!std::filesystem::exists(path)) return std::nullopt;
@@ -500,62 +508,21 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
                     if (Status st = saveMeshTile(
                             file, *graph,
                             worldTileHeader(layout, t % layout.tiles_x, t / layout.tiles_x,
-                                            uint32_t(s.border.size())),
-                            s.border, cross, params.compression);
+                                            uint32_t(border.size())),
+                            border, cross, params.compression);
                         !st)
                         throw std::runtime_error(st.error().message);
                     s.built = true;
                 }
                 s.content = content;
-                const std::vector<formats::BorderEdgeRecord> border = s.border;
                 if (Status st = summarise(*graph, border, exits, **spill, s); !st)
                     throw std::runtime_error(st.error().message);
             });
         if (!linked) return linked.error();
     }
 
-    // Border edges joined across tiles: each to the neighbour's edge of the smallest mismatch
-    // (navrt's rule), found by (side, a0, a1) in the neighbour's sorted list.
-    using Key = std::tuple<uint32_t, int32_t, int32_t, uint32_t>;  // side, a0, a1, edge
-    std::vector<std::vector<Key>> lookup(tile_count);
-    for (uint32_t i = 0; i < tile_count; ++i) {
-        for (uint32_t e = 0; e < tiles[i].border.size(); ++e) {
-            const formats::BorderEdgeRecord& r = tiles[i].border[e];
-            lookup[i].push_back({r.side, r.a0, r.a1, e});
-        }
-        std::sort(lookup[i].begin(), lookup[i].end());
-    }
-    struct Join {
-        uint32_t from_tile, from_edge, to_tile, to_edge;
-    };
-    std::vector<Join> joins;
-    for (uint32_t i = 0; i < tile_count; ++i) {
-        const uint32_t tx = i % layout.tiles_x, tz = i / layout.tiles_x;
-        for (uint32_t e = 0; e < tiles[i].border.size(); ++e) {
-            const formats::BorderEdgeRecord& r = tiles[i].border[e];
-            const int64_t nx = int64_t(tx) + (r.side == 2) - (r.side == 0);
-            const int64_t nz = int64_t(tz) + (r.side == 1) - (r.side == 3);
-            if (nx < 0 || nz < 0 || nx >= layout.tiles_x || nz >= layout.tiles_z) continue;
-            const uint32_t j = uint32_t(nz) * layout.tiles_x + uint32_t(nx);
-            const Key lo{(r.side + 2) & 3, r.a1, r.a0, 0};
-            int32_t best = -1;
-            uint32_t best_edge = 0;
-            for (auto it = std::lower_bound(lookup[j].begin(), lookup[j].end(), lo);
-                 it != lookup[j].end() && std::get<0>(*it) == std::get<0>(lo) &&
-                 std::get<1>(*it) == r.a1 && std::get<2>(*it) == r.a0;
-                 ++it) {
-                const int32_t miss =
-                    formats::borderEdgeMismatch(r, tiles[j].border[std::get<3>(*it)]);
-                if (miss >= 0 && (best < 0 || miss < best)) {
-                    best = miss;
-                    best_edge = std::get<3>(*it);
-                }
-            }
-            if (best >= 0) joins.push_back({i, e, j, best_edge});
-        }
-    }
-    lookup = decltype(lookup)();
-    // World components.
+    // World components: each tile's local components numbered in tile order, joined across
+    // the joins and the lanes between tiles below.
     std::vector<uint32_t> component_base(tile_count + 1, 0);
     ComponentJoin join;
     for (uint32_t i = 0; i < tile_count; ++i) {
@@ -564,22 +531,88 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
         component_base[i + 1] = join.size();
         tiles[i].component_sizes = std::vector<uint64_t>();
     }
-    for (const Join& j : joins)
-        join.join(component_base[j.from_tile] + tiles[j.from_tile].exits[j.from_edge].component,
-                  component_base[j.to_tile] + tiles[j.to_tile].exits[j.to_edge].component);
-    for (uint32_t i = 0; i < resolved.lanes.size(); ++i) {
-        const WorldLane& l = resolved.lanes[i];
-        if (l.from_tile == l.to_tile) continue;
-        join.join(
-            component_base[l.from_tile] + tiles[l.from_tile].exits[lane_exits[i][0]].component,
-            component_base[l.to_tile] + tiles[l.to_tile].exits[lane_exits[i][1]].component);
+    // A tile's border edges and exits, read back from the spill file.
+    auto borderOf = [&](uint32_t i, std::vector<formats::BorderEdgeRecord>& out) {
+        return (*spill)->readArray(tiles[i].border_at, tiles[i].border_count, out);
+    };
+    auto exitsOf = [&](uint32_t i, std::vector<MeshExit>& out) {
+        return (*spill)->readArray(tiles[i].exits_at, tiles[i].exit_count, out);
+    };
+    // Border edges joined across tiles: each to the neighbour's edge of the smallest mismatch
+    // (navrt's rule), found by (side, a0, a1) in the neighbour's sorted list (a tile and its
+    // four neighbours read at a time).
+    using Key = std::tuple<uint32_t, int32_t, int32_t, uint32_t>;  // side, a0, a1, edge
+    struct Join {
+        uint32_t from_tile, from_edge, to_tile, to_edge;
+    };
+    std::vector<Join> joins;
+    {
+        std::vector<formats::BorderEdgeRecord> border, other;
+        std::vector<MeshExit> exits, other_exits;
+        std::vector<Key> lookup;
+        for (uint32_t i = 0; i < tile_count; ++i) {
+            if (tiles[i].border_count == 0) continue;
+            if (Status s = borderOf(i, border); !s) return s.error();
+            if (Status s = exitsOf(i, exits); !s) return s.error();
+            const uint32_t tx = i % layout.tiles_x, tz = i / layout.tiles_x;
+            const int64_t dx[4] = {-1, 0, 1, 0}, dz[4] = {0, 1, 0, -1};  // by side
+            for (uint32_t side = 0; side < 4; ++side) {
+                const int64_t nx = int64_t(tx) + dx[side], nz = int64_t(tz) + dz[side];
+                if (nx < 0 || nz < 0 || nx >= layout.tiles_x || nz >= layout.tiles_z) continue;
+                const uint32_t j = uint32_t(nz) * layout.tiles_x + uint32_t(nx);
+                bool read = false;
+                for (uint32_t e = 0; e < border.size(); ++e) {
+                    const formats::BorderEdgeRecord& r = border[e];
+                    if (r.side != side) continue;
+                    if (!read) {
+                        if (Status s = borderOf(j, other); !s) return s.error();
+                        if (Status s = exitsOf(j, other_exits); !s) return s.error();
+                        lookup.clear();
+                        for (uint32_t k = 0; k < other.size(); ++k)
+                            lookup.push_back({other[k].side, other[k].a0, other[k].a1, k});
+                        std::sort(lookup.begin(), lookup.end());
+                        read = true;
+                    }
+                    const Key lo{(r.side + 2) & 3, r.a1, r.a0, 0};
+                    int32_t best = -1;
+                    uint32_t best_edge = 0;
+                    for (auto it = std::lower_bound(lookup.begin(), lookup.end(), lo);
+                         it != lookup.end() && std::get<0>(*it) == std::get<0>(lo) &&
+                         std::get<1>(*it) == r.a1 && std::get<2>(*it) == r.a0;
+                         ++it) {
+                        const int32_t miss =
+                            formats::borderEdgeMismatch(r, other[std::get<3>(*it)]);
+                        if (miss >= 0 && (best < 0 || miss < best)) {
+                            best = miss;
+                            best_edge = std::get<3>(*it);
+                        }
+                    }
+                    if (best < 0) continue;
+                    joins.push_back({i, e, j, best_edge});
+                    join.join(component_base[i] + exits[e].component,
+                              component_base[j] + other_exits[best_edge].component);
+                }
+            }
+        }
+        // (In edge order within a tile, as the joins are read back below.)
+        std::stable_sort(joins.begin(), joins.end(), [](const Join& a, const Join& b) {
+            return std::pair{a.from_tile, a.from_edge} < std::pair{b.from_tile, b.from_edge};
+        });
+        for (uint32_t i = 0; i < resolved.lanes.size(); ++i) {
+            const WorldLane& l = resolved.lanes[i];
+            if (l.from_tile == l.to_tile) continue;
+            if (Status s = exitsOf(l.from_tile, exits); !s) return s.error();
+            if (Status s = exitsOf(l.to_tile, other_exits); !s) return s.error();
+            join.join(component_base[l.from_tile] + exits[lane_exits[i][0]].component,
+                      component_base[l.to_tile] + other_exits[lane_exits[i][1]].component);
+        }
     }
     std::vector<uint64_t> island_sizes;
     const std::vector<uint32_t> world_component = join.number(island_sizes);
     // Portals: every border edge that joins (from either side), and both ends of every lane
     // between tiles, in tile and exit order.
     std::vector<std::vector<uint32_t>> portal_of(tile_count);
-    for (uint32_t i = 0; i < tile_count; ++i) portal_of[i].assign(tiles[i].exits.size(), kNoNode);
+    for (uint32_t i = 0; i < tile_count; ++i) portal_of[i].assign(tiles[i].exit_count, kNoNode);
     for (const Join& j : joins) {
         portal_of[j.from_tile][j.from_edge] = 0;
         portal_of[j.to_tile][j.to_edge] = 0;
@@ -589,52 +622,71 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
             portal_of[resolved.lanes[i].from_tile][lane_exits[i][0]] = 0;
             portal_of[resolved.lanes[i].to_tile][lane_exits[i][1]] = 0;
         }
-    WorldIndex index;
-    for (uint32_t i = 0; i < tile_count; ++i)
-        for (uint32_t e = 0; e < portal_of[i].size(); ++e) {
-            if (portal_of[i][e] == kNoNode) continue;
-            portal_of[i][e] = uint32_t(index.portals.size());
-            WorldIndex::Portal& p = index.portals.emplace_back();
-            p.tile = i;
-            const MeshExit& exit = tiles[i].exits[e];
-            p.column = e < tiles[i].border.size()
-                           ? borderColumn(layout, i % layout.tiles_x, i / layout.tiles_x,
-                                          tiles[i].border[e])
-                           : exitColumn(layout, frame, i, exit.point);
-            p.y = int32_t(exit.poly);
-            p.position = exit.point;
-        }
-    // (What the index needs of the tiles' summaries is taken from here on; each part goes once
-    // read: at city32 the summaries were as large as the index they make.)
-    uint64_t border_edges = 0;
-    for (MeshTileSummary& t : tiles) {
-        if (t.present) border_edges += t.border.size();
-        t.border = std::vector<formats::BorderEdgeRecord>();
-        t.exits = std::vector<MeshExit>();
-    }
-    for (const Join& j : joins)
-        index.portals[portal_of[j.from_tile][j.from_edge]].edges.push_back(
-            {portal_of[j.to_tile][j.to_edge], 0.0f});
+    uint32_t portal_count = 0;
+    for (std::vector<uint32_t>& exits : portal_of)
+        for (uint32_t& p : exits)
+            if (p != kNoNode) p = portal_count++;
+    // The portal graph encoded a tile at a time, in portal order: a tile's portals with their
+    // edges (the joins and lanes leaving them, their costs inside the tile), then its summary
+    // goes (at city32 the summaries and the graph held whole were as large as the index).
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> lanes_from(tile_count);  // (lane, end)
     for (uint32_t i = 0; i < resolved.lanes.size(); ++i) {
         const WorldLane& l = resolved.lanes[i];
         if (l.from_tile == l.to_tile) continue;
-        const uint32_t a = portal_of[l.from_tile][lane_exits[i][0]];
-        const uint32_t b = portal_of[l.to_tile][lane_exits[i][1]];
-        index.portals[a].edges.push_back({b, l.record.cost});
+        lanes_from[l.from_tile].push_back({i, 0});
         if (l.record.flags & formats::kLinkFlagBidirectional)
-            index.portals[b].edges.push_back({a, l.record.reverse_cost});
+            lanes_from[l.to_tile].push_back({i, 1});
     }
+    WorldIndex index;
+    uint64_t border_edges = 0;
     std::vector<InsideCost> inside;
+    std::vector<std::vector<std::pair<uint32_t, float>>> edges;  // per exit of the tile
+    std::vector<formats::BorderEdgeRecord> border;
+    std::vector<MeshExit> exits;
+    size_t next_join = 0;
     for (uint32_t i = 0; i < tile_count; ++i) {
-        if (Status s = (*spill)->readArray(tiles[i].inside_at, tiles[i].inside_count, inside); !s)
+        MeshTileSummary& t = tiles[i];
+        if (Status s = borderOf(i, border); !s) return s.error();
+        if (Status s = exitsOf(i, exits); !s) return s.error();
+        edges.assign(exits.size(), {});
+        for (; next_join < joins.size() && joins[next_join].from_tile == i; ++next_join) {
+            const Join& j = joins[next_join];
+            edges[j.from_edge].push_back({portal_of[j.to_tile][j.to_edge], 0.0f});
+        }
+        for (const auto& [lane, end] : lanes_from[i]) {
+            const WorldLane& l = resolved.lanes[lane];
+            if (end == 0)
+                edges[lane_exits[lane][0]].push_back(
+                    {portal_of[l.to_tile][lane_exits[lane][1]], l.record.cost});
+            else
+                edges[lane_exits[lane][1]].push_back(
+                    {portal_of[l.from_tile][lane_exits[lane][0]], l.record.reverse_cost});
+        }
+        if (Status s = (*spill)->readArray(t.inside_at, t.inside_count, inside); !s)
             return s.error();
         for (const InsideCost& c : inside) {
-            const uint32_t a = portal_of[i][c.from], b = portal_of[i][c.to];
-            if (a != kNoNode && b != kNoNode) index.portals[a].edges.push_back({b, c.cost});
+            const uint32_t b = portal_of[i][c.to];
+            if (portal_of[i][c.from] != kNoNode && b != kNoNode)
+                edges[c.from].push_back({b, c.cost});
         }
-        portal_of[i] = std::vector<uint32_t>();
+        for (uint32_t e = 0; e < exits.size(); ++e) {
+            if (portal_of[i][e] == kNoNode) continue;
+            WorldIndex::Portal p;
+            p.tile = i;
+            const MeshExit& exit = exits[e];
+            p.column = e < border.size()
+                           ? borderColumn(layout, i % layout.tiles_x, i / layout.tiles_x, border[e])
+                           : exitColumn(layout, frame, i, exit.point);
+            p.y = int32_t(exit.poly);
+            p.position = exit.point;
+            index.encoded.add(p, edges[e]);
+        }
+        if (t.present) border_edges += border.size();
     }
     inside = std::vector<InsideCost>();
+    edges = decltype(edges)();
+    lanes_from = decltype(lanes_from)();
+    portal_of = decltype(portal_of)();
     // The index.
     formats::WorldHeader& h = index.header;
     h = worldIndexHeader(layout, frame, uint32_t(formats::GraphType::navmesh));
