@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -1153,22 +1154,25 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
     auto portalId = [&](const PortalCell& cell) {
         return uint32_t(std::lower_bound(portals.begin(), portals.end(), cell) - portals.begin());
     };
-    std::vector<std::vector<std::pair<uint32_t, float>>> edges(portals.size());
-    for (const TileSummary& t : tiles) {
-        if (Status s = readCrossings(t); !s) return s.error();
-        for (const TileSummary::Crossing& c : crossings)
-            edges[portalId(c.from)].push_back({portalId(c.to), c.cost});
-    }
-    crossings = std::vector<TileSummary::Crossing>();
-    // Pass 3: inside each tile, exact costs between its portals (one Dijkstra per portal).
-    std::vector<std::vector<uint32_t>> tile_portals(tile_count);
-    for (uint32_t p = 0; p < portals.size(); ++p) tile_portals[portals[p].tile].push_back(p);
-    std::vector<std::array<float, 3>> positions(portals.size());
-    std::mutex edges_mutex;
+    // Pass 3: inside each tile, exact costs between its portals (one Dijkstra per portal), and
+    // the portals' positions: to the spill file, read back in tile order as the index is made.
+    std::vector<uint32_t> first_portal(tile_count + 1, 0);  // per tile its portals' range
+    for (const PortalCell& p : portals) ++first_portal[p.tile + 1];
+    for (uint32_t i = 0; i < tile_count; ++i) first_portal[i + 1] += first_portal[i];
+    struct InsideEdge {
+        uint32_t from, to;  // portals
+        float cost;
+    };
+    struct TilePortals {
+        uint64_t inside_at = 0, positions_at = 0;
+        uint32_t inside_count = 0;
+    };
+    std::vector<TilePortals> tile_portals(tile_count);
     Status pass3 = runParallel(
         "world portals", tile_count, threads, context, progress, uint64_t(tile_count) * 2,
         [&](size_t index) {
-            const std::vector<uint32_t>& mine = tile_portals[index];
+            std::vector<uint32_t> mine(first_portal[index + 1] - first_portal[index]);
+            std::iota(mine.begin(), mine.end(), first_portal[index]);
             if (mine.empty() || !tiles[index].present) return;
             auto loaded = loadContainer(folder / tileFileName(tiles[index].content),
                                         formats::kKindNav, formats::kNavVersion);
@@ -1178,19 +1182,20 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
             auto header = tileHeaderOf(*loaded);
             if (!header) throw std::runtime_error(header.error().message);
             std::vector<uint32_t> nodes;
+            std::vector<std::array<float, 3>> positions;
             for (uint32_t p : mine) {
                 const uint32_t v = nodeAt(*graph, *header, portals[p].column, portals[p].y);
                 if (v == kNoNode)
                     throw std::runtime_error(
                         fmt::format("world tile {}: no node at a portal", index));
                 nodes.push_back(v);
-                positions[p] = {graph->positions[3 * size_t(v)],
-                                graph->positions[3 * size_t(v) + 1],
-                                graph->positions[3 * size_t(v) + 2]};
+                positions.push_back({graph->positions[3 * size_t(v)],
+                                     graph->positions[3 * size_t(v) + 1],
+                                     graph->positions[3 * size_t(v) + 2]});
             }
             const CsrGraph<float> csr{graph->edge_offsets, graph->edge_targets, graph->edge_costs};
             Dijkstra<double> search;
-            std::vector<std::pair<uint32_t, std::pair<uint32_t, float>>> found;
+            std::vector<InsideEdge> found;
             // Each search ends once every other portal is settled (their costs are then final):
             // on city22 the searches to exhaustion were 29% of the stage.
             std::vector<uint8_t> is_portal(graph->nodeCount(), 0);
@@ -1208,13 +1213,17 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
                            [&](uint32_t u, double) { return is_portal[u] && --left == 0; });
                 for (size_t j = 0; j < mine.size(); ++j)
                     if (j != i && std::isfinite(search.dist(nodes[j])))
-                        found.push_back({mine[i], {mine[j], float(search.dist(nodes[j]))}});
+                        found.push_back({mine[i], mine[j], float(search.dist(nodes[j]))});
             }
-            std::lock_guard lock(edges_mutex);
-            for (const auto& [from, edge] : found) edges[from].push_back(edge);
+            TilePortals& out = tile_portals[index];
+            out.inside_count = uint32_t(found.size());
+            if (Status s = (*spill)->appendArray<InsideEdge>(found, out.inside_at); !s)
+                throw std::runtime_error(s.error().message);
+            if (Status s = (*spill)->appendArray<std::array<float, 3>>(positions, out.positions_at);
+                !s)
+                throw std::runtime_error(s.error().message);
         });
     if (!pass3) return pass3.error();
-    tile_portals = decltype(tile_portals)();
     // The index.
     WorldIndex index;
     formats::WorldHeader& h = index.header;
@@ -1229,9 +1238,32 @@ Result<StageResult> runTileWorld(const WorldStage::Inputs& inputs, const WorldSt
         addIndexTile(index, i, tiles[i].nodes, tiles[i].content, world_component, component_base[i],
                      tiles[i].components);
     }
-    for (uint32_t p = 0; p < portals.size(); ++p)
-        index.portals.push_back(
-            {portals[p].tile, portals[p].column, portals[p].y, positions[p], std::move(edges[p])});
+    // The portal graph, a tile at a time: its portals with their crossings and inside costs.
+    {
+        std::vector<std::vector<std::pair<uint32_t, float>>> edges;  // per portal of the tile
+        std::vector<InsideEdge> inside;
+        std::vector<std::array<float, 3>> positions;
+        for (uint32_t i = 0; i < tile_count; ++i) {
+            const uint32_t first = first_portal[i], count = first_portal[i + 1] - first;
+            if (count == 0) continue;
+            edges.assign(count, {});
+            if (Status s = readCrossings(tiles[i]); !s) return s.error();
+            for (const TileSummary::Crossing& c : crossings)
+                edges[portalId(c.from) - first].push_back({portalId(c.to), c.cost});
+            const TilePortals& t = tile_portals[i];
+            if (Status s = (*spill)->readArray(t.inside_at, t.inside_count, inside); !s)
+                return s.error();
+            for (const InsideEdge& e : inside) edges[e.from - first].push_back({e.to, e.cost});
+            positions.assign(count, {0, 0, 0});
+            if (tiles[i].present)
+                if (Status s = (*spill)->readArray(t.positions_at, count, positions); !s)
+                    return s.error();
+            for (uint32_t k = 0; k < count; ++k) {
+                const PortalCell& cell = portals[first + k];
+                index.encoded.add({cell.tile, cell.column, cell.y, positions[k], {}}, edges[k]);
+            }
+        }
+    }
     if (Status s = saveWorldIndex(output, index); !s) return s.error();
 
     StageResult result = worldStageResult(h, built, start, {{"nodes", nodes}, {"seams", seams}});
