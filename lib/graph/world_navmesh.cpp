@@ -638,6 +638,11 @@ Result<StageResult> runNavmeshWorld(const WorldStage::Inputs& inputs,
             lanes_from[l.to_tile].push_back({i, 1});
     }
     WorldIndex index;
+    {
+        uint64_t edge_total = joins.size() + 2 * resolved.lanes.size();  // at most
+        for (const MeshTileSummary& t : tiles) edge_total += t.inside_count;
+        index.encoded.reserve(portal_count, edge_total);
+    }
     uint64_t border_edges = 0;
     std::vector<InsideCost> inside;
     std::vector<std::vector<std::pair<uint32_t, float>>> edges;  // per exit of the tile
