@@ -225,9 +225,10 @@ IdlePriority::~IdlePriority() {
 #endif
 }
 
-void returnLargeBlocksToSystem() {
+void configureAllocator() {
 #if defined(__GLIBC__)
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+    mallopt(M_ARENA_MAX, int(std::max(1u, std::thread::hardware_concurrency())));
 #endif
 }
 

@@ -21,7 +21,7 @@ extern "C" void onInterrupt(int) {
 
 int main(int argc, char** argv) {
     using namespace nav::navbake;
-    nav::returnLargeBlocksToSystem();
+    nav::configureAllocator();
     CLI::App app{
         "navbake: bakes level geometry into navigation data (voxel grids, graphs, navigation "
         "meshes, lookup tables) packed into compact, checksummed runtime assets.",
