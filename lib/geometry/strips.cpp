@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 #include "formats/bytes.h"
 #include "formats/layouts.h"
@@ -41,20 +42,18 @@ StripWriter::StripWriter(float strip_size, const std::filesystem::path& output)
     : size_(strip_size) {
     const std::filesystem::path folder =
         output.has_parent_path() ? output.parent_path() : std::filesystem::path(".");
-    auto spill = createSpillFile(folder, fmt::format(".{}.strips-", output.filename().string()));
-    if (!spill) {
-        error_ = makeError(ErrorKind::io, "{}: {}", output.string(), spill.error().message);
-        return;
+    // The blocks' file (the .geo's tail) and the open blocks' staging slots.
+    for (auto [what, fd, path] : {std::tuple{"strips", &fd_, &spill_path_},
+                                  std::tuple{"staging", &staging_fd_, &staging_path_}}) {
+        auto file =
+            createSpillFile(folder, fmt::format(".{}.{}-", output.filename().string(), what));
+        if (!file) {
+            error_ = makeError(ErrorKind::io, "{}: {}", output.string(), file.error().message);
+            return;
+        }
+        *fd = file->fd;
+        *path = std::move(file->path);
     }
-    fd_ = spill->fd;
-    spill_path_ = std::move(spill->path);
-    auto staging = createSpillFile(folder, fmt::format(".{}.staging-", output.filename().string()));
-    if (!staging) {
-        error_ = makeError(ErrorKind::io, "{}: {}", output.string(), staging.error().message);
-        return;
-    }
-    staging_fd_ = staging->fd;
-    staging_path_ = std::move(staging->path);
 }
 
 StripWriter::~StripWriter() {

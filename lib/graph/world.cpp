@@ -458,8 +458,8 @@ struct PortalCell {
 };
 
 // Cells (keys) with a value each, looked up by key: added, then sealed (sorted; of equal keys the
-// one added last stands) before lookups. 12 bytes a cell where a hash map took ~40: the seam
-// sources of two rows of tiles are held while the world's components are joined.
+// one added last stands) before lookups. 12 bytes a cell where a hash map took ~40: the link
+// ends of the world are held while its components are joined.
 class CellTable {
 public:
     void add(uint64_t key, uint32_t value) { entries_.push_back({key, value}); }
