@@ -3,6 +3,7 @@
 #include "lib/runtime/navrt_heap.h"
 
 #include "formats/graph_sections.h"
+#include "formats/jump_points.h"
 #include "formats/xxhash64.h"
 
 #include <algorithm>
@@ -769,6 +770,10 @@ void PathQuery::heapPush(uint32_t node) { heap::push(records_, heap_, heap_size_
 void PathQuery::heapIncrease(uint32_t node) { heap::siftDown(records_, heap_, heap_size_, node); }
 uint32_t PathQuery::heapPop() { return heap::pop(records_, heap_, heap_size_); }
 
+namespace {
+constexpr uint32_t kJumpVia = 0xFFFFFFFEu;  // Record::via of a JPS+ jump (not an edge)
+}  // namespace
+
 PathStatus PathQuery::finishPath(uint32_t goal) {
     uint32_t count = 0;
     for (uint32_t v = goal; v != kNoNode && count < record_count_; v = records_[v].parent)
@@ -787,6 +792,12 @@ uint32_t PathQuery::pathEdge(uint32_t k) const {
     if (graph_ == nullptr || graph_->implicitVolume() || k + 1 >= path_length_) return kNoNode;
     const Record& r = records_[path_[k + 1]];
     if (r.stamp != stamp_ || r.parent != path_[k]) return kNoNode;
+    if (r.via == kJumpVia) {  // a jump of one step: its edge
+        const GraphView& g = *graph_;
+        for (uint32_t e = g.edge_offsets[path_[k]]; e < g.edge_offsets[path_[k] + 1]; ++e)
+            if (g.edgeTarget(path_[k], e) == path_[k + 1]) return e;
+        return kNoNode;
+    }
     return r.via;  // the edge the search relaxed (kNoNode for a POV start or goal point)
 }
 
@@ -1010,6 +1021,119 @@ PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
     return status == PathStatus::in_progress ? step(UINT64_MAX) : status;
 }
 
+// JPS+ (D. Harabor and A. Grastien, "Improving Jump Point Search", ICAPS 2014; S. Rabin, "JPS+",
+// Game AI Pro 2, 2015) over the table lib/graph/jump_points bakes: a regular node reached along
+// d expands d and, for a straight d, its two sides and the diagonals between (those that can be
+// forced); along a diagonal, d and its two straight parts. A jump whose line passes the goal (or,
+// diagonally, the goal's row or column) stops there. Special nodes, and the nodes reached from
+// them, expand as A* does (edges; then every direction).
+uint32_t PathQuery::nodeAt(uint32_t column, uint32_t y) const {
+    const GraphView& g = *graph_;
+    for (uint32_t v = g.column_nodes[column]; v < g.column_nodes[column + 1]; ++v)
+        if (fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize).y == y) return v;
+    return kNoNode;
+}
+
+template <class Relax>
+void PathQuery::expandJumps(uint32_t u, Relax&& relax) const {
+    const GraphView& g = *graph_;
+    const int16_t* entry = g.jump_entries + size_t(u) * fmt::kJumpDirections;
+    if (entry[0] == fmt::kJumpSpecial) {
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
+            relax(g.edgeTarget(u, e), double(g.edge_costs[e]), e);
+        return;
+    }
+    const uint32_t width = g.header.size_x;
+    const fmt::NodeCell cu = fmt::decodeNodeCell(g.cells + size_t(u) * fmt::kNodeCellSize);
+    const int64_t ux = cu.column % width, uz = cu.column / width;
+    // The directions: all from the start or after a special node; else as the parent's.
+    uint32_t mask = 0xFF;
+    const uint32_t parent = records_[u].parent;
+    if (parent != kNoNode &&
+        g.jump_entries[size_t(parent) * fmt::kJumpDirections] != fmt::kJumpSpecial) {
+        const fmt::NodeCell cp = fmt::decodeNodeCell(g.cells + size_t(parent) * fmt::kNodeCellSize);
+        const int64_t dx = ux - int64_t(cp.column % width), dz = uz - int64_t(cp.column / width);
+        const int d = fmt::jumpDirectionOf(int((dx > 0) - (dx < 0)), int((dz > 0) - (dz < 0)));
+        if (d >= 4) {
+            mask = 1u << d | 1u << fmt::jumpFirstCardinal(d) | 1u << fmt::jumpSecondCardinal(d);
+        } else if (d >= 0) {
+            const int left = (d + 1) % 4, right = (d + 3) % 4;
+            mask = 1u << d | 1u << left | 1u << right | 1u << (4 + d) | 1u << (4 + right);
+        }
+    }
+    const fmt::NodeCell cg =
+        fmt::decodeNodeCell(g.cells + size_t(search_goal_) * fmt::kNodeCellSize);
+    const int64_t gx = int64_t(cg.column % width) - ux, gz = int64_t(cg.column / width) - uz;
+    const double straight = double(g.jump_straight_cost), diagonal = double(g.jump_diagonal_cost);
+    for (int d = 0; d < fmt::kJumpDirections; ++d) {
+        if (!(mask & (1u << d))) continue;
+        const int16_t k = entry[d];
+        const int64_t reach = k > 0 ? k : -int64_t(k);
+        if (reach == 0) continue;
+        const int dx = fmt::jumpDx(d), dz = fmt::jumpDz(d);
+        const bool diag = fmt::jumpIsDiagonal(d);
+        // Goal bounding: the goal on this line, or (diagonally) its row or column crossed.
+        int64_t stop = 0;
+        if (!diag) {
+            const int64_t along = dx != 0 ? gx * dx : gz * dz;
+            const int64_t across = dx != 0 ? gz : gx;
+            if (across == 0 && along > 0 && along <= reach && cg.y == cu.y) stop = along;
+        } else if (gx * dx > 0 && gz * dz > 0) {
+            const int64_t m = std::min(gx * dx, gz * dz);
+            if (m <= reach) stop = m;
+        }
+        const int64_t steps = stop > 0 ? stop : (k > 0 ? k : 0);
+        if (steps == 0) continue;
+        const uint32_t column = uint32_t((uz + steps * dz) * int64_t(width) + ux + steps * dx);
+        const uint32_t v = nodeAt(column, cu.y);
+        if (v == kNoNode) continue;  // (a corrupt table: the line is not there)
+        relax(v, double(steps) * (diag ? diagonal : straight), kJumpVia);
+    }
+}
+
+void PathQuery::fillJumps() {
+    const GraphView& g = *graph_;
+    const uint32_t width = g.header.size_x;
+    auto columnOf = [&](uint32_t v) {
+        return fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize).column;
+    };
+    // Each jump's length in steps (the larger of its column offsets), then the path rebuilt from
+    // its end, the nodes between jump points looked up along their line.
+    uint32_t total = path_length_;
+    for (uint32_t i = 1; i < path_length_; ++i) {
+        if (records_[path_[i]].via != kJumpVia) continue;
+        const int64_t a = columnOf(path_[i - 1]), b = columnOf(path_[i]);
+        const int64_t dx = b % width - a % width, dz = b / width - a / width;
+        total += uint32_t(std::max(std::abs(dx), std::abs(dz))) - 1;
+    }
+    if (total > record_count_) return;  // (cannot happen: a shortest path visits a node once)
+    uint32_t out = total;
+    for (uint32_t i = path_length_; i-- > 0;) {
+        const uint32_t v = path_[i];
+        path_[--out] = v;
+        if (i == 0 || records_[v].via != kJumpVia) continue;
+        const uint32_t a = columnOf(path_[i - 1]), b = columnOf(v);
+        const int64_t dx = int64_t(b % width) - int64_t(a % width);
+        const int64_t dz = int64_t(b / width) - int64_t(a / width);
+        const int64_t steps = std::max(std::abs(dx), std::abs(dz));
+        const int64_t sx = (dx > 0) - (dx < 0), sz = (dz > 0) - (dz < 0);
+        const uint32_t y = fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize).y;
+        for (int64_t k = steps - 1; k >= 1; --k)
+            path_[--out] = nodeAt(uint32_t(int64_t(a) + k * (sz * int64_t(width) + sx)), y);
+    }
+    path_length_ = total;
+}
+
+PathStatus PathQuery::findPathJumping(uint32_t start, uint32_t goal) {
+    if (graph_ == nullptr || graph_->jump_entries == nullptr || restricted() ||
+        heuristic_ == Heuristic::cluster || graph_->header.type != fmt::GraphType::tile)
+        return findPath(start, goal);
+    const PathStatus status = beginPath(start, goal);
+    if (status != PathStatus::in_progress) return status;
+    active_ = Active::jumps;
+    return step(UINT64_MAX);
+}
+
 PathStatus PathQuery::beginPath(uint32_t start, uint32_t goal) {
     beginSearch(false);
     if (graph_ == nullptr) return PathStatus::not_initialized;
@@ -1058,6 +1182,12 @@ PathStatus PathQuery::step(uint64_t max_iterations) {
                               [&](uint32_t u, auto&& relax) { expandVolume(u, relax); });
         case Active::mesh: return meshLoop(max_iterations);
         case Active::pov: return povLoop(max_iterations);
+        case Active::jumps: {
+            const PathStatus status = searchLoop(
+                max_iterations, [&](uint32_t u, auto&& relax) { expandJumps(u, relax); });
+            if (status == PathStatus::found) fillJumps();
+            return status;
+        }
         case Active::none: break;
     }
     return PathStatus::not_initialized;  // no search in progress

@@ -102,7 +102,10 @@ struct GraphView {
     // edge_links[e] is the link edge e stands for, nav::formats::kNoLink for surface edges.
     const uint8_t* links = nullptr;  // link_count records of nav::formats::kLinkRecordSize bytes
     uint32_t link_count = 0;
-    const uint32_t* edge_links = nullptr;   // per edge; null without links and on volume graphs
+    const uint32_t* edge_links = nullptr;  // per edge; null without links and on volume graphs
+    // Jump point table (JPS+, formats/jump_points.h): 8 entries per node; null when absent.
+    const int16_t* jump_entries = nullptr;
+    float jump_straight_cost = 0, jump_diagonal_cost = 0;
     const char* link_type_names = nullptr;  // LTYP: kLinkTypeNameSize bytes per user type
     uint32_t link_type_count = 0;
 
@@ -334,6 +337,11 @@ public:
 
     // POV graphs: the any-angle path between the two corners (findPathBetween at their vertices).
     PathStatus findPath(uint32_t start, uint32_t goal);
+    // Tile graphs with a jump point table: findPath by JPS+ (the same cost; the path may differ
+    // among equal-cost ones): jumps over the regular nodes, edges around the special ones. Falls
+    // back to A* (findPath) without a table, with a filter or blocking, or with the cluster
+    // heuristic.
+    PathStatus findPathJumping(uint32_t start, uint32_t goal);
     // Area costs and dynamic obstacles for later searches (null: none). Both must outlive their
     // use; a Blocking must be sized for this graph (invalid_argument otherwise). Volume and POV
     // graphs have no areas: a filter there is invalid_argument (blocking nodes and links is not).
@@ -442,7 +450,7 @@ private:
         double bound = 0;  // cost + lower bound from `to` to the current goal
     };
     static constexpr uint32_t kMaxShortcuts = 64;
-    enum class Active : uint8_t { none, nodes, volume, mesh, pov };
+    enum class Active : uint8_t { none, nodes, volume, mesh, pov, jumps };
     // Clears the last result and the per-search heuristic state before a new search.
     void beginSearch(bool have_points);
     // A new search generation with an empty heap (records of older ones are stale).
@@ -501,6 +509,13 @@ private:
     void expandVolumeLinks(uint32_t v, Relax&& relax) const;
     // Fills path_ by following parents back from the goal, sets the cost; returns found.
     PathStatus finishPath(uint32_t goal);
+    // JPS+: u's successors (jump points, the goal where a jump passes it, or its edges when
+    // special); the node at column `column` at height y (kNoNode: none); the path between jump
+    // points filled in.
+    template <class Relax>
+    void expandJumps(uint32_t u, Relax&& relax) const;
+    uint32_t nodeAt(uint32_t column, uint32_t y) const;
+    void fillJumps();
     void heapPush(uint32_t node);
     void heapDecrease(uint32_t node);
     void heapIncrease(uint32_t node);

@@ -1,0 +1,131 @@
+// JPS+ in navrt (PathQuery::findPathJumping over a baked jump point table): the cost of A* on
+// every query, a path that walks the graph's edges, on grids and around special nodes.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <random>
+
+#include "lib/graph/jump_points.h"
+#include "lib/runtime/navrt_query.h"
+#include "tests/graph_test_support.h"
+
+namespace nav {
+namespace {
+
+struct JumpAsset {
+    test::PackedAsset packed;
+    graph::JumpTable table;
+};
+
+void packWithJumps(const graph::Graph& g, const std::filesystem::path& path, JumpAsset& out) {
+    test::packAsset(g, path, out.packed, [](formats::ContainerWriter&) {});
+    REQUIRE_MESSAGE(!out.packed.error, out.packed.error.message);
+    auto table = graph::buildJumpTable(g);
+    REQUIRE(table.ok());
+    out.table = std::move(table).value();
+    out.packed.view.jump_entries = out.table.entries.data();
+    out.packed.view.jump_straight_cost = out.table.straight_cost;
+    out.packed.view.jump_diagonal_cost = out.table.diagonal_cost;
+}
+
+// `pairs` random queries: JPS+ finds a path exactly when A* does, of its cost, along edges;
+// returns the expansions of both (JPS+, A*).
+std::pair<uint64_t, uint64_t> compare(const graph::Graph& g, const navrt::GraphView& view,
+                                      int pairs, unsigned seed) {
+    navrt::PathQuery astar, jumps;
+    REQUIRE_FALSE(astar.init(view));
+    REQUIRE_FALSE(jumps.init(view));
+    std::mt19937 random(seed);
+    const uint32_t n = uint32_t(g.nodeCount());
+    uint64_t jump_expansions = 0, astar_expansions = 0;
+    int found = 0;
+    for (int i = 0; i < pairs; ++i) {
+        const uint32_t s = random() % n, t = random() % n;
+        CAPTURE(s);
+        CAPTURE(t);
+        const navrt::PathStatus a = astar.findPath(s, t);
+        const navrt::PathStatus j = jumps.findPathJumping(s, t);
+        REQUIRE(a == j);
+        astar_expansions += astar.expansions();
+        jump_expansions += jumps.expansions();
+        if (a != navrt::PathStatus::found) continue;
+        ++found;
+        CHECK(jumps.cost() == doctest::Approx(astar.cost()).epsilon(1e-9));
+        REQUIRE(jumps.pathLength() >= 1);
+        CHECK(jumps.path()[0] == s);
+        CHECK(jumps.path()[jumps.pathLength() - 1] == t);
+        test::checkWalk(g, jumps.path(), jumps.pathLength(), jumps.cost(), 1e-9);
+    }
+    CHECK(found > pairs / 3);
+    return {jump_expansions, astar_expansions};
+}
+
+TEST_SUITE("query") {
+    TEST_CASE(
+        "JPS+ (findPathJumping): A*'s cost on every query of random and room maps, along the "
+        "graph's edges, with fewer expansions") {
+        test::TempDir dir;
+        for (unsigned seed = 1; seed <= 4; ++seed) {
+            CAPTURE(seed);
+            std::mt19937 random(seed);
+            std::string text = "type octile\nheight 45\nwidth 61\nmap\n";
+            for (int y = 0; y < 45; ++y) {
+                for (int x = 0; x < 61; ++x)
+                    text += int(random() % 100) < (seed <= 2 ? 12 * int(seed) : 0) ? '@' : '.';
+                text += '\n';
+            }
+            const graph::Graph g =
+                test::tileGraphOfText(seed <= 3 ? text : test::roomsMapText(seed));
+            JumpAsset asset;
+            packWithJumps(g, dir / "j.nav", asset);
+            const auto [jumps, astar] = compare(g, asset.packed.view, 400, seed);
+            CHECK(jumps < astar);
+        }
+    }
+
+    TEST_CASE(
+        "JPS+ around special nodes: dearer edges and a wall of them give A*'s costs; without a "
+        "table or with a blocking it is A*") {
+        test::TempDir dir;
+        const graph::Graph base = test::tileGraphOfText(test::roomsMapText(5));
+        // Every edge out of or into the nodes of column x = 20 costs 3 times as much.
+        const uint32_t width = base.header.size_x;
+        std::vector<test::Edge> edges = test::edgesOf(base);
+        for (auto& [u, v, c] : edges)
+            if (base.cells[u].column % width == 20 || base.cells[v].column % width == 20) c *= 3;
+        const graph::Graph g = test::withEdges(base, edges);
+        JumpAsset asset;
+        packWithJumps(g, dir / "s.nav", asset);
+        CHECK(asset.table.special > 0);
+        compare(g, asset.packed.view, 400, 9);
+        // No table: findPathJumping is findPath.
+        navrt::GraphView plain = asset.packed.view;
+        plain.jump_entries = nullptr;
+        navrt::PathQuery a, b;
+        REQUIRE_FALSE(a.init(plain));
+        REQUIRE_FALSE(b.init(plain));
+        CHECK(a.findPathJumping(0, uint32_t(g.nodeCount() - 1)) ==
+              b.findPath(0, uint32_t(g.nodeCount() - 1)));
+        CHECK(a.expansions() == b.expansions());
+    }
+
+    TEST_CASE("JPS+ on the shared MovingAI maps: A*'s cost on random pairs, and how much faster") {
+        const auto data = test::sharedData();
+        if (data.empty()) {
+            MESSAGE("skipped: ../shared/data is absent");
+            return;
+        }
+        test::TempDir dir;
+        for (const auto& path : test::movingAiMaps(data)) {
+            INFO(path.filename().string());
+            const graph::Graph g = test::tileGraphOfFile(path);
+            if (g.nodeCount() > 40000) continue;  // the suite's time
+            JumpAsset asset;
+            packWithJumps(g, dir / "m.nav", asset);
+            compare(g, asset.packed.view, 100, 3);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace nav
