@@ -11,7 +11,11 @@
 // is beside it), so a search expands it by its edges instead of jumping.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+
+#include "formats/container.h"
+#include "formats/layouts.h"
 
 namespace nav::formats {
 
@@ -39,5 +43,25 @@ constexpr int jumpDirectionOf(int dx, int dz) {
         if (jumpDx(d) == dx && jumpDz(d) == dz) return d;
     return -1;
 }
+
+// JPSH: the uniform step costs the entries assume, and the node counts.
+inline constexpr size_t kJumpHeaderSize = 16;
+struct JumpHeader {
+    float straight_cost = 0, diagonal_cost = 0;  // > 0, finite
+    uint32_t regular = 0, special = 0;           // nodes (special: those expanded by edges)
+};
+void encodeJumpHeader(const JumpHeader& h, uint8_t out[kJumpHeaderSize]);
+Error decodeJumpHeader(const uint8_t* data, size_t size, JumpHeader& out);
+
+// JPSE against the graph (a tile graph, after its sections and NCOL are validated: `cells`,
+// `column_nodes`, the CSR with relative targets): 8 entries per node; a node's entries all
+// kJumpSpecial or none; every step a regular node's entries promise (up to |k|) exists: the node
+// of the next column along d at the same height, joined by an edge of the header's cost, whose
+// own entry continues the count (k - 1 towards a jump point, k + 1 towards the end of a line),
+// and a line that ends has no such node after it. So a search reads nodes only where they are.
+Error validateJumpEntries(const GraphHeader& graph, const JumpHeader& header, const uint8_t* cells,
+                          const uint32_t* column_nodes, const uint32_t* edge_offsets,
+                          const uint32_t* edge_targets, const float* edge_costs,
+                          const int16_t* entries, size_t entries_size);
 
 }  // namespace nav::formats

@@ -130,6 +130,11 @@ inline constexpr uint32_t kSecHierEntranceEdgeOffsets = fourcc("HXOF");  // u32 
 inline constexpr uint32_t kSecHierEntranceEdgeTargets = fourcc("HXDT");  // u32 entrance index
 inline constexpr uint32_t kSecHierEntranceEdgeCosts = fourcc("HXCS");    // f32 per entrance edge
 
+// Jump point table of a tile graph (JPS+, formats/jump_points.h; a .nav packed with
+// --jump-points).
+inline constexpr uint32_t kSecJumpHeader = fourcc("JPSH");   // 16 bytes: costs and counts
+inline constexpr uint32_t kSecJumpEntries = fourcc("JPSE");  // i16 x 8 per node
+
 // NHOP sections (a .nav packed with --nexthop holds the same after the graph's).
 inline constexpr uint32_t kSecNextHopHeader = fourcc("NHHD");   // 64-byte next-hop header
 inline constexpr uint32_t kSecNextHopRanks = fourcc("NHRK");    // u32 rank per node

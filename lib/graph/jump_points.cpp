@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "formats/bytes.h"
 #include "formats/layouts.h"
 
 namespace nav::graph {
@@ -190,6 +191,21 @@ Result<JumpTable> buildJumpTable(const Graph& g) {
     for (int d = 0; d < kJumpDirections; ++d)  // straight ones (0..3) before the diagonals
         for (uint32_t v = 0; v < n; ++v) resolve(v, d);
     return table;
+}
+
+void addJumpSections(formats::ContainerWriter& writer, const JumpTable& table) {
+    formats::JumpHeader h;
+    h.straight_cost = table.straight_cost;
+    h.diagonal_cost = table.diagonal_cost;
+    h.regular = table.regular;
+    h.special = table.special;
+    std::vector<uint8_t> header(formats::kJumpHeaderSize);
+    formats::encodeJumpHeader(h, header.data());
+    writer.add(formats::kSecJumpHeader, std::move(header), formats::Codec::raw);
+    std::vector<uint8_t> entries(table.entries.size() * 2);
+    for (size_t i = 0; i < table.entries.size(); ++i)
+        formats::storeLe16(entries.data() + 2 * i, uint16_t(table.entries[i]));
+    writer.add(formats::kSecJumpEntries, std::move(entries));
 }
 
 }  // namespace nav::graph

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "formats/container_writer.h"
 #include "formats/jump_points.h"
 #include "lib/common/result.h"
 #include "lib/graph/graph.h"
@@ -35,6 +36,9 @@ struct JumpTable {
 
 // The table of a tile graph (any other kind: an error). Deterministic; O(nodes).
 Result<JumpTable> buildJumpTable(const Graph& g);
+
+// JPSH and JPSE (FORMAT.md §6.11) of `table` added to a .nav's writer.
+void addJumpSections(formats::ContainerWriter& writer, const JumpTable& table);
 
 // The node one step from v along d (kNoNode: none), as the table reads the graph's edges: the
 // target of v's edge to the neighbour column in that direction when it has exactly one.

@@ -7,6 +7,7 @@
 #include "lib/cluster/cluster.h"
 #include "lib/cluster/hierarchy.h"
 #include "lib/graph/graph.h"
+#include "lib/graph/jump_points.h"
 #include "lib/nexthop/nexthop.h"
 
 namespace nav::pack {
@@ -27,7 +28,7 @@ Result<MemoryEstimate> PackStage::estimateMemory(const Inputs& inputs, const Par
                           "a smaller graph (cell size, bounds) or world tiles"};
 }
 
-Result<StageResult> PackStage::run(const Inputs& inputs, const Params&,
+Result<StageResult> PackStage::run(const Inputs& inputs, const Params& params,
                                    const std::filesystem::path& output, Context&) {
     if (!inputs.hierarchy.empty() && inputs.clusters.empty())
         return makeError(ErrorKind::usage,
@@ -82,6 +83,26 @@ Result<StageResult> PackStage::run(const Inputs& inputs, const Params&,
             nexthop::addNextHopSections(writer, *table);
         }
         with += ", next-hop table";
+    }
+    if (params.jump_points) {
+        if (graph->header.type != formats::GraphType::tile)
+            return makeError(ErrorKind::usage,
+                             "{}: jump points are for tile graphs (this one is not); leave out "
+                             "--jump-points",
+                             inputs.graph.string());
+        auto table = graph::buildJumpTable(*graph);
+        if (!table) return table.error();
+        result.count("jump_regular", table->regular);
+        result.count("jump_special", table->special);
+        if (table->regular == 0) {
+            result.warnings.push_back(
+                "no node is a uniform grid cell (octile step costs, no links): no jump point "
+                "table; queries by JPS+ run as A*");
+        } else {
+            graph::addJumpSections(writer, *table);
+            with += fmt::format(", jump points ({} of {} nodes regular)", table->regular,
+                                graph->nodeCount());
+        }
     }
     if (Status s = saveContainer(output, writer); !s) return s.error();
     std::error_code ec;

@@ -16,7 +16,11 @@ namespace nav::pack {
 
 struct PackStage {
     static constexpr std::string_view kName = "pack";
-    struct Params {};  // the asset layout has no options (zstd level 19, FORMAT.md)
+    struct Params {
+        // Tile graphs: add the JPS+ jump point table (JPSH, JPSE; FORMAT.md §6.11) that
+        // navrt's findPathJumping (`navbake query --method jps`) searches with.
+        bool jump_points = false;
+    };  // (zstd level 19, FORMAT.md)
     struct Inputs {
         std::filesystem::path graph;      // .graph
         std::filesystem::path clusters;   // .clu of that graph, or empty
@@ -24,7 +28,9 @@ struct PackStage {
         std::filesystem::path next_hop;   // .nh or .nhh of that graph, or empty
     };
     static ParamIssues check(const Params&) { return {}; }
-    static void describe(const Params&, StageKey&) {}
+    static void describe(const Params& params, StageKey& key) {
+        if (params.jump_points) key.add("jump_points", true);  // (keys without it unchanged)
+    }
     // Peak memory from the inputs' headers and sizes (lib/common/memory.h).
     static Result<MemoryEstimate> estimateMemory(const Inputs& inputs, const Params& params);
     // Counts: nodes, edges, clusters, levels, bytes. Errors name both files when a part belongs

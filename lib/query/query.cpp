@@ -43,6 +43,7 @@ Status checkMethod(const navrt::GraphView& graph, Method method, const std::stri
                 "'navbake nexthop GRAPH -o FILE.nh', then 'navbake pack GRAPH --nexthop "
                 "FILE.nh'";
             break;
+        case Method::jps: how = "'navbake pack GRAPH --jump-points'"; break;
         case Method::astar:
         case Method::exact: break;
     }

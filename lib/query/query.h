@@ -45,7 +45,7 @@ struct QueryRecord {
 using Method = navrt::Method;
 using navrt::methodName;
 using navrt::returnsShortestPaths;
-// Parses "astar", "cluster", "hier", "nexthop" or "exact"; false otherwise.
+// Parses "astar", "cluster", "hier", "nexthop", "exact" or "jps"; false otherwise.
 bool parseMethod(std::string_view name, Method& out);
 struct SearchMethod {
     Method method = Method::astar;

@@ -10,7 +10,8 @@ namespace fmt = nav::formats;
 
 namespace {
 
-constexpr const char* kMethodNames[kMethodCount] = {"astar", "cluster", "hier", "nexthop", "exact"};
+constexpr const char* kMethodNames[kMethodCount] = {"astar",   "cluster", "hier",
+                                                    "nexthop", "exact",   "jps"};
 
 }  // namespace
 
@@ -51,6 +52,10 @@ Error checkMethod(const GraphView& graph, Method method) {
         case Method::nexthop:
             present = graph.hasNextHop();
             sections = "next-hop";
+            break;
+        case Method::jps:
+            present = graph.jump_entries != nullptr;
+            sections = "jump point";
             break;
         default:
             return makeError(ErrorCode::invalid_argument, 0, 0, "unknown method %u",
@@ -472,6 +477,15 @@ NavStatus Navigator::runWhole() {
             status = exact_.findPath(start_.position, start_.node, goal_.position, goal_.node);
             expansions_ = exact_.expansions();
             cost_ = exact_.cost();
+            break;
+        case Method::jps:
+            // JPS+ (A* with a filter or blocking): a node path in the query, pulled as A*'s.
+            status = query_->findPathJumping(start_.node, goal_.node);
+            via_astar_ = true;
+            expansions_ = query_->expansions();
+            cost_ = query_->cost();
+            nodes_ = query_->path();
+            node_count_ = query_->pathLength();
             break;
         case Method::astar:
         case Method::cluster: return NavStatus::no_path;  // sliced: beginPath

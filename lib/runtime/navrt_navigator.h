@@ -27,10 +27,10 @@
 
 namespace navrt {
 
-enum class Method : uint8_t { astar, cluster, hier, nexthop, exact };
-inline constexpr uint32_t kMethodCount = 5;
+enum class Method : uint8_t { astar, cluster, hier, nexthop, exact, jps };
+inline constexpr uint32_t kMethodCount = 6;
 const char* methodName(Method method);
-// "astar", "cluster", "hier", "nexthop" or "exact" (`length` bytes); false for anything else.
+// "astar", "cluster", "hier", "nexthop", "exact" or "jps" (`length` bytes); false otherwise.
 bool parseMethod(const char* name, size_t length, Method& out);
 // Whether `graph` supports `method`: cluster, hier and nexthop need their packed sections
 // (missing_section) on a tile graph (invalid_argument otherwise), exact a navmesh graph

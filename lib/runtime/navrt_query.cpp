@@ -296,6 +296,21 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     }
     if (Error e = fmt::validateColumnNodes(h, s)) return e;
     if (s[G::column_nodes].present && has_cells) out.column_nodes = u32(G::column_nodes);
+    if (asset.find(fmt::kSecJumpHeader).id != 0) {
+        SectionView header, entries;
+        if (Error e = asset.require(fmt::kSecJumpHeader, header)) return e;
+        if (Error e = asset.require(fmt::kSecJumpEntries, entries)) return e;
+        fmt::JumpHeader jh;
+        if (Error e = fmt::decodeJumpHeader(header.data, header.size, jh)) return e;
+        const int16_t* table = reinterpret_cast<const int16_t*>(entries.data);
+        if (Error e =
+                fmt::validateJumpEntries(h, jh, out.cells, out.column_nodes, out.edge_offsets,
+                                         out.edge_targets, out.edge_costs, table, entries.size))
+            return e;
+        out.jump_entries = table;
+        out.jump_straight_cost = jh.straight_cost;
+        out.jump_diagonal_cost = jh.diagonal_cost;
+    }
     return {};
 }
 

@@ -2,10 +2,12 @@
 // every query, a path that walks the graph's edges, on grids and around special nodes.
 #include <doctest/doctest.h>
 
-#include <chrono>
+#include <algorithm>
 #include <random>
 
 #include "lib/graph/jump_points.h"
+#include "lib/query/query.h"
+#include "lib/runtime/navrt_navigator.h"
 #include "lib/runtime/navrt_query.h"
 #include "tests/graph_test_support.h"
 
@@ -109,21 +111,71 @@ TEST_SUITE("query") {
         CHECK(a.expansions() == b.expansions());
     }
 
-    TEST_CASE("JPS+ on the shared MovingAI maps: A*'s cost on random pairs, and how much faster") {
+    TEST_CASE(
+        "JPS+ from packed sections (JPSH, JPSE): navrt reads the table; every scenario of every "
+        "shared MovingAI map optimal by --method jps; a table that does not continue is refused") {
+        test::TempDir dir;
+        // Sections round trip: the view holds the table pack wrote.
+        const graph::Graph g = test::tileGraphOfText(test::roomsMapText(3));
+        auto table = graph::buildJumpTable(g);
+        REQUIRE(table.ok());
+        test::PackedAsset packed;
+        test::packAsset(g, dir / "p.nav", packed,
+                        [&](formats::ContainerWriter& w) { graph::addJumpSections(w, *table); });
+        REQUIRE_MESSAGE(!packed.error, packed.error.message);
+        REQUIRE(packed.view.jump_entries != nullptr);
+        CHECK(std::equal(table->entries.begin(), table->entries.end(), packed.view.jump_entries));
+        CHECK(packed.view.jump_straight_cost == table->straight_cost);
+        CHECK_FALSE(navrt::checkMethod(packed.view, navrt::Method::jps));
+        // Corrupt but checksummed: a count that does not continue along its line, a node special
+        // in one direction only, a wrong regular count.
+        size_t counting = 0;  // an entry of at least 2 steps
+        while (table->entries[counting] < 2) ++counting;
+        for (int kind = 0; kind < 3; ++kind) {
+            CAPTURE(kind);
+            graph::JumpTable bad = *table;
+            if (kind == 0) bad.entries[counting] += 1;
+            if (kind == 1) bad.entries[counting] = formats::kJumpSpecial;
+            if (kind == 2) bad.regular -= 1;
+            test::PackedAsset refused;
+            test::packAsset(g, dir / "bad.nav", refused,
+                            [&](formats::ContainerWriter& w) { graph::addJumpSections(w, bad); });
+            REQUIRE(refused.error);
+            CHECK(std::string(refused.error.message).find(kind == 2 ? "JPSH" : "JPSE") !=
+                  std::string::npos);
+        }
+        // Without the sections the method is refused with what is missing.
+        test::PackedAsset plain;
+        test::packAsset(g, dir / "q.nav", plain, [](formats::ContainerWriter&) {});
+        const navrt::Error missing = navrt::checkMethod(plain.view, navrt::Method::jps);
+        CHECK(missing.code == navrt::ErrorCode::missing_section);
+
         const auto data = test::sharedData();
         if (data.empty()) {
-            MESSAGE("skipped: ../shared/data is absent");
+            MESSAGE("skipped the shared maps: ../shared/data is absent");
             return;
         }
-        test::TempDir dir;
+        int maps = 0;
         for (const auto& path : test::movingAiMaps(data)) {
             INFO(path.filename().string());
-            const graph::Graph g = test::tileGraphOfFile(path);
-            if (g.nodeCount() > 40000) continue;  // the suite's time
-            JumpAsset asset;
-            packWithJumps(g, dir / "m.nav", asset);
-            compare(g, asset.packed.view, 100, 3);
+            const graph::Graph m = test::tileGraphOfFile(path);
+            if (m.nodeCount() > 40000) continue;  // the suite's time
+            auto t = graph::buildJumpTable(m);
+            REQUIRE(t.ok());
+            test::PackedAsset p;
+            test::packAsset(m, dir / "m.nav", p,
+                            [&](formats::ContainerWriter& w) { graph::addJumpSections(w, *t); });
+            REQUIRE_MESSAGE(!p.error, p.error.message);
+            compare(m, p.view, 100, 3);
+            Context context;
+            auto report = query::runScenarioFile(p.view, path.string() + ".scen", context,
+                                                 query::SearchMethod(query::Method::jps));
+            REQUIRE(report.ok());
+            CHECK(report->total > 0);
+            CHECK(report->optimal == report->total);
+            ++maps;
         }
+        CHECK(maps > 0);
     }
 }
 

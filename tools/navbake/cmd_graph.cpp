@@ -208,6 +208,7 @@ void registerGraph(CLI::App& app, CommandBody& body) {
 void registerPack(CLI::App& app, CommandBody& body) {
     struct Options {
         std::string input, output, clusters, hierarchy, next_hop;
+        pack::PackStage::Params params;
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
@@ -224,11 +225,14 @@ void registerPack(CLI::App& app, CommandBody& body) {
     sub->add_option("--nexthop", options->next_hop,
                     "Add the next-hop table of this .nh or hierarchical .nhh (made by 'navbake "
                     "nexthop' from the same graph; shards must be merged first)");
+    sub->add_flag("--jump-points", options->params.jump_points,
+                  "Tile graphs: add the JPS+ jump point table (16 bytes a node before compression) "
+                  "for 'navbake query --method jps' and navrt's findPathJumping");
     sub->callback([&body, options] {
         body = [options](Context& context) {
             return runStage<pack::PackStage>(
                 context, {options->input, options->clusters, options->hierarchy, options->next_hop},
-                {}, options->output);
+                options->params, options->output);
         };
     });
 }

@@ -80,8 +80,9 @@ struct MethodOptions {
                         "astar: standard heuristic; cluster: cluster heuristic table (pack "
                         "--clusters); hier: hierarchical search (pack --hierarchy); nexthop: chain "
                         "next-hop table lookups (pack --nexthop); exact: navmesh assets, the "
-                        "shortest path (Polyanya; length in the XZ metric)")
-            ->check(CLI::IsMember({"astar", "cluster", "hier", "nexthop", "exact"}))
+                        "shortest path (Polyanya; length in the XZ metric); jps: JPS+ over the "
+                        "jump point table (pack --jump-points; tile graphs, A*'s costs)")
+            ->check(CLI::IsMember({"astar", "cluster", "hier", "nexthop", "exact", "jps"}))
             ->capture_default_str();
         sub->add_option("--hier-mode", hier_mode,
                         "hier: groups = plan over groups, refine level by level (Millington "

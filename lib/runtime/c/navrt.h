@@ -175,7 +175,8 @@ typedef enum navrt_method {
     NAVRT_METHOD_CLUSTER = 1, /* A* with the packed cluster heuristic (tile graphs) */
     NAVRT_METHOD_HIER = 2,    /* the packed hierarchy (tile graphs; near-optimal) */
     NAVRT_METHOD_NEXTHOP = 3, /* the packed next-hop table (tile graphs) */
-    NAVRT_METHOD_EXACT = 4    /* navmesh: the Euclidean shortest path (Polyanya) */
+    NAVRT_METHOD_EXACT = 4,   /* navmesh: the Euclidean shortest path (Polyanya) */
+    NAVRT_METHOD_JPS = 5      /* JPS+ over the packed jump point table (tile graphs) */
 } navrt_method;
 
 /* Stable name of a method ("astar", ...), and the method a name stands for (false: none). */
