@@ -37,7 +37,7 @@ struct JumpTable {
 // The table of a tile graph (any other kind: an error). Deterministic; O(nodes).
 Result<JumpTable> buildJumpTable(const Graph& g);
 
-// JPSH and JPSE (FORMAT.md §6.11) of `table` added to a .nav's writer.
+// JPSH and JPSE (FORMAT.md §6.9) of `table` added to a .nav's writer.
 void addJumpSections(formats::ContainerWriter& writer, const JumpTable& table);
 
 // The node one step from v along d (kNoNode: none), as the table reads the graph's edges: the

@@ -17,7 +17,7 @@ namespace nav::pack {
 struct PackStage {
     static constexpr std::string_view kName = "pack";
     struct Params {
-        // Tile graphs: add the JPS+ jump point table (JPSH, JPSE; FORMAT.md §6.11) that
+        // Tile graphs: add the JPS+ jump point table (JPSH, JPSE; FORMAT.md §6.9) that
         // navrt's findPathJumping (`navbake query --method jps`) searches with.
         bool jump_points = false;
     };  // (zstd level 19, FORMAT.md)
