@@ -7,6 +7,7 @@
 #include <map>
 
 #include "formats/bytes.h"
+#include "formats/jump_points.h"
 #include "formats/layouts.h"
 #include "lib/cluster/cluster.h"
 #include "lib/common/file_io.h"
@@ -517,6 +518,21 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                 if (loaded->has(formats::kSecNextHopHeader) ||
                     loaded->has(formats::kSecHierHopHeader))
                     nextHopStats(*loaded, r["stats"]["next_hop"], errors);
+                if (loaded->has(formats::kSecJumpHeader)) {
+                    formats::JumpHeader h;
+                    auto raw = loaded->section(formats::kSecJumpHeader);
+                    if (!raw) {
+                        errors.push_back(raw.error().message);
+                    } else if (formats::Error e =
+                                   formats::decodeJumpHeader(raw->data(), raw->size(), h)) {
+                        errors.push_back(e.message);
+                    } else {
+                        r["stats"]["jump_points"] = {{"regular_nodes", h.regular},
+                                                     {"special_nodes", h.special},
+                                                     {"straight_cost", h.straight_cost},
+                                                     {"diagonal_cost", h.diagonal_cost}};
+                    }
+                }
                 if (loaded->has(formats::kSecWorldTileHeader)) {
                     formats::WorldTileHeader h;
                     if (Status s = loaded->header(formats::kSecWorldTileHeader,
