@@ -124,8 +124,8 @@ Result<JumpTable> buildJumpTable(const Graph& g) {
             if (u != kNoNode && !regular[u]) s = true;
         }
         special[v] = s;
-        table.regular += regular[v];
         table.special += s;
+        table.regular += !s;
     }
     table.entries.assign(n * kJumpDirections, 0);
     std::vector<uint8_t> known(n * kJumpDirections, 0);

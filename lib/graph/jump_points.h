@@ -31,7 +31,9 @@ struct JumpTable {
     // Per node, 8 entries in direction order (formats/jump_points.h): node v, direction d at
     // 8 * v + d.
     std::vector<int16_t> entries;
-    uint32_t regular = 0, special = 0;  // node counts (special includes the irregular)
+    // Node counts: regular ones with jump entries, special ones (not regular, or beside one)
+    // expanded by their edges; they add up to the node count.
+    uint32_t regular = 0, special = 0;
 };
 
 // The table of a tile graph (any other kind: an error). Deterministic; O(nodes).

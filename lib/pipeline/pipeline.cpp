@@ -109,6 +109,7 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
     if (Status s = r.number("uphill", out.graph.uphill); !s) return s;
     if (Status s = r.number("downhill", out.graph.downhill); !s) return s;
     if (Status s = r.boolean("poi_tables", out.graph.poi_tables); !s) return s;
+    if (Status s = r.boolean("jump_points", out.jump_points); !s) return s;
     graph::LinkGenParams& gen = out.graph.generate;
     if (Status s = r.number("drop_height", gen.drop_height); !s) return s;
     if (Status s = r.number("jump_distance", gen.jump_distance); !s) return s;
@@ -200,6 +201,11 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
         return r.fail(path, "clusters, hierarchy and nexthop need a tile, navmesh or pov graph");
     if (out.hierarchy && !out.clusters)
         return r.fail(r.at("hierarchy"), "needs clusters (\"clusters\": true)");
+    if (out.jump_points &&
+        std::find(out.graphs.begin(), out.graphs.end(), graph::GraphKind::tile) == out.graphs.end())
+        return r.fail(r.at("jump_points"),
+                      "jump point tables are for tile graphs (\"graphs\": "
+                      "[\"tile\", ...])");
     if (out.next_hop == AgentConfig::NextHop::hierarchical && !out.clusters)
         return r.fail(r.at("nexthop"), "a hierarchical table needs clusters (\"clusters\": true)");
     return {};
@@ -262,6 +268,7 @@ Status checkStages(const LevelConfig& c) {
         if (tiles || mesh_tiles || volume_tiles || cut_tiles) {
             std::vector<std::string> unsupported;
             if (a.graph.poi_tables) unsupported.push_back("point-of-interest tables");
+            if (a.jump_points && tiles) unsupported.push_back("jump point tables");
             if (a.clusters || a.hierarchy || a.next_hop != AgentConfig::NextHop::none)
                 unsupported.push_back("clusters, hierarchy or next-hop tables");
             if (!unsupported.empty()) {
@@ -835,7 +842,8 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
             const size_t at_clusters = position(clusters), at_hierarchy = position(hierarchy),
                          at_next_hop = position(next_hop);
             addStage<pack::PackStage>(
-                nodes, cache, node("pack", pack_deps), pack::PackStage::Params{},
+                nodes, cache, node("pack", pack_deps),
+                pack::PackStage::Params{kind == graph::GraphKind::tile && agent.jump_points},
                 [at_clusters, at_hierarchy, at_next_hop](const Node& self,
                                                          const std::vector<Node>& all) {
                     auto at = [&](size_t i) {

@@ -42,7 +42,8 @@ struct AgentConfig {
     graph::GraphStage::Params graph;  // navmesh from $.navmesh; volume radius = the agent's radius
     bool clusters = false;
     cluster::ClusterParams cluster;
-    bool hierarchy = false;  // needs clusters
+    bool hierarchy = false;    // needs clusters
+    bool jump_points = false;  // the tile graph's asset packed with its JPS+ table
     cluster::HierarchyParams hierarchy_params;
     enum class NextHop { none, flat, hierarchical } next_hop = NextHop::none;
     nexthop::BuildParams next_hop_params;

@@ -841,6 +841,24 @@ cli_build_parity)
     fail "the table's cost $cli_cost is not the path's $path_cost"
   expect 1 "no points of interest of kind 'ammo' \\(its kinds: health, key\\)" "$navbake" query "$work/pt.nav" --from 10,0,10 --nearest ammo
   expect 1 "has no point-of-interest tables" "$navbake" query "$work/bounded.nav" --from 6,0,6 --nearest key
+  # JPS+ jump point tables: pack --jump-points and the agent key give the same table; --method jps
+  # finds A*'s cost across the level's floors and ramps (special nodes); misuse is refused.
+  "$navbake" -q pack "$work/pt.graph" -o "$work/jp.nav" --jump-points || fail "pack --jump-points"
+  "$navbake" inspect "$work/jp.nav" | grep -q "regular_nodes:" || fail "inspect shows no jump points"
+  echo '{"input": "level.glb", "output": "jp", "points_of_interest": [{"name": "hp", "kind": "health", "position": [2, 0, 2]}, {"name": "key", "kind": "key", "position": [8, 3, 15]}], "agents": [{"graphs": ["tile"], "poi_tables": true, "jump_points": true}]}' >"$work/jp.json"
+  "$navbake" -q build "$work/jp.json" || fail "build with jump_points"
+  [ "$("$navbake" inspect "$work/jp.nav" | grep -E "(regular|special)_nodes")" = "$("$navbake" inspect "$work/jp/default.tile.nav" | grep -E "(regular|special)_nodes")" ] ||
+    fail "pack --jump-points and the agent key give other tables"
+  for pair in "10,0,10 8,3,15" "2,0,2 18,0,18" "8,3,15 1,0,18"; do
+    set -- $pair
+    a=$(json_field <("$navbake" query "$work/jp.nav" --from "$1" --to "$2" --json) cost)
+    j=$(json_field <("$navbake" query "$work/jp.nav" --from "$1" --to "$2" --method jps --json) cost)
+    [ -n "$a" ] && awk -v a="$a" -v b="$j" 'BEGIN { d = a - b; exit !(d < 1e-4 && d > -1e-4) }' ||
+      fail "jps cost $j is not A*'s $a from $1 to $2"
+  done
+  expect 1 "needs jump point sections.*pack GRAPH --jump-points" "$navbake" query "$work/pt.nav" --from 10,0,10 --to 8,3,15 --method jps
+  echo '{"input": "level.glb", "agents": [{"graphs": ["navmesh"], "jump_points": true}]}' >"$work/bad.json"
+  expect 1 '\$.agents\[0\].jump_points: jump point tables are for tile graphs' "$navbake" build "$work/bad.json"
   # Per-agent area costs and masks: the same grid from both sides; bad values by option / path.
   "$navbake" -q import "$work/terrain.obj" -o "$work/terrain.geo" || fail "import terrain"
   "$navbake" voxelize "$work/terrain.geo" -o "$work/ogre.vox" --area-mask ground --area-cost water=9 >"$work/ogre.log" 2>&1 || fail "voxelize with areas"

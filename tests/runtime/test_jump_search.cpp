@@ -19,15 +19,16 @@ struct JumpAsset {
     graph::JumpTable table;
 };
 
+// `g` packed with its jump point sections, as navrt reads (and checks) them.
 void packWithJumps(const graph::Graph& g, const std::filesystem::path& path, JumpAsset& out) {
-    test::packAsset(g, path, out.packed, [](formats::ContainerWriter&) {});
-    REQUIRE_MESSAGE(!out.packed.error, out.packed.error.message);
     auto table = graph::buildJumpTable(g);
     REQUIRE(table.ok());
     out.table = std::move(table).value();
-    out.packed.view.jump_entries = out.table.entries.data();
-    out.packed.view.jump_straight_cost = out.table.straight_cost;
-    out.packed.view.jump_diagonal_cost = out.table.diagonal_cost;
+    CHECK(out.table.regular + out.table.special == g.nodeCount());
+    test::packAsset(g, path, out.packed,
+                    [&](formats::ContainerWriter& w) { graph::addJumpSections(w, out.table); });
+    REQUIRE_MESSAGE(!out.packed.error, out.packed.error.message);
+    REQUIRE(out.packed.view.jump_entries != nullptr);
 }
 
 // `pairs` random queries: JPS+ finds a path exactly when A* does, of its cost, along edges;
