@@ -997,7 +997,7 @@ void PathQuery::expandVolume(uint32_t u, Relax&& relax) const {
 void PathQuery::beginSearch(bool have_points) {
     active_ = Active::none;  // a search in progress is abandoned
     partial_ = false;
-    use_clusters_ = bpmx_ = false;
+    use_clusters_ = bpmx_ = jumped_ = false;
     have_points_ = have_points;
     path_length_ = 0;
     expansions_ = 0;
@@ -1146,6 +1146,7 @@ PathStatus PathQuery::findPathJumping(uint32_t start, uint32_t goal) {
     const PathStatus status = beginPath(start, goal);
     if (status != PathStatus::in_progress) return status;
     active_ = Active::jumps;
+    jumped_ = true;
     return step(UINT64_MAX);
 }
 
@@ -1217,6 +1218,7 @@ PathStatus PathQuery::finishPartial() {
     if (g.isNavmesh() && have_points_) to_ = entryPoint(best_node_);
     if (g.isPov() && best_node_ < g.nodeCount()) to_ = g.position(best_node_);
     finishPath(best_node_);
+    if (jumped_) fillJumps();
     partial_ = true;
     return PathStatus::found;
 }

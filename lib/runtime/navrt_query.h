@@ -585,6 +585,7 @@ private:
     const Blocking* blocking_ = nullptr;
     double filter_scale_ = 1.0;        // min(1, smallest allowed multiplier): scales the heuristics
     bool use_clusters_ = false;        // this search uses the cluster table
+    bool jumped_ = false;              // this search jumps (JPS+): its paths are filled in
     bool bpmx_ = false;                // ... on a symmetric graph: BPMX propagation
     uint32_t stop_cluster_ = kNoNode;  // findPathWithin: stop on entering this cluster
     const uint16_t* goal_column_ = nullptr;  // cluster_table + goal cluster (stride cluster_count)

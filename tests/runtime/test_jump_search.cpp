@@ -110,6 +110,23 @@ TEST_SUITE("query") {
         CHECK(a.findPathJumping(0, uint32_t(g.nodeCount() - 1)) ==
               b.findPath(0, uint32_t(g.nodeCount() - 1)));
         CHECK(a.expansions() == b.expansions());
+        // Out of expansions: the partial path to the best node is filled in too (a walk along
+        // edges from the start).
+        uint32_t far = uint32_t(g.nodeCount() - 1);  // the last node joined to node 0
+        while (g.components[far] != g.components[0]) --far;
+        REQUIRE(far > g.nodeCount() / 2);
+        int filled = 0;  // budgets whose partial path has more nodes than jump points
+        for (uint32_t budget = 2; budget <= 20; ++budget) {
+            CAPTURE(budget);
+            navrt::PathQuery limited;
+            REQUIRE_FALSE(limited.init(asset.packed.view, budget));
+            if (limited.findPathJumping(0, far) != navrt::PathStatus::out_of_nodes) continue;
+            REQUIRE(limited.finishPartial() == navrt::PathStatus::found);
+            CHECK(limited.path()[0] == 0);
+            test::checkWalk(g, limited.path(), limited.pathLength(), limited.cost(), 1e-9);
+            filled += limited.pathLength() > budget + 1;
+        }
+        CHECK(filled > 0);
     }
 
     TEST_CASE(
