@@ -110,9 +110,10 @@ QueryRecord recordOf(const navrt::Navigator& navigator, double micros, bool smoo
     const Method method = navigator.method();
     record.path_nodes =
         method == Method::exact ? navigator.exact().pointCount() : navigator.nodeCount();
-    // A* methods: the straight path's length; the others, whose path is not pulled (hier,
-    // nexthop) or is measured in the XZ metric (exact), their cost.
-    if (method != Method::astar && method != Method::cluster)
+    // A* methods (and JPS+, whose filled-in path is pulled the same way): the straight path's
+    // length; the others, whose path is not pulled (hier, nexthop) or is measured in the XZ metric
+    // (exact), their cost.
+    if (method != Method::astar && method != Method::cluster && method != Method::jps)
         record.smoothed_length = record.cost;
     else if (smooth)
         record.smoothed_length = navigator.pathLength();
