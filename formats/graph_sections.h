@@ -134,6 +134,13 @@ Error validateLinkTypeNames(uint32_t id, const uint8_t* data, uint64_t size, uin
 // CNOD, when present on a graph with node cells (it is ignored otherwise): columns + 1 offsets
 // from 0 to node_count, non-decreasing, every node listed under the column its NCEL names.
 Error validateColumnNodes(const GraphHeader& header, const GraphSections& s);
+// The node of column `column` (CNOD over NCEL) whose cell top is at `y`, or 0xFFFFFFFF.
+inline uint32_t columnNodeAt(const uint32_t* column_nodes, const uint8_t* cells, uint64_t column,
+                             int64_t y) {
+    for (uint32_t v = column_nodes[column]; v < column_nodes[column + 1]; ++v)
+        if (decodeNodeCell(cells + size_t(v) * kNodeCellSize).y == y) return v;
+    return 0xFFFFFFFFu;
+}
 
 // ---- Cluster sections (CLUS, or a .nav packed with --clusters)
 // ----------------------------------- CLND and CLTB against a decoded CLHD: sizes, every node's

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "formats/bytes.h"
+#include "formats/graph_sections.h"
 
 namespace nav::formats {
 
@@ -52,11 +53,10 @@ Error validateJumpEntries(const GraphHeader& g, const JumpHeader& h, const uint8
         if (x < 0 || z < 0 || uint64_t(x) >= width || uint64_t(z) >= depth) return 0xFFFFFFFFu;
         const uint64_t column = uint64_t(z) * width + uint64_t(x);
         const float cost = jumpIsDiagonal(d) ? h.diagonal_cost : h.straight_cost;
-        for (uint32_t u = column_nodes[column]; u < column_nodes[column + 1]; ++u) {
-            if (decodeNodeCell(cells + size_t(u) * kNodeCellSize).y != c.y) continue;
-            for (uint32_t e = edge_offsets[v]; e < edge_offsets[v + 1]; ++e)
-                if (v + edge_targets[e] == u && edge_costs[e] == cost) return u;
-        }
+        const uint32_t u = columnNodeAt(column_nodes, cells, column, c.y);
+        if (u == 0xFFFFFFFFu) return u;
+        for (uint32_t e = edge_offsets[v]; e < edge_offsets[v + 1]; ++e)
+            if (v + edge_targets[e] == u && edge_costs[e] == cost) return u;
         return 0xFFFFFFFFu;
     };
     uint64_t special = 0;

@@ -73,13 +73,12 @@ voxel::RowSource rowSource(voxel::VoxelRowReader& reader) {
         [&reader](uint32_t keep_from, uint32_t need_to) { return reader.rows(keep_from, need_to); };
 }
 
-namespace {
-
-// The tile index (tile_z * tiles_x + tile_x) holding a world column.
 uint32_t tileOfColumn(const WorldLayout& layout, uint32_t column) {
     const uint32_t x = column % layout.size_x, z = column / layout.size_x;
     return (z / layout.tile_cells) * layout.tiles_x + x / layout.tile_cells;
 }
+
+namespace {
 
 // The world columns within `radius` metres of p's column, and two more (EndFinder looks one
 // column beyond its reach), clipped to the world.

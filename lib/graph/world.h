@@ -47,6 +47,8 @@ struct WorldLayout {
 };
 // tile_size [Units: m] rounded to whole cells (at least 8).
 WorldLayout worldLayout(const voxel::VoxelGrid& world, double tile_size);
+// The tile index (tile_z * tiles_x + tile_x) holding a world column.
+uint32_t tileOfColumn(const WorldLayout& layout, uint32_t column);
 
 // Tile (tx, tz)'s columns and, around them, a ring of one column of its neighbours' (a tile
 // graph's border, a volume tile's ring), clipped to the world.

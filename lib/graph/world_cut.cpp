@@ -244,9 +244,7 @@ Result<StageResult> runPovWorld(const WorldStage::Inputs& inputs, const WorldSta
         // order among them, so counting per tile numbers them as cutLayer lists them.
         std::vector<uint32_t> counted(tile_count, 0);
         for (size_t k = 0; k < cells; ++k) {
-            const uint32_t column = g.layer_cells[k].column;
-            const uint32_t tile = (column / layout.size_x / layout.tile_cells) * layout.tiles_x +
-                                  (column % layout.size_x) / layout.tile_cells;
+            const uint32_t tile = tileOfColumn(layout, g.layer_cells[k].column);
             cell_tile[k] = tile;
             cell_local[k] = counted[tile]++;
         }

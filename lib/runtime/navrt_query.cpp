@@ -297,11 +297,11 @@ Error viewGraph(const Asset& asset, GraphView& out) {
     if (Error e = fmt::validateColumnNodes(h, s)) return e;
     if (s[G::column_nodes].present && has_cells) out.column_nodes = u32(G::column_nodes);
     if (asset.find(fmt::kSecJumpHeader).id != 0) {
-        SectionView header, entries;
-        if (Error e = asset.require(fmt::kSecJumpHeader, header)) return e;
+        SectionView jump_header, entries;
+        if (Error e = asset.require(fmt::kSecJumpHeader, jump_header)) return e;
         if (Error e = asset.require(fmt::kSecJumpEntries, entries)) return e;
         fmt::JumpHeader jh;
-        if (Error e = fmt::decodeJumpHeader(header.data, header.size, jh)) return e;
+        if (Error e = fmt::decodeJumpHeader(jump_header.data, jump_header.size, jh)) return e;
         const int16_t* table = reinterpret_cast<const int16_t*>(entries.data);
         if (Error e =
                 fmt::validateJumpEntries(h, jh, out.cells, out.column_nodes, out.edge_offsets,
@@ -1043,10 +1043,7 @@ PathStatus PathQuery::findPath(uint32_t start, uint32_t goal) {
 // diagonally, the goal's row or column) stops there. Special nodes, and the nodes reached from
 // them, expand as A* does (edges; then every direction).
 uint32_t PathQuery::nodeAt(uint32_t column, uint32_t y) const {
-    const GraphView& g = *graph_;
-    for (uint32_t v = g.column_nodes[column]; v < g.column_nodes[column + 1]; ++v)
-        if (fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize).y == y) return v;
-    return kNoNode;
+    return fmt::columnNodeAt(graph_->column_nodes, graph_->cells, column, y);
 }
 
 template <class Relax>
@@ -1076,9 +1073,7 @@ void PathQuery::expandJumps(uint32_t u, Relax&& relax) const {
             mask = 1u << d | 1u << left | 1u << right | 1u << (4 + d) | 1u << (4 + right);
         }
     }
-    const fmt::NodeCell cg =
-        fmt::decodeNodeCell(g.cells + size_t(search_goal_) * fmt::kNodeCellSize);
-    const int64_t gx = int64_t(cg.column % width) - ux, gz = int64_t(cg.column / width) - uz;
+    const int64_t gx = jump_goal_x_ - ux, gz = jump_goal_z_ - uz;
     const double straight = double(g.jump_straight_cost), diagonal = double(g.jump_diagonal_cost);
     for (int d = 0; d < fmt::kJumpDirections; ++d) {
         if (!(mask & (1u << d))) continue;
@@ -1092,7 +1087,7 @@ void PathQuery::expandJumps(uint32_t u, Relax&& relax) const {
         if (!diag) {
             const int64_t along = dx != 0 ? gx * dx : gz * dz;
             const int64_t across = dx != 0 ? gz : gx;
-            if (across == 0 && along > 0 && along <= reach && cg.y == cu.y) stop = along;
+            if (across == 0 && along > 0 && along <= reach && jump_goal_y_ == cu.y) stop = along;
         } else if (gx * dx > 0 && gz * dz > 0) {
             const int64_t m = std::min(gx * dx, gz * dz);
             if (m <= reach) stop = m;
@@ -1109,32 +1104,32 @@ void PathQuery::expandJumps(uint32_t u, Relax&& relax) const {
 void PathQuery::fillJumps() {
     const GraphView& g = *graph_;
     const uint32_t width = g.header.size_x;
-    auto columnOf = [&](uint32_t v) {
-        return fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize).column;
-    };
-    // Each jump's length in steps (the larger of its column offsets), then the path rebuilt from
-    // its end, the nodes between jump points looked up along their line.
-    uint32_t total = path_length_;
-    for (uint32_t i = 1; i < path_length_; ++i) {
-        if (records_[path_[i]].via != kJumpVia) continue;
-        const int64_t a = columnOf(path_[i - 1]), b = columnOf(path_[i]);
+    // The jump onto path_[i] (1 step for an edge): its steps and the column offset of one step
+    // (the larger of its column offsets, along its line).
+    auto jump = [&](uint32_t i, int64_t& step) -> int64_t {
+        const int64_t a =
+            fmt::decodeNodeCell(g.cells + size_t(path_[i - 1]) * fmt::kNodeCellSize).column;
+        const int64_t b =
+            fmt::decodeNodeCell(g.cells + size_t(path_[i]) * fmt::kNodeCellSize).column;
         const int64_t dx = b % width - a % width, dz = b / width - a / width;
-        total += uint32_t(std::max(std::abs(dx), std::abs(dz))) - 1;
-    }
+        step = ((dz > 0) - (dz < 0)) * int64_t(width) + ((dx > 0) - (dx < 0));
+        return records_[path_[i]].via == kJumpVia ? std::max(std::abs(dx), std::abs(dz)) : 1;
+    };
+    // The path's length with the jumps' nodes, then the path rebuilt from its end, the nodes
+    // between jump points looked up along their line.
+    uint32_t total = path_length_;
+    int64_t step = 0;
+    for (uint32_t i = 1; i < path_length_; ++i) total += uint32_t(jump(i, step) - 1);
     if (total > record_count_) return;  // (cannot happen: a shortest path visits a node once)
     uint32_t out = total;
     for (uint32_t i = path_length_; i-- > 0;) {
         const uint32_t v = path_[i];
         path_[--out] = v;
-        if (i == 0 || records_[v].via != kJumpVia) continue;
-        const uint32_t a = columnOf(path_[i - 1]), b = columnOf(v);
-        const int64_t dx = int64_t(b % width) - int64_t(a % width);
-        const int64_t dz = int64_t(b / width) - int64_t(a / width);
-        const int64_t steps = std::max(std::abs(dx), std::abs(dz));
-        const int64_t sx = (dx > 0) - (dx < 0), sz = (dz > 0) - (dz < 0);
+        if (i == 0) continue;
+        const int64_t steps = jump(i, step);
+        const int64_t b = fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize).column;
         const uint32_t y = fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize).y;
-        for (int64_t k = steps - 1; k >= 1; --k)
-            path_[--out] = nodeAt(uint32_t(int64_t(a) + k * (sz * int64_t(width) + sx)), y);
+        for (int64_t k = 1; k < steps; ++k) path_[--out] = nodeAt(uint32_t(b - k * step), y);
     }
     path_length_ = total;
 }
@@ -1147,6 +1142,11 @@ PathStatus PathQuery::findPathJumping(uint32_t start, uint32_t goal) {
     if (status != PathStatus::in_progress) return status;
     active_ = Active::jumps;
     jumped_ = true;
+    const fmt::NodeCell goal_cell =
+        fmt::decodeNodeCell(graph_->cells + size_t(goal) * fmt::kNodeCellSize);
+    jump_goal_x_ = goal_cell.column % graph_->header.size_x;
+    jump_goal_z_ = goal_cell.column / graph_->header.size_x;
+    jump_goal_y_ = goal_cell.y;
     return step(UINT64_MAX);
 }
 

@@ -583,11 +583,13 @@ private:
     bool partial_ = false;
     const QueryFilter* filter_ = nullptr;
     const Blocking* blocking_ = nullptr;
-    double filter_scale_ = 1.0;        // min(1, smallest allowed multiplier): scales the heuristics
-    bool use_clusters_ = false;        // this search uses the cluster table
-    bool jumped_ = false;              // this search jumps (JPS+): its paths are filled in
-    bool bpmx_ = false;                // ... on a symmetric graph: BPMX propagation
-    uint32_t stop_cluster_ = kNoNode;  // findPathWithin: stop on entering this cluster
+    double filter_scale_ = 1.0;  // min(1, smallest allowed multiplier): scales the heuristics
+    bool use_clusters_ = false;  // this search uses the cluster table
+    bool jumped_ = false;        // this search jumps (JPS+): its paths are filled in
+    int64_t jump_goal_x_ = 0, jump_goal_z_ = 0;  // ... to the goal's column and height
+    uint32_t jump_goal_y_ = 0;
+    bool bpmx_ = false;                      // ... on a symmetric graph: BPMX propagation
+    uint32_t stop_cluster_ = kNoNode;        // findPathWithin: stop on entering this cluster
     const uint16_t* goal_column_ = nullptr;  // cluster_table + goal cluster (stride cluster_count)
     double cluster_scale_ = 0;               // table unit x safety factor
     uint32_t max_expansions_ = 0;

@@ -240,11 +240,8 @@ struct World::Impl {
         if (x < t.header.x0 || z < t.header.z0) return kNone;
         const uint32_t lx = x - t.header.x0, lz = z - t.header.z0;
         if (lx >= t.graph.header.size_x || lz >= t.graph.header.size_z) return kNone;
-        const uint32_t c = lz * t.graph.header.size_x + lx;
-        for (uint32_t n = t.graph.column_nodes[c]; n < t.graph.column_nodes[c + 1]; ++n)
-            if (fmt::decodeNodeCell(t.graph.cells + size_t(n) * fmt::kNodeCellSize).y == y)
-                return n;
-        return kNone;
+        return fmt::columnNodeAt(t.graph.column_nodes, t.graph.cells,
+                                 lz * t.graph.header.size_x + lx, y);
     }
     // Navmesh worlds: the edge of the loaded neighbour across border edge e of tile ti that it
     // joins (formats::borderEdgeMismatch: the smallest mismatch, the first in WNBE order on

@@ -135,13 +135,10 @@ TEST_SUITE("query") {
         test::TempDir dir;
         // Sections round trip: the view holds the table pack wrote.
         const graph::Graph g = test::tileGraphOfText(test::roomsMapText(3));
-        auto table = graph::buildJumpTable(g);
-        REQUIRE(table.ok());
-        test::PackedAsset packed;
-        test::packAsset(g, dir / "p.nav", packed,
-                        [&](formats::ContainerWriter& w) { graph::addJumpSections(w, *table); });
-        REQUIRE_MESSAGE(!packed.error, packed.error.message);
-        REQUIRE(packed.view.jump_entries != nullptr);
+        JumpAsset asset;
+        packWithJumps(g, dir / "p.nav", asset);
+        const graph::JumpTable* table = &asset.table;
+        const test::PackedAsset& packed = asset.packed;
         CHECK(std::equal(table->entries.begin(), table->entries.end(), packed.view.jump_entries));
         CHECK(packed.view.jump_straight_cost == table->straight_cost);
         CHECK_FALSE(navrt::checkMethod(packed.view, navrt::Method::jps));
@@ -178,15 +175,11 @@ TEST_SUITE("query") {
             INFO(path.filename().string());
             const graph::Graph m = test::tileGraphOfFile(path);
             if (m.nodeCount() > 40000) continue;  // the suite's time
-            auto t = graph::buildJumpTable(m);
-            REQUIRE(t.ok());
-            test::PackedAsset p;
-            test::packAsset(m, dir / "m.nav", p,
-                            [&](formats::ContainerWriter& w) { graph::addJumpSections(w, *t); });
-            REQUIRE_MESSAGE(!p.error, p.error.message);
-            compare(m, p.view, 100, 3);
+            JumpAsset p;
+            packWithJumps(m, dir / "m.nav", p);
+            compare(m, p.packed.view, 100, 3);
             Context context;
-            auto report = query::runScenarioFile(p.view, path.string() + ".scen", context,
+            auto report = query::runScenarioFile(p.packed.view, path.string() + ".scen", context,
                                                  query::SearchMethod(query::Method::jps));
             REQUIRE(report.ok());
             CHECK(report->total > 0);
