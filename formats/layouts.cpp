@@ -639,7 +639,7 @@ void encodeNextHopHeader(const NextHopHeader& h, uint8_t out[kNextHopHeaderSize]
 Error decodeNextHopHeader(const uint8_t* data, size_t size, NextHopHeader& h) {
     constexpr uint32_t id = kSecNextHopHeader;
     if (Error e = decodeHeader(data, size, h)) return e;
-    if ((h.flags & ~kNextHopFlagPartial) != 0)
+    if ((h.flags & ~(kNextHopFlagPartial | kNextHopFlagFewestRuns)) != 0)
         return makeError(ErrorCode::bad_section, 56, id, "section 'NHHD': unknown flags %08x",
                          h.flags);
     if (h.block_rows == 0 || h.block_rows > 4096 || (h.block_rows & (h.block_rows - 1)) != 0)

@@ -544,6 +544,9 @@ const char* hierCostName(HierCost cost);
 // A symbol is the index of the source's outgoing edge to take (0 .. degree - 1) or
 // kNextHopUnreachable; see FORMAT.md §9.
 inline constexpr uint32_t kNextHopFlagPartial = 1;  // a shard: blocks [first_block, +stored)
+// First moves chosen among ties for the fewest runs per 64-cell Hilbert group (FORMAT.md §9);
+// without it, the lowest-index first move (tables of earlier versions). Readers treat both alike.
+inline constexpr uint32_t kNextHopFlagFewestRuns = 2;
 inline constexpr uint32_t kNextHopCostShift = 24;   // integer cost = round(cost * 2^24)
 struct NextHopHeader {
     uint32_t node_count = 0;
@@ -558,7 +561,7 @@ struct NextHopHeader {
     uint32_t cost_shift = kNextHopCostShift;
     uint64_t graph_fingerprint = 0;
     uint64_t run_count = 0;  // runs in the blocks held
-    uint32_t flags = 0;      // kNextHopFlagPartial
+    uint32_t flags = 0;      // kNextHopFlagPartial, kNextHopFlagFewestRuns
 };
 inline constexpr size_t kNextHopHeaderSize = 64;
 void encodeNextHopHeader(const NextHopHeader& header, uint8_t out[kNextHopHeaderSize]);

@@ -425,6 +425,8 @@ void nextHopStats(const LoadedContainer& loaded, Json& out, Json& errors) {
                {"blocks", h.block_count},
                {"stored_blocks", h.stored_blocks},
                {"partial", (h.flags & formats::kNextHopFlagPartial) != 0},
+               {"first_moves",
+                (h.flags & formats::kNextHopFlagFewestRuns) ? "fewest runs" : "lowest index"},
                {"shard", fmt::format("{}/{}", h.shard_index, h.shard_count)},
                {"symbol_bytes", h.symbol_bytes},
                {"runs", h.run_count},

@@ -72,17 +72,118 @@ Result<IntGraph> integerGraph(const graph::Graph& g) {
 
 uint32_t symbolBytes(const IntGraph& g) { return g.max_degree < 255 ? 1 : 2; }
 
-// Per-thread search memory.
-struct Workspace {
-    // First moves: nexthop.h's canonical rule, the lowest-index edge of the source that starts a
-    // shortest path (integer costs >= 1: every tight predecessor settles before the node).
-    Dijkstra<uint64_t, FirstMoveLabels, false, true> search;  // radix heap (search.h)
-    std::vector<uint32_t> symbols;                            // by rank
-    std::vector<uint8_t> block;  // encoded rows of the block being built
-    void ensure(uint32_t n) {
-        if (symbols.size() != n) symbols.assign(n, 0);
+// Move sets: bit k = edge k of the source starts a shortest path; sources of more edges take the
+// canonical first move (nexthop.h). The top bit marks a target with no path.
+constexpr uint32_t kMaskDegree = 63;
+constexpr uint64_t kUnreachableBit = uint64_t(1) << 63;
+
+// Dijkstra from s keeping, per node, the set of s's edges that start a shortest path to it: the
+// union of its tight predecessors' sets (integer costs >= 1: they all settle before it).
+struct MoveSetSearch {
+    std::vector<uint64_t> dist, sets;
+    std::vector<uint32_t> touched;
+    RadixQueue<uint64_t> queue;
+
+    void run(const IntGraph& g, uint32_t s) {
+        if (dist.size() != g.n) {
+            dist.assign(g.n, kInfinity);
+            sets.assign(g.n, 0);
+            touched.clear();
+        }
+        for (uint32_t v : touched) {
+            dist[v] = kInfinity;
+            sets[v] = 0;
+        }
+        touched.clear();
+        queue.clear();
+        dist[s] = 0;
+        touched.push_back(s);
+        queue.push(0, s);
+        while (!queue.empty()) {
+            const auto [d, u] = queue.pop();
+            if (d != dist[u]) continue;
+            const uint32_t first = g.offsets[u];
+            for (uint32_t e = first; e < g.offsets[u + 1]; ++e) {
+                const uint32_t v = g.targets[e];
+                const uint64_t nd = d + g.costs[e];
+                const uint64_t set = u == s ? uint64_t(1) << (e - first) : sets[u];
+                if (nd < dist[v]) {
+                    if (dist[v] == kInfinity) touched.push_back(v);
+                    dist[v] = nd;
+                    sets[v] = set;
+                    queue.push(nd, v);
+                } else if (nd == dist[v]) {
+                    sets[v] |= set;
+                }
+            }
+        }
     }
 };
+
+// Per-thread search memory.
+struct Workspace {
+    MoveSetSearch moves;
+    // Sources of more than kMaskDegree edges: the canonical first move (the lowest-index edge of
+    // the source that starts a shortest path; integer costs >= 1: every tight predecessor
+    // settles before the node).
+    Dijkstra<uint64_t, FirstMoveLabels, false, true> search;  // radix heap (search.h)
+    std::vector<uint64_t> sets;     // by rank: move sets (0 = no answer needed)
+    std::vector<uint32_t> symbols;  // by rank
+    std::vector<uint8_t> block;     // encoded rows of the block being built
+    void ensure(uint32_t n) {
+        if (symbols.size() != n) symbols.assign(n, 0);
+        if (sets.size() != n) sets.assign(n, 0);
+    }
+};
+
+// Nodes in rank order and the run groups: aligned stretches of 4^3 = 64 cells of the Hilbert
+// curve (an 8 x 8 square of cells). The fewest-runs choice restarts at each group, so a row's
+// symbols in a group depend on that group's targets only (what lets `update` re-choose the groups
+// an edit touches).
+constexpr uint32_t kGroupShift = 6;
+struct RankOrder {
+    std::vector<uint32_t> ranks;         // per node
+    std::vector<uint32_t> order;         // node of each rank
+    std::vector<uint32_t> group_starts;  // first rank of each group, then n
+    std::vector<uint64_t> group_ids;     // per group: its Hilbert index >> kGroupShift
+};
+
+RankOrder rankOrder(const graph::Graph& graph) {
+    RankOrder ro;
+    std::vector<uint64_t> keys;
+    ro.ranks = hilbertRanks(graph, &keys);
+    const uint32_t n = uint32_t(ro.ranks.size());
+    ro.order.resize(n);
+    for (uint32_t v = 0; v < n; ++v) ro.order[ro.ranks[v]] = v;
+    for (uint32_t r = 0; r < n; ++r)
+        if (r == 0 || (keys[r] >> kGroupShift) != (keys[r - 1] >> kGroupShift)) {
+            ro.group_starts.push_back(r);
+            ro.group_ids.push_back(keys[r] >> kGroupShift);
+        }
+    ro.group_starts.push_back(n);
+    return ro;
+}
+
+// FORMAT.md §9's fewest-runs choice over ranks [begin, end) of one group: each run extends while
+// the intersection of its targets' move sets stays non-empty and takes the intersection's lowest
+// edge (sets of 0 need no answer: kDontCare, skipped).
+void chooseMoves(const uint64_t* sets, uint32_t begin, uint32_t end, uint32_t unreachable,
+                 uint32_t* symbols) {
+    uint32_t r = begin;
+    while (r < end) {
+        uint64_t common = ~uint64_t(0);
+        uint32_t j = r;
+        for (; j < end; ++j) {
+            if (sets[j] == 0) continue;
+            if ((common & sets[j]) == 0) break;
+            common &= sets[j];
+        }
+        const uint32_t bit = uint32_t(std::countr_zero(common));
+        const uint32_t symbol = bit == 63 ? unreachable : bit;
+        for (uint32_t q = r; q < j; ++q) symbols[q] = sets[q] == 0 ? kDontCare : symbol;
+        r = j;
+    }
+}
 
 // Exact integer distances: the order of equal keys does not matter, so the radix heap.
 using DistanceSearch = Dijkstra<uint64_t, NoLabels, false, true>;
@@ -113,21 +214,37 @@ void fillDontCares(std::vector<uint32_t>& symbols) {
     }
 }
 
-// The row of s by rank: first moves, the unreachable symbol inside s's component, don't-cares.
-void rowSymbols(const IntGraph& g, uint32_t s, const std::vector<uint32_t>& ranks,
-                uint32_t unreachable, Workspace& w) {
-    w.search.reset(g.n);
-    w.search.addSource(s);
-    w.search.run(g.forward());
-    for (uint32_t t = 0; t < g.n; ++t) {
-        uint32_t symbol;
-        if (t == s || g.components[t] != g.components[s])
-            symbol = kDontCare;
-        else if (w.search.dist(t) == kInfinity)
-            symbol = unreachable;
-        else
-            symbol = w.search.label(t);
-        w.symbols[ranks[t]] = symbol;
+// The row of s by rank: the fewest-runs choice among shortest-path first moves (canonical for
+// sources of more than kMaskDegree edges), the unreachable symbol inside s's component,
+// don't-cares filled.
+void rowSymbols(const IntGraph& g, uint32_t s, const RankOrder& ro, uint32_t unreachable,
+                Workspace& w) {
+    const uint32_t n = g.n;
+    if (g.offsets[s + 1] - g.offsets[s] > kMaskDegree) {
+        w.search.reset(n);
+        w.search.addSource(s);
+        w.search.run(g.forward());
+        for (uint32_t t = 0; t < n; ++t) {
+            uint32_t symbol;
+            if (t == s || g.components[t] != g.components[s])
+                symbol = kDontCare;
+            else if (w.search.dist(t) == kInfinity)
+                symbol = unreachable;
+            else
+                symbol = w.search.label(t);
+            w.symbols[ro.ranks[t]] = symbol;
+        }
+    } else {
+        w.moves.run(g, s);
+        for (uint32_t r = 0; r < n; ++r) {
+            const uint32_t t = ro.order[r];
+            w.sets[r] = t == s || g.components[t] != g.components[s] ? 0
+                        : w.moves.dist[t] == kInfinity                 ? kUnreachableBit
+                                                                       : w.moves.sets[t];
+        }
+        for (size_t k = 0; k + 1 < ro.group_starts.size(); ++k)
+            chooseMoves(w.sets.data(), ro.group_starts[k], ro.group_starts[k + 1], unreachable,
+                        w.symbols.data());
     }
     fillDontCares(w.symbols);
 }
@@ -256,7 +373,8 @@ NodeKey nodeKey(const graph::Graph& g, uint32_t v) {
     return {(uint64_t(x) << 32) | y, z};
 }
 
-Table emptyTable(const IntGraph& g, const graph::Graph& graph, uint32_t block_rows) {
+Table emptyTable(const IntGraph& g, const graph::Graph& graph, const RankOrder& ro,
+                 uint32_t block_rows) {
     Table t;
     formats::NextHopHeader& h = t.header;
     h.node_count = g.n;
@@ -266,7 +384,8 @@ Table emptyTable(const IntGraph& g, const graph::Graph& graph, uint32_t block_ro
     h.stored_blocks = h.block_count;
     h.symbol_bytes = symbolBytes(g);
     h.graph_fingerprint = graph::graphFingerprint(graph);
-    t.ranks = hilbertRanks(graph);
+    h.flags = formats::kNextHopFlagFewestRuns;
+    t.ranks = ro.ranks;
     return t;
 }
 
@@ -283,7 +402,7 @@ void collectBlocks(Table& t, std::vector<std::vector<uint8_t>>& frames) {
 
 }  // namespace
 
-std::vector<uint32_t> hilbertRanks(const graph::Graph& g) {
+std::vector<uint32_t> hilbertRanks(const graph::Graph& g, std::vector<uint64_t>* keys) {
     const formats::GraphHeader& h = g.header;
     const uint32_t n = uint32_t(g.nodeCount());
     uint32_t order = 1;
@@ -316,6 +435,10 @@ std::vector<uint32_t> hilbertRanks(const graph::Graph& g) {
     });
     std::vector<uint32_t> ranks(n);
     for (uint32_t r = 0; r < n; ++r) ranks[items[r].node] = r;
+    if (keys != nullptr) {
+        keys->resize(n);
+        for (uint32_t r = 0; r < n; ++r) (*keys)[r] = items[r].hilbert;
+    }
     return ranks;
 }
 
@@ -331,12 +454,11 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
     if (params.shard_count > 0 && params.shard_index >= params.shard_count)
         return makeError(ErrorKind::usage, "--shard {}/{}: K must be below N", params.shard_index,
                          params.shard_count);
-    Table t = emptyTable(g, graph, params.block_rows);
+    const RankOrder ro = rankOrder(graph);
+    Table t = emptyTable(g, graph, ro, params.block_rows);
     formats::NextHopHeader& h = t.header;
     const uint32_t n = g.n;
     const uint32_t unreachable = formats::nextHopUnreachable(h.symbol_bytes);
-    std::vector<uint32_t> order(n);  // node of each rank
-    for (uint32_t v = 0; v < n; ++v) order[t.ranks[v]] = v;
 
     // Size estimate from a sample of rows spread over the rank order, before any real work.
     uint64_t estimate = 0;
@@ -347,7 +469,7 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
         std::vector<uint8_t> encoded;
         for (uint32_t i = 0; i < samples; ++i) {
             const uint32_t rank = uint32_t(uint64_t(i) * n / samples);
-            rowSymbols(g, order[rank], t.ranks, unreachable, w);
+            rowSymbols(g, ro.order[rank], ro, unreachable, w);
             appendRow(w.symbols, h.symbol_bytes, encoded);
         }
         const uint64_t per_row = (encoded.size() + samples - 1) / samples;
@@ -373,7 +495,7 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
         first_block = uint32_t(uint64_t(h.block_count) * params.shard_index / params.shard_count);
         end_block =
             uint32_t(uint64_t(h.block_count) * (params.shard_index + 1) / params.shard_count);
-        h.flags = formats::kNextHopFlagPartial;
+        h.flags |= formats::kNextHopFlagPartial;
         h.first_block = first_block;
         h.stored_blocks = end_block - first_block;
         h.shard_index = params.shard_index;
@@ -391,7 +513,7 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
                                runs[task] = buildBlock(
                                    first_block + uint32_t(task), h.block_rows, n, h.symbol_bytes, w,
                                    [&](uint32_t rank, Workspace& ws) {
-                                       rowSymbols(g, order[rank], t.ranks, unreachable, ws);
+                                       rowSymbols(g, ro.order[rank], ro, unreachable, ws);
                                    },
                                    frames[task], &raw[task]);
                            });
@@ -439,7 +561,7 @@ Result<Table> mergeShards(const std::vector<Table>& parts,
         if (slot[k] < 0) return inputError("shard {}/{} is missing", k, count);
     Table t;
     t.header = first;
-    t.header.flags = 0;
+    t.header.flags &= ~formats::kNextHopFlagPartial;
     t.header.first_block = t.header.shard_index = t.header.shard_count = 0;
     t.header.stored_blocks = t.header.block_count;
     t.header.run_count = 0;
@@ -494,7 +616,8 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     if (old_table.header.node_count != og.n)
         return inputError("the old table holds {} nodes, the old graph {}",
                           old_table.header.node_count, og.n);
-    Table t = emptyTable(ng, new_graph, old_table.header.block_rows);
+    const RankOrder ro = rankOrder(new_graph);
+    Table t = emptyTable(ng, new_graph, ro, old_table.header.block_rows);
     formats::NextHopHeader& h = t.header;
     const uint32_t n = ng.n;
     const uint32_t unreachable = formats::nextHopUnreachable(h.symbol_bytes);
@@ -515,6 +638,25 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     for (uint32_t v = 0; v < n; ++v) st.nodes_added += to_old[v] == kNone;
     for (uint32_t v = 0; v < og.n; ++v) st.nodes_removed += to_new[v] == kNone;
 
+    // Rows are reused only where the old table made the same choice over the same groups: a
+    // table of the fewest-runs rule, the same Hilbert square and cells, and the same components
+    // among the kept nodes (a target that changes between "another component" and "no path"
+    // changes its group's choice).
+    const formats::GraphHeader &ogh = old_graph.header, &ngh = new_graph.header;
+    bool reusable = (old_table.header.flags & formats::kNextHopFlagFewestRuns) != 0 &&
+                    ogh.size_x == ngh.size_x && ogh.size_z == ngh.size_z &&
+                    ogh.cell_size == ngh.cell_size && ogh.origin[0] == ngh.origin[0] &&
+                    ogh.origin[2] == ngh.origin[2];
+    {
+        std::map<uint32_t, uint32_t> old_to_new, new_to_old;
+        for (uint32_t v = 0; v < n && reusable; ++v) {
+            const uint32_t o = to_old[v];
+            if (o == kNone) continue;
+            const uint32_t a = og.components[o], b = ng.components[v];
+            reusable = old_to_new.emplace(a, b).first->second == b &&
+                       new_to_old.emplace(b, a).first->second == a;
+        }
+    }
     // Cheapest edge cost per (u, v) pair, old ids, in both versions.
     auto cheapest = [](const IntGraph& g, uint32_t u, uint32_t v,
                        const std::vector<uint32_t>* map) {
@@ -552,7 +694,7 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
             }
         }
     // Near = the edit's nodes and every node within kNearHops edges of them (new ids). Targets
-    // near the edit get their columns recomputed. For a target t outside, a changed d(x, t)
+    // near the edit get their groups re-chosen. For a target t outside, a changed d(x, t)
     // means the last changed edge on a shortest path (old or new) to t is followed by a common
     // path that leaves Near at some outer boundary node b, and then d(x, b) changed too: so a
     // row needs recomputing for far targets only when the distances from the source, or from
@@ -596,8 +738,9 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     for (auto& a : affected) a.store(0, std::memory_order_relaxed);
     uint64_t progress = 0;
     const bool edited = !near_nodes.empty() || og.n != n;
-    Status s = runParallel("next-hop changes", boundary.size(), resolveThreads(params.threads),
-                           context, progress, boundary.size(), [&](size_t i) {
+    const size_t searched = reusable ? boundary.size() : 0;  // else every row is recomputed
+    Status s = runParallel("next-hop changes", searched, resolveThreads(params.threads),
+                           context, progress, searched, [&](size_t i) {
                                if (context.cancelled()) throw StageCancelled{};
                                thread_local DistanceSearch old_search, new_search;
                                const auto before = distancesTo(og, to_old[boundary[i]], old_search);
@@ -627,51 +770,108 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
         }
         recompute[v] = hit;
     }
-    // Too large an edit: rebuilding every row is cheaper than the columns.
-    if (edited && near_nodes.size() > n / 4) std::fill(recompute.begin(), recompute.end(), 1);
-    {
-        uint64_t count = 0;
-        for (uint8_t r : recompute) count += r;
-        context.debug(
-            "next-hop update: {} nodes near the edit, {} boundary nodes, {} rows to "
-            "recompute",
-            near_nodes.size(), boundary.size(), count);
+    // Too large an edit: rebuilding every row is cheaper than re-choosing the groups.
+    if (!reusable || (edited && near_nodes.size() > n / 4))
+        std::fill(recompute.begin(), recompute.end(), 1);
+    // The groups an edit touches: those holding a node near it or a removed node. Every target
+    // of such a group gets its move sets from one backward search, and the reused rows re-choose
+    // the group; other groups keep the old rows' symbols (their targets are far: same sets).
+    std::vector<uint64_t> dirty_ids;
+    if (reusable) {
+        std::vector<uint64_t> old_keys;
+        const std::vector<uint32_t> old_ranks = hilbertRanks(old_graph, &old_keys);
+        for (uint32_t v = 0; v < og.n; ++v)
+            if (to_new[v] == kNone) dirty_ids.push_back(old_keys[old_ranks[v]] >> kGroupShift);
+        for (size_t k = 0; k + 1 < ro.group_starts.size(); ++k)
+            for (uint32_t r = ro.group_starts[k]; r < ro.group_starts[k + 1]; ++r)
+                if (near[ro.order[r]]) {
+                    dirty_ids.push_back(ro.group_ids[k]);
+                    break;
+                }
+        std::sort(dirty_ids.begin(), dirty_ids.end());
+        dirty_ids.erase(std::unique(dirty_ids.begin(), dirty_ids.end()), dirty_ids.end());
     }
-    // Columns of the targets near the edit: first moves from one backward search each.
-    if (near_nodes.size() > n / 4) near_nodes.clear();
-    std::vector<std::vector<uint32_t>> columns(near_nodes.size());
-    s = runParallel("next-hop columns", near_nodes.size(), resolveThreads(params.threads), context,
-                    progress, near_nodes.size(), [&](size_t i) {
-                        if (context.cancelled()) throw StageCancelled{};
-                        thread_local DistanceSearch search;
-                        const uint32_t z = near_nodes[i];
-                        const auto dz = distancesTo(ng, z, search);
-                        std::vector<uint32_t>& column = columns[i];
-                        column.assign(n, kDontCare);
-                        for (uint32_t x = 0; x < n; ++x) {
-                            if (recompute[x] || x == z || ng.components[x] != ng.components[z])
-                                continue;
-                            if (dz[x] == kInfinity) {
-                                column[x] = unreachable;
-                                continue;
-                            }
-                            for (uint32_t e = ng.offsets[x]; e < ng.offsets[x + 1]; ++e)
-                                if (dz[ng.targets[e]] != kInfinity &&
-                                    ng.costs[e] + dz[ng.targets[e]] == dz[x]) {
-                                    column[x] = e - ng.offsets[x];
+    std::vector<uint32_t> dirty_groups;  // indexes into ro.group_starts
+    std::vector<uint32_t> dirty_index(n, kNone);  // per node of a dirty group: its slot
+    uint32_t dirty_targets = 0;
+    for (size_t k = 0; k + 1 < ro.group_starts.size(); ++k)
+        if (std::binary_search(dirty_ids.begin(), dirty_ids.end(), ro.group_ids[k])) {
+            dirty_groups.push_back(uint32_t(k));
+            for (uint32_t r = ro.group_starts[k]; r < ro.group_starts[k + 1]; ++r)
+                dirty_index[ro.order[r]] = dirty_targets++;
+        }
+    uint64_t recompute_count = 0;
+    for (uint8_t r : recompute) recompute_count += r;
+    // Never slower than a rebuild: a backward search per dirty target costs about a row.
+    if (reusable && recompute_count + dirty_targets >= uint64_t(n) * 3 / 4) {
+        std::fill(recompute.begin(), recompute.end(), 1);
+        recompute_count = n;
+    }
+    if (recompute_count == n) {
+        dirty_groups.clear();
+        std::fill(dirty_index.begin(), dirty_index.end(), kNone);
+        dirty_targets = 0;
+    }
+    context.debug(
+        "next-hop update: {} nodes near the edit, {} boundary nodes, {} rows to recompute, {} "
+        "targets in {} groups to re-choose",
+        near_nodes.size(), boundary.size(), recompute_count, dirty_targets, dirty_groups.size());
+    // The reused rows' symbols towards every target of the dirty groups: per group, the move sets
+    // of every (row, target) from one backward search per target, then the group's choice per
+    // row. Stored by (slot, row); symbols fit u16 (symbol_bytes <= 2).
+    std::vector<uint16_t> dirty_symbols(size_t(dirty_targets) * n);
+    s = runParallel(
+        "next-hop groups", dirty_groups.size(), resolveThreads(params.threads), context, progress,
+        dirty_groups.size(), [&](size_t i) {
+            if (context.cancelled()) throw StageCancelled{};
+            thread_local DistanceSearch search;
+            const uint32_t k = dirty_groups[i];
+            const uint32_t begin = ro.group_starts[k], end = ro.group_starts[k + 1];
+            const uint32_t size = end - begin;
+            std::vector<uint64_t> sets(size_t(size) * n);  // by (row, target in group)
+            for (uint32_t j = 0; j < size; ++j) {
+                const uint32_t z = ro.order[begin + j];
+                const auto dz = distancesTo(ng, z, search);
+                for (uint32_t x = 0; x < n; ++x) {
+                    if (recompute[x] || x == z || ng.components[x] != ng.components[z]) continue;
+                    uint64_t set = 0;
+                    if (dz[x] == kInfinity) {
+                        set = kUnreachableBit;
+                    } else {
+                        const uint32_t first = ng.offsets[x];
+                        const bool canonical = ng.offsets[x + 1] - first > kMaskDegree;
+                        for (uint32_t e = first; e < ng.offsets[x + 1]; ++e)
+                            if (dz[ng.targets[e]] != kInfinity &&
+                                ng.costs[e] + dz[ng.targets[e]] == dz[x]) {
+                                // Canonical rows: the lowest tight edge, stored as its index.
+                                if (canonical) {
+                                    set = e - first;
                                     break;
                                 }
-                        }
-                    });
+                                set |= uint64_t(1) << (e - first);
+                            }
+                    }
+                    sets[size_t(x) * size + j] = set;
+                }
+            }
+            std::vector<uint32_t> symbols(size);
+            for (uint32_t x = 0; x < n; ++x) {
+                if (recompute[x]) continue;
+                const uint64_t* row = sets.data() + size_t(x) * size;
+                if (ng.offsets[x + 1] - ng.offsets[x] > kMaskDegree) {
+                    for (uint32_t j = 0; j < size; ++j)
+                        symbols[j] = row[j] == kUnreachableBit ? unreachable : uint32_t(row[j]);
+                } else {
+                    chooseMoves(row, 0, size, unreachable, symbols.data());
+                }
+                for (uint32_t j = 0; j < size; ++j)
+                    dirty_symbols[size_t(dirty_index[ro.order[begin + j]]) * n + x] =
+                        uint16_t(symbols[j]);
+            }
+        });
     if (!s) return s.error();
-    std::vector<uint32_t> column_of(n, kNone);
-    for (uint32_t i = 0; i < near_nodes.size(); ++i) column_of[near_nodes[i]] = i;
 
     // The new table, block by block: recomputed rows, or old rows re-encoded in the new order.
-    std::vector<uint32_t> order(n);
-    for (uint32_t v = 0; v < n; ++v) order[t.ranks[v]] = v;
-    std::vector<uint32_t> old_order(og.n);
-    for (uint32_t v = 0; v < og.n; ++v) old_order[old_table.ranks[v]] = v;
     std::vector<std::vector<uint8_t>> frames(h.block_count);
     std::vector<uint64_t> runs(h.block_count, 0);
     std::atomic<uint64_t> recomputed{0}, failed{0};
@@ -686,10 +886,10 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
                         runs[task] = buildBlock(
                             uint32_t(task), h.block_rows, n, h.symbol_bytes, w,
                             [&](uint32_t rank, Workspace& ws) {
-                                const uint32_t v = order[rank];
+                                const uint32_t v = ro.order[rank];
                                 if (recompute[v]) {
                                     recomputed.fetch_add(1, std::memory_order_relaxed);
-                                    rowSymbols(ng, v, t.ranks, unreachable, ws);
+                                    rowSymbols(ng, v, ro, unreachable, ws);
                                     return;
                                 }
                                 const uint32_t o = to_old[v];
@@ -714,13 +914,9 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
                                     uint32_t symbol;
                                     if (target == v || ng.components[target] != ng.components[v]) {
                                         symbol = kDontCare;
-                                    } else if (column_of[target] != kNone) {
-                                        symbol = columns[column_of[target]][v];
-                                    } else if (og.components[o] != og.components[to_old[target]]) {
-                                        // Joined components, distances unchanged (else the row
-                                        // would be recomputed): still no path, now inside one
-                                        // component.
-                                        symbol = unreachable;
+                                    } else if (dirty_index[target] != kNone) {
+                                        symbol =
+                                            dirty_symbols[size_t(dirty_index[target]) * n + v];
                                     } else {
                                         symbol = old_row[old_table.ranks[to_old[target]]];
                                         if (symbol == old_unreachable) symbol = unreachable;

@@ -86,8 +86,10 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
                           const graph::Graph& new_graph, const BuildParams& params,
                           Context& context, UpdateStats* stats = nullptr);
 
-// Node ranks along the Hilbert curve of their cells (ties: floor height, then id).
-std::vector<uint32_t> hilbertRanks(const graph::Graph& graph);
+// Node ranks along the Hilbert curve of their cells (ties: floor height, then id); `keys`, when
+// given, receives each rank's Hilbert index.
+std::vector<uint32_t> hilbertRanks(const graph::Graph& graph,
+                                   std::vector<uint64_t>* keys = nullptr);
 
 // Decodes row `source` into one symbol per target node (node id order); kDontCare where the table
 // stores no answer (the source itself, targets in other components). Requires a full table.

@@ -95,6 +95,9 @@ TEST_SUITE("nexthop") {
         auto table = nexthop::buildTable(g, one, context);
         REQUIRE(table.ok());
         const uint32_t n = uint32_t(g.nodeCount());
+        CHECK((table->header.flags & formats::kNextHopFlagFewestRuns) != 0);
+        const std::vector<uint32_t> ranks = nexthop::hilbertRanks(g);
+        uint64_t runs = 0, lowest_index_runs = 0;
         for (uint32_t s = 0; s < n; s += 7) {
             const std::vector<double> dist = test::shortestFrom(g, s);
             std::vector<std::vector<double>> from_neighbour;
@@ -102,18 +105,39 @@ TEST_SUITE("nexthop") {
                 from_neighbour.push_back(test::shortestFrom(g, g.edge_targets[e]));
             auto row = nexthop::decodeRow(*table, s);
             REQUIRE(row.ok());
+            // Both rows by rank: the table's and the lowest-index choice.
+            std::vector<uint32_t> chosen(n, nexthop::kDontCare), lowest(n, nexthop::kDontCare);
             for (uint32_t t = 0; t < n; ++t) {
                 if (t == s || g.components[t] != g.components[s]) continue;
                 const uint32_t k = (*row)[t];
                 REQUIRE(k < g.edge_offsets[s + 1] - g.edge_offsets[s]);
                 const double via = g.edge_costs[g.edge_offsets[s] + k] + from_neighbour[k][t];
                 CHECK(via == doctest::Approx(dist[t]).epsilon(1e-9));
-                // No lower edge index starts a shortest path (the canonical choice).
-                for (uint32_t f = 0; f < k; ++f)
-                    CHECK(g.edge_costs[g.edge_offsets[s] + f] + from_neighbour[f][t] >
-                          dist[t] + 1e-6);
+                chosen[ranks[t]] = k;
+                for (uint32_t f = 0;; ++f)
+                    if (g.edge_costs[g.edge_offsets[s] + f] + from_neighbour[f][t] <=
+                        dist[t] + 1e-6) {
+                        lowest[ranks[t]] = f;
+                        break;
+                    }
             }
+            auto count_runs = [](const std::vector<uint32_t>& by_rank) {
+                uint64_t count = 0;
+                uint32_t last = nexthop::kDontCare;
+                for (uint32_t v : by_rank)
+                    if (v != nexthop::kDontCare && v != last) {
+                        ++count;
+                        last = v;
+                    }
+                return count;
+            };
+            runs += count_runs(chosen);
+            lowest_index_runs += count_runs(lowest);
         }
+        // Choosing among ties shortens the rows well below the lowest-index choice's (by 28 %
+        // on this map; 71 % on den520d).
+        MESSAGE("runs: ", runs, " fewest-runs choice, ", lowest_index_runs, " lowest-index");
+        CHECK(runs * 5 < lowest_index_runs * 4);
         test::TempDir dir;
         const std::vector<uint8_t> single = tableBytes(*table, dir / "one.nh");
         nexthop::BuildParams two = one;
