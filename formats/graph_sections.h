@@ -171,6 +171,19 @@ struct NextHopRow {
 bool findNextHopRow(const uint8_t* block, size_t size, uint32_t rows, uint32_t row,
                     uint32_t symbol_bytes, NextHopRow& out);
 
+// The decoded in-memory form of a complete table (navrt's NextHopForm::decoded, FORMAT.md §9.2):
+// u32 row offsets per node + 1, then one u32 per run, (start << symbol bits) | symbol, with
+// symbol bits = bit_width(max_degree) (all ones = no path). 0 when runs do not fit 32 bits.
+inline uint32_t nextHopDecodedSymbolBits(uint32_t max_degree) {
+    uint32_t bits = 1;
+    while ((uint64_t(1) << bits) - 1 < max_degree) ++bits;
+    return bits;
+}
+inline uint64_t nextHopDecodedBytes(uint64_t node_count, uint64_t run_count, uint32_t max_degree) {
+    if ((node_count << nextHopDecodedSymbolBits(max_degree)) >= (uint64_t(1) << 32)) return 0;
+    return 4 * (node_count + 1) + 4 * run_count;
+}
+
 // ---- Hierarchical next-hop sections (NHHI, or a .nav packed with --nexthop FILE.nhh)
 // ------------- The thirteen arrays (indexed by HierHopSection) against a decoded HNHD: sizes, node
 // clusters in range, member and entrance offsets covering the nodes and entrances, members agreeing

@@ -547,7 +547,7 @@ inline constexpr uint32_t kNextHopFlagPartial = 1;  // a shard: blocks [first_bl
 // First moves chosen among ties for the fewest runs per 64-cell Hilbert group (FORMAT.md §9);
 // without it, the lowest-index first move (tables of earlier versions). Readers treat both alike.
 inline constexpr uint32_t kNextHopFlagFewestRuns = 2;
-inline constexpr uint32_t kNextHopCostShift = 24;   // integer cost = round(cost * 2^24)
+inline constexpr uint32_t kNextHopCostShift = 24;  // integer cost = round(cost * 2^24)
 struct NextHopHeader {
     uint32_t node_count = 0;
     uint32_t edge_count = 0;

@@ -433,6 +433,9 @@ void nextHopStats(const LoadedContainer& loaded, Json& out, Json& errors) {
                {"runs_per_row", n > 0 ? double(h.run_count) / n : 0.0},
                {"block_bytes", stored},
                {"bytes_per_node", n > 0 ? double(stored) / n : 0.0},
+               // navrt's decoded form (NextHopForm::decoded): what a table loaded for the
+               // fastest lookups takes in memory, against block_bytes on disk.
+               {"decoded_bytes", 4 * (uint64_t(h.node_count) + 1) + 4 * h.run_count},
                {"raw_table_bytes", n * n * h.symbol_bytes},
                {"graph_fingerprint", fmt::format("{:016x}", h.graph_fingerprint)}};
         return;

@@ -239,8 +239,8 @@ void rowSymbols(const IntGraph& g, uint32_t s, const RankOrder& ro, uint32_t unr
         for (uint32_t r = 0; r < n; ++r) {
             const uint32_t t = ro.order[r];
             w.sets[r] = t == s || g.components[t] != g.components[s] ? 0
-                        : w.moves.dist[t] == kInfinity                 ? kUnreachableBit
-                                                                       : w.moves.sets[t];
+                        : w.moves.dist[t] == kInfinity               ? kUnreachableBit
+                                                                     : w.moves.sets[t];
         }
         for (size_t k = 0; k + 1 < ro.group_starts.size(); ++k)
             chooseMoves(w.sets.data(), ro.group_starts[k], ro.group_starts[k + 1], unreachable,
@@ -739,8 +739,8 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     uint64_t progress = 0;
     const bool edited = !near_nodes.empty() || og.n != n;
     const size_t searched = reusable ? boundary.size() : 0;  // else every row is recomputed
-    Status s = runParallel("next-hop changes", searched, resolveThreads(params.threads),
-                           context, progress, searched, [&](size_t i) {
+    Status s = runParallel("next-hop changes", searched, resolveThreads(params.threads), context,
+                           progress, searched, [&](size_t i) {
                                if (context.cancelled()) throw StageCancelled{};
                                thread_local DistanceSearch old_search, new_search;
                                const auto before = distancesTo(og, to_old[boundary[i]], old_search);
@@ -791,7 +791,7 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
         std::sort(dirty_ids.begin(), dirty_ids.end());
         dirty_ids.erase(std::unique(dirty_ids.begin(), dirty_ids.end()), dirty_ids.end());
     }
-    std::vector<uint32_t> dirty_groups;  // indexes into ro.group_starts
+    std::vector<uint32_t> dirty_groups;           // indexes into ro.group_starts
     std::vector<uint32_t> dirty_index(n, kNone);  // per node of a dirty group: its slot
     uint32_t dirty_targets = 0;
     for (size_t k = 0; k + 1 < ro.group_starts.size(); ++k)
@@ -820,55 +820,57 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     // of every (row, target) from one backward search per target, then the group's choice per
     // row. Stored by (slot, row); symbols fit u16 (symbol_bytes <= 2).
     std::vector<uint16_t> dirty_symbols(size_t(dirty_targets) * n);
-    s = runParallel(
-        "next-hop groups", dirty_groups.size(), resolveThreads(params.threads), context, progress,
-        dirty_groups.size(), [&](size_t i) {
-            if (context.cancelled()) throw StageCancelled{};
-            thread_local DistanceSearch search;
-            const uint32_t k = dirty_groups[i];
-            const uint32_t begin = ro.group_starts[k], end = ro.group_starts[k + 1];
-            const uint32_t size = end - begin;
-            std::vector<uint64_t> sets(size_t(size) * n);  // by (row, target in group)
-            for (uint32_t j = 0; j < size; ++j) {
-                const uint32_t z = ro.order[begin + j];
-                const auto dz = distancesTo(ng, z, search);
-                for (uint32_t x = 0; x < n; ++x) {
-                    if (recompute[x] || x == z || ng.components[x] != ng.components[z]) continue;
-                    uint64_t set = 0;
-                    if (dz[x] == kInfinity) {
-                        set = kUnreachableBit;
-                    } else {
-                        const uint32_t first = ng.offsets[x];
-                        const bool canonical = ng.offsets[x + 1] - first > kMaskDegree;
-                        for (uint32_t e = first; e < ng.offsets[x + 1]; ++e)
-                            if (dz[ng.targets[e]] != kInfinity &&
-                                ng.costs[e] + dz[ng.targets[e]] == dz[x]) {
-                                // Canonical rows: the lowest tight edge, stored as its index.
-                                if (canonical) {
-                                    set = e - first;
-                                    break;
+    s = runParallel("next-hop groups", dirty_groups.size(), resolveThreads(params.threads), context,
+                    progress, dirty_groups.size(), [&](size_t i) {
+                        if (context.cancelled()) throw StageCancelled{};
+                        thread_local DistanceSearch search;
+                        const uint32_t k = dirty_groups[i];
+                        const uint32_t begin = ro.group_starts[k], end = ro.group_starts[k + 1];
+                        const uint32_t size = end - begin;
+                        std::vector<uint64_t> sets(size_t(size) * n);  // by (row, target in group)
+                        for (uint32_t j = 0; j < size; ++j) {
+                            const uint32_t z = ro.order[begin + j];
+                            const auto dz = distancesTo(ng, z, search);
+                            for (uint32_t x = 0; x < n; ++x) {
+                                if (recompute[x] || x == z || ng.components[x] != ng.components[z])
+                                    continue;
+                                uint64_t set = 0;
+                                if (dz[x] == kInfinity) {
+                                    set = kUnreachableBit;
+                                } else {
+                                    const uint32_t first = ng.offsets[x];
+                                    const bool canonical = ng.offsets[x + 1] - first > kMaskDegree;
+                                    for (uint32_t e = first; e < ng.offsets[x + 1]; ++e)
+                                        if (dz[ng.targets[e]] != kInfinity &&
+                                            ng.costs[e] + dz[ng.targets[e]] == dz[x]) {
+                                            // Canonical rows: the lowest tight edge, stored as its
+                                            // index.
+                                            if (canonical) {
+                                                set = e - first;
+                                                break;
+                                            }
+                                            set |= uint64_t(1) << (e - first);
+                                        }
                                 }
-                                set |= uint64_t(1) << (e - first);
+                                sets[size_t(x) * size + j] = set;
                             }
-                    }
-                    sets[size_t(x) * size + j] = set;
-                }
-            }
-            std::vector<uint32_t> symbols(size);
-            for (uint32_t x = 0; x < n; ++x) {
-                if (recompute[x]) continue;
-                const uint64_t* row = sets.data() + size_t(x) * size;
-                if (ng.offsets[x + 1] - ng.offsets[x] > kMaskDegree) {
-                    for (uint32_t j = 0; j < size; ++j)
-                        symbols[j] = row[j] == kUnreachableBit ? unreachable : uint32_t(row[j]);
-                } else {
-                    chooseMoves(row, 0, size, unreachable, symbols.data());
-                }
-                for (uint32_t j = 0; j < size; ++j)
-                    dirty_symbols[size_t(dirty_index[ro.order[begin + j]]) * n + x] =
-                        uint16_t(symbols[j]);
-            }
-        });
+                        }
+                        std::vector<uint32_t> symbols(size);
+                        for (uint32_t x = 0; x < n; ++x) {
+                            if (recompute[x]) continue;
+                            const uint64_t* row = sets.data() + size_t(x) * size;
+                            if (ng.offsets[x + 1] - ng.offsets[x] > kMaskDegree) {
+                                for (uint32_t j = 0; j < size; ++j)
+                                    symbols[j] =
+                                        row[j] == kUnreachableBit ? unreachable : uint32_t(row[j]);
+                            } else {
+                                chooseMoves(row, 0, size, unreachable, symbols.data());
+                            }
+                            for (uint32_t j = 0; j < size; ++j)
+                                dirty_symbols[size_t(dirty_index[ro.order[begin + j]]) * n + x] =
+                                    uint16_t(symbols[j]);
+                        }
+                    });
     if (!s) return s.error();
 
     // The new table, block by block: recomputed rows, or old rows re-encoded in the new order.
@@ -915,8 +917,7 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
                                     if (target == v || ng.components[target] != ng.components[v]) {
                                         symbol = kDontCare;
                                     } else if (dirty_index[target] != kNone) {
-                                        symbol =
-                                            dirty_symbols[size_t(dirty_index[target]) * n + v];
+                                        symbol = dirty_symbols[size_t(dirty_index[target]) * n + v];
                                     } else {
                                         symbol = old_row[old_table.ranks[to_old[target]]];
                                         if (symbol == old_unreachable) symbol = unreachable;

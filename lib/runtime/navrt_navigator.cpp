@@ -157,7 +157,9 @@ Error Navigator::init(const GraphView& graph, const NavigatorOptions& options) {
     if (options.method == Method::hier)
         if (Error e = hierarchical_.init(graph, allocator_)) return e;
     if (options.method == Method::nexthop)
-        if (Error e = next_hop_.init(graph, options.next_hop_cache_bytes, allocator_)) return e;
+        if (Error e = next_hop_.init(graph, options.next_hop_cache_bytes, allocator_,
+                                     options.next_hop_form))
+            return e;
     if (options.method == Method::exact)
         if (Error e = exact_.init(graph)) return e;
     method_ = options.method;

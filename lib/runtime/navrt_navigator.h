@@ -86,10 +86,13 @@ const char* navStatusName(NavStatus status);
 
 struct NavigatorOptions {
     Method method = Method::astar;
-    HierOptions hier;                                    // Method::hier
-    uint32_t max_expansions = 0;                         // A* budget; 0: none
-    uint64_t next_hop_cache_bytes = uint64_t(32) << 20;  // Method::nexthop
-    Allocator allocator;                                 // default: malloc
+    HierOptions hier;             // Method::hier
+    uint32_t max_expansions = 0;  // A* budget; 0: none
+    // Method::nexthop: memory for the table. With NextHopForm::fastest the table is decoded
+    // when its decoded form fits (NextHopQuery::decodedBytes), else blocks share this cache.
+    uint64_t next_hop_cache_bytes = uint64_t(32) << 20;
+    NextHopForm next_hop_form = NextHopForm::fastest;
+    Allocator allocator;  // default: malloc
 };
 
 // Where moveAlongSurface ended.

@@ -21,19 +21,154 @@ void NextHopQuery::release() {
     if (allocator_.release != nullptr)
         for (void* p : {static_cast<void*>(cache_), static_cast<void*>(slot_block_),
                         static_cast<void*>(slot_size_), static_cast<void*>(path_),
-                        static_cast<void*>(block_at_)})
+                        static_cast<void*>(block_at_), static_cast<void*>(row_at_),
+                        static_cast<void*>(runs_)})
             if (p != nullptr) allocator_.release(p, allocator_.user);
     if (zstd_ != nullptr) ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_));
     zstd_ = nullptr;
     cache_ = nullptr;
     slot_block_ = slot_size_ = path_ = nullptr;
     block_at_ = nullptr;
+    row_at_ = runs_ = nullptr;
+    symbol_bits_ = run_mask_ = 0;
+    memory_bytes_ = 0;
     graph_ = nullptr;
     slots_ = 0;
     path_length_ = 0;
 }
 
-Error NextHopQuery::init(const GraphView& graph, uint64_t cache_bytes, const Allocator& allocator) {
+namespace {
+
+uint32_t maxDegree(const GraphView& g) {
+    uint32_t most = 0;
+    for (uint32_t v = 0; v < g.nodeCount(); ++v) {
+        const uint32_t d = g.edge_offsets[v + 1] - g.edge_offsets[v];
+        most = d > most ? d : most;
+    }
+    return most;
+}
+
+}  // namespace
+
+uint64_t NextHopQuery::decodedBytes(const GraphView& graph) {
+    if (graph.next_hop_ranks == nullptr || graph.implicitVolume()) return 0;
+    return fmt::nextHopDecodedBytes(graph.nodeCount(), graph.next_hop_header.run_count,
+                                    maxDegree(graph));
+}
+
+// Decompresses every block once into runs_ (by node: row_at_), checking each row: runs ascending
+// from 0 below node_count, symbols naming an edge of the row's node or no path.
+Error NextHopQuery::decodeTable(const GraphView& g) {
+    const fmt::NextHopHeader& h = g.next_hop_header;
+    const uint32_t n = g.nodeCount();
+    symbol_bits_ = fmt::nextHopDecodedSymbolBits(maxDegree(g));
+    run_mask_ = (uint32_t(1) << symbol_bits_) - 1;
+    const uint32_t sb = h.symbol_bytes, unreachable = fmt::nextHopUnreachable(sb);
+    auto allocate = [&](uint64_t bytes) {
+        memory_bytes_ += bytes;
+        return allocator_.allocate(size_t(bytes), allocator_.user);
+    };
+    size_t largest = 0;
+    for (uint32_t b = 0; b < h.block_count; ++b) {
+        const uint8_t* src = g.next_hop_blocks + g.next_hop_offsets[b];
+        const size_t size = size_t(g.next_hop_offsets[b + 1] - g.next_hop_offsets[b]);
+        const unsigned long long raw = ZSTD_getFrameContentSize(src, size);
+        if (raw == ZSTD_CONTENTSIZE_ERROR || raw == ZSTD_CONTENTSIZE_UNKNOWN || raw > (1ull << 30))
+            return makeError(ErrorCode::bad_section, g.next_hop_offsets[b], fmt::kSecNextHopBlocks,
+                             "block %u is not a zstd frame of a known size", b);
+        if (raw > largest) largest = size_t(raw);
+    }
+    // Scratch: one decompressed block and the node of each rank, released before returning.
+    uint8_t* scratch = static_cast<uint8_t*>(allocator_.allocate(largest + 16, allocator_.user));
+    uint32_t* node_of =
+        static_cast<uint32_t*>(allocator_.allocate(4 * size_t(n) + 4, allocator_.user));
+    row_at_ = static_cast<uint32_t*>(allocate(4 * (uint64_t(n) + 1)));
+    struct Scratch {
+        const Allocator& a;
+        void* p[2];
+        ~Scratch() {
+            for (void* q : p)
+                if (q != nullptr) a.release(q, a.user);
+        }
+    } hold{allocator_, {scratch, node_of}};
+    if (scratch == nullptr || node_of == nullptr || row_at_ == nullptr)
+        return makeError(ErrorCode::out_of_memory, 0, 0,
+                         "cannot allocate the decoded next-hop table");
+    for (uint32_t r = 0; r < n; ++r) node_of[r] = kNoNode;
+    for (uint32_t v = 0; v < n; ++v) {
+        if (node_of[g.next_hop_ranks[v]] != kNoNode)
+            return makeError(ErrorCode::bad_section, 4 * uint64_t(v), fmt::kSecNextHopRanks,
+                             "node %u has rank %u, which another node has too", v,
+                             g.next_hop_ranks[v]);
+        node_of[g.next_hop_ranks[v]] = v;
+    }
+    // Two passes over the blocks: run counts (row offsets by node), then the runs.
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1) {
+            uint64_t total = 0;
+            for (uint32_t v = 0; v <= n; ++v) {
+                const uint32_t count = row_at_[v];
+                row_at_[v] = uint32_t(total);
+                total += count;
+            }
+            if (total > 0xFFFFFFFFull)
+                return makeError(ErrorCode::bad_section, 0, fmt::kSecNextHopBlocks,
+                                 "%llu runs do not fit the decoded form",
+                                 static_cast<unsigned long long>(total));
+            runs_ = static_cast<uint32_t*>(allocate(total > 0 ? 4 * total : 4));
+            if (runs_ == nullptr)
+                return makeError(ErrorCode::out_of_memory, 0, 0,
+                                 "cannot allocate the decoded next-hop table");
+        } else {
+            for (uint32_t v = 0; v <= n; ++v) row_at_[v] = 0;
+        }
+        for (uint32_t b = 0; b < h.block_count; ++b) {
+            const uint8_t* src = g.next_hop_blocks + g.next_hop_offsets[b];
+            const size_t size = size_t(g.next_hop_offsets[b + 1] - g.next_hop_offsets[b]);
+            const size_t written =
+                ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(zstd_), scratch,
+                                    size_t(ZSTD_getFrameContentSize(src, size)), src, size);
+            if (ZSTD_isError(written))
+                return makeError(ErrorCode::bad_section, g.next_hop_offsets[b],
+                                 fmt::kSecNextHopBlocks, "block %u does not decompress", b);
+            const uint32_t first = b * h.block_rows;
+            const uint32_t rows = h.block_rows < n - first ? h.block_rows : n - first;
+            for (uint32_t i = 0; i < rows; ++i) {
+                const uint32_t v = node_of[first + i];
+                fmt::NextHopRow row;
+                if (!fmt::findNextHopRow(scratch, written, rows, i, sb, row))
+                    return makeError(ErrorCode::bad_section, 0, fmt::kSecNextHopBlocks,
+                                     "block %u: row %u is malformed", b, i);
+                if (pass == 0) {
+                    row_at_[v] = row.runs;
+                    continue;
+                }
+                const uint32_t degree = g.edge_offsets[v + 1] - g.edge_offsets[v];
+                uint32_t* out = runs_ + row_at_[v];
+                for (uint32_t k = 0; k < row.runs; ++k) {
+                    const uint32_t start = fmt::loadLe32(row.starts + 4 * size_t(k));
+                    const uint8_t* at = row.symbols + sb * size_t(k);
+                    const uint32_t symbol = sb == 1 ? *at : fmt::loadLe16(at);
+                    if (start >= n || (k == 0) != (start == 0) ||
+                        (k > 0 && start <= (out[k - 1] >> symbol_bits_)))
+                        return makeError(ErrorCode::bad_section, 0, fmt::kSecNextHopBlocks,
+                                         "block %u: row %u: run %u is not ascending", b, i, k);
+                    // (A node without edges is alone in its component: its row holds only
+                    // don't-cares, stored as 0, and is never read.)
+                    if (symbol != unreachable && symbol >= degree && !(degree == 0 && symbol == 0))
+                        return makeError(ErrorCode::bad_section, 0, fmt::kSecNextHopBlocks,
+                                         "block %u: row %u names edge %u of a node with %u edges",
+                                         b, i, symbol, degree);
+                    out[k] = (start << symbol_bits_) | (symbol == unreachable ? run_mask_ : symbol);
+                }
+            }
+        }
+    }
+    return {};
+}
+
+Error NextHopQuery::init(const GraphView& graph, uint64_t cache_bytes, const Allocator& allocator,
+                         NextHopForm form) {
     release();
     if (!graph.hasNextHop() || graph.implicitVolume())
         return makeError(ErrorCode::invalid_argument, 0, 0,
@@ -41,6 +176,34 @@ Error NextHopQuery::init(const GraphView& graph, uint64_t cache_bytes, const All
                          "--nexthop FILE.nh)");
     hierarchical_ = graph.next_hop_ranks == nullptr;
     allocator_ = resolveAllocator(allocator);
+    const uint64_t decoded_bytes = decodedBytes(graph);
+    if (form == NextHopForm::decoded && decoded_bytes == 0)
+        return makeError(ErrorCode::invalid_argument, 0, 0,
+                         hierarchical_ ? "a hierarchical next-hop table has no decoded form"
+                                       : "the next-hop table's runs do not fit the decoded form");
+    if (form == NextHopForm::decoded ||
+        (form == NextHopForm::fastest && decoded_bytes > 0 && decoded_bytes <= cache_bytes)) {
+        zstd_ = ZSTD_createDCtx();
+        path_ = static_cast<uint32_t*>(
+            allocator_.allocate(4 * (size_t(graph.nodeCount()) + 1), allocator_.user));
+        memory_bytes_ = 4 * (uint64_t(graph.nodeCount()) + 1);
+        if (zstd_ == nullptr || path_ == nullptr) {
+            release();
+            return makeError(ErrorCode::out_of_memory, 0, 0,
+                             "cannot allocate the next-hop path buffer");
+        }
+        if (Error e = decodeTable(graph)) {
+            release();
+            return e;
+        }
+        // The zstd context is needed no more.
+        ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_));
+        zstd_ = nullptr;
+        graph_ = &graph;
+        decompressions_ = 0;
+        error_ = Error{};
+        return {};
+    }
     // One pass over the frames: the largest decompressed block sizes every cache slot, and each
     // block's place in the whole-table arena is kept in case the whole table fits.
     const fmt::NextHopHeader& h = graph.next_hop_header;
@@ -91,6 +254,8 @@ Error NextHopQuery::init(const GraphView& graph, uint64_t cache_bytes, const All
         release();
         return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate the next-hop cache");
     }
+    memory_bytes_ = arena + 8 * uint64_t(slots_) + 4 * (uint64_t(n) + 1) +
+                    (block_at_ != nullptr ? 8 * uint64_t(h.block_count) + 8 : 0);
     for (uint32_t i = 0; i < slots_; ++i) {
         slot_block_[i] = kNoNode;
         slot_size_[i] = 0;
@@ -221,6 +386,10 @@ uint32_t NextHopQuery::nextEdge(uint32_t from, uint32_t to) {
     if (from >= n || to >= n || from == to || g.components[from] != g.components[to])
         return kNoNode;
     if (hierarchical_) return hierEdge(from, to);
+    if (runs_ != nullptr) {
+        const uint32_t symbol = decodedSymbol(from, g.next_hop_ranks[to]);
+        return symbol == run_mask_ ? kNoNode : symbol;
+    }
     const fmt::NextHopHeader& h = g.next_hop_header;
     const uint32_t rank = g.next_hop_ranks[from];
     const uint32_t index = rank / h.block_rows, row = rank % h.block_rows;
@@ -275,6 +444,33 @@ PathStatus NextHopQuery::pathByNextHop(uint32_t from, uint32_t to) {
     if (to >= n) return PathStatus::invalid_goal;
     path_[path_length_++] = from;
     uint32_t current = from;
+    if (runs_ != nullptr && from != to) {
+        // The target's rank once; each step one row search (rows were checked by init).
+        if (g.components[from] != g.components[to]) {
+            path_length_ = 0;
+            return PathStatus::no_path;
+        }
+        const uint32_t rank = g.next_hop_ranks[to];
+        double cost = 0;
+        uint32_t length = 1;
+        while (current != to) {
+            const uint32_t symbol = decodedSymbol(current, rank);
+            if (symbol == run_mask_ || length > n) {
+                if (length > n)
+                    error_ = makeError(ErrorCode::bad_section, 0, fmt::kSecNextHopBlocks,
+                                       "next hops from %u to %u do not reach the goal", from, to);
+                path_length_ = 0;
+                return PathStatus::no_path;
+            }
+            const uint32_t e = g.edge_offsets[current] + symbol;
+            cost += double(g.edge_costs[e]);
+            current = g.edgeTarget(current, e);
+            path_[length++] = current;
+        }
+        path_length_ = length;
+        cost_ = cost;
+        return PathStatus::found;
+    }
     while (current != to) {
         const uint32_t edge = nextEdge(current, to);
         if (edge == kNoNode || path_length_ > n) {  // no path, corrupt table, or a cycle

@@ -7,6 +7,7 @@
 #include "formats/xxhash64.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -528,14 +529,17 @@ PathQuery::~PathQuery() { release(); }
 
 void PathQuery::release() {
     if (allocator_.release != nullptr) {
-        for (void* p : {static_cast<void*>(records_), static_cast<void*>(heap_),
-                        static_cast<void*>(path_), static_cast<void*>(scratch_),
-                        static_cast<void*>(entry_points_), static_cast<void*>(funnel_points_),
-                        static_cast<void*>(segment_scratch_), static_cast<void*>(shortcuts_),
-                        static_cast<void*>(point_shortcuts_), static_cast<void*>(volume_links_)})
+        for (void* p :
+             {static_cast<void*>(records_), static_cast<void*>(heap_), static_cast<void*>(path_),
+              static_cast<void*>(scratch_), static_cast<void*>(entry_points_),
+              static_cast<void*>(funnel_points_), static_cast<void*>(segment_scratch_),
+              static_cast<void*>(shortcuts_), static_cast<void*>(point_shortcuts_),
+              static_cast<void*>(volume_links_), static_cast<void*>(jump_open_)})
             if (p != nullptr) allocator_.release(p, allocator_.user);
     }
     records_ = nullptr;
+    jump_open_ = nullptr;
+    jump_open_size_ = 0;
     heap_ = path_ = scratch_ = nullptr;
     entry_points_ = nullptr;
     funnel_points_ = nullptr;
@@ -706,6 +710,15 @@ Error PathQuery::init(const GraphView& graph, uint32_t max_expansions, const All
         return makeError(ErrorCode::out_of_memory, 0, 0,
                          "cannot allocate search memory for %zu nodes", n);
     }
+    if (graph.jump_entries != nullptr) {  // JPS+'s open list
+        jump_open_ = static_cast<JumpOpen*>(
+            allocator_.allocate(sizeof(JumpOpen) * (n + 2), allocator_.user));
+        if (jump_open_ == nullptr) {
+            release();
+            return makeError(ErrorCode::out_of_memory, 0, 0,
+                             "cannot allocate search memory for %zu nodes", n);
+        }
+    }
     std::memset(static_cast<void*>(records_), 0, sizeof(Record) * (n + 2));
     record_count_ = uint32_t(n + 2);
     graph_ = &graph;
@@ -786,7 +799,9 @@ void PathQuery::heapIncrease(uint32_t node) { heap::siftDown(records_, heap_, he
 uint32_t PathQuery::heapPop() { return heap::pop(records_, heap_, heap_size_); }
 
 namespace {
-constexpr uint32_t kJumpVia = 0xFFFFFFFEu;  // Record::via of a JPS+ jump (not an edge)
+// Record::via of a JPS+ jump (not an edge): kJumpVia | its direction (0 .. 7).
+constexpr uint32_t kJumpVia = 0xFFFFFFF0u;
+bool isJump(uint32_t via) { return (via & ~7u) == kJumpVia; }
 }  // namespace
 
 PathStatus PathQuery::finishPath(uint32_t goal) {
@@ -807,7 +822,7 @@ uint32_t PathQuery::pathEdge(uint32_t k) const {
     if (graph_ == nullptr || graph_->implicitVolume() || k + 1 >= path_length_) return kNoNode;
     const Record& r = records_[path_[k + 1]];
     if (r.stamp != stamp_ || r.parent != path_[k]) return kNoNode;
-    if (r.via == kJumpVia) {  // a jump of one step: its edge
+    if (isJump(r.via)) {  // a jump of one step: its edge
         const GraphView& g = *graph_;
         for (uint32_t e = g.edge_offsets[path_[k]]; e < g.edge_offsets[path_[k] + 1]; ++e)
             if (g.edgeTarget(path_[k], e) == path_[k + 1]) return e;
@@ -1046,59 +1061,175 @@ uint32_t PathQuery::nodeAt(uint32_t column, uint32_t y) const {
     return fmt::columnNodeAt(graph_->column_nodes, graph_->cells, column, y);
 }
 
-template <class Relax>
-void PathQuery::expandJumps(uint32_t u, Relax&& relax) const {
+// A jump's landing node: the table was checked to continue along real edges at the jumping
+// node's height (validateJumpEntries), so a column of one node holds it.
+uint32_t PathQuery::jumpTarget(uint32_t column, uint32_t y) const {
+    const uint32_t* nodes = graph_->column_nodes;
+    const uint32_t first = nodes[column];
+    return nodes[column + 1] - first == 1 ? first : nodeAt(column, y);
+}
+
+// JPS+'s open list: a binary heap of (f, g, node) held in the entries themselves (no record
+// lookups while sifting); an improved node is pushed again and its old entry skipped when popped
+// (lazy deletion). Order as navrt_heap.h: smaller f, then larger g, then lower id.
+namespace {
+template <class Entry>
+bool jumpBefore(const Entry& a, const Entry& b) {
+    if (a.f != b.f) return a.f < b.f;
+    if (a.g != b.g) return a.g > b.g;
+    return a.node < b.node;
+}
+template <class Entry>
+void jumpSiftDown(Entry* heap, uint32_t size, uint32_t i) {
+    const Entry e = heap[i];
+    for (;;) {
+        uint32_t child = 2 * i + 1;
+        if (child >= size) break;
+        child += uint32_t(child + 1 < size && jumpBefore(heap[child + 1], heap[child]));
+        if (!jumpBefore(heap[child], e)) break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    heap[i] = e;
+}
+}  // namespace
+
+void PathQuery::jumpPush(uint32_t node, double f, double g) {
+    if (jump_open_size_ == record_count_) {
+        // Full: drop the stale entries (closed nodes, or a node pushed again since). Each open
+        // node keeps one live entry, so this always makes room.
+        uint32_t kept = 0;
+        for (uint32_t i = 0; i < jump_open_size_; ++i) {
+            const JumpOpen& e = jump_open_[i];
+            const Record& r = records_[e.node];
+            if (r.heap_index != kClosed && r.g == e.g) jump_open_[kept++] = e;
+        }
+        jump_open_size_ = kept;
+        for (uint32_t i = kept / 2; i-- > 0;) jumpSiftDown(jump_open_, kept, i);
+    }
+    uint32_t i = jump_open_size_++;
+    const JumpOpen e{f, g, node};
+    while (i > 0) {
+        const uint32_t parent = (i - 1) / 2;
+        if (!jumpBefore(e, jump_open_[parent])) break;
+        jump_open_[i] = jump_open_[parent];
+        i = parent;
+    }
+    jump_open_[i] = e;
+}
+
+uint32_t PathQuery::jumpPop() {
+    while (jump_open_size_ > 0) {
+        const JumpOpen top = jump_open_[0];
+        if (--jump_open_size_ > 0) {
+            jump_open_[0] = jump_open_[jump_open_size_];
+            jumpSiftDown(jump_open_, jump_open_size_, 0);
+        }
+        Record& r = records_[top.node];
+        if (r.heap_index == kClosed || r.g != top.g) continue;  // stale
+        r.heap_index = kClosed;
+        return top.node;
+    }
+    return kNoNode;
+}
+
+PathStatus PathQuery::jumpLoop(uint64_t budget) {
     const GraphView& g = *graph_;
-    const int16_t* entry = g.jump_entries + size_t(u) * fmt::kJumpDirections;
-    if (entry[0] == fmt::kJumpSpecial) {
-        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e)
-            relax(g.edgeTarget(u, e), double(g.edge_costs[e]), e);
-        return;
-    }
-    const uint32_t width = g.header.size_x;
-    const fmt::NodeCell cu = fmt::decodeNodeCell(g.cells + size_t(u) * fmt::kNodeCellSize);
-    const int64_t ux = cu.column % width, uz = cu.column / width;
-    // The directions: all from the start or after a special node; else as the parent's.
-    uint32_t mask = 0xFF;
-    const uint32_t parent = records_[u].parent;
-    if (parent != kNoNode &&
-        g.jump_entries[size_t(parent) * fmt::kJumpDirections] != fmt::kJumpSpecial) {
-        const fmt::NodeCell cp = fmt::decodeNodeCell(g.cells + size_t(parent) * fmt::kNodeCellSize);
-        const int64_t dx = ux - int64_t(cp.column % width), dz = uz - int64_t(cp.column / width);
-        const int d = fmt::jumpDirectionOf(int((dx > 0) - (dx < 0)), int((dz > 0) - (dz < 0)));
-        if (d >= 4) {
-            mask = 1u << d | 1u << fmt::jumpFirstCardinal(d) | 1u << fmt::jumpSecondCardinal(d);
-        } else if (d >= 0) {
-            const int left = (d + 1) % 4, right = (d + 3) % 4;
-            mask = 1u << d | 1u << left | 1u << right | 1u << (4 + d) | 1u << (4 + right);
-        }
-    }
-    const int64_t gx = jump_goal_x_ - ux, gz = jump_goal_z_ - uz;
+    const uint32_t goal = search_goal_;
+    const int64_t width = g.header.size_x;
     const double straight = double(g.jump_straight_cost), diagonal = double(g.jump_diagonal_cost);
-    for (int d = 0; d < fmt::kJumpDirections; ++d) {
-        if (!(mask & (1u << d))) continue;
-        const int16_t k = entry[d];
-        const int64_t reach = k > 0 ? k : -int64_t(k);
-        if (reach == 0) continue;
-        const int dx = fmt::jumpDx(d), dz = fmt::jumpDz(d);
-        const bool diag = fmt::jumpIsDiagonal(d);
-        // Goal bounding: the goal on this line, or (diagonally) its row or column crossed.
-        int64_t stop = 0;
-        if (!diag) {
-            const int64_t along = dx != 0 ? gx * dx : gz * dz;
-            const int64_t across = dx != 0 ? gz : gx;
-            if (across == 0 && along > 0 && along <= reach && jump_goal_y_ == cu.y) stop = along;
-        } else if (gx * dx > 0 && gz * dz > 0) {
-            const int64_t m = std::min(gx * dx, gz * dz);
-            if (m <= reach) stop = m;
+    // The octile heuristic from the cell coordinates the jumps already know (plainHeuristic's
+    // arithmetic); with shortcuts or another kind, the general one.
+    const bool octile = shortcut_count_ == 0 && g.header.heuristic == fmt::HeuristicKind::octile;
+    const double scale = double(g.header.min_cost_multiplier) * kHeuristicSafety * filter_scale_;
+    const double cell = double(g.header.cell_size);
+    auto estimate = [&](uint32_t v, int64_t x, int64_t z) {
+        if (!octile) return heuristic(v, goal);
+        const double dx = double(x > jump_goal_x_ ? x - jump_goal_x_ : jump_goal_x_ - x);
+        const double dz = double(z > jump_goal_z_ ? z - jump_goal_z_ : jump_goal_z_ - z);
+        const double low = dx < dz ? dx : dz, high = dx < dz ? dz : dx;
+        return (high + (1.4142135623730951 - 1.0) * low) * cell * scale;
+    };
+    for (;;) {
+        if (budget == 0) return PathStatus::in_progress;
+        --budget;
+        const uint32_t u = jumpPop();
+        if (u == kNoNode) break;
+        ++expansions_;
+        noteBest(u);
+        if (u == goal) return endSearch(finishPath(goal));
+        if (max_expansions_ != 0 && expansions_ >= max_expansions_)
+            return endSearch(PathStatus::out_of_nodes);
+        const double g_u = records_[u].g;
+        // (The octile heuristic is consistent: a closed node is never reopened.)
+        auto relax = [&](uint32_t v, double cost, uint32_t via, int64_t x, int64_t z) {
+            const double gv = g_u + cost;
+            Record& r = records_[v];
+            if (r.stamp != stamp_) {
+                const double h = estimate(v, x, z);
+                if (h == HUGE_VAL) return;
+                r = Record{gv, gv + h, u, stamp_, 0, via};
+                jumpPush(v, r.f, gv);
+            } else if (gv < r.g && r.heap_index != kClosed) {
+                r.f += gv - r.g;
+                r.g = gv;
+                r.parent = u;
+                r.via = via;
+                jumpPush(v, r.f, gv);
+            }
+        };
+        const int16_t* entry = g.jump_entries + size_t(u) * fmt::kJumpDirections;
+        if (entry[0] == fmt::kJumpSpecial) {  // A*'s expansion
+            for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+                const uint32_t v = g.edgeTarget(u, e);
+                const uint32_t column =
+                    fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize).column;
+                relax(v, double(g.edge_costs[e]), e, column % width, column / width);
+            }
+            continue;
         }
-        const int64_t steps = stop > 0 ? stop : (k > 0 ? k : 0);
-        if (steps == 0) continue;
-        const uint32_t column = uint32_t((uz + steps * dz) * int64_t(width) + ux + steps * dx);
-        const uint32_t v = nodeAt(column, cu.y);
-        if (v == kNoNode) continue;  // (a corrupt table: the line is not there)
-        relax(v, double(steps) * (diag ? diagonal : straight), kJumpVia);
+        const fmt::NodeCell cu = fmt::decodeNodeCell(g.cells + size_t(u) * fmt::kNodeCellSize);
+        const int64_t ux = cu.column % width, uz = cu.column / width;
+        // The directions: all from the start or after a special node (reached by an edge); else
+        // those the arriving jump's direction allows.
+        uint32_t mask = 0xFF;
+        if (const uint32_t via = records_[u].via; isJump(via)) {
+            const int d = int(via & 7u);
+            if (d >= 4) {
+                mask = 1u << d | 1u << fmt::jumpFirstCardinal(d) | 1u << fmt::jumpSecondCardinal(d);
+            } else {
+                const int left = (d + 1) % 4, right = (d + 3) % 4;
+                mask = 1u << d | 1u << left | 1u << right | 1u << (4 + d) | 1u << (4 + right);
+            }
+        }
+        const int64_t gx = jump_goal_x_ - ux, gz = jump_goal_z_ - uz;
+        for (; mask != 0; mask &= mask - 1) {
+            const int d = std::countr_zero(mask);
+            const int16_t k = entry[d];
+            const int64_t reach = k > 0 ? k : -int64_t(k);
+            if (reach == 0) continue;
+            const int dx = fmt::jumpDx(d), dz = fmt::jumpDz(d);
+            const bool diag = fmt::jumpIsDiagonal(d);
+            // Goal bounding: the goal on this line, or (diagonally) its row or column crossed.
+            int64_t stop = 0;
+            if (!diag) {
+                const int64_t along = dx != 0 ? gx * dx : gz * dz;
+                const int64_t across = dx != 0 ? gz : gx;
+                if (across == 0 && along > 0 && along <= reach && jump_goal_y_ == cu.y)
+                    stop = along;
+            } else if (gx * dx > 0 && gz * dz > 0) {
+                const int64_t m = std::min(gx * dx, gz * dz);
+                if (m <= reach) stop = m;
+            }
+            const int64_t steps = stop > 0 ? stop : (k > 0 ? k : 0);
+            if (steps == 0) continue;
+            const int64_t x = ux + steps * dx, z = uz + steps * dz;
+            const uint32_t v = jumpTarget(uint32_t(z * width + x), cu.y);
+            if (v == kNoNode) continue;  // (a corrupt table: the line is not there)
+            relax(v, double(steps) * (diag ? diagonal : straight), kJumpVia | uint32_t(d), x, z);
+        }
     }
+    return endSearch(PathStatus::no_path);
 }
 
 void PathQuery::fillJumps() {
@@ -1113,7 +1244,7 @@ void PathQuery::fillJumps() {
             fmt::decodeNodeCell(g.cells + size_t(path_[i]) * fmt::kNodeCellSize).column;
         const int64_t dx = b % width - a % width, dz = b / width - a / width;
         step = ((dz > 0) - (dz < 0)) * int64_t(width) + ((dx > 0) - (dx < 0));
-        return records_[path_[i]].via == kJumpVia ? std::max(std::abs(dx), std::abs(dz)) : 1;
+        return isJump(records_[path_[i]].via) ? std::max(std::abs(dx), std::abs(dz)) : 1;
     };
     // The path's length with the jumps' nodes, then the path rebuilt from its end, the nodes
     // between jump points looked up along their line.
@@ -1142,6 +1273,11 @@ PathStatus PathQuery::findPathJumping(uint32_t start, uint32_t goal) {
     if (status != PathStatus::in_progress) return status;
     active_ = Active::jumps;
     jumped_ = true;
+    // The start moves from the indexed heap to JPS+'s open list.
+    heap_size_ = 0;
+    jump_open_size_ = 0;
+    records_[start].heap_index = 0;
+    jumpPush(start, records_[start].f, records_[start].g);
     const fmt::NodeCell goal_cell =
         fmt::decodeNodeCell(graph_->cells + size_t(goal) * fmt::kNodeCellSize);
     jump_goal_x_ = goal_cell.column % graph_->header.size_x;
@@ -1199,8 +1335,7 @@ PathStatus PathQuery::step(uint64_t max_iterations) {
         case Active::mesh: return meshLoop(max_iterations);
         case Active::pov: return povLoop(max_iterations);
         case Active::jumps: {
-            const PathStatus status = searchLoop(
-                max_iterations, [&](uint32_t u, auto&& relax) { expandJumps(u, relax); });
+            const PathStatus status = jumpLoop(max_iterations);
             if (status == PathStatus::found) fillJumps();
             return status;
         }

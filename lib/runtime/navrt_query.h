@@ -509,12 +509,14 @@ private:
     void expandVolumeLinks(uint32_t v, Relax&& relax) const;
     // Fills path_ by following parents back from the goal, sets the cost; returns found.
     PathStatus finishPath(uint32_t goal);
-    // JPS+: u's successors (jump points, the goal where a jump passes it, or its edges when
-    // special); the node at column `column` at height y (kNoNode: none); the path between jump
-    // points filled in.
-    template <class Relax>
-    void expandJumps(uint32_t u, Relax&& relax) const;
+    // JPS+: the search loop (at most `budget` expansions: jump points, the goal where a jump
+    // passes it, or a special node's edges); the node at column `column` at height y (kNoNode:
+    // none); the path between jump points filled in.
+    PathStatus jumpLoop(uint64_t budget);
+    void jumpPush(uint32_t node, double f, double g);
+    uint32_t jumpPop();  // the next live entry's node, closed; kNoNode when none
     uint32_t nodeAt(uint32_t column, uint32_t y) const;
+    uint32_t jumpTarget(uint32_t column, uint32_t y) const;
     void fillJumps();
     void heapPush(uint32_t node);
     void heapDecrease(uint32_t node);
@@ -550,6 +552,12 @@ private:
     Allocator allocator_{};
     Record* records_ = nullptr;
     uint32_t* heap_ = nullptr;
+    struct JumpOpen {
+        double f, g;
+        uint32_t node;
+    };
+    JumpOpen* jump_open_ = nullptr;  // JPS+'s open list (graphs with a jump point table)
+    uint32_t jump_open_size_ = 0;
     uint32_t* path_ = nullptr;
     mutable uint32_t* scratch_ = nullptr;
     float* entry_points_ = nullptr;  // navmesh: where the search entered each polygon

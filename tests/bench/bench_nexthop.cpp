@@ -36,6 +36,7 @@
 #include "lib/runtime/navrt_nexthop.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxel_grid.h"
+#include "tests/bench/bench_scenarios.h"
 
 namespace {
 
@@ -94,26 +95,6 @@ std::optional<nav::graph::Graph> buildGraph(const nav::importer::GridMap& map,
         return std::nullopt;
     }
     return std::move(g).value();
-}
-
-// Start and goal nodes of a 2D .scen as runScenarioFile places them (cell centres on the floor).
-std::vector<std::pair<uint32_t, uint32_t>> scenarioNodes(const navrt::GraphView& view,
-                                                         const std::filesystem::path& scen) {
-    std::vector<std::pair<uint32_t, uint32_t>> pairs;
-    auto scenarios = nav::importer::loadScenarios(scen);
-    if (!scenarios) return pairs;
-    const nav::formats::GraphHeader& h = view.header;
-    const float floor_y = h.origin[1] + h.cell_height;
-    auto centre = [&](uint32_t x, uint32_t y) {
-        return navrt::Vec3{h.origin[0] + (float(x) + 0.5f) * h.cell_size, floor_y,
-                           h.origin[2] + (float(y) + 0.5f) * h.cell_size};
-    };
-    for (const nav::importer::Scenario& s : *scenarios) {
-        const uint32_t a = navrt::locate(view, centre(s.start_x, s.start_y), 0.0f, 0.5f);
-        const uint32_t b = navrt::locate(view, centre(s.goal_x, s.goal_y), 0.0f, 0.5f);
-        if (a != navrt::kNoNode && b != navrt::kNoNode) pairs.push_back({a, b});
-    }
-    return pairs;
 }
 
 // Random (from, to) pairs with both nodes in one component (from uniform over the nodes of
@@ -242,18 +223,21 @@ int main(int argc, char** argv) {
     // ---- Flat table -------------------------------------------------------------------------
     std::printf(
         "flat next-hop table: buildTable with default params (block_rows 32) on %u "
-        "threads; maps up to %zu nodes. warm: nextEdge over %zu random pairs in one "
-        "component after a warm-up pass (default 32 MiB cache: every block cached). cold: "
-        "a fresh NextHopQuery per %zu lookups (%zu queries, init excluded), ns per lookup, "
-        "decompressions per lookup and the derived us per block decompression ((cold - "
-        "warm) / decompressions). path: pathByNextHop over the scenario pairs, warm, best "
-        "of %d (locate excluded). optimal: the .scen with --method nexthop\n\n",
+        "threads; maps up to %zu nodes. Both forms of the loaded table (navrt NextHopForm): "
+        "decoded (runs in memory; MB = NextHopQuery::memoryBytes, decode ms = its init) and "
+        "blocks (default 32 MiB cache, every block kept once decompressed). warm: nextEdge "
+        "over %zu random pairs in one component after a warm-up pass. cold: a fresh "
+        "NextHopQuery per %zu lookups (%zu queries, init excluded), ns per lookup; decomp = "
+        "block decompressions per lookup. path: pathByNextHop over the scenario pairs, warm, "
+        "best of %d, us per path (locate excluded). optimal: the .scen with --method "
+        "nexthop\n\n",
         threads, kMaxFlatNodes, kWarmLookups, kColdLookupsPerQuery, kColdQueries, kScenarioRuns);
     std::printf(
-        "| map | nodes | build ms | runs per row | raw n^2 bytes | stored bytes | bytes per "
-        "node | raw/stored | warm ns | cold ns | decomp per lookup | us per decomp | path "
-        "us | optimal |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        "| map | nodes | build ms | runs per row | raw n^2 bytes | stored bytes | decoded MB | "
+        "decode ms | decoded warm ns | decoded cold ns | decoded path us | blocks MB | blocks "
+        "warm ns | blocks cold ns | decomp per lookup | blocks path us | optimal |\n");
+    std::printf(
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     std::fflush(stdout);
     std::vector<MapData> maps;
     for (const auto& map_path : map_paths) {
@@ -320,17 +304,25 @@ int main(int argc, char** argv) {
         }
         const navrt::GraphView& view = packed.view;
 
-        // Warm lookups.
+        // Both forms of the loaded table: decoded runs, and blocks in a cache (the default 32
+        // MiB: every block cached once decompressed).
         const auto pairs = randomPairs(g, kWarmLookups, 12345);
-        double warm_ns = 0, cold_ns = 0, decomp_per_lookup = 0, us_per_decomp = 0;
+        const auto cold_pairs = randomPairs(g, kColdQueries * kColdLookupsPerQuery, 777);
+        const std::filesystem::path scen = map_path.string() + ".scen";
+        const auto scen_pairs = bench::scenarioNodes(view, scen);
         uint64_t checksum = 0, failures = 0;
-        {
+        struct FormFigures {
+            double warm_ns = 0, cold_ns = 0, decomp_per_lookup = 0, path_us = 0, init_ms = 0;
+            uint64_t memory = 0;
+            bool ok = false;
+        };
+        auto measure = [&](navrt::NextHopForm form) {
+            FormFigures f;
             navrt::NextHopQuery query;
-            if (navrt::Error e = query.init(view)) {
-                fail(std::string("NextHopQuery::init: ") + e.message);
-                maps.push_back(std::move(d));
-                continue;
-            }
+            const auto i0 = Clock::now();
+            if (query.init(view, uint64_t(32) << 20, {}, form)) return f;
+            f.init_ms = msSince(i0);
+            f.memory = query.memoryBytes();
             for (const auto& [a, b] : pairs) checksum += query.nextEdge(a, b);
             const auto t0 = Clock::now();
             for (const auto& [a, b] : pairs) {
@@ -338,53 +330,45 @@ int main(int argc, char** argv) {
                 failures += e == navrt::kNoNode && a != b;
                 checksum += e;
             }
-            warm_ns = msSince(t0) * 1e6 / double(std::max<size_t>(1, pairs.size()));
-        }
-        // Cold lookups: a fresh query (empty cache) per kColdLookupsPerQuery lookups.
-        {
-            const auto cold_pairs = randomPairs(g, kColdQueries * kColdLookupsPerQuery, 777);
+            f.warm_ns = msSince(t0) * 1e6 / double(std::max<size_t>(1, pairs.size()));
+            // Cold: a fresh query per kColdLookupsPerQuery lookups (init excluded).
             double cold_ms = 0;
             uint64_t decompressions = 0;
             for (size_t q = 0; q * kColdLookupsPerQuery < cold_pairs.size(); ++q) {
-                navrt::NextHopQuery query;
-                if (query.init(view)) break;
+                navrt::NextHopQuery fresh;
+                if (fresh.init(view, uint64_t(32) << 20, {}, form)) break;
                 const size_t end = std::min(cold_pairs.size(), (q + 1) * kColdLookupsPerQuery);
-                const auto t0 = Clock::now();
+                const auto c0 = Clock::now();
                 for (size_t i = q * kColdLookupsPerQuery; i < end; ++i) {
-                    const uint32_t e = query.nextEdge(cold_pairs[i].first, cold_pairs[i].second);
+                    const uint32_t e = fresh.nextEdge(cold_pairs[i].first, cold_pairs[i].second);
                     failures += e == navrt::kNoNode && cold_pairs[i].first != cold_pairs[i].second;
                     checksum += e;
                 }
-                cold_ms += msSince(t0);
-                decompressions += query.blockDecompressions();
+                cold_ms += msSince(c0);
+                decompressions += fresh.blockDecompressions();
             }
             const double lookups = double(std::max<size_t>(1, cold_pairs.size()));
-            cold_ns = cold_ms * 1e6 / lookups;
-            decomp_per_lookup = double(decompressions) / lookups;
-            us_per_decomp = decompressions > 0 ? (cold_ms * 1e3 - warm_ns * 1e-3 * lookups) /
-                                                     double(decompressions)
-                                               : 0.0;
-        }
-        // Path extraction over the scenario pairs, warm.
-        const std::filesystem::path scen = map_path.string() + ".scen";
-        std::string path_us = "no .scen";
-        const auto scen_pairs = scenarioNodes(view, scen);
-        if (!scen_pairs.empty()) {
-            navrt::NextHopQuery query;
-            if (!query.init(view)) {
+            f.cold_ns = cold_ms * 1e6 / lookups;
+            f.decomp_per_lookup = double(decompressions) / lookups;
+            // Path extraction over the scenario pairs, warm, best of kScenarioRuns.
+            if (!scen_pairs.empty()) {
                 for (const auto& [a, b] : scen_pairs) query.pathByNextHop(a, b);
                 double best = 1e30;
                 for (int run = 0; run < kScenarioRuns; ++run) {
-                    const auto t0 = Clock::now();
+                    const auto p0 = Clock::now();
                     for (const auto& [a, b] : scen_pairs) {
                         if (query.pathByNextHop(a, b) != navrt::PathStatus::found) ++failures;
                         checksum += query.pathLength();
                     }
-                    best = std::min(best, msSince(t0) * 1e3 / double(scen_pairs.size()));
+                    best = std::min(best, msSince(p0) * 1e3 / double(scen_pairs.size()));
                 }
-                path_us = format("%.2f", best);
+                f.path_us = best;
             }
-        }
+            f.ok = true;
+            return f;
+        };
+        const FormFigures decoded = measure(navrt::NextHopForm::decoded);
+        const FormFigures blocks = measure(navrt::NextHopForm::blocks);
         std::string optimal = "no .scen";
         if (std::filesystem::exists(scen)) {
             const ScenFigures f = runScen(view, scen, context);
@@ -394,12 +378,15 @@ int main(int argc, char** argv) {
         }
         const double nn = double(n);
         std::printf(
-            "| %s | %zu | %.0f | %.1f | %llu | %llu | %.1f | %.0f | %.1f | %.1f | %.3f | "
-            "%.2f | %s | %s |\n",
+            "| %s | %zu | %.0f | %.1f | %llu | %llu | %.2f | %.0f | %.1f | %.1f | %.2f | %.2f "
+            "| %.1f | %.1f | %.3f | %.2f | %s |\n",
             d.name.c_str(), n, d.flat_build_ms, double(t.header.run_count) / nn,
             (unsigned long long)d.raw_bytes, (unsigned long long)d.flat_stored,
-            double(d.flat_stored) / nn, double(d.raw_bytes) / double(d.flat_stored), warm_ns,
-            cold_ns, decomp_per_lookup, us_per_decomp, path_us.c_str(), optimal.c_str());
+            double(decoded.memory) / 1e6, decoded.init_ms, decoded.warm_ns, decoded.cold_ns,
+            decoded.path_us, double(blocks.memory) / 1e6, blocks.warm_ns, blocks.cold_ns,
+            blocks.decomp_per_lookup, blocks.path_us, optimal.c_str());
+        if (!decoded.ok || !blocks.ok)
+            std::printf("\n**%s: a form did not load**\n\n", d.name.c_str());
         if (failures > 0)
             std::printf("\n**%s: %llu lookups or paths failed (checksum %llu)**\n\n",
                         d.name.c_str(), (unsigned long long)failures, (unsigned long long)checksum);

@@ -6,6 +6,7 @@
 // where repeated); asserts nothing.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -20,8 +21,10 @@
 #include "lib/graph/jump_points.h"
 #include "lib/importer/import.h"
 #include "lib/query/query.h"
+#include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxel_grid.h"
 #include "lib/voxel/voxelize.h"
+#include "tests/bench/bench_scenarios.h"
 
 namespace {
 
@@ -96,10 +99,12 @@ int main(int argc, char** argv) {
     std::printf(
         "\nA* and JPS+ on tile graphs, MovingAI scenarios (octile heuristic, binary heap; JPS+ "
         "over the packed jump point table;\nalternating rounds, medians of 3; optimal: "
-        "scenarios of the octile optimum by each):\n");
-    std::printf("  %-28s %8s %9s %10s %9s %9s %9s %9s %9s %9s %8s\n", "map", "nodes", "edges",
-                "scenarios", "A* opt", "A* us", "A* exp", "JPS+ opt", "JPS+ us", "JPS+ exp",
-                "speed-up");
+        "scenarios of the octile optimum by each; us: per scenario through the Navigator\n"
+        "(locate both ends + search + path); search us: PathQuery::findPath / findPathJumping "
+        "on the located nodes, path filled in, alternating per scenario):\n");
+    std::printf("  %-28s %8s %9s %10s %9s %9s %9s %9s %9s %9s %8s %10s %10s %8s\n", "map", "nodes",
+                "edges", "scenarios", "A* opt", "A* us", "A* exp", "JPS+ opt", "JPS+ us",
+                "JPS+ exp", "speed-up", "A* search", "JPS search", "speed-up");
     for (const auto& map_path : listFiles(shared / "movingai", ".map")) {
         auto map = nav::importer::loadMovingAiMap(map_path);
         if (!map) continue;
@@ -130,15 +135,45 @@ int main(int argc, char** argv) {
                 jps_us.push_back(jps->mean_micros);
             }
         }
+        // The searches alone: each scenario by A* then JPS+ (alternating), three rounds, the
+        // median round; costs must agree.
+        const auto pairs = bench::scenarioNodes(view, scen);
+        navrt::PathQuery query;
+        std::vector<double> astar_search, jps_search;
+        size_t disagree = 0;
+        if (!query.init(view)) {
+            for (int round = 0; round < 3; ++round) {
+                double a_us = 0, j_us = 0;
+                for (const auto& [from, to] : pairs) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    query.findPath(from, to);
+                    const double cost = query.cost();
+                    const auto t1 = std::chrono::steady_clock::now();
+                    query.findPathJumping(from, to);
+                    const auto t2 = std::chrono::steady_clock::now();
+                    a_us += std::chrono::duration<double, std::micro>(t1 - t0).count();
+                    j_us += std::chrono::duration<double, std::micro>(t2 - t1).count();
+                    disagree += std::fabs(query.cost() - cost) > 1e-3;
+                }
+                astar_search.push_back(a_us / double(std::max<size_t>(1, pairs.size())));
+                jps_search.push_back(j_us / double(std::max<size_t>(1, pairs.size())));
+            }
+        }
         std::filesystem::remove(nav_path);
-        if (!astar || !jps || astar_us.empty()) continue;
-        std::sort(astar_us.begin(), astar_us.end());
-        std::sort(jps_us.begin(), jps_us.end());
-        const double a = astar_us[astar_us.size() / 2], j = jps_us[jps_us.size() / 2];
-        std::printf("  %-28s %8zu %9zu %10zu %9zu %9.1f %9.1f %9zu %9.1f %9.1f %7.1fx\n",
-                    map_path.filename().c_str(), graph->nodeCount(), graph->edgeCount(),
-                    astar->total, astar->optimal, a, astar->mean_expansions, jps->optimal, j,
-                    jps->mean_expansions, j > 0 ? a / j : 0.0);
+        if (!astar || !jps || astar_us.empty() || astar_search.empty()) continue;
+        auto median = [](std::vector<double>& v) {
+            std::sort(v.begin(), v.end());
+            return v[v.size() / 2];
+        };
+        const double a = median(astar_us), j = median(jps_us);
+        const double as = median(astar_search), js = median(jps_search);
+        std::printf(
+            "  %-28s %8zu %9zu %10zu %9zu %9.1f %9.1f %9zu %9.1f %9.1f %7.1fx %10.1f %10.1f "
+            "%7.1fx%s\n",
+            map_path.filename().c_str(), graph->nodeCount(), graph->edgeCount(), astar->total,
+            astar->optimal, a, astar->mean_expansions, jps->optimal, j, jps->mean_expansions,
+            j > 0 ? a / j : 0.0, as, js, js > 0 ? as / js : 0.0,
+            disagree > 0 ? "  **COSTS DISAGREE**" : "");
     }
     if (std::filesystem::exists(samples / "maze3d.3dmap")) {
         auto map = nav::importer::loadVoxelMap3D(samples / "maze3d.3dmap");

@@ -3,6 +3,7 @@
 // equal full rebuilds byte for byte, the hierarchical table always arrives, and bad inputs fail
 // clearly.
 #include <doctest/doctest.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <queue>
 #include <random>
 
+#include "formats/graph_sections.h"
 #include "lib/cluster/cluster.h"
 #include "lib/graph/graph.h"
 #include "lib/importer/import.h"
@@ -308,6 +310,87 @@ TEST_SUITE("nexthop") {
               std::string::npos);
         navrt::NextHopQuery none;
         CHECK(none.init(plain.view).code == navrt::ErrorCode::invalid_argument);
+    }
+
+    TEST_CASE("navrt's decoded and block forms answer alike; the decoded form checks every row") {
+        // Two separate areas (a wall splits the map), so lookups across components occur.
+        std::string text = roomsMap(40, 32, 12);
+        const size_t grid = text.find("map\n") + 4;
+        for (int y = 0; y < 32; ++y) text[grid + size_t(y) * 41 + 20] = '@';
+        const graph::Graph g = test::tileGraphOfText(text, "split.map");
+        Context context;
+        auto table = nexthop::buildTable(g, {}, context);
+        REQUIRE(table.ok());
+        test::TempDir dir;
+        test::PackedAsset p;
+        test::packAsset(g, dir / "t.nav", p,
+                        [&](auto& w) { nexthop::addNextHopSections(w, *table); });
+        REQUIRE_FALSE(p.error);
+        navrt::NextHopQuery decoded, blocks, fastest, starved;
+        const navrt::Error init = decoded.init(p.view, 0, {}, navrt::NextHopForm::decoded);
+        INFO(init.message);
+        REQUIRE_FALSE(init);
+        REQUIRE_FALSE(blocks.init(p.view, uint64_t(32) << 20, {}, navrt::NextHopForm::blocks));
+        REQUIRE_FALSE(fastest.init(p.view));
+        REQUIRE_FALSE(starved.init(p.view, 1024));
+        CHECK(decoded.decoded());
+        CHECK_FALSE(blocks.decoded());
+        CHECK(fastest.decoded());        // the decoded form fits 32 MiB
+        CHECK_FALSE(starved.decoded());  // ... not 1 KiB: blocks
+        const uint32_t n = uint32_t(g.nodeCount());
+        // Memory: the runs and row offsets, plus the path buffer.
+        CHECK(navrt::NextHopQuery::decodedBytes(p.view) ==
+              4 * (n + 1) + 4 * table->header.run_count);
+        CHECK(decoded.memoryBytes() == navrt::NextHopQuery::decodedBytes(p.view) + 4 * (n + 1));
+        uint64_t compared = 0, across = 0;
+        for (uint32_t s = 0; s < n; ++s)
+            for (uint32_t t = 0; t < n; ++t) {
+                const uint32_t e = decoded.nextEdge(s, t);
+                REQUIRE(e == blocks.nextEdge(s, t));
+                across += e == navrt::kNoNode && s != t;
+                ++compared;
+            }
+        CHECK(across > 0);
+        CHECK(decoded.nextEdge(0, n) == navrt::kNoNode);
+        // Paths: the same nodes and cost either way.
+        std::mt19937 random(4);
+        for (int i = 0; i < 200; ++i) {
+            const uint32_t s = uint32_t(random() % n), t = uint32_t(random() % n);
+            const navrt::PathStatus a = decoded.pathByNextHop(s, t);
+            REQUIRE(a == blocks.pathByNextHop(s, t));
+            if (a != navrt::PathStatus::found) continue;
+            REQUIRE(decoded.pathLength() == blocks.pathLength());
+            CHECK(std::equal(decoded.path(), decoded.path() + decoded.pathLength(), blocks.path()));
+            CHECK(decoded.cost() == blocks.cost());
+        }
+        // A row naming an edge its node lacks: the decoded form refuses it at init (the block
+        // form when a lookup reads it). Block 0 re-encoded with one symbol raised to 200.
+        nexthop::Table broken = *table;
+        std::vector<uint8_t> raw(ZSTD_getFrameContentSize(broken.blocks.data(), broken.offsets[1]));
+        REQUIRE(ZSTD_decompress(raw.data(), raw.size(), broken.blocks.data(), broken.offsets[1]) ==
+                raw.size());
+        formats::NextHopRow row;
+        REQUIRE(
+            formats::findNextHopRow(raw.data(), raw.size(), broken.header.block_rows, 0, 1, row));
+        raw[size_t(row.symbols - raw.data())] = 200;
+        std::vector<uint8_t> frame(ZSTD_compressBound(raw.size()));
+        frame.resize(ZSTD_compress(frame.data(), frame.size(), raw.data(), raw.size(), 3));
+        broken.blocks.erase(broken.blocks.begin(),
+                            broken.blocks.begin() + std::ptrdiff_t(broken.offsets[1]));
+        broken.blocks.insert(broken.blocks.begin(), frame.begin(), frame.end());
+        const int64_t shift = int64_t(frame.size()) - int64_t(broken.offsets[1]);
+        for (size_t b = 1; b < broken.offsets.size(); ++b)
+            broken.offsets[b] = uint64_t(int64_t(broken.offsets[b]) + shift);
+        test::PackedAsset bad;
+        test::packAsset(g, dir / "bad.nav", bad,
+                        [&](auto& w) { nexthop::addNextHopSections(w, broken); });
+        REQUIRE_FALSE(bad.error);
+        navrt::NextHopQuery refused;
+        const navrt::Error e = refused.init(bad.view, 0, {}, navrt::NextHopForm::decoded);
+        CHECK(e.code == navrt::ErrorCode::bad_section);
+        CHECK(std::string(e.message).find("row 0 names edge 200") != std::string::npos);
+        CHECK_FALSE(refused.decoded());
+        MESSAGE(compared, " lookups alike, ", across, " across components");
     }
 
     TEST_CASE(

@@ -191,7 +191,8 @@ typedef struct navrt_navigator_options {
         struct_size;     /* sizeof(navrt_navigator_options): navrt_navigator_options_init sets it */
     navrt_method method; /* default NAVRT_METHOD_ASTAR */
     uint32_t max_expansions;          /* A* node budget, 0 = none */
-    uint64_t next_hop_cache_bytes;    /* NEXTHOP: memory for decompressed blocks (default 32 MiB) */
+    uint64_t next_hop_cache_bytes;    /* NEXTHOP: memory for the table (default 32 MiB): decoded
+                                         runs when they fit, else decompressed blocks */
     const navrt_allocator* allocator; /* NULL: malloc */
 } navrt_navigator_options;
 NAVRT_API void navrt_navigator_options_init(navrt_navigator_options* options);
