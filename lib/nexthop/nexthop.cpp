@@ -127,9 +127,11 @@ struct Workspace {
     // the source that starts a shortest path; integer costs >= 1: every tight predecessor
     // settles before the node).
     Dijkstra<uint64_t, FirstMoveLabels, false, true> search;  // radix heap (search.h)
-    std::vector<uint64_t> sets;     // by rank: move sets (0 = no answer needed)
-    std::vector<uint32_t> symbols;  // by rank
-    std::vector<uint8_t> block;     // encoded rows of the block being built
+    std::vector<uint64_t> sets;                     // by rank: move sets (0 = no answer needed)
+    std::vector<uint32_t> symbols;                  // by rank
+    std::vector<uint32_t> run_starts, run_symbols;  // or the row as runs (runs_ready)
+    bool runs_ready = false;
+    std::vector<uint8_t> block;  // encoded rows of the block being built
     void ensure(uint32_t n) {
         if (symbols.size() != n) symbols.assign(n, 0);
         if (sets.size() != n) sets.assign(n, 0);
@@ -249,12 +251,10 @@ void rowSymbols(const IntGraph& g, uint32_t s, const RankOrder& ro, uint32_t unr
     fillDontCares(w.symbols);
 }
 
-// Appends one encoded row: u32 run count, u32 run starts, symbols, padding to 4 bytes.
-uint64_t appendRow(const std::vector<uint32_t>& symbols, uint32_t symbol_bytes,
-                   std::vector<uint8_t>& out) {
-    std::vector<uint32_t> starts;
-    for (uint32_t r = 0; r < symbols.size(); ++r)
-        if (r == 0 || symbols[r] != symbols[r - 1]) starts.push_back(r);
+// Appends one encoded row from its runs: u32 run count, u32 run starts, symbols, padding to 4
+// bytes.
+uint64_t appendRuns(const std::vector<uint32_t>& starts, const std::vector<uint32_t>& symbols,
+                    uint32_t symbol_bytes, std::vector<uint8_t>& out) {
     const size_t at = out.size();
     const size_t bytes = 4 + 4 * starts.size() + symbol_bytes * starts.size();
     out.resize(at + ((bytes + 3) & ~size_t(3)), 0);
@@ -263,17 +263,28 @@ uint64_t appendRow(const std::vector<uint32_t>& symbols, uint32_t symbol_bytes,
     for (size_t i = 0; i < starts.size(); ++i) formats::storeLe32(p + 4 + 4 * i, starts[i]);
     uint8_t* sym = p + 4 + 4 * starts.size();
     for (size_t i = 0; i < starts.size(); ++i) {
-        const uint32_t v = symbols[starts[i]];
         if (symbol_bytes == 1)
-            sym[i] = uint8_t(v);
+            sym[i] = uint8_t(symbols[i]);
         else
-            formats::storeLe16(sym + 2 * i, uint16_t(v));
+            formats::storeLe16(sym + 2 * i, uint16_t(symbols[i]));
     }
     return starts.size();
 }
 
-// Encodes and compresses one block from its rows' symbols (row_symbols(rank, workspace) fills
-// workspace.symbols for the row of that rank). Returns the run count.
+// Appends one encoded row from its symbols by rank (don't-cares filled).
+uint64_t appendRow(const std::vector<uint32_t>& symbols, uint32_t symbol_bytes,
+                   std::vector<uint8_t>& out) {
+    std::vector<uint32_t> starts, values;
+    for (uint32_t r = 0; r < symbols.size(); ++r)
+        if (r == 0 || symbols[r] != symbols[r - 1]) {
+            starts.push_back(r);
+            values.push_back(symbols[r]);
+        }
+    return appendRuns(starts, values, symbol_bytes, out);
+}
+
+// Encodes and compresses one block from its rows (row(rank, workspace) fills workspace.symbols
+// for the row of that rank, or its runs with runs_ready set). Returns the run count.
 template <class RowFn>
 uint64_t buildBlock(uint32_t block, uint32_t block_rows, uint32_t n, uint32_t symbol_bytes,
                     Workspace& w, RowFn&& row_symbols, std::vector<uint8_t>& compressed,
@@ -284,8 +295,10 @@ uint64_t buildBlock(uint32_t block, uint32_t block_rows, uint32_t n, uint32_t sy
     uint64_t runs = 0;
     for (uint32_t i = 0; i < rows; ++i) {
         formats::storeLe32(w.block.data() + 4 * i, uint32_t(w.block.size()));
+        w.runs_ready = false;
         row_symbols(first + i, w);
-        runs += appendRow(w.symbols, symbol_bytes, w.block);
+        runs += w.runs_ready ? appendRuns(w.run_starts, w.run_symbols, symbol_bytes, w.block)
+                             : appendRow(w.symbols, symbol_bytes, w.block);
     }
     formats::storeLe32(w.block.data() + 4 * rows, uint32_t(w.block.size()));
     if (raw_bytes) *raw_bytes = w.block.size();
@@ -296,6 +309,30 @@ uint64_t buildBlock(uint32_t block, uint32_t block_rows, uint32_t n, uint32_t sy
     compressed.resize(size);
     return runs;
 }
+
+// A row built from its answers in rank order (don't-cares omitted): runs start where the answer
+// changes, the first at rank 0 (leading don't-cares take the first answer, later ones the
+// previous answer: fillDontCares' rule); a row without answers is one run of 0.
+struct RunBuilder {
+    std::vector<uint32_t>& starts;
+    std::vector<uint32_t>& symbols;
+    void clear() {
+        starts.clear();
+        symbols.clear();
+    }
+    void answer(uint32_t rank, uint32_t symbol) {
+        if (symbols.empty()) {
+            starts.push_back(0);
+            symbols.push_back(symbol);
+        } else if (symbols.back() != symbol) {
+            starts.push_back(rank);
+            symbols.push_back(symbol);
+        }
+    }
+    void finish() {
+        if (symbols.empty()) answer(0, 0);
+    }
+};
 
 // One decompressed block of a table.
 struct BlockView {
@@ -777,11 +814,15 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     // of such a group gets its move sets from one backward search, and the reused rows re-choose
     // the group; other groups keep the old rows' symbols (their targets are far: same sets).
     std::vector<uint64_t> dirty_ids;
+    RankOrder old_ro;
     if (reusable) {
-        std::vector<uint64_t> old_keys;
-        const std::vector<uint32_t> old_ranks = hilbertRanks(old_graph, &old_keys);
+        old_ro = rankOrder(old_graph);
         for (uint32_t v = 0; v < og.n; ++v)
-            if (to_new[v] == kNone) dirty_ids.push_back(old_keys[old_ranks[v]] >> kGroupShift);
+            if (to_new[v] == kNone) {
+                const auto at = std::upper_bound(old_ro.group_starts.begin(),
+                                                 old_ro.group_starts.end(), old_ro.ranks[v]);
+                dirty_ids.push_back(old_ro.group_ids[size_t(at - old_ro.group_starts.begin()) - 1]);
+            }
         for (size_t k = 0; k + 1 < ro.group_starts.size(); ++k)
             for (uint32_t r = ro.group_starts[k]; r < ro.group_starts[k + 1]; ++r)
                 if (near[ro.order[r]]) {
@@ -873,61 +914,158 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
                     });
     if (!s) return s.error();
 
+    // Reused rows are spliced from the old rows' runs over segments of the new rank order: the
+    // dirty groups (their symbols above), and stretches of clean groups whose nodes sit in the
+    // same order in the old ranks at a fixed shift and share one component (other groups, of
+    // mixed components: segments of their own, read target by target).
+    struct Segment {
+        uint32_t begin = 0, end = 0;  // new ranks
+        int64_t shift = 0;            // old rank = new rank + shift (clean segments)
+        bool dirty = false;
+        uint32_t component = kNone;  // of every target, or kNone (mixed)
+    };
+    std::vector<Segment> segments;
+    if (recompute_count < n) {
+        size_t old_k = 0;
+        for (size_t k = 0; k + 1 < ro.group_starts.size(); ++k) {
+            Segment g;
+            g.begin = ro.group_starts[k];
+            g.end = ro.group_starts[k + 1];
+            g.dirty = dirty_index[ro.order[g.begin]] != kNone;
+            g.component = ng.components[ro.order[g.begin]];
+            for (uint32_t r = g.begin; r < g.end; ++r)
+                if (ng.components[ro.order[r]] != g.component) g.component = kNone;
+            if (!g.dirty) {
+                // The same group in the old order: same nodes, same order (clean groups hold no
+                // node near the edit, added or removed).
+                while (old_k < old_ro.group_ids.size() && old_ro.group_ids[old_k] < ro.group_ids[k])
+                    ++old_k;
+                bool same =
+                    old_k < old_ro.group_ids.size() && old_ro.group_ids[old_k] == ro.group_ids[k] &&
+                    old_ro.group_starts[old_k + 1] - old_ro.group_starts[old_k] == g.end - g.begin;
+                for (uint32_t r = g.begin; same && r < g.end; ++r)
+                    same = to_old[ro.order[r]] ==
+                           old_ro.order[old_ro.group_starts[old_k] + (r - g.begin)];
+                if (!same) return inputError("internal: a clean next-hop group changed");
+                g.shift = int64_t(old_ro.group_starts[old_k]) - int64_t(g.begin);
+            }
+            Segment* last = segments.empty() ? nullptr : &segments.back();
+            if (last != nullptr && !g.dirty && !last->dirty && last->shift == g.shift &&
+                last->component == g.component && g.component != kNone)
+                last->end = g.end;
+            else
+                segments.push_back(g);
+        }
+    }
+
     // The new table, block by block: recomputed rows, or old rows re-encoded in the new order.
     std::vector<std::vector<uint8_t>> frames(h.block_count);
     std::vector<uint64_t> runs(h.block_count, 0);
     std::atomic<uint64_t> recomputed{0}, failed{0};
-    s = runParallel("next-hop rows", h.block_count, resolveThreads(params.threads), context,
-                    progress, h.block_count, [&](size_t task) {
-                        if (context.cancelled()) throw StageCancelled{};
-                        thread_local Workspace w;
-                        w.ensure(n);
-                        BlockView cached;
-                        uint32_t cached_block = kNone;
-                        std::vector<uint32_t> old_row;
-                        runs[task] = buildBlock(
-                            uint32_t(task), h.block_rows, n, h.symbol_bytes, w,
-                            [&](uint32_t rank, Workspace& ws) {
-                                const uint32_t v = ro.order[rank];
-                                if (recompute[v]) {
-                                    recomputed.fetch_add(1, std::memory_order_relaxed);
-                                    rowSymbols(ng, v, ro, unreachable, ws);
-                                    return;
-                                }
-                                const uint32_t o = to_old[v];
-                                const uint32_t old_rank = old_table.ranks[o];
-                                const uint32_t block = old_rank / old_table.header.block_rows;
-                                if (block != cached_block) {
-                                    if (!decompressBlock(old_table, block, cached)) {
-                                        failed.fetch_add(1);
-                                        cached_block = kNone;
-                                        std::fill(ws.symbols.begin(), ws.symbols.end(), 0);
-                                        return;
-                                    }
-                                    cached_block = block;
-                                }
-                                if (!expandRow(old_table, cached,
-                                               old_rank % old_table.header.block_rows, old_row)) {
-                                    failed.fetch_add(1);
-                                    std::fill(ws.symbols.begin(), ws.symbols.end(), 0);
-                                    return;
-                                }
-                                for (uint32_t target = 0; target < n; ++target) {
-                                    uint32_t symbol;
-                                    if (target == v || ng.components[target] != ng.components[v]) {
-                                        symbol = kDontCare;
-                                    } else if (dirty_index[target] != kNone) {
-                                        symbol = dirty_symbols[size_t(dirty_index[target]) * n + v];
-                                    } else {
-                                        symbol = old_row[old_table.ranks[to_old[target]]];
-                                        if (symbol == old_unreachable) symbol = unreachable;
-                                    }
-                                    ws.symbols[t.ranks[target]] = symbol;
-                                }
-                                fillDontCares(ws.symbols);
-                            },
-                            frames[task], nullptr);
-                    });
+    s = runParallel(
+        "next-hop rows", h.block_count, resolveThreads(params.threads), context, progress,
+        h.block_count, [&](size_t task) {
+            if (context.cancelled()) throw StageCancelled{};
+            thread_local Workspace w;
+            w.ensure(n);
+            BlockView cached;
+            uint32_t cached_block = kNone;
+            runs[task] = buildBlock(
+                uint32_t(task), h.block_rows, n, h.symbol_bytes, w,
+                [&](uint32_t rank, Workspace& ws) {
+                    const uint32_t v = ro.order[rank];
+                    if (recompute[v]) {
+                        recomputed.fetch_add(1, std::memory_order_relaxed);
+                        rowSymbols(ng, v, ro, unreachable, ws);
+                        return;
+                    }
+                    const uint32_t o = to_old[v];
+                    const uint32_t old_rank = old_table.ranks[o];
+                    const uint32_t block = old_rank / old_table.header.block_rows;
+                    RunBuilder out{ws.run_starts, ws.run_symbols};
+                    out.clear();
+                    ws.runs_ready = true;
+                    if (block != cached_block) {
+                        if (!decompressBlock(old_table, block, cached)) {
+                            failed.fetch_add(1);
+                            cached_block = kNone;
+                            out.finish();
+                            return;
+                        }
+                        cached_block = block;
+                    }
+                    formats::NextHopRow old;
+                    if (!formats::findNextHopRow(cached.data.data(), cached.data.size(),
+                                                 cached.rows,
+                                                 old_rank % old_table.header.block_rows,
+                                                 old_table.header.symbol_bytes, old)) {
+                        failed.fetch_add(1);
+                        out.finish();
+                        return;
+                    }
+                    const uint32_t osb = old_table.header.symbol_bytes;
+                    auto old_start = [&](uint32_t i) {
+                        return formats::loadLe32(old.starts + 4 * size_t(i));
+                    };
+                    bool ascending = old_start(0) == 0;
+                    for (uint32_t i = 1; ascending && i < old.runs; ++i)
+                        ascending = old_start(i) > old_start(i - 1) && old_start(i) < og.n;
+                    if (!ascending) {
+                        failed.fetch_add(1);
+                        out.finish();
+                        return;
+                    }
+                    auto old_symbol = [&](uint32_t i) {
+                        const uint8_t* p = old.symbols + osb * size_t(i);
+                        const uint32_t value = osb == 1 ? *p : formats::loadLe16(p);
+                        return value == old_unreachable ? unreachable : value;
+                    };
+                    // The old run holding old rank r.
+                    auto old_run = [&](uint32_t r) {
+                        uint32_t lo = 0, hi = old.runs;
+                        while (hi - lo > 1) {
+                            const uint32_t mid = lo + (hi - lo) / 2;
+                            if (old_start(mid) <= r)
+                                lo = mid;
+                            else
+                                hi = mid;
+                        }
+                        return lo;
+                    };
+                    const uint32_t component = ng.components[v];
+                    const uint32_t own = ro.ranks[v];
+                    for (const Segment& seg : segments) {
+                        if (seg.dirty) {
+                            for (uint32_t r = seg.begin; r < seg.end; ++r) {
+                                const uint32_t target = ro.order[r];
+                                if (target == v || ng.components[target] != component) continue;
+                                out.answer(r, dirty_symbols[size_t(dirty_index[target]) * n + v]);
+                            }
+                        } else if (seg.component == component &&
+                                   (own < seg.begin || own >= seg.end)) {
+                            // Every target answers: the old runs, shifted.
+                            const int64_t first = int64_t(seg.begin) + seg.shift;
+                            const int64_t stop = int64_t(seg.end) + seg.shift;
+                            uint32_t i = old_run(uint32_t(first));
+                            out.answer(seg.begin, old_symbol(i));
+                            for (++i; i < old.runs && int64_t(old_start(i)) < stop; ++i)
+                                out.answer(uint32_t(int64_t(old_start(i)) - seg.shift),
+                                           old_symbol(i));
+                        } else if (seg.component != kNone && seg.component != component) {
+                            continue;  // another component: no answers
+                        } else {
+                            for (uint32_t r = seg.begin; r < seg.end; ++r) {
+                                const uint32_t target = ro.order[r];
+                                if (target == v || ng.components[target] != component) continue;
+                                out.answer(r,
+                                           old_symbol(old_run(uint32_t(int64_t(r) + seg.shift))));
+                            }
+                        }
+                    }
+                    out.finish();
+                },
+                frames[task], nullptr);
+        });
     if (!s) return s.error();
     if (failed.load() > 0)
         return inputError("the old table's blocks do not decode ({} rows); rebuild it",

@@ -137,12 +137,18 @@ struct NextHopStage {
         std::filesystem::path graph;
         std::filesystem::path
             clusters;  // empty: the flat table; else the hierarchical one over them
+        // A flat table of an earlier version of the graph and that graph (`navbake build`: the
+        // last build's, when still in the cache): the table is then updated from them
+        // (updateTable, byte-identical to a build), or built when they do not fit (another
+        // graph, other rows per block, a shard, unreadable).
+        std::filesystem::path previous_table, previous_graph;
     };
     static ParamIssues check(const Params& params) { return checkBuildParams(params); }
     static void describe(const Params& params, StageKey& key);
     // Peak memory from the inputs' headers and sizes (lib/common/memory.h).
     static Result<MemoryEstimate> estimateMemory(const Inputs& inputs, const Params& params);
-    // Counts: runs and table_bytes (flat), table_bytes (hierarchical: its size in memory).
+    // Counts: runs and table_bytes (flat; rows_recomputed and rows_total when updated from the
+    // previous table), table_bytes (hierarchical: its size in memory).
     // Errors: clusters of another graph, shards of a hierarchical table, a table above max_memory.
     static Result<StageResult> run(const Inputs& inputs, const Params& params,
                                    const std::filesystem::path& output, Context& context);

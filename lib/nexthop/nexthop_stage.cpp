@@ -117,6 +117,43 @@ Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params
             std::filesystem::file_size(output, ec), stats.milliseconds, output.string()));
         return result;
     }
+    if (params.shard_count == 0 && !inputs.previous_table.empty() &&
+        !inputs.previous_graph.empty()) {
+        // The previous build's table and graph: an update when they fit, else a build (both
+        // give the same bytes).
+        UpdateStats us;
+        Result<Table> updated = [&]() -> Result<Table> {
+            auto old_table = loadTable(inputs.previous_table);
+            if (!old_table) return old_table.error();
+            if (old_table->header.block_rows != params.block_rows)
+                return inputError("{} rows per block, {} wanted", old_table->header.block_rows,
+                                  params.block_rows);
+            auto old_graph = graph::loadGraph(inputs.previous_graph);
+            if (!old_graph) return old_graph.error();
+            if (Status s = checkMatches(*old_table, inputs.previous_table, *old_graph,
+                                        inputs.previous_graph);
+                !s)
+                return s.error();
+            return updateTable(*old_table, *old_graph, *graph, params, context, &us);
+        }();
+        if (updated) {
+            if (Status s = saveTable(output, *updated); !s) return s.error();
+            result.milliseconds = us.milliseconds;
+            result.count("runs", updated->header.run_count);
+            result.count("table_bytes", updated->blocks.size());
+            result.count("rows_recomputed", us.rows_recomputed);
+            result.count("rows_total", us.rows_total);
+            result.summary.push_back(fmt::format(
+                "updated from {}: {} of {} rows recomputed, {} nodes added, {} removed, {} edges "
+                "changed; {:.1f} ms; {} -> {}",
+                inputs.previous_table.filename().string(), us.rows_recomputed, us.rows_total,
+                us.nodes_added, us.nodes_removed, us.edges_changed, us.milliseconds,
+                tableSummary(*updated, output), output.string()));
+            return result;
+        }
+        if (updated.error().kind == ErrorKind::cancelled) return updated.error();
+        context.debug("next-hop table built, not updated: {}", updated.error().message);
+    }
     auto table = buildTable(*graph, params, context, &stats);
     if (!table) return table.error();
     if (Status s = saveTable(output, *table); !s) return s.error();

@@ -623,6 +623,9 @@ struct Node {
     std::vector<fs::path> sources;  // hashed by their bytes
     uint64_t key = 0;
     fs::path artifact;  // OUTPUT/.cache/<kind>-<agent>-<graph>-<key>.<ext>
+    // The last build's artifact of this stage when its key differed and the file is still in
+    // the cache (flat next-hop tables update from it).
+    fs::path previous_artifact;
     std::function<Result<StageResult>(const Node& self, const std::vector<Node>& nodes, Context&)>
         run;
     // The stage's memory estimate (its inputs must exist).
@@ -808,9 +811,20 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                 std::vector<size_t> deps = {graph_node};
                 if (hierarchical) deps.push_back(clusters);
                 auto next_hop_inputs = [](const Node& self, const std::vector<Node>& all) {
-                    return nexthop::NextHopStage::Inputs{
+                    nexthop::NextHopStage::Inputs in{
                         depArtifact(self, all, 0),
-                        self.deps.size() > 1 ? depArtifact(self, all, 1) : fs::path()};
+                        self.deps.size() > 1 ? depArtifact(self, all, 1) : fs::path(),
+                        {},
+                        {}};
+                    if (!self.previous_artifact.empty() && self.deps.size() == 1) {
+                        // The previous table and the graph it was built from (this build's when
+                        // the graph did not change).
+                        const Node& g = all[self.deps[0]];
+                        in.previous_table = self.previous_artifact;
+                        in.previous_graph =
+                            g.previous_artifact.empty() ? g.artifact : g.previous_artifact;
+                    }
+                    return in;
                 };
                 next_hop = addStage<nexthop::NextHopStage>(nodes, cache, node("nexthop", deps),
                                                            agent.next_hop_params, next_hop_inputs,
@@ -1166,6 +1180,20 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
         for (const OJson& st : previous["stages"])
             if (st.is_object() && st.contains("name") && st["name"].is_string())
                 previous_stage[st["name"].get<std::string>()] = &st;
+
+    for (Node& st : stages) {
+        auto it = previous_stage.find(st.name);
+        if (it == previous_stage.end()) continue;
+        const OJson& p = *it->second;
+        if (!p.contains("artifact") || !p["artifact"].is_string() ||
+            p.value("key", std::string()) == hex(st.key))
+            continue;
+        const fs::path artifact = c.output / p["artifact"].get<std::string>();
+        std::error_code ec;
+        if (artifact.parent_path() == st.artifact.parent_path() &&
+            fs::is_regular_file(artifact, ec))
+            st.previous_artifact = artifact;
+    }
 
     if (options.check) {
         if (previous.is_null())

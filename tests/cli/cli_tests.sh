@@ -618,6 +618,30 @@ JSON
   done
   find "$work/slow" -name '*.tmp-*' | grep -q . && fail "a temporary file was left behind"
   "$navbake" -q inspect "$work/slow/human.tile.nav" >/dev/null || fail "asset invalid after interruption"
+  # A level edit: the flat next-hop table is updated from the last build's table and graph (the
+  # report counts the rows it recomputed), byte-identical to a clean build of the edited level.
+  awk 'BEGIN { print "type octile"; print "height 64"; print "width 96"; print "map";
+    for (y = 0; y < 64; ++y) { row = ""; for (x = 0; x < 96; ++x)
+      row = row ((x % 8 == 7 && y % 8 != 3) || (y % 8 == 7 && x % 8 != 2) ? "@" : ".");
+      print row } }' >"$work/rooms.map"
+  cat >"$work/rooms.json" <<'JSON'
+{"input": "rooms.map", "output": "rooms", "agents": [{"name": "walker", "graphs": ["tile"], "nexthop": true}]}
+JSON
+  "$navbake" -q build "$work/rooms.json" || fail "rooms build"
+  grep -q '"rows_recomputed"' "$work/rooms/rooms.report.json" && fail "a first build reports an update"
+  # A crate: one open cell blocked (row 11, column 12).
+  awk 'NR == 16 { $0 = substr($0, 1, 12) "@" substr($0, 14) } { print }' "$work/rooms.map" >"$work/rooms2.map"
+  cmp -s "$work/rooms.map" "$work/rooms2.map" && fail "the edit changed nothing"
+  mv "$work/rooms2.map" "$work/rooms.map"
+  "$navbake" -q build "$work/rooms.json" || fail "rooms rebuild after the edit"
+  grep -Eq '"rows_recomputed": [0-9]+' "$work/rooms/rooms.report.json" ||
+    fail "the next-hop table was not updated: $(cat "$work/rooms/rooms.report.json")"
+  recomputed=$(grep -Eo '"rows_recomputed": [0-9]+' "$work/rooms/rooms.report.json" | grep -Eo '[0-9]+$')
+  total=$(grep -Eo '"rows_total": [0-9]+' "$work/rooms/rooms.report.json" | grep -Eo '[0-9]+$')
+  [ "$recomputed" -lt "$total" ] || fail "the update recomputed every row ($recomputed of $total)"
+  sed 's/"output": "rooms"/"output": "clean"/' "$work/rooms.json" >"$work/clean.json"
+  "$navbake" -q build "$work/clean.json" || fail "clean build of the edited level"
+  cmp "$work/rooms/walker.tile.nav" "$work/clean/walker.tile.nav" || fail "updated asset differs from a clean build"
   # Debug views next to the report: valid PNG and GLB files, listed in the report.
   cat >"$work/views.json" <<'JSON'
 {"input": "level.glb", "output": "views", "debug_views": true, "agents": [{"name": "human", "graphs": ["navmesh"], "clusters": true}]}

@@ -312,7 +312,8 @@ TEST_SUITE("nexthop") {
         CHECK(none.init(plain.view).code == navrt::ErrorCode::invalid_argument);
     }
 
-    TEST_CASE("navrt's decoded and block forms answer alike; the decoded form checks every row") {
+    TEST_CASE(
+        "navrt's decoded and block forms answer alike, and the decoded form checks every row") {
         // Two separate areas (a wall splits the map), so lookups across components occur.
         std::string text = roomsMap(40, 32, 12);
         const size_t grid = text.find("map\n") + 4;

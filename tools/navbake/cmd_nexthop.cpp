@@ -95,8 +95,8 @@ void registerNextHop(CLI::App& app, CommandBody& body) {
                 return reportFailure(
                     context, makeError(ErrorKind::usage, "--shard '{}' is not K/N with 0 <= K < N",
                                        options->shard));
-            return runStage<nexthop::NextHopStage>(context, {options->input, options->clusters},
-                                                   params, options->output);
+            return runStage<nexthop::NextHopStage>(
+                context, {options->input, options->clusters, {}, {}}, params, options->output);
         };
     });
 }
