@@ -1094,21 +1094,20 @@ void jumpSiftDown(Entry* heap, uint32_t size, uint32_t i) {
 }
 }  // namespace
 
-void PathQuery::jumpPush(uint32_t node, double f, double g) {
+void PathQuery::jumpPush(const JumpOpen& e) {
     if (jump_open_size_ == record_count_) {
         // Full: drop the stale entries (closed nodes, or a node pushed again since). Each open
         // node keeps one live entry, so this always makes room.
         uint32_t kept = 0;
         for (uint32_t i = 0; i < jump_open_size_; ++i) {
-            const JumpOpen& e = jump_open_[i];
-            const Record& r = records_[e.node];
-            if (r.heap_index != kClosed && r.g == e.g) jump_open_[kept++] = e;
+            const JumpOpen& old = jump_open_[i];
+            const Record& r = records_[old.node];
+            if (r.heap_index != kClosed && r.g == old.g) jump_open_[kept++] = old;
         }
         jump_open_size_ = kept;
         for (uint32_t i = kept / 2; i-- > 0;) jumpSiftDown(jump_open_, kept, i);
     }
     uint32_t i = jump_open_size_++;
-    const JumpOpen e{f, g, node};
     while (i > 0) {
         const uint32_t parent = (i - 1) / 2;
         if (!jumpBefore(e, jump_open_[parent])) break;
@@ -1118,19 +1117,19 @@ void PathQuery::jumpPush(uint32_t node, double f, double g) {
     jump_open_[i] = e;
 }
 
-uint32_t PathQuery::jumpPop() {
+bool PathQuery::jumpPop(JumpOpen& out) {
     while (jump_open_size_ > 0) {
-        const JumpOpen top = jump_open_[0];
+        out = jump_open_[0];
         if (--jump_open_size_ > 0) {
             jump_open_[0] = jump_open_[jump_open_size_];
             jumpSiftDown(jump_open_, jump_open_size_, 0);
         }
-        Record& r = records_[top.node];
-        if (r.heap_index == kClosed || r.g != top.g) continue;  // stale
+        Record& r = records_[out.node];
+        if (r.heap_index == kClosed || r.g != out.g) continue;  // stale
         r.heap_index = kClosed;
-        return top.node;
+        return true;
     }
-    return kNoNode;
+    return false;
 }
 
 PathStatus PathQuery::jumpLoop(uint64_t budget) {
@@ -1153,8 +1152,9 @@ PathStatus PathQuery::jumpLoop(uint64_t budget) {
     for (;;) {
         if (budget == 0) return PathStatus::in_progress;
         --budget;
-        const uint32_t u = jumpPop();
-        if (u == kNoNode) break;
+        JumpOpen top;
+        if (!jumpPop(top)) break;
+        const uint32_t u = top.node;
         ++expansions_;
         noteBest(u);
         if (u == goal) return endSearch(finishPath(goal));
@@ -1162,34 +1162,35 @@ PathStatus PathQuery::jumpLoop(uint64_t budget) {
             return endSearch(PathStatus::out_of_nodes);
         const double g_u = records_[u].g;
         // (The octile heuristic is consistent: a closed node is never reopened.)
-        auto relax = [&](uint32_t v, double cost, uint32_t via, int64_t x, int64_t z) {
+        auto relax = [&](uint32_t v, double cost, uint32_t via, int64_t x, int64_t z, uint16_t y) {
             const double gv = g_u + cost;
             Record& r = records_[v];
             if (r.stamp != stamp_) {
                 const double h = estimate(v, x, z);
                 if (h == HUGE_VAL) return;
                 r = Record{gv, gv + h, u, stamp_, 0, via};
-                jumpPush(v, r.f, gv);
+                jumpPush({r.f, gv, v, uint32_t(x), uint32_t(z), y});
             } else if (gv < r.g && r.heap_index != kClosed) {
                 r.f += gv - r.g;
                 r.g = gv;
                 r.parent = u;
                 r.via = via;
-                jumpPush(v, r.f, gv);
+                jumpPush({r.f, gv, v, uint32_t(x), uint32_t(z), y});
             }
         };
         const int16_t* entry = g.jump_entries + size_t(u) * fmt::kJumpDirections;
         if (entry[0] == fmt::kJumpSpecial) {  // A*'s expansion
             for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
                 const uint32_t v = g.edgeTarget(u, e);
-                const uint32_t column =
-                    fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize).column;
-                relax(v, double(g.edge_costs[e]), e, column % width, column / width);
+                const fmt::NodeCell cv =
+                    fmt::decodeNodeCell(g.cells + size_t(v) * fmt::kNodeCellSize);
+                const uint32_t row = cv.column / uint32_t(width);
+                relax(v, double(g.edge_costs[e]), e, cv.column - row * uint32_t(width), row, cv.y);
             }
             continue;
         }
-        const fmt::NodeCell cu = fmt::decodeNodeCell(g.cells + size_t(u) * fmt::kNodeCellSize);
-        const int64_t ux = cu.column % width, uz = cu.column / width;
+        const int64_t ux = top.x, uz = top.z;
+        const uint16_t uy = top.y;
         // The directions: all from the start or after a special node (reached by an edge); else
         // those the arriving jump's direction allows.
         uint32_t mask = 0xFF;
@@ -1215,8 +1216,7 @@ PathStatus PathQuery::jumpLoop(uint64_t budget) {
             if (!diag) {
                 const int64_t along = dx != 0 ? gx * dx : gz * dz;
                 const int64_t across = dx != 0 ? gz : gx;
-                if (across == 0 && along > 0 && along <= reach && jump_goal_y_ == cu.y)
-                    stop = along;
+                if (across == 0 && along > 0 && along <= reach && jump_goal_y_ == uy) stop = along;
             } else if (gx * dx > 0 && gz * dz > 0) {
                 const int64_t m = std::min(gx * dx, gz * dz);
                 if (m <= reach) stop = m;
@@ -1224,9 +1224,10 @@ PathStatus PathQuery::jumpLoop(uint64_t budget) {
             const int64_t steps = stop > 0 ? stop : (k > 0 ? k : 0);
             if (steps == 0) continue;
             const int64_t x = ux + steps * dx, z = uz + steps * dz;
-            const uint32_t v = jumpTarget(uint32_t(z * width + x), cu.y);
+            const uint32_t v = jumpTarget(uint32_t(z * width + x), uy);
             if (v == kNoNode) continue;  // (a corrupt table: the line is not there)
-            relax(v, double(steps) * (diag ? diagonal : straight), kJumpVia | uint32_t(d), x, z);
+            relax(v, double(steps) * (diag ? diagonal : straight), kJumpVia | uint32_t(d), x, z,
+                  uy);
         }
     }
     return endSearch(PathStatus::no_path);
@@ -1277,7 +1278,11 @@ PathStatus PathQuery::findPathJumping(uint32_t start, uint32_t goal) {
     heap_size_ = 0;
     jump_open_size_ = 0;
     records_[start].heap_index = 0;
-    jumpPush(start, records_[start].f, records_[start].g);
+    const fmt::NodeCell cell =
+        fmt::decodeNodeCell(graph_->cells + size_t(start) * fmt::kNodeCellSize);
+    const uint32_t row = cell.column / graph_->header.size_x;
+    jumpPush({records_[start].f, records_[start].g, start,
+              cell.column - row * graph_->header.size_x, row, cell.y});
     const fmt::NodeCell goal_cell =
         fmt::decodeNodeCell(graph_->cells + size_t(goal) * fmt::kNodeCellSize);
     jump_goal_x_ = goal_cell.column % graph_->header.size_x;

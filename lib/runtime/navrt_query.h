@@ -513,8 +513,16 @@ private:
     // passes it, or a special node's edges); the node at column `column` at height y (kNoNode:
     // none); the path between jump points filled in.
     PathStatus jumpLoop(uint64_t budget);
-    void jumpPush(uint32_t node, double f, double g);
-    uint32_t jumpPop();  // the next live entry's node, closed; kNoNode when none
+    // An entry of JPS+'s open list.
+    struct JumpOpen {
+        double f, g;
+        uint32_t node;
+        uint32_t x, z;  // its cell (no division by the grid width when it is expanded)
+        uint16_t y;     // and height (NodeCell::y)
+    };
+    void jumpPush(const JumpOpen& entry);
+    // The next live entry (its node closed); false when none is left.
+    bool jumpPop(JumpOpen& out);
     uint32_t nodeAt(uint32_t column, uint32_t y) const;
     uint32_t jumpTarget(uint32_t column, uint32_t y) const;
     void fillJumps();
@@ -552,10 +560,6 @@ private:
     Allocator allocator_{};
     Record* records_ = nullptr;
     uint32_t* heap_ = nullptr;
-    struct JumpOpen {
-        double f, g;
-        uint32_t node;
-    };
     JumpOpen* jump_open_ = nullptr;  // JPS+'s open list (graphs with a jump point table)
     uint32_t jump_open_size_ = 0;
     uint32_t* path_ = nullptr;
