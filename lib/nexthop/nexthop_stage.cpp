@@ -167,10 +167,13 @@ Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params
                           table->header.first_block + table->header.stored_blocks,
                           table->header.block_count)
             : std::string();
-    result.summary.push_back(
-        fmt::format("{}{} rows in {:.1f} ms; {}; encoded rows {} before zstd -> {}", part,
-                    stats.rows, stats.milliseconds, tableSummary(*table, output),
-                    mebibytes(stats.raw_rle_bytes), output.string()));
+    const double rows_per_second =
+        stats.milliseconds > 0 ? double(stats.rows) * 1000.0 / stats.milliseconds : 0.0;
+    result.summary.push_back(fmt::format(
+        "{}{} rows in {:.1f} ms ({:.0f} rows/s on {} threads); {}; encoded rows {} before zstd "
+        "-> {}",
+        part, stats.rows, stats.milliseconds, rows_per_second, resolveThreads(params.threads),
+        tableSummary(*table, output), mebibytes(stats.raw_rle_bytes), output.string()));
     return result;
 }
 
