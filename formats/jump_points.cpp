@@ -90,4 +90,17 @@ Error validateJumpEntries(const GraphHeader& g, const JumpHeader& h, const uint8
     return {};
 }
 
+Error validateJumpBounds(const GraphHeader& g, size_t size) {
+    const uint64_t want = uint64_t(g.node_count) * kJumpDirections * kJumpBoundValues * 2;
+    if (size != want)
+        return makeError(ErrorCode::bad_section, 0, kSecJumpBounds,
+                         "section 'JPSB': %zu bytes, expected %llu (8 boxes of 4 u16 per node)",
+                         size, static_cast<unsigned long long>(want));
+    if (g.size_x > 65536 || g.size_z > 65536)
+        return makeError(ErrorCode::bad_section, 0, kSecJumpBounds,
+                         "section 'JPSB': a grid of %u x %u cells has no u16 cell coordinates",
+                         g.size_x, g.size_z);
+    return {};
+}
+
 }  // namespace nav::formats

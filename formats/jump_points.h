@@ -64,4 +64,15 @@ Error validateJumpEntries(const GraphHeader& graph, const JumpHeader& header, co
                           const uint32_t* edge_targets, const float* edge_costs,
                           const int16_t* entries, size_t entries_size);
 
+// JPSB, optional beside JPSH and JPSE: goal bounds (FORMAT.md §6.9). Per node and direction d,
+// the box of cells [min_x, max_x] x [min_z, max_z] holding every target to which the step along d
+// starts a shortest path (u16 x 4: min_x, min_z, max_x, max_z; empty when min > max); a search
+// may skip d at a regular node when the goal's cell is outside it.
+inline constexpr int kJumpBoundValues = 4;
+inline bool jumpBoundsHold(const uint16_t* box, uint32_t x, uint32_t z) {
+    return x >= box[0] && x <= box[2] && z >= box[1] && z <= box[3];
+}
+// Size (node_count x 8 boxes) and a grid that fits u16 cell coordinates.
+Error validateJumpBounds(const GraphHeader& graph, size_t size);
+
 }  // namespace nav::formats

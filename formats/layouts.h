@@ -134,6 +134,7 @@ inline constexpr uint32_t kSecHierEntranceEdgeCosts = fourcc("HXCS");    // f32 
 // --jump-points).
 inline constexpr uint32_t kSecJumpHeader = fourcc("JPSH");   // 16 bytes: costs and counts
 inline constexpr uint32_t kSecJumpEntries = fourcc("JPSE");  // i16 x 8 per node
+inline constexpr uint32_t kSecJumpBounds = fourcc("JPSB");   // u16 x 4 x 8 per node: goal boxes
 
 // NHOP sections (a .nav packed with --nexthop holds the same after the graph's).
 inline constexpr uint32_t kSecNextHopHeader = fourcc("NHHD");   // 64-byte next-hop header

@@ -532,10 +532,12 @@ Result<Inspection> inspectArtifact(const std::filesystem::path& path) {
                                    formats::decodeJumpHeader(raw->data(), raw->size(), h)) {
                         errors.push_back(e.message);
                     } else {
-                        r["stats"]["jump_points"] = {{"regular_nodes", h.regular},
-                                                     {"special_nodes", h.special},
-                                                     {"straight_cost", h.straight_cost},
-                                                     {"diagonal_cost", h.diagonal_cost}};
+                        r["stats"]["jump_points"] = {
+                            {"regular_nodes", h.regular},
+                            {"special_nodes", h.special},
+                            {"straight_cost", h.straight_cost},
+                            {"diagonal_cost", h.diagonal_cost},
+                            {"goal_bounds", loaded->has(formats::kSecJumpBounds)}};
                     }
                 }
                 if (loaded->has(formats::kSecWorldTileHeader)) {

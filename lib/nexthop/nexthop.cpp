@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -13,6 +14,7 @@
 
 #include "formats/bytes.h"
 #include "formats/graph_sections.h"
+#include "formats/jump_points.h"
 #include "lib/common/csr.h"
 #include "lib/common/parallel.h"
 #include "lib/common/search.h"
@@ -1094,6 +1096,80 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (stats) *stats = st;
     return t;
+}
+
+Result<std::vector<uint16_t>> buildGoalBounds(const graph::Graph& graph,
+                                              const graph::JumpTable& jumps, int threads,
+                                              Context& context) {
+    auto ig = integerGraph(graph);
+    if (!ig) return ig.error();
+    const IntGraph& g = *ig;
+    const formats::GraphHeader& h = graph.header;
+    if (graph.cells.size() != g.n || h.size_x == 0)
+        return inputError("goal bounds are for tile graphs (node cells)");
+    if (h.size_x > 65536 || h.size_z > 65536)
+        return inputError("a grid of {} x {} cells is too large for goal bounds (u16 cells)",
+                          h.size_x, h.size_z);
+    if (jumps.entries.size() != size_t(g.n) * formats::kJumpDirections)
+        return inputError("the jump point table belongs to another graph");
+    constexpr size_t kBox = formats::kJumpBoundValues;
+    const size_t per_node = formats::kJumpDirections * kBox;
+    std::vector<uint16_t> bounds(size_t(g.n) * per_node);
+    std::vector<uint32_t> regular;
+    for (uint32_t v = 0; v < g.n; ++v) {
+        if (jumps.entries[size_t(v) * formats::kJumpDirections] != formats::kJumpSpecial) {
+            regular.push_back(v);
+            continue;
+        }
+        for (int d = 0; d < formats::kJumpDirections; ++d) {  // full boxes
+            uint16_t* box = bounds.data() + size_t(v) * per_node + size_t(d) * kBox;
+            box[0] = box[1] = 0;
+            box[2] = box[3] = 0xFFFF;
+        }
+    }
+    const uint32_t width = h.size_x;
+    uint64_t progress = 0;
+    Status s = runParallel(
+        "goal bounds", regular.size(), resolveThreads(threads), context, progress, regular.size(),
+        [&](size_t i) {
+            if (context.cancelled()) throw StageCancelled{};
+            thread_local MoveSetSearch search;
+            const uint32_t u = regular[i];
+            const uint32_t ux = graph.cells[u].column % width, uz = graph.cells[u].column / width;
+            // The direction of each of u's edges (a regular node's edges are grid steps).
+            int direction[kMaskDegree + 1] = {};
+            const uint32_t first = g.offsets[u], degree = g.offsets[u + 1] - first;
+            for (uint32_t k = 0; k < degree && k <= kMaskDegree; ++k) {
+                const uint32_t column = graph.cells[g.targets[first + k]].column;
+                const int64_t dx = int64_t(column % width) - ux, dz = int64_t(column / width) - uz;
+                direction[k] =
+                    formats::jumpDirectionOf(int((dx > 0) - (dx < 0)), int((dz > 0) - (dz < 0)));
+            }
+            uint32_t box[formats::kJumpDirections][kBox];
+            for (auto& b : box) b[0] = b[1] = 0xFFFF, b[2] = b[3] = 0;
+            search.run(g, u);
+            for (uint32_t t : search.touched) {
+                if (t == u) continue;
+                const uint32_t tx = graph.cells[t].column % width;
+                const uint32_t tz = graph.cells[t].column / width;
+                for (uint64_t set = search.sets[t]; set != 0; set &= set - 1) {
+                    const int k = std::countr_zero(set);
+                    if (k >= int(degree) || direction[k] < 0) continue;
+                    uint32_t* b = box[direction[k]];
+                    b[0] = std::min(b[0], tx), b[1] = std::min(b[1], tz);
+                    b[2] = std::max(b[2], tx), b[3] = std::max(b[3], tz);
+                }
+            }
+            uint16_t* out = bounds.data() + size_t(u) * per_node;
+            for (int d = 0; d < formats::kJumpDirections; ++d)
+                for (size_t k = 0; k < kBox; ++k) out[size_t(d) * kBox + k] = uint16_t(box[d][k]);
+        });
+    if (!s) return s.error();
+    return bounds;
+}
+
+void addGoalBoundsSection(formats::ContainerWriter& writer, const std::vector<uint16_t>& bounds) {
+    writer.add(formats::kSecJumpBounds, arrayBytes(bounds));
 }
 
 void addNextHopSections(formats::ContainerWriter& writer, const Table& t) {

@@ -26,6 +26,7 @@
 #include "lib/common/result.h"
 #include "lib/common/stage.h"
 #include "lib/graph/graph.h"
+#include "lib/graph/jump_points.h"
 
 namespace nav::nexthop {
 
@@ -126,6 +127,18 @@ Result<HierTable> buildHierTable(const graph::Graph& graph, const cluster::Clust
 void addHierTableSections(formats::ContainerWriter& writer, const HierTable& table);
 Status saveHierTable(const std::filesystem::path& path, const HierTable& table);
 Result<HierTable> loadHierTable(const std::filesystem::path& path);
+
+// ---- Goal bounds for JPS+ (JPSB, FORMAT.md §6.9) ----------------------------------------------
+// S. Rabin and N. R. Sturtevant, "Combining Bounding Boxes and JPS to Prune Grid Pathfinding",
+// AAAI 2016: per regular node of `jumps` and direction, the box of the cells of every target to
+// which the step along that direction starts a shortest path (its move sets from one search per
+// node, as a table row's). A search skips a direction whose box misses the goal. Special nodes
+// get full boxes (a search expands them by their edges). Output: 8 boxes of 4 u16 per node.
+// Errors: a grid wider than 65,536 cells, a jump table of another graph.
+Result<std::vector<uint16_t>> buildGoalBounds(const graph::Graph& graph,
+                                              const graph::JumpTable& jumps, int threads,
+                                              Context& context);
+void addGoalBoundsSection(formats::ContainerWriter& writer, const std::vector<uint16_t>& bounds);
 
 // ---- The nexthop stage -----------------------------------------------------------------------
 // One definition shared by `navbake nexthop` and `navbake build` (lib/common/stage.h): the flat

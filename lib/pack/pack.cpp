@@ -29,7 +29,7 @@ Result<MemoryEstimate> PackStage::estimateMemory(const Inputs& inputs, const Par
 }
 
 Result<StageResult> PackStage::run(const Inputs& inputs, const Params& params,
-                                   const std::filesystem::path& output, Context&) {
+                                   const std::filesystem::path& output, Context& context) {
     if (!inputs.hierarchy.empty() && inputs.clusters.empty())
         return makeError(ErrorKind::usage,
                          "a hierarchy is packed with its clusters: give the .clu "
@@ -102,6 +102,13 @@ Result<StageResult> PackStage::run(const Inputs& inputs, const Params& params,
             graph::addJumpSections(writer, *table);
             with += fmt::format(", jump points ({} of {} nodes regular)", table->regular,
                                 graph->nodeCount());
+            if (params.goal_bounds) {
+                auto bounds = nexthop::buildGoalBounds(*graph, *table, 0, context);
+                if (!bounds) return bounds.error();
+                nexthop::addGoalBoundsSection(writer, *bounds);
+                result.count("goal_bounds", table->regular);
+                with += ", goal bounds";
+            }
         }
     }
     if (Status s = saveContainer(output, writer); !s) return s.error();

@@ -20,6 +20,10 @@ struct PackStage {
         // Tile graphs: add the JPS+ jump point table (JPSH, JPSE; FORMAT.md §6.9) that
         // navrt's findPathJumping (`navbake query --method jps`) searches with.
         bool jump_points = false;
+        // With jump_points: also the goal bounds (JPSB, FORMAT.md §6.9) that let a JPS+ search
+        // skip directions that cannot start a shortest path to its goal: one search per regular
+        // node at pack time (as a next-hop table row's), 64 bytes a node before compression.
+        bool goal_bounds = false;
     };  // (zstd level 19, FORMAT.md)
     struct Inputs {
         std::filesystem::path graph;      // .graph
@@ -27,9 +31,16 @@ struct PackStage {
         std::filesystem::path hierarchy;  // .hier of those clusters (needs clusters), or empty
         std::filesystem::path next_hop;   // .nh or .nhh of that graph, or empty
     };
-    static ParamIssues check(const Params&) { return {}; }
+    static ParamIssues check(const Params& params) {
+        ParamIssues issues;
+        if (params.goal_bounds && !params.jump_points)
+            issues.push_back(
+                {"goal_bounds", "true", "only with jump_points (the jump point table)"});
+        return issues;
+    }
     static void describe(const Params& params, StageKey& key) {
         if (params.jump_points) key.add("jump_points", true);  // (keys without it unchanged)
+        if (params.goal_bounds) key.add("goal_bounds", true);
     }
     // Peak memory from the inputs' headers and sizes (lib/common/memory.h).
     static Result<MemoryEstimate> estimateMemory(const Inputs& inputs, const Params& params);

@@ -110,6 +110,7 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
     if (Status s = r.number("downhill", out.graph.downhill); !s) return s;
     if (Status s = r.boolean("poi_tables", out.graph.poi_tables); !s) return s;
     if (Status s = r.boolean("jump_points", out.jump_points); !s) return s;
+    if (Status s = r.boolean("goal_bounds", out.goal_bounds); !s) return s;
     graph::LinkGenParams& gen = out.graph.generate;
     if (Status s = r.number("drop_height", gen.drop_height); !s) return s;
     if (Status s = r.number("jump_distance", gen.jump_distance); !s) return s;
@@ -201,6 +202,8 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
         return r.fail(path, "clusters, hierarchy and nexthop need a tile, navmesh or pov graph");
     if (out.hierarchy && !out.clusters)
         return r.fail(r.at("hierarchy"), "needs clusters (\"clusters\": true)");
+    if (out.goal_bounds && !out.jump_points)
+        return r.fail(r.at("goal_bounds"), "needs the jump point table (\"jump_points\": true)");
     if (out.jump_points &&
         std::find(out.graphs.begin(), out.graphs.end(), graph::GraphKind::tile) == out.graphs.end())
         return r.fail(r.at("jump_points"),
@@ -857,7 +860,9 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                          at_next_hop = position(next_hop);
             addStage<pack::PackStage>(
                 nodes, cache, node("pack", pack_deps),
-                pack::PackStage::Params{kind == graph::GraphKind::tile && agent.jump_points},
+                pack::PackStage::Params{
+                    kind == graph::GraphKind::tile && agent.jump_points,
+                    kind == graph::GraphKind::tile && agent.jump_points && agent.goal_bounds},
                 [at_clusters, at_hierarchy, at_next_hop](const Node& self,
                                                          const std::vector<Node>& all) {
                     auto at = [&](size_t i) {

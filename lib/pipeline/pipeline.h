@@ -44,6 +44,7 @@ struct AgentConfig {
     cluster::ClusterParams cluster;
     bool hierarchy = false;    // needs clusters
     bool jump_points = false;  // the tile graph's asset packed with its JPS+ table
+    bool goal_bounds = false;  // ... and its goal bounds (needs jump_points)
     cluster::HierarchyParams hierarchy_params;
     enum class NextHop { none, flat, hierarchical } next_hop = NextHop::none;
     nexthop::BuildParams next_hop_params;

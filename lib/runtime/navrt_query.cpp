@@ -311,6 +311,12 @@ Error viewGraph(const Asset& asset, GraphView& out) {
         out.jump_entries = table;
         out.jump_straight_cost = jh.straight_cost;
         out.jump_diagonal_cost = jh.diagonal_cost;
+        if (asset.find(fmt::kSecJumpBounds).id != 0) {
+            SectionView bounds;
+            if (Error e = asset.require(fmt::kSecJumpBounds, bounds)) return e;
+            if (Error e = fmt::validateJumpBounds(h, bounds.size)) return e;
+            out.jump_bounds = reinterpret_cast<const uint16_t*>(bounds.data);
+        }
     }
     return {};
 }
@@ -1204,6 +1210,18 @@ PathStatus PathQuery::jumpLoop(uint64_t budget) {
             }
         }
         const int64_t gx = jump_goal_x_ - ux, gz = jump_goal_z_ - uz;
+        if (g.jump_bounds != nullptr) {
+            // Goal bounding: only directions that start a shortest path to some cell of a box
+            // holding the goal.
+            const uint16_t* boxes =
+                g.jump_bounds + size_t(u) * fmt::kJumpDirections * fmt::kJumpBoundValues;
+            for (uint32_t m = mask; m != 0; m &= m - 1) {
+                const int d = std::countr_zero(m);
+                if (!fmt::jumpBoundsHold(boxes + d * fmt::kJumpBoundValues, uint32_t(jump_goal_x_),
+                                         uint32_t(jump_goal_z_)))
+                    mask &= ~(1u << d);
+            }
+        }
         for (; mask != 0; mask &= mask - 1) {
             const int d = std::countr_zero(mask);
             const int16_t k = entry[d];

@@ -106,6 +106,9 @@ struct GraphView {
     // Jump point table (JPS+, formats/jump_points.h): 8 entries per node; null when absent.
     const int16_t* jump_entries = nullptr;
     float jump_straight_cost = 0, jump_diagonal_cost = 0;
+    // Goal bounds (JPSB, optional with the jump table): 8 boxes of 4 u16 per node; null when
+    // absent.
+    const uint16_t* jump_bounds = nullptr;
     const char* link_type_names = nullptr;  // LTYP: kLinkTypeNameSize bytes per user type
     uint32_t link_type_count = 0;
 

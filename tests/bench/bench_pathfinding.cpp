@@ -20,6 +20,7 @@
 #include "lib/graph/graph.h"
 #include "lib/graph/jump_points.h"
 #include "lib/importer/import.h"
+#include "lib/nexthop/nexthop.h"
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_query.h"
 #include "lib/voxel/voxel_grid.h"
@@ -101,10 +102,14 @@ int main(int argc, char** argv) {
         "over the packed jump point table;\nalternating rounds, medians of 3; optimal: "
         "scenarios of the octile optimum by each; us: per scenario through the Navigator\n"
         "(locate both ends + search + path); search us: PathQuery::findPath / findPathJumping "
-        "on the located nodes, path filled in, alternating per scenario):\n");
-    std::printf("  %-28s %8s %9s %10s %9s %9s %9s %9s %9s %9s %8s %10s %10s %8s\n", "map", "nodes",
-                "edges", "scenarios", "A* opt", "A* us", "A* exp", "JPS+ opt", "JPS+ us",
-                "JPS+ exp", "speed-up", "A* search", "JPS search", "speed-up");
+        "on the located nodes, path filled in, alternating per scenario;\nJPS+BB: findPathJumping "
+        "with goal bounds (pack --goal-bounds), maps up to 30,000 nodes (bounds bake s: one "
+        "search per node, 2 threads), its expansions and optimal count):\n");
+    std::printf(
+        "  %-28s %8s %9s %10s %9s %9s %9s %9s %9s %9s %8s %10s %10s %8s %10s %8s %8s %8s %8s\n",
+        "map", "nodes", "edges", "scenarios", "A* opt", "A* us", "A* exp", "JPS+ opt", "JPS+ us",
+        "JPS+ exp", "speed-up", "A* search", "JPS search", "speed-up", "JPS+BB", "speed-up",
+        "BB exp", "BB opt", "bake s");
     for (const auto& map_path : listFiles(shared / "movingai", ".map")) {
         auto map = nav::importer::loadMovingAiMap(map_path);
         if (!map) continue;
@@ -122,6 +127,24 @@ int main(int argc, char** argv) {
         navrt::Asset asset;
         navrt::GraphView view;
         if (navrt::load(nav_path.c_str(), asset) || navrt::viewGraph(asset, view)) continue;
+        // The same with goal bounds (JPS+BB).
+        const auto bounded_path = std::filesystem::temp_directory_path() / "navbake_bench_bb.nav";
+        navrt::Asset bounded_asset;
+        navrt::GraphView bounded;
+        double bake_s = 0;
+        if (graph->nodeCount() <= 30000) {
+            const auto b0 = std::chrono::steady_clock::now();
+            auto bounds = nav::nexthop::buildGoalBounds(*graph, *jumps, 0, context);
+            bake_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
+            nav::formats::ContainerWriter with =
+                nav::graph::graphWriter(*graph, nav::formats::kKindNav);
+            nav::graph::addJumpSections(with, *jumps);
+            if (bounds) nav::nexthop::addGoalBoundsSection(with, *bounds);
+            if (!bounds || !nav::saveContainer(bounded_path, with).ok() ||
+                navrt::load(bounded_path.c_str(), bounded_asset) ||
+                navrt::viewGraph(bounded_asset, bounded))
+                bounded = navrt::GraphView{};
+        }
         const std::string scen = map_path.string() + ".scen";
         std::vector<double> astar_us, jps_us;
         nav::Result<nav::query::ScenarioReport> astar = nav::query::ScenarioReport{};
@@ -138,12 +161,16 @@ int main(int argc, char** argv) {
         // The searches alone: each scenario by A* then JPS+ (alternating), three rounds, the
         // median round; costs must agree.
         const auto pairs = bench::scenarioNodes(view, scen);
-        navrt::PathQuery query;
-        std::vector<double> astar_search, jps_search;
-        size_t disagree = 0;
+        navrt::PathQuery query, bounded_query;
+        const bool with_bounds = bounded.jump_bounds != nullptr && !bounded_query.init(bounded);
+        std::vector<double> astar_search, jps_search, bb_search;
+        size_t disagree = 0, bb_optimal = 0;
+        double bb_expansions = 0;
         if (!query.init(view)) {
             for (int round = 0; round < 3; ++round) {
-                double a_us = 0, j_us = 0;
+                double a_us = 0, j_us = 0, b_us = 0;
+                bb_optimal = 0;
+                bb_expansions = 0;
                 for (const auto& [from, to] : pairs) {
                     const auto t0 = std::chrono::steady_clock::now();
                     query.findPath(from, to);
@@ -154,11 +181,24 @@ int main(int argc, char** argv) {
                     a_us += std::chrono::duration<double, std::micro>(t1 - t0).count();
                     j_us += std::chrono::duration<double, std::micro>(t2 - t1).count();
                     disagree += std::fabs(query.cost() - cost) > 1e-3;
+                    if (with_bounds) {
+                        const auto t3 = std::chrono::steady_clock::now();
+                        bounded_query.findPathJumping(from, to);
+                        b_us += std::chrono::duration<double, std::micro>(
+                                    std::chrono::steady_clock::now() - t3)
+                                    .count();
+                        bb_optimal += std::fabs(bounded_query.cost() - cost) <= 1e-3;
+                        bb_expansions += double(bounded_query.expansions());
+                    }
                 }
-                astar_search.push_back(a_us / double(std::max<size_t>(1, pairs.size())));
-                jps_search.push_back(j_us / double(std::max<size_t>(1, pairs.size())));
+                const double count = double(std::max<size_t>(1, pairs.size()));
+                astar_search.push_back(a_us / count);
+                jps_search.push_back(j_us / count);
+                bb_search.push_back(b_us / count);
+                bb_expansions /= count;
             }
         }
+        std::filesystem::remove(bounded_path);
         std::filesystem::remove(nav_path);
         if (!astar || !jps || astar_us.empty() || astar_search.empty()) continue;
         auto median = [](std::vector<double>& v) {
@@ -167,13 +207,14 @@ int main(int argc, char** argv) {
         };
         const double a = median(astar_us), j = median(jps_us);
         const double as = median(astar_search), js = median(jps_search);
+        const double bs = with_bounds ? median(bb_search) : 0.0;
         std::printf(
             "  %-28s %8zu %9zu %10zu %9zu %9.1f %9.1f %9zu %9.1f %9.1f %7.1fx %10.1f %10.1f "
-            "%7.1fx%s\n",
+            "%7.1fx %10.1f %7.1fx %8.1f %8zu %8.1f%s\n",
             map_path.filename().c_str(), graph->nodeCount(), graph->edgeCount(), astar->total,
             astar->optimal, a, astar->mean_expansions, jps->optimal, j, jps->mean_expansions,
-            j > 0 ? a / j : 0.0, as, js, js > 0 ? as / js : 0.0,
-            disagree > 0 ? "  **COSTS DISAGREE**" : "");
+            j > 0 ? a / j : 0.0, as, js, js > 0 ? as / js : 0.0, bs, bs > 0 ? as / bs : 0.0,
+            bb_expansions, bb_optimal, bake_s, disagree > 0 ? "  **COSTS DISAGREE**" : "");
     }
     if (std::filesystem::exists(samples / "maze3d.3dmap")) {
         auto map = nav::importer::loadVoxelMap3D(samples / "maze3d.3dmap");

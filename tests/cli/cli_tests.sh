@@ -873,13 +873,22 @@ cli_build_parity)
   "$navbake" -q build "$work/jp.json" || fail "build with jump_points"
   [ "$("$navbake" inspect "$work/jp.nav" | grep -E "(regular|special)_nodes")" = "$("$navbake" inspect "$work/jp/default.tile.nav" | grep -E "(regular|special)_nodes")" ] ||
     fail "pack --jump-points and the agent key give other tables"
+  # With goal bounds too (pack --goal-bounds, the agent key goal_bounds): the same costs.
+  "$navbake" -q pack "$work/pt.graph" -o "$work/gb.nav" --jump-points --goal-bounds || fail "pack --goal-bounds"
+  "$navbake" inspect "$work/gb.nav" | grep -q "goal_bounds: true" || fail "inspect shows no goal bounds"
+  expect 2 "requires --jump-points" "$navbake" pack "$work/pt.graph" -o "$work/gb2.nav" --goal-bounds
   for pair in "10,0,10 8,3,15" "2,0,2 18,0,18" "8,3,15 1,0,18"; do
     set -- $pair
     a=$(json_field <("$navbake" query "$work/jp.nav" --from "$1" --to "$2" --json) cost)
     j=$(json_field <("$navbake" query "$work/jp.nav" --from "$1" --to "$2" --method jps --json) cost)
     [ -n "$a" ] && awk -v a="$a" -v b="$j" 'BEGIN { d = a - b; exit !(d < 1e-4 && d > -1e-4) }' ||
       fail "jps cost $j is not A*'s $a from $1 to $2"
+    b=$(json_field <("$navbake" query "$work/gb.nav" --from "$1" --to "$2" --method jps --json) cost)
+    awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d < 1e-4 && d > -1e-4) }' ||
+      fail "jps with goal bounds: cost $b is not A*'s $a from $1 to $2"
   done
+  echo '{"input": "level.glb", "agents": [{"graphs": ["tile"], "goal_bounds": true}]}' >"$work/bad.json"
+  expect 1 '\$.agents\[0\].goal_bounds: needs the jump point table' "$navbake" build "$work/bad.json"
   expect 1 "needs jump point sections.*pack GRAPH --jump-points" "$navbake" query "$work/pt.nav" --from 10,0,10 --to 8,3,15 --method jps
   echo '{"input": "level.glb", "agents": [{"graphs": ["navmesh"], "jump_points": true}]}' >"$work/bad.json"
   expect 1 '\$.agents\[0\].jump_points: jump point tables are for tile graphs' "$navbake" build "$work/bad.json"

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "lib/graph/jump_points.h"
+#include "lib/nexthop/nexthop.h"
 #include "lib/query/query.h"
 #include "lib/runtime/navrt_navigator.h"
 #include "lib/runtime/navrt_query.h"
@@ -29,6 +30,23 @@ void packWithJumps(const graph::Graph& g, const std::filesystem::path& path, Jum
                     [&](formats::ContainerWriter& w) { graph::addJumpSections(w, out.table); });
     REQUIRE_MESSAGE(!out.packed.error, out.packed.error.message);
     REQUIRE(out.packed.view.jump_entries != nullptr);
+}
+
+// `g` packed with its jump point sections and goal bounds (JPSB).
+void packWithBounds(const graph::Graph& g, const std::filesystem::path& path, JumpAsset& out) {
+    auto table = graph::buildJumpTable(g);
+    REQUIRE(table.ok());
+    out.table = std::move(table).value();
+    Context context;
+    auto bounds = nexthop::buildGoalBounds(g, out.table, 0, context);
+    REQUIRE(bounds.ok());
+    CHECK(bounds->size() == g.nodeCount() * 32);
+    test::packAsset(g, path, out.packed, [&](formats::ContainerWriter& w) {
+        graph::addJumpSections(w, out.table);
+        nexthop::addGoalBoundsSection(w, *bounds);
+    });
+    REQUIRE_MESSAGE(!out.packed.error, out.packed.error.message);
+    REQUIRE(out.packed.view.jump_bounds != nullptr);
 }
 
 // `pairs` random queries: JPS+ finds a path exactly when A* does, of its cost, along edges;
@@ -84,6 +102,75 @@ TEST_SUITE("query") {
             const auto [jumps, astar] = compare(g, asset.packed.view, 400, seed);
             CHECK(jumps < astar);
         }
+    }
+
+    TEST_CASE(
+        "JPS+ with goal bounds: A*'s cost on every query (grids, rooms, special nodes, the "
+        "shared maps' scenarios) with fewer expansions than without; a bad JPSB is refused") {
+        test::TempDir dir;
+        uint64_t bounded_total = 0, plain_total = 0;
+        for (unsigned seed = 1; seed <= 4; ++seed) {
+            CAPTURE(seed);
+            std::mt19937 random(seed);
+            std::string text = "type octile\nheight 45\nwidth 61\nmap\n";
+            for (int y = 0; y < 45; ++y) {
+                for (int x = 0; x < 61; ++x)
+                    text += int(random() % 100) < 6 * int(seed) ? '@' : '.';
+                text += '\n';
+            }
+            const graph::Graph g =
+                test::tileGraphOfText(seed <= 2 ? text : test::roomsMapText(seed));
+            JumpAsset bounded, plain;
+            packWithBounds(g, dir / "b.nav", bounded);
+            packWithJumps(g, dir / "j.nav", plain);
+            bounded_total += compare(g, bounded.packed.view, 400, seed).first;
+            plain_total += compare(g, plain.packed.view, 400, seed).first;
+        }
+        MESSAGE("JPS+ expansions: ", bounded_total, " with goal bounds, ", plain_total, " without");
+        CHECK(bounded_total * 5 < plain_total * 4);  // (den520d: 3.6x fewer)
+        // Special nodes (a column of dearer edges): their boxes are full, the rest still prunes.
+        const graph::Graph base = test::tileGraphOfText(test::roomsMapText(5));
+        const uint32_t width = base.header.size_x;
+        std::vector<test::Edge> edges = test::edgesOf(base);
+        for (auto& [u, v, c] : edges)
+            if (base.cells[u].column % width == 20 || base.cells[v].column % width == 20) c *= 3;
+        const graph::Graph special = test::withEdges(base, edges);
+        JumpAsset s;
+        packWithBounds(special, dir / "s.nav", s);
+        CHECK(s.table.special > 0);
+        compare(special, s.packed.view, 400, 9);
+        // A JPSB of the wrong size: the view refuses the asset.
+        auto table = graph::buildJumpTable(base);
+        REQUIRE(table.ok());
+        test::PackedAsset bad;
+        test::packAsset(base, dir / "bad.nav", bad, [&](formats::ContainerWriter& w) {
+            graph::addJumpSections(w, *table);
+            nexthop::addGoalBoundsSection(w, std::vector<uint16_t>(base.nodeCount() * 32 - 4));
+        });
+        CHECK(bad.error.code == navrt::ErrorCode::bad_section);
+        CHECK(std::string(bad.error.message).find("JPSB") != std::string::npos);
+
+        const auto data = test::sharedData();
+        if (data.empty()) {
+            MESSAGE("skipped the shared maps: ../shared/data is absent");
+            return;
+        }
+        int maps = 0;
+        for (const auto& path : test::movingAiMaps(data)) {
+            INFO(path.filename().string());
+            const graph::Graph m = test::tileGraphOfFile(path);
+            if (m.nodeCount() > 12000) continue;  // a search per node: the suite's time
+            JumpAsset p;
+            packWithBounds(m, dir / "m.nav", p);
+            Context context;
+            auto report = query::runScenarioFile(p.packed.view, path.string() + ".scen", context,
+                                                 query::SearchMethod(query::Method::jps));
+            REQUIRE(report.ok());
+            CHECK(report->total > 0);
+            CHECK(report->optimal == report->total);
+            ++maps;
+        }
+        CHECK(maps > 0);
     }
 
     TEST_CASE(

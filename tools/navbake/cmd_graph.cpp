@@ -228,6 +228,11 @@ void registerPack(CLI::App& app, CommandBody& body) {
     sub->add_flag("--jump-points", options->params.jump_points,
                   "Tile graphs: add the JPS+ jump point table (16 bytes a node before compression) "
                   "for 'navbake query --method jps' and navrt's findPathJumping");
+    sub->add_flag("--goal-bounds", options->params.goal_bounds,
+                  "With --jump-points: add goal bounds (64 bytes a node before compression; one "
+                  "search per node while packing) that let JPS+ skip directions that cannot "
+                  "start a shortest path to the goal")
+        ->needs("--jump-points");
     sub->callback([&body, options] {
         body = [options](Context& context) {
             return runStage<pack::PackStage>(
