@@ -442,50 +442,35 @@ PathStatus NextHopQuery::pathByNextHop(uint32_t from, uint32_t to) {
     const uint32_t n = g.nodeCount();
     if (from >= n) return PathStatus::invalid_start;
     if (to >= n) return PathStatus::invalid_goal;
-    path_[path_length_++] = from;
-    uint32_t current = from;
-    if (runs_ != nullptr && from != to) {
-        // The target's rank once; each step one row search (rows were checked by init).
-        if (g.components[from] != g.components[to]) {
-            path_length_ = 0;
-            return PathStatus::no_path;
-        }
-        const uint32_t rank = g.next_hop_ranks[to];
-        double cost = 0;
-        uint32_t length = 1;
-        while (current != to) {
-            const uint32_t symbol = decodedSymbol(current, rank);
-            if (symbol == run_mask_ || length > n) {
-                if (length > n)
-                    error_ = makeError(ErrorCode::bad_section, 0, fmt::kSecNextHopBlocks,
-                                       "next hops from %u to %u do not reach the goal", from, to);
-                path_length_ = 0;
-                return PathStatus::no_path;
-            }
-            const uint32_t e = g.edge_offsets[current] + symbol;
-            cost += double(g.edge_costs[e]);
-            current = g.edgeTarget(current, e);
-            path_[length++] = current;
-        }
-        path_length_ = length;
-        cost_ = cost;
-        return PathStatus::found;
-    }
+    // Decoded form: the components checked and the target's rank found once; each step is one
+    // row search (rows were checked by init).
+    const bool decoded = runs_ != nullptr;
+    if (decoded && g.components[from] != g.components[to]) return PathStatus::no_path;
+    const uint32_t rank = decoded ? g.next_hop_ranks[to] : 0;
+    double cost = 0;
+    uint32_t length = 0, current = from;
+    path_[length++] = from;
     while (current != to) {
-        const uint32_t edge = nextEdge(current, to);
-        if (edge == kNoNode || path_length_ > n) {  // no path, corrupt table, or a cycle
-            if (path_length_ > n)
+        uint32_t edge;
+        if (decoded) {
+            edge = decodedSymbol(current, rank);
+            if (edge == run_mask_) edge = kNoNode;
+        } else {
+            edge = nextEdge(current, to);
+        }
+        if (edge == kNoNode || length > n) {  // no path, corrupt table, or a cycle
+            if (length > n)
                 error_ = makeError(ErrorCode::bad_section, 0, fmt::kSecNextHopBlocks,
                                    "next hops from %u to %u do not reach the goal", from, to);
-            path_length_ = 0;
-            cost_ = 0;
             return PathStatus::no_path;
         }
         const uint32_t e = g.edge_offsets[current] + edge;
-        cost_ += double(g.edge_costs[e]);
+        cost += double(g.edge_costs[e]);
         current = g.edgeTarget(current, e);
-        path_[path_length_++] = current;
+        path_[length++] = current;
     }
+    path_length_ = length;
+    cost_ = cost;
     return PathStatus::found;
 }
 

@@ -102,7 +102,9 @@ int main(int argc, char** argv) {
         "over the packed jump point table;\nalternating rounds, medians of 3; optimal: "
         "scenarios of the octile optimum by each; us: per scenario through the Navigator\n"
         "(locate both ends + search + path); search us: PathQuery::findPath / findPathJumping "
-        "on the located nodes, path filled in, alternating per scenario;\nJPS+BB: findPathJumping "
+        "on the located nodes, path filled in, each method over every scenario in turn, medians of "
+        "3 "
+        "rounds;\nJPS+BB: findPathJumping "
         "with goal bounds (pack --goal-bounds), maps up to 30,000 nodes (bounds bake s: one "
         "search per node, 2 threads), its expansions and optimal count):\n");
     std::printf(
@@ -167,36 +169,44 @@ int main(int argc, char** argv) {
         size_t disagree = 0, bb_optimal = 0;
         double bb_expansions = 0;
         if (!query.init(view)) {
-            for (int round = 0; round < 3; ++round) {
-                double a_us = 0, j_us = 0, b_us = 0;
-                bb_optimal = 0;
-                bb_expansions = 0;
-                for (const auto& [from, to] : pairs) {
-                    const auto t0 = std::chrono::steady_clock::now();
-                    query.findPath(from, to);
-                    const double cost = query.cost();
-                    const auto t1 = std::chrono::steady_clock::now();
-                    query.findPathJumping(from, to);
-                    const auto t2 = std::chrono::steady_clock::now();
-                    a_us += std::chrono::duration<double, std::micro>(t1 - t0).count();
-                    j_us += std::chrono::duration<double, std::micro>(t2 - t1).count();
-                    disagree += std::fabs(query.cost() - cost) > 1e-3;
-                    if (with_bounds) {
-                        const auto t3 = std::chrono::steady_clock::now();
-                        bounded_query.findPathJumping(from, to);
-                        b_us += std::chrono::duration<double, std::micro>(
-                                    std::chrono::steady_clock::now() - t3)
-                                    .count();
-                        bb_optimal += std::fabs(bounded_query.cost() - cost) <= 1e-3;
-                        bb_expansions += double(bounded_query.expansions());
-                    }
-                }
-                const double count = double(std::max<size_t>(1, pairs.size()));
-                astar_search.push_back(a_us / count);
-                jps_search.push_back(j_us / count);
-                bb_search.push_back(b_us / count);
-                bb_expansions /= count;
+            // A* costs once, for the checks.
+            std::vector<double> costs;
+            for (const auto& [from, to] : pairs) {
+                query.findPath(from, to);
+                costs.push_back(query.cost());
             }
+            const double count = double(std::max<size_t>(1, pairs.size()));
+            // Each round runs every scenario by one method after the other (each warm, as a
+            // game's searches follow one another); the method order turns each round.
+            for (int round = 0; round < 3; ++round)
+                for (int k = 0; k < 3; ++k) {
+                    const int method = (round + k) % 3;
+                    if (method == 2 && !with_bounds) continue;
+                    double cost_sum = 0, expansions = 0;
+                    size_t optimal = 0;
+                    const auto t0 = std::chrono::steady_clock::now();
+                    for (size_t i = 0; i < pairs.size(); ++i) {
+                        navrt::PathQuery& q = method == 2 ? bounded_query : query;
+                        if (method == 0)
+                            q.findPath(pairs[i].first, pairs[i].second);
+                        else
+                            q.findPathJumping(pairs[i].first, pairs[i].second);
+                        cost_sum += q.cost();
+                        expansions += double(q.expansions());
+                        optimal += std::fabs(q.cost() - costs[i]) <= 1e-3;
+                    }
+                    const double us = std::chrono::duration<double, std::micro>(
+                                          std::chrono::steady_clock::now() - t0)
+                                          .count() /
+                                      count;
+                    (method == 0   ? astar_search
+                     : method == 1 ? jps_search
+                                   : bb_search)
+                        .push_back(us);
+                    if (method == 1) disagree = pairs.size() - optimal;
+                    if (method == 2) bb_optimal = optimal, bb_expansions = expansions / count;
+                    (void)cost_sum;
+                }
         }
         std::filesystem::remove(bounded_path);
         std::filesystem::remove(nav_path);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <utility>
 #include <vector>
@@ -17,7 +18,10 @@ inline std::vector<std::pair<uint32_t, uint32_t>> scenarioNodes(const navrt::Gra
                                                                 const std::filesystem::path& scen) {
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     auto scenarios = nav::importer::loadScenarios(scen);
-    if (!scenarios) return pairs;
+    if (!scenarios) {
+        std::printf("  %s: %s\n", scen.filename().c_str(), scenarios.error().message.c_str());
+        return pairs;
+    }
     const nav::formats::GraphHeader& h = view.header;
     const float floor_y = h.origin[1] + h.cell_height;
     auto centre = [&](uint32_t x, uint32_t y) {

@@ -20,6 +20,28 @@ struct JumpAsset {
     graph::JumpTable table;
 };
 
+// A 61 x 45 octile map with `percent` % of its cells blocked at random.
+std::string randomMapText(unsigned seed, int percent) {
+    std::mt19937 random(seed);
+    std::string text = "type octile\nheight 45\nwidth 61\nmap\n";
+    for (int y = 0; y < 45; ++y) {
+        for (int x = 0; x < 61; ++x) text += int(random() % 100) < percent ? '@' : '.';
+        text += '\n';
+    }
+    return text;
+}
+
+// The rooms map of seed 5 with every edge out of or into column x = 20 three times as dear (its
+// nodes and their neighbours are special).
+graph::Graph dearerColumnGraph() {
+    const graph::Graph base = test::tileGraphOfText(test::roomsMapText(5));
+    const uint32_t width = base.header.size_x;
+    std::vector<test::Edge> edges = test::edgesOf(base);
+    for (auto& [u, v, c] : edges)
+        if (base.cells[u].column % width == 20 || base.cells[v].column % width == 20) c *= 3;
+    return test::withEdges(base, edges);
+}
+
 // `g` packed with its jump point sections, as navrt reads (and checks) them.
 void packWithJumps(const graph::Graph& g, const std::filesystem::path& path, JumpAsset& out) {
     auto table = graph::buildJumpTable(g);
@@ -81,6 +103,37 @@ std::pair<uint64_t, uint64_t> compare(const graph::Graph& g, const navrt::GraphV
     return {jump_expansions, astar_expansions};
 }
 
+// Every shared map of at most `max_nodes` nodes packed with its jump point table (and goal
+// bounds when `bounds`): JPS+ has A*'s cost on random queries and every scenario's optimum.
+// Returns the maps run, or -1 (with a message) when ../shared/data is absent.
+int scenariosOptimal(const test::TempDir& dir, size_t max_nodes, bool bounds) {
+    const auto data = test::sharedData();
+    if (data.empty()) {
+        MESSAGE("skipped the shared maps: ../shared/data is absent");
+        return -1;
+    }
+    int maps = 0;
+    for (const auto& path : test::movingAiMaps(data)) {
+        INFO(path.filename().string());
+        const graph::Graph m = test::tileGraphOfFile(path);
+        if (m.nodeCount() > max_nodes) continue;
+        JumpAsset p;
+        if (bounds)
+            packWithBounds(m, dir / "m.nav", p);
+        else
+            packWithJumps(m, dir / "m.nav", p);
+        compare(m, p.packed.view, 100, 3);
+        Context context;
+        auto report = query::runScenarioFile(p.packed.view, path.string() + ".scen", context,
+                                             query::SearchMethod(query::Method::jps));
+        REQUIRE(report.ok());
+        CHECK(report->total > 0);
+        CHECK(report->optimal == report->total);
+        ++maps;
+    }
+    return maps;
+}
+
 TEST_SUITE("query") {
     TEST_CASE(
         "JPS+ (findPathJumping): A*'s cost on every query of random and room maps, along the "
@@ -88,15 +141,9 @@ TEST_SUITE("query") {
         test::TempDir dir;
         for (unsigned seed = 1; seed <= 4; ++seed) {
             CAPTURE(seed);
-            std::mt19937 random(seed);
-            std::string text = "type octile\nheight 45\nwidth 61\nmap\n";
-            for (int y = 0; y < 45; ++y) {
-                for (int x = 0; x < 61; ++x)
-                    text += int(random() % 100) < (seed <= 2 ? 12 * int(seed) : 0) ? '@' : '.';
-                text += '\n';
-            }
-            const graph::Graph g =
-                test::tileGraphOfText(seed <= 3 ? text : test::roomsMapText(seed));
+            const graph::Graph g = test::tileGraphOfText(
+                seed <= 3 ? randomMapText(seed, seed <= 2 ? 12 * int(seed) : 0)
+                          : test::roomsMapText(seed));
             JumpAsset asset;
             packWithJumps(g, dir / "j.nav", asset);
             const auto [jumps, astar] = compare(g, asset.packed.view, 400, seed);
@@ -111,15 +158,8 @@ TEST_SUITE("query") {
         uint64_t bounded_total = 0, plain_total = 0;
         for (unsigned seed = 1; seed <= 4; ++seed) {
             CAPTURE(seed);
-            std::mt19937 random(seed);
-            std::string text = "type octile\nheight 45\nwidth 61\nmap\n";
-            for (int y = 0; y < 45; ++y) {
-                for (int x = 0; x < 61; ++x)
-                    text += int(random() % 100) < 6 * int(seed) ? '@' : '.';
-                text += '\n';
-            }
-            const graph::Graph g =
-                test::tileGraphOfText(seed <= 2 ? text : test::roomsMapText(seed));
+            const graph::Graph g = test::tileGraphOfText(
+                seed <= 2 ? randomMapText(seed, 6 * int(seed)) : test::roomsMapText(seed));
             JumpAsset bounded, plain;
             packWithBounds(g, dir / "b.nav", bounded);
             packWithJumps(g, dir / "j.nav", plain);
@@ -129,17 +169,13 @@ TEST_SUITE("query") {
         MESSAGE("JPS+ expansions: ", bounded_total, " with goal bounds, ", plain_total, " without");
         CHECK(bounded_total * 5 < plain_total * 4);  // (den520d: 3.6x fewer)
         // Special nodes (a column of dearer edges): their boxes are full, the rest still prunes.
-        const graph::Graph base = test::tileGraphOfText(test::roomsMapText(5));
-        const uint32_t width = base.header.size_x;
-        std::vector<test::Edge> edges = test::edgesOf(base);
-        for (auto& [u, v, c] : edges)
-            if (base.cells[u].column % width == 20 || base.cells[v].column % width == 20) c *= 3;
-        const graph::Graph special = test::withEdges(base, edges);
+        const graph::Graph special = dearerColumnGraph();
         JumpAsset s;
         packWithBounds(special, dir / "s.nav", s);
         CHECK(s.table.special > 0);
         compare(special, s.packed.view, 400, 9);
         // A JPSB of the wrong size: the view refuses the asset.
+        const graph::Graph base = test::tileGraphOfText(test::roomsMapText(5));
         auto table = graph::buildJumpTable(base);
         REQUIRE(table.ok());
         test::PackedAsset bad;
@@ -150,40 +186,15 @@ TEST_SUITE("query") {
         CHECK(bad.error.code == navrt::ErrorCode::bad_section);
         CHECK(std::string(bad.error.message).find("JPSB") != std::string::npos);
 
-        const auto data = test::sharedData();
-        if (data.empty()) {
-            MESSAGE("skipped the shared maps: ../shared/data is absent");
-            return;
-        }
-        int maps = 0;
-        for (const auto& path : test::movingAiMaps(data)) {
-            INFO(path.filename().string());
-            const graph::Graph m = test::tileGraphOfFile(path);
-            if (m.nodeCount() > 12000) continue;  // a search per node: the suite's time
-            JumpAsset p;
-            packWithBounds(m, dir / "m.nav", p);
-            Context context;
-            auto report = query::runScenarioFile(p.packed.view, path.string() + ".scen", context,
-                                                 query::SearchMethod(query::Method::jps));
-            REQUIRE(report.ok());
-            CHECK(report->total > 0);
-            CHECK(report->optimal == report->total);
-            ++maps;
-        }
-        CHECK(maps > 0);
+        // The shared maps of up to 12,000 nodes (a search per node: the suite's time).
+        if (const int maps = scenariosOptimal(dir, 12000, true); maps >= 0) CHECK(maps > 0);
     }
 
     TEST_CASE(
         "JPS+ around special nodes: dearer edges and a wall of them give A*'s costs; without a "
         "table or with a blocking it is A*") {
         test::TempDir dir;
-        const graph::Graph base = test::tileGraphOfText(test::roomsMapText(5));
-        // Every edge out of or into the nodes of column x = 20 costs 3 times as much.
-        const uint32_t width = base.header.size_x;
-        std::vector<test::Edge> edges = test::edgesOf(base);
-        for (auto& [u, v, c] : edges)
-            if (base.cells[u].column % width == 20 || base.cells[v].column % width == 20) c *= 3;
-        const graph::Graph g = test::withEdges(base, edges);
+        const graph::Graph g = dearerColumnGraph();
         JumpAsset asset;
         packWithJumps(g, dir / "s.nav", asset);
         CHECK(asset.table.special > 0);
@@ -252,28 +263,7 @@ TEST_SUITE("query") {
         const navrt::Error missing = navrt::checkMethod(plain.view, navrt::Method::jps);
         CHECK(missing.code == navrt::ErrorCode::missing_section);
 
-        const auto data = test::sharedData();
-        if (data.empty()) {
-            MESSAGE("skipped the shared maps: ../shared/data is absent");
-            return;
-        }
-        int maps = 0;
-        for (const auto& path : test::movingAiMaps(data)) {
-            INFO(path.filename().string());
-            const graph::Graph m = test::tileGraphOfFile(path);
-            if (m.nodeCount() > 40000) continue;  // the suite's time
-            JumpAsset p;
-            packWithJumps(m, dir / "m.nav", p);
-            compare(m, p.packed.view, 100, 3);
-            Context context;
-            auto report = query::runScenarioFile(p.packed.view, path.string() + ".scen", context,
-                                                 query::SearchMethod(query::Method::jps));
-            REQUIRE(report.ok());
-            CHECK(report->total > 0);
-            CHECK(report->optimal == report->total);
-            ++maps;
-        }
-        CHECK(maps > 0);
+        if (const int maps = scenariosOptimal(dir, 40000, false); maps >= 0) CHECK(maps > 0);
     }
 }
 
