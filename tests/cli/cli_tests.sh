@@ -501,7 +501,7 @@ nexthop_pipeline)
   need_shared
   "$navbake" -q import "$shared/movingai/den312d.map" -o "$work/d.vox" || fail "import"
   "$navbake" -q graph tile "$work/d.vox" -o "$work/d.graph" || fail "graph"
-  expect 0 "2445 rows in [0-9.]+ ms; 2445 nodes, [0-9]+ runs .* bytes per node; raw n\^2 table .*x smaller" \
+  expect 0 "2445 rows in [0-9.]+ ms \([0-9]+ rows/s on [0-9]+ threads\); 2445 nodes, [0-9]+ runs .* bytes per node; raw n\^2 table .*x smaller" \
     "$navbake" nexthop "$work/d.graph" -o "$work/d.nh"
   "$navbake" -q nexthop "$work/d.graph" -o "$work/one.nh" --threads 1 || fail "1 thread"
   cmp "$work/d.nh" "$work/one.nh" || fail "table depends on the thread count"
