@@ -2,10 +2,19 @@
 // ordered pair of nodes (s, t) the outgoing edge of s that starts a shortest path to t.
 //
 // Exactness and determinism: costs are converted to integers (round(cost * 2^24)), so equal path
-// costs compare equal, and the first move is defined canonically as the lowest-index edge e =
-// (s -> w) with c(e) + d(w, t) = d(s, t). One Dijkstra per source computes it (a node's first move
-// is the minimum over its tight predecessors), independently of thread count or visiting order;
-// the same definition lets `update` compute a new target's column from one backward search.
+// costs compare equal. One Dijkstra per source finds, per target t, the set of edges e = (s -> w)
+// with c(e) + d(w, t) = d(s, t) (a node's set is the union of its tight predecessors'), and the
+// row stores the member that gives the fewest runs: targets are cut into groups of 64 Hilbert
+// cells, and within a group a run extends while its targets' sets share an edge, storing the
+// lowest shared one (FORMAT.md §9; sources of more than 63 edges store the lowest-index move).
+// The choice depends only on the graph, not on thread count or visiting order; since a group's
+// choice depends only on its own targets, `update` re-chooses just the groups an edit touches,
+// from one backward search per target.
+//
+// Algorithms: compressed path databases (A. Botea, "Ultra-fast optimal pathfinding without
+// runtime search", AIIDE 2011; B. Strasser, A. Botea, D. Harabor, "Compressing optimal paths with
+// run length encoding", JAIR 2015: choosing among optimal first moves to lengthen runs); the radix
+// heap of R. Ahuja, K. Mehlhorn, J. Orlin, R. Tarjan, JACM 1990.
 //
 // Storage: nodes are ranked along a Hilbert curve over their cells (so nearby nodes get nearby
 // ranks); row s lists the first moves towards the targets in rank order, run-length encoded
@@ -81,8 +90,10 @@ struct UpdateStats {
 // any of its neighbours change; those are found exactly with integer costs: a removed or dearer
 // edge (u, v) changes distances from x only if d(x, u) + c = d(x, v), a new or cheaper edge only
 // if d(x, u) + c' < d(x, v) (paths through new nodes count as edges between their old neighbours),
-// each test from two backward searches in the old graph. A new node's column comes from one
-// backward search in the new graph.
+// each test from two backward searches in the old graph. The groups holding a node near the edit
+// (or a removed one) are re-chosen for the reused rows from one backward search per target in the
+// new graph; the rest of a reused row is spliced from the old row's runs. Rebuilds every row when
+// that would cost about as much, when components join or split, or for a lowest-index table.
 Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
                           const graph::Graph& new_graph, const BuildParams& params,
                           Context& context, UpdateStats* stats = nullptr);
