@@ -407,14 +407,18 @@ Error decodePovStats(const uint8_t* data, size_t size, PovStats& out);
 // scale, min_cost_multiplier x a safety factor): octile distance between their cells x cell_size on
 // graphs with node cells and an octile heuristic, else the 3D distance between their positions. An
 // edge (a link) cheaper than this x min_cost_multiplier would make the heuristic overestimate.
+// The octile distance in cells between cells dx and dz apart (dx, dz >= 0).
+inline double octileCells(double dx, double dz) {
+    const double low = dx < dz ? dx : dz, high = dx < dz ? dz : dx;
+    return high + (1.4142135623730951 - 1.0) * low;
+}
 inline double heuristicDistance(const GraphHeader& h, bool cells, uint32_t column_a,
                                 uint32_t column_b, const float* position_a,
                                 const float* position_b) {
     if (h.heuristic == HeuristicKind::octile && cells && h.size_x > 0) {
         const double dx = std::fabs(double(column_a % h.size_x) - double(column_b % h.size_x));
         const double dz = std::fabs(double(column_a / h.size_x) - double(column_b / h.size_x));
-        const double low = dx < dz ? dx : dz, high = dx < dz ? dz : dx;
-        return (high + (1.4142135623730951 - 1.0) * low) * h.cell_size;
+        return octileCells(dx, dz) * h.cell_size;
     }
     const double dx = double(position_a[0]) - position_b[0];
     const double dy = double(position_a[1]) - position_b[1];

@@ -273,45 +273,6 @@ uint64_t appendRuns(const std::vector<uint32_t>& starts, const std::vector<uint3
     return starts.size();
 }
 
-// Appends one encoded row from its symbols by rank (don't-cares filled).
-uint64_t appendRow(const std::vector<uint32_t>& symbols, uint32_t symbol_bytes,
-                   std::vector<uint8_t>& out) {
-    std::vector<uint32_t> starts, values;
-    for (uint32_t r = 0; r < symbols.size(); ++r)
-        if (r == 0 || symbols[r] != symbols[r - 1]) {
-            starts.push_back(r);
-            values.push_back(symbols[r]);
-        }
-    return appendRuns(starts, values, symbol_bytes, out);
-}
-
-// Encodes and compresses one block from its rows (row(rank, workspace) fills workspace.symbols
-// for the row of that rank, or its runs with runs_ready set). Returns the run count.
-template <class RowFn>
-uint64_t buildBlock(uint32_t block, uint32_t block_rows, uint32_t n, uint32_t symbol_bytes,
-                    Workspace& w, RowFn&& row_symbols, std::vector<uint8_t>& compressed,
-                    uint64_t* raw_bytes) {
-    const uint32_t first = block * block_rows;
-    const uint32_t rows = std::min(block_rows, n - first);
-    w.block.assign(4 * (size_t(rows) + 1), 0);
-    uint64_t runs = 0;
-    for (uint32_t i = 0; i < rows; ++i) {
-        formats::storeLe32(w.block.data() + 4 * i, uint32_t(w.block.size()));
-        w.runs_ready = false;
-        row_symbols(first + i, w);
-        runs += w.runs_ready ? appendRuns(w.run_starts, w.run_symbols, symbol_bytes, w.block)
-                             : appendRow(w.symbols, symbol_bytes, w.block);
-    }
-    formats::storeLe32(w.block.data() + 4 * rows, uint32_t(w.block.size()));
-    if (raw_bytes) *raw_bytes = w.block.size();
-    compressed.resize(ZSTD_compressBound(w.block.size()));
-    const size_t size = ZSTD_compress(compressed.data(), compressed.size(), w.block.data(),
-                                      w.block.size(), kZstdLevel);
-    if (ZSTD_isError(size)) throw std::runtime_error("zstd failed on a next-hop block");
-    compressed.resize(size);
-    return runs;
-}
-
 // A row built from its answers in rank order (don't-cares omitted): runs start where the answer
 // changes, the first at rank 0 (leading don't-cares take the first answer, later ones the
 // previous answer: fillDontCares' rule); a row without answers is one run of 0.
@@ -335,6 +296,42 @@ struct RunBuilder {
         if (symbols.empty()) answer(0, 0);
     }
 };
+
+// Appends one encoded row from the workspace's symbols by rank (don't-cares filled), through its
+// run vectors.
+uint64_t appendSymbols(Workspace& w, uint32_t symbol_bytes, std::vector<uint8_t>& out) {
+    RunBuilder runs{w.run_starts, w.run_symbols};
+    runs.clear();
+    for (uint32_t r = 0; r < w.symbols.size(); ++r) runs.answer(r, w.symbols[r]);
+    return appendRuns(w.run_starts, w.run_symbols, symbol_bytes, out);
+}
+
+// Encodes and compresses one block from its rows (row(rank, workspace) fills workspace.symbols
+// for the row of that rank, or its runs with runs_ready set). Returns the run count.
+template <class RowFn>
+uint64_t buildBlock(uint32_t block, uint32_t block_rows, uint32_t n, uint32_t symbol_bytes,
+                    Workspace& w, RowFn&& row_symbols, std::vector<uint8_t>& compressed,
+                    uint64_t* raw_bytes) {
+    const uint32_t first = block * block_rows;
+    const uint32_t rows = std::min(block_rows, n - first);
+    w.block.assign(4 * (size_t(rows) + 1), 0);
+    uint64_t runs = 0;
+    for (uint32_t i = 0; i < rows; ++i) {
+        formats::storeLe32(w.block.data() + 4 * i, uint32_t(w.block.size()));
+        w.runs_ready = false;
+        row_symbols(first + i, w);
+        runs += w.runs_ready ? appendRuns(w.run_starts, w.run_symbols, symbol_bytes, w.block)
+                             : appendSymbols(w, symbol_bytes, w.block);
+    }
+    formats::storeLe32(w.block.data() + 4 * rows, uint32_t(w.block.size()));
+    if (raw_bytes) *raw_bytes = w.block.size();
+    compressed.resize(ZSTD_compressBound(w.block.size()));
+    const size_t size = ZSTD_compress(compressed.data(), compressed.size(), w.block.data(),
+                                      w.block.size(), kZstdLevel);
+    if (ZSTD_isError(size)) throw std::runtime_error("zstd failed on a next-hop block");
+    compressed.resize(size);
+    return runs;
+}
 
 // One decompressed block of a table.
 struct BlockView {
@@ -509,7 +506,7 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
         for (uint32_t i = 0; i < samples; ++i) {
             const uint32_t rank = uint32_t(uint64_t(i) * n / samples);
             rowSymbols(g, ro.order[rank], ro, unreachable, w);
-            appendRow(w.symbols, h.symbol_bytes, encoded);
+            appendSymbols(w, h.symbol_bytes, encoded);
         }
         const uint64_t per_row = (encoded.size() + samples - 1) / samples;
         // Encoded rows (zstd shrinks them further) + per-thread search memory + ranks.

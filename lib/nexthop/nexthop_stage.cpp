@@ -31,6 +31,25 @@ std::string tableSummary(const Table& t, const std::filesystem::path& path) {
         file > 0 ? raw / double(file) : 0.0);
 }
 
+// An earlier table and the graph it was built for, loaded and checked against each other (and,
+// when block_rows > 0, for that many rows per block): what an update starts from.
+struct PreviousTable {
+    Table table;
+    graph::Graph graph;
+};
+Result<PreviousTable> loadPrevious(const std::filesystem::path& table_path,
+                                   const std::filesystem::path& graph_path, uint32_t block_rows) {
+    auto old_table = loadTable(table_path);
+    if (!old_table) return old_table.error();
+    if (block_rows > 0 && old_table->header.block_rows != block_rows)
+        return inputError("{} rows per block, {} wanted", old_table->header.block_rows, block_rows);
+    auto old_graph = graph::loadGraph(graph_path);
+    if (!old_graph) return old_graph.error();
+    if (Status s = checkMatches(*old_table, table_path, *old_graph, graph_path); !s)
+        return s.error();
+    return PreviousTable{std::move(*old_table), std::move(*old_graph)};
+}
+
 }  // namespace
 
 ParamIssues checkBuildParams(const BuildParams& params) {
@@ -123,18 +142,10 @@ Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params
         // give the same bytes).
         UpdateStats us;
         Result<Table> updated = [&]() -> Result<Table> {
-            auto old_table = loadTable(inputs.previous_table);
-            if (!old_table) return old_table.error();
-            if (old_table->header.block_rows != params.block_rows)
-                return inputError("{} rows per block, {} wanted", old_table->header.block_rows,
-                                  params.block_rows);
-            auto old_graph = graph::loadGraph(inputs.previous_graph);
-            if (!old_graph) return old_graph.error();
-            if (Status s = checkMatches(*old_table, inputs.previous_table, *old_graph,
-                                        inputs.previous_graph);
-                !s)
-                return s.error();
-            return updateTable(*old_table, *old_graph, *graph, params, context, &us);
+            auto previous =
+                loadPrevious(inputs.previous_table, inputs.previous_graph, params.block_rows);
+            if (!previous) return previous.error();
+            return updateTable(previous->table, previous->graph, *graph, params, context, &us);
         }();
         if (updated) {
             if (Status s = saveTable(output, *updated); !s) return s.error();
@@ -200,16 +211,12 @@ Result<StageResult> updateTableFiles(const std::filesystem::path& old_table_path
                                      const std::filesystem::path& new_graph_path,
                                      const BuildParams& params, const std::filesystem::path& output,
                                      Context& context) {
-    auto old_table = loadTable(old_table_path);
-    if (!old_table) return old_table.error();
-    auto old_graph = graph::loadGraph(old_graph_path);
-    if (!old_graph) return old_graph.error();
+    auto previous = loadPrevious(old_table_path, old_graph_path, 0);
+    if (!previous) return previous.error();
     auto new_graph = graph::loadGraph(new_graph_path);
     if (!new_graph) return new_graph.error();
-    if (Status s = checkMatches(*old_table, old_table_path, *old_graph, old_graph_path); !s)
-        return s.error();
     UpdateStats stats;
-    auto table = updateTable(*old_table, *old_graph, *new_graph, params, context, &stats);
+    auto table = updateTable(previous->table, previous->graph, *new_graph, params, context, &stats);
     if (!table) return table.error();
     if (Status s = saveTable(output, *table); !s) return s.error();
     StageResult result;

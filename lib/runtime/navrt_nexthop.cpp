@@ -48,6 +48,19 @@ uint32_t maxDegree(const GraphView& g) {
     return most;
 }
 
+// The decompressed size of flat-table block b, as its zstd frame declares it (at most 1 GiB).
+Error frameSize(const GraphView& g, uint32_t b, uint64_t& raw) {
+    const uint8_t* src = g.next_hop_blocks + g.next_hop_offsets[b];
+    const size_t size = size_t(g.next_hop_offsets[b + 1] - g.next_hop_offsets[b]);
+    const unsigned long long declared = ZSTD_getFrameContentSize(src, size);
+    if (declared == ZSTD_CONTENTSIZE_ERROR || declared == ZSTD_CONTENTSIZE_UNKNOWN ||
+        declared > (1ull << 30))
+        return makeError(ErrorCode::bad_section, g.next_hop_offsets[b], fmt::kSecNextHopBlocks,
+                         "block %u is not a zstd frame of a known size", b);
+    raw = declared;
+    return {};
+}
+
 }  // namespace
 
 uint64_t NextHopQuery::decodedBytes(const GraphView& graph) {
@@ -58,10 +71,10 @@ uint64_t NextHopQuery::decodedBytes(const GraphView& graph) {
 
 // Decompresses every block once into runs_ (by node: row_at_), checking each row: runs ascending
 // from 0 below node_count, symbols naming an edge of the row's node or no path.
-Error NextHopQuery::decodeTable(const GraphView& g) {
+Error NextHopQuery::decodeTable(const GraphView& g, uint32_t max_degree) {
     const fmt::NextHopHeader& h = g.next_hop_header;
     const uint32_t n = g.nodeCount();
-    symbol_bits_ = fmt::nextHopDecodedSymbolBits(maxDegree(g));
+    symbol_bits_ = fmt::nextHopDecodedSymbolBits(max_degree);
     run_mask_ = (uint32_t(1) << symbol_bits_) - 1;
     const uint32_t sb = h.symbol_bytes, unreachable = fmt::nextHopUnreachable(sb);
     auto allocate = [&](uint64_t bytes) {
@@ -70,12 +83,8 @@ Error NextHopQuery::decodeTable(const GraphView& g) {
     };
     size_t largest = 0;
     for (uint32_t b = 0; b < h.block_count; ++b) {
-        const uint8_t* src = g.next_hop_blocks + g.next_hop_offsets[b];
-        const size_t size = size_t(g.next_hop_offsets[b + 1] - g.next_hop_offsets[b]);
-        const unsigned long long raw = ZSTD_getFrameContentSize(src, size);
-        if (raw == ZSTD_CONTENTSIZE_ERROR || raw == ZSTD_CONTENTSIZE_UNKNOWN || raw > (1ull << 30))
-            return makeError(ErrorCode::bad_section, g.next_hop_offsets[b], fmt::kSecNextHopBlocks,
-                             "block %u is not a zstd frame of a known size", b);
+        uint64_t raw = 0;
+        if (Error e = frameSize(g, b, raw)) return e;
         if (raw > largest) largest = size_t(raw);
     }
     // Scratch: one decompressed block and the node of each rank, released before returning.
@@ -176,7 +185,12 @@ Error NextHopQuery::init(const GraphView& graph, uint64_t cache_bytes, const All
                          "--nexthop FILE.nh)");
     hierarchical_ = graph.next_hop_ranks == nullptr;
     allocator_ = resolveAllocator(allocator);
-    const uint64_t decoded_bytes = decodedBytes(graph);
+    // Flat tables: the decoded form's size (0 when it does not fit 32-bit runs).
+    const uint32_t max_degree = hierarchical_ ? 0 : maxDegree(graph);
+    const uint64_t decoded_bytes =
+        hierarchical_ ? 0
+                      : fmt::nextHopDecodedBytes(graph.nodeCount(), graph.next_hop_header.run_count,
+                                                 max_degree);
     if (form == NextHopForm::decoded && decoded_bytes == 0)
         return makeError(ErrorCode::invalid_argument, 0, 0,
                          hierarchical_ ? "a hierarchical next-hop table has no decoded form"
@@ -192,7 +206,7 @@ Error NextHopQuery::init(const GraphView& graph, uint64_t cache_bytes, const All
             return makeError(ErrorCode::out_of_memory, 0, 0,
                              "cannot allocate the next-hop path buffer");
         }
-        if (Error e = decodeTable(graph)) {
+        if (Error e = decodeTable(graph, max_degree)) {
             release();
             return e;
         }
@@ -216,15 +230,10 @@ Error NextHopQuery::init(const GraphView& graph, uint64_t cache_bytes, const All
             return makeError(ErrorCode::out_of_memory, 0, 0, "cannot allocate the next-hop cache");
     }
     for (uint32_t b = 0; !hierarchical_ && b < h.block_count; ++b) {
-        const uint8_t* src = graph.next_hop_blocks + graph.next_hop_offsets[b];
-        const size_t size = size_t(graph.next_hop_offsets[b + 1] - graph.next_hop_offsets[b]);
-        const unsigned long long raw = ZSTD_getFrameContentSize(src, size);
-        if (raw == ZSTD_CONTENTSIZE_ERROR || raw == ZSTD_CONTENTSIZE_UNKNOWN ||
-            raw > (1ull << 30)) {
+        uint64_t raw = 0;
+        if (Error e = frameSize(graph, b, raw)) {
             release();
-            return makeError(ErrorCode::bad_section, graph.next_hop_offsets[b],
-                             fmt::kSecNextHopBlocks, "block %u is not a zstd frame of a known size",
-                             b);
+            return e;
         }
         if (raw > largest) largest = size_t(raw);
         block_at_[b] = total;

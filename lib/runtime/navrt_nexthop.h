@@ -68,7 +68,7 @@ public:
 
 private:
     const uint8_t* block(uint32_t index);
-    Error decodeTable(const GraphView& graph);
+    Error decodeTable(const GraphView& graph, uint32_t max_degree);
     // Decoded form: the edge index of `from` towards the target of rank `rank` (run_mask_ = none).
     uint32_t decodedSymbol(uint32_t from, uint32_t rank) const {
         const uint32_t* base = runs_ + row_at_[from];

@@ -1152,8 +1152,7 @@ PathStatus PathQuery::jumpLoop(uint64_t budget) {
         if (!octile) return heuristic(v, goal);
         const double dx = double(x > jump_goal_x_ ? x - jump_goal_x_ : jump_goal_x_ - x);
         const double dz = double(z > jump_goal_z_ ? z - jump_goal_z_ : jump_goal_z_ - z);
-        const double low = dx < dz ? dx : dz, high = dx < dz ? dz : dx;
-        return (high + (1.4142135623730951 - 1.0) * low) * cell * scale;
+        return fmt::octileCells(dx, dz) * cell * scale;
     };
     for (;;) {
         if (budget == 0) return PathStatus::in_progress;
