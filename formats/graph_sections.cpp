@@ -556,6 +556,49 @@ Error validateClusterSections(const ClusterHeader& h, const SectionSpan& nodes,
     return {};
 }
 
+Error viewLandmarks(const uint8_t* data, size_t size, uint32_t node_count, LandmarkView& out) {
+    out = LandmarkView{};
+    if (size < kLandmarkHeaderSize)
+        return sectionSizeError(kSecClusterLandmarks, size, kLandmarkHeaderSize);
+    const uint32_t count = loadLe32(data), flags = loadLe32(data + 4);
+    float scale;
+    std::memcpy(&scale, data + 8, 4);
+    if (count == 0 || count > kMaxLandmarks)
+        return makeError(ErrorCode::bad_section, 0, kSecClusterLandmarks,
+                         "section 'CLLM': %u landmarks, expected 1 to %u", count, kMaxLandmarks);
+    if ((flags & ~kLandmarkFlagDirected) != 0 || loadLe32(data + 12) != 0)
+        return makeError(ErrorCode::bad_section, 4, kSecClusterLandmarks,
+                         "section 'CLLM': unknown flags %08x", flags);
+    if (!(scale > 0) || !std::isfinite(scale))
+        return makeError(ErrorCode::bad_section, 8, kSecClusterLandmarks,
+                         "section 'CLLM': scale is not finite and > 0");
+    const uint64_t tables = (flags & kLandmarkFlagDirected) ? 2 : 1;
+    const uint64_t expected =
+        kLandmarkHeaderSize + 4ull * count + tables * 2ull * uint64_t(node_count) * count;
+    if (size != expected) return sectionSizeError(kSecClusterLandmarks, size, expected);
+    const auto* nodes = reinterpret_cast<const uint32_t*>(data + kLandmarkHeaderSize);
+    const auto* from = reinterpret_cast<const uint16_t*>(data + kLandmarkHeaderSize + 4 * count);
+    const uint16_t* to = tables == 2 ? from + uint64_t(node_count) * count : from;
+    for (uint32_t k = 0; k < count; ++k) {
+        const uint64_t at = kLandmarkHeaderSize + 4ull * k;
+        if (nodes[k] >= node_count)
+            return makeError(ErrorCode::bad_section, at, kSecClusterLandmarks,
+                             "section 'CLLM': landmark %u is node %u of %u", k, nodes[k],
+                             node_count);
+        const uint64_t self = uint64_t(nodes[k]) * count + k;
+        if (from[self] != 0 || to[self] != 0)
+            return makeError(ErrorCode::bad_section, at, kSecClusterLandmarks,
+                             "section 'CLLM': landmark %u's distance to itself is not 0", k);
+    }
+    out.count = count;
+    out.flags = flags;
+    out.scale = scale;
+    out.nodes = nodes;
+    out.from = from;
+    out.to = to;
+    return {};
+}
+
 Error validateNextHopSections(const NextHopHeader& h, const SectionSpan& ranks,
                               const SectionSpan& offsets, size_t blocks_size, uint8_t* rank_seen) {
     if (!ranks.present) return missingSectionError(kSecNextHopRanks);

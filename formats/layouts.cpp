@@ -871,6 +871,56 @@ Error checkHierarchy(HierarchyArrays& a, const uint32_t* node_clusters) {
     return checkCosts(a, kHierEntranceEdgeCosts, entrance_edges);
 }
 
+Error checkHierarchyTables(HierarchyArrays& a, const uint8_t* local_bytes, size_t local_size,
+                           const uint8_t* offset_bytes, size_t offsets_size,
+                           const uint8_t* distance_bytes, size_t distances_size) {
+    const HierarchyHeader& h = a.header;
+    const uint64_t n = h.node_count, k = h.cluster_count;
+    auto sizeError = [](uint32_t id, const char* name, size_t size, uint64_t expected) {
+        return makeError(ErrorCode::bad_section, 0, id, "section '%s' is %zu bytes, expected %llu",
+                         name, size, static_cast<unsigned long long>(expected));
+    };
+    if (local_size != 4 * n) return sizeError(kSecHierTableLocal, "HTLI", local_size, 4 * n);
+    if (offsets_size != 8 * (k + 1))
+        return sizeError(kSecHierTableOffsets, "HTOF", offsets_size, 8 * (k + 1));
+    const auto* local = reinterpret_cast<const uint32_t*>(local_bytes);
+    const auto* offsets = reinterpret_cast<const uint64_t*>(offset_bytes);
+    const uint32_t* mo = a.u32(kHierMemberOffsets);
+    const uint32_t* members = a.u32(kHierMembers);
+    const uint32_t* eo = a.u32(kHierEntranceOffsets);
+    if (offsets[0] != 0)
+        return makeError(ErrorCode::bad_section, 0, kSecHierTableOffsets,
+                         "section 'HTOF': the first offset is %llu, not 0",
+                         static_cast<unsigned long long>(offsets[0]));
+    for (uint64_t c = 0; c < k; ++c) {
+        const uint64_t entries = uint64_t(mo[c + 1] - mo[c]) * (eo[c + 1] - eo[c]);
+        if (offsets[c + 1] < offsets[c] || offsets[c + 1] - offsets[c] != entries)
+            return makeError(ErrorCode::bad_section, 8 * (c + 1), kSecHierTableOffsets,
+                             "section 'HTOF': cluster %llu's table is not its %llu members x "
+                             "entrances entries",
+                             static_cast<unsigned long long>(c),
+                             static_cast<unsigned long long>(entries));
+        for (uint32_t i = mo[c]; i < mo[c + 1]; ++i)
+            if (local[members[i]] != i - mo[c])
+                return makeError(ErrorCode::bad_section, 4ull * members[i], kSecHierTableLocal,
+                                 "section 'HTLI': node %u has local index %u, its place in its "
+                                 "cluster's members is %u",
+                                 members[i], local[members[i]], i - mo[c]);
+    }
+    if (offsets[k] > (uint64_t(1) << 60) || distances_size != 4 * offsets[k])
+        return sizeError(kSecHierTableDistances, "HTDN", distances_size, 4 * offsets[k]);
+    const auto* distances = reinterpret_cast<const float*>(distance_bytes);
+    for (uint64_t i = 0; i < offsets[k]; ++i)
+        if (!(distances[i] >= 0))
+            return makeError(ErrorCode::bad_section, 4 * i, kSecHierTableDistances,
+                             "section 'HTDN': distance %llu is negative or not a number",
+                             static_cast<unsigned long long>(i));
+    a.table_local = local;
+    a.table_offsets = offsets;
+    a.table = distances;
+    return {};
+}
+
 uint64_t graphFingerprint(const uint8_t* header, size_t header_size, const uint8_t* offsets,
                           size_t offsets_size, const uint8_t* targets, size_t targets_size,
                           const uint8_t* costs, size_t costs_size) {

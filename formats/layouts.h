@@ -108,9 +108,10 @@ inline constexpr uint32_t kSecEdgeLinks = fourcc("ELNK");  // u32 link per edge,
 inline constexpr uint32_t kSecLinkTypes = fourcc("LTYP");  // 32-byte names of user link types
 
 // CLUS sections (a .nav packed with --clusters holds the same three after the graph's).
-inline constexpr uint32_t kSecClusterHeader = fourcc("CLHD");  // 64-byte cluster header
-inline constexpr uint32_t kSecNodeClusters = fourcc("CLND");   // u32 cluster per node
-inline constexpr uint32_t kSecClusterTable = fourcc("CLTB");   // u16 per ordered cluster pair
+inline constexpr uint32_t kSecClusterHeader = fourcc("CLHD");     // 64-byte cluster header
+inline constexpr uint32_t kSecNodeClusters = fourcc("CLND");      // u32 cluster per node
+inline constexpr uint32_t kSecClusterTable = fourcc("CLTB");      // u16 per ordered cluster pair
+inline constexpr uint32_t kSecClusterLandmarks = fourcc("CLLM");  // ALT landmark distances
 // Optional, .clu of method manual only (bake side; pack and navrt skip it): the rooms.
 inline constexpr uint32_t kSecClusterRooms = fourcc("CLRM");
 
@@ -129,6 +130,10 @@ inline constexpr uint32_t kSecHierEntrances = fourcc("HENT");        // u32 entr
 inline constexpr uint32_t kSecHierEntranceEdgeOffsets = fourcc("HXOF");  // u32 per entrance + 1
 inline constexpr uint32_t kSecHierEntranceEdgeTargets = fourcc("HXDT");  // u32 entrance index
 inline constexpr uint32_t kSecHierEntranceEdgeCosts = fourcc("HXCS");    // f32 per entrance edge
+// Optional entrance distance tables (FORMAT.md §8.2), after the 13 arrays.
+inline constexpr uint32_t kSecHierTableLocal = fourcc("HTLI");      // u32 per node: local index
+inline constexpr uint32_t kSecHierTableOffsets = fourcc("HTOF");    // u64 per cluster + 1
+inline constexpr uint32_t kSecHierTableDistances = fourcc("HTDN");  // f32 node -> entrance
 
 // Jump point table of a tile graph (JPS+, formats/jump_points.h; a .nav packed with
 // --jump-points).
@@ -508,6 +513,50 @@ inline constexpr size_t kClusterHeaderSize = 64;
 void encodeClusterHeader(const ClusterHeader& header, uint8_t out[kClusterHeaderSize]);
 Error decodeClusterHeader(const uint8_t* data, size_t size, ClusterHeader& out);
 
+// ---- CLLM: landmark distances (optional, FORMAT.md §7.3) ---------------------------------------
+// ALT (Goldberg & Harrelson 2005): the graph distances between K landmark nodes and every node,
+// quantised down to u16 units of `scale`: unit q stands for a distance in [q · scale, (q + 1) ·
+// scale). Layout: u32 K, u32 flags, f32 scale, u32 zero, u32 node per landmark, u16 from[n · K]
+// (node-major: from[v · K + k] for d(landmark k → v)), then on directed graphs u16 to[n · K]
+// (d(v → landmark k)). 65535 = unreachable.
+inline constexpr uint32_t kMaxLandmarks = 64;
+inline constexpr uint32_t kLandmarkFlagDirected = 1;
+inline constexpr uint16_t kLandmarkUnreachable = 0xFFFF;
+inline constexpr size_t kLandmarkHeaderSize = 16;
+struct LandmarkView {
+    uint32_t count = 0;
+    uint32_t flags = 0;
+    float scale = 1;
+    const uint32_t* nodes = nullptr;
+    const uint16_t* from = nullptr;
+    const uint16_t* to = nullptr;  // = from on graphs whose every edge has its reverse
+    bool present() const { return count > 0; }
+};
+// Checks K (1 … kMaxLandmarks), flags, scale (finite, > 0), the size for `node_count` nodes,
+// landmark nodes in range and each landmark's distance to itself 0. `data` 4-byte aligned.
+Error viewLandmarks(const uint8_t* data, size_t size, uint32_t node_count, LandmarkView& out);
+// A lower bound on the cost from v to t by the triangle inequality over every landmark, in
+// distance units (0 when no landmark bounds the pair).
+inline double landmarkBound(const LandmarkView& l, uint32_t v, uint32_t t) {
+    const uint16_t* fv = l.from + size_t(v) * l.count;
+    const uint16_t* ft = l.from + size_t(t) * l.count;
+    const uint16_t* tv = l.to + size_t(v) * l.count;
+    const uint16_t* tt = l.to + size_t(t) * l.count;
+    int32_t best = 0;
+    for (uint32_t k = 0; k < l.count; ++k) {
+        // d(v, t) >= d(L, t) - d(L, v) and >= d(v, L) - d(t, L); one unit off for quantisation.
+        if (fv[k] != kLandmarkUnreachable && ft[k] != kLandmarkUnreachable) {
+            const int32_t d = int32_t(ft[k]) - int32_t(fv[k]) - 1;
+            if (d > best) best = d;
+        }
+        if (tv[k] != kLandmarkUnreachable && tt[k] != kLandmarkUnreachable) {
+            const int32_t d = int32_t(tv[k]) - int32_t(tt[k]) - 1;
+            if (d > best) best = d;
+        }
+    }
+    return double(best) * double(l.scale);
+}
+
 // XXH64 chained over the decoded GRHD, EOFF, EDST and ECST bytes (each hash seeds the next; an
 // absent section counts as empty): identifies the graph a .clu belongs to.
 uint64_t graphFingerprint(const uint8_t* header, size_t header_size, const uint8_t* offsets,
@@ -621,13 +670,27 @@ struct HierarchyArrays {
     // Global id of the first group of level l (1-based; level_start[level_count + 1] = groups).
     uint32_t level_start[kMaxHierLevels + 2] = {};
 
+    // Entrance distance tables (HTLI, HTOF, HTDN; optional, see checkHierarchyTables): for a
+    // node v of cluster c with m entrances, table[table_offsets[c] + table_local[v] * m + j] is
+    // the cheapest path inside c from v to c's entrance j (+inf when none).
+    const uint32_t* table_local = nullptr;
+    const uint64_t* table_offsets = nullptr;
+    const float* table = nullptr;
+
     const uint32_t* u32(HierSection s) const { return reinterpret_cast<const uint32_t*>(data[s]); }
     const float* f32(HierSection s) const { return reinterpret_cast<const float*>(data[s]); }
+    bool hasTables() const { return table != nullptr; }
 };
 // Checks every size, offset, index and cost against the header and `node_clusters` (the CLND of
 // the same asset: node_count entries, each < cluster_count) and fills level_start. The error
 // names the section and the byte offset of the first bad value.
 Error checkHierarchy(HierarchyArrays& arrays, const uint32_t* node_clusters);
+// Checks the optional entrance distance tables against arrays already checked by checkHierarchy
+// (sizes, local indices against HMEM, per-cluster offsets = members x entrances, every distance
+// >= 0 or +inf) and sets table_local, table_offsets and table. The data must be 8-byte aligned.
+Error checkHierarchyTables(HierarchyArrays& arrays, const uint8_t* local, size_t local_size,
+                           const uint8_t* offsets, size_t offsets_size, const uint8_t* distances,
+                           size_t distances_size);
 
 // ---- Tiled worlds (FORMAT.md §11)
 // ----------------------------------------------------------------- A world baked in tiles: each

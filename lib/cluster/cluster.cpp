@@ -674,6 +674,108 @@ std::vector<double> exactTable(const graph::Graph& g, const std::vector<uint32_t
     return table;
 }
 
+namespace {
+
+// ALT landmarks by farthest selection (Goldberg & Harrelson 2005, "Computing the shortest path:
+// A* search meets graph theory", §6): each landmark is the node farthest from those chosen (by
+// distance from them); a node no landmark reaches yet starts a new component, whose landmark is
+// the node farthest from it. Distances from each landmark (and, on directed graphs, to it) are
+// quantised down to u16 units of one scale for all.
+void buildLandmarks(const graph::Graph& g, uint32_t count, int threads, Context& context,
+                    Clusters& out) {
+    const size_t n = g.nodeCount();
+    const CsrGraph<float> forward{g.edge_offsets, g.edge_targets, g.edge_costs};
+    const bool directed = graph::edgeSymmetry(g) != graph::Symmetry::symmetric;
+    const uint32_t k = uint32_t(std::min<size_t>(count, n));
+    // Distances as floats rounded down (a lower bound stays one), 4 bytes per node and landmark.
+    std::vector<std::vector<float>> from(k), to(directed ? k : 0);
+    auto down = [](double d) {
+        if (!(d < kInf)) return std::numeric_limits<float>::infinity();
+        float f = float(d);
+        if (double(f) > d) f = std::nextafter(f, 0.0f);
+        return f;
+    };
+    std::vector<double> nearest(n, kInf);  // distance from the nearest landmark chosen
+    Dijkstra<double> search;
+    auto distancesFrom = [&](uint32_t source, std::vector<float>& dist) {
+        search.reset(n);
+        search.addSource(source);
+        search.run(forward);
+        dist.resize(n);
+        for (size_t v = 0; v < n; ++v) dist[v] = down(search.dist(uint32_t(v)));
+    };
+    for (uint32_t l = 0; l < k; ++l) {
+        if (context.cancelled()) return;
+        uint32_t pick = 0;
+        for (uint32_t v = 1; v < n; ++v)
+            if (nearest[v] > nearest[pick]) pick = v;
+        if (nearest[pick] == kInf) {  // unreached: the farthest node from it, in its component
+            distancesFrom(pick, from[l]);
+            for (uint32_t v = 0; v < n; ++v)  // not a landmark already (directed graphs)
+                if (from[l][v] < kInf && from[l][v] > from[l][pick] && nearest[v] >= 0) pick = v;
+        }
+        out.landmark_nodes.push_back(pick);
+        distancesFrom(pick, from[l]);
+        for (size_t v = 0; v < n; ++v) nearest[v] = std::min(nearest[v], double(from[l][v]));
+        nearest[pick] = -1;  // never picked twice
+        context.progress("landmarks", l + 1, k);
+    }
+    if (directed) {
+        const CsrEdges<float> reversed =
+            reverseEdges<float>(g.edge_offsets, g.edge_targets, g.edge_costs);
+        const CsrGraph<float> reverse{reversed.offsets, reversed.targets, reversed.costs};
+        uint64_t progress = 0;
+        Status s =
+            runParallel("landmarks (reverse)", k, threads, context, progress, k, [&](size_t l) {
+                thread_local Dijkstra<double> back;
+                back.reset(n);
+                back.addSource(out.landmark_nodes[l]);
+                back.run(reverse);
+                to[l].resize(n);
+                for (size_t v = 0; v < n; ++v) to[l][v] = down(back.dist(uint32_t(v)));
+            });
+        if (!s) return;
+    }
+    double largest = 0;
+    for (const auto* tables : {&from, &to})
+        for (const auto& dist : *tables)
+            for (float d : dist)
+                if (d < kInf) largest = std::max(largest, double(d));
+    constexpr double kMaxUnits = formats::kLandmarkUnreachable - 1;
+    float scale = largest > 0 ? float(largest / kMaxUnits) : 1.0f;
+    if (double(scale) * kMaxUnits < largest) scale = std::nextafter(scale, 2 * scale + 1);
+    if (!(scale > 0)) scale = std::numeric_limits<float>::min();
+    out.landmark_scale = scale;
+    auto quantise = [&](const std::vector<std::vector<float>>& dist, std::vector<uint16_t>& q) {
+        q.assign(n * k, formats::kLandmarkUnreachable);
+        for (uint32_t l = 0; l < dist.size(); ++l)
+            for (size_t v = 0; v < n; ++v) {
+                const double d = double(dist[l][v]);
+                if (!(d < kInf)) continue;
+                double units = std::min(std::floor(d / double(scale)), kMaxUnits);
+                while (units > 0 && units * double(scale) > d) units -= 1;
+                q[v * k + l] = uint16_t(units);
+            }
+    };
+    quantise(from, out.landmark_from);
+    if (directed) quantise(to, out.landmark_to);
+}
+
+// CLLM bytes (FORMAT.md §7.3).
+std::vector<uint8_t> encodeLandmarks(const Clusters& c) {
+    formats::ByteWriter out;
+    out.u32(uint32_t(c.landmark_nodes.size()));
+    out.u32(c.landmark_to.empty() ? 0 : formats::kLandmarkFlagDirected);
+    out.f32(c.landmark_scale);
+    out.u32(0);
+    for (uint32_t v : c.landmark_nodes) out.u32(v);
+    for (const auto* table : {&c.landmark_from, &c.landmark_to})
+        for (uint16_t q : *table) out.u16(q);
+    return out.take();
+}
+
+}  // namespace
+
 Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& params,
                                Context& context) {
     const formats::GraphHeader& h = g.header;
@@ -791,6 +893,10 @@ Result<Clusters> buildClusters(const graph::Graph& g, const ClusterParams& param
     ch.graph_fingerprint = graph::graphFingerprint(g);
     ch.flags =
         graph::edgeSymmetry(g) == graph::Symmetry::symmetric ? formats::kClusterFlagSymmetric : 0;
+    if (params.landmarks > 0) {
+        buildLandmarks(g, params.landmarks, resolveThreads(params.threads), context, out);
+        if (context.cancelled()) return makeError(ErrorKind::cancelled, "cluster cancelled");
+    }
     return out;
 }
 
@@ -800,6 +906,7 @@ void addClusterSections(formats::ContainerWriter& writer, const Clusters& c) {
     writer.add(formats::kSecClusterHeader, std::move(header), formats::Codec::raw);
     writer.add(formats::kSecNodeClusters, arrayBytes(c.node_clusters));
     writer.add(formats::kSecClusterTable, arrayBytes(c.table));
+    if (!c.landmark_nodes.empty()) writer.add(formats::kSecClusterLandmarks, encodeLandmarks(c));
 }
 
 namespace {
@@ -927,6 +1034,20 @@ Result<Clusters> decodeClusters(const LoadedContainer& container) {
     for (uint16_t q : out.table)
         if (q != formats::kClusterUnreachable)
             out.max_cost = std::max(out.max_cost, double(q) * double(h.scale));
+    if (container.has(formats::kSecClusterLandmarks)) {
+        auto bytes = container.section(formats::kSecClusterLandmarks);
+        if (!bytes) return bytes.error();
+        formats::LandmarkView view;
+        if (formats::Error e =
+                formats::viewLandmarks(bytes->data(), bytes->size(), h.node_count, view))
+            return containerError(container.path, e);
+        out.landmark_nodes.assign(view.nodes, view.nodes + view.count);
+        out.landmark_scale = view.scale;
+        const size_t landmark_entries = size_t(h.node_count) * view.count;
+        out.landmark_from.assign(view.from, view.from + landmark_entries);
+        if (view.flags & formats::kLandmarkFlagDirected)
+            out.landmark_to.assign(view.to, view.to + landmark_entries);
+    }
     // Manual rooms: in a .clu always, in a .nav never (pack leaves them out).
     const bool manual = h.method == formats::ClusterMethod::manual;
     if (container.has(formats::kSecClusterRooms)) {

@@ -55,7 +55,10 @@ struct ClusterParams {
     uint32_t cluster_size = 16;
     uint32_t clusters = 0;  // target count (0..kMaxClusters), overrides cluster_size when > 0;
                             // grid and regions only
-    int threads = 0;        // 0 = all hardware threads; the output does not depend on it
+    // ALT landmarks (Goldberg & Harrelson 2005) stored beside the table (CLLM): the cluster
+    // heuristic becomes max(table, landmark bound, octile). 0 = none; at most kMaxLandmarks.
+    uint32_t landmarks = 8;
+    int threads = 0;  // 0 = all hardware threads; the output does not depend on it
     // manual only: rooms after the graph's scene rooms (a node joins the first room holding it),
     // and group costs for the hierarchy.
     std::vector<Room> rooms;
@@ -110,6 +113,12 @@ struct Clusters {
     // holding no node, rooms split into several clusters).
     uint32_t nodes_outside_rooms = 0;
     std::vector<std::string> warnings;
+    // Landmarks (CLLM, FORMAT.md §7.3; empty without ClusterParams::landmarks): the nodes, then
+    // per node and landmark the distance from the landmark and, on directed graphs, to it, in
+    // u16 units of landmark_scale rounded down (kLandmarkUnreachable = none).
+    std::vector<uint32_t> landmark_nodes;
+    float landmark_scale = 1;
+    std::vector<uint16_t> landmark_from, landmark_to;
 
     uint32_t count() const { return header.cluster_count; }
     // Lower bound on the cost from cluster a to cluster b (+inf when unreachable).

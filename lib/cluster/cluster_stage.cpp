@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "formats/graph_sections.h"
 #include "lib/cluster/cluster.h"
 #include "lib/cluster/hierarchy.h"
 #include "lib/common/file_io.h"
@@ -73,6 +74,7 @@ ParamIssues checkClusterParams(const ClusterParams& params) {
     ParamCheck check;
     check.range("cluster_size", params.cluster_size, 1u, kMaxClusterSize, "cells");
     check.range("clusters", params.clusters, 0u, formats::kMaxClusters);
+    check.range("landmarks", params.landmarks, 0u, formats::kMaxLandmarks);
     check.threads("threads", params.threads);
     const bool manual = params.method == ClusterParams::manual;
     if (manual)
@@ -125,6 +127,7 @@ ParamIssues checkHierarchyParams(const HierarchyParams& params) {
     ParamCheck check;
     check.range("levels", params.levels, 0u, formats::kMaxHierLevels);
     check.range("fanout", params.fanout, 2u, kMaxFanout);
+    check.range("spacing", params.spacing, 0u, kMaxSpacing);
     check.threads("threads", params.threads);
     return check.issues;
 }
@@ -132,7 +135,8 @@ ParamIssues checkHierarchyParams(const HierarchyParams& params) {
 void ClusterStage::describe(const Params& params, StageKey& key) {
     key.add("method", choiceName<ClusterParams::Method>(kClusterMethods, params.method))
         .add("cluster_size", params.cluster_size)
-        .add("clusters", params.clusters);
+        .add("clusters", params.clusters)
+        .add("landmarks", params.landmarks);
     // Rooms and group costs (their names and where they were given are stored in the .clu).
     for (const Room& room : params.rooms) {
         key.add("room", room.name).add("where", room.where);
@@ -205,10 +209,12 @@ void HierarchyStage::describe(const Params& params, StageKey& key) {
     key.add("levels", params.levels)
         .add("fanout", params.fanout)
         .add("cost", choiceName<formats::HierCost>(kHierCosts, params.cost))
-        .add("entrances", choiceName<formats::EntranceMode>(kEntranceModes, params.entrances));
+        .add("entrances", choiceName<formats::EntranceMode>(kEntranceModes, params.entrances))
+        .add("spacing", params.spacing)
+        .add("tables", params.tables);
 }
 
-Result<MemoryEstimate> HierarchyStage::estimateMemory(const Inputs& inputs, const Params&) {
+Result<MemoryEstimate> HierarchyStage::estimateMemory(const Inputs& inputs, const Params& params) {
     auto h = graph::loadGraphHeader(inputs.graph);
     if (!h) return h.error();
     auto clusters = loadHeader(inputs.clusters, formats::kKindClusters, formats::kClustersVersion,
@@ -218,7 +224,11 @@ Result<MemoryEstimate> HierarchyStage::estimateMemory(const Inputs& inputs, cons
     // Measured 250-300 bytes per node on the shared maps and the generated city, and up to
     // ~90 KiB per cluster (the entrance searches of links_course's directed graph).
     const uint64_t n = h->node_count, e = h->edge_count, k = c.cluster_count;
-    return MemoryEstimate{kStageBaseBytes + n * 340 + e * 8 + k * (96 << 10),
+    // Entrance tables: 4 bytes per node and entrance of its cluster, written once more as
+    // section bytes; ~32 border nodes per cluster with all entrances (den520d), ~4 sparse.
+    const uint64_t tables =
+        params.tables ? n * 8 * (params.entrances == formats::EntranceMode::all ? 48 : 8) : 0;
+    return MemoryEstimate{kStageBaseBytes + n * 340 + e * 8 + k * (96 << 10) + tables,
                           fmt::format("{} nodes, {} edges, {} clusters", n, e, k),
                           "larger clusters, or world tiles"};
 }
@@ -245,11 +255,13 @@ Result<StageResult> HierarchyStage::run(const Inputs& inputs, const Params& para
         groups += (groups.empty() ? "" : " > ") + std::to_string(count);
     std::error_code ec;
     result.summary.push_back(fmt::format(
-        "{} levels (groups {}), {} abstract edges, {} entrances ({}), {} entrance edges; {} bytes, "
-        "{:.1f} ms -> {}",
+        "{} levels (groups {}), {} abstract edges, {} entrances ({}), {} entrance edges, {} "
+        "entrance table entries; {} bytes, {:.1f} ms -> {}",
         h.level_count, groups, h.abstract_edge_count, h.entrance_count,
-        choiceName<formats::EntranceMode>(kEntranceModes, params.entrances), h.entrance_edge_count,
-        std::filesystem::file_size(output, ec), result.milliseconds, output.string()));
+        choiceName<formats::EntranceMode>(kEntranceModes, h.entrance_mode), h.entrance_edge_count,
+        hierarchy->table.size(), std::filesystem::file_size(output, ec), result.milliseconds,
+        output.string()));
+    result.count("entrance_table_entries", hierarchy->table.size());
     if (!clusters->rooms.empty()) {
         result.count("room_representatives", hierarchy->room_representatives);
         result.count("room_cost_edges", hierarchy->room_cost_edges);

@@ -201,10 +201,12 @@ Status levelCosts(const graph::Graph& g, const CsrGraph<float>& reverse, const L
 // Entrance nodes (HPA*): per cluster A and neighbour B, the nodes of A with an edge into B form
 // stretches (connected through A's edges); each stretch gives one transition (the node nearest
 // its centroid) or, above 5 nodes, two (the node farthest from the centroid and the node farthest
-// from that one), each with its cheapest edge into B; both ends become entrances.
+// from that one), each with its cheapest edge into B; both ends become entrances. With spacing
+// S > 0 a long stretch also gives every S-th node in order of distance from the first end
+// (stopping S / 2 before the other end).
 std::vector<uint8_t> sparseEntrances(const graph::Graph& g, const std::vector<uint32_t>& cluster,
                                      uint32_t count, const std::vector<uint32_t>& offsets,
-                                     const std::vector<uint32_t>& members) {
+                                     const std::vector<uint32_t>& members, uint32_t spacing) {
     const size_t n = g.nodeCount();
     std::vector<uint8_t> mark(n, 0);
     std::vector<uint32_t> in_set(n, kNone);  // stamp: (neighbour cluster) the node borders now
@@ -270,13 +272,25 @@ std::vector<uint8_t> sparseEntrances(const graph::Graph& g, const std::vector<ui
                     }
                     return best;
                 };
-                uint32_t picks[2] = {kNone, kNone};
+                std::vector<uint32_t> picks;
                 if (stretch.size() <= 5) {
-                    picks[0] = farthest(centre, true);
+                    picks.push_back(farthest(centre, true));
                 } else {
-                    picks[0] = farthest(centre, false);
+                    picks.push_back(farthest(centre, false));
                     const double p[3] = {pos(picks[0], 0), pos(picks[0], 1), pos(picks[0], 2)};
-                    picks[1] = farthest(p, false);
+                    picks.push_back(farthest(p, false));
+                    if (spacing > 0) {
+                        std::vector<std::pair<double, uint32_t>> order;
+                        for (uint32_t u : stretch) {
+                            double d = 0;
+                            for (int k = 0; k < 3; ++k)
+                                d += (pos(u, k) - p[k]) * (pos(u, k) - p[k]);
+                            order.push_back({d, u});
+                        }
+                        std::sort(order.begin(), order.end());
+                        for (size_t i = spacing; i + spacing / 2 < order.size(); i += spacing)
+                            picks.push_back(order[i].second);
+                    }
                 }
                 for (uint32_t u : picks) {
                     if (u == kNone) continue;
@@ -317,15 +331,30 @@ Status entranceEdges(const graph::Graph& g, const CsrGraph<float>& forward,
             if (context.cancelled()) throw StageCancelled{};
             thread_local Dijkstra<double> search;  // many small searches: touched-list reset
             const uint32_t c = uint32_t(task);
-            for (uint32_t i = h.entrance_offsets[c]; i < h.entrance_offsets[c + 1]; ++i) {
-                const uint32_t x = h.entrances[i];
+            const uint32_t first = h.entrance_offsets[c], m = h.entrance_offsets[c + 1] - first;
+            std::vector<double> dist(size_t(m) * m);  // [i * m + j]: entrance i to entrance j
+            for (uint32_t i = 0; i < m; ++i) {
                 search.reset(n);
-                search.addSource(x);
+                search.addSource(h.entrances[first + i]);
                 search.run(forward, SameLabel{cluster.data(), c});
+                for (uint32_t j = 0; j < m; ++j)
+                    dist[size_t(i) * m + j] = search.dist(h.entrances[first + j]);
+            }
+            for (uint32_t i = first; i < first + m; ++i) {
+                const uint32_t x = h.entrances[i];
                 auto& out = edges[i];
-                for (uint32_t j = h.entrance_offsets[c]; j < h.entrance_offsets[c + 1]; ++j) {
-                    const double d = search.dist(h.entrances[j]);
-                    if (j != i && d < kInf) out.push_back({j, float(d)});
+                const double* row = dist.data() + size_t(i - first) * m;
+                for (uint32_t j = 0; j < m; ++j) {
+                    const double d = row[j];
+                    if (j == i - first || !(d < kInf)) continue;
+                    // Dominated: another entrance z lies on a shortest path (ties within 1e-9),
+                    // so x -> z -> y keeps the cost and this edge only widens the search.
+                    bool dominated = false;
+                    for (uint32_t z = 0; z < m && !dominated; ++z)
+                        dominated = z != j && z != i - first && row[z] > 0 &&
+                                    dist[size_t(z) * m + j] > 0 &&
+                                    row[z] + dist[size_t(z) * m + j] <= d * (1 + 1e-9);
+                    if (!dominated) out.push_back({first + j, float(d)});
                 }
                 for (uint32_t e = g.edge_offsets[x]; e < g.edge_offsets[x + 1]; ++e) {
                     const uint32_t w = g.edge_targets[e];
@@ -345,6 +374,42 @@ Status entranceEdges(const graph::Graph& g, const CsrGraph<float>& forward,
         }
     }
     return {};
+}
+
+// Entrance distance tables: per cluster, one backward search inside it from each entrance gives
+// every member's cost to that entrance.
+Status entranceTables(const CsrGraph<float>& reverse, const std::vector<uint32_t>& cluster,
+                      Hierarchy& h, int threads, Context& context) {
+    const size_t n = cluster.size();
+    const uint32_t count = h.header.cluster_count;
+    const auto& mo = h.member_offsets;
+    const auto& eo = h.entrance_offsets;
+    h.table_local.assign(n, 0);
+    h.table_offsets.assign(size_t(count) + 1, 0);
+    for (uint32_t c = 0; c < count; ++c) {
+        for (uint32_t i = mo[c]; i < mo[c + 1]; ++i) h.table_local[h.members[i]] = i - mo[c];
+        h.table_offsets[c + 1] =
+            h.table_offsets[c] + uint64_t(mo[c + 1] - mo[c]) * (eo[c + 1] - eo[c]);
+    }
+    h.table.assign(h.table_offsets[count], float(kInf));
+    uint64_t progress = 0;
+    return runParallel("entrance tables", count, threads, context, progress, count,
+                       [&](size_t task) {
+                           if (context.cancelled()) throw StageCancelled{};
+                           thread_local Dijkstra<double> search;
+                           const uint32_t c = uint32_t(task);
+                           const uint32_t m = eo[c + 1] - eo[c];
+                           float* block = h.table.data() + h.table_offsets[c];
+                           for (uint32_t j = 0; j < m; ++j) {
+                               search.reset(n);
+                               search.addSource(h.entrances[eo[c] + j]);
+                               search.run(reverse, SameLabel{cluster.data(), c});
+                               for (uint32_t i = mo[c]; i < mo[c + 1]; ++i) {
+                                   const double d = search.dist(h.members[i]);
+                                   if (d < kInf) block[uint64_t(i - mo[c]) * m + j] = float(d);
+                               }
+                           }
+                       });
 }
 
 // Group costs of manual clusters: every abstract edge of level 1 (its clusters) from a cluster of
@@ -498,7 +563,7 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters
             }
     } else {
         mark = sparseEntrances(g, clusters.node_clusters, hh.cluster_count, h.member_offsets,
-                               h.members);
+                               h.members, params.spacing);
     }
     h.entrance_offsets.assign(size_t(hh.cluster_count) + 1, 0);
     for (uint32_t c = 0; c < hh.cluster_count; ++c) {
@@ -510,6 +575,9 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& g, const Clusters& clusters
     if (Status s = entranceEdges(g, forward, clusters.node_clusters, h, threads, context); !s)
         return s.error();
     hh.entrance_edge_count = uint32_t(h.entrance_edge_targets.size());
+    if (params.tables)
+        if (Status s = entranceTables(reverse, clusters.node_clusters, h, threads, context); !s)
+            return s.error();
     if (context.cancelled()) return makeError(ErrorKind::cancelled, "hierarchy cancelled");
     return h;
 }
@@ -542,6 +610,12 @@ void addHierarchySections(formats::ContainerWriter& writer, const Hierarchy& h) 
         else
             bytes = arrayBytes(*u32s[s].first);
         writer.add(formats::kHierSectionIds[s], std::move(bytes), u32s[s].second);
+    }
+    if (!h.table_local.empty()) {
+        writer.add(formats::kSecHierTableLocal, arrayBytes(h.table_local), Codec::zstd);
+        writer.add(formats::kSecHierTableOffsets, arrayBytes(h.table_offsets), Codec::zstd);
+        // zstd level 9: floats gain little from 19, which took seconds on den520d.
+        writer.add(formats::kSecHierTableDistances, arrayBytes(h.table), Codec::zstd, 9);
     }
 }
 
@@ -585,6 +659,36 @@ Result<Hierarchy> loadHierarchy(const std::filesystem::path& path, const Cluster
     }
     if (formats::Error e = formats::checkHierarchy(arrays, clusters.node_clusters.data()))
         return containerError(path, e);
+    // The optional entrance distance tables: all three sections or none.
+    std::vector<uint8_t> tables[3];
+    const uint32_t table_ids[3] = {formats::kSecHierTableLocal, formats::kSecHierTableOffsets,
+                                   formats::kSecHierTableDistances};
+    int present = 0;
+    for (int i = 0; i < 3; ++i)
+        if (container->has(table_ids[i])) {
+            auto section = container->section(table_ids[i]);
+            if (!section) return section.error();
+            tables[i] = std::move(*section);
+            ++present;
+        }
+    if (present != 0 && present != 3)
+        return inputError("{}: the entrance distance tables need all of 'HTLI', 'HTOF' and 'HTDN'",
+                          file);
+    if (present == 3) {
+        static const uint8_t kEmpty[8] = {};
+        auto bytesOf = [&](int i) { return tables[i].empty() ? kEmpty : tables[i].data(); };
+        if (formats::Error e =
+                formats::checkHierarchyTables(arrays, bytesOf(0), tables[0].size(), bytesOf(1),
+                                              tables[1].size(), bytesOf(2), tables[2].size()))
+            return containerError(path, e);
+        auto copyBytes = [](const std::vector<uint8_t>& from, auto& out) {
+            out.resize(from.size() / sizeof(out[0]));
+            if (!out.empty()) std::memcpy(out.data(), from.data(), from.size());
+        };
+        copyBytes(tables[0], h.table_local);
+        copyBytes(tables[1], h.table_offsets);
+        copyBytes(tables[2], h.table);
+    }
     auto copy = [&](uint32_t s, auto& out) {
         out.resize(bytes[s].size() / 4);
         if (!out.empty()) std::memcpy(out.data(), bytes[s].data(), bytes[s].size());

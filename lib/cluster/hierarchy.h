@@ -29,16 +29,25 @@ struct HierarchyParams {
     // sparse: per border stretch between two clusters one transition (two for stretches of more
     // than 5 nodes), as HPA*; all: every border node (exact shortest paths, larger tables).
     formats::EntranceMode entrances = formats::EntranceMode::sparse;
+    // sparse: besides the two ends, a transition every `spacing` nodes of a stretch longer than
+    // 5 nodes (0 = the ends only, as HPA*); denser entrances give shorter paths, larger tables.
+    uint32_t spacing = 4;
+    // Entrance distance tables (FORMAT.md §8.2): per node the exact cost inside its cluster to
+    // each of the cluster's entrances. HPA* then links start and goal to the entrance graph and
+    // refines entrance edges by table lookups instead of searches (members x entrances floats).
+    bool tables = true;
     int threads = 0;  // 0 = all hardware threads; the output does not depend on it
 };
 inline constexpr uint32_t kTopGroups = 16;
 inline constexpr uint32_t kMaxFanout = 64;
+inline constexpr uint32_t kMaxSpacing = 4096;
 inline constexpr Choice<formats::HierCost> kHierCosts[] = {{"min", formats::HierCost::min},
                                                            {"maximin", formats::HierCost::maximin},
                                                            {"avgmin", formats::HierCost::avgmin}};
 inline constexpr Choice<formats::EntranceMode> kEntranceModes[] = {
     {"sparse", formats::EntranceMode::sparse}, {"all", formats::EntranceMode::all}};
-// Every bad field (levels 0..kMaxHierLevels, fanout 2..kMaxFanout, threads).
+// Every bad field (levels 0..kMaxHierLevels, fanout 2..kMaxFanout, spacing 0..kMaxSpacing,
+// threads).
 ParamIssues checkHierarchyParams(const HierarchyParams& params);
 
 struct Hierarchy {
@@ -56,6 +65,12 @@ struct Hierarchy {
     std::vector<uint32_t> entrance_edge_offsets;  // per entrance + 1
     std::vector<uint32_t> entrance_edge_targets;  // entrance index
     std::vector<float> entrance_edge_costs;       // exact cost of the path it stands for
+    // Entrance distance tables (empty without HierarchyParams::tables): per node its index in
+    // its cluster's members; per cluster + 1 the offset of its members x entrances block; the
+    // blocks, row-major (member, entrance): cost inside the cluster, +inf when none.
+    std::vector<uint32_t> table_local;
+    std::vector<uint64_t> table_offsets;
+    std::vector<float> table;
     // Manual clusters (statistics of the build, not stored): level-1 groups whose representative
     // a room's representative point chose, abstract edges whose costs a group cost replaced, and
     // what a user should read (group costs between rooms that are not adjacent).
@@ -82,7 +97,8 @@ Result<Hierarchy> buildHierarchy(const graph::Graph& graph, const Clusters& clus
 // XXH64 of the CLND bytes: identifies the clusters a hierarchy was built on.
 uint64_t clustersFingerprint(const Clusters& clusters);
 
-// Appends HRHD and the 13 array sections (the .hier layout, also what pack adds to a .nav).
+// Appends HRHD, the 13 array sections and the tables when built (the .hier layout, also what
+// pack adds to a .nav).
 void addHierarchySections(formats::ContainerWriter& writer, const Hierarchy& hierarchy);
 Status saveHierarchy(const std::filesystem::path& path, const Hierarchy& hierarchy);
 // Loads and checks a .hier against the clusters it must belong to (node count, fingerprints:

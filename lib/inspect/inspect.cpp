@@ -405,6 +405,10 @@ void hierarchyStats(const LoadedContainer& loaded, Json& out, Json& errors) {
            {"entrance_edges", h.entrance_edge_count},
            {"graph_fingerprint", fmt::format("{:016x}", h.graph_fingerprint)},
            {"clusters_fingerprint", fmt::format("{:016x}", h.clusters_fingerprint)}};
+    // Entrance distance tables: entries (4 bytes each in memory), or absent.
+    const int table = loaded.container.find(formats::kSecHierTableDistances);
+    out["entrance_table_entries"] =
+        table >= 0 ? Json(loaded.container.sections[table].raw_size / 4) : Json(nullptr);
 }
 
 // NHHD or HNHD of a next-hop table (.nh, .nhh, or a .nav packed with --nexthop).

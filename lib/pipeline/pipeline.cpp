@@ -133,38 +133,40 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
         if (Status s = read(sr); !s) return s;
         return sr.finish(keys);
     };
-    if (Status st =
-            section("clusters", out.clusters,
-                    [&](JsonReader& cr) -> Status {
-                        if (Status s = cr.choice<cluster::ClusterParams::Method>(
-                                "method", cluster::kClusterMethods, out.cluster.method);
-                            !s)
-                            return s;
-                        if (Status s = cr.integer("cluster_size", out.cluster.cluster_size); !s)
-                            return s;
-                        if (Status s = cr.integer("clusters", out.cluster.clusters); !s) return s;
-                        if (Status s = cluster::parseRooms(cr, out.cluster); !s) return s;
-                        return cr.integer("threads", out.cluster.threads);
-                    },
-                    {"method", "cluster_size", "clusters", "rooms", "group_costs", "threads"});
+    if (Status st = section(
+            "clusters", out.clusters,
+            [&](JsonReader& cr) -> Status {
+                if (Status s = cr.choice<cluster::ClusterParams::Method>(
+                        "method", cluster::kClusterMethods, out.cluster.method);
+                    !s)
+                    return s;
+                if (Status s = cr.integer("cluster_size", out.cluster.cluster_size); !s) return s;
+                if (Status s = cr.integer("clusters", out.cluster.clusters); !s) return s;
+                if (Status s = cr.integer("landmarks", out.cluster.landmarks); !s) return s;
+                if (Status s = cluster::parseRooms(cr, out.cluster); !s) return s;
+                return cr.integer("threads", out.cluster.threads);
+            },
+            {"method", "cluster_size", "clusters", "landmarks", "rooms", "group_costs", "threads"});
         !st)
         return st;
-    if (Status st = section("hierarchy", out.hierarchy,
-                            [&](JsonReader& hr) -> Status {
-                                cluster::HierarchyParams& h = out.hierarchy_params;
-                                if (Status s = hr.integer("levels", h.levels); !s) return s;
-                                if (Status s = hr.integer("fanout", h.fanout); !s) return s;
-                                if (Status s = hr.choice<formats::HierCost>(
-                                        "cost", cluster::kHierCosts, h.cost);
-                                    !s)
-                                    return s;
-                                if (Status s = hr.choice<formats::EntranceMode>(
-                                        "entrances", cluster::kEntranceModes, h.entrances);
-                                    !s)
-                                    return s;
-                                return hr.integer("threads", h.threads);
-                            },
-                            {"levels", "fanout", "cost", "entrances", "threads"});
+    if (Status st = section(
+            "hierarchy", out.hierarchy,
+            [&](JsonReader& hr) -> Status {
+                cluster::HierarchyParams& h = out.hierarchy_params;
+                if (Status s = hr.integer("levels", h.levels); !s) return s;
+                if (Status s = hr.integer("fanout", h.fanout); !s) return s;
+                if (Status s = hr.choice<formats::HierCost>("cost", cluster::kHierCosts, h.cost);
+                    !s)
+                    return s;
+                if (Status s = hr.choice<formats::EntranceMode>(
+                        "entrances", cluster::kEntranceModes, h.entrances);
+                    !s)
+                    return s;
+                if (Status s = hr.integer("spacing", h.spacing); !s) return s;
+                if (Status s = hr.boolean("tables", h.tables); !s) return s;
+                return hr.integer("threads", h.threads);
+            },
+            {"levels", "fanout", "cost", "entrances", "spacing", "tables", "threads"});
         !st)
         return st;
     bool next_hop = false, hierarchical = false;

@@ -22,13 +22,14 @@ void HierarchicalQuery::release() {
         for (void* p : {static_cast<void*>(records_), static_cast<void*>(heap_),
                         static_cast<void*>(cluster_marks_), static_cast<void*>(plans_),
                         static_cast<void*>(chain_), static_cast<void*>(start_costs_),
-                        static_cast<void*>(goal_costs_), static_cast<void*>(path_)})
+                        static_cast<void*>(goal_costs_), static_cast<void*>(scratch_),
+                        static_cast<void*>(path_)})
             if (p != nullptr) allocator_.release(p, allocator_.user);
     }
     records_ = nullptr;
-    heap_ = cluster_marks_ = plans_ = chain_ = path_ = nullptr;
+    heap_ = cluster_marks_ = plans_ = chain_ = path_ = scratch_ = nullptr;
     start_costs_ = goal_costs_ = nullptr;
-    path_capacity_ = path_length_ = 0;
+    path_capacity_ = path_length_ = scratch_capacity_ = 0;
     graph_ = nullptr;
     hier_ = nullptr;
 }
@@ -57,8 +58,15 @@ Error HierarchicalQuery::init(const GraphView& graph, const Allocator& allocator
     goal_costs_ = static_cast<double*>(get(8 * entrances));
     path_capacity_ = uint32_t(n + 1);
     path_ = static_cast<uint32_t*>(get(4 * size_t(path_capacity_)));
+    const uint32_t* member_offsets = graph.hierarchy.u32(fmt::kHierMemberOffsets);
+    uint32_t largest = 0;
+    for (uint32_t c = 0; c < h.cluster_count; ++c)
+        if (member_offsets[c + 1] - member_offsets[c] > largest)
+            largest = member_offsets[c + 1] - member_offsets[c];
+    scratch_capacity_ = largest + 1;
+    scratch_ = static_cast<uint32_t*>(get(4 * size_t(scratch_capacity_)));
     if (!records_ || !heap_ || !cluster_marks_ || !plans_ || !chain_ || !start_costs_ ||
-        !goal_costs_ || !path_) {
+        !goal_costs_ || !path_ || !scratch_) {
         release();
         return makeError(ErrorCode::out_of_memory, 0, 0,
                          "cannot allocate hierarchical search memory");
@@ -105,11 +113,16 @@ bool HierarchicalQuery::abstractSearch(uint32_t source, uint32_t target, Expand&
             if (r.stamp != stamp_) {
                 r = Record{g, u, stamp_, kNotInHeap, 0, g + bound(v)};
                 heapPush(v);
-            } else if (g < r.g && r.heap_index != kClosed) {
+            } else if (g < r.g) {  // reopens a closed id: bounds need only be admissible
                 r.f += g - r.g;
                 r.g = g;
                 r.parent = u;
-                heapDecrease(v);
+                if (r.heap_index == kClosed) {
+                    r.heap_index = kNotInHeap;
+                    heapPush(v);
+                } else {
+                    heapDecrease(v);
+                }
             }
         });
     }
@@ -242,6 +255,58 @@ PathStatus HierarchicalQuery::refine(uint32_t level, const uint32_t* plan, uint3
     return PathStatus::found;
 }
 
+bool HierarchicalQuery::tablesUsable() const {
+    return hier_->hasTables() && graph_->edge_offsets != nullptr && !low_.restricted();
+}
+
+const float* HierarchicalQuery::tableRow(uint32_t node) const {
+    const uint32_t c = graph_->node_clusters[node];
+    const uint32_t* entrance_offsets = hier_->u32(fmt::kHierEntranceOffsets);
+    return hier_->table + hier_->table_offsets[c] +
+           uint64_t(hier_->table_local[node]) * (entrance_offsets[c + 1] - entrance_offsets[c]);
+}
+
+bool HierarchicalQuery::descend(uint32_t from, uint32_t entrance, uint32_t& count, double& cost) {
+    const GraphView& g = *graph_;
+    const uint32_t* entrance_offsets = hier_->u32(fmt::kHierEntranceOffsets);
+    const uint32_t c = g.node_clusters[from];
+    const uint32_t target = hier_->u32(fmt::kHierEntrances)[entrance];
+    if (entrance < entrance_offsets[c] || entrance >= entrance_offsets[c + 1]) return false;
+    const uint32_t j = entrance - entrance_offsets[c];
+    const uint32_t m = entrance_offsets[c + 1] - entrance_offsets[c];
+    const float* block = hier_->table + hier_->table_offsets[c];
+    count = 0;
+    cost = 0;
+    uint32_t u = from;
+    float left = block[uint64_t(hier_->table_local[u]) * m + j];
+    while (u != target) {
+        // Each step goes to the in-cluster neighbour with the least edge + remaining cost and
+        // must lower the remaining cost, so a wrong table ends the walk within the cluster size.
+        if (!(left < HUGE_VALF) || count + 1 >= scratch_capacity_) return false;
+        uint32_t best = kNoNode;
+        double best_total = HUGE_VAL;
+        float best_edge = 0, best_left = 0;
+        for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+            const uint32_t v = g.edgeTarget(u, e);
+            if (g.node_clusters[v] != c) continue;
+            const float rest = block[uint64_t(hier_->table_local[v]) * m + j];
+            const double total = double(g.edge_costs[e]) + double(rest);
+            if (total < best_total) {
+                best_total = total;
+                best = v;
+                best_edge = g.edge_costs[e];
+                best_left = rest;
+            }
+        }
+        if (best == kNoNode || !(best_left < left)) return false;
+        scratch_[count++] = best;
+        cost += double(best_edge);
+        left = best_left;
+        u = best;
+    }
+    return true;
+}
+
 PathStatus HierarchicalQuery::findEntrancePath(uint32_t start, uint32_t goal) {
     const GraphView& g = *graph_;
     const uint32_t* entrances = hier_->u32(fmt::kHierEntrances);
@@ -249,8 +314,8 @@ PathStatus HierarchicalQuery::findEntrancePath(uint32_t start, uint32_t goal) {
     const uint32_t* edge_offsets = hier_->u32(fmt::kHierEntranceEdgeOffsets);
     const uint32_t* edge_targets = hier_->u32(fmt::kHierEntranceEdgeTargets);
     const float* edge_costs = hier_->f32(fmt::kHierEntranceEdgeCosts);
-    const uint32_t count = hier_->header.entrance_count;
-    const uint32_t source = count, target = count + 1;
+    const uint32_t count_entrances = hier_->header.entrance_count;
+    const uint32_t source = count_entrances, target = count_entrances + 1;
     const uint32_t sc = g.node_clusters[start], gc = g.node_clusters[goal];
     auto confine = [&](uint32_t c) {
         if (++mark_ == 0) {
@@ -262,16 +327,28 @@ PathStatus HierarchicalQuery::findEntrancePath(uint32_t start, uint32_t goal) {
     for (uint32_t c : {sc, gc})
         for (uint32_t i = entrance_offsets[c]; i < entrance_offsets[c + 1]; ++i)
             start_costs_[i] = goal_costs_[i] = HUGE_VAL;
-    // Start: distances inside its cluster to its entrances.
-    confine(sc);
-    low_.findPathWithin(start, kNoNode, cluster_marks_, mark_);
-    low_expansions_ += low_.expansions();
-    for (uint32_t i = entrance_offsets[sc]; i < entrance_offsets[sc + 1]; ++i)
-        start_costs_[i] = low_.settledCost(entrances[i]);
-    // Goal: distances inside its cluster from its entrances (one backward search when every edge
-    // has its reverse, else one search per entrance).
+    const bool tables = tablesUsable();
+    const bool symmetric = (g.cluster_header.flags & fmt::kClusterFlagSymmetric) != 0;
+    // Start: distances inside its cluster to its entrances (its table row, or a search).
+    if (tables) {
+        const float* row = tableRow(start);
+        for (uint32_t i = entrance_offsets[sc]; i < entrance_offsets[sc + 1]; ++i)
+            start_costs_[i] = double(row[i - entrance_offsets[sc]]);
+    } else {
+        confine(sc);
+        low_.findPathWithin(start, kNoNode, cluster_marks_, mark_);
+        low_expansions_ += low_.expansions();
+        for (uint32_t i = entrance_offsets[sc]; i < entrance_offsets[sc + 1]; ++i)
+            start_costs_[i] = low_.settledCost(entrances[i]);
+    }
+    // Goal: distances inside its cluster from its entrances (when every edge has its reverse,
+    // the goal's table row or one backward search, else one search per entrance).
     confine(gc);
-    if (g.cluster_header.flags & fmt::kClusterFlagSymmetric) {
+    if (tables && symmetric) {
+        const float* row = tableRow(goal);
+        for (uint32_t i = entrance_offsets[gc]; i < entrance_offsets[gc + 1]; ++i)
+            goal_costs_[i] = double(row[i - entrance_offsets[gc]]);
+    } else if (symmetric) {
         low_.findPathWithin(goal, kNoNode, cluster_marks_, mark_);
         low_expansions_ += low_.expansions();
         for (uint32_t i = entrance_offsets[gc]; i < entrance_offsets[gc + 1]; ++i)
@@ -311,7 +388,7 @@ PathStatus HierarchicalQuery::findEntrancePath(uint32_t start, uint32_t goal) {
         },
         [&](uint32_t u) {
             if (u == target) return 0.0;
-            return low_.lowerBound(u == source ? start : entrances[u], goal);
+            return low_.landmarkLowerBound(u == source ? start : entrances[u], goal);
         });
     if (!found && direct == HUGE_VAL) return PathStatus::no_path;
     if (!found || direct <= records_[target].g) return lowLeg(goal, sc, gc, kNoNode);
@@ -320,6 +397,48 @@ PathStatus HierarchicalQuery::findEntrancePath(uint32_t start, uint32_t goal) {
         const uint32_t next = chain_[k] == target ? goal : entrances[chain_[k]];
         if (next == current_) continue;
         const uint32_t from_cluster = g.node_clusters[current_], to_cluster = g.node_clusters[next];
+        if (tables && from_cluster != to_cluster && chain_[k] != target) {
+            // An entrance edge between clusters is a graph edge: its cheapest one.
+            uint32_t edge = kNoNode;
+            for (uint32_t e = g.edge_offsets[current_]; e < g.edge_offsets[current_ + 1]; ++e)
+                if (g.edgeTarget(current_, e) == next &&
+                    (edge == kNoNode || g.edge_costs[e] < g.edge_costs[edge]))
+                    edge = e;
+            if (edge != kNoNode) {
+                if (!append(&next, 1, double(g.edge_costs[edge]))) return PathStatus::out_of_nodes;
+                if (options_.first_leg) {
+                    stop_ = true;
+                    return PathStatus::found;
+                }
+                continue;
+            }
+        }
+        if (tables && from_cluster == to_cluster) {
+            // Refine by the table: down to the next entrance or, on symmetric graphs, from the
+            // goal down to the entrance we stand on, reversed.
+            uint32_t count = 0;
+            double cost = 0;
+            const bool to_goal = chain_[k] == target;
+            const bool walked = to_goal ? symmetric && chain_[k - 1] < count_entrances &&
+                                              descend(goal, chain_[k - 1], count, cost)
+                                        : descend(current_, chain_[k], count, cost);
+            if (walked && count > 0) {
+                if (to_goal) {  // goal, ..., current_ -> the nodes after current_, goal last
+                    for (uint32_t i = 0, j = count - 2; i + 1 < count && i < j; ++i, --j) {
+                        const uint32_t t = scratch_[i];
+                        scratch_[i] = scratch_[j];
+                        scratch_[j] = t;
+                    }
+                    scratch_[count - 1] = goal;
+                }
+                if (!append(scratch_, count, cost)) return PathStatus::out_of_nodes;
+                if (options_.first_leg) {
+                    stop_ = true;
+                    return PathStatus::found;
+                }
+                continue;
+            }
+        }
         const PathStatus status = lowLeg(next, from_cluster, to_cluster, kNoNode);
         if (status != PathStatus::found || stop_) return status;
     }

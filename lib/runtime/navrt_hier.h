@@ -13,7 +13,9 @@
 // clusters by a search inside the cluster, A* (octile / Euclidean heuristic) over the entrance
 // graph, then each entrance edge is refined inside its clusters. With every border node an
 // entrance (navbake hierarchy --entrances all) the result is a shortest path; with sparse
-// entrances it is near-optimal.
+// entrances it is near-optimal. With the entrance distance tables (FORMAT.md §8.2) the links
+// are table rows and each refinement walks down the table (no search), unless an area filter or
+// blocking is set.
 //
 // A HierarchicalQuery owns its memory (sized by init(); the path buffer grows when a path
 // exceeds the node count); use one per thread.
@@ -90,6 +92,14 @@ private:
     PathStatus lowLeg(uint32_t target, uint32_t cluster_a, uint32_t cluster_b, uint32_t stop);
     // entrances planner
     PathStatus findEntrancePath(uint32_t start, uint32_t goal);
+    // Entrance distance tables: usable when the asset has them, edges are explicit and no area
+    // filter or blocking changes costs. tableRow: node's costs to its cluster's entrances.
+    bool tablesUsable() const;
+    const float* tableRow(uint32_t node) const;
+    // Follows the table from `from` down to entrance `entrance` (global index) inside its
+    // cluster, writing the nodes after `from` to scratch_; false when the table leads nowhere
+    // (then the caller searches).
+    bool descend(uint32_t from, uint32_t entrance, uint32_t& count, double& cost);
     bool append(const uint32_t* nodes, uint32_t count, double cost);
     void release();
 
@@ -112,6 +122,8 @@ private:
     double* goal_costs_ = nullptr;
     uint32_t* entrance_stamps_ = nullptr;
     uint32_t entrance_stamp_ = 0;
+    uint32_t* scratch_ = nullptr;  // a descent's nodes (largest cluster + 1)
+    uint32_t scratch_capacity_ = 0;
     uint32_t* path_ = nullptr;
     uint32_t path_capacity_ = 0;
     uint32_t path_length_ = 0;

@@ -129,7 +129,8 @@ Error viewHierHopSections(const Asset& asset, GraphView& out) {
     return {};
 }
 
-// HRHD and the 13 hierarchy arrays: built for this graph and these clusters, every index valid.
+// HRHD and the 13 hierarchy arrays: built for this graph and these clusters, every index valid;
+// the optional entrance distance tables likewise.
 Error viewHierarchySections(const Asset& asset, GraphView& out) {
     if (!out.hasClusters())
         return makeError(ErrorCode::bad_section, 0, fmt::kSecHierHeader,
@@ -153,6 +154,18 @@ Error viewHierarchySections(const Asset& asset, GraphView& out) {
         a.size[s] = view.size;
     }
     if (Error e = fmt::checkHierarchy(a, out.node_clusters)) return e;
+    // The entrance distance tables: all three sections or none.
+    const SectionView local = asset.find(fmt::kSecHierTableLocal);
+    const SectionView offsets = asset.find(fmt::kSecHierTableOffsets);
+    const SectionView distances = asset.find(fmt::kSecHierTableDistances);
+    const int tables = (local.id != 0) + (offsets.id != 0) + (distances.id != 0);
+    if (tables != 0 && tables != 3)
+        return makeError(ErrorCode::missing_section, 0, fmt::kSecHierTableDistances,
+                         "the entrance distance tables need all of 'HTLI', 'HTOF' and 'HTDN'");
+    if (tables == 3)
+        if (Error e = fmt::checkHierarchyTables(a, local.data, local.size, offsets.data,
+                                                offsets.size, distances.data, distances.size))
+            return e;
     out.has_hierarchy = true;
     return {};
 }
@@ -202,6 +215,11 @@ Error viewClusterSections(const Asset& asset, GraphView& out) {
     out.cluster_count = h.cluster_count;
     out.node_clusters = reinterpret_cast<const uint32_t*>(nodes.data);
     out.cluster_table = reinterpret_cast<const uint16_t*>(table.data);
+    const SectionView landmarks = asset.find(fmt::kSecClusterLandmarks);
+    if (landmarks.id != 0)
+        if (Error e =
+                fmt::viewLandmarks(landmarks.data, landmarks.size, h.node_count, out.landmarks))
+            return e;
     return {};
 }
 
@@ -752,11 +770,23 @@ double PathQuery::heuristic(uint32_t node, uint32_t goal) const {
         const uint16_t q =
             goal_column_[size_t(graph_->node_clusters[node]) * graph_->cluster_count];
         if (q == fmt::kClusterUnreachable) return HUGE_VAL;
-        const double bound = double(q) * cluster_scale_ * filter_scale_;
+        double bound = double(q) * cluster_scale_ * filter_scale_;
+        if (use_landmarks_) {
+            const double alt = fmt::landmarkBound(graph_->landmarks, node, goal);
+            if (alt * landmark_scale_ > bound) bound = alt * landmark_scale_;
+        }
         const double standard = standardHeuristic(node, goal);
         return bound > standard ? bound : standard;
     }
     return standardHeuristic(node, goal);
+}
+
+double PathQuery::landmarkLowerBound(uint32_t node, uint32_t goal) const {
+    const double standard = standardHeuristic(node, goal);
+    if (graph_ == nullptr || !graph_->landmarks.present() || goal == kNoNode) return standard;
+    const double alt =
+        fmt::landmarkBound(graph_->landmarks, node, goal) * kHeuristicSafety * filter_scale_;
+    return alt > standard ? alt : standard;
 }
 
 double PathQuery::standardHeuristic(uint32_t node, uint32_t goal) const {
@@ -1018,7 +1048,7 @@ void PathQuery::expandVolume(uint32_t u, Relax&& relax) const {
 void PathQuery::beginSearch(bool have_points) {
     active_ = Active::none;  // a search in progress is abandoned
     partial_ = false;
-    use_clusters_ = bpmx_ = jumped_ = false;
+    use_clusters_ = bpmx_ = jumped_ = use_landmarks_ = false;
     have_points_ = have_points;
     path_length_ = 0;
     expansions_ = 0;
@@ -1328,6 +1358,8 @@ PathStatus PathQuery::beginPath(uint32_t start, uint32_t goal) {
     if (use_clusters_) {
         goal_column_ = g.cluster_table + g.node_clusters[goal];
         cluster_scale_ = double(g.cluster_header.scale) * kHeuristicSafety;
+        use_landmarks_ = g.landmarks.present();
+        landmark_scale_ = kHeuristicSafety * filter_scale_;
         if (goal_column_[size_t(g.node_clusters[start]) * g.cluster_count] ==
             fmt::kClusterUnreachable)
             return PathStatus::no_path;  // the table proves it: no expansion needed

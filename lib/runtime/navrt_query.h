@@ -77,6 +77,8 @@ struct GraphView {
     uint32_t cluster_count = 0;
     const uint32_t* node_clusters = nullptr;  // per node, < cluster_count
     const uint16_t* cluster_table = nullptr;  // [a * cluster_count + b]
+    // ALT landmark distances (CLLM, optional beside the cluster table; FORMAT.md §7.3).
+    nav::formats::LandmarkView landmarks;
 
     // Hierarchy (HRHD and its 13 arrays, from `navbake pack --hierarchy`; needs the cluster
     // sections): checked by nav::formats::checkHierarchy against this graph and its clusters.
@@ -157,7 +159,8 @@ enum class PathStatus : uint8_t {
 const char* pathStatusName(PathStatus status);
 
 // A* heuristic of a PathQuery. standard: octile / Euclidean (above). cluster: max(cluster table
-// entry, standard) (Millington, "AI for Games", 4.3.8): admissible but not consistent, so the
+// entry, standard) (Millington, "AI for Games", 4.3.8), and the ALT landmark bound when the
+// clusters carry landmarks (Goldberg & Harrelson 2005): admissible but not consistent, so the
 // search then reopens closed nodes reached by a cheaper path and stays optimal; a goal whose
 // cluster the start's cannot reach gives no_path with 0 expansions. Applies to searches over
 // graph edges (findPath on tile and navmesh graphs, findPathBetween on tile graphs); navmesh
@@ -375,6 +378,9 @@ public:
     double settledCost(uint32_t node) const;
     // The standard heuristic (octile / Euclidean, admissible) from node to goal.
     double lowerBound(uint32_t node, uint32_t goal) const { return standardHeuristic(node, goal); }
+    // The larger of lowerBound and the landmark bound when the asset has landmarks (admissible;
+    // consistent up to one landmark unit).
+    double landmarkLowerBound(uint32_t node, uint32_t goal) const;
     // Path between two points on their nodes. Navmesh graphs: A* over polygons with Detour-style
     // costs (distance between successive portal midpoints, from `from` to `to`, times area cost),
     // and smooth() returns the funnel-pulled straight path between the two points. POV graphs:
@@ -607,6 +613,8 @@ private:
     uint32_t stop_cluster_ = kNoNode;        // findPathWithin: stop on entering this cluster
     const uint16_t* goal_column_ = nullptr;  // cluster_table + goal cluster (stride cluster_count)
     double cluster_scale_ = 0;               // table unit x safety factor
+    bool use_landmarks_ = false;             // the cluster heuristic also takes the ALT bound
+    double landmark_scale_ = 0;              // landmark unit x safety x filter scale
     uint32_t max_expansions_ = 0;
     uint32_t path_length_ = 0;
     uint32_t expansions_ = 0;

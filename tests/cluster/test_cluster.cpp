@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <random>
 #include <set>
 #include <utility>
 
@@ -422,6 +423,152 @@ TEST_SUITE("cluster") {
         REQUIRE_FALSE(refused.ok());
         CHECK(refused.error().message.find("plain.nav: --method cluster needs cluster sections") !=
               std::string::npos);
+    }
+
+    TEST_CASE(
+        "landmarks: admissible bounds on two-way and one-way graphs, fewer expansions, CLLM "
+        "checked") {
+        test::TempDir dir;
+        Context context;
+        const graph::Graph g = test::tileGraphOfText(test::roomsMapText(11u));
+        // One-way edges: every edge leaving a node of a column divisible by 5 westwards dropped.
+        graph::Graph oneway = g;
+        {
+            std::vector<uint32_t> offsets{0}, targets;
+            std::vector<float> costs;
+            for (uint32_t u = 0; u < g.nodeCount(); ++u) {
+                for (uint32_t e = g.edge_offsets[u]; e < g.edge_offsets[u + 1]; ++e) {
+                    const uint32_t v = g.edge_targets[e];
+                    const float ux = g.positions[3 * size_t(u)], vx = g.positions[3 * size_t(v)];
+                    if (int(ux) % 5 == 0 && vx < ux) continue;
+                    targets.push_back(v);
+                    costs.push_back(g.edge_costs[e]);
+                }
+                offsets.push_back(uint32_t(targets.size()));
+            }
+            oneway.edge_offsets = offsets;
+            oneway.edge_targets = targets;
+            oneway.edge_costs = costs;
+        }
+        const graph::Graph* graphs[2] = {&g, &oneway};
+        for (const graph::Graph* graph : graphs) {
+            const bool directed = graph == &oneway;
+            INFO(std::string(directed ? "one-way" : "two-way"));
+            const uint32_t n = uint32_t(graph->nodeCount());
+            cluster::ClusterParams params;
+            params.cluster_size = 8;
+            params.landmarks = 0;
+            auto plain = cluster::buildClusters(*graph, params, context);
+            params.landmarks = 6;
+            auto alt = cluster::buildClusters(*graph, params, context);
+            REQUIRE(plain.ok());
+            REQUIRE(alt.ok());
+            CHECK(plain->landmark_nodes.empty());
+            REQUIRE(alt->landmark_nodes.size() == 6);
+            CHECK(
+                std::set<uint32_t>(alt->landmark_nodes.begin(), alt->landmark_nodes.end()).size() ==
+                6);
+            CHECK(alt->landmark_to.empty() == !directed);
+            CHECK(alt->node_clusters == plain->node_clusters);
+            formats::LandmarkView view;
+            view.count = 6;
+            view.scale = alt->landmark_scale;
+            view.nodes = alt->landmark_nodes.data();
+            view.from = alt->landmark_from.data();
+            view.to = directed ? alt->landmark_to.data() : view.from;
+            // Never above the true distance; from a landmark within one unit of it.
+            for (uint32_t s : {0u, n / 3, n / 2, n - 1, alt->landmark_nodes[0]}) {
+                const std::vector<double> d = test::shortestFrom(*graph, s);
+                for (uint32_t t = 0; t < n; ++t) {
+                    const double bound = formats::landmarkBound(view, s, t);
+                    if (std::isinf(d[t])) continue;
+                    CHECK(bound <= d[t] + 1e-9);
+                    if (s == alt->landmark_nodes[0])
+                        CHECK(bound >= d[t] - 2.0 * double(view.scale));
+                }
+            }
+            // Saved and loaded unchanged; A* with it optimal and with fewer expansions.
+            REQUIRE(cluster::saveClusters(dir / "alt.clu", *alt).ok());
+            auto loaded = cluster::loadClusters(dir / "alt.clu");
+            REQUIRE(loaded.ok());
+            CHECK(loaded->landmark_nodes == alt->landmark_nodes);
+            CHECK(loaded->landmark_from == alt->landmark_from);
+            CHECK(loaded->landmark_to == alt->landmark_to);
+            CHECK(loaded->landmark_scale == alt->landmark_scale);
+            Packed pp, pa;
+            pack(*graph, &*plain, dir / "plain.nav", pp);
+            pack(*graph, &*alt, dir / "alt.nav", pa);
+            REQUIRE_FALSE(pp.error);
+            REQUIRE_FALSE(pa.error);
+            CHECK(pa.view.landmarks.present());
+            navrt::PathQuery qp, qa;
+            REQUIRE_FALSE(qp.init(pp.view));
+            REQUIRE_FALSE(qa.init(pa.view));
+            REQUIRE_FALSE(qp.setHeuristic(navrt::Heuristic::cluster));
+            REQUIRE_FALSE(qa.setHeuristic(navrt::Heuristic::cluster));
+            std::mt19937 random(3);
+            uint64_t expanded_plain = 0, expanded_alt = 0;
+            for (int i = 0; i < 40; ++i) {
+                const uint32_t a = random() % n;
+                const std::vector<double> d = test::shortestFrom(*graph, a);
+                for (int j = 0; j < 5; ++j) {
+                    const uint32_t b = random() % n;
+                    const navrt::PathStatus sp = qp.findPath(a, b), sa = qa.findPath(a, b);
+                    CHECK(sp == sa);
+                    if (std::isinf(d[b])) {
+                        CHECK(sa == navrt::PathStatus::no_path);
+                        continue;
+                    }
+                    REQUIRE(sa == navrt::PathStatus::found);
+                    CHECK(qa.cost() == doctest::Approx(d[b]).epsilon(1e-6));
+                    expanded_plain += qp.expansions();
+                    expanded_alt += qa.expansions();
+                }
+            }
+            CHECK(expanded_alt < expanded_plain);
+            MESSAGE((directed ? "one-way" : "two-way"), ": expansions table ", expanded_plain,
+                    ", table + landmarks ", expanded_alt);
+        }
+
+        // Corrupted CLLM (valid checksums): refused with the section named.
+        cluster::ClusterParams params;
+        params.cluster_size = 8;
+        params.landmarks = 4;
+        auto c = cluster::buildClusters(g, params, context);
+        REQUIRE(c.ok());
+        auto expectRejected = [&](cluster::Clusters bad, const char* what, const char* name) {
+            Packed p;
+            pack(g, &bad, dir / (std::string(name) + ".nav"), p);
+            INFO(name, ": ", p.error.message);
+            CHECK(p.error.code == navrt::ErrorCode::bad_section);
+            CHECK(std::string(p.error.message).find("CLLM") != std::string::npos);
+            CHECK(std::string(p.error.message).find(what) != std::string::npos);
+            REQUIRE(cluster::saveClusters(dir / (std::string(name) + ".clu"), bad).ok());
+            auto loaded = cluster::loadClusters(dir / (std::string(name) + ".clu"));
+            CHECK_FALSE(loaded.ok());
+        };
+        {
+            cluster::Clusters bad = *c;
+            bad.landmark_nodes[1] = uint32_t(g.nodeCount());
+            expectRejected(bad, "landmark 1", "node");
+        }
+        {
+            cluster::Clusters bad = *c;
+            bad.landmark_from[size_t(bad.landmark_nodes[2]) * 4 + 2] = 7;
+            expectRejected(bad, "itself", "self");
+        }
+        {
+            cluster::Clusters bad = *c;
+            bad.landmark_scale = std::numeric_limits<float>::quiet_NaN();
+            expectRejected(bad, "scale", "scale");
+        }
+        {
+            cluster::Clusters bad = *c;
+            bad.landmark_from.pop_back();
+            expectRejected(bad, "bytes", "size");
+        }
+        params.landmarks = formats::kMaxLandmarks + 1;
+        CHECK(cluster::checkClusterParams(params).size() == 1);
     }
 
     TEST_CASE(

@@ -11,6 +11,7 @@
 #include <queue>
 #include <random>
 
+#include "formats/bytes.h"
 #include "lib/cluster/hierarchy.h"
 #include "lib/graph/graph.h"
 #include "lib/importer/import.h"
@@ -47,14 +48,13 @@ struct Built {
     cluster::Hierarchy hierarchy;
 };
 Built build(const graph::Graph& g, uint32_t cluster_size, formats::EntranceMode entrances,
-            int threads = 0) {
+            int threads = 0, cluster::HierarchyParams hp = {}) {
     Context context;
     cluster::ClusterParams cp;
     cp.cluster_size = cluster_size;
     cp.threads = threads;
     auto c = cluster::buildClusters(g, cp, context);
     REQUIRE(c.ok());
-    cluster::HierarchyParams hp;
     hp.entrances = entrances;
     hp.threads = threads;
     auto h = cluster::buildHierarchy(g, *c, hp, context);
@@ -307,6 +307,200 @@ TEST_SUITE("hierarchy") {
         REQUIRE_FALSE(method.ok());
         CHECK(method.error().message.find("plain.nav: --method hier needs hierarchy sections") !=
               std::string::npos);
+    }
+
+    TEST_CASE(
+        "entrance tables: the costs of the searches without low-level searches, checked on load") {
+        const graph::Graph g = roomsGraph();
+        const uint32_t n = uint32_t(g.nodeCount());
+        test::TempDir dir;
+        std::mt19937 random(5);
+        std::vector<std::pair<uint32_t, uint32_t>> pairs;
+        const auto& components = g.components;
+        while (pairs.size() < 300) {
+            const uint32_t a = random() % n, b = random() % n;
+            if (components[a] == components[b]) pairs.push_back({a, b});
+        }
+        for (formats::EntranceMode mode :
+             {formats::EntranceMode::sparse, formats::EntranceMode::all}) {
+            INFO("entrances ", mode == formats::EntranceMode::all ? "all" : "sparse");
+            Built with = build(g, 8, mode);
+            cluster::HierarchyParams off;
+            off.tables = false;
+            Built without = build(g, 8, mode, 0, off);
+            REQUIRE_FALSE(with.hierarchy.table.empty());
+            CHECK(without.hierarchy.table.empty());
+            CHECK(with.hierarchy.entrances == without.hierarchy.entrances);
+            // Every table entry is the in-cluster distance (a member's own entrance: 0).
+            for (uint32_t v : {0u, n / 2, n - 1}) {
+                const uint32_t c = with.clusters.node_clusters[v];
+                const uint32_t first = with.hierarchy.entrance_offsets[c];
+                const uint32_t m = with.hierarchy.entrance_offsets[c + 1] - first;
+                const float* row = with.hierarchy.table.data() + with.hierarchy.table_offsets[c] +
+                                   size_t(with.hierarchy.table_local[v]) * m;
+                for (uint32_t j = 0; j < m; ++j)
+                    if (with.hierarchy.entrances[first + j] == v) CHECK(row[j] == 0.0f);
+            }
+            Packed pw, po;
+            pack(g, with.clusters, &with.hierarchy, dir / "with.nav", pw);
+            pack(g, without.clusters, &without.hierarchy, dir / "without.nav", po);
+            REQUIRE_FALSE(pw.error);
+            REQUIRE_FALSE(po.error);
+            CHECK(pw.view.hierarchy.hasTables());
+            CHECK_FALSE(po.view.hierarchy.hasTables());
+            navrt::HierarchicalQuery qw, qo;
+            REQUIRE_FALSE(qw.init(pw.view));
+            REQUIRE_FALSE(qo.init(po.view));
+            navrt::HierOptions options;
+            options.mode = navrt::HierMode::entrances;
+            uint64_t low_with = 0, low_without = 0;
+            for (auto [a, b] : pairs) {
+                REQUIRE(qw.findPath(a, b, options) == navrt::PathStatus::found);
+                REQUIRE(qo.findPath(a, b, options) == navrt::PathStatus::found);
+                checkWalk(g, qw, a);
+                CHECK(qw.path()[qw.pathLength() - 1] == b);
+                CHECK(qw.cost() == doctest::Approx(qo.cost()).epsilon(1e-5));
+                low_with += qw.lowExpansions();
+                low_without += qo.lowExpansions();
+                if (mode == formats::EntranceMode::all) {
+                    const double best = test::shortestFrom(g, a)[b];
+                    CHECK(qw.cost() == doctest::Approx(best).epsilon(1e-5));
+                }
+            }
+            // Only start and goal sharing or neighbouring a cluster still search.
+            CHECK(4 * low_with < low_without);
+            // The first leg alone: a prefix of the full path.
+            options.first_leg = true;
+            for (size_t i = 0; i < 20; ++i) {
+                const auto [a, b] = pairs[i];
+                REQUIRE(qo.findPath(a, b, navrt::HierOptions{navrt::HierMode::entrances}) ==
+                        navrt::PathStatus::found);
+                REQUIRE(qw.findPath(a, b, navrt::HierOptions{navrt::HierMode::entrances}) ==
+                        navrt::PathStatus::found);
+                const std::vector<uint32_t> full(qw.path(), qw.path() + qw.pathLength());
+                REQUIRE(qw.findPath(a, b, options) == navrt::PathStatus::found);
+                REQUIRE(qw.pathLength() <= full.size());
+                CHECK(std::equal(qw.path(), qw.path() + qw.pathLength(), full.begin()));
+                CHECK(qw.complete() == (qw.pathLength() == full.size()));
+            }
+        }
+
+        // Corrupted tables (valid checksums): each refused with its section named.
+        Built b = build(g, 8, formats::EntranceMode::sparse);
+        auto expectRejected = [&](cluster::Hierarchy h, const char* section, const char* name) {
+            Packed p;
+            pack(g, b.clusters, &h, dir / (std::string(name) + ".nav"), p);
+            INFO(name, ": ", p.error.message);
+            CHECK(p.error);
+            CHECK(std::string(p.error.message).find(section) != std::string::npos);
+        };
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            std::swap(h.table_local[h.members[0]], h.table_local[h.members[1]]);
+            expectRejected(h, "HTLI", "local");
+        }
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            h.table_offsets[1] += 1;
+            expectRejected(h, "HTOF", "offsets");
+        }
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            h.table[3] = -2.0f;
+            expectRejected(h, "HTDN", "negative");
+        }
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            h.table[5] = std::numeric_limits<float>::quiet_NaN();
+            expectRejected(h, "HTDN", "nan");
+        }
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            h.table.pop_back();
+            expectRejected(h, "HTDN", "short");
+        }
+        {  // two of the three sections
+            cluster::Hierarchy h = b.hierarchy;
+            h.table_local.clear();
+            Packed p;
+            test::packAsset(g, dir / "two.nav", p, [&](formats::ContainerWriter& writer) {
+                cluster::addClusterSections(writer, b.clusters);
+                cluster::addHierarchySections(writer, h);
+                writer.add(formats::kSecHierTableOffsets, formats::arrayBytes(h.table_offsets));
+                writer.add(formats::kSecHierTableDistances, formats::arrayBytes(h.table));
+            });
+            CHECK(p.error.code == navrt::ErrorCode::missing_section);
+            CHECK(std::string(p.error.message).find("HTLI") != std::string::npos);
+        }
+        // The .hier loader checks them too.
+        {
+            cluster::Hierarchy h = b.hierarchy;
+            h.table[0] = -1.0f;
+            REQUIRE(cluster::saveHierarchy(dir / "bad.hier", h).ok());
+            auto loaded = cluster::loadHierarchy(dir / "bad.hier", b.clusters, dir / "b.clu");
+            REQUIRE_FALSE(loaded.ok());
+            CHECK(loaded.error().message.find("HTDN") != std::string::npos);
+            REQUIRE(cluster::saveHierarchy(dir / "good.hier", b.hierarchy).ok());
+            auto good = cluster::loadHierarchy(dir / "good.hier", b.clusters, dir / "b.clu");
+            REQUIRE(good.ok());
+            CHECK(good->table == b.hierarchy.table);
+            CHECK(good->table_offsets == b.hierarchy.table_offsets);
+        }
+    }
+
+    TEST_CASE(
+        "entrance spacing: more entrances and shorter paths, dominated entrance edges pruned") {
+        const graph::Graph g = roomsGraph();
+        const uint32_t n = uint32_t(g.nodeCount());
+        test::TempDir dir;
+        std::mt19937 random(9);
+        const auto& components = g.components;
+        std::vector<std::pair<uint32_t, uint32_t>> pairs;
+        while (pairs.size() < 300) {
+            const uint32_t a = random() % n, b = random() % n;
+            if (components[a] == components[b]) pairs.push_back({a, b});
+        }
+        double totals[3] = {0, 0, 0};
+        uint32_t counts[3] = {0, 0, 0};
+        const uint32_t spacings[3] = {0, 4, 2};
+        for (int i = 0; i < 3; ++i) {
+            cluster::HierarchyParams hp;
+            hp.spacing = spacings[i];
+            Built b = build(g, 16, formats::EntranceMode::sparse, 0, hp);
+            counts[i] = b.hierarchy.header.entrance_count;
+            Packed p;
+            pack(g, b.clusters, &b.hierarchy, dir / "spaced.nav", p);
+            REQUIRE_FALSE(p.error);
+            navrt::HierarchicalQuery q;
+            REQUIRE_FALSE(q.init(p.view));
+            for (auto [a, goal] : pairs) {
+                REQUIRE(q.findPath(a, goal, navrt::HierOptions{navrt::HierMode::entrances}) ==
+                        navrt::PathStatus::found);
+                checkWalk(g, q, a);
+                totals[i] += q.cost();
+            }
+        }
+        CHECK(counts[0] < counts[1]);
+        CHECK(counts[1] < counts[2]);
+        CHECK(totals[1] <= totals[0] + 1e-6);
+        CHECK(totals[2] <= totals[1] + 1e-6);
+        CHECK(totals[2] < totals[0]);
+        MESSAGE("entrances ", counts[0], " / ", counts[1], " / ", counts[2], ", path costs ",
+                totals[0], " / ", totals[1], " / ", totals[2]);
+
+        // All entrances: edges through another entrance at the same cost are left out, and the
+        // entrance graph keeps every distance (checked on the scenarios below and above).
+        Built all = build(g, 8, formats::EntranceMode::all);
+        uint64_t clique = 0;
+        for (uint32_t c = 0; c < all.clusters.count(); ++c) {
+            const uint64_t m =
+                all.hierarchy.entrance_offsets[c + 1] - all.hierarchy.entrance_offsets[c];
+            clique += m * (m - 1);
+        }
+        CHECK(all.hierarchy.header.entrance_edge_count < clique);
+        cluster::HierarchyParams bad;
+        bad.spacing = cluster::kMaxSpacing + 1;
+        CHECK(cluster::checkHierarchyParams(bad).size() == 1);
     }
 
     TEST_CASE("MovingAI: hierarchical search solves every scenario, exactly with all entrances") {

@@ -38,6 +38,11 @@ void registerCluster(CLI::App& app, CommandBody& body) {
                     "40}]}, as a level config's; after the graph's scene rooms");
     sub->add_option("--clusters", p.clusters, "Target cluster count (instead of --cluster-size)")
         ->excludes(size);
+    sub->add_option("--landmarks", p.landmarks,
+                    "ALT landmarks (0..64) stored beside the table: the cluster heuristic also "
+                    "takes the landmark bound (2 bytes per node and landmark, twice on graphs with "
+                    "one-way edges)")
+        ->capture_default_str();
     sub->add_option("--threads", p.threads,
                     "Worker threads (0 = all cores); the output does not depend on it")
         ->capture_default_str();
@@ -85,6 +90,16 @@ void registerHierarchy(CLI::App& app, CommandBody& body) {
         sub, "--entrances", p.entrances, cluster::kEntranceModes,
         "HPA* entrances: sparse = one or two per border stretch; all = "
         "every border node (exact shortest paths, larger)");
+    sub->add_option("--entrance-spacing", p.spacing,
+                    "Sparse entrances: besides the two ends of a border stretch longer than 5 "
+                    "nodes, one every this many nodes (0 = the ends only, as HPA*): shorter "
+                    "paths, more entrances")
+        ->capture_default_str();
+    sub->add_flag("!--no-entrance-tables", p.tables,
+                  "Leave out the entrance distance tables (each node's cost inside its cluster to "
+                  "the cluster's entrances, members x entrances floats): smaller, but HPA* "
+                  "queries then search each cluster to link start and goal and refine every "
+                  "entrance edge");
     sub->add_option("--threads", p.threads,
                     "Worker threads (0 = all cores); the output does not depend on it")
         ->capture_default_str();
