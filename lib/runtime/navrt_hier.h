@@ -31,7 +31,9 @@ enum class HierMode : uint8_t { groups, entrances };
 inline constexpr uint8_t kAssetDefaultCost = 0xFF;
 
 struct HierOptions {
-    HierMode mode = HierMode::groups;
+    // entrances: near-optimal (exact with all entrances) and, with the entrance tables, the
+    // faster of the two on the shared maps (README, "Hierarchical pathfinding").
+    HierMode mode = HierMode::entrances;
     uint8_t cost = kAssetDefaultCost;  // nav::formats::HierCost, or the asset's default
     bool exclusions = true;            // groups: confine refinements to the step's two groups
     bool first_leg = false;            // stop after the first refined leg

@@ -100,14 +100,11 @@ struct BuiltHierarchy {
 };
 
 void buildPacked(const nav::graph::Graph& g, const nav::cluster::Clusters& c,
-                 nav::formats::EntranceMode entrances, const std::filesystem::path& dir,
-                 nav::Context& context, BuiltHierarchy& out) {
-    nav::cluster::HierarchyParams params;
-    params.entrances = entrances;
+                 const nav::cluster::HierarchyParams& params, const char* mode,
+                 const std::filesystem::path& dir, nav::Context& context, BuiltHierarchy& out) {
     const auto start = std::chrono::steady_clock::now();
     auto h = nav::cluster::buildHierarchy(g, c, params, context);
     out.bake_ms = msSince(start);
-    const char* mode = entrances == nav::formats::EntranceMode::all ? "all" : "sparse";
     if (!h) {
         std::printf("  hierarchy (%s entrances): %s\n", mode, h.error().message.c_str());
         return;
@@ -194,9 +191,9 @@ int main(int argc, char** argv) {
         "cluster heuristic: mean per scenario, A* octile vs cluster (grid clusters), best of 3 "
         "(best of 1 where a run of the file takes over 2 s)\n\n");
     std::printf(
-        "| map | nodes | octile exp | octile us | size | clusters | table raw | table zstd | "
-        "bake ms | cluster exp | cluster us | exp ratio | optimal |\n");
-    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        "| map | nodes | octile exp | octile us | size | landmarks | clusters | table raw | "
+        "table zstd | bake ms | cluster exp | cluster us | exp ratio | time ratio | optimal |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     const auto tmp_dir = std::filesystem::temp_directory_path();
     const auto tmp = tmp_dir / "bench_cluster.nav";
     for (const auto& map_path : maps) {
@@ -215,9 +212,12 @@ int main(int argc, char** argv) {
         const std::filesystem::path scen = map_path.string() + ".scen";
         Figures octile;
         bool first = true;
-        for (uint32_t size : {8u, 16u, 32u}) {
+        const std::pair<uint32_t, uint32_t> variants[] = {{8, 0},   {8, 8},  {16, 0}, {16, 8},
+                                                          {16, 16}, {32, 0}, {32, 8}};
+        for (const auto& [size, landmarks] : variants) {
             nav::cluster::ClusterParams params;
             params.cluster_size = size;
+            params.landmarks = landmarks;
             const auto start = std::chrono::steady_clock::now();
             auto c = nav::cluster::buildClusters(*g, params, context);
             const double bake_ms = msSince(start);
@@ -235,18 +235,21 @@ int main(int argc, char** argv) {
             const navrt::Asset& asset = packed.asset;
             uint64_t stored = 0;
             for (uint32_t i = 0; i < asset.sectionCount(); ++i)
-                if (asset.section(i).id == nav::formats::kSecClusterTable)
-                    stored = asset.section(i).stored_size;
+                if (asset.section(i).id == nav::formats::kSecClusterTable ||
+                    asset.section(i).id == nav::formats::kSecClusterLandmarks)
+                    stored += asset.section(i).stored_size;
             if (first) octile = runScen(packed.view, scen, nav::query::Method::astar, context);
             const Figures cl = runScen(packed.view, scen, nav::query::Method::cluster, context);
+            const size_t raw =
+                c->table.size() * 2 + 2 * (c->landmark_from.size() + c->landmark_to.size());
             std::printf(
-                "| %s | %zu | %.0f | %.1f | %u | %u | %zu | %llu | %.0f | %.0f | %.1f | %.2f | "
-                "%zu/%zu |\n",
+                "| %s | %zu | %.0f | %.1f | %u | %u | %u | %zu | %llu | %.0f | %.0f | %.1f | %.2f "
+                "| %.2f | %zu/%zu |\n",
                 first ? map_path.filename().c_str() : "", g->nodeCount(), octile.expansions,
-                octile.micros, size, c->count(), c->table.size() * 2,
+                octile.micros, size, landmarks, c->count(), raw,
                 static_cast<unsigned long long>(stored), bake_ms, cl.expansions, cl.micros,
-                octile.expansions > 0 ? cl.expansions / octile.expansions : 0.0, cl.optimal,
-                cl.total);
+                octile.expansions > 0 ? cl.expansions / octile.expansions : 0.0,
+                octile.micros > 0 ? cl.micros / octile.micros : 0.0, cl.optimal, cl.total);
             std::fflush(stdout);
             first = false;
         }
@@ -285,14 +288,18 @@ int main(int argc, char** argv) {
         nav::cluster::ClusterParams cp;
         cp.cluster_size = 16;
         auto c = nav::cluster::buildClusters(*g, cp, context);
-        if (!c) {
-            fail("clusters: " + c.error().message);
+        cp.cluster_size = 32;
+        auto c32 = nav::cluster::buildClusters(*g, cp, context);
+        if (!c || !c32) {
+            fail("clusters: " + (c ? c32.error().message : c.error().message));
             continue;
         }
         const std::filesystem::path scen = map_path.string() + ".scen";
         BuiltHierarchy sparse, all;
-        buildPacked(*g, *c, nav::formats::EntranceMode::sparse, tmp_dir, context, sparse);
-        buildPacked(*g, *c, nav::formats::EntranceMode::all, tmp_dir, context, all);
+        nav::cluster::HierarchyParams hp;  // the defaults: sparse, spacing 4, tables
+        buildPacked(*g, *c, hp, "sparse", tmp_dir, context, sparse);
+        hp.entrances = nav::formats::EntranceMode::all;
+        buildPacked(*g, *c, hp, "all", tmp_dir, context, all);
         if (!sparse.ok && !all.ok) {
             fail("no hierarchy could be built or loaded");
             continue;
@@ -343,8 +350,25 @@ int main(int argc, char** argv) {
                 runScen(view, scen, {nav::query::Method::hier, options}, context), nullptr);
             options = {};
             options.mode = navrt::HierMode::entrances;
-            row("", "entrances sparse",
+            row("", "entrances sparse (spacing 4, tables)",
                 runScen(view, scen, {nav::query::Method::hier, options}, context), nullptr);
+            // The same hierarchy without tables, and HPA*'s own sparse entrances (the ends only).
+            for (int variant = 0; variant < 2; ++variant) {
+                nav::cluster::HierarchyParams other;
+                if (variant == 0)
+                    other.tables = false;
+                else
+                    other.spacing = 0;
+                BuiltHierarchy built;
+                buildPacked(*g, *c, other, "variant", tmp_dir, context, built);
+                if (built.ok)
+                    row("",
+                        variant == 0 ? "entrances sparse, no tables"
+                                     : "entrances sparse (spacing 0, tables)",
+                        runScen(built.packed.view, scen, {nav::query::Method::hier, options},
+                                context),
+                        &built);
+            }
 
             // First leg against the full path, groups / min, findPath alone.
             const auto pairs = bench::scenarioNodes(view, scen);
@@ -375,9 +399,26 @@ int main(int argc, char** argv) {
             row(all_levels == sparse_levels ? "" : all_levels, "entrances all",
                 runScen(all.packed.view, scen, {nav::query::Method::hier, options}, context), &all);
         }
+        // Clusters of 32 cells: sparse entrances every 6 nodes, and all entrances.
+        for (int variant = 0; variant < 2; ++variant) {
+            nav::cluster::HierarchyParams other;
+            other.spacing = 6;
+            if (variant == 1) other.entrances = nav::formats::EntranceMode::all;
+            BuiltHierarchy built;
+            buildPacked(*g, *c32, other, "size32", tmp_dir, context, built);
+            if (!built.ok) continue;
+            navrt::HierOptions options;
+            options.mode = navrt::HierMode::entrances;
+            row(levelsOf(*built.hierarchy),
+                variant == 0 ? "size 32: entrances sparse (spacing 6)" : "size 32: entrances all",
+                runScen(built.packed.view, scen, {nav::query::Method::hier, options}, context),
+                &built);
+        }
         std::error_code ec;
         std::filesystem::remove(tmp_dir / "bench_cluster_sparse.nav", ec);
         std::filesystem::remove(tmp_dir / "bench_cluster_all.nav", ec);
+        std::filesystem::remove(tmp_dir / "bench_cluster_variant.nav", ec);
+        std::filesystem::remove(tmp_dir / "bench_cluster_size32.nav", ec);
     }
 
     std::printf(

@@ -204,6 +204,7 @@ TEST_SUITE("hierarchy") {
                 for (bool exclusions : {true, false}) {
                     INFO("cost ", int(cost), " exclusions ", exclusions);
                     navrt::HierOptions o;
+                    o.mode = navrt::HierMode::groups;
                     o.cost = cost;
                     o.exclusions = exclusions;
                     REQUIRE(qs.findPath(start, goal, o) == navrt::PathStatus::found);
@@ -532,8 +533,10 @@ TEST_SUITE("hierarchy") {
             CHECK(e->solved == e->total);
             CHECK(e->optimal == e->total);
             CHECK(e->max_abs_error <= 1e-3);
+            navrt::HierOptions planner;
+            planner.mode = navrt::HierMode::groups;
             auto groups = query::runScenarioFile(p.view, scen, context,
-                                                 query::SearchMethod(query::Method::hier));
+                                                 query::SearchMethod(query::Method::hier, planner));
             REQUIRE(groups.ok());
             CHECK(groups->solved == groups->total);
             CHECK(groups->mean_suboptimality >= 0);

@@ -70,7 +70,7 @@ struct MethodOptions {
     // astar by default: on the large bench levels the exact method is 4-7x slower than A* +
     // funnel, whose paths are within 0.5% of the shortest there (README, Navmesh vs Recast).
     std::string method = "astar";
-    std::string hier_mode = "groups";
+    std::string hier_mode = "entrances";
     std::string hier_cost = "asset";
     bool no_exclusions = false;
     bool first_leg = false;
@@ -85,8 +85,9 @@ struct MethodOptions {
             ->check(CLI::IsMember({"astar", "cluster", "hier", "nexthop", "exact", "jps"}))
             ->capture_default_str();
         sub->add_option("--hier-mode", hier_mode,
-                        "hier: groups = plan over groups, refine level by level (Millington "
-                        "4.6.2); entrances = HPA* over the cluster entrances")
+                        "hier: entrances = HPA* over the cluster entrances (exact with all "
+                        "entrances, near-optimal with sparse ones); groups = plan over groups, "
+                        "refine level by level (Millington 4.6.2)")
             ->check(CLI::IsMember({"groups", "entrances"}))
             ->capture_default_str();
         sub->add_option("--hier-cost", hier_cost,
