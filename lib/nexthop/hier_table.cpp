@@ -1,5 +1,6 @@
 // The hierarchical next-hop table (see nexthop.h).
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -30,14 +31,64 @@ uint64_t HierTable::bytes() const {
     return total;
 }
 
-Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters& clusters,
-                                 const BuildParams& params, Context& context, BuildStats* stats) {
+namespace {
+
+// The table an update starts from, its graph and the node match.
+struct Previous {
+    const HierTable& table;
+    const graph::Graph& graph;
+    const NodeMatch& match;
+};
+
+// Whether the old table holds cluster c of the table `t` being built over `g` and `h` unchanged
+// (see updateHierTable): then its old cluster.
+uint32_t sameOldCluster(const graph::Graph& g, const cluster::Hierarchy& h, const HierTable& t,
+                        uint32_t c, const Previous& old) {
+    const HierTable& o = old.table;
+    const auto& omo = o.arrays[formats::kHopMemberOffsets];
+    const auto& oclusters = o.arrays[formats::kHopClusters];
+    const auto& olocal = o.arrays[formats::kHopLocal];
+    const auto& oeo = o.arrays[formats::kHopEntranceOffsets];
+    const auto& oentrances = o.arrays[formats::kHopEntrances];
+    const auto& to_old = old.match.to_old;
+    const graph::Graph& og = old.graph;
+    const auto& mo = h.member_offsets;
+    const auto& eo = h.entrance_offsets;
+    if (o.header.symbol_bytes != t.header.symbol_bytes || mo[c + 1] == mo[c]) return kNone;
+    const uint32_t first = to_old[h.members[mo[c]]];
+    if (first == kNone) return kNone;
+    const uint32_t oc = oclusters[first];
+    if (omo[oc + 1] - omo[oc] != mo[c + 1] - mo[c] || oeo[oc + 1] - oeo[oc] != eo[c + 1] - eo[c])
+        return kNone;
+    for (uint32_t i = mo[c]; i < mo[c + 1]; ++i) {
+        const uint32_t v = h.members[i], ov = to_old[v];
+        if (ov == kNone || oclusters[ov] != oc || olocal[ov] != i - mo[c]) return kNone;
+        const uint32_t degree = g.edge_offsets[v + 1] - g.edge_offsets[v];
+        if (og.edge_offsets[ov + 1] - og.edge_offsets[ov] != degree) return kNone;
+        for (uint32_t k = 0; k < degree; ++k) {
+            const uint32_t e = g.edge_offsets[v] + k, oe = og.edge_offsets[ov] + k;
+            if (to_old[g.edge_targets[e]] != og.edge_targets[oe] ||
+                std::bit_cast<uint32_t>(g.edge_costs[e]) !=
+                    std::bit_cast<uint32_t>(og.edge_costs[oe]))
+                return kNone;
+        }
+    }
+    for (uint32_t a = eo[c]; a < eo[c + 1]; ++a)
+        if (to_old[h.entrances[a]] != oentrances[oeo[oc] + (a - eo[c])]) return kNone;
+    return oc;
+}
+
+Result<HierTable> assembleHierTable(const graph::Graph& g, const cluster::Clusters& clusters,
+                                    const BuildParams& params, Context& context, BuildStats* stats,
+                                    const Previous* old, uint64_t* computed_nodes) {
     const auto start = std::chrono::steady_clock::now();
     if (g.header.flags & formats::kGraphFlagImplicitVolume)
         return inputError(
             "next-hop tables need an explicit graph; volume graphs are not supported");
     cluster::HierarchyParams hp;
     hp.levels = 1;
+    hp.spacing = 0;  // HPA*'s transitions: the entrance table holds entrances^2 entries
+    hp.tables = false;
     hp.threads = params.threads;
     auto hierarchy = cluster::buildHierarchy(g, clusters, hp, context);
     if (!hierarchy) return hierarchy.error();
@@ -92,12 +143,31 @@ Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters&
     // Per cluster: one Dijkstra inside it from every member; symbols are first moves (the index of
     // the edge among the member's graph edges).
     const CsrGraph<float> forward{g.edge_offsets, g.edge_targets, g.edge_costs};
+    std::vector<uint8_t> computed(k, old == nullptr ? 1 : 0);
     uint64_t progress = 0;
     Status s = runParallel(
         "next-hop clusters", k, resolveThreads(params.threads), context, progress, k,
         [&](size_t task) {
             if (context.cancelled()) throw StageCancelled{};
             const uint32_t c = uint32_t(task);
+            if (old != nullptr) {  // an update: copy an unchanged cluster's blocks
+                const uint32_t oc = sameOldCluster(g, h, t, c, *old);
+                if (oc != kNone) {
+                    const HierTable& o = old->table;
+                    std::memcpy(t.intra.data() + t.intra_offsets[c],
+                                o.intra.data() + o.intra_offsets[oc],
+                                t.intra_offsets[c + 1] - t.intra_offsets[c]);
+                    const uint64_t entries = t.distance_offsets[c + 1] - t.distance_offsets[c];
+                    std::copy_n(o.node_to_entrance.begin() + ptrdiff_t(o.distance_offsets[oc]),
+                                entries,
+                                t.node_to_entrance.begin() + ptrdiff_t(t.distance_offsets[c]));
+                    std::copy_n(o.entrance_to_node.begin() + ptrdiff_t(o.distance_offsets[oc]),
+                                entries,
+                                t.entrance_to_node.begin() + ptrdiff_t(t.distance_offsets[c]));
+                    return;
+                }
+                computed[c] = 1;
+            }
             thread_local Dijkstra<double, FirstMoveLabels> search;
             const std::vector<uint32_t> nodes(h.members.begin() + mo[c],
                                               h.members.begin() + mo[c + 1]);
@@ -159,6 +229,11 @@ Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters&
             }
         });
     if (!s) return s.error();
+    if (computed_nodes != nullptr) {
+        *computed_nodes = 0;
+        for (uint32_t c = 0; c < k; ++c)
+            if (computed[c]) *computed_nodes += mo[c + 1] - mo[c];
+    }
     if (stats) {
         stats->rows = n;
         stats->raw_rle_bytes = t.bytes();
@@ -167,6 +242,40 @@ Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters&
                 .count();
     }
     return t;
+}
+
+}  // namespace
+
+Result<HierTable> buildHierTable(const graph::Graph& g, const cluster::Clusters& clusters,
+                                 const BuildParams& params, Context& context, BuildStats* stats) {
+    return assembleHierTable(g, clusters, params, context, stats, nullptr, nullptr);
+}
+
+Result<HierTable> updateHierTable(const HierTable& old_table, const graph::Graph& old_graph,
+                                  const graph::Graph& graph, const cluster::Clusters& clusters,
+                                  const BuildParams& params, Context& context, UpdateStats* stats) {
+    const auto start = std::chrono::steady_clock::now();
+    if (old_table.header.node_count != old_graph.nodeCount() ||
+        old_table.header.graph_fingerprint != graph::graphFingerprint(old_graph))
+        return inputError(
+            "the old hierarchical table was built for another graph than the old one");
+    const NodeMatch match = matchNodes(old_graph, graph);
+    const Previous previous{old_table, old_graph, match};
+    uint64_t computed = 0;
+    auto table = assembleHierTable(graph, clusters, params, context, nullptr, &previous, &computed);
+    if (!table) return table.error();
+    if (stats != nullptr) {
+        *stats = UpdateStats{};
+        stats->rows_total = graph.nodeCount();
+        stats->rows_recomputed = computed;
+        stats->rows_reused = graph.nodeCount() - computed;
+        for (uint32_t v : match.to_old) stats->nodes_added += v == kNone;
+        for (uint32_t v : match.to_new) stats->nodes_removed += v == kNone;
+        stats->milliseconds =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+    }
+    return table;
 }
 
 void addHierTableSections(formats::ContainerWriter& writer, const HierTable& t) {

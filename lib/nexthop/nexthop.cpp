@@ -637,6 +637,23 @@ Result<std::vector<uint32_t>> decodeRow(const Table& t, uint32_t source) {
     return out;
 }
 
+NodeMatch matchNodes(const graph::Graph& old_graph, const graph::Graph& new_graph) {
+    const uint32_t old_n = uint32_t(old_graph.nodeCount()), n = uint32_t(new_graph.nodeCount());
+    std::map<NodeKey, uint32_t> old_index;
+    for (uint32_t v = 0; v < old_n; ++v) old_index.emplace(nodeKey(old_graph, v), v);
+    NodeMatch m;
+    m.to_old.assign(n, kNone);
+    m.to_new.assign(old_n, kNone);
+    for (uint32_t v = 0; v < n; ++v) {
+        auto it = old_index.find(nodeKey(new_graph, v));
+        if (it != old_index.end() && m.to_new[it->second] == kNone) {
+            m.to_old[v] = it->second;
+            m.to_new[it->second] = v;
+        }
+    }
+    return m;
+}
+
 Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
                           const graph::Graph& new_graph, const BuildParams& params,
                           Context& context, UpdateStats* stats) {
@@ -660,16 +677,9 @@ Result<Table> updateTable(const Table& old_table, const graph::Graph& old_graph,
     const uint32_t old_unreachable = formats::nextHopUnreachable(old_table.header.symbol_bytes);
 
     // Match nodes across the versions.
-    std::map<NodeKey, uint32_t> old_index;
-    for (uint32_t v = 0; v < og.n; ++v) old_index.emplace(nodeKey(old_graph, v), v);
-    std::vector<uint32_t> to_old(n, kNone), to_new(og.n, kNone);
-    for (uint32_t v = 0; v < n; ++v) {
-        auto it = old_index.find(nodeKey(new_graph, v));
-        if (it != old_index.end() && to_new[it->second] == kNone) {
-            to_old[v] = it->second;
-            to_new[it->second] = v;
-        }
-    }
+    const NodeMatch match = matchNodes(old_graph, new_graph);
+    const std::vector<uint32_t>& to_old = match.to_old;
+    const std::vector<uint32_t>& to_new = match.to_new;
     UpdateStats st;
     for (uint32_t v = 0; v < n; ++v) st.nodes_added += to_old[v] == kNone;
     for (uint32_t v = 0; v < og.n; ++v) st.nodes_removed += to_new[v] == kNone;

@@ -75,6 +75,13 @@ Result<Table> buildTable(const graph::Graph& graph, const BuildParams& params, C
 Result<Table> mergeShards(const std::vector<Table>& parts,
                           const std::vector<std::filesystem::path>& paths);
 
+// Nodes of two versions of a level matched by their cell (tile graphs) or position: to_old[v] for
+// every node v of the new graph, to_new for every old node; 0xFFFFFFFF where none matches.
+struct NodeMatch {
+    std::vector<uint32_t> to_old, to_new;
+};
+NodeMatch matchNodes(const graph::Graph& old_graph, const graph::Graph& new_graph);
+
 struct UpdateStats {
     uint64_t rows_total = 0;       // rows of the new table
     uint64_t rows_recomputed = 0;  // rows that ran a Dijkstra (changed + new nodes)
@@ -135,6 +142,16 @@ struct HierTable {
 Result<HierTable> buildHierTable(const graph::Graph& graph, const cluster::Clusters& clusters,
                                  const BuildParams& params, Context& context,
                                  BuildStats* stats = nullptr);
+// The hierarchical table of `graph` and `clusters` from the table of an earlier version of the
+// graph: byte-identical to buildHierTable. A cluster's blocks (intra-cluster first moves and
+// entrance distances) are copied when the old table holds the same cluster: the same nodes (by
+// cell or position) in the same order, each with the same edges (targets and costs), and the same
+// entrances; the others are computed, and the entrance graph's all-pairs tables always are.
+// stats: rows_total = nodes, rows_recomputed = nodes of the clusters computed.
+Result<HierTable> updateHierTable(const HierTable& old_table, const graph::Graph& old_graph,
+                                  const graph::Graph& graph, const cluster::Clusters& clusters,
+                                  const BuildParams& params, Context& context,
+                                  UpdateStats* stats = nullptr);
 void addHierTableSections(formats::ContainerWriter& writer, const HierTable& table);
 Status saveHierTable(const std::filesystem::path& path, const HierTable& table);
 Result<HierTable> loadHierTable(const std::filesystem::path& path);
@@ -161,10 +178,10 @@ struct NextHopStage {
         std::filesystem::path graph;
         std::filesystem::path
             clusters;  // empty: the flat table; else the hierarchical one over them
-        // A flat table of an earlier version of the graph and that graph (`navbake build`: the
-        // last build's, when still in the cache): the table is then updated from them
-        // (updateTable, byte-identical to a build), or built when they do not fit (another
-        // graph, other rows per block, a shard, unreadable).
+        // A table of an earlier version of the graph and that graph (`navbake build`: the last
+        // build's, when still in the cache): the table is then updated from them (updateTable
+        // or, with clusters, updateHierTable; byte-identical to a build), or built when they do
+        // not fit (another graph, other rows per block, a shard, unreadable).
         std::filesystem::path previous_table, previous_graph;
     };
     static ParamIssues check(const Params& params) { return checkBuildParams(params); }
@@ -182,10 +199,12 @@ struct NextHopStage {
 Result<StageResult> mergeShardFiles(const std::vector<std::filesystem::path>& parts,
                                     const std::filesystem::path& output);
 // Loads the old table and graphs, checks that the table belongs to the old graph, writes the
-// updated table (byte-identical to a rebuild of the new graph).
+// updated table (byte-identical to a rebuild of the new graph). With `clusters` (of the new
+// graph) the tables are hierarchical (.nhh, updateHierTable), else flat (.nh, updateTable).
 Result<StageResult> updateTableFiles(const std::filesystem::path& old_table,
                                      const std::filesystem::path& old_graph,
                                      const std::filesystem::path& new_graph,
+                                     const std::filesystem::path& clusters,
                                      const BuildParams& params, const std::filesystem::path& output,
                                      Context& context);
 

@@ -112,8 +112,39 @@ Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params
         if (!clusters) return clusters.error();
         if (Status s = cluster::checkMatches(*clusters, inputs.clusters, *graph, inputs.graph); !s)
             return s.error();
-        auto table = buildHierTable(*graph, *clusters, params, context, &stats);
+        // The previous build's table and graph: an update when they fit, else a build (both
+        // give the same bytes).
+        UpdateStats us;
+        bool updated = false;
+        Result<HierTable> table = [&]() -> Result<HierTable> {
+            if (!inputs.previous_table.empty() && !inputs.previous_graph.empty()) {
+                auto attempt = [&]() -> Result<HierTable> {
+                    auto old_table = loadHierTable(inputs.previous_table);
+                    if (!old_table) return old_table.error();
+                    auto old_graph = graph::loadGraph(inputs.previous_graph);
+                    if (!old_graph) return old_graph.error();
+                    return updateHierTable(*old_table, *old_graph, *graph, *clusters, params,
+                                           context, &us);
+                }();
+                if (attempt) {
+                    updated = true;
+                    return attempt;
+                }
+                if (attempt.error().kind == ErrorKind::cancelled) return attempt.error();
+                context.debug("hierarchical next-hop table built, not updated: {}",
+                              attempt.error().message);
+            }
+            return buildHierTable(*graph, *clusters, params, context, &stats);
+        }();
         if (!table) return table.error();
+        if (updated) {
+            stats.milliseconds = us.milliseconds;
+            result.count("rows_recomputed", us.rows_recomputed);
+            result.count("rows_total", us.rows_total);
+            result.summary.push_back(fmt::format(
+                "updated from {}: the clusters of {} of {} nodes recomputed",
+                inputs.previous_table.filename().string(), us.rows_recomputed, us.rows_total));
+        }
         const uint64_t limit = tighterLimit(context.memoryLimit(), params.max_memory);
         if (Status s = checkMemoryBudget(
                 "the hierarchical next-hop table",
@@ -209,8 +240,42 @@ Result<StageResult> mergeShardFiles(const std::vector<std::filesystem::path>& pa
 Result<StageResult> updateTableFiles(const std::filesystem::path& old_table_path,
                                      const std::filesystem::path& old_graph_path,
                                      const std::filesystem::path& new_graph_path,
+                                     const std::filesystem::path& clusters_path,
                                      const BuildParams& params, const std::filesystem::path& output,
                                      Context& context) {
+    if (!clusters_path.empty()) {
+        auto old_table = loadHierTable(old_table_path);
+        if (!old_table) return old_table.error();
+        auto old_graph = graph::loadGraph(old_graph_path);
+        if (!old_graph) return old_graph.error();
+        if (old_table->header.graph_fingerprint != graph::graphFingerprint(*old_graph))
+            return inputError("{} was built for another graph than {}", old_table_path.string(),
+                              old_graph_path.string());
+        auto new_graph = graph::loadGraph(new_graph_path);
+        if (!new_graph) return new_graph.error();
+        auto clusters = cluster::loadClusters(clusters_path);
+        if (!clusters) return clusters.error();
+        if (Status s = cluster::checkMatches(*clusters, clusters_path, *new_graph, new_graph_path);
+            !s)
+            return s.error();
+        UpdateStats stats;
+        auto table =
+            updateHierTable(*old_table, *old_graph, *new_graph, *clusters, params, context, &stats);
+        if (!table) return table.error();
+        if (Status s = saveHierTable(output, *table); !s) return s.error();
+        StageResult result;
+        result.milliseconds = stats.milliseconds;
+        result.count("rows_recomputed", stats.rows_recomputed);
+        result.count("rows_total", stats.rows_total);
+        result.summary.push_back(fmt::format(
+            "updated: the clusters of {} of {} nodes recomputed ({:.2f}%), the others copied; {} "
+            "nodes added, {} removed; {:.1f} ms -> {}",
+            stats.rows_recomputed, stats.rows_total,
+            stats.rows_total ? 100.0 * double(stats.rows_recomputed) / double(stats.rows_total)
+                             : 0.0,
+            stats.nodes_added, stats.nodes_removed, stats.milliseconds, output.string()));
+        return result;
+    }
     auto previous = loadPrevious(old_table_path, old_graph_path, 0);
     if (!previous) return previous.error();
     auto new_graph = graph::loadGraph(new_graph_path);

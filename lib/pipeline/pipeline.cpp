@@ -821,7 +821,7 @@ std::vector<Node> planStages(const LevelConfig& c, const fs::path& cache) {
                         self.deps.size() > 1 ? depArtifact(self, all, 1) : fs::path(),
                         {},
                         {}};
-                    if (!self.previous_artifact.empty() && self.deps.size() == 1) {
+                    if (!self.previous_artifact.empty()) {
                         // The previous table and the graph it was built from (this build's when
                         // the graph did not change).
                         const Node& g = all[self.deps[0]];

@@ -527,6 +527,16 @@ nexthop_pipeline)
   expect 0 "updated: [0-9]+ of [0-9]+ rows recomputed" "$navbake" nexthop update "$work/d.nh" "$work/d.graph" "$work/e.graph" -o "$work/u.nh"
   "$navbake" -q nexthop "$work/e.graph" -o "$work/e.nh" || fail "rebuild"
   cmp "$work/u.nh" "$work/e.nh" || fail "update differs from the full rebuild"
+  # The hierarchical table likewise: unchanged clusters copied, the bytes of a rebuild.
+  "$navbake" -q cluster "$work/d.graph" -o "$work/d.clu" --cluster-size 8 || fail "cluster"
+  "$navbake" -q cluster "$work/e.graph" -o "$work/e.clu" --cluster-size 8 || fail "cluster edited"
+  "$navbake" -q nexthop "$work/d.graph" --clusters "$work/d.clu" -o "$work/d.nhh" || fail "nhh"
+  expect 0 "updated: the clusters of [0-9]+ of 24[0-9][0-9] nodes recomputed" \
+    "$navbake" nexthop update "$work/d.nhh" "$work/d.graph" "$work/e.graph" --clusters "$work/e.clu" -o "$work/u.nhh"
+  "$navbake" -q nexthop "$work/e.graph" --clusters "$work/e.clu" -o "$work/e.nhh" || fail "nhh rebuild"
+  cmp "$work/u.nhh" "$work/e.nhh" || fail "hierarchical update differs from the full rebuild"
+  expect 1 "d.nhh was built for another graph than .*e.graph" \
+    "$navbake" nexthop update "$work/d.nhh" "$work/e.graph" "$work/e.graph" --clusters "$work/e.clu" -o "$work/x.nhh"
   # Errors: a table of another graph, a budget too small, a shard packed, a corrupted table.
   expect 1 "d.nh was built for another graph .* than .*e.graph" \
     "$navbake" nexthop update "$work/d.nh" "$work/e.graph" "$work/e.graph" -o "$work/x.nh"
@@ -642,6 +652,22 @@ JSON
   sed 's/"output": "rooms"/"output": "clean"/' "$work/rooms.json" >"$work/clean.json"
   "$navbake" -q build "$work/clean.json" || fail "clean build of the edited level"
   cmp "$work/rooms/walker.tile.nav" "$work/clean/walker.tile.nav" || fail "updated asset differs from a clean build"
+  # The same with the hierarchical table (clusters rebuilt, the table updated from the last one).
+  cat >"$work/halls.json" <<'JSON'
+{"input": "rooms.map", "output": "halls", "agents": [{"name": "walker", "graphs": ["tile"], "clusters": {"cluster_size": 8}, "nexthop": {"hierarchical": true}}]}
+JSON
+  "$navbake" -q build "$work/halls.json" || fail "halls build"
+  awk 'NR == 30 { $0 = substr($0, 1, 40) "@" substr($0, 42) } { print }' "$work/rooms.map" >"$work/rooms3.map"
+  cmp -s "$work/rooms.map" "$work/rooms3.map" && fail "the second edit changed nothing"
+  mv "$work/rooms3.map" "$work/rooms.map"
+  "$navbake" -q build "$work/halls.json" || fail "halls rebuild after the edit"
+  recomputed=$(grep -Eo '"rows_recomputed": [0-9]+' "$work/halls/halls.report.json" | grep -Eo '[0-9]+$')
+  total=$(grep -Eo '"rows_total": [0-9]+' "$work/halls/halls.report.json" | grep -Eo '[0-9]+$')
+  [ -n "$recomputed" ] || fail "the hierarchical table was not updated: $(cat "$work/halls/halls.report.json")"
+  [ "$recomputed" -lt "$total" ] || fail "the hierarchical update recomputed every cluster"
+  sed 's/"output": "halls"/"output": "halls_clean"/' "$work/halls.json" >"$work/halls_clean.json"
+  "$navbake" -q build "$work/halls_clean.json" || fail "clean hierarchical build"
+  cmp "$work/halls/walker.tile.nav" "$work/halls_clean/walker.tile.nav" || fail "hierarchical update differs from a clean build"
   # Debug views next to the report: valid PNG and GLB files, listed in the report.
   cat >"$work/views.json" <<'JSON'
 {"input": "level.glb", "output": "views", "debug_views": true, "agents": [{"name": "human", "graphs": ["navmesh"], "clusters": true}]}

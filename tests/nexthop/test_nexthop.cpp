@@ -394,6 +394,65 @@ TEST_SUITE("nexthop") {
         MESSAGE(compared, " lookups alike, ", across, " across components");
     }
 
+    TEST_CASE("hierarchical table update equals a rebuild byte for byte and copies clusters") {
+        std::mt19937 random(21);
+        test::TempDir dir;
+        uint64_t recomputed = 0, total = 0;
+        auto hierBytes = [&](const nexthop::HierTable& t, const char* name) {
+            REQUIRE(nexthop::saveHierTable(dir / name, t).ok());
+            return test::readBytes(dir / name);
+        };
+        for (unsigned map_seed : {6u, 7u}) {
+            std::string lines = roomsMap(64, 48, map_seed);
+            graph::Graph current = test::tileGraphOfText(lines, "edit.map");
+            Context context;
+            cluster::ClusterParams cp;
+            cp.cluster_size = 8;
+            cp.landmarks = 0;
+            auto clusters = cluster::buildClusters(current, cp, context);
+            REQUIRE(clusters.ok());
+            auto table = nexthop::buildHierTable(current, *clusters, {}, context);
+            REQUIRE(table.ok());
+            for (int edit = 0; edit < 5; ++edit) {
+                INFO("map ", map_seed, " edit ", edit);
+                graph::Graph next;
+                if (edit < 4) {  // block (even) or open (odd) a cell, or (edit 2) a 3 x 3 area
+                    const size_t grid_start = lines.find("map\n") + 4;
+                    const int x = int(random() % 61), y = int(random() % 45);
+                    for (int dy = 0; dy < (edit == 2 ? 3 : 1); ++dy)
+                        for (int dx = 0; dx < (edit == 2 ? 3 : 1); ++dx)
+                            lines[grid_start + size_t(y + dy) * 65 + size_t(x + dx)] =
+                                edit % 2 == 0 ? '@' : '.';
+                    next = test::tileGraphOfText(lines, "edit.map");
+                } else {  // a dearer edge, in the graph itself (its order kept)
+                    next = current;
+                    next.edge_costs[random() % next.edge_costs.size()] += 3.0f;
+                }
+                auto next_clusters = cluster::buildClusters(next, cp, context);
+                REQUIRE(next_clusters.ok());
+                nexthop::UpdateStats stats;
+                auto updated = nexthop::updateHierTable(*table, current, next, *next_clusters, {},
+                                                        context, &stats);
+                REQUIRE(updated.ok());
+                auto rebuilt = nexthop::buildHierTable(next, *next_clusters, {}, context);
+                REQUIRE(rebuilt.ok());
+                CHECK(hierBytes(*updated, "u.nhh") == hierBytes(*rebuilt, "r.nhh"));
+                CHECK(stats.rows_total == next.nodeCount());
+                CHECK(stats.rows_recomputed < stats.rows_total);
+                recomputed += stats.rows_recomputed;
+                total += stats.rows_total;
+                current = std::move(next);
+                table = std::move(updated);
+            }
+            // A table of another graph is refused.
+            const graph::Graph other = test::tileGraphOfText(roomsMap(64, 48, 99), "o.map");
+            auto refused = nexthop::updateHierTable(*table, other, current, *clusters, {}, context);
+            CHECK_FALSE(refused.ok());
+        }
+        MESSAGE("hierarchical update recomputed the clusters of ", recomputed, " of ", total,
+                " nodes over 10 edits");
+    }
+
     TEST_CASE(
         "hierarchical table: chained lookups always arrive along graph edges, exact inside a "
         "cluster") {

@@ -15,7 +15,7 @@ void registerNextHop(CLI::App& app, CommandBody& body) {
         std::string clusters;
         std::vector<std::string> parts;
         std::string merge_output;
-        std::string old_table, old_graph, new_graph, update_output;
+        std::string old_table, old_graph, new_graph, update_output, update_clusters;
     };
     auto options = std::make_shared<Options>();
     CLI::App* sub = app.add_subcommand(
@@ -51,10 +51,15 @@ void registerNextHop(CLI::App& app, CommandBody& body) {
         "update",
         "Update a table after the level changed, recomputing only the rows that can "
         "change; the result is byte-identical to a full rebuild");
-    update->add_option("OLD_TABLE", options->old_table, "Table of the old graph (.nh)")->required();
+    update->add_option("OLD_TABLE", options->old_table, "Table of the old graph (.nh, or .nhh)")
+        ->required();
     update->add_option("OLD_GRAPH", options->old_graph, "Old graph (.graph)")->required();
     update->add_option("NEW_GRAPH", options->new_graph, "New graph (.graph)")->required();
-    update->add_option("-o,--output", options->update_output, "Output table (.nh)")->required();
+    update->add_option("--clusters", options->update_clusters,
+                       "Clusters of the new graph (.clu): the tables are hierarchical (.nhh); "
+                       "clusters whose nodes, edges and entrances did not change are copied");
+    update->add_option("-o,--output", options->update_output, "Output table (.nh, or .nhh)")
+        ->required();
     update->add_option("--threads", options->threads, "Worker threads (0 = all cores)");
 
     merge->callback([&body, options] {
@@ -73,8 +78,8 @@ void registerNextHop(CLI::App& app, CommandBody& body) {
             if (Status s = checkStage<nexthop::NextHopStage>(params, optionFieldName); !s)
                 return reportFailure(context, s.error());
             auto result = nexthop::updateTableFiles(options->old_table, options->old_graph,
-                                                    options->new_graph, params,
-                                                    options->update_output, context);
+                                                    options->new_graph, options->update_clusters,
+                                                    params, options->update_output, context);
             if (!result) return reportFailure(context, result.error());
             printStageResult(context, *result);
             return kExitOk;
