@@ -50,6 +50,32 @@ Result<PreviousTable> loadPrevious(const std::filesystem::path& table_path,
     return PreviousTable{std::move(*old_table), std::move(*old_graph)};
 }
 
+struct PreviousHierTable {
+    HierTable table;
+    graph::Graph graph;
+};
+// A hierarchical table and the graph it must have been built from (fingerprints compared).
+Result<PreviousHierTable> loadPreviousHier(const std::filesystem::path& table_path,
+                                           const std::filesystem::path& graph_path) {
+    auto old_table = loadHierTable(table_path);
+    if (!old_table) return old_table.error();
+    auto old_graph = graph::loadGraph(graph_path);
+    if (!old_graph) return old_graph.error();
+    if (old_table->header.graph_fingerprint != graph::graphFingerprint(*old_graph))
+        return inputError("{} was built for another graph than {}", table_path.string(),
+                          graph_path.string());
+    return PreviousHierTable{std::move(*old_table), std::move(*old_graph)};
+}
+
+// What an update reports in a stage result: its time and rows.
+StageResult updateResult(const UpdateStats& stats) {
+    StageResult result;
+    result.milliseconds = stats.milliseconds;
+    result.count("rows_recomputed", stats.rows_recomputed);
+    result.count("rows_total", stats.rows_total);
+    return result;
+}
+
 }  // namespace
 
 ParamIssues checkBuildParams(const BuildParams& params) {
@@ -119,12 +145,10 @@ Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params
         Result<HierTable> table = [&]() -> Result<HierTable> {
             if (!inputs.previous_table.empty() && !inputs.previous_graph.empty()) {
                 auto attempt = [&]() -> Result<HierTable> {
-                    auto old_table = loadHierTable(inputs.previous_table);
-                    if (!old_table) return old_table.error();
-                    auto old_graph = graph::loadGraph(inputs.previous_graph);
-                    if (!old_graph) return old_graph.error();
-                    return updateHierTable(*old_table, *old_graph, *graph, *clusters, params,
-                                           context, &us);
+                    auto previous = loadPreviousHier(inputs.previous_table, inputs.previous_graph);
+                    if (!previous) return previous.error();
+                    return updateHierTable(previous->table, previous->graph, *graph, *clusters,
+                                           params, context, &us);
                 }();
                 if (attempt) {
                     updated = true;
@@ -139,8 +163,7 @@ Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params
         if (!table) return table.error();
         if (updated) {
             stats.milliseconds = us.milliseconds;
-            result.count("rows_recomputed", us.rows_recomputed);
-            result.count("rows_total", us.rows_total);
+            result = updateResult(us);
             result.summary.push_back(fmt::format(
                 "updated from {}: the clusters of {} of {} nodes recomputed",
                 inputs.previous_table.filename().string(), us.rows_recomputed, us.rows_total));
@@ -180,11 +203,9 @@ Result<StageResult> NextHopStage::run(const Inputs& inputs, const Params& params
         }();
         if (updated) {
             if (Status s = saveTable(output, *updated); !s) return s.error();
-            result.milliseconds = us.milliseconds;
+            result = updateResult(us);
             result.count("runs", updated->header.run_count);
             result.count("table_bytes", updated->blocks.size());
-            result.count("rows_recomputed", us.rows_recomputed);
-            result.count("rows_total", us.rows_total);
             result.summary.push_back(fmt::format(
                 "updated from {}: {} of {} rows recomputed, {} nodes added, {} removed, {} edges "
                 "changed; {:.1f} ms; {} -> {}",
@@ -244,13 +265,8 @@ Result<StageResult> updateTableFiles(const std::filesystem::path& old_table_path
                                      const BuildParams& params, const std::filesystem::path& output,
                                      Context& context) {
     if (!clusters_path.empty()) {
-        auto old_table = loadHierTable(old_table_path);
-        if (!old_table) return old_table.error();
-        auto old_graph = graph::loadGraph(old_graph_path);
-        if (!old_graph) return old_graph.error();
-        if (old_table->header.graph_fingerprint != graph::graphFingerprint(*old_graph))
-            return inputError("{} was built for another graph than {}", old_table_path.string(),
-                              old_graph_path.string());
+        auto previous = loadPreviousHier(old_table_path, old_graph_path);
+        if (!previous) return previous.error();
         auto new_graph = graph::loadGraph(new_graph_path);
         if (!new_graph) return new_graph.error();
         auto clusters = cluster::loadClusters(clusters_path);
@@ -259,14 +275,11 @@ Result<StageResult> updateTableFiles(const std::filesystem::path& old_table_path
             !s)
             return s.error();
         UpdateStats stats;
-        auto table =
-            updateHierTable(*old_table, *old_graph, *new_graph, *clusters, params, context, &stats);
+        auto table = updateHierTable(previous->table, previous->graph, *new_graph, *clusters,
+                                     params, context, &stats);
         if (!table) return table.error();
         if (Status s = saveHierTable(output, *table); !s) return s.error();
-        StageResult result;
-        result.milliseconds = stats.milliseconds;
-        result.count("rows_recomputed", stats.rows_recomputed);
-        result.count("rows_total", stats.rows_total);
+        StageResult result = updateResult(stats);
         result.summary.push_back(fmt::format(
             "updated: the clusters of {} of {} nodes recomputed ({:.2f}%), the others copied; {} "
             "nodes added, {} removed; {:.1f} ms -> {}",
@@ -284,10 +297,7 @@ Result<StageResult> updateTableFiles(const std::filesystem::path& old_table_path
     auto table = updateTable(previous->table, previous->graph, *new_graph, params, context, &stats);
     if (!table) return table.error();
     if (Status s = saveTable(output, *table); !s) return s.error();
-    StageResult result;
-    result.milliseconds = stats.milliseconds;
-    result.count("rows_recomputed", stats.rows_recomputed);
-    result.count("rows_total", stats.rows_total);
+    StageResult result = updateResult(stats);
     result.summary.push_back(fmt::format(
         "updated: {} of {} rows recomputed ({:.2f}%), {} reused; {} nodes added, {} removed, {} "
         "edges changed; {:.1f} ms -> {}",

@@ -1,12 +1,15 @@
 // Benchmark of the cluster heuristic (Millington, "AI for Games", 4.3.8): per shared MovingAI map,
-// tile graph + grid clusters of edge 8, 16 and 32 cells: cluster count, table bytes (raw and
-// zstd-19 as packed), bake time, and mean expansions and microseconds per scenario of A* with the
-// octile heuristic against the cluster heuristic (best of 3 runs of the whole scenario file;
-// best of 1 where one run takes over 2 s).
+// tile graph + grid clusters of edge 8, 16 and 32 cells, with 0, 8 (and at 16 cells 16) ALT
+// landmarks: cluster count, table + landmark bytes (raw and zstd-19 as packed), bake time, and
+// mean expansions and microseconds per scenario of A* with the octile heuristic against the
+// cluster heuristic (best of 3 runs of the whole scenario file; best of 1 where one run takes
+// over 2 s).
 // Second table, hierarchical pathfinding (Millington 4.6; HPA*): clusters of 16 cells, hierarchy
-// with sparse and with all entrances; flat A* against navrt::HierarchicalQuery in groups mode
-// (min / maximin / avgmin connection costs, without exclusions) and in entrances mode: mean
-// microseconds and expansions, speedup, optimal count and suboptimality, bake ms and .hier bytes.
+// with sparse entrances (spacing 4 with and without entrance tables, spacing 0) and with all
+// entrances, and clusters of 32 cells (spacing 6, all); flat A* against
+// navrt::HierarchicalQuery in groups mode (min / maximin / avgmin connection costs, without
+// exclusions) and in entrances mode: mean microseconds and expansions, speedup, optimal count
+// and suboptimality, bake ms and .hier bytes.
 // Third table: groups/min, findPath time of the full path against the first leg only.
 // Prints Markdown tables; asserts nothing.
 #include <algorithm>

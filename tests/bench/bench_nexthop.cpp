@@ -7,6 +7,8 @@
 // scenario file (mean us, optimal count, suboptimality).
 // Third table, incremental update after random edits (seeded) of a few maps: updateTable against
 // a full buildTable of the edited level, checked byte-identical (a mismatch is printed loudly).
+// Fourth table, the same edits for the hierarchical table: updateHierTable against
+// buildHierTable, checked field by field.
 // Prints Markdown tables; asserts nothing.
 #include <algorithm>
 #include <chrono>
@@ -144,6 +146,19 @@ ScenFigures runScen(const navrt::GraphView& view, const std::filesystem::path& s
     f.total = r->total;
     f.ok = true;
     return f;
+}
+
+// Every field of two hierarchical tables (the header through its encoding).
+bool sameHierTable(const nav::nexthop::HierTable& a, const nav::nexthop::HierTable& b) {
+    uint8_t ha[nav::formats::kHierNextHopHeaderSize], hb[nav::formats::kHierNextHopHeaderSize];
+    nav::formats::encodeHierNextHopHeader(a.header, ha);
+    nav::formats::encodeHierNextHopHeader(b.header, hb);
+    for (uint32_t s = 0; s < nav::formats::kHopSectionCount; ++s)
+        if (a.arrays[s] != b.arrays[s]) return false;
+    return std::memcmp(ha, hb, sizeof ha) == 0 && a.intra_offsets == b.intra_offsets &&
+           a.distance_offsets == b.distance_offsets && a.intra == b.intra &&
+           a.node_to_entrance == b.node_to_entrance && a.entrance_to_node == b.entrance_to_node &&
+           a.entrance_distances == b.entrance_distances;
 }
 
 bool sameTable(const nav::nexthop::Table& a, const nav::nexthop::Table& b, std::string& why) {
@@ -485,6 +500,7 @@ int main(int argc, char** argv) {
     std::printf("|---|---|---:|---:|---:|---:|---:|---|\n");
     std::fflush(stdout);
     size_t mismatches = 0, update_errors = 0;
+    std::vector<std::string> hier_rows;
     for (const char* wanted : update_maps) {
         auto it = std::find_if(maps.begin(), maps.end(),
                                [&](const MapData& d) { return d.name == wanted; });
@@ -518,6 +534,15 @@ int main(int argc, char** argv) {
             return false;
         };
         bool first_row = true;
+        // The hierarchical table over clusters of 16 cells, updated alongside.
+        nav::cluster::ClusterParams cluster_params;
+        cluster_params.cluster_size = 16;
+        cluster_params.landmarks = 0;
+        auto old_clusters = nav::cluster::buildClusters(*d.graph, cluster_params, context);
+        std::optional<nav::nexthop::HierTable> old_hier;
+        if (old_clusters)
+            if (auto t = nav::nexthop::buildHierTable(*d.graph, *old_clusters, {}, context))
+                old_hier = std::move(t).value();
         for (int kind = 0; kind < kinds; ++kind) {
             for (int rep = 0; rep < per_kind; ++rep) {
                 nav::importer::GridMap edited = base;
@@ -588,6 +613,35 @@ int main(int argc, char** argv) {
                     std::fflush(stdout);
                     continue;
                 }
+                if (old_hier) {
+                    auto clusters =
+                        nav::cluster::buildClusters(*new_graph, cluster_params, context);
+                    nav::nexthop::UpdateStats hs;
+                    t0 = Clock::now();
+                    auto hu = clusters
+                                  ? nav::nexthop::updateHierTable(*old_hier, *d.graph, *new_graph,
+                                                                  *clusters, params, context, &hs)
+                                  : nav::Result<nav::nexthop::HierTable>(clusters.error());
+                    const double hu_ms = msSince(t0);
+                    t0 = Clock::now();
+                    auto hr = clusters ? nav::nexthop::buildHierTable(*new_graph, *clusters, params,
+                                                                      context)
+                                       : nav::Result<nav::nexthop::HierTable>(clusters.error());
+                    const double hr_ms = msSince(t0);
+                    if (!hu || !hr) {
+                        ++update_errors;
+                        hier_rows.push_back(
+                            format("| %s | %s | **ERROR** |", d.name.c_str(), what.c_str()));
+                    } else {
+                        const bool same_hier = sameHierTable(*hu, *hr);
+                        if (!same_hier) ++mismatches;
+                        hier_rows.push_back(format(
+                            "| %s | %s | %llu / %llu | %.1f | %.1f | %.1f | %s |", d.name.c_str(),
+                            what.c_str(), (unsigned long long)hs.rows_recomputed,
+                            (unsigned long long)hs.rows_total, hu_ms, hr_ms,
+                            hu_ms > 0 ? hr_ms / hu_ms : 0.0, same_hier ? "yes" : "**NO**"));
+                    }
+                }
                 std::string diff;
                 const bool same = sameTable(*updated, *rebuilt, diff);
                 if (!same) ++mismatches;
@@ -603,6 +657,14 @@ int main(int argc, char** argv) {
             }
         }
     }
+    std::printf(
+        "\nhierarchical table update (clusters of 16 cells, rebuilt for each edit): "
+        "updateHierTable against buildHierTable of the edited map, the same edits; nodes = "
+        "nodes of the clusters computed (the others are copied)\n\n");
+    std::printf(
+        "| map | edit | nodes recomputed / total | update ms | rebuild ms | speedup | identical "
+        "|\n|---|---|---:|---:|---:|---:|---|\n");
+    for (const std::string& row : hier_rows) std::printf("%s\n", row.c_str());
     if (mismatches > 0 || update_errors > 0)
         std::printf(
             "\n**!!! INCREMENTAL UPDATE BUG: %zu update(s) differ from the full rebuild, "

@@ -72,6 +72,19 @@ void pack(const graph::Graph& g, const cluster::Clusters& c, const cluster::Hier
     });
 }
 
+// `count` random (start, goal) pairs of one component each.
+std::vector<std::pair<uint32_t, uint32_t>> connectedPairs(const graph::Graph& g, size_t count,
+                                                          unsigned seed) {
+    std::mt19937 random(seed);
+    const uint32_t n = uint32_t(g.nodeCount());
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    while (pairs.size() < count) {
+        const uint32_t a = random() % n, b = random() % n;
+        if (g.components[a] == g.components[b]) pairs.push_back({a, b});
+    }
+    return pairs;
+}
+
 // The path is a walk along graph edges from `start` whose edge costs add up to cost().
 void checkWalk(const graph::Graph& g, const navrt::HierarchicalQuery& q, uint32_t start) {
     REQUIRE(q.pathLength() >= 1);
@@ -315,13 +328,7 @@ TEST_SUITE("hierarchy") {
         const graph::Graph g = roomsGraph();
         const uint32_t n = uint32_t(g.nodeCount());
         test::TempDir dir;
-        std::mt19937 random(5);
-        std::vector<std::pair<uint32_t, uint32_t>> pairs;
-        const auto& components = g.components;
-        while (pairs.size() < 300) {
-            const uint32_t a = random() % n, b = random() % n;
-            if (components[a] == components[b]) pairs.push_back({a, b});
-        }
+        const auto pairs = connectedPairs(g, 300, 5);
         for (formats::EntranceMode mode :
              {formats::EntranceMode::sparse, formats::EntranceMode::all}) {
             INFO("entrances ", mode == formats::EntranceMode::all ? "all" : "sparse");
@@ -452,15 +459,8 @@ TEST_SUITE("hierarchy") {
     TEST_CASE(
         "entrance spacing: more entrances and shorter paths, dominated entrance edges pruned") {
         const graph::Graph g = roomsGraph();
-        const uint32_t n = uint32_t(g.nodeCount());
         test::TempDir dir;
-        std::mt19937 random(9);
-        const auto& components = g.components;
-        std::vector<std::pair<uint32_t, uint32_t>> pairs;
-        while (pairs.size() < 300) {
-            const uint32_t a = random() % n, b = random() % n;
-            if (components[a] == components[b]) pairs.push_back({a, b});
-        }
+        const auto pairs = connectedPairs(g, 300, 9);
         double totals[3] = {0, 0, 0};
         uint32_t counts[3] = {0, 0, 0};
         const uint32_t spacings[3] = {0, 4, 2};
