@@ -127,7 +127,7 @@ ParamIssues checkHierarchyParams(const HierarchyParams& params) {
     ParamCheck check;
     check.range("levels", params.levels, 0u, formats::kMaxHierLevels);
     check.range("fanout", params.fanout, 2u, kMaxFanout);
-    check.range("spacing", params.spacing, 0u, kMaxSpacing);
+    check.range("entrance_spacing", params.spacing, 0u, kMaxSpacing);
     check.threads("threads", params.threads);
     return check.issues;
 }
@@ -210,8 +210,8 @@ void HierarchyStage::describe(const Params& params, StageKey& key) {
         .add("fanout", params.fanout)
         .add("cost", choiceName<formats::HierCost>(kHierCosts, params.cost))
         .add("entrances", choiceName<formats::EntranceMode>(kEntranceModes, params.entrances))
-        .add("spacing", params.spacing)
-        .add("tables", params.tables);
+        .add("entrance_spacing", params.spacing)
+        .add("entrance_tables", params.tables);
 }
 
 Result<MemoryEstimate> HierarchyStage::estimateMemory(const Inputs& inputs, const Params& params) {

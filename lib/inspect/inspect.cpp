@@ -355,6 +355,14 @@ Json clusterStats(const cluster::Clusters& c, const LoadedContainer& loaded) {
         {"table_bytes_raw", c.table.size() * 2},
         {"table_bytes_stored", index >= 0 ? loaded.container.sections[index].stored_size : 0},
         {"graph_fingerprint", fmt::format("{:016x}", h.graph_fingerprint)}};
+    // ALT landmarks (CLLM), when stored.
+    const int landmarks = loaded.container.find(formats::kSecClusterLandmarks);
+    stats["landmarks"] = c.landmark_nodes.size();
+    if (landmarks >= 0) {
+        stats["landmarks_directed"] = !c.landmark_to.empty();
+        stats["landmark_bytes_raw"] = loaded.container.sections[landmarks].raw_size;
+        stats["landmark_bytes_stored"] = loaded.container.sections[landmarks].stored_size;
+    }
     if (!c.rooms.empty()) {
         Json rooms = Json::array();
         for (uint32_t r = 0; r < c.rooms.size(); ++r) {

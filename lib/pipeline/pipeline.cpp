@@ -162,11 +162,12 @@ Status parseAgent(const Json& value, const std::string& path, const fs::path& fi
                         "entrances", cluster::kEntranceModes, h.entrances);
                     !s)
                     return s;
-                if (Status s = hr.integer("spacing", h.spacing); !s) return s;
-                if (Status s = hr.boolean("tables", h.tables); !s) return s;
+                if (Status s = hr.integer("entrance_spacing", h.spacing); !s) return s;
+                if (Status s = hr.boolean("entrance_tables", h.tables); !s) return s;
                 return hr.integer("threads", h.threads);
             },
-            {"levels", "fanout", "cost", "entrances", "spacing", "tables", "threads"});
+            {"levels", "fanout", "cost", "entrances", "entrance_spacing", "entrance_tables",
+             "threads"});
         !st)
         return st;
     bool next_hop = false, hierarchical = false;

@@ -425,6 +425,11 @@ cluster_pipeline)
   "$navbake" inspect "$work/den312d.clu" --json >"$work/clu.json" || fail "inspect clu"
   grep -q '"kind": "CLUS"' "$work/clu.json" || fail "inspect kind"
   grep -q '"method": "grid"' "$work/clu.json" || fail "inspect method"
+  grep -Eq '"landmarks": 8,?$' "$work/clu.json" || fail "inspect: not the default 8 landmarks"
+  "$navbake" -q cluster "$work/den312d.graph" -o "$work/plain.clu" --landmarks 0 || fail "no landmarks"
+  "$navbake" inspect "$work/plain.clu" --json | grep -Eq '"landmarks": 0,?$' || fail "inspect: landmarks without"
+  expect 2 "landmarks = 65 \(must be in 0..64\)" \
+    "$navbake" cluster "$work/den312d.graph" -o "$work/x.clu" --landmarks 65
   expect 0 "packed [0-9]+ nodes, [0-9]+ edges, [0-9]+ clusters" \
     "$navbake" pack "$work/den312d.graph" --clusters "$work/den312d.clu" -o "$work/den312d.nav"
   expect 0 "1000 scenarios, 1000 solved, 1000 optimal" \
@@ -468,11 +473,22 @@ hierarchy_pipeline)
   "$navbake" inspect "$work/all.hier" --json >"$work/hier.json" || fail "inspect hier"
   grep -q '"kind": "HIER"' "$work/hier.json" || fail "inspect kind"
   grep -q '"default_cost": "maximin"' "$work/hier.json" || fail "inspect cost"
+  grep -Eq '"entrance_table_entries": [1-9][0-9]*' "$work/hier.json" || fail "inspect: no entrance tables"
+  # Without entrance tables: smaller, the same shortest paths (searches instead of lookups).
+  "$navbake" -q hierarchy "$work/den312d.graph" --clusters "$work/den312d.clu" -o "$work/bare.hier" --entrances all --no-entrance-tables || fail "no tables"
+  "$navbake" inspect "$work/bare.hier" --json | grep -q '"entrance_table_entries": null' || fail "inspect: tables left in"
+  "$navbake" -q pack "$work/den312d.graph" --clusters "$work/den312d.clu" --hierarchy "$work/bare.hier" -o "$work/bare.nav" || fail "pack bare"
+  expect 0 "1000 scenarios, 1000 solved, 1000 optimal" \
+    "$navbake" scen "$work/bare.nav" "$shared/movingai/den312d.map.scen" --method hier
+  expect 2 "entrance-spacing = 5000 \(must be in 0..4096\)" \
+    "$navbake" hierarchy "$work/den312d.graph" --clusters "$work/den312d.clu" -o "$work/x.hier" --entrance-spacing 5000
   expect 0 "packed [0-9]+ nodes, [0-9]+ edges, [0-9]+ clusters, [0-9]+ hierarchy levels" \
     "$navbake" pack "$work/den312d.graph" --clusters "$work/den312d.clu" --hierarchy "$work/den312d.hier" -o "$work/den312d.nav"
   "$navbake" -q pack "$work/den312d.graph" --clusters "$work/den312d.clu" --hierarchy "$work/all.hier" -o "$work/all.nav" || fail "pack all"
   expect 0 "1000 scenarios, 1000 solved, [0-9]+ optimal, suboptimality mean [0-9.]+% max" \
     "$navbake" scen "$work/den312d.nav" "$shared/movingai/den312d.map.scen" --method hier
+  expect 0 "1000 scenarios, 1000 solved, [0-9]+ optimal, suboptimality mean [0-9.]+% max" \
+    "$navbake" scen "$work/den312d.nav" "$shared/movingai/den312d.map.scen" --method hier --hier-mode groups
   expect 0 "1000 scenarios, 1000 solved, 1000 optimal" \
     "$navbake" scen "$work/all.nav" "$shared/movingai/den312d.map.scen" --method hier --hier-mode entrances
   read -r from to < <(awk 'NR == 1000 { printf "%s.5,0,%s.5 %s.5,0,%s.5\n", $5, $6, $7, $8 }' "$shared/movingai/den312d.map.scen")
