@@ -159,6 +159,7 @@ Status checkMatches(const Clusters& clusters, const std::filesystem::path& clust
 // The cluster stage (lib/common/stage.h): .graph -> .clu.
 struct ClusterStage {
     static constexpr std::string_view kName = "cluster";
+    static constexpr uint32_t kVersion = 1;  // bump when its output changes (stage.h)
     using Params = ClusterParams;
     struct Inputs {
         std::filesystem::path graph;

@@ -109,6 +109,7 @@ Result<Hierarchy> loadHierarchy(const std::filesystem::path& path, const Cluster
 // The hierarchy stage (lib/common/stage.h): .graph + its .clu -> .hier.
 struct HierarchyStage {
     static constexpr std::string_view kName = "hierarchy";
+    static constexpr uint32_t kVersion = 1;  // bump when its output changes (stage.h)
     using Params = HierarchyParams;
     struct Inputs {
         std::filesystem::path graph;

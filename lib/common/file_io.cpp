@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -83,6 +84,40 @@ size_t removeOrphanedTemporaries(const std::filesystem::path& folder, std::strin
         removed += std::filesystem::remove(it->path(), remove_error) ? 1 : 0;
     }
     return removed;
+}
+
+Result<std::unique_ptr<FileLock>> FileLock::acquire(const std::filesystem::path& path,
+                                                    std::string_view what) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return makeError(ErrorKind::io, "cannot open the lock file {}: {}", path.string(),
+                         std::strerror(errno));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        char buffer[32] = {};
+        const ssize_t got = ::pread(fd, buffer, sizeof buffer - 1, 0);
+        ::close(fd);
+        if (err != EWOULDBLOCK)
+            return makeError(ErrorKind::io, "cannot lock {}: {}", path.string(),
+                             std::strerror(err));
+        std::string holder(buffer, got > 0 ? size_t(got) : 0);
+        while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' '))
+            holder.pop_back();
+        return makeError(ErrorKind::io,
+                         "another {} holds the lock {} (pid {}); wait for it to finish", what,
+                         path.string(), holder.empty() ? std::string("unknown") : holder);
+    }
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+        // The lock holds without the pid; only messages lose it.
+    }
+    std::unique_ptr<FileLock> lock(new FileLock());
+    lock->fd_ = fd;
+    return lock;
+}
+
+FileLock::~FileLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing drops the flock
 }
 
 Result<SpillFile> createSpillFile(const std::filesystem::path& folder, std::string_view prefix,

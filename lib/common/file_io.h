@@ -93,6 +93,24 @@ private:
     std::unique_ptr<State> state_;
 };
 
+// An exclusive advisory lock (flock) on a file, held while the object lives. The kernel drops it
+// when the process ends, however it ends, so a killed holder leaves no stale lock; the file keeps
+// the holder's pid for messages.
+class FileLock {
+public:
+    // Takes the lock without waiting; when another process (or another FileLock) holds it, an
+    // error naming `what`, the file and the holder's pid.
+    static Result<std::unique_ptr<FileLock>> acquire(const std::filesystem::path& path,
+                                                     std::string_view what);
+    ~FileLock();
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+
+private:
+    FileLock() = default;
+    int fd_ = -1;
+};
+
 // All of `size` bytes at `offset` of `fd`, read or written (retrying short and interrupted
 // calls); errors name `path` and the byte.
 Status readAt(int fd, uint8_t* out, size_t size, uint64_t offset,

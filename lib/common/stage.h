@@ -4,6 +4,10 @@
 // A stage is a struct with static members (see import.h, voxelize.h, graph.h, cluster.h,
 // hierarchy.h, nexthop.h, pack.h):
 //   kName                    the stage kind ("voxelize"), also the first line of its cache key
+//   kVersion                 its algorithm version, the second line of its cache key: bumped by
+//                            any change to the bytes the stage writes for the same inputs and
+//                            Params (a fix, a new default section) that is not a format bump, so
+//                            no build keeps serving an artifact the old code made
 //   Params                   its parameters, each with units and a documented default
 //   Inputs                   the artifact files (and source files) it reads
 //   check(params)            every bad field at once (ParamIssues); empty when fine
@@ -154,6 +158,15 @@ public:
 private:
     std::string text_;
 };
+
+// The text a stage's cache key hashes (besides its inputs' keys): kind, algorithm version, then
+// the Params fields describe() lists. `version` is S::kVersion but for tests.
+template <class S>
+std::string stageKeyText(const typename S::Params& params, uint32_t version = S::kVersion) {
+    StageKey key;
+    S::describe(params, key);
+    return fmt::format("{}\nversion={}\n{}", S::kName, version, key.text());
+}
 
 // What a stage made: counts for reports ("nodes", "edges"), warnings a user should read
 // (walkable islands, an agent that fits nowhere), and the summary lines the CLI prints.

@@ -203,6 +203,7 @@ void reportIslands(const std::vector<uint64_t>& sizes, StageResult& result);
 
 struct GraphStage {
     static constexpr std::string_view kName = "graph";
+    static constexpr uint32_t kVersion = 1;  // bump when its output changes (stage.h)
     struct Params {
         GraphKind kind = GraphKind::tile;
         float agent_radius = 0;  // [Units: m] volume: distance kept from solid voxels (0 = a point)

@@ -140,6 +140,7 @@ Status saveWorldTile(const std::filesystem::path& path, const WorldTile& tile,
 // `navbake build` with `world.tile_size`: every tile of the agent's tile graph, and the index.
 struct WorldStage {
     static constexpr std::string_view kName = "world";
+    static constexpr uint32_t kVersion = 1;  // bump when its output changes (stage.h)
     struct Params {
         // What each tile holds: the tile graph of its columns, (navmesh) its navmesh polygons,
         // tiled as `navbake navmesh --tile-size` tiles them, with its border edges (WNBE), or

@@ -260,6 +260,7 @@ Result<ScenarioFile3D> loadScenario3D(const std::filesystem::path& path);
 // one MovingAI .map / .3dmap, which becomes a .vox directly.
 struct ImportStage {
     static constexpr std::string_view kName = "import";
+    static constexpr uint32_t kVersion = 1;  // bump when its output changes (stage.h)
     struct Params {
         UpAxis up = UpAxis::y;      // up axis of the scene files (Z-up is rotated to Y-up)
         float scale = 1.0f;         // multiplies every coordinate, > 0

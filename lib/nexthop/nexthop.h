@@ -173,6 +173,7 @@ void addGoalBoundsSection(formats::ContainerWriter& writer, const std::vector<ui
 // table (.nh), or with clusters the hierarchical one (.nhh).
 struct NextHopStage {
     static constexpr std::string_view kName = "nexthop";
+    static constexpr uint32_t kVersion = 1;  // bump when its output changes (stage.h)
     using Params = BuildParams;
     struct Inputs {
         std::filesystem::path graph;

@@ -16,6 +16,7 @@ namespace nav::pack {
 
 struct PackStage {
     static constexpr std::string_view kName = "pack";
+    static constexpr uint32_t kVersion = 1;  // bump when its output changes (stage.h)
     struct Params {
         // Tile graphs: add the JPS+ jump point table (JPSH, JPSE; FORMAT.md §6.9) that
         // navrt's findPathJumping (`navbake query --method jps`) searches with.

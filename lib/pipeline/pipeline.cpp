@@ -655,9 +655,7 @@ size_t addStage(std::vector<Node>& nodes, const fs::path& cache, Node node,
                 std::function<typename S::Inputs(const Node&, const std::vector<Node>&)> inputs,
                 std::string_view ext) {
     node.kind = std::string(S::kName);
-    StageKey key;
-    S::describe(params, key);
-    node.key_text = node.kind + "\n" + key.text();
+    node.key_text = stageKeyText<S>(params);
     node.artifact = cache / std::string(ext);  // completed with the key once known
     node.run = [params, inputs](const Node& self, const std::vector<Node>& all, Context& context) {
         return runWithinBudget<S>(inputs(self, all), params, self.artifact, context);
@@ -1173,6 +1171,19 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
     if (!options.stage.empty()) return runOneStage(c, stages, options, context);
     if (options.shard_count > 0 || options.merge_shards > 0)
         return makeError(ErrorKind::usage, "--shard and --merge-shards need --stage NAME");
+    // One build at a time per output folder: a second one is refused (naming the holder's pid)
+    // before it reads or writes anything there. The kernel drops the lock however a build ends.
+    std::unique_ptr<FileLock> folder_lock;
+    if (!options.check) {
+        std::error_code made;
+        fs::create_directories(c.output, made);
+        if (made)
+            return makeError(ErrorKind::io, "cannot create {}: {}", c.output.string(),
+                             made.message());
+        auto taken = FileLock::acquire(c.output / ".navbake.lock", "navbake build");
+        if (!taken) return taken.error();
+        folder_lock = std::move(taken).value();
+    }
     BuildReport report;
     // The previous report: keys, counts and output hashes of the last build.
     OJson previous;

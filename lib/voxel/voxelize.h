@@ -147,6 +147,7 @@ Result<std::vector<ModifierVolume>> loadVolumesFile(const std::filesystem::path&
 // The voxelize stage (lib/common/stage.h): .geo -> .vox.
 struct VoxelizeStage {
     static constexpr std::string_view kName = "voxelize";
+    static constexpr uint32_t kVersion = 1;  // bump when its output changes (stage.h)
     using Params = VoxelizeParams;
     struct Inputs {
         std::filesystem::path geometry;  // .geo

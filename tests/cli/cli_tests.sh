@@ -644,6 +644,15 @@ JSON
   done
   find "$work/slow" -name '*.tmp-*' | grep -q . && fail "a temporary file was left behind"
   "$navbake" -q inspect "$work/slow/human.tile.nav" >/dev/null || fail "asset invalid after interruption"
+  # Two builds of one output folder at once: the second is refused at once, naming the first's
+  # pid; the first finishes with valid outputs, and a later build finds them up to date.
+  "$navbake" build "$work/slow.json" --force --jobs 1 >"$work/first.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 200); do grep -q "built: graph tile human" "$work/first.log" && break; sleep 0.05; done
+  expect 1 "another navbake build holds the lock .*slow/\.navbake\.lock \(pid $pid\)" "$navbake" build "$work/slow.json"
+  wait "$pid" || fail "the first build failed beside a refused second one: $(cat "$work/first.log")"
+  "$navbake" -q inspect "$work/slow/human.tile.nav" >/dev/null || fail "asset invalid after two builds at once"
+  expect 0 "up to date" "$navbake" build "$work/slow.json"
   # A level edit: the flat next-hop table is updated from the last build's table and graph (the
   # report counts the rows it recomputed), byte-identical to a clean build of the edited level.
   awk 'BEGIN { print "type octile"; print "height 64"; print "width 96"; print "map";

@@ -23,6 +23,25 @@ size_t spillFiles(const std::filesystem::path& dir) {
 }  // namespace
 
 TEST_SUITE("common") {
+    TEST_CASE("a file lock is held once, names its holder's pid and goes with its holder") {
+        test::TempDir dir;
+        const std::filesystem::path path = dir / "out.lock";
+        auto first = FileLock::acquire(path, "test build");
+        REQUIRE(first.ok());
+        auto second = FileLock::acquire(path, "test build");
+        REQUIRE_FALSE(second.ok());
+        CHECK(second.error().message.find("another test build holds the lock") !=
+              std::string::npos);
+        CHECK(second.error().message.find("(pid " + std::to_string(::getpid()) + ")") !=
+              std::string::npos);
+        first->reset();
+        auto third = FileLock::acquire(path, "test build");
+        CHECK(third.ok());
+        auto bad = FileLock::acquire(dir / "missing" / "x.lock", "test build");
+        REQUIRE_FALSE(bad.ok());
+        CHECK(bad.error().message.find("cannot open the lock file") != std::string::npos);
+    }
+
     TEST_CASE(
         "SpillStore: appends from several threads read back exactly, and the file goes with it") {
         test::TempDir dir;

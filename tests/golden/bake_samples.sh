@@ -108,7 +108,7 @@ if [ -f "$shared/meshes/dungeon.obj" ]; then
 fi
 
 cd "$out"
-find . -type f ! -name bake.log ! -name '*.report.json' ! -path './build/indoor_two_floors.glb' ! -name '*.json' ! -name '*.map' \
+find . -type f ! -name bake.log ! -name .navbake.lock ! -name '*.report.json' ! -path './build/indoor_two_floors.glb' ! -name '*.json' ! -name '*.map' \
   ! -path '*/.cache/*' | sed 's#^\./##' | LC_ALL=C sort | while read -r f; do
   printf '%s  %s\n' "$("$xxh" "$f")" "$f"
 done

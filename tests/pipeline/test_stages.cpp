@@ -6,6 +6,7 @@
 #include "lib/cluster/hierarchy.h"
 #include "lib/common/context.h"
 #include "lib/graph/graph.h"
+#include "lib/graph/world.h"
 #include "lib/importer/import.h"
 #include "lib/nexthop/nexthop.h"
 #include "lib/pack/pack.h"
@@ -22,9 +23,18 @@ const char* kMapB = "type octile\nheight 4\nwidth 6\nmap\n......\n......\n..@...
 
 template <class S>
 std::string keyOf(const typename S::Params& params) {
-    StageKey key;
-    S::describe(params, key);
-    return key.text();
+    return stageKeyText<S>(params);
+}
+
+// The algorithm version of every stage is in its cache key, so a bump changes the key.
+template <class S>
+void checkVersioned() {
+    INFO(std::string(S::kName));
+    const typename S::Params params{};
+    const std::string key = stageKeyText<S>(params);
+    CHECK(key.find(fmt::format("\nversion={}\n", S::kVersion)) != std::string::npos);
+    CHECK(key.rfind(std::string(S::kName) + "\n", 0) == 0);
+    CHECK(stageKeyText<S>(params, S::kVersion + 1) != key);
 }
 
 bool mentions(const Status& s, const std::string& text) {
@@ -112,6 +122,17 @@ TEST_CASE("cache-key descriptions follow the Params that change the output, not 
     nexthop::BuildParams m = n;
     m.block_rows = 8;
     CHECK(keyOf<nexthop::NextHopStage>(n) != keyOf<nexthop::NextHopStage>(m));
+}
+
+TEST_CASE("every stage's cache key holds its algorithm version") {
+    checkVersioned<importer::ImportStage>();
+    checkVersioned<voxel::VoxelizeStage>();
+    checkVersioned<graph::GraphStage>();
+    checkVersioned<cluster::ClusterStage>();
+    checkVersioned<cluster::HierarchyStage>();
+    checkVersioned<nexthop::NextHopStage>();
+    checkVersioned<pack::PackStage>();
+    checkVersioned<graph::WorldStage>();
 }
 
 TEST_CASE("stages run without the CLI and pack refuses parts of another graph") {
