@@ -67,23 +67,49 @@ Result<std::string> readTextFile(const std::filesystem::path& path) {
     return std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size());
 }
 
-size_t removeOrphanedTemporaries(const std::filesystem::path& folder, std::string_view prefix) {
+namespace {
+
+// Removes the files of `folder` for which pidAt(name) gives the position of a pid followed by
+// '-' (npos: not such a file) and that pid's process is gone.
+template <class PidAt>
+size_t removeOrphans(const std::filesystem::path& folder, PidAt&& pidAt) {
     size_t removed = 0;
     std::error_code ec;
     for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end;
          it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+        const size_t at = pidAt(name);
+        if (at == std::string::npos || at >= name.size()) continue;
         long long pid = 0;
-        const char* first = name.data() + prefix.size();
+        const char* first = name.data() + at;
         const auto [next, error] = std::from_chars(first, name.data() + name.size(), pid);
-        if (error != std::errc() || next == first || *next != '-' || pid <= 0 || pid == ::getpid())
+        if (error != std::errc() || next == first || next == name.data() + name.size() ||
+            *next != '-' || pid <= 0 || pid == ::getpid())
             continue;
         if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours)
         std::error_code remove_error;
         removed += std::filesystem::remove(it->path(), remove_error) ? 1 : 0;
     }
     return removed;
+}
+
+}  // namespace
+
+size_t removeOrphanedTemporaries(const std::filesystem::path& folder, std::string_view prefix) {
+    return removeOrphans(folder, [&](const std::string& name) {
+        return name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0
+                   ? prefix.size()
+                   : std::string::npos;
+    });
+}
+
+size_t removeOrphanedAtomicTemporaries(const std::filesystem::path& folder) {
+    return removeOrphans(folder, [](const std::string& name) {
+        const size_t tmp = name.rfind(".tmp-");
+        return !name.empty() && name[0] == '.' && tmp != std::string::npos && tmp > 0
+                   ? tmp + 5
+                   : std::string::npos;
+    });
 }
 
 Result<std::unique_ptr<FileLock>> FileLock::acquire(const std::filesystem::path& path,

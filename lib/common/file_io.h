@@ -50,6 +50,9 @@ Status writeFileAtomicBy(const std::filesystem::path& path,
 // spill files of a killed import: they can be hundreds of MB). Files of live processes, and
 // names that do not parse, are left. Returns how many were removed.
 size_t removeOrphanedTemporaries(const std::filesystem::path& folder, std::string_view prefix);
+// The same for writeFileAtomic's temporary files (".NAME.tmp-PID-N") of processes that are gone,
+// e.g. a build killed while writing; `navbake build` calls it on its folders under its lock.
+size_t removeOrphanedAtomicTemporaries(const std::filesystem::path& folder);
 // A temporary file a stage spills to, in `folder`: named PREFIX + pid + "-" + n + SUFFIX (so
 // removeOrphanedTemporaries(folder, PREFIX), called first, knows a killed process's), opened for
 // reading and writing. The caller closes and removes it.

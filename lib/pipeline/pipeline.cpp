@@ -1183,6 +1183,15 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
         auto taken = FileLock::acquire(c.output / ".navbake.lock", "navbake build");
         if (!taken) return taken.error();
         folder_lock = std::move(taken).value();
+        // What a killed build was writing: its temporary files (the artifacts it finished are
+        // complete, written atomically, and reused). An external cache (--cache) may be shared
+        // with other machines' builds, whose pids mean nothing here: left alone.
+        size_t orphans = removeOrphanedAtomicTemporaries(c.output);
+        if (options.cache.empty())
+            orphans += removeOrphanedAtomicTemporaries(cacheFolder(c, options));
+        if (orphans > 0)
+            context.info("removed {} temporary files of an interrupted build in {}", orphans,
+                         c.output.string());
     }
     BuildReport report;
     // The previous report: keys, counts and output hashes of the last build.

@@ -653,6 +653,29 @@ JSON
   wait "$pid" || fail "the first build failed beside a refused second one: $(cat "$work/first.log")"
   "$navbake" -q inspect "$work/slow/human.tile.nav" >/dev/null || fail "asset invalid after two builds at once"
   expect 0 "up to date" "$navbake" build "$work/slow.json"
+  # SIGKILL at several points of a long build (each run resumes from what the last one cached),
+  # then a rerun: the bytes of an uninterrupted build, and no temporary file left behind.
+  sed 's/"output": "slow"/"output": "killed"/' "$work/slow.json" >"$work/killed.json"
+  for delay in 0.3 0.6 1.0 1.5 2.2; do
+    "$navbake" -q build "$work/killed.json" --jobs 1 >/dev/null 2>&1 &
+    pid=$!
+    sleep "$delay"
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
+  "$navbake" -q build "$work/killed.json" || fail "the rerun after SIGKILLs failed"
+  cmp "$work/killed/human.tile.nav" "$work/slow/human.tile.nav" ||
+    fail "a rerun after SIGKILLs differs from an uninterrupted build"
+  leftovers=$(find "$work/killed" -name '*.tmp-*')
+  [ -z "$leftovers" ] || fail "temporary files of killed builds left: $leftovers"
+  # An orphan for sure (a process that has exited): removed by the next build, which says so.
+  sh -c 'exit 0' &
+  dead=$!
+  wait "$dead"
+  touch "$work/killed/.human.tile.nav.tmp-$dead-0" "$work/killed/.cache/.pack-x.nav.tmp-$dead-3"
+  expect 0 "removed 2 temporary files of an interrupted build" "$navbake" build "$work/killed.json"
+  leftovers=$(find "$work/killed" -name '*.tmp-*')
+  [ -z "$leftovers" ] || fail "orphaned temporary files left: $leftovers"
   # A level edit: the flat next-hop table is updated from the last build's table and graph (the
   # report counts the rows it recomputed), byte-identical to a clean build of the edited level.
   awk 'BEGIN { print "type octile"; print "height 64"; print "width 96"; print "map";
