@@ -573,6 +573,45 @@ nexthop_pipeline)
   expect 0 "1000 scenarios, 1000 solved, [0-9]+ optimal, suboptimality mean" \
     "$navbake" scen "$work/h.nav" "$shared/movingai/den312d.map.scen" --method nexthop
   ;;
+disk_full)
+  # A full disk: a build into a 128 KiB tmpfs (its own mount namespace) that needs more fails
+  # with a clear error, exit 1, and leaves the previous outputs and report as they were, with
+  # no temporary file behind.
+  need_shared
+  if unshare -m true 2>/dev/null; then runner="unshare -m"
+  elif unshare -rm true 2>/dev/null; then runner="unshare -rm"
+  else skip "no mount namespace here (unshare -m / -rm) to mount a small tmpfs"; fi
+  mkdir -p "$work/small"
+  cp "$shared/movingai/den312d.map" "$work/level.map"
+  echo '{"input": "level.map", "output": "small/out", "agents": [{"graphs": ["tile"]}]}' >"$work/full.json"
+  cat >"$work/inner.sh" <<INNER
+set -u
+mount -t tmpfs -o size=128k tmpfs "$work/small" || exit 90
+"$navbake" -q build "$work/full.json" || exit 91
+cp "$work/small/out/default.tile.nav" "$work/kept.nav"
+cp "$work/small/out/full.report.json" "$work/kept.report.json"
+cp "$shared/movingai/den520d.map" "$work/level.map"
+"$navbake" build "$work/full.json" >"$work/full.log" 2>&1
+echo "\$?" >"$work/full.status"
+cmp "$work/small/out/default.tile.nav" "$work/kept.nav" || exit 92
+cmp "$work/small/out/full.report.json" "$work/kept.report.json" || exit 93
+find "$work/small" -name '*.tmp-*' >"$work/leftovers"
+INNER
+  $runner bash "$work/inner.sh"
+  status=$?
+  case $status in
+    0) ;;
+    90) skip "cannot mount a tmpfs in a new mount namespace here" ;;
+    91) fail "the first build did not fit in 128 KiB" ;;
+    92) fail "the failed build changed the previous asset" ;;
+    93) fail "the failed build changed the previous report" ;;
+    *) fail "the disk-full run failed ($status)" ;;
+  esac
+  [ "$(cat "$work/full.status")" = 1 ] || fail "a full disk exited $(cat "$work/full.status"), expected 1: $(cat "$work/full.log")"
+  grep -q "No space left on device" "$work/full.log" || fail "the error does not say the disk is full: $(cat "$work/full.log")"
+  grep -Eq "error: .*small/out" "$work/full.log" || fail "the error does not name the file: $(cat "$work/full.log")"
+  [ -s "$work/leftovers" ] && fail "temporary files left on the full disk: $(cat "$work/leftovers")"
+  ;;
 build_pipeline)
   cp "$levels/indoor_two_floors.glb" "$work/level.glb"
   cat >"$work/level.json" <<'JSON'
