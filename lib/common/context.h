@@ -10,10 +10,18 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
 
 namespace nav {
 
 enum class LogLevel { debug, info, warn, error };
+
+// Structured fields of a log event ("stage", "agent", "status", "ms", ...): machine-readable
+// logs (`--log-format json`) carry them as keys beside the message; text logs show the message.
+using LogValue = std::variant<std::string, int64_t, double, bool>;
+using LogFields = std::vector<std::pair<std::string, LogValue>>;
 
 class Context {
 public:
@@ -22,6 +30,11 @@ public:
     virtual void log(LogLevel level, std::string_view message) {
         (void)level;
         (void)message;
+    }
+    // A log line with structured fields; the base class logs the message alone.
+    virtual void event(LogLevel level, std::string_view message, const LogFields& fields) {
+        (void)fields;
+        log(level, message);
     }
     // Long stages call this with done <= total; a UI may throttle it.
     virtual void progress(std::string_view stage, uint64_t done, uint64_t total) {

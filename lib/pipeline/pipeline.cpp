@@ -670,6 +670,16 @@ size_t addStage(std::vector<Node>& nodes, const fs::path& cache, Node node,
     return nodes.size() - 1;
 }
 
+// The fields of a stage's log events (--log-format json): which stage, its status and time.
+LogFields stageFields(const Node& st, std::string_view status, double ms) {
+    return {{"event", std::string("stage")},
+            {"stage", st.name},
+            {"kind", st.kind},
+            {"agent", st.agent},
+            {"status", std::string(status)},
+            {"ms", std::round(ms * 10) / 10}};
+}
+
 const fs::path& depArtifact(const Node& self, const std::vector<Node>& all, size_t i) {
     return all[self.deps[i]].artifact;
 }
@@ -1326,7 +1336,8 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
                             if (used.is_boolean())
                                 st.report.named_inputs.push_back({name, used.get<bool>()});
                 }
-                context.info("up to date: {}", st.name);
+                context.event(LogLevel::info, fmt::format("up to date: {}", st.name),
+                              stageFields(st, "up to date", 0));
             } else {
                 auto result = st.run(st, stages, context);
                 if (!result) {
@@ -1338,10 +1349,11 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
                         st.report.warnings.push_back(fmt::format("{}: {}", st.name, w));
                     for (const std::string& line : result->summary) context.debug("{}", line);
                     if (Status saved = saveStageResult(st); !saved) status = saved;
-                    context.info("built: {} ({:.0f} ms)", st.name,
-                                 std::chrono::duration<double, std::milli>(
-                                     std::chrono::steady_clock::now() - t0)
-                                     .count());
+                    const double ms = std::chrono::duration<double, std::milli>(
+                                          std::chrono::steady_clock::now() - t0)
+                                          .count();
+                    context.event(LogLevel::info, fmt::format("built: {} ({:.0f} ms)", st.name, ms),
+                                  stageFields(st, "built", ms));
                 }
             }
             st.report.milliseconds =
@@ -1349,7 +1361,15 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
                     .count();
             st.report.peak_rss_bytes = peakRss();
             for (const std::string& w : st.report.warnings)
-                if (!st.report.skipped) context.warn("{}", w);
+                if (!st.report.skipped) {
+                    LogFields fields = stageFields(st, "built", st.report.milliseconds);
+                    fields[0].second = std::string("warning");
+                    fields.push_back({"warning", w});
+                    context.event(LogLevel::warn, w, fields);
+                }
+            if (!status)
+                context.event(LogLevel::debug, fmt::format("failed: {}", st.name),
+                              stageFields(st, "failed", st.report.milliseconds));
             lock.lock();
             --running;
             ++finished;

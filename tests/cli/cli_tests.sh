@@ -573,6 +573,63 @@ nexthop_pipeline)
   expect 0 "1000 scenarios, 1000 solved, [0-9]+ optimal, suboptimality mean" \
     "$navbake" scen "$work/h.nav" "$shared/movingai/den312d.map.scen" --method nexthop
   ;;
+json_logs)
+  # --log-format json: every line one JSON object with time, level and message; stage, build,
+  # output, warning, progress, usage and error events carry their fields.
+  command -v python3 >/dev/null || skip "python3 not found"
+  cp "$levels/indoor_two_floors.glb" "$work/level.glb"
+  echo '{"input": "level.glb", "output": "out", "agents": [{"name": "human", "graphs": ["tile"], "clusters": true}]}' >"$work/level.json"
+  "$navbake" --log-format json build "$work/level.json" 2>"$work/log1.jsonl" || fail "json build"
+  "$navbake" --log-format json build "$work/level.json" 2>"$work/log2.jsonl" || fail "json rebuild"
+  "$navbake" --log-format json build 2>"$work/usage.jsonl" && fail "a usage error exited 0"
+  "$navbake" --log-format json --max-memory lots build "$work/level.json" 2>>"$work/usage.jsonl" && fail "a bad size exited 0"
+  "$navbake" --log-format json cluster "$work/nothing.graph" -o "$work/x.clu" --landmarks 65 2>>"$work/usage.jsonl"
+  [ $? -eq 2 ] || fail "a bad parameter did not exit 2"
+  "$navbake" --log-format json build "$work/missing.json" 2>"$work/error.jsonl" && fail "a missing config exited 0"
+  python3 - "$work" <<'PY' || fail "JSON log lines do not follow the schema"
+import json, sys
+work = sys.argv[1]
+def lines(name):
+    out = []
+    for raw in open(f"{work}/{name}"):
+        line = json.loads(raw)
+        assert isinstance(line, dict), raw
+        assert isinstance(line.get("time"), (int, float)), raw
+        assert line.get("level") in ("debug", "info", "warning", "error"), raw
+        assert isinstance(line.get("message"), str), raw
+        kind = line.get("event")
+        if kind == "stage":
+            for key in ("stage", "kind", "agent", "status"): assert isinstance(line[key], str), raw
+            assert line["status"] in ("built", "up to date", "failed"), raw
+            assert isinstance(line["ms"], (int, float)) and line["ms"] >= 0, raw
+        elif kind == "warning":
+            assert isinstance(line["stage"], str) and isinstance(line["warning"], str), raw
+        elif kind == "progress":
+            assert isinstance(line["stage"], str), raw
+            assert 0 <= line["done"] <= line["total"], raw
+        elif kind == "build":
+            for key in ("stages", "built", "up_to_date", "warnings"): assert isinstance(line[key], int), raw
+        elif kind in ("usage", "error"):
+            assert line["level"] == "error" and line["exit"] == (2 if kind == "usage" else 1), raw
+        elif kind == "output":
+            assert line["path"].endswith(".nav"), raw
+        out.append(line)
+    return out
+first, second = lines("log1.jsonl"), lines("log2.jsonl")
+stages = [l for l in first if l.get("event") == "stage"]
+assert {l["kind"] for l in stages} >= {"import", "voxelize", "graph", "cluster", "pack"}, stages
+assert all(l["status"] == "built" for l in stages), stages
+assert all(l["agent"] == "human" for l in stages if l["kind"] != "import"), stages
+assert [l for l in first if l.get("event") == "build"][0]["built"] == len(stages)
+assert any(l.get("event") == "output" for l in first)
+again = [l for l in second if l.get("event") == "stage"]
+assert again and all(l["status"] == "up to date" for l in again), again
+usage = lines("usage.jsonl")
+assert len(usage) == 3 and all(l.get("event") == "usage" for l in usage), usage
+errors = lines("error.jsonl")
+assert any(l.get("event") == "error" and "missing.json" in l["message"] for l in errors), errors
+PY
+  ;;
 disk_full)
   # A full disk: a build into a 128 KiB tmpfs (its own mount namespace) that needs more fails
   # with a clear error, exit 1, and leaves the previous outputs and report as they were, with

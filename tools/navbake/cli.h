@@ -32,6 +32,9 @@ struct GlobalOptions {
     uint64_t max_memory = 0;  // stage memory budget [Units: bytes], 0 = none
 };
 
+// One `--log-format json` line: {"time", "level", "message"} and the event's fields.
+std::string jsonLogLine(std::string_view level, std::string_view message, const LogFields& fields);
+
 // Context that logs through spdlog (stderr) and shows progress: a redrawn line on a terminal,
 // periodic log lines otherwise. Safe to call from several threads (build jobs, link generation
 // beside a graph): one line at a time.
@@ -40,10 +43,12 @@ public:
     explicit CliContext(const GlobalOptions& options);
     ~CliContext() override;
     void log(LogLevel level, std::string_view message) override;
+    void event(LogLevel level, std::string_view message, const LogFields& fields) override;
     void progress(std::string_view stage, uint64_t done, uint64_t total) override;
 
 private:
-    void write(LogLevel level, std::string_view message);  // log(), with mutex_ held
+    // log() and event(), with mutex_ held.
+    void write(LogLevel level, std::string_view message, const LogFields& fields);
     void clearProgressLine();
     std::mutex mutex_;
     GlobalOptions options_;

@@ -72,23 +72,32 @@ const char* levelName(LogLevel level) {
 
 void CliContext::log(LogLevel level, std::string_view message) {
     std::lock_guard<std::mutex> lock(mutex_);
-    write(level, message);
+    write(level, message, {});
 }
 
-void CliContext::write(LogLevel level, std::string_view message) {
+void CliContext::event(LogLevel level, std::string_view message, const LogFields& fields) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    write(level, message, fields);
+}
+
+std::string jsonLogLine(std::string_view level, std::string_view message, const LogFields& fields) {
+    const auto now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    nlohmann::ordered_json line = {
+        {"time", now}, {"level", std::string(level)}, {"message", std::string(message)}};
+    for (const auto& [key, value] : fields)
+        std::visit([&, &key = key](const auto& v) { line[key] = v; }, value);
+    return line.dump();
+}
+
+void CliContext::write(LogLevel level, std::string_view message, const LogFields& fields) {
     const auto spd_level = toSpdlog(level);
     if (!spdlog::default_logger()->should_log(spd_level)) return;
     clearProgressLine();
-    if (options_.log_format == LogFormat::json) {
-        const auto now =
-            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-                .count();
-        nlohmann::ordered_json line = {
-            {"time", now}, {"level", levelName(level)}, {"message", std::string(message)}};
-        spdlog::log(spd_level, "{}", line.dump());
-    } else {
+    if (options_.log_format == LogFormat::json)
+        spdlog::log(spd_level, "{}", jsonLogLine(levelName(level), message, fields));
+    else
         spdlog::log(spd_level, "{}", message);
-    }
 }
 
 // "12 s", "3 min 05 s", "2 h 10 min".
@@ -137,15 +146,19 @@ void CliContext::progress(std::string_view stage, uint64_t done, uint64_t total)
     last_progress_ = now;
     write(LogLevel::info,
           fmt::format("{}: {}/{} ({:.0f}%{})", stage, done, total,
-                      total == 0 ? 100.0 : 100.0 * double(done) / double(total), eta));
+                      total == 0 ? 100.0 : 100.0 * double(done) / double(total), eta),
+          {{"event", std::string("progress")},
+           {"stage", std::string(stage)},
+           {"done", int64_t(done)},
+           {"total", int64_t(total)}});
 }
 
 int reportFailure(Context& context, const Error& error) {
-    context.log(LogLevel::error, error.message);
-    switch (error.kind) {
-        case ErrorKind::usage: return kExitUsage;
-        default: return kExitFailure;
-    }
+    const int code = error.kind == ErrorKind::usage ? kExitUsage : kExitFailure;
+    context.event(LogLevel::error, error.message,
+                  {{"event", std::string(error.kind == ErrorKind::usage ? "usage" : "error")},
+                   {"exit", int64_t(code)}});
+    return code;
 }
 
 }  // namespace nav::navbake

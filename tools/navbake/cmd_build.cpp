@@ -75,8 +75,16 @@ void registerBuild(CLI::App& app, CommandBody& body) {
                 (st.skipped ? skipped : built) += 1;
                 warnings += st.warnings.size();
             }
-            context.info("{} stages: {} built, {} up to date; {} warnings; {:.0f} ms",
-                         report->stages.size(), built, skipped, warnings, report->milliseconds);
+            context.event(
+                LogLevel::info,
+                fmt::format("{} stages: {} built, {} up to date; {} warnings; {:.0f} ms",
+                            report->stages.size(), built, skipped, warnings, report->milliseconds),
+                {{"event", std::string("build")},
+                 {"stages", int64_t(report->stages.size())},
+                 {"built", int64_t(built)},
+                 {"up_to_date", int64_t(skipped)},
+                 {"warnings", int64_t(warnings)},
+                 {"ms", std::round(report->milliseconds * 10) / 10}});
             for (const pipeline::StageReport& st : report->stages) {
                 std::string counts;
                 for (auto it = st.counts.begin(); it != st.counts.end(); ++it)
@@ -88,7 +96,9 @@ void registerBuild(CLI::App& app, CommandBody& body) {
             for (const pipeline::StageReport& st : report->stages)
                 for (const std::string& w : st.warnings) context.info("  warning: {}", w);
             for (const std::string& o : report->outputs)
-                context.info("  output: {}", (config->output / o).string());
+                context.event(
+                    LogLevel::info, fmt::format("  output: {}", (config->output / o).string()),
+                    {{"event", std::string("output")}, {"path", (config->output / o).string()}});
             context.info(
                 "report: {}",
                 (config->output / (config->file.stem().string() + ".report.json")).string());

@@ -65,19 +65,37 @@ int main(int argc, char** argv) {
         "Exit codes: 0 success, 1 bad input or failed stage, 2 usage error.\n"
         "Run 'navbake SUBCOMMAND --help' for the options of each stage.\n");
 
+    // Usage errors are JSON lines too with --log-format json (looked up in the arguments: a
+    // parse error may come before the option is read).
+    bool json = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--log-format=json" ||
+            (arg == "--log-format" && i + 1 < argc && std::string_view(argv[i + 1]) == "json"))
+            json = true;
+    }
+    auto usageError = [&](const std::string& message) {
+        if (json)
+            std::fprintf(
+                stderr, "%s\n",
+                jsonLogLine("error", message,
+                            {{"event", std::string("usage")}, {"exit", int64_t(kExitUsage)}})
+                    .c_str());
+        else
+            std::fprintf(stderr, "error: %s\n", message.c_str());
+        return kExitUsage;
+    };
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
+        if (json && e.get_exit_code() != 0) return usageError(e.what());
         const int code = app.exit(e);
         return code == 0 ? kExitOk : kExitUsage;
     }
     options.log_format = log_format == "json" ? LogFormat::json : LogFormat::text;
-    if (max_memory != "none" && !nav::parseMemorySize(max_memory, options.max_memory)) {
-        std::fprintf(stderr,
-                     "error: --max-memory '%s' is not a size like 512M, 4G or 50%%, or 'none'\n",
-                     max_memory.c_str());
-        return kExitUsage;
-    }
+    if (max_memory != "none" && !nav::parseMemorySize(max_memory, options.max_memory))
+        return usageError("--max-memory '" + max_memory +
+                          "' is not a size like 512M, 4G or 50%, or 'none'");
 
     CliContext context(options);
     context.setMemoryLimit(options.max_memory);
