@@ -1361,12 +1361,12 @@ Result<BuildReport> runBuild(const LevelConfig& c, const BuildOptions& options, 
                     .count();
             st.report.peak_rss_bytes = peakRss();
             for (const std::string& w : st.report.warnings)
-                if (!st.report.skipped) {
-                    LogFields fields = stageFields(st, "built", st.report.milliseconds);
-                    fields[0].second = std::string("warning");
-                    fields.push_back({"warning", w});
-                    context.event(LogLevel::warn, w, fields);
-                }
+                if (!st.report.skipped)
+                    context.event(LogLevel::warn, w,
+                                  {{"event", std::string("warning")},
+                                   {"stage", st.name},
+                                   {"agent", st.agent},
+                                   {"warning", w}});
             if (!status)
                 context.event(LogLevel::debug, fmt::format("failed: {}", st.name),
                               stageFields(st, "failed", st.report.milliseconds));
