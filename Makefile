@@ -3,6 +3,10 @@
 
 BUILD_DIR  ?= build
 ASAN_DIR   ?= build-asan
+FUZZ_DIR   ?= build-fuzz
+# make fuzz: seconds per target (the short pass of make test: FUZZ_SMOKE_SECONDS).
+FUZZ_SECONDS       ?= 600
+FUZZ_SMOKE_SECONDS ?= 20
 OUT_DIR    ?= out
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
@@ -11,11 +15,12 @@ SHARED     := $(abspath ..)/shared/data
 
 PACKAGES := g++ cmake make libcli11-dev libassimp-dev nlohmann-json3-dev libzstd-dev \
             libspdlog-dev doctest-dev libpng-dev clang-format pkg-config \
-            python3-distributed
+            python3-distributed clang
 # Only for the peer benchmark bench_recast (Recast/Detour); the product never links it.
 BENCH_PACKAGES := librecast-dev
 
-.PHONY: all setup configure build test run asan bench bench-setup levels format clean help
+.PHONY: all setup configure build test run asan bench bench-setup levels format clean help \
+        fuzz fuzz-build fuzz-smoke
 
 all: build
 
@@ -23,6 +28,8 @@ help:
 	@echo "make run    install missing packages, build, bake the sample levels, print a summary"
 	@echo "make test   install missing packages, build, run every test (unit + CLI end-to-end)"
 	@echo "make asan   build with AddressSanitizer + UBSan in $(ASAN_DIR)/ and run the tests"
+	@echo "make fuzz   build the libFuzzer targets (clang, ASan + UBSan) in $(FUZZ_DIR)/ and run each"
+	@echo "            for FUZZ_SECONDS (default $(FUZZ_SECONDS)); make test runs them $(FUZZ_SMOKE_SECONDS) s each"
 	@echo "make bench  build and run the benchmarks (tests/bench/), printing figures;"
 	@echo "            installs librecast-dev for the Recast/Detour peer benchmark"
 	@echo "make levels regenerate sample_levels/ with tools/levelgen"
@@ -53,6 +60,7 @@ build: configure
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 run: build
 	@bash tools/run_sample.sh $(NAVBAKE) $(OUT_DIR) "$(SHARED)"
@@ -62,6 +70,29 @@ asan: setup
 	cmake --build $(ASAN_DIR) -j $(JOBS)
 	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+
+# Fuzzing (tests/fuzz): clang's libFuzzer needs its runtime, libclang-rt-N-dev for clang N.
+fuzz-build: setup
+	@major=$$(clang++ --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1); \
+	if ! dpkg-query -W -f='$${Status}' libclang-rt-$$major-dev 2>/dev/null | grep -q "ok installed"; then \
+	  echo "make fuzz-build: installing libclang-rt-$$major-dev"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends libclang-rt-$$major-dev; \
+	fi
+	@[ -f $(FUZZ_DIR)/CMakeCache.txt ] || cmake -S . -B $(FUZZ_DIR) -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -DNAVBAKE_FUZZ=ON \
+	  -DNAVBAKE_BUILD_TESTS=OFF $(CMAKE_ARGS)
+	cmake --build $(FUZZ_DIR) --target fuzz_targets -j $(JOBS)
+
+# Replays every committed regression input, then fuzzes each target briefly from the committed
+# corpus: the part of make test that catches a parser regression.
+fuzz-smoke: fuzz-build
+	@bash tests/fuzz/replay_regressions.sh $(FUZZ_DIR)
+	@bash tests/fuzz/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SMOKE_SECONDS)
+
+fuzz: fuzz-build
+	@bash tests/fuzz/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 # bench_recast needs librecast-dev: install it when missing (a failure only skips that bench),
 # then reconfigure so CMake finds it and adds the optional target.
@@ -92,4 +123,4 @@ format: setup
 	@bash tools/format.sh
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(OUT_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) $(OUT_DIR)

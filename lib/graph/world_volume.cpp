@@ -326,15 +326,18 @@ private:
                 add(work_[uint32_t(tz * layout_.tiles_x + tx)]);
     }
     void add(const std::array<float, 3>& p, float snap, bool near) {
-        if (const auto [q, fresh] = addQuery(p, snap); fresh) {
+        // No structured bindings here: the lambdas capture them (clang < 16 cannot).
+        if (const auto added = addQuery(p, snap); added.second) {
+            const auto q = added.first;
             const VoxelEndRule rule(origin_, cell_, height_, p.data(), snap, kVertical);
             if (rule.finite)
                 forTiles(rule.cx - rule.rx, rule.cx + rule.rx, rule.cz - rule.rx, rule.cz + rule.rx,
                          [&](TileWork& w) { w.queries.push_back(q); });
         }
         if (!near) return;
-        const auto [k, fresh] = addNear(p);
-        if (fresh) near_reach_.push_back(0.0);
+        const auto near_added = addNear(p);
+        const auto k = near_added.first;
+        if (near_added.second) near_reach_.push_back(0.0);
         if (reach(snap) <= near_reach_[k]) return;
         // Registered again with the larger reach (a tile that has it already keeps one entry).
         near_reach_[k] = reach(snap);

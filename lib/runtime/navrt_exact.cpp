@@ -6,6 +6,7 @@
 #include "lib/runtime/navrt_exact.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -478,7 +479,11 @@ bool ExactMeshQuery::admit(const Node& node) {
     if (!node.goal) {
         // The same node twice (equal root and g, polygon, edge and interval) adds nothing.
         // (Truncated to a micrometre: values a hair apart may hash apart, which only costs work.)
-        auto q = [](double v) { return uint64_t(int64_t(v * 1e6)); };
+        // Values beyond int64 (a corrupt mesh's coordinates) hash by their bits instead.
+        auto q = [](double v) {
+            const double s = v * 1e6;
+            return std::fabs(s) < 9.0e18 ? uint64_t(int64_t(s)) : std::bit_cast<uint64_t>(v);
+        };
         uint64_t h = 1469598103934665603ull;
         for (uint64_t v : {uint64_t(node.root_vertex), uint64_t(node.poly), uint64_t(node.edge),
                            q(node.root[0]), q(node.root[1]), q(node.left[0]), q(node.left[1]),

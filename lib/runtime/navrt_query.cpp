@@ -385,9 +385,21 @@ uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float ve
     const double fx = (double(p.x) - h.origin[0]) / h.cell_size;
     const double fz = (double(p.z) - h.origin[2]) / h.cell_size;
     if (!std::isfinite(fx) || !std::isfinite(fz) || !std::isfinite(p.y)) return kNoNode;
-    const int radius =
-        horizontal_tolerance > 0 ? int(std::ceil(horizontal_tolerance / h.cell_size)) : 0;
-    const int cx = int(std::floor(fx)), cz = int(std::floor(fz));
+    // A point 2^30 cells away is off any graph; a tolerance wider than the grid reaches nothing
+    // more (both would overflow int, and a huge radius would loop for ever).
+    constexpr double kFar = double(1 << 30);
+    if (std::fabs(fx) >= kFar || std::fabs(fz) >= kFar) return kNoNode;
+    const double grid_span = double(h.size_x) + double(h.size_z) + 1.0;
+    const int64_t radius =
+        horizontal_tolerance > 0
+            ? int64_t(std::min(std::ceil(double(horizontal_tolerance) / h.cell_size), grid_span))
+            : 0;
+    const int64_t cx = int64_t(std::floor(fx)), cz = int64_t(std::floor(fz));
+    // The columns within the radius that lie in the grid.
+    const int64_t x0 = std::max<int64_t>(cx - radius, 0);
+    const int64_t x1 = std::min<int64_t>(cx + radius, int64_t(h.size_x) - 1);
+    const int64_t z0 = std::max<int64_t>(cz - radius, 0);
+    const int64_t z1 = std::min<int64_t>(cz + radius, int64_t(h.size_z) - 1);
     uint32_t best = kNoNode;
     double best_score = 0;
     auto consider = [&](uint32_t node, double horizontal, double vertical) {
@@ -399,22 +411,28 @@ uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float ve
         }
     };
     // Horizontal distance from the point to the square of column (x, z); 0 inside it.
-    auto columnDistance = [&](int x, int z) {
+    auto columnDistance = [&](int64_t x, int64_t z) {
         const double ex = std::max({0.0, double(x) - fx, fx - double(x + 1)});
         const double ez = std::max({0.0, double(z) - fz, fz - double(z + 1)});
         return std::sqrt(ex * ex + ez * ez) * h.cell_size;
     };
     if (g.implicitVolume()) {
         const double fy = (double(p.y) - h.origin[1]) / h.cell_height;
-        const int cy = int(std::floor(fy));
-        const int vertical_radius =
-            vertical_tolerance > 0 ? int(std::ceil(vertical_tolerance / h.cell_height)) : 0;
-        for (int y = cy - vertical_radius; y <= cy + vertical_radius; ++y) {
+        if (!(std::fabs(fy) < kFar)) return kNoNode;
+        const int64_t cy = int64_t(std::floor(fy));
+        const int64_t vertical_radius =
+            vertical_tolerance > 0
+                ? int64_t(std::min(std::ceil(double(vertical_tolerance) / h.cell_height),
+                                   double(h.size_y) + 1.0))
+                : 0;
+        const int64_t y0 = std::max<int64_t>(cy - vertical_radius, 0);
+        const int64_t y1 = std::min<int64_t>(cy + vertical_radius, int64_t(h.size_y) - 1);
+        for (int64_t y = y0; y <= y1; ++y) {
             const double ey = std::max({0.0, double(y) - fy, fy - double(y + 1)}) * h.cell_height;
-            for (int z = cz - radius; z <= cz + radius; ++z)
-                for (int x = cx - radius; x <= cx + radius; ++x)
-                    if (voxelFree(g, x, y, z))
-                        consider(voxelIndex(h, x, y, z), columnDistance(x, z), ey);
+            for (int64_t z = z0; z <= z1; ++z)
+                for (int64_t x = x0; x <= x1; ++x)
+                    if (voxelFree(g, int(x), int(y), int(z)))
+                        consider(voxelIndex(h, int(x), int(y), int(z)), columnDistance(x, z), ey);
         }
         return best;
     }
@@ -429,9 +447,8 @@ uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float ve
         const fmt::NodeCell c = fmt::decodeNodeCell(g.layer_cells + size_t(n) * fmt::kNodeCellSize);
         return double(h.origin[1] + float(c.y) * h.cell_height);
     };
-    for (int z = cz - radius; z <= cz + radius; ++z) {
-        for (int x = cx - radius; x <= cx + radius; ++x) {
-            if (x < 0 || z < 0 || uint32_t(x) >= h.size_x || uint32_t(z) >= h.size_z) continue;
+    for (int64_t z = z0; z <= z1; ++z) {
+        for (int64_t x = x0; x <= x1; ++x) {
             const size_t column = size_t(z) * h.size_x + size_t(x);
             const double horizontal = columnDistance(x, z);
             for (uint32_t n = columns[column]; n < columns[column + 1]; ++n)

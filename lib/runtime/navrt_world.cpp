@@ -944,7 +944,7 @@ static Error addLoadedTile(World::Impl& w, Asset asset) {
     auto tile = std::make_unique<Tile>();
     tile->asset = std::move(asset);
     if (Error e = viewGraph(tile->asset, tile->graph)) return e;
-    SectionView hv, sv;
+    SectionView hv;
     if (Error e = tile->asset.require(fmt::kSecWorldTileHeader, hv)) return e;
     if (Error e = fmt::decodeWorldTileHeader(hv.data, hv.size, tile->header)) return e;
     const fmt::WorldTileHeader& h = tile->header;
@@ -1344,7 +1344,9 @@ PathStatus findMeshPath(World::Impl& w, Vec3 from, Vec3 to) {
     }
     bool reached = false;
     while (!open.empty()) {
-        const auto [fu, u] = open.top();
+        // Not a structured binding: the lambdas below capture u (clang < 16 cannot capture one).
+        const auto fu = open.top().first;
+        const auto u = open.top().second;
         open.pop();
         const uint32_t ti = uint32_t(u >> 32), n = uint32_t(u);
         Tile& t = *w.tiles[ti];
@@ -2100,7 +2102,8 @@ PathStatus World::planTiles(Vec3 from, Vec3 to, std::vector<uint32_t>& tiles) co
             dist[node] = 0;
             open.push({0, node});
             while (!open.empty()) {
-                const auto [d, u] = open.top();
+                const double d = open.top().first;  // captured below: no structured binding
+                const uint32_t u = open.top().second;
                 open.pop();
                 if (d > dist[u]) continue;
                 auto relax = [&](uint32_t v, double c) {
