@@ -234,6 +234,15 @@ Error parseContainerWith(const uint8_t* data, size_t size, uint64_t file_bytes, 
                              "raw section '%s' declares %llu decoded bytes but stores %llu", name,
                              static_cast<unsigned long long>(e.raw_size),
                              static_cast<unsigned long long>(e.stored_size));
+        // No zstd frame decodes to more than kMaxZstdExpansion bytes per stored byte: a larger
+        // raw_size is a lie that would make a reader allocate (or overflow a sum) for nothing.
+        if (e.codec != Codec::raw && e.raw_size / kMaxZstdExpansion > e.stored_size)
+            return makeError(ErrorCode::bad_section_table, entry_offset + 24, e.id,
+                             "section '%s' declares %llu decoded bytes, more than its %llu stored "
+                             "bytes can hold (at most %llu per byte)",
+                             name, static_cast<unsigned long long>(e.raw_size),
+                             static_cast<unsigned long long>(e.stored_size),
+                             static_cast<unsigned long long>(kMaxZstdExpansion));
         if (e.codec == Codec::zstd_delta32 && e.raw_size % 4 != 0)
             return makeError(ErrorCode::bad_section_table, entry_offset + 24, e.id,
                              "delta-coded section '%s' decodes to %llu bytes, not a multiple of 4",

@@ -34,6 +34,9 @@ void fourccToString(uint32_t code, char out[5]);
 // multiple of 4); the stored frame holds the wrapping differences of consecutive values (the first
 // against 0), which makes monotone arrays such as CSR offsets compress far better.
 enum class Codec : uint32_t { raw = 0, zstd = 1, zstd_delta32 = 2 };
+// The most a zstd stream expands: a block decodes to at most 128 KiB and takes at least 4 stored
+// bytes (an RLE block), so raw_size <= 32768 x stored_size for any valid zstd section.
+inline constexpr uint64_t kMaxZstdExpansion = 32768;
 const char* codecName(Codec codec);
 
 enum class ErrorCode : uint32_t {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -46,7 +47,7 @@ Result<uint64_t> containerRawBytes(const std::filesystem::path& path) {
     if (!c) return c.error();
     uint64_t total = 0;
     for (uint32_t k = 0; k < c->container.section_count; ++k)
-        total += c->container.sections[k].raw_size;
+        total += std::min(c->container.sections[k].raw_size, UINT64_MAX - total);  // saturates
     return total;
 }
 

@@ -100,13 +100,15 @@ Error loadFromMemory(const void* data, size_t size, Asset& out, const LoadOption
         return makeError(ErrorCode::wrong_kind, 12, 0, "artifact is of kind '%s', expected '%s'",
                          found, wanted);
     }
-    uint64_t total = 0;
+    uint64_t total = 0;  // stays <= max_memory, so neither the sum nor alignUp can wrap
     for (uint32_t i = 0; i < container->section_count; ++i) {
-        total += alignUp(size_t(container->sections[i].raw_size));
-        if (total > options.max_memory)
+        const uint64_t raw = container->sections[i].raw_size;
+        if (raw > options.max_memory || raw > (uint64_t(1) << 62) ||
+            alignUp(size_t(raw)) > options.max_memory - total)
             return makeError(ErrorCode::out_of_memory, 0, container->sections[i].id,
                              "asset decodes to more than the %llu-byte memory limit",
                              static_cast<unsigned long long>(options.max_memory));
+        total += alignUp(size_t(raw));
     }
     uint8_t* buffer = nullptr;
     if (total > 0) {

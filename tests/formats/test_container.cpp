@@ -210,6 +210,27 @@ TEST_SUITE("formats") {
             CHECK(parseContainer(bytes.data(), bytes.size(), c).code ==
                   ErrorCode::bad_section_table);
         }
+        SUBCASE("a zstd section declaring more than its bytes can hold") {
+            // Found by fuzz_asset (tests/fuzz/regressions/asset/raw-size-wraps-sum): raw sizes
+            // near 2^64 wrapped navrt's sum of section sizes, which then decoded past its buffer.
+            auto bytes = good;
+            REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
+            REQUIRE(c.sections[0].codec == Codec::zstd);
+            const uint64_t most = c.sections[0].stored_size * kMaxZstdExpansion;
+            for (uint64_t raw : {most + kMaxZstdExpansion, UINT64_MAX - 61483, UINT64_MAX}) {
+                storeLe64(bytes.data() + 64 + 24, raw);
+                rewriteHeaderChecksum(bytes);
+                const Error e = parseContainer(bytes.data(), bytes.size(), c);
+                CHECK(e.code == ErrorCode::bad_section_table);
+                CHECK(std::string(e.message).find("more than its") != std::string::npos);
+            }
+            storeLe64(bytes.data() + 64 + 24, most);  // possible: the table accepts it
+            rewriteHeaderChecksum(bytes);
+            REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
+            std::vector<uint8_t> out(4);  // (the frame then says otherwise)
+            CHECK(decodeSection(bytes.data(), c.sections[0], out.data(), out.size()).code ==
+                  ErrorCode::invalid_argument);
+        }
         SUBCASE("non-zero padding between sections") {
             auto bytes = good;
             REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));

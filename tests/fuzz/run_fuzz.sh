@@ -41,15 +41,15 @@ run_one() {
     "$work" "${seeds[@]}" >"$log" 2>&1
   local rc=$?
   local execs speed units
-  execs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
-  speed=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  execs=$(grep -a -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  speed=$(grep -a -o 'stat::average_exec_per_sec: [0-9]*' "$log" | tail -1 | awk '{print $2}')
   units=$(ls "$work" | wc -l)
   if [ $rc -eq 0 ]; then
     printf '%-13s %12s execs %8s execs/s  corpus %6s  ok\n' "$t" "${execs:-?}" "${speed:-?}" "$units"
   else
     printf '%-13s %12s execs %8s execs/s  corpus %6s  FOUND (exit %d): %s\n' "$t" "${execs:-?}" \
       "${speed:-?}" "$units" "$rc" "$(ls -t "$crashes" | head -1)"
-    grep -m1 -E 'ERROR: |SUMMARY: |runtime error' "$log" | sed 's/^/    /'
+    grep -a -m1 -E 'ERROR: |SUMMARY: |runtime error' "$log" | sed 's/^/    /'
     return 1
   fi
 }

@@ -145,6 +145,12 @@ TEST_SUITE("runtime") {
         // With a horizontal tolerance a point in the wall snaps to the nearest floor cell.
         const uint32_t snapped = navrt::locate(level->view, {1.1f, 0.0f, 0.5f}, 0.2f, 1.0f);
         CHECK(snapped == 0);
+        // Found by fuzz_asset (tests/fuzz/regressions/asset/locate-far-point): a point 1e38 m
+        // away was converted to int (undefined), and a huge tolerance looped over its radius.
+        CHECK(navrt::locate(level->view, {-1.4e38f, 0.0f, 0.5f}) == navrt::kNoNode);
+        CHECK(navrt::locate(level->view, {0.5f, 0.0f, 3e38f}, 1.0f, 1.0f) == navrt::kNoNode);
+        CHECK(navrt::locate(level->view, {2.5f, 0.0f, 1.5f}, 3e38f, 1.0f) == 4);  // on its cell
+        CHECK(navrt::locate(level->view, {40.5f, 0.0f, 1.5f}, 1e30f, 1.0f) == 4);  // nearest
     }
 
     TEST_CASE("path statuses: invalid nodes, disconnected goal, budget, same start and goal") {

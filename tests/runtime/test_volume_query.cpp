@@ -98,6 +98,9 @@ TEST_SUITE("runtime") {
         CHECK(navrt::locate(view, {0.5f, 0.5f, 0.5f}, 0, 0) == 0);
         CHECK(navrt::locate(view, {1.5f, 0.5f, 1.5f}, 0, 0) == navrt::kNoNode);  // blocked
         CHECK(navrt::locate(view, {1.5f, 9.5f, 1.5f}, 0, 0) == navrt::kNoNode);  // above the grid
+        // Far points and huge tolerances (fuzz_asset): no overflow, no endless loop.
+        CHECK(navrt::locate(view, {0.5f, -2e38f, 0.5f}, 1, 1) == navrt::kNoNode);
+        CHECK(navrt::locate(view, {0.5f, 0.5f, 0.5f}, 3e38f, 3e38f) == 0);
         navrt::PathQuery query;
         REQUIRE_FALSE(query.init(view));
         // Around the single blocked voxel: (0,0,1) -> (2,0,1) must not pass through (1,0,1).
