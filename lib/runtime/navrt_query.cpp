@@ -385,14 +385,14 @@ uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float ve
     const double fx = (double(p.x) - h.origin[0]) / h.cell_size;
     const double fz = (double(p.z) - h.origin[2]) / h.cell_size;
     if (!std::isfinite(fx) || !std::isfinite(fz) || !std::isfinite(p.y)) return kNoNode;
-    // A point 2^30 cells away is off any graph; a tolerance wider than the grid reaches nothing
-    // more (both would overflow int, and a huge radius would loop for ever).
-    constexpr double kFar = double(1 << 30);
+    // A point 2^30 cells away is off any graph (it would overflow int); the radius is capped
+    // at 2^31 cells and the columns visited are those of the grid, so a huge tolerance neither
+    // overflows nor loops for ever.
+    constexpr double kFar = double(1 << 30), kMaxRadius = 2.0 * kFar;
     if (std::fabs(fx) >= kFar || std::fabs(fz) >= kFar) return kNoNode;
-    const double grid_span = double(h.size_x) + double(h.size_z) + 1.0;
     const int64_t radius =
         horizontal_tolerance > 0
-            ? int64_t(std::min(std::ceil(double(horizontal_tolerance) / h.cell_size), grid_span))
+            ? int64_t(std::min(std::ceil(double(horizontal_tolerance) / h.cell_size), kMaxRadius))
             : 0;
     const int64_t cx = int64_t(std::floor(fx)), cz = int64_t(std::floor(fz));
     // The columns within the radius that lie in the grid.
@@ -422,8 +422,8 @@ uint32_t locate(const GraphView& g, Vec3 p, float horizontal_tolerance, float ve
         const int64_t cy = int64_t(std::floor(fy));
         const int64_t vertical_radius =
             vertical_tolerance > 0
-                ? int64_t(std::min(std::ceil(double(vertical_tolerance) / h.cell_height),
-                                   double(h.size_y) + 1.0))
+                ? int64_t(
+                      std::min(std::ceil(double(vertical_tolerance) / h.cell_height), kMaxRadius))
                 : 0;
         const int64_t y0 = std::max<int64_t>(cy - vertical_radius, 0);
         const int64_t y1 = std::min<int64_t>(cy + vertical_radius, int64_t(h.size_y) - 1);

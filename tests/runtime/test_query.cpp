@@ -149,7 +149,7 @@ TEST_SUITE("runtime") {
         // away was converted to int (undefined), and a huge tolerance looped over its radius.
         CHECK(navrt::locate(level->view, {-1.4e38f, 0.0f, 0.5f}) == navrt::kNoNode);
         CHECK(navrt::locate(level->view, {0.5f, 0.0f, 3e38f}, 1.0f, 1.0f) == navrt::kNoNode);
-        CHECK(navrt::locate(level->view, {2.5f, 0.0f, 1.5f}, 3e38f, 1.0f) == 4);  // on its cell
+        CHECK(navrt::locate(level->view, {2.5f, 0.0f, 1.5f}, 3e38f, 1.0f) == 4);   // on its cell
         CHECK(navrt::locate(level->view, {40.5f, 0.0f, 1.5f}, 1e30f, 1.0f) == 4);  // nearest
     }
 
