@@ -591,22 +591,30 @@ bool ExactMeshQuery::floorsStack(const GraphView& g, const std::vector<uint32_t>
     // A grid of at most 128 x 128 cells over them; per cell the lowest top and the highest bottom
     // of the polygons holding its centre (convex, counter-clockwise in XZ: the centre on the left
     // of every edge, or on it).
+    // In double: the extent of finite floats far apart overflows a float (then inf / inf).
     constexpr int kCells = 128;
-    const float cell = std::max({(max_x - min_x) / kCells, (max_z - min_z) / kCells, 1e-3f});
-    const int nx = std::min(kCells, int((max_x - min_x) / cell) + 1);
-    const int nz = std::min(kCells, int((max_z - min_z) / cell) + 1);
+    const float cell_f = std::max({(max_x - min_x) / kCells, (max_z - min_z) / kCells, 1e-3f});
+    const double cell = std::isfinite(cell_f) ? double(cell_f)
+                                              : std::max((double(max_x) - min_x) / kCells,
+                                                         (double(max_z) - min_z) / kCells);
+    // The cell holding offset v from the minimum, clamped to [0, n - 1].
+    auto cellOf = [&](double v, int n) {
+        const double c = v / cell;
+        return c >= double(n - 1) ? n - 1 : c > 0 ? int(c) : 0;
+    };
+    const int nx = std::min(kCells, cellOf(double(max_x) - min_x, kCells + 1) + 1);
+    const int nz = std::min(kCells, cellOf(double(max_z) - min_z, kCells + 1) + 1);
     std::vector<float> lowest_top(size_t(nx) * size_t(nz), HUGE_VALF),
         highest_bottom(size_t(nx) * size_t(nz), -HUGE_VALF);
     for (uint32_t p = 0; p < polys; ++p) {
         const Box& b = boxes[p];
-        const int cx0 = std::clamp(int((b.x0 - min_x) / cell), 0, nx - 1);
-        const int cx1 = std::clamp(int((b.x1 - min_x) / cell), 0, nx - 1);
-        const int cz0 = std::clamp(int((b.z0 - min_z) / cell), 0, nz - 1);
-        const int cz1 = std::clamp(int((b.z1 - min_z) / cell), 0, nz - 1);
+        const int cx0 = cellOf(double(b.x0) - min_x, nx);
+        const int cx1 = cellOf(double(b.x1) - min_x, nx);
+        const int cz0 = cellOf(double(b.z0) - min_z, nz);
+        const int cz1 = cellOf(double(b.z1) - min_z, nz);
         for (int z = cz0; z <= cz1; ++z)
             for (int x = cx0; x <= cx1; ++x) {
-                const double c[2] = {min_x + (x + 0.5) * double(cell),
-                                     min_z + (z + 0.5) * double(cell)};
+                const double c[2] = {min_x + (x + 0.5) * cell, min_z + (z + 0.5) * cell};
                 bool inside = true;
                 for (uint32_t k = offsets[p] + p; inside && k < offsets[p + 1] + p; ++k) {
                     const float* u = g.mesh_vertices + 3 * size_t(ring[k]);

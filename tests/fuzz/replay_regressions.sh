@@ -7,6 +7,7 @@ build=$(realpath "$1")
 here=$(cd "$(dirname "$0")" && pwd)
 status=0
 count=0
+mkdir -p "$build/fuzz-tmp"
 for dir in "$here"/regressions/*/; do
   [ -d "$dir" ] || continue
   t=$(basename "$dir")
@@ -20,6 +21,5 @@ for dir in "$here"/regressions/*/; do
   fi
   count=$((count + ${#files[@]}))
 done
-mkdir -p "$build/fuzz-tmp"
 echo "fuzz regressions: $count inputs replayed"
 exit $status
