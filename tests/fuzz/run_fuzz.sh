@@ -26,8 +26,11 @@ run_one() {
   local work="$build/fuzz-corpus/$t" crashes="$build/fuzz-crashes/$t"
   local log="$build/fuzz-logs/$t.log"
   mkdir -p "$work" "$crashes" "$(dirname "$log")"
-  local seeds=("$here/corpus/$t")
-  [ -d "$here/regressions/$t" ] && seeds+=("$here/regressions/$t")
+  local seeds=()
+  local d
+  for d in "$here/corpus/$t" "$here/regressions/$t"; do
+    [ -d "$d" ] && seeds+=("$d")
+  done
   case $t in container | asset | artifact) seeds+=("$here/../data") ;; esac
   local max_len=4096
   case $t in
@@ -41,8 +44,8 @@ run_one() {
     "$work" "${seeds[@]}" >"$log" 2>&1
   local rc=$?
   local execs speed units
-  execs=$(grep -a -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
-  speed=$(grep -a -o 'stat::average_exec_per_sec: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  execs=$(grep -a -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
+  speed=$(grep -a -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
   units=$(ls "$work" | wc -l)
   if [ $rc -eq 0 ]; then
     printf '%-13s %12s execs %8s execs/s  corpus %6s  ok\n' "$t" "${execs:-?}" "${speed:-?}" "$units"
