@@ -451,6 +451,12 @@ Error decodeGraphHeader(const uint8_t* data, size_t size, GraphHeader& h) {
     if ((h.flags & ~kGraphFlagImplicitVolume) != 0)
         return makeError(ErrorCode::bad_section, 76, id, "section 'GRHD': unknown flags %08x",
                          h.flags);
+    // Volume graphs are implicit (free-voxel bits, no edge lists), and only they are.
+    if (((h.flags & kGraphFlagImplicitVolume) != 0) != (h.type == GraphType::volume))
+        return makeError(ErrorCode::bad_section, 76, id,
+                         "section 'GRHD': the implicit-volume flag (bit 0) must be set exactly "
+                         "for volume graphs (graph type %u, flags %08x)",
+                         type, h.flags);
     if (!(h.min_cost_multiplier > 0) || !std::isfinite(h.min_cost_multiplier))
         return makeError(ErrorCode::bad_section, 24, id,
                          "section 'GRHD': minimum cost multiplier must be positive");

@@ -80,6 +80,21 @@ TEST_SUITE("formats") {
             h.agent_height = 2, h.flags = 0;
             checkEveryByteCounts<formats::GraphHeader, formats::kGraphHeaderSize>(
                 h, formats::encodeGraphHeader, formats::decodeGraphHeader);
+            // The implicit-volume flag goes with the volume type, both ways (fuzz_asset found a
+            // volume header without it: views then read voxel bits that were never there).
+            uint8_t bytes[formats::kGraphHeaderSize];
+            formats::GraphHeader out;
+            for (auto [type, flags] : {std::pair{formats::GraphType::volume, 0u},
+                                       std::pair{formats::GraphType::tile, 1u}}) {
+                h.type = type, h.flags = flags;
+                formats::encodeGraphHeader(h, bytes);
+                const formats::Error e = formats::decodeGraphHeader(bytes, sizeof bytes, out);
+                CHECK(e.code == formats::ErrorCode::bad_section);
+                CHECK(std::string(e.message).find("implicit-volume flag") != std::string::npos);
+            }
+            h.type = formats::GraphType::volume, h.flags = formats::kGraphFlagImplicitVolume;
+            formats::encodeGraphHeader(h, bytes);
+            CHECK_FALSE(formats::decodeGraphHeader(bytes, sizeof bytes, out));
         }
         SUBCASE("MGHD") {
             formats::MeshIndexHeader h;
