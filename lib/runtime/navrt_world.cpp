@@ -465,14 +465,14 @@ Error badSection(uint32_t id, const char* what) {
 }  // namespace
 
 // Decodes the index asset into `w` (which holds it).
-static Error decodeIndex(World::Impl& w);
+static Error decodeIndex(World::Impl& w, uint64_t max_memory);
 
 Error World::initFile(const char* path, const LoadOptions& options) {
     impl_ = std::make_unique<Impl>();
     LoadOptions o = options;
     o.expected_kind = fmt::kKindWorld;
     if (Error e = load(path, impl_->index, o)) return e;
-    return decodeIndex(*impl_);
+    return decodeIndex(*impl_, o.max_memory);
 }
 
 Error World::init(const void* index, size_t size, const LoadOptions& options) {
@@ -480,13 +480,30 @@ Error World::init(const void* index, size_t size, const LoadOptions& options) {
     LoadOptions o = options;
     o.expected_kind = fmt::kKindWorld;
     if (Error e = loadFromMemory(index, size, impl_->index, o)) return e;
-    return decodeIndex(*impl_);
+    return decodeIndex(*impl_, o.max_memory);
 }
 
-static Error decodeIndex(World::Impl& w) {
+static Error decodeIndex(World::Impl& w, uint64_t max_memory) {
     SectionView view;
     if (Error e = w.index.require(fmt::kSecWorldHeader, view)) return e;
     if (Error e = fmt::decodeWorldHeader(view.data, view.size, w.header)) return e;
+    // The per-tile tables below (a grid may have up to 2^28 tiles) within the memory limit: a
+    // world far larger than its tiles is refused here, not by an allocation failing.
+    const uint64_t grid_tiles = uint64_t(w.header.tiles_x) * w.header.tiles_z;
+    constexpr uint64_t kPerTile = sizeof(decltype(w.tiles)::value_type) +
+                                  sizeof(decltype(w.tile_portals)::value_type) +
+                                  2 * sizeof(decltype(w.component_base)::value_type);
+    if (grid_tiles * kPerTile > max_memory) {
+        Error e;
+        e.code = ErrorCode::out_of_memory;
+        std::snprintf(e.message, sizeof(e.message),
+                      "world index: a grid of %u x %u tiles needs %llu bytes of tile tables, "
+                      "more than the %llu-byte memory limit",
+                      w.header.tiles_x, w.header.tiles_z,
+                      static_cast<unsigned long long>(grid_tiles * kPerTile),
+                      static_cast<unsigned long long>(max_memory));
+        return e;
+    }
     SectionView portals, offsets, targets, costs;
     if (Error e = w.index.require(fmt::kSecWorldPortals, portals)) return e;
     if (Error e = w.index.require(fmt::kSecWorldPortalOffsets, offsets)) return e;

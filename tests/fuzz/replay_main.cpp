@@ -15,10 +15,11 @@
 #include <string>
 #include <vector>
 
-#define NAVBAKE_FUZZ_TARGETS(X)                                                                   \
-    X(container)                                                                                  \
-    X(asset)                                                                                      \
-    X(world) X(artifact) X(map) X(scen) X(3dmap) X(3dscen) X(level_config) X(tags) X(definitions) \
+#define NAVBAKE_FUZZ_TARGETS(X)                                                          \
+    X(container)                                                                         \
+    X(asset)                                                                             \
+    X(world)                                                                             \
+    X(artifact) X(map) X(scen) X(3dmap) X(3dscen) X(level_config) X(tags) X(definitions) \
         X(obj_import)
 
 #define DECLARE(name) extern "C" int fuzz_entry_##name(const uint8_t* data, size_t size);

@@ -205,6 +205,31 @@ std::map<uint32_t, std::vector<uint8_t>> tileBytes(const BakedWorld& world, uint
 }  // namespace
 
 TEST_SUITE("world") {
+    TEST_CASE("a world index whose tile grid outgrows the memory limit is refused") {
+        // Found by fuzz_world (tests/fuzz/regressions/world/huge-tile-grid): a WIHD of 2^28
+        // tiles made the loader allocate ~10 GB of per-tile tables outside the memory limit.
+        const std::vector<uint8_t> bytes = test::readBytes(
+            std::filesystem::path(NAVBAKE_TEST_DATA) / "../fuzz/regressions/world/huge-tile-grid");
+        REQUIRE(bytes.size() >= 64);
+        const size_t index_size = size_t(formats::loadLe64(bytes.data() + 24));  // tiles follow
+        REQUIRE(index_size <= bytes.size());
+        navrt_load_options options;
+        navrt_load_options_init(&options);
+        navrt_world* world = nullptr;
+        navrt_error error;
+        CHECK(navrt_world_load_memory(bytes.data(), index_size, &options, &world, &error) ==
+              NAVRT_OUT_OF_MEMORY);
+        CHECK(world == nullptr);
+        CHECK(std::string(error.message).find("tile tables") != std::string::npos);
+        // The golden world loads under a limit its tile tables fit in.
+        const std::vector<uint8_t> golden =
+            test::readBytes(std::filesystem::path(NAVBAKE_TEST_DATA) / "wrld-v1.world");
+        options.max_memory = 1 << 20;
+        REQUIRE(navrt_world_load_memory(golden.data(), golden.size(), &options, &world, &error) ==
+                NAVRT_OK);
+        navrt_world_free(world);
+    }
+
     TEST_CASE(
         "world components: joined across tiles, numbered by first member, sizes exact past 32 "
         "bits") {
