@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#define NAVBAKE_FUZZ_TARGETS(X)                                                          \
-    X(container)                                                                         \
-    X(asset)                                                                             \
-    X(world)                                                                             \
-    X(artifact) X(map) X(scen) X(3dmap) X(3dscen) X(level_config) X(tags) X(definitions) \
-        X(obj_import)
+#define NAVBAKE_FUZZ_TARGETS(X) \
+    X(container)                \
+    X(asset)                    \
+    X(world)                    \
+    X(artifact)                 \
+    X(map) X(scen) X(3dmap) X(3dscen) X(level_config) X(tags) X(definitions) X(obj_import)
 
 #define DECLARE(name) extern "C" int fuzz_entry_##name(const uint8_t* data, size_t size);
 NAVBAKE_FUZZ_TARGETS(DECLARE)
