@@ -89,7 +89,7 @@ fuzz-build: setup
 # corpus: the part of make test that catches a parser regression.
 fuzz-smoke: fuzz-build
 	@bash tests/fuzz/replay_regressions.sh $(FUZZ_DIR)
-	@bash tests/fuzz/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SMOKE_SECONDS)
+	@FUZZ_LOG_DIR=$(FUZZ_DIR)/fuzz-logs/smoke bash tests/fuzz/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SMOKE_SECONDS)
 
 fuzz: fuzz-build
 	@bash tests/fuzz/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SECONDS)

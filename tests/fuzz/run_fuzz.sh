@@ -5,7 +5,8 @@
 #   run_fuzz.sh FUZZ_BUILD_DIR SECONDS [TARGET...]   (default: every target)
 # The working corpus of target T is FUZZ_BUILD_DIR/fuzz-corpus/T (grown across runs), seeded from
 # tests/fuzz/corpus/T and, for the targets that read artifacts, tests/data's golden files.
-# RUNS=N stops a target after N executions (when that comes before SECONDS).
+# RUNS=N stops a target after N executions (when that comes before SECONDS); FUZZ_LOG_DIR says
+# where each target's libFuzzer log goes (default FUZZ_BUILD_DIR/fuzz-logs).
 # A crash, leak, timeout (10 s for one input) or out-of-memory input is written to
 # FUZZ_BUILD_DIR/fuzz-crashes/T/ and makes the script exit 1; turn each into a regression test
 # (tests/fuzz/regressions/T/, replayed by `make fuzz-smoke`) once fixed.
@@ -24,7 +25,7 @@ run_one() {
   local t=$1
   local bin="$build/tests/fuzz/fuzz_$t"
   local work="$build/fuzz-corpus/$t" crashes="$build/fuzz-crashes/$t"
-  local log="$build/fuzz-logs/$t.log"
+  local log="${FUZZ_LOG_DIR:-$build/fuzz-logs}/$t.log"
   mkdir -p "$work" "$crashes" "$(dirname "$log")"
   local seeds=()
   local d
