@@ -79,8 +79,8 @@ bool allZero(const uint8_t* p, size_t n) {
     return true;
 }
 
-// Header checksum: XXH64 over the header with its checksum field (bytes 40..47) taken as zero,
-// followed by the section table.
+}  // namespace
+
 uint64_t headerChecksum(const uint8_t* data, size_t table_bytes) {
     uint8_t header[kHeaderSize];
     std::memcpy(header, data, kHeaderSize);
@@ -90,8 +90,6 @@ uint64_t headerChecksum(const uint8_t* data, size_t table_bytes) {
     hash.update(data + kHeaderSize, table_bytes);
     return hash.digest();
 }
-
-}  // namespace
 
 namespace {
 // parseContainer over the first `size` bytes of a file of `file_bytes` (size == file_bytes unless

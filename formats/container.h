@@ -104,6 +104,10 @@ struct Container {
     int find(uint32_t id) const;
 };
 
+// The header checksum (FORMAT.md 1.1): XXH64 over the 64 header bytes at `data` with the
+// checksum field (bytes 40..47) taken as zero, followed by the `table_bytes` of the section table.
+uint64_t headerChecksum(const uint8_t* data, size_t table_bytes);
+
 // Validates the header and the section table of `size` bytes at `data` and fills `out`.
 // Section payloads are not touched (see verifySection / decodeSection).
 Error parseContainer(const uint8_t* data, size_t size, Container& out);

@@ -190,10 +190,7 @@ bool ContainerWriter::finish(std::vector<uint8_t>& out, std::string& error) cons
         if (!stored.empty()) std::memcpy(h + offsets[i], stored.data(), stored.size());
     }
     // Header checksum last: it covers the header (checksum field as zero) and the table.
-    XxHash64 hash;
-    hash.update(h, kHeaderSize);
-    hash.update(h + kHeaderSize, count * kSectionEntrySize);
-    storeLe64(h + 40, hash.digest());
+    storeLe64(h + 40, headerChecksum(h, count * kSectionEntrySize));
     return true;
 }
 

@@ -44,12 +44,7 @@ std::vector<uint8_t> sampleContainer() {
 
 void rewriteHeaderChecksum(std::vector<uint8_t>& bytes) {
     const uint32_t count = loadLe32(bytes.data() + 20);
-    std::vector<uint8_t> header(bytes.begin(), bytes.begin() + 64);
-    std::memset(header.data() + 40, 0, 8);
-    XxHash64 h;
-    h.update(header.data(), 64);
-    h.update(bytes.data() + 64, count * kSectionEntrySize);
-    storeLe64(bytes.data() + 40, h.digest());
+    storeLe64(bytes.data() + 40, headerChecksum(bytes.data(), count * kSectionEntrySize));
 }
 
 }  // namespace

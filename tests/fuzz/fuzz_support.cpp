@@ -152,10 +152,7 @@ void fixChecksums(std::span<uint8_t> bytes) {
             if (offset <= p.size && stored <= p.size - offset)
                 fmt::storeLe64(e + 32, fmt::xxhash64(h + offset, size_t(stored)));
         }
-        fmt::storeLe64(h + 40, 0);
-        fmt::XxHash64 hash;
-        hash.update(h, fmt::kHeaderSize + size_t(count) * fmt::kSectionEntrySize);
-        fmt::storeLe64(h + 40, hash.digest());
+        fmt::storeLe64(h + 40, fmt::headerChecksum(h, size_t(count) * fmt::kSectionEntrySize));
     }
 }
 
