@@ -15,16 +15,11 @@
 #include <string>
 #include <vector>
 
-#define NAVBAKE_FUZZ_TARGETS(X) \
-    X(container)                \
-    X(asset)                    \
-    X(world)                    \
-    X(artifact)                 \
-    X(map) X(scen) X(3dmap) X(3dscen) X(level_config) X(tags) X(definitions) X(obj_import)
-
-#define DECLARE(name) extern "C" int fuzz_entry_##name(const uint8_t* data, size_t size);
-NAVBAKE_FUZZ_TARGETS(DECLARE)
-#undef DECLARE
+// fuzz_targets.inc holds one X(name) per target of tests/fuzz/targets.cmake (written at configure
+// time), so the list of targets is kept in one place.
+#define X(name) extern "C" int fuzz_entry_##name(const uint8_t* data, size_t size);
+#include "fuzz_targets.inc"
+#undef X
 
 // The container mutator calls libFuzzer's; never called when replaying.
 extern "C" size_t LLVMFuzzerMutate(uint8_t*, size_t size, size_t) { return size; }
@@ -37,9 +32,11 @@ struct Target {
     const char* name;
     Entry entry;
 };
-#define ENTRY(name) Target{#name, fuzz_entry_##name},
-const Target kTargets[] = {NAVBAKE_FUZZ_TARGETS(ENTRY)};
-#undef ENTRY
+const Target kTargets[] = {
+#define X(name) Target{#name, fuzz_entry_##name},
+#include "fuzz_targets.inc"
+#undef X
+};
 
 bool replay(Entry entry, const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);

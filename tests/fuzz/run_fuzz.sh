@@ -3,6 +3,7 @@
 # time (JOBS), and prints one line per target: executions, executions per second, corpus size,
 # and whether it found anything.
 #   run_fuzz.sh FUZZ_BUILD_DIR SECONDS [TARGET...]   (default: every target)
+# The targets are those of tests/fuzz/targets.cmake, as the build wrote them (tests/fuzz/targets.sh).
 # The working corpus of target T is FUZZ_BUILD_DIR/fuzz-corpus/T (grown across runs), seeded from
 # tests/fuzz/corpus/T and, for the targets that read artifacts, tests/data's golden files.
 # RUNS=N stops a target after N executions (when that comes before SECONDS); FUZZ_LOG_DIR says
@@ -17,9 +18,9 @@ shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 jobs=${JOBS:-2}
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then
-  targets=(container asset world artifact map scen 3dmap 3dscen level_config tags definitions obj_import)
-fi
+[ -f "$build/tests/fuzz/targets.sh" ] || { echo "no $build/tests/fuzz/targets.sh: configure $build with -DNAVBAKE_FUZZ=ON (make fuzz-build)" >&2; exit 2; }
+source "$build/tests/fuzz/targets.sh"
+[ ${#targets[@]} -eq 0 ] && targets=("${fuzz_targets[@]}")
 
 run_one() {
   local t=$1
@@ -32,7 +33,7 @@ run_one() {
   for d in "$here/corpus/$t" "$here/regressions/$t"; do
     [ -d "$d" ] && seeds+=("$d")
   done
-  case $t in container | asset | artifact) seeds+=("$here/../data") ;; esac
+  [[ " ${fuzz_artifact_targets[*]} " == *" $t "* ]] && seeds+=("$here/../data")
   local max_len=4096
   case $t in
     container | asset | artifact | world) max_len=65536 ;;
