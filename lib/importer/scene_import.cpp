@@ -27,6 +27,7 @@
 #include "lib/importer/assimp_library.h"
 #include "lib/importer/import.h"
 #include "lib/importer/obj_reader.h"
+#include "lib/importer/scene_import.h"
 
 namespace nav::importer {
 namespace {
@@ -919,6 +920,46 @@ Status checkSceneLinkIds(const std::vector<geometry::LinkSpec>& links) {
 
 namespace {
 
+// The source read into geometry: an OBJ file (obj_path, read as it is flattened) or an Assimp
+// scene, then the scene links checked and the empty result refused.
+Result<geometry::Geometry> flatten(const AssimpLibrary* assimp, const aiScene* scene,
+                                   const std::filesystem::path* obj_path,
+                                   const ImportParams& params, const std::string& file, double unit,
+                                   Context& context, geometry::TriangleStreams* streams,
+                                   geometry::StripWriter* strips, uint64_t& turned_up) {
+    SceneFlattener flattener(assimp, scene, params, file, unit, context);
+    flattener.streamTo(strips != nullptr ? nullptr : streams);
+    flattener.stripTo(strips);
+    const uint64_t strips_before = strips != nullptr ? strips->count() : 0;
+    if (obj_path != nullptr) {
+        // Flattened as it is read (the OBJ's unit is the file's: metres).
+        auto meshes = readObj(*obj_path, flattener, params.threads);
+        if (!meshes) return meshes.error();
+        flattener.objDone();
+        if (*meshes == 0) return inputError("{}: the scene is empty (no meshes)", file);
+    } else if (Status s = flattener.run(); !s) {
+        return s.error();
+    }
+    turned_up = flattener.turnedUp();
+    auto taken = flattener.take();
+    if (!taken) return taken.error();
+    geometry::Geometry geometry = std::move(taken).value();
+    if (Status s = checkSceneLinkIds(geometry.links); !s) return s.error();
+    ParamCheck link_check;
+    geometry::checkLinkSpecs(geometry.links, link_check);
+    if (Status s = paramError("scene links", link_check.issues); !s)
+        return inputError("{}: {}", file, s.error().message);
+    if ((strips != nullptr    ? strips->count() - strips_before
+         : streams != nullptr ? streams->count()
+                              : geometry.triangleCount()) == 0)
+        return inputError(
+            "{}: the scene has no usable triangles ({} meshes, {} degenerate and {} "
+            "ignored triangles dropped)",
+            file, geometry.source_mesh_count, geometry.dropped_degenerate,
+            geometry.dropped_ignored);
+    return geometry;
+}
+
 Result<geometry::Geometry> importWith(const std::filesystem::path& path, const ImportParams& params,
                                       Context& context, ImportReport* report, bool assimp_for_obj,
                                       geometry::TriangleStreams* streams,
@@ -1018,36 +1059,10 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
         units = fmt::format("{}: the format states no unit, coordinates taken as metres",
                             ext.empty() ? "no extension" : ext);
     }
-    SceneFlattener flattener(imported.assimp, scene, params, file, unit, context);
-    flattener.streamTo(strips != nullptr ? nullptr : streams);
-    flattener.stripTo(strips);
-    const uint64_t strips_before = strips != nullptr ? strips->count() : 0;
-    if (own_obj) {
-        // Flattened as it is read (the OBJ's unit is the file's: metres).
-        auto meshes = readObj(path, flattener, params.threads);
-        if (!meshes) return meshes.error();
-        flattener.objDone();
-        if (*meshes == 0) return inputError("{}: the scene is empty (no meshes)", file);
-    } else if (Status s = flattener.run(); !s) {
-        return s.error();
-    }
-    const uint64_t turned_up = flattener.turnedUp();
-    auto taken = flattener.take();
-    if (!taken) return taken.error();
-    geometry::Geometry geometry = std::move(taken).value();
-    if (Status s = checkSceneLinkIds(geometry.links); !s) return s.error();
-    ParamCheck link_check;
-    geometry::checkLinkSpecs(geometry.links, link_check);
-    if (Status s = paramError("scene links", link_check.issues); !s)
-        return inputError("{}: {}", file, s.error().message);
-    if ((strips != nullptr    ? strips->count() - strips_before
-         : streams != nullptr ? streams->count()
-                              : geometry.triangleCount()) == 0)
-        return inputError(
-            "{}: the scene has no usable triangles ({} meshes, {} degenerate and {} "
-            "ignored triangles dropped)",
-            file, geometry.source_mesh_count, geometry.dropped_degenerate,
-            geometry.dropped_ignored);
+    uint64_t turned_up = 0;
+    auto geometry = flatten(imported.assimp, scene, own_obj ? &path : nullptr, params, file, unit,
+                            context, streams, strips, turned_up);
+    if (!geometry) return geometry.error();
     if (report != nullptr) {
         report->unit_scale = unit;
         report->units = units;
@@ -1063,6 +1078,19 @@ Result<geometry::Geometry> importScene(const std::filesystem::path& path,
                                        ImportReport* report, geometry::TriangleStreams* streams,
                                        geometry::StripWriter* strips) {
     return importWith(path, params, context, report, false, streams, strips);
+}
+
+Result<geometry::Geometry> flattenAssimpScene(const AssimpLibrary& assimp, const aiScene& scene,
+                                              const ImportParams& params, const std::string& file,
+                                              Context& context) {
+    if (!(params.scale > 0) || !std::isfinite(params.scale))
+        return makeError(ErrorKind::usage, "scale must be a positive finite number, got {}",
+                         params.scale);
+    if (scene.mRootNode == nullptr || scene.mNumMeshes == 0)
+        return inputError("{}: the scene is empty (no meshes)", file);
+    uint64_t turned_up = 0;
+    return flatten(&assimp, &scene, nullptr, params, file, 1.0, context, nullptr, nullptr,
+                   turned_up);
 }
 
 Result<geometry::Geometry> importSceneAssimp(const std::filesystem::path& path,

@@ -1,13 +1,16 @@
+#include <assimp/scene.h>
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "lib/common/context.h"
 #include "lib/geometry/geometry.h"
 #include "lib/importer/import.h"
+#include "lib/importer/scene_import.h"
 #include "tests/test_support.h"
 
 using namespace nav;
@@ -23,6 +26,57 @@ const char* kQuadObj =
     "v 5 0 5\nv 6 0 6\nv 7 0 7\n"
     "f 5 6 7\n"   // collinear
     "f 1 1 2\n";  // repeated corner
+
+// A scene as Assimp's parser leaves it, built in memory: a unit quad mesh on the floor, used by
+// two nodes under a translated root (the second node moved up 2 m), plus a line mesh named
+// "link_jump_1" under its own node (a scene link).
+aiScene* twoFloorScene() {
+    auto* scene = new aiScene();
+    scene->mNumMeshes = 2;
+    scene->mMeshes = new aiMesh*[2];
+    auto* quad = new aiMesh();
+    quad->mName = aiString(std::string("quad"));
+    quad->mPrimitiveTypes = aiPrimitiveType_TRIANGLE;
+    quad->mNumVertices = 4;
+    quad->mVertices = new aiVector3D[4]{{0, 0, 0}, {1, 0, 0}, {1, 0, 1}, {0, 0, 1}};
+    quad->mNumFaces = 2;
+    quad->mFaces = new aiFace[2];
+    const unsigned corners[2][3] = {{0, 2, 1}, {0, 3, 2}};
+    for (int f = 0; f < 2; ++f) {
+        quad->mFaces[f].mNumIndices = 3;
+        quad->mFaces[f].mIndices = new unsigned[3]{corners[f][0], corners[f][1], corners[f][2]};
+    }
+    auto* line = new aiMesh();
+    line->mName = aiString(std::string("jump"));
+    line->mPrimitiveTypes = aiPrimitiveType_LINE;
+    line->mNumVertices = 2;
+    line->mVertices = new aiVector3D[2]{{0.5f, 2, 0.5f}, {0.5f, 0, 0.5f}};
+    line->mNumFaces = 1;
+    line->mFaces = new aiFace[1];
+    line->mFaces[0].mNumIndices = 2;
+    line->mFaces[0].mIndices = new unsigned[2]{0, 1};
+    scene->mMeshes[0] = quad;
+    scene->mMeshes[1] = line;
+
+    auto* root = new aiNode(std::string("root"));
+    root->mTransformation = aiMatrix4x4(aiVector3D(1, 1, 1), aiQuaternion(), aiVector3D(10, 0, 0));
+    const char* names[3] = {"ground", "upper", "link_jump_1"};
+    const unsigned meshes[3] = {0, 0, 1};
+    root->mNumChildren = 3;
+    root->mChildren = new aiNode*[3];
+    for (int i = 0; i < 3; ++i) {
+        auto* node = new aiNode(std::string(names[i]));
+        if (i == 1)
+            node->mTransformation =
+                aiMatrix4x4(aiVector3D(1, 1, 1), aiQuaternion(), aiVector3D(0, 2, 0));
+        node->mNumMeshes = 1;
+        node->mMeshes = new unsigned[1]{meshes[i]};
+        node->mParent = root;
+        root->mChildren[i] = node;
+    }
+    scene->mRootNode = root;
+    return scene;
+}
 
 }  // namespace
 
@@ -154,6 +208,41 @@ TEST_SUITE("import") {
         }
         CHECK(obstacle == 3 * 12);
         CHECK(water == 12);
+    }
+
+    TEST_CASE("the Assimp scene walk: transforms composed, a mesh shared by two nodes, lines") {
+        auto assimp = importer::assimpLibrary();
+        REQUIRE(assimp.ok());
+        std::unique_ptr<aiScene> scene(twoFloorScene());
+        Context context;
+        auto g = importer::flattenAssimpScene(**assimp, *scene, {}, "memory.glb", context);
+        REQUIRE(g.ok());
+        CHECK(g->triangleCount() == 4);  // the quad twice
+        CHECK(g->vertexCount() == 8);
+        const geometry::Bounds b = g->bounds();
+        CHECK(b.min == std::array<float, 3>{10, 0, 0});
+        CHECK(b.max == std::array<float, 3>{11, 2, 1});
+        REQUIRE(g->links.size() == 1);  // the line object, moved with the root
+        CHECK(g->links[0].from[0] == doctest::Approx(10.5));
+        CHECK(g->links[0].from[1] == doctest::Approx(2.0));
+        CHECK(g->links[0].to[1] == doctest::Approx(0.0));
+
+        // Z up and a scale, as importScene applies them.
+        importer::ImportParams params;
+        params.up = importer::UpAxis::z;
+        params.scale = 0.5f;
+        auto z = importer::flattenAssimpScene(**assimp, *scene, params, "memory.glb", context);
+        REQUIRE(z.ok());
+        const geometry::Bounds bz = z->bounds();
+        CHECK(bz.max[0] == doctest::Approx(5.5));
+        CHECK(bz.max[1] == doctest::Approx(0.5));  // file Z (1) is up
+
+        // A non-finite transform is an error naming the mesh and the node.
+        scene->mRootNode->mChildren[1]->mTransformation.b4 = std::nanf("");
+        auto bad = importer::flattenAssimpScene(**assimp, *scene, {}, "memory.glb", context);
+        REQUIRE_FALSE(bad.ok());
+        CHECK(bad.error().message.find("mesh 'quad' (node 'upper')") != std::string::npos);
+        CHECK(bad.error().message.find("non-finite") != std::string::npos);
     }
 
     TEST_CASE("bad scene inputs give clear errors") {
