@@ -1,6 +1,7 @@
 #include "formats/container.h"
 
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cstdarg>
@@ -293,6 +294,43 @@ Error verifySection(const uint8_t* file, const SectionEntry& entry) {
     return {};
 }
 
+namespace {
+
+// The window a zstd frame's header declares (RFC 8878 §3.1.1.1.2: Window_Descriptor), or
+// `content` for a single-segment frame (whose window is its content). The header has been parsed
+// (ZSTD_getFrameContentSize) before, so its first 6 bytes are there.
+uint64_t zstdWindow(const uint8_t* frame, size_t size, uint64_t content) {
+    if (size < 6 || (frame[4] & 0x20) != 0) return content;  // Single_Segment_flag
+    const uint8_t descriptor = frame[5];
+    const uint64_t base = uint64_t(1) << (10 + (descriptor >> 3));
+    return base + (base / 8) * (descriptor & 7);
+}
+
+// Decodes one zstd frame with zstd's streaming decoder, whose history is the frame's window (and
+// the blocks in flight): a match reaching further back is corrupt. zstd's one-pass decoder
+// (ZSTD_decompress, and ZSTD_decompressStream's shortcut to it when the whole frame and room for
+// its content are given at once) only holds matches to the start of the output, so a crafted
+// frame could decode whole yet fail streamed. The first byte goes in alone to stay off the
+// shortcut (SectionStream::start does the same). Returns the bytes written or a zstd error code.
+size_t decompressWindowed(uint8_t* dst, size_t dst_size, const uint8_t* src, size_t src_size) {
+    ZSTD_DCtx* context = ZSTD_createDCtx();
+    if (context == nullptr) return size_t(-ZSTD_error_memory_allocation);
+    ZSTD_outBuffer out{dst, dst_size, 0};
+    ZSTD_inBuffer in{src, std::min<size_t>(src_size, 1), 0};
+    size_t r = ZSTD_decompressStream(context, &out, &in);
+    in.size = src_size;
+    while (!ZSTD_isError(r) && r != 0) {
+        const size_t in_before = in.pos, out_before = out.pos;
+        r = ZSTD_decompressStream(context, &out, &in);
+        if (!ZSTD_isError(r) && r != 0 && in.pos == in_before && out.pos == out_before)
+            r = size_t(-ZSTD_error_srcSize_wrong);  // no progress: the frame is cut short
+    }
+    ZSTD_freeDCtx(context);
+    return ZSTD_isError(r) ? r : out.pos;
+}
+
+}  // namespace
+
 Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst, size_t dst_size) {
     char name[5];
     fourccToString(entry.id, name);
@@ -311,7 +349,17 @@ Error decodeSection(const uint8_t* file, const SectionEntry& entry, uint8_t* dst
         return makeError(ErrorCode::decompress_failed, entry.offset, entry.id,
                          "section '%s': zstd frame does not declare the expected %llu bytes", name,
                          static_cast<unsigned long long>(entry.raw_size));
-    const size_t written = ZSTD_decompress(dst, dst_size, src, size_t(entry.stored_size));
+    const size_t frame_bytes = ZSTD_findFrameCompressedSize(src, size_t(entry.stored_size));
+    if (ZSTD_isError(frame_bytes) || frame_bytes != entry.stored_size)
+        return makeError(ErrorCode::decompress_failed, entry.offset, entry.id,
+                         "section '%s': its %llu stored bytes are not exactly one zstd frame", name,
+                         static_cast<unsigned long long>(entry.stored_size));
+    // A frame whose window is smaller than its content is decoded as a stream (see
+    // decompressWindowed), so that whole and streamed reads accept the same frames.
+    const size_t written =
+        zstdWindow(src, size_t(entry.stored_size), entry.raw_size) < entry.raw_size
+            ? decompressWindowed(dst, dst_size, src, size_t(entry.stored_size))
+            : ZSTD_decompress(dst, dst_size, src, size_t(entry.stored_size));
     if (ZSTD_isError(written) || written != dst_size)
         return makeError(ErrorCode::decompress_failed, entry.offset, entry.id,
                          "section '%s': zstd decompression failed (%s)", name,
@@ -410,6 +458,17 @@ Error SectionStream::start() {
     if (context_ == nullptr)
         return makeError(ErrorCode::decompress_failed, entry_.offset, entry_.id,
                          "section '%s': cannot create a zstd context", name);
+    // The frame's first byte alone, with no room for output: a first read() of the whole content
+    // would otherwise take zstd's one-pass shortcut, which does not hold matches to the window
+    // (see decompressWindowed), and accept frames that a read in pieces refuses.
+    ZSTD_outBuffer none{nullptr, 0, 0};
+    ZSTD_inBuffer first{data, pos + 1, pos};
+    const size_t r = ZSTD_decompressStream(static_cast<ZSTD_DCtx*>(context_), &none, &first);
+    if (ZSTD_isError(r))
+        return makeError(ErrorCode::decompress_failed, entry_.offset, entry_.id,
+                         "section '%s': zstd decompression failed (%s)", name,
+                         ZSTD_getErrorName(r));
+    consumed(first.pos);
     return {};
 }
 

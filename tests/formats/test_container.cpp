@@ -1,6 +1,11 @@
 #include <doctest/doctest.h>
+#include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -422,4 +427,76 @@ TEST_CASE(
         SectionStream unreadable(c.sections[1], source);
         CHECK(unreadable.start().code == ErrorCode::io_error);
     }
+}
+
+TEST_CASE("a zstd frame is decoded within its window, whole or streamed, in one piece or many") {
+    // 3 MiB at level 1: a frame whose declared window (512 KiB) is smaller than its content, the
+    // case decodeSection decodes as a stream.
+    const std::vector<uint8_t> input = pattern(3u << 20, 17);
+    ContainerWriter writer(kTestKind, 1);
+    writer.add(fourcc("DATA"), input, Codec::zstd, 1);
+    std::vector<uint8_t> bytes;
+    std::string error;
+    REQUIRE(writer.finish(bytes, error));
+    Container c;
+    REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
+    const SectionEntry& e = c.sections[0];
+    const uint8_t* frame = bytes.data() + e.offset;
+    REQUIRE((frame[4] & 0x20) == 0);  // not single-segment: the window is declared
+    const uint64_t window = uint64_t(1) << (10 + (frame[5] >> 3));
+    REQUIRE(window < e.raw_size);
+    std::vector<uint8_t> out(input.size());
+    REQUIRE_FALSE(decodeSection(bytes.data(), e, out.data(), out.size()));
+    CHECK(out == input);
+    for (const size_t piece : {out.size(), size_t(4093)}) {
+        CAPTURE(piece);
+        std::fill(out.begin(), out.end(), 0);
+        SectionStream stream(bytes.data(), e);
+        REQUIRE_FALSE(stream.start());
+        for (size_t at = 0; at < out.size(); at += piece)
+            REQUIRE_FALSE(stream.read(out.data() + at, std::min(piece, out.size() - at)));
+        CHECK_FALSE(stream.finish());
+        CHECK(out == input);
+    }
+
+    // Found by fuzz_container (tests/fuzz/regressions/container/zstd-match-beyond-window): a
+    // frame declaring a 26 KiB window whose matches reach further back. zstd's one-pass decoder
+    // took it, its streaming decoder did not; every way of reading it now refuses it.
+    std::ifstream in(std::filesystem::path(NAVBAKE_TEST_DATA) /
+                         "../fuzz/regressions/container/zstd-match-beyond-window",
+                     std::ios::binary);
+    REQUIRE(in);
+    const std::vector<uint8_t> crafted((std::istreambuf_iterator<char>(in)), {});
+    Container bad;
+    REQUIRE_FALSE(parseContainer(crafted.data(), crafted.size(), bad));
+    REQUIRE(bad.section_count == 1);
+    const SectionEntry& b = bad.sections[0];
+    std::vector<uint8_t> decoded(size_t(b.raw_size));
+    CHECK(decodeSection(crafted.data(), b, decoded.data(), decoded.size()).code ==
+          ErrorCode::decompress_failed);
+    for (const size_t piece : {decoded.size(), size_t(4093)}) {
+        CAPTURE(piece);
+        SectionStream stream(crafted.data(), b);
+        REQUIRE_FALSE(stream.start());
+        Error failed;
+        for (size_t at = 0; at < decoded.size() && !failed; at += piece)
+            failed = stream.read(decoded.data() + at, std::min(piece, decoded.size() - at));
+        CHECK(failed.code == ErrorCode::decompress_failed);
+    }
+
+    // A section of two frames (the second empty): the one-pass decoder would read both; a
+    // section is exactly one frame.
+    std::vector<uint8_t> empty_frame(ZSTD_compressBound(0));
+    empty_frame.resize(ZSTD_compress(empty_frame.data(), empty_frame.size(), nullptr, 0, 1));
+    ContainerWriter two(kTestKind, 1);
+    std::vector<uint8_t> stored(frame, frame + e.stored_size);
+    stored.insert(stored.end(), empty_frame.begin(), empty_frame.end());
+    two.addEncoded(fourcc("DATA"), Codec::zstd, e.raw_size, stored);
+    std::vector<uint8_t> two_bytes;
+    REQUIRE(two.finish(two_bytes, error));
+    Container t;
+    REQUIRE_FALSE(parseContainer(two_bytes.data(), two_bytes.size(), t));
+    const Error two_frames = decodeSection(two_bytes.data(), t.sections[0], out.data(), out.size());
+    CHECK(two_frames.code == ErrorCode::decompress_failed);
+    CHECK(std::string(two_frames.message).find("not exactly one zstd frame") != std::string::npos);
 }
