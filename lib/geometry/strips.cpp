@@ -31,7 +31,14 @@ void putRecord(std::vector<uint8_t>& out, const StripTriangle& t) {
 
 }  // namespace
 
-int64_t stripOf(float z, float size) { return int64_t(std::floor(double(z) / double(size))); }
+int64_t stripOf(float z, float size) {
+    // Clamped to +-2^62 so that a corrupt file's far (or non-finite) coordinates over a tiny strip
+    // size convert to a defined value; such records are refused by the readers' extent checks.
+    constexpr double kLimit = 4611686018427387904.0;  // 2^62
+    const double strip = std::floor(double(z) / double(size));
+    if (!(strip > -kLimit)) return -int64_t(kLimit);  // (NaN included)
+    return strip < kLimit ? int64_t(strip) : int64_t(kLimit);
+}
 
 bool takesCopy(const StripTriangle& t, float size, int64_t strip, int64_t first_read) {
     const float z_lo = std::min({t.p[2], t.p[5], t.p[8]});

@@ -34,7 +34,8 @@ struct StripTriangle {
 };
 inline constexpr size_t kStripRecordSize = 37;  // 9 x f32 + u8, packed (FORMAT.md §4.6)
 
-// The strip that holds Z (metres) for strips of `size` metres: floor(z / size), in double.
+// The strip that holds Z (metres) for strips of `size` metres: floor(z / size), in double,
+// clamped to +-2^62 (NaN to -2^62): no level reaches that far, a corrupt file's values may.
 int64_t stripOf(float z, float size);
 // Whether a copy of `t` in strip `strip` is the one a band reading strips from `first_read` on
 // takes (see the file comment).

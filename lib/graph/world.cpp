@@ -1925,26 +1925,26 @@ void sortPortals(WorldIndex& index) {
     index.portals = std::move(sorted);
 }
 
-void WorldIndex::EncodedPortals::reserve(size_t portals, size_t edges) {
-    records.reserve(portals * formats::kPortalRecordSize);
-    offsets.reserve((portals + 1) * 4);
+void WorldIndex::EncodedPortals::reserve(size_t portal_count, size_t edges) {
+    records.reserve(portal_count * formats::kPortalRecordSize);
+    offsets.reserve((portal_count + 1) * 4);
     targets.reserve(edges * 4);
     costs.reserve(edges * 4);
 }
 
 void WorldIndex::EncodedPortals::add(const Portal& p,
-                                     std::vector<std::pair<uint32_t, float>>& edges) {
+                                     std::vector<std::pair<uint32_t, float>>& portal_edges) {
     appendBytes(records, p.tile);
     appendBytes(records, p.column);
     appendBytes(records, p.y);
     for (float v : p.position) appendBytes(records, v);
-    std::sort(edges.begin(), edges.end());
+    std::sort(portal_edges.begin(), portal_edges.end());
     appendBytes(offsets, edge_count);
-    for (const auto& [t, c] : edges) {
+    for (const auto& [t, c] : portal_edges) {
         appendBytes(targets, t);
         appendBytes(costs, c);
     }
-    edge_count += uint32_t(edges.size());
+    edge_count += uint32_t(portal_edges.size());
     ++count;
 }
 

@@ -242,11 +242,11 @@ struct WorldIndex {
     struct EncodedPortals {
         uint32_t count = 0, edge_count = 0;
         std::vector<uint8_t> records, offsets, targets, costs;  // WPRT, WPOF (but the last), ...
-        // Room for `portals` portals and `edges` edges (at most), so the arrays do not double
-        // as they grow.
-        void reserve(size_t portals, size_t edges);
+        // Room for `portal_count` portals and `edges` edges (at most), so the arrays do not
+        // double as they grow.
+        void reserve(size_t portal_count, size_t edges);
         // The next portal; its edges are sorted here.
-        void add(const Portal& portal, std::vector<std::pair<uint32_t, float>>& edges);
+        void add(const Portal& portal, std::vector<std::pair<uint32_t, float>>& portal_edges);
     } encoded;
 };
 Status saveWorldIndex(const std::filesystem::path& output, WorldIndex& index);

@@ -435,6 +435,18 @@ TEST_SUITE("geometry") {
                             [](const voxel::Span& span) { return span.walkable; }) > 1000);
     }
 
+    TEST_CASE("stripOf: floor(z / size), clamped far away and for non-finite values") {
+        CHECK(geometry::stripOf(0.0f, 2.0f) == 0);
+        CHECK(geometry::stripOf(-0.5f, 2.0f) == -1);
+        CHECK(geometry::stripOf(7.9f, 2.0f) == 3);
+        const int64_t limit = int64_t(1) << 62;
+        CHECK(geometry::stripOf(1e30f, 1e-30f) == limit);
+        CHECK(geometry::stripOf(-1e30f, 1e-30f) == -limit);
+        CHECK(geometry::stripOf(INFINITY, 1.0f) == limit);
+        CHECK(geometry::stripOf(-INFINITY, 1.0f) == -limit);
+        CHECK(geometry::stripOf(NAN, 1.0f) == -limit);
+    }
+
     TEST_CASE("strips layout: corrupt strips are refused with the file, section and byte") {
         test::TempDir dir;
         importTricky(dir.path(), 2.0f);
@@ -506,6 +518,13 @@ TEST_SUITE("geometry") {
         const std::string moved_error = rewrite("moved.geo", moved, blocks);
         CHECK(moved_error.find("moved.geo: strip block 0 record 0") != std::string::npos);
         CHECK(moved_error.find("misses strip") != std::string::npos);
+        // Found by fuzz_artifact (tests/fuzz/regressions/artifact/strip-of-far-coordinate): a
+        // strip size of 1e-30 m made a record's strip number overflow int64 (undefined). The
+        // strip numbers are clamped, and the records miss their strips.
+        std::vector<uint8_t> tiny = *table;
+        const float tiny_size = 1e-30f;
+        std::memcpy(tiny.data(), &tiny_size, 4);
+        CHECK(rewrite("tiny.geo", tiny, blocks).find("misses strip") != std::string::npos);
         // Block 0's X extent shrunk to a point left of everything: its records lie outside it.
         std::vector<uint8_t> shrunk = *table;
         const float far_left = -1000.0f;
