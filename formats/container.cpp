@@ -306,6 +306,18 @@ uint64_t zstdWindow(const uint8_t* frame, size_t size, uint64_t content) {
     return base + (base / 8) * (descriptor & 7);
 }
 
+// A streaming decoder context that accepts any window a frame declares: its buffers are the
+// smaller of the window and the frame's content (which raw_size bounds, and the container table
+// bounds raw_size by the stored bytes, §1.4), so a frame with a window far larger than its
+// content decodes streamed as it does whole (zstd's one-pass decoder ignores the window).
+ZSTD_DCtx* createStreamContext() {
+    ZSTD_DCtx* context = ZSTD_createDCtx();
+    if (context != nullptr)
+        ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax,
+                               ZSTD_dParam_getBounds(ZSTD_d_windowLogMax).upperBound);
+    return context;
+}
+
 // Decodes one zstd frame with zstd's streaming decoder, whose history is the frame's window (and
 // the blocks in flight): a match reaching further back is corrupt. zstd's one-pass decoder
 // (ZSTD_decompress, and ZSTD_decompressStream's shortcut to it when the whole frame and room for
@@ -313,7 +325,7 @@ uint64_t zstdWindow(const uint8_t* frame, size_t size, uint64_t content) {
 // frame could decode whole yet fail streamed. The first byte goes in alone to stay off the
 // shortcut (SectionStream::start does the same). Returns the bytes written or a zstd error code.
 size_t decompressWindowed(uint8_t* dst, size_t dst_size, const uint8_t* src, size_t src_size) {
-    ZSTD_DCtx* context = ZSTD_createDCtx();
+    ZSTD_DCtx* context = createStreamContext();
     if (context == nullptr) return size_t(-ZSTD_error_memory_allocation);
     ZSTD_outBuffer out{dst, dst_size, 0};
     ZSTD_inBuffer in{src, std::min<size_t>(src_size, 1), 0};
@@ -454,7 +466,7 @@ Error SectionStream::start() {
         return makeError(ErrorCode::decompress_failed, entry_.offset, entry_.id,
                          "section '%s': zstd frame does not declare the expected %llu bytes", name,
                          static_cast<unsigned long long>(entry_.raw_size));
-    context_ = ZSTD_createDCtx();
+    context_ = createStreamContext();
     if (context_ == nullptr)
         return makeError(ErrorCode::decompress_failed, entry_.offset, entry_.id,
                          "section '%s': cannot create a zstd context", name);

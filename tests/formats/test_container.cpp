@@ -500,3 +500,35 @@ TEST_CASE("a zstd frame is decoded within its window, whole or streamed, in one 
     CHECK(two_frames.code == ErrorCode::decompress_failed);
     CHECK(std::string(two_frames.message).find("not exactly one zstd frame") != std::string::npos);
 }
+
+TEST_CASE("a zstd frame declaring a window far beyond its content decodes streamed as whole") {
+    // Found by fuzz_container (tests/fuzz/regressions/container/zstd-window-beyond-content): a
+    // frame of 999,132 bytes declaring a 192 MiB window. zstd's one-pass decoder ignores the
+    // window; its streaming decoder refused windows over 128 MiB ("Frame requires too much memory
+    // for decoding") although its buffers are bounded by the content. Both now decode it.
+    std::ifstream in(std::filesystem::path(NAVBAKE_TEST_DATA) /
+                         "../fuzz/regressions/container/zstd-window-beyond-content",
+                     std::ios::binary);
+    REQUIRE(in);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+    Container c;
+    REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
+    REQUIRE(c.section_count == 1);
+    const SectionEntry& e = c.sections[0];
+    const uint8_t* frame = bytes.data() + e.offset;
+    REQUIRE((frame[4] & 0x20) == 0);
+    const uint64_t base = uint64_t(1) << (10 + (frame[5] >> 3));  // RFC 8878 Window_Descriptor
+    REQUIRE(base + base / 8 * (frame[5] & 7) > (uint64_t(128) << 20));
+    std::vector<uint8_t> whole(size_t(e.raw_size));
+    REQUIRE_FALSE(decodeSection(bytes.data(), e, whole.data(), whole.size()));
+    for (const size_t piece : {whole.size(), size_t(4093)}) {
+        CAPTURE(piece);
+        std::vector<uint8_t> streamed(whole.size());
+        SectionStream stream(bytes.data(), e);
+        REQUIRE_FALSE(stream.start());
+        for (size_t at = 0; at < streamed.size(); at += piece)
+            REQUIRE_FALSE(stream.read(streamed.data() + at, std::min(piece, streamed.size() - at)));
+        CHECK_FALSE(stream.finish());
+        CHECK(streamed == whole);
+    }
+}
