@@ -4,8 +4,6 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -13,6 +11,7 @@
 #include "formats/container.h"
 #include "formats/container_writer.h"
 #include "formats/xxhash64.h"
+#include "tests/test_support.h"
 
 using namespace nav::formats;
 
@@ -45,6 +44,14 @@ std::vector<uint8_t> sampleContainer() {
     std::string error;
     REQUIRE(writer.finish(out, error));
     return out;
+}
+
+// An input fuzz_container once failed on (tests/fuzz/regressions/container/).
+std::vector<uint8_t> containerRegression(const std::string& name) {
+    const std::vector<uint8_t> bytes = nav::test::readBytes(
+        std::filesystem::path(NAVBAKE_TEST_DATA) / "../fuzz/regressions/container" / name);
+    REQUIRE_FALSE(bytes.empty());
+    return bytes;
 }
 
 void rewriteHeaderChecksum(std::vector<uint8_t>& bytes) {
@@ -462,11 +469,7 @@ TEST_CASE("a zstd frame is decoded within its window, whole or streamed, in one 
     // Found by fuzz_container (tests/fuzz/regressions/container/zstd-match-beyond-window): a
     // frame declaring a 26 KiB window whose matches reach further back. zstd's one-pass decoder
     // took it, its streaming decoder did not; every way of reading it now refuses it.
-    std::ifstream in(std::filesystem::path(NAVBAKE_TEST_DATA) /
-                         "../fuzz/regressions/container/zstd-match-beyond-window",
-                     std::ios::binary);
-    REQUIRE(in);
-    const std::vector<uint8_t> crafted((std::istreambuf_iterator<char>(in)), {});
+    const std::vector<uint8_t> crafted = containerRegression("zstd-match-beyond-window");
     Container bad;
     REQUIRE_FALSE(parseContainer(crafted.data(), crafted.size(), bad));
     REQUIRE(bad.section_count == 1);
@@ -506,11 +509,7 @@ TEST_CASE("a zstd frame declaring a window far beyond its content decodes stream
     // frame of 999,132 bytes declaring a 192 MiB window. zstd's one-pass decoder ignores the
     // window; its streaming decoder refused windows over 128 MiB ("Frame requires too much memory
     // for decoding") although its buffers are bounded by the content. Both now decode it.
-    std::ifstream in(std::filesystem::path(NAVBAKE_TEST_DATA) /
-                         "../fuzz/regressions/container/zstd-window-beyond-content",
-                     std::ios::binary);
-    REQUIRE(in);
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+    const std::vector<uint8_t> bytes = containerRegression("zstd-window-beyond-content");
     Container c;
     REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
     REQUIRE(c.section_count == 1);
