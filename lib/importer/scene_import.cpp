@@ -920,6 +920,13 @@ Status checkSceneLinkIds(const std::vector<geometry::LinkSpec>& links) {
 
 namespace {
 
+Status checkScale(const ImportParams& params) {
+    if (!(params.scale > 0) || !std::isfinite(params.scale))
+        return makeError(ErrorKind::usage, "scale must be a positive finite number, got {}",
+                         params.scale);
+    return {};
+}
+
 // The source read into geometry: an OBJ file (obj_path, read as it is flattened) or an Assimp
 // scene, then the scene links checked and the empty result refused.
 Result<geometry::Geometry> flatten(const AssimpLibrary* assimp, const aiScene* scene,
@@ -937,8 +944,10 @@ Result<geometry::Geometry> flatten(const AssimpLibrary* assimp, const aiScene* s
         if (!meshes) return meshes.error();
         flattener.objDone();
         if (*meshes == 0) return inputError("{}: the scene is empty (no meshes)", file);
-    } else if (Status s = flattener.run(); !s) {
-        return s.error();
+    } else {
+        if (scene->mRootNode == nullptr || scene->mNumMeshes == 0)
+            return inputError("{}: the scene is empty (no meshes)", file);
+        if (Status s = flattener.run(); !s) return s.error();
     }
     turned_up = flattener.turnedUp();
     auto taken = flattener.take();
@@ -965,9 +974,7 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
                                       geometry::TriangleStreams* streams,
                                       geometry::StripWriter* strips) {
     const std::string file = path.string();
-    if (!(params.scale > 0) || !std::isfinite(params.scale))
-        return makeError(ErrorKind::usage, "scale must be a positive finite number, got {}",
-                         params.scale);
+    if (Status s = checkScale(params); !s) return s.error();
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         return makeError(ErrorKind::io, "{}: no such file", file);
@@ -1015,8 +1022,6 @@ Result<geometry::Geometry> importWith(const std::filesystem::path& path, const I
         scene = imported.scene;
         if (scene == nullptr)
             return inputError("{}: cannot import: {}", file, (*assimp)->error_string());
-        if (scene->mRootNode == nullptr || scene->mNumMeshes == 0)
-            return inputError("{}: the scene is empty (no meshes)", file);
     }
 
     // The file's unit.
@@ -1083,11 +1088,7 @@ Result<geometry::Geometry> importScene(const std::filesystem::path& path,
 Result<geometry::Geometry> flattenAssimpScene(const AssimpLibrary& assimp, const aiScene& scene,
                                               const ImportParams& params, const std::string& file,
                                               Context& context) {
-    if (!(params.scale > 0) || !std::isfinite(params.scale))
-        return makeError(ErrorKind::usage, "scale must be a positive finite number, got {}",
-                         params.scale);
-    if (scene.mRootNode == nullptr || scene.mNumMeshes == 0)
-        return inputError("{}: the scene is empty (no meshes)", file);
+    if (Status s = checkScale(params); !s) return s.error();
     uint64_t turned_up = 0;
     return flatten(&assimp, &scene, nullptr, params, file, 1.0, context, nullptr, nullptr,
                    turned_up);
