@@ -54,6 +54,27 @@ std::vector<uint8_t> containerRegression(const std::string& name) {
     return bytes;
 }
 
+// The window a zstd frame's header declares (RFC 8878 Window_Descriptor); 0 for a
+// single-segment frame (whose window is its content).
+uint64_t declaredWindow(const uint8_t* frame) {
+    if ((frame[4] & 0x20) != 0) return 0;
+    const uint64_t base = uint64_t(1) << (10 + (frame[5] >> 3));
+    return base + base / 8 * (frame[5] & 7);
+}
+
+// Section `e` of `file` read through SectionStream in pieces of `piece` bytes into `out` (sized
+// to its raw size): the first error of start, a read or finish.
+Error readStreamed(const uint8_t* file, const SectionEntry& e, size_t piece,
+                   std::vector<uint8_t>& out) {
+    out.assign(size_t(e.raw_size), 0);
+    SectionStream stream(file, e);
+    if (Error error = stream.start()) return error;
+    for (size_t at = 0; at < out.size(); at += piece)
+        if (Error error = stream.read(out.data() + at, std::min(piece, out.size() - at)))
+            return error;
+    return stream.finish();
+}
+
 void rewriteHeaderChecksum(std::vector<uint8_t>& bytes) {
     const uint32_t count = loadLe32(bytes.data() + 20);
     storeLe64(bytes.data() + 40, headerChecksum(bytes.data(), count * kSectionEntrySize));
@@ -449,21 +470,17 @@ TEST_CASE("a zstd frame is decoded within its window, whole or streamed, in one 
     REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
     const SectionEntry& e = c.sections[0];
     const uint8_t* frame = bytes.data() + e.offset;
-    REQUIRE((frame[4] & 0x20) == 0);  // not single-segment: the window is declared
-    const uint64_t window = uint64_t(1) << (10 + (frame[5] >> 3));
+    const uint64_t window = declaredWindow(frame);
+    REQUIRE(window > 0);  // not single-segment: the window is declared
     REQUIRE(window < e.raw_size);
     std::vector<uint8_t> out(input.size());
     REQUIRE_FALSE(decodeSection(bytes.data(), e, out.data(), out.size()));
     CHECK(out == input);
     for (const size_t piece : {out.size(), size_t(4093)}) {
         CAPTURE(piece);
-        std::fill(out.begin(), out.end(), 0);
-        SectionStream stream(bytes.data(), e);
-        REQUIRE_FALSE(stream.start());
-        for (size_t at = 0; at < out.size(); at += piece)
-            REQUIRE_FALSE(stream.read(out.data() + at, std::min(piece, out.size() - at)));
-        CHECK_FALSE(stream.finish());
-        CHECK(out == input);
+        std::vector<uint8_t> streamed;
+        REQUIRE_FALSE(readStreamed(bytes.data(), e, piece, streamed));
+        CHECK(streamed == input);
     }
 
     // Found by fuzz_container (tests/fuzz/regressions/container/zstd-match-beyond-window): a
@@ -479,12 +496,7 @@ TEST_CASE("a zstd frame is decoded within its window, whole or streamed, in one 
           ErrorCode::decompress_failed);
     for (const size_t piece : {decoded.size(), size_t(4093)}) {
         CAPTURE(piece);
-        SectionStream stream(crafted.data(), b);
-        REQUIRE_FALSE(stream.start());
-        Error failed;
-        for (size_t at = 0; at < decoded.size() && !failed; at += piece)
-            failed = stream.read(decoded.data() + at, std::min(piece, decoded.size() - at));
-        CHECK(failed.code == ErrorCode::decompress_failed);
+        CHECK(readStreamed(crafted.data(), b, piece, decoded).code == ErrorCode::decompress_failed);
     }
 
     // A section of two frames (the second empty): the one-pass decoder would read both; a
@@ -514,20 +526,13 @@ TEST_CASE("a zstd frame declaring a window far beyond its content decodes stream
     REQUIRE_FALSE(parseContainer(bytes.data(), bytes.size(), c));
     REQUIRE(c.section_count == 1);
     const SectionEntry& e = c.sections[0];
-    const uint8_t* frame = bytes.data() + e.offset;
-    REQUIRE((frame[4] & 0x20) == 0);
-    const uint64_t base = uint64_t(1) << (10 + (frame[5] >> 3));  // RFC 8878 Window_Descriptor
-    REQUIRE(base + base / 8 * (frame[5] & 7) > (uint64_t(128) << 20));
+    REQUIRE(declaredWindow(bytes.data() + e.offset) > (uint64_t(128) << 20));
     std::vector<uint8_t> whole(size_t(e.raw_size));
     REQUIRE_FALSE(decodeSection(bytes.data(), e, whole.data(), whole.size()));
     for (const size_t piece : {whole.size(), size_t(4093)}) {
         CAPTURE(piece);
-        std::vector<uint8_t> streamed(whole.size());
-        SectionStream stream(bytes.data(), e);
-        REQUIRE_FALSE(stream.start());
-        for (size_t at = 0; at < streamed.size(); at += piece)
-            REQUIRE_FALSE(stream.read(streamed.data() + at, std::min(piece, streamed.size() - at)));
-        CHECK_FALSE(stream.finish());
+        std::vector<uint8_t> streamed;
+        REQUIRE_FALSE(readStreamed(bytes.data(), e, piece, streamed));
         CHECK(streamed == whole);
     }
 }
